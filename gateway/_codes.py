@@ -1,0 +1,193 @@
+"""The diagnostic codes the core emits. ``docs/diagnostics.md`` documents each one."""
+
+from __future__ import annotations
+
+from .diagnostics import Severity, define_code
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
+
+# Manifests and discovery
+MANIFEST_UNREADABLE = define_code(
+    "manifest.unreadable",
+    W,
+    "An extension.json or tool.json could not be read or is not valid JSON.",
+    "Fix the JSON syntax; the extension is skipped until then.",
+)
+MANIFEST_INVALID = define_code(
+    "manifest.invalid",
+    W,
+    "A manifest is missing a required field or a field has the wrong type "
+    "(e.g. `skipping PATH: missing name`).",
+    "Add or correct the named field.",
+)
+WORKSPACE_UNTRUSTED = define_code(
+    "workspace.untrusted",
+    I,
+    "The workspace has project extensions, tools, skills or prompts, but is not trusted, "
+    "so they were not loaded.",
+    "Run `gateway trust DIR` or pass `--trust` for one run.",
+)
+RESOURCE_OVERRIDDEN = define_code(
+    "resource.overridden",
+    I,
+    "A skill, prompt template or tool.json tool of a later root replaced one of the same name "
+    "from an earlier root.",
+    "Nothing to do if intended; rename one of them otherwise.",
+)
+SKILL_INVALID = define_code(
+    "skill.invalid",
+    W,
+    "A SKILL.md could not be read or its front matter is malformed.",
+    "Fix the front matter (`name`, `description`) of the named file.",
+)
+PROMPT_INVALID = define_code(
+    "prompt.invalid",
+    W,
+    "A prompt template could not be read or its front matter is malformed.",
+    "Fix the named file.",
+)
+
+# Extension processes
+EXTENSION_START_FAILED = define_code(
+    "extension.start_failed",
+    W,
+    "An extension could not be started: the program is missing, not executable, or exited "
+    "or timed out before sending `register`.",
+    "Check the manifest `command` and the extension log under GATEWAY_HOME/logs.",
+)
+REGISTER_INVALID = define_code(
+    "extension.register_invalid",
+    W,
+    "The first line of an extension was not a valid `register` message; it was stopped.",
+    "Fix the register message; the diagnostic names each invalid field.",
+)
+EXTENSION_EXITED = define_code(
+    "extension.exited",
+    W,
+    "A running extension exited unexpectedly; calls in flight failed.",
+    "Read the extension log; `/reload` starts it again.",
+)
+EXTENSION_TIMEOUT = define_code(
+    "extension.timeout",
+    W,
+    "An extension did not answer a request within response_timeout_seconds "
+    "(`extension response timed out`).",
+    "Make the extension answer every request, or raise response_timeout_seconds.",
+)
+SHUTDOWN_FORCED = define_code(
+    "extension.shutdown_forced",
+    I,
+    "An extension did not exit after `shutdown` and closed stdin; its process group got "
+    "SIGTERM (and SIGKILL if needed).",
+    "Stop the read loop on `shutdown` or at end of input.",
+)
+PROTOCOL_INVALID_JSON = define_code(
+    "protocol.invalid_json",
+    W,
+    "An extension wrote a stdout line that is not JSON; the line was ignored.",
+    "Write only protocol messages to stdout; log to a file.",
+)
+PROTOCOL_INVALID_UTF8 = define_code(
+    "protocol.invalid_utf8",
+    W,
+    "An extension wrote a stdout line that is not valid UTF-8; the line was ignored.",
+    "Encode output as UTF-8.",
+)
+PROTOCOL_LINE_TOO_LONG = define_code(
+    "protocol.line_too_long",
+    W,
+    "An extension wrote a line longer than the line cap (16 MiB by default); it was skipped.",
+    "Send less per message, or raise `line_cap` in the gateway config.",
+)
+PROTOCOL_INVALID_MESSAGE = define_code(
+    "protocol.invalid_message",
+    W,
+    "An extension wrote JSON that is not a valid protocol message; it was ignored.",
+    "Fix the message; the diagnostic names the invalid field.",
+)
+PROTOCOL_UNKNOWN_ID = define_code(
+    "protocol.unknown_id",
+    W,
+    "An extension replied to an id the gateway never sent it.",
+    "Echo the id of the request being answered.",
+)
+PROTOCOL_DUPLICATE_REPLY = define_code(
+    "protocol.duplicate_reply",
+    W,
+    "An extension replied twice to the same request; the second reply was ignored.",
+    "Send exactly one response per request.",
+)
+PROTOCOL_LATE_REPLY = define_code(
+    "protocol.late_reply",
+    I,
+    "A reply arrived after its request had timed out or was cancelled; it was ignored.",
+    "Answer faster, or raise response_timeout_seconds.",
+)
+UI_UNANSWERED = define_code(
+    "ui.unanswered",
+    I,
+    "An extension asked the user a question, but no one can answer (no interactive shell); "
+    "it was answered `cancelled: true`.",
+    "Use `gateway shell`, or give the extension a default.",
+)
+UI_UNSUPPORTED_METHOD = define_code(
+    "ui.unsupported_method",
+    W,
+    "An extension sent a ui_request with a method other than `question`; answered cancelled.",
+    "Use method `question`.",
+)
+
+# Registry and events
+TOOL_BUILTIN_NAME = define_code(
+    "registry.builtin_name",
+    W,
+    "An extension registered a tool with a built-in name (ask_user bash edit git glob grep "
+    "read read_skill write); the tool was skipped.",
+    "Rename the tool.",
+)
+TOOL_OVERRIDDEN = define_code(
+    "registry.tool_overridden",
+    W,
+    "Two extensions registered a tool with the same name; the one loaded later wins.",
+    "Rename one of the tools, or remove one extension.",
+)
+COMMAND_OVERRIDDEN = define_code(
+    "registry.command_overridden",
+    W,
+    "Two sources registered the same command (names compare case-insensitively); the later "
+    "one wins.",
+    "Rename one of the commands.",
+)
+EVENT_UNKNOWN = define_code(
+    "event.unknown",
+    I,
+    "An extension subscribed to an event name the catalogue does not know; it never fires.",
+    "Use one of the catalogue's event names (docs/protocol.md).",
+)
+HOOK_FAILED = define_code(
+    "hook.failed",
+    W,
+    "A hook subscriber crashed, timed out or replied with a malformed field; the event went "
+    "on without its contribution (fail-open).",
+    "Read the message and the extension log.",
+)
+
+# Sessions
+SESSION_FILE_CORRUPT = define_code(
+    "session.file_corrupt",
+    W,
+    "A line of a session file could not be read on resume; it was skipped.",
+    "The session file is JSON lines; repair or remove the named line.",
+)
+SESSION_NOT_FOUND = define_code(
+    "session.not_found",
+    E,
+    "`--session ID` named a session that does not exist.",
+    "List sessions under GATEWAY_HOME/sessions, or start a new one.",
+)
+TOOL_FAILED = define_code(
+    "tool.failed",
+    W,
+    "A tool.json tool timed out, exited non-zero, wrote invalid JSON or too much output.",
+    "Read the error result and the tool's stderr excerpt.",
+)

@@ -1,0 +1,243 @@
+"""``gateway``: a thin command line over the Python API (see docs/cli.md).
+
+Exit codes: 0 when a result was produced (an error result too), 1 for an unknown tool or
+command or a failed operation, 2 for bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ..config import GatewayConfig
+from ..host import Gateway, UnknownCommand, open_gateway
+from ..session import SessionNotFound
+from ..trust import set_workspace_trust
+from ._output import diagnostics_table, fail, print_diagnostics, print_json, table
+
+__all__ = ["main"]
+
+
+class _Usage(Exception):
+    """Bad usage detected after parsing (exit 2)."""
+
+
+def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
+    parser.add_argument("--workspace", type=Path, default=Path.cwd(), help="workspace folder")
+    parser.add_argument("--trust", action="store_true", help="trust the workspace for this run")
+    parser.add_argument("--plan", action="store_true", help="plan mode: read/user tools only")
+    parser.add_argument("--session", metavar="ID", help="resume this session")
+    if json_flag:
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gateway", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="verb", required=True, metavar="COMMAND")
+
+    listing = commands.add_parser("list", help="tools, commands, hooks, skills, prompts")
+    _common(listing)
+
+    call = commands.add_parser("call", help="run one turn around one tool call")
+    call.add_argument("tool")
+    call.add_argument("arguments", nargs="?", default="{}", metavar="JSON_ARGS")
+    _common(call)
+
+    command = commands.add_parser("command", help="run a slash command")
+    command.add_argument("name")
+    command.add_argument("arguments", nargs="*", metavar="ARGS")
+    _common(command)
+
+    shell = commands.add_parser("shell", help="interactive shell")
+    _common(shell, json_flag=False)
+
+    for verb, text in (("trust", "trust a workspace"), ("untrust", "stop trusting a workspace")):
+        sub = commands.add_parser(verb, help=text)
+        sub.add_argument("target", type=Path, metavar="DIR")
+        sub.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    config = GatewayConfig()
+    try:
+        if args.verb in ("trust", "untrust"):
+            return _trust(args, config)
+        if not args.workspace.is_dir():
+            raise _Usage(f"workspace {args.workspace} is not a folder")
+        if args.verb == "shell":
+            from ._shell import run_shell
+
+            return anyio.run(run_shell, args, config)
+        return anyio.run(_run, args, config)
+    except _Usage as error:
+        fail(str(error))
+        return 2
+    except SessionNotFound as error:
+        fail(str(error))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader of our output went away (`gateway list | head`); that is not an error.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the flush at exit
+        return 0
+
+
+def _open(args: argparse.Namespace, config: GatewayConfig) -> Any:
+    return open_gateway(
+        args.workspace,
+        trust=True if args.trust else None,
+        plan=args.plan,
+        config=config,
+        session_id=args.session,
+    )
+
+
+async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
+    if args.verb == "call":
+        try:
+            arguments = json.loads(args.arguments)
+        except json.JSONDecodeError as error:
+            raise _Usage(f"JSON_ARGS is not JSON: {error}") from None
+        if not isinstance(arguments, dict):
+            raise _Usage("JSON_ARGS must be a JSON object")
+    async with _open(args, config) as gateway:
+        if args.verb == "list":
+            _list(gateway, args.json)
+            return 0
+        if args.verb == "call":
+            return await _call(gateway, args.tool, arguments, args.json)
+        return await _command(gateway, args.name, " ".join(args.arguments), args.json)
+    raise AssertionError(args.verb)  # pragma: no cover
+
+
+def _list(gateway: Gateway, as_json: bool) -> None:
+    tools = gateway.tool_schemas()
+    commands = [
+        {"name": c.name, "description": c.description, "owner": c.owner}
+        for c in gateway.registry.commands()
+    ]
+    hooks = [{"event": h.event, "owner": h.owner} for h in gateway.registry.hooks()]
+    skills = [
+        {"name": s.name, "description": s.description, "path": str(s.path)}
+        for s in gateway.discovery.skills
+    ]
+    prompts = [
+        {"name": p.name, "description": p.description, "path": str(p.path)}
+        for p in gateway.discovery.prompts
+    ]
+    diagnostics = [d.to_dict() for d in gateway.diagnostics]
+    if as_json:
+        print_json(
+            {"workspace": str(gateway.workspace), "trusted": gateway.trusted, "plan": gateway.plan,
+             "tools": tools, "commands": commands, "hooks": hooks, "skills": skills,
+             "prompts": prompts, "diagnostics": diagnostics}
+        )  # fmt: skip
+        return
+    out = sys.stdout
+    trust = "trusted" if gateway.trusted else "not trusted"
+    print(f"workspace {gateway.workspace} ({trust}{', plan mode' if gateway.plan else ''})\n")
+    rows = [(t["name"], t["owner"], ",".join(t["capabilities"]), t["description"]) for t in tools]
+    table("Tools", ("name", "owner", "capabilities", "description"), rows, out)
+    print(file=out)
+    rows = [("/" + c["name"], c["owner"], c["description"]) for c in commands]
+    table("Commands", ("command", "owner", "description"), rows, out)
+    print(file=out)
+    table("Hooks", ("event", "owner"), [(h["event"], h["owner"]) for h in hooks], out)
+    print(file=out)
+    table("Skills", ("name", "description"), [(s["name"], s["description"]) for s in skills], out)
+    print(file=out)
+    table("Prompts", ("name", "description"), [(p["name"], p["description"]) for p in prompts], out)
+    print(file=out)
+    diagnostics_table(list(gateway.diagnostics), out)
+
+
+async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json: bool) -> int:
+    if gateway.registry.tool(name) is None:
+        fail(f"unknown tool {name!r} (see `gateway list`)")
+        print_diagnostics(list(gateway.diagnostics))
+        return 1
+    await gateway.start_session()
+    await gateway.start_turn()
+    result = await gateway.call_tool(name, arguments)
+    await gateway.end_turn()
+    await gateway.end_session()
+    if as_json:
+        print_json(
+            {**result.to_dict(), "session_id": gateway.session.id,
+             "statuses": gateway.session.statuses, "widgets": gateway.session.widgets,
+             "notifications": [{"extension": e, "level": n.level, "message": n.message}
+                               for e, n in gateway.session.notifications],
+             "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
+        )  # fmt: skip
+        return 0
+    label = "blocked" if result.blocked else ("error" if result.is_error else "ok")
+    print(f"[{label}] {result.content}")
+    _print_effects(gateway)
+    print_diagnostics(list(gateway.diagnostics))
+    return 0
+
+
+async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -> int:
+    name = name.removeprefix("/")
+    if gateway.registry.command(name) is None:
+        fail(f"unknown command /{name} (see `gateway list`)")
+        print_diagnostics(list(gateway.diagnostics))
+        return 1
+    await gateway.start_session()
+    try:
+        outcome = await gateway.run_command(name, arguments)
+    except UnknownCommand:  # pragma: no cover - checked above
+        return 1
+    await gateway.end_session()
+    if as_json:
+        print_json(
+            {"message": outcome.message, "prompt": outcome.prompt,
+             "session_id": gateway.session.id, "statuses": gateway.session.statuses,
+             "widgets": gateway.session.widgets,
+             "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
+        )  # fmt: skip
+        return 0
+    if outcome.message:
+        print(outcome.message)
+    if outcome.prompt:
+        print(f"prompt: {outcome.prompt}")
+    _print_effects(gateway)
+    print_diagnostics(list(gateway.diagnostics))
+    return 0
+
+
+def _print_effects(gateway: Gateway) -> None:
+    for key, text in gateway.session.statuses.items():
+        print(f"status {key}: {text}")
+    for key, lines in gateway.session.widgets.items():
+        print(f"widget {key}:")
+        for line in lines:
+            print(f"  {line}")
+    for extension, notification in gateway.session.notifications:
+        print(f"{notification.level} ({extension}): {notification.message}")
+
+
+def _trust(args: argparse.Namespace, config: GatewayConfig) -> int:
+    target: Path = args.target
+    if not target.is_dir():
+        raise _Usage(f"{target} is not a folder")
+    trusted = args.verb == "trust"
+    set_workspace_trust(config.home, target, trusted)
+    resolved = str(target.resolve())
+    if getattr(args, "json", False):
+        print_json({"changed": "workspace", "workspace": resolved, "trusted": trusted})
+    else:
+        state = "trusted" if trusted else "no longer trusted"
+        print(f"workspace {resolved} is {state}")
+    return 0

@@ -1,0 +1,44 @@
+"""Gateway configuration: where state lives and the knobs of the process layer."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._framing import DEFAULT_LINE_CAP
+from .external_tools import DEFAULT_OUTPUT_CAP
+
+__all__ = ["GatewayConfig"]
+
+
+def _default_home() -> Path:
+    return Path(os.environ.get("GATEWAY_HOME") or Path.home() / ".gateway").expanduser()
+
+
+def _default_passthrough() -> tuple[str, ...]:
+    raw = os.environ.get("GATEWAY_PASSTHROUGH_ENV", "")
+    return tuple(name.strip() for name in raw.split(",") if name.strip())
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayConfig:
+    home: Path = field(default_factory=_default_home)
+    """State: trust, sessions, extension logs. ``GATEWAY_HOME``, default ``~/.gateway``."""
+    user_home: Path = field(default_factory=Path.home)
+    """Where the user-global roots live (``~/.agents``, ``~/.nimlet``)."""
+    passthrough_env: tuple[str, ...] = field(default_factory=_default_passthrough)
+    """Extra variables children may see, beyond the allow-list (e.g. an API token).
+    ``GATEWAY_PASSTHROUGH_ENV=NAME,NAME`` sets it from the environment."""
+    line_cap: int = DEFAULT_LINE_CAP
+    shutdown_grace: float = 0.5
+    term_grace: float = 1.0
+    tool_output_cap: int = DEFAULT_OUTPUT_CAP
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.home / "sessions"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.home / "logs"

@@ -1,0 +1,271 @@
+"""Finding extensions, tool.json tools, skills and prompt templates in their roots.
+
+Root order follows nimlet's table. Extensions are never overridden by name (every one
+starts); for tools, skills and prompts a later root replaces an earlier one by name.
+Project roots are read only when the workspace is trusted. Nothing here runs any code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import yaml
+
+from . import _codes
+from .diagnostics import Diagnostic
+from .manifest import ExtensionManifest, ToolManifest, load_extension_manifest, load_tool_manifest
+
+__all__ = [
+    "DiscoveredExtension",
+    "DiscoveredTool",
+    "Discovery",
+    "PromptTemplate",
+    "Skill",
+    "discover",
+    "expand_prompt",
+]
+
+_EXTENSION_ROOTS = ((True, ".agents/extensions"), (True, ".nimlet/extensions"),
+                    (False, ".agents/extensions"), (False, ".nimlet/extensions"))  # fmt: skip
+_TOOL_ROOTS = ((True, ".nimlet/tools"), (False, ".agent/tools"), (False, ".nimlet/tools"))
+_SKILL_ROOTS = ((True, ".agents/skills"), (True, ".nimlet/skills"), (False, ".agent/skills"),
+                (False, ".agents/skills"), (False, ".nimlet/skills"))  # fmt: skip
+_PROMPT_ROOTS = ((True, ".agents/prompts"), (True, ".nimlet/prompts"), (False, ".agent/prompts"),
+                 (False, ".agents/prompts"), (False, ".nimlet/prompts"))  # fmt: skip
+# (user-global?, relative path): user roots live under the home folder, project roots
+# under the workspace.
+
+_SKILL_SCAN_LINES = 64
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveredExtension:
+    manifest: ExtensionManifest
+    folder: Path
+    scope: str  # "user" | "project"
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveredTool:
+    manifest: ToolManifest
+    folder: Path
+    scope: str
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    name: str
+    description: str
+    path: Path
+    scope: str
+
+
+@dataclass(frozen=True, slots=True)
+class PromptTemplate:
+    name: str
+    description: str
+    body: str
+    path: Path
+    scope: str
+
+
+@dataclass(slots=True)
+class Discovery:
+    extensions: list[DiscoveredExtension] = field(default_factory=list)
+    tools: list[DiscoveredTool] = field(default_factory=list)
+    skills: list[Skill] = field(default_factory=list)
+    prompts: list[PromptTemplate] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def _roots(
+    table: tuple[tuple[bool, str], ...], home: Path, workspace: Path, trusted: bool
+) -> list[tuple[Path, str]]:
+    return [
+        (home / rel, "user") if user else (workspace / rel, "project")
+        for user, rel in table
+        if user or trusted
+    ]
+
+
+def _children(root: Path) -> list[Path]:
+    try:
+        return sorted(child for child in root.iterdir() if child.is_dir())
+    except OSError:
+        return []
+
+
+def discover(workspace: Path, home: Path, trusted: bool) -> Discovery:
+    """Everything the roots hold, with a diagnostic for each skipped item."""
+    found = Discovery()
+    for root, scope in _roots(_EXTENSION_ROOTS, home, workspace, trusted):
+        for folder in _children(root):
+            path = folder / "extension.json"
+            if not path.is_file():
+                continue
+            manifest, problem = load_extension_manifest(path)
+            if manifest is None:
+                assert problem is not None
+                found.diagnostics.append(problem)
+            else:
+                found.extensions.append(DiscoveredExtension(manifest, folder, scope))
+    found.tools = _by_name(
+        _discover_tools(_roots(_TOOL_ROOTS, home, workspace, trusted), found.diagnostics),
+        "tool.json tool",
+        found.diagnostics,
+    )
+    found.skills = _by_name(
+        _discover_skills(_roots(_SKILL_ROOTS, home, workspace, trusted), found.diagnostics),
+        "skill",
+        found.diagnostics,
+    )
+    found.prompts = _by_name(
+        _discover_prompts(_roots(_PROMPT_ROOTS, home, workspace, trusted), found.diagnostics),
+        "prompt template",
+        found.diagnostics,
+    )
+    if not trusted and _has_project_resources(workspace):
+        found.diagnostics.append(
+            _codes.WORKSPACE_UNTRUSTED(
+                f"workspace {workspace} is not trusted: its extensions, tools, skills and "
+                "prompts were not loaded",
+                hint=f"gateway trust {workspace}",
+            )
+        )
+    return found
+
+
+_Named = TypeVar("_Named", DiscoveredTool, Skill, PromptTemplate)
+
+
+def _has_project_resources(workspace: Path) -> bool:
+    tables = (_EXTENSION_ROOTS, _TOOL_ROOTS, _SKILL_ROOTS, _PROMPT_ROOTS)
+    return any(
+        _children(workspace / rel) or any((workspace / rel).glob("*.md"))
+        for table in tables
+        for user, rel in table
+        if not user
+    )
+
+
+def _by_name(items: list[_Named], kind: str, diagnostics: list[Diagnostic]) -> list[_Named]:
+    chosen: dict[str, _Named] = {}
+    for item in items:
+        name = item.manifest.name if isinstance(item, DiscoveredTool) else item.name
+        earlier = chosen.pop(name, None)
+        if earlier is not None:
+            diagnostics.append(
+                _codes.RESOURCE_OVERRIDDEN(
+                    f"{kind} {name!r} from {_where(item)} replaces the one from {_where(earlier)}"
+                )
+            )
+        chosen[name] = item
+    return list(chosen.values())
+
+
+def _where(item: DiscoveredTool | Skill | PromptTemplate) -> Path:
+    return item.folder if isinstance(item, DiscoveredTool) else item.path
+
+
+def _discover_tools(
+    roots: list[tuple[Path, str]], diagnostics: list[Diagnostic]
+) -> list[DiscoveredTool]:
+    tools = []
+    for root, scope in roots:
+        for folder in _children(root):
+            path = folder / "tool.json"
+            if not path.is_file():
+                continue
+            manifest, problem = load_tool_manifest(path)
+            if manifest is None:
+                assert problem is not None
+                diagnostics.append(problem)
+            else:
+                tools.append(DiscoveredTool(manifest, folder, scope))
+    return tools
+
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+
+def split_front_matter(text: str) -> tuple[dict[str, object], str]:
+    """Return (front matter, body). Raises ValueError when the front matter is malformed."""
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        return {}, text
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as error:
+        raise ValueError(f"front matter is not YAML: {error}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ValueError("front matter is not a mapping")
+    return data, text[match.end() :]
+
+
+def _string_field(data: dict[str, object], key: str) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str | int | float):
+        raise ValueError(f"front matter field {key!r} must be text")
+    return str(value)
+
+
+def _discover_skills(roots: list[tuple[Path, str]], diagnostics: list[Diagnostic]) -> list[Skill]:
+    skills = []
+    for root, scope in roots:
+        for folder in _children(root):
+            path = folder / "SKILL.md"
+            if not path.is_file():
+                continue
+            try:
+                with path.open(encoding="utf-8") as handle:
+                    head = "".join(
+                        line for _, line in zip(range(_SKILL_SCAN_LINES), handle, strict=False)
+                    )
+                data, body = split_front_matter(head)
+                name = _string_field(data, "name") or folder.name
+                description = _string_field(data, "description") or _first_text_line(body)
+            except (OSError, UnicodeDecodeError, ValueError) as error:
+                diagnostics.append(_codes.SKILL_INVALID(f"skipping {path}: {error}"))
+                continue
+            skills.append(Skill(name, description, path, scope))
+    return skills
+
+
+def _first_text_line(body: str) -> str:
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return stripped
+    return ""
+
+
+def _discover_prompts(
+    roots: list[tuple[Path, str]], diagnostics: list[Diagnostic]
+) -> list[PromptTemplate]:
+    prompts = []
+    for root, scope in roots:
+        try:
+            files = sorted(path for path in root.glob("*.md") if path.is_file())
+        except OSError:
+            continue
+        for path in files:
+            try:
+                data, body = split_front_matter(path.read_text(encoding="utf-8"))
+                description = _string_field(data, "description") or _first_text_line(body)
+            except (OSError, UnicodeDecodeError, ValueError) as error:
+                diagnostics.append(_codes.PROMPT_INVALID(f"skipping {path}: {error}"))
+                continue
+            prompts.append(PromptTemplate(path.stem, description, body.strip("\n"), path, scope))
+    return prompts
+
+
+def expand_prompt(body: str, arguments: str) -> str:
+    """``$ARGUMENTS`` and ``$@`` become the text typed after the command."""
+    return body.replace("$ARGUMENTS", arguments).replace("$@", arguments)

@@ -1,0 +1,144 @@
+"""The event catalogue and dispatch with each event's result rule.
+
+Every event is declared up front with the fields a reply may contribute:
+- ``gate``: any ``allow: false`` blocks; reasons are joined with ``; ``.
+- ``chain``: reply fields that replace the same payload field; each subscriber sees the
+  previous subscriber's result.
+- ``append``: reply fields appended to the payload field with a newline.
+- ``replace``: reply fields where a contribution replaces the default (the last one wins,
+  since mutations chain through one payload).
+
+Subscribers are asked one after another in startup order, and every one is asked even after
+a block, so all reasons are collected. Failures are fail-open: a warning, and the event goes
+on without that contribution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import _codes
+from .diagnostics import Diagnostics
+from .process import ExtensionError
+from .registry import HookEntry
+
+__all__ = ["DEFAULT_BLOCK_REASON", "EventCatalogue", "EventOutcome", "EventSpec", "dispatch"]
+
+DEFAULT_BLOCK_REASON = "blocked by extension"
+
+
+@dataclass(frozen=True, slots=True)
+class EventSpec:
+    name: str
+    description: str
+    gate: bool = False
+    chain: tuple[str, ...] = ()
+    append: tuple[str, ...] = ()
+    replace: tuple[str, ...] = ()
+
+
+class EventCatalogue:
+    """The canonical lifecycle events. Later ecosystems add theirs with ``add``."""
+
+    def __init__(self, specs: list[EventSpec]) -> None:
+        self._specs = {spec.name: spec for spec in specs}
+
+    def add(self, spec: EventSpec) -> None:
+        if spec.name in self._specs and self._specs[spec.name] != spec:
+            raise ValueError(f"event {spec.name!r} is already declared differently")
+        self._specs[spec.name] = spec
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def __getitem__(self, name: str) -> EventSpec:
+        return self._specs[name]
+
+    def names(self) -> list[str]:
+        return list(self._specs)
+
+
+NIMLET_EVENTS = EventCatalogue(
+    [
+        EventSpec("tool_call", "Before a tool executes", gate=True, chain=("arguments",)),
+        EventSpec(
+            "tool_result",
+            "After a tool returns, before the result is saved",
+            chain=("output", "is_error"),
+        ),
+        EventSpec("turn_start", "At the start of each agent turn"),
+        EventSpec("turn_end", "When a turn finishes or is interrupted"),
+        EventSpec("session_start", "At startup, and after new, resume or fork"),
+        EventSpec("session_end", "Before switching sessions, and when the host exits"),
+        EventSpec(
+            "session_before_compact",
+            "Before compaction runs",
+            gate=True,
+            append=("instruction",),
+            replace=("compaction",),
+        ),
+        EventSpec("session_compact", "After compaction finishes"),
+    ]
+)
+
+
+@dataclass(slots=True)
+class EventOutcome:
+    event: str
+    payload: dict[str, Any]
+    allowed: bool = True
+    reasons: list[str] = field(default_factory=list)
+    replaced: dict[str, Any] = field(default_factory=dict)
+    asked: int = 0
+    failed: int = 0
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(self.reasons)
+
+
+def _field(reply: Any, name: str) -> Any:
+    if isinstance(reply, Mapping):
+        return reply.get(name)
+    return getattr(reply, name, None)
+
+
+async def dispatch(
+    spec: EventSpec,
+    payload: dict[str, Any],
+    subscribers: list[HookEntry],
+    diagnostics: Diagnostics,
+) -> EventOutcome:
+    """Ask each subscriber in order and fold the replies by the event's rule."""
+    outcome = EventOutcome(spec.name, dict(payload))
+    for hook in subscribers:
+        outcome.asked += 1
+        try:
+            reply = await hook.handler(spec.name, dict(outcome.payload))
+        except ExtensionError as error:
+            outcome.failed += 1
+            diagnostics.add(
+                _codes.HOOK_FAILED(
+                    f"{hook.owner}: {spec.name} hook failed: {error}", package=hook.owner
+                )
+            )
+            continue
+        if spec.gate and _field(reply, "allow") is False:
+            outcome.allowed = False
+            outcome.reasons.append(_field(reply, "reason") or DEFAULT_BLOCK_REASON)
+        for name in spec.chain:
+            value = _field(reply, name)
+            if value is not None:
+                outcome.payload[name] = value
+        for name in spec.append:
+            value = _field(reply, name)
+            if value:
+                existing = outcome.payload.get(name) or ""
+                outcome.payload[name] = f"{existing}\n{value}" if existing else value
+        for name in spec.replace:
+            value = _field(reply, name)
+            if value is not None:
+                outcome.replaced[name] = value
+    return outcome

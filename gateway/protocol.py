@@ -1,0 +1,302 @@
+"""The nimlet v1 wire protocol: one pydantic model per message, both directions.
+
+Host → extension: initialize, tool, command, event, cancel, ui_response, shutdown.
+Extension → host: register, response, update, ui_request.
+
+Messages an extension sends are validated strictly on types; unknown fields are ignored so
+that extensions written for a newer host keep working (a real nimlet host ignores them too).
+``register`` is the exception that is held to every rule in the spec, because an invalid
+register fails startup.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from jsonschema import SchemaError
+from jsonschema.validators import validator_for
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import ValidationError as PydanticValidationError
+
+__all__ = [
+    "BUILTIN_TOOL_NAMES",
+    "CAPABILITIES",
+    "HOOK_EVENTS",
+    "CancelMessage",
+    "CommandRequest",
+    "CommandSpec",
+    "Compaction",
+    "EventRequest",
+    "ExtensionMessage",
+    "InitializeMessage",
+    "MessageError",
+    "Notification",
+    "RegisterMessage",
+    "ResponseMessage",
+    "ShutdownMessage",
+    "Status",
+    "ToolRequest",
+    "ToolSpec",
+    "UiRequest",
+    "UiResponse",
+    "UpdateMessage",
+    "Widget",
+    "encode",
+    "parse_extension_message",
+]
+
+PROTOCOL_VERSION = 1
+
+CAPABILITIES: frozenset[str] = frozenset({"read", "user", "write", "shell", "network"})
+"""Omitting capabilities counts as write, shell and network."""
+
+DEFAULT_CAPABILITIES: tuple[str, ...] = ("write", "shell", "network")
+
+HOOK_EVENTS: tuple[str, ...] = (
+    "tool_call",
+    "tool_result",
+    "turn_start",
+    "turn_end",
+    "session_start",
+    "session_end",
+    "session_before_compact",
+    "session_compact",
+)
+
+BUILTIN_TOOL_NAMES: frozenset[str] = frozenset(
+    {"ask_user", "bash", "edit", "git", "glob", "grep", "read", "read_skill", "write"}
+)
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class _Outgoing(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --------------------------------------------------------------------------- side effects
+
+
+class Status(_Wire):
+    key: StrictStr
+    text: StrictStr
+
+
+class Widget(_Wire):
+    key: StrictStr
+    lines: list[StrictStr]
+    placement: StrictStr = ""
+
+
+class Notification(_Wire):
+    level: StrictStr = "info"
+    message: StrictStr
+
+
+class _SideEffects(_Wire):
+    status: Status | None = None
+    widget: Widget | None = None
+    notification: Notification | None = None
+    # ``entry`` may be any JSON value, including null; "absent" is told apart by
+    # ``model_fields_set``.
+    entry: Any = None
+
+    @property
+    def has_entry(self) -> bool:
+        return "entry" in self.model_fields_set
+
+
+# --------------------------------------------------------------------------- register
+
+
+class CommandSpec(_Wire):
+    name: Annotated[StrictStr, Field(min_length=1)]
+    description: StrictStr = ""
+
+
+class ToolSpec(_Wire):
+    name: Annotated[StrictStr, Field(min_length=1)]
+    description: StrictStr
+    input_schema: dict[str, Any]
+    capabilities: list[StrictStr] | None = None
+
+    @field_validator("capabilities")
+    @classmethod
+    def _known_capabilities(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None:
+            unknown = sorted(set(value) - CAPABILITIES)
+            if unknown:
+                raise ValueError(
+                    f"unknown capabilities {unknown}; expected some of {sorted(CAPABILITIES)}"
+                )
+        return value
+
+    @field_validator("input_schema")
+    @classmethod
+    def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            validator_for(value).check_schema(value)
+        except SchemaError as error:
+            raise ValueError(f"input_schema is not a valid JSON Schema: {error.message}") from None
+        return value
+
+    @property
+    def effective_capabilities(self) -> tuple[str, ...]:
+        if self.capabilities is None:
+            return DEFAULT_CAPABILITIES
+        return tuple(self.capabilities)
+
+
+class RegisterMessage(_Wire):
+    type: Literal["register"]
+    commands: list[CommandSpec]
+    tools: list[ToolSpec] | None = None
+    events: list[StrictStr] | None = None
+    # Negotiated gateway extension (docs/protocol.md); plain v1 extensions omit it.
+    gateway: dict[str, Any] | None = None
+
+
+# --------------------------------------------------------------------------- extension → host
+
+
+class Compaction(_Wire):
+    summary: StrictStr
+    first_kept_index: StrictInt
+    details: Any = None
+
+
+class ResponseMessage(_SideEffects):
+    type: Literal["response"]
+    id: StrictStr
+    content: StrictStr | None = None
+    is_error: StrictBool | None = None
+    message: StrictStr | None = None
+    prompt: StrictStr | None = None
+    allow: StrictBool | None = None
+    reason: StrictStr | None = None
+    arguments: dict[str, Any] | None = None
+    output: StrictStr | None = None
+    instruction: StrictStr | None = None
+    compaction: Compaction | None = None
+
+
+class UpdateMessage(_SideEffects):
+    type: Literal["update"]
+    id: StrictStr | None = None
+
+
+class UiRequest(_Wire):
+    type: Literal["ui_request"]
+    id: StrictStr
+    method: StrictStr
+    prompt: StrictStr = ""
+    options: list[StrictStr] = Field(default_factory=list)
+
+
+ExtensionMessage = RegisterMessage | ResponseMessage | UpdateMessage | UiRequest
+
+_BY_TYPE: dict[str, type[_Wire]] = {
+    "register": RegisterMessage,
+    "response": ResponseMessage,
+    "update": UpdateMessage,
+    "ui_request": UiRequest,
+}
+
+
+class MessageError(ValueError):
+    """A line that is JSON but not a valid protocol message. ``str()`` names the problem."""
+
+
+def describe_validation_error(error: PydanticValidationError) -> str:
+    parts = []
+    for item in error.errors(include_url=False):
+        location = ".".join(str(piece) for piece in item["loc"]) or "message"
+        message = item["msg"].removeprefix("Value error, ")
+        parts.append(f"{location}: {message}")
+    return "; ".join(parts)
+
+
+def parse_extension_message(data: object) -> ExtensionMessage:
+    """Validate one decoded JSON value from an extension's stdout."""
+    if not isinstance(data, dict):
+        raise MessageError(f"expected a JSON object, got {type(data).__name__}")
+    kind = data.get("type")
+    model = _BY_TYPE.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        raise MessageError(f"unknown message type {kind!r}")
+    try:
+        return model.model_validate(data)  # type: ignore[return-value]
+    except PydanticValidationError as error:
+        raise MessageError(f"invalid {kind}: {describe_validation_error(error)}") from None
+
+
+# --------------------------------------------------------------------------- host → extension
+
+
+class InitializeMessage(_Outgoing):
+    type: Literal["initialize"] = "initialize"
+    version: int = PROTOCOL_VERSION
+    workspace: str
+    session_id: str
+    gateway: dict[str, Any] | None = None
+
+
+class ToolRequest(_Outgoing):
+    type: Literal["tool"] = "tool"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class CommandRequest(_Outgoing):
+    type: Literal["command"] = "command"
+    id: str
+    name: str
+    arguments: str = ""
+
+
+class EventRequest(_Outgoing):
+    type: Literal["event"] = "event"
+    id: str
+    event: str
+    payload: dict[str, Any]
+
+
+class CancelMessage(_Outgoing):
+    type: Literal["cancel"] = "cancel"
+    id: str
+
+
+class UiResponse(_Outgoing):
+    type: Literal["ui_response"] = "ui_response"
+    id: str
+    answer: str = ""
+    cancelled: bool = False
+
+
+class ShutdownMessage(_Outgoing):
+    type: Literal["shutdown"] = "shutdown"
+
+
+HostMessage = (
+    InitializeMessage
+    | ToolRequest
+    | CommandRequest
+    | EventRequest
+    | CancelMessage
+    | UiResponse
+    | ShutdownMessage
+)
+
+
+def encode(message: HostMessage) -> bytes:
+    """One line of the wire: compact JSON and a newline.
+
+    Only top-level ``None`` fields are dropped; ``None`` inside tool arguments or payloads is
+    data and goes through untouched (pydantic's ``exclude_none`` would recurse into them).
+    """
+    fields = {key: value for key, value in message.__dict__.items() if value is not None}
+    return json.dumps(fields, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"

@@ -1,0 +1,148 @@
+"""The session the gateway drives: its file, its entries, and the extensions' side effects.
+
+Status and widget keys are namespaced ``<extension>:<key>``; empty text or no lines removes
+them. ``entry`` data is appended to the session file as
+``{"type": "extension", "extension": NAME, "data": …}``, is never shown to a model, and comes
+back when the session is resumed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import _codes
+from .diagnostics import Diagnostics
+from .protocol import Notification, ResponseMessage, UpdateMessage
+
+__all__ = ["Session", "SessionEffect", "SessionNotFound", "new_session_id"]
+
+_SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+
+
+class SessionNotFound(Exception):
+    pass
+
+
+def new_session_id() -> str:
+    # Microseconds since the epoch, the shape nimlet uses ("1789233281025102").
+    return str(time.time_ns() // 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEffect:
+    """What changed, for a live display: kind is status, widget, notification or entry."""
+
+    kind: str
+    extension: str
+    key: str | None
+    value: Any
+
+
+@dataclass(slots=True)
+class Session:
+    id: str
+    workspace: Path
+    path: Path
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    statuses: dict[str, str] = field(default_factory=dict)
+    widgets: dict[str, list[str]] = field(default_factory=dict)
+    notifications: list[tuple[str, Notification]] = field(default_factory=list)
+    listener: Callable[[SessionEffect], None] | None = None
+    _handle: TextIO | None = field(default=None, repr=False)
+
+    @classmethod
+    def create(cls, directory: Path, workspace: Path, session_id: str | None = None) -> Session:
+        session_id = session_id or new_session_id()
+        directory.mkdir(parents=True, exist_ok=True)
+        session = cls(session_id, workspace, directory / f"{session_id}.jsonl")
+        header = {"type": "session", "id": session_id, "workspace": str(workspace)}
+        with session.path.open("x", encoding="utf-8") as handle:
+            handle.write(json.dumps(header) + "\n")
+        return session
+
+    @classmethod
+    def resume(cls, directory: Path, session_id: str, diagnostics: Diagnostics) -> Session:
+        """Read a session file back; unreadable lines are skipped with a diagnostic."""
+        if not _SESSION_ID.match(session_id):
+            raise SessionNotFound(f"invalid session id {session_id!r}")
+        path = directory / f"{session_id}.jsonl"
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise SessionNotFound(f"session {session_id} not found ({error})") from None
+        workspace: Path | None = None
+        entries: list[dict[str, Any]] = []
+        for number, line in enumerate(lines, start=1):
+            try:
+                record = json.loads(line)
+                if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+                    raise ValueError("not an object with a type")
+            except ValueError as error:
+                diagnostics.add(
+                    _codes.SESSION_FILE_CORRUPT(
+                        f"{path}:{number}: skipped unreadable line ({error})"
+                    )
+                )
+                continue
+            if record["type"] == "session":
+                workspace = Path(record.get("workspace") or ".")
+            else:
+                entries.append(record)
+        if workspace is None:
+            raise SessionNotFound(f"{path} has no session header")
+        return cls(session_id, workspace, path, entries)
+
+    # ------------------------------------------------------------------ writing
+
+    def append(self, entry: dict[str, Any]) -> None:
+        self.entries.append(entry)
+        if self._handle is None:
+            self._handle = self.path.open("a", encoding="utf-8")
+        self._handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    def extension_entries(self, extension: str | None = None) -> list[Any]:
+        return [
+            entry["data"]
+            for entry in self.entries
+            if entry.get("type") == "extension"
+            and (extension is None or entry.get("extension") == extension)
+        ]
+
+    def apply(self, extension: str, message: ResponseMessage | UpdateMessage) -> None:
+        """Apply the side-effect fields of one response or update line."""
+        if message.status is not None:
+            key = f"{extension}:{message.status.key}"
+            if message.status.text:
+                self.statuses[key] = message.status.text
+            else:
+                self.statuses.pop(key, None)
+            self._tell("status", extension, key, message.status.text)
+        if message.widget is not None:
+            key = f"{extension}:{message.widget.key}"
+            if message.widget.lines:
+                self.widgets[key] = list(message.widget.lines)
+            else:
+                self.widgets.pop(key, None)
+            self._tell("widget", extension, key, list(message.widget.lines))
+        if message.notification is not None:
+            self.notifications.append((extension, message.notification))
+            self._tell("notification", extension, None, message.notification)
+        if message.has_entry:
+            self.append({"type": "extension", "extension": extension, "data": message.entry})
+            self._tell("entry", extension, None, message.entry)
+
+    def _tell(self, kind: str, extension: str, key: str | None, value: Any) -> None:
+        if self.listener is not None:
+            self.listener(SessionEffect(kind, extension, key, value))

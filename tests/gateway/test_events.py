@@ -1,0 +1,302 @@
+"""Event dispatch exactly as the nimlet spec says, with real extension processes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gateway import open_gateway
+
+pytestmark = pytest.mark.anyio
+
+
+def events_received(workspace, name: str) -> list[dict]:
+    return [m for m in workspace.received(name) if m["type"] == "event"]
+
+
+async def test_subscribers_are_asked_in_startup_order(workspace, language):
+    # Discovery order: ~/.agents, ~/.nimlet, <ws>/.agents, <ws>/.nimlet.
+    workspace.add_extension(
+        "d",
+        language=language,
+        root=".nimlet/extensions",
+        tools=["t"],
+        events=["tool_call"],
+        hooks={"tool_call": {"allow": False, "reason": "d"}},
+    )
+    workspace.add_extension(
+        "c",
+        language=language,
+        root=".agents/extensions",
+        tools=[],
+        events=["tool_call"],
+        hooks={"tool_call": {"allow": False, "reason": "c"}},
+    )
+    workspace.add_extension(
+        "b",
+        language=language,
+        root="~/.nimlet/extensions",
+        tools=[],
+        events=["tool_call"],
+        hooks={"tool_call": {"allow": False, "reason": "b"}},
+    )
+    workspace.add_extension(
+        "a",
+        language=language,
+        root="~/.agents/extensions",
+        tools=[],
+        events=["tool_call"],
+        hooks={"tool_call": {"allow": False, "reason": "a"}},
+    )
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("t", {})
+    assert result.content == "a; b; c; d"
+
+
+async def test_two_guards_both_denying_block_with_reasons_joined_by_semicolon(workspace, language):
+    workspace.add_extension("tool", language=language)
+    for name, reason in (("g1", "no network"), ("g2", "tests running")):
+        workspace.add_extension(
+            name,
+            language=language,
+            tools=[],
+            events=["tool_call"],
+            hooks={"tool_call": {"allow": False, "reason": reason}},
+        )
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("act", {"x": 1})
+    assert result.is_error and result.blocked
+    assert result.content == "no network; tests running"
+    assert not [m for m in workspace.received("tool") if m["type"] == "tool"]
+
+
+async def test_block_without_reason_uses_the_default_reason(workspace):
+    workspace.add_extension("tool")
+    workspace.add_extension(
+        "g", tools=[], events=["tool_call"], hooks={"tool_call": {"allow": False}}
+    )
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("act", {})
+    assert result.content == "blocked by extension"
+
+
+async def test_allow_true_and_silent_replies_do_not_block(workspace):
+    workspace.add_extension("tool")
+    workspace.add_extension(
+        "g1", tools=[], events=["tool_call"], hooks={"tool_call": {"allow": True}}
+    )
+    workspace.add_extension("g2", tools=[], events=["tool_call"])
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("act", {})
+    assert not result.is_error
+
+
+async def test_argument_rewrites_chain_through_subscribers(workspace, language):
+    workspace.add_extension("tool", language=language)
+    workspace.add_extension(
+        "r1",
+        language=language,
+        tools=[],
+        events=["tool_call"],
+        hooks={"tool_call": {"arguments": {"path": "first"}}},
+    )
+    workspace.add_extension("r2", language=language, tools=[], events=["tool_call"])
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("act", {"path": "original"})
+    # r2 saw r1's rewrite; the tool got it.
+    (r2_event,) = events_received(workspace, "r2")
+    assert r2_event["payload"] == {"tool": "act", "arguments": {"path": "first"}}
+    assert result.arguments == {"path": "first"}
+    assert json.loads(result.content)["arguments"] == {"path": "first"}
+
+
+async def test_rewritten_arguments_are_validated_before_they_leave_the_host(workspace):
+    workspace.add_extension(
+        "tool", schema={"type": "object", "properties": {"n": {"type": "integer"}}}
+    )
+    workspace.add_extension(
+        "r",
+        tools=[],
+        events=["tool_call"],
+        hooks={"tool_call": {"arguments": {"n": "not a number"}}},
+    )
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("act", {"n": 1})
+    assert (
+        result.is_error and "invalid arguments for act" in result.content and "n" in result.content
+    )
+    assert not [m for m in workspace.received("tool") if m["type"] == "tool"]
+
+
+async def test_tool_result_output_and_error_replacements_chain(workspace, language):
+    workspace.add_extension("tool", language=language)
+    workspace.add_extension(
+        "p1",
+        language=language,
+        tools=[],
+        events=["tool_result"],
+        hooks={"tool_result": {"output": "patched once", "is_error": True}},
+    )
+    workspace.add_extension(
+        "p2",
+        language=language,
+        tools=[],
+        events=["tool_result"],
+        hooks={"tool_result": {"is_error": False}},
+    )
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("act", {"a": 1})
+    (p2_event,) = events_received(workspace, "p2")
+    assert p2_event["payload"]["output"] == "patched once"
+    assert p2_event["payload"]["is_error"] is True
+    assert p2_event["payload"]["arguments"] == {"a": 1}
+    assert result.content == "patched once" and result.is_error is False
+
+
+async def test_allow_false_is_ignored_on_tool_result(workspace):
+    workspace.add_extension("tool")
+    workspace.add_extension(
+        "p", tools=[], events=["tool_result"], hooks={"tool_result": {"allow": False}}
+    )
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("act", {})
+    assert not result.is_error and not result.blocked
+
+
+@pytest.mark.parametrize("behave", ["crash", "hang", "malformed"])
+async def test_failing_hook_is_fail_open_with_a_warning(workspace, language, behave):
+    workspace.add_extension("tool", language=language)
+    workspace.add_extension(
+        "bad",
+        language=language,
+        tools=[],
+        events=["tool_call"],
+        timeout=1,
+        hooks={"tool_call": {"__behave": behave}},
+    )
+    workspace.add_extension(
+        "ok",
+        language=language,
+        tools=[],
+        events=["tool_call"],
+        hooks={"tool_call": {"arguments": {"seen": True}}},
+    )
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("act", {})
+        assert any(d.code == "hook.failed" and d.package == "bad" for d in gateway.diagnostics)
+    assert not result.is_error
+    assert result.arguments == {"seen": True}
+
+
+async def test_compaction_instructions_append_with_newline_and_custom_summary_replaces(workspace):
+    workspace.add_extension(
+        "i1",
+        tools=[],
+        events=["session_before_compact"],
+        hooks={"session_before_compact": {"instruction": "keep the API"}},
+    )
+    workspace.add_extension(
+        "i2",
+        tools=[],
+        events=["session_before_compact", "session_compact"],
+        hooks={
+            "session_before_compact": {
+                "instruction": "drop the logs",
+                "compaction": {
+                    "summary": "## Goal",
+                    "first_kept_index": 3,
+                    "details": {"by": "i2"},
+                },
+            }
+        },
+    )
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.compact("manual", tokens_before=1200)
+    assert result.instruction == "manual\nkeep the API\ndrop the logs"
+    assert result.custom and result.summary == "## Goal" and result.first_kept_index == 3
+    compact_event = [e for e in events_received(workspace, "i2") if e["event"] == "session_compact"]
+    assert compact_event[0]["payload"]["did_compact"] is True
+    assert compact_event[0]["payload"]["summary"] == "## Goal"
+    assert compact_event[0]["payload"]["tokens_before"] == 1200
+
+
+async def test_compaction_is_skipped_when_a_subscriber_blocks(workspace):
+    workspace.add_extension(
+        "g1",
+        tools=[],
+        events=["session_before_compact"],
+        hooks={"session_before_compact": {"allow": False, "reason": "busy"}},
+    )
+    workspace.add_extension(
+        "g2",
+        tools=[],
+        events=["session_before_compact"],
+        hooks={"session_before_compact": {"allow": False, "reason": "later"}},
+    )
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+
+        async def summarizer(instruction, entries):
+            raise AssertionError("the summarizer must not run when compaction is blocked")
+
+        result = await gateway.compact(summarizer=summarizer)
+    assert not result.did_compact and result.message == "busy; later"
+
+
+async def test_session_and_turn_events_carry_their_payloads(workspace, language):
+    workspace.add_extension(
+        "obs",
+        language=language,
+        tools=[],
+        events=["session_start", "turn_start", "turn_end", "session_end"],
+    )
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        await gateway.start_session()
+        await gateway.start_turn()
+        await gateway.end_turn(interrupted=True)
+        await gateway.end_session()
+        base = {"session_id": gateway.session.id, "workspace": str(workspace.root.resolve())}
+    payloads = [(e["event"], e["payload"]) for e in events_received(workspace, "obs")]
+    assert payloads == [
+        ("session_start", base),
+        ("turn_start", base),
+        ("turn_end", {**base, "interrupted": True}),
+        ("session_end", base),
+    ]
+
+
+async def test_every_event_is_answered_even_unsubscribed_ones_are_not_sent(workspace):
+    workspace.add_extension("obs", tools=[], events=["turn_end"])
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        await gateway.start_turn()
+        await gateway.end_turn()
+    assert [e["event"] for e in events_received(workspace, "obs")] == ["turn_end"]
+
+
+async def test_unknown_event_names_are_accepted_but_never_fire(workspace):
+    workspace.add_extension("obs", tools=["t"], events=["context", "turn_end"])
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        assert [p.name for p in gateway.processes] == ["obs"]
+        assert any(
+            d.code == "event.unknown" and "context" in d.message for d in gateway.diagnostics
+        )
+        await gateway.end_turn()
+    assert [e["event"] for e in events_received(workspace, "obs")] == ["turn_end"]
+
+
+async def test_plan_mode_dispatches_no_lifecycle_events(workspace):
+    workspace.add_extension("tool", capabilities=["read"])
+    workspace.add_extension(
+        "g",
+        tools=[],
+        events=["tool_call", "turn_start", "session_start"],
+        hooks={"tool_call": {"allow": False}},
+    )
+    async with open_gateway(
+        workspace.root, trust=True, plan=True, config=workspace.config
+    ) as gateway:
+        await gateway.start_session()
+        await gateway.start_turn()
+        result = await gateway.call_tool("act", {})
+    assert not result.is_error
+    assert events_received(workspace, "g") == []
