@@ -191,3 +191,12 @@ TOOL_FAILED = define_code(
     "A tool.json tool timed out, exited non-zero, wrote invalid JSON or too much output.",
     "Read the error result and the tool's stderr excerpt.",
 )
+
+# State store
+STORE_UNUSABLE = define_code(
+    "store.unusable",
+    E,
+    "The state store under GATEWAY_HOME is corrupt, written by a newer gateway, or locked "
+    "for too long; it was left untouched and treated as empty for this run (nothing trusted).",
+    "Follow the message: restore or move the file aside, or upgrade the gateway.",
+)

@@ -522,9 +522,13 @@ class Gateway:
             self.session.close()
 
 
-def _resolve_trust(workspace: Path, config: GatewayConfig, trust: bool | None) -> tuple[Path, bool]:
+def _resolve_trust(
+    workspace: Path, config: GatewayConfig, trust: bool | None
+) -> tuple[Path, bool, Diagnostic | None]:
     root = workspace.resolve()
-    return root, is_workspace_trusted(config.home, root) if trust is None else trust
+    if trust is not None:
+        return root, trust, None
+    return root, *is_workspace_trusted(config.home, root)
 
 
 @asynccontextmanager
@@ -545,7 +549,9 @@ async def open_gateway(
     decides for this run only. ``session_id`` resumes that session.
     """
     config = config or GatewayConfig()
-    root, trusted = await anyio.to_thread.run_sync(_resolve_trust, Path(workspace), config, trust)
+    root, trusted, problem = await anyio.to_thread.run_sync(
+        _resolve_trust, Path(workspace), config, trust
+    )
     try:
         async with anyio.create_task_group() as tasks:
             gateway = Gateway(
@@ -553,6 +559,8 @@ async def open_gateway(
             )
             gateway._listener = on_effect
             gateway.diagnostics.listener = on_diagnostic
+            if problem is not None:
+                gateway.diagnostics.add(problem)
             try:
                 if session_id is None:
                     gateway.session = gateway._make_session(None)

@@ -19,7 +19,7 @@ import anyio
 from ..config import GatewayConfig
 from ..host import Gateway, UnknownCommand, open_gateway
 from ..session import SessionNotFound
-from ..trust import set_workspace_trust
+from ..trust import StoreError, set_workspace_trust
 from ._output import diagnostics_table, fail, print_diagnostics, print_json, table
 
 __all__ = ["main"]
@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Usage as error:
         fail(str(error))
         return 2
-    except SessionNotFound as error:
+    except (SessionNotFound, StoreError) as error:
         fail(str(error))
         return 1
     except KeyboardInterrupt:
