@@ -186,7 +186,8 @@ def _v1_create_tables(conn: sqlite3.Connection) -> None:
             content_hash  TEXT NOT NULL,
             hash_cache    TEXT NOT NULL DEFAULT '{}',
             installed_at  TEXT NOT NULL,
-            enabled       INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
+            -- every gate is passed explicitly: a new install is disabled and untrusted
+            enabled       INTEGER NOT NULL DEFAULT 0 CHECK (enabled IN (0, 1)),
             trusted       INTEGER NOT NULL DEFAULT 0 CHECK (trusted IN (0, 1)),
             trusted_hash  TEXT,
             trusted_at    TEXT,

@@ -174,7 +174,7 @@ class StateStore:
             keep_trust = old is not None and old.trusted and not hash_changed
             # An upsert, not INSERT OR REPLACE: REPLACE deletes the row first, which would
             # cascade to the grants we mean to keep.
-            columns = _COLUMNS[:-4]  # new rows: enabled, untrusted (the column defaults)
+            columns = _COLUMNS[:-4]  # new rows: disabled, untrusted (the column defaults)
             conn.execute(
                 f"INSERT INTO packages ({', '.join(columns)}) "
                 f"VALUES ({', '.join('?' * len(columns))}) ON CONFLICT (id) DO UPDATE SET "

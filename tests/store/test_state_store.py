@@ -216,7 +216,7 @@ def test_failed_migration_rolls_back_whole_step(
 # -- packages, trust, grants -----------------------------------------------------------
 
 
-def test_new_install_is_enabled_untrusted_and_ungranted(store: StateStore, tmp_path: Path) -> None:
+def test_new_install_is_disabled_untrusted_and_ungranted(store: StateStore, tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "index.js").write_text("1")
@@ -225,7 +225,7 @@ def test_new_install_is_enabled_untrusted_and_ungranted(store: StateStore, tmp_p
     assert (result.created, result.hash_changed, result.trust_revoked) == (True, False, False)
     pkg = store.get_package("pi:demo")
     assert pkg == result.package
-    assert (pkg.enabled, pkg.trusted, pkg.granted) == (True, False, frozenset())
+    assert (pkg.enabled, pkg.trusted, pkg.granted) == (False, False, frozenset())
     assert pkg.record.hash_cache == cache and pkg.record.content_hash == chash
     assert pkg.record.installed_at is not None and pkg.record.installed_at.tzinfo is not None
 

@@ -55,7 +55,7 @@ def scenario() -> list[Callable[[StateStore], object]]:
         lambda s: s.grant("b", {"net"}, REQUESTED),
         # changed content: trust dropped and a no-longer-requested grant removed, atomically
         lambda s: s.record_install(package("a", "sha256:2", "2.0.0"), requested={"net"}),
-        lambda s: s.set_enabled("a", False),
+        lambda s: s.set_enabled("a", True),
         lambda s: s.trust_workspace("/work/project", True),
         lambda s: s.remove_package("b"),  # grants and package row together
     ]

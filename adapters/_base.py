@@ -1,0 +1,179 @@
+"""The common adapter interface and the catalog entry every adapter produces.
+
+An adapter reads a package's metadata (never its code) and describes it as a
+:class:`CatalogEntry`. Everything here is plain data: pydantic stays at the manifest
+boundary (only the nanobot manifest needs it), so the rest of the gateway can build,
+compare and serialise entries without knowing any ecosystem's file format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from gateway.diagnostics import Diagnostic, Severity
+
+__all__ = [
+    "CONTRIBUTION_KINDS",
+    "RUNTIMES",
+    "Adapter",
+    "CatalogEntry",
+    "Contribution",
+    "Dependency",
+    "Permission",
+]
+
+# Kinds a contribution may have. The nanobot eleven come first (its manifest is the
+# strictest vocabulary); the rest name what the other ecosystems declare statically.
+CONTRIBUTION_KINDS: frozenset[str] = frozenset(
+    {
+        "tool",
+        "skill",
+        "channel",
+        "llm_provider",
+        "transcription_provider",
+        "image_generation_provider",
+        "web_search_provider",
+        "mcp_server",
+        "hook",
+        "command",
+        "webui",
+        # beyond nanobot's list
+        "prompt",  # a prompt template that becomes a slash command (nimlet, Pi)
+        "theme",  # a Pi theme file
+        "provider",  # an OpenClaw provider contract with no nanobot equivalent
+        "cli_command",  # an OpenClaw root CLI command
+        "contract",  # any other OpenClaw `contracts` key, kept as metadata
+    }
+)
+
+# How a package is started. Adapters only name the runtime; launch plans live elsewhere.
+RUNTIMES: frozenset[str] = frozenset(
+    {
+        "nimlet-process",  # a long-running nimlet extension (extension.json)
+        "nimlet-tool",  # nimlet tool.json tools, one process per call
+        "node-sidecar",  # Pi, OpenClaw and Nu extension modules in the Node sidecar
+        "python-sidecar",  # nanobot python extensions
+        "nu-tool",  # Nu tool.yaml tools, a fresh Node process per call
+        "declarative",  # metadata only: skills, prompts, themes, declared contracts
+    }
+)
+
+
+@dataclass(slots=True)
+class Contribution:
+    """Something a package declares it offers, as far as static metadata can tell."""
+
+    kind: str
+    name: str
+    description: str = ""
+    target: str = ""
+    replaces: list[str] = field(default_factory=list)
+    # Ecosystem-specific facts (source file, schema, runtime of this one item, ...).
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "description": self.description,
+            "target": self.target,
+            "replaces": list(self.replaces),
+            "detail": dict(self.detail),
+        }
+
+
+@dataclass(slots=True)
+class Dependency:
+    """An activation prerequisite: python, npm, executable, environment or extension."""
+
+    kind: str
+    name: str
+    specifier: str = ""
+    optional: bool = False
+    # True for packages the host runtime supplies (Pi's pi-* peers, OpenClaw's
+    # `openclaw`): the sidecar aliases them, so the package must not install its own.
+    provided_by_host: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "specifier": self.specifier,
+            "optional": self.optional,
+            "provided_by_host": self.provided_by_host,
+        }
+
+
+@dataclass(slots=True)
+class Permission:
+    """A privileged host capability the package asks the user for."""
+
+    name: str
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "reason": self.reason}
+
+
+@dataclass(slots=True)
+class CatalogEntry:
+    """What the gateway knows about one package without running any of its code."""
+
+    id: str
+    name: str
+    version: str
+    ecosystem: str
+    root: str
+    description: str = ""
+    runtime: str = "declarative"
+    contributions: list[Contribution] = field(default_factory=list)
+    permissions: list[Permission] = field(default_factory=list)
+    dependencies: list[Dependency] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)
+    config_keys: list[str] = field(default_factory=list)
+    # Code entry points, relative to the package root, POSIX separators.
+    entries: list[str] = field(default_factory=list)
+    # Ecosystem-specific metadata worth keeping (OpenClaw plugin id, Nu namespace, ...).
+    metadata: dict[str, Any] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when no diagnostic is an error."""
+        return not any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "version": self.version,
+            "ecosystem": self.ecosystem,
+            "root": self.root,
+            "description": self.description,
+            "runtime": self.runtime,
+            "contributions": [c.to_dict() for c in self.contributions],
+            "permissions": [p.to_dict() for p in self.permissions],
+            "dependencies": [d.to_dict() for d in self.dependencies],
+            "secrets": list(self.secrets),
+            "config_keys": list(self.config_keys),
+            "entries": list(self.entries),
+            "metadata": dict(self.metadata),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """One ecosystem's metadata reader. Neither method may raise for bad input."""
+
+    ecosystem: str
+
+    def detect(self, root: Path) -> bool:
+        """Is ``root`` a package root of this ecosystem? Cheap: file existence and keys."""
+        ...
+
+    def inspect(self, root: Path) -> CatalogEntry:
+        """Read the package's metadata into an entry; problems become diagnostics."""
+        ...

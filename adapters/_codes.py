@@ -1,0 +1,306 @@
+"""Every diagnostic code the adapters emit, declared in one place.
+
+``adapters/CODES.md`` lists the same codes; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from gateway.diagnostics import DiagnosticCode, Severity, define_code
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+# --- any ecosystem: finding and reading files -------------------------------------------
+
+NOT_DETECTED = define_code(
+    "package.not_detected",
+    ERROR,
+    "No adapter recognises the directory as a package root.",
+    "Check the path; a package needs extension.json, tool.json, SKILL.md, "
+    "nanobot.extension.json, openclaw.plugin.json, or package.json with a pi/nu/openclaw key.",
+)
+ROOT_INVALID = define_code(
+    "package.root_invalid",
+    ERROR,
+    "The package path does not exist or is not a directory.",
+    "Pass the directory that holds the package's manifest.",
+)
+UNKNOWN_ECOSYSTEM = define_code(
+    "package.unknown_ecosystem",
+    ERROR,
+    "An ecosystem was requested that no adapter handles.",
+    "Use one of: nanobot, openclaw, pi, nu, nimlet.",
+)
+ADAPTER_FAILED = define_code(
+    "package.adapter_failed",
+    ERROR,
+    "An adapter raised while reading metadata (a gateway bug).",
+    "Report it with the package; the entry is incomplete.",
+)
+FILE_MISSING = define_code(
+    "package.file_missing",
+    ERROR,
+    "A metadata file the package needs is absent.",
+    "Add the file, or fix the path that names it.",
+)
+FILE_UNREADABLE = define_code(
+    "package.file_unreadable",
+    ERROR,
+    "A metadata file cannot be read: permission, not a regular file, too large, not UTF-8.",
+    "Make the file a readable UTF-8 text file of reasonable size.",
+)
+JSON_INVALID = define_code(
+    "package.json_invalid",
+    ERROR,
+    "A JSON metadata file does not parse.",
+    "Fix the syntax at the reported line and column.",
+)
+YAML_INVALID = define_code(
+    "package.yaml_invalid",
+    ERROR,
+    "A YAML metadata file does not parse.",
+    "Fix the syntax at the reported position.",
+)
+NOT_AN_OBJECT = define_code(
+    "package.not_an_object",
+    ERROR,
+    "A manifest's top level is not a JSON object / YAML mapping.",
+    "Make the top level an object of fields.",
+)
+PATH_ESCAPE = define_code(
+    "package.path_escape",
+    ERROR,
+    "A declared path is absolute or leaves the package root (.., or a symlink outside).",
+    "Use paths relative to the package root that stay inside it.",
+)
+ENTRY_NOT_FOUND = define_code(
+    "package.entry_not_found",
+    WARNING,
+    "A declared entry, resource path or glob matches nothing in the package.",
+    "Fix the path, or ship the file in the package.",
+)
+NAME_MISSING = define_code(
+    "package.name_missing",
+    WARNING,
+    "package.json has no usable name; the directory name is used as the package id.",
+    "Give package.json a name.",
+)
+FIELD_INVALID = define_code(
+    "package.field_invalid",
+    WARNING,
+    "A package.json field the gateway reads (version, description, dependencies, ...) "
+    "has the wrong type; it is ignored.",
+    "Fix the field's type (npm's package.json rules).",
+)
+SCAN_TRUNCATED = define_code(
+    "package.scan_truncated",
+    WARNING,
+    "The package has more files than the inspection scans; later files were not looked at.",
+    "Narrow the manifest's globs or directories.",
+)
+SKILL_INVALID = define_code(
+    "package.skill_invalid",
+    WARNING,
+    "A SKILL.md or prompt template has unparseable frontmatter or no description.",
+    "Give it YAML frontmatter with name and description.",
+)
+
+# --- nimlet -------------------------------------------------------------------------------
+
+NIMLET_MANIFEST_INVALID = define_code(
+    "nimlet.manifest_invalid",
+    ERROR,
+    "extension.json lacks name or command, or a field has the wrong type.",
+    "name: string; command: non-empty array of strings; "
+    "response_timeout_seconds: positive integer or null.",
+)
+NIMLET_MANIFEST_UNKNOWN_FIELD = define_code(
+    "nimlet.manifest_unknown_field",
+    WARNING,
+    "extension.json or tool.json has a field nimlet does not read (likely a typo).",
+    "Remove or correct the field.",
+)
+NIMLET_RUNTIME_ONLY = define_code(
+    "nimlet.contributions_runtime_only",
+    INFO,
+    "A nimlet extension declares no contributions; its tools, commands and hooks "
+    "arrive at runtime in `register`.",
+    "Nothing to fix; audit a running instance to see them.",
+)
+NIMLET_TOOL_INVALID = define_code(
+    "nimlet.tool_invalid",
+    ERROR,
+    "tool.json lacks a required field or a field has the wrong type.",
+    "name, description: strings; command: non-empty string array; input_schema: object; "
+    "timeout_seconds: integer >= 1.",
+)
+NIMLET_TOOL_BUILTIN = define_code(
+    "nimlet.tool_builtin_name",
+    WARNING,
+    "A tool uses a nimlet built-in name; nimlet skips it.",
+    "Rename the tool.",
+)
+
+# --- Nu -----------------------------------------------------------------------------------
+
+NU_MANIFEST_INVALID = define_code(
+    "nu.manifest_invalid",
+    ERROR,
+    "package.json `nu` is not an object, lacks namespace, or a key has the wrong type.",
+    "Follow the Nu package format: namespace string; tools/skills/extensions/secrets/"
+    "config string arrays; policy string; client object.",
+)
+NU_MANIFEST_UNKNOWN_FIELD = define_code(
+    "nu.manifest_unknown_field",
+    WARNING,
+    "package.json `nu` or a tool.yaml has a key the Nu format does not define.",
+    "Remove or correct the key.",
+)
+NU_TOOL_INVALID = define_code(
+    "nu.tool_invalid",
+    ERROR,
+    "A tool.yaml lacks a required field or a field has the wrong type.",
+    "name, description, entry: strings; version: positive integer; args_schema: object; "
+    "idempotency: safe_to_retry | at_most_once; secrets: string array.",
+)
+NU_TOOL_NOT_NAMESPACED = define_code(
+    "nu.tool_name_not_namespaced",
+    WARNING,
+    "A tool name does not start with `<namespace>__`.",
+    "Rename the tool to `<namespace>__<name>`.",
+)
+NU_CLIENT_TOOL_UNKNOWN = define_code(
+    "nu.client_tool_unknown",
+    WARNING,
+    "client.tools configures display for a tool the package does not declare.",
+    "Fix the tool name or remove the entry.",
+)
+NU_POLICY_INVALID = define_code(
+    "nu.policy_invalid",
+    WARNING,
+    "The suggested policy file is not a mapping with a rules list (rebuno grammar).",
+    "Fix policy.yaml, or drop the policy key.",
+)
+NU_RUNTIME_ONLY = define_code(
+    "nu.contributions_runtime_only",
+    INFO,
+    "Nu extension modules register hooks, channels and services at runtime.",
+    "Nothing to fix; audit a running instance to see them.",
+)
+
+# --- nanobot ------------------------------------------------------------------------------
+
+NANOBOT_UNKNOWN_FIELD = define_code(
+    "nanobot.manifest_unknown_field",
+    ERROR,
+    "nanobot.extension.json has a field the format does not define (any level).",
+    "Remove or correct the named field; nanobot rejects unknown fields.",
+)
+NANOBOT_MANIFEST_INVALID = define_code(
+    "nanobot.manifest_invalid",
+    ERROR,
+    "nanobot.extension.json misses a required field or a value is invalid.",
+    "Fix the named field per the nanobot manifest reference.",
+)
+NANOBOT_DUPLICATE = define_code(
+    "nanobot.manifest_duplicate",
+    ERROR,
+    "A contribution (kind, name), dependency (kind, name), permission or entry repeats.",
+    "Declare each once.",
+)
+NANOBOT_ENTRY_OVERRIDDEN = define_code(
+    "nanobot.entry_overridden",
+    INFO,
+    "Both entry and entries are set; entries take precedence.",
+    "Drop `entry` to avoid the ambiguity.",
+)
+NANOBOT_REASON_MISSING = define_code(
+    "nanobot.permission_reason_missing",
+    WARNING,
+    "A permission has no reason for the user to evaluate.",
+    "Add a concrete reason.",
+)
+NANOBOT_SPECIFIER_IGNORED = define_code(
+    "nanobot.dependency_specifier_ignored",
+    WARNING,
+    "An executable or environment dependency has a version specifier, which is never checked.",
+    "Remove the specifier.",
+)
+
+# --- Pi -----------------------------------------------------------------------------------
+
+PI_MANIFEST_INVALID = define_code(
+    "pi.manifest_invalid",
+    ERROR,
+    "package.json `pi` is not an object or a resource key is not an array of strings.",
+    "Make extensions/skills/prompts/themes arrays of path strings.",
+)
+PI_MANIFEST_UNKNOWN_KEY = define_code(
+    "pi.manifest_unknown_key",
+    INFO,
+    "package.json `pi` has a key Pi does not read (Pi ignores it).",
+    "Check for a typo such as `extension` for `extensions`.",
+)
+PI_RUNTIME_ONLY = define_code(
+    "pi.contributions_runtime_only",
+    INFO,
+    "Pi extensions register tools, commands and hooks at runtime; only skills, prompts "
+    "and themes are known statically.",
+    "Nothing to fix; audit a running instance to see them.",
+)
+PI_HOST_PACKAGE_BUNDLED = define_code(
+    "pi.host_package_bundled",
+    WARNING,
+    "A Pi host package (pi-ai, pi-coding-agent, pi-tui, typebox, ...) is in dependencies.",
+    'List it in peerDependencies as "*"; the host supplies it.',
+)
+PI_NO_RESOURCES = define_code(
+    "pi.no_resources",
+    WARNING,
+    "The Pi package resolves to no extensions, skills, prompts or themes.",
+    "Add a `pi` manifest or the convention directories.",
+)
+
+# --- OpenClaw -----------------------------------------------------------------------------
+
+OPENCLAW_MANIFEST_MISSING = define_code(
+    "openclaw.manifest_missing",
+    ERROR,
+    "The package declares `openclaw` in package.json but has no openclaw.plugin.json.",
+    "Add openclaw.plugin.json with id and configSchema.",
+)
+OPENCLAW_MANIFEST_INVALID = define_code(
+    "openclaw.manifest_invalid",
+    ERROR,
+    "openclaw.plugin.json fails a hard check: id, configSchema, categories, size.",
+    "Fix the named field; OpenClaw refuses such a plugin.",
+)
+OPENCLAW_VALUE_DROPPED = define_code(
+    "openclaw.manifest_value_dropped",
+    WARNING,
+    "An openclaw.plugin.json field has a bad value; OpenClaw silently drops it.",
+    "Fix the field's type.",
+)
+OPENCLAW_PACKAGE_INVALID = define_code(
+    "openclaw.package_invalid",
+    ERROR,
+    "package.json `openclaw` is malformed (extensions not an array, runtimeExtensions "
+    "not paired with extensions).",
+    "Follow OpenClaw's package-entries rules.",
+)
+OPENCLAW_NO_ENTRY = define_code(
+    "openclaw.no_entry",
+    WARNING,
+    "No runtime entry was found (no openclaw.extensions and no index.*).",
+    "Declare openclaw.extensions (or runtimeExtensions) in package.json.",
+)
+OPENCLAW_RUNTIME_ONLY = define_code(
+    "openclaw.contributions_runtime_only",
+    INFO,
+    "OpenClaw commands, hooks and services are registered at runtime; only manifest "
+    "contracts are known statically.",
+    "Nothing to fix; audit a running instance to see them.",
+)
+
+ALL_CODES: tuple[DiagnosticCode, ...] = tuple(
+    value for value in list(globals().values()) if isinstance(value, DiagnosticCode)
+)

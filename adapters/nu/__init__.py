@@ -1,0 +1,7 @@
+"""Nu: ``package.json`` with a ``nu`` key, and ``tool.yaml`` tools (synthetic format)."""
+
+from __future__ import annotations
+
+from adapters.nu.adapter import NuAdapter
+
+__all__ = ["NuAdapter"]

@@ -1,0 +1,224 @@
+"""Nu packages: ``package.json`` with a ``nu`` key, its ``tool.yaml`` tools, skills,
+extension modules, suggested policy, secrets and settings.
+
+No public Nu implementation exists (nu-notes.md): the project's Nu document is the
+specification, and every Nu fixture is synthetic. A folder holding just a ``tool.yaml``
+is read as a one-tool package so a single tool can be inspected on its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+from adapters import _codes as codes
+from adapters import _glob
+from adapters._base import CatalogEntry, Contribution
+from adapters._fields import Fields
+from adapters._files import ABSENT, Inspection, jsonable, safe_is_dir, safe_is_file
+from adapters._markdown import skill_contribution, skill_files
+from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
+from adapters.nu._tool import check_tool_yaml
+
+__all__ = ["NuAdapter"]
+
+NU_KEYS: Final = (
+    "namespace",
+    "tools",
+    "skills",
+    "extensions",
+    "policy",
+    "secrets",
+    "config",
+    "client",
+)
+TOOL_YAML: Final = "tool.yaml"
+
+
+class NuAdapter:
+    ecosystem = "nu"
+
+    def detect(self, root: Path) -> bool:
+        return has_key(root, "nu") or safe_is_file(root / TOOL_YAML)
+
+    def inspect(self, root: Path) -> CatalogEntry:
+        inspection = Inspection(root)
+        entry = CatalogEntry(
+            id=root.name or "nu", name=root.name or "nu", version="", ecosystem="nu", root=str(root)
+        )
+        if not has_key(root, "nu") and safe_is_file(root / TOOL_YAML):
+            self._single_tool(inspection, entry)
+        else:
+            self._package(inspection, entry)
+        entry.diagnostics = inspection.finish(entry.id)
+        return entry
+
+    def _single_tool(self, inspection: Inspection, entry: CatalogEntry) -> None:
+        tool = check_tool_yaml(inspection, TOOL_YAML, None)
+        entry.runtime = "nu-tool"
+        if tool is None:
+            return
+        entry.id = entry.name = tool.name
+        entry.description = tool.description
+        entry.contributions.append(tool)
+        entry.secrets = list(tool.detail["secrets"])
+        entry.entries = [tool.detail["entry"]] if tool.detail["entry"] else []
+
+    def _package(self, inspection: Inspection, entry: CatalogEntry) -> None:
+        package = read_package(inspection)
+        if package is None:
+            return
+        entry.id, entry.name = package.id, package.name
+        entry.version, entry.description = package.version, package.description
+        entry.dependencies = npm_dependencies(inspection, package.raw)
+        nu = package.raw.get("nu")
+        if not isinstance(nu, dict):
+            what = "missing" if "nu" not in package.raw else "not an object"
+            inspection.add(codes.NU_MANIFEST_INVALID(f"{PACKAGE_JSON}: nu is {what}"))
+            return
+        fields = Fields(inspection, codes.NU_MANIFEST_INVALID, f"{PACKAGE_JSON} nu", nu)
+        namespace = fields.string("namespace", required=True)
+        entry.metadata["namespace"] = namespace
+        tools = [
+            tool
+            for rel in self._tool_files(inspection, fields.string_list("tools"))
+            if (tool := check_tool_yaml(inspection, rel, namespace)) is not None
+        ]
+        skills = self._skills(inspection, fields.string_list("skills"))
+        entry.entries = [
+            rel
+            for index, raw in enumerate(fields.string_list("extensions"))
+            if (rel := inspection.resolve(raw, label=f"{PACKAGE_JSON} nu.extensions[{index}]"))
+        ]
+        policy = fields.string("policy")
+        if policy is not None:
+            entry.metadata["policy"] = self._policy(inspection, policy)
+        entry.secrets = _unique(
+            fields.string_list("secrets") + [s for t in tools for s in t.detail["secrets"]]
+        )
+        entry.config_keys = _unique(fields.string_list("config"))
+        commands = self._client(inspection, fields.mapping("client"), tools)
+        fields.unknown(NU_KEYS, codes.NU_MANIFEST_UNKNOWN_FIELD)
+        entry.contributions = tools + skills + commands
+        if entry.entries:
+            entry.runtime = "node-sidecar"
+            inspection.add(
+                codes.NU_RUNTIME_ONLY(
+                    f"{PACKAGE_JSON} nu.extensions: hooks, channels, memory stores, browser "
+                    "providers, sandboxes and watchers are registered at runtime"
+                )
+            )
+        elif tools:
+            entry.runtime = "nu-tool"
+
+    @staticmethod
+    def _tool_files(inspection: Inspection, patterns: list[str]) -> list[str]:
+        files: list[str] = []
+        walked: list[str] | None = None
+        for index, pattern in enumerate(patterns):
+            label = f"{PACKAGE_JSON} nu.tools[{index}]"
+            if not _glob.has_magic(pattern):
+                rel = inspection.resolve(pattern, label=label)
+                matches = [rel] if rel else []
+            else:
+                if walked is None:
+                    walked = [rel for rel, is_dir in inspection.walk() if not is_dir]
+                matches = [rel for rel in walked if _glob.match(pattern, rel)]
+                if not matches:
+                    inspection.add(codes.ENTRY_NOT_FOUND(f"{label}: {pattern!r} matches nothing"))
+            files.extend(rel for rel in matches if rel not in files)
+        return files
+
+    @staticmethod
+    def _skills(inspection: Inspection, dirs: list[str]) -> list[Contribution]:
+        skills: list[Contribution] = []
+        for index, raw in enumerate(dirs):
+            rel = inspection.resolve(raw, label=f"{PACKAGE_JSON} nu.skills[{index}]")
+            if rel is None:
+                continue
+            paths = skill_files(inspection, rel)
+            if not paths:
+                inspection.add(
+                    codes.ENTRY_NOT_FOUND(
+                        f"{PACKAGE_JSON} nu.skills[{index}]: no SKILL.md in {raw!r}"
+                    )
+                )
+            skills += [c for p in paths if (c := skill_contribution(inspection, p)) is not None]
+        return skills
+
+    @staticmethod
+    def _policy(inspection: Inspection, raw: str) -> dict[str, Any]:
+        """Light check of the suggested policy against rebuno's policy-bundle grammar."""
+        rel = inspection.resolve(raw, label=f"{PACKAGE_JSON} nu.policy")
+        summary: dict[str, Any] = {"path": rel or raw, "valid": False}
+        if rel is None or safe_is_dir(inspection.root / rel):
+            return summary
+        data = inspection.read_yaml(rel)
+        if data is ABSENT:
+            return summary
+        problems: list[str] = []
+        if not isinstance(data, dict):
+            problems.append("top level is not a mapping")
+            data = {}
+        if data.get("default_action", "deny") not in ("allow", "deny"):
+            problems.append("default_action must be allow or deny")
+        rules = data.get("rules", [])
+        if not isinstance(rules, list):
+            problems.append("rules must be a list")
+            rules = []
+        ids = [r.get("id") for r in rules if isinstance(r, dict)]
+        priorities = [r.get("priority") for r in rules if isinstance(r, dict)]
+        if len(ids) != len(rules) or not all(isinstance(i, str) and i for i in ids):
+            problems.append("every rule needs a mapping with a string id")
+        elif len(set(ids)) != len(ids):
+            problems.append("rule ids must be unique")
+        if not all(isinstance(p, int) and not isinstance(p, bool) for p in priorities):
+            problems.append("every rule needs an integer priority")
+        elif len(set(priorities)) != len(priorities):
+            problems.append("rule priorities must be unique")
+        for problem in problems:
+            inspection.add(codes.NU_POLICY_INVALID(f"{rel}: {problem}"))
+        summary.update(valid=not problems, rules=len(rules))
+        return summary
+
+    @staticmethod
+    def _client(
+        inspection: Inspection, client: dict[Any, Any] | None, tools: list[Contribution]
+    ) -> list[Contribution]:
+        if client is None:
+            return []
+        where = f"{PACKAGE_JSON} nu.client"
+        fields = Fields(inspection, codes.NU_MANIFEST_INVALID, where, client)
+        commands: list[Contribution] = []
+        specs = fields.mapping("commands") or {}
+        spec_list = Fields(inspection, codes.NU_MANIFEST_INVALID, f"{where}.commands", specs)
+        for name, spec in specs.items():
+            if not isinstance(spec, dict):
+                spec_list.problem(str(name), "must be an object", spec)
+                continue
+            spec_fields = Fields(
+                inspection, codes.NU_MANIFEST_INVALID, f"{where}.commands.{name}", spec
+            )
+            message = spec_fields.string("message", required=True)
+            description = spec_fields.string("description", allow_empty=True)
+            if name and message is not None:
+                commands.append(
+                    Contribution(
+                        kind="command",
+                        name=name,
+                        description=description or "",
+                        detail={"message": message},
+                    )
+                )
+        by_name = {tool.name: tool for tool in tools}
+        for name, display in (fields.mapping("tools") or {}).items():
+            if name not in by_name:
+                inspection.add(codes.NU_CLIENT_TOOL_UNKNOWN(f"{where}.tools: no tool {name!r}"))
+                continue
+            by_name[name].detail["display"] = jsonable(display)
+        fields.unknown(("commands", "tools"), codes.NU_MANIFEST_UNKNOWN_FIELD)
+        return commands
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))

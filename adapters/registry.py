@@ -1,0 +1,99 @@
+"""The adapters in detection order, and the two entry points the gateway uses.
+
+Order matters: a nanobot manifest wraps Pi and OpenClaw runtimes, so it is checked
+first; an OpenClaw plugin may also carry a ``pi``-less package.json, so it precedes Pi;
+nimlet is last because its skills/prompts folders are the loosest signal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from adapters import _codes as codes
+from adapters._base import Adapter, CatalogEntry
+from adapters._files import safe_is_dir
+from adapters.nanobot import NanobotAdapter
+from adapters.nimlet import NimletAdapter
+from adapters.nu import NuAdapter
+from adapters.openclaw import OpenClawAdapter
+from adapters.pi import PiAdapter
+from gateway.diagnostics import Diagnostic
+
+__all__ = ["ADAPTERS", "detect_ecosystem", "get_adapter", "inspect_package"]
+
+ADAPTERS: tuple[Adapter, ...] = (
+    NanobotAdapter(),
+    OpenClawAdapter(),
+    PiAdapter(),
+    NuAdapter(),
+    NimletAdapter(),
+)
+
+
+def get_adapter(ecosystem: str) -> Adapter | None:
+    return next((a for a in ADAPTERS if a.ecosystem == ecosystem), None)
+
+
+def detect_ecosystem(root: Path | str) -> list[Adapter]:
+    """Every adapter that recognises ``root``, in ADAPTERS order (the first one wins)."""
+    root = Path(root)
+    if not safe_is_dir(root):
+        return []
+    return [adapter for adapter in ADAPTERS if _safe_detect(adapter, root)]
+
+
+def inspect_package(root: Path | str, ecosystem: str | None = None) -> CatalogEntry:
+    """The catalog entry for the package at ``root``; never raises for bad input.
+
+    ``ecosystem`` forces an adapter (its missing manifest is then a diagnostic);
+    otherwise the first adapter that detects the package reads it.
+    """
+    root = Path(root)
+    adapter = get_adapter(ecosystem) if ecosystem is not None else None
+    if ecosystem is not None and adapter is None:
+        known = ", ".join(a.ecosystem for a in ADAPTERS)
+        return _empty(
+            root,
+            ecosystem,
+            codes.UNKNOWN_ECOSYSTEM(f"unknown ecosystem {ecosystem!r}; known: {known}"),
+        )
+    if not safe_is_dir(root):
+        return _empty(root, ecosystem or "unknown", codes.ROOT_INVALID(f"{root}: not a directory"))
+    if adapter is None:
+        detected = detect_ecosystem(root)
+        if not detected:
+            return _empty(
+                root,
+                "unknown",
+                codes.NOT_DETECTED(f"{root}: no nimlet, Nu, nanobot, Pi or OpenClaw metadata"),
+            )
+        adapter = detected[0]
+    try:
+        return adapter.inspect(root)
+    except Exception as error:  # a bug in an adapter must not take the caller down
+        return _empty(
+            root,
+            adapter.ecosystem,
+            codes.ADAPTER_FAILED(f"{adapter.ecosystem} adapter failed: {error!r}"),
+        )
+
+
+def _safe_detect(adapter: Adapter, root: Path) -> bool:
+    try:
+        return adapter.detect(root)
+    except Exception:  # detection is a guess; a crashing guess is a "no"
+        return False
+
+
+def _empty(root: Path, ecosystem: str, diagnostic: Diagnostic) -> CatalogEntry:
+    name = root.name or str(root)
+    diagnostic = replace(diagnostic, package=name)
+    return CatalogEntry(
+        id=name,
+        name=name,
+        version="",
+        ecosystem=ecosystem,
+        root=str(root),
+        diagnostics=[diagnostic],
+    )

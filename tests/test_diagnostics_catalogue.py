@@ -1,0 +1,55 @@
+"""docs/diagnostics.md and the code catalogue say the same thing."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+
+import adapters
+import gateway
+from gateway.diagnostics import Diagnostic, Diagnostics, Severity, catalogue
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "diagnostics.md"
+ROW = re.compile(r"^\| `([a-z0-9_.-]+)` \| (error|warning|info) \|", re.MULTILINE)
+
+
+def declared() -> dict[str, str]:
+    for package in (gateway, adapters):
+        for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            if not module.name.endswith("__main__"):
+                importlib.import_module(module.name)
+    return {code: entry.severity.value for code, entry in catalogue().items()}
+
+
+def documented() -> dict[str, str]:
+    return dict(ROW.findall(DOC.read_text(encoding="utf-8")))
+
+
+def test_every_declared_code_is_documented_with_its_severity():
+    codes, docs = declared(), documented()
+    missing = {code: severity for code, severity in codes.items() if docs.get(code) != severity}
+    assert missing == {}
+
+
+def test_every_documented_code_is_declared():
+    assert set(documented()) - set(declared()) == set()
+
+
+def test_a_diagnostic_with_an_uncatalogued_code_cannot_be_made():
+    with pytest.raises(ValueError, match="not in the catalogue"):
+        Diagnostic("no.such_code", Severity.WARNING, "message")
+
+
+def test_diagnostics_collector_keeps_order_and_reports_new_items():
+    seen: list[str] = []
+    collected = Diagnostics(listener=lambda d: seen.append(d.code))
+    code = next(iter(catalogue()))
+    collected.add(Diagnostic(code, Severity.INFO, "one"))
+    mark = len(collected)
+    collected.add(Diagnostic(code, Severity.INFO, "two"))
+    assert [d.message for d in collected.since(mark)] == ["two"]
+    assert seen == [code, code]
