@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -134,18 +135,22 @@ async def mcp_round_trips(calls: int) -> list[float] | None:
         from mcp.client.stdio import stdio_client
     except ImportError:
         return None
-    parameters = StdioServerParameters(command=sys.executable, args=[str(HERE / "mcp_echo_server.py")])
+    parameters = StdioServerParameters(
+        command=sys.executable, args=[str(HERE / "mcp_echo_server.py")]
+    )
     samples = []
-    with open("/dev/null", "w") as errlog:
-        async with stdio_client(parameters, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                for _ in range(20):
-                    await session.call_tool("echo", {"text": "hi"})
-                for _ in range(calls):
-                    start = time.perf_counter()
-                    await session.call_tool("echo", {"text": "hi"})
-                    samples.append(time.perf_counter() - start)
+    with open(os.devnull, "w") as errlog:
+        async with (
+            stdio_client(parameters, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            for _ in range(20):
+                await session.call_tool("echo", {"text": "hi"})
+            for _ in range(calls):
+                start = time.perf_counter()
+                await session.call_tool("echo", {"text": "hi"})
+                samples.append(time.perf_counter() - start)
     return samples
 
 
@@ -172,7 +177,8 @@ def main() -> None:
     print("== gateway core benchmark ==")
     print(f"round trip, raw pipe echo      p50 {ms(raw_p50)}  p99 {ms(percentile(raw, 0.99))}")
     print(
-        f"round trip, gateway call_tool  p50 {ms(gw_p50)}  p99 {ms(percentile(through_gateway, 0.99))}"
+        f"round trip, gateway call_tool  p50 {ms(gw_p50)}"
+        f"  p99 {ms(percentile(through_gateway, 0.99))}"
         f"  -> {gw_p50 / raw_p50:.2f}x raw pipe (target <= 1.5x, p99 <= 2 ms)"
     )
     if mcp is None:

@@ -30,7 +30,11 @@ for line in sys.stdin:
     if kind == "tool":
         write(
             json.dumps(
-                {"type": "response", "id": message["id"], "content": message["arguments"].get("text", "")}
+                {
+                    "type": "response",
+                    "id": message["id"],
+                    "content": message["arguments"].get("text", ""),
+                }
             )
             + "\n"
         )

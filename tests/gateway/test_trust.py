@@ -29,7 +29,9 @@ def test_reading_trust_does_not_create_the_store(workspace):
     assert not workspace.config.home.exists()
 
 
-async def test_corrupt_store_is_a_diagnostic_the_workspace_is_untrusted_and_the_file_kept(workspace):
+async def test_corrupt_store_is_a_diagnostic_the_workspace_is_untrusted_and_the_file_kept(
+    workspace,
+):
     workspace.add_extension("project", tools=["p"])
     workspace.config.home.mkdir(parents=True)
     state = workspace.config.home / "state.sqlite3"
@@ -37,5 +39,7 @@ async def test_corrupt_store_is_a_diagnostic_the_workspace_is_untrusted_and_the_
     async with open_gateway(workspace.root, config=workspace.config) as gateway:
         assert not gateway.trusted
         assert gateway.registry.tool("p") is None
-        assert [d.code for d in gateway.diagnostics if d.severity.value == "error"] == ["store.unusable"]
+        assert [d.code for d in gateway.diagnostics if d.severity.value == "error"] == [
+            "store.unusable"
+        ]
     assert state.read_bytes() == b"not a database"
