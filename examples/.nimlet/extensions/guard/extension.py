@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """The nimlet spec's guard: denies network commands and counts them in a widget."""
+
 import json
 import sys
 
@@ -26,9 +27,11 @@ for line in sys.stdin:
         command = str(arguments.get("command", ""))
         if any(word in command for word in BLOCKED):
             blocked += 1
-            reply.update({
-                "allow": False,
-                "reason": "network commands are blocked in this project",
-                "widget": {"key": "guard", "lines": [f"blocked {blocked}"]},
-            })
+            reply.update(
+                {
+                    "allow": False,
+                    "reason": "network commands are blocked in this project",
+                    "widget": {"key": "guard", "lines": [f"blocked {blocked}"]},
+                }
+            )
     send(reply)
