@@ -188,6 +188,7 @@ def _discover_tools(
     return tools
 
 
+_PLACEHOLDER = re.compile(r"\$ARGUMENTS|\$@")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
@@ -229,6 +230,10 @@ def _discover_skills(roots: list[tuple[Path, str]], diagnostics: list[Diagnostic
                         line for _, line in zip(range(_SKILL_SCAN_LINES), handle, strict=False)
                     )
                 data, body = split_front_matter(head)
+                if not data and _FRONT_MATTER.match(head) is None and head.startswith("---"):
+                    # Front matter that does not close within the scanned lines: read the
+                    # top-level keys it does show.
+                    data, body = _open_front_matter(head), ""
                 name = _string_field(data, "name") or folder.name
                 description = _string_field(data, "description") or _first_text_line(body)
             except (OSError, UnicodeDecodeError, ValueError) as error:
@@ -236,6 +241,15 @@ def _discover_skills(roots: list[tuple[Path, str]], diagnostics: list[Diagnostic
                 continue
             skills.append(Skill(name, description, path, scope))
     return skills
+
+
+def _open_front_matter(head: str) -> dict[str, object]:
+    fields: dict[str, object] = {}
+    for line in head.splitlines()[1:]:
+        key, separator, value = line.partition(":")
+        if separator and key in ("name", "description") and key not in fields:
+            fields[key] = value.strip().strip("'\"")
+    return fields
 
 
 def _first_text_line(body: str) -> str:
@@ -267,5 +281,6 @@ def _discover_prompts(
 
 
 def expand_prompt(body: str, arguments: str) -> str:
-    """``$ARGUMENTS`` and ``$@`` become the text typed after the command."""
-    return body.replace("$ARGUMENTS", arguments).replace("$@", arguments)
+    """``$ARGUMENTS`` and ``$@`` become the text typed after the command (in one pass, so
+    a ``$@`` inside the arguments stays as typed)."""
+    return _PLACEHOLDER.sub(lambda _: arguments, body)

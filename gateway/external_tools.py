@@ -86,6 +86,9 @@ async def run_tool_json(
                     tasks.start_soon(read, 0, process.stdout, stdout)
                     tasks.start_soon(read, 1, process.stderr, stderr)
                     await process.wait()
+                    # A finished tool's stray children would hold the pipes open until the
+                    # timeout: they go with it, and the reads end at the buffered output.
+                    signal_group(process.pid, signal.SIGKILL)
             timed_out = scope.cancelled_caught
         finally:
             with anyio.CancelScope(shield=True):

@@ -7,6 +7,7 @@ lifecycle events through the catalogue's result rules.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -192,7 +193,9 @@ class Gateway:
         manifest = found.manifest
         env = self.env
         command = resolve_command(list(manifest.command), found.folder, env.get("PATH"))
-        log = self.config.logs_dir / f"{manifest.name}-{found.folder.name}.log"
+        # The folder's hash keeps two same-named extensions of different roots apart.
+        digest = hashlib.sha256(str(found.folder).encode()).hexdigest()[:8]
+        log = self.config.logs_dir / f"{manifest.name}-{found.folder.name}-{digest}.log"
         return LaunchPlan(
             name=manifest.name,
             command=command,
