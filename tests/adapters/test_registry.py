@@ -8,13 +8,11 @@ from pathlib import Path
 
 import pytest
 
-import adapters
 from adapters import ADAPTERS, Adapter, detect_ecosystem, get_adapter, inspect_package
 from adapters._codes import ALL_CODES
 from gateway.diagnostics import catalogue
 from tests.adapters._helpers import assert_well_formed, codes, messages, write_tree
 
-CODES_MD = Path(adapters.__file__).parent / "CODES.md"
 NANOBOT = {
     "id": "acme.wrap",
     "name": "Wrap",
@@ -148,15 +146,6 @@ def test_every_code_is_declared_in_the_gateway_catalogue() -> None:
     for code in ALL_CODES:
         assert declared[code.code] == code
         assert re.fullmatch(r"[a-z]+\.[a-z_]+", code.code), code.code
-
-
-def test_codes_md_lists_exactly_the_declared_codes() -> None:
-    rows = [line for line in CODES_MD.read_text().splitlines() if line.startswith("| `")]
-    documented = {}
-    for row in rows:
-        cells = [cell.strip() for cell in row.strip("|").split("|")]
-        documented[cells[0].strip("`")] = cells[1]
-    assert documented == {code.code: code.severity.value for code in ALL_CODES}
 
 
 def test_convention_pi_detection_leaves_nu_packages_alone(tmp_path: Path) -> None:
