@@ -9,11 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-import anyio
-from anyio.abc import ByteReceiveStream
-
 DEFAULT_LINE_CAP = 16 * 1024 * 1024
-_CHUNK = 256 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,16 +18,12 @@ class OversizedLine:
 
 
 async def read_lines(
-    stream: ByteReceiveStream, cap: int = DEFAULT_LINE_CAP
+    chunks: AsyncIterator[bytes], cap: int = DEFAULT_LINE_CAP
 ) -> AsyncIterator[bytes | OversizedLine]:
     """Yield each line (without its newline) or an ``OversizedLine`` marker, until EOF."""
     buffer = bytearray()
     discarding = 0  # bytes thrown away of the current oversized line; 0 = not discarding
-    while True:
-        try:
-            chunk = await stream.receive(_CHUNK)
-        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            break
+    async for chunk in chunks:
         start = 0
         while True:
             newline = chunk.find(b"\n", start)

@@ -361,9 +361,10 @@ class Gateway:
     async def emit(self, event: str, payload: dict[str, Any]) -> EventOutcome:
         """Dispatch one lifecycle event to its subscribers (none in plan mode)."""
         spec = self.catalogue[event]
-        if self.plan:
-            return EventOutcome(event, dict(payload))
-        return await dispatch(spec, payload, self.registry.hooks(event), self.diagnostics)
+        subscribers = self.registry.hooks(event)
+        if self.plan or not subscribers:
+            return EventOutcome(event, payload)
+        return await dispatch(spec, payload, subscribers, self.diagnostics)
 
     def _base_payload(self) -> dict[str, Any]:
         return {"session_id": self.session.id, "workspace": str(self.workspace)}
@@ -412,7 +413,7 @@ class Gateway:
         return ToolResult(content, is_error, False, arguments, self.diagnostics.since(mark))
 
     async def _run_tool(self, tool: ToolEntry, arguments: dict[str, Any]) -> ToolOutcome:
-        if tool.validator is not None:
+        if tool.validator is not None and not tool.validator.is_valid(arguments):
             problems = sorted(tool.validator.iter_errors(arguments), key=lambda e: list(e.path))
             if problems:
                 where = "/".join(str(part) for part in problems[0].absolute_path) or "(root)"

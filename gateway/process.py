@@ -15,7 +15,6 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from subprocess import PIPE
 from typing import IO, Any
 
 import anyio
@@ -23,6 +22,7 @@ from anyio.abc import Process, TaskGroup, TaskStatus
 
 from . import _codes
 from ._framing import DEFAULT_LINE_CAP, OversizedLine, read_lines
+from ._pipes import ChildPipes, PipeClosed
 from ._spawn import group_alive, kill_group, signal_group
 from .diagnostics import Diagnostics, Severity
 from .protocol import (
@@ -148,8 +148,7 @@ class ExtensionProcess:
         self._answered_set: set[str] = set()
         self._abandoned: set[str] = set()
         self._ui_open = 0
-        # fast_acquire: an uncontended write must not cost an extra trip through the loop.
-        self._write_lock = anyio.Lock(fast_acquire=True)
+        self._pipes: ChildPipes | None = None
         self._registered = anyio.Event()
         self._register_error: str | None = None
         self._first_line_seen = False
@@ -175,20 +174,23 @@ class ExtensionProcess:
     async def start(self, task_group: TaskGroup, initialize: InitializeMessage) -> RegisterMessage:
         """Spawn, send ``initialize``, wait for a valid ``register`` (or raise and clean up)."""
         self._log = await anyio.to_thread.run_sync(_open_log, self.plan.log_path)
+        self._pipes = ChildPipes()
         try:
             self._process = await anyio.open_process(
                 self.plan.command,
-                stdin=PIPE,
-                stdout=PIPE,
+                stdin=self._pipes.child_stdin,
+                stdout=self._pipes.child_stdout,
                 stderr=self._log,
                 cwd=self.plan.cwd,
                 env=self.plan.env,
                 start_new_session=True,
             )
         except OSError as error:
+            self._pipes.close()
             self._log.close()
             self._log = None
             raise ExtensionStartError(f"cannot start {self.plan.command[0]}: {error}") from None
+        self._pipes.after_spawn()
         self._alive = True
         await task_group.start(self._run)
         try:
@@ -222,6 +224,8 @@ class ExtensionProcess:
             if process is not None:
                 with anyio.move_on_after(2):
                     await process.aclose()
+            if self._pipes is not None:
+                self._pipes.close()
             if self._log is not None:
                 self._log.close()
                 self._log = None
@@ -232,8 +236,8 @@ class ExtensionProcess:
             with anyio.move_on_after(0.5):
                 with contextlib.suppress(ExtensionError):
                     await self._write(ShutdownMessage())
-            with contextlib.suppress(Exception):
-                await process.stdin.aclose()  # type: ignore[union-attr]
+            assert self._pipes is not None
+            self._pipes.close_stdin()
             with anyio.move_on_after(self._config.shutdown_grace):
                 await process.wait()
         if process.returncode is None:
@@ -297,14 +301,11 @@ class ExtensionProcess:
             await self._write(CancelMessage(id=request_id))
 
     async def _write(self, message: HostMessage) -> None:
-        process = self._process
-        if process is None or process.stdin is None:
+        if self._pipes is None:
             raise ExtensionExited(f"extension {self.name} is not running")
-        data = encode(message)
         try:
-            async with self._write_lock:
-                await process.stdin.send(data)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            await self._pipes.send(encode(message))
+        except PipeClosed:
             raise ExtensionExited(f"extension {self.name} closed its input") from None
 
     def _fail_pending(self, error: ExtensionError) -> None:
@@ -336,11 +337,11 @@ class ExtensionProcess:
     # ------------------------------------------------------------------ reader
 
     async def _run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        assert self._process is not None and self._process.stdout is not None
+        assert self._pipes is not None
         with self._scope:
             async with anyio.create_task_group() as tasks:
                 task_status.started()
-                async for line in read_lines(self._process.stdout, self._config.line_cap):
+                async for line in read_lines(self._pipes.chunks(), self._config.line_cap):
                     self._handle_line(line, tasks)
                 tasks.cancel_scope.cancel()
         self._reader_done.set()

@@ -125,6 +125,7 @@ class Registry:
         self._owners: dict[str, _Owned] = {}
         self._tools: dict[str, list[ToolEntry]] = {}
         self._commands: dict[str, list[CommandEntry]] = {}
+        self._hooks_by_event: dict[str, list[HookEntry]] = {}
 
     # ------------------------------------------------------------------ changes
 
@@ -184,6 +185,7 @@ class Registry:
                 )
         # Nothing above mutates: the owner's contributions land together or not at all.
         self._owners[owner] = _Owned(accepted_tools, accepted_commands, list(hooks))
+        self._hooks_by_event.clear()
         for tool in accepted_tools:
             self._tools.setdefault(tool.name, []).append(tool)
         for command in accepted_commands:
@@ -194,6 +196,7 @@ class Registry:
         owned = self._owners.pop(owner, None)
         if owned is None:
             return
+        self._hooks_by_event.clear()
         for tool in owned.tools:
             self._remove(self._tools, tool.name, owner)
         for command in owned.commands:
@@ -235,9 +238,13 @@ class Registry:
 
     def hooks(self, event: str | None = None) -> list[HookEntry]:
         """Subscribers in owner order (the order owners registered: startup order)."""
-        return [
-            hook
-            for owned in self._owners.values()
-            for hook in owned.hooks
-            if event is None or hook.event == event
-        ]
+        if event is not None:
+            # Asked on every tool call; cached until an owner comes or goes.
+            cached = self._hooks_by_event.get(event)
+            if cached is None:
+                cached = self._hooks_by_event[event] = [
+                    hook for owned in self._owners.values() for hook in owned.hooks
+                    if hook.event == event
+                ]  # fmt: skip
+            return cached
+        return [hook for owned in self._owners.values() for hook in owned.hooks]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import anyio
 import pytest
 
 from gateway._framing import OversizedLine, read_lines
@@ -10,23 +9,13 @@ from gateway._framing import OversizedLine, read_lines
 pytestmark = pytest.mark.anyio
 
 
-class ChunkStream:
-    """A ByteReceiveStream that hands out the given chunks, then EOF."""
-
-    def __init__(self, chunks: list[bytes]) -> None:
-        self._chunks = list(chunks)
-
-    async def receive(self, max_bytes: int = 65536) -> bytes:
-        if not self._chunks:
-            raise anyio.EndOfStream
-        return self._chunks.pop(0)
-
-    async def aclose(self) -> None:
-        pass
+async def chunked(chunks: list[bytes]):
+    for chunk in chunks:
+        yield chunk
 
 
 async def collect(chunks: list[bytes], cap: int = 16) -> list:
-    return [line async for line in read_lines(ChunkStream(chunks), cap)]  # type: ignore[arg-type]
+    return [line async for line in read_lines(chunked(chunks), cap)]
 
 
 async def test_lines_split_across_chunks_are_joined():
