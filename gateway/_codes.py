@@ -200,3 +200,66 @@ STORE_UNUSABLE = define_code(
     "for too long; it was left untouched and treated as empty for this run (nothing trusted).",
     "Follow the message: restore or move the file aside, or upgrade the gateway.",
 )
+
+# Packages: install and the activation gates
+INSTALL_REFUSED = define_code(
+    "install.refused",
+    E,
+    "An install was refused: the source is not allowed (ext::, file://, credentials in a git "
+    "URL), could not be fetched, breaks a limit (size, file count, a symlink leaving the "
+    "package, a special file), or holds no package metadata.",
+    "Read the message; nothing was installed and the previous version is intact.",
+)
+PACKAGE_CHANGED = define_code(
+    "gate.content_changed",
+    W,
+    "An installed package's files changed since it was trusted (or a reinstall brought "
+    "different content); its trust was revoked.",
+    "Inspect the package, then `gateway trust ID` again if the change is yours.",
+)
+GATE_UNTRUSTED = define_code(
+    "gate.untrusted",
+    I,
+    "An installed package is not trusted, so nothing of it runs.",
+    "`gateway inspect ID`, then `gateway trust ID`.",
+)
+GATE_PERMISSION_MISSING = define_code(
+    "gate.permission_missing",
+    W,
+    "An installed package requests permissions that are not granted; it stays inactive.",
+    "`gateway permissions ID PERM…` grants them (the reasons are in `gateway inspect ID`).",
+)
+GATE_DEPENDENCY_MISSING = define_code(
+    "gate.dependency_missing",
+    W,
+    "A hard dependency of an installed package is not met (python distribution or version, "
+    "npm module, executable on PATH, environment variable, another package); it stays inactive.",
+    "Install or set what the message names; optional dependencies never block.",
+)
+GATE_DISABLED = define_code(
+    "gate.disabled",
+    I,
+    "An installed package is disabled (new installs start disabled).",
+    "`gateway enable ID`.",
+)
+GATE_BLOCKED = define_code(
+    "gate.blocked",
+    W,
+    "An installed package depends on another package that is not active.",
+    "Activate the named dependency first.",
+)
+GATE_DEPENDENCY_CYCLE = define_code(
+    "gate.dependency_cycle",
+    E,
+    "Installed packages depend on each other in a cycle (optional edges excepted); none of "
+    "them is activated.",
+    "Break the cycle: make one edge optional or remove a package.",
+)
+RUNTIME_UNAVAILABLE = define_code(
+    "runtime.unavailable",
+    W,
+    "A package passed every gate, but the runtime it needs (Node sidecar for Pi, OpenClaw and "
+    "Nu; Python sidecar for nanobot) is not available yet; it was not started.",
+    "Nothing to do yet: the runtime comes in a later release. `gateway inspect` shows the "
+    "package's metadata meanwhile.",
+)

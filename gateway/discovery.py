@@ -25,6 +25,7 @@ __all__ = [
     "PromptTemplate",
     "Skill",
     "discover",
+    "discover_package",
     "expand_prompt",
 ]
 
@@ -141,6 +142,29 @@ def discover(workspace: Path, home: Path, trusted: bool) -> Discovery:
 _Named = TypeVar("_Named", DiscoveredTool, Skill, PromptTemplate)
 
 
+def discover_package(root: Path) -> Discovery:
+    """What an installed nimlet package holds: an ``extension.json`` at its root, tool.json
+    tools (at the root or under ``tools/``), skills and prompt templates."""
+    found = Discovery()
+    scope = "package"
+    manifest_path = root / "extension.json"
+    if manifest_path.is_file():
+        manifest, problem = load_extension_manifest(manifest_path)
+        if manifest is None:
+            assert problem is not None
+            found.diagnostics.append(problem)
+        else:
+            found.extensions.append(DiscoveredExtension(manifest, root, scope))
+    top_tool = _tool_in(root, scope, found.diagnostics)
+    found.tools = [top_tool] if top_tool else []
+    found.tools += _discover_tools([(root / "tools", scope)], found.diagnostics)
+    top_skill = _skill_in(root, scope, found.diagnostics)
+    found.skills = [top_skill] if top_skill else []
+    found.skills += _discover_skills([(root / "skills", scope)], found.diagnostics)
+    found.prompts = _discover_prompts([(root / "prompts", scope)], found.diagnostics)
+    return found
+
+
 def _has_project_resources(workspace: Path) -> bool:
     tables = (_EXTENSION_ROOTS, _TOOL_ROOTS, _SKILL_ROOTS, _PROMPT_ROOTS)
     return any(
@@ -173,19 +197,22 @@ def _where(item: DiscoveredTool | Skill | PromptTemplate) -> Path:
 def _discover_tools(
     roots: list[tuple[Path, str]], diagnostics: list[Diagnostic]
 ) -> list[DiscoveredTool]:
-    tools = []
-    for root, scope in roots:
-        for folder in _children(root):
-            path = folder / "tool.json"
-            if not path.is_file():
-                continue
-            manifest, problem = load_tool_manifest(path)
-            if manifest is None:
-                assert problem is not None
-                diagnostics.append(problem)
-            else:
-                tools.append(DiscoveredTool(manifest, folder, scope))
-    return tools
+    found = (
+        _tool_in(folder, scope, diagnostics) for root, scope in roots for folder in _children(root)
+    )
+    return [tool for tool in found if tool is not None]
+
+
+def _tool_in(folder: Path, scope: str, diagnostics: list[Diagnostic]) -> DiscoveredTool | None:
+    path = folder / "tool.json"
+    if not path.is_file():
+        return None
+    manifest, problem = load_tool_manifest(path)
+    if manifest is None:
+        assert problem is not None
+        diagnostics.append(problem)
+        return None
+    return DiscoveredTool(manifest, folder, scope)
 
 
 _PLACEHOLDER = re.compile(r"\$ARGUMENTS|\$@")
@@ -218,29 +245,30 @@ def _string_field(data: dict[str, object], key: str) -> str | None:
 
 
 def _discover_skills(roots: list[tuple[Path, str]], diagnostics: list[Diagnostic]) -> list[Skill]:
-    skills = []
-    for root, scope in roots:
-        for folder in _children(root):
-            path = folder / "SKILL.md"
-            if not path.is_file():
-                continue
-            try:
-                with path.open(encoding="utf-8") as handle:
-                    head = "".join(
-                        line for _, line in zip(range(_SKILL_SCAN_LINES), handle, strict=False)
-                    )
-                data, body = split_front_matter(head)
-                if not data and _FRONT_MATTER.match(head) is None and head.startswith("---"):
-                    # Front matter that does not close within the scanned lines: read the
-                    # top-level keys it does show.
-                    data, body = _open_front_matter(head), ""
-                name = _string_field(data, "name") or folder.name
-                description = _string_field(data, "description") or _first_text_line(body)
-            except (OSError, UnicodeDecodeError, ValueError) as error:
-                diagnostics.append(_codes.SKILL_INVALID(f"skipping {path}: {error}"))
-                continue
-            skills.append(Skill(name, description, path, scope))
-    return skills
+    found = (
+        _skill_in(folder, scope, diagnostics) for root, scope in roots for folder in _children(root)
+    )
+    return [skill for skill in found if skill is not None]
+
+
+def _skill_in(folder: Path, scope: str, diagnostics: list[Diagnostic]) -> Skill | None:
+    path = folder / "SKILL.md"
+    if not path.is_file():
+        return None
+    try:
+        with path.open(encoding="utf-8") as handle:
+            head = "".join(line for _, line in zip(range(_SKILL_SCAN_LINES), handle, strict=False))
+        data, body = split_front_matter(head)
+        if not data and _FRONT_MATTER.match(head) is None and head.startswith("---"):
+            # Front matter that does not close within the scanned lines: read the top-level
+            # keys it does show.
+            data, body = _open_front_matter(head), ""
+        name = _string_field(data, "name") or folder.name
+        description = _string_field(data, "description") or _first_text_line(body)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        diagnostics.append(_codes.SKILL_INVALID(f"skipping {path}: {error}"))
+        return None
+    return Skill(name, description, path, scope)
 
 
 def _open_front_matter(head: str) -> dict[str, object]:

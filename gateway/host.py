@@ -22,9 +22,16 @@ from . import _codes
 from ._spawn import LaunchError, child_environment, resolve_command
 from .config import GatewayConfig
 from .diagnostics import Diagnostic, Diagnostics
-from .discovery import DiscoveredExtension, Discovery, discover, expand_prompt
+from .discovery import DiscoveredExtension, Discovery, discover, discover_package, expand_prompt
 from .events import NIMLET_EVENTS, EventCatalogue, EventOutcome, dispatch
 from .external_tools import run_tool_json
+from .packages import (
+    NoAdapters,
+    PackageStatus,
+    evaluate_packages,
+    load_inspector,
+    runtime_available,
+)
 from .process import (
     ExtensionError,
     ExtensionProcess,
@@ -54,6 +61,7 @@ from .registry import (
     make_tool,
 )
 from .session import Session
+from .store import STATE_FILE, StoreError
 from .trust import is_workspace_trusted
 
 __all__ = ["Gateway", "ToolResult", "UnknownCommand", "UnknownTool", "open_gateway"]
@@ -126,6 +134,7 @@ class Gateway:
         self.discovery = Discovery()
         self.session: Session = None  # type: ignore[assignment]  # set by open_gateway
         self.processes: list[ExtensionProcess] = []
+        self.packages: list[PackageStatus] = []
         self._ui = ui
         self._tasks = task_group
         self._ids = itertools.count(1)
@@ -146,11 +155,31 @@ class Gateway:
     async def _load(self) -> None:
         self.discovery = discover(self.workspace, self.config.user_home, self.trusted)
         self.diagnostics.extend(self.discovery.diagnostics)
+        self.packages = await anyio.to_thread.run_sync(self._evaluate_packages)
+        for status in self.packages:
+            self.diagnostics.extend(status.diagnostics)
+            if status.active:
+                held = discover_package(status.package.record.path)
+                self.diagnostics.extend(held.diagnostics)
+                self.discovery.extensions += held.extensions
+                self.discovery.tools += held.tools
+                self.discovery.skills += held.skills
+                self.discovery.prompts += held.prompts
         for prompt in self.discovery.prompts:
             self._register_prompt(prompt.name, prompt.description, prompt.body, prompt.path)
         for tool in self.discovery.tools:
             self._register_tool_json(tool)
         await self._start_extensions(self.discovery.extensions)
+
+    def _evaluate_packages(self) -> list[PackageStatus]:
+        """Installed packages and their gates; only active ones are loaded."""
+        if not (self.config.home / STATE_FILE).exists():
+            return []
+        try:
+            return evaluate_packages(self.config.home, load_inspector(), runtime_available)
+        except (StoreError, NoAdapters) as error:
+            self.diagnostics.add(_codes.STORE_UNUSABLE(f"installed packages not loaded: {error}"))
+            return []
 
     def _register_prompt(self, name: str, description: str, body: str, path: Path) -> None:
         async def handler(arguments: str) -> CommandOutcome:

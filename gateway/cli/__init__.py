@@ -21,6 +21,8 @@ from ..host import Gateway, UnknownCommand, open_gateway
 from ..session import SessionNotFound
 from ..trust import StoreError, set_workspace_trust
 from ._output import diagnostics_table, fail, print_diagnostics, print_json, table
+from ._packages import VERBS as PACKAGE_VERBS
+from ._packages import add_package_verbs, installed_ids, run_package_verb, trust_package
 
 __all__ = ["main"]
 
@@ -58,10 +60,14 @@ def build_parser() -> argparse.ArgumentParser:
     shell = commands.add_parser("shell", help="interactive shell")
     _common(shell, json_flag=False)
 
-    for verb, text in (("trust", "trust a workspace"), ("untrust", "stop trusting a workspace")):
+    for verb, text in (
+        ("trust", "trust an installed package, or a workspace folder"),
+        ("untrust", "stop trusting an installed package, or a workspace folder"),
+    ):
         sub = commands.add_parser(verb, help=text)
-        sub.add_argument("target", type=Path, metavar="DIR")
+        sub.add_argument("target", metavar="ID|DIR")
         sub.add_argument("--json", action="store_true")
+    add_package_verbs(commands)
     return parser
 
 
@@ -72,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.verb in ("trust", "untrust"):
             return _trust(args, config)
+        if args.verb in PACKAGE_VERBS:
+            return run_package_verb(args, config)
         if not args.workspace.is_dir():
             raise _Usage(f"workspace {args.workspace} is not a folder")
         if args.verb == "shell":
@@ -229,10 +237,14 @@ def _print_effects(gateway: Gateway) -> None:
 
 
 def _trust(args: argparse.Namespace, config: GatewayConfig) -> int:
-    target: Path = args.target
-    if not target.is_dir():
-        raise _Usage(f"{target} is not a folder")
+    """An installed package id trusts the package; otherwise a folder is a workspace."""
     trusted = args.verb == "trust"
+    if args.target in installed_ids(config):
+        args.target_id = args.target
+        return trust_package(args, config, trusted)
+    target = Path(args.target)
+    if not target.is_dir():
+        raise _Usage(f"{args.target} is neither an installed package id nor a folder")
     set_workspace_trust(config.home, target, trusted)
     resolved = str(target.resolve())
     if getattr(args, "json", False):

@@ -1,0 +1,278 @@
+"""The activation pipeline: installed → trusted → permissions granted → dependencies met →
+enabled → active.
+
+Each gate is checked for every installed package and each failure says why, so `status`
+can show the whole picture rather than the first refusal. Packages depending on other
+packages are ordered so their dependencies come first; a cycle of hard edges is refused,
+and a package whose dependency is not active is blocked — nothing else is affected.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as distribution_version
+from pathlib import Path
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from .. import _codes
+from ..diagnostics import Diagnostic
+from ..store import InstalledPackage, StateStore, content_hash, fingerprint_changed
+from ._inspect import CatalogEntryLike, Inspector
+
+__all__ = ["PackageStatus", "evaluate_packages"]
+
+
+@dataclass(slots=True)
+class PackageStatus:
+    package: InstalledPackage
+    entry: CatalogEntryLike
+    trusted: bool
+    missing_permissions: list[str]
+    unmet_dependencies: list[str]
+    enabled: bool
+    runtime_available: bool
+    blocked_by: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.package.id
+
+    @property
+    def gates_passed(self) -> bool:
+        return (
+            self.trusted
+            and not self.missing_permissions
+            and not self.unmet_dependencies
+            and self.enabled
+            and not self.blocked_by
+        )
+
+    @property
+    def active(self) -> bool:
+        return self.gates_passed and self.runtime_available
+
+    @property
+    def reasons(self) -> list[str]:
+        """Why it is not active, one short phrase per failed gate."""
+        reasons = []
+        if not self.trusted:
+            reasons.append("not trusted")
+        if self.missing_permissions:
+            reasons.append("permissions not granted: " + ", ".join(self.missing_permissions))
+        if self.unmet_dependencies:
+            reasons.append("dependencies not met: " + "; ".join(self.unmet_dependencies))
+        if not self.enabled:
+            reasons.append("disabled")
+        if self.blocked_by:
+            reasons.append("blocked by inactive " + ", ".join(self.blocked_by))
+        if self.gates_passed and not self.runtime_available:
+            reasons.append(f"runtime {self.entry.runtime} not available yet")
+        return reasons
+
+    def to_dict(self) -> dict[str, Any]:
+        record = self.package.record
+        return {
+            "id": record.id,
+            "name": record.name,
+            "version": record.version,
+            "ecosystem": record.ecosystem,
+            "runtime": self.entry.runtime,
+            "path": str(record.path),
+            "source": record.source,
+            "gates": {
+                "installed": True,
+                "trusted": self.trusted,
+                "permissions": not self.missing_permissions,
+                "dependencies": not self.unmet_dependencies and not self.blocked_by,
+                "enabled": self.enabled,
+            },
+            "requested_permissions": [p.name for p in self.entry.permissions],
+            "granted_permissions": sorted(self.package.granted),
+            "active": self.active,
+            "reasons": self.reasons,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+def _refresh_hash(store: StateStore, package: InstalledPackage) -> tuple[bool, Diagnostic | None]:
+    """Re-hash only what changed (size, mtime) and revoke trust when the content moved."""
+    record = package.record
+    if not record.path.is_dir():
+        return False, _codes.GATE_DEPENDENCY_MISSING(
+            f"{record.id}: installed files are missing at {record.path}; reinstall it",
+            package=record.id,
+        )
+    if not fingerprint_changed(record.path, record.hash_cache):
+        return package.trusted_for(record.content_hash), None
+    digest, cache = content_hash(record.path, record.hash_cache)
+    revoked = store.update_content_hash(record.id, digest, cache)
+    if revoked:
+        return False, _codes.PACKAGE_CHANGED(
+            f"{record.id}: files changed since the package was trusted; trust revoked",
+            package=record.id,
+            hint=f"gateway trust {record.id}",
+        )
+    return package.trusted and package.trusted_hash == digest, None
+
+
+def _check_dependency(dependency: Any, root: Path, installed: dict[str, str]) -> str | None:
+    """None when met, else a short reason."""
+    kind, name, spec = dependency.kind, dependency.name, dependency.specifier or ""
+    if kind == "python":
+        try:
+            found = distribution_version(name)
+        except PackageNotFoundError:
+            return f"python distribution {name} is not installed"
+        return _version_problem(f"python {name}", found, spec)
+    if kind == "npm":
+        if dependency.provided_by_host:
+            return None  # The sidecar supplies host SDK packages.
+        if not (root / "node_modules" / name / "package.json").is_file():
+            return f"npm module {name} is not installed in the package"
+        return None
+    if kind == "executable":
+        return None if shutil.which(name) else f"executable {name} is not on PATH"
+    if kind == "environment":
+        return None if os.environ.get(name) else f"environment variable {name} is not set"
+    if kind == "extension":
+        if name not in installed:
+            return f"package {name} is not installed"
+        return _version_problem(f"package {name}", installed[name], spec)
+    return f"unknown dependency kind {kind!r}"
+
+
+def _version_problem(what: str, found: str, spec: str) -> str | None:
+    if not spec:
+        return None
+    try:
+        if Version(found) in SpecifierSet(spec):
+            return None
+    except (InvalidSpecifier, InvalidVersion):
+        return f"{what} {found} cannot be checked against {spec!r}"
+    return f"{what} {found} does not satisfy {spec}"
+
+
+def _order(statuses: dict[str, PackageStatus]) -> tuple[list[str], set[str]]:
+    """Dependencies first; returns the order and the ids caught in hard cycles."""
+    edges = {
+        package_id: [
+            d.name
+            for d in status.entry.dependencies
+            if d.kind == "extension" and not d.optional and d.name in statuses
+        ]
+        for package_id, status in statuses.items()
+    }
+    order: list[str] = []
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+    cyclic: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> None:
+        if state.get(node) == 2:
+            return
+        if state.get(node) == 1:
+            cyclic.update(path[path.index(node) :])
+            return
+        state[node] = 1
+        for target in edges[node]:
+            visit(target, [*path, target])
+        state[node] = 2
+        order.append(node)
+
+    for node in sorted(statuses):
+        visit(node, [node])
+    return order, cyclic
+
+
+def evaluate_packages(
+    home: Path, inspector: Inspector, runtime_available: Callable[[CatalogEntryLike], bool]
+) -> list[PackageStatus]:
+    """Every installed package with its gates, in activation order."""
+    with StateStore.open(home) as store:
+        packages = store.list_packages()
+        statuses: dict[str, PackageStatus] = {}
+        versions = {p.id: p.record.version for p in packages}
+        for package in packages:
+            trusted, problem = _refresh_hash(store, package)
+            entry = inspector(package.record.path)
+            requested = [p.name for p in entry.permissions]
+            status = PackageStatus(
+                package=store.get_package(package.id),
+                entry=entry,
+                trusted=trusted,
+                missing_permissions=[p for p in requested if p not in package.granted],
+                unmet_dependencies=[
+                    reason
+                    for dependency in entry.dependencies
+                    if not dependency.optional
+                    and (reason := _check_dependency(dependency, package.record.path, versions))
+                ],
+                enabled=package.enabled,
+                runtime_available=runtime_available(entry),
+            )
+            if problem is not None:
+                status.diagnostics.append(problem)
+            statuses[package.id] = status
+    order, cyclic = _order(statuses)
+    for package_id in order:
+        status = statuses[package_id]
+        if package_id in cyclic:
+            status.blocked_by.append("(dependency cycle)")
+            status.diagnostics.append(
+                _codes.GATE_DEPENDENCY_CYCLE(
+                    f"{package_id}: part of a dependency cycle among " + ", ".join(sorted(cyclic)),
+                    package=package_id,
+                )
+            )
+        for dependency in status.entry.dependencies:
+            target = statuses.get(dependency.name)
+            if (
+                dependency.kind == "extension"
+                and not dependency.optional
+                and target is not None
+                and package_id not in cyclic
+                and not target.active
+            ):
+                status.blocked_by.append(dependency.name)
+        status.diagnostics.extend(_gate_diagnostics(status))
+    return [statuses[package_id] for package_id in order]
+
+
+def _gate_diagnostics(status: PackageStatus) -> Iterable[Diagnostic]:
+    package = status.id
+    if not status.trusted:
+        yield _codes.GATE_UNTRUSTED(
+            f"{package}: not trusted; nothing of it runs",
+            package=package,
+            hint=f"gateway inspect {package}; gateway trust {package}",
+        )
+    if status.missing_permissions:
+        yield _codes.GATE_PERMISSION_MISSING(
+            f"{package}: permissions not granted: {', '.join(status.missing_permissions)}",
+            package=package,
+            hint=f"gateway permissions {package} {' '.join(status.missing_permissions)}",
+        )
+    for reason in status.unmet_dependencies:
+        yield _codes.GATE_DEPENDENCY_MISSING(f"{package}: {reason}", package=package)
+    if not status.enabled:
+        yield _codes.GATE_DISABLED(
+            f"{package}: disabled", package=package, hint=f"gateway enable {package}"
+        )
+    named = [name for name in status.blocked_by if not name.startswith("(")]
+    if named:
+        yield _codes.GATE_BLOCKED(
+            f"{package}: blocked because {', '.join(named)} is not active", package=package
+        )
+    if status.gates_passed and not status.runtime_available:
+        yield _codes.RUNTIME_UNAVAILABLE(
+            f"{package}: runtime not available yet ({status.entry.ecosystem} packages need "
+            f"the {status.entry.runtime} runtime)",
+            package=package,
+        )

