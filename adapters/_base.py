@@ -16,6 +16,7 @@ from gateway.diagnostics import Diagnostic, Severity
 
 __all__ = [
     "CONTRIBUTION_KINDS",
+    "NANOBOT_CONTRIBUTION_KINDS",
     "RUNTIMES",
     "Adapter",
     "CatalogEntry",
@@ -24,22 +25,26 @@ __all__ = [
     "Permission",
 ]
 
-# Kinds a contribution may have. The nanobot eleven come first (its manifest is the
-# strictest vocabulary); the rest name what the other ecosystems declare statically.
+# The eleven kinds of the nanobot manifest, in its order (the strictest vocabulary).
+NANOBOT_CONTRIBUTION_KINDS: tuple[str, ...] = (
+    "tool",
+    "skill",
+    "channel",
+    "llm_provider",
+    "transcription_provider",
+    "image_generation_provider",
+    "web_search_provider",
+    "mcp_server",
+    "hook",
+    "command",
+    "webui",
+)
+
+# Kinds a contribution may have: nanobot's eleven, plus what the other ecosystems declare
+# statically.
 CONTRIBUTION_KINDS: frozenset[str] = frozenset(
     {
-        "tool",
-        "skill",
-        "channel",
-        "llm_provider",
-        "transcription_provider",
-        "image_generation_provider",
-        "web_search_provider",
-        "mcp_server",
-        "hook",
-        "command",
-        "webui",
-        # beyond nanobot's list
+        *NANOBOT_CONTRIBUTION_KINDS,
         "prompt",  # a prompt template that becomes a slash command (nimlet, Pi)
         "theme",  # a Pi theme file
         "provider",  # an OpenClaw provider contract with no nanobot equivalent

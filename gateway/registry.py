@@ -143,17 +143,9 @@ class Registry:
         diagnostics: list[Diagnostic] = []
         accepted_tools: list[ToolEntry] = []
         for tool in tools:
-            if not tool.builtin and tool.name in BUILTIN_TOOL_NAMES:
-                diagnostics.append(
-                    _codes.TOOL_BUILTIN_NAME(
-                        f"{owner}: tool {tool.name!r} collides with a built-in tool; skipped",
-                        package=owner,
-                        contribution=tool.name,
-                    )
-                )
-                continue
             current = self.tool(tool.name)
-            if current is not None and current.builtin and not tool.builtin:
+            reserved = tool.name in BUILTIN_TOOL_NAMES or (current is not None and current.builtin)
+            if reserved and not tool.builtin:
                 diagnostics.append(
                     _codes.TOOL_BUILTIN_NAME(
                         f"{owner}: tool {tool.name!r} collides with a built-in tool; skipped",

@@ -28,6 +28,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from adapters import _codes as codes
+from adapters._base import NANOBOT_CONTRIBUTION_KINDS
 from adapters._files import normalize_relative
 from adapters.nanobot._errors import validation_diagnostics
 from gateway.diagnostics import Diagnostic
@@ -47,19 +48,7 @@ __all__ = [
 
 MANIFEST_FILE: Final = "nanobot.extension.json"
 RUNTIMES: Final = ("python", "pi", "openclaw", "declarative")
-CONTRIBUTION_KINDS: Final = (
-    "tool",
-    "skill",
-    "channel",
-    "llm_provider",
-    "transcription_provider",
-    "image_generation_provider",
-    "web_search_provider",
-    "mcp_server",
-    "hook",
-    "command",
-    "webui",
-)
+CONTRIBUTION_KINDS: Final = NANOBOT_CONTRIBUTION_KINDS
 DEPENDENCY_KINDS: Final = ("python", "npm", "executable", "environment", "extension")
 
 # Upstream's patterns (nanobot a521cf31d): ids and contribution names are lowercase.
