@@ -11,6 +11,7 @@ from adapters import _codes as codes
 from adapters._base import Contribution
 from adapters._fields import Fields
 from adapters._files import Inspection, is_absolute, normalize_relative, safe_is_file
+from gateway.protocol import BUILTIN_TOOL_NAMES, CAPABILITIES
 
 __all__ = [
     "BUILTIN_TOOLS",
@@ -30,10 +31,8 @@ TOOL_FIELDS: Final = (
     "input_schema",
     "capabilities",
 )
-CAPABILITIES: Final = frozenset({"read", "user", "write", "shell", "network"})
-BUILTIN_TOOLS: Final = frozenset(
-    {"ask_user", "bash", "edit", "git", "glob", "grep", "read", "read_skill", "write"}
-)
+# The protocol's own lists: the gateway core is where nimlet's rules live.
+BUILTIN_TOOLS: Final = BUILTIN_TOOL_NAMES
 DEFAULT_TIMEOUT: Final = 30
 # Interpreters whose first argument is usually the script (["python3", "ext.py"]).
 INTERPRETERS: Final = frozenset(
