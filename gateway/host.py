@@ -26,11 +26,12 @@ from .discovery import DiscoveredExtension, Discovery, discover, discover_packag
 from .events import NIMLET_EVENTS, EventCatalogue, EventOutcome, dispatch
 from .external_tools import run_tool_json
 from .packages import (
+    LaunchSpec,
     NoAdapters,
     PackageStatus,
     evaluate_packages,
     load_inspector,
-    runtime_available,
+    runtime_planner,
 )
 from .process import (
     ExtensionError,
@@ -156,9 +157,12 @@ class Gateway:
         self.discovery = discover(self.workspace, self.config.user_home, self.trusted)
         self.diagnostics.extend(self.discovery.diagnostics)
         self.packages = await anyio.to_thread.run_sync(self._evaluate_packages)
+        launches: list[LaunchPlan] = []
         for status in self.packages:
             self.diagnostics.extend(status.diagnostics)
-            if status.active:
+            if status.active and isinstance(status.runtime, LaunchSpec):
+                launches.append(self._package_plan(status, status.runtime))
+            elif status.active:
                 held = discover_package(status.package.record.path)
                 self.diagnostics.extend(held.diagnostics)
                 self.discovery.extensions += held.extensions
@@ -169,14 +173,16 @@ class Gateway:
             self._register_prompt(prompt.name, prompt.description, prompt.body, prompt.path)
         for tool in self.discovery.tools:
             self._register_tool_json(tool)
-        await self._start_extensions(self.discovery.extensions)
+        await self._start_extensions([*self.discovery.extensions, *launches])
 
     def _evaluate_packages(self) -> list[PackageStatus]:
         """Installed packages and their gates; only active ones are loaded."""
         if not (self.config.home / STATE_FILE).exists():
             return []
         try:
-            return evaluate_packages(self.config.home, load_inspector(), runtime_available)
+            return evaluate_packages(
+                self.config.home, load_inspector(), runtime_planner(self.config.home)
+            )
         except (StoreError, NoAdapters) as error:
             self.diagnostics.add(_codes.STORE_UNUSABLE(f"installed packages not loaded: {error}"))
             return []
@@ -235,17 +241,31 @@ class Gateway:
             origin=found.folder / "extension.json",
         )
 
-    async def _start_extensions(self, extensions: Iterable[DiscoveredExtension]) -> None:
+    def _package_plan(self, status: PackageStatus, spec: LaunchSpec) -> LaunchPlan:
+        root = status.package.record.path
+        digest = hashlib.sha256(status.id.encode()).hexdigest()[:8]
+        return LaunchPlan(
+            name=status.id,
+            command=list(spec.command),
+            cwd=self.workspace,
+            env={**self.env, **spec.env},
+            log_path=self.config.logs_dir / f"package-{root.parent.name}-{digest}.log",
+            response_timeout=spec.response_timeout,
+            origin=root,
+        )
+
+    async def _start_extensions(self, items: Iterable[DiscoveredExtension | LaunchPlan]) -> None:
         """Start every extension at once; register them in discovery (startup) order."""
-        found = list(extensions)
+        found = list(items)
         started: list[ExtensionProcess | None] = [None] * len(found)
         initialize = InitializeMessage(workspace=str(self.workspace), session_id=self.session.id)
 
-        async def start(index: int, item: DiscoveredExtension) -> None:
+        async def start(index: int, item: DiscoveredExtension | LaunchPlan) -> None:
             try:
-                plan = self._plan_for(item)
+                plan = item if isinstance(item, LaunchPlan) else self._plan_for(item)
             except LaunchError as error:
-                self._start_failed(item, error)
+                assert isinstance(item, DiscoveredExtension)
+                self._start_failed(item.manifest.name, item.folder / "extension.json", error)
                 return
             process = ExtensionProcess(
                 plan,
@@ -258,7 +278,7 @@ class Gateway:
             try:
                 await process.start(self._tasks, initialize)
             except ExtensionError as error:
-                self._start_failed(item, error)
+                self._start_failed(plan.name, plan.origin, error)
                 return
             started[index] = process
 
@@ -269,16 +289,14 @@ class Gateway:
             if process is not None:
                 self._register_extension(process)
 
-    def _start_failed(self, item: DiscoveredExtension, error: Exception) -> None:
-        path = item.folder / "extension.json"
-        name = item.manifest.name
+    def _start_failed(self, name: str, origin: Path | None, error: Exception) -> None:
         code = (
             _codes.REGISTER_INVALID
             if isinstance(error, RegisterInvalid)
             else _codes.EXTENSION_START_FAILED
         )
         self.diagnostics.add(
-            code(f"extension '{name}' failed to start ({path}): {error}", package=name)
+            code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
         )
 
     def _register_extension(self, process: ExtensionProcess) -> None:

@@ -16,7 +16,7 @@ from ..packages import (
     evaluate_packages,
     install,
     load_inspector,
-    runtime_available,
+    runtime_planner,
     uninstall,
 )
 from ..store import STATE_FILE, StateStore, UnknownPackage
@@ -202,7 +202,7 @@ def trust_package(args: argparse.Namespace, config: GatewayConfig, trusted: bool
 
 def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
     statuses = (
-        evaluate_packages(config.home, load_inspector(), runtime_available)
+        evaluate_packages(config.home, load_inspector(), runtime_planner(config.home))
         if (config.home / STATE_FILE).exists()
         else []
     )

@@ -5,7 +5,9 @@ permission grant, trust, enable — and nothing a package contains runs before a
 Adapters are reached through an entry point, never imported (see ``_inspect``).
 """
 
-from ._gates import PackageStatus, evaluate_packages
+from pathlib import Path
+
+from ._gates import PackageStatus, RuntimePlanner, evaluate_packages
 from ._inspect import CatalogEntryLike, Inspector, NoAdapters, load_inspector
 from ._installer import (
     InstallError,
@@ -15,16 +17,24 @@ from ._installer import (
     package_folder,
     uninstall,
 )
+from ._launch import LaunchRefusal, LaunchSpec, load_launcher
 from ._sources import FetchError, Source, parse_source
 from ._verify import InstallLimits
 
 NATIVE_RUNTIMES = frozenset({"nimlet-process", "nimlet-tool", "declarative"})
 
 
-def runtime_available(entry: CatalogEntryLike) -> bool:
-    """Which packages the gateway can run today: nimlet ones (processes, tools, skills and
-    prompts). The sidecars for the other ecosystems come later."""
-    return entry.ecosystem == "nimlet" and entry.runtime in NATIVE_RUNTIMES
+def runtime_planner(home: Path) -> RuntimePlanner:
+    """nimlet packages (processes, tools, skills, prompts) run natively; any other package
+    runs through whatever its adapter's launcher plans, or says why it cannot."""
+    launcher = load_launcher()
+
+    def plan(entry: CatalogEntryLike) -> LaunchSpec | LaunchRefusal | None:
+        if entry.ecosystem == "nimlet" and entry.runtime in NATIVE_RUNTIMES:
+            return None
+        return launcher(entry, home)
+
+    return plan
 
 
 __all__ = [
@@ -35,15 +45,19 @@ __all__ = [
     "InstallError",
     "InstallLimits",
     "InstallReport",
+    "LaunchRefusal",
+    "LaunchSpec",
     "NoAdapters",
     "PackageStatus",
+    "RuntimePlanner",
     "Source",
     "collect_garbage",
     "evaluate_packages",
     "install",
     "load_inspector",
+    "load_launcher",
     "package_folder",
     "parse_source",
-    "runtime_available",
+    "runtime_planner",
     "uninstall",
 ]

@@ -25,6 +25,7 @@ from .. import _codes
 from ..diagnostics import Diagnostic
 from ..store import InstalledPackage, StateStore, content_hash, fingerprint_changed
 from ._inspect import CatalogEntryLike, Inspector
+from ._launch import LaunchRefusal, LaunchSpec
 
 __all__ = ["PackageStatus", "evaluate_packages"]
 
@@ -37,7 +38,9 @@ class PackageStatus:
     missing_permissions: list[str]
     unmet_dependencies: list[str]
     enabled: bool
-    runtime_available: bool
+    runtime: LaunchSpec | LaunchRefusal | None
+    """None: the gateway runs it natively (nimlet); a spec: a sidecar runs it; a refusal:
+    it cannot run here, and why."""
     blocked_by: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
@@ -54,6 +57,10 @@ class PackageStatus:
             and self.enabled
             and not self.blocked_by
         )
+
+    @property
+    def runtime_available(self) -> bool:
+        return not isinstance(self.runtime, LaunchRefusal)
 
     @property
     def active(self) -> bool:
@@ -73,8 +80,8 @@ class PackageStatus:
             reasons.append("disabled")
         if self.blocked_by:
             reasons.append("blocked by inactive " + ", ".join(self.blocked_by))
-        if self.gates_passed and not self.runtime_available:
-            reasons.append(f"runtime {self.entry.runtime} not available yet")
+        if self.gates_passed and isinstance(self.runtime, LaunchRefusal):
+            reasons.append(self.runtime.reason)
         return reasons
 
     def to_dict(self) -> dict[str, Any]:
@@ -191,8 +198,11 @@ def _order(statuses: dict[str, PackageStatus]) -> tuple[list[str], set[str]]:
     return order, cyclic
 
 
+RuntimePlanner = Callable[[CatalogEntryLike], "LaunchSpec | LaunchRefusal | None"]
+
+
 def evaluate_packages(
-    home: Path, inspector: Inspector, runtime_available: Callable[[CatalogEntryLike], bool]
+    home: Path, inspector: Inspector, plan_runtime: RuntimePlanner
 ) -> list[PackageStatus]:
     """Every installed package with its gates, in activation order."""
     with StateStore.open(home) as store:
@@ -215,7 +225,7 @@ def evaluate_packages(
                     and (reason := _check_dependency(dependency, package.record.path, versions))
                 ],
                 enabled=package.enabled,
-                runtime_available=runtime_available(entry),
+                runtime=plan_runtime(entry),
             )
             if problem is not None:
                 status.diagnostics.append(problem)
@@ -270,9 +280,5 @@ def _gate_diagnostics(status: PackageStatus) -> Iterable[Diagnostic]:
         yield _codes.GATE_BLOCKED(
             f"{package}: blocked because {', '.join(named)} is not active", package=package
         )
-    if status.gates_passed and not status.runtime_available:
-        yield _codes.RUNTIME_UNAVAILABLE(
-            f"{package}: runtime not available yet ({status.entry.ecosystem} packages need "
-            f"the {status.entry.runtime} runtime)",
-            package=package,
-        )
+    if status.gates_passed and isinstance(status.runtime, LaunchRefusal):
+        yield _codes.RUNTIME_UNAVAILABLE(f"{package}: {status.runtime.reason}", package=package)
