@@ -39,7 +39,8 @@ async def test_corrupt_store_is_a_diagnostic_the_workspace_is_untrusted_and_the_
     async with open_gateway(workspace.root, config=workspace.config) as gateway:
         assert not gateway.trusted
         assert gateway.registry.tool("p") is None
-        assert [d.code for d in gateway.diagnostics if d.severity.value == "error"] == [
-            "store.unusable"
-        ]
+        errors = [d for d in gateway.diagnostics if d.severity.value == "error"]
+        assert {d.code for d in errors} == {"store.unusable"}
+        assert any("workspace trust not read" in d.message for d in errors)
+        assert any("installed packages not loaded" in d.message for d in errors)
     assert state.read_bytes() == b"not a database"
