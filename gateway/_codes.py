@@ -263,3 +263,23 @@ RUNTIME_UNAVAILABLE = define_code(
     "Nothing to do yet: the runtime comes in a later release. `gateway inspect` shows the "
     "package's metadata meanwhile.",
 )
+UNDECLARED_CONTRIBUTION = define_code(
+    "package.undeclared_contribution",
+    W,
+    "A package registered a tool or command its manifest does not declare (in a format that "
+    "declares them, such as nanobot's); the registration was refused.",
+    "Declare the contribution in the package's manifest, or stop registering it.",
+)
+CONTRIBUTION_MISSING = define_code(
+    "package.contribution_missing",
+    W,
+    "A package declares a tool or command in its manifest but never registered it.",
+    "Register it in the package's code, or remove it from the manifest.",
+)
+RUNTIME_DIAGNOSTIC_INVALID = define_code(
+    "protocol.diagnostic_invalid",
+    W,
+    "A runtime reported a diagnostic (register.gateway.diagnostics) that is malformed or whose "
+    "code is not in the catalogue; it is shown with this code instead.",
+    "Report diagnostics with catalogued codes (docs/diagnostics.md).",
+)

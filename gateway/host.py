@@ -21,7 +21,7 @@ from anyio.abc import TaskGroup
 from . import _codes
 from ._spawn import LaunchError, child_environment, resolve_command
 from .config import GatewayConfig
-from .diagnostics import Diagnostic, Diagnostics
+from .diagnostics import Diagnostic, Diagnostics, catalogue
 from .discovery import DiscoveredExtension, Discovery, discover, discover_package, expand_prompt
 from .events import NIMLET_EVENTS, EventCatalogue, EventOutcome, dispatch
 from .external_tools import run_tool_json
@@ -46,6 +46,7 @@ from .protocol import (
     CommandRequest,
     EventRequest,
     InitializeMessage,
+    RegisterMessage,
     ResponseMessage,
     ToolRequest,
     UiRequest,
@@ -66,6 +67,10 @@ from .store import STATE_FILE, StoreError
 from .trust import is_workspace_trusted
 
 __all__ = ["Gateway", "ToolResult", "UnknownCommand", "UnknownTool", "open_gateway"]
+
+
+GATEWAY_FEATURES = {"version": 1, "features": ["register.diagnostics"]}
+"""Announced in ``initialize``; plain nimlet extensions ignore it (docs/protocol.md)."""
 
 
 class UnknownTool(LookupError):
@@ -136,6 +141,9 @@ class Gateway:
         self.session: Session = None  # type: ignore[assignment]  # set by open_gateway
         self.processes: list[ExtensionProcess] = []
         self.packages: list[PackageStatus] = []
+        # Package id → the (kind, name) tools and commands its manifest declares, for the
+        # formats that declare them.
+        self._declared: dict[str, set[tuple[str, str]]] = {}
         self._ui = ui
         self._tasks = task_group
         self._ids = itertools.count(1)
@@ -154,6 +162,7 @@ class Gateway:
     # ------------------------------------------------------------------ startup
 
     async def _load(self) -> None:
+        self._declared.clear()
         self.discovery = discover(self.workspace, self.config.user_home, self.trusted)
         self.diagnostics.extend(self.discovery.diagnostics)
         self.packages = await anyio.to_thread.run_sync(self._evaluate_packages)
@@ -243,6 +252,13 @@ class Gateway:
 
     def _package_plan(self, status: PackageStatus, spec: LaunchSpec) -> LaunchPlan:
         root = status.package.record.path
+        contributions = status.entry.contributions
+        if status.entry.ecosystem == "nanobot" or any(
+            c.kind in ("tool", "command") for c in contributions
+        ):
+            self._declared[status.id] = {
+                (c.kind, c.name) for c in contributions if c.kind in ("tool", "command")
+            }
         digest = hashlib.sha256(status.id.encode()).hexdigest()[:8]
         return LaunchPlan(
             name=status.id,
@@ -258,7 +274,9 @@ class Gateway:
         """Start every extension at once; register them in discovery (startup) order."""
         found = list(items)
         started: list[ExtensionProcess | None] = [None] * len(found)
-        initialize = InitializeMessage(workspace=str(self.workspace), session_id=self.session.id)
+        initialize = InitializeMessage(
+            workspace=str(self.workspace), session_id=self.session.id, gateway=GATEWAY_FEATURES
+        )
 
         async def start(index: int, item: DiscoveredExtension | LaunchPlan) -> None:
             try:
@@ -303,8 +321,10 @@ class Gateway:
         registration = process.registration
         assert registration is not None
         owner = self._owner_name(process.name)
-        tools = [self._extension_tool(process, owner, spec) for spec in registration.tools or ()]
-        commands = [self._extension_command(process, owner, c) for c in registration.commands]
+        self._runtime_diagnostics(owner, registration)
+        tool_specs, command_specs = self._declared_only(owner, registration)
+        tools = [self._extension_tool(process, owner, spec) for spec in tool_specs]
+        commands = [self._extension_command(process, owner, c) for c in command_specs]
         hooks = []
         for event in registration.events or ():
             if event not in self.catalogue:
@@ -320,6 +340,60 @@ class Gateway:
             self.registry.register(owner, tools=tools, commands=commands, hooks=hooks)
         )
         self.processes.append(process)
+
+    def _runtime_diagnostics(self, owner: str, registration: RegisterMessage) -> None:
+        """Diagnostics a sidecar reports at registration (the negotiated
+        ``register.gateway.diagnostics``), with catalogued codes."""
+        reported = (registration.gateway or {}).get("diagnostics") or []
+        for item in reported if isinstance(reported, list) else [reported]:
+            code = item.get("code") if isinstance(item, dict) else None
+            message = item.get("message") if isinstance(item, dict) else None
+            known = catalogue().get(code) if isinstance(code, str) else None
+            if known is None or not isinstance(message, str):
+                self.diagnostics.add(
+                    _codes.RUNTIME_DIAGNOSTIC_INVALID(f"{owner}: {item!r}", package=owner)
+                )
+                continue
+            contribution = item.get("contribution")
+            self.diagnostics.add(
+                known(
+                    f"{owner}: {message}",
+                    package=owner,
+                    contribution=contribution if isinstance(contribution, str) else None,
+                )
+            )
+
+    def _declared_only(self, owner: str, registration: RegisterMessage) -> tuple[list, list]:
+        """Where a package's format declares its tools and commands, what it registers must
+        match: undeclared ones are refused, declared ones never registered are reported."""
+        tools, commands = list(registration.tools or ()), list(registration.commands)
+        declared = self._declared.get(owner)
+        if declared is None:
+            return tools, commands
+        kept: dict[str, list] = {"tool": [], "command": []}
+        for kind, specs in (("tool", tools), ("command", commands)):
+            for spec in specs:
+                if (kind, spec.name) in declared:
+                    kept[kind].append(spec)
+                else:
+                    self.diagnostics.add(
+                        _codes.UNDECLARED_CONTRIBUTION(
+                            f"{owner}: {kind} {spec.name!r} is not declared in its manifest; "
+                            "refused",
+                            package=owner,
+                            contribution=spec.name,
+                        )
+                    )
+        registered = {("tool", t.name) for t in tools} | {("command", c.name) for c in commands}
+        for kind, name in sorted(declared - registered):
+            self.diagnostics.add(
+                _codes.CONTRIBUTION_MISSING(
+                    f"{owner}: declared {kind} {name!r} was never registered",
+                    package=owner,
+                    contribution=name,
+                )
+            )
+        return kept["tool"], kept["command"]
 
     def _owner_name(self, name: str) -> str:
         # Extensions are not overridden by name: two extensions called "notes" both run.

@@ -38,6 +38,7 @@ async def test_initialize_carries_workspace_and_session_id(workspace, language):
         "version": 1,
         "workspace": str(workspace.root.resolve()),
         "session_id": session_id,
+        "gateway": {"version": 1, "features": ["register.diagnostics"]},
     }
 
 
