@@ -23,7 +23,13 @@ from packaging.version import InvalidVersion, Version
 
 from .. import _codes
 from ..diagnostics import Diagnostic
-from ..store import InstalledPackage, StateStore, content_hash, fingerprint_changed
+from ..store import (
+    ContentHashError,
+    InstalledPackage,
+    StateStore,
+    content_hash,
+    fingerprint_changed,
+)
 from ._inspect import CatalogEntryLike, Inspector
 from ._launch import LaunchRefusal, LaunchSpec
 
@@ -117,9 +123,17 @@ def _refresh_hash(store: StateStore, package: InstalledPackage) -> tuple[bool, D
             f"{record.id}: installed files are missing at {record.path}; reinstall it",
             package=record.id,
         )
-    if not fingerprint_changed(record.path, record.hash_cache):
-        return package.trusted_for(record.content_hash), None
-    digest, cache = content_hash(record.path, record.hash_cache)
+    try:
+        if not fingerprint_changed(record.path, record.hash_cache):
+            return package.trusted_for(record.content_hash), None
+        digest, cache = content_hash(record.path, record.hash_cache)
+    except ContentHashError as error:
+        if package.trusted:
+            store.set_trusted(record.id, False)
+        return False, _codes.PACKAGE_CHANGED(
+            f"{record.id}: its files cannot be hashed ({error}); not trusted",
+            package=record.id,
+        )
     revoked = store.update_content_hash(record.id, digest, cache)
     if revoked:
         return False, _codes.PACKAGE_CHANGED(

@@ -24,6 +24,7 @@ __all__ = ["FetchError", "Fetched", "Source", "fetch", "parse_source"]
 
 SOURCE_KINDS = ("local", "git", "npm")
 _GIT_URL = re.compile(r"^(?:git\+)?(?:https?|ssh|git)://|^[\w.-]+@[\w.-]+:|\.git(?:#.*)?$")
+_REFUSED_URL = re.compile(r"(?i)^(git\+)?(file://|[a-z][\w+.-]*::)")
 _SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:")
 
 
@@ -53,8 +54,11 @@ def parse_source(text: str, kind: str | None = None) -> Source:
     if kind is not None and kind not in SOURCE_KINDS:
         raise FetchError(f"unknown source kind {kind!r}; use one of {', '.join(SOURCE_KINDS)}")
     if kind is None:
-        if _GIT_URL.search(text):
-            kind = "git"
+        looks_like_path = text.startswith(("/", "./", "../", "~"))
+        if _GIT_URL.search(text) or _REFUSED_URL.match(text):
+            kind = "git"  # so that file:// and ext:: are refused as git URLs, not packed
+        elif looks_like_path and not Path(text).expanduser().exists():
+            raise FetchError(f"{text} does not exist")
         elif Path(text).expanduser().is_dir():
             kind = "local"
         else:
@@ -92,7 +96,8 @@ def _tool_env() -> dict[str, str]:
     env.update(
         GIT_TERMINAL_PROMPT="0",
         GIT_CONFIG_NOSYSTEM="1",
-        GIT_ALLOW_PROTOCOL="https:http:ssh:git",
+        # file: is for local repository paths; file:// URLs are refused before this.
+        GIT_ALLOW_PROTOCOL="https:http:ssh:git:file",
         npm_config_ignore_scripts="true",
         npm_config_audit="false",
         npm_config_fund="false",
@@ -137,7 +142,13 @@ def fetch(source: Source, staging: Path) -> Fetched:
     """Fill the empty folder ``staging`` with the package; returns where its root is."""
     if source.kind == "local":
         target = staging / "package"
-        shutil.copytree(source.location, target, symlinks=True)
+        try:
+            shutil.copytree(source.location, target, symlinks=True)
+        except shutil.Error as error:
+            first = error.args[0][0] if error.args and error.args[0] else error
+            raise FetchError(f"cannot copy {source.location}: {first}") from None
+        except OSError as error:
+            raise FetchError(f"cannot copy {source.location}: {error}") from None
         return Fetched(source, target, source.location)
     if source.kind == "git":
         return _fetch_git(source, staging)
