@@ -53,3 +53,67 @@ def test_diagnostics_collector_keeps_order_and_reports_new_items():
     collected.add(Diagnostic(code, Severity.INFO, "two"))
     assert [d.message for d in collected.since(mark)] == ["two"]
     assert seen == [code, code]
+
+
+TITLES = {
+    "manifest": "Manifests",
+    "workspace": "Workspace trust",
+    "resource": "Resources (tool.json, skills, prompts)",
+    "skill": "Skills",
+    "prompt": "Prompt templates",
+    "extension": "Extension processes",
+    "protocol": "Wire protocol",
+    "ui": "User questions",
+    "registry": "Registry",
+    "event": "Events",
+    "hook": "Hooks",
+    "session": "Sessions",
+    "tool": "Per-call tools",
+    "store": "State store",
+    "install": "Installing packages",
+    "gate": "Activation gates",
+    "runtime": "Runtimes",
+    "package": "Packages (all ecosystems)",
+    "nimlet": "nimlet packages",
+    "nu": "Nu packages",
+    "nanobot": "nanobot packages",
+    "pi": "Pi packages",
+    "openclaw": "OpenClaw packages",
+}
+INTRO = """# Diagnostics
+
+Every refusal, skip, fallback and unsupported API use becomes a diagnostic with a stable
+`code`, a `severity` (error / warning / info), the `package` and `contribution` it concerns,
+a `message` and sometimes a `hint`. `gateway list --json` and every `--json` output carry
+them. This page lists every code the gateway emits; a test fails when code and page disagree,
+and a diagnostic with an uncatalogued code cannot be constructed.
+
+This page is generated from the catalogue: `python -m tests.test_diagnostics_catalogue`.
+"""
+
+
+def render() -> str:
+    declared()
+    groups: dict[str, list] = {}
+    for entry in catalogue().values():
+        groups.setdefault(entry.code.split(".")[0], []).append(entry)
+    lines = [INTRO]
+    for group in sorted(
+        groups, key=lambda name: list(TITLES).index(name) if name in TITLES else 99
+    ):
+        lines += [
+            f"## {TITLES.get(group, group)}",
+            "",
+            "| code | severity | trigger | what to do |",
+            "|---|---|---|---|",
+        ]
+        for entry in groups[group]:
+            cells = [entry.trigger, entry.remedy]
+            trigger, remedy = (cell.replace("|", "\\|").replace("\n", " ") for cell in cells)
+            lines.append(f"| `{entry.code}` | {entry.severity.value} | {trigger} | {remedy} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    DOC.write_text(render(), encoding="utf-8")
