@@ -28,6 +28,8 @@ from .diagnostics import Diagnostics, Severity
 from .protocol import (
     CancelMessage,
     HostMessage,
+    HostRequest,
+    HostResponse,
     InitializeMessage,
     MessageError,
     RegisterMessage,
@@ -81,6 +83,7 @@ class UiAnswer:
 
 
 UiHandler = Callable[["ExtensionProcess", UiRequest], Awaitable[UiAnswer]]
+HostHandler = Callable[["ExtensionProcess", "HostRequest"], Awaitable["HostResponse"]]
 EffectsHandler = Callable[["ExtensionProcess", ResponseMessage | UpdateMessage], None]
 
 
@@ -104,6 +107,9 @@ class LaunchPlan:
     log_path: Path
     response_timeout: float | None = 30.0
     origin: Path | None = None
+    restart: bool = False
+    """Restart with backoff after an unexpected exit (sidecars of installed packages);
+    plain nimlet extensions keep nimlet's fail-open rule and stay down until a reload."""
 
 
 @dataclass(slots=True)
@@ -132,8 +138,12 @@ class ExtensionProcess:
         on_effects: EffectsHandler,
         ui_handler: UiHandler,
         config: TransportConfig | None = None,
+        on_exit: Callable[[ExtensionProcess], None] | None = None,
+        host_handler: HostHandler | None = None,
     ) -> None:
         self.plan = plan
+        self._on_exit = on_exit
+        self._host_handler = host_handler
         self.name = plan.name
         self.registration: RegisterMessage | None = None
         self._next_id = next_id
@@ -361,6 +371,8 @@ class ExtensionProcess:
         message = f"extension {self.name} exited unexpectedly ({code})"
         self._fail_pending(ExtensionExited(message))
         self._diagnostics.add(_codes.EXTENSION_EXITED(message, package=self.name))
+        if self._on_exit is not None:
+            self._on_exit(self)
 
     @staticmethod
     async def _exit_code(process: Process | None) -> str:
@@ -389,6 +401,12 @@ class ExtensionProcess:
             self._on_effects(self, message)
         elif isinstance(message, UiRequest):
             tasks.start_soon(self._answer_ui, message)
+        elif isinstance(message, HostRequest):
+            if self._host_handler is None:
+                # Not offered (plain nimlet extension): the same as before the addition.
+                self._warn(_codes.PROTOCOL_INVALID_MESSAGE, "unknown message type 'host_request'")
+            else:
+                tasks.start_soon(self._answer_host, message)
         else:  # a second register
             self._warn(_codes.PROTOCOL_INVALID_MESSAGE, "register sent twice; ignored")
 
@@ -491,6 +509,20 @@ class ExtensionProcess:
             self._answered_set.discard(self._answered[0])
         self._answered.append(request_id)
         self._answered_set.add(request_id)
+
+    async def _answer_host(self, request: HostRequest) -> None:
+        """``host.request`` (negotiated): time spent here does not count against the
+        extension's pending deadlines, as for a user question."""
+        assert self._host_handler is not None
+        self._ui_begin()
+        try:
+            reply = await self._host_handler(self, request)
+        except Exception as error:  # a host bug must not kill the reader
+            reply = HostResponse(id=request.id, error=f"{request.method}: {error}")
+        finally:
+            self._ui_end()
+        with contextlib.suppress(ExtensionError):
+            await self._write(reply)
 
     async def _answer_ui(self, request: UiRequest) -> None:
         if request.method != "question":

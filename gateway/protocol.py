@@ -29,6 +29,8 @@ __all__ = [
     "Compaction",
     "EventRequest",
     "ExtensionMessage",
+    "HostRequest",
+    "HostResponse",
     "InitializeMessage",
     "MessageError",
     "Notification",
@@ -181,11 +183,17 @@ class ResponseMessage(_SideEffects):
     output: StrictStr | None = None
     instruction: StrictStr | None = None
     compaction: Compaction | None = None
+    # Negotiated gateway additions (docs/protocol.md: tool.parts, host.actions). Any JSON
+    # is accepted here so a plain v1 extension that happens to send the key is not broken;
+    # the host reads only the shapes it announced.
+    gateway: Any = None
 
 
 class UpdateMessage(_SideEffects):
     type: Literal["update"]
     id: StrictStr | None = None
+    # Negotiated gateway additions (docs/protocol.md: tool.progress, registration.update).
+    gateway: Any = None
 
 
 class UiRequest(_Wire):
@@ -196,13 +204,24 @@ class UiRequest(_Wire):
     options: list[StrictStr] = Field(default_factory=list)
 
 
-ExtensionMessage = RegisterMessage | ResponseMessage | UpdateMessage | UiRequest
+class HostRequest(_Wire):
+    """Negotiated (``host.request``): the runtime asks the host for something during a
+    call — the session transcript, a free-text answer. Answered with ``host_response``."""
+
+    type: Literal["host_request"]
+    id: StrictStr
+    method: StrictStr
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+ExtensionMessage = RegisterMessage | ResponseMessage | UpdateMessage | UiRequest | HostRequest
 
 _BY_TYPE: dict[str, type[_Wire]] = {
     "register": RegisterMessage,
     "response": ResponseMessage,
     "update": UpdateMessage,
     "ui_request": UiRequest,
+    "host_request": HostRequest,
 }
 
 
@@ -277,6 +296,13 @@ class UiResponse(_Outgoing):
     cancelled: bool = False
 
 
+class HostResponse(_Outgoing):
+    type: Literal["host_response"] = "host_response"
+    id: str
+    result: Any = None
+    error: str | None = None
+
+
 class ShutdownMessage(_Outgoing):
     type: Literal["shutdown"] = "shutdown"
 
@@ -288,6 +314,7 @@ HostMessage = (
     | EventRequest
     | CancelMessage
     | UiResponse
+    | HostResponse
     | ShutdownMessage
 )
 

@@ -244,6 +244,8 @@ def _trust(args: argparse.Namespace, config: GatewayConfig) -> int:
         return trust_package(args, config, trusted)
     target = Path(args.target)
     if not target.is_dir():
+        if args.target.startswith(("/", "./", "../", "~")) or args.target in (".", ".."):
+            raise _Usage(f"{args.target} is not a folder")
         fail(f"{args.target} is neither an installed package id nor a folder")
         return 1
     set_workspace_trust(config.home, target, trusted)

@@ -1,0 +1,61 @@
+"""What the embedding API returns, and the errors it raises for unknown names."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diagnostics import Diagnostic
+
+
+class UnknownTool(LookupError):
+    pass
+
+
+class UnknownCommand(LookupError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    content: str
+    is_error: bool
+    blocked: bool = False
+    arguments: dict[str, Any] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    parts: list[dict[str, Any]] | None = None
+    """Structured content (text / image items) from a runtime that negotiated
+    ``tool.parts``; None for plain v1 tools or when a tool_result hook replaced the output."""
+    details: Any = None
+    progress: list[dict[str, Any]] = field(default_factory=list)
+    """``tool.progress`` updates received while the call ran, in order."""
+
+    def to_dict(self) -> dict[str, Any]:
+        found = {
+            "content": self.content,
+            "is_error": self.is_error,
+            "blocked": self.blocked,
+            "arguments": self.arguments,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+        if self.parts is not None:
+            found["parts"] = self.parts
+        if self.details is not None:
+            found["details"] = self.details
+        if self.progress:
+            found["progress"] = self.progress
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionResult:
+    did_compact: bool
+    summary: str
+    first_kept_index: int
+    message: str
+    instruction: str
+    custom: bool
+
+
+Summarizer = Callable[[str, list[dict[str, Any]]], Awaitable[tuple[str, int]]]
