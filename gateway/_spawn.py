@@ -12,7 +12,7 @@ import signal
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ._node import bundled_node_dir
+from .node import bundled_node_dir
 
 ALLOWED_ENVIRONMENT: tuple[str, ...] = (
     "HOME",

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from gateway import GatewayConfig
-from gateway._node import node_executable
+from gateway.node import find_node
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LANGUAGES = ("python", "node")
@@ -50,7 +50,7 @@ class Workspace:
         if language == "python":
             command = [sys.executable, str(FIXTURES / "scripted_extension.py")]
         else:
-            node = node_executable()
+            node = find_node()
             assert node, "node is needed for the JavaScript conformance cases"
             command = [node, str(FIXTURES / "scripted_extension.mjs")]
         manifest: dict[str, Any] = {

