@@ -301,6 +301,112 @@ OPENCLAW_RUNTIME_ONLY = define_code(
     "Nothing to fix; audit a running instance to see them.",
 )
 
+# --- Pi sidecar (runtime): reported by sidecars/pi-sidecar.mjs in register.gateway ------
+
+PI_UNSUPPORTED_API = define_code(
+    "pi.unsupported_api",
+    WARNING,
+    "A Pi package used an API a headless host cannot honour (renderers, shortcuts, TUI "
+    "components, providers, model/thinking control, MCP servers); the call is recorded, "
+    "nothing else happens.",
+    "Nothing to fix for the gateway; the rest of the package runs.",
+)
+PI_TOOL_CONFLICT = define_code(
+    "pi.tool_conflict",
+    WARNING,
+    "Two Pi extensions in one sidecar registered the same tool name; the first "
+    "registration in load order wins (Pi's rule).",
+    "Rename one of the tools, or run the packages in separate sidecars.",
+)
+PI_COMMAND_RENAMED = define_code(
+    "pi.command_renamed",
+    INFO,
+    "A Pi command name was registered more than once; each gets a load-order suffix "
+    "(/name:1, /name:2), as in Pi.",
+    "Invoke the suffixed name.",
+)
+PI_EVENT_UNMAPPED = define_code(
+    "pi.event_unmapped",
+    WARNING,
+    "A Pi event handler subscribes to an event this host does not dispatch; it never runs.",
+    "See docs/pi.md for the event mapping.",
+)
+PI_LOAD_FAILED = define_code(
+    "pi.load_failed",
+    ERROR,
+    "A Pi extension entry failed to load (import error, no factory, or the factory threw); "
+    "its registrations were rolled back, the package's other entries still load.",
+    "Read the message; check the package's dependencies are installed.",
+)
+
+# --- nanobot Python sidecar (runtime): reported by adapters/nanobot/sidecar in -----------
+# register.gateway.diagnostics (the sidecar repeats these strings in its _diagnostics.py).
+
+NANOBOT_REGISTER_FAILED = define_code(
+    "nanobot.register_failed",
+    ERROR,
+    "A nanobot package could not be loaded: its entry module failed to import, the entry "
+    "attribute is missing, or register(api) raised (sys.exit included); everything it "
+    "registered was rolled back, the sidecar's other packages are unaffected.",
+    "Read the message and the package log (GATEWAY_HOME/logs) for the traceback.",
+)
+NANOBOT_REGISTER_RETURNED_VALUE = define_code(
+    "nanobot.register_returned_value",
+    ERROR,
+    "register(api) returned something other than None (an `async def register` returns a "
+    "coroutine); its registrations were rolled back.",
+    "Make register a plain synchronous function that returns nothing.",
+)
+NANOBOT_UNDECLARED_REGISTRATION = define_code(
+    "nanobot.undeclared_registration",
+    ERROR,
+    "A nanobot package called register_tool / register_command / register_hook_factory for "
+    "a contribution its nanobot.extension.json does not declare; the call was refused.",
+    "Declare the tool, command or hook in the manifest's contributions, or stop registering it.",
+)
+NANOBOT_REGISTRATION_INVALID = define_code(
+    "nanobot.registration_invalid",
+    ERROR,
+    "A registration the protocol cannot carry: a tool without name/description/parameters/"
+    "execute, a bad tool name or schema, a handler or factory that is not callable.",
+    "Fix the tool object or handler named in the message.",
+)
+NANOBOT_REGISTRATION_CONFLICT = define_code(
+    "nanobot.registration_conflict",
+    WARNING,
+    "Two packages in one sidecar registered the same tool or command; the first keeps it "
+    "unless the second declares `replaces` with the first's id.",
+    "Rename one, or declare the replacement in the manifest.",
+)
+NANOBOT_HOOK_POINT_UNMAPPED = define_code(
+    "nanobot.hook_point_unmapped",
+    WARNING,
+    "A nanobot hook implements an AgentHook point the gateway has no event for (streaming, "
+    "per-iteration, reasoning, finalize_content); it never fires.",
+    "See docs/nanobot.md for the points that map to gateway events.",
+)
+NANOBOT_HOOK_FACTORY_FAILED = define_code(
+    "nanobot.hook_factory_failed",
+    WARNING,
+    "A hook factory raised when the sidecar called it at registration; it is not registered.",
+    "Make the factory work with the turn context described in docs/nanobot.md.",
+)
+NANOBOT_CONTRIBUTION_METADATA_ONLY = define_code(
+    "nanobot.contribution_metadata_only",
+    INFO,
+    "A declared nanobot contribution the gateway cannot run (channel, llm_provider, "
+    "transcription / image generation / web search provider, webui, skill, mcp_server) is "
+    "listed but never executed.",
+    "Nothing to fix; the package's tools, commands and hooks still run.",
+)
+NANOBOT_CONFIG_INVALID = define_code(
+    "nanobot.config_invalid",
+    ERROR,
+    "The sidecar's --config is not JSON, not an object keyed by package id, or a package's "
+    "entry is not an object; the package gets an empty api.config.",
+    'Pass --config as {"<package id>": {...}}.',
+)
+
 ALL_CODES: tuple[DiagnosticCode, ...] = tuple(
     value for value in list(globals().values()) if isinstance(value, DiagnosticCode)
 )

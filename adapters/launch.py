@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from adapters._base import CatalogEntry
+from adapters.nanobot.runtime import plan_nanobot
 from gateway.packages import LaunchRefusal, LaunchSpec
 
 __all__ = ["plan_launch"]
@@ -17,13 +18,15 @@ _NODE_ECOSYSTEMS = {"pi": "Pi", "openclaw": "OpenClaw", "nu": "Nu"}
 
 
 def plan_launch(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
-    if entry.ecosystem == "nanobot" and entry.runtime == "python-sidecar":
-        return LaunchRefusal("runtime not available yet: the nanobot Python sidecar")
-    if entry.ecosystem == "nanobot" and entry.runtime == "declarative":
-        return LaunchRefusal(
-            "runtime not available yet: declarative nanobot contributions (skills, MCP "
-            "server declarations) are metadata only for now"
-        )
+    if entry.ecosystem == "nanobot":
+        return plan_nanobot(entry, home)
+    if entry.ecosystem == "pi" and entry.runtime == "node-sidecar":
+        from adapters.pi.runtime import plan_pi
+
+        # Pi's agent dir (global extension settings, e.g. ~/.pi/agent/extensions/*.json)
+        # lives under the gateway home, not the user's ~/.pi.
+        agent_dir = {"PI_CODING_AGENT_DIR": str(home / "pi" / "agent")}
+        return plan_pi(entry.id, Path(entry.root), list(entry.entries), agent_dir)
     name = _NODE_ECOSYSTEMS.get(entry.ecosystem, entry.ecosystem)
     if entry.runtime in ("node-sidecar", "nu-tool") or entry.ecosystem in _NODE_ECOSYSTEMS:
         return LaunchRefusal(f"runtime not available yet: the Node sidecar for {name} packages")

@@ -49,7 +49,11 @@ class PiAdapter:
         # Convention-only packages (no `pi` key) are claimed only when no other
         # ecosystem's key is there: a Nu package may have an extensions/ folder too.
         claimed = any(key in data for key in ("nu", "openclaw"))
-        return "pi" in data or listed or (not claimed and safe_is_dir(root / "extensions"))
+        return (
+            "pi" in data
+            or listed
+            or (not claimed and (safe_is_dir(root / "extensions") or _peer_of_pi(data)))
+        )
 
     def inspect(self, root: Path) -> CatalogEntry:
         inspection = Inspection(root)
@@ -99,6 +103,11 @@ class PiAdapter:
         if "pi" not in raw:
             for kind in RESOURCE_TYPES:
                 found[kind] = resources.from_convention(kind) or []
+            main = raw.get("main")
+            if not found["extensions"] and _peer_of_pi(raw) and isinstance(main, str):
+                # No manifest and no extensions/ folder, but built against Pi (e.g.
+                # @agentuity/pi): pi loads such a package by its main file.
+                found["extensions"] = resources.from_manifest("extensions", [main])
             return found
         manifest = raw["pi"]
         if not isinstance(manifest, dict):
@@ -118,6 +127,14 @@ class PiAdapter:
             fields.string(key, allow_empty=True)
         fields.unknown(PI_KEYS, codes.PI_MANIFEST_UNKNOWN_KEY)
         return found
+
+
+def _peer_of_pi(data: dict[str, object]) -> bool:
+    """Declares a Pi host package (pi-coding-agent, either scope) as a peer dependency."""
+    peers = data.get("peerDependencies")
+    return isinstance(peers, dict) and any(
+        name.endswith("/pi-coding-agent") and name in PI_HOST_PACKAGES for name in peers
+    )
 
 
 def _theme(rel: str) -> Contribution:

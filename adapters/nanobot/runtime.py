@@ -1,0 +1,71 @@
+"""How a nanobot package is started: the launch plan for each ``runtime``.
+
+``runtime: python`` packages run in the Python sidecar (``adapters/nanobot/sidecar``), one
+sidecar process per package, so a package that blocks, crashes or exits costs only itself.
+``pi`` and ``openclaw`` packages need the Node sidecar, which does not exist yet;
+``declarative`` packages have no code (skills, MCP server declarations) and never start.
+
+The sidecar is started from its ``__main__.py`` file with ``-P`` rather than as
+``-m adapters.nanobot.sidecar``: ``-m`` would import ``adapters/__init__.py`` and with it
+the gateway (≈0.5 s) into every sidecar, and ``-P`` keeps the workspace (the child's working
+directory) off ``sys.path``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from adapters._base import CatalogEntry
+from gateway.packages import LaunchRefusal, LaunchSpec
+
+__all__ = ["SIDECAR_MAIN", "TIMEOUT_VARIABLE", "plan_nanobot", "response_timeout"]
+
+SIDECAR_MAIN = Path(__file__).resolve().parent / "sidecar" / "__main__.py"
+TIMEOUT_VARIABLE = "GATEWAY_NANOBOT_TIMEOUT"
+"""Seconds the host waits for the sidecar's ``register`` and each reply (default 30;
+``none`` waits forever). Read by the host when it plans the launch."""
+DEFAULT_TIMEOUT = 30.0
+
+
+def response_timeout() -> float | None:
+    raw = os.environ.get(TIMEOUT_VARIABLE, "").strip().lower()
+    if raw in ("none", "null"):
+        return None
+    try:
+        value = float(raw) if raw else DEFAULT_TIMEOUT
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return value if value > 0 else DEFAULT_TIMEOUT
+
+
+def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
+    runtime = entry.metadata.get("nanobot_runtime")
+    if entry.runtime == "python-sidecar":
+        command = [
+            sys.executable,
+            "-P",
+            str(SIDECAR_MAIN),
+            "--package",
+            entry.root,
+            "--data-dir",
+            str(home / "data"),
+        ]
+        # Only what the package declared it needs: its environment dependencies (the
+        # manifest's way of naming secrets), when they are set.
+        env = {
+            d.name: os.environ[d.name]
+            for d in entry.dependencies
+            if d.kind == "environment" and os.environ.get(d.name)
+        }
+        return LaunchSpec(command=command, env=env, response_timeout=response_timeout())
+    if runtime in ("pi", "openclaw"):
+        return LaunchRefusal(
+            f"runtime not available yet: the Node sidecar for nanobot packages with "
+            f"runtime {runtime} (it will host their Pi / OpenClaw entries)"
+        )
+    return LaunchRefusal(
+        "runtime not available: declarative nanobot packages are metadata only (their "
+        "skills and MCP server declarations are listed; nothing runs)"
+    )

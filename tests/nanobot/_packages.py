@@ -1,0 +1,158 @@
+"""Package sources used by several test modules."""
+
+from __future__ import annotations
+
+# The authoring document's example, verbatim apart from the print (stdout must not break
+# the protocol) and the permission use.
+REVIEW = """
+from nanobot.agent.tools.base import Tool
+
+
+class ReviewTool(Tool):
+    @property
+    def name(self) -> str:
+        return "review_code"
+
+    @property
+    def description(self) -> str:
+        return "Review a local code change."
+
+    @property
+    def parameters(self) -> dict:
+        return {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+            },
+            "required": ["path"],
+        }
+
+    async def execute(self, path: str) -> str:
+        print("reviewing", path)
+        return f"Review requested for {path}"
+
+
+async def review(ctx):
+    return f"Starting a review of {ctx.args or 'the working tree'}"
+
+
+def register(api) -> None:
+    api.register_tool(ReviewTool())
+    api.register_command("review", review, prefix=True)
+"""
+
+REVIEW_MANIFEST = {
+    "id": "acme.review",
+    "name": "Acme Review",
+    "version": "1.0.0",
+    "apiVersion": 1,
+    "runtime": "python",
+    "entry": "my_extension:register",
+    "description": "Adds a review tool and command.",
+    "homepage": "https://example.com/acme-review",
+    "license": "MIT",
+    "contributions": [
+        {"kind": "tool", "name": "review_code", "description": "Review a local change."},
+        {"kind": "command", "name": "review", "description": "Start a review from chat."},
+    ],
+    "dependencies": [
+        {"kind": "python", "name": "acme-review-core", "specifier": ">=1,<2", "optional": False}
+    ],
+    "permissions": [{"name": "workspace.read", "reason": "Read files selected for review."}],
+}
+
+# Tools with every kind of result, written as plain objects (duck typing works too).
+KITCHEN = """
+import asyncio
+import os
+import subprocess
+import sys
+
+from nanobot.agent.tools.base import Tool, ToolResult
+
+
+class Simple:
+    def __init__(self, name, run, schema=None):
+        self.name = name
+        self.description = f"tool {name}"
+        self.parameters = schema or {"type": "object", "properties": {}}
+        self._run = run
+
+    async def execute(self, **kwargs):
+        return await self._run(**kwargs)
+
+
+async def echo(text=""):
+    return text
+
+
+async def data():
+    return {"answer": 42, "items": [1, "two"]}
+
+
+async def nothing():
+    return None
+
+
+async def fails():
+    raise ValueError("bad input")
+
+
+async def exits():
+    sys.exit(3)
+
+
+async def flagged():
+    return ToolResult.error("flagged failure")
+
+
+async def noisy():
+    print("print to stdout")
+    sys.stdout.write("sys.stdout.write\\n")
+    sys.stdout.flush()
+    os.write(1, b"os.write to fd 1\\n")
+    subprocess.run(["echo", "child process stdout"], check=True)
+    try:
+        line = input()
+    except EOFError:
+        line = "<eof>"
+    return "quiet " + line
+
+
+async def slow(seconds=5.0, marker=""):
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        if marker:
+            with open(marker, "w") as handle:
+                handle.write("cancelled")
+        raise
+    return "slow done"
+
+
+async def big(size=131072):
+    return "x" * size
+
+
+class Typed(Tool):
+    name = "typed"
+    description = "nanobot's casting and validation"
+    parameters = {
+        "type": "object",
+        "properties": {"count": {"type": "integer", "minimum": 1}, "flag": {"type": "boolean"}},
+        "required": ["count"],
+    }
+
+    async def execute(self, count, flag=False):
+        return f"{count!r} {flag!r}"
+
+
+def register(api):
+    for name, run in [("echo", echo), ("data", data), ("nothing", nothing), ("fails", fails),
+                      ("exits", exits), ("flagged", flagged), ("noisy", noisy), ("slow", slow),
+                      ("big", big)]:
+        api.register_tool(Simple(name, run))
+    api.register_tool(Typed())
+"""
+KITCHEN_TOOLS = ["echo", "data", "nothing", "fails", "exits", "flagged", "noisy", "slow", "big",
+                 "typed"]  # fmt: skip

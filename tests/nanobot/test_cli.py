@@ -1,0 +1,90 @@
+"""The issue's "done when", through the `gateway` command line (real subprocesses, state in a
+temporary GATEWAY_HOME): the authoring document's example package installs, is inspected,
+is refused until its dependency is met, its permission granted and it is trusted and
+enabled, and then works through `gateway call` and `gateway command`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ._helpers import cli, cli_json
+from ._packages import REVIEW, REVIEW_MANIFEST
+
+# Importing the package leaves a mark in $HOME, to prove when its code first ran.
+MARK = "import os, pathlib\npathlib.Path(os.environ['HOME'], 'review-imported').touch()\n"
+
+
+def write_review(root: Path) -> Path:
+    (root / "my_extension").mkdir(parents=True)
+    (root / "nanobot.extension.json").write_text(json.dumps(REVIEW_MANIFEST, indent=2))
+    (root / "my_extension" / "__init__.py").write_text(MARK + REVIEW)
+    return root
+
+
+def fake_distribution(site: Path, name: str, version: str) -> Path:
+    """A dist-info that importlib.metadata finds: the declared python dependency."""
+    info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    return site
+
+
+def test_the_document_example_end_to_end(tmp_path: Path) -> None:
+    home, project = tmp_path / "gateway-home", tmp_path / "project"
+    project.mkdir()
+    user = tmp_path / "user"
+    source = write_review(tmp_path / "src" / "acme-review")
+    marker = user / "review-imported"
+    ws = ("--workspace", str(project))
+
+    installed = cli_json(home, "install", str(source))
+    assert installed["id"] == "acme.review" and installed["ecosystem"] == "nanobot"
+
+    inspected = cli_json(home, "inspect", "acme.review")
+    assert inspected["runtime"] == "python-sidecar"
+    assert [(c["kind"], c["name"]) for c in inspected["contributions"]] == [
+        ("tool", "review_code"), ("command", "review"),
+    ]  # fmt: skip
+    assert inspected["permissions"] == [
+        {"name": "workspace.read", "reason": "Read files selected for review."}
+    ]
+    assert [(d["kind"], d["name"], d["specifier"]) for d in inspected["dependencies"]] == [
+        ("python", "acme-review-core", ">=1,<2")
+    ]
+    human = cli(home, "inspect", "acme.review")
+    assert "Read files selected for review." in human.stdout
+
+    [status] = cli_json(home, "status")["packages"]
+    assert status["active"] is False
+    assert {"not trusted", "permissions not granted: workspace.read"} <= set(status["reasons"])
+    assert any("acme-review-core" in reason for reason in status["reasons"])
+
+    refused = cli(home, "call", "review_code", '{"path": "README.md"}', *ws)
+    assert refused.returncode == 1 and "unknown tool" in refused.stderr
+    assert not marker.exists(), "install, inspect and status must run no package code"
+
+    cli_json(home, "permissions", "acme.review", "workspace.read")
+    cli_json(home, "trust", "acme.review")
+    cli_json(home, "enable", "acme.review")
+    [status] = cli_json(home, "status")["packages"]
+    assert status["active"] is False and len(status["reasons"]) == 1
+    assert "acme-review-core" in status["reasons"][0]
+    assert not marker.exists()
+
+    env = {"PYTHONPATH": str(fake_distribution(tmp_path / "site", "acme-review-core", "1.2.0"))}
+    [status] = cli_json(home, "status", env=env)["packages"]
+    assert status["active"] is True and status["reasons"] == []
+
+    called = cli_json(home, "call", "review_code", '{"path": "README.md"}', *ws, env=env)
+    assert called["content"] == "Review requested for README.md"
+    assert called["is_error"] is False and called["diagnostics"] == []
+    assert marker.exists()
+
+    commanded = cli_json(home, "command", "review", "src/main.py", *ws, env=env)
+    assert commanded["message"] == "Starting a review of src/main.py"
+    bare = cli(home, "command", "/review", *ws, env=env)
+    assert bare.returncode == 0 and "Starting a review of the working tree" in bare.stdout
+
+    cli_json(home, "permissions", "acme.review", "workspace.read", "--revoke")
+    assert cli(home, "call", "review_code", '{"path": "x"}', *ws, env=env).returncode == 1

@@ -1,0 +1,148 @@
+"""The document's "Also test" list for the gates, with a python-runtime package: nothing of
+it runs before install, grants, trust and enable; dependencies are checked; the declared
+environment reaches the sidecar; Pi / OpenClaw / declarative runtimes say why they don't run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gateway import open_gateway
+from gateway.packages import install, load_inspector
+from gateway.store import StateStore
+
+from ._helpers import codes, install_ready, write_package
+
+pytestmark = pytest.mark.anyio
+
+MARKED = """
+import os, pathlib
+
+pathlib.Path(@MARKER@).write_text("imported")
+
+class Env:
+    name = "env_value"
+    description = "reads a declared environment variable"
+    parameters = {"type": "object", "properties": {"name": {"type": "string"}}}
+
+    async def execute(self, name):
+        return os.environ.get(name, "<unset>")
+
+def register(api):
+    api.register_tool(Env())
+"""
+
+
+def marked_package(tmp_path: Path, **manifest: object) -> tuple[Path, Path]:
+    marker = tmp_path / "imported"
+    package = write_package(
+        tmp_path / "src" / "marked", "test.marked",
+        MARKED.replace("@MARKER@", repr(str(marker))), tools=["env_value"], **manifest,
+    )  # fmt: skip
+    return package, marker
+
+
+async def test_nothing_runs_until_every_gate_is_passed(workspace, tmp_path):
+    home = workspace.config.home
+    package, marker = marked_package(tmp_path, permissions=["workspace.read"])
+    install(home, str(package), kind="local", inspector=load_inspector())
+    inspected = load_inspector()(package)  # metadata only
+    assert [(p.name, p.reason) for p in inspected.permissions] == [
+        ("workspace.read", "the tests need workspace.read")
+    ]
+    assert not marker.exists()
+    steps = [
+        ("installed", "gate.untrusted"),
+        ("enabled", "gate.untrusted"),
+        ("granted", "gate.untrusted"),
+    ]
+    with StateStore.open(home) as store:
+        store.set_enabled("test.marked", True)
+    for step, code in steps:
+        if step == "granted":
+            with StateStore.open(home) as store:
+                store.grant("test.marked", ["workspace.read"], ["workspace.read"])
+        async with open_gateway(workspace.root, config=workspace.config) as gateway:
+            assert gateway.tools() == []
+            assert code in codes(gateway.diagnostics), step
+        assert not marker.exists(), f"package code ran after: {step}"
+    with StateStore.open(home) as store:
+        store.set_trusted("test.marked", True)
+        store.revoke("test.marked", ["workspace.read"])
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        assert gateway.tools() == []
+        assert "gate.permission_missing" in codes(gateway.diagnostics)
+    assert not marker.exists()
+    with StateStore.open(home) as store:
+        store.grant("test.marked", ["workspace.read"], ["workspace.read"])
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        assert [t.name for t in gateway.tools()] == ["env_value"]
+    assert marker.read_text() == "imported"
+
+
+async def test_a_missing_hard_dependency_leaves_the_package_inactive(
+    workspace, tmp_path, monkeypatch
+):
+    monkeypatch.delenv("ACME_REVIEW_TOKEN", raising=False)
+    package, marker = marked_package(
+        tmp_path,
+        dependencies=[
+            {"kind": "environment", "name": "ACME_REVIEW_TOKEN"},
+            {"kind": "environment", "name": "ACME_OPTIONAL", "optional": True},
+            {"kind": "executable", "name": "definitely-not-on-path-xyz", "optional": True},
+        ],
+    )
+    install_ready(workspace.config.home, package)
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        assert gateway.tools() == []
+        [missing] = [d for d in gateway.diagnostics if d.code == "gate.dependency_missing"]
+        assert "ACME_REVIEW_TOKEN" in missing.message
+    assert not marker.exists()
+    monkeypatch.setenv("ACME_REVIEW_TOKEN", "s3cret")
+    monkeypatch.setenv("NOT_DECLARED", "hidden")
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        # The declared variable reaches the sidecar; nothing undeclared does.
+        value = await gateway.call_tool("env_value", {"name": "ACME_REVIEW_TOKEN"})
+        assert value.content == "s3cret"
+        hidden = await gateway.call_tool("env_value", {"name": "NOT_DECLARED"})
+        assert hidden.content == "<unset>"
+
+
+async def test_a_missing_python_distribution_leaves_the_package_inactive(workspace, tmp_path):
+    package, marker = marked_package(
+        tmp_path, dependencies=[{"kind": "python", "name": "acme-not-installed-core",
+                                 "specifier": ">=1,<2"}],
+    )  # fmt: skip
+    install_ready(workspace.config.home, package)
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        assert gateway.tools() == []
+        assert "gate.dependency_missing" in codes(gateway.diagnostics)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("runtime", "reason"),
+    [
+        ("pi", "Node sidecar for nanobot packages with runtime pi"),
+        ("openclaw", "Node sidecar for nanobot packages with runtime openclaw"),
+        ("declarative", "metadata only"),
+    ],
+)
+async def test_runtimes_the_python_sidecar_does_not_run_say_why(
+    workspace, tmp_path, runtime, reason
+):
+    root = tmp_path / "src" / runtime
+    root.mkdir(parents=True)
+    manifest = {"id": f"test.{runtime}", "name": runtime, "version": "1.0.0",
+                "runtime": runtime,
+                "contributions": [{"kind": "skill", "name": "notes"}]}  # fmt: skip
+    if runtime != "declarative":
+        manifest["entries"] = ["index.js"]
+        (root / "index.js").write_text("export default function () {}\n")
+    (root / "nanobot.extension.json").write_text(json.dumps(manifest))
+    install_ready(workspace.config.home, root)
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        [unavailable] = [d for d in gateway.diagnostics if d.code == "runtime.unavailable"]
+    assert unavailable.package == f"test.{runtime}" and reason in unavailable.message

@@ -1,0 +1,108 @@
+"""The launch plan for nanobot packages, and the sidecar's start-up discipline."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adapters.launch import plan_launch
+from adapters.nanobot.runtime import SIDECAR_MAIN
+from adapters.registry import inspect_package
+from gateway.packages import LaunchRefusal, LaunchSpec
+
+from ._helpers import Sidecar, write_package
+
+
+def python_package(tmp_path: Path) -> Path:
+    return write_package(
+        tmp_path / "p", "acme.launch", "def register(api): pass\n",
+        dependencies=[
+            {"kind": "environment", "name": "ACME_SET"},
+            {"kind": "environment", "name": "ACME_UNSET", "optional": True},
+            {"kind": "executable", "name": "sh"},
+        ],
+    )  # fmt: skip
+
+
+def test_a_python_package_runs_in_the_python_sidecar(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACME_SET", "value")
+    monkeypatch.delenv("ACME_UNSET", raising=False)
+    monkeypatch.delenv("GATEWAY_NANOBOT_TIMEOUT", raising=False)
+    entry = inspect_package(python_package(tmp_path))
+    spec = plan_launch(entry, tmp_path / "home")
+    assert isinstance(spec, LaunchSpec)
+    assert spec.command == [
+        sys.executable, "-P", str(SIDECAR_MAIN), "--package", entry.root,
+        "--data-dir", str(tmp_path / "home" / "data"),
+    ]  # fmt: skip
+    assert spec.env == {"ACME_SET": "value"}
+    assert spec.response_timeout == 30.0
+
+
+@pytest.mark.parametrize(("raw", "timeout"), [("2.5", 2.5), ("none", None), ("x", 30.0),
+                                              ("-1", 30.0)])  # fmt: skip
+def test_the_response_timeout_comes_from_the_environment(tmp_path, monkeypatch, raw, timeout):
+    monkeypatch.setenv("GATEWAY_NANOBOT_TIMEOUT", raw)
+    spec = plan_launch(inspect_package(python_package(tmp_path)), tmp_path / "home")
+    assert isinstance(spec, LaunchSpec) and spec.response_timeout == timeout
+
+
+@pytest.mark.parametrize("runtime", ["pi", "openclaw", "declarative"])
+def test_other_runtimes_are_refused_with_the_reason(tmp_path, runtime):
+    manifest = {"id": "acme.other", "name": "other", "version": "1", "runtime": runtime}
+    if runtime != "declarative":
+        manifest["entry"] = "index.js"
+        (tmp_path / "index.js").write_text("")
+    (tmp_path / "nanobot.extension.json").write_text(json.dumps(manifest))
+    refusal = plan_launch(inspect_package(tmp_path), tmp_path / "home")
+    assert isinstance(refusal, LaunchRefusal)
+    expected = "metadata only" if runtime == "declarative" else "Node sidecar"
+    assert expected in refusal.reason and "runtime not available" in refusal.reason
+
+
+def test_the_sidecar_also_starts_with_python_dash_m():
+    done = subprocess.run(
+        [sys.executable, "-m", "adapters.nanobot.sidecar", "--help"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0 and "--package ROOT" in done.stdout
+
+
+def test_register_happens_before_the_gateway_pydantic_or_asyncio_are_imported(tmp_path):
+    source = """
+import json, sys
+
+class Modules:
+    name = "modules"
+    description = "modules loaded when register ran"
+    parameters = {"type": "object", "properties": {}}
+
+    def __init__(self, loaded):
+        self.loaded = loaded
+
+    async def execute(self):
+        return json.dumps(self.loaded)
+
+def register(api):
+    heavy = ("gateway", "adapters", "pydantic", "asyncio", "jsonschema", "logging", "dataclasses")
+    api.register_tool(Modules([name for name in heavy if name in sys.modules]))
+"""
+    package = write_package(tmp_path / "p", "test.modules", source, tools=["modules"])
+    with Sidecar(package, data_dir=tmp_path / "data") as sidecar:
+        sidecar.register()
+        loaded = json.loads(sidecar.tool("1", "modules")["content"])
+    assert loaded == []
+
+
+def test_duplicate_contribution_names_refuse_the_install(tmp_path):
+    from gateway.packages import InstallError, install, load_inspector
+
+    package = write_package(tmp_path / "p", "test.dup", "def register(api): pass\n",
+                            tools=["same", "same"])  # fmt: skip
+    with pytest.raises(InstallError) as refused:
+        install(tmp_path / "home", str(package), kind="local", inspector=load_inspector())
+    assert "nanobot.manifest_duplicate" in [d.code for d in refused.value.diagnostics]

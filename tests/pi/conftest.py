@@ -1,0 +1,33 @@
+"""Pi sidecar tests: real packages installed through the gateway, real Node processes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adapters.pi.runtime import find_node, sidecar_ready
+from gateway.packages import install, load_inspector
+from gateway.store import StateStore
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "fixtures"
+NPM_FIXTURES = HERE.parent / "fixtures" / "npm"
+
+_problem = sidecar_ready() or (None if find_node() else "no Node >= 22.19")
+if _problem:
+    pytest.skip(f"Pi sidecar not available: {_problem}", allow_module_level=True)
+
+
+def install_ready(home: Path, source: Path, kind: str = "local") -> str:
+    """Install a package (nothing runs), then pass every gate; returns its id."""
+    report = install(home, str(source), kind=kind, inspector=load_inspector())
+    package_id = report.package.record.id
+    with StateStore.open(home) as store:
+        package = store.get_package(package_id)
+        wanted = [p.name for p in load_inspector()(package.record.path).permissions]
+        if wanted:
+            store.grant(package_id, wanted, wanted)
+        store.set_trusted(package_id, True)
+        store.set_enabled(package_id, True)
+    return package_id

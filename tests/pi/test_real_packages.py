@@ -1,0 +1,182 @@
+"""Real npm packages, packed into tests/fixtures/npm (self-contained: no network at test
+time), installed through the gateway's npm source, gated, and run in the sidecar."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.pi.runtime import plan_pi
+from gateway import open_gateway
+from gateway._loading import SIDECAR_FEATURES as GATEWAY_FEATURES
+from gateway.diagnostics import Diagnostics
+from gateway.packages import LaunchSpec
+from gateway.process import ExtensionProcess, LaunchPlan, TransportConfig
+from gateway.protocol import InitializeMessage
+from gateway.registry import ToolOutcome
+
+from .conftest import NPM_FIXTURES, install_ready
+
+pytestmark = pytest.mark.anyio
+
+REAL = [
+    "pi-aliases-1.0.7.tgz",
+    "aliou-pi-processes-0.12.0.tgz",
+    "pi-mermaid-0.3.0.tgz",
+    "pi-prompt-template-model-0.12.2.tgz",
+]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Installed once for the module (installs are the slow part; each test opens its own
+    gateway on a copy of the state so sessions do not mix)."""
+    base = tmp_path_factory.mktemp("real")
+    home = base / "home" / ".gateway"
+    for name in REAL:
+        install_ready(home, NPM_FIXTURES / name, kind="npm")
+    return {"home": home, "base": base}
+
+
+def _config(installed: dict[str, Path], tmp_path: Path) -> Any:
+    from gateway import GatewayConfig
+
+    return GatewayConfig(
+        home=installed["home"], user_home=installed["base"], shutdown_grace=0.3, term_grace=0.5
+    )
+
+
+@pytest.fixture
+def gateway_args(installed: dict[str, Path], tmp_path: Path) -> dict[str, Any]:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return {"workspace": root, "trust": True, "config": _config(installed, tmp_path)}
+
+
+async def test_all_real_packages_load_with_their_contributions(gateway_args: dict) -> None:
+    async with open_gateway(**gateway_args) as gateway:
+        owners = {t.name: t.owner for t in gateway.tools()}
+        assert owners["process"] == "@aliou/pi-processes"
+        commands = {c.name: c.owner for c in gateway.registry.commands()}
+        assert commands["clear"] == commands["exit"] == "pi-aliases"
+        assert {"ps", "ps:kill", "ps:logs"} <= set(commands)
+        assert commands["pi-mermaid"] == "pi-mermaid"
+        assert {"chain-prompts", "prompt-tool"} <= set(commands)
+        errors = [d for d in gateway.diagnostics if d.severity.value == "error"]
+        assert errors == []
+        by_package: dict[str, set[str]] = {}
+        for d in gateway.diagnostics:
+            if d.code in ("pi.unsupported_api", "pi.event_unmapped"):
+                by_package.setdefault(d.package or "", set()).add(d.message.split(": ", 1)[1])
+        # What they cannot do headless is reported, naming the API or event.
+        assert any("registerMessageRenderer" in m for m in by_package["pi-mermaid"])
+        assert any('"input"' in m for m in by_package["pi-mermaid"])
+        assert any('"before_agent_start"' in m for m in by_package["pi-prompt-template-model"])
+        assert any("registerMessageRenderer" in m for m in by_package["@aliou/pi-processes"])
+
+
+async def test_pi_aliases_commands_map_to_host_actions(gateway_args: dict) -> None:
+    async with open_gateway(**gateway_args) as gateway:
+        clear = await gateway.run_command("clear")
+        assert clear.message == "[pi] new session requested"
+        leave = await gateway.run_command("exit")
+        assert leave.message == "[pi] shutdown requested"
+        # host.actions: the embedding agent sees what was asked for.
+        assert gateway.requested_actions == [
+            ("pi-aliases", "new_session"),
+            ("pi-aliases", "shutdown"),
+        ]
+
+
+async def test_pi_processes_tool_and_bash_background_hook(gateway_args: dict) -> None:
+    ran: list[dict[str, Any]] = []
+
+    async def bash(arguments: dict[str, Any]) -> ToolOutcome:
+        ran.append(arguments)
+        return ToolOutcome("ran", False)
+
+    # The blocker is off by default; its project-local settings file turns it on.
+    settings = gateway_args["workspace"] / ".pi" / "extensions" / "processes.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"interception": {"blockBackgroundCommands": True}}))
+    async with open_gateway(**gateway_args) as gateway:
+        await gateway.start_session()
+        result = await gateway.call_tool("process", {"action": "list"})
+        assert not result.is_error
+        assert result.content == "No matching background processes."
+        gateway.register_builtin_tool(
+            "bash", "shell", {"type": "object", "properties": {"command": {"type": "string"}}}, bash
+        )
+        blocked = await gateway.call_tool("bash", {"command": "npm run dev &"})
+        assert blocked.blocked and blocked.is_error
+        assert "process" in blocked.content.lower()
+        ok = await gateway.call_tool("bash", {"command": "echo hi"})
+        assert ok.content == "ran" and not ok.blocked
+        assert ran == [{"command": "echo hi"}]
+        await gateway.end_session()
+
+
+async def test_agentuity_provider_only_package_loads_by_file_path(tmp_path: Path) -> None:
+    """@agentuity/pi has no `pi` key (the adapter does not claim it), so it is loaded by file
+    path: it registers its two commands and, with no API key, no provider."""
+    import tarfile
+
+    with tarfile.open(NPM_FIXTURES / "agentuity-pi-2.0.21.tgz") as archive:
+        archive.extractall(tmp_path, filter="data")
+    root = tmp_path / "package"
+    main = json.loads((root / "package.json").read_text())["main"]
+    spec = plan_pi("@agentuity/pi", root, [main])
+    assert isinstance(spec, LaunchSpec)
+    diagnostics = Diagnostics()
+
+    async def effects(*_: Any) -> None:
+        return None
+
+    process = ExtensionProcess(
+        LaunchPlan(
+            name="@agentuity/pi",
+            command=spec.command,
+            cwd=tmp_path,
+            env={"PATH": "/usr/bin:/bin"},
+            log_path=tmp_path / "agentuity.log",
+            response_timeout=30,
+            origin=root,
+        ),
+        next_id=iter(str(i) for i in range(1, 100)).__next__,
+        diagnostics=diagnostics,
+        on_effects=lambda *_: None,
+        ui_handler=None,
+        config=TransportConfig(16 * 1024 * 1024, 0.3, 0.5),
+    )
+    import anyio
+
+    async with anyio.create_task_group() as tasks:
+        register = await process.start(
+            tasks,
+            InitializeMessage(workspace=str(tmp_path), session_id="s", gateway=GATEWAY_FEATURES),
+        )
+        assert {c.name for c in register.commands} == {"organization", "region"}
+        assert not register.tools
+        assert "not set" in (tmp_path / "agentuity.log").read_text()
+        await process.aclose()
+        tasks.cancel_scope.cancel()
+
+
+async def test_provider_only_package_installs_through_the_gateway_and_runs_its_commands(tmp_path):
+    # @agentuity/pi has no `pi` key: it is claimed by its peer dependency on
+    # pi-coding-agent and loaded by its `main`, as pi does.
+    from gateway import GatewayConfig
+
+    home = tmp_path / "home" / ".gateway"
+    package_id = install_ready(home, NPM_FIXTURES / "agentuity-pi-2.0.21.tgz", kind="npm")
+    assert package_id == "@agentuity/pi"
+    config = GatewayConfig(
+        home=home, user_home=tmp_path / "home", shutdown_grace=0.3, term_grace=0.5
+    )
+    async with open_gateway(tmp_path, trust=True, config=config) as gateway:
+        owners = {c.name: c.owner for c in gateway.registry.commands()}
+        assert owners.get("organization") == owners.get("region") == "@agentuity/pi"
+        assert not [d for d in gateway.diagnostics if d.severity.value == "error"]
