@@ -39,6 +39,7 @@ SIDECAR_FEATURES = {
         "registration.update",
         "host.actions",
         "host.request",
+        "events.extended",
     ],
 }
 """Announced to the runtimes planned for installed packages (the sidecars), which use the
@@ -75,7 +76,43 @@ class _Loading:
             self._register_prompt(prompt.name, prompt.description, prompt.body, prompt.path)
         for tool in self.discovery.tools:
             self._register_tool_json(tool)
-        await self._start_extensions([*self.discovery.extensions, *launches])
+        await self._start_in_dependency_order(launches)
+
+    async def _start_in_dependency_order(self, launches: list[LaunchPlan]) -> None:
+        """Discovered extensions and packages without package dependencies start together;
+        then each later wave, once what it depends on runs. A package whose dependency
+        failed to start is not started (and says so); nothing else is affected."""
+        requires = {
+            status.id: {
+                d.name
+                for d in status.entry.dependencies
+                if d.kind == "extension" and not d.optional and d.name != status.id
+            }
+            for status in self.packages
+        }
+        depth: dict[str, int] = {}
+        for status in self.packages:  # activation order: dependencies come first
+            depth[status.id] = 1 + max((depth.get(d, -1) for d in requires[status.id]), default=-1)
+        waves: dict[int, list[LaunchPlan]] = {}
+        for plan in launches:
+            waves.setdefault(depth.get(plan.name, 0), []).append(plan)
+        first = [*self.discovery.extensions, *waves.pop(0, [])]
+        await self._start_extensions(first)
+        for level in sorted(waves):
+            running = {self._owners.get(process, process.name) for process in self.processes}
+            ready = []
+            for plan in waves[level]:
+                missing = sorted(requires.get(plan.name, set()) - running)
+                if missing:
+                    self.diagnostics.add(
+                        _codes.GATE_BLOCKED(
+                            f"{plan.name}: not started because {', '.join(missing)} did not start",
+                            package=plan.name,
+                        )
+                    )
+                else:
+                    ready.append(plan)
+            await self._start_extensions(ready)
 
     def _evaluate_packages(self) -> list[PackageStatus]:
         """Installed packages and their gates; only active ones are loaded."""

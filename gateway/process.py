@@ -204,7 +204,10 @@ class ExtensionProcess:
         self._alive = True
         await task_group.start(self._run)
         try:
-            await self._write(initialize)
+            with contextlib.suppress(ExtensionExited):
+                # A child that died at once breaks the pipe; the reader then sees end of
+                # file and records the better reason (its exit code).
+                await self._write(initialize)
             with anyio.fail_after(self.timeout):
                 await self._registered.wait()
         except TimeoutError:
@@ -212,9 +215,6 @@ class ExtensionProcess:
             raise ExtensionStartError(
                 f"no register within {self.timeout:g}s (extension response timed out)"
             ) from None
-        except ExtensionError:
-            await self.aclose()
-            raise
         if self.registration is None:
             await self.aclose()
             if self._first_line_seen:

@@ -2,7 +2,8 @@
 
 ``runtime: python`` packages run in the Python sidecar (``adapters/nanobot/sidecar``), one
 sidecar process per package, so a package that blocks, crashes or exits costs only itself.
-``pi`` and ``openclaw`` packages need the Node sidecar, which does not exist yet;
+``pi`` packages run their entries in the Pi Node sidecar; ``openclaw`` ones need the
+OpenClaw side of the Node sidecar, which does not exist yet;
 ``declarative`` packages have no code (skills, MCP server declarations) and never start.
 
 The sidecar is started from its ``__main__.py`` file with ``-P`` rather than as
@@ -60,10 +61,15 @@ def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
             if d.kind == "environment" and os.environ.get(d.name)
         }
         return LaunchSpec(command=command, env=env, response_timeout=response_timeout())
-    if runtime in ("pi", "openclaw"):
+    if runtime == "pi":
+        # A nanobot manifest around Pi extension modules: the Pi sidecar hosts them.
+        from adapters.pi.runtime import plan_pi
+
+        return plan_pi(entry.id, Path(entry.root), list(entry.entries))
+    if runtime == "openclaw":
         return LaunchRefusal(
-            f"runtime not available yet: the Node sidecar for nanobot packages with "
-            f"runtime {runtime} (it will host their Pi / OpenClaw entries)"
+            "runtime not available yet: the Node sidecar for OpenClaw entries of nanobot "
+            "packages (runtime openclaw)"
         )
     return LaunchRefusal(
         "runtime not available: declarative nanobot packages are metadata only (their "

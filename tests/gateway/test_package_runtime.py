@@ -121,3 +121,34 @@ async def test_a_package_failing_a_gate_is_not_started(workspace, installed):
     async with open_gateway(workspace.root, config=workspace.config) as gateway:
         assert gateway.processes == []
         assert any(d.code == "gate.disabled" for d in gateway.diagnostics)
+
+
+async def test_a_package_whose_dependency_fails_to_start_is_not_started(
+    workspace, installed, monkeypatch, tmp_path
+):
+    dependent = tmp_path / "dependent"
+    (dependent / "my_extension").mkdir(parents=True)
+    manifest = {**MANIFEST, "id": "acme.dependent", "contributions": [],
+                "dependencies": [{"kind": "extension", "name": "acme.review"}]}  # fmt: skip
+    (dependent / "nanobot.extension.json").write_text(json.dumps(manifest))
+    (dependent / "my_extension/__init__.py").write_text("def register(api):\n    pass\n")
+    home = workspace.config.home
+    install(home, str(dependent), kind="local", inspector=load_inspector())
+    with StateStore.open(home) as store:
+        store.set_trusted("acme.dependent", True)
+        store.set_enabled("acme.dependent", True)
+    started: list[str] = []
+
+    def launcher(entry, home):
+        started.append(entry.id)
+        if entry.id == "acme.review":  # the dependency crashes before register
+            return LaunchSpec(command=[sys.executable, "-c", "raise SystemExit(3)"])
+        return LaunchSpec(command=[sys.executable, str(FIXTURES / "scripted_extension.py"),
+                                   str(tmp_path / "behaviour.json")])  # fmt: skip
+
+    monkeypatch.setattr(packages, "load_launcher", lambda: launcher)
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        assert gateway.processes == []
+        blocked = [d for d in gateway.diagnostics if d.code == "gate.blocked"]
+    assert [d.package for d in blocked] == ["acme.dependent"]
+    assert "acme.review did not start" in blocked[0].message

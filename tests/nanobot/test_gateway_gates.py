@@ -125,8 +125,7 @@ async def test_a_missing_python_distribution_leaves_the_package_inactive(workspa
 @pytest.mark.parametrize(
     ("runtime", "reason"),
     [
-        ("pi", "Node sidecar for nanobot packages with runtime pi"),
-        ("openclaw", "Node sidecar for nanobot packages with runtime openclaw"),
+        ("openclaw", "nanobot packages (runtime openclaw)"),
         ("declarative", "metadata only"),
     ],
 )
@@ -146,3 +145,26 @@ async def test_runtimes_the_python_sidecar_does_not_run_say_why(
     async with open_gateway(workspace.root, config=workspace.config) as gateway:
         [unavailable] = [d for d in gateway.diagnostics if d.code == "runtime.unavailable"]
     assert unavailable.package == f"test.{runtime}" and reason in unavailable.message
+
+
+async def test_a_runtime_pi_package_runs_its_entries_in_the_pi_sidecar(workspace, tmp_path):
+    root = tmp_path / "src" / "pi-wrapped"
+    root.mkdir(parents=True)
+    (root / "index.js").write_text(
+        "export default function (pi) {\n"
+        "  pi.registerCommand('hello', { description: 'greets',\n"
+        "    handler: async (args, ctx) => { ctx.ui.notify('hello ' + args, 'info') } })\n"
+        "}\n"
+    )
+    manifest = {"id": "test.piwrapped", "name": "pi wrapped", "version": "1.0.0", "runtime": "pi",
+                "entries": ["index.js"],
+                "contributions": [{"kind": "command", "name": "hello", "description": "greets"}]}  # fmt: skip
+    (root / "nanobot.extension.json").write_text(json.dumps(manifest))
+    install_ready(workspace.config.home, root)
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        assert not [d for d in gateway.diagnostics if d.code == "runtime.unavailable"]
+        command = gateway.registry.command("hello")
+        assert command is not None and command.owner == "test.piwrapped"
+        await gateway.run_command("hello", "world")
+        messages = [n.message for _, n in gateway.session.notifications]
+    assert "hello world" in messages

@@ -51,7 +51,17 @@ def test_the_response_timeout_comes_from_the_environment(tmp_path, monkeypatch, 
     assert isinstance(spec, LaunchSpec) and spec.response_timeout == timeout
 
 
-@pytest.mark.parametrize("runtime", ["pi", "openclaw", "declarative"])
+def test_a_runtime_pi_package_is_planned_on_the_pi_sidecar(tmp_path):
+    manifest = {"id": "acme.other", "name": "other", "version": "1", "runtime": "pi",
+                "entry": "index.js"}  # fmt: skip
+    (tmp_path / "index.js").write_text("")
+    (tmp_path / "nanobot.extension.json").write_text(json.dumps(manifest))
+    spec = plan_launch(inspect_package(tmp_path), tmp_path / "home")
+    assert isinstance(spec, LaunchSpec)
+    assert any(part.endswith("pi-sidecar.mjs") for part in spec.command)
+
+
+@pytest.mark.parametrize("runtime", ["openclaw", "declarative"])
 def test_other_runtimes_are_refused_with_the_reason(tmp_path, runtime):
     manifest = {"id": "acme.other", "name": "other", "version": "1", "runtime": runtime}
     if runtime != "declarative":
