@@ -10,13 +10,23 @@ The public API an agent embeds::
 from .config import GatewayConfig
 from .diagnostics import Diagnostic, DiagnosticCode, Diagnostics, Severity, catalogue
 from .events import EventCatalogue, EventOutcome, EventSpec
-from .host import CompactionResult, Gateway, ToolResult, UnknownCommand, UnknownTool, open_gateway
+from .host import (
+    AgentStartResult,
+    CompactionResult,
+    Gateway,
+    InputResult,
+    ToolResult,
+    UnknownCommand,
+    UnknownTool,
+    open_gateway,
+)
 from .process import ExtensionError, ExtensionProcess, UiAnswer
 from .protocol import UiRequest
 from .registry import CommandOutcome, Registry, ToolEntry, ToolOutcome
 from .session import Session, SessionEffect, SessionNotFound
 
 __all__ = [
+    "AgentStartResult",
     "CommandOutcome",
     "CompactionResult",
     "Diagnostic",
@@ -29,6 +39,7 @@ __all__ = [
     "ExtensionProcess",
     "Gateway",
     "GatewayConfig",
+    "InputResult",
     "Registry",
     "Session",
     "SessionEffect",

@@ -283,3 +283,11 @@ RUNTIME_DIAGNOSTIC_INVALID = define_code(
     "code is not in the catalogue; it is shown with this code instead.",
     "Report diagnostics with catalogued codes (docs/diagnostics.md).",
 )
+CONTRIBUTION_CONFLICT = define_code(
+    "package.contribution_conflict",
+    W,
+    "A package that declares its contributions registered a tool or command another package "
+    "already provides, without naming that package in the contribution's `replaces`; the "
+    "first one keeps it.",
+    "List the other package's id in `replaces` (nanobot manifests), or rename the contribution.",
+)

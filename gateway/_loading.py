@@ -187,7 +187,9 @@ class _Loading:
             c.kind in ("tool", "command") for c in contributions
         ):
             self._declared[status.id] = {
-                (c.kind, c.name) for c in contributions if c.kind in ("tool", "command")
+                (c.kind, c.name): list(c.replaces)
+                for c in contributions
+                if c.kind in ("tool", "command")
             }
         digest = hashlib.sha256(status.id.encode()).hexdigest()[:8]
         return LaunchPlan(

@@ -9,6 +9,7 @@ from typing import Any
 
 from . import _codes
 from .diagnostics import catalogue
+from .events import EXTENDED_EVENTS_FEATURE, NIMLET_EVENTS
 from .process import ExtensionProcess, UiAnswer
 from .protocol import (
     CommandRequest,
@@ -21,6 +22,7 @@ from .protocol import (
     UpdateMessage,
 )
 from .registry import (
+    BUILTIN_OWNER,
     CommandEntry,
     CommandOutcome,
     HookEntry,
@@ -44,8 +46,10 @@ class _Projection:
         tools = [self._extension_tool(process, owner, spec) for spec in tool_specs]
         commands = [self._extension_command(process, owner, c) for c in command_specs]
         hooks = []
+        extended = self._offered(process, EXTENDED_EVENTS_FEATURE)
         for event in registration.events or ():
-            if event not in self.catalogue:
+            # Events beyond nimlet's eight exist only for processes offered them.
+            if event not in self.catalogue or (event not in NIMLET_EVENTS and not extended):
                 self.diagnostics.add(
                     _codes.EVENT_UNKNOWN(
                         f"{owner}: event {event!r} is not in the catalogue; it never fires",
@@ -60,6 +64,11 @@ class _Projection:
         self.processes.append(process)
         self._owners[process] = owner
         self._held[owner] = (commands, hooks)
+
+    def _offered(self, process: ExtensionProcess, feature: str) -> bool:
+        """Whether ``initialize`` announced this negotiated feature to the process."""
+        announced = self._initialize(process.plan).gateway or {}
+        return feature in announced.get("features", ())
 
     def _registration_update(self, process: ExtensionProcess, delta: Any) -> None:
         """``registration.update``: the runtime's full, current tool list (tools registered
@@ -138,7 +147,7 @@ class _Projection:
                         )
                     )
         registered = {("tool", t.name) for t in tools} | {("command", c.name) for c in commands}
-        for kind, name in sorted(declared - registered):
+        for kind, name in sorted(set(declared) - registered):
             self.diagnostics.add(
                 _codes.CONTRIBUTION_MISSING(
                     f"{owner}: declared {kind} {name!r} was never registered",
@@ -146,7 +155,35 @@ class _Projection:
                     contribution=name,
                 )
             )
-        return kept["tool"], kept["command"]
+        return self._without_conflicts(owner, "tool", kept["tool"], declared), (
+            self._without_conflicts(owner, "command", kept["command"], declared)
+        )
+
+    def _without_conflicts(
+        self, owner: str, kind: str, specs: list, declared: dict[tuple[str, str], list[str]]
+    ) -> list:
+        """A declared contribution takes over another package's only when its `replaces`
+        names that package; otherwise the first one keeps it (nanobot's rule)."""
+        kept = []
+        for spec in specs:
+            find = self.registry.tool if kind == "tool" else self.registry.command
+            current = find(spec.name)
+            if (
+                current is not None
+                and current.owner not in (owner, BUILTIN_OWNER)
+                and current.owner not in declared.get((kind, spec.name), [])
+            ):
+                self.diagnostics.add(
+                    _codes.CONTRIBUTION_CONFLICT(
+                        f"{owner}: {kind} {spec.name!r} is already provided by "
+                        f"{current.owner}; not replaced (its `replaces` does not name it)",
+                        package=owner,
+                        contribution=spec.name,
+                    )
+                )
+                continue
+            kept.append(spec)
+        return kept
 
     def _owner_name(self, name: str) -> str:
         # Extensions are not overridden by name: two extensions called "notes" both run.

@@ -58,4 +58,27 @@ class CompactionResult:
     custom: bool
 
 
+@dataclass(frozen=True, slots=True)
+class InputResult:
+    """What ``Gateway.submit_input`` decided about a user message."""
+
+    action: str
+    """``continue`` (unchanged), ``transform`` (use ``text``) or ``handled`` (an extension
+    dealt with it: do not run the agent)."""
+    text: str
+    source: str
+    handled_by: str | None = None
+    """The owner that handled it (``action == "handled"``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStartResult:
+    """What ``Gateway.before_agent_start`` folded from its subscribers."""
+
+    system_prompt: str
+    """The system prompt for this run (replaced and chained by subscribers)."""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    """Messages to inject before the prompt, from every subscriber, in order."""
+
+
 Summarizer = Callable[[str, list[dict[str, Any]]], Awaitable[tuple[str, int]]]

@@ -7,10 +7,17 @@ Every event is declared up front with the fields a reply may contribute:
 - ``append``: reply fields appended to the payload field with a newline.
 - ``replace``: reply fields where a contribution replaces the default (the last one wins,
   since mutations chain through one payload).
+- ``collect``: reply fields gathered from every subscriber, in order, into
+  ``EventOutcome.collected`` (a list value contributes its items, anything else itself).
+- ``stop_when``: ``(field, value)``; a reply whose field equals the value stops the event:
+  later subscribers are not asked (``EventOutcome.stopped_by`` names who stopped it).
+
+A chained value replaces the payload field only when it has the same JSON kind as the value
+it replaces (text for text, list for list, …); anything else is a failed contribution.
 
 Subscribers are asked one after another in startup order, and every one is asked even after
-a block, so all reasons are collected. Failures are fail-open: a warning, and the event goes
-on without that contribution.
+a block, so all reasons are collected (only ``stop_when`` ends an event early). Failures are
+fail-open: a warning, and the event goes on without that contribution.
 """
 
 from __future__ import annotations
@@ -24,7 +31,17 @@ from .diagnostics import Diagnostics
 from .process import ExtensionError
 from .registry import HookEntry
 
-__all__ = ["DEFAULT_BLOCK_REASON", "EventCatalogue", "EventOutcome", "EventSpec", "dispatch"]
+__all__ = [
+    "CANONICAL_EVENTS",
+    "DEFAULT_BLOCK_REASON",
+    "EXTENDED_EVENTS",
+    "EXTENDED_EVENTS_FEATURE",
+    "NIMLET_EVENTS",
+    "EventCatalogue",
+    "EventOutcome",
+    "EventSpec",
+    "dispatch",
+]
 
 DEFAULT_BLOCK_REASON = "blocked by extension"
 
@@ -37,6 +54,8 @@ class EventSpec:
     chain: tuple[str, ...] = ()
     append: tuple[str, ...] = ()
     replace: tuple[str, ...] = ()
+    collect: tuple[str, ...] = ()
+    stop_when: tuple[str, Any] | None = None
 
 
 class EventCatalogue:
@@ -58,6 +77,9 @@ class EventCatalogue:
 
     def names(self) -> list[str]:
         return list(self._specs)
+
+    def specs(self) -> list[EventSpec]:
+        return list(self._specs.values())
 
 
 NIMLET_EVENTS = EventCatalogue(
@@ -82,6 +104,36 @@ NIMLET_EVENTS = EventCatalogue(
         EventSpec("session_compact", "After compaction finishes"),
     ]
 )
+"""Nimlet v1's eight events: what a plain nimlet extension may subscribe to."""
+
+EXTENDED_EVENTS_FEATURE = "events.extended"
+"""The negotiated feature (docs/protocol.md) that lets a process subscribe to
+``EXTENDED_EVENTS``; offered to the sidecars only."""
+
+EXTENDED_EVENTS = EventCatalogue(
+    [
+        EventSpec(
+            "input",
+            "A user message arrived, before the agent sees it",
+            chain=("text",),
+            collect=("action",),
+            stop_when=("action", "handled"),
+        ),
+        EventSpec(
+            "before_agent_start",
+            "Before the agent runs on a prompt",
+            chain=("system_prompt",),
+            collect=("messages",),
+        ),
+        EventSpec(
+            "context", "Before each model call, with the messages it will get", chain=("messages",)
+        ),
+    ]
+)
+"""Events beyond nimlet's eight; only processes offered ``events.extended`` subscribe."""
+
+CANONICAL_EVENTS = EventCatalogue([*NIMLET_EVENTS.specs(), *EXTENDED_EVENTS.specs()])
+"""The catalogue the host dispatches: nimlet's eight and the extended events."""
 
 
 @dataclass(slots=True)
@@ -91,8 +143,14 @@ class EventOutcome:
     allowed: bool = True
     reasons: list[str] = field(default_factory=list)
     replaced: dict[str, Any] = field(default_factory=dict)
+    collected: dict[str, list[Any]] = field(default_factory=dict)
+    stopped_by: str | None = None
     asked: int = 0
     failed: int = 0
+
+    @property
+    def stopped(self) -> bool:
+        return self.stopped_by is not None
 
     @property
     def reason(self) -> str:
@@ -103,6 +161,18 @@ def _field(reply: Any, name: str) -> Any:
     if isinstance(reply, Mapping):
         return reply.get(name)
     return getattr(reply, name, None)
+
+
+def _kind(value: Any) -> type:
+    """The JSON kind of a value (bool before int: True is an int in Python)."""
+    for kind in (bool, str, int | float, Mapping, list):
+        if isinstance(value, kind):
+            return kind  # type: ignore[return-value]
+    return type(value)
+
+
+def _fits(value: Any, current: Any) -> bool:
+    return current is None or _kind(value) == _kind(current)
 
 
 async def dispatch(
@@ -130,8 +200,18 @@ async def dispatch(
             outcome.reasons.append(_field(reply, "reason") or DEFAULT_BLOCK_REASON)
         for name in spec.chain:
             value = _field(reply, name)
-            if value is not None:
+            if value is None:
+                continue
+            if _fits(value, outcome.payload.get(name)):
                 outcome.payload[name] = value
+            else:
+                diagnostics.add(
+                    _codes.HOOK_FAILED(
+                        f"{hook.owner}: {spec.name} reply field {name!r} has the wrong type "
+                        f"({type(value).__name__}); ignored",
+                        package=hook.owner,
+                    )
+                )
         for name in spec.append:
             value = _field(reply, name)
             if value:
@@ -141,4 +221,14 @@ async def dispatch(
             value = _field(reply, name)
             if value is not None:
                 outcome.replaced[name] = value
+        for name in spec.collect:
+            value = _field(reply, name)
+            if value is not None:
+                gathered = outcome.collected.setdefault(name, [])
+                gathered.extend(value if isinstance(value, list) else [value])
+        if spec.stop_when is not None:
+            name, value = spec.stop_when
+            if _field(reply, name) == value:
+                outcome.stopped_by = hook.owner
+                break
     return outcome

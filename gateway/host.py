@@ -17,15 +17,24 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
+from . import _codes
 from ._host_requests import _HostRequests
 from ._loading import _Loading
 from ._projection import _Projection
-from ._results import CompactionResult, Summarizer, ToolResult, UnknownCommand, UnknownTool
+from ._results import (
+    AgentStartResult,
+    CompactionResult,
+    InputResult,
+    Summarizer,
+    ToolResult,
+    UnknownCommand,
+    UnknownTool,
+)
 from ._spawn import child_environment
 from .config import GatewayConfig
 from .diagnostics import Diagnostic, Diagnostics
 from .discovery import Discovery
-from .events import NIMLET_EVENTS, EventCatalogue, EventOutcome, dispatch
+from .events import CANONICAL_EVENTS, EventCatalogue, EventOutcome, dispatch
 from .packages import PackageStatus
 from .process import ExtensionError, ExtensionProcess, TransportConfig, UiHandler
 from .registry import (
@@ -41,7 +50,15 @@ from .registry import (
 from .session import Session
 from .trust import is_workspace_trusted
 
-__all__ = ["Gateway", "ToolResult", "UnknownCommand", "UnknownTool", "open_gateway"]
+__all__ = [
+    "AgentStartResult",
+    "Gateway",
+    "InputResult",
+    "ToolResult",
+    "UnknownCommand",
+    "UnknownTool",
+    "open_gateway",
+]
 
 
 class Gateway(_Loading, _Projection, _HostRequests):
@@ -56,7 +73,7 @@ class Gateway(_Loading, _Projection, _HostRequests):
         config: GatewayConfig,
         ui: UiHandler | None,
         task_group: TaskGroup,
-        catalogue: EventCatalogue = NIMLET_EVENTS,
+        catalogue: EventCatalogue = CANONICAL_EVENTS,
     ) -> None:
         self.workspace = workspace
         self.trusted = trusted
@@ -70,8 +87,8 @@ class Gateway(_Loading, _Projection, _HostRequests):
         self.processes: list[ExtensionProcess] = []
         self.packages: list[PackageStatus] = []
         # Package id → the (kind, name) tools and commands its manifest declares, for the
-        # formats that declare them.
-        self._declared: dict[str, set[tuple[str, str]]] = {}
+        # formats that declare them, each with the package ids it may replace.
+        self._declared: dict[str, dict[tuple[str, str], list[str]]] = {}
         self._ui = ui
         self._tasks = task_group
         self._ids = itertools.count(1)
@@ -149,6 +166,51 @@ class Gateway(_Loading, _Projection, _HostRequests):
         if interrupted:
             payload["interrupted"] = True
         return await self.emit("turn_end", payload)
+
+    async def submit_input(self, text: str, source: str = "interactive") -> InputResult:
+        """``input``: a user message before the agent sees it. Subscribers may transform
+        the text (chained) or handle the message (then the agent should not run, and later
+        subscribers are not asked). ``source``: ``interactive``, ``rpc`` or ``extension``."""
+        outcome = await self.emit("input", {"text": text, "source": source})
+        final = outcome.payload.get("text")
+        final = final if isinstance(final, str) else text
+        if outcome.stopped:
+            action = "handled"
+        elif final != text or "transform" in outcome.collected.get("action", ()):
+            action = "transform"
+        else:
+            action = "continue"
+        return InputResult(action, final, source, outcome.stopped_by)
+
+    async def before_agent_start(self, prompt: str, system_prompt: str) -> AgentStartResult:
+        """``before_agent_start``: subscribers may replace the system prompt for this run
+        (chained) and contribute messages to inject (collected from every subscriber)."""
+        outcome = await self.emit(
+            "before_agent_start", {"prompt": prompt, "system_prompt": system_prompt}
+        )
+        final = outcome.payload.get("system_prompt")
+        messages = self._message_list(outcome.collected.get("messages", []), "before_agent_start")
+        return AgentStartResult(final if isinstance(final, str) else system_prompt, messages)
+
+    async def build_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``context``: before a model call; subscribers may replace the messages the model
+        gets (chained). Returns the messages to send."""
+        outcome = await self.emit("context", {"messages": list(messages)})
+        final = outcome.payload.get("messages")
+        if not isinstance(final, list):
+            return list(messages)
+        return self._message_list(final, "context")
+
+    def _message_list(self, items: Iterable[Any], event: str) -> list[dict[str, Any]]:
+        kept = [item for item in items if isinstance(item, dict)]
+        dropped = [item for item in items if not isinstance(item, dict)]
+        if dropped:
+            self.diagnostics.add(
+                _codes.HOOK_FAILED(
+                    f"{event}: {len(dropped)} message(s) that are not objects were dropped"
+                )
+            )
+        return kept
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         """tool_call hooks → argument validation → the tool → tool_result hooks."""

@@ -183,6 +183,15 @@ class ResponseMessage(_SideEffects):
     output: StrictStr | None = None
     instruction: StrictStr | None = None
     compaction: Compaction | None = None
+    # Reply fields of the extended events (negotiated ``events.extended``: input,
+    # before_agent_start, context). Only processes offered the feature receive those
+    # events, so only their replies are read; any JSON is accepted here and the event rule
+    # checks the kind (a wrong one is ``hook.failed``), so a plain v1 extension that happens
+    # to send such a key is not broken.
+    action: Any = None
+    text: Any = None
+    system_prompt: Any = None
+    messages: Any = None
     # Negotiated gateway additions (docs/protocol.md: tool.parts, host.actions). Any JSON
     # is accepted here so a plain v1 extension that happens to send the key is not broken;
     # the host reads only the shapes it announced.

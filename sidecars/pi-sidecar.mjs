@@ -456,9 +456,25 @@ const NIMLET_EVENTS = {
 	session_before_compact: ["session_before_compact"],
 	session_compact: ["session_compact"],
 };
+// Canonical events beyond nimlet's eight (negotiated `events.extended`, docs/protocol.md):
+// used only when the host announced the feature; otherwise their Pi handlers stay unmapped.
+const EXTENDED_EVENTS = {
+	input: ["input"],
+	before_agent_start: ["before_agent_start"],
+	context: ["context"],
+};
 const PI_TO_NIMLET = new Map();
 for (const [canonical, piEvents] of Object.entries(NIMLET_EVENTS)) {
 	for (const piEvent of piEvents) PI_TO_NIMLET.set(piEvent, canonical);
+}
+const PI_TO_EXTENDED = new Map();
+for (const [canonical, piEvents] of Object.entries(EXTENDED_EVENTS)) {
+	for (const piEvent of piEvents) PI_TO_EXTENDED.set(piEvent, canonical);
+}
+function canonicalFor(piEvent) {
+	const canonical = PI_TO_NIMLET.get(piEvent);
+	if (canonical) return canonical;
+	return gatewayEnabled("events.extended") ? PI_TO_EXTENDED.get(piEvent) : undefined;
 }
 const HEADLESS_EVENTS = new Set([
 	"before_provider_headers",
@@ -491,7 +507,7 @@ function subscribedEvents() {
 	const events = new Set();
 	for (const { ext, root } of state.extensions) {
 		for (const piEvent of ext.handlers.keys()) {
-			const canonical = PI_TO_NIMLET.get(piEvent);
+			const canonical = canonicalFor(piEvent);
 			if (canonical) events.add(canonical);
 			else if (!state.reportedEvents?.has(piEvent)) {
 				state.reportedEvents = state.reportedEvents ?? new Set();
@@ -552,12 +568,14 @@ async function load() {
 }
 
 // ------------------------------------------------------------------ dispatch
+// `event` is the event object, or a function that builds a fresh one for each handler (for
+// the events whose payload chains from handler to handler).
 async function runHandlers(piEvent, event, ctx, each) {
 	for (const { ext } of state.extensions) {
 		for (const handler of [...(ext.handlers.get(piEvent) ?? [])]) {
 			let result;
 			try {
-				result = await handler(event, ctx);
+				result = await handler(typeof event === "function" ? event() : event, ctx);
 			} catch (error) {
 				if (piEvent === "tool_call") throw error; // pi: tool_call errors block the tool
 				log(`handler for ${piEvent} in ${ext.path} failed: ${error?.stack ?? error}`);
@@ -682,10 +700,76 @@ async function handleEvent(message, signal) {
 				ctx,
 			);
 			break;
+		case "input": {
+			// Pi's emitInput: "transform" chains the text, "handled" stops (later handlers are
+			// not asked). The reply: action continue | transform (+ text) | handled.
+			const original = String(payload.text ?? "");
+			let text = original;
+			let handled = false;
+			await runHandlers("input", () => ({ type: "input", text, source: payload.source ?? "interactive" }), ctx, (result) => {
+				if (result?.action === "handled") {
+					handled = true;
+					return "stop";
+				}
+				if (result?.action === "transform" && typeof result.text === "string") text = result.text;
+			});
+			if (handled) reply.action = "handled";
+			else if (text !== original) Object.assign(reply, { action: "transform", text });
+			else reply.action = "continue";
+			break;
+		}
+		case "before_agent_start": {
+			// Pi's emitBeforeAgentStart: every returned message is injected; a returned
+			// systemPrompt replaces the prompt for this run, and the next handler sees it.
+			let systemPrompt = String(payload.system_prompt ?? "");
+			let replaced = false;
+			const messages = [];
+			ctx.getSystemPrompt = () => systemPrompt;
+			const event = () => ({ type: "before_agent_start", prompt: String(payload.prompt ?? ""), systemPrompt, messageType: "user", systemPromptOptions: {} });
+			await runHandlers("before_agent_start", event, ctx, (result) => {
+				if (!result || typeof result !== "object") return;
+				if (result.message) messages.push(canonicalMessage(result.message));
+				if (typeof result.systemPrompt === "string") {
+					systemPrompt = result.systemPrompt;
+					replaced = true;
+				}
+			});
+			if (replaced) reply.system_prompt = systemPrompt;
+			if (messages.length) reply.messages = messages;
+			break;
+		}
+		case "context": {
+			// Pi's emitContext: a returned {messages} (or an in-place edit) replaces the
+			// messages for this model call; the next handler sees the result.
+			const original = JSON.stringify(payload.messages ?? []);
+			let messages = structuredClone(payload.messages ?? []);
+			let current;
+			await runHandlers(
+				"context",
+				() => {
+					current = { type: "context", messages: structuredClone(messages) };
+					return current;
+				},
+				ctx,
+				(result) => {
+					if (Array.isArray(result?.messages)) messages = result.messages;
+					else messages = current.messages; // in-place edits count, as in Pi
+				},
+			);
+			if (JSON.stringify(messages) !== original) reply.messages = messages;
+			break;
+		}
 		default:
 			break;
 	}
 	return reply;
+}
+
+// A Pi custom message ({customType, content, display, details}) as a canonical message.
+function canonicalMessage(message) {
+	const out = { role: "custom", custom_type: String(message.customType ?? ""), content: message.content ?? "", display: message.display !== false };
+	if (message.details !== undefined) out.details = message.details;
+	return out;
 }
 
 async function handleTool(message, signal) {

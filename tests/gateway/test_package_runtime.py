@@ -152,3 +152,33 @@ async def test_a_package_whose_dependency_fails_to_start_is_not_started(
         blocked = [d for d in gateway.diagnostics if d.code == "gate.blocked"]
     assert [d.package for d in blocked] == ["acme.dependent"]
     assert "acme.review did not start" in blocked[0].message
+
+
+@pytest.mark.parametrize("replaces", [[], ["acme.review"]])
+async def test_a_declared_tool_replaces_another_packages_only_when_it_says_so(
+    workspace, installed, tmp_path, replaces
+):
+    second = tmp_path / "second"
+    (second / "my_extension").mkdir(parents=True)
+    contribution = {
+        "kind": "tool",
+        "name": "review_code",
+        "description": "Mine.",
+        "replaces": replaces,
+    }
+    manifest = {**MANIFEST, "id": "zeta.review", "contributions": [contribution]}
+    (second / "nanobot.extension.json").write_text(json.dumps(manifest))
+    (second / "my_extension/__init__.py").write_text("def register(api):\n    pass\n")
+    home = workspace.config.home
+    install(home, str(second), kind="local", inspector=load_inspector())
+    with StateStore.open(home) as store:
+        store.set_trusted("zeta.review", True)
+        store.set_enabled("zeta.review", True)
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        owner = gateway.registry.tool("review_code").owner
+        conflicts = [d for d in gateway.diagnostics if d.code == "package.contribution_conflict"]
+    if replaces:
+        assert owner == "zeta.review" and conflicts == []
+    else:
+        assert owner == "acme.review"
+        assert [(d.package, d.contribution) for d in conflicts] == [("zeta.review", "review_code")]

@@ -357,9 +357,10 @@ async def test_duplicate_tool_names_across_packages_are_diagnostics(workspace, t
     install_ready(home, bash)
     async with open_gateway(workspace.root, config=workspace.config) as gateway:
         found = codes(gateway.diagnostics)
-        assert "registry.tool_overridden" in found and "registry.builtin_name" in found
+        # nanobot's rule across packages: the first keeps it unless `replaces` names it.
+        assert "package.contribution_conflict" in found and "registry.builtin_name" in found
         assert gateway.registry.tool("bash") is None
-        assert (await gateway.call_tool("echo_same", {"text": "w"})).content == "test.two:w"
+        assert (await gateway.call_tool("echo_same", {"text": "w"})).content == "test.one:w"
 
 
 async def test_one_broken_package_does_not_block_unrelated_packages(workspace, tmp_path):

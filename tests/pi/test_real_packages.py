@@ -73,8 +73,17 @@ async def test_all_real_packages_load_with_their_contributions(gateway_args: dic
                 by_package.setdefault(d.package or "", set()).add(d.message.split(": ", 1)[1])
         # What they cannot do headless is reported, naming the API or event.
         assert any("registerMessageRenderer" in m for m in by_package["pi-mermaid"])
-        assert any('"input"' in m for m in by_package["pi-mermaid"])
-        assert any('"before_agent_start"' in m for m in by_package["pi-prompt-template-model"])
+        assert any('"model_select"' in m for m in by_package["pi-prompt-template-model"])
+        # input / before_agent_start run now (events.extended): subscribed, not unmapped.
+        assert "pi-mermaid" in {h.owner for h in gateway.registry.hooks("input")}
+        assert "pi-prompt-template-model" in {
+            h.owner for h in gateway.registry.hooks("before_agent_start")
+        }
+        assert not any(
+            '"input"' in m or '"before_agent_start"' in m
+            for messages in by_package.values()
+            for m in messages
+        )
         assert any("registerMessageRenderer" in m for m in by_package["@aliou/pi-processes"])
 
 
