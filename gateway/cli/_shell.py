@@ -34,7 +34,7 @@ HELP = """\
 /trust on|off         trust the workspace for this shell (restarts extensions)
 /quit                 leave
 /NAME ARGS            run an extension or prompt command
-anything else         a user message: runs turn_start / turn_end (no model is attached)"""
+anything else         a user message: input, before_agent_start, one turn (no model is attached)"""
 
 
 async def _read_line(prompt: str) -> str | None:
@@ -103,8 +103,7 @@ async def run_shell(args: argparse.Namespace, config: GatewayConfig) -> int:
 async def _handle(gateway: Gateway, line: str) -> bool:
     """Run one input line; False ends the shell."""
     if not line.startswith("/"):
-        await _turn(gateway, None)
-        print("(no model is attached: turn events ran, nothing was sent anywhere)")
+        await _user_message(gateway, line)
         return True
     name, _, rest = line[1:].partition(" ")
     rest = rest.strip()
@@ -182,9 +181,21 @@ async def _command(gateway: Gateway, name: str, arguments: str) -> None:
         print(outcome.message)
     if outcome.prompt:
         print(f"prompt: {outcome.prompt}")
-        await _turn(gateway, outcome.prompt)
+        await _user_message(gateway, outcome.prompt, source="extension")
 
 
-async def _turn(gateway: Gateway, prompt: str | None) -> None:
+async def _user_message(gateway: Gateway, text: str, source: str = "interactive") -> None:
+    """What an agent does with a user message, minus the model: ``input`` (which may
+    transform or handle it), ``before_agent_start``, then one turn."""
+    decided = await gateway.submit_input(text, source)
+    if decided.action == "handled":
+        print(f"(handled by {decided.handled_by}: the agent does not run)")
+        return
+    if decided.action == "transform":
+        print(f"(input transformed: {decided.text})")
+    start = await gateway.before_agent_start(decided.text, "")
+    for message in start.messages:
+        print(f"(message injected by an extension: {message})")
     await gateway.start_turn()
     await gateway.end_turn()
+    print("(no model is attached: the turn's events ran, nothing was sent anywhere)")
