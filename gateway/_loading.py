@@ -15,10 +15,12 @@ from ._spawn import LaunchError, resolve_command
 from .discovery import DiscoveredExtension, discover, discover_package, expand_prompt
 from .external_tools import run_tool_json
 from .packages import (
+    LaunchRefusal,
     LaunchSpec,
     NoAdapters,
     PackageStatus,
     evaluate_packages,
+    load_discoverers,
     load_inspector,
     runtime_planner,
 )
@@ -59,8 +61,8 @@ class _Loading:
         self._declared.clear()
         self.discovery = discover(self.workspace, self.config.user_home, self.trusted)
         self.diagnostics.extend(self.discovery.diagnostics)
+        launches = self._discovered_launches()
         self.packages = await anyio.to_thread.run_sync(self._evaluate_packages)
-        launches: list[LaunchPlan] = []
         for status in self.packages:
             self.diagnostics.extend(status.diagnostics)
             if status.active and isinstance(status.runtime, LaunchSpec):
@@ -180,6 +182,43 @@ class _Loading:
             origin=found.folder / "extension.json",
         )
 
+    def _discovered_launches(self) -> list[LaunchPlan]:
+        """What the adapters' discoverers (``extension_gateway.discoverers``) found in their
+        ecosystems' own discovery directories, e.g. Pi's ``.pi/extensions``."""
+        plans: list[LaunchPlan] = []
+        for discoverer in load_discoverers():
+            found = discoverer(
+                self.workspace, self.config.user_home, self.trusted, self.config.home
+            )
+            for item in found:
+                self.diagnostics.extend(item.diagnostics)
+                if isinstance(item.launch, LaunchRefusal):
+                    self.diagnostics.add(
+                        _codes.RUNTIME_UNAVAILABLE(
+                            f"{item.name} ({item.origin}) not started: {item.launch.reason}",
+                            package=item.name,
+                        )
+                    )
+                    continue
+                digest = hashlib.sha256(item.name.encode()).hexdigest()[:8]
+                log = f"discovered-{item.name.replace(':', '-')}-{digest}.log"
+                plans.append(self._sidecar_plan(item.name, item.launch, item.origin, log))
+        return plans
+
+    def _sidecar_plan(self, name: str, spec: LaunchSpec, origin: Path, log: str) -> LaunchPlan:
+        """A restartable sidecar offered the protocol additions (``SIDECAR_FEATURES``)."""
+        return LaunchPlan(
+            name=name,
+            command=list(spec.command),
+            cwd=self.workspace,
+            env={**self.env, **spec.env},
+            log_path=self.config.logs_dir / log,
+            response_timeout=spec.response_timeout,
+            start_timeout=spec.start_timeout,
+            origin=origin,
+            restart=True,
+        )
+
     def _package_plan(self, status: PackageStatus, spec: LaunchSpec) -> LaunchPlan:
         root = status.package.record.path
         contributions = status.entry.contributions
@@ -192,16 +231,8 @@ class _Loading:
                 if c.kind in ("tool", "command")
             }
         digest = hashlib.sha256(status.id.encode()).hexdigest()[:8]
-        return LaunchPlan(
-            name=status.id,
-            command=list(spec.command),
-            cwd=self.workspace,
-            env={**self.env, **spec.env},
-            log_path=self.config.logs_dir / f"package-{root.parent.name}-{digest}.log",
-            response_timeout=spec.response_timeout,
-            origin=root,
-            restart=True,
-        )
+        log = f"package-{root.parent.name}-{digest}.log"
+        return self._sidecar_plan(status.id, spec, root, log)
 
     def _initialize(self, plan: LaunchPlan | None) -> InitializeMessage:
         features = SIDECAR_FEATURES if plan is not None and plan.restart else GATEWAY_FEATURES

@@ -107,6 +107,8 @@ class LaunchPlan:
     log_path: Path
     response_timeout: float | None = 30.0
     origin: Path | None = None
+    start_timeout: float | None = None
+    """Seconds to wait for ``register``; None: ``response_timeout`` (nimlet's rule)."""
     restart: bool = False
     """Restart with backoff after an unexpected exit (sidecars of installed packages);
     plain nimlet extensions keep nimlet's fail-open rule and stay down until a reload."""
@@ -181,6 +183,11 @@ class ExtensionProcess:
     def timeout(self) -> float | None:
         return self.plan.response_timeout
 
+    @property
+    def _start_limit(self) -> float | None:
+        start = self.plan.start_timeout
+        return start if start is not None else self.timeout
+
     async def start(self, task_group: TaskGroup, initialize: InitializeMessage) -> RegisterMessage:
         """Spawn, send ``initialize``, wait for a valid ``register`` (or raise and clean up)."""
         self._log = await anyio.to_thread.run_sync(_open_log, self.plan.log_path)
@@ -208,12 +215,12 @@ class ExtensionProcess:
                 # A child that died at once breaks the pipe; the reader then sees end of
                 # file and records the better reason (its exit code).
                 await self._write(initialize)
-            with anyio.fail_after(self.timeout):
+            with anyio.fail_after(self._start_limit):
                 await self._registered.wait()
         except TimeoutError:
             await self.aclose()
             raise ExtensionStartError(
-                f"no register within {self.timeout:g}s (extension response timed out)"
+                f"no register within {self._start_limit:g}s (extension response timed out)"
             ) from None
         if self.registration is None:
             await self.aclose()

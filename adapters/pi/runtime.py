@@ -39,6 +39,9 @@ NODE_FLAGS: tuple[str, ...] = ("--max-semi-space-size=1",)
 """A 1 MB young generation: ~30 MB less resident memory per sidecar (benchmarks/bench_pi.py)
 at no measurable cost to a tool call. ``GATEWAY_PI_NODE_FLAGS`` adds flags (e.g.
 ``--lite-mode``: another ~10 MB, no optimizing compiler)."""
+START_TIMEOUT = 120.0
+"""Seconds to wait for the sidecar's ``register``: Node start, importing pi and jiti's first
+compile of a TypeScript package take seconds on a cold cache and a busy machine."""
 DEFAULT_TIMEOUT = 60.0
 """Per-request seconds; real Pi tools (process management, rendering) can be slow."""
 
@@ -90,6 +93,7 @@ def plan_pi_shared(
         command=[node, *NODE_FLAGS, *_extra_flags(), str(SIDECAR_SCRIPT), json.dumps(spec)],
         env=dict(env or {}),
         response_timeout=response_timeout,
+        start_timeout=START_TIMEOUT,
     )
 
 

@@ -17,7 +17,14 @@ from ._installer import (
     package_folder,
     uninstall,
 )
-from ._launch import LaunchRefusal, LaunchSpec, load_launcher
+from ._launch import (
+    DiscoveredLaunch,
+    Discoverer,
+    LaunchRefusal,
+    LaunchSpec,
+    load_discoverers,
+    load_launcher,
+)
 from ._sources import FetchError, Source, parse_source
 from ._verify import InstallLimits
 
@@ -40,6 +47,8 @@ def runtime_planner(home: Path) -> RuntimePlanner:
 __all__ = [
     "NATIVE_RUNTIMES",
     "CatalogEntryLike",
+    "DiscoveredLaunch",
+    "Discoverer",
     "FetchError",
     "Inspector",
     "InstallError",
@@ -54,6 +63,7 @@ __all__ = [
     "collect_garbage",
     "evaluate_packages",
     "install",
+    "load_discoverers",
     "load_inspector",
     "load_launcher",
     "package_folder",

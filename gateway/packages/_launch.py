@@ -14,11 +14,21 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from ..diagnostics import Diagnostic
 from ._inspect import CatalogEntryLike
 
-__all__ = ["LaunchRefusal", "LaunchSpec", "Launcher", "load_launcher"]
+__all__ = [
+    "DiscoveredLaunch",
+    "Discoverer",
+    "LaunchRefusal",
+    "LaunchSpec",
+    "Launcher",
+    "load_discoverers",
+    "load_launcher",
+]
 
 ENTRY_POINT_GROUP = "extension_gateway.launchers"
+DISCOVERER_GROUP = "extension_gateway.discoverers"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +39,9 @@ class LaunchSpec:
     env: dict[str, str] = field(default_factory=dict)
     """Added to the allow-listed environment: what the package declared it needs."""
     response_timeout: float | None = 30.0
+    start_timeout: float | None = None
+    """Seconds to wait for ``register``; None: the same as ``response_timeout``. A runtime
+    that compiles its package on first start needs longer than one request does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,3 +66,26 @@ def load_launcher() -> Launcher:
         return _no_launcher
     launcher: Launcher = found[0].load()
     return launcher
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveredLaunch:
+    """Extensions an adapter found in its ecosystem's own discovery directories (not
+    installed packages), and how to start them."""
+
+    name: str
+    """The owner name of what runs, e.g. ``pi:discovered``."""
+    origin: Path
+    launch: LaunchSpec | LaunchRefusal
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+Discoverer = Callable[[Path, Path, bool, Path], list[DiscoveredLaunch]]
+"""(workspace, user home, workspace trusted, gateway home) → what to start."""
+
+
+@functools.cache
+def load_discoverers() -> tuple[Discoverer, ...]:
+    """Every ``extension_gateway.discoverers`` entry point, by name; none installed → ()."""
+    found = sorted(entry_points(group=DISCOVERER_GROUP), key=lambda point: point.name)
+    return tuple(point.load() for point in found)

@@ -236,7 +236,7 @@ async def test_late_tool_registration_and_active_set(ready: Any) -> None:
 async def test_per_call_timeout_fails_the_call_not_the_process(
     ready: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("GATEWAY_PI_TIMEOUT", "3")  # also bounds the start
+    monkeypatch.setenv("GATEWAY_PI_TIMEOUT", "3")  # per request; the start has its own limit
     async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
         result = await gateway.call_tool("slow", {"ms": 5000})
         assert result.is_error and "timed out" in result.content

@@ -1,0 +1,69 @@
+"""Pi's auto-discovery directories as a source of extensions (pi-upstream.md §1.2).
+
+``<workspace>/.pi/extensions`` (only when the workspace is trusted), then
+``~/.pi/agent/extensions`` (or ``$PI_CODING_AGENT_DIR/extensions``), one level deep: a
+``*.ts``/``*.js`` file loads directly; a subdirectory loads its ``package.json``
+``pi.extensions``, else ``index.ts``, else ``index.js``. Everything found runs in ONE shared
+sidecar (``plan_pi_shared``), in that order, so Pi's collision rules apply across them as
+in Pi. The gateway reaches this through the ``extension_gateway.discoverers`` entry point.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from adapters._files import Inspection
+from adapters.pi._resources import Resources
+from adapters.pi.runtime import _timeout, plan_pi_shared
+from gateway.packages import DiscoveredLaunch
+
+__all__ = ["SHARED_NAME", "discover", "extension_dirs", "find_extensions"]
+
+SHARED_NAME = "pi:discovered"
+"""The owner of the one sidecar hosting every discovered Pi extension."""
+
+
+def extension_dirs(workspace: Path, user_home: Path, trusted: bool) -> list[Path]:
+    """Pi's discovery directories in load order (project first, when trusted)."""
+    agent_dir = os.environ.get("PI_CODING_AGENT_DIR")
+    user = Path(agent_dir) if agent_dir else user_home / ".pi" / "agent"
+    dirs = [workspace / ".pi" / "extensions"] if trusted else []
+    return [*dirs, user / "extensions"]
+
+
+def find_extensions(directory: Path) -> list[tuple[str, Path, list[str]]]:
+    """``(pi:<name>, root, entries)`` for each extension one level inside ``directory``."""
+    try:
+        children = sorted(directory.iterdir())
+    except OSError:
+        return []
+    found: list[tuple[str, Path, list[str]]] = []
+    for child in children:
+        if child.name.startswith(".") or child.name == "node_modules":
+            continue
+        if child.is_file() and child.suffix in (".ts", ".js"):
+            found.append((f"pi:{child.name}", directory, [child.name]))
+        elif child.is_dir():
+            entries = Resources(Inspection(child))._extension_dir_entries("")
+            if entries:
+                found.append((f"pi:{child.name}", child, entries))
+    return found
+
+
+def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> list[DiscoveredLaunch]:
+    """Every discovered Pi extension, as one shared-sidecar launch (none found → [])."""
+    packages: list[tuple[str, Path, list[str]]] = []
+    origins: list[Path] = []
+    for directory in extension_dirs(workspace, user_home, trusted):
+        seen = {name for name, _, _ in packages}  # same name: the project's wins
+        found = [item for item in find_extensions(directory) if item[0] not in seen]
+        if found:
+            origins.append(directory)
+            packages += found
+    if not packages:
+        return []
+    # Pi's agent dir (extension settings) lives under the gateway home, as for packages.
+    env = {"PI_CODING_AGENT_DIR": str(home / "pi" / "agent")}
+    launch = plan_pi_shared(packages, env, _timeout())
+    return [DiscoveredLaunch(name=SHARED_NAME, origin=origins[0], launch=launch)]
