@@ -14,6 +14,7 @@ directory) off ``sys.path``.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from pathlib import Path
 from adapters._base import CatalogEntry
 from gateway.packages import LaunchRefusal, LaunchSpec
 
-__all__ = ["SIDECAR_MAIN", "TIMEOUT_VARIABLE", "plan_nanobot", "response_timeout"]
+__all__ = ["SIDECAR_MAIN", "TIMEOUT_VARIABLE", "config_path", "plan_nanobot", "response_timeout"]
 
 SIDECAR_MAIN = Path(__file__).resolve().parent / "sidecar" / "__main__.py"
 TIMEOUT_VARIABLE = "GATEWAY_NANOBOT_TIMEOUT"
@@ -41,6 +42,12 @@ def response_timeout() -> float | None:
     return value if value > 0 else DEFAULT_TIMEOUT
 
 
+def config_path(home: Path, package_id: str) -> Path:
+    """A package's configuration: ``GATEWAY_HOME/config/<id>.json`` (one JSON object),
+    given to its ``register(api)`` as ``api.config``."""
+    return home / "config" / f"{package_id}.json"
+
+
 def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
     runtime = entry.metadata.get("nanobot_runtime")
     if entry.runtime == "python-sidecar":
@@ -53,6 +60,11 @@ def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
             "--data-dir",
             str(home / "data"),
         ]
+        config = config_path(home, entry.id)
+        if config.is_file():
+            # The sidecar validates it and reports problems as nanobot.config_invalid.
+            raw = config.read_text(encoding="utf-8", errors="replace")
+            command += ["--config", f"{{{json.dumps(entry.id)}: {raw}}}"]
         # Only what the package declared it needs: its environment dependencies (the
         # manifest's way of naming secrets), when they are set.
         env = {

@@ -434,3 +434,23 @@ async def test_reload_runs_the_updated_source(workspace, tmp_path):
         install_ready(home, src / "test.update")  # a changed reinstall needs trust again
         await gateway.reload()
         assert (await gateway.call_tool("echo_u", {"text": "1"})).content == "v2:1"
+
+
+async def test_the_package_config_file_reaches_api_config(workspace, tmp_path):
+    home = workspace.config.home
+    package = write_package(
+        tmp_path / "src" / "configured", "test.configured",
+        "import json\n"
+        "class T:\n    name = 'show_config'\n    description = 'd'\n"
+        "    parameters = {'type': 'object'}\n"
+        "    def __init__(self, api):\n        self.api = api\n"
+        "    async def execute(self):\n        return json.dumps(dict(self.api.config))\n"
+        "def register(api):\n    api.register_tool(T(api))\n",
+        tools=["show_config"],
+    )  # fmt: skip
+    install_ready(home, package)
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "test.configured.json").write_text('{"level": 3}')
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        result = await gateway.call_tool("show_config", {})
+    assert json.loads(result.content) == {"level": 3}
