@@ -410,3 +410,11 @@ NANOBOT_CONFIG_INVALID = define_code(
 ALL_CODES: tuple[DiagnosticCode, ...] = tuple(
     value for value in list(globals().values()) if isinstance(value, DiagnosticCode)
 )
+
+PI_PROJECT_EXTENSIONS_UNTRUSTED = define_code(
+    "pi.project_extensions_untrusted",
+    INFO,
+    "The workspace's `.pi/extensions` holds Pi extensions, but the workspace is not trusted, "
+    "so they were not loaded (as pi does before project trust).",
+    "`gateway trust DIR`, or `--trust` for one run.",
+)

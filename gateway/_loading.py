@@ -192,6 +192,8 @@ class _Loading:
             )
             for item in found:
                 self.diagnostics.extend(item.diagnostics)
+                if item.launch is None:
+                    continue
                 if isinstance(item.launch, LaunchRefusal):
                     self.diagnostics.add(
                         _codes.RUNTIME_UNAVAILABLE(

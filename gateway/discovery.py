@@ -129,10 +129,9 @@ def discover(workspace: Path, home: Path, trusted: bool) -> Discovery:
         found.diagnostics,
     )
     if not trusted and _has_project_resources(workspace):
-        pi = " (including .pi/extensions)" if _any_child(workspace / _PI_EXTENSIONS) else ""
         found.diagnostics.append(
             _codes.WORKSPACE_UNTRUSTED(
-                f"workspace {workspace} is not trusted: its extensions{pi}, tools, skills and "
+                f"workspace {workspace} is not trusted: its extensions, tools, skills and "
                 "prompts were not loaded",
                 hint=f"gateway trust {workspace}",
             )
@@ -166,20 +165,9 @@ def discover_package(root: Path) -> Discovery:
     return found
 
 
-_PI_EXTENSIONS = ".pi/extensions"
-"""Pi's project discovery directory (run by the Pi adapter's discoverer when trusted)."""
-
-
-def _any_child(root: Path) -> bool:
-    try:
-        return any(not child.name.startswith(".") for child in root.iterdir())
-    except OSError:
-        return False
-
-
 def _has_project_resources(workspace: Path) -> bool:
     tables = (_EXTENSION_ROOTS, _TOOL_ROOTS, _SKILL_ROOTS, _PROMPT_ROOTS)
-    return _any_child(workspace / _PI_EXTENSIONS) or any(
+    return any(
         _children(workspace / rel) or any((workspace / rel).glob("*.md"))
         for table in tables
         for user, rel in table

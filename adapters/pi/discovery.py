@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from adapters import _codes as codes
 from adapters._files import Inspection
 from adapters.pi._resources import Resources
 from adapters.pi.runtime import _timeout, plan_pi_shared
@@ -61,9 +62,22 @@ def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> lis
         if found:
             origins.append(directory)
             packages += found
+    skipped = _untrusted_project(workspace, trusted)
     if not packages:
-        return []
+        return skipped
     # Pi's agent dir (extension settings) lives under the gateway home, as for packages.
     env = {"PI_CODING_AGENT_DIR": str(home / "pi" / "agent")}
     launch = plan_pi_shared(packages, env, _timeout())
-    return [DiscoveredLaunch(name=SHARED_NAME, origin=origins[0], launch=launch)]
+    return [*skipped, DiscoveredLaunch(name=SHARED_NAME, origin=origins[0], launch=launch)]
+
+
+def _untrusted_project(workspace: Path, trusted: bool) -> list[DiscoveredLaunch]:
+    """Report, without starting anything, project extensions skipped for lack of trust."""
+    directory = workspace / ".pi" / "extensions"
+    if trusted or not find_extensions(directory):
+        return []
+    note = codes.PI_PROJECT_EXTENSIONS_UNTRUSTED(
+        f"{directory}: Pi extensions not loaded, the workspace is not trusted",
+        hint=f"gateway trust {workspace}",
+    )
+    return [DiscoveredLaunch(name=SHARED_NAME, origin=directory, launch=None, diagnostics=[note])]

@@ -76,7 +76,9 @@ class DiscoveredLaunch:
     name: str
     """The owner name of what runs, e.g. ``pi:discovered``."""
     origin: Path
-    launch: LaunchSpec | LaunchRefusal
+    launch: LaunchSpec | LaunchRefusal | None
+    """None: nothing to start, only ``diagnostics`` to report (e.g. extensions skipped in
+    an untrusted workspace)."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 

@@ -55,7 +55,7 @@ async def test_project_extension_runs_only_when_trusted(workspace: Any) -> None:
     async with open_gateway(workspace.root, trust=False, config=workspace.config) as gateway:
         assert "proj" not in {c.name for c in gateway.registry.commands()}
         assert not gateway.processes
-        untrusted = [d for d in gateway.diagnostics if d.code == "workspace.untrusted"]
+        untrusted = [d for d in gateway.diagnostics if d.code == "pi.project_extensions_untrusted"]
         assert untrusted and ".pi/extensions" in untrusted[0].message
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         await run(gateway, "proj")
