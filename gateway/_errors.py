@@ -1,0 +1,44 @@
+"""What a request to an extension can fail with, and the answer to a user question.
+
+Apart from ``process`` so the reader half of a process can use them too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "ExtensionError",
+    "ExtensionExited",
+    "ExtensionStartError",
+    "ExtensionTimeout",
+    "RegisterInvalid",
+    "UiAnswer",
+]
+
+
+class ExtensionError(Exception):
+    """A request to an extension failed; ``str()`` is the user-facing reason."""
+
+
+class ExtensionTimeout(ExtensionError):
+    def __init__(self) -> None:
+        super().__init__("extension response timed out")
+
+
+class ExtensionExited(ExtensionError):
+    pass
+
+
+class ExtensionStartError(ExtensionError):
+    """Startup failed before a valid register (missing program, crash, timeout)."""
+
+
+class RegisterInvalid(ExtensionStartError):
+    """The first line arrived but was not a valid register."""
+
+
+@dataclass(frozen=True, slots=True)
+class UiAnswer:
+    answer: str = ""
+    cancelled: bool = False
