@@ -144,6 +144,12 @@ class CatalogEntry:
     metadata: dict[str, Any] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
+    @classmethod
+    def named_after(cls, root: Path, ecosystem: str) -> CatalogEntry:
+        """An entry named after its folder, until the manifest says otherwise."""
+        name = root.name or ecosystem
+        return cls(id=name, name=name, version="", ecosystem=ecosystem, root=str(root))
+
     @property
     def ok(self) -> bool:
         """True when no diagnostic is an error."""

@@ -31,13 +31,7 @@ class NanobotAdapter:
 
     def inspect(self, root: Path) -> CatalogEntry:
         inspection = Inspection(root)
-        entry = CatalogEntry(
-            id=root.name or "nanobot",
-            name=root.name or "nanobot",
-            version="",
-            ecosystem=self.ecosystem,
-            root=str(root),
-        )
+        entry = CatalogEntry.named_after(root, self.ecosystem)
         data = inspection.read_json_object(MANIFEST_FILE)
         if data is not None:
             manifest, diagnostics = load_manifest(data)

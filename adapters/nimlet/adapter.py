@@ -42,13 +42,7 @@ class NimletAdapter:
 
     def inspect(self, root: Path) -> CatalogEntry:
         inspection = Inspection(root)
-        entry = CatalogEntry(
-            id=root.name or "nimlet",
-            name=root.name or "nimlet",
-            version="",
-            ecosystem=self.ecosystem,
-            root=str(root),
-        )
+        entry = CatalogEntry.named_after(root, self.ecosystem)
         has_extension = safe_exists(root / EXTENSION_JSON)
         if has_extension or not self.detect(root):
             # Without any nimlet file the extension manifest is what is missing.

@@ -34,13 +34,7 @@ class OpenClawAdapter:
 
     def inspect(self, root: Path) -> CatalogEntry:
         inspection = Inspection(root)
-        entry = CatalogEntry(
-            id=root.name or "openclaw",
-            name=root.name or "openclaw",
-            version="",
-            ecosystem=self.ecosystem,
-            root=str(root),
-        )
+        entry = CatalogEntry.named_after(root, self.ecosystem)
         package = read_package(inspection, required=False)
         block = package.raw.get("openclaw") if package is not None else None
         if not safe_exists(root / PLUGIN_JSON):

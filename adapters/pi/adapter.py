@@ -57,9 +57,7 @@ class PiAdapter:
 
     def inspect(self, root: Path) -> CatalogEntry:
         inspection = Inspection(root)
-        entry = CatalogEntry(
-            id=root.name or "pi", name=root.name or "pi", version="", ecosystem="pi", root=str(root)
-        )
+        entry = CatalogEntry.named_after(root, self.ecosystem)
         # pi loads a local directory without package.json through its conventions.
         package = read_package(inspection, required=False)
         raw = package.raw if package is not None else {}
