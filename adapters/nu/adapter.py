@@ -43,9 +43,7 @@ class NuAdapter:
 
     def inspect(self, root: Path) -> CatalogEntry:
         inspection = Inspection(root)
-        entry = CatalogEntry(
-            id=root.name or "nu", name=root.name or "nu", version="", ecosystem="nu", root=str(root)
-        )
+        entry = CatalogEntry.named_after(root, self.ecosystem)
         if not has_key(root, "nu") and safe_is_file(root / TOOL_YAML):
             self._single_tool(inspection, entry)
         else:
