@@ -33,9 +33,9 @@ GATEWAY_FEATURES = {"version": 1, "features": ["register.diagnostics"]}
 """Announced in ``initialize``; plain nimlet extensions ignore it (docs/protocol.md)."""
 
 SIDECAR_FEATURES = {
-    "version": 1,
+    "version": GATEWAY_FEATURES["version"],
     "features": [
-        "register.diagnostics",
+        *GATEWAY_FEATURES["features"],
         "tool.parts",
         "tool.progress",
         "registration.update",

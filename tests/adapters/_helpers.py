@@ -4,12 +4,34 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from adapters import CONTRIBUTION_KINDS, RUNTIMES, CatalogEntry
 from adapters._codes import ALL_CODES
 from gateway.diagnostics import Severity
 
 DECLARED = {code.code for code in ALL_CODES}
+
+# The example manifest of the nanobot extension-authoring document (the review package).
+NANOBOT_DOCUMENT_EXAMPLE: dict[str, Any] = {
+    "id": "acme.review",
+    "name": "Acme Review",
+    "version": "1.0.0",
+    "apiVersion": 1,
+    "runtime": "python",
+    "entry": "my_extension:register",
+    "description": "Adds a review tool and command.",
+    "homepage": "https://example.com/acme-review",
+    "license": "MIT",
+    "contributions": [
+        {"kind": "tool", "name": "review_code", "description": "Review a local change."},
+        {"kind": "command", "name": "review", "description": "Start a review from chat."},
+    ],
+    "dependencies": [
+        {"kind": "python", "name": "acme-review-core", "specifier": ">=1,<2", "optional": False}
+    ],
+    "permissions": [{"name": "workspace.read", "reason": "Read files selected for review."}],
+}
 
 
 def write_tree(root: Path, tree: dict[str, object]) -> Path:

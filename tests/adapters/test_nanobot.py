@@ -11,28 +11,17 @@ import pytest
 
 from adapters import inspect_package
 from adapters.nanobot import dump_manifest, load_manifest
-from tests.adapters._helpers import assert_well_formed, codes, errors, messages, write_tree
+from tests.adapters._helpers import (
+    NANOBOT_DOCUMENT_EXAMPLE,
+    assert_well_formed,
+    codes,
+    errors,
+    messages,
+    write_tree,
+)
 
 # The nanobot extension-authoring document's example manifest, verbatim.
-EXAMPLE: dict[str, Any] = {
-    "id": "acme.review",
-    "name": "Acme Review",
-    "version": "1.0.0",
-    "apiVersion": 1,
-    "runtime": "python",
-    "entry": "my_extension:register",
-    "description": "Adds a review tool and command.",
-    "homepage": "https://example.com/acme-review",
-    "license": "MIT",
-    "contributions": [
-        {"kind": "tool", "name": "review_code", "description": "Review a local change."},
-        {"kind": "command", "name": "review", "description": "Start a review from chat."},
-    ],
-    "dependencies": [
-        {"kind": "python", "name": "acme-review-core", "specifier": ">=1,<2", "optional": False}
-    ],
-    "permissions": [{"name": "workspace.read", "reason": "Read files selected for review."}],
-}
+EXAMPLE: dict[str, Any] = NANOBOT_DOCUMENT_EXAMPLE
 
 
 def example(**changes: Any) -> dict[str, Any]:

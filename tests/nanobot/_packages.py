@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.adapters._helpers import NANOBOT_DOCUMENT_EXAMPLE
+
 # The authoring document's example, verbatim apart from the print (stdout must not break
 # the protocol) and the permission use.
 REVIEW = """
@@ -41,25 +43,7 @@ def register(api) -> None:
     api.register_command("review", review, prefix=True)
 """
 
-REVIEW_MANIFEST = {
-    "id": "acme.review",
-    "name": "Acme Review",
-    "version": "1.0.0",
-    "apiVersion": 1,
-    "runtime": "python",
-    "entry": "my_extension:register",
-    "description": "Adds a review tool and command.",
-    "homepage": "https://example.com/acme-review",
-    "license": "MIT",
-    "contributions": [
-        {"kind": "tool", "name": "review_code", "description": "Review a local change."},
-        {"kind": "command", "name": "review", "description": "Start a review from chat."},
-    ],
-    "dependencies": [
-        {"kind": "python", "name": "acme-review-core", "specifier": ">=1,<2", "optional": False}
-    ],
-    "permissions": [{"name": "workspace.read", "reason": "Read files selected for review."}],
-}
+REVIEW_MANIFEST = NANOBOT_DOCUMENT_EXAMPLE
 
 # Tools with every kind of result, written as plain objects (duck typing works too).
 KITCHEN = """

@@ -19,6 +19,7 @@ from gateway.packages import (
     runtime_planner,
 )
 from gateway.store import STATE_FILE, InstalledPackage, StateStore
+from tests.adapters._helpers import write_tree
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -54,20 +55,6 @@ for line in sys.stdin:
         arguments = json.dumps(message.get("arguments") or {}, sort_keys=True)
         send({"type": "response", "id": message["id"], "content": "echo " + arguments})
 """
-
-
-def write_tree(root: Path, tree: dict[str, object]) -> Path:
-    """Write files under root: str as text, bytes as bytes, anything else as JSON."""
-    for rel, content in tree.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        elif isinstance(content, str):
-            path.write_text(content, encoding="utf-8")
-        else:
-            path.write_text(json.dumps(content, indent=2), encoding="utf-8")
-    return root
 
 
 def dependency(kind: str, name: str, specifier: str = "", optional: bool = False) -> dict[str, Any]:
