@@ -1,62 +1,20 @@
-"""SKILL.md skills and ``*.md`` prompt templates: their name and description.
+"""SKILL.md skills and ``*.md`` prompt templates as contributions: their name and
+description, read with the gateway's front-matter parser (``gateway.frontmatter``).
 
 Shared by every ecosystem that ships the portable ``.agents/skills`` convention (nimlet,
-Pi, OpenClaw and Nu skills are all SKILL.md folders). Like nimlet, only the first 64
-lines are read for frontmatter; the body is loaded lazily by whoever uses the skill.
+Pi, OpenClaw and Nu skills are all SKILL.md folders).
 """
 
 from __future__ import annotations
 
 import posixpath
-from typing import Any, Final
-
-import yaml
 
 from adapters import _codes as codes
-from adapters._base import Contribution
 from adapters._files import Inspection, safe_is_file
+from gateway.catalog import Contribution
+from gateway.frontmatter import SKILL_SCAN_LINES, parse_front_matter
 
-__all__ = ["parse_frontmatter", "prompt_contribution", "skill_contribution", "skill_files"]
-
-SCANNED_LINES: Final = 64
-
-
-def parse_frontmatter(text: str) -> tuple[dict[str, str], str | None]:
-    """(string fields of the frontmatter + fallback description, problem or None)."""
-    lines = text.splitlines()[:SCANNED_LINES]
-    fields: dict[str, str] = {}
-    problem: str | None = None
-    body_start = 0
-    if lines and lines[0].strip() == "---":
-        closing = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-        if closing is None:
-            problem = f"frontmatter is not closed within {SCANNED_LINES} lines"
-        else:
-            body_start = closing + 1
-            loaded, problem = _load_block("\n".join(lines[1:closing]))
-            for key, value in loaded.items():
-                if isinstance(key, str) and isinstance(value, str):
-                    fields[key] = value.strip()
-    if not fields.get("description"):
-        # nimlet's rule: without a description, the first non-heading line describes it.
-        for line in lines[body_start:]:
-            stripped = line.strip()
-            if stripped and not stripped.startswith("#") and stripped != "---":
-                fields["description"] = stripped
-                break
-    return fields, problem
-
-
-def _load_block(block: str) -> tuple[dict[Any, Any], str | None]:
-    try:
-        loaded = yaml.safe_load(block)
-    except (yaml.YAMLError, ValueError, TypeError, RecursionError, OverflowError) as error:
-        return {}, f"frontmatter is not valid YAML ({type(error).__name__})"
-    if loaded is None:
-        return {}, None
-    if not isinstance(loaded, dict):
-        return {}, "frontmatter is not a mapping"
-    return loaded, None
+__all__ = ["prompt_contribution", "skill_contribution", "skill_files"]
 
 
 def skill_contribution(inspection: Inspection, skill_md: str) -> Contribution | None:
@@ -65,19 +23,19 @@ def skill_contribution(inspection: Inspection, skill_md: str) -> Contribution | 
     text = inspection.read_text(skill_md)
     if text is None:
         return None
-    fields, problem = parse_frontmatter(text)
+    front = parse_front_matter(text, SKILL_SCAN_LINES)
     if posixpath.basename(skill_md) == "SKILL.md":
         default = posixpath.basename(posixpath.dirname(skill_md)) or "skill"
     else:
         default = posixpath.splitext(posixpath.basename(skill_md))[0]
-    if problem:
-        inspection.add(codes.SKILL_INVALID(f"{skill_md}: {problem}"))
-    elif not fields.get("description"):
+    if front.problem:
+        inspection.add(codes.SKILL_INVALID(f"{skill_md}: {front.problem}"))
+    elif not front.description:
         inspection.add(codes.SKILL_INVALID(f"{skill_md}: no description"))
     return Contribution(
         kind="skill",
-        name=fields.get("name") or default,
-        description=fields.get("description", ""),
+        name=front.text("name") or default,
+        description=front.description,
         detail={"path": skill_md},
     )
 
@@ -87,13 +45,13 @@ def prompt_contribution(inspection: Inspection, prompt_md: str) -> Contribution 
     text = inspection.read_text(prompt_md)
     if text is None:
         return None
-    fields, problem = parse_frontmatter(text)
-    if problem:
-        inspection.add(codes.SKILL_INVALID(f"{prompt_md}: {problem}"))
+    front = parse_front_matter(text)
+    if front.problem:
+        inspection.add(codes.SKILL_INVALID(f"{prompt_md}: {front.problem}"))
     return Contribution(
         kind="prompt",
         name=posixpath.splitext(posixpath.basename(prompt_md))[0],
-        description=fields.get("description", ""),
+        description=front.description,
         detail={"path": prompt_md},
     )
 

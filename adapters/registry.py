@@ -1,4 +1,5 @@
-"""The adapters in detection order, and the two entry points the gateway uses.
+"""The adapters in detection order: the ``AdapterSet`` the gateway reaches through the
+``extension_gateway.adapters`` entry point (``BUILTIN``).
 
 Order matters: a nanobot manifest wraps Pi and OpenClaw runtimes, so it is checked
 first; an OpenClaw plugin may also carry a ``pi``-less package.json, so it precedes Pi;
@@ -7,20 +8,28 @@ nimlet is last because its skills/prompts folders are the loosest signal.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from adapters import _codes as codes
-from adapters._base import Adapter, CatalogEntry
 from adapters._files import safe_is_dir
 from adapters.nanobot import NanobotAdapter
 from adapters.nimlet import NimletAdapter
 from adapters.nu import NuAdapter
 from adapters.openclaw import OpenClawAdapter
 from adapters.pi import PiAdapter
+from gateway.catalog import Adapter, CatalogEntry
 from gateway.diagnostics import Diagnostic
 
-__all__ = ["ADAPTERS", "detect_ecosystem", "get_adapter", "inspect_package"]
+__all__ = [
+    "ADAPTERS",
+    "BUILTIN",
+    "BuiltinAdapters",
+    "detect_ecosystem",
+    "get_adapter",
+    "inspect_package",
+]
 
 ADAPTERS: tuple[Adapter, ...] = (
     NanobotAdapter(),
@@ -97,3 +106,20 @@ def _empty(root: Path, ecosystem: str, diagnostic: Diagnostic) -> CatalogEntry:
         root=str(root),
         diagnostics=[diagnostic],
     )
+
+
+class BuiltinAdapters:
+    """The five built-in adapters as an ``AdapterSet`` (gateway.catalog)."""
+
+    @property
+    def adapters(self) -> Sequence[Adapter]:
+        return ADAPTERS
+
+    def inspect(self, root: Path) -> CatalogEntry:
+        return inspect_package(root)
+
+    def adapter(self, ecosystem: str) -> Adapter | None:
+        return get_adapter(ecosystem)
+
+
+BUILTIN = BuiltinAdapters()

@@ -26,10 +26,10 @@ from pathlib import Path
 
 import anyio
 
-from adapters.nanobot.runtime import SIDECAR_MAIN
+from adapters.nanobot.runtime import SIDECAR_COMMAND
 from gateway import GatewayConfig, open_gateway
 from gateway._spawn import child_environment
-from gateway.packages import install, load_inspector
+from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 
 HERE = Path(__file__).resolve().parent
@@ -125,7 +125,7 @@ def first_line(command: list[str], call: str | None = None) -> float:
 
 
 def sidecar_command(packages: list[Path], data: Path) -> list[str]:
-    command = [sys.executable, "-P", str(SIDECAR_MAIN), "--data-dir", str(data)]
+    command = [*SIDECAR_COMMAND, "--data-dir", str(data)]
     for package in packages:
         command += ["--package", str(package)]
     return command
@@ -164,7 +164,7 @@ async def round_trips(root: Path, calls: int) -> tuple[list[float], list[float]]
     (folder / "extension.json").write_text(json.dumps(manifest))
     home = root / "home" / ".gateway"
     report = install(home, str(write_package(root / "src", 0)), kind="local",
-                     inspector=load_inspector())  # fmt: skip
+                     inspector=load_adapters().inspect)  # fmt: skip
     package_id = report.to_dict()["id"]
     with StateStore.open(home) as store:
         store.set_trusted(package_id, True)

@@ -28,7 +28,8 @@ import anyio
 from adapters.pi.runtime import plan_pi, plan_pi_shared
 from gateway import GatewayConfig, open_gateway
 from gateway._spawn import child_environment
-from gateway.packages import LaunchSpec, install, load_inspector
+from gateway.catalog import LaunchSpec
+from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 
 HERE = Path(__file__).resolve().parent
@@ -79,7 +80,7 @@ def setup(root: Path, packages: int, nimlet: bool) -> GatewayConfig:
     for index in range(packages):
         report = install(
             config.home, str(make_package(root / "src", index)), kind="local",
-            inspector=load_inspector(),
+            inspector=load_adapters().inspect,
         )  # fmt: skip
         with StateStore.open(config.home) as store:
             store.set_trusted(report.package.record.id, True)

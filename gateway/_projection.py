@@ -1,24 +1,44 @@
-"""Projecting a process's registration onto the registry: its tools, commands and hooks
-owned by its name, checked against what its package declares, updated when a runtime
-registers tools late. A part of ``Gateway``."""
+"""Projecting what runs onto the registry: a process's registration (its tools, commands
+and hooks, owned by its name, checked against what its package declares), the tools and
+prompt templates the gateway runs itself, and the side effects and late registrations a
+process sends while it runs."""
 
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from . import _codes
+from ._state import GatewayState
+from .catalog import CatalogEntry
 from .diagnostics import catalogue
-from .events import EXTENDED_EVENTS_FEATURE, NIMLET_EVENTS
-from .process import ExtensionProcess, UiAnswer
+from .discovery import DiscoveredTool, expand_prompt
+from .events import NIMLET_EVENTS
+from .external_tools import run_tool_json
+from .features import (
+    EVENTS_EXTENDED,
+    HOST_ACTIONS,
+    REGISTRATION_UPDATE,
+    TOOL_PARTS,
+    TOOL_PROGRESS,
+    CommandExtras,
+    ExtraError,
+    RegisterExtras,
+    RuntimeDiagnostic,
+    ToolExtras,
+    UpdateExtras,
+)
+from .process import ExtensionProcess
 from .protocol import (
     CommandRequest,
+    CommandSpec,
     EventRequest,
     RegisterMessage,
     ResponseMessage,
     ToolRequest,
     ToolSpec,
-    UiRequest,
     UpdateMessage,
 )
 from .registry import (
@@ -26,154 +46,203 @@ from .registry import (
     CommandEntry,
     CommandOutcome,
     HookEntry,
+    HookHandler,
     ToolEntry,
     ToolOutcome,
     make_tool,
 )
 
+__all__ = ["Projector"]
 
-class _Projection:
-    """Registration and side effects of running processes; mixed into ``Gateway``."""
+Declared = dict[tuple[str, str], list[str]]
+"""(kind, name) of each tool and command a package declares → the package ids it may
+replace (nanobot's ``replaces``)."""
 
-    def _register_extension(self, process: ExtensionProcess, owner: str | None = None) -> None:
+_Spec = TypeVar("_Spec", ToolSpec, CommandSpec)
+
+
+@dataclass(slots=True)
+class _Held:
+    """An owner's commands and hooks, kept while its tool list changes."""
+
+    commands: list[CommandEntry]
+    hooks: list[HookEntry]
+
+
+class Projector:
+    """Owns the per-owner bookkeeping: what each package declares, each owner's commands
+    and hooks (for late tool lists), and the progress of calls in flight."""
+
+    def __init__(self, state: GatewayState) -> None:
+        self._state = state
+        self._declared: dict[str, Declared] = {}
+        self._held: dict[str, _Held] = {}
+        self._progress: dict[str, list[dict[str, Any]]] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def declare(self, owner: str, entry: CatalogEntry) -> None:
+        """Hold ``owner``'s registration to what its manifest declares, if it declares all."""
+        if entry.enforce_declared:
+            self._declared[owner] = {
+                (c.kind, c.name): list(c.replaces)
+                for c in entry.contributions
+                if c.kind in ("tool", "command")
+            }
+
+    def clear(self) -> None:
+        """Everything stopped (a reload): only the built-in tools stay registered."""
+        self._declared.clear()
+        self._held.clear()
+        self._state.registry.clear()
+
+    def register(self, process: ExtensionProcess, owner: str | None = None) -> None:
+        """Project a started process's ``register``. ``owner`` is given for a restarted
+        process, which comes back under its old name (and reports nothing twice)."""
+        state = self._state
         registration = process.registration
         assert registration is not None
         restarted = owner is not None
         owner = owner or self._owner_name(process.name)
-        if not restarted:
+        if restarted:
+            state.registry.unregister(owner)
+        else:
             self._runtime_diagnostics(owner, registration)
         tool_specs, command_specs = self._declared_only(owner, registration)
         tools = [self._extension_tool(process, owner, spec) for spec in tool_specs]
-        commands = [self._extension_command(process, owner, c) for c in command_specs]
+        commands = [self._extension_command(process, owner, spec) for spec in command_specs]
+        hooks = self._hooks(process, owner, registration.events or [])
+        state.diagnostics.extend(
+            state.registry.register(owner, tools=tools, commands=commands, hooks=hooks)
+        )
+        state.processes.append(process)
+        state.owners[process] = owner
+        self._held[owner] = _Held(commands, hooks)
+
+    def _hooks(self, process: ExtensionProcess, owner: str, events: list[str]) -> list[HookEntry]:
+        extended = EVENTS_EXTENDED in process.plan.features
         hooks = []
-        extended = self._offered(process, EXTENDED_EVENTS_FEATURE)
-        for event in registration.events or ():
+        for event in events:
             # Events beyond nimlet's eight exist only for processes offered them.
-            if event not in self.catalogue or (event not in NIMLET_EVENTS and not extended):
-                self.diagnostics.add(
+            if event not in self._state.catalogue or (event not in NIMLET_EVENTS and not extended):
+                self._state.diagnostics.add(
                     _codes.EVENT_UNKNOWN(
                         f"{owner}: event {event!r} is not in the catalogue; it never fires",
                         package=owner,
                     )
                 )
                 continue
-            hooks.append(HookEntry(event, owner, self._extension_hook(process)))
-        self.diagnostics.extend(
-            self.registry.register(owner, tools=tools, commands=commands, hooks=hooks)
-        )
-        self.processes.append(process)
-        self._owners[process] = owner
-        self._held[owner] = (commands, hooks)
+            hooks.append(HookEntry(event, owner, _hook_handler(process)))
+        return hooks
 
-    def _offered(self, process: ExtensionProcess, feature: str) -> bool:
-        """Whether ``initialize`` announced this negotiated feature to the process."""
-        announced = self._initialize(process.plan).gateway or {}
-        return feature in announced.get("features", ())
+    def _owner_name(self, name: str) -> str:
+        # Extensions are not overridden by name: two extensions called "notes" both run.
+        owners = self._state.registry.owners
+        if name not in owners:
+            return name
+        return next(f"{name}#{n}" for n in itertools.count(2) if f"{name}#{n}" not in owners)
 
-    def _registration_update(self, process: ExtensionProcess, delta: Any) -> None:
-        """``registration.update``: the runtime's full, current tool list (tools registered
-        after start, the active set applied); the owner's tools are replaced, its commands
-        and hooks kept."""
-        owner = self._owners.get(process)
-        if owner is None or not isinstance(delta, dict) or not isinstance(delta.get("tools"), list):
-            self.diagnostics.add(
-                _codes.RUNTIME_DIAGNOSTIC_INVALID(
-                    f"{process.name}: malformed registration update {delta!r:.200}",
-                    package=process.name,
-                )
+    # ------------------------------------------------------------------ what the gateway runs
+
+    def register_prompt(self, name: str, description: str, body: str) -> None:
+        async def handler(arguments: str) -> CommandOutcome:
+            return CommandOutcome(prompt=expand_prompt(body, arguments))
+
+        owner = f"prompt:{name}"
+        command = CommandEntry(name, description, owner, handler)
+        self._state.diagnostics.extend(self._state.registry.register(owner, commands=[command]))
+
+    def register_tool_json(self, tool: DiscoveredTool) -> None:
+        state, manifest = self._state, tool.manifest
+
+        async def handler(arguments: dict[str, Any]) -> ToolOutcome:
+            outcome = await run_tool_json(
+                tool, arguments, state.workspace, state.env, state.config.tool_output_cap
             )
-            return
-        specs = []
-        for item in delta["tools"]:
-            try:
-                specs.append(ToolSpec.model_validate(item))
-            except ValueError as error:
-                self.diagnostics.add(
-                    _codes.RUNTIME_DIAGNOSTIC_INVALID(
-                        f"{owner}: invalid tool in registration update: {error}", package=owner
+            if outcome.is_error:
+                state.diagnostics.add(
+                    _codes.TOOL_FAILED(
+                        f"tool.json tool {manifest.name}: {outcome.content[:200]}",
+                        package=manifest.name,
                     )
                 )
-        declared = self._declared.get(owner)
-        if declared is not None:
-            specs = [s for s in specs if ("tool", s.name) in declared]
-        commands, hooks = self._held.get(owner, ([], []))
-        tools = [self._extension_tool(process, owner, spec) for spec in specs]
-        self.registry.unregister(owner)
-        self.diagnostics.extend(
-            self.registry.register(owner, tools=tools, commands=commands, hooks=hooks)
+            return outcome
+
+        owner = f"tool.json:{manifest.name}"
+        entry = make_tool(
+            manifest.name,
+            manifest.description,
+            manifest.input_schema,
+            manifest.effective_capabilities,
+            owner,
+            handler,
         )
+        state.diagnostics.extend(state.registry.register(owner, tools=[entry]))
+
+    # ------------------------------------------------------------------ declared contributions
 
     def _runtime_diagnostics(self, owner: str, registration: RegisterMessage) -> None:
-        """Diagnostics a sidecar reports at registration (the negotiated
-        ``register.gateway.diagnostics``), with catalogued codes."""
-        reported = (registration.gateway or {}).get("diagnostics") or []
-        for item in reported if isinstance(reported, list) else [reported]:
-            code = item.get("code") if isinstance(item, dict) else None
-            message = item.get("message") if isinstance(item, dict) else None
-            known = catalogue().get(code) if isinstance(code, str) else None
-            if known is None or not isinstance(message, str):
-                self.diagnostics.add(
+        """Diagnostics a runtime reports at registration (``register.diagnostics``), with
+        catalogued codes; anything else is ``protocol.diagnostic_invalid``."""
+        known_codes = catalogue()
+        for item in RegisterExtras.parse(registration.gateway).runtime_diagnostics():
+            known = known_codes.get(item.code) if isinstance(item, RuntimeDiagnostic) else None
+            if known is None or not isinstance(item, RuntimeDiagnostic):
+                self._state.diagnostics.add(
                     _codes.RUNTIME_DIAGNOSTIC_INVALID(f"{owner}: {item!r}", package=owner)
                 )
                 continue
-            contribution = item.get("contribution")
-            self.diagnostics.add(
-                known(
-                    f"{owner}: {message}",
-                    package=owner,
-                    contribution=contribution if isinstance(contribution, str) else None,
-                )
+            self._state.diagnostics.add(
+                known(f"{owner}: {item.message}", package=owner, contribution=item.contribution)
             )
 
-    def _declared_only(self, owner: str, registration: RegisterMessage) -> tuple[list, list]:
+    def _declared_only(
+        self, owner: str, registration: RegisterMessage
+    ) -> tuple[list[ToolSpec], list[CommandSpec]]:
         """Where a package's format declares its tools and commands, what it registers must
         match: undeclared ones are refused, declared ones never registered are reported."""
         tools, commands = list(registration.tools or ()), list(registration.commands)
         declared = self._declared.get(owner)
         if declared is None:
             return tools, commands
-        kept: dict[str, list] = {"tool": [], "command": []}
-        for kind, specs in (("tool", tools), ("command", commands)):
-            for spec in specs:
-                if (kind, spec.name) in declared:
-                    kept[kind].append(spec)
-                else:
-                    self.diagnostics.add(
-                        _codes.UNDECLARED_CONTRIBUTION(
-                            f"{owner}: {kind} {spec.name!r} is not declared in its manifest; "
-                            "refused",
-                            package=owner,
-                            contribution=spec.name,
-                        )
-                    )
+        kept_tools = self._declared_of(owner, "tool", tools, declared)
+        kept_commands = self._declared_of(owner, "command", commands, declared)
         registered = {("tool", t.name) for t in tools} | {("command", c.name) for c in commands}
         for kind, name in sorted(set(declared) - registered):
-            self.diagnostics.add(
+            self._state.diagnostics.add(
                 _codes.CONTRIBUTION_MISSING(
                     f"{owner}: declared {kind} {name!r} was never registered",
                     package=owner,
                     contribution=name,
                 )
             )
-        return self._without_conflicts(owner, "tool", kept["tool"], declared), (
-            self._without_conflicts(owner, "command", kept["command"], declared)
-        )
+        return kept_tools, kept_commands
 
-    def _without_conflicts(
-        self, owner: str, kind: str, specs: list, declared: dict[tuple[str, str], list[str]]
-    ) -> list:
-        """A declared contribution takes over another package's only when its `replaces`
-        names that package; otherwise the first one keeps it (nanobot's rule)."""
-        kept = []
+    def _declared_of(
+        self, owner: str, kind: str, specs: Sequence[_Spec], declared: Declared
+    ) -> list[_Spec]:
+        """The declared specs of one kind, without conflicts: a declared contribution takes
+        over another package's only when its ``replaces`` names that package; otherwise the
+        first one keeps it (nanobot's rule)."""
+        registry = self._state.registry
+        kept: list[_Spec] = []
         for spec in specs:
-            find = self.registry.tool if kind == "tool" else self.registry.command
-            current = find(spec.name)
+            if (kind, spec.name) not in declared:
+                self._state.diagnostics.add(
+                    _codes.UNDECLARED_CONTRIBUTION(
+                        f"{owner}: {kind} {spec.name!r} is not declared in its manifest; refused",
+                        package=owner,
+                        contribution=spec.name,
+                    )
+                )
+                continue
+            current = registry.tool(spec.name) if kind == "tool" else registry.command(spec.name)
             if (
                 current is not None
                 and current.owner not in (owner, BUILTIN_OWNER)
-                and current.owner not in declared.get((kind, spec.name), [])
+                and current.owner not in declared[(kind, spec.name)]
             ):
-                self.diagnostics.add(
+                self._state.diagnostics.add(
                     _codes.CONTRIBUTION_CONFLICT(
                         f"{owner}: {kind} {spec.name!r} is already provided by "
                         f"{current.owner}; not replaced (its `replaces` does not name it)",
@@ -185,35 +254,32 @@ class _Projection:
             kept.append(spec)
         return kept
 
-    def _owner_name(self, name: str) -> str:
-        # Extensions are not overridden by name: two extensions called "notes" both run.
-        if name not in self.registry.owners:
-            return name
-        return next(
-            f"{name}#{n}" for n in itertools.count(2) if f"{name}#{n}" not in self.registry.owners
-        )
+    # ------------------------------------------------------------------ registry entries
 
-    def _extension_tool(self, process: ExtensionProcess, owner: str, spec: Any) -> ToolEntry:
+    def _extension_tool(self, process: ExtensionProcess, owner: str, spec: ToolSpec) -> ToolEntry:
+        progress = self._progress
+        structured = TOOL_PARTS in process.plan.features
+
         async def handler(arguments: dict[str, Any]) -> ToolOutcome:
             ids: list[str] = []
 
-            def build(rid: str) -> ToolRequest:
-                ids.append(rid)
-                self._progress[rid] = []
-                return ToolRequest(id=rid, name=spec.name, arguments=arguments)
+            def build(request_id: str) -> ToolRequest:
+                ids.append(request_id)
+                progress[request_id] = []
+                return ToolRequest(id=request_id, name=spec.name, arguments=arguments)
 
             try:
                 response = await process.request(build)
             finally:
-                progress = [p for rid in ids for p in self._progress.pop(rid, [])]
+                updates = [item for rid in ids for item in progress.pop(rid, [])]
+            extras = ToolExtras.parse(response.gateway if structured else None)
             extra: dict[str, Any] = {}
-            structured = response.gateway if isinstance(response.gateway, dict) else {}
-            if isinstance(structured.get("parts"), list):
-                extra["parts"] = structured["parts"]
-            if "details" in structured:
-                extra["details"] = structured["details"]
-            if progress:
-                extra["progress"] = progress
+            if extras.parts is not None:
+                extra["parts"] = extras.parts
+            if extras.has_details:
+                extra["details"] = extras.details
+            if updates:
+                extra["progress"] = updates
             return ToolOutcome(response.content or "", bool(response.is_error), extra)
 
         return make_tool(
@@ -225,56 +291,87 @@ class _Projection:
             handler,
         )
 
-    def _extension_command(self, process: ExtensionProcess, owner: str, spec: Any) -> CommandEntry:
+    def _extension_command(
+        self, process: ExtensionProcess, owner: str, spec: CommandSpec
+    ) -> CommandEntry:
+        actions = self._state.requested_actions
+        offered = HOST_ACTIONS in process.plan.features
+
         async def handler(arguments: str) -> CommandOutcome:
             response = await process.request(
                 lambda rid: CommandRequest(id=rid, name=spec.name, arguments=arguments)
             )
-            actions = (
-                response.gateway.get("actions") if isinstance(response.gateway, dict) else None
-            )
-            for action in actions if isinstance(actions, list) else ():
-                if isinstance(action, str):
-                    self.requested_actions.append((owner, action))
+            if offered:
+                actions.extend(
+                    (owner, action) for action in CommandExtras.parse(response.gateway).actions
+                )
             return CommandOutcome(response.message, response.prompt)
 
         return CommandEntry(spec.name, spec.description, owner, handler)
 
-    @staticmethod
-    def _extension_hook(process: ExtensionProcess) -> Any:
-        async def handler(event: str, payload: dict[str, Any]) -> ResponseMessage:
-            return await process.request(
-                lambda rid: EventRequest(id=rid, event=event, payload=payload)
-            )
+    # ------------------------------------------------------------------ while running
 
-        return handler
-
-    def _on_effects(
+    def on_effects(
         self, process: ExtensionProcess, message: ResponseMessage | UpdateMessage
     ) -> None:
-        self.session.apply(process.name, message)
-        extra = message.gateway if isinstance(message, UpdateMessage) else None
-        if not isinstance(extra, dict) or not process.plan.restart:
-            return  # only sidecars were offered the additions
-        progress = extra.get("progress")
-        if isinstance(progress, dict) and isinstance(progress.get("id"), str):
-            if progress["id"] in self._progress:
-                self._progress[progress["id"]].append(progress)
-            if self.progress_listener is not None:
-                self.progress_listener(self._owners.get(process, process.name), progress)
-        if "registration" in extra:
-            self._registration_update(process, extra["registration"])
+        """Side effects of a response or update; a runtime's update extras (progress, a new
+        tool list) only from a process that was offered them."""
+        self._state.session.apply(process.name, message)
+        if not isinstance(message, UpdateMessage) or message.gateway is None:
+            return
+        extras = UpdateExtras.parse(message.gateway)
+        features = process.plan.features
+        if extras.progress is not None and TOOL_PROGRESS in features:
+            self._progress_update(process, extras.progress)
+        if extras.has_registration and REGISTRATION_UPDATE in features:
+            self._registration_update(process, extras)
 
-    async def _ask_user(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
-        if self._ui is None:
-            self.diagnostics.add(
-                _codes.UI_UNANSWERED(
-                    f"{process.name} asked {request.prompt!r}; no one can answer, so it was "
-                    "answered cancelled",
+    def _progress_update(self, process: ExtensionProcess, item: dict[str, Any]) -> None:
+        collected = self._progress.get(item["id"])
+        if collected is not None:
+            collected.append(item)
+        listener = self._state.progress_listener
+        if listener is not None:
+            listener(self._state.owner_of(process), item)
+
+    def _registration_update(self, process: ExtensionProcess, extras: UpdateExtras) -> None:
+        """The runtime's full, current tool list (tools registered after start, the active
+        set applied): the owner's tools are replaced, its commands and hooks kept."""
+        state = self._state
+        owner = state.owners.get(process)
+        try:
+            if owner is None:
+                raise ExtraError("the process is not registered")
+            update = extras.registration_update()
+        except ExtraError as error:
+            state.diagnostics.add(
+                _codes.RUNTIME_DIAGNOSTIC_INVALID(
+                    f"{process.name}: malformed registration update ({error}): "
+                    f"{extras.registration!r:.200}",
                     package=process.name,
                 )
             )
-            return UiAnswer(cancelled=True)
-        return await self._ui(process, request)
+            return
+        specs, problems = update.tool_specs()
+        for problem in problems:
+            state.diagnostics.add(
+                _codes.RUNTIME_DIAGNOSTIC_INVALID(
+                    f"{owner}: invalid tool in registration update: {problem}", package=owner
+                )
+            )
+        declared = self._declared.get(owner)
+        if declared is not None:
+            specs = [spec for spec in specs if ("tool", spec.name) in declared]
+        held = self._held.get(owner, _Held([], []))
+        tools = [self._extension_tool(process, owner, spec) for spec in specs]
+        state.registry.unregister(owner)
+        state.diagnostics.extend(
+            state.registry.register(owner, tools=tools, commands=held.commands, hooks=held.hooks)
+        )
 
-    # ------------------------------------------------------------------ embedding API
+
+def _hook_handler(process: ExtensionProcess) -> HookHandler:
+    async def handler(event: str, payload: dict[str, Any]) -> ResponseMessage:
+        return await process.request(lambda rid: EventRequest(id=rid, event=event, payload=payload))
+
+    return handler

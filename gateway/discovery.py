@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-import yaml
-
 from . import _codes
 from .diagnostics import Diagnostic
+from .frontmatter import SKILL_SCAN_LINES, parse_front_matter
 from .manifest import ExtensionManifest, ToolManifest, load_extension_manifest, load_tool_manifest
 
 __all__ = [
@@ -38,8 +37,6 @@ _PROMPT_ROOTS = ((True, ".agents/prompts"), (True, ".nimlet/prompts"), (False, "
                  (False, ".agents/prompts"), (False, ".nimlet/prompts"))  # fmt: skip
 # (user-global?, relative path): user roots live under the home folder, project roots
 # under the workspace.
-
-_SKILL_SCAN_LINES = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +77,13 @@ class Discovery:
     skills: list[Skill] = field(default_factory=list)
     prompts: list[PromptTemplate] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def extend(self, other: Discovery) -> None:
+        """Add what ``other`` found (its diagnostics are the caller's to report)."""
+        self.extensions += other.extensions
+        self.tools += other.tools
+        self.skills += other.skills
+        self.prompts += other.prompts
 
 
 def _roots(
@@ -216,32 +220,6 @@ def _tool_in(folder: Path, scope: str, diagnostics: list[Diagnostic]) -> Discove
 
 
 _PLACEHOLDER = re.compile(r"\$ARGUMENTS|\$@")
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-
-
-def split_front_matter(text: str) -> tuple[dict[str, object], str]:
-    """Return (front matter, body). Raises ValueError when the front matter is malformed."""
-    match = _FRONT_MATTER.match(text)
-    if match is None:
-        return {}, text
-    try:
-        data = yaml.safe_load(match.group(1))
-    except yaml.YAMLError as error:
-        raise ValueError(f"front matter is not YAML: {error}") from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ValueError("front matter is not a mapping")
-    return data, text[match.end() :]
-
-
-def _string_field(data: dict[str, object], key: str) -> str | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str | int | float):
-        raise ValueError(f"front matter field {key!r} must be text")
-    return str(value)
 
 
 def _discover_skills(roots: list[tuple[Path, str]], diagnostics: list[Diagnostic]) -> list[Skill]:
@@ -257,35 +235,15 @@ def _skill_in(folder: Path, scope: str, diagnostics: list[Diagnostic]) -> Skill 
         return None
     try:
         with path.open(encoding="utf-8") as handle:
-            head = "".join(line for _, line in zip(range(_SKILL_SCAN_LINES), handle, strict=False))
-        data, body = split_front_matter(head)
-        if not data and _FRONT_MATTER.match(head) is None and head.startswith("---"):
-            # Front matter that does not close within the scanned lines: read the top-level
-            # keys it does show.
-            data, body = _open_front_matter(head), ""
-        name = _string_field(data, "name") or folder.name
-        description = _string_field(data, "description") or _first_text_line(body)
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+            head = "".join(line for _, line in zip(range(SKILL_SCAN_LINES), handle, strict=False))
+    except (OSError, UnicodeDecodeError) as error:
         diagnostics.append(_codes.SKILL_INVALID(f"skipping {path}: {error}"))
         return None
-    return Skill(name, description, path, scope)
-
-
-def _open_front_matter(head: str) -> dict[str, object]:
-    fields: dict[str, object] = {}
-    for line in head.splitlines()[1:]:
-        key, separator, value = line.partition(":")
-        if separator and key in ("name", "description") and key not in fields:
-            fields[key] = value.strip().strip("'\"")
-    return fields
-
-
-def _first_text_line(body: str) -> str:
-    for line in body.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            return stripped
-    return ""
+    front = parse_front_matter(head, SKILL_SCAN_LINES)
+    if front.problem is not None:
+        diagnostics.append(_codes.SKILL_INVALID(f"skipping {path}: {front.problem}"))
+        return None
+    return Skill(front.text("name") or folder.name, front.description, path, scope)
 
 
 def _discover_prompts(
@@ -299,12 +257,15 @@ def _discover_prompts(
             continue
         for path in files:
             try:
-                data, body = split_front_matter(path.read_text(encoding="utf-8"))
-                description = _string_field(data, "description") or _first_text_line(body)
-            except (OSError, UnicodeDecodeError, ValueError) as error:
+                front = parse_front_matter(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as error:
                 diagnostics.append(_codes.PROMPT_INVALID(f"skipping {path}: {error}"))
                 continue
-            prompts.append(PromptTemplate(path.stem, description, body.strip("\n"), path, scope))
+            if front.problem is not None:
+                diagnostics.append(_codes.PROMPT_INVALID(f"skipping {path}: {front.problem}"))
+                continue
+            body = front.body.strip("\n")
+            prompts.append(PromptTemplate(path.stem, front.description, body, path, scope))
     return prompts
 
 

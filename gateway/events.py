@@ -27,15 +27,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _codes
+from ._errors import ExtensionError
 from .diagnostics import Diagnostics
-from .process import ExtensionError
+from .names import HOOK_EVENTS
 from .registry import HookEntry
 
 __all__ = [
     "CANONICAL_EVENTS",
     "DEFAULT_BLOCK_REASON",
     "EXTENDED_EVENTS",
-    "EXTENDED_EVENTS_FEATURE",
     "NIMLET_EVENTS",
     "EventCatalogue",
     "EventOutcome",
@@ -82,8 +82,9 @@ class EventCatalogue:
         return list(self._specs.values())
 
 
-NIMLET_EVENTS = EventCatalogue(
-    [
+_NIMLET_SPECS = {
+    spec.name: spec
+    for spec in (
         EventSpec("tool_call", "Before a tool executes", gate=True, chain=("arguments",)),
         EventSpec(
             "tool_result",
@@ -102,13 +103,12 @@ NIMLET_EVENTS = EventCatalogue(
             replace=("compaction",),
         ),
         EventSpec("session_compact", "After compaction finishes"),
-    ]
-)
-"""Nimlet v1's eight events: what a plain nimlet extension may subscribe to."""
+    )
+}
 
-EXTENDED_EVENTS_FEATURE = "events.extended"
-"""The negotiated feature (docs/protocol.md) that lets a process subscribe to
-``EXTENDED_EVENTS``; offered to the sidecars only."""
+NIMLET_EVENTS = EventCatalogue([_NIMLET_SPECS[name] for name in HOOK_EVENTS])
+"""Nimlet v1's eight events (``gateway.names.HOOK_EVENTS``, in that order): what a plain
+nimlet extension may subscribe to."""
 
 EXTENDED_EVENTS = EventCatalogue(
     [
@@ -130,7 +130,8 @@ EXTENDED_EVENTS = EventCatalogue(
         ),
     ]
 )
-"""Events beyond nimlet's eight; only processes offered ``events.extended`` subscribe."""
+"""Events beyond nimlet's eight; only processes offered ``events.extended``
+(``gateway.features.EVENTS_EXTENDED``) subscribe."""
 
 CANONICAL_EVENTS = EventCatalogue([*NIMLET_EVENTS.specs(), *EXTENDED_EVENTS.specs()])
 """The catalogue the host dispatches: nimlet's eight and the extended events."""

@@ -1,26 +1,26 @@
 """The gateway an agent embeds: open on a workspace, list, call, run commands, drive events.
 
-Everything the gateway starts speaks the nimlet protocol. ``Gateway`` holds the state and
-the public API; starting processes (``_loading``), projecting their registrations onto the
-registry (``_projection``) and answering their host requests (``_host_requests``) live in
-their own modules.
+Everything the gateway starts speaks the nimlet protocol. ``Gateway`` is the public API; it
+owns one ``GatewayState`` and the parts built around it: the ``Loader`` (starting and
+stopping processes), the ``Projector`` (their registrations on the registry) and the
+``HostRequestHandler`` (what they ask the host). The lifecycle events an agent drives
+(sessions, turns, input, compaction) are dispatched by ``Lifecycle``.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
-from anyio.abc import TaskGroup
 
-from . import _codes
-from ._host_requests import _HostRequests
-from ._loading import _Loading
-from ._projection import _Projection
+from ._errors import ExtensionError
+from ._host_requests import HostRequestHandler
+from ._lifecycle import Lifecycle
+from ._loading import Loader
+from ._projection import Projector
 from ._results import (
     AgentStartResult,
     CompactionResult,
@@ -30,28 +30,27 @@ from ._results import (
     UnknownCommand,
     UnknownTool,
 )
-from ._spawn import child_environment
+from ._state import ExecPolicy, GatewayState, ProgressListener
 from .config import GatewayConfig
 from .diagnostics import Diagnostic, Diagnostics
 from .discovery import Discovery
-from .events import CANONICAL_EVENTS, EventCatalogue, EventOutcome, dispatch
+from .events import CANONICAL_EVENTS, EventCatalogue, EventOutcome
 from .packages import PackageStatus
-from .process import ExtensionError, ExtensionProcess, TransportConfig, UiHandler
+from .process import ExtensionProcess, UiHandler
 from .registry import (
     BUILTIN_OWNER,
-    CommandEntry,
     CommandOutcome,
-    HookEntry,
     Registry,
     ToolEntry,
     ToolOutcome,
     make_tool,
 )
-from .session import Session
+from .session import Session, SessionEffect
 from .trust import is_workspace_trusted
 
 __all__ = [
     "AgentStartResult",
+    "CompactionResult",
     "Gateway",
     "InputResult",
     "ToolResult",
@@ -61,67 +60,94 @@ __all__ = [
 ]
 
 
-class Gateway(_Loading, _Projection, _HostRequests):
+class Gateway:
     """Use ``open_gateway``; the constructor does not start anything."""
 
-    def __init__(
-        self,
-        workspace: Path,
-        *,
-        trusted: bool,
-        plan: bool,
-        config: GatewayConfig,
-        ui: UiHandler | None,
-        task_group: TaskGroup,
-        catalogue: EventCatalogue = CANONICAL_EVENTS,
-    ) -> None:
-        self.workspace = workspace
-        self.trusted = trusted
-        self.plan = plan
-        self.config = config
-        self.catalogue = catalogue
-        self.diagnostics = Diagnostics()
-        self.registry = Registry()
-        self.discovery = Discovery()
-        self.session: Session = None  # type: ignore[assignment]  # set by open_gateway
-        self.processes: list[ExtensionProcess] = []
-        self.packages: list[PackageStatus] = []
-        # Package id → the (kind, name) tools and commands its manifest declares, for the
-        # formats that declare them, each with the package ids it may replace.
-        self._declared: dict[str, dict[tuple[str, str], list[str]]] = {}
-        self._ui = ui
-        self._tasks = task_group
-        self._ids = itertools.count(1)
-        self._transport = TransportConfig(config.line_cap, config.shutdown_grace, config.term_grace)
-        # Owner name, commands and hooks of each running process (restart, late tools).
-        self._owners: dict[ExtensionProcess, str] = {}
-        self._held: dict[str, tuple[list[CommandEntry], list[HookEntry]]] = {}
-        self._progress: dict[str, list[dict[str, Any]]] = {}
-        self._crashes: dict[str, list[float]] = {}
-        self.progress_listener: Callable[[str, dict[str, Any]], None] | None = None
-        """Called with (owner, progress item) for each ``tool.progress`` update."""
-        self.exec_policy: Callable[[str, str, list[str]], bool] | None = None
-        """Decides ``host.request`` ``exec`` calls: (owner, command, args) → allowed.
-        None allows every command (outside plan mode)."""
-        self.requested_actions: list[tuple[str, str]] = []
-        """(owner, action) pairs a runtime asked for through ``host.actions`` (new_session,
-        shutdown, reload, compact); the embedding agent decides what to do with them."""
+    def __init__(self, state: GatewayState, ui: UiHandler | None) -> None:
+        self._state = state
+        self._projector = Projector(state)
+        self._host_requests = HostRequestHandler(state, ui)
+        self._loader = Loader(state, self._projector, self._host_requests)
+        self._lifecycle = Lifecycle(state)
 
-    # ------------------------------------------------------------------ identity
-
-    def next_id(self) -> str:
-        """Request ids come from one counter, so they are unique across extensions."""
-        return str(next(self._ids))
+    # ------------------------------------------------------------------ what it holds
 
     @property
-    def env(self) -> dict[str, str]:
-        return child_environment(self.config.passthrough_env)
+    def workspace(self) -> Path:
+        return self._state.workspace
 
-    # ------------------------------------------------------------------ startup
+    @property
+    def trusted(self) -> bool:
+        return self._state.trusted
+
+    @property
+    def plan(self) -> bool:
+        return self._state.plan
+
+    @property
+    def config(self) -> GatewayConfig:
+        return self._state.config
+
+    @property
+    def catalogue(self) -> EventCatalogue:
+        return self._state.catalogue
+
+    @property
+    def diagnostics(self) -> Diagnostics:
+        return self._state.diagnostics
+
+    @property
+    def registry(self) -> Registry:
+        return self._state.registry
+
+    @property
+    def discovery(self) -> Discovery:
+        return self._state.discovery
+
+    @property
+    def session(self) -> Session:
+        return self._state.session
+
+    @property
+    def processes(self) -> list[ExtensionProcess]:
+        """Running processes, in startup order."""
+        return self._state.processes
+
+    @property
+    def packages(self) -> list[PackageStatus]:
+        """Installed packages and their gates, as evaluated at the last (re)load."""
+        return self._state.packages
+
+    @property
+    def requested_actions(self) -> list[tuple[str, str]]:
+        """(owner, action) pairs a runtime asked for through ``host.actions`` (new_session,
+        shutdown, reload, compact); the embedding agent decides what to do with them."""
+        return self._state.requested_actions
+
+    @property
+    def progress_listener(self) -> ProgressListener | None:
+        """Called with (owner, progress item) for each ``tool.progress`` update."""
+        return self._state.progress_listener
+
+    @progress_listener.setter
+    def progress_listener(self, listener: ProgressListener | None) -> None:
+        self._state.progress_listener = listener
+
+    @property
+    def exec_policy(self) -> ExecPolicy | None:
+        """Decides ``host.request`` ``exec`` calls: (owner, command, args) → allowed.
+        None allows every command (outside plan mode)."""
+        return self._state.exec_policy
+
+    @exec_policy.setter
+    def exec_policy(self, policy: ExecPolicy | None) -> None:
+        self._state.exec_policy = policy
+
+    # ------------------------------------------------------------------ tools and commands
 
     def tools(self) -> list[ToolEntry]:
         """Tools to offer a model now (plan mode offers only read/user tools)."""
-        return self.registry.tools(plan=self.plan)
+        return self._state.registry.tools(plan=self._state.plan)
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         return [tool.describe() for tool in self.tools()]
@@ -135,99 +161,29 @@ class Gateway(_Loading, _Projection, _HostRequests):
         capabilities: Iterable[str] = ("write", "shell", "network"),
     ) -> None:
         """Register one of the agent's own tools, so tool_call / tool_result hooks apply."""
+        registry = self._state.registry
         tool = make_tool(name, description, input_schema, capabilities, BUILTIN_OWNER, handler)
-        owner = f"{BUILTIN_OWNER}"
-        existing = [t for t in self.registry.tools() if t.owner == owner]
-        self.registry.unregister(owner)
-        self.diagnostics.extend(self.registry.register(owner, tools=[*existing, tool]))
-
-    async def emit(self, event: str, payload: dict[str, Any]) -> EventOutcome:
-        """Dispatch one lifecycle event to its subscribers (none in plan mode)."""
-        spec = self.catalogue[event]
-        subscribers = self.registry.hooks(event)
-        if self.plan or not subscribers:
-            return EventOutcome(event, payload)
-        return await dispatch(spec, payload, subscribers, self.diagnostics)
-
-    def _base_payload(self) -> dict[str, Any]:
-        return {"session_id": self.session.id, "workspace": str(self.workspace)}
-
-    async def start_session(self) -> EventOutcome:
-        return await self.emit("session_start", self._base_payload())
-
-    async def end_session(self) -> EventOutcome:
-        return await self.emit("session_end", self._base_payload())
-
-    async def start_turn(self) -> EventOutcome:
-        return await self.emit("turn_start", self._base_payload())
-
-    async def end_turn(self, interrupted: bool = False) -> EventOutcome:
-        payload = self._base_payload()
-        if interrupted:
-            payload["interrupted"] = True
-        return await self.emit("turn_end", payload)
-
-    async def submit_input(self, text: str, source: str = "interactive") -> InputResult:
-        """``input``: a user message before the agent sees it. Subscribers may transform
-        the text (chained) or handle the message (then the agent should not run, and later
-        subscribers are not asked). ``source``: ``interactive``, ``rpc`` or ``extension``."""
-        outcome = await self.emit("input", {"text": text, "source": source})
-        final = outcome.payload.get("text")
-        final = final if isinstance(final, str) else text
-        if outcome.stopped:
-            action = "handled"
-        elif final != text or "transform" in outcome.collected.get("action", ()):
-            action = "transform"
-        else:
-            action = "continue"
-        return InputResult(action, final, source, outcome.stopped_by)
-
-    async def before_agent_start(self, prompt: str, system_prompt: str) -> AgentStartResult:
-        """``before_agent_start``: subscribers may replace the system prompt for this run
-        (chained) and contribute messages to inject (collected from every subscriber)."""
-        outcome = await self.emit(
-            "before_agent_start", {"prompt": prompt, "system_prompt": system_prompt}
-        )
-        final = outcome.payload.get("system_prompt")
-        messages = self._message_list(outcome.collected.get("messages", []), "before_agent_start")
-        return AgentStartResult(final if isinstance(final, str) else system_prompt, messages)
-
-    async def build_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``context``: before a model call; subscribers may replace the messages the model
-        gets (chained). Returns the messages to send."""
-        outcome = await self.emit("context", {"messages": list(messages)})
-        final = outcome.payload.get("messages")
-        if not isinstance(final, list):
-            return list(messages)
-        return self._message_list(final, "context")
-
-    def _message_list(self, items: Iterable[Any], event: str) -> list[dict[str, Any]]:
-        kept = [item for item in items if isinstance(item, dict)]
-        dropped = [item for item in items if not isinstance(item, dict)]
-        if dropped:
-            self.diagnostics.add(
-                _codes.HOOK_FAILED(
-                    f"{event}: {len(dropped)} message(s) that are not objects were dropped"
-                )
-            )
-        return kept
+        existing = [t for t in registry.tools() if t.owner == BUILTIN_OWNER]
+        registry.unregister(BUILTIN_OWNER)
+        self._state.diagnostics.extend(registry.register(BUILTIN_OWNER, tools=[*existing, tool]))
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         """tool_call hooks → argument validation → the tool → tool_result hooks."""
-        mark = len(self.diagnostics)
-        tool = self.registry.tool(name)
+        state = self._state
+        mark = len(state.diagnostics)
+        tool = state.registry.tool(name)
         if tool is None:
             raise UnknownTool(name)
         arguments = dict(arguments or {})
-        if self.plan and not tool.plan_safe:
+        if state.plan and not tool.plan_safe:
             return ToolResult(f"tool {name} is not available in plan mode", True, False, arguments)
         hooked = name != "ask_user"
         if hooked:
             gate = await self.emit("tool_call", {"tool": name, "arguments": arguments})
             arguments = gate.payload["arguments"]
             if not gate.allowed:
-                return ToolResult(gate.reason, True, True, arguments, self.diagnostics.since(mark))
-        outcome = await self._run_tool(tool, arguments)
+                return ToolResult(gate.reason, True, True, arguments, state.diagnostics.since(mark))
+        outcome = await _run_tool(tool, arguments)
         content, is_error = outcome.content, outcome.is_error
         parts = outcome.extra.get("parts")
         if hooked:
@@ -238,30 +194,17 @@ class Gateway(_Loading, _Projection, _HostRequests):
             if str(after.payload["output"]) != content:
                 parts = None  # a hook replaced the output: the text is what counts now
             content, is_error = str(after.payload["output"]), bool(after.payload["is_error"])
-        self.session.append(
-            {"type": "tool_result", "id": self.next_id(), "output": content, "is_error": is_error}
+        state.session.append(
+            {"type": "tool_result", "id": state.next_id(), "output": content, "is_error": is_error}
         )
         return ToolResult(
-            content, is_error, False, arguments, self.diagnostics.since(mark),
+            content, is_error, False, arguments, state.diagnostics.since(mark),
             parts=parts, details=outcome.extra.get("details"),
             progress=list(outcome.extra.get("progress") or []),
         )  # fmt: skip
 
-    async def _run_tool(self, tool: ToolEntry, arguments: dict[str, Any]) -> ToolOutcome:
-        if tool.validator is not None and not tool.validator.is_valid(arguments):
-            problems = sorted(tool.validator.iter_errors(arguments), key=lambda e: list(e.path))
-            if problems:
-                where = "/".join(str(part) for part in problems[0].absolute_path) or "(root)"
-                return ToolOutcome(
-                    f"invalid arguments for {tool.name}: {problems[0].message} at {where}", True
-                )
-        try:
-            return await tool.handler(arguments)
-        except ExtensionError as error:
-            return ToolOutcome(str(error), is_error=True)
-
     async def run_command(self, name: str, arguments: str = "") -> CommandOutcome:
-        command = self.registry.command(name)
+        command = self._state.registry.command(name)
         if command is None:
             raise UnknownCommand(name)
         try:
@@ -269,88 +212,102 @@ class Gateway(_Loading, _Projection, _HostRequests):
         except ExtensionError as error:
             return CommandOutcome(message=f"/{name} failed: {error}")
 
+    # ------------------------------------------------------------------ lifecycle events
+
+    async def emit(self, event: str, payload: dict[str, Any]) -> EventOutcome:
+        """Dispatch one lifecycle event to its subscribers (none in plan mode)."""
+        return await self._lifecycle.emit(event, payload)
+
+    async def start_session(self) -> EventOutcome:
+        return await self.emit("session_start", self._state.base_payload())
+
+    async def end_session(self) -> EventOutcome:
+        return await self.emit("session_end", self._state.base_payload())
+
+    async def start_turn(self) -> EventOutcome:
+        return await self.emit("turn_start", self._state.base_payload())
+
+    async def end_turn(self, interrupted: bool = False) -> EventOutcome:
+        payload = self._state.base_payload()
+        if interrupted:
+            payload["interrupted"] = True
+        return await self.emit("turn_end", payload)
+
+    async def submit_input(self, text: str, source: str = "interactive") -> InputResult:
+        """``input``: a user message before the agent sees it. Subscribers may transform
+        the text (chained) or handle the message (then the agent should not run, and later
+        subscribers are not asked). ``source``: ``interactive``, ``rpc`` or ``extension``."""
+        return await self._lifecycle.submit_input(text, source)
+
+    async def before_agent_start(self, prompt: str, system_prompt: str) -> AgentStartResult:
+        """``before_agent_start``: subscribers may replace the system prompt for this run
+        (chained) and contribute messages to inject (collected from every subscriber)."""
+        return await self._lifecycle.before_agent_start(prompt, system_prompt)
+
+    async def build_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``context``: before a model call; subscribers may replace the messages the model
+        gets (chained). Returns the messages to send."""
+        return await self._lifecycle.build_context(messages)
+
     async def compact(
         self, instruction: str = "", tokens_before: int = 0, summarizer: Summarizer | None = None
     ) -> CompactionResult:
         """session_before_compact → (custom or built-in) summary → session_compact."""
-        payload = {
-            **self._base_payload(),
-            "instruction": instruction,
-            "tokens_before": tokens_before,
-            "entries": list(self.session.entries),
-        }
-        before = await self.emit("session_before_compact", payload)
-        final_instruction = before.payload.get("instruction") or ""
-        if not before.allowed:
-            result = CompactionResult(False, "", 0, before.reason, final_instruction, False)
-        elif "compaction" in before.replaced:
-            custom = before.replaced["compaction"]
-            result = CompactionResult(
-                True, custom.summary, custom.first_kept_index, "Compacted by extension",
-                final_instruction, True,
-            )  # fmt: skip
-            self.session.append(
-                {"type": "compaction", "summary": custom.summary,
-                 "first_kept_index": custom.first_kept_index, "tokens_before": tokens_before,
-                 "details": custom.details}
-            )  # fmt: skip
-        elif summarizer is not None:
-            summary, kept = await summarizer(final_instruction, list(self.session.entries))
-            result = CompactionResult(
-                True, summary, kept, "Compacted context", final_instruction, False
-            )
-            self.session.append(
-                {"type": "compaction", "summary": summary, "first_kept_index": kept,
-                 "tokens_before": tokens_before}
-            )  # fmt: skip
-        else:
-            result = CompactionResult(False, "", 0, "Nothing to compact", final_instruction, False)
-        await self.emit(
-            "session_compact",
-            {**self._base_payload(), "did_compact": result.did_compact, "summary": result.summary,
-             "first_kept_index": result.first_kept_index, "tokens_before": tokens_before,
-             "message": result.message},
-        )  # fmt: skip
-        return result
+        return await self._lifecycle.compact(instruction, tokens_before, summarizer)
 
     # ------------------------------------------------------------------ restarts
 
+    async def load(self) -> None:
+        """Discover and start everything (``open_gateway`` calls it once)."""
+        await self._loader.load()
+
     async def reload(self) -> None:
         """Stop everything and start again with a fresh ``initialize`` (same session)."""
-        await self._stop_extensions()
-        await self._load()
+        await self._loader.stop()
+        await self._loader.load()
 
     async def new_session(self) -> None:
         await self.end_session()
-        self.session.close()
-        self.session = self._make_session(None)
+        self._replace_session(_new_session(self._state.config, self._state.workspace, None))
         await self.reload()
         await self.start_session()
 
     async def resume(self, session_id: str) -> None:
         await self.end_session()
-        self.session.close()
-        self.session = Session.resume(self.config.sessions_dir, session_id, self.diagnostics)
-        self.session.listener = self._listener
+        state = self._state
+        self._replace_session(
+            Session.resume(state.config.sessions_dir, session_id, state.diagnostics)
+        )
         await self.reload()
         await self.start_session()
 
+    def _replace_session(self, session: Session) -> None:
+        self._state.session.close()
+        session.listener = self._state.session_listener
+        self._state.session = session
+
     async def set_trust(self, trusted: bool) -> None:
         """A trust change restarts extensions (project roots come or go)."""
-        self.trusted = trusted
+        self._state.trusted = trusted
         await self.reload()
 
-    _listener: Any = None
-
-    def _make_session(self, session_id: str | None) -> Session:
-        session = Session.create(self.config.sessions_dir, self.workspace, session_id)
-        session.listener = self._listener
-        return session
-
     async def aclose(self) -> None:
-        await self._stop_extensions()
-        if self.session is not None:
-            self.session.close()
+        await self._loader.stop()
+        self._state.session.close()
+
+
+async def _run_tool(tool: ToolEntry, arguments: dict[str, Any]) -> ToolOutcome:
+    problem = tool.check_arguments(arguments)
+    if problem is not None:
+        return ToolOutcome(problem, True)
+    try:
+        return await tool.handler(arguments)
+    except ExtensionError as error:
+        return ToolOutcome(str(error), is_error=True)
+
+
+def _new_session(config: GatewayConfig, workspace: Path, session_id: str | None) -> Session:
+    return Session.create(config.sessions_dir, workspace, session_id)
 
 
 def _resolve_trust(
@@ -371,8 +328,9 @@ async def open_gateway(
     config: GatewayConfig | None = None,
     ui: UiHandler | None = None,
     session_id: str | None = None,
-    on_effect: Callable[[Any], None] | None = None,
+    on_effect: Callable[[SessionEffect], None] | None = None,
     on_diagnostic: Callable[[Diagnostic], None] | None = None,
+    catalogue: EventCatalogue = CANONICAL_EVENTS,
 ) -> AsyncIterator[Gateway]:
     """Open a gateway: discover, start extensions, yield; stop everything on exit.
 
@@ -383,24 +341,30 @@ async def open_gateway(
     root, trusted, problem = await anyio.to_thread.run_sync(
         _resolve_trust, Path(workspace), config, trust
     )
+    diagnostics = Diagnostics(listener=on_diagnostic)
+    if problem is not None:
+        diagnostics.add(problem)
+    if session_id is None:
+        session = _new_session(config, root, None)
+    else:
+        session = Session.resume(config.sessions_dir, session_id, diagnostics)
+    session.listener = on_effect
     try:
         async with anyio.create_task_group() as tasks:
-            gateway = Gateway(
-                root, trusted=trusted, plan=plan, config=config, ui=ui, task_group=tasks
+            state = GatewayState(
+                workspace=root,
+                trusted=trusted,
+                plan=plan,
+                config=config,
+                catalogue=catalogue,
+                tasks=tasks,
+                session=session,
+                diagnostics=diagnostics,
+                session_listener=on_effect,
             )
-            gateway._listener = on_effect
-            gateway.diagnostics.listener = on_diagnostic
-            if problem is not None:
-                gateway.diagnostics.add(problem)
+            gateway = Gateway(state, ui)
             try:
-                if session_id is None:
-                    gateway.session = gateway._make_session(None)
-                else:
-                    gateway.session = Session.resume(
-                        config.sessions_dir, session_id, gateway.diagnostics
-                    )
-                    gateway.session.listener = on_effect
-                await gateway._load()
+                await gateway.load()
                 yield gateway
             finally:
                 await gateway.aclose()

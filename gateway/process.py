@@ -33,6 +33,7 @@ from ._pipes import ChildPipes, PipeClosed
 from ._reader import _Reader
 from ._spawn import group_alive, kill_group, signal_group
 from .diagnostics import Diagnostics
+from .features import EXTENSION_FEATURES
 from .protocol import (
     CancelMessage,
     HostMessage,
@@ -89,8 +90,11 @@ class LaunchPlan:
     start_timeout: float | None = None
     """Seconds to wait for ``register``; None: ``response_timeout`` (nimlet's rule)."""
     restart: bool = False
-    """Restart with backoff after an unexpected exit (sidecars of installed packages);
-    plain nimlet extensions keep nimlet's fail-open rule and stay down until a reload."""
+    """Restart with backoff after an unexpected exit (the runtimes adapters plan); plain
+    nimlet extensions keep nimlet's fail-open rule and stay down until a reload."""
+    features: frozenset[str] = EXTENSION_FEATURES
+    """The negotiated additions ``initialize`` announces to it (``gateway.features``); the
+    host reads an extra, or answers a ``host_request``, only when it was announced."""
 
 
 @dataclass(slots=True)

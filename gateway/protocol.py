@@ -14,15 +14,13 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from jsonschema import SchemaError
-from jsonschema.validators import validator_for
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
+from ._validation import schema_problem
+from .names import CAPABILITIES, DEFAULT_CAPABILITIES, PROTOCOL_VERSION
+
 __all__ = [
-    "BUILTIN_TOOL_NAMES",
-    "CAPABILITIES",
-    "HOOK_EVENTS",
     "CancelMessage",
     "CommandRequest",
     "CommandSpec",
@@ -47,28 +45,6 @@ __all__ = [
     "encode",
     "parse_extension_message",
 ]
-
-PROTOCOL_VERSION = 1
-
-CAPABILITIES: frozenset[str] = frozenset({"read", "user", "write", "shell", "network"})
-"""Omitting capabilities counts as write, shell and network."""
-
-DEFAULT_CAPABILITIES: tuple[str, ...] = ("write", "shell", "network")
-
-HOOK_EVENTS: tuple[str, ...] = (
-    "tool_call",
-    "tool_result",
-    "turn_start",
-    "turn_end",
-    "session_start",
-    "session_end",
-    "session_before_compact",
-    "session_compact",
-)
-
-BUILTIN_TOOL_NAMES: frozenset[str] = frozenset(
-    {"ask_user", "bash", "edit", "git", "glob", "grep", "read", "read_skill", "write"}
-)
 
 
 class _Wire(BaseModel):
@@ -139,10 +115,9 @@ class ToolSpec(_Wire):
     @field_validator("input_schema")
     @classmethod
     def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
-        try:
-            validator_for(value).check_schema(value)
-        except SchemaError as error:
-            raise ValueError(f"input_schema is not a valid JSON Schema: {error.message}") from None
+        problem = schema_problem(value)
+        if problem is not None:
+            raise ValueError(f"input_schema is not a valid JSON Schema: {problem}")
         return value
 
     @property

@@ -11,12 +11,10 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
-
 from . import _codes
+from ._validation import ArgumentValidator
 from .diagnostics import Diagnostic
-from .protocol import BUILTIN_TOOL_NAMES
+from .names import BUILTIN_TOOL_NAMES, PLAN_CAPABILITIES
 
 __all__ = [
     "BUILTIN_OWNER",
@@ -29,7 +27,6 @@ __all__ = [
 ]
 
 BUILTIN_OWNER = "builtin"
-PLAN_CAPABILITIES = frozenset({"read", "user"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +56,14 @@ class ToolEntry:
     owner: str
     handler: ToolHandler
     ecosystem: str = "nimlet"
-    validator: Validator | None = None
+    validator: ArgumentValidator | None = None
+
+    def check_arguments(self, arguments: dict[str, Any]) -> str | None:
+        """None when the arguments fit the tool's ``input_schema``, else why not."""
+        if self.validator is None:
+            return None
+        problem = self.validator.problem(arguments)
+        return None if problem is None else f"invalid arguments for {self.name}: {problem}"
 
     @property
     def builtin(self) -> bool:
@@ -89,7 +93,7 @@ def make_tool(
     handler: ToolHandler,
     ecosystem: str = "nimlet",
 ) -> ToolEntry:
-    validator = validator_for(input_schema)(input_schema)
+    validator = ArgumentValidator(input_schema)
     return ToolEntry(
         name, description, input_schema, tuple(capabilities), owner, handler, ecosystem, validator
     )

@@ -9,9 +9,18 @@ from pathlib import Path
 from typing import Final
 
 from adapters import _codes as codes
-from adapters._base import CatalogEntry, Contribution, Dependency, Permission
 from adapters._files import Inspection, safe_is_file
 from adapters.nanobot.manifest import MANIFEST_FILE, NanobotManifest, load_manifest
+from adapters.nanobot.runtime import plan_nanobot
+from gateway.catalog import (
+    CatalogEntry,
+    Contribution,
+    Dependency,
+    DiscoveredLaunch,
+    LaunchRefusal,
+    LaunchSpec,
+    Permission,
+)
 
 __all__ = ["NanobotAdapter"]
 
@@ -46,11 +55,20 @@ class NanobotAdapter:
         entry.diagnostics = inspection.finish(entry.id)
         return entry
 
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
+        return plan_nanobot(entry, home)
+
+    def discover(
+        self, workspace: Path, user_home: Path, trusted: bool, home: Path
+    ) -> list[DiscoveredLaunch]:
+        return []  # nanobot has no discovery directories of its own
+
 
 def _fill(inspection: Inspection, entry: CatalogEntry, manifest: NanobotManifest) -> None:
     entry.id, entry.name, entry.version = manifest.id, manifest.name, manifest.version
     entry.description = manifest.description
     entry.runtime = RUNTIME_OF[manifest.runtime]
+    entry.enforce_declared = True  # the manifest is the complete list of contributions
     entry.contributions = [
         Contribution(
             kind=c.kind,

@@ -28,9 +28,9 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from adapters import _codes as codes
-from adapters._base import NANOBOT_CONTRIBUTION_KINDS
 from adapters._files import normalize_relative
 from adapters.nanobot._errors import validation_diagnostics
+from gateway.catalog import NANOBOT_CONTRIBUTION_KINDS
 from gateway.diagnostics import Diagnostic
 
 __all__ = [

@@ -6,10 +6,8 @@ sidecar process per package, so a package that blocks, crashes or exits costs on
 OpenClaw side of the Node sidecar, which does not exist yet;
 ``declarative`` packages have no code (skills, MCP server declarations) and never start.
 
-The sidecar is started from its ``__main__.py`` file with ``-P`` rather than as
-``-m adapters.nanobot.sidecar``: ``-m`` would import ``adapters/__init__.py`` and with it
-the gateway (≈0.5 s) into every sidecar, and ``-P`` keeps the workspace (the child's working
-directory) off ``sys.path``.
+The sidecar starts as ``python -P -m adapters.nanobot.sidecar``: the packages above it
+import nothing eagerly, so it loads only itself and the core's vocabulary.
 """
 
 from __future__ import annotations
@@ -19,12 +17,19 @@ import os
 import sys
 from pathlib import Path
 
-from adapters._base import CatalogEntry
-from gateway.packages import LaunchRefusal, LaunchSpec
+from gateway.catalog import CatalogEntry, LaunchRefusal, LaunchSpec
 
-__all__ = ["SIDECAR_MAIN", "TIMEOUT_VARIABLE", "config_path", "plan_nanobot", "response_timeout"]
+__all__ = [
+    "SIDECAR_COMMAND",
+    "TIMEOUT_VARIABLE",
+    "config_path",
+    "plan_nanobot",
+    "response_timeout",
+]
 
-SIDECAR_MAIN = Path(__file__).resolve().parent / "sidecar" / "__main__.py"
+SIDECAR_COMMAND: tuple[str, ...] = (sys.executable, "-P", "-m", "adapters.nanobot.sidecar")
+"""How the sidecar starts (``-P``: the workspace, its working directory, is not on
+``sys.path``)."""
 TIMEOUT_VARIABLE = "GATEWAY_NANOBOT_TIMEOUT"
 """Seconds the host waits for the sidecar's ``register`` and each reply (default 30;
 ``none`` waits forever). Read by the host when it plans the launch."""
@@ -52,9 +57,7 @@ def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
     runtime = entry.metadata.get("nanobot_runtime")
     if entry.runtime == "python-sidecar":
         command = [
-            sys.executable,
-            "-P",
-            str(SIDECAR_MAIN),
+            *SIDECAR_COMMAND,
             "--package",
             entry.root,
             "--data-dir",

@@ -1,5 +1,7 @@
-"""nimlet's two manifests: ``extension.json`` (a long-running extension) and
-``tool.json`` (a tool spawned per call), checked field by field per the nimlet spec."""
+"""nimlet's two manifests as the adapter reports them: the gateway's own reader
+(``gateway.manifest``) decides what is valid, so what inspects cleanly is what runs; this
+module turns its problems into diagnostics, warns about unknown fields and finds the
+package files a command runs."""
 
 from __future__ import annotations
 
@@ -8,32 +10,14 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from adapters import _codes as codes
-from adapters._base import Contribution
-from adapters._fields import Fields
 from adapters._files import Inspection, is_absolute, normalize_relative, safe_is_file
-from gateway.protocol import BUILTIN_TOOL_NAMES, CAPABILITIES
+from gateway import manifest as core
+from gateway.catalog import Contribution
+from gateway.diagnostics import DiagnosticCode
+from gateway.names import BUILTIN_TOOL_NAMES, DEFAULT_CAPABILITIES
 
-__all__ = [
-    "BUILTIN_TOOLS",
-    "CAPABILITIES",
-    "ExtensionManifest",
-    "check_extension",
-    "check_tool",
-    "command_entries",
-]
+__all__ = ["ExtensionManifest", "check_extension", "check_tool", "command_entries"]
 
-EXTENSION_FIELDS: Final = ("name", "command", "response_timeout_seconds")
-TOOL_FIELDS: Final = (
-    "name",
-    "description",
-    "command",
-    "timeout_seconds",
-    "input_schema",
-    "capabilities",
-)
-# The protocol's own lists: the gateway core is where nimlet's rules live.
-BUILTIN_TOOLS: Final = BUILTIN_TOOL_NAMES
-DEFAULT_TIMEOUT: Final = 30
 # Interpreters whose first argument is usually the script (["python3", "ext.py"]).
 INTERPRETERS: Final = frozenset(
     {"python", "python3", "node", "bun", "deno", "bash", "sh", "ruby", "perl", "uv", "nim"}
@@ -44,60 +28,63 @@ INTERPRETERS: Final = frozenset(
 class ExtensionManifest:
     name: str | None
     command: list[str] = field(default_factory=list)
-    response_timeout_seconds: int | None = DEFAULT_TIMEOUT
+    response_timeout_seconds: int | None = core.DEFAULT_TIMEOUT
     valid: bool = True
 
 
+def _report(
+    inspection: Inspection,
+    checked: core.ManifestCheck[Any],
+    code: DiagnosticCode,
+    where: str,
+) -> None:
+    for problem in checked.problems:
+        inspection.add(code(f"{where}: {problem}"))
+    for key in checked.unknown:
+        inspection.add(codes.NIMLET_MANIFEST_UNKNOWN_FIELD(f"{where}: unknown field {key}"))
+
+
 def check_extension(inspection: Inspection, data: dict[str, Any], where: str) -> ExtensionManifest:
-    fields = Fields(inspection, codes.NIMLET_MANIFEST_INVALID, where, data)
-    name = fields.string("name", required=True)
-    command = fields.string_list("command", required=True, non_empty=True)
-    timeout: int | None = DEFAULT_TIMEOUT
-    if fields.present("response_timeout_seconds"):
-        timeout = fields.integer("response_timeout_seconds", minimum=1, nullable=True)
-    fields.unknown(EXTENSION_FIELDS, codes.NIMLET_MANIFEST_UNKNOWN_FIELD)
+    checked = core.check_extension(data)
+    _report(inspection, checked, codes.NIMLET_MANIFEST_INVALID, where)
+    name = checked.values.get("name")
     return ExtensionManifest(
-        name=name.strip() if name else None,
-        command=command,
-        response_timeout_seconds=timeout,
-        valid=not fields.failed,
+        name=name.strip() if isinstance(name, str) and name.strip() else None,
+        command=checked.values.get("command", []),
+        response_timeout_seconds=checked.values.get(
+            "response_timeout_seconds", core.DEFAULT_TIMEOUT
+        ),
+        valid=checked.manifest is not None,
     )
 
 
 def check_tool(inspection: Inspection, data: dict[str, Any], where: str) -> Contribution | None:
-    """A tool contribution from a tool.json, or None when it is unusable."""
-    fields = Fields(inspection, codes.NIMLET_TOOL_INVALID, where, data)
-    name = fields.string("name", required=True)
-    description = fields.string("description", required=True, allow_empty=True)
-    command = fields.string_list("command", required=True, non_empty=True)
-    timeout = DEFAULT_TIMEOUT
-    if fields.present("timeout_seconds"):
-        timeout = fields.integer("timeout_seconds", minimum=1) or DEFAULT_TIMEOUT
-    schema = fields.mapping("input_schema", required=True)
-    capabilities = fields.string_list("capabilities")
-    for capability in capabilities:
-        if capability not in CAPABILITIES:
-            fields.problem("capabilities", f"has unknown capability {capability!r}", show=False)
-    fields.unknown(TOOL_FIELDS, codes.NIMLET_MANIFEST_UNKNOWN_FIELD)
-    if name is None:
+    """A tool contribution from a tool.json, or None when it has no usable name."""
+    checked = core.check_tool(data)
+    _report(inspection, checked, codes.NIMLET_TOOL_INVALID, where)
+    values = checked.values
+    name = values.get("name")
+    if not isinstance(name, str) or not name.strip():
         return None
-    if name in BUILTIN_TOOLS:
+    name = name.strip()
+    if name in BUILTIN_TOOL_NAMES:
         inspection.add(codes.NIMLET_TOOL_BUILTIN(f"{where}: {name!r} is a nimlet built-in tool"))
     tool_dir = posixpath.dirname(where)
+    capabilities = values["capabilities"]
     return Contribution(
         kind="tool",
         name=name,
-        description=description or "",
+        description=values["description"],
         detail={
             "path": where,
             "runtime": "nimlet-tool",
-            "command": command,
-            "entries": command_entries(inspection, command, tool_dir, where),
-            "timeout_seconds": timeout,
-            "input_schema": schema if schema is not None else {},
+            "command": values["command"],
+            "entries": command_entries(inspection, values["command"], tool_dir, where),
+            "timeout_seconds": values["timeout_seconds"],
+            "input_schema": values["input_schema"],
             # Omitted capabilities mean write + shell + network (nimlet's unsafe default).
-            "capabilities": capabilities or ["write", "shell", "network"],
-            "valid": not fields.failed,
+            "capabilities": list(DEFAULT_CAPABILITIES if capabilities is None else capabilities),
+            "valid": checked.manifest is not None,
         },
     )
 

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Final
 
 from adapters import _codes as codes
-from adapters._base import CatalogEntry, Contribution
 from adapters._files import Inspection, safe_exists, safe_is_file
 from adapters._markdown import prompt_contribution, skill_contribution
 from adapters.nimlet._manifest import check_extension, check_tool, command_entries
+from gateway.catalog import CatalogEntry, Contribution, DiscoveredLaunch, LaunchSpec
 
 __all__ = ["NimletAdapter"]
 
@@ -62,6 +62,16 @@ class NimletAdapter:
                 entry.entries.extend(e for e in tool.detail["entries"] if e not in entry.entries)
         entry.diagnostics = inspection.finish(entry.id)
         return entry
+
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | None:
+        """None: the gateway itself runs nimlet's formats (extension.json processes,
+        tool.json tools, skills and prompt templates)."""
+        return None
+
+    def discover(
+        self, workspace: Path, user_home: Path, trusted: bool, home: Path
+    ) -> list[DiscoveredLaunch]:
+        return []  # nimlet's roots are the gateway's own discovery (gateway.discovery)
 
     def _read_extension(self, inspection: Inspection, entry: CatalogEntry) -> None:
         data = inspection.read_json_object(EXTENSION_JSON)

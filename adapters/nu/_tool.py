@@ -12,9 +12,9 @@ import posixpath
 from typing import Final
 
 from adapters import _codes as codes
-from adapters._base import Contribution
 from adapters._fields import Fields
 from adapters._files import ABSENT, Inspection, jsonable, type_name
+from gateway.catalog import Contribution
 
 __all__ = ["IDEMPOTENCY", "TOOL_FIELDS", "check_tool_yaml"]
 

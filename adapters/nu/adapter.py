@@ -13,12 +13,12 @@ from typing import Any, Final
 
 from adapters import _codes as codes
 from adapters import _glob
-from adapters._base import CatalogEntry, Contribution
 from adapters._fields import Fields
 from adapters._files import ABSENT, Inspection, jsonable, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution, skill_files
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
 from adapters.nu._tool import check_tool_yaml
+from gateway.catalog import CatalogEntry, Contribution, DiscoveredLaunch, LaunchRefusal
 
 __all__ = ["NuAdapter"]
 
@@ -50,6 +50,14 @@ class NuAdapter:
             self._package(inspection, entry)
         entry.diagnostics = inspection.finish(entry.id)
         return entry
+
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchRefusal:
+        return LaunchRefusal("runtime not available yet: the Node sidecar for Nu packages")
+
+    def discover(
+        self, workspace: Path, user_home: Path, trusted: bool, home: Path
+    ) -> list[DiscoveredLaunch]:
+        return []  # no Nu runtime yet, so nothing of its discovery directories runs
 
     def _single_tool(self, inspection: Inspection, entry: CatalogEntry) -> None:
         tool = check_tool_yaml(inspection, TOOL_YAML, None)

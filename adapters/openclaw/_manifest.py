@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from adapters import _codes as codes
-from adapters._base import Contribution
 from adapters._fields import Fields
 from adapters._files import Inspection, jsonable
 from adapters._markdown import skill_contribution, skill_files
+from gateway.catalog import Contribution
 
 __all__ = ["PLUGIN_JSON", "PluginManifest", "read_plugin_manifest"]
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from adapters import _codes as codes
-from adapters._base import CatalogEntry
 from adapters._fields import Fields
 from adapters._files import Inspection, normalize_relative, safe_exists, safe_is_file
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
 from adapters.openclaw._manifest import PLUGIN_JSON, read_plugin_manifest
+from gateway.catalog import CatalogEntry, DiscoveredLaunch, LaunchRefusal
 
 __all__ = ["OpenClawAdapter"]
 
@@ -76,6 +76,14 @@ class OpenClawAdapter:
             )
         entry.diagnostics = inspection.finish(entry.id)
         return entry
+
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchRefusal:
+        return LaunchRefusal("runtime not available yet: the Node sidecar for OpenClaw packages")
+
+    def discover(
+        self, workspace: Path, user_home: Path, trusted: bool, home: Path
+    ) -> list[DiscoveredLaunch]:
+        return []  # no OpenClaw runtime yet, so nothing of its discovery directories runs
 
 
 def _entries(inspection: Inspection, block: object, metadata: dict[str, Any]) -> list[str]:

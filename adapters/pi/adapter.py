@@ -12,12 +12,20 @@ from pathlib import Path
 from typing import Final
 
 from adapters import _codes as codes
-from adapters._base import CatalogEntry, Contribution
 from adapters._fields import Fields
 from adapters._files import Inspection, safe_is_dir, type_name
 from adapters._markdown import prompt_contribution, skill_contribution
 from adapters._npm import PACKAGE_JSON, npm_dependencies, read_package
 from adapters.pi._resources import RESOURCE_TYPES, Resources
+from adapters.pi.discovery import discover as discover_extensions
+from adapters.pi.runtime import plan_pi
+from gateway.catalog import (
+    CatalogEntry,
+    Contribution,
+    DiscoveredLaunch,
+    LaunchRefusal,
+    LaunchSpec,
+)
 
 __all__ = ["PI_HOST_PACKAGES", "PiAdapter"]
 
@@ -94,6 +102,20 @@ class PiAdapter:
             )
         entry.diagnostics = inspection.finish(entry.id)
         return entry
+
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
+        if entry.runtime != "node-sidecar":
+            return LaunchRefusal("runtime not available yet: the Node sidecar for Pi packages")
+        # Pi's agent dir (global extension settings, e.g. ~/.pi/agent/extensions/*.json)
+        # lives under the gateway home, not the user's ~/.pi.
+        agent_dir = {"PI_CODING_AGENT_DIR": str(home / "pi" / "agent")}
+        return plan_pi(entry.id, Path(entry.root), list(entry.entries), agent_dir)
+
+    def discover(
+        self, workspace: Path, user_home: Path, trusted: bool, home: Path
+    ) -> list[DiscoveredLaunch]:
+        """Pi's own extension directories (``.pi/extensions``, ``~/.pi/agent/extensions``)."""
+        return discover_extensions(workspace, user_home, trusted, home)
 
     def _resources(self, inspection: Inspection, raw: dict[str, object]) -> dict[str, list[str]]:
         resources = Resources(inspection)

@@ -15,10 +15,10 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from gateway.catalog import LaunchRefusal, LaunchSpec
 from gateway.node import MIN_SIDECAR_NODE as MIN_NODE
 from gateway.node import find_node as _find_node
 from gateway.node import node_version, npm_command
-from gateway.packages import LaunchRefusal, LaunchSpec
 
 __all__ = [
     "MIN_NODE",

@@ -15,8 +15,7 @@ from ..packages import (
     collect_garbage,
     evaluate_packages,
     install,
-    load_inspector,
-    runtime_planner,
+    load_adapters,
     uninstall,
 )
 from ..store import STATE_FILE, StateStore, UnknownPackage
@@ -81,7 +80,9 @@ def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
     if (config.home / STATE_FILE).exists():
         collect_garbage(config.home)
     try:
-        report = install(config.home, args.source, kind=args.kind, inspector=load_inspector())
+        report = install(
+            config.home, args.source, kind=args.kind, inspector=load_adapters().inspect
+        )
     except InstallError as error:
         refusal = _codes.INSTALL_REFUSED(str(error))
         return _refuse(args, str(error), [refusal, *error.diagnostics])
@@ -107,7 +108,7 @@ def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
 
 def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
     target = args.target
-    inspector = load_inspector()
+    inspector = load_adapters().inspect
     if target in installed_ids(config):
         with StateStore.open(config.home) as store:
             root = store.get_package(target).record.path
@@ -142,7 +143,7 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
 def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
     with StateStore.open(config.home) as store:
         package = store.get_package(args.id)
-        requested = [p.name for p in load_inspector()(package.record.path).permissions]
+        requested = [p.name for p in load_adapters().inspect(package.record.path).permissions]
         if args.permissions and args.revoke:
             store.revoke(args.id, args.permissions)
         elif args.permissions:
@@ -202,7 +203,7 @@ def trust_package(args: argparse.Namespace, config: GatewayConfig, trusted: bool
 
 def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
     statuses = (
-        evaluate_packages(config.home, load_inspector(), runtime_planner(config.home))
+        evaluate_packages(config.home, load_adapters())
         if (config.home / STATE_FILE).exists()
         else []
     )

@@ -2,13 +2,11 @@
 
 One pipeline for every ecosystem, four gates a user passes explicitly — install,
 permission grant, trust, enable — and nothing a package contains runs before all four.
-Adapters are reached through an entry point, never imported (see ``_inspect``).
+Adapters are reached through an entry point, never imported (see ``_adapters``).
 """
 
-from pathlib import Path
-
-from ._gates import PackageStatus, RuntimePlanner, evaluate_packages
-from ._inspect import CatalogEntryLike, Inspector, NoAdapters, load_inspector
+from ._adapters import NoAdapters, discover_all, load_adapters, plan_launch
+from ._gates import PackageStatus, evaluate_packages
 from ._installer import (
     InstallError,
     InstallReport,
@@ -17,57 +15,24 @@ from ._installer import (
     package_folder,
     uninstall,
 )
-from ._launch import (
-    DiscoveredLaunch,
-    Discoverer,
-    LaunchRefusal,
-    LaunchSpec,
-    load_discoverers,
-    load_launcher,
-)
 from ._sources import FetchError, Source, parse_source
 from ._verify import InstallLimits
 
-NATIVE_RUNTIMES = frozenset({"nimlet-process", "nimlet-tool", "declarative"})
-
-
-def runtime_planner(home: Path) -> RuntimePlanner:
-    """nimlet packages (processes, tools, skills, prompts) run natively; any other package
-    runs through whatever its adapter's launcher plans, or says why it cannot."""
-    launcher = load_launcher()
-
-    def plan(entry: CatalogEntryLike) -> LaunchSpec | LaunchRefusal | None:
-        if entry.ecosystem == "nimlet" and entry.runtime in NATIVE_RUNTIMES:
-            return None
-        return launcher(entry, home)
-
-    return plan
-
-
 __all__ = [
-    "NATIVE_RUNTIMES",
-    "CatalogEntryLike",
-    "DiscoveredLaunch",
-    "Discoverer",
     "FetchError",
-    "Inspector",
     "InstallError",
     "InstallLimits",
     "InstallReport",
-    "LaunchRefusal",
-    "LaunchSpec",
     "NoAdapters",
     "PackageStatus",
-    "RuntimePlanner",
     "Source",
     "collect_garbage",
+    "discover_all",
     "evaluate_packages",
     "install",
-    "load_discoverers",
-    "load_inspector",
-    "load_launcher",
+    "load_adapters",
     "package_folder",
     "parse_source",
-    "runtime_planner",
+    "plan_launch",
     "uninstall",
 ]

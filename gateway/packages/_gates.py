@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as distribution_version
@@ -22,6 +22,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from .. import _codes
+from ..catalog import AdapterSet, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
 from ..diagnostics import Diagnostic
 from ..store import (
     ContentHashError,
@@ -30,8 +31,7 @@ from ..store import (
     content_hash,
     fingerprint_changed,
 )
-from ._inspect import CatalogEntryLike, Inspector
-from ._launch import LaunchRefusal, LaunchSpec
+from ._adapters import plan_launch
 
 __all__ = ["PackageStatus", "evaluate_packages"]
 
@@ -39,7 +39,7 @@ __all__ = ["PackageStatus", "evaluate_packages"]
 @dataclass(slots=True)
 class PackageStatus:
     package: InstalledPackage
-    entry: CatalogEntryLike
+    entry: CatalogEntry
     trusted: bool
     missing_permissions: list[str]
     unmet_dependencies: list[str]
@@ -144,7 +144,7 @@ def _refresh_hash(store: StateStore, package: InstalledPackage) -> tuple[bool, D
     return package.trusted and package.trusted_hash == digest, None
 
 
-def _check_dependency(dependency: Any, root: Path, installed: dict[str, str]) -> str | None:
+def _check_dependency(dependency: Dependency, root: Path, installed: dict[str, str]) -> str | None:
     """None when met, else a short reason."""
     kind, name, spec = dependency.kind, dependency.name, dependency.specifier or ""
     if kind == "python":
@@ -212,12 +212,7 @@ def _order(statuses: dict[str, PackageStatus]) -> tuple[list[str], set[str]]:
     return order, cyclic
 
 
-RuntimePlanner = Callable[[CatalogEntryLike], "LaunchSpec | LaunchRefusal | None"]
-
-
-def evaluate_packages(
-    home: Path, inspector: Inspector, plan_runtime: RuntimePlanner
-) -> list[PackageStatus]:
+def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
     """Every installed package with its gates, in activation order."""
     with StateStore.open(home) as store:
         packages = store.list_packages()
@@ -225,7 +220,7 @@ def evaluate_packages(
         versions = {p.id: p.record.version for p in packages}
         for package in packages:
             trusted, problem = _refresh_hash(store, package)
-            entry = inspector(package.record.path)
+            entry = adapters.inspect(package.record.path)
             requested = [p.name for p in entry.permissions]
             status = PackageStatus(
                 package=store.get_package(package.id),
@@ -239,7 +234,7 @@ def evaluate_packages(
                     and (reason := _check_dependency(dependency, package.record.path, versions))
                 ],
                 enabled=package.enabled,
-                runtime=plan_runtime(entry),
+                runtime=plan_launch(adapters, entry, home),
             )
             if problem is not None:
                 status.diagnostics.append(problem)

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import _codes
+from ..catalog import CatalogEntry
 from ..diagnostics import Diagnostic, Severity
 from ..store import InstalledPackage, InstallResult, PackageRecord, StateStore, content_hash
-from ._inspect import CatalogEntryLike, Inspector
 from ._sources import FetchError, fetch, parse_source
 from ._verify import InstallLimits, VerifyError, verify_tree
 
@@ -43,7 +43,7 @@ class InstallError(Exception):
 class InstallReport:
     package: InstalledPackage
     result: InstallResult
-    entry: CatalogEntryLike
+    entry: CatalogEntry
     files: int
     size: int
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -92,7 +92,7 @@ def install(
     source_text: str,
     *,
     kind: str | None,
-    inspector: Inspector,
+    inspector: Callable[[Path], CatalogEntry],
     limits: InstallLimits | None = None,
     checkpoint: Checkpoint = _noop,
 ) -> InstallReport:

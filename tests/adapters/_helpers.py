@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from adapters import CONTRIBUTION_KINDS, RUNTIMES, CatalogEntry
 from adapters._codes import ALL_CODES
+from gateway.catalog import CONTRIBUTION_KINDS, RUNTIMES, CatalogEntry
 from gateway.diagnostics import Severity
 
 DECLARED = {code.code for code in ALL_CODES}

@@ -36,7 +36,7 @@ def test_nimlet_extension_contributions_are_runtime_only(tmp_path: Path) -> None
 def test_nimlet_missing_name_is_reported(tmp_path: Path) -> None:
     write_tree(tmp_path, {"extension.json": {"command": ["x"]}})
     entry = inspect_package(tmp_path)
-    assert messages(entry, "nimlet.manifest_invalid") == ["extension.json: name is required"]
+    assert messages(entry, "nimlet.manifest_invalid") == ["extension.json: missing name"]
     assert entry.id == tmp_path.name  # the folder names it when the manifest cannot
 
 
@@ -156,9 +156,9 @@ def test_nimlet_tool_without_capabilities_counts_as_unsafe(tmp_path: Path) -> No
 def test_nimlet_tool_missing_fields_are_named(tmp_path: Path) -> None:
     entry = inspect_package(write_tree(tmp_path, {"tools/t/tool.json": {"name": "t"}}))
     assert messages(entry, "nimlet.tool_invalid") == [
-        "tools/t/tool.json: description is required",
-        "tools/t/tool.json: command is required",
-        "tools/t/tool.json: input_schema is required",
+        "tools/t/tool.json: missing description",
+        "tools/t/tool.json: missing command",
+        "tools/t/tool.json: missing input_schema",
     ]
 
 
@@ -186,7 +186,8 @@ def test_nimlet_tool_unknown_capability_is_rejected(tmp_path: Path) -> None:
     }
     entry = inspect_package(write_tree(tmp_path, {"tool.json": tool}))
     assert messages(entry, "nimlet.tool_invalid") == [
-        "tool.json: capabilities has unknown capability 'admin'"
+        "tool.json: capabilities has unknown capability 'admin'; expected some of network, "
+        "read, shell, user, write"
     ]
 
 
@@ -218,7 +219,7 @@ def test_nimlet_skill_without_frontmatter_uses_first_line(tmp_path: Path) -> Non
 def test_nimlet_skill_with_broken_frontmatter_is_a_warning(tmp_path: Path) -> None:
     entry = inspect_package(write_tree(tmp_path, {"SKILL.md": "---\nname: [unclosed\n---\nx\n"}))
     assert messages(entry, "package.skill_invalid") == [
-        "SKILL.md: frontmatter is not valid YAML (ParserError)"
+        "SKILL.md: front matter is not valid YAML (ParserError)"
     ]
     assert errors(entry) == []
 

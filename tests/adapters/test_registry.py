@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters import ADAPTERS, Adapter, detect_ecosystem, get_adapter, inspect_package
+from adapters import ADAPTERS, detect_ecosystem, get_adapter, inspect_package
 from adapters._codes import ALL_CODES
+from gateway.catalog import Adapter
 from gateway.diagnostics import catalogue
 from tests.adapters._helpers import assert_well_formed, codes, messages, write_tree
 
@@ -138,6 +139,7 @@ def test_catalog_entry_to_dict_is_json(tmp_path: Path) -> None:
         "entries",
         "metadata",
         "diagnostics",
+        "enforce_declared",
     }
 
 

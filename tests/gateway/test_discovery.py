@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from adapters import inspect_package
 from gateway import open_gateway
 from gateway.discovery import discover, expand_prompt
 from gateway.trust import set_workspace_trust
@@ -381,7 +382,10 @@ async def test_extension_working_directory_is_the_workspace(workspace, form):
 
 def add_tool(base: Path, name: str, folder: str | None = None, **manifest: Any) -> Path:
     directory = base / (folder or name)
-    write_json(directory / "tool.json", {"name": name, "command": ["./tool.py"], **manifest})
+    required = {"description": "", "input_schema": {"type": "object"}}
+    write_json(
+        directory / "tool.json", {"name": name, "command": ["./tool.py"], **required, **manifest}
+    )
     return directory
 
 
@@ -429,6 +433,33 @@ def test_invalid_tool_manifest_is_skipped_with_warning(workspace):
     assert [tool.manifest.name for tool in found.tools] == ["good"]
     assert codes(found.diagnostics) == ["manifest.invalid"]
     assert found.diagnostics[0].message.startswith(f"skipping {bad / 'tool.json'}: ")
+
+
+@pytest.mark.parametrize("missing", ["description", "input_schema"])
+def test_tool_json_that_install_refuses_is_skipped_by_discovery_too(workspace, missing):
+    """One reader: the fields ``inspect`` requires are the fields discovery requires."""
+    root = ws(workspace)
+    folder = add_tool(root / ".nimlet/tools", "t")
+    data = json.loads((folder / "tool.json").read_text())
+    del data[missing]
+    write_json(folder / "tool.json", data)
+    found = discover(root, workspace.home, trusted=True)
+    assert found.tools == []
+    assert [d.message for d in found.diagnostics] == [
+        f"skipping {folder / 'tool.json'}: missing {missing}"
+    ]
+    inspected = inspect_package(folder)
+    assert [d.message for d in inspected.diagnostics if d.code == "nimlet.tool_invalid"] == [
+        f"tool.json: missing {missing}"
+    ]
+
+
+def test_tool_json_with_an_invalid_input_schema_is_skipped_when_discovered(workspace):
+    root = ws(workspace)
+    add_tool(root / ".nimlet/tools", "t", input_schema={"type": "no-such-type"})
+    found = discover(root, workspace.home, trusted=True)
+    assert found.tools == []
+    assert "input_schema is not a valid JSON Schema" in found.diagnostics[0].message
 
 
 # --------------------------------------------------------------------------- skills

@@ -9,17 +9,16 @@ from typing import Any
 import pytest
 
 from gateway import open_gateway
-from gateway._loading import GATEWAY_FEATURES, SIDECAR_FEATURES
 from gateway.diagnostics import Diagnostics
 from gateway.events import (
     CANONICAL_EVENTS,
     EXTENDED_EVENTS,
-    EXTENDED_EVENTS_FEATURE,
     NIMLET_EVENTS,
     dispatch,
 )
+from gateway.features import EVENTS_EXTENDED, EXTENSION_FEATURES, RUNTIME_FEATURES
+from gateway.names import HOOK_EVENTS
 from gateway.process import ExtensionError
-from gateway.protocol import HOOK_EVENTS
 from gateway.registry import HookEntry
 
 pytestmark = pytest.mark.anyio
@@ -49,8 +48,8 @@ def test_catalogues_keep_nimlet_at_eight_and_add_the_extended_events() -> None:
     assert CANONICAL_EVENTS["before_agent_start"].chain == ("system_prompt",)
     assert CANONICAL_EVENTS["before_agent_start"].collect == ("messages",)
     assert CANONICAL_EVENTS["context"].chain == ("messages",)
-    assert EXTENDED_EVENTS_FEATURE in SIDECAR_FEATURES["features"]
-    assert EXTENDED_EVENTS_FEATURE not in GATEWAY_FEATURES["features"]
+    assert EVENTS_EXTENDED in RUNTIME_FEATURES
+    assert EVENTS_EXTENDED not in EXTENSION_FEATURES
 
 
 async def test_input_transform_chains_and_handled_stops() -> None:

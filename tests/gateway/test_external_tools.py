@@ -29,7 +29,8 @@ def make_tool(workspace: Any, name: str, body: str, **manifest: Any) -> Discover
     script = folder / "tool.py"
     script.write_text(f"#!{sys.executable}\nimport json, os, sys\n{textwrap.dedent(body)}")
     script.chmod(0o755)
-    data = {"name": name, "description": f"tool {name}", "command": ["./tool.py"], **manifest}
+    data = {"name": name, "description": f"tool {name}", "command": ["./tool.py"],
+            "input_schema": {"type": "object"}, **manifest}  # fmt: skip
     (folder / "tool.json").write_text(json.dumps(data))
     loaded, problem = load_tool_manifest(folder / "tool.json")
     assert problem is None, problem

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gateway.diagnostics import Diagnostics
-from gateway.discovery import discover, split_front_matter
+from gateway.discovery import discover
+from gateway.frontmatter import parse_front_matter
 from gateway.manifest import load_extension_manifest, load_tool_manifest
 from gateway.protocol import MessageError, parse_extension_message
 from gateway.session import Session, SessionNotFound
@@ -77,12 +78,11 @@ def test_manifest_bytes_never_raise(folder, raw):
     text=st.text(max_size=300)
     | st.builds(lambda body: f"---\n{body}\n---\n", st.text(max_size=200))
 )
-def test_front_matter_is_a_mapping_or_a_value_error(text):
-    try:
-        data, body = split_front_matter(text)
-    except ValueError:
-        return
-    assert isinstance(data, dict) and isinstance(body, str)
+def test_front_matter_is_a_mapping_or_a_problem_never_an_exception(text):
+    front = parse_front_matter(text)
+    assert isinstance(front.data, dict) and isinstance(front.body, str)
+    assert front.problem is None or front.data == {}
+    assert isinstance(front.description, str)
 
 
 @SETTINGS

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-import gateway.packages as packages
+from adapters.nanobot.adapter import NanobotAdapter
 from gateway import open_gateway
-from gateway.packages import LaunchSpec, install, load_inspector
+from gateway.catalog import LaunchSpec
+from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 from tests.conftest import FIXTURES
 
@@ -45,7 +46,7 @@ def installed(workspace, monkeypatch, tmp_path: Path):
     (package / "nanobot.extension.json").write_text(json.dumps(MANIFEST))
     (package / "my_extension/__init__.py").write_text("def register(api):\n    pass\n")
     home = workspace.config.home
-    install(home, str(package), kind="local", inspector=load_inspector())
+    install(home, str(package), kind="local", inspector=load_adapters().inspect)
     with StateStore.open(home) as store:
         store.set_trusted("acme.review", True)
         store.set_enabled("acme.review", True)
@@ -61,7 +62,9 @@ def installed(workspace, monkeypatch, tmp_path: Path):
     def launcher(entry, home):
         return LaunchSpec(command=command, env={"ACME_TOKEN": "t"}, response_timeout=10)
 
-    monkeypatch.setattr(packages, "load_launcher", lambda: launcher)
+    monkeypatch.setattr(
+        NanobotAdapter, "plan_launch", lambda self, entry, home: launcher(entry, home)
+    )
     return behaviour
 
 
@@ -133,7 +136,7 @@ async def test_a_package_whose_dependency_fails_to_start_is_not_started(
     (dependent / "nanobot.extension.json").write_text(json.dumps(manifest))
     (dependent / "my_extension/__init__.py").write_text("def register(api):\n    pass\n")
     home = workspace.config.home
-    install(home, str(dependent), kind="local", inspector=load_inspector())
+    install(home, str(dependent), kind="local", inspector=load_adapters().inspect)
     with StateStore.open(home) as store:
         store.set_trusted("acme.dependent", True)
         store.set_enabled("acme.dependent", True)
@@ -146,7 +149,9 @@ async def test_a_package_whose_dependency_fails_to_start_is_not_started(
         return LaunchSpec(command=[sys.executable, str(FIXTURES / "scripted_extension.py"),
                                    str(tmp_path / "behaviour.json")])  # fmt: skip
 
-    monkeypatch.setattr(packages, "load_launcher", lambda: launcher)
+    monkeypatch.setattr(
+        NanobotAdapter, "plan_launch", lambda self, entry, home: launcher(entry, home)
+    )
     async with open_gateway(workspace.root, config=workspace.config) as gateway:
         assert gateway.processes == []
         blocked = [d for d in gateway.diagnostics if d.code == "gate.blocked"]
@@ -170,7 +175,7 @@ async def test_a_declared_tool_replaces_another_packages_only_when_it_says_so(
     (second / "nanobot.extension.json").write_text(json.dumps(manifest))
     (second / "my_extension/__init__.py").write_text("def register(api):\n    pass\n")
     home = workspace.config.home
-    install(home, str(second), kind="local", inspector=load_inspector())
+    install(home, str(second), kind="local", inspector=load_adapters().inspect)
     with StateStore.open(home) as store:
         store.set_trusted("zeta.review", True)
         store.set_enabled("zeta.review", True)

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from adapters.nanobot.runtime import SIDECAR_MAIN
-from gateway.packages import install, load_inspector
+from adapters.nanobot.runtime import SIDECAR_COMMAND
+from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 
 FEATURES = {"version": 1, "features": ["register.diagnostics"]}
@@ -77,10 +77,10 @@ def install_ready(
     home: Path, source: Path, *, trust: bool = True, grant: bool = True, enable: bool = True
 ) -> str:
     """Install ``source`` into the gateway home and pass the chosen gates; returns the id."""
-    report = install(home, str(source), kind="local", inspector=load_inspector())
+    report = install(home, str(source), kind="local", inspector=load_adapters().inspect)
     package_id = report.to_dict()["id"]
     with StateStore.open(home) as store:
-        wanted = [p.name for p in load_inspector()(store.get_package(package_id).record.path)
+        wanted = [p.name for p in load_adapters().inspect(store.get_package(package_id).record.path)
                   .permissions]  # fmt: skip
         if grant and wanted:
             store.grant(package_id, wanted, wanted)
@@ -111,7 +111,7 @@ class Sidecar:
         workspace: Path | None = None,
         features: bool = True,
     ) -> None:
-        command = [sys.executable, "-P", str(SIDECAR_MAIN), "--data-dir", str(data_dir)]
+        command = [*SIDECAR_COMMAND, "--data-dir", str(data_dir)]
         for root in roots:
             command += ["--package", str(root)]
         if config is not None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gateway import open_gateway
-from gateway.packages import install, load_inspector
+from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 
 from ._helpers import codes, install_ready, write_package
@@ -47,8 +47,8 @@ def marked_package(tmp_path: Path, **manifest: object) -> tuple[Path, Path]:
 async def test_nothing_runs_until_every_gate_is_passed(workspace, tmp_path):
     home = workspace.config.home
     package, marker = marked_package(tmp_path, permissions=["workspace.read"])
-    install(home, str(package), kind="local", inspector=load_inspector())
-    inspected = load_inspector()(package)  # metadata only
+    install(home, str(package), kind="local", inspector=load_adapters().inspect)
+    inspected = load_adapters().inspect(package)  # metadata only
     assert [(p.name, p.reason) for p in inspected.permissions] == [
         ("workspace.read", "the tests need workspace.read")
     ]

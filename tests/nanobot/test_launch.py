@@ -9,12 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from adapters.launch import plan_launch
-from adapters.nanobot.runtime import SIDECAR_MAIN
-from adapters.registry import inspect_package
-from gateway.packages import LaunchRefusal, LaunchSpec
+from adapters.nanobot.runtime import SIDECAR_COMMAND
+from adapters.registry import BUILTIN, inspect_package
+from gateway import packages
+from gateway.catalog import CatalogEntry, LaunchRefusal, LaunchSpec
 
 from ._helpers import Sidecar, write_package
+
+
+def plan_launch(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
+    return packages.plan_launch(BUILTIN, entry, home)
 
 
 def python_package(tmp_path: Path) -> Path:
@@ -36,7 +40,7 @@ def test_a_python_package_runs_in_the_python_sidecar(tmp_path, monkeypatch):
     spec = plan_launch(entry, tmp_path / "home")
     assert isinstance(spec, LaunchSpec)
     assert spec.command == [
-        sys.executable, "-P", str(SIDECAR_MAIN), "--package", entry.root,
+        *SIDECAR_COMMAND, "--package", entry.root,
         "--data-dir", str(tmp_path / "home" / "data"),
     ]  # fmt: skip
     assert spec.env == {"ACME_SET": "value"}
@@ -82,7 +86,8 @@ def test_the_sidecar_also_starts_with_python_dash_m():
     assert done.returncode == 0 and "--package ROOT" in done.stdout
 
 
-def test_register_happens_before_the_gateway_pydantic_or_asyncio_are_imported(tmp_path):
+def test_register_happens_before_the_host_pydantic_or_asyncio_are_imported(tmp_path):
+    """The sidecar reads the core's vocabulary (light modules) but never loads the host."""
     source = """
 import json, sys
 
@@ -98,8 +103,11 @@ class Modules:
         return json.dumps(self.loaded)
 
 def register(api):
-    heavy = ("gateway", "adapters", "pydantic", "asyncio", "jsonschema", "logging", "dataclasses")
-    api.register_tool(Modules([name for name in heavy if name in sys.modules]))
+    heavy = ("gateway.host", "gateway.protocol", "adapters.registry", "pydantic", "anyio",
+             "asyncio", "jsonschema", "logging")
+    light = ("gateway.names", "gateway.features")
+    api.register_tool(Modules([name for name in heavy if name in sys.modules]
+                              + [name for name in light if name not in sys.modules]))
 """
     package = write_package(tmp_path / "p", "test.modules", source, tools=["modules"])
     with Sidecar(package, data_dir=tmp_path / "data") as sidecar:
@@ -109,10 +117,10 @@ def register(api):
 
 
 def test_duplicate_contribution_names_refuse_the_install(tmp_path):
-    from gateway.packages import InstallError, install, load_inspector
+    from gateway.packages import InstallError, install, load_adapters
 
     package = write_package(tmp_path / "p", "test.dup", "def register(api): pass\n",
                             tools=["same", "same"])  # fmt: skip
     with pytest.raises(InstallError) as refused:
-        install(tmp_path / "home", str(package), kind="local", inspector=load_inspector())
+        install(tmp_path / "home", str(package), kind="local", inspector=load_adapters().inspect)
     assert "nanobot.manifest_duplicate" in [d.code for d in refused.value.diagnostics]

@@ -18,7 +18,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from gateway.packages import _installer, install, load_inspector, uninstall
+from gateway.packages import _installer, install, load_adapters, uninstall
 
 
 def _die() -> None:
@@ -40,13 +40,19 @@ def run(verb: str, home: str, target: str, step: str) -> None:
 
         _installer.fetch = half_fetch  # type: ignore[assignment]
     if verb == "install":
-        install(Path(home), target, kind="local", inspector=load_inspector(), checkpoint=checkpoint)
+        install(
+            Path(home),
+            target,
+            kind="local",
+            inspector=load_adapters().inspect,
+            checkpoint=checkpoint,
+        )
     else:
         uninstall(Path(home), target, checkpoint=checkpoint)
 
 
 def main(spec: str) -> None:
-    load_inspector()  # resolve the entry point before forking
+    load_adapters()  # resolve the entry point before forking
     codes = []
     for verb, home, target, step in json.loads(spec):
         pid = os.fork()

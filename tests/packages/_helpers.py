@@ -15,8 +15,7 @@ from gateway.packages import (
     PackageStatus,
     evaluate_packages,
     install,
-    load_inspector,
-    runtime_planner,
+    load_adapters,
 )
 from gateway.store import STATE_FILE, InstalledPackage, StateStore
 from tests.adapters._helpers import write_tree
@@ -105,11 +104,11 @@ def nimlet(root: Path, name: str, marker: Path) -> Path:
 
 def install_from(home: Path, source: Path | str, **options: Any) -> InstallReport:
     options.setdefault("kind", "local")
-    return install(home, str(source), inspector=load_inspector(), **options)
+    return install(home, str(source), inspector=load_adapters().inspect, **options)
 
 
 def requested(package: InstalledPackage) -> list[str]:
-    return [p.name for p in load_inspector()(package.record.path).permissions]
+    return [p.name for p in load_adapters().inspect(package.record.path).permissions]
 
 
 def make_ready(
@@ -126,7 +125,7 @@ def make_ready(
 
 
 def evaluate(home: Path) -> list[PackageStatus]:
-    return evaluate_packages(home, load_inspector(), runtime_planner(home))
+    return evaluate_packages(home, load_adapters())
 
 
 def by_id(statuses: Iterable[PackageStatus]) -> dict[str, PackageStatus]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.packages import collect_garbage, load_inspector
+from gateway.packages import collect_garbage, load_adapters
 from gateway.store import STATE_FILE, content_hash
 from tests.packages._helpers import (
     REPO,
@@ -107,7 +107,7 @@ def test_killed_at_a_step_leaves_the_old_or_the_new_package_whole(
         assert record.version == VERSIONS[expected]
         assert record.path.is_dir()
         assert content_hash(record.path)[0] == record.content_hash  # the files it names
-        assert load_inspector()(record.path).version == record.version
+        assert load_adapters().inspect(record.path).version == record.version
         assert (record.path / "new.txt").exists() == (expected == "new")
         assert package.granted == ({PERMISSION} if action == "reinstall" else frozenset())
         assert package.enabled == (action == "reinstall")

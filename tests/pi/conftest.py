@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from adapters.pi.runtime import find_node, sidecar_ready
-from gateway.packages import install, load_inspector
+from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 
 HERE = Path(__file__).parent
@@ -21,11 +21,11 @@ if _problem:
 
 def install_ready(home: Path, source: Path, kind: str = "local") -> str:
     """Install a package (nothing runs), then pass every gate; returns its id."""
-    report = install(home, str(source), kind=kind, inspector=load_inspector())
+    report = install(home, str(source), kind=kind, inspector=load_adapters().inspect)
     package_id = report.package.record.id
     with StateStore.open(home) as store:
         package = store.get_package(package_id)
-        wanted = [p.name for p in load_inspector()(package.record.path).permissions]
+        wanted = [p.name for p in load_adapters().inspect(package.record.path).permissions]
         if wanted:
             store.grant(package_id, wanted, wanted)
         store.set_trusted(package_id, True)

@@ -11,9 +11,9 @@ import pytest
 
 from adapters.pi.runtime import plan_pi
 from gateway import open_gateway
-from gateway._loading import SIDECAR_FEATURES as GATEWAY_FEATURES
+from gateway.catalog import LaunchSpec
 from gateway.diagnostics import Diagnostics
-from gateway.packages import LaunchSpec
+from gateway.features import RUNTIME_FEATURES, announcement
 from gateway.process import ExtensionProcess, LaunchPlan, TransportConfig
 from gateway.protocol import InitializeMessage
 from gateway.registry import ToolOutcome
@@ -165,7 +165,9 @@ async def test_agentuity_provider_only_package_loads_by_file_path(tmp_path: Path
     async with anyio.create_task_group() as tasks:
         register = await process.start(
             tasks,
-            InitializeMessage(workspace=str(tmp_path), session_id="s", gateway=GATEWAY_FEATURES),
+            InitializeMessage(
+                workspace=str(tmp_path), session_id="s", gateway=announcement(RUNTIME_FEATURES)
+            ),
         )
         assert {c.name for c in register.commands} == {"organization", "region"}
         assert not register.tools

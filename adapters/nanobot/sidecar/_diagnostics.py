@@ -1,11 +1,11 @@
-"""Diagnostics the sidecar reports in ``register.gateway.diagnostics``.
-
-The codes are declared (with severity, trigger and remedy) in ``adapters/_codes.py``; they
-are repeated here as plain strings because importing that module would import the gateway
-into the sidecar. ``tests/nanobot/test_codes.py`` checks that every code here is catalogued.
-"""
+"""Diagnostics the sidecar reports in ``register.gateway.diagnostics``, with the codes
+declared (with severity, trigger and remedy) in ``adapters/_codes.py`` and
+``gateway/_codes.py``."""
 
 from __future__ import annotations
+
+from adapters import _codes as codes
+from gateway import _codes as gateway_codes
 
 from ._channel import log
 
@@ -16,18 +16,18 @@ if TYPE_CHECKING:
 
 __all__ = ["CODES", "Report"]
 
-REGISTER_FAILED = "nanobot.register_failed"
-REGISTER_RETURNED_VALUE = "nanobot.register_returned_value"
-UNDECLARED_REGISTRATION = "nanobot.undeclared_registration"
-REGISTRATION_INVALID = "nanobot.registration_invalid"
-REGISTRATION_CONFLICT = "nanobot.registration_conflict"
-HOOK_POINT_UNMAPPED = "nanobot.hook_point_unmapped"
-HOOK_FACTORY_FAILED = "nanobot.hook_factory_failed"
-METADATA_ONLY = "nanobot.contribution_metadata_only"
-CONFIG_INVALID = "nanobot.config_invalid"
+REGISTER_FAILED = codes.NANOBOT_REGISTER_FAILED.code
+REGISTER_RETURNED_VALUE = codes.NANOBOT_REGISTER_RETURNED_VALUE.code
+UNDECLARED_REGISTRATION = codes.NANOBOT_UNDECLARED_REGISTRATION.code
+REGISTRATION_INVALID = codes.NANOBOT_REGISTRATION_INVALID.code
+REGISTRATION_CONFLICT = codes.NANOBOT_REGISTRATION_CONFLICT.code
+HOOK_POINT_UNMAPPED = codes.NANOBOT_HOOK_POINT_UNMAPPED.code
+HOOK_FACTORY_FAILED = codes.NANOBOT_HOOK_FACTORY_FAILED.code
+METADATA_ONLY = codes.NANOBOT_CONTRIBUTION_METADATA_ONLY.code
+CONFIG_INVALID = codes.NANOBOT_CONFIG_INVALID.code
 # The gateway's own code for "declared but never registered" (the host checks tools and
 # commands; hooks are checked here because the host cannot see which factory is which).
-CONTRIBUTION_MISSING = "package.contribution_missing"
+CONTRIBUTION_MISSING = gateway_codes.CONTRIBUTION_MISSING.code
 
 CODES: tuple[str, ...] = (
     REGISTER_FAILED,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import sys
 
+from gateway.features import REGISTER_DIAGNOSTICS
+
 from ._channel import Channel, log
 from ._diagnostics import Report
 from ._loader import load_packages
@@ -87,7 +89,7 @@ def main(argv: list[str]) -> int:
         log(f"expected initialize first, got {initialize.get('type')!r}; going on")
     gateway = initialize.get("gateway")
     features = gateway.get("features") if isinstance(gateway, dict) else None
-    negotiated = isinstance(features, list) and "register.diagnostics" in features
+    negotiated = isinstance(features, list) and REGISTER_DIAGNOSTICS in features
     report = Report(prefix_packages=len(options.packages) > 1)
     registry = load_packages(
         options.packages,

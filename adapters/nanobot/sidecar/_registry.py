@@ -13,6 +13,9 @@ second registration of the same name by the *same* package raises ``ValueError``
 
 from __future__ import annotations
 
+from gateway.features import REGISTER_DIAGNOSTICS
+from gateway.names import HOOK_EVENTS
+
 from . import _diagnostics as codes
 from ._commands import CommandRouter, Route, normalize_command
 from ._diagnostics import Report
@@ -36,18 +39,8 @@ if TYPE_CHECKING:
 
 __all__ = ["EVENT_ORDER", "Registry", "ToolSlot"]
 
-# gateway.protocol.HOOK_EVENTS, repeated: the sidecar never imports the gateway (its import
-# would cost about 0.5 s of every sidecar's start).
-EVENT_ORDER = (
-    "tool_call",
-    "tool_result",
-    "turn_start",
-    "turn_end",
-    "session_start",
-    "session_end",
-    "session_before_compact",
-    "session_compact",
-)
+EVENT_ORDER = HOOK_EVENTS
+"""The order events are listed in ``register`` (nimlet's own order)."""
 
 
 class ToolSlot:
@@ -233,5 +226,5 @@ class Registry:
         if events:
             message["events"] = [event for event in EVENT_ORDER if event in events]
         if diagnostics is not None:
-            message["gateway"] = {"features": ["register.diagnostics"], "diagnostics": diagnostics}
+            message["gateway"] = {"features": [REGISTER_DIAGNOSTICS], "diagnostics": diagnostics}
         return message

@@ -1,0 +1,110 @@
+"""The lifecycle events an agent drives through the gateway, each folded by its rule in
+the event catalogue: a user message (``input``), the start of an agent run
+(``before_agent_start``), each model call (``context``) and compaction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from . import _codes
+from ._results import AgentStartResult, CompactionResult, InputResult, Summarizer
+from ._state import GatewayState
+from .events import EventOutcome, dispatch
+
+__all__ = ["Lifecycle"]
+
+
+class Lifecycle:
+    def __init__(self, state: GatewayState) -> None:
+        self._state = state
+
+    async def emit(self, event: str, payload: dict[str, Any]) -> EventOutcome:
+        """Dispatch one lifecycle event to its subscribers (none in plan mode)."""
+        state = self._state
+        subscribers = state.registry.hooks(event)
+        if state.plan or not subscribers:
+            return EventOutcome(event, payload)
+        return await dispatch(state.catalogue[event], payload, subscribers, state.diagnostics)
+
+    async def submit_input(self, text: str, source: str) -> InputResult:
+        outcome = await self.emit("input", {"text": text, "source": source})
+        final = outcome.payload.get("text")
+        final = final if isinstance(final, str) else text
+        if outcome.stopped:
+            action = "handled"
+        elif final != text or "transform" in outcome.collected.get("action", ()):
+            action = "transform"
+        else:
+            action = "continue"
+        return InputResult(action, final, source, outcome.stopped_by)
+
+    async def before_agent_start(self, prompt: str, system_prompt: str) -> AgentStartResult:
+        outcome = await self.emit(
+            "before_agent_start", {"prompt": prompt, "system_prompt": system_prompt}
+        )
+        final = outcome.payload.get("system_prompt")
+        messages = self._message_list(outcome.collected.get("messages", []), "before_agent_start")
+        return AgentStartResult(final if isinstance(final, str) else system_prompt, messages)
+
+    async def build_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        outcome = await self.emit("context", {"messages": list(messages)})
+        final = outcome.payload.get("messages")
+        if not isinstance(final, list):
+            return list(messages)
+        return self._message_list(final, "context")
+
+    def _message_list(self, items: Iterable[Any], event: str) -> list[dict[str, Any]]:
+        listed = list(items)
+        kept = [item for item in listed if isinstance(item, dict)]
+        if len(kept) != len(listed):
+            self._state.diagnostics.add(
+                _codes.HOOK_FAILED(
+                    f"{event}: {len(listed) - len(kept)} message(s) that are not objects were "
+                    "dropped"
+                )
+            )
+        return kept
+
+    async def compact(
+        self, instruction: str, tokens_before: int, summarizer: Summarizer | None
+    ) -> CompactionResult:
+        state = self._state
+        session = state.session
+        before = await self.emit(
+            "session_before_compact",
+            {**state.base_payload(), "instruction": instruction, "tokens_before": tokens_before,
+             "entries": list(session.entries)},
+        )  # fmt: skip
+        final_instruction = before.payload.get("instruction") or ""
+        if not before.allowed:
+            result = CompactionResult(False, "", 0, before.reason, final_instruction, False)
+        elif "compaction" in before.replaced:
+            custom = before.replaced["compaction"]
+            result = CompactionResult(
+                True, custom.summary, custom.first_kept_index, "Compacted by extension",
+                final_instruction, True,
+            )  # fmt: skip
+            session.append(
+                {"type": "compaction", "summary": custom.summary,
+                 "first_kept_index": custom.first_kept_index, "tokens_before": tokens_before,
+                 "details": custom.details}
+            )  # fmt: skip
+        elif summarizer is not None:
+            summary, kept = await summarizer(final_instruction, list(session.entries))
+            result = CompactionResult(
+                True, summary, kept, "Compacted context", final_instruction, False
+            )
+            session.append(
+                {"type": "compaction", "summary": summary, "first_kept_index": kept,
+                 "tokens_before": tokens_before}
+            )  # fmt: skip
+        else:
+            result = CompactionResult(False, "", 0, "Nothing to compact", final_instruction, False)
+        await self.emit(
+            "session_compact",
+            {**state.base_payload(), "did_compact": result.did_compact, "summary": result.summary,
+             "first_kept_index": result.first_kept_index, "tokens_before": tokens_before,
+             "message": result.message},
+        )  # fmt: skip
+        return result

@@ -1,0 +1,76 @@
+"""The state one open gateway shares between its parts.
+
+``Gateway`` owns this object and hands it, with explicit arguments, to the parts it builds
+(``Loader``, ``Projector``, ``HostRequestHandler``). Each part owns the state that is
+only its own (the projector its per-owner bookkeeping, the loader its crash history); what
+several parts read or change lives here, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from anyio.abc import TaskGroup
+
+from ._spawn import child_environment
+from .config import GatewayConfig
+from .diagnostics import Diagnostics
+from .discovery import Discovery
+from .events import EventCatalogue
+from .packages import PackageStatus
+from .process import ExtensionProcess
+from .registry import Registry
+from .session import Session, SessionEffect
+
+__all__ = ["ExecPolicy", "GatewayState", "ProgressListener"]
+
+ProgressListener = Callable[[str, dict[str, Any]], None]
+"""Called with (owner, progress item) for each ``tool.progress`` update."""
+ExecPolicy = Callable[[str, str, list[str]], bool]
+"""Decides ``host.request`` ``exec`` calls: (owner, command, args) → allowed."""
+
+
+@dataclass(slots=True)
+class GatewayState:
+    workspace: Path
+    trusted: bool
+    plan: bool
+    config: GatewayConfig
+    catalogue: EventCatalogue
+    tasks: TaskGroup
+    """Where background work runs (readers, restarts); cancelled when the gateway closes."""
+    session: Session
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    registry: Registry = field(default_factory=Registry)
+    discovery: Discovery = field(default_factory=Discovery)
+    processes: list[ExtensionProcess] = field(default_factory=list)
+    """Running processes in startup order."""
+    owners: dict[ExtensionProcess, str] = field(default_factory=dict)
+    """The registry owner of each running process (its name, or ``name#N``)."""
+    packages: list[PackageStatus] = field(default_factory=list)
+    progress_listener: ProgressListener | None = None
+    exec_policy: ExecPolicy | None = None
+    """None allows every command (outside plan mode)."""
+    requested_actions: list[tuple[str, str]] = field(default_factory=list)
+    """(owner, action) pairs a runtime asked for through ``host.actions``."""
+    session_listener: Callable[[SessionEffect], None] | None = None
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def next_id(self) -> str:
+        """Request ids come from one counter, so they are unique across extensions."""
+        return str(next(self._ids))
+
+    def owner_of(self, process: ExtensionProcess) -> str:
+        return self.owners.get(process, process.name)
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The allow-listed environment every child starts from."""
+        return child_environment(self.config.passthrough_env)
+
+    def base_payload(self) -> dict[str, Any]:
+        return {"session_id": self.session.id, "workspace": str(self.workspace)}

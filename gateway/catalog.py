@@ -1,0 +1,264 @@
+"""The vocabulary shared by the gateway and its adapters: what a package is (a catalog
+entry with its contributions, permissions and dependencies), how it starts (a launch spec,
+or a refusal saying why it cannot), and the ``Adapter`` contract that produces both.
+
+An adapter reads a package's metadata (never its code) into a ``CatalogEntry`` and plans
+its launch; every runtime it plans speaks the nimlet protocol, so a launch spec is just a
+command line and the environment the package declared. The gateway reaches the adapters
+through the ``extension_gateway.adapters`` entry point (``gateway.packages``), never by
+importing them: adding a runtime is adding an adapter. Everything here is plain data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from .diagnostics import Diagnostic, Severity
+
+__all__ = [
+    "CONTRIBUTION_KINDS",
+    "NANOBOT_CONTRIBUTION_KINDS",
+    "RUNTIMES",
+    "Adapter",
+    "AdapterSet",
+    "CatalogEntry",
+    "Contribution",
+    "Dependency",
+    "DiscoveredLaunch",
+    "LaunchRefusal",
+    "LaunchSpec",
+    "Permission",
+]
+
+# The eleven kinds of the nanobot manifest, in its order (the strictest vocabulary).
+NANOBOT_CONTRIBUTION_KINDS: tuple[str, ...] = (
+    "tool",
+    "skill",
+    "channel",
+    "llm_provider",
+    "transcription_provider",
+    "image_generation_provider",
+    "web_search_provider",
+    "mcp_server",
+    "hook",
+    "command",
+    "webui",
+)
+
+# Kinds a contribution may have: nanobot's eleven, plus what the other ecosystems declare
+# statically.
+CONTRIBUTION_KINDS: frozenset[str] = frozenset(
+    {
+        *NANOBOT_CONTRIBUTION_KINDS,
+        "prompt",  # a prompt template that becomes a slash command (nimlet, Pi)
+        "theme",  # a Pi theme file
+        "provider",  # an OpenClaw provider contract with no nanobot equivalent
+        "cli_command",  # an OpenClaw root CLI command
+        "contract",  # any other OpenClaw `contracts` key, kept as metadata
+    }
+)
+
+# How a package is started. Adapters only name the runtime; launch plans live elsewhere.
+RUNTIMES: frozenset[str] = frozenset(
+    {
+        "nimlet-process",  # a long-running nimlet extension (extension.json)
+        "nimlet-tool",  # nimlet tool.json tools, one process per call
+        "node-sidecar",  # Pi, OpenClaw and Nu extension modules in the Node sidecar
+        "python-sidecar",  # nanobot python extensions
+        "nu-tool",  # Nu tool.yaml tools, a fresh Node process per call
+        "declarative",  # metadata only: skills, prompts, themes, declared contracts
+    }
+)
+
+
+@dataclass(slots=True)
+class Contribution:
+    """Something a package declares it offers, as far as static metadata can tell."""
+
+    kind: str
+    name: str
+    description: str = ""
+    target: str = ""
+    replaces: list[str] = field(default_factory=list)
+    # Ecosystem-specific facts (source file, schema, runtime of this one item, ...).
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "description": self.description,
+            "target": self.target,
+            "replaces": list(self.replaces),
+            "detail": dict(self.detail),
+        }
+
+
+@dataclass(slots=True)
+class Dependency:
+    """An activation prerequisite: python, npm, executable, environment or extension."""
+
+    kind: str
+    name: str
+    specifier: str = ""
+    optional: bool = False
+    # True for packages the host runtime supplies (Pi's pi-* peers, OpenClaw's
+    # `openclaw`): the sidecar aliases them, so the package must not install its own.
+    provided_by_host: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "specifier": self.specifier,
+            "optional": self.optional,
+            "provided_by_host": self.provided_by_host,
+        }
+
+
+@dataclass(slots=True)
+class Permission:
+    """A privileged host capability the package asks the user for."""
+
+    name: str
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "reason": self.reason}
+
+
+@dataclass(slots=True)
+class CatalogEntry:
+    """What the gateway knows about one package without running any of its code."""
+
+    id: str
+    name: str
+    version: str
+    ecosystem: str
+    root: str
+    description: str = ""
+    runtime: str = "declarative"
+    contributions: list[Contribution] = field(default_factory=list)
+    permissions: list[Permission] = field(default_factory=list)
+    dependencies: list[Dependency] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)
+    config_keys: list[str] = field(default_factory=list)
+    # Code entry points, relative to the package root, POSIX separators.
+    entries: list[str] = field(default_factory=list)
+    # Ecosystem-specific metadata worth keeping (OpenClaw plugin id, Nu namespace, ...).
+    metadata: dict[str, Any] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    enforce_declared: bool = False
+    """The manifest lists every tool and command the package may register (nanobot's
+    does): anything else its runtime registers is refused, anything listed and never
+    registered is reported (docs/protocol.md)."""
+
+    @classmethod
+    def named_after(cls, root: Path, ecosystem: str) -> CatalogEntry:
+        """An entry named after its folder, until the manifest says otherwise."""
+        name = root.name or ecosystem
+        return cls(id=name, name=name, version="", ecosystem=ecosystem, root=str(root))
+
+    @property
+    def ok(self) -> bool:
+        """True when no diagnostic is an error."""
+        return not any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "version": self.version,
+            "ecosystem": self.ecosystem,
+            "root": self.root,
+            "description": self.description,
+            "runtime": self.runtime,
+            "contributions": [c.to_dict() for c in self.contributions],
+            "permissions": [p.to_dict() for p in self.permissions],
+            "dependencies": [d.to_dict() for d in self.dependencies],
+            "secrets": list(self.secrets),
+            "config_keys": list(self.config_keys),
+            "entries": list(self.entries),
+            "metadata": dict(self.metadata),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "enforce_declared": self.enforce_declared,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchSpec:
+    """A nimlet-protocol process that runs a package (a sidecar hosting its code)."""
+
+    command: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    """Added to the allow-listed environment: what the package declared it needs."""
+    response_timeout: float | None = 30.0
+    start_timeout: float | None = None
+    """Seconds to wait for ``register``; None: the same as ``response_timeout``. A runtime
+    that compiles its package on first start needs longer than one request does."""
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchRefusal:
+    """The package cannot be started here; ``reason`` says why (e.g. no runtime yet)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveredLaunch:
+    """Extensions an adapter found in its ecosystem's own discovery directories (not
+    installed packages), and how to start them."""
+
+    name: str
+    """The owner name of what runs, e.g. ``pi:discovered``."""
+    origin: Path
+    launch: LaunchSpec | LaunchRefusal | None
+    """None: nothing to start, only ``diagnostics`` to report (e.g. extensions skipped in
+    an untrusted workspace)."""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """One ecosystem: reads its packages' metadata and plans how they start. No method may
+    raise for bad input; problems are diagnostics (or a refusal)."""
+
+    ecosystem: str
+
+    def detect(self, root: Path) -> bool:
+        """Is ``root`` a package root of this ecosystem? Cheap: file existence and keys."""
+        ...
+
+    def inspect(self, root: Path) -> CatalogEntry:
+        """Read the package's metadata into an entry; problems become diagnostics."""
+        ...
+
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
+        """How an installed package of this ecosystem starts: a spec, a refusal saying why
+        it cannot, or None when the gateway runs it natively (nimlet's own formats)."""
+        ...
+
+    def discover(
+        self, workspace: Path, user_home: Path, trusted: bool, home: Path
+    ) -> list[DiscoveredLaunch]:
+        """Extensions in the ecosystem's own discovery directories (e.g. Pi's
+        ``.pi/extensions``); most ecosystems have none and return []."""
+        ...
+
+
+class AdapterSet(Protocol):
+    """What the ``extension_gateway.adapters`` entry point provides: the adapters in
+    detection order, and inspection that picks the right one."""
+
+    @property
+    def adapters(self) -> Sequence[Adapter]: ...
+
+    def inspect(self, root: Path) -> CatalogEntry:
+        """The entry for the package at ``root`` (the first adapter that detects it)."""
+        ...
+
+    def adapter(self, ecosystem: str) -> Adapter | None: ...

@@ -1,0 +1,109 @@
+"""The negotiated protocol additions (docs/protocol.md): their names, what each kind of
+process is offered, and typed models of every ``gateway`` extra an extension may send.
+
+Nimlet v1 has no negotiation; the gateway announces its additions in
+``initialize.gateway`` and reads a ``gateway`` extra only from a process it announced the
+matching feature to. Every extra is parsed once, into a model (``ToolExtras``,
+``CommandExtras``, ``UpdateExtras``, ``RegisterExtras``): the host never reads raw extras
+ad hoc. The names import nothing (the runtimes use them at start); the models load on first
+use. The Node sidecar keeps its own copy of the names; a test keeps both equal.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._extras import (
+        CommandExtras,
+        ExtraError,
+        RegisterExtras,
+        RegistrationUpdate,
+        RuntimeDiagnostic,
+        ToolExtras,
+        UpdateExtras,
+    )
+
+__all__ = [
+    "ALL_FEATURES",
+    "EVENTS_EXTENDED",
+    "EXTENSION_FEATURES",
+    "HOST_ACTIONS",
+    "HOST_REQUEST",
+    "PROTOCOL_ADDITIONS_VERSION",
+    "REGISTER_DIAGNOSTICS",
+    "REGISTRATION_UPDATE",
+    "RUNTIME_FEATURES",
+    "TOOL_PARTS",
+    "TOOL_PROGRESS",
+    "CommandExtras",
+    "ExtraError",
+    "RegisterExtras",
+    "RegistrationUpdate",
+    "RuntimeDiagnostic",
+    "ToolExtras",
+    "UpdateExtras",
+    "announcement",
+]
+
+PROTOCOL_ADDITIONS_VERSION = 1
+
+REGISTER_DIAGNOSTICS = "register.diagnostics"
+"""``register.gateway.diagnostics``: problems a runtime found while loading a package."""
+TOOL_PARTS = "tool.parts"
+"""Tool ``response.gateway.parts`` / ``details``: structured results."""
+TOOL_PROGRESS = "tool.progress"
+"""``update.gateway.progress``: partial results of an in-flight tool call."""
+REGISTRATION_UPDATE = "registration.update"
+"""``update.gateway.registration``: the runtime's complete current tool list."""
+HOST_ACTIONS = "host.actions"
+"""Command ``response.gateway.actions``: session actions for the embedding agent."""
+HOST_REQUEST = "host.request"
+"""``host_request`` / ``host_response``: the runtime asks the host during a call."""
+EVENTS_EXTENDED = "events.extended"
+"""Events beyond nimlet's eight (``input``, ``before_agent_start``, ``context``)."""
+
+ALL_FEATURES: tuple[str, ...] = (
+    REGISTER_DIAGNOSTICS,
+    TOOL_PARTS,
+    TOOL_PROGRESS,
+    REGISTRATION_UPDATE,
+    HOST_ACTIONS,
+    HOST_REQUEST,
+    EVENTS_EXTENDED,
+)
+
+EXTENSION_FEATURES: frozenset[str] = frozenset({REGISTER_DIAGNOSTICS})
+"""Offered to extensions found through ``extension.json``: they never see a new field."""
+RUNTIME_FEATURES: frozenset[str] = frozenset(ALL_FEATURES)
+"""Offered to the runtimes the gateway plans for packages (the sidecars)."""
+
+
+def announcement(features: frozenset[str]) -> dict[str, Any]:
+    """The ``initialize.gateway`` value announcing ``features`` (in catalogue order)."""
+    return {
+        "version": PROTOCOL_ADDITIONS_VERSION,
+        "features": [name for name in ALL_FEATURES if name in features],
+    }
+
+
+_MODELS = frozenset(
+    {
+        "CommandExtras",
+        "ExtraError",
+        "RegisterExtras",
+        "RegistrationUpdate",
+        "RuntimeDiagnostic",
+        "ToolExtras",
+        "UpdateExtras",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    # The models need pydantic; a runtime that only reads the names never loads it.
+    if name in _MODELS:
+        from . import _extras
+
+        return getattr(_extras, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,58 @@
+"""How the gateway reaches the adapters without importing them.
+
+Adapters depend on the gateway, never the reverse: the ``extension_gateway.adapters`` entry
+point group names an ``AdapterSet`` (the ``adapters`` package registers
+``adapters.registry:BUILTIN``). Inspection, launch planning and ecosystem discovery all go
+through it, so a new runtime is a new adapter and nothing here changes.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from ..catalog import AdapterSet, CatalogEntry, DiscoveredLaunch, LaunchRefusal, LaunchSpec
+
+__all__ = ["ENTRY_POINT_GROUP", "NoAdapters", "discover_all", "load_adapters", "plan_launch"]
+
+ENTRY_POINT_GROUP = "extension_gateway.adapters"
+
+
+class NoAdapters(RuntimeError):
+    pass
+
+
+@functools.cache
+def load_adapters() -> AdapterSet:
+    found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name)
+    if not found:
+        raise NoAdapters(
+            f"no package adapters are installed (entry point group {ENTRY_POINT_GROUP!r}); "
+            "reinstall extension-gateway"
+        )
+    try:
+        adapters: AdapterSet = found[0].load()
+    except Exception as error:  # a broken adapter install must be a diagnostic, not a crash
+        raise NoAdapters(f"the package adapters failed to load ({error!r}); reinstall") from None
+    return adapters
+
+
+def plan_launch(
+    adapters: AdapterSet, entry: CatalogEntry, home: Path
+) -> LaunchSpec | LaunchRefusal | None:
+    """The entry's adapter plans its launch (None: the gateway runs it natively)."""
+    adapter = adapters.adapter(entry.ecosystem)
+    if adapter is None:
+        return LaunchRefusal(f"no adapter is installed for {entry.ecosystem} packages")
+    return adapter.plan_launch(entry, home)
+
+
+def discover_all(
+    adapters: AdapterSet, workspace: Path, user_home: Path, trusted: bool, home: Path
+) -> list[DiscoveredLaunch]:
+    """What every adapter found in its ecosystem's own discovery directories."""
+    found: list[DiscoveredLaunch] = []
+    for adapter in adapters.adapters:
+        found += adapter.discover(workspace, user_home, trusted, home)
+    return found
