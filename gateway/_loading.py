@@ -199,6 +199,7 @@ class _Loading:
                         _codes.RUNTIME_UNAVAILABLE(
                             f"{item.name} ({item.origin}) not started: {item.launch.reason}",
                             package=item.name,
+                            hint=item.launch.hint,
                         )
                     )
                     continue

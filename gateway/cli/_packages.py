@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _codes
+from .._progress import terminal_progress
 from ..config import GatewayConfig
 from ..packages import (
     InstallError,
@@ -68,12 +69,23 @@ def run_package_verb(args: argparse.Namespace, config: GatewayConfig) -> int:
         return _refuse(args, f"{error} (see `gateway status`)")
 
 
-def _refuse(args: argparse.Namespace, message: str, diagnostics: list[Any] | None = None) -> int:
+def _refuse(
+    args: argparse.Namespace,
+    message: str,
+    diagnostics: list[Any] | None = None,
+    *,
+    shown: list[Any] | None = None,
+    subject: str = "",
+) -> int:
+    """JSON: the message and every diagnostic. Text: said once — the message, or, when the
+    package's own ``shown`` diagnostics say why, ``subject`` with each of them under it."""
     if args.json:
         print_json({"error": message, "diagnostics": [d.to_dict() for d in diagnostics or []]})
+    elif shown:
+        print(f"gateway: error: {subject or message}:", file=sys.stderr)
+        print_diagnostics(shown, indent="  ")
     else:
         print(f"gateway: error: {message}", file=sys.stderr)
-        print_diagnostics(diagnostics or [])
     return 1
 
 
@@ -81,10 +93,23 @@ def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
     if (config.home / STATE_FILE).exists():
         collect_garbage(config.home)
     try:
-        report = install(config.home, args.source, kind=args.kind, inspector=load_inspector())
+        with terminal_progress(quiet=args.json) as progress:
+            report = install(
+                config.home,
+                args.source,
+                kind=args.kind,
+                inspector=load_inspector(),
+                progress=progress,
+            )
     except InstallError as error:
         refusal = _codes.INSTALL_REFUSED(str(error))
-        return _refuse(args, str(error), [refusal, *error.diagnostics])
+        return _refuse(
+            args,
+            str(error),
+            [refusal, *error.diagnostics],
+            shown=error.diagnostics,
+            subject=error.subject,
+        )
     if args.json:
         print_json(report.to_dict())
         return 0
