@@ -13,7 +13,7 @@ Nothing here runs package code. Running it again is cheap: what is up to date is
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -56,15 +56,17 @@ def run_setup(
     node_version: str | None = None,
     mirror: str | None = None,
     progress: Progress = no_progress,
+    steps: Sequence[tuple[str, SetupStep]] | None = None,
 ) -> SetupReport:
-    """Make (or keep) the private Node environment, then run every setup step."""
+    """Make (or keep) the private Node environment, then run every setup step (``steps``,
+    default: the ``extension_gateway.setup`` entry points)."""
     done: list[str] = []
     try:
         node = _node_env(home, node_version, mirror, progress)
     except NodeEnvError as error:
         raise SetupError(f"Node environment: {error}", done) from None
     done.append(f"Node {node.version} in {node.folder} (from {node.source})")
-    for name, step in load_setup_steps():
+    for name, step in load_setup_steps() if steps is None else steps:
         try:
             done.append(step(progress, home))
         except Exception as error:  # a step's failure is a message, never a traceback

@@ -125,7 +125,9 @@ def _make_symlink(member: tarfile.TarInfo, root: Path, target: Path) -> None:
     link = member.linkname
     if os.path.isabs(link):
         raise ExtractError(f"{member.name}: a symlink to an absolute path ({link}) is refused")
-    pointed = Path(os.path.normpath(target.parent / link))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Resolved from where the link really is: an earlier link may have moved its folder.
+    pointed = Path(os.path.normpath(Path(os.path.realpath(target.parent)) / link))
     if not _inside(root, pointed):
         raise ExtractError(f"{member.name}: a symlink leaving the package ({link}) is refused")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -135,9 +137,11 @@ def _make_symlink(member: tarfile.TarInfo, root: Path, target: Path) -> None:
 
 
 def _make_hardlink(member: tarfile.TarInfo, root: Path, target: Path) -> None:
-    source = _target(root, member.linkname)
-    real = Path(os.path.realpath(source))
-    if not _inside(root, real) or not real.is_file():
+    try:
+        real = Path(os.path.realpath(_target(root, member.linkname)))
+    except ExtractError:
+        real = None
+    if real is None or not _inside(root, real) or not real.is_file():
         raise ExtractError(
             f"{member.name}: a hard link to {member.linkname}, which is not a file unpacked "
             "before it, is refused"
