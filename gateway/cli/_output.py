@@ -48,16 +48,21 @@ def table(
 
     print(line([h.upper() for h in headers[:-1]], headers[-1].upper()), file=out)
     for index, row in enumerate(cells):
-        wrapped = textwrap.wrap(row[-1], last, break_on_hyphens=False) or [""]
+        wrapped = textwrap.wrap(row[-1], last, break_on_hyphens=False, break_long_words=False) or [
+            ""
+        ]
         note = notes[index] if notes is not None else None
         if note:
-            wrapped += textwrap.wrap(
-                f"hint: {' '.join(note.split())}", last, break_on_hyphens=False
-            )
+            wrapped += _wrap(f"hint: {' '.join(note.split())}", last)
         print(line(row[:-1], wrapped[0]), file=out)
         blank = [""] * (len(headers) - 1)
         for more in wrapped[1:]:
             print(line(blank, more), file=out)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    # Paths and commands stay whole (copy-pasteable), even past the width.
+    return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
 
 
 def diagnostics_table(diagnostics: Sequence[Diagnostic], out: TextIO) -> None:
