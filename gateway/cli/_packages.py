@@ -115,7 +115,8 @@ def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
         return 0
     data = report.to_dict()
     verb = "installed" if report.result.created else "reinstalled"
-    print(f"{verb} {data['id']} {data['version']} ({data['ecosystem']}) from {data['source']}")
+    name = " ".join(part for part in (data["id"], data["version"]) if part)
+    print(f"{verb} {name} ({data['ecosystem']}) from {data['source']}")
     print(f"  at {data['path']} ({data['files']} files)")
     if report.result.created or report.result.trust_revoked:
         print("  nothing of it runs until you pass each gate:")
