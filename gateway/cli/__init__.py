@@ -188,7 +188,9 @@ def _list(gateway: Gateway, as_json: bool) -> None:
 
 async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json: bool) -> int:
     if gateway.registry.tool(name) is None:
-        _error(_as(as_json), f"unknown tool {name!r} (see `gateway list`)", gateway.diagnostics)
+        _error(
+            _as(as_json), f"unknown tool {name!r} (see `gateway list`)", list(gateway.diagnostics)
+        )
         return 1
     await gateway.start_session()
     await gateway.start_turn()
@@ -214,7 +216,9 @@ async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json:
 async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -> int:
     name = name.removeprefix("/")
     if gateway.registry.command(name) is None:
-        _error(_as(as_json), f"unknown command /{name} (see `gateway list`)", gateway.diagnostics)
+        _error(
+            _as(as_json), f"unknown command /{name} (see `gateway list`)", list(gateway.diagnostics)
+        )
         return 1
     await gateway.start_session()
     try:
