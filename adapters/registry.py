@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from adapters import _codes as codes
-from adapters._files import safe_is_dir
+from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters.nanobot import NanobotAdapter
 from adapters.nimlet import NimletAdapter
 from adapters.nu import NuAdapter
@@ -72,6 +72,9 @@ def inspect_package(root: Path | str, ecosystem: str | None = None) -> CatalogEn
     if adapter is None:
         detected = detect_ecosystem(root)
         if not detected:
+            broken = _unparsable_manifests(root)
+            if broken:
+                return _empty(root, "unknown", *broken)
             return _empty(
                 root,
                 "unknown",
@@ -95,16 +98,33 @@ def _safe_detect(adapter: Adapter, root: Path) -> bool:
         return False
 
 
-def _empty(root: Path, ecosystem: str, diagnostic: Diagnostic) -> CatalogEntry:
+_MANIFESTS = ("nanobot.extension.json", "openclaw.plugin.json", "package.json", "extension.json",
+              "tool.json", "tool.yaml")  # fmt: skip
+"""Every ecosystem's metadata file: one that is there but does not parse is why nothing
+detected the package, and says so (``package.json_invalid``), not "no metadata"."""
+
+
+def _unparsable_manifests(root: Path) -> list[Diagnostic]:
+    probe = Inspection(root)
+    for name in _MANIFESTS:
+        if not safe_is_file(root / name):
+            continue
+        if name.endswith(".yaml"):
+            probe.read_yaml(name, required=False)
+        else:
+            probe.read_json_object(name, required=False)
+    return list(probe.diagnostics)
+
+
+def _empty(root: Path, ecosystem: str, *diagnostics: Diagnostic) -> CatalogEntry:
     name = root.name or str(root)
-    diagnostic = replace(diagnostic, package=name)
     return CatalogEntry(
         id=name,
         name=name,
         version="",
         ecosystem=ecosystem,
         root=str(root),
-        diagnostics=[diagnostic],
+        diagnostics=[replace(diagnostic, package=name) for diagnostic in diagnostics],
     )
 
 

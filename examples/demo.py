@@ -1,12 +1,19 @@
-"""The main job, on the bundled workspace: an agent embedding the gateway for one session.
+"""The main job, on the bundled workspace: an agent embedding the gateway for one session,
+with extensions of every ecosystem that runs today side by side.
 
     python examples/demo.py
 
-Opens the gateway on examples/ (trusted for this run only), shows what is offered to a
-model, then drives a session the way an agent would: tool calls through the hooks, the
-agent's own `bash` tool blocked by the project's guard extension, a slash command, a prompt
-template, a tool.json tool, compaction, and a resumed session that has its entries back.
-State goes to a temporary GATEWAY_HOME so nothing outside this folder changes.
+Installs the workspace's packages (examples/packages/*: a nanobot extension) into a
+temporary GATEWAY_HOME and passes their gates, opens the gateway on examples/ (trusted for
+this run only), shows what is offered to a model, then drives a session the way an agent
+would: tool calls through hooks of other ecosystems (a Pi hook redacts the argument of a
+nimlet tool; a nanobot hook stamps the result of a Pi tool), the agent's own `bash` tool
+blocked by the project's nimlet guard, a slash command, a prompt template, a tool.json tool,
+compaction, and a resumed session that has its entries back. Nothing outside this folder
+and the temporary home changes.
+
+A package of another ecosystem is one more folder: in examples/packages/ (installed) or in
+the ecosystem's own discovery folder of the workspace (.pi/extensions, .nimlet/...).
 """
 
 from __future__ import annotations
@@ -19,8 +26,11 @@ from pathlib import Path
 import anyio
 
 from gateway import GatewayConfig, ToolOutcome, open_gateway
+from gateway.packages import install, load_adapters
+from gateway.store import StateStore
 
 WORKSPACE = Path(__file__).resolve().parent
+PACKAGES = WORKSPACE / "packages"
 
 BASH_SCHEMA = {
     "type": "object",
@@ -38,20 +48,53 @@ def show(title: str, value: object) -> None:
     print(f"\n== {title}\n{text}")
 
 
+def install_packages(home: Path) -> list[str]:
+    """`gateway install` each package folder, then grant, trust and enable it."""
+    inspector = load_adapters().inspect
+    installed = []
+    for folder in sorted(p for p in PACKAGES.iterdir() if p.is_dir()):
+        report = install(home, str(folder), kind="local", inspector=inspector)
+        record = report.package.record
+        wanted = [p.name for p in report.entry.permissions]
+        with StateStore.open(home) as store:
+            store.grant(record.id, wanted, wanted)
+            store.set_trusted(record.id, True)
+            store.set_enabled(record.id, True)
+        installed.append(f"{record.id} ({record.ecosystem})")
+    return installed
+
+
 async def main() -> int:
     with tempfile.TemporaryDirectory() as home:
         config = GatewayConfig(home=Path(home), user_home=Path(home))
+        show("installed packages", install_packages(Path(home)))
         async with open_gateway(WORKSPACE, trust=True, config=config) as gateway:
             gateway.register_builtin_tool("bash", "Run a shell command", BASH_SCHEMA, bash)
-            show("tools offered to a model", [t["name"] for t in gateway.tool_schemas()])
+            show(
+                "tools offered to a model (owner)",
+                [f"{t['name']} ({t['owner']})" for t in gateway.tool_schemas()],
+            )
             show("commands", sorted(c.name for c in gateway.registry.commands()))
             show("skills", [s.name for s in gateway.discovery.skills])
             await gateway.start_session()
             await gateway.start_turn()
             saved = await gateway.call_tool("save_note", {"text": "the demo ran"})
             show("save_note (nimlet extension in Python)", saved.content)
+            redacted = await gateway.call_tool("save_note", {"text": "deploy key sk-live1234567"})
+            show(
+                "save_note with a secret (nimlet tool; the Pi extension's tool_call hook "
+                "redacted the argument)",
+                {"arguments it ran with": redacted.arguments, "result": redacted.content},
+            )
             todos = await gateway.call_tool("list_todos", {})
             show("list_todos (nimlet extension in JavaScript)", todos.content)
+            ticket = await gateway.call_tool("open_ticket", {"title": "cache bug"})
+            show(
+                "open_ticket (Pi tool; the nanobot package's after_execute_tool hook stamped it)",
+                ticket.content,
+            )
+            review = await gateway.call_tool("review_code", {"path": "gateway/host.py"})
+            show("review_code (nanobot tool)", review.content)
             blocked = await gateway.call_tool("bash", {"command": "curl https://example.com"})
             show("bash curl … (agent built-in, guarded by an extension)", blocked.to_dict())
             allowed = await gateway.call_tool("bash", {"command": "ls"})
@@ -63,8 +106,8 @@ async def main() -> int:
             await gateway.end_turn()
             note = await gateway.run_command("NOTE", "remember the cache bug")
             show("/NOTE remember the cache bug", note.message)
-            review = await gateway.run_command("review", "gateway/host.py")
-            show("/review gateway/host.py (prompt template)", review.prompt)
+            template = await gateway.run_command("review", "gateway/host.py")
+            show("/review gateway/host.py (prompt template)", template.prompt)
             compaction = await gateway.compact("keep the decisions")
             show("compaction", compaction.message)
             show(
@@ -79,7 +122,15 @@ async def main() -> int:
             show("entries back after resume", resumed.session.extension_entries())
             problems = [str(d) for d in resumed.diagnostics if d.severity.value != "info"]
             show("warnings", problems or "none")
-    return 0 if saved.content == "Saved the note." and blocked.blocked and not problems else 1
+    ok = (
+        saved.content == "Saved the note."
+        and blocked.blocked
+        and redacted.arguments == {"text": "deploy key [redacted]"}
+        and ticket.content == "ticket opened: cache bug (reviewer: acme.review)"
+        and review.content == "Review requested for gateway/host.py"
+        and not problems
+    )
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -258,10 +258,12 @@ GATE_DEPENDENCY_CYCLE = define_code(
 RUNTIME_UNAVAILABLE = define_code(
     "runtime.unavailable",
     W,
-    "A package passed every gate, but the runtime it needs (Node sidecar for Pi, OpenClaw and "
-    "Nu; Python sidecar for nanobot) is not available yet; it was not started.",
-    "Nothing to do yet: the runtime comes in a later release. `gateway inspect` shows the "
-    "package's metadata meanwhile.",
+    "A package passed every gate, but the runtime it needs is not available: the Node "
+    "sidecar's modules are not installed (or were installed for another version of the "
+    "gateway), no Node new enough was found, or the runtime is not built yet (OpenClaw, Nu); "
+    "it was not started.",
+    "Run `gateway setup` when the message names it; otherwise the runtime comes in a later "
+    "release and `gateway inspect` shows the package's metadata meanwhile.",
 )
 UNDECLARED_CONTRIBUTION = define_code(
     "package.undeclared_contribution",

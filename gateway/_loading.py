@@ -138,6 +138,7 @@ class Loader:
                     _codes.RUNTIME_UNAVAILABLE(
                         f"{item.name} ({item.origin}) not started: {item.launch.reason}",
                         package=item.name,
+                        hint=item.launch.hint,
                     )
                 )
             elif item.launch is not None:

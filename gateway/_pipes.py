@@ -3,7 +3,8 @@
 The transport writes with one ``os.write`` and reads with one ``os.read`` whenever the pipe
 is ready, waiting on readiness through anyio only when it is not. Stream wrappers add a
 scheduling checkpoint to every send, which costs a trip through the event loop per
-request; on the hot path of a tool call that trip is most of the host's overhead.
+request; on the hot path of a tool call that trip is most of the host's overhead. A send
+that finds nothing queued writes at once, without taking the lock.
 """
 
 from __future__ import annotations
@@ -39,8 +40,25 @@ class ChildPipes:
         os.close(self.child_stdout)
         self.child_stdin = self.child_stdout = -1
 
+    @property
+    def stdout_fd(self) -> int:
+        return self._stdout
+
     async def send(self, data: bytes) -> None:
         """Write all of ``data``; lines from concurrent senders never interleave."""
+        if not self._lock.locked():
+            # Nobody is mid-line: one write usually takes it all, with no await at all.
+            if not self._stdin_open:
+                raise PipeClosed
+            try:
+                written = os.write(self._stdin, data)
+            except BlockingIOError:
+                written = 0
+            except OSError:
+                raise PipeClosed from None
+            if written == len(data):
+                return
+            data = data[written:]
         async with self._lock:
             view = memoryview(data)
             while view:
@@ -71,6 +89,17 @@ class ChildPipes:
             if not chunk:
                 return
             yield chunk
+
+    def read_ready(self) -> bytes | None:
+        """One read of what is there (b"" at end of file); None when nothing is."""
+        if not self._stdout_open:
+            return b""
+        try:
+            return os.read(self._stdout, _READ_SIZE)
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
 
     def close_stdin(self) -> None:
         """End of input for the child."""

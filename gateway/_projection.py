@@ -266,7 +266,9 @@ class Projector:
             def build(request_id: str) -> ToolRequest:
                 ids.append(request_id)
                 progress[request_id] = []
-                return ToolRequest(id=request_id, name=spec.name, arguments=arguments)
+                return ToolRequest.model_construct(
+                    id=request_id, name=spec.name, arguments=arguments
+                )
 
             try:
                 response = await process.request(build)

@@ -1,229 +1,172 @@
-"""The reading half of an extension process: one task that frames, decodes and
-routes every line the extension writes — replies resolve waiters, updates become side
-effects, questions go to the user — and notices when the extension goes away. A part of
-``ExtensionProcess``."""
+"""The reading half of an extension process: frames, decodes and routes every line the
+extension writes. Replies resolve their waiters (at once, on the caller's behalf), updates
+become side effects, questions and host requests are handed to the process to answer, and
+anything malformed is a diagnostic. It does no I/O itself: the process feeds it chunks,
+from a reader callback or a reader task."""
 
 from __future__ import annotations
 
-import contextlib
 import json
+from collections.abc import Callable
 from typing import Any
 
-import anyio
-from anyio.abc import Process, TaskGroup, TaskStatus
-
 from . import _codes
-from ._errors import ExtensionError, ExtensionExited, UiAnswer
-from ._framing import OversizedLine, read_lines
-from .diagnostics import Severity
+from ._errors import ExtensionError
+from ._framing import LineFramer, OversizedLine
+from ._pending import PendingRequests, Stray
+from .diagnostics import DiagnosticCode, Diagnostics, Severity
 from .protocol import (
     HostRequest,
-    HostResponse,
     MessageError,
     RegisterMessage,
     ResponseMessage,
     UiRequest,
-    UiResponse,
     UpdateMessage,
     parse_extension_message,
 )
 
+__all__ = ["MessageReader"]
 
-class _Reader:
-    """Mixed into ``ExtensionProcess`` (process.py holds its state)."""
+_STRAY_CODES = {
+    Stray.DUPLICATE: (_codes.PROTOCOL_DUPLICATE_REPLY, "second reply to request {}"),
+    Stray.LATE: (_codes.PROTOCOL_LATE_REPLY, "late reply to request {}"),
+    Stray.UNKNOWN: (_codes.PROTOCOL_UNKNOWN_ID, "reply to unknown request id {!r}"),
+}
 
-    async def _run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        assert self._pipes is not None
-        with self._scope:
-            async with anyio.create_task_group() as tasks:
-                task_status.started()
-                async for line in read_lines(self._pipes.chunks(), self._config.line_cap):
-                    self._handle_line(line, tasks)
-                tasks.cancel_scope.cancel()
-        self._reader_done.set()
-        await self._on_eof()
 
-    async def _on_eof(self) -> None:
-        process = self._process
-        if not self._registered.is_set():
-            code = await self._exit_code(process)
-            self._register_error = self._register_error or f"exited before register ({code})"
-            self._registered.set()
-            return
-        if self._closing or self.registration is None:
-            return
-        self._alive = False
-        code = await self._exit_code(process)
-        message = f"extension {self.name} exited unexpectedly ({code})"
-        self._fail_pending(ExtensionExited(message))
-        self._diagnostics.add(_codes.EXTENSION_EXITED(message, package=self.name))
-        if self._on_exit is not None:
-            self._on_exit(self)
+class MessageReader:
+    """Everything the reader may do is passed in: where replies go (``pending``), where
+    side effects go (``on_effects``), who answers questions (``on_question``) and host
+    requests (``on_host_request``, None when the process was not offered them), and who
+    learns of the ``register`` line (``on_register``)."""
 
-    @staticmethod
-    async def _exit_code(process: Process | None) -> str:
-        if process is None:
-            return "not started"
-        with anyio.CancelScope(shield=True), anyio.move_on_after(0.5):
-            await process.wait()
-        if process.returncode is None:
-            return "stdout closed"
-        if process.returncode < 0:
-            return f"killed by signal {-process.returncode}"
-        return f"exit code {process.returncode}"
+    def __init__(
+        self,
+        name: str,
+        *,
+        line_cap: int,
+        diagnostics: Diagnostics,
+        pending: PendingRequests,
+        on_effects: Callable[[ResponseMessage | UpdateMessage], None],
+        on_question: Callable[[UiRequest], None],
+        on_host_request: Callable[[HostRequest], None] | None,
+        on_register: Callable[[RegisterMessage | None, str | None], None],
+    ) -> None:
+        self._name = name
+        self._framer = LineFramer(line_cap)
+        self._line_cap = line_cap
+        self._diagnostics = diagnostics
+        self._pending = pending
+        self._on_effects = on_effects
+        self._on_question = on_question
+        self._on_host_request = on_host_request
+        self._on_register = on_register
+        self._registered = False
 
-    def _handle_line(self, line: bytes | OversizedLine, tasks: TaskGroup) -> None:
+    def feed(self, chunk: bytes) -> None:
+        for line in self._framer.feed(chunk):
+            self._line(line)
+
+    def finish(self) -> None:
+        """End of the extension's output."""
+        for line in self._framer.finish():
+            self._line(line)
+
+    # ------------------------------------------------------------------ one line
+
+    def _line(self, line: bytes | OversizedLine) -> None:
         if isinstance(line, bytes) and not line.strip():
             return
-        message = self._decode(line)
-        if not self._registered.is_set():
-            self._accept_register(message, line)
+        message, problem = self._decode(line)
+        if not self._registered:
+            self._registered = True
+            if problem is None and not isinstance(message, RegisterMessage):
+                problem = "first line was not a register message"
+            self._on_register(message if problem is None else None, problem)
             return
-        if message is None:
-            return
+        if problem is not None:
+            return  # reported by _decode
         if isinstance(message, ResponseMessage):
-            self._resolve(message)
+            self._reply(message)
         elif isinstance(message, UpdateMessage):
-            self._on_effects(self, message)
+            self._on_effects(message)
         elif isinstance(message, UiRequest):
-            tasks.start_soon(self._answer_ui, message)
+            self._on_question(message)
         elif isinstance(message, HostRequest):
-            if self._host_handler is None:
+            if self._on_host_request is None:
                 # Not offered (plain nimlet extension): the same as before the addition.
                 self._warn(_codes.PROTOCOL_INVALID_MESSAGE, "unknown message type 'host_request'")
             else:
-                tasks.start_soon(self._answer_host, message)
+                self._on_host_request(message)
         else:  # a second register
             self._warn(_codes.PROTOCOL_INVALID_MESSAGE, "register sent twice; ignored")
 
-    def _accept_register(self, message: Any, line: bytes | OversizedLine) -> None:
-        self._first_line_seen = True
-        if isinstance(message, RegisterMessage):
-            self.registration = message
-        elif self._register_error is None:
-            self._register_error = "first line was not a register message"
-        self._registered.set()
-        if self.registration is None:
-            # Strict: an invalid register fails startup; start() stops the process.
-            self._scope.cancel()
+    def _reply(self, response: ResponseMessage) -> None:
+        stray = self._pending.match(response)
+        if not isinstance(stray, Stray):
+            self._on_effects(response)  # the caller resumes with its side effects applied
+            self._pending.deliver(stray, response)
+            return
+        if stray is Stray.NO_ID:
+            # The spec's own guard example answers every line, initialize included.
+            self._diagnostics.add(
+                _codes.PROTOCOL_UNKNOWN_ID(
+                    f"extension {self._name}: reply without a request id ignored",
+                    package=self._name,
+                    severity=Severity.INFO,
+                )
+            )
+            return
+        code, text = _STRAY_CODES[stray]
+        self._warn(code, text.format(response.id))
 
-    def _decode(self, line: bytes | OversizedLine) -> Any:
-        """Parse one line; on failure record why and return None."""
-        registering = not self._registered.is_set()
+    # ------------------------------------------------------------------ decoding
+
+    def _decode(self, line: bytes | OversizedLine) -> tuple[Any, str | None]:
+        """The message, or None and why not (reported, except for the register line)."""
         if isinstance(line, OversizedLine):
             return self._reject(
                 _codes.PROTOCOL_LINE_TOO_LONG,
-                f"line of {line.size} bytes exceeds the {self._config.line_cap}-byte cap",
-                registering,
+                f"line of {line.size} bytes exceeds the {self._line_cap}-byte cap",
             )
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as error:
             return self._reject(
-                _codes.PROTOCOL_INVALID_UTF8,
-                f"stdout line is not UTF-8 ({error.reason})",
-                registering,
+                _codes.PROTOCOL_INVALID_UTF8, f"stdout line is not UTF-8 ({error.reason})"
             )
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             excerpt = text[:80] + ("…" if len(text) > 80 else "")
             return self._reject(
-                _codes.PROTOCOL_INVALID_JSON,
-                f"stdout line is not JSON ({error.msg}): {excerpt}",
-                registering,
+                _codes.PROTOCOL_INVALID_JSON, f"stdout line is not JSON ({error.msg}): {excerpt}"
             )
+        except RecursionError:
+            return self._reject(_codes.PROTOCOL_INVALID_JSON, "stdout line is nested too deeply")
         try:
-            return parse_extension_message(data)
+            return parse_extension_message(data), None
         except MessageError as error:
-            if not registering:
+            if self._registered:
                 self._fail_malformed_reply(data, str(error))
+            registering = not self._registered
             code = _codes.REGISTER_INVALID if registering else _codes.PROTOCOL_INVALID_MESSAGE
-            return self._reject(code, str(error), registering)
+            return self._reject(code, str(error))
+
+    def _reject(self, code: DiagnosticCode, reason: str) -> tuple[None, str]:
+        if self._registered:
+            self._warn(code, reason)
+        return None, reason
 
     def _fail_malformed_reply(self, data: Any, problem: str) -> None:
-        """A malformed reply to a known request fails that request now, not at its timeout."""
-        if not isinstance(data, dict) or data.get("type") != "response":
-            return
-        request_id = data.get("id")
-        pending = self._pending.get(request_id) if isinstance(request_id, str) else None
-        if pending is not None and not pending.done.is_set():
-            pending.error = ExtensionError(f"malformed reply from {self.name}: {problem}")
-            pending.done.set()
-
-    def _reject(self, code: Any, reason: str, registering: bool) -> None:
-        if registering:
-            self._register_error = reason
-            return None
-        self._warn(code, reason)
-        return None
-
-    def _warn(self, code: Any, reason: str) -> None:
-        self._diagnostics.add(code(f"extension {self.name}: {reason}", package=self.name))
-
-    def _resolve(self, response: ResponseMessage) -> None:
-        pending = self._pending.get(response.id)
-        if pending is None or pending.done.is_set():
-            if response.id in self._answered_set or (pending and pending.done.is_set()):
-                self._warn(
-                    _codes.PROTOCOL_DUPLICATE_REPLY, f"second reply to request {response.id}"
+        """A malformed reply to a pending request fails that request now, not at its
+        timeout."""
+        if isinstance(data, dict) and data.get("type") == "response":
+            request_id = data.get("id")
+            if isinstance(request_id, str):
+                self._pending.fail(
+                    request_id, ExtensionError(f"malformed reply from {self._name}: {problem}")
                 )
-            elif response.id in self._abandoned:
-                self._abandoned.discard(response.id)
-                self._warn(_codes.PROTOCOL_LATE_REPLY, f"late reply to request {response.id}")
-            elif not response.id:
-                # The spec's own guard example answers every line, initialize included.
-                self._diagnostics.add(
-                    _codes.PROTOCOL_UNKNOWN_ID(
-                        f"extension {self.name}: reply without a request id ignored",
-                        package=self.name,
-                        severity=Severity.INFO,
-                    )
-                )
-            else:
-                self._warn(
-                    _codes.PROTOCOL_UNKNOWN_ID, f"reply to unknown request id {response.id!r}"
-                )
-            return
-        self._on_effects(self, response)
-        self._remember_answered(response.id)
-        pending.response = response
-        pending.done.set()
 
-    def _remember_answered(self, request_id: str) -> None:
-        if len(self._answered) == self._answered.maxlen:
-            self._answered_set.discard(self._answered[0])
-        self._answered.append(request_id)
-        self._answered_set.add(request_id)
-
-    async def _answer_host(self, request: HostRequest) -> None:
-        """``host.request`` (negotiated): time spent here does not count against the
-        extension's pending deadlines, as for a user question."""
-        assert self._host_handler is not None
-        self._ui_begin()
-        try:
-            reply = await self._host_handler(self, request)
-        except Exception as error:  # a host bug must not kill the reader
-            reply = HostResponse(id=request.id, error=f"{request.method}: {error}")
-        finally:
-            self._ui_end()
-        with contextlib.suppress(ExtensionError):
-            await self._write(reply)
-
-    async def _answer_ui(self, request: UiRequest) -> None:
-        if request.method != "question":
-            self._warn(
-                _codes.UI_UNSUPPORTED_METHOD,
-                f"ui_request method {request.method!r} is not supported; answered cancelled",
-            )
-            answer = UiAnswer(cancelled=True)
-        else:
-            self._ui_begin()
-            try:
-                answer = await self._ui_handler(self, request)
-            finally:
-                self._ui_end()
-        with contextlib.suppress(ExtensionError):
-            await self._write(
-                UiResponse(id=request.id, answer=answer.answer, cancelled=answer.cancelled)
-            )
+    def _warn(self, code: DiagnosticCode, reason: str) -> None:
+        self._diagnostics.add(code(f"extension {self._name}: {reason}", package=self._name))

@@ -64,7 +64,7 @@ def schema_problem(schema: Mapping[str, Any]) -> str | None:
         return "the schema cannot be read (not JSON, or nested too deeply)"
     if key not in _checked:
         try:
-            validator_for(schema).check_schema(schema)
+            validator_for(schema).check_schema(dict(schema))
             _checked[key] = None
         except SchemaError as error:
             _checked[key] = error.message

@@ -203,9 +203,11 @@ class LaunchSpec:
 
 @dataclass(frozen=True, slots=True)
 class LaunchRefusal:
-    """The package cannot be started here; ``reason`` says why (e.g. no runtime yet)."""
+    """The package cannot be started here; ``reason`` says why (e.g. no runtime yet), and
+    ``hint`` what the user can do about it (e.g. ``gateway setup``)."""
 
     reason: str
+    hint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,23 +1,23 @@
 """One long-running extension process and its JSON-lines conversation.
 
-A reader task resolves per-request waiters (no polling); each request has its own cancel
-scope whose deadline is frozen while the extension waits for the user on a ``ui_request``;
-teardown is shielded and every wait in it is bounded.
+An ``ExtensionProcess`` owns its pipes, a ``MessageReader`` (the reading half) and its
+``PendingRequests`` (waiters and deadlines). On asyncio the reader stays registered with
+the loop and resolves each caller's waiter straight from the pipe's readiness callback; on
+other backends a reader task does the same. Deadlines freeze while the extension waits for
+the user. Teardown is shielded and every wait in it is bounded.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import signal
-from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 import anyio
-from anyio.abc import Process, TaskGroup
+from anyio.abc import Process, TaskGroup, TaskStatus
 
 from . import _codes
 from ._errors import (
@@ -29,8 +29,10 @@ from ._errors import (
     UiAnswer,
 )
 from ._framing import DEFAULT_LINE_CAP
+from ._loop import FastPath, fast_path
+from ._pending import PendingRequests
 from ._pipes import ChildPipes, PipeClosed
-from ._reader import _Reader
+from ._reader import MessageReader
 from ._spawn import group_alive, kill_group, signal_group
 from .diagnostics import Diagnostics
 from .features import EXTENSION_FEATURES
@@ -44,6 +46,7 @@ from .protocol import (
     ResponseMessage,
     ShutdownMessage,
     UiRequest,
+    UiResponse,
     UpdateMessage,
     encode,
 )
@@ -97,21 +100,12 @@ class LaunchPlan:
     host reads an extra, or answers a ``host_request``, only when it was announced."""
 
 
-@dataclass(slots=True)
-class _Pending:
-    done: anyio.Event = field(default_factory=anyio.Event)
-    response: ResponseMessage | None = None
-    error: ExtensionError | None = None
-    scope: anyio.CancelScope | None = None
-    remaining: float | None = None  # set while the deadline is paused
-
-
 def _open_log(path: Path) -> IO[bytes]:
     path.parent.mkdir(parents=True, exist_ok=True)
     return open(path, "ab")  # the process owns it and closes it in aclose
 
 
-class ExtensionProcess(_Reader):
+class ExtensionProcess:
     """A started extension. Create with ``start``; close with ``aclose``."""
 
     def __init__(
@@ -127,27 +121,27 @@ class ExtensionProcess(_Reader):
         host_handler: HostHandler | None = None,
     ) -> None:
         self.plan = plan
-        self._on_exit = on_exit
-        self._host_handler = host_handler
         self.name = plan.name
         self.registration: RegisterMessage | None = None
         self._next_id = next_id
         self._diagnostics = diagnostics
         self._on_effects = on_effects
         self._ui_handler = ui_handler
+        self._host_handler = host_handler
+        self._on_exit = on_exit
         self._config = config or TransportConfig()
         self._process: Process | None = None
         self._log: IO[bytes] | None = None
-        self._pending: dict[str, _Pending] = {}
-        self._answered: deque[str] = deque(maxlen=4096)
-        self._answered_set: set[str] = set()
-        self._abandoned: set[str] = set()
-        self._ui_open = 0
         self._pipes: ChildPipes | None = None
+        self._fast: FastPath | None = None
+        self._pending = PendingRequests(plan.response_timeout, None)
+        self._reader: MessageReader | None = None
+        self._work: TaskGroup | None = None
+        self._unwatch: Callable[[], None] | None = None
+        self._eof = anyio.Event()
         self._registered = anyio.Event()
         self._register_error: str | None = None
         self._first_line_seen = False
-        self._reader_done = anyio.Event()
         self._scope = anyio.CancelScope()
         self._closing = False
         self._alive = False
@@ -191,6 +185,18 @@ class ExtensionProcess(_Reader):
             self._log = None
             raise ExtensionStartError(f"cannot start {self.plan.command[0]}: {error}") from None
         self._pipes.after_spawn()
+        self._fast = fast_path()
+        self._pending = PendingRequests(self.plan.response_timeout, self._fast)
+        self._reader = MessageReader(
+            self.name,
+            line_cap=self._config.line_cap,
+            diagnostics=self._diagnostics,
+            pending=self._pending,
+            on_effects=lambda message: self._on_effects(self, message),
+            on_question=self._ask_user,
+            on_host_request=self._serve_host if self._host_handler is not None else None,
+            on_register=self._accept_register,
+        )
         self._alive = True
         await task_group.start(self._run)
         try:
@@ -220,7 +226,8 @@ class ExtensionProcess(_Reader):
             if process is not None:
                 await self._stop(process)
             self._scope.cancel()
-            self._fail_pending(ExtensionExited(f"extension {self.name} was shut down"))
+            self._stop_watching()
+            self._pending.fail_all(ExtensionExited(f"extension {self.name} was shut down"))
             if process is not None:
                 with anyio.move_on_after(2):
                     await process.aclose()
@@ -233,9 +240,8 @@ class ExtensionProcess(_Reader):
 
     async def _stop(self, process: Process) -> None:
         if process.returncode is None:
-            with anyio.move_on_after(0.5):
-                with contextlib.suppress(ExtensionError):
-                    await self._write(ShutdownMessage())
+            with anyio.move_on_after(0.5), contextlib.suppress(ExtensionError):
+                await self._write(ShutdownMessage())
             assert self._pipes is not None
             self._pipes.close_stdin()
             with anyio.move_on_after(self._config.shutdown_grace):
@@ -255,6 +261,93 @@ class ExtensionProcess(_Reader):
             with anyio.move_on_after(2):
                 await process.wait()
 
+    # ------------------------------------------------------------------ reading
+
+    async def _run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Read until end of file (or until the scope is cancelled: shutdown, a bad
+        register); questions and host requests are answered in this task's group."""
+        assert self._pipes is not None and self._reader is not None
+        with self._scope:
+            async with anyio.create_task_group() as work:
+                self._work = work
+                task_status.started()
+                if self._fast is not None:
+                    self._unwatch = self._fast.watch(self._pipes.stdout_fd, self._on_readable)
+                    await self._eof.wait()
+                else:
+                    async for chunk in self._pipes.chunks():
+                        self._reader.feed(chunk)
+                self._stop_watching()
+                self._reader.finish()
+                work.cancel_scope.cancel()
+        self._stop_watching()
+        await self._on_eof()
+
+    def _on_readable(self) -> None:
+        """asyncio's readiness callback: read what is there and route it, now."""
+        assert self._pipes is not None and self._reader is not None
+        chunk = self._pipes.read_ready()
+        if chunk is None:
+            return  # nothing after all
+        if not chunk:
+            self._stop_watching()
+            self._eof.set()
+            return
+        try:
+            self._reader.feed(chunk)
+        except Exception as error:  # a host bug must neither spin the loop nor go unseen
+            self._stop_watching()
+            self._diagnostics.add(
+                _codes.PROTOCOL_INVALID_MESSAGE(
+                    f"extension {self.name}: reading its output failed: {error!r}",
+                    package=self.name,
+                )
+            )
+            self._eof.set()
+
+    def _stop_watching(self) -> None:
+        if self._unwatch is not None:
+            unwatch, self._unwatch = self._unwatch, None
+            unwatch()
+
+    def _accept_register(self, message: RegisterMessage | None, problem: str | None) -> None:
+        self._first_line_seen = True
+        self.registration = message
+        self._register_error = problem
+        self._registered.set()
+        if message is None:
+            # Strict: an invalid register fails startup; start() stops the process.
+            self._scope.cancel()
+
+    async def _on_eof(self) -> None:
+        process = self._process
+        if not self._registered.is_set():
+            code = await self._exit_code(process)
+            self._register_error = self._register_error or f"exited before register ({code})"
+            self._registered.set()
+            return
+        if self._closing or self.registration is None:
+            return
+        self._alive = False
+        code = await self._exit_code(process)
+        message = f"extension {self.name} exited unexpectedly ({code})"
+        self._pending.fail_all(ExtensionExited(message))
+        self._diagnostics.add(_codes.EXTENSION_EXITED(message, package=self.name))
+        if self._on_exit is not None:
+            self._on_exit(self)
+
+    @staticmethod
+    async def _exit_code(process: Process | None) -> str:
+        if process is None:
+            return "not started"
+        with anyio.CancelScope(shield=True), anyio.move_on_after(0.5):
+            await process.wait()
+        if process.returncode is None:
+            return "stdout closed"
+        if process.returncode < 0:
+            return f"killed by signal {-process.returncode}"
+        return f"exit code {process.returncode}"
+
     # ------------------------------------------------------------------ requests
 
     async def request(self, build: Callable[[str], HostMessage]) -> ResponseMessage:
@@ -262,39 +355,27 @@ class ExtensionProcess(_Reader):
         if not self._alive or self._closing:
             raise ExtensionExited(f"extension {self.name} is not running")
         request_id = self._next_id()
-        pending = _Pending()
-        self._pending[request_id] = pending
+        pending = self._pending.open(request_id)
+        abandoned = False
         try:
             await self._write(build(request_id))
-            with anyio.CancelScope() as scope:
-                pending.scope = scope
-                if self.timeout is not None:
-                    if self._ui_open:
-                        pending.remaining = self.timeout
-                        scope.deadline = math.inf
-                    else:
-                        scope.deadline = anyio.current_time() + self.timeout
-                await pending.done.wait()
-            if not pending.done.is_set():
-                self._abandoned.add(request_id)
-                await self._send_cancel(request_id)
-                self._diagnostics.add(
-                    _codes.EXTENSION_TIMEOUT(
-                        f"extension {self.name}: extension response timed out", package=self.name
-                    )
+            return await self._pending.wait(pending)
+        except TimeoutError:
+            abandoned = True
+            await self._send_cancel(request_id)
+            self._diagnostics.add(
+                _codes.EXTENSION_TIMEOUT(
+                    f"extension {self.name}: extension response timed out", package=self.name
                 )
-                raise ExtensionTimeout()
+            )
+            raise ExtensionTimeout() from None
         except anyio.get_cancelled_exc_class():
-            self._abandoned.add(request_id)
+            abandoned = True
             with anyio.CancelScope(shield=True):
                 await self._send_cancel(request_id)
             raise
         finally:
-            del self._pending[request_id]
-        if pending.error is not None:
-            raise pending.error
-        assert pending.response is not None
-        return pending.response
+            self._pending.close(pending, abandoned=abandoned)
 
     async def _send_cancel(self, request_id: str) -> None:
         with anyio.move_on_after(1), contextlib.suppress(ExtensionError):
@@ -308,28 +389,47 @@ class ExtensionProcess(_Reader):
         except PipeClosed:
             raise ExtensionExited(f"extension {self.name} closed its input") from None
 
-    def _fail_pending(self, error: ExtensionError) -> None:
-        for pending in self._pending.values():
-            if not pending.done.is_set():
-                pending.error = error
-                pending.done.set()
+    # ------------------------------------------------------------------ questions
 
-    # ------------------------------------------------------------------ ui deadline pause
+    def _ask_user(self, request: UiRequest) -> None:
+        if self._work is not None:
+            self._work.start_soon(self._answer_ui, request)
 
-    def _ui_begin(self) -> None:
-        self._ui_open += 1
-        if self._ui_open == 1:
-            now = anyio.current_time()
-            for pending in self._pending.values():
-                if pending.scope is not None and pending.scope.deadline != math.inf:
-                    pending.remaining = max(0.0, pending.scope.deadline - now)
-                    pending.scope.deadline = math.inf
+    def _serve_host(self, request: HostRequest) -> None:
+        if self._work is not None:
+            self._work.start_soon(self._answer_host, request)
 
-    def _ui_end(self) -> None:
-        self._ui_open -= 1
-        if self._ui_open == 0:
-            now = anyio.current_time()
-            for pending in self._pending.values():
-                if pending.scope is not None and pending.remaining is not None:
-                    pending.scope.deadline = now + pending.remaining
-                    pending.remaining = None
+    async def _answer_ui(self, request: UiRequest) -> None:
+        if request.method != "question":
+            self._diagnostics.add(
+                _codes.UI_UNSUPPORTED_METHOD(
+                    f"extension {self.name}: ui_request method {request.method!r} is not "
+                    "supported; answered cancelled",
+                    package=self.name,
+                )
+            )
+            answer = UiAnswer(cancelled=True)
+        else:
+            self._pending.freeze()
+            try:
+                answer = await self._ui_handler(self, request)
+            finally:
+                self._pending.thaw()
+        with contextlib.suppress(ExtensionError):
+            await self._write(
+                UiResponse(id=request.id, answer=answer.answer, cancelled=answer.cancelled)
+            )
+
+    async def _answer_host(self, request: HostRequest) -> None:
+        """``host.request`` (negotiated): time spent here does not count against the
+        extension's pending deadlines, as for a user question."""
+        assert self._host_handler is not None
+        self._pending.freeze()
+        try:
+            reply = await self._host_handler(self, request)
+        except Exception as error:  # a host bug must not kill the reader
+            reply = HostResponse(id=request.id, error=f"{request.method}: {error}")
+        finally:
+            self._pending.thaw()
+        with contextlib.suppress(ExtensionError):
+            await self._write(reply)

@@ -303,6 +303,9 @@ HostMessage = (
 )
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def encode(message: HostMessage) -> bytes:
     """One line of the wire: compact JSON and a newline.
 
@@ -310,4 +313,4 @@ def encode(message: HostMessage) -> bytes:
     data and goes through untouched (pydantic's ``exclude_none`` would recurse into them).
     """
     fields = {key: value for key, value in message.__dict__.items() if value is not None}
-    return json.dumps(fields, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    return (_ENCODER.encode(fields) + "\n").encode()

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 from . import _codes
 from .diagnostics import Diagnostics
@@ -54,7 +54,7 @@ class Session:
     widgets: dict[str, list[str]] = field(default_factory=dict)
     notifications: list[tuple[str, Notification]] = field(default_factory=list)
     listener: Callable[[SessionEffect], None] | None = None
-    _handle: TextIO | None = field(default=None, repr=False)
+    _handle: BinaryIO | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, directory: Path, workspace: Path, session_id: str | None = None) -> Session:
@@ -103,9 +103,9 @@ class Session:
     def append(self, entry: dict[str, Any]) -> None:
         self.entries.append(entry)
         if self._handle is None:
-            self._handle = self.path.open("a", encoding="utf-8")
-        self._handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
-        self._handle.flush()
+            # Unbuffered: each entry is one write, on disk (in the page cache) at once.
+            self._handle = self.path.open("ab", buffering=0)
+        self._handle.write((json.dumps(entry, ensure_ascii=False) + "\n").encode())
 
     def close(self) -> None:
         if self._handle is not None:

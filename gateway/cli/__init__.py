@@ -17,18 +17,30 @@ from typing import Any
 import anyio
 
 from ..config import GatewayConfig
+from ..diagnostics import Severity
 from ..host import Gateway, UnknownCommand, open_gateway
 from ..session import SessionNotFound
 from ..trust import StoreError, set_workspace_trust
 from ._output import diagnostics_table, fail, print_diagnostics, print_json, table
 from ._packages import VERBS as PACKAGE_VERBS
 from ._packages import add_package_verbs, installed_ids, run_package_verb, trust_package
+from ._setup import add_setup_verb, gateway_version, run_setup_verb
 
 __all__ = ["main"]
 
 
 class _Usage(Exception):
     """Bad usage detected after parsing (exit 2)."""
+
+
+def _error(args: argparse.Namespace, message: str, diagnostics: Sequence[Any] = ()) -> None:
+    """A failure, said once: ``{"error", "diagnostics"}`` on stdout with ``--json`` (so a
+    script always gets JSON), else one line on stderr and the warnings and errors."""
+    if getattr(args, "json", False):
+        print_json({"error": message, "diagnostics": [d.to_dict() for d in diagnostics]})
+        return
+    fail(message)
+    print_diagnostics(list(diagnostics), least=Severity.WARNING)
 
 
 def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
@@ -42,6 +54,7 @@ def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gateway", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"gateway {gateway_version()}")
     commands = parser.add_subparsers(dest="verb", required=True, metavar="COMMAND")
 
     listing = commands.add_parser("list", help="tools, commands, hooks, skills, prompts")
@@ -68,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("target", metavar="ID|DIR")
         sub.add_argument("--json", action="store_true")
     add_package_verbs(commands)
+    add_setup_verb(commands)
     return parser
 
 
@@ -80,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _trust(args, config)
         if args.verb in PACKAGE_VERBS:
             return run_package_verb(args, config)
+        if args.verb == "setup":
+            return run_setup_verb(args, config)
         if not args.workspace.is_dir():
             raise _Usage(f"workspace {args.workspace} is not a folder")
         if args.verb == "shell":
@@ -88,10 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return anyio.run(run_shell, args, config)
         return anyio.run(_run, args, config)
     except _Usage as error:
-        fail(str(error))
+        _error(args, str(error))
         return 2
     except (SessionNotFound, StoreError) as error:
-        fail(str(error))
+        _error(args, str(error))
         return 1
     except KeyboardInterrupt:
         return 130
@@ -155,11 +171,13 @@ def _list(gateway: Gateway, as_json: bool) -> None:
     out = sys.stdout
     trust = "trusted" if gateway.trusted else "not trusted"
     print(f"workspace {gateway.workspace} ({trust}{', plan mode' if gateway.plan else ''})\n")
-    rows = [(t["name"], t["owner"], ",".join(t["capabilities"]), t["description"]) for t in tools]
-    table("Tools", ("name", "owner", "capabilities", "description"), rows, out)
+    tool_rows = [
+        (t["name"], t["owner"], ",".join(t["capabilities"]), t["description"]) for t in tools
+    ]
+    table("Tools", ("name", "owner", "capabilities", "description"), tool_rows, out)
     print(file=out)
-    rows = [("/" + c["name"], c["owner"], c["description"]) for c in commands]
-    table("Commands", ("command", "owner", "description"), rows, out)
+    command_rows = [("/" + c["name"], c["owner"], c["description"]) for c in commands]
+    table("Commands", ("command", "owner", "description"), command_rows, out)
     print(file=out)
     table("Hooks", ("event", "owner"), [(h["event"], h["owner"]) for h in hooks], out)
     print(file=out)
@@ -172,8 +190,9 @@ def _list(gateway: Gateway, as_json: bool) -> None:
 
 async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json: bool) -> int:
     if gateway.registry.tool(name) is None:
-        fail(f"unknown tool {name!r} (see `gateway list`)")
-        print_diagnostics(list(gateway.diagnostics))
+        _error(
+            _as(as_json), f"unknown tool {name!r} (see `gateway list`)", list(gateway.diagnostics)
+        )
         return 1
     await gateway.start_session()
     await gateway.start_turn()
@@ -184,23 +203,24 @@ async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json:
         print_json(
             {**result.to_dict(), "session_id": gateway.session.id,
              "statuses": gateway.session.statuses, "widgets": gateway.session.widgets,
-             "notifications": [{"extension": e, "level": n.level, "message": n.message}
-                               for e, n in gateway.session.notifications],
+             "notifications": _notifications(gateway),
              "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
         )  # fmt: skip
         return 0
     label = "blocked" if result.blocked else ("error" if result.is_error else "ok")
     print(f"[{label}] {result.content}")
     _print_effects(gateway)
-    print_diagnostics(list(gateway.diagnostics))
+    # Info notes (the same ones on every run) stay in `gateway list` and --json.
+    print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
     return 0
 
 
 async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -> int:
     name = name.removeprefix("/")
     if gateway.registry.command(name) is None:
-        fail(f"unknown command /{name} (see `gateway list`)")
-        print_diagnostics(list(gateway.diagnostics))
+        _error(
+            _as(as_json), f"unknown command /{name} (see `gateway list`)", list(gateway.diagnostics)
+        )
         return 1
     await gateway.start_session()
     try:
@@ -212,7 +232,7 @@ async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -
         print_json(
             {"message": outcome.message, "prompt": outcome.prompt,
              "session_id": gateway.session.id, "statuses": gateway.session.statuses,
-             "widgets": gateway.session.widgets,
+             "widgets": gateway.session.widgets, "notifications": _notifications(gateway),
              "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
         )  # fmt: skip
         return 0
@@ -221,8 +241,19 @@ async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -
     if outcome.prompt:
         print(f"prompt: {outcome.prompt}")
     _print_effects(gateway)
-    print_diagnostics(list(gateway.diagnostics))
+    print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
     return 0
+
+
+def _notifications(gateway: Gateway) -> list[dict[str, str]]:
+    return [
+        {"extension": extension, "level": notification.level, "message": notification.message}
+        for extension, notification in gateway.session.notifications
+    ]
+
+
+def _as(as_json: bool) -> argparse.Namespace:
+    return argparse.Namespace(json=as_json)
 
 
 def _print_effects(gateway: Gateway) -> None:

@@ -1,46 +1,100 @@
-"""Human output: plain aligned tables and one-line errors."""
+"""Human output: aligned tables whose last column wraps (never cut), diagnostics with their
+hints, one-line errors."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, Severity
+
+_FALLBACK_WIDTH = 100
+"""Width when the output is not a terminal and ``COLUMNS`` is unset (a pipe, a log)."""
+_MIN_LAST_COLUMN = 30
 
 
-def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], out: TextIO) -> None:
+def output_width() -> int:
+    """``COLUMNS``, else the terminal's width, else 100."""
+    return shutil.get_terminal_size((_FALLBACK_WIDTH, 24)).columns
+
+
+def table(
+    title: str,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    out: TextIO,
+    *,
+    notes: Sequence[str | None] | None = None,
+) -> None:
+    """Columns aligned; the last one wraps to the output width. ``notes[i]`` (e.g. a
+    diagnostic's hint) is printed under row ``i``'s last column as ``hint: …``."""
     print(f"{title} ({len(rows)})", file=out)
     if not rows:
         print("  (none)", file=out)
         return
-    cells = [[_one_line(cell) for cell in row] for row in rows]
-    widths = [max(len(headers[i]), *(len(row[i]) for row in cells)) for i in range(len(headers))]
-    print(
-        "  " + "  ".join(h.upper().ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip(),
-        file=out,
-    )
-    for row in cells:
-        print(
-            "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip(),
-            file=out,
-        )
+    cells = [[" ".join(str(cell).split()) for cell in row] for row in rows]
+    first = [max(len(headers[i]), *(len(row[i]) for row in cells)) for i in range(len(headers) - 1)]
+    indent = 2 + sum(width + 2 for width in first)
+    last = max(_MIN_LAST_COLUMN, output_width() - indent - 1)
+
+    def line(values: Sequence[str], continuation: str) -> str:
+        pairs = zip(values, first, strict=True)
+        lead = "  " + "".join(value.ljust(width + 2) for value, width in pairs)
+        return (lead + continuation).rstrip()
+
+    print(line([h.upper() for h in headers[:-1]], headers[-1].upper()), file=out)
+    for index, row in enumerate(cells):
+        wrapped = textwrap.wrap(row[-1], last, break_on_hyphens=False, break_long_words=False) or [
+            ""
+        ]
+        note = notes[index] if notes is not None else None
+        if note:
+            wrapped += _wrap(f"hint: {' '.join(note.split())}", last)
+        print(line(row[:-1], wrapped[0]), file=out)
+        blank = [""] * (len(headers) - 1)
+        for more in wrapped[1:]:
+            print(line(blank, more), file=out)
 
 
-def _one_line(value: str, limit: int = 72) -> str:
-    text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _wrap(text: str, width: int) -> list[str]:
+    # Paths and commands stay whole (copy-pasteable), even past the width.
+    return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
 
 
 def diagnostics_table(diagnostics: Sequence[Diagnostic], out: TextIO) -> None:
     rows = [(d.severity.value, d.code, d.message) for d in diagnostics]
-    table("Diagnostics", ("severity", "code", "message"), rows, out)
+    table(
+        "Diagnostics",
+        ("severity", "code", "message"),
+        rows,
+        out,
+        notes=[d.hint for d in diagnostics],
+    )
 
 
-def print_diagnostics(diagnostics: Sequence[Diagnostic], out: TextIO = sys.stderr) -> None:
+def print_diagnostics(
+    diagnostics: Sequence[Diagnostic],
+    out: TextIO = sys.stderr,
+    *,
+    indent: str = "",
+    least: Severity = Severity.INFO,
+) -> None:
+    """One line each (``severity: message [code]``), its hint under it; those below
+    ``least`` are left to ``gateway list`` and ``--json``."""
+    order = [Severity.INFO, Severity.WARNING, Severity.ERROR]
     for diagnostic in diagnostics:
-        print(f"{diagnostic.severity.value}: {diagnostic.message} [{diagnostic.code}]", file=out)
+        if order.index(diagnostic.severity) < order.index(least):
+            continue
+        print(
+            f"{indent}{diagnostic.severity.value}: {diagnostic.message} [{diagnostic.code}]",
+            file=out,
+        )
+        if diagnostic.hint:
+            print(f"{indent}  hint: {diagnostic.hint}", file=out)
 
 
 def print_json(data: Any, out: TextIO = sys.stdout) -> None:

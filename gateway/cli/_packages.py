@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _codes
+from .._progress import terminal_progress
 from ..config import GatewayConfig
 from ..packages import (
     InstallError,
@@ -67,12 +68,23 @@ def run_package_verb(args: argparse.Namespace, config: GatewayConfig) -> int:
         return _refuse(args, f"{error} (see `gateway status`)")
 
 
-def _refuse(args: argparse.Namespace, message: str, diagnostics: list[Any] | None = None) -> int:
+def _refuse(
+    args: argparse.Namespace,
+    message: str,
+    diagnostics: list[Any] | None = None,
+    *,
+    shown: list[Any] | None = None,
+    subject: str = "",
+) -> int:
+    """JSON: the message and every diagnostic. Text: said once — the message, or, when the
+    package's own ``shown`` diagnostics say why, ``subject`` with each of them under it."""
     if args.json:
         print_json({"error": message, "diagnostics": [d.to_dict() for d in diagnostics or []]})
+    elif shown:
+        print(f"gateway: error: {subject or message}:", file=sys.stderr)
+        print_diagnostics(shown, indent="  ")
     else:
         print(f"gateway: error: {message}", file=sys.stderr)
-        print_diagnostics(diagnostics or [])
     return 1
 
 
@@ -80,18 +92,30 @@ def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
     if (config.home / STATE_FILE).exists():
         collect_garbage(config.home)
     try:
-        report = install(
-            config.home, args.source, kind=args.kind, inspector=load_adapters().inspect
-        )
+        with terminal_progress(quiet=args.json) as progress:
+            report = install(
+                config.home,
+                args.source,
+                kind=args.kind,
+                inspector=load_adapters().inspect,
+                progress=progress,
+            )
     except InstallError as error:
         refusal = _codes.INSTALL_REFUSED(str(error))
-        return _refuse(args, str(error), [refusal, *error.diagnostics])
+        return _refuse(
+            args,
+            str(error),
+            [refusal, *error.diagnostics],
+            shown=error.diagnostics,
+            subject=error.subject,
+        )
     if args.json:
         print_json(report.to_dict())
         return 0
     data = report.to_dict()
     verb = "installed" if report.result.created else "reinstalled"
-    print(f"{verb} {data['id']} {data['version']} ({data['ecosystem']}) from {data['source']}")
+    name = " ".join(part for part in (data["id"], data["version"]) if part)
+    print(f"{verb} {name} ({data['ecosystem']}) from {data['source']}")
     print(f"  at {data['path']} ({data['files']} files)")
     if report.result.created or report.result.trust_revoked:
         print("  nothing of it runs until you pass each gate:")
@@ -127,15 +151,17 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
     if data.get("description"):
         print(f"  {data['description']}")
     print(f"  at {data['root']}")
-    rows = [(c["kind"], c["name"], c.get("description", "")) for c in data["contributions"]]
-    table("Contributions", ("kind", "name", "description"), rows, sys.stdout)
-    rows = [(p["name"], p.get("reason", "")) for p in data["permissions"]]
-    table("Permissions requested", ("permission", "reason"), rows, sys.stdout)
-    rows = [
+    contributions = [
+        (c["kind"], c["name"], c.get("description", "")) for c in data["contributions"]
+    ]
+    table("Contributions", ("kind", "name", "description"), contributions, sys.stdout)
+    permissions = [(p["name"], p.get("reason", "")) for p in data["permissions"]]
+    table("Permissions requested", ("permission", "reason"), permissions, sys.stdout)
+    dependencies = [
         (d["kind"], d["name"], d.get("specifier", ""), "optional" if d["optional"] else "")
         for d in data["dependencies"]
     ]
-    table("Dependencies", ("kind", "name", "specifier", ""), rows, sys.stdout)
+    table("Dependencies", ("kind", "name", "specifier", ""), dependencies, sys.stdout)
     print_diagnostics(entry.diagnostics, sys.stdout)
     return 0
 

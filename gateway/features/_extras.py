@@ -1,14 +1,17 @@
 """Typed models of every ``gateway`` extra an extension may send (docs/protocol.md).
 
-Each model's ``parse`` never raises for a shape it can degrade (a missing or malformed
-optional part is simply absent); ``ExtraError`` is raised only where the whole extra is
-unusable and the host reports it (a malformed registration update)."""
+Each ``parse`` never raises for a shape it can degrade (a missing or malformed optional part
+is simply absent); ``ExtraError`` is raised only where the whole extra is unusable and the
+host reports it (a malformed registration update). pydantic checks what arrives as whole
+objects (a runtime diagnostic, a registration update); the extras read on every call are
+dataclasses checked by hand."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
 from ..protocol import ToolSpec, describe_validation_error
 
@@ -50,10 +53,11 @@ class RuntimeDiagnostic(_Extra):
     contribution: StrictStr | None = None
 
 
-class RegisterExtras(_Extra):
+@dataclass(frozen=True, slots=True)
+class RegisterExtras:
     """``register.gateway`` (``register.diagnostics``)."""
 
-    diagnostics: list[Any] = Field(default_factory=list)
+    diagnostics: list[Any] = field(default_factory=list)
 
     @classmethod
     def parse(cls, value: dict[str, Any] | None) -> RegisterExtras:
@@ -71,8 +75,10 @@ class RegisterExtras(_Extra):
         return found
 
 
-class ToolExtras(_Extra):
-    """A tool ``response.gateway`` (``tool.parts``)."""
+@dataclass(frozen=True, slots=True)
+class ToolExtras:
+    """A tool ``response.gateway`` (``tool.parts``). Parsed on every tool call: a dataclass
+    checked by hand, not a model."""
 
     parts: list[dict[str, Any]] | None = None
     details: Any = None
@@ -87,10 +93,11 @@ class ToolExtras(_Extra):
         return cls(parts=kept, details=value.get("details"), has_details="details" in value)
 
 
-class CommandExtras(_Extra):
+@dataclass(frozen=True, slots=True)
+class CommandExtras:
     """A command ``response.gateway`` (``host.actions``)."""
 
-    actions: list[str] = Field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
 
     @classmethod
     def parse(cls, value: Any) -> CommandExtras:
@@ -118,7 +125,8 @@ class RegistrationUpdate(_Extra):
         return specs, problems
 
 
-class UpdateExtras(_Extra):
+@dataclass(frozen=True, slots=True)
+class UpdateExtras:
     """An ``update.gateway``: progress, a registration update, or both."""
 
     progress: dict[str, Any] | None = None

@@ -290,4 +290,6 @@ def _gate_diagnostics(status: PackageStatus) -> Iterable[Diagnostic]:
             f"{package}: blocked because {', '.join(named)} is not active", package=package
         )
     if status.gates_passed and isinstance(status.runtime, LaunchRefusal):
-        yield _codes.RUNTIME_UNAVAILABLE(f"{package}: {status.runtime.reason}", package=package)
+        yield _codes.RUNTIME_UNAVAILABLE(
+            f"{package}: {status.runtime.reason}", package=package, hint=status.runtime.hint
+        )

@@ -9,6 +9,7 @@ never half of either. Folders no record names are collected later.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import shutil
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _codes
+from .._progress import Progress, no_progress
 from ..catalog import CatalogEntry
 from ..diagnostics import Diagnostic, Severity
 from ..store import InstalledPackage, InstallResult, PackageRecord, StateStore, content_hash
@@ -34,9 +36,15 @@ Checkpoint = Callable[[str], None]
 
 
 class InstallError(Exception):
-    def __init__(self, message: str, diagnostics: list[Diagnostic] | None = None) -> None:
+    """``str()`` is the whole reason in one message; ``subject`` ("cannot install SRC") is
+    its head, for a display that lists the package's ``diagnostics`` under it instead."""
+
+    def __init__(
+        self, message: str, diagnostics: list[Diagnostic] | None = None, subject: str = ""
+    ) -> None:
         super().__init__(message)
         self.diagnostics = diagnostics or []
+        self.subject = subject or message
 
 
 @dataclass(slots=True)
@@ -95,8 +103,10 @@ def install(
     inspector: Callable[[Path], CatalogEntry],
     limits: InstallLimits | None = None,
     checkpoint: Checkpoint = _noop,
+    progress: Progress = no_progress,
 ) -> InstallReport:
-    """Install a package; nothing it contains runs. Raises ``InstallError``."""
+    """Install a package; nothing it contains runs. Raises ``InstallError``. ``progress``
+    is told each step as it begins (fetching, installing dependencies, verifying, …)."""
     try:
         source = parse_source(source_text, kind)
     except FetchError as error:
@@ -105,19 +115,23 @@ def install(
     staging.mkdir(parents=True)
     try:
         try:
-            fetched = fetch(source, staging)
+            fetched = fetch(source, staging, progress)
             checkpoint("fetched")
+            progress("verifying the files (links, special files, limits)")
             files, size = verify_tree(fetched.root, limits or InstallLimits())
         except (FetchError, VerifyError) as error:
             raise InstallError(f"cannot install {source.describe()}: {error}") from None
         checkpoint("verified")
+        progress("reading the package's metadata")
         entry = inspector(fetched.root)
-        problems = [d for d in entry.diagnostics if d.severity is Severity.ERROR]
+        # Diagnostics name the staging folder; the user knows the package by its source.
+        shown = _at_source(entry.diagnostics, fetched.root, source.describe())
+        problems = [d for d in shown if d.severity is Severity.ERROR]
         if entry.ecosystem == "unknown" or problems:
             reason = problems[0].message if problems else "no package metadata found"
-            raise InstallError(
-                f"cannot install {source.describe()}: {reason}", list(entry.diagnostics)
-            )
+            subject = f"cannot install {source.describe()}"
+            raise InstallError(f"{subject}: {reason}", shown, subject)
+        progress("recording the install")
         digest, cache = content_hash(fetched.root)
         version_dir = package_folder(home, entry.id) / uuid.uuid4().hex
         version_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -140,7 +154,7 @@ def install(
         checkpoint("recorded")
         if previous is not None and previous != version_dir:
             shutil.rmtree(previous, ignore_errors=True)
-        diagnostics = list(entry.diagnostics)
+        diagnostics = list(shown)
         if result.trust_revoked:
             diagnostics.append(
                 _codes.PACKAGE_CHANGED(
@@ -152,6 +166,15 @@ def install(
         return InstallReport(result.package, result, entry, files, size, diagnostics)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _at_source(diagnostics: Any, staged: Path, source: str) -> list[Diagnostic]:
+    """The diagnostics with the staging path replaced by the source the user gave."""
+    shown: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        message = diagnostic.message.replace(str(staged), source)
+        shown.append(dataclasses.replace(diagnostic, message=message))
+    return shown
 
 
 def _describe(source: str, resolved: str) -> str:

@@ -10,15 +10,15 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .._spawn import child_environment
+from .._progress import Progress, no_progress
 from ..node import MIN_SIDECAR_NODE, find_node, npm_command
+from ..npm import NpmError, npm_environment, run_tool
+from ._extract import ExtractError, extract_tarball
 
 __all__ = ["FetchError", "Fetched", "Source", "fetch", "parse_source"]
 
@@ -59,6 +59,12 @@ def parse_source(text: str, kind: str | None = None) -> Source:
             kind = "git"  # so that file:// and ext:: are refused as git URLs, not packed
         elif looks_like_path and not Path(text).expanduser().exists():
             raise FetchError(f"{text} does not exist")
+        elif _looks_like_missing_path(text):
+            raise FetchError(
+                f"{text} does not exist. A folder or tarball: check the path; an npm package: "
+                f"its name (scoped: @scope/name); a git repository: its URL; or `--kind npm` to "
+                f"hand {text} to npm as it is"
+            )
         elif Path(text).expanduser().is_dir():
             kind = "local"
         else:
@@ -73,6 +79,14 @@ def parse_source(text: str, kind: str | None = None) -> Source:
             raise FetchError(f"{text} is not a folder")
         return Source("local", str(folder.resolve()))
     return Source("npm", text)
+
+
+def _looks_like_missing_path(text: str) -> bool:
+    """``dir/pkg`` or ``pkg.tgz`` that is not there: a path typo (npm would take ``a/b`` for
+    a GitHub repository and fail with git's exit 128), unless it is a scoped npm name."""
+    if Path(text).expanduser().exists() or text.startswith("@") or ":" in text:
+        return False
+    return "/" in text or text.endswith((".tgz", ".tar.gz", ".tar"))
 
 
 def _check_git_url(url: str) -> None:
@@ -92,7 +106,8 @@ def _check_git_url(url: str) -> None:
 
 
 def _tool_env() -> dict[str, str]:
-    env = child_environment()
+    # npm and git fetch for the user: they see the user's network configuration.
+    env = npm_environment()
     env.update(
         GIT_TERMINAL_PROMPT="0",
         GIT_CONFIG_NOSYSTEM="1",
@@ -106,26 +121,11 @@ def _tool_env() -> dict[str, str]:
     return env
 
 
-def _run(command: list[str], cwd: Path | None, what: str, timeout: float = 600) -> str:
+def _run(command: list[str], cwd: Path | None, what: str, timeout: float | None = None) -> str:
     try:
-        done = subprocess.run(
-            command,
-            cwd=cwd,
-            env=_tool_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            start_new_session=True,
-        )
-    except FileNotFoundError:
-        raise FetchError(f"{what}: {command[0]} is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise FetchError(f"{what}: timed out after {timeout:g}s") from None
-    if done.returncode != 0:
-        detail = (done.stderr or done.stdout).strip().splitlines()
-        raise FetchError(f"{what} failed: {detail[-1] if detail else f'exit {done.returncode}'}")
-    return done.stdout
+        return run_tool(command, cwd, what, env=_tool_env(), timeout=timeout)
+    except NpmError as error:
+        raise FetchError(str(error)) from None
 
 
 def _npm() -> list[str]:
@@ -136,8 +136,9 @@ def _npm() -> list[str]:
     return command
 
 
-def fetch(source: Source, staging: Path) -> Fetched:
+def fetch(source: Source, staging: Path, progress: Progress = no_progress) -> Fetched:
     """Fill the empty folder ``staging`` with the package; returns where its root is."""
+    progress(f"fetching {source.describe()} ({source.kind})")
     if source.kind == "local":
         target = staging / "package"
         try:
@@ -150,7 +151,7 @@ def fetch(source: Source, staging: Path) -> Fetched:
         return Fetched(source, target, source.location)
     if source.kind == "git":
         return _fetch_git(source, staging)
-    return _fetch_npm(source, staging)
+    return _fetch_npm(source, staging, progress)
 
 
 def _fetch_git(source: Source, staging: Path) -> Fetched:
@@ -183,32 +184,35 @@ def _resolve_ref(repository: Path, ref: str, hardening: list[str]) -> str:
     raise FetchError(f"git ref {ref!r} is not a branch, tag or commit of the repository")
 
 
-def _fetch_npm(source: Source, staging: Path) -> Fetched:
+def _fetch_npm(source: Source, staging: Path, progress: Progress = no_progress) -> Fetched:
     npm = _npm()
     spec = source.location
     tarball = Path(spec).expanduser()
     if tarball.is_file():
         archive = tarball.resolve()
     else:
-        output = _run([*npm, "pack", spec, "--ignore-scripts", "--silent", "--pack-destination",
-                       str(staging)], staging, f"npm pack {spec}")  # fmt: skip
+        # --loglevel=error, not --silent: a failure must carry npm's own reason.
+        command = [*npm, "pack", spec, "--ignore-scripts", "--loglevel=error",
+                   "--pack-destination", str(staging)]  # fmt: skip
+        output = _run(command, staging, f"npm pack {spec}")
         names = [line.strip() for line in output.splitlines() if line.strip().endswith(".tgz")]
         if not names:
             raise FetchError(f"npm pack {spec} produced no tarball")
         archive = staging / names[-1]
     target = staging / "package"
+    progress(f"unpacking {archive.name}")
     _extract(archive, target)
-    _install_dependencies(npm, target)
+    _install_dependencies(npm, target, progress)
     return Fetched(source, target, archive.name)
 
 
 def _extract(archive: Path, target: Path) -> None:
-    """npm tarballs hold one top folder (``package/``); the data filter refuses escapes."""
+    """npm tarballs hold one top folder (``package/``); escapes and special files are refused
+    (``_extract``, the rules of tarfile's data filter, on every Python 3.11)."""
     with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
         try:
-            with tarfile.open(archive, "r:*") as tar:
-                tar.extractall(scratch, filter="data")
-        except (tarfile.TarError, OSError) as error:
+            extract_tarball(archive, Path(scratch))
+        except ExtractError as error:
             raise FetchError(f"cannot unpack {archive.name}: {error}") from None
         tops = [entry for entry in Path(scratch).iterdir()]
         if len(tops) != 1 or not tops[0].is_dir():
@@ -216,7 +220,7 @@ def _extract(archive: Path, target: Path) -> None:
         os.replace(tops[0], target)
 
 
-def _install_dependencies(npm: list[str], root: Path) -> None:
+def _install_dependencies(npm: list[str], root: Path, progress: Progress = no_progress) -> None:
     """Production dependencies only, lockfile honoured, scripts never run, and peer
     dependencies (a host's SDK) left to the sidecar that provides them."""
 
@@ -235,4 +239,7 @@ def _install_dependencies(npm: list[str], root: Path) -> None:
     flags = ["--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--legacy-peer-deps"]
     locked = (root / "package-lock.json").exists() or (root / "npm-shrinkwrap.json").exists()
     verb = ["ci"] if locked else ["install", "--no-package-lock"]
-    _run([*npm, *verb, *flags], root, "npm install of the package's dependencies")
+    progress(f"installing the package's dependencies (npm {verb[0]})")
+    _run(
+        [*npm, *verb, *flags, "--loglevel=error"], root, "npm install of the package's dependencies"
+    )

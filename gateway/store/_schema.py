@@ -262,7 +262,7 @@ def check_readable(conn: sqlite3.Connection, path: Path) -> int:
         raise StoreCorrupt(path, "integrity check failed: " + "; ".join(problems[:3]))
     if app_id not in (0, APPLICATION_ID) or (app_id == 0 and (version or tables)):
         raise StoreCorrupt(path, "it is an SQLite database, but not a gateway state store")
-    return version
+    return int(version)
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> int:

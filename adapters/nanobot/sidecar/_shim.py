@@ -239,7 +239,8 @@ class _ShimFinder:
             return None
         if name != "nanobot" and not getattr(sys.modules.get("nanobot"), "__gateway_shim__", 0):
             return None  # the real nanobot-ai is in use
-        return ModuleSpec(name, self, is_package=name in _PACKAGES)
+        # A loader by protocol (create_module / exec_module): importlib.abc costs the start.
+        return ModuleSpec(name, self, is_package=name in _PACKAGES)  # type: ignore[arg-type]
 
     def create_module(self, spec: ModuleSpec) -> ModuleType | None:
         return None

@@ -1,0 +1,153 @@
+"""Unpacking a package tarball without trusting it, on every Python the gateway supports.
+
+``tarfile``'s ``filter="data"`` arrived in 3.11.4; on 3.11.0 to 3.11.3 ``extractall`` rejects
+the argument. This module applies the same rules itself, member by member, and never calls
+``extractall``: no absolute names, nothing outside the destination (also not through a
+symlink extracted earlier), no links pointing outside it, no device files or FIFOs, no
+setuid/setgid/sticky bits or group/other write bits, no owners. It also stops at the
+install limits (file count, bytes) instead of filling the disk first and counting later.
+The unpacked tree is verified again afterwards (``_verify``), like any other source.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tarfile
+from pathlib import Path, PurePosixPath
+
+from ._verify import InstallLimits
+
+__all__ = ["ExtractError", "extract_tarball"]
+
+_CHUNK = 1 << 20
+
+
+class ExtractError(Exception):
+    """The tarball cannot be unpacked safely; ``str()`` names the member and the rule."""
+
+
+def extract_tarball(archive: Path, destination: Path, limits: InstallLimits | None = None) -> None:
+    """Unpack ``archive`` (any compression tarfile reads) into the existing empty folder
+    ``destination``; raises ``ExtractError``."""
+    limits = limits or InstallLimits()
+    root = destination.resolve()
+    files = 0
+    size = 0
+    try:
+        with tarfile.open(archive, "r:*") as tar:
+            for member in tar:
+                files += 1
+                if files > limits.max_files:
+                    raise ExtractError(f"more than {limits.max_files} entries")
+                target = _target(root, member.name)
+                if member.isdir():
+                    _make_dir(root, target)
+                elif member.isreg():
+                    size += member.size
+                    if size > limits.max_bytes:
+                        raise ExtractError(f"more than {limits.max_bytes} bytes unpacked")
+                    _write_file(tar, member, root, target)
+                elif member.issym():
+                    _make_symlink(member, root, target)
+                elif member.islnk():
+                    _make_hardlink(member, root, target)
+                else:
+                    raise ExtractError(f"{member.name}: special files are refused")
+    except tarfile.TarError as error:
+        raise ExtractError(str(error)) from None
+    except OSError as error:
+        raise ExtractError(f"{error.filename or ''}: {error.strerror or error}") from None
+
+
+def _target(root: Path, name: str) -> Path:
+    path = PurePosixPath(name)
+    if path.is_absolute() or name.startswith(("/", "\\")):
+        raise ExtractError(f"{name}: absolute member names are refused")
+    if ".." in path.parts:
+        raise ExtractError(f"{name}: member names with '..' are refused")
+    parts = [part for part in path.parts if part not in ("", ".")]
+    return root.joinpath(*parts) if parts else root
+
+
+def _inside(root: Path, path: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+def _parent_inside(root: Path, target: Path, name: str) -> None:
+    """The real folder ``target`` goes into must be under ``root`` (no symlinked parent)."""
+    parent = Path(os.path.realpath(target.parent))
+    if not _inside(root, parent):
+        raise ExtractError(f"{name}: would be written outside the package (through a link)")
+
+
+def _clear(target: Path) -> None:
+    """A later member replaces an earlier one of the same name; never write through a link."""
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+
+
+def _make_dir(root: Path, target: Path) -> None:
+    if target == root:
+        return
+    _parent_inside(root, target, str(target))
+    if target.is_symlink():
+        target.unlink()
+    target.mkdir(parents=True, exist_ok=True)
+
+
+def _mode(member: tarfile.TarInfo) -> int:
+    # The data filter's rule: owner may read and write; executable stays executable;
+    # no setuid/setgid/sticky, no group/other write.
+    mode = member.mode & 0o755 | stat.S_IRUSR | stat.S_IWUSR
+    if mode & stat.S_IXUSR == 0:
+        mode &= ~(stat.S_IXGRP | stat.S_IXOTH)
+    return mode
+
+
+def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _parent_inside(root, target, member.name)
+    _clear(target)
+    source = tar.extractfile(member)
+    if source is None:  # pragma: no cover - isreg() members always have data
+        raise ExtractError(f"{member.name}: no data")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(target, flags, 0o600)
+    with source, os.fdopen(descriptor, "wb") as out:
+        shutil.copyfileobj(source, out, _CHUNK)
+    os.chmod(target, _mode(member))
+    os.utime(target, (member.mtime, member.mtime))
+
+
+def _make_symlink(member: tarfile.TarInfo, root: Path, target: Path) -> None:
+    link = member.linkname
+    if os.path.isabs(link):
+        raise ExtractError(f"{member.name}: a symlink to an absolute path ({link}) is refused")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Resolved from where the link really is: an earlier link may have moved its folder.
+    pointed = Path(os.path.normpath(Path(os.path.realpath(target.parent)) / link))
+    if not _inside(root, pointed):
+        raise ExtractError(f"{member.name}: a symlink leaving the package ({link}) is refused")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _parent_inside(root, target, member.name)
+    _clear(target)
+    os.symlink(link, target)
+
+
+def _make_hardlink(member: tarfile.TarInfo, root: Path, target: Path) -> None:
+    try:
+        real = Path(os.path.realpath(_target(root, member.linkname)))
+    except ExtractError:
+        real = None
+    if real is None or not _inside(root, real) or not real.is_file():
+        raise ExtractError(
+            f"{member.name}: a hard link to {member.linkname}, which is not a file unpacked "
+            "before it, is refused"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _parent_inside(root, target, member.name)
+    _clear(target)
+    shutil.copyfile(real, target)  # a copy: the package's files stay independent
+    os.chmod(target, _mode(member))

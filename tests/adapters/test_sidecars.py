@@ -1,0 +1,163 @@
+"""Where the Node sidecar runs from: the wheel carries its sources, `gateway setup` installs
+its modules beside a copy of them outside site-packages (or in a checkout's sidecars/), and
+the gateway names `gateway setup` whenever they are missing or stale."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from adapters import _sidecars
+from adapters.pi.runtime import plan_pi
+from gateway.catalog import LaunchRefusal
+from gateway.node import find_node, npm_command
+from tests.adapters._helpers import write_tree
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_a_checkout_runs_the_sidecar_from_its_own_sidecars_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("GATEWAY_SIDECAR_DIR", raising=False)
+    assert _sidecars.SOURCE_DIR == REPO / "sidecars"
+    assert _sidecars.sidecar_dir() == REPO / "sidecars"
+
+
+def test_an_installed_gateway_sets_up_under_share_never_in_site_packages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GATEWAY_SIDECAR_DIR", raising=False)
+    installed = tmp_path / "lib" / "site-packages" / "sidecars"  # no pyproject.toml beside it
+    installed.mkdir(parents=True)
+    monkeypatch.setattr(_sidecars, "SOURCE_DIR", installed)
+    where = _sidecars.sidecar_dir()
+    assert where == Path(sys.prefix) / "share" / "extension-gateway" / "sidecars"
+    assert not where.is_relative_to(installed.parent)
+
+
+def test_gateway_sidecar_dir_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GATEWAY_SIDECAR_DIR", str(tmp_path / "mine"))
+    assert _sidecars.sidecar_dir() == tmp_path / "mine"
+
+
+def test_missing_modules_refuse_the_launch_naming_gateway_setup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GATEWAY_SIDECAR_DIR", str(tmp_path / "empty"))
+    refusal = plan_pi("demo", tmp_path, ["index.ts"])
+    assert isinstance(refusal, LaunchRefusal)
+    assert refusal.reason == (
+        f"the Node sidecar's modules are not installed in {tmp_path / 'empty'}; run `gateway setup`"
+    )
+    assert refusal.hint == "gateway setup"
+
+
+@pytest.fixture
+def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Sidecar sources shaped like an installed wheel's: a module in a subfolder and a
+    dependency npm installs from the sources themselves (no registry needed)."""
+    if find_node() is None:
+        pytest.skip("no Node")
+    folder = write_tree(
+        tmp_path / "site-packages" / "sidecars",
+        {
+            "package.json": {
+                "name": "sidecar-under-test",
+                "version": "1.0.0",
+                "private": True,
+                "type": "module",
+                "dependencies": {"local-dep": "file:./vendor/local-dep"},
+            },
+            "main.mjs": 'import value from "local-dep";\nconsole.log(value);\n',
+            "pi/extra.mjs": "export const extra = 1;\n",
+            "vendor/local-dep/package.json": {
+                "name": "local-dep",
+                "version": "1.0.0",
+                "main": "index.js",
+            },
+            "vendor/local-dep/index.js": "module.exports = 'from the dependency';\n",
+        },
+    )
+    node = find_node()
+    assert node is not None
+    npm = npm_command(node)
+    assert npm is not None
+    subprocess.run([*npm, "install", "--package-lock-only", "--ignore-scripts", "--offline"],
+                   cwd=folder, check=True, capture_output=True)  # fmt: skip
+    monkeypatch.setattr(_sidecars, "SOURCE_DIR", folder)
+    monkeypatch.setenv("GATEWAY_SIDECAR_DIR", str(tmp_path / "share" / "sidecars"))
+    monkeypatch.setenv("GATEWAY_HOME", str(tmp_path / "gw"))
+    return folder
+
+
+def test_setup_copies_the_sources_beside_the_modules_and_the_sidecar_runs_there(
+    sources: Path, tmp_path: Path
+) -> None:
+    where = tmp_path / "share" / "sidecars"
+    assert "run `gateway setup`" in (_sidecars.sidecar_problem("main.mjs") or "")
+    progress: list[str] = []
+    summary = _sidecars.setup_step(progress.append, tmp_path / "gw")
+    assert summary == f"Node sidecar: modules installed in {where}"
+    assert (where / "pi" / "extra.mjs").is_file() and (where / "package-lock.json").is_file()
+    assert (where / "node_modules" / "local-dep").exists()
+    assert not (sources / "node_modules").exists()  # nothing written where the sources are
+    assert _sidecars.sidecar_problem("main.mjs") is None
+    node = find_node()
+    assert node is not None
+    ran = subprocess.run([node, str(where / "main.mjs")], capture_output=True, text=True)
+    assert ran.stdout.strip() == "from the dependency"
+    assert any("npm ci" in line for line in progress)
+    # again: nothing to do
+    assert _sidecars.setup_step(progress.append, tmp_path / "gw").startswith(
+        "Node sidecar: modules up to date"
+    )
+
+
+def test_sources_of_another_version_ask_for_setup_again(sources: Path, tmp_path: Path) -> None:
+    _sidecars.setup_step(lambda message: None, tmp_path / "gw")
+    (sources / "pi" / "extra.mjs").write_text("export const extra = 2;\n")  # an upgrade
+    problem = _sidecars.sidecar_problem("main.mjs")
+    assert problem is not None and "another version of the gateway; run `gateway setup`" in problem
+    (sources / "pi" / "extra.mjs").unlink()  # a module the new version no longer ships
+    _sidecars.setup_step(lambda message: None, tmp_path / "gw")
+    assert not (tmp_path / "share" / "sidecars" / "pi" / "extra.mjs").exists()
+    assert _sidecars.sidecar_problem("main.mjs") is None
+
+
+def test_an_unwritable_place_says_to_set_gateway_sidecar_dir(
+    sources: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("GATEWAY_SIDECAR_DIR", str(blocker / "sidecars"))
+    with pytest.raises(_sidecars.SidecarSetupError, match="set GATEWAY_SIDECAR_DIR"):
+        _sidecars.setup_step(lambda message: None, tmp_path / "gw")
+
+
+def test_the_wheel_carries_every_sidecar_source_and_no_modules(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot build a wheel here: {done.stderr.strip().splitlines()[-1:]}")
+    (wheel,) = tmp_path.glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = sorted(
+        name.removeprefix("sidecars/") for name in names if name.startswith("sidecars/")
+    )
+    expected = sorted(str(path) for path in _sidecars.source_files())
+    assert shipped == expected
+    assert {"package.json", "package-lock.json"} <= set(shipped)
+    assert not any("node_modules" in name for name in names)
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    text = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "[extension_gateway.setup]" in text and "adapters._sidecars:setup_step" in text
+    assert json.loads((REPO / "sidecars" / "package.json").read_text())["private"] is True
