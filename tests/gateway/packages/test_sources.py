@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gateway.packages import InstallError, _sources
-from tests.packages._helpers import (
+from tests.gateway.packages._helpers import (
     git,
     install_from,
     nanobot,

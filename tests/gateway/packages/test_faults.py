@@ -18,7 +18,7 @@ import pytest
 
 from gateway.packages import collect_garbage, load_adapters
 from gateway.store import STATE_FILE, content_hash
-from tests.packages._helpers import (
+from tests.gateway.packages._helpers import (
     REPO,
     install_from,
     make_ready,
@@ -69,7 +69,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Run]
         verb, target = ("uninstall", PACKAGE) if action == "uninstall" else ("install", str(new))
         spec.append([verb, str(home), target, step])
     done = subprocess.run(
-        [sys.executable, "-m", "tests.packages._fault_child", json.dumps(spec)],
+        [sys.executable, "-m", "tests.gateway.packages._fault_child", json.dumps(spec)],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gateway import open_gateway
-from tests.packages._helpers import cli, cli_json, install_from, make_ready, nimlet
+from tests.gateway.packages._helpers import cli, cli_json, install_from, make_ready, nimlet
 
 NAME = "pkg-ext"
 

@@ -20,7 +20,7 @@ from gateway.packages import (
 from gateway.store import STATE_FILE, InstalledPackage, StateStore
 from tests.adapters._helpers import write_tree
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 # A tiny nimlet extension: it marks that it ran, registers one tool and echoes calls.
 EXTENSION_SCRIPT = """#!@PYTHON@

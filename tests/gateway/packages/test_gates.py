@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from gateway.store import PermissionNotRequested, StateStore
-from tests.packages._helpers import (
+from tests.gateway.packages._helpers import (
     by_id,
     codes,
     dependency,

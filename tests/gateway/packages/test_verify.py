@@ -13,7 +13,7 @@ import pytest
 
 from gateway.packages import InstallError, InstallLimits
 from gateway.packages._verify import VerifyError, verify_tree
-from tests.packages._helpers import (
+from tests.gateway.packages._helpers import (
     install_from,
     nanobot,
     recorded,

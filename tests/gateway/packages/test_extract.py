@@ -15,7 +15,7 @@ import pytest
 from gateway.packages import InstallError
 from gateway.packages._extract import ExtractError, extract_tarball
 from gateway.packages._verify import InstallLimits
-from tests.packages._helpers import install_from, recorded
+from tests.gateway.packages._helpers import install_from, recorded
 
 
 def _tarball(path: Path, members: list[tuple[tarfile.TarInfo, bytes | None]]) -> Path:

@@ -17,7 +17,7 @@ import pytest
 
 from gateway.npm import npm_environment
 from gateway.packages import InstallError
-from tests.packages._helpers import install_from
+from tests.gateway.packages._helpers import install_from
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is needed")
 

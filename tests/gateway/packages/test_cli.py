@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.packages._helpers import cli, dependency, nanobot, recorded
+from tests.gateway.packages._helpers import cli, dependency, nanobot, recorded
 
 PACKAGE = "cli.pkg"
 PERMISSION = "workspace.read"

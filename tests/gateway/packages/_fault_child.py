@@ -1,6 +1,6 @@
 """Child program of test_faults: installs and uninstalls that SIGKILL themselves at a step.
 
-    python -m tests.packages._fault_child '[[VERB, HOME, TARGET, STEP], …]'
+    python -m tests.gateway.packages._fault_child '[[VERB, HOME, TARGET, STEP], …]'
 
 VERB is "install" (TARGET a folder) or "uninstall" (TARGET a package id); STEP is a
 checkpoint name ("fetched", "verified", "placed", "recorded", "unrecorded"), "start"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gateway.store import StateStore
-from tests.packages._helpers import (
+from tests.gateway.packages._helpers import (
     by_id,
     codes,
     evaluate,

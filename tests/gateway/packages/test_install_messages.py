@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.packages._helpers import nanobot, recorded, write_tree
+from tests.gateway.packages._helpers import nanobot, recorded, write_tree
 
 
 def test_a_path_typo_without_dot_slash_is_not_sent_to_npm(tmp_path: Path, run_cli) -> None:
