@@ -4,6 +4,7 @@ everything stops together on a reload or at exit."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -11,8 +12,10 @@ from pathlib import Path
 import anyio
 
 from . import _codes
+from ._activation import Activator
 from ._host_requests import HostRequestHandler
 from ._projection import Projector
+from ._registrations import RegistrationMemory, registration_key
 from ._spawn import LaunchError, resolve_command
 from ._state import GatewayState
 from .catalog import DiscoveredLaunch, LaunchRefusal, LaunchSpec
@@ -37,15 +40,31 @@ RESTART_WINDOW = 60.0
 """More than ``len(RESTART_BACKOFF)`` crashes within this many seconds: give up."""
 
 
+def _requires(status: PackageStatus) -> set[str]:
+    """The packages ``status`` needs running before it starts."""
+    return {
+        d.name
+        for d in status.entry.dependencies
+        if d.kind == "extension" and not d.optional and d.name != status.id
+    }
+
+
 class Loader:
-    """Owns process lifetimes: starting, restarting (with its crash history), stopping."""
+    """Owns process lifetimes: starting (now, or dormant until first use through its
+    ``Activator``), restarting (with its crash history), stopping."""
 
     def __init__(
-        self, state: GatewayState, projector: Projector, host_requests: HostRequestHandler
+        self,
+        state: GatewayState,
+        projector: Projector,
+        host_requests: HostRequestHandler,
+        memory: RegistrationMemory,
     ) -> None:
         self._state = state
         self._projector = projector
         self._host_requests = host_requests
+        self._memory = memory
+        self._activator = Activator(state, self._start_dormant)
         self._transport = TransportConfig(
             state.config.line_cap, state.config.shutdown_grace, state.config.term_grace
         )
@@ -55,26 +74,64 @@ class Loader:
 
     async def load(self) -> None:
         """Discover, evaluate installed packages, register what the gateway runs itself,
-        and start every process."""
+        start what must run now and hold the rest dormant."""
         state = self._state
         state.discovery = discover(state.workspace, state.config.user_home, state.trusted)
         state.diagnostics.extend(state.discovery.diagnostics)
         state.packages = await anyio.to_thread.run_sync(self._evaluate_packages)
-        launches = self._discovered_launches()
+        launches: list[DiscoveredExtension | LaunchPlan] = [*state.discovery.extensions]
+        launches += self._discovered_launches()
         for status in state.packages:
             state.diagnostics.extend(status.diagnostics)
-            if status.active and isinstance(status.runtime, LaunchSpec):
-                self._projector.declare(status.id, status.entry)
-                launches.append(self._package_plan(status, status.runtime))
-            elif status.active:
-                held = discover_package(status.package.record.path)
-                state.diagnostics.extend(held.diagnostics)
-                state.discovery.extend(held)
+            if status.active:
+                launches += self._installed(status)
         for prompt in state.discovery.prompts:
             self._projector.register_prompt(prompt.name, prompt.description, prompt.body)
         for tool in state.discovery.tools:
             self._projector.register_tool_json(tool)
         await self._start_in_dependency_order(launches)
+
+    def _installed(self, status: PackageStatus) -> list[LaunchPlan]:
+        """An active package's processes: held dormant when its registration is cached,
+        else to start now. What the gateway runs itself (tool.json tools, prompts) is added
+        to the discovery."""
+        plans: list[LaunchPlan] = []
+        if isinstance(status.runtime, LaunchSpec):
+            self._projector.declare(status.id, status.entry)
+            plans.append(self._package_plan(status, status.runtime))
+        else:
+            held = discover_package(status.package.record.path)
+            self._state.diagnostics.extend(held.diagnostics)
+            held_extensions, held.extensions = held.extensions, []
+            self._state.discovery.extend(held)
+            for found in held_extensions:
+                try:
+                    plans.append(self._plan_for(found))
+                except LaunchError as error:
+                    self._start_failed(found.manifest.name, found.folder / "extension.json", error)
+        return [plan for plan in plans if not self._held_dormant(status, plan)]
+
+    def _held_dormant(self, status: PackageStatus, plan: LaunchPlan) -> bool:
+        state = self._state
+        base = state.env
+        key = registration_key(
+            status.id,
+            status.package.record.content_hash,
+            plan.command,
+            {k: v for k, v in plan.env.items() if base.get(k) != v},
+            state.config.home / "config" / f"{status.id}.json",
+            status.package.granted,
+        )
+        cached = self._memory.lookup(plan.name, key)
+        if cached is None or not state.config.lazy_start:
+            return False
+        owner = self._projector.owner_name(plan.name)
+        requires = frozenset(_requires(status))
+        self._activator.hold(owner, plan, status.id, requires)
+        self._projector.register_dormant(
+            owner, cached, plan.features, functools.partial(self._activator.activate, owner)
+        )
+        return True
 
     async def stop(self) -> None:
         """Stop every process (shielded: a cancelled caller still stops them all)."""
@@ -86,6 +143,8 @@ class Loader:
                 for process in processes:
                     group.start_soon(process.aclose)
         self._projector.clear()
+        self._activator.clear()
+        self._memory.clear()
 
     def _evaluate_packages(self) -> list[PackageStatus]:
         """Installed packages and their gates; only active ones are loaded."""
@@ -192,30 +251,30 @@ class Loader:
 
     # ------------------------------------------------------------------ starting
 
-    async def _start_in_dependency_order(self, launches: list[LaunchPlan]) -> None:
-        """Discovered extensions and packages without package dependencies start together;
-        then each later wave, once what it depends on runs. A package whose dependency
-        failed to start is not started (and says so); nothing else is affected."""
+    async def _start_in_dependency_order(
+        self, launches: list[DiscoveredExtension | LaunchPlan]
+    ) -> None:
+        """What has no package dependency starts together; then each later wave, once what
+        it depends on runs (a dormant dependency is activated first). A package whose
+        dependency failed to start is not started (and says so); nothing else is affected."""
         state = self._state
-        requires = {
-            status.id: {
-                d.name
-                for d in status.entry.dependencies
-                if d.kind == "extension" and not d.optional and d.name != status.id
-            }
-            for status in state.packages
-        }
+        requires = {status.id: _requires(status) for status in state.packages}
         depth: dict[str, int] = {}
         for status in state.packages:  # activation order: dependencies come first
             depth[status.id] = 1 + max((depth.get(d, -1) for d in requires[status.id]), default=-1)
-        waves: dict[int, list[LaunchPlan]] = {}
-        for plan in launches:
-            waves.setdefault(depth.get(plan.name, 0), []).append(plan)
-        await self._start_all([*state.discovery.extensions, *waves.pop(0, [])])
+        waves: dict[int, list[DiscoveredExtension | LaunchPlan]] = {}
+        for item in launches:
+            level = depth.get(item.name, 0) if isinstance(item, LaunchPlan) else 0
+            waves.setdefault(level, []).append(item)
+        await self._start_all(waves.pop(0, []))
         for level in sorted(waves):
-            running = {state.owner_of(process) for process in state.processes}
-            ready = []
+            ready: list[DiscoveredExtension | LaunchPlan] = []
             for plan in waves[level]:
+                assert isinstance(plan, LaunchPlan)
+                for package in requires.get(plan.name, set()):
+                    if self._activator.is_dormant(package):
+                        await self._activator.activate_package(package)
+                running = {state.owner_of(process) for process in state.processes}
                 missing = sorted(requires.get(plan.name, set()) - running)
                 if missing:
                     state.diagnostics.add(
@@ -256,6 +315,18 @@ class Loader:
         for process in started:
             if process is not None:
                 self._projector.register(process)
+
+    async def _start_dormant(self, plan: LaunchPlan, owner: str) -> bool:
+        """Activate a dormant package: start it and let its live registration replace the
+        cached one (``Activator``'s ``StartPlan``)."""
+        process = self._new_process(plan)
+        try:
+            await process.start(self._state.tasks, self._initialize(plan))
+        except ExtensionError as error:
+            self._start_failed(plan.name, plan.origin, error)
+            return False
+        self._projector.register(process, owner)
+        return True
 
     def _start_failed(self, name: str, origin: Path | None, error: Exception) -> None:
         code = (

@@ -6,11 +6,13 @@ process sends while it runs."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from . import _codes
+from ._errors import ExtensionError
+from ._registrations import CachedRegistration, RegistrationMemory
 from ._state import GatewayState
 from .catalog import CatalogEntry
 from .diagnostics import catalogue
@@ -52,7 +54,7 @@ from .registry import (
     make_tool,
 )
 
-__all__ = ["Projector"]
+__all__ = ["Activate", "Projector"]
 
 Declared = dict[tuple[str, str], list[str]]
 """(kind, name) of each tool and command a package declares → the package ids it may
@@ -73,8 +75,9 @@ class Projector:
     """Owns the per-owner bookkeeping: what each package declares, each owner's commands
     and hooks (for late tool lists), and the progress of calls in flight."""
 
-    def __init__(self, state: GatewayState) -> None:
+    def __init__(self, state: GatewayState, memory: RegistrationMemory) -> None:
         self._state = state
+        self._memory = memory
         self._declared: dict[str, Declared] = {}
         self._held: dict[str, _Held] = {}
         self._progress: dict[str, list[dict[str, Any]]] = {}
@@ -97,30 +100,57 @@ class Projector:
         self._state.registry.clear()
 
     def register(self, process: ExtensionProcess, owner: str | None = None) -> None:
-        """Project a started process's ``register``. ``owner`` is given for a restarted
-        process, which comes back under its old name (and reports nothing twice)."""
-        state = self._state
+        """Project a started process's ``register``. ``owner`` is given for a process that
+        takes over a name already in the registry (a restart, or a dormant package that
+        was activated), which reports nothing twice."""
         registration = process.registration
         assert registration is not None
-        restarted = owner is not None
-        owner = owner or self._owner_name(process.name)
-        if restarted:
-            state.registry.unregister(owner)
-        else:
+        taking_over = owner is not None
+        owner = owner or self.owner_name(process.name)
+        self._project(owner, registration, None, _Live(self, process), report=not taking_over)
+        self._state.processes.append(process)
+        self._state.owners[process] = owner
+        self._memory.started(process.plan.name, registration)
+
+    def register_dormant(
+        self,
+        owner: str,
+        cached: CachedRegistration,
+        features: frozenset[str],
+        activate: Activate,
+    ) -> None:
+        """Project what a package registered last time without starting it: the first use
+        of any of its tools, commands or hooks starts it (``activate``), and then the
+        live registration replaces these entries."""
+        dormant = _Dormant(self._state, owner, features, activate)
+        self._project(owner, cached.register, cached.tools, dormant, report=True)
+
+    def _project(
+        self,
+        owner: str,
+        registration: RegisterMessage,
+        tools: list[ToolSpec] | None,
+        binding: _Binding,
+        *,
+        report: bool,
+    ) -> None:
+        state = self._state
+        state.registry.unregister(owner)
+        if report:
             self._runtime_diagnostics(owner, registration)
+        if tools is not None:
+            registration = registration.model_copy(update={"tools": tools})
         tool_specs, command_specs = self._declared_only(owner, registration)
-        tools = [self._extension_tool(process, owner, spec) for spec in tool_specs]
-        commands = [self._extension_command(process, owner, spec) for spec in command_specs]
-        hooks = self._hooks(process, owner, registration.events or [])
+        entries = [binding.tool(owner, spec) for spec in tool_specs]
+        commands = [binding.command(owner, spec) for spec in command_specs]
+        hooks = self._hooks(binding, owner, registration.events or [])
         state.diagnostics.extend(
-            state.registry.register(owner, tools=tools, commands=commands, hooks=hooks)
+            state.registry.register(owner, tools=entries, commands=commands, hooks=hooks)
         )
-        state.processes.append(process)
-        state.owners[process] = owner
         self._held[owner] = _Held(commands, hooks)
 
-    def _hooks(self, process: ExtensionProcess, owner: str, events: list[str]) -> list[HookEntry]:
-        extended = EVENTS_EXTENDED in process.plan.features
+    def _hooks(self, binding: _Binding, owner: str, events: list[str]) -> list[HookEntry]:
+        extended = EVENTS_EXTENDED in binding.features
         hooks = []
         for event in events:
             # Events beyond nimlet's eight exist only for processes offered them.
@@ -132,10 +162,10 @@ class Projector:
                     )
                 )
                 continue
-            hooks.append(HookEntry(event, owner, _hook_handler(process)))
+            hooks.append(HookEntry(event, owner, binding.hook(owner, event)))
         return hooks
 
-    def _owner_name(self, name: str) -> str:
+    def owner_name(self, name: str) -> str:
         # Extensions are not overridden by name: two extensions called "notes" both run.
         owners = self._state.registry.owners
         if name not in owners:
@@ -266,9 +296,7 @@ class Projector:
             def build(request_id: str) -> ToolRequest:
                 ids.append(request_id)
                 progress[request_id] = []
-                return ToolRequest.model_construct(
-                    id=request_id, name=spec.name, arguments=arguments
-                )
+                return ToolRequest(id=request_id, name=spec.name, arguments=arguments)
 
             try:
                 response = await process.request(build)
@@ -366,14 +394,109 @@ class Projector:
             specs = [spec for spec in specs if ("tool", spec.name) in declared]
         held = self._held.get(owner, _Held([], []))
         tools = [self._extension_tool(process, owner, spec) for spec in specs]
+        self._memory.tools_replaced(process.plan.name, specs)
         state.registry.unregister(owner)
         state.diagnostics.extend(
             state.registry.register(owner, tools=tools, commands=held.commands, hooks=held.hooks)
         )
 
 
-def _hook_handler(process: ExtensionProcess) -> HookHandler:
-    async def handler(event: str, payload: dict[str, Any]) -> ResponseMessage:
-        return await process.request(lambda rid: EventRequest(id=rid, event=event, payload=payload))
+Activate = Callable[[], Awaitable[bool]]
+"""Start a dormant package (once, however many callers ask); False if it did not start."""
 
-    return handler
+
+class _Binding(Protocol):
+    """Where a projected registration's entries send their calls."""
+
+    @property
+    def features(self) -> frozenset[str]: ...
+
+    def tool(self, owner: str, spec: ToolSpec) -> ToolEntry: ...
+
+    def command(self, owner: str, spec: CommandSpec) -> CommandEntry: ...
+
+    def hook(self, owner: str, event: str) -> HookHandler: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Live:
+    """A running process: every call is a request to it."""
+
+    projector: Projector
+    process: ExtensionProcess
+
+    @property
+    def features(self) -> frozenset[str]:
+        return self.process.plan.features
+
+    def tool(self, owner: str, spec: ToolSpec) -> ToolEntry:
+        return self.projector._extension_tool(self.process, owner, spec)
+
+    def command(self, owner: str, spec: CommandSpec) -> CommandEntry:
+        return self.projector._extension_command(self.process, owner, spec)
+
+    def hook(self, owner: str, event: str) -> HookHandler:
+        process = self.process
+
+        async def handler(event: str, payload: dict[str, Any]) -> ResponseMessage:
+            return await process.request(
+                lambda rid: EventRequest(id=rid, event=event, payload=payload)
+            )
+
+        return handler
+
+
+@dataclass(frozen=True, slots=True)
+class _Dormant:
+    """A package not started yet: the first call starts it, then goes to its live entry."""
+
+    state: GatewayState
+    owner: str
+    features: frozenset[str]
+    activate: Activate
+
+    def tool(self, owner: str, spec: ToolSpec) -> ToolEntry:
+        registry, activate = self.state.registry, self.activate
+
+        async def handler(arguments: dict[str, Any]) -> ToolOutcome:
+            if not await activate():
+                return ToolOutcome(f"tool {spec.name}: {owner} did not start", is_error=True)
+            live = registry.tool_of(owner, spec.name)
+            if live is None or live.handler is handler:
+                return ToolOutcome(f"{owner} no longer provides tool {spec.name}", is_error=True)
+            return await live.handler(arguments)
+
+        return make_tool(
+            spec.name,
+            spec.description,
+            spec.input_schema,
+            spec.effective_capabilities,
+            owner,
+            handler,
+        )
+
+    def command(self, owner: str, spec: CommandSpec) -> CommandEntry:
+        registry, activate = self.state.registry, self.activate
+
+        async def handler(arguments: str) -> CommandOutcome:
+            if not await activate():
+                return CommandOutcome(message=f"/{spec.name}: {owner} did not start")
+            live = registry.command_of(owner, spec.name)
+            if live is None or live.handler is handler:
+                return CommandOutcome(message=f"{owner} no longer provides /{spec.name}")
+            return await live.handler(arguments)
+
+        return CommandEntry(spec.name, spec.description, owner, handler)
+
+    def hook(self, owner: str, event: str) -> HookHandler:
+        registry, activate = self.state.registry, self.activate
+
+        async def handler(event: str, payload: dict[str, Any]) -> Any:
+            if not await activate():
+                raise ExtensionError(f"{owner} did not start")
+            live = [hook for hook in registry.hooks_of(owner) if hook.event == event]
+            if not live or live[0].handler is handler:
+                return None  # it no longer subscribes: nothing to add
+            return await live[0].handler(event, payload)
+
+        return handler

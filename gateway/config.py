@@ -34,6 +34,9 @@ class GatewayConfig:
     shutdown_grace: float = 0.5
     term_grace: float = 1.0
     tool_output_cap: int = DEFAULT_OUTPUT_CAP
+    lazy_start: bool = True
+    """Installed packages whose registration is cached start on the first use of one of
+    their tools, commands or hooks; False starts every active package at once."""
 
     @property
     def sessions_dir(self) -> Path:

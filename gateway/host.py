@@ -21,6 +21,7 @@ from ._host_requests import HostRequestHandler
 from ._lifecycle import Lifecycle
 from ._loading import Loader
 from ._projection import Projector
+from ._registrations import RegistrationCache, RegistrationMemory
 from ._results import (
     AgentStartResult,
     CompactionResult,
@@ -65,9 +66,10 @@ class Gateway:
 
     def __init__(self, state: GatewayState, ui: UiHandler | None) -> None:
         self._state = state
-        self._projector = Projector(state)
+        memory = RegistrationMemory(RegistrationCache(state.config.home))
+        self._projector = Projector(state, memory)
         self._host_requests = HostRequestHandler(state, ui)
-        self._loader = Loader(state, self._projector, self._host_requests)
+        self._loader = Loader(state, self._projector, self._host_requests, memory)
         self._lifecycle = Lifecycle(state)
 
     # ------------------------------------------------------------------ what it holds

@@ -232,6 +232,20 @@ class Registry:
     def commands(self) -> list[CommandEntry]:
         return [stack[-1] for stack in self._commands.values()]
 
+    def tool_of(self, owner: str, name: str) -> ToolEntry | None:
+        owned = self._owners.get(owner)
+        return next((t for t in owned.tools if t.name == name), None) if owned else None
+
+    def command_of(self, owner: str, name: str) -> CommandEntry | None:
+        owned = self._owners.get(owner)
+        if owned is None:
+            return None
+        return next((c for c in owned.commands if c.name.casefold() == name.casefold()), None)
+
+    def hooks_of(self, owner: str) -> list[HookEntry]:
+        owned = self._owners.get(owner)
+        return list(owned.hooks) if owned else []
+
     def hooks(self, event: str | None = None) -> list[HookEntry]:
         """Subscribers in owner order (the order owners registered: startup order)."""
         if event is not None:
