@@ -291,3 +291,32 @@ CONTRIBUTION_CONFLICT = define_code(
     "first one keeps it.",
     "List the other package's id in `replaces` (nanobot manifests), or rename the contribution.",
 )
+
+# The sandbox (gateway/sandbox)
+SANDBOX_UNAVAILABLE = define_code(
+    "sandbox.unavailable",
+    W,
+    "The kernel cannot confine the processes the gateway starts (no Landlock: another OS, "
+    "a Linux before 5.13, or Landlock not enabled at boot). They run with the fallback "
+    "checks only: no capabilities, no_new_privs, and the seccomp socket filter where "
+    "available. Reported once per run.",
+    "Use Linux 6.7 or later with Landlock enabled (`lsm=…,landlock` on the kernel command "
+    "line); set GATEWAY_REQUIRE_SANDBOX=1 to refuse to run anything unconfined.",
+)
+SANDBOX_PARTIAL = define_code(
+    "sandbox.partial",
+    I,
+    "The kernel's Landlock is older than the gateway's sandbox needs: the message names "
+    "what is not enforced (TCP port rules need ABI 4, scoping of signals and abstract "
+    "sockets ABI 6). Reported once per run.",
+    "Use a newer kernel; set GATEWAY_REQUIRE_SANDBOX=1 to refuse to run what cannot be "
+    "confined fully.",
+)
+SANDBOX_REFUSED = define_code(
+    "sandbox.refused",
+    E,
+    "A process was not started: the gateway is configured to require the sandbox "
+    "(GATEWAY_REQUIRE_SANDBOX=1 or GatewayConfig.require_sandbox) and this kernel cannot "
+    "enforce all of its policy; the message names what is missing.",
+    "Run on a kernel with Landlock ABI 6 or later, or unset GATEWAY_REQUIRE_SANDBOX.",
+)
