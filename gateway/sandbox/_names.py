@@ -20,7 +20,7 @@ _MAX = 64
 def safe_name(name: str, *, fallback: str = "unnamed") -> str:
     """One path component of ``[A-Za-z0-9._-]``, no leading dot, at most 73 characters;
     ``name`` itself when it is already such a component."""
-    cleaned = _UNSAFE.sub("_", name).lstrip(".").strip("_") or fallback
+    cleaned = _UNSAFE.sub("_", name).strip("._") or fallback
     if cleaned == name and len(name) <= _MAX:
         return name
     digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]

@@ -63,6 +63,9 @@ def attack(name: str, args: dict) -> str:
     if name == "link_then_read":
         os.link(args["source"], args["link"])
         return read(args["link"])
+    if name == "rename":
+        os.rename(args["source"], args["target"])
+        return f"moved to {args['target']}"
     if name == "symlink_then_read":
         os.symlink(args["source"], args["link"])
         return read(args["link"])

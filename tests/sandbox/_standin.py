@@ -23,6 +23,7 @@ from gateway.sandbox import (
     make_undumpable,
     spawn_confined,
 )
+from gateway.sandbox._privileges import drop_capabilities
 
 HELD_FD = 100
 
@@ -48,6 +49,9 @@ def policy_from(data: dict) -> SandboxPolicy:
 
 def main() -> int:
     spec = json.loads(sys.argv[1])
+    if spec.get("without_capabilities"):
+        # A gateway run by an ordinary user holds no capabilities (this one may be root).
+        drop_capabilities()
     if spec["undumpable"]:
         assert make_undumpable()
     if spec.get("hold"):

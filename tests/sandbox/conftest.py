@@ -41,8 +41,10 @@ HELD_FD = 100
 """The stand-in keeps the SSH key open on this descriptor, as a gateway might hold a
 secret file open."""
 
-if not sys.platform.startswith("linux") or not detect_support().landlock:
-    pytest.skip("the escape suite needs Linux with Landlock", allow_module_level=True)
+needs_landlock = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or detect_support().landlock_abi < 6,
+    reason="needs Linux with Landlock ABI 6 or later",
+)
 
 
 @dataclass
@@ -202,6 +204,7 @@ def run_probe(
     policy: SandboxPolicy | None,
     support: KernelSupport | None = None,
     undumpable: bool = True,
+    gateway_capabilities: bool = True,
 ) -> Outcome:
     spec = {
         "argv": [sys.executable, "-I", "-S", str(world.package / "_probe.py"), attack,
@@ -211,6 +214,7 @@ def run_probe(
         "policy": None if policy is None else _policy_data(policy),
         "support": None if support is None else dataclasses.asdict(support),
         "undumpable": undumpable,
+        "without_capabilities": not gateway_capabilities,
         "hold": str(world.secret),
     }  # fmt: skip
     env = {**os.environ, "GATEWAY_TEST_SECRET": "sk-the-gateway-secret"}

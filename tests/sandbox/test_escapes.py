@@ -24,8 +24,9 @@ import pytest
 from gateway.sandbox import KernelSupport, NetworkAccess, PackageGrants, SandboxPolicy
 
 from ._probe import DENIED
-from .conftest import HELD_FD, World, run_probe
+from .conftest import HELD_FD, World, needs_landlock, run_probe
 
+pytestmark = needs_landlock
 ROOT = os.geteuid() == 0
 
 
