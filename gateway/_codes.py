@@ -320,3 +320,28 @@ SANDBOX_REFUSED = define_code(
     "enforce all of its policy; the message names what is missing.",
     "Run on a kernel with Landlock ABI 6 or later, or unset GATEWAY_REQUIRE_SANDBOX.",
 )
+
+# The gateway home and the command line
+HOME_UNUSABLE = define_code(
+    "home.unusable",
+    E,
+    "GATEWAY_HOME cannot be used: it is a file, it cannot be created, or it is not "
+    "writable (a read-only file system, another user's folder). Nothing was run.",
+    "Point GATEWAY_HOME at a folder you can write (default ~/.gateway).",
+)
+ARGUMENT_INVALID = define_code(
+    "cli.invalid_argument",
+    E,
+    "A command-line argument cannot be used: empty where a folder, id or source is needed "
+    "(an empty one would silently mean the current folder), not valid UTF-8, or JSON nested "
+    "deeper than the gateway accepts.",
+    "Give the argument explicitly; `.` names the current folder.",
+)
+SESSION_ENTRIES_DROPPED = define_code(
+    "session.entries_dropped",
+    W,
+    "An extension wrote more session entries than the cap (10,000 per session), one larger "
+    "than 256 KiB, or one that is not JSON; those were dropped. Reported once per session; "
+    "the count is written to the session file when it closes.",
+    "Keep entries small and few: they are state for resuming, not a log.",
+)

@@ -78,8 +78,8 @@ def _refuse(args: argparse.Namespace, message: str, diagnostics: list[Any] | Non
 
 
 def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
-    if (config.home / STATE_FILE).exists():
-        collect_garbage(config.home)
+    # What installs that died left behind (their locks are free) goes first.
+    collect_garbage(config.home)
     try:
         report = install(config.home, args.source, kind=args.kind, inspector=load_inspector())
     except InstallError as error:

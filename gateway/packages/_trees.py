@@ -124,7 +124,7 @@ def extract_tarball(archive: Path, target: Path, limits: InstallLimits) -> Budge
             tar.extract(member, target, filter=bounded)
             # Keep nothing per member, so a huge archive stays small in memory (a hard
             # link is made from its target's path on disk, not from its entry).
-            tar.members.clear()
+            tar.members.clear()  # type: ignore[attr-defined]  # not in typeshed
     return budget
 
 
@@ -140,7 +140,8 @@ def remove_tree(path: Path) -> None:
             continue
         stack.append((folder, True))
         try:
-            entries = list(os.scandir(folder))
+            with os.scandir(folder) as scan:
+                entries = list(scan)
         except NotADirectoryError:
             stack.pop()
             _unlink(folder)
