@@ -263,6 +263,14 @@ RUNTIME_UNAVAILABLE = define_code(
     "Nothing to do yet: the runtime comes in a later release. `gateway inspect` shows the "
     "package's metadata meanwhile.",
 )
+INSTALL_NEEDS_GRANT = define_code(
+    "install.needs_grant",
+    I,
+    "A package's code appears (by a text scan of its own sources) to use something its "
+    "sandbox denies by default — network, writing the workspace, reading the user's home; "
+    "the message shows where.",
+    "Grant it knowingly with the command in the hint, or leave it denied.",
+)
 UNDECLARED_CONTRIBUTION = define_code(
     "package.undeclared_contribution",
     W,
@@ -311,6 +319,15 @@ SANDBOX_PARTIAL = define_code(
     "sockets ABI 6). Reported once per run.",
     "Use a newer kernel; set GATEWAY_REQUIRE_SANDBOX=1 to refuse to run what cannot be "
     "confined fully.",
+)
+SANDBOX_DENIED = define_code(
+    "sandbox.denied",
+    W,
+    "A confined package printed an error showing the sandbox refused it something (an open, "
+    "a connect, a socket); the message names the grant that would allow it, where one "
+    "exists.",
+    "If the package should do it, grant what the hint names (`gateway permissions ID "
+    "PERM`); otherwise nothing to do — the sandbox did its job.",
 )
 SANDBOX_REFUSED = define_code(
     "sandbox.refused",

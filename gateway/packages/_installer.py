@@ -28,6 +28,7 @@ from typing import Any
 from .. import _codes
 from .._home import private_dir
 from ..diagnostics import Diagnostic, Severity
+from ..sandbox import SANDBOX_PERMISSIONS
 from ..store import (
     STATE_FILE,
     InstalledPackage,
@@ -172,7 +173,10 @@ def _install(
         )
         with StateStore.open(home) as store:
             previous = _previous_path(store, entry.id)
-            result = store.record_install(record, requested=[p.name for p in entry.permissions])
+            # A reinstall keeps the sandbox grants too (SANDBOX_PERMISSIONS: any package
+            # may be granted them, requested or not).
+            keep = {p.name for p in entry.permissions} | set(SANDBOX_PERMISSIONS)
+            result = store.record_install(record, requested=keep)
         checkpoint("recorded")
         if previous is not None and previous != version_dir:
             remove_tree(previous)

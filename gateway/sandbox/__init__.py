@@ -8,6 +8,8 @@
   what a run should report about it once, :func:`missing_protections` what a policy lacks.
 - For the gateway process itself: :func:`make_undumpable`, :func:`become_subreaper`,
   :func:`kill_descendants`, :func:`reap_adopted`.
+- :func:`grant_hints` says at install what a package's code appears to need beyond the
+  defaults; :func:`explain_denial` turns a refusal in its stderr into a diagnostic.
 - :func:`safe_name` turns a name a package controls into a harmless file name.
 
 See docs/security.md for the threat model and what each platform promises.
@@ -27,6 +29,7 @@ from ._builder import (
     system_policy,
 )
 from ._descendants import descendants, kill_descendants, reap_adopted
+from ._hints import explain_denial, grant_hints
 from ._landlock import abi_version
 from ._names import safe_name
 from ._policy import NetworkAccess, Ports, SandboxPolicy
@@ -56,7 +59,9 @@ __all__ = [
     "become_subreaper",
     "descendants",
     "detect_support",
+    "explain_denial",
     "exposed_paths",
+    "grant_hints",
     "grants_from",
     "is_dumpable",
     "is_subreaper",

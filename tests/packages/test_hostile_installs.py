@@ -22,7 +22,7 @@ from gateway.packages import (
     package_folder,
 )
 from gateway.packages._locks import held, lock_path
-from gateway.packages._trees import copy_tree, extract_tarball
+from gateway.packages._trees import copy_tree, extract_tarball, remove_tree
 from gateway.packages._verify import VerifyError
 from tests.packages._helpers import (
     cli,
@@ -210,11 +210,14 @@ def _one_line_error(done: object, code: str) -> None:
 
 def test_a_folder_nested_1200_deep_is_refused_in_one_line(tmp_path: Path) -> None:
     source = _deep(tmp_path / "src", 1200)
-    done = cli(tmp_path / "home", "install", str(source))
-    assert done.returncode == 1
-    assert "folders nested deeper than 100 levels" in done.stderr
-    _one_line_error(done, "install.refused")
-    assert recorded(tmp_path / "home") == [] and staging_leftovers(tmp_path / "home") == []
+    try:
+        done = cli(tmp_path / "home", "install", str(source))
+        assert done.returncode == 1
+        assert "folders nested deeper than 100 levels" in done.stderr
+        _one_line_error(done, "install.refused")
+        assert recorded(tmp_path / "home") == [] and staging_leftovers(tmp_path / "home") == []
+    finally:
+        remove_tree(source)  # pytest's own clean-up of old temp folders recurses
 
 
 def test_a_package_json_nested_10000_deep_is_refused_in_one_line(tmp_path: Path) -> None:
