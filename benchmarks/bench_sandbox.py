@@ -82,7 +82,7 @@ def main() -> None:
         measure("/bin/true", ["/bin/true"], policy, spawns)
         measure("python -c ''", [sys.executable, "-c", ""], policy, spawns)
         if node is not None:
-            measure("node -e 0", [node, "-e", "0"], policy, max(spawns // 2, 10))
+            measure("node -e 0", [node, "-e", "0"], policy, spawns)
 
 
 if __name__ == "__main__":

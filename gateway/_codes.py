@@ -308,7 +308,7 @@ SANDBOX_UNAVAILABLE = define_code(
     "a Linux before 5.13, or Landlock not enabled at boot). They run with the fallback "
     "checks only: no capabilities, no_new_privs, and the seccomp socket filter where "
     "available. Reported once per run.",
-    "Use Linux 6.7 or later with Landlock enabled (`lsm=…,landlock` on the kernel command "
+    "Use Linux 6.12 or later with Landlock enabled (`lsm=…,landlock` on the kernel command "
     "line); set GATEWAY_REQUIRE_SANDBOX=1 to refuse to run anything unconfined.",
 )
 SANDBOX_PARTIAL = define_code(
