@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._home import private_dir
 from ._names import safe_name
 from ._policy import NetworkAccess, SandboxPolicy
 
@@ -141,13 +142,14 @@ class PackageSandbox:
     """Add to the child's environment (``TMPDIR``: its private temp folder)."""
 
 
-def package_dirs(home: Path, package_id: str) -> tuple[Path, Path]:
-    """``GATEWAY_HOME/data/<id>`` and ``GATEWAY_HOME/tmp/<id>``, created 0700."""
+def package_dirs(home: Path, package_id: str, *, create: bool = True) -> tuple[Path, Path]:
+    """``GATEWAY_HOME/data/<id>`` and ``GATEWAY_HOME/tmp/<id>``, created 0700 (with
+    ``create``: a rule can only name a folder that exists)."""
     name = safe_name(package_id)
     data, tmp = home / "data" / name, home / "tmp" / name
-    for folder in (data, tmp):
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        folder.chmod(0o700)  # whatever the umask made of parents=True's intermediate folders
+    if create:
+        for folder in (data, tmp):
+            private_dir(folder)
     return data, tmp
 
 
@@ -159,10 +161,12 @@ def package_sandbox(
     workspace: Path | None,
     grants: PackageGrants,
     runtime: Sequence[Path] = (),
+    create: bool = True,
 ) -> PackageSandbox:
     """The policy for one package's process. ``runtime``: what its interpreter needs
-    (``python_runtime_paths()``, ``node_runtime_paths(node)``, a sidecar's folder)."""
-    data, tmp = package_dirs(home, package_id)
+    (``python_runtime_paths()``, ``node_runtime_paths(node)``, a sidecar's folder).
+    ``create=False`` describes it without making its folders (for ``status``)."""
+    data, tmp = package_dirs(home, package_id, create=create)
     base = system_policy()
     execute = [*runtime, *([package_root] if package_root is not None else [])]
     read = list(grants.read)
@@ -197,6 +201,7 @@ def policy_for_entry(
     home: Path,
     workspace: Path | None,
     runtime: Sequence[Path] = (),
+    create: bool = True,
 ) -> PackageSandbox:
     """The sandbox of an installed package from its catalog entry and the store's grants.
 
@@ -214,6 +219,7 @@ def policy_for_entry(
         workspace=workspace,
         grants=grants_from(names),
         runtime=runtime,
+        create=create,
     )
 
 

@@ -35,9 +35,16 @@ def test_a_package_gets_its_own_data_and_temp_folders_0700(tmp_path: Path) -> No
                               package_root=None, workspace=None, grants=PackageGrants())  # fmt: skip
     for folder in (sandbox.data_dir, sandbox.tmp_dir):
         assert folder.is_dir() and stat.S_IMODE(folder.stat().st_mode) == 0o700
+        assert stat.S_IMODE(folder.parent.stat().st_mode) == 0o700
         assert folder.parent.parent == tmp_path / "home"  # the name could not climb out
     assert sandbox.environment == {"TMPDIR": str(sandbox.tmp_dir)}
     assert sandbox.data_dir in sandbox.policy.write and sandbox.tmp_dir in sandbox.policy.write
+
+
+def test_a_policy_can_be_described_without_making_folders(tmp_path: Path) -> None:
+    sandbox = package_sandbox(home=tmp_path / "home", package_id="p", package_root=None,
+                              workspace=None, grants=PackageGrants(), create=False)  # fmt: skip
+    assert sandbox.data_dir in sandbox.policy.write and not (tmp_path / "home").exists()
 
 
 def test_the_workspace_is_read_only_without_a_write_grant(tmp_path: Path) -> None:
