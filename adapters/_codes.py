@@ -402,9 +402,10 @@ NANOBOT_CONTRIBUTION_METADATA_ONLY = define_code(
 NANOBOT_CONFIG_INVALID = define_code(
     "nanobot.config_invalid",
     ERROR,
-    "The sidecar's --config is not JSON, not an object keyed by package id, or a package's "
-    "entry is not an object; the package gets an empty api.config.",
-    'Pass --config as {"<package id>": {...}}.',
+    "A package's configuration file (--config-file ID=PATH; GATEWAY_HOME/config/<id>.json "
+    "in gateway runs) cannot be read, is not JSON, or is not an object; the package gets an "
+    "empty api.config.",
+    "Make the file one JSON object, readable by you.",
 )
 
 ALL_CODES: tuple[DiagnosticCode, ...] = tuple(

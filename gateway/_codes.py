@@ -265,6 +265,14 @@ RUNTIME_UNAVAILABLE = define_code(
     "Run `gateway setup` when the message names it; otherwise the runtime comes in a later "
     "release and `gateway inspect` shows the package's metadata meanwhile.",
 )
+INSTALL_NEEDS_GRANT = define_code(
+    "install.needs_grant",
+    I,
+    "A package's code appears (by a text scan of its own sources) to use something its "
+    "sandbox denies by default — network, writing the workspace, reading the user's home; "
+    "the message shows where.",
+    "Grant it knowingly with the command in the hint, or leave it denied.",
+)
 UNDECLARED_CONTRIBUTION = define_code(
     "package.undeclared_contribution",
     W,
@@ -292,4 +300,67 @@ CONTRIBUTION_CONFLICT = define_code(
     "already provides, without naming that package in the contribution's `replaces`; the "
     "first one keeps it.",
     "List the other package's id in `replaces` (nanobot manifests), or rename the contribution.",
+)
+
+# The sandbox (gateway/sandbox)
+SANDBOX_UNAVAILABLE = define_code(
+    "sandbox.unavailable",
+    W,
+    "The kernel cannot confine the processes the gateway starts (no Landlock: another OS, "
+    "a Linux before 5.13, or Landlock not enabled at boot). They run with the fallback "
+    "checks only: no capabilities, no_new_privs, and the seccomp socket filter where "
+    "available. Reported once per run.",
+    "Use Linux 6.12 or later with Landlock enabled (`lsm=…,landlock` on the kernel command "
+    "line); set GATEWAY_REQUIRE_SANDBOX=1 to refuse to run anything unconfined.",
+)
+SANDBOX_PARTIAL = define_code(
+    "sandbox.partial",
+    I,
+    "The kernel's Landlock is older than the gateway's sandbox needs: the message names "
+    "what is not enforced (TCP port rules need ABI 4, scoping of signals and abstract "
+    "sockets ABI 6). Reported once per run.",
+    "Use a newer kernel; set GATEWAY_REQUIRE_SANDBOX=1 to refuse to run what cannot be "
+    "confined fully.",
+)
+SANDBOX_DENIED = define_code(
+    "sandbox.denied",
+    W,
+    "A confined package printed an error showing the sandbox refused it something (an open, "
+    "a connect, a socket); the message names the grant that would allow it, where one "
+    "exists.",
+    "If the package should do it, grant what the hint names (`gateway permissions ID "
+    "PERM`); otherwise nothing to do — the sandbox did its job.",
+)
+SANDBOX_REFUSED = define_code(
+    "sandbox.refused",
+    E,
+    "A process was not started: the gateway is configured to require the sandbox "
+    "(GATEWAY_REQUIRE_SANDBOX=1 or GatewayConfig.require_sandbox) and this kernel cannot "
+    "enforce all of its policy; the message names what is missing.",
+    "Run on a kernel with Landlock ABI 6 or later, or unset GATEWAY_REQUIRE_SANDBOX.",
+)
+
+# The gateway home and the command line
+HOME_UNUSABLE = define_code(
+    "home.unusable",
+    E,
+    "GATEWAY_HOME cannot be used: it is a file, it cannot be created, or it is not "
+    "writable (a read-only file system, another user's folder). Nothing was run.",
+    "Point GATEWAY_HOME at a folder you can write (default ~/.gateway).",
+)
+ARGUMENT_INVALID = define_code(
+    "cli.invalid_argument",
+    E,
+    "A command-line argument cannot be used: empty where a folder, id or source is needed "
+    "(an empty one would silently mean the current folder), not valid UTF-8, or JSON nested "
+    "deeper than the gateway accepts.",
+    "Give the argument explicitly; `.` names the current folder.",
+)
+SESSION_ENTRIES_DROPPED = define_code(
+    "session.entries_dropped",
+    W,
+    "An extension wrote more session entries than the cap (10,000 per session), one larger "
+    "than 256 KiB, or one that is not JSON; those were dropped. Reported once per session; "
+    "the count is written to the session file when it closes.",
+    "Keep entries small and few: they are state for resuming, not a log.",
 )

@@ -16,6 +16,10 @@ def _default_home() -> Path:
     return Path(os.environ.get("GATEWAY_HOME") or Path.home() / ".gateway").expanduser()
 
 
+def _require_sandbox() -> bool:
+    return os.environ.get("GATEWAY_REQUIRE_SANDBOX", "").strip().lower() in ("1", "true", "yes")
+
+
 def _default_passthrough() -> tuple[str, ...]:
     raw = os.environ.get("GATEWAY_PASSTHROUGH_ENV", "")
     return tuple(name.strip() for name in raw.split(",") if name.strip())
@@ -37,6 +41,9 @@ class GatewayConfig:
     lazy_start: bool = True
     """Installed packages whose registration is cached start on the first use of one of
     their tools, commands or hooks; False starts every active package at once."""
+    require_sandbox: bool = field(default_factory=_require_sandbox)
+    """Refuse to start anything the kernel cannot confine fully (``sandbox.refused``)
+    instead of running it with the fallback checks. ``GATEWAY_REQUIRE_SANDBOX=1``."""
 
     @property
     def sessions_dir(self) -> Path:

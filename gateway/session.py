@@ -4,6 +4,12 @@ Status and widget keys are namespaced ``<extension>:<key>``; empty text or no li
 them. ``entry`` data is appended to the session file as
 ``{"type": "extension", "extension": NAME, "data": …}``, is never shown to a model, and comes
 back when the session is resumed.
+
+What extensions put into a session is capped, so one that floods cannot fill memory or the
+disk: at most ``MAX_EXTENSION_ENTRIES`` entries of at most ``MAX_ENTRY_BYTES`` each are
+kept (the rest are counted, reported once as ``session.entries_dropped``, and the count is
+written to the file when the session closes), and the newest ``MAX_NOTIFICATIONS``
+notifications. The session folder is 0700 and its files 0600.
 """
 
 from __future__ import annotations
@@ -17,10 +23,23 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from . import _codes
+from ._home import private_dir, private_file
 from .diagnostics import Diagnostics
 from .protocol import Notification, ResponseMessage, UpdateMessage
 
-__all__ = ["Session", "SessionEffect", "SessionNotFound", "new_session_id"]
+__all__ = [
+    "MAX_ENTRY_BYTES",
+    "MAX_EXTENSION_ENTRIES",
+    "MAX_NOTIFICATIONS",
+    "Session",
+    "SessionEffect",
+    "SessionNotFound",
+    "new_session_id",
+]
+
+MAX_EXTENSION_ENTRIES = 10_000
+MAX_ENTRY_BYTES = 256 * 1024
+MAX_NOTIFICATIONS = 1_000
 
 _SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
@@ -32,6 +51,17 @@ class SessionNotFound(Exception):
 def new_session_id() -> str:
     # Microseconds since the epoch, the shape nimlet uses ("1789233281025102").
     return str(time.time_ns() // 1000)
+
+
+def _encode(entry: dict[str, Any]) -> str:
+    """One JSON line, UTF-8 where it can be; escaped where a string holds what UTF-8
+    cannot (a lone surrogate from a ``\\udcff`` escape, a path that is not UTF-8)."""
+    line = json.dumps(entry, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(entry)
+    return line
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,15 +84,29 @@ class Session:
     widgets: dict[str, list[str]] = field(default_factory=dict)
     notifications: list[tuple[str, Notification]] = field(default_factory=list)
     listener: Callable[[SessionEffect], None] | None = None
+    diagnostics: Diagnostics | None = None
+    """Where ``session.entries_dropped`` goes (nowhere when None)."""
+    dropped_entries: int = 0
+    _extension_entries: int = 0
     _handle: BinaryIO | None = field(default=None, repr=False)
 
     @classmethod
-    def create(cls, directory: Path, workspace: Path, session_id: str | None = None) -> Session:
+    def create(
+        cls,
+        directory: Path,
+        workspace: Path,
+        session_id: str | None = None,
+        diagnostics: Diagnostics | None = None,
+    ) -> Session:
         session_id = session_id or new_session_id()
-        directory.mkdir(parents=True, exist_ok=True)
+        if not _SESSION_ID.match(session_id):
+            raise SessionNotFound(f"invalid session id {session_id!r}")
+        private_dir(directory)
         session = cls(session_id, workspace, directory / f"{session_id}.jsonl")
+        session.diagnostics = diagnostics
         header = {"type": "session", "id": session_id, "workspace": str(workspace)}
-        with session.path.open("x", encoding="utf-8") as handle:
+        fd = private_file(session.path, exclusive=True)
+        with open(fd, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(header) + "\n")
         return session
 
@@ -96,18 +140,62 @@ class Session:
                 entries.append(record)
         if workspace is None:
             raise SessionNotFound(f"{path} has no session header")
-        return cls(session_id, workspace, path, entries)
+        session = cls(session_id, workspace, path, entries, diagnostics=diagnostics)
+        session._extension_entries = sum(1 for e in entries if e.get("type") == "extension")
+        return session
 
     # ------------------------------------------------------------------ writing
 
     def append(self, entry: dict[str, Any]) -> None:
+        self._write(entry, _encode(entry))
+
+    def _write(self, entry: dict[str, Any], line: str) -> None:
         self.entries.append(entry)
         if self._handle is None:
             # Unbuffered: each entry is one write, on disk (in the page cache) at once.
-            self._handle = self.path.open("ab", buffering=0)
-        self._handle.write((json.dumps(entry, ensure_ascii=False) + "\n").encode())
+            self._handle = open(private_file(self.path, append=True), "ab", buffering=0)  # noqa: SIM115 - closed in close()
+        self._handle.write((line + "\n").encode())
+
+    def append_extension_entry(self, extension: str, data: Any) -> bool:
+        """Keep an extension's ``entry``, within the caps; False when it was dropped."""
+        entry = {"type": "extension", "extension": extension, "data": data}
+        try:
+            line: str | None = _encode(entry)
+        except (TypeError, ValueError, RecursionError):
+            line = None
+        if (
+            line is None
+            or self._extension_entries >= MAX_EXTENSION_ENTRIES
+            or (len(line.encode("utf-8")) > MAX_ENTRY_BYTES)
+        ):
+            self._drop(extension, line is None)
+            return False
+        self._extension_entries += 1
+        self._write(entry, line)
+        return True
+
+    def _drop(self, extension: str, unserialisable: bool) -> None:
+        self.dropped_entries += 1
+        if self.dropped_entries == 1 and self.diagnostics is not None:
+            reason = (
+                "an entry that is not JSON"
+                if unserialisable
+                else f"more than {MAX_EXTENSION_ENTRIES} entries or one over "
+                f"{MAX_ENTRY_BYTES // 1024} KiB"
+            )
+            self.diagnostics.add(
+                _codes.SESSION_ENTRIES_DROPPED(
+                    f"{extension}: {reason}; it and any further ones over the caps are "
+                    "dropped (counted in the session file when it closes)",
+                    package=extension,
+                )
+            )
 
     def close(self) -> None:
+        if self.dropped_entries:
+            count, self.dropped_entries = self.dropped_entries, 0
+            marker = {"type": "entries_dropped", "count": count}
+            self._write(marker, json.dumps(marker))
         if self._handle is not None:
             self._handle.close()
             self._handle = None
@@ -138,9 +226,10 @@ class Session:
             self._tell("widget", extension, key, list(message.widget.lines))
         if message.notification is not None:
             self.notifications.append((extension, message.notification))
+            if len(self.notifications) > MAX_NOTIFICATIONS + MAX_NOTIFICATIONS // 10:
+                del self.notifications[:-MAX_NOTIFICATIONS]  # the newest are kept
             self._tell("notification", extension, None, message.notification)
-        if message.has_entry:
-            self.append({"type": "extension", "extension": extension, "data": message.entry})
+        if message.has_entry and self.append_extension_entry(extension, message.entry):
             self._tell("entry", extension, None, message.entry)
 
     def _tell(self, kind: str, extension: str, key: str | None, value: Any) -> None:

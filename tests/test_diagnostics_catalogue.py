@@ -79,6 +79,9 @@ TITLES = {
     "nanobot": "nanobot packages",
     "pi": "Pi packages",
     "openclaw": "OpenClaw packages",
+    "sandbox": "The sandbox",
+    "home": "The gateway home",
+    "cli": "The command line",
 }
 INTRO = """# Diagnostics
 

@@ -12,7 +12,6 @@ import nothing eagerly, so it loads only itself and the core's vocabulary.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -53,6 +52,16 @@ def config_path(home: Path, package_id: str) -> Path:
     return home / "config" / f"{package_id}.json"
 
 
+def _make_private(path: Path) -> None:
+    """0600: a configuration file holds secrets (the user may have made it 0644)."""
+    try:
+        info = path.stat()
+        if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+            path.chmod(0o600)
+    except OSError:
+        pass  # the sidecar reports what it cannot read
+
+
 def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
     runtime = entry.metadata.get("nanobot_runtime")
     if entry.runtime == "python-sidecar":
@@ -65,9 +74,11 @@ def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
         ]
         config = config_path(home, entry.id)
         if config.is_file():
-            # The sidecar validates it and reports problems as nanobot.config_invalid.
-            raw = config.read_text(encoding="utf-8", errors="replace")
-            command += ["--config", f"{{{json.dumps(entry.id)}: {raw}}}"]
+            # The path, never the content: a command line is readable by every process on
+            # the machine (`ps`), and configuration holds API keys. The sidecar reads and
+            # validates it (nanobot.config_invalid).
+            _make_private(config)
+            command += ["--config-file", f"{entry.id}={config}"]
         # Only what the package declared it needs: its environment dependencies (the
         # manifest's way of naming secrets), when they are set.
         env = {

@@ -16,12 +16,16 @@ from typing import Any
 
 import anyio
 
+from .. import _codes
+from .._home import HomeUnusable, ensure_home
+from .._json_depth import MAX_ARGUMENT_DEPTH, json_depth
 from ..config import GatewayConfig
-from ..diagnostics import Severity
+from ..diagnostics import Diagnostic, Severity
 from ..host import Gateway, UnknownCommand, open_gateway
+from ..sandbox import make_undumpable
 from ..session import SessionNotFound
 from ..trust import StoreError, set_workspace_trust
-from ._output import diagnostics_table, fail, print_diagnostics, print_json, table
+from ._output import diagnostics_table, fail, print_diagnostics, print_json, refuse, table
 from ._packages import VERBS as PACKAGE_VERBS
 from ._packages import add_package_verbs, installed_ids, run_package_verb, trust_package
 from ._setup import add_setup_verb, gateway_version, run_setup_verb
@@ -43,8 +47,18 @@ def _error(args: argparse.Namespace, message: str, diagnostics: Sequence[Any] = 
     print_diagnostics(list(diagnostics), least=Severity.WARNING)
 
 
+class _BadArgument(Exception):
+    """An argument that cannot be used (exit 2, with ``cli.invalid_argument``)."""
+
+
+# Commands that only read the gateway's state: a missing home is not made for them.
+_READ_ONLY_VERBS = ("inspect", "status")
+# Positional arguments that name something: empty, each would mean the current folder.
+_NAMED = ("target", "source", "id", "tool", "name")
+
+
 def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
-    parser.add_argument("--workspace", type=Path, default=Path.cwd(), help="workspace folder")
+    parser.add_argument("--workspace", help="workspace folder (default: the current one)")
     parser.add_argument("--trust", action="store_true", help="trust the workspace for this run")
     parser.add_argument("--plan", action="store_true", help="plan mode: read/user tools only")
     parser.add_argument("--session", metavar="ID", help="resume this session")
@@ -85,10 +99,49 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_arguments(args: argparse.Namespace) -> None:
+    for name in _NAMED:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and not value.strip():
+            raise _BadArgument(f"{name.upper()} is empty; use `.` for the current folder")
+    if not hasattr(args, "workspace"):
+        return
+    workspace = args.workspace
+    if workspace is None:
+        args.workspace = Path.cwd()
+        return
+    if not workspace.strip():
+        raise _BadArgument("--workspace is empty; use `.` for the current folder")
+    try:
+        os.fsencode(workspace).decode("utf-8")
+    except UnicodeDecodeError:
+        raise _BadArgument(
+            f"--workspace {os.fsencode(workspace)!r} is not valid UTF-8; sessions and the "
+            "protocol carry paths as UTF-8 text"
+        ) from None
+    args.workspace = Path(workspace)
+
+
+def _refusal(args: argparse.Namespace, diagnostic: Diagnostic) -> None:
+    refuse(diagnostic, as_json=bool(getattr(args, "json", False)))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # Same-user processes (the extensions among them) must not read our environment or
+    # memory through /proc; see docs/security.md.
+    make_undumpable()
     config = GatewayConfig()
+    try:
+        _check_arguments(args)
+        ensure_home(config.home, write=args.verb not in _READ_ONLY_VERBS)
+    except _BadArgument as error:
+        _refusal(args, _codes.ARGUMENT_INVALID(str(error)))
+        return 2
+    except HomeUnusable as error:
+        _refusal(args, error.diagnostic())
+        return 1
     try:
         if args.verb in ("trust", "untrust"):
             return _trust(args, config)
@@ -105,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return anyio.run(_run, args, config)
     except _Usage as error:
         _error(args, str(error))
+        return 2
+    except _BadArgument as error:
+        _refusal(args, _codes.ARGUMENT_INVALID(str(error)))
         return 2
     except (SessionNotFound, StoreError) as error:
         _error(args, str(error))
@@ -133,8 +189,12 @@ async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
             arguments = json.loads(args.arguments)
         except json.JSONDecodeError as error:
             raise _Usage(f"JSON_ARGS is not JSON: {error}") from None
+        except RecursionError:
+            raise _BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels") from None
         if not isinstance(arguments, dict):
             raise _Usage("JSON_ARGS must be a JSON object")
+        if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
+            raise _BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels")
     async with _open(args, config) as gateway:
         if args.verb == "list":
             _list(gateway, args.json)

@@ -104,3 +104,11 @@ def print_json(data: Any, out: TextIO = sys.stdout) -> None:
 
 def fail(message: str) -> None:
     print(f"gateway: error: {message}", file=sys.stderr)
+
+
+def refuse(diagnostic: Diagnostic, *, as_json: bool = False) -> None:
+    """One line with the code on stderr; with ``--json`` the refusal as JSON on stdout."""
+    if as_json:
+        print_json({"error": diagnostic.message, "diagnostics": [diagnostic.to_dict()]})
+    else:
+        print(f"gateway: error: {diagnostic.message} [{diagnostic.code}]", file=sys.stderr)

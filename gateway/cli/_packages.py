@@ -19,6 +19,7 @@ from ..packages import (
     load_adapters,
     uninstall,
 )
+from ..sandbox import SANDBOX_PERMISSIONS
 from ..store import STATE_FILE, StateStore, UnknownPackage
 from ._output import print_diagnostics, print_json, table
 
@@ -80,17 +81,19 @@ def _refuse(
     package's own ``shown`` diagnostics say why, ``subject`` with each of them under it."""
     if args.json:
         print_json({"error": message, "diagnostics": [d.to_dict() for d in diagnostics or []]})
-    elif shown:
+        return 1
+    code = f" [{diagnostics[0].code}]" if diagnostics else ""
+    if shown:
         print(f"gateway: error: {subject or message}:", file=sys.stderr)
         print_diagnostics(shown, indent="  ")
     else:
-        print(f"gateway: error: {message}", file=sys.stderr)
+        print(f"gateway: error: {message}{code}", file=sys.stderr)
     return 1
 
 
 def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
-    if (config.home / STATE_FILE).exists():
-        collect_garbage(config.home)
+    # What installs that died left behind (their locks are free) goes first.
+    collect_garbage(config.home)
     try:
         with terminal_progress(quiet=args.json) as progress:
             report = install(
@@ -167,28 +170,36 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
 
 
 def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
+    """A package's own requested permissions, plus the sandbox's (SANDBOX_PERMISSIONS),
+    which any package may be granted: a Pi or OpenClaw package declares nothing, and its
+    user decides what its sandbox opens."""
     with StateStore.open(config.home) as store:
         package = store.get_package(args.id)
         requested = [p.name for p in load_adapters().inspect(package.record.path).permissions]
+        grantable = [*requested, *(name for name in SANDBOX_PERMISSIONS if name not in requested)]
         if args.permissions and args.revoke:
             store.revoke(args.id, args.permissions)
         elif args.permissions:
-            unknown = sorted(set(args.permissions) - set(requested))
+            unknown = sorted(set(args.permissions) - set(grantable))
             if unknown:
                 return _refuse(
                     args,
                     f"{args.id} does not request {', '.join(unknown)}; "
-                    f"it requests: {', '.join(requested) or 'nothing'}",
+                    f"it requests: {', '.join(requested) or 'nothing'} "
+                    f"(any package may be granted {', '.join(SANDBOX_PERMISSIONS)})",
                 )
-            store.grant(args.id, args.permissions, requested)
+            store.grant(args.id, args.permissions, grantable)
         granted = sorted(store.granted(args.id))
     if args.json:
         print_json({"id": args.id, "requested": requested, "granted": granted})
         return 0
-    for name in requested:
-        print(f"  {'granted' if name in granted else 'not granted':12} {name}")
+    for name in grantable:
+        if name in requested or name in granted:
+            print(f"  {'granted' if name in granted else 'not granted':12} {name}")
     if not requested:
-        print(f"{args.id} requests no permissions")
+        print(f"{args.id} requests no permissions", end="")
+        extra = [name for name in granted if name in SANDBOX_PERMISSIONS]
+        print(f"; its sandbox is widened by: {', '.join(extra)}" if extra else "")
     return 0
 
 

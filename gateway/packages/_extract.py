@@ -4,19 +4,21 @@
 the argument. This module applies the same rules itself, member by member, and never calls
 ``extractall``: no absolute names, nothing outside the destination (also not through a
 symlink extracted earlier), no links pointing outside it, no device files or FIFOs, no
-setuid/setgid/sticky bits or group/other write bits, no owners. It also stops at the
-install limits (file count, bytes) instead of filling the disk first and counting later.
-The unpacked tree is verified again afterwards (``_verify``), like any other source.
+owners; files are private (0600, or 0700 when executable). It also stops at the install
+limits (entries, depth, files, bytes — counted as the data is written, not as the header
+claims) instead of filling the disk first and counting later: ``VerifyError`` names the
+limit. The archive is streamed, never listed whole. The unpacked tree is verified again
+afterwards (``_verify``), like any other source.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import stat
 import tarfile
 from pathlib import Path, PurePosixPath
 
+from ._trees import Budget, file_mode
 from ._verify import InstallLimits
 
 __all__ = ["ExtractError", "extract_tarball"]
@@ -28,37 +30,40 @@ class ExtractError(Exception):
     """The tarball cannot be unpacked safely; ``str()`` names the member and the rule."""
 
 
-def extract_tarball(archive: Path, destination: Path, limits: InstallLimits | None = None) -> None:
-    """Unpack ``archive`` (any compression tarfile reads) into the existing empty folder
-    ``destination``; raises ``ExtractError``."""
-    limits = limits or InstallLimits()
+def extract_tarball(
+    archive: Path, destination: Path, limits: InstallLimits | None = None
+) -> Budget:
+    """Unpack ``archive`` (any compression tarfile reads) into ``destination`` (made 0700
+    if missing; else it must be empty); raises ``ExtractError`` for an unsafe member and
+    ``VerifyError`` at the first limit crossed."""
+    budget = Budget(limits or InstallLimits())
+    destination.mkdir(mode=0o700, parents=True, exist_ok=True)
     root = destination.resolve()
-    files = 0
-    size = 0
     try:
         with tarfile.open(archive, "r:*") as tar:
             for member in tar:
-                files += 1
-                if files > limits.max_files:
-                    raise ExtractError(f"more than {limits.max_files} entries")
                 target = _target(root, member.name)
+                if target != root:
+                    budget.entry(target.relative_to(root).as_posix())
                 if member.isdir():
                     _make_dir(root, target)
                 elif member.isreg():
-                    size += member.size
-                    if size > limits.max_bytes:
-                        raise ExtractError(f"more than {limits.max_bytes} bytes unpacked")
-                    _write_file(tar, member, root, target)
+                    budget.file(0)
+                    budget.expect(member.size)
+                    _write_file(tar, member, root, target, budget)
                 elif member.issym():
                     _make_symlink(member, root, target)
                 elif member.islnk():
-                    _make_hardlink(member, root, target)
+                    _make_hardlink(member, root, target, budget)
                 else:
                     raise ExtractError(f"{member.name}: special files are refused")
+                # Keep nothing per member: a huge archive stays small in memory.
+                tar.members.clear()  # type: ignore[attr-defined]  # not in typeshed
     except tarfile.TarError as error:
         raise ExtractError(str(error)) from None
     except OSError as error:
         raise ExtractError(f"{error.filename or ''}: {error.strerror or error}") from None
+    return budget
 
 
 def _target(root: Path, name: str) -> Path:
@@ -94,30 +99,24 @@ def _make_dir(root: Path, target: Path) -> None:
     _parent_inside(root, target, str(target))
     if target.is_symlink():
         target.unlink()
-    target.mkdir(parents=True, exist_ok=True)
+    target.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
-def _mode(member: tarfile.TarInfo) -> int:
-    # The data filter's rule: owner may read and write; executable stays executable;
-    # no setuid/setgid/sticky, no group/other write.
-    mode = member.mode & 0o755 | stat.S_IRUSR | stat.S_IWUSR
-    if mode & stat.S_IXUSR == 0:
-        mode &= ~(stat.S_IXGRP | stat.S_IXOTH)
-    return mode
-
-
-def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
+def _write_file(
+    tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, target: Path, budget: Budget
+) -> None:
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     _parent_inside(root, target, member.name)
     _clear(target)
     source = tar.extractfile(member)
     if source is None:  # pragma: no cover - isreg() members always have data
         raise ExtractError(f"{member.name}: no data")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    descriptor = os.open(target, flags, 0o600)
+    descriptor = os.open(target, flags, file_mode(member.mode))
     with source, os.fdopen(descriptor, "wb") as out:
-        shutil.copyfileobj(source, out, _CHUNK)
-    os.chmod(target, _mode(member))
+        while chunk := source.read(_CHUNK):
+            budget.spend(len(chunk))
+            out.write(chunk)
     os.utime(target, (member.mtime, member.mtime))
 
 
@@ -136,7 +135,7 @@ def _make_symlink(member: tarfile.TarInfo, root: Path, target: Path) -> None:
     os.symlink(link, target)
 
 
-def _make_hardlink(member: tarfile.TarInfo, root: Path, target: Path) -> None:
+def _make_hardlink(member: tarfile.TarInfo, root: Path, target: Path, budget: Budget) -> None:
     try:
         real = Path(os.path.realpath(_target(root, member.linkname)))
     except ExtractError:
@@ -146,8 +145,9 @@ def _make_hardlink(member: tarfile.TarInfo, root: Path, target: Path) -> None:
             f"{member.name}: a hard link to {member.linkname}, which is not a file unpacked "
             "before it, is refused"
         )
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     _parent_inside(root, target, member.name)
     _clear(target)
+    budget.file(real.stat().st_size)
     shutil.copyfile(real, target)  # a copy: the package's files stay independent
-    os.chmod(target, _mode(member))
+    os.chmod(target, file_mode(member.mode))

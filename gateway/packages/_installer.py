@@ -5,14 +5,20 @@ each install of it a fresh version folder inside; the store's record names the v
 use. The commit of the store transaction is the one moment an install or uninstall takes
 effect, so a process killed at any step leaves either the old package or the new one,
 never half of either. Folders no record names are collected later.
+
+Two installs of one package take turns (a lock per package, in the store's ``.locks``
+folder), and garbage collection never touches a package whose lock is held: a version
+folder placed but not yet recorded belongs to a live install. Each install also holds a
+lock on its staging folder, so the next start removes the staging of an install that died
+— and only of one that died.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import re
-import shutil
 import time
 import uuid
 from collections.abc import Callable
@@ -21,11 +27,22 @@ from pathlib import Path
 from typing import Any
 
 from .. import _codes
+from .._home import private_dir
 from .._progress import Progress, no_progress
 from ..catalog import CatalogEntry
 from ..diagnostics import Diagnostic, Severity
-from ..store import InstalledPackage, InstallResult, PackageRecord, StateStore, content_hash
+from ..sandbox import SANDBOX_PERMISSIONS
+from ..store import (
+    STATE_FILE,
+    InstalledPackage,
+    InstallResult,
+    PackageRecord,
+    StateStore,
+    content_hash,
+)
+from ._locks import LOCKS, held, lock_path, try_lock
 from ._sources import FetchError, fetch, parse_source
+from ._trees import remove_tree
 from ._verify import InstallLimits, VerifyError, verify_tree
 
 __all__ = ["InstallError", "InstallReport", "collect_garbage", "install", "uninstall"]
@@ -107,34 +124,57 @@ def install(
 ) -> InstallReport:
     """Install a package; nothing it contains runs. Raises ``InstallError``. ``progress``
     is told each step as it begins (fetching, installing dependencies, verifying, …)."""
+    if not source_text.strip():
+        # Path("") is the current folder: an empty argument must not install it.
+        raise InstallError("no source given: name a folder, a git URL or an npm spec")
     try:
         source = parse_source(source_text, kind)
     except FetchError as error:
         raise InstallError(str(error)) from None
-    staging = packages_dir(home) / _STAGING / uuid.uuid4().hex
-    staging.mkdir(parents=True)
-    try:
+    packages = private_dir(packages_dir(home))
+    name = uuid.uuid4().hex
+    staging = packages / _STAGING / name
+    with held(lock_path(packages, f"staging-{name}")):
+        private_dir(staging)
         try:
-            fetched = fetch(source, staging, progress)
-            checkpoint("fetched")
-            progress("verifying the files (links, special files, limits)")
-            files, size = verify_tree(fetched.root, limits or InstallLimits())
-        except (FetchError, VerifyError) as error:
-            raise InstallError(f"cannot install {source.describe()}: {error}") from None
-        checkpoint("verified")
-        progress("reading the package's metadata")
-        entry = inspector(fetched.root)
-        # Diagnostics name the staging folder; the user knows the package by its source.
-        shown = _at_source(entry.diagnostics, fetched.root, source.describe())
-        problems = [d for d in shown if d.severity is Severity.ERROR]
-        if entry.ecosystem == "unknown" or problems:
-            reason = problems[0].message if problems else "no package metadata found"
-            subject = f"cannot install {source.describe()}"
-            raise InstallError(f"{subject}: {reason}", shown, subject)
-        progress("recording the install")
-        digest, cache = content_hash(fetched.root)
-        version_dir = package_folder(home, entry.id) / uuid.uuid4().hex
-        version_dir.parent.mkdir(parents=True, exist_ok=True)
+            return _install(home, source, staging, inspector, limits, checkpoint, progress)
+        finally:
+            remove_tree(staging)
+            _unlink(lock_path(packages, f"staging-{name}"))
+
+
+def _install(
+    home: Path,
+    source: Any,
+    staging: Path,
+    inspector: Callable[[Path], CatalogEntry],
+    limits: InstallLimits | None,
+    checkpoint: Checkpoint,
+    progress: Progress,
+) -> InstallReport:
+    limits = limits or InstallLimits()
+    try:
+        fetched = fetch(source, staging, home=home, limits=limits, progress=progress)
+        checkpoint("fetched")
+        progress("verifying the files (links, special files, limits)")
+        files, size = verify_tree(fetched.root, limits)
+    except (FetchError, VerifyError) as error:
+        raise InstallError(f"cannot install {source.describe()}: {error}") from None
+    checkpoint("verified")
+    progress("reading the package's metadata")
+    entry = inspector(fetched.root)
+    # Diagnostics name the staging folder; the user knows the package by its source.
+    shown = _at_source(entry.diagnostics, fetched.root, source.describe())
+    problems = [d for d in shown if d.severity is Severity.ERROR]
+    if entry.ecosystem == "unknown" or problems:
+        reason = problems[0].message if problems else "no package metadata found"
+        subject = f"cannot install {source.describe()}"
+        raise InstallError(f"{subject}: {reason}", shown, subject)
+    progress("recording the install")
+    digest, cache = content_hash(fetched.root)
+    folder = package_folder(home, entry.id)
+    with held(lock_path(packages_dir(home), folder.name)):
+        version_dir = private_dir(folder) / uuid.uuid4().hex
         fetched.root.rename(version_dir)
         checkpoint("placed")
         record = PackageRecord(
@@ -143,29 +183,35 @@ def install(
             version=entry.version,
             ecosystem=entry.ecosystem,
             source=_describe(source.describe(), fetched.resolved),
-            source_kind=source.kind,  # type: ignore[arg-type]
+            source_kind=source.kind,
             path=version_dir,
             content_hash=digest,
             hash_cache=cache,
         )
         with StateStore.open(home) as store:
             previous = _previous_path(store, entry.id)
-            result = store.record_install(record, requested=[p.name for p in entry.permissions])
+            # A reinstall keeps the sandbox grants too (SANDBOX_PERMISSIONS: any package
+            # may be granted them, requested or not).
+            keep = {p.name for p in entry.permissions} | set(SANDBOX_PERMISSIONS)
+            result = store.record_install(record, requested=keep)
         checkpoint("recorded")
         if previous is not None and previous != version_dir:
-            shutil.rmtree(previous, ignore_errors=True)
-        diagnostics = list(shown)
-        if result.trust_revoked:
-            diagnostics.append(
-                _codes.PACKAGE_CHANGED(
-                    f"{entry.id}: the new content differs from what was trusted; trust revoked",
-                    package=entry.id,
-                    hint=f"gateway trust {entry.id}",
-                )
+            remove_tree(previous)
+    diagnostics = list(shown)
+    if result.trust_revoked:
+        diagnostics.append(
+            _codes.PACKAGE_CHANGED(
+                f"{entry.id}: the new content differs from what was trusted; trust revoked",
+                package=entry.id,
+                hint=f"gateway trust {entry.id}",
             )
-        return InstallReport(result.package, result, entry, files, size, diagnostics)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        )
+    return InstallReport(result.package, result, entry, files, size, diagnostics)
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
 
 
 def _at_source(diagnostics: Any, staged: Path, source: str) -> list[Diagnostic]:
@@ -188,39 +234,64 @@ def _previous_path(store: StateStore, package_id: str) -> Path | None:
 
 def uninstall(home: Path, package_id: str, checkpoint: Checkpoint = _noop) -> InstalledPackage:
     """Remove the record (the moment it takes effect), then the files."""
-    with StateStore.open(home) as store:
-        package = store.get_package(package_id)
-        store.remove_package(package_id)
-    checkpoint("unrecorded")
-    shutil.rmtree(package.record.path, ignore_errors=True)
-    folder = package.record.path.parent
-    if folder.is_dir() and not any(folder.iterdir()):
-        folder.rmdir()
+    folder = package_folder(home, package_id)
+    with held(lock_path(packages_dir(home), folder.name)):
+        with StateStore.open(home) as store:
+            package = store.get_package(package_id)
+            store.remove_package(package_id)
+        checkpoint("unrecorded")
+        remove_tree(package.record.path)
+        parent = package.record.path.parent
+        if parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
     return package
 
 
-def collect_garbage(home: Path, min_age: float = 3600.0) -> list[Path]:
-    """Delete version folders no record names, and staging left by killed installs.
+def collect_garbage(home: Path, min_age: float = 0.0) -> list[Path]:
+    """Delete version folders no record names, and the staging of installs that died.
 
-    Only folders older than ``min_age`` seconds go: a concurrent install's version folder
-    exists, unrecorded, for the moment between its rename and its store commit.
+    A package whose install lock is held is skipped: its unrecorded version folder belongs
+    to a live install. ``min_age`` (seconds) spares younger folders as well.
     """
     root = packages_dir(home)
     if not root.is_dir():
         return []
-    with StateStore.open(home) as store:
-        in_use = {package.record.path for package in store.list_packages()}
+    removed = _collect_staging(root)
     cutoff = time.time() - min_age
+    # No store yet: nothing is recorded, so every unlocked version folder is left over.
+    has_store = (home / STATE_FILE).exists()
+    with StateStore.open(home) if has_store else contextlib.nullcontext() as store:
+        for folder in sorted(root.iterdir()):
+            if folder.name in (_STAGING, LOCKS) or not folder.is_dir():
+                continue
+            with try_lock(lock_path(root, folder.name)) as free:
+                if not free:
+                    continue  # an install or uninstall of this package is under way
+                packages = store.list_packages() if store is not None else []
+                in_use = {package.record.path for package in packages}
+                for version in sorted(folder.iterdir()):
+                    if version not in in_use and _mtime(version) <= cutoff:
+                        remove_tree(version)
+                        removed.append(version)
+                if not any(folder.iterdir()):
+                    folder.rmdir()
+            _unlink(lock_path(root, folder.name))
+    return removed
+
+
+def _collect_staging(root: Path) -> list[Path]:
+    """Staging folders whose install is gone (its lock is free), and their lock files."""
     removed: list[Path] = []
-    for folder in sorted(root.iterdir()):
-        if not folder.is_dir():
-            continue
-        for version in sorted(folder.iterdir()):
-            if version not in in_use and _mtime(version) <= cutoff:
-                shutil.rmtree(version, ignore_errors=True)
-                removed.append(version)
-        if folder.name != _STAGING and not any(folder.iterdir()):
-            folder.rmdir()
+    staging = root / _STAGING
+    if staging.is_dir():
+        for folder in sorted(staging.iterdir()):
+            lock = lock_path(root, f"staging-{folder.name}")
+            with try_lock(lock) as free:
+                if free:
+                    remove_tree(folder)
+                    removed.append(folder)
+            if free:
+                _unlink(lock)
     return removed
 
 

@@ -9,7 +9,9 @@ complete old or the complete new state.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
@@ -17,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Self
 
+from gateway._home import private_dir, private_file
 from gateway.store._hashing import HashCache
 from gateway.store._schema import (
     InstalledPackage,
@@ -90,15 +93,21 @@ class StateStore:
         """
         path = Path(home) / STATE_FILE
         try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_dir(path.parent)
             existed = path.exists()
+            if not existed:
+                # Made 0600 before SQLite opens it: SQLite gives its -wal and -shm files
+                # the database file's mode.
+                os.close(private_file(path, exclusive=True))
+        except FileExistsError:
+            existed = True  # another process made it meanwhile
         except OSError as exc:
             raise StoreError(f"cannot create the gateway home {path.parent}: {exc}") from exc
-        if existed:
-            check_header(path)
-        # mode=rw for an existing file: never let SQLite create a fresh file in place of
+        _tighten(path)
+        check_header(path)
+        # mode=rw: never let SQLite create a fresh file (with the umask's mode) in place of
         # one that disappeared between our check and the connect.
-        uri = f"{path.absolute().as_uri()}?mode={'rw' if existed else 'rwc'}"
+        uri = f"{path.absolute().as_uri()}?mode=rw"
         try:
             conn = sqlite3.connect(
                 uri,
@@ -384,6 +393,18 @@ class StateStore:
             trusted_at=None if v["trusted_at"] is None else datetime.fromisoformat(v["trusted_at"]),
             granted=self._granted(conn, package_id),
         )
+
+
+def _tighten(path: Path) -> None:
+    """0600 for the store and its WAL files, when an older gateway made them with the
+    umask's mode."""
+    for candidate in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            info = candidate.lstat()
+            if stat.S_ISREG(info.st_mode) and info.st_mode & 0o077 and info.st_uid == os.geteuid():
+                candidate.chmod(0o600)
+        except OSError:
+            continue
 
 
 def _translate(exc: sqlite3.Error, path: Path) -> StoreError:

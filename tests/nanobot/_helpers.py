@@ -114,8 +114,12 @@ class Sidecar:
         command = [*SIDECAR_COMMAND, "--data-dir", str(data_dir)]
         for root in roots:
             command += ["--package", str(root)]
-        if config is not None:
-            command += ["--config", json.dumps(config)]
+        for package, value in (config or {}).items():
+            # One file per package, as the gateway passes them; a str is written as is.
+            path = data_dir.parent / "config" / f"{package}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(value if isinstance(value, str) else json.dumps(value))
+            command += ["--config-file", f"{package}={path}"]
         self.workspace = workspace or data_dir.parent
         self.process = subprocess.Popen(
             command,

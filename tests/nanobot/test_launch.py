@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from adapters.nanobot.runtime import SIDECAR_COMMAND
+from adapters.nanobot.runtime import SIDECAR_COMMAND, config_path
 from adapters.registry import BUILTIN, inspect_package
 from gateway import packages
 from gateway.catalog import CatalogEntry, LaunchRefusal, LaunchSpec
@@ -45,6 +46,44 @@ def test_a_python_package_runs_in_the_python_sidecar(tmp_path, monkeypatch):
     ]  # fmt: skip
     assert spec.env == {"ACME_SET": "value"}
     assert spec.response_timeout == 30.0
+
+
+def test_the_configuration_is_passed_as_a_private_file_never_on_the_command_line(tmp_path):
+    """`ps` shows every process's command line to every user: the API key in a package's
+    configuration must not be in it."""
+    entry = inspect_package(python_package(tmp_path))
+    config = config_path(tmp_path / "home", entry.id)
+    config.parent.mkdir(parents=True)
+    config.write_text('{"api_key": "sk-very-secret"}')
+    config.chmod(0o644)
+    spec = plan_launch(entry, tmp_path / "home")
+    assert isinstance(spec, LaunchSpec)
+    assert not any("sk-very-secret" in part for part in spec.command)
+    assert spec.command[-2:] == ["--config-file", f"{entry.id}={config}"]
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+
+
+def test_the_sidecar_reads_its_configuration_from_the_file(tmp_path):
+    package = write_package(
+        tmp_path / "p", "acme.cfg",
+        "def register(api):\n    assert api.config == {'api_key': 'sk-1'}, api.config\n",
+    )  # fmt: skip
+    with Sidecar(
+        package, data_dir=tmp_path / "data", config={"acme.cfg": {"api_key": "sk-1"}}
+    ) as car:
+        assert car.register()["gateway"]["diagnostics"] == []
+
+
+def test_a_configuration_file_that_cannot_be_read_is_a_diagnostic(tmp_path):
+    package = write_package(tmp_path / "p", "acme.gone", "def register(api): pass\n")
+    command = [*SIDECAR_COMMAND, "--package", str(package),
+               "--data-dir", str(tmp_path / "data"),
+               "--config-file", f"acme.gone={tmp_path / 'missing.json'}"]  # fmt: skip
+    init = json.dumps({"type": "initialize", "gateway": {"features": ["register.diagnostics"]}})
+    done = subprocess.run(command, input=init + "\n", capture_output=True, text=True, timeout=60)
+    register = json.loads(done.stdout.splitlines()[0])
+    [diagnostic] = register["gateway"]["diagnostics"]
+    assert diagnostic["code"] == "nanobot.config_invalid" and "cannot read" in diagnostic["message"]
 
 
 @pytest.mark.parametrize(("raw", "timeout"), [("2.5", 2.5), ("none", None), ("x", 30.0),

@@ -392,7 +392,9 @@ def test_registering_after_register_returned_is_ignored(tmp_path: Path) -> None:
     assert "register_tool after register() returned; ignored" in sidecar.log
 
 
-@pytest.mark.parametrize("config", [{"test.cfg": [1, 2]}, ["not", "an", "object"]])
+@pytest.mark.parametrize(
+    "config", [{"test.cfg": [1, 2]}, {"test.cfg": "{not json"}], ids=["not-an-object", "not-json"]
+)
 def test_invalid_config_is_a_diagnostic_and_an_empty_config(tmp_path: Path, config: object) -> None:
     package = write_package(tmp_path / "p", "test.cfg", API_EXTRAS, tools=["report"])
     register, sidecar = load(tmp_path, package, config=config)

@@ -45,14 +45,14 @@ def load_packages(
     roots: list[str],
     *,
     data_dir: str,
-    config: str | None,
+    config_files: list[tuple[str, str]],
     workspace: str,
     session_id: str,
     report: Report,
 ) -> Registry:
     install_shim()
     registry = Registry(report, workspace, session_id)
-    configs = _parse_config(config, report)
+    configs = _read_configs(config_files, report)
     for root in roots:
         try:
             package = read_package(root)
@@ -75,20 +75,26 @@ def load_packages(
     return registry
 
 
-def _parse_config(text: str | None, report: Report) -> dict[str, Any]:
-    """``--config`` is ``{"<package id>": {...}, …}``. The nanobot manifest declares no
-    configuration keys, so each package's object is passed as it is."""
-    if not text:
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError as error:
-        report.add(codes.CONFIG_INVALID, "sidecar", f"--config is not JSON: {error}")
-        return {}
-    if not isinstance(data, dict):
-        report.add(codes.CONFIG_INVALID, "sidecar", "--config must be an object keyed by id")
-        return {}
-    return data
+_CONFIG_LIMIT = 1024 * 1024
+
+
+def _read_configs(files: list[tuple[str, str]], report: Report) -> dict[str, Any]:
+    """Each ``--config-file ID=PATH``: the file holds package ID's configuration, one JSON
+    object. The nanobot manifest declares no configuration keys, so the object is passed
+    as it is."""
+    configs: dict[str, Any] = {}
+    for package, path in files:
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read(_CONFIG_LIMIT + 1)
+            if len(raw) > _CONFIG_LIMIT:
+                raise ValueError(f"larger than {_CONFIG_LIMIT} bytes")
+            configs[package] = json.loads(raw)
+        except OSError as error:
+            report.add(codes.CONFIG_INVALID, package, f"cannot read {path}: {error.strerror}")
+        except (ValueError, RecursionError) as error:
+            report.add(codes.CONFIG_INVALID, package, f"{path} is not JSON: {error}")
+    return configs
 
 
 def _report_metadata_only(package: PackageInfo, report: Report) -> None:

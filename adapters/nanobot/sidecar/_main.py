@@ -20,23 +20,25 @@ __all__ = ["main"]
 
 
 USAGE = """usage: python -m adapters.nanobot.sidecar --package ROOT [--package ROOT ...]
-                                        --data-dir DIR [--config JSON]
+                                        --data-dir DIR [--config-file ID=PATH ...]
 
 Host nanobot python packages as one nimlet-protocol extension process.
 
-  --package ROOT   a package root holding nanobot.extension.json; repeat for more
-  --data-dir DIR   each package gets DIR/<package id>, created 0700
-  --config JSON    configuration per package: {"<package id>": {...}}
+  --package ROOT         a package root holding nanobot.extension.json; repeat for more
+  --data-dir DIR         each package gets DIR/<package id>, created 0700
+  --config-file ID=PATH  the configuration of package ID: a file holding one JSON object
+                         (a file, never the JSON itself: a command line is visible to
+                         every process on the machine, and configuration holds API keys)
 """
 
 
 class Options:
-    __slots__ = ("config", "data_dir", "packages")
+    __slots__ = ("config_files", "data_dir", "packages")
 
     def __init__(self) -> None:
         self.packages: list[str] = []
         self.data_dir = ""
-        self.config: str | None = None
+        self.config_files: list[tuple[str, str]] = []
 
 
 def parse_args(argv: list[str]) -> Options:
@@ -48,7 +50,7 @@ def parse_args(argv: list[str]) -> Options:
         if flag in ("-h", "--help"):
             sys.stdout.write(USAGE)
             raise SystemExit(0)
-        if flag not in ("--package", "--data-dir", "--config"):
+        if flag not in ("--package", "--data-dir", "--config-file"):
             _usage(f"unknown argument {flag!r}")
         if not value:
             if not rest:
@@ -59,7 +61,10 @@ def parse_args(argv: list[str]) -> Options:
         elif flag == "--data-dir":
             options.data_dir = value
         else:
-            options.config = value
+            package, separator, path = value.partition("=")
+            if not separator or not package or not path:
+                _usage(f"--config-file needs ID=PATH, not {value!r}")
+            options.config_files.append((package, path))
     if not options.packages or not options.data_dir:
         _usage("--package and --data-dir are required")
     return options
@@ -94,7 +99,7 @@ def main(argv: list[str]) -> int:
     registry = load_packages(
         options.packages,
         data_dir=data_dir,
-        config=options.config,
+        config_files=options.config_files,
         workspace=str(initialize.get("workspace") or os.getcwd()),
         session_id=str(initialize.get("session_id") or ""),
         report=report,

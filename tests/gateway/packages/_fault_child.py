@@ -32,7 +32,7 @@ def run(verb: str, home: str, target: str, step: str) -> None:
 
     if step == "start":
 
-        def half_fetch(source: object, staging: Path, progress: object = None) -> object:
+        def half_fetch(source: object, staging: Path, **options: object) -> object:
             (staging / "package").mkdir()
             (staging / "package" / "half-copied.txt").write_text("partial")
             _die()

@@ -188,14 +188,14 @@ def git(repository: Path, *args: str) -> str:
 
 
 def version_folders(home: Path) -> set[Path]:
-    """Every installed version folder on disk (staging excluded)."""
+    """Every installed version folder on disk (staging and the lock files excluded)."""
     root = home / "packages"
     if not root.is_dir():
         return set()
     return {
         version
         for folder in root.iterdir()
-        if folder.is_dir() and folder.name != ".staging"
+        if folder.is_dir() and folder.name not in (".staging", ".locks")
         for version in folder.iterdir()
     }
 

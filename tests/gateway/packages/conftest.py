@@ -1,6 +1,6 @@
 """`run_cli`: the `gateway` command line in this process (fast), for the package verbs.
 
-tests/packages/_helpers.cli runs it as a real subprocess; the in-process form is used where
+tests/gateway/packages/_helpers.cli runs it as a real subprocess; the in-process form is used where
 many invocations would otherwise cost most of the run time."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 
 from gateway.packages import InstallError
 from gateway.packages._extract import ExtractError, extract_tarball
-from gateway.packages._verify import InstallLimits
+from gateway.packages._verify import InstallLimits, VerifyError
 from tests.gateway.packages._helpers import install_from, recorded
 
 
@@ -68,7 +68,8 @@ def test_installs_on_a_python_whose_tarfile_has_no_filter_argument(
     report = install_from(tmp_path / "home", _pi_package(tmp_path / "pkg.tgz"), kind="npm")
     root = report.package.record.path
     assert (root / "index.ts").read_text().startswith("export default")
-    assert stat.S_IMODE((root / "bin" / "run.sh").stat().st_mode) == 0o755
+    # Executable stays executable; like everything under GATEWAY_HOME, it is private.
+    assert stat.S_IMODE((root / "bin" / "run.sh").stat().st_mode) == 0o700
 
 
 @pytest.mark.parametrize(
@@ -118,7 +119,7 @@ def test_a_tarball_over_the_byte_limit_stops_while_unpacking(tmp_path: Path) -> 
         tmp_path / "big.tgz", [_file("package/a", b"a" * 600), _file("package/b", b"b" * 600)]
     )
     (tmp_path / "out").mkdir()
-    with pytest.raises(ExtractError, match="more than 1000 bytes"):
+    with pytest.raises(VerifyError, match="larger than 1000 bytes"):
         extract_tarball(archive, tmp_path / "out", InstallLimits(max_bytes=1000))
     assert not (tmp_path / "out" / "package" / "b").exists()
 

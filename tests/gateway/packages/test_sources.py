@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.packages import InstallError, _sources
+from gateway.packages import InstallError, _tools
 from tests.gateway.packages._helpers import (
     git,
     install_from,
@@ -83,14 +83,14 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> GitRepository:
 def file_transport(monkeypatch: pytest.MonkeyPatch) -> None:
     """Work round the bug shown by test_local_git_repository_installs (GIT_ALLOW_PROTOCOL
     lacks `file`, so no local repository can be cloned), to test the ref handling."""
-    original = _sources._tool_env
+    original = _tools.tool_environment
 
-    def patched() -> dict[str, str]:
-        env = original()
+    def patched(extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = original(extra)
         env["GIT_ALLOW_PROTOCOL"] += ":file"
         return env
 
-    monkeypatch.setattr(_sources, "_tool_env", patched)
+    monkeypatch.setattr(_tools, "tool_environment", patched)
 
 
 def test_local_git_repository_installs(repository: GitRepository, tmp_path: Path) -> None:

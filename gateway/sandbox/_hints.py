@@ -1,0 +1,160 @@
+"""What a package's code appears to need beyond the sandbox's defaults, and what a refusal
+inside the sandbox meant.
+
+Both are heuristics over text, said as such: ``grant_hints`` reads the package's source
+files — its own first, then its bundled dependencies', within a byte budget; it runs
+nothing — for network use, file writes and reads of the user's home; ``explain_denial``
+recognises the error lines Node and Python print when the kernel refuses an open, a connect
+or a socket, and names the grant that would allow it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import _codes
+from ..diagnostics import Diagnostic
+from ._policy import SandboxPolicy
+
+__all__ = ["explain_denial", "grant_hints"]
+
+_SOURCES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".py")
+_SKIP = {".git", "__pycache__", ".venv", "dist-types"}
+_MAX_FILES = 5_000
+_MAX_FILE_BYTES = 512 * 1024
+_MAX_BYTES = 32 * 1024 * 1024
+
+_NET_MODULES = r"(?:node:)?(?:https?|http2|net|tls|dgram)|undici|axios|node-fetch|got|ws|ky"
+_PY_NET = r"requests|httpx|aiohttp|urllib3|urllib\.request|socket|http\.client|websockets"
+
+
+@dataclass(frozen=True, slots=True)
+class _Pattern:
+    permission: str | None
+    what: str
+    regex: re.Pattern[str]
+
+
+_PATTERNS = (
+    _Pattern("network", "network use", re.compile(
+        r"\bfetch\s*\(|new\s+WebSocket\s*\(|XMLHttpRequest"
+        rf"|require\(\s*['\"](?:{_NET_MODULES})['\"]\s*\)"
+        rf"|\bfrom\s+['\"](?:{_NET_MODULES})['\"]"
+        rf"|^\s*(?:import\s+(?:{_PY_NET})\b|from\s+(?:{_PY_NET})\b\S*\s+import)", re.MULTILINE)),
+    _Pattern("workspace.write", "file writes", re.compile(
+        r"\b(?:fs|fsp|promises)\.(?:writeFile|appendFile|mkdir|rm|unlink|rename|copyFile|cp)"
+        r"(?:Sync)?\s*\(|\b(?:writeFile|appendFile|createWriteStream)\s*\("
+        r"|\b(?:mkdir|rm|unlink|rename|copyFile)Sync\s*\("
+        r"|\.write_text\s*\(|\.write_bytes\s*\(|\bopen\([^)\n]*['\"][wax]b?\+?['\"]"
+        r"|\bos\.(?:remove|unlink|rename|makedirs|mkdir)\s*\(|\bshutil\.(?:copy|move|rmtree)")),
+    _Pattern(None, "reads of the user's home", re.compile(
+        r"os\.homedir\s*\(|process\.env\.HOME\b|['\"]~/|expanduser\s*\(|Path\.home\s*\(")),
+)  # fmt: skip
+
+
+def _sources(root: Path) -> list[Path]:
+    """Source files, the package's own before its node_modules."""
+    own: list[Path] = []
+    dependencies: list[Path] = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d not in _SKIP and not d.startswith("."))
+        bucket = dependencies if "node_modules" in Path(folder).relative_to(root).parts else own
+        bucket.extend(Path(folder) / name for name in sorted(names) if name.endswith(_SOURCES))
+        if len(own) + len(dependencies) >= _MAX_FILES:
+            break
+    return (own + dependencies)[:_MAX_FILES]
+
+
+def grant_hints(
+    root: Path, package_id: str, granted: frozenset[str] = frozenset()
+) -> list[Diagnostic]:
+    """``install.needs_grant`` for each thing the package's code appears to do that its
+    sandbox denies by default, with the command that grants it (where one exists)."""
+    evidence: dict[str, tuple[_Pattern, str]] = {}
+    budget = _MAX_BYTES
+    for path in _sources(root):
+        if budget <= 0 or len(evidence) == len(_PATTERNS):
+            break
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(min(_MAX_FILE_BYTES, budget))
+        except OSError:
+            continue
+        budget -= len(text)
+        for pattern in _PATTERNS:
+            if pattern.what in evidence:
+                continue
+            match = pattern.regex.search(text)
+            if match:
+                line = text.count("\n", 0, match.start()) + 1
+                where = f"{path.relative_to(root).as_posix()}:{line}"
+                evidence[pattern.what] = (pattern, f"{where} ({match.group(0).strip()[:40]})")
+    hints = []
+    for pattern, where in evidence.values():
+        if pattern.permission is not None and pattern.permission in granted:
+            continue
+        prefix = f"{package_id}: its code appears to"
+        if pattern.permission is None:
+            message = (
+                f"{prefix} make {pattern.what}, e.g. {where}; the sandbox keeps the home "
+                "out of reach and no grant opens it"
+            )
+            hint = None
+        else:
+            message = (
+                f"{prefix} need `{pattern.permission}` ({pattern.what}, e.g. {where}); "
+                "its sandbox denies it until granted"
+            )
+            hint = f"gateway permissions {package_id} {pattern.permission}"
+        hints.append(_codes.INSTALL_NEEDS_GRANT(message, package=package_id, hint=hint))
+    return hints
+
+
+_PATH_DENIED = re.compile(
+    r"(?:EACCES: permission denied, \w+ '(?P<node>[^']+)'"
+    r"|\[Errno 13\] Permission denied: '(?P<python>[^']+)'"
+    r"|(?P<tool>/[^:\n]+): Permission denied)"
+)
+_NET_DENIED = re.compile(
+    r"connect EACCES (?P<address>\S+)|socket: Permission denied|Error: socket EACCES"
+    r"|PermissionError: \[Errno 13\] Permission denied$|listen EACCES|bind EACCES"
+)
+
+
+def _beneath(path: Path, folders: tuple[Path, ...]) -> bool:
+    return any(path == folder or folder in path.parents for folder in folders)
+
+
+def explain_denial(
+    line: str, policy: SandboxPolicy, package_id: str, workspace: Path | None = None
+) -> Diagnostic | None:
+    """``sandbox.denied`` when ``line`` (from the package's stderr) shows the sandbox
+    refusing something, naming the grant that would allow it; None for any other line."""
+    text = line.strip()
+    net = _NET_DENIED.search(text)
+    if net and not policy.network.any:
+        target = net.group("address") or "a socket"
+        return _codes.SANDBOX_DENIED(
+            f"{package_id}: the sandbox refused network access ({target}): not granted",
+            package=package_id,
+            hint=f"gateway permissions {package_id} network",
+        )
+    match = _PATH_DENIED.search(text)
+    if not match:
+        return None
+    path = Path(match.group("node") or match.group("python") or match.group("tool"))
+    if workspace is not None and _beneath(path, (workspace,)) and not _beneath(path, policy.write):
+        return _codes.SANDBOX_DENIED(
+            f"{package_id}: the sandbox refused a write in the workspace ({path}): not granted",
+            package=package_id,
+            hint=f"gateway permissions {package_id} workspace.write",
+        )
+    if _beneath(path, (*policy.read, *policy.execute, *policy.write)):
+        return None  # allowed by the sandbox: a plain permission problem, not ours
+    return _codes.SANDBOX_DENIED(
+        f"{package_id}: the sandbox refused access to {path}, outside what a package may reach",
+        package=package_id,
+    )

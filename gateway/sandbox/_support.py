@@ -1,0 +1,129 @@
+"""What this kernel can enforce, and what a policy then misses.
+
+``KernelSupport`` is detected once per process; everything that decides on it takes it as
+a parameter, so a test can hand in "a kernel with Landlock ABI n" (or none) and exercise
+the fallback paths on any machine.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import platform
+import sys
+from dataclasses import dataclass
+
+from .. import _codes
+from ..diagnostics import Diagnostic
+from ._landlock import probe_abi
+from ._policy import SandboxPolicy
+from ._seccomp import seccomp_available
+
+__all__ = [
+    "FULL_ABI",
+    "KernelSupport",
+    "SandboxUnavailable",
+    "detect_support",
+    "missing_protections",
+    "support_diagnostics",
+]
+
+FULL_ABI = 6
+"""The first Landlock ABI with everything the policy uses (filesystem, TCP, scoping)."""
+
+
+class SandboxUnavailable(Exception):
+    """The policy cannot be enforced here and the configuration requires it."""
+
+    def __init__(self, message: str, missing: list[str]) -> None:
+        super().__init__(message)
+        self.missing = missing
+
+    def diagnostic(self, package: str | None = None) -> Diagnostic:
+        return _codes.SANDBOX_REFUSED(str(self), package=package)
+
+
+@dataclass(frozen=True, slots=True)
+class KernelSupport:
+    landlock_abi: int
+    """0: no Landlock."""
+    seccomp: bool
+    """seccomp filters work and this architecture's syscall numbers are known."""
+    reason: str = ""
+    """Why Landlock is missing, when it is."""
+
+    @property
+    def landlock(self) -> bool:
+        return self.landlock_abi > 0
+
+    def describe(self) -> str:
+        if not self.landlock:
+            return f"no Landlock ({self.reason or 'unavailable'})"
+        extra = ", seccomp" if self.seccomp else ", no seccomp"
+        return f"Landlock ABI {self.landlock_abi}{extra}"
+
+
+def _reason(code: int) -> str:
+    if not sys.platform.startswith("linux"):
+        return f"Landlock needs Linux; this is {sys.platform}"
+    if code == errno.EOPNOTSUPP:
+        return "Landlock is built into this kernel but not enabled at boot"
+    return f"this kernel ({platform.release()}) has no Landlock"
+
+
+@functools.cache
+def detect_support() -> KernelSupport:
+    abi, code = probe_abi()
+    return KernelSupport(abi, seccomp_available(), "" if abi else _reason(code))
+
+
+def missing_protections(policy: SandboxPolicy, support: KernelSupport) -> list[str]:
+    """What of ``policy`` this kernel cannot enforce; empty when all of it holds."""
+    missing: list[str] = []
+    abi = support.landlock_abi
+    if not support.landlock:
+        missing.append("filesystem rules (no Landlock)")
+    else:
+        if abi < 3:
+            missing.append("truncate() of readable files (Landlock ABI 3)")
+        if abi < 5:
+            missing.append("ioctl rules on devices (Landlock ABI 5)")
+    network = policy.network
+    if abi < 4:
+        if not network.any:
+            if not support.seccomp:
+                missing.append("network denial (Landlock ABI 4 or seccomp)")
+        elif network.connect is not True or network.bind is not True:
+            missing.append("TCP port rules (Landlock ABI 4)")
+    if abi < 6:
+        if policy.scope_signals:
+            missing.append("signal scoping (Landlock ABI 6)")
+        if policy.scope_abstract_unix and (policy.unix_sockets or not support.seccomp):
+            missing.append("abstract Unix socket scoping (Landlock ABI 6)")
+    if not support.seccomp:
+        if not policy.unix_sockets:
+            missing.append("Unix socket denial (seccomp)")
+        missing.append("setuid/setgid chmod denial (seccomp)")
+    return missing
+
+
+def support_diagnostics(
+    support: KernelSupport, policy: SandboxPolicy | None = None
+) -> list[Diagnostic]:
+    """What a run should say once about the sandbox: nothing on a capable kernel,
+    ``sandbox.unavailable`` without Landlock, ``sandbox.partial`` with an old one."""
+    if not support.landlock:
+        return [
+            _codes.SANDBOX_UNAVAILABLE(
+                f"extensions run unconfined: {support.reason}",
+                hint="set GATEWAY_REQUIRE_SANDBOX=1 to refuse to run anything unconfined",
+            )
+        ]
+    missing = missing_protections(policy or SandboxPolicy(), support)
+    if not missing:
+        return []
+    return [
+        _codes.SANDBOX_PARTIAL(
+            f"Landlock ABI {support.landlock_abi} cannot enforce: {'; '.join(missing)}"
+        )
+    ]

@@ -1,0 +1,92 @@
+"""What extensions put into a session is capped: a flood of entries or notifications
+cannot fill memory or the disk, and what was dropped is counted and said once."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from gateway import session as session_module
+from gateway.diagnostics import Diagnostics
+from gateway.protocol import UpdateMessage
+from gateway.session import MAX_ENTRY_BYTES, MAX_NOTIFICATIONS, Session
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def update(**fields: object) -> UpdateMessage:
+    return UpdateMessage.model_validate({"type": "update", **fields})
+
+
+@pytest.fixture
+def capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(session_module, "MAX_EXTENSION_ENTRIES", 5)
+
+
+@pytest.mark.usefixtures("capped")
+def test_entries_past_the_cap_are_dropped_counted_and_reported_once(tmp_path: Path) -> None:
+    diagnostics = Diagnostics()
+    session = Session.create(tmp_path / "sessions", tmp_path, diagnostics=diagnostics)
+    for n in range(12):
+        session.apply("flood", update(entry={"n": n}))
+    assert len(session.extension_entries()) == 5
+    assert session.dropped_entries == 7
+    assert [d.code for d in diagnostics] == ["session.entries_dropped"]
+    session.close()
+    recorded = lines(session.path)
+    assert [r["data"]["n"] for r in recorded if r["type"] == "extension"] == [0, 1, 2, 3, 4]
+    assert recorded[-1] == {"type": "entries_dropped", "count": 7}
+
+
+@pytest.mark.usefixtures("capped")
+def test_the_cap_holds_across_a_resume(tmp_path: Path) -> None:
+    session = Session.create(tmp_path / "sessions", tmp_path)
+    for n in range(5):
+        session.apply("ext", update(entry=n))
+    session.close()
+    resumed = Session.resume(tmp_path / "sessions", session.id, Diagnostics())
+    assert resumed.append_extension_entry("ext", "one more") is False
+
+
+def test_an_entry_over_the_size_cap_is_dropped(tmp_path: Path) -> None:
+    diagnostics = Diagnostics()
+    session = Session.create(tmp_path / "sessions", tmp_path, diagnostics=diagnostics)
+    session.apply("big", update(entry="x" * MAX_ENTRY_BYTES))
+    session.apply("big", update(entry="small"))
+    assert session.extension_entries() == ["small"]
+    (dropped,) = list(diagnostics)
+    assert dropped.code == "session.entries_dropped" and "over 256 KiB" in dropped.message
+    session.close()
+
+
+def test_an_entry_with_a_lone_surrogate_is_kept_escaped(tmp_path: Path) -> None:
+    session = Session.create(tmp_path / "sessions", tmp_path)
+    session.apply("ext", update(entry="caf\udce9"))
+    session.close()
+    assert lines(session.path)[-1]["data"] == "caf\udce9"
+
+
+def test_only_the_newest_notifications_are_kept(tmp_path: Path) -> None:
+    session = Session.create(tmp_path / "sessions", tmp_path)
+    seen: list[object] = []
+    session.listener = seen.append
+    total = MAX_NOTIFICATIONS * 3
+    for n in range(total):
+        session.apply("noisy", update(notification={"message": str(n)}))
+    assert len(session.notifications) <= MAX_NOTIFICATIONS + MAX_NOTIFICATIONS // 10
+    assert session.notifications[-1][1].message == str(total - 1)
+    assert len(seen) == total  # a live display still sees every one
+    session.close()
+
+
+def test_the_session_file_and_folder_are_private(tmp_path: Path) -> None:
+    session = Session.create(tmp_path / "a" / "sessions", tmp_path)
+    session.close()
+    assert stat.S_IMODE(session.path.stat().st_mode) == 0o600
+    for folder in (tmp_path / "a", tmp_path / "a" / "sessions"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700

@@ -1,0 +1,171 @@
+"""The attacker: one escape attempt per run, as a package's code would make it.
+
+    python _probe.py ATTACK JSON_ARGS
+
+Exit 0: the attempt worked (prints what it got); exit 10: the kernel refused it with a
+permission error (EACCES, EPERM, or EXDEV for a link across a sandbox boundary); exit 2:
+anything else — a broken fixture must never pass for a sandbox that held.
+
+Standard library only: it runs inside the sandbox under ``python -I -S``.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+DENIED = 10
+HELD_FD = 100
+_DENIED_ERRNOS = {errno.EACCES, errno.EPERM, errno.EXDEV}
+
+
+def read(path: str) -> str:
+    with open(path, "rb") as handle:
+        return handle.read(64).decode("latin-1")
+
+
+def own_child(opens: str | None = None) -> int:
+    """A process of this sandbox to aim at instead of the gateway (the control case)."""
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(ready_r)
+        if opens:  # held on the same descriptor number the gateway stand-in uses
+            os.dup2(os.open(opens, os.O_RDONLY), HELD_FD)
+        os.write(ready_w, b"ready")
+        os.close(ready_w)
+        time.sleep(30)
+        os._exit(0)
+    os.close(ready_w)
+    os.read(ready_r, 16)
+    os.close(ready_r)
+    return pid
+
+
+def target(args: dict) -> int:
+    """The gateway (this process's parent), or a child of this process (control)."""
+    if args.get("target") == "own":
+        return own_child(args.get("opens"))
+    return os.getppid()
+
+
+def attack(name: str, args: dict) -> str:
+    if name == "read":
+        return read(args["path"])
+    if name == "listdir":
+        return ",".join(sorted(os.listdir(args["path"])))
+    if name == "link_then_read":
+        os.link(args["source"], args["link"])
+        return read(args["link"])
+    if name == "rename":
+        os.rename(args["source"], args["target"])
+        return f"moved to {args['target']}"
+    if name == "symlink_then_read":
+        os.symlink(args["source"], args["link"])
+        return read(args["link"])
+    if name == "reopen_for_write":
+        fd = os.open(args["path"], os.O_RDONLY)
+        writable = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_APPEND)
+        return f"wrote {os.write(writable, b'escaped')} bytes"
+    if name == "fchmod_then_write":
+        fd = os.open(args["path"], os.O_RDONLY)
+        os.fchmod(fd, 0o666)
+        with open(args["path"], "ab") as handle:
+            return f"wrote {handle.write(b'escaped')} bytes"
+    if name == "fchmod":
+        fd = os.open(args["path"], os.O_RDONLY)
+        os.fchmod(fd, int(args["mode"], 8))
+        return oct(os.stat(args["path"]).st_mode)
+    if name == "fchown":
+        fd = os.open(args["path"], os.O_RDONLY)
+        os.fchown(fd, args["uid"], -1)
+        return f"owner now {os.stat(args['path']).st_uid}"
+    if name == "create":
+        with open(args["path"], "xb") as handle:
+            handle.write(b"escaped")
+        os.unlink(args["path"]) if args.get("cleanup") else None
+        return f"created {args['path']}"
+    if name == "write_then_exec":
+        with open(args["path"], "w") as handle:
+            handle.write("#!/bin/sh\necho ran\n")
+        os.chmod(args["path"], 0o755)
+        return subprocess.run([args["path"]], capture_output=True, check=True, text=True).stdout
+    if name == "proc_file":
+        pid = target(args)
+        path = f"/proc/{pid}/{args['file']}"
+        try:
+            if args.get("readlink"):
+                return os.readlink(path)
+            with open(path, "rb") as handle:
+                if args["file"] == "mem":
+                    return "opened"  # the ptrace check is at open; offset 0 is unmapped
+                return f"{len(handle.read(4096))} bytes"
+        finally:
+            if pid != os.getppid():
+                os.kill(pid, signal.SIGKILL)
+    if name == "proc_root":
+        pid = target(args)
+        try:
+            return read(f"/proc/{pid}/root{args['path']}")
+        finally:
+            if pid != os.getppid():
+                os.kill(pid, signal.SIGKILL)
+    if name == "signal":
+        pid = target(args)
+        try:
+            os.kill(pid, 0)
+            return f"signalled {pid}"
+        finally:
+            if pid != os.getppid():
+                os.kill(pid, signal.SIGKILL)
+    if name == "unix_connect":
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(args["address"].replace("@", "\0", 1))
+            return client.recv(64).decode()
+    if name == "tcp_connect":
+        with socket.create_connection(("127.0.0.1", args["port"]), timeout=5) as client:
+            return client.recv(64).decode()
+    if name == "tcp_bind":
+        with socket.socket() as server:
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+            return f"listening on {server.getsockname()[1]}"
+    if name == "udp_send":
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as client:
+            return f"sent {client.sendto(b'escaped', ('127.0.0.1', args['port']))} bytes"
+    if name == "shell":
+        script = args["script"]
+        if args.get("target") == "own":
+            script = script.replace("{pid}", "$child")
+            script = f"sleep 30 & child=$!; {script}; status=$?; kill $child; exit $status"
+        else:
+            script = script.replace("{pid}", str(os.getppid()))
+        done = subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True)
+        if done.returncode != 0:
+            # The shell's tools say "Permission denied" / "Operation not permitted".
+            message = done.stderr.strip()
+            denied = "ermission denied" in message or "not permitted" in message
+            raise OSError(errno.EACCES if denied else errno.EIO, message)
+        return done.stdout[:64]
+    raise SystemExit(f"unknown attack {name}")
+
+
+def main() -> int:
+    name, raw = sys.argv[1], sys.argv[2]
+    try:
+        got = attack(name, json.loads(raw))
+    except OSError as error:
+        print(f"{name}: {error}")
+        return DENIED if error.errno in _DENIED_ERRNOS else 2
+    print(f"{name}: {got!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""Grant hints from a package's sources, and refusals recognised in real error output:
+the lines are what Node and Python print when this sandbox refuses them."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from gateway.node import find_node
+from gateway.sandbox import (
+    PackageGrants,
+    explain_denial,
+    grant_hints,
+    node_runtime_paths,
+    package_sandbox,
+    policy_for_entry,
+    python_runtime_paths,
+    spawn_confined,
+)
+from tests.adapters._helpers import write_tree
+from tests.gateway.packages._helpers import cli_json, install_from, pi
+
+from .conftest import needs_landlock
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "npm"
+
+
+def test_a_real_package_using_fetch_in_a_dependency_is_said_to_need_network(
+    tmp_path: Path,
+) -> None:
+    with tarfile.open(FIXTURES / "agentuity-pi-2.0.21.tgz") as archive:
+        archive.extractall(tmp_path, filter="data")
+    hints = grant_hints(tmp_path / "package", "@agentuity/pi")
+    network = [h for h in hints if "`network`" in h.message]
+    assert network and network[0].code == "install.needs_grant"
+    assert network[0].hint == "gateway permissions @agentuity/pi network"
+    assert "fetch" in network[0].message
+
+
+def test_hints_name_the_file_and_line_and_skip_what_is_granted(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "pkg", {
+        "index.ts": "import x from 'y';\n\nconst r = await fetch(url);\n",
+        "lib/save.py": "from pathlib import Path\nPath('out.txt').write_text('x')\n",
+        "lib/home.js": "const os = require('os');\nconst h = os.homedir();\n",
+    })  # fmt: skip
+    messages = {h.message.split("(")[0]: h for h in grant_hints(root, "p")}
+    assert any("index.ts:3" in m.message for m in messages.values())
+    assert any("lib/save.py:2" in m.message for m in messages.values())
+    home = [h for h in messages.values() if "home" in h.message]
+    assert home and home[0].hint is None  # no grant opens the home
+    granted = grant_hints(root, "p", frozenset({"network", "workspace.write"}))
+    assert [h.hint for h in granted] == [None]
+
+
+def test_a_package_that_does_nothing_outside_gets_no_hint(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path / "pkg", {"index.ts": "export default (pi) => pi.registerTool({})\n"}
+    )
+    assert grant_hints(root, "quiet") == []
+
+
+def _denial_line(argv: list[str], policy: object, cwd: Path) -> str:
+    child = spawn_confined(argv, policy=policy, cwd=cwd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)  # type: ignore[arg-type]  # fmt: skip
+    out, _ = child.communicate(timeout=60)
+    return out.decode()
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path):  # type: ignore[no-untyped-def]
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    node = find_node()
+    built = package_sandbox(home=tmp_path / "home", package_id="p", package_root=None,
+                            workspace=workspace, grants=PackageGrants(),
+                            runtime=[*python_runtime_paths(), *node_runtime_paths(node)])  # fmt: skip
+    return built.policy, workspace, node
+
+
+@needs_landlock
+def test_real_refusals_are_explained_with_the_missing_grant(sandbox) -> None:  # type: ignore[no-untyped-def]
+    policy, workspace, node = sandbox
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    try:
+        python_write = _denial_line(
+            [sys.executable, "-c", f"open({str(workspace / 'x')!r}, 'w')"], policy, workspace
+        )
+        python_net = _denial_line(
+            [sys.executable, "-c", f"import socket; socket.create_connection(('127.0.0.1', {port}))"],
+            policy, workspace,
+        )  # fmt: skip
+        lines = [python_write, python_net]
+        if node is not None:
+            lines.append(_denial_line(
+                [node, "-e", f"require('fs').writeFileSync({json.dumps(str(workspace / 'y'))}, 'x')"],
+                policy, workspace,
+            ))  # fmt: skip
+    finally:
+        listener.close()
+    found = []
+    for output in lines:
+        explained = [d for line in output.splitlines()
+                     if (d := explain_denial(line, policy, "p", workspace)) is not None]  # fmt: skip
+        assert explained, output
+        found.append(explained[0].hint)
+    assert found[0] == "gateway permissions p workspace.write"
+    assert found[1] == "gateway permissions p network"
+    if node is not None:
+        assert found[2] == "gateway permissions p workspace.write"
+
+
+def test_lines_that_are_not_refusals_are_left_alone(sandbox) -> None:  # type: ignore[no-untyped-def]
+    policy, workspace, _ = sandbox
+    for line in ("all good", "Error: ENOENT: no such file or directory, open '/nope'", ""):
+        assert explain_denial(line, policy, "p", workspace) is None
+
+
+def test_a_pi_package_can_be_granted_network_though_it_declares_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    install_from(home, pi(tmp_path / "src", "net-pi"))
+    granted = cli_json(home, "permissions", "net-pi", "network")
+    assert granted == {"id": "net-pi", "requested": [], "granted": ["network"]}
+    install_from(home, pi(tmp_path / "src", "net-pi"))  # a reinstall keeps it
+    assert cli_json(home, "permissions", "net-pi")["granted"] == ["network"]
+
+    from gateway.packages import load_adapters
+    from gateway.store import StateStore
+
+    with StateStore.open(home) as store:
+        package = store.get_package("net-pi")
+    entry = load_adapters().inspect(package.record.path)
+    assert policy_for_entry(entry, package.granted, home=home, workspace=None).policy.network.any
