@@ -301,7 +301,17 @@ OPENCLAW_RUNTIME_ONLY = define_code(
     "Nothing to fix; audit a running instance to see them.",
 )
 
-# --- Pi sidecar (runtime): reported by sidecars/pi-sidecar.mjs in register.gateway ------
+# --- Node sidecar (runtime): reported by sidecars/ (lib/diagnostics.mjs lists them) -------
+
+SIDECAR_NAME_CONFLICT = define_code(
+    "sidecar.name_conflict",
+    WARNING,
+    "Two hosts of one Node sidecar (its Pi and its OpenClaw packages) registered the same "
+    "tool or command name; the host whose package comes first in the sidecar's spec keeps it.",
+    "Rename one, or run the packages in separate sidecars (the default).",
+)
+
+# --- Pi host of the Node sidecar (runtime): reported in register.gateway ----------------
 
 PI_UNSUPPORTED_API = define_code(
     "pi.unsupported_api",

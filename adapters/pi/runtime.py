@@ -1,4 +1,4 @@
-"""How a Pi package runs: the Node sidecar (``sidecars/pi-sidecar.mjs``) and its Node.
+"""How a Pi package runs: the Node sidecar (``sidecars/sidecar.mjs``, its Pi host) and its Node.
 
 The sidecar needs Node >= 22.19 (``@earendil-works/pi-coding-agent`` 1.6 uses
 ``fs.globSync``) and the modules ``npm ci --ignore-scripts`` installs in ``sidecars/``.
@@ -34,7 +34,8 @@ __all__ = [
 ]
 
 SIDECAR_DIR = Path(__file__).resolve().parents[2] / "sidecars"
-SIDECAR_SCRIPT = SIDECAR_DIR / "pi-sidecar.mjs"
+SIDECAR_SCRIPT = SIDECAR_DIR / "sidecar.mjs"
+"""The sidecar's entry; its modules are in ``sidecars/lib`` (docs/architecture.md)."""
 NODE_FLAGS: tuple[str, ...] = ("--max-semi-space-size=1",)
 """A 1 MB young generation: ~30 MB less resident memory per sidecar (benchmarks/bench_pi.py)
 at no measurable cost to a tool call. ``GATEWAY_PI_NODE_FLAGS`` adds flags (e.g.
@@ -67,6 +68,7 @@ def sidecar_ready() -> str | None:
 def _package_spec(package_id: str, root: Path, entries: Iterable[str]) -> dict[str, object]:
     return {
         "id": package_id,
+        "host": "pi",
         "root": str(root.resolve()),
         "entries": [str((root / rel).resolve()) for rel in entries],
     }

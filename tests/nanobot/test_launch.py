@@ -58,7 +58,8 @@ def test_a_runtime_pi_package_is_planned_on_the_pi_sidecar(tmp_path):
     (tmp_path / "nanobot.extension.json").write_text(json.dumps(manifest))
     spec = plan_launch(inspect_package(tmp_path), tmp_path / "home")
     assert isinstance(spec, LaunchSpec)
-    assert any(part.endswith("pi-sidecar.mjs") for part in spec.command)
+    assert any(part.endswith("sidecar.mjs") for part in spec.command)
+    assert json.loads(spec.command[-1])["packages"][0]["host"] == "pi"
 
 
 @pytest.mark.parametrize("runtime", ["openclaw", "declarative"])
