@@ -113,13 +113,19 @@ class Dependency:
 
 @dataclass(slots=True)
 class Permission:
-    """A privileged host capability the package asks the user for."""
+    """A privileged host capability the package asks the user for. An ``optional`` one does
+    not gate activation: the package runs without it, and only what needs it is held back
+    (e.g. OpenClaw's conversation hooks without ``conversation_access``)."""
 
     name: str
     reason: str = ""
+    optional: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "reason": self.reason}
+        data: dict[str, Any] = {"name": self.name, "reason": self.reason}
+        if self.optional:
+            data["optional"] = True
+        return data
 
 
 @dataclass(slots=True)

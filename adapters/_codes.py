@@ -277,8 +277,17 @@ OPENCLAW_MANIFEST_INVALID = define_code(
 OPENCLAW_VALUE_DROPPED = define_code(
     "openclaw.manifest_value_dropped",
     WARNING,
-    "An openclaw.plugin.json field has a bad value; OpenClaw silently drops it.",
+    "An openclaw.plugin.json field (or a package.json `openclaw` metadata field: compat, "
+    "install, channel) has a bad value; OpenClaw silently drops it.",
     "Fix the field's type.",
+)
+OPENCLAW_HOST_VERSION = define_code(
+    "openclaw.host_version_unsatisfied",
+    WARNING,
+    "package.json `openclaw.compat.pluginApi` or `install.minHostVersion` is not satisfied by "
+    "(or cannot be checked against) the OpenClaw version the sidecar emulates; OpenClaw would "
+    "skip the plugin, the gateway loads it and reports what fails.",
+    "Check the plugin against docs/openclaw.md; a newer plugin may use APIs this host lacks.",
 )
 OPENCLAW_PACKAGE_INVALID = define_code(
     "openclaw.package_invalid",

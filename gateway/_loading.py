@@ -223,7 +223,9 @@ class _Loading:
 
     def _package_plan(self, status: PackageStatus, spec: LaunchSpec) -> LaunchPlan:
         root = status.package.record.path
-        contributions = status.entry.contributions
+        # Advisory declarations (OpenClaw's contracts.tools, command aliases) are checked by
+        # the runtime with a diagnostic; only binding ones are enforced here.
+        contributions = [c for c in status.entry.contributions if not c.detail.get("advisory")]
         if status.entry.ecosystem == "nanobot" or any(
             c.kind in ("tool", "command") for c in contributions
         ):

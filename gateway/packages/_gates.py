@@ -226,7 +226,8 @@ def evaluate_packages(
         for package in packages:
             trusted, problem = _refresh_hash(store, package)
             entry = inspector(package.record.path)
-            requested = [p.name for p in entry.permissions]
+            # An optional permission holds back only what needs it, never the package.
+            requested = [p.name for p in entry.permissions if not getattr(p, "optional", False)]
             status = PackageStatus(
                 package=store.get_package(package.id),
                 entry=entry,
