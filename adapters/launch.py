@@ -27,6 +27,10 @@ def plan_launch(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
         # lives under the gateway home, not the user's ~/.pi.
         agent_dir = {"PI_CODING_AGENT_DIR": str(home / "pi" / "agent")}
         return plan_pi(entry.id, Path(entry.root), list(entry.entries), agent_dir)
+    if entry.ecosystem == "openclaw" and entry.runtime == "node-sidecar":
+        from adapters.openclaw.runtime import plan_openclaw
+
+        return plan_openclaw(entry, home)
     name = _NODE_ECOSYSTEMS.get(entry.ecosystem, entry.ecosystem)
     if entry.runtime in ("node-sidecar", "nu-tool") or entry.ecosystem in _NODE_ECOSYSTEMS:
         return LaunchRefusal(f"runtime not available yet: the Node sidecar for {name} packages")

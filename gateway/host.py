@@ -183,14 +183,20 @@ class Gateway(_Loading, _Projection, _HostRequests):
         return InputResult(action, final, source, outcome.stopped_by)
 
     async def before_agent_start(self, prompt: str, system_prompt: str) -> AgentStartResult:
-        """``before_agent_start``: subscribers may replace the system prompt for this run
-        (chained) and contribute messages to inject (collected from every subscriber)."""
+        """``before_agent_start``: subscribers may replace the system prompt and the prompt
+        for this run (chained) and contribute messages to inject (collected from every
+        subscriber)."""
         outcome = await self.emit(
             "before_agent_start", {"prompt": prompt, "system_prompt": system_prompt}
         )
         final = outcome.payload.get("system_prompt")
         messages = self._message_list(outcome.collected.get("messages", []), "before_agent_start")
-        return AgentStartResult(final if isinstance(final, str) else system_prompt, messages)
+        rewritten = outcome.payload.get("prompt")
+        return AgentStartResult(
+            final if isinstance(final, str) else system_prompt,
+            messages,
+            rewritten if isinstance(rewritten, str) and rewritten != prompt else None,
+        )
 
     async def build_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """``context``: before a model call; subscribers may replace the messages the model

@@ -4,7 +4,8 @@
 // OpenClaw plugins, any mix of them, in one process. See docs/pi.md and docs/openclaw.md.
 //
 // Usage: node sidecar.mjs '<json spec>'
-//   spec = {packages: [{id, root, entries: [absolute paths], host?: "pi" (default) | "openclaw"}]}
+//   spec = {packages: [{id, root, entries: [absolute paths], host?: "pi" (default) | "openclaw",
+//           ...what the host needs: docs/openclaw.md lists the OpenClaw fields}]}
 //
 // The modules: lib/stdio.mjs (stdout capture; imported first), lib/state.mjs (the one state
 // object), lib/wire.mjs (the protocol), lib/features.mjs (negotiated features),
@@ -36,6 +37,7 @@ listen(state, {
 	register() {
 		send(registerMessage(state));
 		state.registered = true;
+		for (const host of state.hosts) host.registered?.();
 	},
 	serve: (message, signal, current) => SERVE[message.type](state, message, signal, current),
 });

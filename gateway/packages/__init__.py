@@ -7,6 +7,17 @@ Adapters are reached through an entry point, never imported (see ``_inspect``).
 
 from pathlib import Path
 
+from ._config import (
+    GATEWAY_SETTINGS,
+    PackageConfigError,
+    config_path,
+    package_settings,
+    parse_config_value,
+    read_package_config,
+    set_config_value,
+    unset_config_value,
+    write_package_config,
+)
 from ._gates import PackageStatus, RuntimePlanner, evaluate_packages
 from ._inspect import CatalogEntryLike, Inspector, NoAdapters, load_inspector
 from ._installer import (
@@ -45,6 +56,7 @@ def runtime_planner(home: Path) -> RuntimePlanner:
 
 
 __all__ = [
+    "GATEWAY_SETTINGS",
     "NATIVE_RUNTIMES",
     "CatalogEntryLike",
     "DiscoveredLaunch",
@@ -57,17 +69,25 @@ __all__ = [
     "LaunchRefusal",
     "LaunchSpec",
     "NoAdapters",
+    "PackageConfigError",
     "PackageStatus",
     "RuntimePlanner",
     "Source",
     "collect_garbage",
+    "config_path",
     "evaluate_packages",
     "install",
     "load_discoverers",
     "load_inspector",
     "load_launcher",
     "package_folder",
+    "package_settings",
+    "parse_config_value",
     "parse_source",
+    "read_package_config",
     "runtime_planner",
+    "set_config_value",
     "uninstall",
+    "unset_config_value",
+    "write_package_config",
 ]

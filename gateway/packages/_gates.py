@@ -297,3 +297,5 @@ def _gate_diagnostics(status: PackageStatus) -> Iterable[Diagnostic]:
         )
     if status.gates_passed and isinstance(status.runtime, LaunchRefusal):
         yield _codes.RUNTIME_UNAVAILABLE(f"{package}: {status.runtime.reason}", package=package)
+    if isinstance(status.runtime, LaunchSpec | LaunchRefusal):
+        yield from status.runtime.diagnostics

@@ -42,6 +42,8 @@ class LaunchSpec:
     start_timeout: float | None = None
     """Seconds to wait for ``register``; None: the same as ``response_timeout``. A runtime
     that compiles its package on first start needs longer than one request does."""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    """What the planner found about how it will run (reported at ``status``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,9 @@ class LaunchRefusal:
     """The package cannot be started here; ``reason`` says why (e.g. no runtime yet)."""
 
     reason: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    """The refusal's own diagnostics (a specific code and a hint), reported at ``status``
+    beside ``runtime.unavailable``."""
 
 
 Launcher = Callable[[CatalogEntryLike, Path], "LaunchSpec | LaunchRefusal"]

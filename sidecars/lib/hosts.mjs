@@ -16,6 +16,7 @@ import { update } from "./wire.mjs";
 // Imported lazily: a Pi-only sidecar never loads the OpenClaw host, and the reverse.
 const HOSTS = {
 	pi: { load: () => import("./pi/host.mjs"), failed: "pi.load_failed" },
+	openclaw: { load: () => import("./openclaw/host.mjs"), failed: "openclaw.load_failed" },
 };
 
 /** The reply rule of each canonical event a host answers, as gateway/events.py declares it
@@ -25,8 +26,9 @@ export const FOLD = Object.freeze({
 	tool_result: { chain: ["output", "is_error"] },
 	session_before_compact: { gate: true, append: ["instruction"], replace: ["compaction"] },
 	input: { chain: ["text"], collect: ["action"], stop: ["action", "handled"] },
-	before_agent_start: { chain: ["system_prompt"], collect: ["messages"] },
+	before_agent_start: { chain: ["system_prompt", "prompt"], collect: ["messages"] },
 	context: { chain: ["messages"] },
+	message_sending: { gate: true, chain: ["text"] },
 });
 
 export async function loadHosts(state) {

@@ -21,6 +21,7 @@ export function createState(spec, send) {
 		// The request being served, for code running inside it: {kind, messages, actions, prompt}.
 		requests: new AsyncLocalStorage(),
 		reported: new Set(), // keys of diagnostics reported once (e.g. cross-host conflicts)
+		shutdownHooks: [], // () => Promise, run (bounded) before the process exits
 		stopping: false,
 	};
 }

@@ -138,13 +138,18 @@ export function listen(state, app) {
 	input.on("close", () => shutdown(state));
 }
 
+const STOP_HOOKS_MS = 300;
+
 function shutdown(state) {
 	if (state.stopping) return;
 	state.stopping = true;
 	for (const controller of state.pending.values()) controller.abort(new Error("sidecar shutting down"));
 	for (const resolve of state.uiWaiters.values()) resolve({ answer: "", cancelled: true });
 	for (const resolve of state.hostWaiters.values()) resolve({ error: "sidecar shutting down" });
-	// Leave a moment for handlers to settle, then exit even if plugin timers keep the loop alive.
-	setTimeout(() => process.exit(0), 50).unref?.();
-	setTimeout(() => process.exit(0), 200);
+	// Hosts' stop hooks (OpenClaw's gateway_stop) get a bounded moment; then handlers settle
+	// briefly, and the process exits even if plugin timers keep the loop alive.
+	const stopped = Promise.allSettled(state.shutdownHooks.map((hook) => Promise.resolve().then(hook)));
+	const bound = new Promise((resolve) => setTimeout(resolve, STOP_HOOKS_MS).unref?.());
+	Promise.race([stopped, bound]).then(() => setTimeout(() => process.exit(0), 50).unref?.());
+	setTimeout(() => process.exit(0), STOP_HOOKS_MS + 200);
 }

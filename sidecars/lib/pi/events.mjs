@@ -21,18 +21,19 @@ const NIMLET_EVENTS = {
 };
 // Canonical events beyond nimlet's eight (negotiated `events.extended`): mapped only when the
 // host announced the feature; otherwise their Pi handlers stay unmapped.
+// Pi's message_start / message_end run for the user message (message_received) and for the
+// assistant reply (message_sending, where message_end may replace it).
 const EXTENDED_EVENTS = {
 	input: ["input"],
 	before_agent_start: ["before_agent_start"],
 	context: ["context"],
+	message_received: ["message_start", "message_end"],
+	message_sending: ["message_start", "message_end"],
 };
 
-function canonicalFor(state, piEvent) {
+function canonicalsFor(state, piEvent) {
 	const tables = offered(state, FEATURE.extendedEvents) ? [NIMLET_EVENTS, EXTENDED_EVENTS] : [NIMLET_EVENTS];
-	for (const table of tables) {
-		for (const [canonical, piEvents] of Object.entries(table)) if (piEvents.includes(piEvent)) return canonical;
-	}
-	return undefined;
+	return tables.flatMap((table) => Object.keys(table).filter((canonical) => table[canonical].includes(piEvent)));
 }
 
 /** The canonical events the extensions listen to; an event with no mapping is reported. */
@@ -40,9 +41,9 @@ export function subscribedEvents(state, pi) {
 	const events = new Set();
 	for (const { ext, root } of pi.extensions) {
 		for (const piEvent of ext.handlers.keys()) {
-			const canonical = canonicalFor(state, piEvent);
-			if (canonical) events.add(canonical);
-			else if (!pi.reportedEvents.has(piEvent)) {
+			const canonicals = canonicalsFor(state, piEvent);
+			for (const canonical of canonicals) events.add(canonical);
+			if (!canonicals.length && !pi.reportedEvents.has(piEvent)) {
 				pi.reportedEvents.add(piEvent);
 				const message = `event "${piEvent}" (${extensionPath(root, ext)}) has no canonical mapping in this host; its handlers never run`;
 				diagnostic(state, "pi.event_unmapped", message, piEvent);
@@ -243,6 +244,25 @@ const HANDLERS = {
 			messages = Array.isArray(result?.messages) ? result.messages : current.messages; // in-place edits count, as in Pi
 		});
 		return JSON.stringify(messages) !== original ? { messages } : {};
+	},
+
+	async message_received({ run, payload }) {
+		const message = { role: "user", content: [{ type: "text", text: String(payload.text ?? "") }], timestamp: Date.now() };
+		await run("message_start", { type: "message_start", message });
+		await run("message_end", { type: "message_end", message });
+		return {};
+	},
+
+	async message_sending({ run, payload }) {
+		// Pi's message_end may return {message} to replace it (same role; chained).
+		const original = String(payload.text ?? "");
+		let message = { role: "assistant", content: [{ type: "text", text: original }], timestamp: Date.now() };
+		await run("message_start", { type: "message_start", message });
+		await run("message_end", () => ({ type: "message_end", message }), (result) => {
+			if (result?.message && result.message.role === message.role) message = result.message;
+		});
+		const text = contentText(message.content);
+		return text !== original ? { text } : {};
 	},
 };
 
