@@ -397,6 +397,13 @@ OPENCLAW_PLUGIN_ID_CONFLICT = define_code(
     "discovered plugins, the higher-precedence root) keeps it, the other is not started.",
     "Uninstall or remove one of them.",
 )
+OPENCLAW_PROJECT_PLUGINS_UNTRUSTED = define_code(
+    "openclaw.project_plugins_untrusted",
+    INFO,
+    "The workspace's `.openclaw/extensions` holds OpenClaw plugins, but the workspace is not "
+    "trusted, so they were not loaded.",
+    "`gateway trust DIR`, or `--trust` for one run.",
+)
 OPENCLAW_REGISTER_ASYNC = define_code(
     "openclaw.register_async",
     ERROR,

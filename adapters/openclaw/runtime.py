@@ -37,7 +37,9 @@ from gateway.store import STATE_FILE, StateStore, StoreError
 
 __all__ = [
     "MIN_NODE",
+    "PRIVACY_ENV",
     "TIMEOUT_VARIABLE",
+    "missing_required",
     "openclaw_package_spec",
     "plan_openclaw",
     "plugin_dirs",
@@ -100,10 +102,12 @@ def _manifest_id(root: Path) -> str | None:
     return value.strip() if isinstance(value, str) else None
 
 
-def _missing_required(entry: CatalogEntry, config: dict[str, Any]) -> list[str]:
+def missing_required(entry: CatalogEntry, config: dict[str, Any]) -> list[str]:
+    """Fields the config schema requires that ``config`` (the package's own part) lacks."""
+    own, _ = package_settings(config)
     schema = entry.metadata.get("config_schema")
     required = schema.get("required") if isinstance(schema, dict) else None
-    return [k for k in required if isinstance(k, str) and k not in config] if required else []
+    return [k for k in required if isinstance(k, str) and k not in own] if required else []
 
 
 def _aliases(entry: CatalogEntry) -> list[dict[str, Any]]:
@@ -171,8 +175,7 @@ def plan_openclaw(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal
     except PackageConfigError as error:
         found = codes.OPENCLAW_CONFIG_INVALID(f"{package}: {error}", package=package)
         return _refuse(f"its config cannot be read: {error}", found)
-    own, _ = package_settings(config)
-    missing = _missing_required(entry, own)
+    missing = missing_required(entry, config)
     if missing:
         found = [
             codes.OPENCLAW_CONFIG_REQUIRED(

@@ -20,6 +20,7 @@ from ..config import GatewayConfig
 from ..host import Gateway, UnknownCommand, open_gateway
 from ..session import SessionNotFound
 from ..trust import StoreError, set_workspace_trust
+from ._config import add_config_verb, run_config
 from ._output import diagnostics_table, fail, print_diagnostics, print_json, table
 from ._packages import VERBS as PACKAGE_VERBS
 from ._packages import add_package_verbs, installed_ids, run_package_verb, trust_package
@@ -68,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("target", metavar="ID|DIR")
         sub.add_argument("--json", action="store_true")
     add_package_verbs(commands)
+    add_config_verb(commands)
     return parser
 
 
@@ -80,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _trust(args, config)
         if args.verb in PACKAGE_VERBS:
             return run_package_verb(args, config)
+        if args.verb == "config":
+            return run_config(args, config)
         if not args.workspace.is_dir():
             raise _Usage(f"workspace {args.workspace} is not a folder")
         if args.verb == "shell":
