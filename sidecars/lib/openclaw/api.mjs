@@ -64,7 +64,8 @@ export function stageHook(state, oc, plugin, name, handler, opts) {
 		return diagnostic(state, "openclaw.hook_unmapped", `plugin ${plugin.pluginId}: hook "${name}" never runs: ${spec.unmapped}`, name);
 	}
 	if (spec.conv && !plugin.conversationAccess) {
-		const message = `plugin ${plugin.pluginId}: conversation hook "${name}" needs the conversation_access permission; not registered`;
+		const grant = plugin.packageId.includes(":") ? "install the plugin to grant it" : `gateway permissions ${plugin.packageId} conversation_access`;
+		const message = `plugin ${plugin.pluginId}: conversation hook "${name}" needs the conversation_access permission; not registered (${grant})`;
 		return diagnostic(state, "openclaw.conversation_access", message, name);
 	}
 	plugin.staged.hooks.push({

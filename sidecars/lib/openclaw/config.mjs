@@ -33,8 +33,9 @@ function isObject(value) {
 	return Boolean(value) && typeof value === "object" && !Array.isArray(value);
 }
 
-/** The OpenClaw config a plugin sees as `api.config` (and `runtime.config.current()`). */
+/** The OpenClaw config a plugin sees as `api.config` (and `runtime.config.current()`): its
+ * config under the manifest id (shared by the plugins of a multi-entry package). */
 export function openclawConfig(plugin) {
 	const entry = { enabled: true, config: plugin.pluginConfig, hooks: { allowConversationAccess: plugin.conversationAccess } };
-	return { plugins: { entries: { [plugin.pluginId]: entry } } };
+	return { plugins: { entries: { [plugin.manifestId]: entry } } };
 }

@@ -40,6 +40,7 @@ function pluginFor(pkg, entry, config) {
 	const pluginId = many ? `${pkg.pluginId}/${path.basename(entry, path.extname(entry))}` : pkg.pluginId;
 	const plugin = {
 		packageId: pkg.id,
+		manifestId: pkg.pluginId,
 		pluginId,
 		name: pkg.name ?? pluginId,
 		version: pkg.version,
@@ -130,7 +131,6 @@ export async function loadHost(state, packages) {
 		}
 		for (const entry of pkg.entries) await loadPlugin(state, oc, pluginFor(pkg, entry, checked.value));
 	}
-	rebuildTools(state, oc);
 	reportAliases(state, oc, packages);
 	state.shutdownHooks.push(() => stop(state, oc));
 	return openclawHost(state, oc);
@@ -160,9 +160,13 @@ async function stop(state, oc) {
 
 function openclawHost(state, oc) {
 	let events = null; // computed once the host's features are known (at register)
+	let built = false; // tool factories are called once the session is known (at register)
 	return {
 		ecosystem: "openclaw",
-		tools: () => [...oc.tools.values()].map((entry) => entry.spec),
+		tools: () => {
+			if (!built) built = rebuildTools(state, oc) || true;
+			return [...oc.tools.values()].map((entry) => entry.spec);
+		},
 		commands: () => [...oc.commands.values()].map(({ name, definition }) => ({ name, description: definition.description })),
 		events: () => (events ??= subscribedEvents(state, oc)),
 		callTool: (name, message, signal) => callTool(state, oc, name, message, signal),
