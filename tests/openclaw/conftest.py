@@ -48,3 +48,26 @@ def messages(gateway: Any, code: str) -> list[str]:
 
 def config_for(home: Path, user_home: Path) -> GatewayConfig:
     return GatewayConfig(home=home, user_home=user_home, shutdown_grace=0.3, term_grace=0.5)
+
+
+def cli(home: Path, *args: str, cwd: Path | None = None) -> Any:
+    """``gateway ARGS`` in a real subprocess, GATEWAY_HOME and HOME in the test's folder."""
+    import os
+    import subprocess
+    import sys
+
+    user = home.parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
+    env.update(GATEWAY_HOME=str(home), HOME=str(user))
+    return subprocess.run(
+        [sys.executable, "-m", "gateway", *args],
+        capture_output=True, text=True, env=env, cwd=cwd or user, timeout=300,
+    )  # fmt: skip
+
+
+def cli_json(home: Path, *args: str, cwd: Path | None = None) -> Any:
+    import json
+
+    done = cli(home, *args, "--json", cwd=cwd)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return json.loads(done.stdout)
