@@ -94,11 +94,15 @@ def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
     print(f"  at {data['path']} ({data['files']} files)")
     if report.result.created or report.result.trust_revoked:
         print("  nothing of it runs until you pass each gate:")
-        if data["requested_permissions"]:
-            perms = " ".join(data["requested_permissions"])
-            print(f"    gateway permissions {data['id']} {perms}")
+        optional = {p.name for p in report.entry.permissions if getattr(p, "optional", False)}
+        required = [p for p in data["requested_permissions"] if p not in optional]
+        if required:
+            print(f"    gateway permissions {data['id']} {' '.join(required)}")
         print(f"    gateway trust {data['id']}")
         print(f"    gateway enable {data['id']}")
+        if optional:
+            perms = " ".join(sorted(optional))
+            print(f"  optional (the rest runs without): gateway permissions {data['id']} {perms}")
     else:
         print("  same content as before: trust, grants and enabled are kept")
     print_diagnostics(report.diagnostics)
@@ -142,7 +146,9 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
 def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
     with StateStore.open(config.home) as store:
         package = store.get_package(args.id)
-        requested = [p.name for p in load_inspector()(package.record.path).permissions]
+        permissions = load_inspector()(package.record.path).permissions
+        requested = [p.name for p in permissions]
+        optional = {p.name for p in permissions if getattr(p, "optional", False)}
         if args.permissions and args.revoke:
             store.revoke(args.id, args.permissions)
         elif args.permissions:
@@ -159,7 +165,8 @@ def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
         print_json({"id": args.id, "requested": requested, "granted": granted})
         return 0
     for name in requested:
-        print(f"  {'granted' if name in granted else 'not granted':12} {name}")
+        state = "granted" if name in granted else "not granted"
+        print(f"  {state:12} {name}{' (optional)' if name in optional else ''}")
     if not requested:
         print(f"{args.id} requests no permissions")
     return 0
