@@ -73,3 +73,37 @@ async def test_one_sidecar_process_hosts_pi_and_openclaw_together(
     assert [p["host"] for p in hosts] == ["pi", "openclaw"]
     assert json.loads(json.dumps(hosts))  # the spec is plain JSON on argv
     assert inspect_package(pi_root).ecosystem == "pi"
+
+
+async def test_a_name_two_hosts_register_stays_with_the_first(
+    workspace: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In one process, the Pi package comes first in the spec: its tool and command keep
+    their names, the OpenClaw plugin's same-named ones are reported."""
+    claw = workspace.home / "src" / "clash"
+    claw.mkdir(parents=True)
+    (claw / "package.json").write_text(json.dumps(
+        {"name": "clash", "version": "1.0.0", "openclaw": {"extensions": ["./index.mjs"]}}
+    ))  # fmt: skip
+    (claw / "openclaw.plugin.json").write_text(json.dumps({"id": "clash", "configSchema": {}}))
+    (claw / "index.mjs").write_text(
+        "export default function (api) {\n"
+        "  api.registerTool({ name: 'pi_greet', description: 'd', parameters: { type: 'object' },"
+        " async execute() { return { content: [{ type: 'text', text: 'claw' }] }; } });\n"
+        "  api.registerCommand({ name: 'pi-seen', description: 'd', handler: () => ({ text: 'claw' }) });\n"
+        "}\n"
+    )
+    install_ready(workspace.config.home, claw)
+
+    def launcher(entry: Any, home: Path) -> Any:
+        both = [pi_package_spec("mixed-pi", FIXTURES / "mixed-pi", ["index.ts"]),
+                openclaw_package_spec(entry, home, {}, frozenset())]  # fmt: skip
+        return plan_sidecar(both, {}, 30.0, MIN_NODE)
+
+    monkeypatch.setattr(packages, "load_launcher", lambda: launcher)
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        assert (await gateway.call_tool("pi_greet", {"name": "x"})).content == "hello x"
+        clashes = [d.message for d in gateway.diagnostics if d.code == "sidecar.name_conflict"]
+        assert len(clashes) == 2
+        assert any('tool "pi_greet" of the openclaw host' in m for m in clashes)
+        assert any('command "pi-seen" of the openclaw host' in m for m in clashes)
