@@ -24,7 +24,14 @@ from gateway.registry import HookEntry
 
 pytestmark = pytest.mark.anyio
 
-EXTENDED = ["input", "before_agent_start", "context"]
+EXTENDED = [
+    "input",
+    "before_agent_start",
+    "context",
+    "message_received",
+    "message_sending",
+    "message_sent",
+]
 
 
 def hook(owner: str, reply: Any, seen: list[tuple[str, dict[str, Any]]] | None = None) -> Any:
@@ -46,7 +53,7 @@ def test_catalogues_keep_nimlet_at_eight_and_add_the_extended_events() -> None:
     assert CANONICAL_EVENTS.names() == [*HOOK_EVENTS, *EXTENDED]
     assert CANONICAL_EVENTS["input"].stop_when == ("action", "handled")
     assert CANONICAL_EVENTS["input"].chain == ("text",)
-    assert CANONICAL_EVENTS["before_agent_start"].chain == ("system_prompt",)
+    assert CANONICAL_EVENTS["before_agent_start"].chain == ("system_prompt", "prompt")
     assert CANONICAL_EVENTS["before_agent_start"].collect == ("messages",)
     assert CANONICAL_EVENTS["context"].chain == ("messages",)
     assert EXTENDED_EVENTS_FEATURE in SIDECAR_FEATURES["features"]
