@@ -3,13 +3,13 @@
 
 import { contentText } from "../content.mjs";
 import { FEATURE, offered } from "../features.mjs";
+import { sendRegistrationDelta } from "../hosts.mjs";
 import { log } from "../stdio.mjs";
 import { askQuestion, update } from "../wire.mjs";
 import { HOOKS } from "./hooks.mjs";
 import { concat, hooksFor, invoke, joinPresent, modify, observe } from "./run.mjs";
 import { rebuildTools } from "./tools.mjs";
 import { sessionFile, transcript } from "./transcript.mjs";
-import { sendRegistrationDelta } from "../hosts.mjs";
 
 const EXTENDED = new Set(["input", "before_agent_start", "context", "message_received", "message_sending", "message_sent"]);
 
@@ -154,21 +154,25 @@ const HANDLERS = {
 	async input({ state, oc, payload }) {
 		const text = String(payload.text ?? "");
 		const ctx = context(state);
+		const handled = (shown) => {
+			notify(state, shown);
+			return { action: "handled" };
+		};
 		for (const reg of hooksFor(oc, "before_dispatch")) {
 			const { value } = await invoke(reg, { content: text, body: text, channel: "gateway", senderId: "user", isGroup: false }, ctx);
-			if (value?.handled) return notify(state, value.text), { action: "handled" };
+			if (value?.handled) return handled(value.text);
 		}
 		for (const reg of hooksFor(oc, "before_agent_reply", { trigger: "user" })) {
 			const { value } = await invoke(reg, { cleanedBody: text }, ctx);
-			if (value?.handled) return notify(state, value.reply?.text ?? value.reason), { action: "handled" };
+			if (value?.handled) return handled(value.reply?.text ?? value.reason);
 		}
-		const run = hooksFor(oc, "before_agent_run");
-		if (run.length) {
+		const gates = hooksFor(oc, "before_agent_run");
+		if (gates.length) {
 			const event = { prompt: text, messages: await transcript(state), systemPrompt: undefined, channelId: "gateway", senderIsOwner: true };
-			for (const reg of run) {
+			for (const reg of gates) {
 				const outcome = await invoke(reg, event, ctx);
-				const block = !outcome.ok ? { reason: `before_agent_run hook of ${reg.plugin.pluginId} failed` } : outcome.value?.outcome === "block" ? outcome.value : null;
-				if (block) return notify(state, block.message ?? block.reason ?? "blocked by plugin"), { action: "handled" };
+				if (!outcome.ok) return handled(`before_agent_run hook of ${reg.plugin.pluginId} failed`); // fail-closed
+				if (outcome.value?.outcome === "block") return handled(outcome.value.message ?? outcome.value.reason ?? "blocked by plugin");
 			}
 		}
 		return { action: "continue" };
@@ -182,8 +186,8 @@ const HANDLERS = {
 		const prepared = await modify(oc, "agent_turn_prepare", { prompt, messages, injections: [] }, ctx, {
 			merge: (acc, next) => ({ prependContext: concat(acc?.prependContext, next.prependContext), appendContext: concat(acc?.appendContext, next.appendContext) }),
 		});
-		const legacy = hooksFor(oc, "before_prompt_build").some((reg) => reg.declaredName === "before_agent_start");
-		const file = legacy ? await sessionFile(state, oc.plugins[0] ?? { stateDir: process.cwd() }, messages) : undefined;
+		const legacy = hooksFor(oc, "before_prompt_build").find((reg) => reg.declaredName === "before_agent_start");
+		const file = legacy ? await sessionFile(state, legacy.plugin, messages) : undefined;
 		// The legacy before_agent_start event also carries {context: {messages, sessionFile}}.
 		const event = { prompt, messages, currentUserMessage: prompt, ...(legacy ? { context: { messages, sessionFile: file } } : {}) };
 		const built = await modify(oc, "before_prompt_build", event, ctx, { merge: mergePromptBuild });
