@@ -91,7 +91,7 @@ def rss_mb(pid: int | None) -> float:
 
 def bare_start(plugins: list[Path], home: Path) -> tuple[float, float]:
     """(seconds to the register line, RSS MB then) of a bare sidecar hosting ``plugins``."""
-    specs = [openclaw_package_spec(inspect_package(p), home, {}, frozenset()) for p in plugins]
+    specs = [openclaw_package_spec(inspect_package(p), home, frozenset()) for p in plugins]
     spec = plan_sidecar(specs, {"HOME": str(home)}, 30.0, MIN_NODE)
     assert isinstance(spec, LaunchSpec), spec
     start = time.perf_counter()

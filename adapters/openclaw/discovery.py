@@ -142,4 +142,4 @@ def _spec(entry: CatalogEntry, home: Path, found: list[Diagnostic]) -> dict | No
                 hint=f"gateway config {entry.id} {name} VALUE",
             )
         )
-    return None if missing else openclaw_package_spec(entry, home, config, frozenset())
+    return None if missing else openclaw_package_spec(entry, home, frozenset())

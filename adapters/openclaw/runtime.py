@@ -30,6 +30,7 @@ from gateway.packages import (
     LaunchRefusal,
     LaunchSpec,
     PackageConfigError,
+    config_path,
     package_settings,
     read_package_config,
 )
@@ -127,10 +128,10 @@ def _contract(entry: CatalogEntry) -> list[str] | None:
 
 
 def openclaw_package_spec(
-    entry: CatalogEntry, home: Path, config: dict[str, Any], granted: frozenset[str]
+    entry: CatalogEntry, home: Path, granted: frozenset[str]
 ) -> dict[str, Any]:
-    """The package as the sidecar's OpenClaw host loads it (docs/openclaw.md)."""
-    own, settings = package_settings(config)
+    """The package as the sidecar's OpenClaw host loads it (docs/openclaw.md). The config
+    travels as its file's path, not its content: it may hold keys, and argv is public."""
     root = Path(entry.root)
     _, state = plugin_dirs(home, entry.id)
     schema = entry.metadata.get("config_schema")
@@ -143,9 +144,8 @@ def openclaw_package_spec(
         "name": entry.name,
         "version": entry.version,
         "description": entry.description,
-        "config": own,
+        "configFile": str(config_path(home, entry.id)),
         "configSchema": schema if isinstance(schema, dict) else None,
-        "gateway": settings,
         "conversationAccess": CONVERSATION_ACCESS in granted,
         "contractsTools": _contract(entry),
         "optionalTools": list(entry.metadata.get("optional_tools") or []),
@@ -194,5 +194,5 @@ def plan_openclaw(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal
         **PRIVACY_ENV,
         **{name: os.environ[name] for name in entry.secrets if os.environ.get(name)},
     }
-    spec = openclaw_package_spec(entry, home, config, _granted(home, package))
+    spec = openclaw_package_spec(entry, home, _granted(home, package))
     return plan_sidecar([spec], env, request_timeout(TIMEOUT_VARIABLE), MIN_NODE)

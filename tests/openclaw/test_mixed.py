@@ -55,7 +55,7 @@ async def test_one_sidecar_process_hosts_pi_and_openclaw_together(
     specs: list[Any] = []
 
     def launcher(entry: Any, home: Path) -> Any:
-        claw = openclaw_package_spec(entry, home, {}, frozenset())
+        claw = openclaw_package_spec(entry, home, frozenset())
         specs.append([pi_package_spec("mixed-pi", pi_root, ["index.ts"]), claw])
         return plan_sidecar(specs[-1], {}, 30.0, MIN_NODE)
 
@@ -97,7 +97,7 @@ async def test_a_name_two_hosts_register_stays_with_the_first(
 
     def launcher(entry: Any, home: Path) -> Any:
         both = [pi_package_spec("mixed-pi", FIXTURES / "mixed-pi", ["index.ts"]),
-                openclaw_package_spec(entry, home, {}, frozenset())]  # fmt: skip
+                openclaw_package_spec(entry, home, frozenset())]  # fmt: skip
         return plan_sidecar(both, {}, 30.0, MIN_NODE)
 
     monkeypatch.setattr(packages, "load_launcher", lambda: launcher)

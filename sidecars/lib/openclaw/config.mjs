@@ -4,6 +4,29 @@
 // value is `api.pluginConfig`; `api.config` is an OpenClaw config holding it under
 // `plugins.entries.<id>`.
 
+import fs from "node:fs";
+
+/** The stored config (GATEWAY_HOME/config/<id>.json, `gateway config`): {own, settings} —
+ * the plugin's config and the gateway's reserved `$gateway` settings for it — or {error}. */
+export function readConfigFile(file) {
+	let text;
+	try {
+		text = file ? fs.readFileSync(file, "utf8") : "{}";
+	} catch (error) {
+		if (error?.code !== "ENOENT") return { error: `${file}: ${error.message}` };
+		text = "{}";
+	}
+	let data;
+	try {
+		data = JSON.parse(text);
+	} catch (error) {
+		return { error: `${file}: not JSON (${error.message})` };
+	}
+	if (!isObject(data)) return { error: `${file}: not a JSON object` };
+	const { $gateway: settings, ...own } = data;
+	return { own, settings: isObject(settings) ? settings : {} };
+}
+
 const SHORTCUT_KEYWORDS = new Set(["type", "additionalProperties", "properties", "title", "description", "$schema", "$id", "$comment", "deprecated", "readOnly", "writeOnly"]);
 
 function isEmptySchema(schema) {

@@ -11,7 +11,7 @@ import { diagnostic } from "../diagnostics.mjs";
 import { log } from "../stdio.mjs";
 import { createApi } from "./api.mjs";
 import { addCommands, runCommand } from "./commands.mjs";
-import { openclawConfig, validateConfig } from "./config.mjs";
+import { openclawConfig, readConfigFile, validateConfig } from "./config.mjs";
 import { onEvent, subscribedEvents } from "./events.mjs";
 import { importEntry, resolveExport } from "./loader.mjs";
 import { addHook, observe } from "./run.mjs";
@@ -35,7 +35,7 @@ function newHost() {
 }
 
 /** One plugin record per entry (several entries: one plugin each, `<id>/<entry name>`). */
-function pluginFor(pkg, entry, config) {
+function pluginFor(pkg, entry, config, settings) {
 	const many = pkg.entries.length > 1;
 	const pluginId = many ? `${pkg.pluginId}/${path.basename(entry, path.extname(entry))}` : pkg.pluginId;
 	const plugin = {
@@ -51,8 +51,8 @@ function pluginFor(pkg, entry, config) {
 		conversationAccess: pkg.conversationAccess === true,
 		contractsTools: Array.isArray(pkg.contractsTools) ? pkg.contractsTools : null,
 		optionalTools: pkg.optionalTools ?? [],
-		gatewaySettings: pkg.gateway ?? {},
-		hookSettings: pkg.gateway?.hooks ?? {},
+		gatewaySettings: settings,
+		hookSettings: settings.hooks ?? {},
 		pluginConfig: config,
 		logger: createLogger(pluginId),
 		staged: { tools: [], factories: [], commands: [], hooks: [] },
@@ -123,13 +123,18 @@ export async function loadHost(state, packages) {
 	makeDirs(packages);
 	const oc = newHost();
 	for (const pkg of packages) {
-		const checked = await validateConfig(pkg.pluginId, pkg.configSchema, pkg.config);
+		const stored = readConfigFile(pkg.configFile);
+		if (stored.error) {
+			diagnostic(state, "openclaw.config_invalid", `plugin ${pkg.pluginId}: ${stored.error}; register is not called`, pkg.pluginId);
+			continue;
+		}
+		const checked = await validateConfig(pkg.pluginId, pkg.configSchema, Object.keys(stored.own).length ? stored.own : undefined);
 		if (!checked.ok) {
 			const message = `plugin ${pkg.pluginId}: invalid config: ${checked.errors.join(", ")}; register is not called`;
 			diagnostic(state, "openclaw.config_invalid", message, pkg.pluginId);
 			continue;
 		}
-		for (const entry of pkg.entries) await loadPlugin(state, oc, pluginFor(pkg, entry, checked.value));
+		for (const entry of pkg.entries) await loadPlugin(state, oc, pluginFor(pkg, entry, checked.value, stored.settings));
 	}
 	reportAliases(state, oc, packages);
 	state.shutdownHooks.push(() => stop(state, oc));
