@@ -45,7 +45,12 @@ class Lifecycle:
         )
         final = outcome.payload.get("system_prompt")
         messages = self._message_list(outcome.collected.get("messages", []), "before_agent_start")
-        return AgentStartResult(final if isinstance(final, str) else system_prompt, messages)
+        rewritten = outcome.payload.get("prompt")
+        return AgentStartResult(
+            final if isinstance(final, str) else system_prompt,
+            messages,
+            rewritten if isinstance(rewritten, str) and rewritten != prompt else None,
+        )
 
     async def build_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         outcome = await self.emit("context", {"messages": list(messages)})

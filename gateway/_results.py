@@ -79,6 +79,9 @@ class AgentStartResult:
     """The system prompt for this run (replaced and chained by subscribers)."""
     messages: list[dict[str, Any]] = field(default_factory=list)
     """Messages to inject before the prompt, from every subscriber, in order."""
+    prompt: str | None = None
+    """The prompt for this run when a subscriber rewrote it (chained; e.g. OpenClaw's
+    prependContext / appendContext); None when unchanged."""
 
 
 Summarizer = Callable[[str, list[dict[str, Any]]], Awaitable[tuple[str, int]]]

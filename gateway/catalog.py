@@ -121,13 +121,19 @@ class Dependency:
 
 @dataclass(slots=True)
 class Permission:
-    """A privileged host capability the package asks the user for."""
+    """A privileged host capability the package asks the user for. An ``optional`` one does
+    not gate activation: the package runs without it, and only what needs it is held back
+    (e.g. OpenClaw's conversation hooks without ``conversation_access``)."""
 
     name: str
     reason: str = ""
+    optional: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "reason": self.reason}
+        data: dict[str, Any] = {"name": self.name, "reason": self.reason}
+        if self.optional:
+            data["optional"] = True
+        return data
 
 
 @dataclass(slots=True)
@@ -199,6 +205,8 @@ class LaunchSpec:
     start_timeout: float | None = None
     """Seconds to wait for ``register``; None: the same as ``response_timeout``. A runtime
     that compiles its package on first start needs longer than one request does."""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    """What the planner found about how it will run (reported at ``status``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +216,9 @@ class LaunchRefusal:
 
     reason: str
     hint: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    """The refusal's own diagnostics (a specific code and a hint), reported at ``status``
+    beside ``runtime.unavailable``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,16 +122,26 @@ EXTENDED_EVENTS = EventCatalogue(
         EventSpec(
             "before_agent_start",
             "Before the agent runs on a prompt",
-            chain=("system_prompt",),
+            chain=("system_prompt", "prompt"),
             collect=("messages",),
         ),
         EventSpec(
             "context", "Before each model call, with the messages it will get", chain=("messages",)
         ),
+        EventSpec("message_received", "A user message was received (observe)"),
+        EventSpec(
+            "message_sending",
+            "An assistant reply is about to be delivered",
+            gate=True,
+            chain=("text",),
+        ),
+        EventSpec("message_sent", "An assistant reply was delivered (observe)"),
     ]
 )
-"""Events beyond nimlet's eight; only processes offered ``events.extended``
-(``gateway.features.EVENTS_EXTENDED``) subscribe."""
+"""Events beyond nimlet's eight; only processes offered ``events.extended`` subscribe
+(``gateway.features.EVENTS_EXTENDED``). The
+``message_*`` events are the ones Pi (``message_start`` / ``message_end``) and OpenClaw
+(``message_received`` / ``message_sending`` / ``message_sent``) both have."""
 
 CANONICAL_EVENTS = EventCatalogue([*NIMLET_EVENTS.specs(), *EXTENDED_EVENTS.specs()])
 """The catalogue the host dispatches: nimlet's eight and the extended events."""

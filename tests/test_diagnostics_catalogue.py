@@ -77,6 +77,7 @@ TITLES = {
     "nimlet": "nimlet packages",
     "nu": "Nu packages",
     "nanobot": "nanobot packages",
+    "sidecar": "Node sidecar",
     "pi": "Pi packages",
     "openclaw": "OpenClaw packages",
     "sandbox": "The sandbox",

@@ -2,8 +2,8 @@
 
 ``runtime: python`` packages run in the Python sidecar (``adapters/nanobot/sidecar``), one
 sidecar process per package, so a package that blocks, crashes or exits costs only itself.
-``pi`` packages run their entries in the Pi Node sidecar; ``openclaw`` ones need the
-OpenClaw side of the Node sidecar, which does not exist yet;
+``pi`` packages run their entries in the Node sidecar's Pi host, ``openclaw`` ones in its
+OpenClaw host (their config and ``conversation_access`` grant as for OpenClaw plugins);
 ``declarative`` packages have no code (skills, MCP server declarations) and never start.
 
 The sidecar starts as ``python -P -m adapters.nanobot.sidecar``: the packages above it
@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from gateway.catalog import CatalogEntry, LaunchRefusal, LaunchSpec
+from gateway.packages import config_path as package_config_path
 
 __all__ = [
     "SIDECAR_COMMAND",
@@ -47,9 +48,9 @@ def response_timeout() -> float | None:
 
 
 def config_path(home: Path, package_id: str) -> Path:
-    """A package's configuration: ``GATEWAY_HOME/config/<id>.json`` (one JSON object),
-    given to its ``register(api)`` as ``api.config``."""
-    return home / "config" / f"{package_id}.json"
+    """A package's configuration: ``GATEWAY_HOME/config/<id>.json`` (one JSON object, set
+    with ``gateway config``), given to its ``register(api)`` as ``api.config``."""
+    return package_config_path(home, package_id)
 
 
 def _make_private(path: Path) -> None:
@@ -93,10 +94,11 @@ def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
 
         return plan_pi(entry.id, Path(entry.root), list(entry.entries))
     if runtime == "openclaw":
-        return LaunchRefusal(
-            "runtime not available yet: the Node sidecar for OpenClaw entries of nanobot "
-            "packages (runtime openclaw)"
-        )
+        # A nanobot manifest around OpenClaw plugin modules: the OpenClaw host runs them,
+        # with the manifest's tools and commands enforced by the gateway.
+        from adapters.openclaw.runtime import plan_openclaw
+
+        return plan_openclaw(entry, home)
     return LaunchRefusal(
         "runtime not available: declarative nanobot packages are metadata only (their "
         "skills and MCP server declarations are listed; nothing runs)"

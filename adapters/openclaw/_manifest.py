@@ -2,17 +2,21 @@
 
 OpenClaw's own loader (``src/plugins/manifest.ts``) has two kinds of rule, kept here:
 hard failures (file missing or unparseable, ``id`` missing or reserved, ``configSchema``
-not an object, bad ``categories``, over 256 KiB) make the plugin an error; any other bad
-value is silently dropped, which the gateway reports as a warning. Unknown top-level keys
-are ignored, as upstream does (real plugins ship undocumented ones). JSON5 comments and
-trailing commas are accepted; other JSON5 syntax is not.
+not an object, bad ``categories``, over 256 KiB, a hard link) make the plugin an error; any
+other bad value is silently dropped, which the gateway reports as a warning. Unknown
+top-level keys are ignored, as upstream does (real plugins ship undocumented ones). The file
+is JSON5, as upstream parses it (comments, trailing commas, unquoted keys, single quotes,
+hex numbers, …).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Final
+
+import json5
 
 from adapters import _codes as codes
 from adapters._fields import Fields
@@ -77,15 +81,45 @@ class PluginManifest:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
+_JSON5_ERROR = re.compile(r"^<string>:(\d+) (.*?)(?: at column (\d+))?$", re.DOTALL)
+
+
+def _read_json5(inspection: Inspection) -> dict[str, Any] | None:
+    text = inspection.read_text(PLUGIN_JSON)
+    if text is None:
+        return None
+    try:
+        data = json5.loads(text)
+    except (ValueError, RecursionError) as error:
+        found = _JSON5_ERROR.match(str(error))
+        if found:
+            line, problem, column = found.groups()
+            where = f"line {line} column {column or 1}"
+            inspection.add(codes.JSON_INVALID(f"{PLUGIN_JSON}: invalid JSON at {where}: {problem}"))
+        else:
+            detail = " ".join(str(error).split()) or "nested too deeply"
+            inspection.add(codes.JSON_INVALID(f"{PLUGIN_JSON}: invalid JSON: {detail}"))
+        return None
+    if not isinstance(data, dict):
+        inspection.add(codes.NOT_AN_OBJECT(f"{PLUGIN_JSON}: top level is not an object"))
+        return None
+    return data
+
+
 def read_plugin_manifest(inspection: Inspection) -> PluginManifest | None:
     try:
-        size = os.stat(inspection.root / PLUGIN_JSON).st_size
+        info = os.stat(inspection.root / PLUGIN_JSON)
+        size, links = info.st_size, info.st_nlink
     except (OSError, ValueError):
-        size = 0
+        size, links = 0, 1
     if size > MAX_BYTES:
         inspection.add(codes.OPENCLAW_MANIFEST_INVALID(f"{PLUGIN_JSON}: over {MAX_BYTES} bytes"))
         return None
-    data = inspection.read_json_object(PLUGIN_JSON, lenient=True)
+    if links > 1:
+        # OpenClaw rejects hard-linked manifests of non-bundled plugins.
+        inspection.add(codes.OPENCLAW_MANIFEST_INVALID(f"{PLUGIN_JSON}: is a hard link"))
+        return None
+    data = _read_json5(inspection)
     if data is None:
         return None
     hard = Fields(inspection, codes.OPENCLAW_MANIFEST_INVALID, PLUGIN_JSON, data)
@@ -107,12 +141,36 @@ def read_plugin_manifest(inspection: Inspection) -> PluginManifest | None:
         "categories": _categories(hard, data),
         "config_schema": jsonable(schema) if schema is not None else None,
         "valid": not hard.failed,
+        **_runtime_facts(data),
     }
     if schema is not None and isinstance(schema.get("properties"), dict):
         manifest.config_keys = [str(key) for key in schema["properties"]]
     manifest.contributions = _contributions(inspection, soft, data)
     manifest.secrets = _secrets(soft, data)
     return manifest
+
+
+def _runtime_facts(data: dict[str, Any]) -> dict[str, Any]:
+    """What the sidecar's OpenClaw host checks at runtime: the declared tool contract (None
+    when ``contracts.tools`` is absent; OpenClaw >= 2026.5 then rejects every tool), the
+    tools ``toolMetadata`` marks optional, and the config keys ``uiHints`` marks sensitive.
+    Bad values here were already reported (and dropped) with the contributions."""
+    contracts = data.get("contracts")
+    declared = contracts.get("tools") if isinstance(contracts, dict) else None
+    tools = [t for t in declared if isinstance(t, str)] if isinstance(declared, list) else None
+    metadata = data.get("toolMetadata")
+    optional = [
+        name
+        for name, item in (metadata.items() if isinstance(metadata, dict) else ())
+        if isinstance(item, dict) and item.get("optional") is True
+    ]
+    hints = data.get("uiHints")
+    sensitive = [
+        str(key)
+        for key, hint in (hints.items() if isinstance(hints, dict) else ())
+        if isinstance(hint, dict) and hint.get("sensitive") is True
+    ]
+    return {"contracts_tools": tools, "optional_tools": optional, "sensitive_config": sensitive}
 
 
 def _kind(soft: Fields, data: dict[str, Any]) -> list[str]:
@@ -182,6 +240,10 @@ def _contracts(soft: Fields, data: dict[str, Any]) -> list[Contribution]:
         kind = CONTRACT_KINDS.get(key) or ("provider" if key.endswith("Providers") else "contract")
         for name in nested.string_list(key):
             detail: dict[str, Any] = {"contract": key}
+            if kind == "tool":
+                # Checked by the sidecar against what registers (a diagnostic, not a
+                # refusal: the lenient <= 2026.7 behaviour), so not enforced by the host.
+                detail["advisory"] = True
             if kind == "tool" and name in tool_metadata:
                 detail["tool_metadata"] = jsonable(tool_metadata[name])
             found.append(Contribution(kind, name, detail=detail))
@@ -206,6 +268,7 @@ def _named_items(soft: Fields, data: dict[str, Any], key: str, kind: str) -> lis
         detail = {k: jsonable(v) for k, v in item.items() if k not in ("name", "description")}
         if kind == "command":
             detail["alias_only"] = True  # upstream: diagnostics only, not executable
+            detail["advisory"] = True
         found.append(
             Contribution(
                 kind, name, description if isinstance(description, str) else "", detail=detail

@@ -4,7 +4,14 @@ The manifest gives identity and declared contracts (tools, channels, providers, 
 command aliases, CLI commands); package.json says which modules to load. Entry order
 follows OpenClaw's loader: a declared ``runtimeExtensions`` artifact wins (no fallback to
 source), else a built JS peer under ``dist/`` or beside the source, else the source
-itself; without ``openclaw.extensions``, the first ``index.*``.
+itself; without ``openclaw.extensions``, the first ``index.*``. ``compat.pluginApi`` and
+``install.minHostVersion`` are checked against the OpenClaw the sidecar emulates
+(``HOST_VERSION``); ``install`` and ``channel`` are kept as metadata.
+
+Every plugin asks for the optional ``conversation_access`` permission: OpenClaw's
+``plugins.entries.<id>.hooks.allowConversationAccess``, without which its conversation
+hooks (``before_prompt_build``, ``agent_end``, ``llm_*``, …) do not run; the rest of the
+plugin does.
 """
 
 from __future__ import annotations
@@ -15,12 +22,30 @@ from typing import Any, Final
 
 from adapters import _codes as codes
 from adapters._fields import Fields
-from adapters._files import Inspection, normalize_relative, safe_exists, safe_is_file
+from adapters._files import Inspection, jsonable, normalize_relative, safe_exists, safe_is_file
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
 from adapters.openclaw._manifest import PLUGIN_JSON, read_plugin_manifest
-from gateway.catalog import CatalogEntry, DiscoveredLaunch, LaunchRefusal
+from adapters.openclaw._semver import HOST_VERSION, satisfies
+from gateway.catalog import (
+    CatalogEntry,
+    Contribution,
+    DiscoveredLaunch,
+    LaunchRefusal,
+    LaunchSpec,
+    Permission,
+)
 
-__all__ = ["OpenClawAdapter"]
+__all__ = ["CONVERSATION_ACCESS", "OpenClawAdapter"]
+
+CONVERSATION_ACCESS: Final = "conversation_access"
+_CONVERSATION_REASON: Final = (
+    "let its conversation hooks (before_prompt_build, agent_end, llm_input, …) read and shape "
+    "prompts and messages, as OpenClaw's hooks.allowConversationAccess; without it the rest "
+    "of the plugin still runs"
+)
+_INSTALL_STRINGS: Final = (
+    "npmSpec", "clawhubSpec", "localPath", "defaultChoice", "minHostVersion", "expectedIntegrity",
+)  # fmt: skip
 
 DEFAULT_ENTRIES: Final = ("index.ts", "index.js", "index.mjs", "index.cjs")
 _JS_PEER: Final = {".ts": ".js", ".tsx": ".js", ".mts": ".mjs", ".cts": ".cjs"}
@@ -66,8 +91,14 @@ class OpenClawAdapter:
         else:
             entry.name = package.name if package else entry.id
         entry.entries = _entries(inspection, block, entry.metadata)
+        channel = entry.metadata.get("channel")
+        if isinstance(channel, dict) and channel.get("id") not in names(entry, "channel"):
+            entry.contributions.append(Contribution("channel", channel["id"]))
         if entry.entries:
             entry.runtime = "node-sidecar"
+            entry.permissions.append(
+                Permission(CONVERSATION_ACCESS, _CONVERSATION_REASON, optional=True)
+            )
             inspection.add(
                 codes.OPENCLAW_RUNTIME_ONLY(
                     f"{PLUGIN_JSON}: commands, hooks, services and routes are registered at "
@@ -77,13 +108,23 @@ class OpenClawAdapter:
         entry.diagnostics = inspection.finish(entry.id)
         return entry
 
-    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchRefusal:
-        return LaunchRefusal("runtime not available yet: the Node sidecar for OpenClaw packages")
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
+        if entry.runtime != "node-sidecar":
+            return LaunchRefusal(
+                "nothing to run: the plugin declares no entry module (its metadata is listed)"
+            )
+        from adapters.openclaw.runtime import plan_openclaw  # it reads this module's names
+
+        return plan_openclaw(entry, home)
 
     def discover(
         self, workspace: Path, user_home: Path, trusted: bool, home: Path
     ) -> list[DiscoveredLaunch]:
-        return []  # no OpenClaw runtime yet, so nothing of its discovery directories runs
+        """``<workspace>/.openclaw/extensions`` (trusted workspaces) and
+        ``~/.openclaw/extensions``, in one shared sidecar."""
+        from adapters.openclaw.discovery import discover  # it reads this module's names
+
+        return discover(workspace, user_home, trusted, home)
 
 
 def _entries(inspection: Inspection, block: object, metadata: dict[str, Any]) -> list[str]:
@@ -95,9 +136,14 @@ def _entries(inspection: Inspection, block: object, metadata: dict[str, Any]) ->
         return []
     fields = Fields(inspection, codes.OPENCLAW_PACKAGE_INVALID, where, block)
     metadata.update(_setup_entries(fields))
-    compat = block.get("compat")
-    if isinstance(compat, dict) and isinstance(compat.get("pluginApi"), str):
-        metadata["plugin_api"] = compat["pluginApi"]
+    soft = Fields(inspection, codes.OPENCLAW_VALUE_DROPPED, where, block)
+    compat = soft.mapping("compat") or {}
+    plugin_api = compat.get("pluginApi")
+    if isinstance(plugin_api, str):
+        metadata["plugin_api"] = plugin_api
+        _check_host_version(inspection, f"{where}.compat.pluginApi", plugin_api)
+    metadata["install"] = _install(inspection, soft)
+    metadata["channel"] = _channel(soft)
     if "extensions" not in block:
         return _default_entry(inspection)
     sources = fields.string_list("extensions")
@@ -145,6 +191,59 @@ def _default_entry(inspection: Inspection) -> list[str]:
         )
     )
     return []
+
+
+def names(entry: CatalogEntry, kind: str) -> list[str]:
+    return [c.name for c in entry.contributions if c.kind == kind]
+
+
+def _check_host_version(inspection: Inspection, where: str, spec: str) -> None:
+    """OpenClaw skips a plugin whose range the host does not satisfy; the gateway loads it
+    (the lenient behaviour) and says so."""
+    ok = satisfies(HOST_VERSION, spec)
+    if ok:
+        return
+    why = "cannot be read as a semver range" if ok is None else "is not satisfied"
+    inspection.add(
+        codes.OPENCLAW_HOST_VERSION(
+            f"{where} {spec!r} {why} by the emulated OpenClaw {HOST_VERSION}; OpenClaw would "
+            "skip the plugin, the gateway loads it and reports what fails"
+        )
+    )
+
+
+def _install(inspection: Inspection, soft: Fields) -> dict[str, Any] | None:
+    install = soft.mapping("install")
+    if install is None:
+        return None
+    nested = Fields(inspection, soft.code, f"{soft.where}.install", install)
+    kept: dict[str, Any] = {}
+    for key in _INSTALL_STRINGS:
+        value = nested.string(key)
+        if value is not None:
+            kept[key] = value
+    if "requiredPlatformPackages" in install:
+        kept["requiredPlatformPackages"] = nested.string_list("requiredPlatformPackages")
+    if isinstance(install.get("allowInvalidConfigRecovery"), bool):
+        kept["allowInvalidConfigRecovery"] = install["allowInvalidConfigRecovery"]
+    if "minHostVersion" in kept:
+        _check_host_version(
+            inspection, f"{soft.where}.install.minHostVersion", kept["minHostVersion"]
+        )
+    return kept
+
+
+def _channel(soft: Fields) -> dict[str, Any] | None:
+    """The channel catalog entry (a channel plugin's label, docs, setup fields, the env
+    that marks it configured): metadata only, a headless gateway runs no channels."""
+    channel = soft.mapping("channel")
+    if channel is None:
+        return None
+    nested = Fields(soft.inspection, soft.code, f"{soft.where}.channel", channel)
+    if nested.string("id", required=True) is None:
+        return None
+    kept: dict[str, Any] = jsonable(channel, depth=8, budget=2_000)
+    return kept
 
 
 def _setup_entries(fields: Fields) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from ..host import Gateway, UnknownCommand, open_gateway
 from ..sandbox import make_undumpable
 from ..session import SessionNotFound
 from ..trust import StoreError, set_workspace_trust
+from ._config import add_config_verb, run_config
 from ._output import diagnostics_table, fail, print_diagnostics, print_json, refuse, table
 from ._packages import VERBS as PACKAGE_VERBS
 from ._packages import add_package_verbs, installed_ids, run_package_verb, trust_package
@@ -96,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--json", action="store_true")
     add_package_verbs(commands)
     add_setup_verb(commands)
+    add_config_verb(commands)
     return parser
 
 
@@ -149,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_package_verb(args, config)
         if args.verb == "setup":
             return run_setup_verb(args, config)
+        if args.verb == "config":
+            return run_config(args, config)
         if not args.workspace.is_dir():
             raise _Usage(f"workspace {args.workspace} is not a folder")
         if args.verb == "shell":

@@ -122,11 +122,15 @@ def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
     print(f"  at {data['path']} ({data['files']} files)")
     if report.result.created or report.result.trust_revoked:
         print("  nothing of it runs until you pass each gate:")
-        if data["requested_permissions"]:
-            perms = " ".join(data["requested_permissions"])
-            print(f"    gateway permissions {data['id']} {perms}")
+        optional = {p.name for p in report.entry.permissions if getattr(p, "optional", False)}
+        required = [p for p in data["requested_permissions"] if p not in optional]
+        if required:
+            print(f"    gateway permissions {data['id']} {' '.join(required)}")
         print(f"    gateway trust {data['id']}")
         print(f"    gateway enable {data['id']}")
+        if optional:
+            perms = " ".join(sorted(optional))
+            print(f"  optional (the rest runs without): gateway permissions {data['id']} {perms}")
     else:
         print("  same content as before: trust, grants and enabled are kept")
     print_diagnostics(report.diagnostics)
@@ -175,7 +179,9 @@ def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
     user decides what its sandbox opens."""
     with StateStore.open(config.home) as store:
         package = store.get_package(args.id)
-        requested = [p.name for p in load_adapters().inspect(package.record.path).permissions]
+        permissions = load_adapters().inspect(package.record.path).permissions
+        requested = [p.name for p in permissions]
+        optional = {p.name for p in permissions if p.optional}
         grantable = [*requested, *(name for name in SANDBOX_PERMISSIONS if name not in requested)]
         if args.permissions and args.revoke:
             store.revoke(args.id, args.permissions)
@@ -195,7 +201,8 @@ def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
         return 0
     for name in grantable:
         if name in requested or name in granted:
-            print(f"  {'granted' if name in granted else 'not granted':12} {name}")
+            state = "granted" if name in granted else "not granted"
+            print(f"  {state:12} {name}{' (optional)' if name in optional else ''}")
     if not requested:
         print(f"{args.id} requests no permissions", end="")
         extra = [name for name in granted if name in SANDBOX_PERMISSIONS]

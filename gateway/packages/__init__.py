@@ -6,6 +6,17 @@ Adapters are reached through an entry point, never imported (see ``_adapters``).
 """
 
 from ._adapters import NoAdapters, discover_all, load_adapters, plan_launch
+from ._config import (
+    GATEWAY_SETTINGS,
+    PackageConfigError,
+    config_path,
+    package_settings,
+    parse_config_value,
+    read_package_config,
+    set_config_value,
+    unset_config_value,
+    write_package_config,
+)
 from ._gates import PackageStatus, evaluate_packages
 from ._installer import (
     InstallError,
@@ -19,20 +30,29 @@ from ._sources import FetchError, Source, parse_source
 from ._verify import InstallLimits
 
 __all__ = [
+    "GATEWAY_SETTINGS",
     "FetchError",
     "InstallError",
     "InstallLimits",
     "InstallReport",
     "NoAdapters",
+    "PackageConfigError",
     "PackageStatus",
     "Source",
     "collect_garbage",
+    "config_path",
     "discover_all",
     "evaluate_packages",
     "install",
     "load_adapters",
     "package_folder",
+    "package_settings",
+    "parse_config_value",
     "parse_source",
     "plan_launch",
+    "read_package_config",
+    "set_config_value",
     "uninstall",
+    "unset_config_value",
+    "write_package_config",
 ]

@@ -221,7 +221,8 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
         for package in packages:
             trusted, problem = _refresh_hash(store, package)
             entry = adapters.inspect(package.record.path)
-            requested = [p.name for p in entry.permissions]
+            # An optional permission holds back only what needs it, never the package.
+            requested = [p.name for p in entry.permissions if not p.optional]
             status = PackageStatus(
                 package=store.get_package(package.id),
                 entry=entry,
@@ -293,3 +294,5 @@ def _gate_diagnostics(status: PackageStatus) -> Iterable[Diagnostic]:
         yield _codes.RUNTIME_UNAVAILABLE(
             f"{package}: {status.runtime.reason}", package=package, hint=status.runtime.hint
         )
+    if isinstance(status.runtime, LaunchSpec | LaunchRefusal):
+        yield from status.runtime.diagnostics

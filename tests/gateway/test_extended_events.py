@@ -23,7 +23,14 @@ from gateway.registry import HookEntry
 
 pytestmark = pytest.mark.anyio
 
-EXTENDED = ["input", "before_agent_start", "context"]
+EXTENDED = [
+    "input",
+    "before_agent_start",
+    "context",
+    "message_received",
+    "message_sending",
+    "message_sent",
+]
 
 
 def hook(owner: str, reply: Any, seen: list[tuple[str, dict[str, Any]]] | None = None) -> Any:
@@ -45,7 +52,7 @@ def test_catalogues_keep_nimlet_at_eight_and_add_the_extended_events() -> None:
     assert CANONICAL_EVENTS.names() == [*HOOK_EVENTS, *EXTENDED]
     assert CANONICAL_EVENTS["input"].stop_when == ("action", "handled")
     assert CANONICAL_EVENTS["input"].chain == ("text",)
-    assert CANONICAL_EVENTS["before_agent_start"].chain == ("system_prompt",)
+    assert CANONICAL_EVENTS["before_agent_start"].chain == ("system_prompt", "prompt")
     assert CANONICAL_EVENTS["before_agent_start"].collect == ("messages",)
     assert CANONICAL_EVENTS["context"].chain == ("messages",)
     assert EVENTS_EXTENDED in RUNTIME_FEATURES

@@ -122,13 +122,8 @@ async def test_a_missing_python_distribution_leaves_the_package_inactive(workspa
     assert not marker.exists()
 
 
-@pytest.mark.parametrize(
-    ("runtime", "reason"),
-    [
-        ("openclaw", "nanobot packages (runtime openclaw)"),
-        ("declarative", "metadata only"),
-    ],
-)
+# runtime: openclaw runs in the Node sidecar's OpenClaw host (tests/openclaw/test_launch.py).
+@pytest.mark.parametrize(("runtime", "reason"), [("declarative", "metadata only")])
 async def test_runtimes_the_python_sidecar_does_not_run_say_why(
     workspace, tmp_path, runtime, reason
 ):

@@ -101,20 +101,30 @@ def test_a_runtime_pi_package_is_planned_on_the_pi_sidecar(tmp_path):
     (tmp_path / "nanobot.extension.json").write_text(json.dumps(manifest))
     spec = plan_launch(inspect_package(tmp_path), tmp_path / "home")
     assert isinstance(spec, LaunchSpec)
-    assert any(part.endswith("pi-sidecar.mjs") for part in spec.command)
+    assert any(part.endswith("sidecar.mjs") for part in spec.command)
+    assert json.loads(spec.command[-1])["packages"][0]["host"] == "pi"
 
 
-@pytest.mark.parametrize("runtime", ["openclaw", "declarative"])
-def test_other_runtimes_are_refused_with_the_reason(tmp_path, runtime):
-    manifest = {"id": "acme.other", "name": "other", "version": "1", "runtime": runtime}
-    if runtime != "declarative":
-        manifest["entry"] = "index.js"
-        (tmp_path / "index.js").write_text("")
+def test_a_runtime_openclaw_package_is_planned_on_the_sidecars_openclaw_host(tmp_path):
+    manifest = {"id": "acme.claw", "name": "claw", "version": "1", "runtime": "openclaw",
+                "entry": "index.js",
+                "contributions": [{"kind": "tool", "name": "claw_tool", "description": "t"}]}  # fmt: skip
+    (tmp_path / "index.js").write_text("")
+    (tmp_path / "nanobot.extension.json").write_text(json.dumps(manifest))
+    spec = plan_launch(inspect_package(tmp_path), tmp_path / "home")
+    assert isinstance(spec, LaunchSpec)
+    (package,) = json.loads(spec.command[-1])["packages"]
+    assert package["host"] == "openclaw" and package["pluginId"] == "acme.claw"
+    assert package["contractsTools"] == ["claw_tool"] and package["conversationAccess"] is False
+    assert spec.env["HOME"].startswith(str(tmp_path / "home" / "openclaw"))
+
+
+def test_a_declarative_package_is_refused_with_the_reason(tmp_path):
+    manifest = {"id": "acme.other", "name": "other", "version": "1", "runtime": "declarative"}
     (tmp_path / "nanobot.extension.json").write_text(json.dumps(manifest))
     refusal = plan_launch(inspect_package(tmp_path), tmp_path / "home")
     assert isinstance(refusal, LaunchRefusal)
-    expected = "metadata only" if runtime == "declarative" else "Node sidecar"
-    assert expected in refusal.reason and "runtime not available" in refusal.reason
+    assert "metadata only" in refusal.reason and "runtime not available" in refusal.reason
 
 
 def test_the_sidecar_also_starts_with_python_dash_m():

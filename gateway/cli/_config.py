@@ -1,0 +1,151 @@
+"""``gateway config ID [KEY [VALUE]]``: a package's configuration, the same verb for every
+ecosystem (stored as ``GATEWAY_HOME/config/<id>.json``; docs/cli.md).
+
+A value is JSON when it parses (``5``, ``true``, ``["a"]``), else text; a field the
+package's config schema types as a string keeps the text. When the package declares a
+config schema (OpenClaw's ``configSchema``), the result is checked against it before it is
+stored. Keys the package marks sensitive are shown masked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import jsonschema
+
+from ..config import GatewayConfig
+from ..packages import (
+    PackageConfigError,
+    load_adapters,
+    package_settings,
+    parse_config_value,
+    read_package_config,
+    set_config_value,
+    unset_config_value,
+    write_package_config,
+)
+from ..store import STATE_FILE, StateStore, UnknownPackage
+from ._output import print_json
+
+__all__ = ["add_config_verb", "run_config"]
+
+
+def add_config_verb(commands: Any) -> None:
+    sub = commands.add_parser("config", help="show or set a package's configuration")
+    sub.add_argument("id", metavar="ID")
+    sub.add_argument("key", nargs="?", metavar="KEY", help="a dotted key, e.g. oss.llm.provider")
+    sub.add_argument("value", nargs="?", metavar="VALUE", help="JSON, or text")
+    sub.add_argument("--unset", action="store_true", help="remove KEY")
+    sub.add_argument("--json", action="store_true")
+
+
+def _metadata(config: GatewayConfig, package_id: str) -> dict[str, Any] | None:
+    """The installed package's catalog metadata; None when it is not installed."""
+    if not (config.home / STATE_FILE).exists():
+        return None
+    try:
+        with StateStore.open(config.home) as store:
+            root = store.get_package(package_id).record.path
+    except UnknownPackage:
+        return None
+    metadata: dict[str, Any] = load_adapters().inspect(root).to_dict()["metadata"]
+    return metadata
+
+
+def _expected_type(schema: Any, key: str) -> str | None:
+    for part in key.split("."):
+        properties = schema.get("properties") if isinstance(schema, dict) else None
+        schema = properties.get(part) if isinstance(properties, dict) else None
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def _problem(schema: Any, data: dict[str, Any]) -> str | None:
+    if not isinstance(schema, dict):
+        return None
+    own, _ = package_settings(data)
+    try:
+        validator = jsonschema.validators.validator_for(schema)(schema)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(own))
+    except jsonschema.exceptions.SchemaError:
+        return None  # the package's schema is broken; its runtime reports that
+    if error is None:
+        return None
+    where = ".".join(str(p) for p in error.absolute_path) or "(root)"
+    return f"{where}: {error.message}"
+
+
+def _masked(data: Any, sensitive: set[str], prefix: str = "") -> Any:
+    if not isinstance(data, dict):
+        return data
+    shown = {}
+    for key, value in data.items():
+        path = f"{prefix}{key}"
+        shown[key] = "***" if path in sensitive and value else _masked(value, sensitive, f"{path}.")
+    return shown
+
+
+def run_config(args: argparse.Namespace, config: GatewayConfig) -> int:
+    metadata = _metadata(config, args.id)
+    if metadata is None and ":" not in args.id:
+        return _refuse(args, f"no installed package {args.id!r} (see `gateway status`)")
+    schema = (metadata or {}).get("config_schema")
+    try:
+        data = read_package_config(config.home, args.id)
+        if args.key is not None and (args.unset or args.value is not None):
+            if args.unset:
+                data = unset_config_value(data, args.key)
+            else:
+                value = parse_config_value(args.value, _expected_type(schema, args.key))
+                data = set_config_value(data, args.key, value)
+            problem = _problem(schema, data)
+            if problem:
+                return _refuse(args, f"{args.id}: not stored, its config schema says {problem}")
+            write_package_config(config.home, args.id, data)
+    except PackageConfigError as error:
+        return _refuse(args, str(error))
+    sensitive = set((metadata or {}).get("sensitive_config") or [])
+    shown = _masked(data, sensitive)
+    if args.key is not None and not args.unset and args.value is None:
+        shown = _lookup(shown, args.key)
+    if args.json:
+        print_json({"id": args.id, "config": shown})
+    elif args.key is not None and args.value is None and not args.unset:
+        print(_text(shown))
+    else:
+        for line in _lines(shown):
+            print(line)
+        if not shown:
+            print(f"{args.id} has no configuration")
+    return 0
+
+
+def _lookup(data: Any, key: str) -> Any:
+    for part in key.split("."):
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _lines(data: dict[str, Any], prefix: str = "") -> list[str]:
+    lines: list[str] = []
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            lines += _lines(value, f"{prefix}{key}.")
+        else:
+            lines.append(f"  {prefix}{key} = {_text(value)}")
+    return lines
+
+
+def _refuse(args: argparse.Namespace, message: str) -> int:
+    if args.json:
+        print_json({"error": message})
+    else:
+        print(f"gateway: error: {message}", file=sys.stderr)
+    return 1

@@ -1,0 +1,85 @@
+// OpenClaw's typed hook catalogue (2026.9: 42 names, src/plugins/hook-types.ts) and what this
+// host does with each: the canonical event it runs at (`event`), or the sidecar's own start
+// and stop (`host`), or nothing (`unmapped`, with why). `kind` is OpenClaw's merge kind;
+// `conv` marks the conversation hooks that need the plugin's conversation-access grant;
+// `timeout` is OpenClaw's default per-handler budget (ms); `failClosed` blocks on a failure.
+
+const UNMAPPED = {
+	model: "model and provider selection belong to the embedding agent",
+	provider: "provider calls belong to the embedding agent",
+	loop: "agent-loop control belongs to the embedding agent",
+	channel: "channels do not run in a headless gateway",
+	subagent: "the gateway runs no subagents",
+	cron: "the gateway runs no cron jobs",
+	heartbeat: "the gateway runs no heartbeats",
+	skills: "the gateway has no Skill Workshop",
+	install: "gateway install never runs package code",
+	exec: "the host's exec environment is its allow-list",
+	transcript: "the session transcript is written by the host",
+	reset: "the gateway has no session reset event (new sessions end and start)",
+};
+
+export const HOOKS = Object.freeze({
+	before_model_resolve: { kind: "modify", conv: true, unmapped: UNMAPPED.model },
+	agent_turn_prepare: { kind: "modify", conv: true, event: "before_agent_start" },
+	before_prompt_build: { kind: "modify", conv: true, event: "before_agent_start", timeout: 15000 },
+	before_agent_reply: { kind: "claim", conv: true, event: "input" },
+	model_call_started: { kind: "observe", unmapped: UNMAPPED.provider },
+	model_call_ended: { kind: "observe", unmapped: UNMAPPED.provider },
+	llm_input: { kind: "observe", conv: true, event: "context" },
+	llm_output: { kind: "observe", conv: true, event: "message_sending" },
+	before_agent_finalize: { kind: "modify", conv: true, timeout: 15000, unmapped: UNMAPPED.loop },
+	agent_end: { kind: "observe", conv: true, event: "turn_end", timeout: 30000 },
+	before_compaction: { kind: "observe", event: "session_before_compact", timeout: 30000 },
+	after_compaction: { kind: "observe", event: "session_compact", timeout: 30000 },
+	before_reset: { kind: "observe", unmapped: UNMAPPED.reset },
+	inbound_claim: { kind: "claim", unmapped: UNMAPPED.channel },
+	channel_pairing_requested: { kind: "observe", timeout: 2000, unmapped: UNMAPPED.channel },
+	message_received: { kind: "observe", event: "message_received" },
+	message_sending: { kind: "modify", event: "message_sending", timeout: 15000 },
+	reply_payload_sending: { kind: "modify", event: "message_sending", timeout: 15000 },
+	message_sent: { kind: "observe", event: "message_sent" },
+	before_tool_call: { kind: "modify", event: "tool_call", timeout: 15000, failClosed: true },
+	after_tool_call: { kind: "observe", event: "tool_result" },
+	tool_result_persist: { kind: "sync", event: "tool_result" },
+	before_message_write: { kind: "sync", unmapped: UNMAPPED.transcript },
+	session_start: { kind: "observe", event: "session_start" },
+	session_end: { kind: "observe", event: "session_end" },
+	subagent_delivery_target: { kind: "modify", unmapped: UNMAPPED.subagent },
+	subagent_spawned: { kind: "observe", unmapped: UNMAPPED.subagent },
+	subagent_progress: { kind: "observe", unmapped: UNMAPPED.subagent },
+	subagent_ended: { kind: "observe", unmapped: UNMAPPED.subagent },
+	gateway_start: { kind: "observe", host: "start" },
+	gateway_stop: { kind: "observe", host: "stop", timeout: 5000 },
+	heartbeat_prompt_contribution: { kind: "modify", unmapped: UNMAPPED.heartbeat },
+	cron_reconciled: { kind: "observe", unmapped: UNMAPPED.cron },
+	cron_changed: { kind: "observe", unmapped: UNMAPPED.cron },
+	skill_proposal_evaluate: { kind: "modify", timeout: 120000, unmapped: UNMAPPED.skills },
+	skill_proposal_changed: { kind: "observe", timeout: 30000, unmapped: UNMAPPED.skills },
+	skill_changed: { kind: "observe", timeout: 30000, unmapped: UNMAPPED.skills },
+	before_dispatch: { kind: "claim", event: "input" },
+	reply_dispatch: { kind: "claim", unmapped: UNMAPPED.channel },
+	before_install: { kind: "modify", timeout: 15000, failClosed: true, unmapped: UNMAPPED.install },
+	before_agent_run: { kind: "gate", conv: true, event: "input", timeout: 15000, failClosed: true },
+	resolve_exec_env: { kind: "modify", timeout: 15000, unmapped: UNMAPPED.exec },
+});
+
+/** Legacy names (≤ 2026.7) and the hook each runs as. `before_agent_start` ran once per
+ * turn for both prompt building and model resolution: here it runs with before_prompt_build
+ * (a model override it returns is logged, model selection being the agent's). */
+export const LEGACY = Object.freeze({
+	before_agent_start: "before_prompt_build",
+	deactivate: "gateway_stop",
+	subagent_spawning: "subagent_spawned",
+});
+
+/** The timeout (ms) for one handler: the registration's, the plugin's gateway config
+ * (`$gateway.hooks.timeouts.<hook>`, `$gateway.hooks.timeoutMs`), else OpenClaw's default. */
+export function timeoutFor(registration) {
+	const settings = registration.plugin.hookSettings ?? {};
+	const own = settings.timeouts?.[registration.hookName];
+	for (const value of [registration.timeoutMs, own, settings.timeoutMs, HOOKS[registration.hookName]?.timeout]) {
+		if (Number.isFinite(value) && value > 0) return value;
+	}
+	return undefined;
+}

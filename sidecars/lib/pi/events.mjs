@@ -1,0 +1,274 @@
+// Canonical events → the Pi events they drive, with Pi's return rules (docs/pi.md, "Events").
+// One small handler per canonical event; each returns the protocol reply.
+
+import { diagnostic } from "../diagnostics.mjs";
+import { contentText } from "../content.mjs";
+import { FEATURE, offered } from "../features.mjs";
+import { log } from "../stdio.mjs";
+import { makeContext, refreshEntries } from "./context.mjs";
+import { extensionPath } from "./registry.mjs";
+
+// Canonical (nimlet) event -> the Pi events it drives, in Pi's order.
+const NIMLET_EVENTS = {
+	tool_call: ["tool_execution_start", "tool_call"],
+	tool_result: ["tool_result", "tool_execution_end"],
+	turn_start: ["agent_start", "turn_start"],
+	turn_end: ["turn_end", "agent_end"],
+	session_start: ["session_start", "resources_discover"],
+	session_end: ["session_shutdown"],
+	session_before_compact: ["session_before_compact"],
+	session_compact: ["session_compact"],
+};
+// Canonical events beyond nimlet's eight (negotiated `events.extended`): mapped only when the
+// host announced the feature; otherwise their Pi handlers stay unmapped.
+// Pi's message_start / message_end run for the user message (message_received) and for the
+// assistant reply (message_sending, where message_end may replace it).
+const EXTENDED_EVENTS = {
+	input: ["input"],
+	before_agent_start: ["before_agent_start"],
+	context: ["context"],
+	message_received: ["message_start", "message_end"],
+	message_sending: ["message_start", "message_end"],
+};
+
+function canonicalsFor(state, piEvent) {
+	const tables = offered(state, FEATURE.extendedEvents) ? [NIMLET_EVENTS, EXTENDED_EVENTS] : [NIMLET_EVENTS];
+	return tables.flatMap((table) => Object.keys(table).filter((canonical) => table[canonical].includes(piEvent)));
+}
+
+/** The canonical events the extensions listen to; an event with no mapping is reported. */
+export function subscribedEvents(state, pi) {
+	const events = new Set();
+	for (const { ext, root } of pi.extensions) {
+		for (const piEvent of ext.handlers.keys()) {
+			const canonicals = canonicalsFor(state, piEvent);
+			for (const canonical of canonicals) events.add(canonical);
+			if (!canonicals.length && !pi.reportedEvents.has(piEvent)) {
+				pi.reportedEvents.add(piEvent);
+				const message = `event "${piEvent}" (${extensionPath(root, ext)}) has no canonical mapping in this host; its handlers never run`;
+				diagnostic(state, "pi.event_unmapped", message, piEvent);
+			}
+		}
+	}
+	return [...events];
+}
+
+// `event` is the event object, or a function that builds a fresh one for each handler (for the
+// events whose payload chains from handler to handler). `each(result)` may return "stop".
+async function runHandlers(pi, piEvent, event, ctx, each) {
+	for (const { ext } of pi.extensions) {
+		for (const handler of [...(ext.handlers.get(piEvent) ?? [])]) {
+			let result;
+			try {
+				result = await handler(typeof event === "function" ? event() : event, ctx);
+			} catch (error) {
+				if (piEvent === "tool_call") throw error; // pi: tool_call errors block the tool
+				log(`handler for ${piEvent} in ${ext.path} failed: ${error?.stack ?? error}`);
+				continue;
+			}
+			if (each && (await each(result)) === "stop") return;
+		}
+	}
+}
+
+// A Pi custom message ({customType, content, display, details}) as a canonical message.
+function canonicalMessage(message) {
+	const out = { role: "custom", custom_type: String(message.customType ?? ""), content: message.content ?? "", display: message.display !== false };
+	if (message.details !== undefined) out.details = message.details;
+	return out;
+}
+
+const HANDLERS = {
+	async tool_call({ run, payload, message }) {
+		const reply = {};
+		const toolCallId = `call_${message.id}`;
+		const input = structuredClone(payload.arguments ?? {});
+		const before = JSON.stringify(input);
+		await run("tool_execution_start", { type: "tool_execution_start", toolCallId, toolName: payload.tool, args: input });
+		const event = { type: "tool_call", toolCallId, toolName: payload.tool, input };
+		try {
+			await run("tool_call", event, (result) => {
+				if (!result?.block) return;
+				reply.allow = false;
+				reply.reason = result.reason || "Tool execution was blocked";
+				return "stop";
+			});
+		} catch (error) {
+			reply.allow = false;
+			reply.reason = error?.message ?? String(error);
+		}
+		if (JSON.stringify(event.input) !== before) reply.arguments = event.input; // in-place edits
+		return reply;
+	},
+
+	async tool_result({ run, payload, message }) {
+		const reply = {};
+		const toolCallId = `call_${message.id}`;
+		const event = {
+			type: "tool_result",
+			toolCallId,
+			toolName: payload.tool,
+			input: payload.arguments ?? {},
+			content: [{ type: "text", text: String(payload.output ?? "") }],
+			details: undefined,
+			isError: Boolean(payload.is_error),
+		};
+		const original = { text: contentText(event.content), isError: event.isError };
+		await run("tool_result", event, (patch) => {
+			if (!patch || typeof patch !== "object") return;
+			for (const key of ["content", "details", "isError", "structuredContent", "usage"]) {
+				if (patch[key] !== undefined) event[key] = patch[key];
+			}
+		});
+		const text = contentText(event.content);
+		if (text !== original.text) reply.output = text;
+		if (event.isError !== original.isError) reply.is_error = event.isError;
+		const result = { content: event.content, details: event.details };
+		await run("tool_execution_end", { type: "tool_execution_end", toolCallId, toolName: payload.tool, args: event.input, result, isError: event.isError });
+		return reply;
+	},
+
+	async turn_start({ pi, run }) {
+		if (pi.session.turnIndex === 0 || !pi.session.inAgent) await run("agent_start", { type: "agent_start" });
+		pi.session.inAgent = true;
+		await run("turn_start", { type: "turn_start", turnIndex: pi.session.turnIndex, timestamp: Date.now() });
+		return {};
+	},
+
+	async turn_end({ pi, run, payload }) {
+		const turnIndex = pi.session.turnIndex++;
+		await run("turn_end", { type: "turn_end", turnIndex, message: undefined, toolResults: [], interrupted: Boolean(payload.interrupted) });
+		await run("agent_end", { type: "agent_end", messages: [] });
+		pi.session.inAgent = false;
+		return {};
+	},
+
+	async session_start({ state, pi, run, payload, ctx }) {
+		await refreshEntries(state, pi);
+		const reason = payload.reason ?? (pi.session.started ? "new" : "startup");
+		pi.session.started = true;
+		await run("session_start", { type: "session_start", reason });
+		await run("resources_discover", { type: "resources_discover", cwd: ctx.cwd, reason: "startup" });
+		return {};
+	},
+
+	async session_end({ run, payload }) {
+		// nimlet's session_end fires on exit and before a switch; without a reason from the
+		// host, "quit" (the cleanup case) is assumed.
+		await run("session_shutdown", { type: "session_shutdown", reason: payload.reason ?? "quit" });
+		return {};
+	},
+
+	async session_before_compact({ run, payload, signal }) {
+		const reply = {};
+		const event = {
+			type: "session_before_compact",
+			preparation: { tokensBefore: payload.tokens_before ?? 0 },
+			branchEntries: payload.entries ?? [],
+			customInstructions: payload.instruction || undefined,
+			signal,
+			reason: "manual",
+			willRetry: false,
+		};
+		await run("session_before_compact", event, (result) => {
+			if (result?.cancel) {
+				reply.allow = false;
+				reply.reason = result.reason ?? "Compaction cancelled by extension";
+				return "stop";
+			}
+			if (result?.compaction) {
+				const c = result.compaction;
+				const index = Number.isInteger(Number(c.firstKeptEntryId)) ? Number(c.firstKeptEntryId) : 0;
+				reply.compaction = { summary: String(c.summary ?? ""), first_kept_index: index, details: c.details ?? null };
+			}
+		});
+		return reply;
+	},
+
+	async session_compact({ run, payload }) {
+		const compactionEntry = { type: "compaction", summary: payload.summary, firstKeptEntryId: String(payload.first_kept_index ?? 0), tokensBefore: payload.tokens_before };
+		await run("session_compact", { type: "session_compact", compactionEntry, fromExtension: false, reason: "manual", willRetry: false });
+		return {};
+	},
+
+	async input({ run, payload }) {
+		// Pi's emitInput: "transform" chains the text, "handled" stops (later handlers are not
+		// asked). The reply: action continue | transform (+ text) | handled.
+		const original = String(payload.text ?? "");
+		let text = original;
+		let handled = false;
+		await run("input", () => ({ type: "input", text, source: payload.source ?? "interactive" }), (result) => {
+			if (result?.action === "handled") {
+				handled = true;
+				return "stop";
+			}
+			if (result?.action === "transform" && typeof result.text === "string") text = result.text;
+		});
+		if (handled) return { action: "handled" };
+		return text !== original ? { action: "transform", text } : { action: "continue" };
+	},
+
+	async before_agent_start({ run, payload, ctx }) {
+		// Pi's emitBeforeAgentStart: every returned message is injected; a returned systemPrompt
+		// replaces the prompt for this run, and the next handler sees it.
+		const reply = {};
+		let systemPrompt = String(payload.system_prompt ?? "");
+		let replaced = false;
+		const messages = [];
+		ctx.getSystemPrompt = () => systemPrompt;
+		const event = () => ({ type: "before_agent_start", prompt: String(payload.prompt ?? ""), systemPrompt, messageType: "user", systemPromptOptions: {} });
+		await run("before_agent_start", event, (result) => {
+			if (!result || typeof result !== "object") return;
+			if (result.message) messages.push(canonicalMessage(result.message));
+			if (typeof result.systemPrompt === "string") {
+				systemPrompt = result.systemPrompt;
+				replaced = true;
+			}
+		});
+		if (replaced) reply.system_prompt = systemPrompt;
+		if (messages.length) reply.messages = messages;
+		return reply;
+	},
+
+	async context({ run, payload }) {
+		// Pi's emitContext: a returned {messages} (or an in-place edit) replaces the messages for
+		// this model call; the next handler sees the result.
+		const original = JSON.stringify(payload.messages ?? []);
+		let messages = structuredClone(payload.messages ?? []);
+		let current;
+		const event = () => {
+			current = { type: "context", messages: structuredClone(messages) };
+			return current;
+		};
+		await run("context", event, (result) => {
+			messages = Array.isArray(result?.messages) ? result.messages : current.messages; // in-place edits count, as in Pi
+		});
+		return JSON.stringify(messages) !== original ? { messages } : {};
+	},
+
+	async message_received({ run, payload }) {
+		const message = { role: "user", content: [{ type: "text", text: String(payload.text ?? "") }], timestamp: Date.now() };
+		await run("message_start", { type: "message_start", message });
+		await run("message_end", { type: "message_end", message });
+		return {};
+	},
+
+	async message_sending({ run, payload }) {
+		// Pi's message_end may return {message} to replace it (same role; chained).
+		const original = String(payload.text ?? "");
+		let message = { role: "assistant", content: [{ type: "text", text: original }], timestamp: Date.now() };
+		await run("message_start", { type: "message_start", message });
+		await run("message_end", () => ({ type: "message_end", message }), (result) => {
+			if (result?.message && result.message.role === message.role) message = result.message;
+		});
+		const text = contentText(message.content);
+		return text !== original ? { text } : {};
+	},
+};
+
+export async function onEvent(state, pi, event, payload, signal, message) {
+	if (!Object.hasOwn(HANDLERS, event)) return {};
+	const ctx = makeContext(state, pi, signal, false);
+	const run = (piEvent, piPayload, each) => runHandlers(pi, piEvent, piPayload, ctx, each);
+	return HANDLERS[event]({ state, pi, run, payload, message, ctx, signal });
+}

@@ -1,0 +1,111 @@
+// The Pi host: loads Pi extension modules with pi's own loader (`loadExtensions` from the
+// real @earendil-works/pi-coding-agent, so pi's alias map for both scopes and both TypeBox
+// names, jiti, the transactional load and pi's error texts all come from upstream) and serves
+// their tools, commands and events. See docs/pi.md.
+
+import { registerHooks } from "node:module";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { errorReply, toolReply, contentText } from "../content.mjs";
+import { diagnostic } from "../diagnostics.mjs";
+import { hostExec, progress } from "../wire.mjs";
+import { makeContext, refreshEntries } from "./context.mjs";
+import { onEvent, subscribedEvents } from "./events.mjs";
+import { activeToolSpecs, collectCommands, collectTools, isActive, reportRuntimeUnsupported, reportUnsupported } from "./registry.mjs";
+import { bindRuntime } from "./runtime.mjs";
+
+// The package's exports map only exposes its index; the loader module is imported by file URL
+// so `loadExtensions` (explicit paths, no auto-discovery of .pi/extensions) is reachable.
+const piDist = path.dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")));
+const loaderUrl = pathToFileURL(path.join(piDist, "core/extensions/loader.js")).href;
+const eventBusUrl = pathToFileURL(path.join(piDist, "core/event-bus.js")).href;
+const execShimUrl = new URL("./exec.mjs", import.meta.url).href;
+
+// pi's loader imports `../exec.js` for `pi.exec()`; that one import is redirected to
+// ./exec.mjs, which asks the host (host.request `exec`) when it was offered.
+registerHooks({
+	resolve(specifier, context, nextResolve) {
+		if (specifier === "../exec.js" && context.parentURL === loaderUrl) {
+			return { url: execShimUrl, shortCircuit: true };
+		}
+		return nextResolve(specifier, context);
+	},
+});
+
+function newPi() {
+	return {
+		extensions: [], // {ext, packageId, root}, in load order
+		tools: new Map(), // name -> {definition, ext, packageId, extPath}
+		commands: new Map(), // invocation name -> {command, packageId}
+		activeTools: null, // Set of names, or null (= all)
+		conflicts: new Set(), // tool conflicts already reported
+		reportedEvents: new Set(), // unmapped Pi events already reported
+		session: { started: false, turnIndex: 0, inAgent: false, entries: [], hostEntries: null, name: undefined },
+	};
+}
+
+export async function loadHost(state, packages) {
+	const { setHostExec } = await import(execShimUrl);
+	setHostExec((command, args, cwd, options) => hostExec(state, command, args, cwd, options?.timeout));
+	const { loadExtensions, createExtensionRuntime } = await import(loaderUrl);
+	const { createEventBus } = await import(eventBusUrl);
+	const pi = newPi();
+	const eventBus = createEventBus();
+	const runtime = createExtensionRuntime();
+	for (const pkg of packages) {
+		const result = await loadExtensions(pkg.entries, process.cwd(), eventBus, runtime);
+		for (const error of result.errors) {
+			const where = path.relative(pkg.root, error.path) || error.path;
+			diagnostic(state, "pi.load_failed", `${where}: ${error.error}`, path.relative(pkg.root, error.path));
+		}
+		for (const ext of result.extensions) pi.extensions.push({ ext, packageId: pkg.id, root: pkg.root });
+	}
+	bindRuntime(state, pi, runtime);
+	collectTools(state, pi, false);
+	collectCommands(state, pi);
+	reportUnsupported(state, pi);
+	reportRuntimeUnsupported(state, runtime);
+	return piHost(state, pi);
+}
+
+function piHost(state, pi) {
+	let events = null; // computed once the host's features are known (at register)
+	return {
+		ecosystem: "pi",
+		tools: () => activeToolSpecs(pi),
+		commands: () => [...pi.commands.entries()].map(([name, c]) => ({ name, description: c.command.description ?? "" })),
+		events: () => (events ??= subscribedEvents(state, pi)),
+		callTool: (name, message, signal) => callTool(state, pi, name, message, signal),
+		runCommand: (name, message, signal, current) => runCommand(state, pi, name, message, signal, current),
+		onEvent: (event, payload, signal, message) => onEvent(state, pi, event, payload, signal, message),
+	};
+}
+
+async function callTool(state, pi, name, message, signal) {
+	const entry = pi.tools.get(name);
+	if (!entry || !isActive(pi, name)) return { content: `Tool ${name} not found`, is_error: true };
+	const ctx = makeContext(state, pi, signal, false);
+	const onUpdate = (partial) => progress(state, message.id, partial?.content ?? [], partial?.details ?? null, contentText(partial?.content));
+	try {
+		const result = await entry.definition.execute(`call_${message.id}`, message.arguments ?? {}, signal, onUpdate, ctx);
+		return toolReply(state, result);
+	} catch (error) {
+		return errorReply(error);
+	}
+}
+
+async function runCommand(state, pi, name, message, signal, current) {
+	const entry = pi.commands.get(name);
+	if (!entry) return { message: `Unknown command /${name}` };
+	await refreshEntries(state, pi);
+	const ctx = makeContext(state, pi, signal, true);
+	try {
+		await entry.command.handler(message.arguments ?? "", ctx);
+	} catch (error) {
+		current.messages.push(`/${name} failed: ${error?.message ?? error}`);
+	}
+	const reply = {};
+	if (current.messages.length) reply.message = current.messages.join("\n");
+	if (current.prompt !== undefined) reply.prompt = current.prompt;
+	return reply;
+}

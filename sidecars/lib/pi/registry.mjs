@@ -1,0 +1,109 @@
+// What the Pi extensions of one host registered, with Pi's collision rules (the first tool in
+// load order wins; every duplicate command gets a load-order suffix /name:1, /name:2) and the
+// active tool set, and what a headless host reports as unsupported.
+
+import path from "node:path";
+import { diagnostic } from "../diagnostics.mjs";
+import { sendRegistrationDelta } from "../hosts.mjs";
+import { log } from "../stdio.mjs";
+
+export function unsupported(state, api, where) {
+	diagnostic(state, "pi.unsupported_api", `${api} is not supported by a headless host${where ? ` (${where})` : ""}`, api);
+}
+
+export function isActive(pi, name) {
+	return pi.activeTools === null || pi.activeTools.has(name);
+}
+
+/** Take the extensions' tools (again, after a late registerTool); `late` tells the host. */
+export function collectTools(state, pi, late) {
+	const added = [];
+	for (const { ext, packageId } of pi.extensions) {
+		for (const [name, tool] of ext.tools) {
+			const owner = pi.tools.get(name);
+			if (owner && owner.ext !== ext) {
+				const key = `${name}\0${ext.path}`;
+				if (!pi.conflicts.has(key)) {
+					pi.conflicts.add(key);
+					diagnostic(state, "pi.tool_conflict", `Tool "${name}" conflicts with ${owner.extPath}; the first registration wins`, name);
+				}
+				continue;
+			}
+			pi.tools.set(name, { ...tool, ext, packageId, extPath: owner?.extPath ?? ext.path });
+			if (!owner) added.push(name);
+			if ((tool.definition.renderCall || tool.definition.renderResult) && !late) {
+				unsupported(state, "tool renderCall/renderResult", `tool ${name}`);
+			}
+		}
+	}
+	if (late && added.length) sendRegistrationDelta(state);
+	return added;
+}
+
+export function collectCommands(state, pi) {
+	const all = [];
+	const counts = new Map();
+	for (const { ext, packageId } of pi.extensions) {
+		for (const command of ext.commands.values()) {
+			all.push({ command, packageId });
+			counts.set(command.name, (counts.get(command.name) ?? 0) + 1);
+		}
+	}
+	const seen = new Map();
+	const taken = new Set();
+	for (const item of all) {
+		const name = item.command.name;
+		const occurrence = (seen.get(name) ?? 0) + 1;
+		seen.set(name, occurrence);
+		let invocation = counts.get(name) > 1 ? `${name}:${occurrence}` : name;
+		let suffix = occurrence;
+		while (taken.has(invocation)) invocation = `${name}:${++suffix}`;
+		taken.add(invocation);
+		if (invocation !== name) {
+			diagnostic(state, "pi.command_renamed", `command /${name} is registered more than once; this one is /${invocation}`, invocation);
+		}
+		pi.commands.set(invocation, item);
+	}
+}
+
+/** The protocol's ToolSpec of a Pi tool (the JSON round trip drops TypeBox's symbols). */
+export function toolSpec(name, tool) {
+	const def = tool.definition;
+	const schema = JSON.parse(JSON.stringify(def.parameters ?? { type: "object", properties: {} }));
+	const description = [def.description ?? def.label ?? name, def.promptSnippet].filter(Boolean).join("\n\n");
+	return { name, description, input_schema: schema };
+}
+
+export function activeToolSpecs(pi) {
+	return [...pi.tools.entries()].filter(([name]) => isActive(pi, name)).map(([name, tool]) => toolSpec(name, tool));
+}
+
+function where(root, ext) {
+	return path.relative(root, ext.path) || ext.path;
+}
+
+export function reportUnsupported(state, pi) {
+	for (const { ext, root } of pi.extensions) {
+		const at = where(root, ext);
+		for (const key of ext.shortcuts.keys()) unsupported(state, "registerShortcut", `${at}: ${key}`);
+		for (const key of ext.messageRenderers.keys()) unsupported(state, "registerMessageRenderer", `${at}: ${key}`);
+		for (const key of ext.entryRenderers?.keys?.() ?? []) unsupported(state, "registerEntryRenderer", `${at}: ${key}`);
+		if (ext.toolRenderers?.length) unsupported(state, "registerToolRenderer", at);
+		if (ext.markdownTransformer) unsupported(state, "registerMarkdownTransformer", at);
+	}
+}
+
+export function reportRuntimeUnsupported(state, runtime) {
+	for (const r of runtime.pendingProviderRegistrations ?? []) unsupported(state, "registerProvider", `provider ${r.name}`);
+	for (const r of runtime.pendingNativeProviderRegistrations ?? []) unsupported(state, "registerProvider", `provider ${r.provider?.id}`);
+	for (const r of runtime.pendingVirtualModelRegistrations ?? []) {
+		unsupported(state, "registerVirtualModel", `${r.definition?.provider}/${r.definition?.id}`);
+	}
+	for (const server of runtime.mcpServers?.list?.() ?? []) unsupported(state, "registerMcpServer", `server ${server.name}`);
+	// Later provider registrations are logged (register has been sent).
+	runtime.registerProvider = (name) => log(`registerProvider(${name}) ignored: providers are not supported headless`);
+	runtime.registerNativeProvider = (p) => log(`registerProvider(${p?.id}) ignored: providers are not supported headless`);
+}
+
+/** A Pi extension's path relative to its package root, for messages. */
+export { where as extensionPath };

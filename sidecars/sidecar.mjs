@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// Extension Gateway — the Node sidecar: a nimlet-protocol extension (JSON lines on stdin and
+// stdout, plus the negotiated additions of docs/protocol.md) that hosts Pi packages and
+// OpenClaw plugins, any mix of them, in one process. See docs/pi.md and docs/openclaw.md.
+//
+// Usage: node sidecar.mjs '<json spec>'
+//   spec = {packages: [{id, root, entries: [absolute paths], host?: "pi" (default) | "openclaw",
+//           ...what the host needs: docs/openclaw.md lists the OpenClaw fields}]}
+//
+// The modules: lib/stdio.mjs (stdout capture; imported first), lib/state.mjs (the one state
+// object), lib/wire.mjs (the protocol), lib/features.mjs (negotiated features),
+// lib/hosts.mjs (routing across hosts), lib/pi/ and lib/openclaw/ (the hosts).
+
+import { log, send } from "./lib/stdio.mjs";
+import { diagnostic } from "./lib/diagnostics.mjs";
+import { callTool, dispatchEvent, loadHosts, registerMessage, runCommand } from "./lib/hosts.mjs";
+import { createState } from "./lib/state.mjs";
+import { listen } from "./lib/wire.mjs";
+
+let spec;
+try {
+	spec = JSON.parse(process.argv[2] ?? "{}");
+} catch (error) {
+	log(`the spec argument is not JSON: ${error.message}`);
+	spec = { packages: [] };
+}
+const state = createState(spec, send);
+
+const loaded = loadHosts(state).catch((error) => {
+	diagnostic(state, "pi.load_failed", `sidecar failed to load packages: ${error?.stack ?? error}`);
+});
+
+const SERVE = { tool: callTool, command: runCommand, event: dispatchEvent };
+
+listen(state, {
+	loaded,
+	register() {
+		send(registerMessage(state));
+		state.registered = true;
+		for (const host of state.hosts) host.registered?.();
+	},
+	serve: (message, signal, current) => SERVE[message.type](state, message, signal, current),
+});

@@ -1,0 +1,75 @@
+"""OpenClaw host tests: plugins installed through the gateway, real Node sidecars."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters._sidecar import sidecar_ready
+from adapters.openclaw.runtime import MIN_NODE
+from gateway import GatewayConfig
+from gateway.node import find_node
+from gateway.packages import install, load_adapters
+from gateway.store import StateStore
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "fixtures"
+NPM_FIXTURES = HERE.parent / "fixtures" / "npm"
+
+_problem = sidecar_ready("openclaw") or (None if find_node(MIN_NODE) else "no Node >= 24.16")
+if _problem:
+    pytest.skip(f"OpenClaw host not available: {_problem}", allow_module_level=True)
+
+
+def install_ready(
+    home: Path, source: Path, kind: str = "local", grant: tuple[str, ...] = ()
+) -> str:
+    """Install a package (nothing runs), trust and enable it, grant ``grant``; its id."""
+    report = install(home, str(source), kind=kind, inspector=load_adapters().inspect)
+    package_id = report.package.record.id
+    with StateStore.open(home) as store:
+        requested = [
+            p.name for p in load_adapters().inspect(report.package.record.path).permissions
+        ]
+        if grant:
+            store.grant(package_id, grant, requested)
+        store.set_trusted(package_id, True)
+        store.set_enabled(package_id, True)
+    return package_id
+
+
+def codes(gateway: Any, prefix: str = "openclaw.") -> list[str]:
+    return [d.code for d in gateway.diagnostics if d.code.startswith(prefix)]
+
+
+def messages(gateway: Any, code: str) -> list[str]:
+    return [d.message for d in gateway.diagnostics if d.code == code]
+
+
+def config_for(home: Path, user_home: Path) -> GatewayConfig:
+    return GatewayConfig(home=home, user_home=user_home, shutdown_grace=0.3, term_grace=0.5)
+
+
+def cli(home: Path, *args: str, cwd: Path | None = None) -> Any:
+    """``gateway ARGS`` in a real subprocess, GATEWAY_HOME and HOME in the test's folder."""
+    import os
+    import subprocess
+    import sys
+
+    user = home.parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
+    env.update(GATEWAY_HOME=str(home), HOME=str(user))
+    return subprocess.run(
+        [sys.executable, "-m", "gateway", *args],
+        capture_output=True, text=True, env=env, cwd=cwd or user, timeout=300,
+    )  # fmt: skip
+
+
+def cli_json(home: Path, *args: str, cwd: Path | None = None) -> Any:
+    import json
+
+    done = cli(home, *args, "--json", cwd=cwd)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return json.loads(done.stdout)

@@ -1,0 +1,164 @@
+"""Tools and commands of the OpenClaw host: schemas on the wire, structured results and
+progress, errors, cancel → AbortSignal, factories per session, optional tools behind the
+plugin's gateway config, contracts.tools, malformed registrations; command name rules,
+reserved names, acceptsArgs, continueAgent, the transcript file, runtime.system."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import pytest
+
+from gateway import open_gateway
+from gateway.packages import write_package_config
+
+from .conftest import FIXTURES, install_ready, messages
+
+pytestmark = pytest.mark.anyio
+
+PKG = "oc-conformance"
+
+
+@pytest.fixture
+def ready(workspace: Any) -> Any:
+    install_ready(workspace.config.home, FIXTURES / "conformance", grant=("conversation_access",))
+    return workspace
+
+
+def opened(ready: Any, **kwargs: Any) -> Any:
+    return open_gateway(ready.root, trust=True, config=ready.config, **kwargs)
+
+
+async def test_tools_register_with_plain_json_schemas(ready: Any) -> None:
+    async with opened(ready) as gateway:
+        schemas = {s["name"]: s for s in gateway.tool_schemas()}
+        typed = schemas["typebox_tool"]["input_schema"]
+        assert typed == {
+            "type": "object",
+            "properties": {"n": {"type": "number"}},
+            "required": ["n"],
+        }
+        assert (await gateway.call_tool("typebox_tool", {"n": 21})).content == "42"
+        greeted = await gateway.call_tool("greet", {"text": "ada"})
+        assert greeted.content == "hello ada"  # the configSchema default
+        assert greeted.details == {"id": greeted.details["id"]} and greeted.details[
+            "id"
+        ].startswith("call_")
+
+
+async def test_config_comes_from_gateway_config_validated_with_defaults(ready: Any) -> None:
+    write_package_config(ready.config.home, PKG, {"greeting": "hi"})
+    async with opened(ready) as gateway:
+        assert (await gateway.call_tool("greet", {"text": "x"})).content == "hi x"
+        api = json.loads((await gateway.run_command("oc-api")).message)
+        assert api["config"] == {"greeting": "hi"}
+    write_package_config(ready.config.home, PKG, {"greeting": 5})
+    async with opened(ready) as gateway:
+        assert "greet" not in {t.name for t in gateway.tools()}
+        (message,) = messages(gateway, "openclaw.config_invalid")
+        assert "greeting" in message and "register is not called" in message
+
+
+async def test_structured_results_progress_and_thrown_errors(ready: Any) -> None:
+    async with opened(ready) as gateway:
+        result = await gateway.call_tool("parts", {})
+        assert result.content == "done\n[image image/png]"
+        assert result.parts == [
+            {"type": "text", "text": "done"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mime_type": "image/png"},
+        ]
+        assert result.details == {"pct": 100}
+        assert [(p["text"], p["details"]) for p in result.progress] == [("half", {"pct": 50})]
+        failed = await gateway.call_tool("fails", {})
+        assert failed.is_error and failed.content == "tool exploded"
+
+
+async def test_cancel_aborts_the_tools_signal(ready: Any) -> None:
+    async with opened(ready) as gateway:
+        with anyio.move_on_after(0.3):
+            await gateway.call_tool("slow", {"ms": 5000})
+        await anyio.sleep(0.2)
+        assert "aborted:cancelled by the host" in (await gateway.run_command("tools-seen")).message
+        assert (await gateway.call_tool("slow", {"ms": 1})).content == "slept 1"
+
+
+async def test_a_tool_factory_is_called_with_the_session_context(ready: Any) -> None:
+    async with opened(ready) as gateway:
+        out = (await gateway.call_tool("session_tool", {})).content
+        assert out == f"session {gateway.session.id} workspace {ready.root}"
+
+
+async def test_optional_tools_wait_for_the_allow_list(ready: Any) -> None:
+    async with opened(ready) as gateway:
+        assert "opt_tool" not in {t.name for t in gateway.tools()}
+        (message,) = messages(gateway, "openclaw.tool_optional")
+        assert "'$gateway.tools.allow'" in message
+    write_package_config(ready.config.home, PKG, {"$gateway": {"tools": {"allow": ["opt_tool"]}}})
+    async with opened(ready) as gateway:
+        assert (await gateway.call_tool("opt_tool", {})).content == "opt ran"
+
+
+async def test_contracts_and_malformed_tools(ready: Any) -> None:
+    async with opened(ready) as gateway:
+        assert "uncontracted" in {t.name for t in gateway.tools()}  # lenient: registered
+        (contract,) = messages(gateway, "openclaw.tool_contract")
+        assert "uncontracted is not in its contracts.tools" in contract
+        invalid = messages(gateway, "openclaw.registration_invalid")
+        assert any("tool has no name" in m for m in invalid)
+        assert any("no_execute: execute is not a function" in m for m in invalid)
+
+
+async def test_command_name_rules_and_reserved_names(ready: Any) -> None:
+    async with opened(ready) as gateway:
+        commands = {c.name for c in gateway.registry.commands()}
+        assert {"oc-echo", "oc-noargs", "oc-continue", "oc-exec"} <= commands
+        assert "help" not in commands and "bad name" not in commands
+        assert any(
+            "/help is a reserved" in m for m in messages(gateway, "openclaw.command_reserved")
+        )
+        invalid = messages(gateway, "openclaw.registration_invalid")
+        assert any('"Bad Name"' in m for m in invalid)
+        assert any("description must be a non-empty string" in m for m in invalid)
+        conflicts = messages(gateway, "openclaw.command_conflict")
+        assert any("/oc-echo is already registered" in m for m in conflicts)
+        alias = messages(gateway, "openclaw.command_alias")
+        assert any("conformance-cli" in m and "openclaw conformance" in m for m in alias)
+
+
+async def test_arguments_reach_only_commands_that_accept_them(ready: Any) -> None:
+    async with opened(ready) as gateway:
+        echoed = await gateway.run_command("oc-echo", "a b")
+        assert echoed.message == "args=a b body=/oc-echo a b owner=true"
+        assert (await gateway.run_command("oc-noargs")).message == "noargs ran"
+        through = await gateway.run_command("oc-noargs", "extra")
+        assert through.message is None and through.prompt == "/oc-noargs extra"
+        cont = await gateway.run_command("oc-continue")
+        assert cont.message == "continuing" and cont.prompt == "/oc-continue"
+        failed = await gateway.run_command("oc-fail")
+        assert failed.message == "/oc-fail failed: command exploded"
+
+
+async def test_commands_read_the_transcript_file(ready: Any) -> None:
+    async with opened(ready) as gateway:
+        gateway.session.append({"type": "user", "content": "hi"})
+        gateway.session.append({"type": "assistant", "content": "hello"})
+        out = await gateway.run_command("oc-session")
+        assert out.message == "session file lines=2"
+
+
+async def test_runtime_system_runs_commands_through_the_hosts_exec_policy(ready: Any) -> None:
+    asked: list[tuple[str, str, list[str]]] = []
+    async with opened(ready) as gateway:
+        ran = await gateway.run_command("oc-exec", "echo out; exit 3")
+        assert ran.message == "code=3 out=out termination=exit"
+
+        def policy(owner: str, command: str, args: list[str]) -> bool:
+            asked.append((owner, command, args))
+            return False
+
+        gateway.exec_policy = policy
+        refused = await gateway.run_command("oc-exec", "echo no")
+        assert refused.message.startswith("error=exec sh: refused")
+        assert asked == [(PKG, "sh", ["-c", "echo no"])]

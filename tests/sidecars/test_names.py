@@ -1,0 +1,100 @@
+"""The Node sidecar and the Python side name the same things: the negotiated features, the
+diagnostic codes the sidecar emits, and the reply rule of each event it folds across hosts.
+
+The JavaScript values are read by importing the sidecar's own modules in a real Node."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.pi.runtime import SIDECAR_DIR, find_node
+from gateway.diagnostics import catalogue
+from gateway.events import CANONICAL_EVENTS
+from gateway.features import RUNTIME_FEATURES
+from tests.test_diagnostics_catalogue import declared
+
+NODE = find_node()
+pytestmark = pytest.mark.skipif(NODE is None, reason="no Node >= 22.19")
+
+SOURCES = sorted(
+    p for p in SIDECAR_DIR.rglob("*.mjs") if "node_modules" not in p.relative_to(SIDECAR_DIR).parts
+)
+CODE_LITERAL = re.compile(r"""["']((?:pi|openclaw|sidecar)\.[a-z][a-z_]*)["']""")
+
+READ = """
+import fs from "node:fs";
+const lib = (name) => import(new URL(`lib/${name}`, process.argv[1]).href);
+const { FEATURES } = await lib("features.mjs");
+const { CODES } = await lib("diagnostics.mjs");
+const { FOLD } = await lib("hosts.mjs");
+fs.writeSync(1, JSON.stringify({ FEATURES, CODES, FOLD }));
+process.exit(0);
+"""
+
+
+@pytest.fixture(scope="module")
+def sidecar() -> dict[str, Any]:
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, "--input-type=module", "-e", READ, SIDECAR_DIR.as_uri() + "/"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    values: dict[str, Any] = json.loads(done.stdout)
+    return values
+
+
+def test_the_feature_list_is_the_one_the_gateway_offers_sidecars(sidecar: dict) -> None:
+    assert len(set(sidecar["FEATURES"])) == len(sidecar["FEATURES"])
+    assert sorted(sidecar["FEATURES"]) == sorted(RUNTIME_FEATURES)
+
+
+def test_every_sidecar_code_is_catalogued_with_the_same_name(sidecar: dict) -> None:
+    declared()
+    assert set(sidecar["CODES"]) - set(catalogue()) == set()
+
+
+def test_every_code_literal_in_the_sources_is_in_the_sidecar_list(sidecar: dict) -> None:
+    used: dict[str, list[str]] = {}
+    for path in SOURCES:
+        for code in CODE_LITERAL.findall(path.read_text(encoding="utf-8")):
+            used.setdefault(code, []).append(path.name)
+    assert {c: where for c, where in used.items() if c not in sidecar["CODES"]} == {}
+    # And no listed code is dead: each is used somewhere besides the list itself.
+    listed_only = {
+        code for code in sidecar["CODES"] if set(used.get(code, [])) <= {"diagnostics.mjs"}
+    }
+    assert listed_only == set()
+
+
+def test_cross_host_reply_rules_are_the_catalogue_rules(sidecar: dict) -> None:
+    fold = sidecar["FOLD"]
+    for name, rule in fold.items():
+        spec = CANONICAL_EVENTS[name]
+        assert bool(rule.get("gate")) == spec.gate, name
+        for key in ("chain", "append", "replace", "collect"):
+            assert tuple(rule.get(key, ())) == getattr(spec, key), (name, key)
+        assert (tuple(rule["stop"]) if "stop" in rule else None) == spec.stop_when, name
+    # Every event whose replies carry something is folded; observe-only ones need no rule.
+    carrying = {
+        s.name
+        for s in CANONICAL_EVENTS.specs()
+        if s.gate or s.chain or s.append or s.replace or s.collect or s.stop_when
+    }
+    assert carrying == set(fold)
+
+
+def test_sources_are_small_modules() -> None:
+    sizes = {
+        p.relative_to(SIDECAR_DIR).as_posix(): len(p.read_text().splitlines()) for p in SOURCES
+    }
+    assert {name: lines for name, lines in sizes.items() if lines > 300} == {}
+    assert Path(SIDECAR_DIR / "sidecar.mjs") in SOURCES
