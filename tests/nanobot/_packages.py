@@ -47,9 +47,6 @@ REVIEW_MANIFEST = NANOBOT_DOCUMENT_EXAMPLE
 
 # Tools with every kind of result, written as plain objects (duck typing works too).
 KITCHEN = """
-import asyncio
-import os
-import subprocess
 import sys
 
 from nanobot.agent.tools.base import Tool, ToolResult
@@ -90,32 +87,12 @@ async def flagged():
     return ToolResult.error("flagged failure")
 
 
-async def noisy():
-    print("print to stdout")
-    sys.stdout.write("sys.stdout.write\\n")
-    sys.stdout.flush()
-    os.write(1, b"os.write to fd 1\\n")
-    subprocess.run(["echo", "child process stdout"], check=True)
+async def reads_input():
     try:
         line = input()
     except EOFError:
         line = "<eof>"
-    return "quiet " + line
-
-
-async def slow(seconds=5.0, marker=""):
-    try:
-        await asyncio.sleep(seconds)
-    except asyncio.CancelledError:
-        if marker:
-            with open(marker, "w") as handle:
-                handle.write("cancelled")
-        raise
-    return "slow done"
-
-
-async def big(size=131072):
-    return "x" * size
+    return "read " + line
 
 
 class Typed(Tool):
@@ -133,10 +110,8 @@ class Typed(Tool):
 
 def register(api):
     for name, run in [("echo", echo), ("data", data), ("nothing", nothing), ("fails", fails),
-                      ("exits", exits), ("flagged", flagged), ("noisy", noisy), ("slow", slow),
-                      ("big", big)]:
+                      ("exits", exits), ("flagged", flagged), ("reads_input", reads_input)]:
         api.register_tool(Simple(name, run))
     api.register_tool(Typed())
 """
-KITCHEN_TOOLS = ["echo", "data", "nothing", "fails", "exits", "flagged", "noisy", "slow", "big",
-                 "typed"]  # fmt: skip
+KITCHEN_TOOLS = ["echo", "data", "nothing", "fails", "exits", "flagged", "reads_input", "typed"]

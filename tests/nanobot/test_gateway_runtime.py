@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from gateway import ToolOutcome, open_gateway
@@ -132,23 +131,6 @@ async def test_a_slow_call_times_out_alone_and_the_sidecar_survives(
         timed_out = await gateway.call_tool("slow_s", {"seconds": 30})
         assert timed_out.is_error and "timed out" in timed_out.content
         assert (await gateway.call_tool("echo_s", {"text": "z"})).content == "test.slow:z"
-
-
-async def test_calls_to_one_package_overlap(workspace, tmp_path):
-    package = echo_package(tmp_path / "src", "test.overlap", "v", ("echo", "slow"))
-    install_ready(workspace.config.home, package)
-    finished: list[str] = []
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
-
-        async def call(name: str, arguments: dict[str, Any]) -> None:
-            await gateway.call_tool(name, arguments)
-            finished.append(name)
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(call, "slow_v", {"seconds": 0.5})
-            await anyio.sleep(0.05)
-            group.start_soon(call, "echo_v", {"text": "quick"})
-    assert finished == ["echo_v", "slow_v"]
 
 
 SAME_NAMES = """

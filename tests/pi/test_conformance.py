@@ -1,6 +1,7 @@
 """Conformance of the Pi sidecar through the real gateway: mapped events and Pi's return
-rules, structured results, dialogs, side effects, collisions, unsupported APIs, stdout
-pollution, concurrency, cancel and timeout."""
+rules, structured results, dialogs, side effects, collisions, unsupported APIs and the
+per-call timeout. The wire contract every runtime shares (stdout, overlap, cancel, shutdown,
+crash and restart, plain v1) is tests/sidecars/test_contract.py."""
 
 from __future__ import annotations
 
@@ -164,45 +165,6 @@ async def test_command_side_effects_dialogs_and_api_state(ready: Any) -> None:
         assert "commands=ask,dup:1,dup:2,effects,info,late" in info
 
 
-async def test_stdout_pollution_does_not_break_the_protocol(ready: Any) -> None:
-    async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
-        # first.ts console.logs and process.stdout.writes at load and inside execute.
-        for _ in range(3):
-            result = await gateway.call_tool("echo", {"text": "a", "mode": "plain"})
-            assert not result.is_error
-        assert not [d for d in gateway.diagnostics if d.code.startswith("protocol.")]
-        logs = list((ready.config.logs_dir).glob("package-*.log"))
-        text = "".join(p.read_text() for p in logs)
-        assert "console.log must not reach the protocol" in text
-        assert "raw stdout write from plugin code" in text
-
-
-async def test_concurrent_calls_do_not_block_each_other(ready: Any) -> None:
-    async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
-        start = anyio.current_time()
-        results: list[str] = []
-
-        async def one() -> None:
-            results.append((await gateway.call_tool("slow", {"ms": 200})).content)
-
-        async with anyio.create_task_group() as group:
-            for _ in range(10):
-                group.start_soon(one)
-        assert results == ["slept 200"] * 10
-        assert anyio.current_time() - start < 1.5  # serialized would be ≥ 2 s
-
-
-async def test_cancel_aborts_the_signal(ready: Any) -> None:
-    async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
-        with anyio.move_on_after(0.3):
-            await gateway.call_tool("slow", {"ms": 5000})
-        await anyio.sleep(0.2)
-        info = (await gateway.run_command("info")).message
-        assert "aborted" in info
-        # The process is still serving.
-        assert (await gateway.call_tool("slow", {"ms": 10})).content == "slept 10"
-
-
 async def test_negotiated_parts_details_and_progress(ready: Any) -> None:
     seen: list[dict[str, Any]] = []
     async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
@@ -243,20 +205,6 @@ async def test_per_call_timeout_fails_the_call_not_the_process(
         assert (await gateway.call_tool("slow", {"ms": 10})).content == "slept 10"
         await anyio.sleep(0.2)
         assert "aborted" in (await gateway.run_command("info")).message
-
-
-async def test_crash_restarts_with_registrations_back(ready: Any) -> None:
-    async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
-        first_pid = gateway.processes[0].pid
-        crashed = await gateway.call_tool("crash", {})
-        assert crashed.is_error and "exited unexpectedly" in crashed.content
-        with anyio.fail_after(10):
-            while not gateway.processes or gateway.processes[0].pid == first_pid:
-                await anyio.sleep(0.05)
-        assert {"echo", "crash"} <= {t.name for t in gateway.tools()}
-        assert (await gateway.call_tool("slow", {"ms": 1})).content == "slept 1"
-        assert "dup:1" in {c.name for c in gateway.registry.commands()}
-        assert any(d.code == "extension.exited" for d in gateway.diagnostics)
 
 
 async def test_host_request_free_text_and_session_transcript(ready: Any) -> None:
