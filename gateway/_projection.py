@@ -32,7 +32,7 @@ from .features import (
     ToolExtras,
     UpdateExtras,
 )
-from .process import ExtensionProcess
+from .process import ExtensionError, ExtensionProcess
 from .protocol import (
     CommandRequest,
     CommandSpec,
@@ -278,15 +278,19 @@ class Projector:
                     id=request_id, name=spec.name, arguments=arguments
                 )
 
+            failure: ExtensionError | None = None
             try:
                 response = await process.request(build)
+            except ExtensionError as error:
+                failure = error
             finally:
                 updates = [item for rid in ids for item in progress.pop(rid, [])]
                 for rid in ids:
                     in_flight.pop(rid, None)
-            extra: dict[str, Any] = {}
-            if updates:
-                extra["progress"] = updates
+            extra: dict[str, Any] = {"progress": updates} if updates else {}
+            if failure is not None:
+                # A timeout or crash is an error result; what was shown meanwhile stays.
+                return ToolOutcome(str(failure), True, extra)
             content = read_tool_content(response.content, workspace)
             if content.error is not None:
                 return self._invalid_result(owner, spec.name, content.error, extra)

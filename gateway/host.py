@@ -421,11 +421,11 @@ class Gateway:
         await self.start_session()
 
     async def resume(self, session_id: str) -> None:
-        await self.end_session()
         state = self._state
-        self._replace_session(
-            Session.resume(state.config.sessions_dir, session_id, state.diagnostics)
-        )
+        # Loaded first: a session that is not there ends nothing.
+        session = Session.resume(state.config.sessions_dir, session_id, state.diagnostics)
+        await self.end_session()
+        self._replace_session(session)
         await self.reload()
         await self.start_session()
 
