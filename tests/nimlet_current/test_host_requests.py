@@ -163,3 +163,40 @@ async def test_nothing_is_answered_outside_a_turn_or_command(workspace, current)
         "cancelled": True,
         "error": "host request is unavailable",
     }
+
+
+async def test_one_message_type_serves_both_generations(workspace) -> None:
+    """A runtime offered the negotiated ``host.request`` (a sidecar) keeps the methods
+    upstream has no equivalent for, and the older shapes of ``ui.input`` / ``ui.editor``;
+    upstream's shapes work for it too."""
+    from types import SimpleNamespace
+
+    from gateway.features import RUNTIME_FEATURES
+    from gateway.protocol import HostRequest
+
+    def request(method: str, **fields: Any) -> HostRequest:
+        return HostRequest.model_validate({"type": "host_request", "id": "h", "method": method,
+                                           **fields})  # fmt: skip
+
+    async def editor(edit: EditRequest) -> EditResult:
+        return EditResult(text=f"{edit.title}:{edit.text}")
+
+    class Runtime:  # what the handler reads of a sidecar's process
+        name = "pi:x"
+        plan = SimpleNamespace(features=RUNTIME_FEATURES)
+
+    runtime: Any = Runtime()
+    link = AgentLink(edit_text=editor)
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, agent=link
+    ) as gateway:
+        answer = gateway._host_requests.answer
+        gateway._state.running += 1  # as during a command
+        older = await answer(runtime, request("ui.editor", params={"prompt": "T", "prefill": "p"}))
+        newer = await answer(runtime, request("ui.editor", title="T", text="p"))
+        entries = await answer(runtime, request("session.entries", params={}))
+        unknown = await answer(runtime, request("teleport", params={}))
+    assert older.result == {"value": "T:p", "cancelled": False}
+    assert newer.result == {"text": "T:p"}
+    assert entries.result == [] and entries.error is None
+    assert unknown.error == "unknown host request: teleport"
