@@ -17,8 +17,21 @@ from .lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
+    from ._commands import SessionAction, SessionActionError
+    from .agent import (
+        AgentLink,
+        Approval,
+        ApprovalRequest,
+        Completion,
+        CompletionRequest,
+        EditRequest,
+        EditResult,
+        ModelContext,
+        UserMessage,
+    )
     from .config import GatewayConfig
     from .diagnostics import Diagnostic, DiagnosticCode, Diagnostics, Severity, catalogue
+    from .editor import terminal_editor
     from .events import EventCatalogue, EventOutcome, EventSpec
     from .host import (
         AgentStartResult,
@@ -36,6 +49,18 @@ if TYPE_CHECKING:
     from .session import Session, SessionEffect, SessionNotFound
 
 _WHERE: dict[str, str] = {
+    "SessionAction": "_commands",
+    "SessionActionError": "_commands",
+    "AgentLink": "agent",
+    "Approval": "agent",
+    "ApprovalRequest": "agent",
+    "Completion": "agent",
+    "CompletionRequest": "agent",
+    "EditRequest": "agent",
+    "EditResult": "agent",
+    "ModelContext": "agent",
+    "UserMessage": "agent",
+    "terminal_editor": "editor",
     "GatewayConfig": "config",
     "Diagnostic": "diagnostics",
     "DiagnosticCode": "diagnostics",
@@ -67,12 +92,19 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "AgentLink",
     "AgentStartResult",
+    "Approval",
+    "ApprovalRequest",
     "CommandOutcome",
     "CompactionResult",
+    "Completion",
+    "CompletionRequest",
     "Diagnostic",
     "DiagnosticCode",
     "Diagnostics",
+    "EditRequest",
+    "EditResult",
     "EventCatalogue",
     "EventOutcome",
     "EventSpec",
@@ -81,8 +113,11 @@ __all__ = [
     "Gateway",
     "GatewayConfig",
     "InputResult",
+    "ModelContext",
     "Registry",
     "Session",
+    "SessionAction",
+    "SessionActionError",
     "SessionEffect",
     "SessionNotFound",
     "Severity",
@@ -93,8 +128,10 @@ __all__ = [
     "UiRequest",
     "UnknownCommand",
     "UnknownTool",
+    "UserMessage",
     "catalogue",
     "open_gateway",
+    "terminal_editor",
 ]
 
 

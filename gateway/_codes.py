@@ -133,8 +133,40 @@ UI_UNANSWERED = define_code(
 UI_UNSUPPORTED_METHOD = define_code(
     "ui.unsupported_method",
     W,
-    "An extension sent a ui_request with a method other than `question`; answered cancelled.",
-    "Use method `question`.",
+    "An extension sent a ui_request with a method other than `question`, `confirm`, `input` "
+    "or `password`; it was answered cancelled (nimlet would leave it unanswered).",
+    "Use one of the four methods.",
+)
+USER_MESSAGE_DROPPED = define_code(
+    "user_message.dropped",
+    W,
+    "A `user_message` side effect lacked a non-empty `content` or a `deliver_as` of `now`, "
+    "`steer` or `follow_up` (nimlet drops it silently); or a one-shot CLI run ended with "
+    "messages no conversation could take.",
+    "Send both fields; use `gateway shell` or the Python API to deliver messages.",
+)
+COMMAND_REPLY_IGNORED = define_code(
+    "command.reply_ignored",
+    I,
+    "A command reply carried fields nimlet ignores in its order (`session` before `reload` "
+    "before `prompt`), or a `session` that is not an object.",
+    "Send only the action the command means to take.",
+)
+TOOL_INVALID_RESULT = define_code(
+    "tool.invalid_result",
+    W,
+    "An extension tool replied with `content` the host cannot read: a part other than text "
+    "or image, an image without mimeType or data/path, undecodable base64, or a path "
+    "outside the workspace. The call is an error result with nimlet's code "
+    "`invalid_extension_result`.",
+    "Send text parts and image parts (`mimeType` with base64 `data` or a workspace `path`).",
+)
+PERMISSIONS_FILE_INVALID = define_code(
+    "permissions.file_invalid",
+    W,
+    "`.nimlet/permissions.json` could not be read, is not JSON or has no `allow` array (no "
+    "project grants are used), or a project grant could not be saved.",
+    'Repair the file (`{"allow": ["tool:NAME"]}`) or remove it.',
 )
 
 # Registry and events

@@ -40,5 +40,16 @@ class RegisterInvalid(ExtensionStartError):
 
 @dataclass(frozen=True, slots=True)
 class UiAnswer:
+    """The user's answer to a ``ui_request``. ``answer`` is the picked option or the text
+    typed (a password too: never log it); an empty answer counts as cancelled, as in
+    nimlet. For ``confirm`` set ``confirmed`` (or answer ``Yes`` / ``No``, the options the
+    question is shown with)."""
+
     answer: str = ""
     cancelled: bool = False
+    confirmed: bool | None = None
+
+    def __repr__(self) -> str:
+        # The answer may be a password: keep it out of logs and tracebacks.
+        shown = "***" if self.answer else "''"
+        return f"UiAnswer(answer={shown}, cancelled={self.cancelled}, confirmed={self.confirmed})"

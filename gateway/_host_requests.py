@@ -1,17 +1,33 @@
-"""Answering what a running extension asks the host: a user question (``ui_request``) and,
-for runtimes offered ``host.request``, the session transcript, free-text answers and
-``exec`` under the host's policy."""
+"""Answering what a running extension asks the host: a user question (``ui_request``) and a
+``host_request``.
+
+One ``host_request`` message serves both generations. Current nimlet's methods
+(``model.complete``, ``ui.editor``, ``session.info``, ``session.name``, ``context.usage``)
+are answered for every process, as upstream answers them, and only while a turn, a command
+or a tool call runs (else ``{cancelled, error: "host request is unavailable"}``). The
+gateway's negotiated ``host.request`` keeps only what upstream has no equivalent for
+(``session.entries``, ``exec``), plus two shapes a runtime written before upstream's may
+still send: ``ui.input`` (upstream's equivalent is ``ui_request`` ``input``) and
+``ui.editor`` with ``params`` (answered ``{value, cancelled}``). A plain extension asking
+for a negotiated method gets upstream's "unknown host request".
+"""
 
 from __future__ import annotations
 
 import anyio
 
 from . import _codes
+from ._host_methods import UPSTREAM_METHODS, HostMethods
 from ._state import GatewayState
+from .agent import EditRequest
+from .editor import UNAVAILABLE
+from .features import HOST_REQUEST
 from .process import ExtensionProcess, UiAnswer, UiHandler
 from .protocol import HostRequest, HostResponse, UiRequest
 
 __all__ = ["HostRequestHandler"]
+
+UNAVAILABLE_REQUEST = "host request is unavailable"
 
 
 class HostRequestHandler:
@@ -20,13 +36,19 @@ class HostRequestHandler:
     def __init__(self, state: GatewayState, ui: UiHandler | None) -> None:
         self._state = state
         self._ui = ui
+        self._methods = HostMethods(state)
 
     async def ask_user(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
-        if self._ui is None:
+        """A plain extension is answered only while a turn, a command or a tool call runs
+        (nimlet binds its UI only then); runtimes offered ``host.request`` follow their
+        ecosystem (a dialog whenever there is a UI)."""
+        outside = HOST_REQUEST not in process.plan.features and not self._state.in_progress
+        if self._ui is None or outside:
+            why = "no turn or command is running" if self._ui else "no one can answer"
             self._state.diagnostics.add(
                 _codes.UI_UNANSWERED(
-                    f"{process.name} asked {request.prompt!r}; no one can answer, so it was "
-                    "answered cancelled",
+                    f"{process.name} asked {request.prompt!r} ({request.method}); {why}, so "
+                    "it was answered cancelled",
                     package=process.name,
                 )
             )
@@ -34,33 +56,65 @@ class HostRequestHandler:
         return await self._ui(process, request)
 
     async def answer(self, process: ExtensionProcess, request: HostRequest) -> HostResponse:
-        """``session.entries`` → the session transcript; ``ui.input`` / ``ui.editor`` → a
-        free-text answer from the UI handler (method ``input``); ``exec`` → a command."""
-        if request.method == "session.entries":
-            return HostResponse(id=request.id, result=list(self._state.session.entries))
-        if request.method in ("ui.input", "ui.editor"):
-            prompt = request.params.get("prompt")
-            asked = UiRequest(
-                type="ui_request",
-                id=request.id,
-                method="input",
-                prompt=prompt if isinstance(prompt, str) else "",
+        negotiated = HOST_REQUEST in process.plan.features
+        method = request.method
+        if negotiated and request.negotiated_shape:
+            if method == "session.entries":
+                return HostResponse(id=request.id, result=list(self._state.session.entries))
+            if method == "ui.input":
+                return await self._free_text(process, request)
+            if method == "ui.editor":
+                return await self._negotiated_editor(request)
+            if method == "exec":
+                return await self._exec(process, request)
+        if method in UPSTREAM_METHODS:
+            if not self._state.in_progress:
+                return HostResponse(id=request.id, cancelled=True, error=UNAVAILABLE_REQUEST)
+            return await self._methods.answer(self._state.owner_of(process), request)
+        return HostResponse(id=request.id, error=f"unknown host request: {method}")
+
+    async def _free_text(self, process: ExtensionProcess, request: HostRequest) -> HostResponse:
+        """Negotiated ``ui.input {prompt}`` → ``{value, cancelled}``, asked as a
+        ``ui_request`` ``input``."""
+        prompt = request.arguments().get("prompt")
+        asked = UiRequest(
+            type="ui_request",
+            id=request.id,
+            method="input",
+            prompt=prompt if isinstance(prompt, str) else "",
+        )
+        answer = await self.ask_user(process, asked)
+        cancelled = answer.cancelled or not answer.answer
+        return HostResponse(
+            id=request.id,
+            result={"value": None if cancelled else answer.answer, "cancelled": cancelled},
+        )
+
+    async def _negotiated_editor(self, request: HostRequest) -> HostResponse:
+        """Negotiated ``ui.editor {prompt, prefill}`` → ``{value, cancelled}``: the same
+        editor as upstream's ``ui.editor``, answered in the older shape."""
+        arguments = request.arguments()
+        title, text = arguments.get("prompt"), arguments.get("prefill")
+        edit = self._state.agent.edit_text
+        if edit is None:
+            self._state.diagnostics.add(
+                _codes.UI_UNANSWERED(f"ui.editor {title!r}: {UNAVAILABLE}; answered cancelled")
             )
-            answer = await self.ask_user(process, asked)
-            return HostResponse(
-                id=request.id,
-                result={"value": None if answer.cancelled else answer.answer,
-                        "cancelled": answer.cancelled},
-            )  # fmt: skip
-        if request.method == "exec":
-            return await self._exec(process, request)
-        return HostResponse(id=request.id, error=f"unknown host_request method {request.method!r}")
+            return HostResponse(id=request.id, result={"value": None, "cancelled": True})
+        done = await edit(
+            EditRequest(
+                title if isinstance(title, str) else "", text if isinstance(text, str) else ""
+            )
+        )
+        return HostResponse(
+            id=request.id, result={"value": done.text, "cancelled": done.text is None}
+        )
 
     async def _exec(self, process: ExtensionProcess, request: HostRequest) -> HostResponse:
         """``exec`` under the host's shell policy: no shell, the allow-listed environment,
         refused in plan mode or when ``exec_policy`` says no; output capped."""
         state = self._state
-        params = request.params
+        params = request.arguments()
         command, args = params.get("command"), params.get("args") or []
         if not isinstance(command, str) or not isinstance(args, list):
             return HostResponse(id=request.id, error="exec: command must be a string, args strings")
@@ -96,3 +150,7 @@ class HostRequestHandler:
                     "code": done.returncode, "killed": False,
                     "truncated": len(out) + len(err) > cap},
         )  # fmt: skip
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""

@@ -1,6 +1,6 @@
 """The lifecycle events an agent drives through the gateway, each folded by its rule in
 the event catalogue: a user message (``input``), the start of an agent run
-(``before_agent_start``), each model call (``context``) and compaction."""
+(``before_agent_start``), each model request (``context``) and compaction."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Any
 from . import _codes
 from ._results import AgentStartResult, CompactionResult, InputResult, Summarizer
 from ._state import GatewayState
-from .events import EventOutcome, dispatch
+from .agent import ModelContext
+from .events import PLAN_EVENTS, EventOutcome, dispatch
 
 __all__ = ["Lifecycle"]
 
@@ -20,10 +21,10 @@ class Lifecycle:
         self._state = state
 
     async def emit(self, event: str, payload: dict[str, Any]) -> EventOutcome:
-        """Dispatch one lifecycle event to its subscribers (none in plan mode)."""
+        """Dispatch one lifecycle event to its subscribers (in plan mode only ``context``)."""
         state = self._state
         subscribers = state.registry.hooks(event)
-        if state.plan or not subscribers:
+        if (state.plan and event not in PLAN_EVENTS) or not subscribers:
             return EventOutcome(event, payload)
         return await dispatch(state.catalogue[event], payload, subscribers, state.diagnostics)
 
@@ -52,12 +53,48 @@ class Lifecycle:
             rewritten if isinstance(rewritten, str) and rewritten != prompt else None,
         )
 
-    async def build_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        outcome = await self.emit("context", {"messages": list(messages)})
-        final = outcome.payload.get("messages")
-        if not isinstance(final, list):
-            return list(messages)
-        return self._message_list(final, "context")
+    async def context(self, system: list[str], messages: list[dict[str, Any]]) -> ModelContext:
+        """One model request: runtimes that replace the messages (Pi's ``context``,
+        chained) go first; then nimlet's ``context``: each subscriber sees the same payload,
+        and what they add (system blocks, messages) is appended for this request only."""
+        system, messages = list(system), list(messages)
+        replaced = await self.emit("context_transform", {"system": system, "messages": messages})
+        final = replaced.payload.get("messages")
+        if isinstance(final, list) and final is not messages:
+            messages = self._message_list(final, "context")
+        added = await self.emit("context", {"system": list(system), "messages": list(messages)})
+        extra_system = self._strings(added.collected.get("system", []))
+        extra_messages = [
+            message
+            for message in added.collected.get("messages", [])
+            if self._context_message(message)
+        ]
+        return ModelContext([*system, *extra_system], [*messages, *extra_messages])
+
+    def _strings(self, items: list[Any]) -> list[str]:
+        kept = [item for item in items if isinstance(item, str)]
+        if len(kept) != len(items):
+            self._state.diagnostics.add(
+                _codes.HOOK_FAILED(
+                    f"context: {len(items) - len(kept)} system addition(s) that are not text "
+                    "were ignored"
+                )
+            )
+        return kept
+
+    def _context_message(self, message: Any) -> bool:
+        """nimlet reads an added message by its ``type`` (a user or assistant message with
+        content parts); anything else is ignored, with nimlet's warning."""
+        if (
+            isinstance(message, dict)
+            and message.get("type") in ("user", "assistant")
+            and isinstance(message.get("content"), list)
+        ):
+            return True
+        self._state.diagnostics.add(
+            _codes.HOOK_FAILED(f"extension context message ignored: {message!r:.120}")
+        )
+        return False
 
     def _message_list(self, items: Iterable[Any], event: str) -> list[dict[str, Any]]:
         listed = list(items)

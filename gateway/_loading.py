@@ -20,7 +20,7 @@ from ._spawn import LaunchError, resolve_command
 from ._state import GatewayState
 from .catalog import DiscoveredLaunch, LaunchRefusal, LaunchSpec
 from .discovery import DiscoveredExtension, discover, discover_package
-from .features import EXTENSION_FEATURES, HOST_REQUEST, RUNTIME_FEATURES, announcement
+from .features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
 from .packages import (
     NoAdapters,
     PackageStatus,
@@ -246,7 +246,9 @@ class Loader:
             ui_handler=self._host_requests.ask_user,
             config=self._transport,
             on_exit=self._on_process_exit,
-            host_handler=self._host_requests.answer if HOST_REQUEST in plan.features else None,
+            host_handler=self._host_requests.answer,
+            on_tool_update=self._projector.on_tool_update,
+            pause=state.pause,
         )
 
     # ------------------------------------------------------------------ starting

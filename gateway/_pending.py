@@ -1,6 +1,7 @@
 """The requests one extension has not answered yet: their waiters, their deadlines (frozen
-while the extension waits on the user), and what became of ids that are no longer pending,
-so a stray reply can be told apart as duplicate, late or unknown."""
+while any extension waits on the user or the host: ``gateway._pause``), and what became of
+ids that are no longer pending, so a stray reply can be told apart as duplicate, late or
+unknown."""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ class Pending:
     id: str
     waiter: Waiter
     deadline: float
-    remaining: float | None = None
-    """Seconds left while deadlines are frozen (a user question is open)."""
+    frozen: bool = False
+    """Its deadline is suspended (a user question or host request is open)."""
 
 
 class PendingRequests:
@@ -62,7 +63,7 @@ class PendingRequests:
     def open(self, request_id: str) -> Pending:
         now = anyio.current_time()
         if self._frozen:
-            pending = Pending(request_id, new_waiter(self._fast), math.inf, self._timeout)
+            pending = Pending(request_id, new_waiter(self._fast), math.inf, frozen=True)
         else:
             pending = Pending(request_id, new_waiter(self._fast), now + self._timeout)
             if self._timer is not None:
@@ -121,28 +122,29 @@ class PendingRequests:
     # ------------------------------------------------------------------ deadlines
 
     def freeze(self) -> None:
-        """A user question opened: no deadline of this extension runs until ``thaw``."""
+        """A question or host request opened: no deadline runs until ``thaw``."""
         self._frozen += 1
         if self._frozen > 1:
             return
-        now = anyio.current_time()
         for pending in self._pending.values():
             if not math.isinf(pending.deadline):
-                pending.remaining = max(0.0, pending.deadline - now)
+                pending.frozen = True
                 pending.deadline = math.inf
                 pending.waiter.extend(math.inf)
         if self._timer is not None:
             self._timer.cancel()
 
     def thaw(self) -> None:
+        """The last one was answered: every suspended request gets its full timeout again
+        (current nimlet measures from the moment the question completed)."""
         self._frozen -= 1
         if self._frozen:
             return
         now = anyio.current_time()
         for pending in self._pending.values():
-            if pending.remaining is not None:
-                pending.deadline = now + pending.remaining
-                pending.remaining = None
+            if pending.frozen:
+                pending.frozen = False
+                pending.deadline = now + self._timeout
                 pending.waiter.extend(pending.deadline)
                 if self._timer is not None:
                     self._timer.arm(pending.deadline)

@@ -11,13 +11,15 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from . import _codes
+from ._commands import command_context, command_outcome
 from ._errors import ExtensionError
 from ._registrations import CachedRegistration, RegistrationMemory
 from ._state import GatewayState
+from ._tool_content import INVALID_RESULT, read_tool_content
 from .catalog import CatalogEntry
-from .diagnostics import catalogue
+from .diagnostics import Severity, catalogue
 from .discovery import DiscoveredTool, expand_prompt
-from .events import NIMLET_EVENTS
+from .events import EXTENDED_ALIASES, NIMLET_EVENTS
 from .external_tools import run_tool_json
 from .features import (
     EVENTS_EXTENDED,
@@ -41,6 +43,7 @@ from .protocol import (
     ResponseMessage,
     ToolRequest,
     ToolSpec,
+    ToolUpdate,
     UpdateMessage,
 )
 from .registry import (
@@ -81,6 +84,7 @@ class Projector:
         self._declared: dict[str, Declared] = {}
         self._held: dict[str, _Held] = {}
         self._progress: dict[str, list[dict[str, Any]]] = {}
+        self._in_flight: dict[str, ExtensionProcess] = {}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -152,17 +156,18 @@ class Projector:
     def _hooks(self, binding: _Binding, owner: str, events: list[str]) -> list[HookEntry]:
         extended = EVENTS_EXTENDED in binding.features
         hooks = []
-        for event in events:
-            # Events beyond nimlet's eight exist only for processes offered them.
+        for wire in events:
+            # Events beyond nimlet's exist only for processes offered them.
+            event = EXTENDED_ALIASES.get(wire, wire) if extended else wire
             if event not in self._state.catalogue or (event not in NIMLET_EVENTS and not extended):
                 self._state.diagnostics.add(
                     _codes.EVENT_UNKNOWN(
-                        f"{owner}: event {event!r} is not in the catalogue; it never fires",
+                        f"{owner}: event {wire!r} is not in the catalogue; it never fires",
                         package=owner,
                     )
                 )
                 continue
-            hooks.append(HookEntry(event, owner, binding.hook(owner, event)))
+            hooks.append(HookEntry(event, owner, binding.hook(owner, event, wire)))
         return hooks
 
     def owner_name(self, name: str) -> str:
@@ -206,6 +211,7 @@ class Projector:
             manifest.effective_capabilities,
             owner,
             handler,
+            ask_permission=True,
         )
         state.diagnostics.extend(state.registry.register(owner, tools=[entry]))
 
@@ -287,8 +293,9 @@ class Projector:
     # ------------------------------------------------------------------ registry entries
 
     def _extension_tool(self, process: ExtensionProcess, owner: str, spec: ToolSpec) -> ToolEntry:
-        progress = self._progress
+        progress, in_flight = self._progress, self._in_flight
         structured = TOOL_PARTS in process.plan.features
+        workspace = self._state.workspace
 
         async def handler(arguments: dict[str, Any]) -> ToolOutcome:
             ids: list[str] = []
@@ -296,21 +303,34 @@ class Projector:
             def build(request_id: str) -> ToolRequest:
                 ids.append(request_id)
                 progress[request_id] = []
+                in_flight[request_id] = process
                 return ToolRequest(id=request_id, name=spec.name, arguments=arguments)
 
+            failure: ExtensionError | None = None
             try:
                 response = await process.request(build)
+            except ExtensionError as error:
+                failure = error
             finally:
                 updates = [item for rid in ids for item in progress.pop(rid, [])]
+                for rid in ids:
+                    in_flight.pop(rid, None)
+            extra: dict[str, Any] = {"progress": updates} if updates else {}
+            if failure is not None:
+                # A timeout or crash is an error result; what was shown meanwhile stays.
+                return ToolOutcome(str(failure), True, extra)
+            content = read_tool_content(response.content, workspace)
+            if content.error is not None:
+                return self._invalid_result(owner, spec.name, content.error, extra)
+            if content.parts is not None:
+                extra["parts"] = content.parts
+                extra["keep_images"] = True  # nimlet: a rewritten output keeps the images
             extras = ToolExtras.parse(response.gateway if structured else None)
-            extra: dict[str, Any] = {}
             if extras.parts is not None:
                 extra["parts"] = extras.parts
             if extras.has_details:
                 extra["details"] = extras.details
-            if updates:
-                extra["progress"] = updates
-            return ToolOutcome(response.content or "", bool(response.is_error), extra)
+            return ToolOutcome(content.text, bool(response.is_error), extra)
 
         return make_tool(
             spec.name,
@@ -319,23 +339,42 @@ class Projector:
             spec.effective_capabilities,
             owner,
             handler,
+            # nimlet's permission prompt is for nimlet extensions; the runtimes an adapter
+            # plans (Pi, nanobot) follow their ecosystems, which have none.
+            ask_permission=not process.plan.restart,
         )
+
+    def _invalid_result(
+        self, owner: str, tool: str, problem: str, extra: dict[str, Any]
+    ) -> ToolOutcome:
+        self._state.diagnostics.add(
+            _codes.TOOL_INVALID_RESULT(
+                f"{owner}: tool {tool} replied with unusable content: {problem}",
+                package=owner,
+                contribution=tool,
+            )
+        )
+        return ToolOutcome(problem, True, {**extra, "error_code": INVALID_RESULT})
 
     def _extension_command(
         self, process: ExtensionProcess, owner: str, spec: CommandSpec
     ) -> CommandEntry:
-        actions = self._state.requested_actions
+        state = self._state
+        actions = state.requested_actions
         offered = HOST_ACTIONS in process.plan.features
 
         async def handler(arguments: str) -> CommandOutcome:
+            context = command_context(state)
             response = await process.request(
-                lambda rid: CommandRequest(id=rid, name=spec.name, arguments=arguments)
+                lambda rid: CommandRequest(
+                    id=rid, name=spec.name, arguments=arguments, context=context
+                )
             )
             if offered:
                 actions.extend(
                     (owner, action) for action in CommandExtras.parse(response.gateway).actions
                 )
-            return CommandOutcome(response.message, response.prompt)
+            return command_outcome(state, owner, response)
 
         return CommandEntry(spec.name, spec.description, owner, handler)
 
@@ -344,9 +383,15 @@ class Projector:
     def on_effects(
         self, process: ExtensionProcess, message: ResponseMessage | UpdateMessage
     ) -> None:
-        """Side effects of a response or update; a runtime's update extras (progress, a new
-        tool list) only from a process that was offered them."""
-        self._state.session.apply(process.name, message)
+        """Side effects of a response or update (a ``user_message`` is queued for
+        delivery); a runtime's update extras (progress, a new tool list) only from a process
+        that was offered them."""
+        state = self._state
+        state.session.apply(process.name, message)
+        if message.user_message is not None:
+            state.deliveries.receive(
+                process.name, message.user_message, turn_open=state.turn_open, link=state.agent
+            )
         if not isinstance(message, UpdateMessage) or message.gateway is None:
             return
         extras = UpdateExtras.parse(message.gateway)
@@ -355,6 +400,25 @@ class Projector:
             self._progress_update(process, extras.progress)
         if extras.has_registration and REGISTRATION_UPDATE in features:
             self._registration_update(process, extras)
+
+    def on_tool_update(self, process: ExtensionProcess, update: ToolUpdate) -> None:
+        """``tool_update`` (current nimlet): output of an in-flight call of this process,
+        shown while it runs (``progress_listener``) and kept in ``ToolResult.progress``;
+        never saved, never seen by a model, no effect on the timeout."""
+        if self._in_flight.get(update.id) is not process:
+            self._state.diagnostics.add(
+                _codes.PROTOCOL_UNKNOWN_ID(
+                    f"extension {process.name}: tool_update for {update.id!r}, which is not "
+                    "one of its calls in flight; ignored",
+                    package=process.name,
+                    severity=Severity.INFO,
+                )
+            )
+            return
+        if not isinstance(update.content, str) or not update.content:
+            return  # upstream ignores it too; nothing to show
+        item = {"id": update.id, "text": update.content, "delta": True}
+        self._progress_update(process, item)
 
     def _progress_update(self, process: ExtensionProcess, item: dict[str, Any]) -> None:
         collected = self._progress.get(item["id"])
@@ -415,7 +479,10 @@ class _Binding(Protocol):
 
     def command(self, owner: str, spec: CommandSpec) -> CommandEntry: ...
 
-    def hook(self, owner: str, event: str) -> HookHandler: ...
+    def hook(self, owner: str, event: str, wire: str) -> HookHandler:
+        """``wire``: the name the process subscribed with, which differs from the
+        catalogue's ``event`` for an aliased event (``EXTENDED_ALIASES``)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -435,12 +502,12 @@ class _Live:
     def command(self, owner: str, spec: CommandSpec) -> CommandEntry:
         return self.projector._extension_command(self.process, owner, spec)
 
-    def hook(self, owner: str, event: str) -> HookHandler:
+    def hook(self, owner: str, event: str, wire: str) -> HookHandler:
         process = self.process
 
         async def handler(event: str, payload: dict[str, Any]) -> ResponseMessage:
             return await process.request(
-                lambda rid: EventRequest(id=rid, event=event, payload=payload)
+                lambda rid: EventRequest(id=rid, event=wire, payload=payload)
             )
 
         return handler
@@ -488,7 +555,7 @@ class _Dormant:
 
         return CommandEntry(spec.name, spec.description, owner, handler)
 
-    def hook(self, owner: str, event: str) -> HookHandler:
+    def hook(self, owner: str, event: str, wire: str) -> HookHandler:
         registry, activate = self.state.registry, self.activate
 
         async def handler(event: str, payload: dict[str, Any]) -> Any:

@@ -1,8 +1,8 @@
 """The reading half of an extension process: frames, decodes and routes every line the
 extension writes. Replies resolve their waiters (at once, on the caller's behalf), updates
-become side effects, questions and host requests are handed to the process to answer, and
-anything malformed is a diagnostic. It does no I/O itself: the process feeds it chunks,
-from a reader callback or a reader task."""
+become side effects, tool progress goes to whoever shows it, questions and host requests
+are handed to the process to answer, and anything malformed is a diagnostic. It does no
+I/O itself: the process feeds it chunks, from a reader callback or a reader task."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from .protocol import (
     MessageError,
     RegisterMessage,
     ResponseMessage,
+    ToolUpdate,
     UiRequest,
     UpdateMessage,
     parse_extension_message,
@@ -36,8 +37,8 @@ _STRAY_CODES = {
 
 class MessageReader:
     """Everything the reader may do is passed in: where replies go (``pending``), where
-    side effects go (``on_effects``), who answers questions (``on_question``) and host
-    requests (``on_host_request``, None when the process was not offered them), and who
+    side effects go (``on_effects``), where tool progress goes (``on_tool_update``), who
+    answers questions (``on_question``) and host requests (``on_host_request``), and who
     learns of the ``register`` line (``on_register``)."""
 
     def __init__(
@@ -49,8 +50,9 @@ class MessageReader:
         pending: PendingRequests,
         on_effects: Callable[[ResponseMessage | UpdateMessage], None],
         on_question: Callable[[UiRequest], None],
-        on_host_request: Callable[[HostRequest], None] | None,
+        on_host_request: Callable[[HostRequest], None],
         on_register: Callable[[RegisterMessage | None, str | None], None],
+        on_tool_update: Callable[[ToolUpdate], None] | None = None,
     ) -> None:
         self._name = name
         self._framer = LineFramer(line_cap)
@@ -61,6 +63,7 @@ class MessageReader:
         self._on_question = on_question
         self._on_host_request = on_host_request
         self._on_register = on_register
+        self._on_tool_update = on_tool_update
         self._registered = False
 
     def feed(self, chunk: bytes) -> None:
@@ -92,12 +95,11 @@ class MessageReader:
             self._on_effects(message)
         elif isinstance(message, UiRequest):
             self._on_question(message)
+        elif isinstance(message, ToolUpdate):
+            if self._on_tool_update is not None:
+                self._on_tool_update(message)
         elif isinstance(message, HostRequest):
-            if self._on_host_request is None:
-                # Not offered (plain nimlet extension): the same as before the addition.
-                self._warn(_codes.PROTOCOL_INVALID_MESSAGE, "unknown message type 'host_request'")
-            else:
-                self._on_host_request(message)
+            self._on_host_request(message)
         else:  # a second register
             self._warn(_codes.PROTOCOL_INVALID_MESSAGE, "register sent twice; ignored")
 

@@ -25,11 +25,18 @@ class ToolResult:
     arguments: dict[str, Any] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     parts: list[dict[str, Any]] | None = None
-    """Structured content (text / image items) from a runtime that negotiated
-    ``tool.parts``; None for plain v1 tools or when a tool_result hook replaced the output."""
+    """Structured content (``{type: "text", text}``, ``{type: "image", mime_type, data}``
+    or ``{…, path}``): a current nimlet tool's ``content`` array, or a runtime's negotiated
+    ``tool.parts``; None for string content. A tool_result hook that replaces the output
+    keeps nimlet's images beside the new text, and drops a runtime's parts."""
     details: Any = None
     progress: list[dict[str, Any]] = field(default_factory=list)
-    """``tool.progress`` updates received while the call ran, in order."""
+    """Progress received while the call ran, in order: ``tool_update`` output
+    (``{id, text, delta: true}``) and ``tool.progress`` snapshots (Pi's ``onUpdate``)."""
+    error_code: str | None = None
+    """Why the call failed, in nimlet's codes where it has one: ``approval_denied``
+    (a denied permission or a blocking hook), ``tool_unavailable`` (plan mode),
+    ``invalid_extension_result`` (content the host cannot read)."""
 
     def to_dict(self) -> dict[str, Any]:
         found = {
@@ -45,6 +52,8 @@ class ToolResult:
             found["details"] = self.details
         if self.progress:
             found["progress"] = self.progress
+        if self.error_code is not None:
+            found["error_code"] = self.error_code
         return found
 
 

@@ -37,6 +37,9 @@ _INTERPRETERS: dict[str, tuple[tuple[str, ...], ...]] = {
     ".cmd": (("cmd", "/c"), ("cmd.exe", "/c")),
     ".bat": (("cmd", "/c"), ("cmd.exe", "/c")),
 }
+_WINDOWS_PYTHON: tuple[tuple[str, ...], ...] = (("py",), ("python",))
+"""Windows runs no shebang: current nimlet starts a ``.py`` with the ``py`` launcher, else
+``python``."""
 
 
 class LaunchError(Exception):
@@ -68,14 +71,17 @@ def child_environment(
 def resolve_command(command: list[str], folder: Path, path_env: str | None) -> list[str]:
     """Resolve ``command[0]`` the way nimlet does and pick an interpreter for scripts.
 
-    A first element containing ``/`` is relative to the extension folder (unless absolute);
-    one without ``/`` is looked up on PATH at exec time.
+    A first element containing ``/`` (or a backslash, for manifests written on Windows: current
+    nimlet) is relative to the extension folder (unless absolute); one without is looked up
+    on PATH at exec time. On Windows a ``.py`` script runs through ``py`` or ``python``.
     """
     program, *rest = command
-    if "/" in program and not os.path.isabs(program):
+    if ("/" in program or "\\" in program) and not os.path.isabs(program):
         program = str((folder / program).resolve())
     suffix = Path(program).suffix.lower()
     candidates = _INTERPRETERS.get(suffix)
+    if candidates is None and suffix == ".py" and os.name == "nt":
+        candidates = _WINDOWS_PYTHON
     if candidates is None:
         return [program, *rest]
     for interpreter in candidates:

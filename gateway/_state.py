@@ -16,7 +16,11 @@ from typing import Any
 
 from anyio.abc import TaskGroup
 
+from ._delivery import Deliveries
+from ._pause import DeadlinePause
+from ._permissions import PermissionPolicy
 from ._spawn import child_environment
+from .agent import AgentLink
 from .config import GatewayConfig
 from .diagnostics import Diagnostics
 from .discovery import Discovery
@@ -58,7 +62,40 @@ class GatewayState:
     requested_actions: list[tuple[str, str]] = field(default_factory=list)
     """(owner, action) pairs a runtime asked for through ``host.actions``."""
     session_listener: Callable[[SessionEffect], None] | None = None
+    agent: AgentLink = field(default_factory=AgentLink)
+    """What the embedding agent provides (model, messages, editor, approvals, …)."""
+    pause: DeadlinePause = field(default_factory=DeadlinePause)
+    """Paused while any extension waits on the user or the host."""
+    turn_open: bool = False
+    """Between ``start_turn`` and ``end_turn``."""
+    running: int = 0
+    """Commands and tool calls in progress."""
+    deliveries: Deliveries = field(init=False)
+    """``user_message`` side effects waiting to be delivered."""
+    permissions: PermissionPolicy = field(init=False)
+    """Permission grants (session and project), renewed when the extensions restart."""
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def __post_init__(self) -> None:
+        self.deliveries = Deliveries(self.diagnostics)
+        self.renew_permissions()
+
+    def renew_permissions(self) -> None:
+        """Session grants end, project grants are read again (nimlet renews its policy
+        whenever the extensions restart)."""
+        self.permissions = PermissionPolicy(self.workspace, self.trusted, self.diagnostics)
+
+    @property
+    def in_progress(self) -> bool:
+        """A turn, a command or a tool call runs: the time nimlet answers an extension's
+        questions and host requests."""
+        return self.turn_open or self.running > 0
+
+    def model_messages(self) -> list[dict[str, Any]]:
+        """The effective model context: the embedding agent's, else the session's."""
+        if self.agent.messages is not None:
+            return list(self.agent.messages())
+        return self.session.model_messages()
 
     def next_id(self) -> str:
         """Request ids come from one counter, so they are unique across extensions."""

@@ -11,6 +11,8 @@ Every event is declared up front with the fields a reply may contribute:
   ``EventOutcome.collected`` (a list value contributes its items, anything else itself).
 - ``stop_when``: ``(field, value)``; a reply whose field equals the value stops the event:
   later subscribers are not asked (``EventOutcome.stopped_by`` names who stopped it).
+- ``deny_discards``: a reply with ``allow: false`` contributes nothing else (nimlet's
+  ``context``: it only withdraws that subscriber's own additions).
 
 A chained value replaces the payload field only when it has the same JSON kind as the value
 it replaces (text for text, list for list, …); anything else is a failed contribution.
@@ -35,8 +37,10 @@ from .registry import HookEntry
 __all__ = [
     "CANONICAL_EVENTS",
     "DEFAULT_BLOCK_REASON",
+    "EXTENDED_ALIASES",
     "EXTENDED_EVENTS",
     "NIMLET_EVENTS",
+    "PLAN_EVENTS",
     "EventCatalogue",
     "EventOutcome",
     "EventSpec",
@@ -56,6 +60,7 @@ class EventSpec:
     replace: tuple[str, ...] = ()
     collect: tuple[str, ...] = ()
     stop_when: tuple[str, Any] | None = None
+    deny_discards: bool = False
 
 
 class EventCatalogue:
@@ -93,6 +98,13 @@ _NIMLET_SPECS = {
         ),
         EventSpec("turn_start", "At the start of each agent turn"),
         EventSpec("turn_end", "When a turn finishes or is interrupted"),
+        EventSpec(
+            "context",
+            "Before each model request, with its system blocks and messages; replies add "
+            "to that request only",
+            collect=("system", "messages"),
+            deny_discards=True,
+        ),
         EventSpec("session_start", "At startup, and after new, resume or fork"),
         EventSpec("session_end", "Before switching sessions, and when the host exits"),
         EventSpec(
@@ -107,8 +119,9 @@ _NIMLET_SPECS = {
 }
 
 NIMLET_EVENTS = EventCatalogue([_NIMLET_SPECS[name] for name in HOOK_EVENTS])
-"""Nimlet v1's eight events (``gateway.names.HOOK_EVENTS``, in that order): what a plain
-nimlet extension may subscribe to."""
+"""Nimlet's nine events (``gateway.names.HOOK_EVENTS``, in that order): what a plain nimlet
+extension may subscribe to. ``context`` came with current nimlet; an extension written for
+the older document never subscribes to it."""
 
 EXTENDED_EVENTS = EventCatalogue(
     [
@@ -126,7 +139,9 @@ EXTENDED_EVENTS = EventCatalogue(
             collect=("messages",),
         ),
         EventSpec(
-            "context", "Before each model call, with the messages it will get", chain=("messages",)
+            "context_transform",
+            "Before each model call, with the messages it will get; replies replace them",
+            chain=("messages",),
         ),
         EventSpec("message_received", "A user message was received (observe)"),
         EventSpec(
@@ -138,10 +153,20 @@ EXTENDED_EVENTS = EventCatalogue(
         EventSpec("message_sent", "An assistant reply was delivered (observe)"),
     ]
 )
-"""Events beyond nimlet's eight; only processes offered ``events.extended`` subscribe
-(``gateway.features.EVENTS_EXTENDED``). The
-``message_*`` events are the ones Pi (``message_start`` / ``message_end``) and OpenClaw
-(``message_received`` / ``message_sending`` / ``message_sent``) both have."""
+"""Events beyond nimlet's; only processes offered ``events.extended``
+(``gateway.features.EVENTS_EXTENDED``) subscribe. The ``message_*`` events are the ones Pi
+(``message_start`` / ``message_end``) and OpenClaw (``message_received`` /
+``message_sending`` / ``message_sent``) both have."""
+
+EXTENDED_ALIASES: dict[str, str] = {"context": "context_transform"}
+"""Names a process offered ``events.extended`` subscribes to that mean another event than
+nimlet's of the same name: such a runtime's ``context`` (Pi's) replaces the messages,
+chained, where nimlet's ``context`` only adds to them. The event is sent to the runtime
+under the name it subscribed with."""
+
+PLAN_EVENTS = frozenset({"context"})
+"""What plan mode dispatches: nimlet's ``context``, nothing else (current nimlet; the runtimes'
+events, Pi's ``context`` among them, stay off as before)."""
 
 CANONICAL_EVENTS = EventCatalogue([*NIMLET_EVENTS.specs(), *EXTENDED_EVENTS.specs()])
 """The catalogue the host dispatches: nimlet's eight and the extended events."""
@@ -209,6 +234,8 @@ async def dispatch(
         if spec.gate and _field(reply, "allow") is False:
             outcome.allowed = False
             outcome.reasons.append(_field(reply, "reason") or DEFAULT_BLOCK_REASON)
+        if spec.deny_discards and _field(reply, "allow") is False:
+            continue
         for name in spec.chain:
             value = _field(reply, name)
             if value is None:

@@ -9,17 +9,20 @@ stopping processes), the ``Projector`` (their registrations on the registry) and
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 
+from ._commands import SESSION_ID, SessionAction, SessionActionError
+from ._delivery import QueueMode
 from ._errors import ExtensionError
 from ._host_requests import HostRequestHandler
 from ._lifecycle import Lifecycle
 from ._loading import Loader
+from ._permissions import DENIED, PermissionPolicy
 from ._projection import Projector
 from ._registrations import RegistrationCache, RegistrationMemory
 from ._results import (
@@ -32,6 +35,8 @@ from ._results import (
     UnknownTool,
 )
 from ._state import ExecPolicy, GatewayState, ProgressListener
+from ._tool_content import after_rewrite
+from .agent import AgentLink, ModelContext, UserMessage
 from .config import GatewayConfig
 from .diagnostics import Diagnostic, Diagnostics
 from .discovery import Discovery
@@ -46,7 +51,7 @@ from .registry import (
     ToolOutcome,
     make_tool,
 )
-from .session import Session, SessionEffect
+from .session import Session, SessionEffect, SessionNotFound
 from .trust import is_workspace_trusted
 
 __all__ = [
@@ -136,6 +141,17 @@ class Gateway:
         self._state.progress_listener = listener
 
     @property
+    def agent(self) -> AgentLink:
+        """What the embedding agent provides (docs/embedding.md); its fields may be changed
+        at any time."""
+        return self._state.agent
+
+    @property
+    def permissions(self) -> PermissionPolicy:
+        """Permission grants of nimlet extension tools (``grants()``, ``clear_project()``)."""
+        return self._state.permissions
+
+    @property
     def exec_policy(self) -> ExecPolicy | None:
         """Decides ``host.request`` ``exec`` calls: (owner, command, args) → allowed.
         None allows every command (outside plan mode)."""
@@ -170,21 +186,71 @@ class Gateway:
         self._state.diagnostics.extend(registry.register(BUILTIN_OWNER, tools=[*existing, tool]))
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
-        """tool_call hooks → argument validation → the tool → tool_result hooks."""
+        """permission prompt → tool_call hooks → argument validation → the tool →
+        tool_result hooks. In plan mode, a tool within ``read``/``user`` runs without
+        prompt or hooks, and any other is an error result."""
         state = self._state
-        mark = len(state.diagnostics)
         tool = state.registry.tool(name)
         if tool is None:
             raise UnknownTool(name)
-        arguments = dict(arguments or {})
+        state.running += 1
+        try:
+            return await self._call_tool(tool, dict(arguments or {}))
+        finally:
+            state.running -= 1
+
+    async def call_tools(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[ToolResult]:
+        """The calls one model step asked for, in order. As nimlet does, two or more calls
+        of tools declared exactly ``["read"]`` that need no prompt run concurrently;
+        otherwise one after another."""
+        state = self._state
+        tools = [state.registry.tool(name) for name, _ in calls]
+        for (name, _), tool in zip(calls, tools, strict=True):
+            if tool is None:
+                raise UnknownTool(name)
+        concurrent = len(calls) > 1 and all(
+            tool is not None
+            and tool.read_only
+            and (state.plan or state.permissions.allowed_without_asking(tool, state.agent))
+            for tool in tools
+        )
+        if not concurrent:
+            return [await self.call_tool(name, arguments) for name, arguments in calls]
+        results: list[ToolResult | None] = [None] * len(calls)
+
+        async def one(index: int, name: str, arguments: dict[str, Any]) -> None:
+            results[index] = await self.call_tool(name, arguments)
+
+        async with anyio.create_task_group() as group:
+            for index, (name, arguments) in enumerate(calls):
+                group.start_soon(one, index, name, arguments)
+        return [result for result in results if result is not None]
+
+    async def _call_tool(self, tool: ToolEntry, arguments: dict[str, Any]) -> ToolResult:
+        state = self._state
+        mark = len(state.diagnostics)
+        name = tool.name
         if state.plan and not tool.plan_safe:
-            return ToolResult(f"tool {name} is not available in plan mode", True, False, arguments)
-        hooked = name != "ask_user"
+            return ToolResult(
+                "Tool unavailable in plan mode. The user must switch to act mode to enable "
+                "implementation tools.",
+                True, False, arguments, error_code="tool_unavailable",
+            )  # fmt: skip
+        # Plan mode runs plan tools directly: no prompt, and no hooks (emit skips them).
+        hooked = name != "ask_user" and not state.plan
+        if hooked and not await state.permissions.ask(tool, arguments, state.agent):
+            return ToolResult(
+                DENIED, True, True, arguments, state.diagnostics.since(mark),
+                error_code="approval_denied",
+            )  # fmt: skip
         if hooked:
             gate = await self.emit("tool_call", {"tool": name, "arguments": arguments})
             arguments = gate.payload["arguments"]
             if not gate.allowed:
-                return ToolResult(gate.reason, True, True, arguments, state.diagnostics.since(mark))
+                return ToolResult(
+                    gate.reason, True, True, arguments, state.diagnostics.since(mark),
+                    error_code="approval_denied",
+                )  # fmt: skip
         outcome = await _run_tool(tool, arguments)
         content, is_error = outcome.content, outcome.is_error
         parts = outcome.extra.get("parts")
@@ -194,7 +260,10 @@ class Gateway:
                 {"tool": name, "arguments": arguments, "output": content, "is_error": is_error},
             )
             if str(after.payload["output"]) != content:
-                parts = None  # a hook replaced the output: the text is what counts now
+                # A hook replaced the output: the text is what counts now.
+                parts = after_rewrite(
+                    parts, bool(outcome.extra.get("keep_images")), str(after.payload["output"])
+                )
             content, is_error = str(after.payload["output"]), bool(after.payload["is_error"])
         state.session.append(
             {"type": "tool_result", "id": state.next_id(), "output": content, "is_error": is_error}
@@ -203,16 +272,67 @@ class Gateway:
             content, is_error, False, arguments, state.diagnostics.since(mark),
             parts=parts, details=outcome.extra.get("details"),
             progress=list(outcome.extra.get("progress") or []),
+            error_code=outcome.extra.get("error_code"),
         )  # fmt: skip
 
     async def run_command(self, name: str, arguments: str = "") -> CommandOutcome:
+        """The command's reply (``CommandOutcome``): side effects are applied already; the
+        caller shows ``message``, then acts on ``session``, ``reload`` or ``prompt``."""
         command = self._state.registry.command(name)
         if command is None:
             raise UnknownCommand(name)
+        self._state.running += 1
         try:
             return await command.handler(arguments)
         except ExtensionError as error:
             return CommandOutcome(message=f"/{name} failed: {error}")
+        finally:
+            self._state.running -= 1
+
+    async def apply_session_action(self, action: SessionAction) -> str:
+        """Carry out a command's session action over the gateway's session store, as
+        nimlet does; returns the ``editor_text`` to put in the composer (after ``new``,
+        ``fork`` or ``switch``). Raises ``SessionActionError`` with nimlet's wording."""
+        if action.action == "new":
+            await self.new_session()
+        elif action.action == "fork":
+            await self.fork(action.message or 0)
+        elif action.action == "switch":
+            if not action.id or not SESSION_ID.match(action.id):
+                raise SessionActionError("Invalid session ID.")
+            try:
+                await self.resume(action.id)
+            except SessionNotFound:
+                raise SessionActionError(f"Session not found: {action.id}") from None
+        elif action.action == "compact":
+            await self.compact(action.instruction, summarizer=self._state.agent.summarizer)
+            return ""
+        else:
+            raise SessionActionError(f"unknown session action: {action.action}")
+        return action.editor_text
+
+    # ------------------------------------------------------------------ user messages
+
+    def take_steering(self, mode: QueueMode = "one-at-a-time") -> list[UserMessage]:
+        """``user_message`` steering to deliver before the next model request of the
+        running turn (after the current tool batch); each is recorded in the session as a
+        user message. ``mode``: one message per call, or all."""
+        return self._delivered(self._state.deliveries.take_steering(mode))
+
+    def take_follow_ups(self, mode: QueueMode = "one-at-a-time") -> list[UserMessage]:
+        """``user_message`` follow-ups to deliver after the final answer (the run goes on
+        with them); recorded in the session like steering."""
+        return self._delivered(self._state.deliveries.take_follow_ups(mode))
+
+    @property
+    def pending_user_messages(self) -> list[UserMessage]:
+        """Not delivered yet (steering first), left in place."""
+        return self._state.deliveries.pending()
+
+    def _delivered(self, messages: list[UserMessage]) -> list[UserMessage]:
+        for message in messages:
+            self._state.session.add_user_message(message.content)
+        return messages
 
     # ------------------------------------------------------------------ lifecycle events
 
@@ -227,13 +347,17 @@ class Gateway:
         return await self.emit("session_end", self._state.base_payload())
 
     async def start_turn(self) -> EventOutcome:
+        self._state.turn_open = True
         return await self.emit("turn_start", self._state.base_payload())
 
     async def end_turn(self, interrupted: bool = False) -> EventOutcome:
         payload = self._state.base_payload()
         if interrupted:
             payload["interrupted"] = True
-        return await self.emit("turn_end", payload)
+        try:
+            return await self.emit("turn_end", payload)
+        finally:
+            self._state.turn_open = False
 
     async def submit_input(self, text: str, source: str = "interactive") -> InputResult:
         """``input``: a user message before the agent sees it. Subscribers may transform
@@ -246,10 +370,18 @@ class Gateway:
         (chained) and contribute messages to inject (collected from every subscriber)."""
         return await self._lifecycle.before_agent_start(prompt, system_prompt)
 
+    async def context(
+        self, system: Sequence[str], messages: Sequence[dict[str, Any]]
+    ) -> ModelContext:
+        """``context``: call once before each model request (also in plan mode) with the
+        request's system blocks and messages; returns what to send. Runtimes that replace
+        messages (Pi) go first, chained; then nimlet extensions each see the same payload
+        and their additions are appended, for this request only (never saved)."""
+        return await self._lifecycle.context(list(system), list(messages))
+
     async def build_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``context``: before a model call; subscribers may replace the messages the model
-        gets (chained). Returns the messages to send."""
-        return await self._lifecycle.build_context(messages)
+        """``context`` with messages only (no system blocks): the messages to send."""
+        return (await self.context([], messages)).messages
 
     async def compact(
         self, instruction: str = "", tokens_before: int = 0, summarizer: Summarizer | None = None
@@ -264,8 +396,10 @@ class Gateway:
         await self._loader.load()
 
     async def reload(self) -> None:
-        """Stop everything and start again with a fresh ``initialize`` (same session)."""
+        """Stop everything and start again with a fresh ``initialize`` (same session).
+        Session permission grants end, as when nimlet restarts its extensions."""
         await self._loader.stop()
+        self._state.renew_permissions()
         await self._loader.load()
 
     async def new_session(self) -> None:
@@ -274,12 +408,26 @@ class Gateway:
         await self.reload()
         await self.start_session()
 
-    async def resume(self, session_id: str) -> None:
-        await self.end_session()
+    async def fork(self, message: int) -> None:
+        """A new session holding everything before the ``message``-th (1-based) user
+        message of this one; the extensions restart on it. ``SessionActionError`` ("fork
+        message not found") when there is no such message."""
         state = self._state
-        self._replace_session(
-            Session.resume(state.config.sessions_dir, session_id, state.diagnostics)
-        )
+        try:
+            forked = state.session.fork(state.config.sessions_dir, message)
+        except SessionNotFound as error:
+            raise SessionActionError(str(error)) from None
+        await self.end_session()
+        self._replace_session(forked)
+        await self.reload()
+        await self.start_session()
+
+    async def resume(self, session_id: str) -> None:
+        state = self._state
+        # Loaded first: a session that is not there ends nothing.
+        session = Session.resume(state.config.sessions_dir, session_id, state.diagnostics)
+        await self.end_session()
+        self._replace_session(session)
         await self.reload()
         await self.start_session()
 
@@ -333,11 +481,13 @@ async def open_gateway(
     on_effect: Callable[[SessionEffect], None] | None = None,
     on_diagnostic: Callable[[Diagnostic], None] | None = None,
     catalogue: EventCatalogue = CANONICAL_EVENTS,
+    agent: AgentLink | None = None,
 ) -> AsyncIterator[Gateway]:
     """Open a gateway: discover, start extensions, yield; stop everything on exit.
 
     ``trust=None`` uses the persisted workspace trust (``gateway trust DIR``); True or False
-    decides for this run only. ``session_id`` resumes that session.
+    decides for this run only. ``session_id`` resumes that session. ``agent`` is what the
+    embedding agent provides (model, messages, editor, approvals; ``gateway.agent``).
     """
     config = config or GatewayConfig()
     root, trusted, problem = await anyio.to_thread.run_sync(
@@ -363,6 +513,7 @@ async def open_gateway(
                 session=session,
                 diagnostics=diagnostics,
                 session_listener=on_effect,
+                agent=agent or AgentLink(),
             )
             gateway = Gateway(state, ui)
             try:

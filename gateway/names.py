@@ -1,4 +1,4 @@
-"""The nimlet protocol's fixed vocabulary, in one place: its version, its eight events,
+"""The nimlet protocol's fixed vocabulary, in one place: its version, its nine events,
 tool capabilities and the built-in tool names.
 
 This module imports nothing, so the runtimes the gateway starts (the nanobot sidecar
@@ -10,10 +10,12 @@ from __future__ import annotations
 __all__ = [
     "BUILTIN_TOOL_NAMES",
     "CAPABILITIES",
+    "CONTEXT_EVENT",
     "DEFAULT_CAPABILITIES",
     "HOOK_EVENTS",
     "PLAN_CAPABILITIES",
     "PROTOCOL_VERSION",
+    "READ_ONLY_CAPABILITIES",
 ]
 
 PROTOCOL_VERSION = 1
@@ -23,17 +25,25 @@ HOOK_EVENTS: tuple[str, ...] = (
     "tool_result",
     "turn_start",
     "turn_end",
+    "context",
     "session_start",
     "session_end",
     "session_before_compact",
     "session_compact",
 )
-"""Nimlet v1's eight events, in the order its documentation lists them."""
+"""Nimlet's events, in the order upstream lists them: the older document's eight and
+``context``, the ninth, which current nimlet added under the same ``version: 1``."""
+
+CONTEXT_EVENT = "context"
+"""The ninth event: before each model request; the only one dispatched in plan mode."""
 
 CAPABILITIES: frozenset[str] = frozenset({"read", "user", "write", "shell", "network"})
 
 DEFAULT_CAPABILITIES: tuple[str, ...] = ("write", "shell", "network")
 """What a tool that declares no capabilities counts as (nimlet's unsafe default)."""
+
+READ_ONLY_CAPABILITIES: frozenset[str] = frozenset({"read"})
+"""A tool declaring exactly these may run concurrently with other such calls."""
 
 PLAN_CAPABILITIES: frozenset[str] = frozenset({"read", "user"})
 """Plan mode offers only tools whose capabilities are a subset of these."""

@@ -3,8 +3,9 @@
 An ``ExtensionProcess`` owns its pipes, a ``MessageReader`` (the reading half) and its
 ``PendingRequests`` (waiters and deadlines). On asyncio the reader stays registered with
 the loop and resolves each caller's waiter straight from the pipe's readiness callback; on
-other backends a reader task does the same. Deadlines freeze while the extension waits for
-the user. Teardown is shielded and every wait in it is bounded.
+other backends a reader task does the same. Deadlines pause while any extension waits for
+the user or the host (``gateway._pause``). Teardown is shielded and every wait in it is
+bounded.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ._errors import (
 )
 from ._framing import DEFAULT_LINE_CAP
 from ._loop import FastPath, fast_path
+from ._pause import DeadlinePause
 from ._pending import PendingRequests
 from ._pipes import ChildPipes, PipeClosed
 from ._reader import MessageReader
@@ -45,6 +47,7 @@ from .protocol import (
     RegisterMessage,
     ResponseMessage,
     ShutdownMessage,
+    ToolUpdate,
     UiRequest,
     UiResponse,
     UpdateMessage,
@@ -68,6 +71,17 @@ __all__ = [
 UiHandler = Callable[["ExtensionProcess", UiRequest], Awaitable[UiAnswer]]
 HostHandler = Callable[["ExtensionProcess", HostRequest], Awaitable[HostResponse]]
 EffectsHandler = Callable[["ExtensionProcess", ResponseMessage | UpdateMessage], None]
+ToolUpdateHandler = Callable[["ExtensionProcess", ToolUpdate], None]
+
+UI_METHODS = frozenset({"question", "confirm", "input", "password"})
+"""The ``ui_request`` methods a host answers (current nimlet; the older document has only
+``question``)."""
+CONFIRM_OPTIONS = ["Yes", "No"]
+"""What a ``confirm`` is shown with (nimlet asks it as a question with these options)."""
+
+
+async def _unknown_host_request(process: ExtensionProcess, request: HostRequest) -> HostResponse:
+    return HostResponse(id=request.id, error=f"unknown host request: {request.method}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +133,8 @@ class ExtensionProcess:
         config: TransportConfig | None = None,
         on_exit: Callable[[ExtensionProcess], None] | None = None,
         host_handler: HostHandler | None = None,
+        on_tool_update: ToolUpdateHandler | None = None,
+        pause: DeadlinePause | None = None,
     ) -> None:
         self.plan = plan
         self.name = plan.name
@@ -127,7 +143,9 @@ class ExtensionProcess:
         self._diagnostics = diagnostics
         self._on_effects = on_effects
         self._ui_handler = ui_handler
-        self._host_handler = host_handler
+        self._host_handler = host_handler or _unknown_host_request
+        self._on_tool_update = on_tool_update
+        self._pause = pause or DeadlinePause()
         self._on_exit = on_exit
         self._config = config or TransportConfig()
         self._process: Process | None = None
@@ -187,6 +205,8 @@ class ExtensionProcess:
         self._pipes.after_spawn()
         self._fast = fast_path()
         self._pending = PendingRequests(self.plan.response_timeout, self._fast)
+        self._pause.join(self._pending)
+        on_tool_update = self._on_tool_update
         self._reader = MessageReader(
             self.name,
             line_cap=self._config.line_cap,
@@ -194,8 +214,11 @@ class ExtensionProcess:
             pending=self._pending,
             on_effects=lambda message: self._on_effects(self, message),
             on_question=self._ask_user,
-            on_host_request=self._serve_host if self._host_handler is not None else None,
+            on_host_request=self._serve_host,
             on_register=self._accept_register,
+            on_tool_update=(
+                (lambda update: on_tool_update(self, update)) if on_tool_update else None
+            ),
         )
         self._alive = True
         await task_group.start(self._run)
@@ -227,6 +250,7 @@ class ExtensionProcess:
                 await self._stop(process)
             self._scope.cancel()
             self._stop_watching()
+            self._pause.leave(self._pending)
             self._pending.fail_all(ExtensionExited(f"extension {self.name} was shut down"))
             if process is not None:
                 with anyio.move_on_after(2):
@@ -399,8 +423,14 @@ class ExtensionProcess:
         if self._work is not None:
             self._work.start_soon(self._answer_host, request)
 
+    @property
+    def pause(self) -> DeadlinePause:
+        return self._pause
+
     async def _answer_ui(self, request: UiRequest) -> None:
-        if request.method != "question":
+        """question / confirm / input / password; anything else is answered cancelled
+        (upstream leaves it unanswered, which would hang the extension)."""
+        if request.method not in UI_METHODS:
             self._diagnostics.add(
                 _codes.UI_UNSUPPORTED_METHOD(
                     f"extension {self.name}: ui_request method {request.method!r} is not "
@@ -410,26 +440,36 @@ class ExtensionProcess:
             )
             answer = UiAnswer(cancelled=True)
         else:
-            self._pending.freeze()
-            try:
+            if request.method == "confirm":
+                request = request.model_copy(update={"options": list(CONFIRM_OPTIONS)})
+            with self._pause.hold():
                 answer = await self._ui_handler(self, request)
-            finally:
-                self._pending.thaw()
         with contextlib.suppress(ExtensionError):
-            await self._write(
-                UiResponse(id=request.id, answer=answer.answer, cancelled=answer.cancelled)
-            )
+            await self._write(ui_response(request, answer))
 
     async def _answer_host(self, request: HostRequest) -> None:
-        """``host.request`` (negotiated): time spent here does not count against the
-        extension's pending deadlines, as for a user question."""
-        assert self._host_handler is not None
-        self._pending.freeze()
-        try:
-            reply = await self._host_handler(self, request)
-        except Exception as error:  # a host bug must not kill the reader
-            reply = HostResponse(id=request.id, error=f"{request.method}: {error}")
-        finally:
-            self._pending.thaw()
+        """Time spent here does not count against any pending deadline, as for a user
+        question."""
+        with self._pause.hold():
+            try:
+                reply = await self._host_handler(self, request)
+            except Exception as error:  # a host bug must not kill the reader
+                reply = HostResponse(id=request.id, error=f"{request.method}: {error}")
         with contextlib.suppress(ExtensionError):
             await self._write(reply)
+
+
+def ui_response(request: UiRequest, answer: UiAnswer) -> UiResponse:
+    """The reply to ``request``: an empty answer is cancelled (nimlet's rule); ``confirm``
+    answers ``confirmed`` and no ``answer``."""
+    if request.method == "confirm":
+        if answer.confirmed is not None:
+            confirmed, cancelled = answer.confirmed, answer.cancelled
+        else:
+            cancelled = answer.cancelled or not answer.answer
+            confirmed = answer.answer.strip().lower() in ("yes", "y")
+        return UiResponse(
+            id=request.id, answer=None, confirmed=confirmed and not cancelled, cancelled=cancelled
+        )
+    cancelled = answer.cancelled or not answer.answer
+    return UiResponse(id=request.id, answer="" if cancelled else answer.answer, cancelled=cancelled)

@@ -1,7 +1,11 @@
 """The nimlet v1 wire protocol: one pydantic model per message, both directions.
 
-Host → extension: initialize, tool, command, event, cancel, ui_response, shutdown.
-Extension → host: register, response, update, ui_request.
+Host → extension: initialize, tool, command, event, cancel, ui_response, host_response,
+shutdown. Extension → host: register, response, update, ui_request, tool_update,
+host_request. Both generations of nimlet share ``version: 1``: the older document's
+messages and current upstream's additions (``tool_update``, ``host_request``, a tool
+``content`` array, command ``context``) are one vocabulary (docs/protocol.md says which
+generation has which).
 
 Messages an extension sends are validated strictly on types; unknown fields are ignored so
 that extensions written for a newer host keep working (a real nimlet host ignores them too).
@@ -14,7 +18,16 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 from pydantic import ValidationError as PydanticValidationError
 
 from ._validation import schema_problem
@@ -38,10 +51,12 @@ __all__ = [
     "Status",
     "ToolRequest",
     "ToolSpec",
+    "ToolUpdate",
     "UiRequest",
     "UiResponse",
     "UpdateMessage",
     "Widget",
+    "capability_problem",
     "encode",
     "parse_extension_message",
 ]
@@ -81,6 +96,9 @@ class _SideEffects(_Wire):
     # ``entry`` may be any JSON value, including null; "absent" is told apart by
     # ``model_fields_set``.
     entry: Any = None
+    # Current nimlet: ``{content, deliver_as}``; checked where it is delivered (a malformed
+    # one is dropped with a diagnostic, not the whole line, as upstream drops it).
+    user_message: Any = None
 
     @property
     def has_entry(self) -> bool:
@@ -95,22 +113,39 @@ class CommandSpec(_Wire):
     description: StrictStr = ""
 
 
+def capability_problem(value: object) -> str | None:
+    """Why a ``capabilities`` value is invalid (upstream's wording), or None. Matching is
+    case-insensitive; ``null`` is valid (the unsafe default)."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        return "capabilities must be an array"
+    for item in value:
+        if not isinstance(item, str):
+            return "capabilities must contain strings"
+        if item.lower() not in CAPABILITIES:
+            return f"unknown capability: {item}"
+    return None
+
+
 class ToolSpec(_Wire):
     name: Annotated[StrictStr, Field(min_length=1)]
     description: StrictStr
     input_schema: dict[str, Any]
     capabilities: list[StrictStr] | None = None
 
-    @field_validator("capabilities")
+    @model_validator(mode="before")
     @classmethod
-    def _known_capabilities(cls, value: list[str] | None) -> list[str] | None:
-        if value is not None:
-            unknown = sorted(set(value) - CAPABILITIES)
-            if unknown:
-                raise ValueError(
-                    f"unknown capabilities {unknown}; expected some of {sorted(CAPABILITIES)}"
-                )
-        return value
+    def _valid_capabilities(cls, data: Any) -> Any:
+        # One bad value rejects the whole register, named as upstream names it.
+        if isinstance(data, dict) and "capabilities" in data:
+            problem = capability_problem(data["capabilities"])
+            if problem is not None:
+                raise ValueError(f"invalid capabilities for tool '{data.get('name')}': {problem}")
+            if data["capabilities"] is not None:
+                lowered = dict.fromkeys(item.lower() for item in data["capabilities"])
+                data = {**data, "capabilities": list(lowered)}
+        return data
 
     @field_validator("input_schema")
     @classmethod
@@ -148,7 +183,9 @@ class Compaction(_Wire):
 class ResponseMessage(_SideEffects):
     type: Literal["response"]
     id: StrictStr
-    content: StrictStr | None = None
+    # A string (the older document) or an array of text / image parts (current nimlet);
+    # the parts are checked where a tool reply is read (``gateway._tool_content``).
+    content: StrictStr | list[Any] | None = None
     is_error: StrictBool | None = None
     message: StrictStr | None = None
     prompt: StrictStr | None = None
@@ -167,6 +204,11 @@ class ResponseMessage(_SideEffects):
     text: Any = None
     system_prompt: Any = None
     messages: Any = None
+    # Current nimlet: the ``context`` event's additions (``system``, ``messages``) and a
+    # command's ``session`` action and ``reload``; read where they apply, checked there.
+    system: Any = None
+    session: Any = None
+    reload: Any = None
     # Negotiated gateway additions (docs/protocol.md: tool.parts, host.actions). Any JSON
     # is accepted here so a plain v1 extension that happens to send the key is not broken;
     # the host reads only the shapes it announced.
@@ -188,17 +230,42 @@ class UiRequest(_Wire):
     options: list[StrictStr] = Field(default_factory=list)
 
 
+class ToolUpdate(_Wire):
+    """Current nimlet: progress text for an in-flight ``tool`` request. No reply. A
+    ``content`` that is not a non-empty string is ignored, as upstream ignores it."""
+
+    type: Literal["tool_update"]
+    id: StrictStr
+    content: Any = None
+
+
 class HostRequest(_Wire):
-    """Negotiated (``host.request``): the runtime asks the host for something during a
-    call — the session transcript, a free-text answer. Answered with ``host_response``."""
+    """The extension asks the host during a call; answered with ``host_response``.
+
+    Current nimlet puts a method's inputs beside ``method`` (``{"type": "host_request",
+    "id", "method": "model.complete", "prompt": …}``); the gateway's negotiated
+    ``host.request`` puts them in ``params``. Both arrive here: ``arguments`` merges them.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     type: Literal["host_request"]
     id: StrictStr
     method: StrictStr
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] | None = None
+
+    @property
+    def negotiated_shape(self) -> bool:
+        """Sent in the negotiated form (inputs in a ``params`` object)."""
+        return self.params is not None
+
+    def arguments(self) -> dict[str, Any]:
+        return {**(self.model_extra or {}), **(self.params or {})}
 
 
-ExtensionMessage = RegisterMessage | ResponseMessage | UpdateMessage | UiRequest | HostRequest
+ExtensionMessage = (
+    RegisterMessage | ResponseMessage | UpdateMessage | UiRequest | HostRequest | ToolUpdate
+)
 
 _BY_TYPE: dict[str, type[_Wire]] = {
     "register": RegisterMessage,
@@ -206,6 +273,7 @@ _BY_TYPE: dict[str, type[_Wire]] = {
     "update": UpdateMessage,
     "ui_request": UiRequest,
     "host_request": HostRequest,
+    "tool_update": ToolUpdate,
 }
 
 
@@ -259,6 +327,8 @@ class CommandRequest(_Outgoing):
     id: str
     name: str
     arguments: str = ""
+    context: dict[str, Any] | None = None
+    """Current nimlet: ``{mode, workspace, session_id, provider, model, messages}``."""
 
 
 class EventRequest(_Outgoing):
@@ -274,9 +344,13 @@ class CancelMessage(_Outgoing):
 
 
 class UiResponse(_Outgoing):
+    """``answer`` for question / input / password; ``confirmed`` (and no ``answer``) for
+    confirm."""
+
     type: Literal["ui_response"] = "ui_response"
     id: str
-    answer: str = ""
+    answer: str | None = ""
+    confirmed: bool | None = None
     cancelled: bool = False
 
 
@@ -285,6 +359,7 @@ class HostResponse(_Outgoing):
     id: str
     result: Any = None
     error: str | None = None
+    cancelled: bool | None = None
 
 
 class ShutdownMessage(_Outgoing):

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _codes
 from ._validation import ArgumentValidator
 from .diagnostics import Diagnostic
-from .names import BUILTIN_TOOL_NAMES, PLAN_CAPABILITIES
+from .names import BUILTIN_TOOL_NAMES, PLAN_CAPABILITIES, READ_ONLY_CAPABILITIES
+
+if TYPE_CHECKING:
+    from ._commands import SessionAction
 
 __all__ = [
     "BUILTIN_OWNER",
@@ -38,8 +41,16 @@ class ToolOutcome:
 
 @dataclass(frozen=True, slots=True)
 class CommandOutcome:
+    """A command's reply, to act on in nimlet's order: show ``message``; then, at most one
+    of: perform ``session`` (``Gateway.apply_session_action``), restart the extensions
+    (``reload``: ``Gateway.reload``), or start a turn with ``prompt``. ``error`` is a
+    failure to show after the message (nimlet's "Extension command failed: …")."""
+
     message: str | None = None
     prompt: str | None = None
+    session: SessionAction | None = None
+    reload: bool = False
+    error: str | None = None
 
 
 ToolHandler = Callable[[dict[str, Any]], Awaitable[ToolOutcome]]
@@ -57,6 +68,9 @@ class ToolEntry:
     handler: ToolHandler
     ecosystem: str = "nimlet"
     validator: ArgumentValidator | None = None
+    ask_permission: bool = False
+    """Act-mode calls go through nimlet's permission prompt (key ``tool:<name>``): the
+    tools of nimlet extensions and ``tool.json`` tools."""
 
     def check_arguments(self, arguments: dict[str, Any]) -> str | None:
         """None when the arguments fit the tool's ``input_schema``, else why not."""
@@ -72,6 +86,15 @@ class ToolEntry:
     @property
     def plan_safe(self) -> bool:
         return set(self.capabilities) <= PLAN_CAPABILITIES
+
+    @property
+    def read_only(self) -> bool:
+        """Declares exactly ``read``: may run concurrently with other read-only calls."""
+        return set(self.capabilities) == READ_ONLY_CAPABILITIES
+
+    @property
+    def permission_key(self) -> str:
+        return f"tool:{self.name}"
 
     def describe(self) -> dict[str, Any]:
         """The JSON shape handed to a model and printed by ``gateway list --json``."""
@@ -92,10 +115,20 @@ def make_tool(
     owner: str,
     handler: ToolHandler,
     ecosystem: str = "nimlet",
+    *,
+    ask_permission: bool = False,
 ) -> ToolEntry:
     validator = ArgumentValidator(input_schema)
     return ToolEntry(
-        name, description, input_schema, tuple(capabilities), owner, handler, ecosystem, validator
+        name,
+        description,
+        input_schema,
+        tuple(capabilities),
+        owner,
+        handler,
+        ecosystem,
+        validator,
+        ask_permission,
     )
 
 

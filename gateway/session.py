@@ -88,6 +88,8 @@ class Session:
     """Where ``session.entries_dropped`` goes (nowhere when None)."""
     dropped_entries: int = 0
     _extension_entries: int = 0
+    name: str = ""
+    """The session's title (the last ``name`` entry)."""
     _handle: BinaryIO | None = field(default=None, repr=False)
 
     @classmethod
@@ -140,9 +142,31 @@ class Session:
                 entries.append(record)
         if workspace is None:
             raise SessionNotFound(f"{path} has no session header")
-        session = cls(session_id, workspace, path, entries, diagnostics=diagnostics)
+        names = [
+            e["name"] for e in entries if e["type"] == "name" and isinstance(e.get("name"), str)
+        ]
+        session = cls(
+            session_id,
+            workspace,
+            path,
+            entries,
+            diagnostics=diagnostics,
+            name=names[-1] if names else "",
+        )
         session._extension_entries = sum(1 for e in entries if e.get("type") == "extension")
         return session
+
+    def fork(self, directory: Path, message: int) -> Session:
+        """A new session holding every entry before the ``message``-th (1-based) user
+        message of this one (nimlet's ``fork``); ``SessionNotFound`` if there is none."""
+        users = [index for index, entry in enumerate(self.entries) if entry.get("type") == "user"]
+        if not 1 <= message <= len(users):
+            raise SessionNotFound("fork message not found")
+        forked = Session.create(directory, self.workspace, diagnostics=self.diagnostics)
+        for entry in self.entries[: users[message - 1]]:
+            forked.append(entry)
+        forked.name = self.name
+        return forked
 
     # ------------------------------------------------------------------ writing
 
@@ -190,6 +214,55 @@ class Session:
                     package=extension,
                 )
             )
+
+    def add_user_message(self, text: str) -> None:
+        """Record a user message (nimlet's ``user`` entry: text content parts)."""
+        self.append({"type": "user", "role": "user", "content": [{"type": "text", "text": text}]})
+
+    def set_name(self, name: str) -> None:
+        """Set the title (trimmed) and record it as a ``name`` entry."""
+        self.name = name.strip()
+        self.append({"type": "name", "name": self.name})
+
+    def model_messages(self) -> list[dict[str, Any]]:
+        """The messages a model would get from this session, in session-entry shape: user
+        and assistant entries (a standalone tool result as a user message holding a
+        ``tool_result`` part); after a compaction, a user message wrapping
+        ``<summary>…</summary>`` and the entries it kept."""
+        entries = self.entries
+        messages: list[dict[str, Any]] = []
+        start = 0
+        for index in range(len(entries) - 1, -1, -1):
+            entry = entries[index]
+            if entry.get("type") == "compaction":
+                summary = entry.get("summary") if isinstance(entry.get("summary"), str) else ""
+                messages.append(
+                    {"type": "user", "role": "user",
+                     "content": [{"type": "text", "text": f"<summary>\n{summary}\n</summary>"}]}
+                )  # fmt: skip
+                kept = entry.get("first_kept_index")
+                start = kept if isinstance(kept, int) and 0 <= kept <= index else index
+                entries = [*entries[start:index], *entries[index + 1 :]]
+                break
+        for entry in entries:
+            kind = entry.get("type")
+            if kind in ("user", "assistant"):
+                messages.append(
+                    {
+                        "type": kind,
+                        "role": entry.get("role", kind),
+                        "content": entry.get("content", []),
+                    }
+                )
+            elif kind == "tool_result":
+                part = {
+                    "type": "tool_result",
+                    "tool_use_id": str(entry.get("id", "")),
+                    "content": entry.get("output", ""),
+                    "is_error": bool(entry.get("is_error")),
+                }
+                messages.append({"type": "user", "role": "user", "content": [part]})
+        return messages
 
     def close(self) -> None:
         if self.dropped_entries:

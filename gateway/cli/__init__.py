@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 
 from .. import _codes
+from .._codes import USER_MESSAGE_DROPPED
 from .._home import HomeUnusable, ensure_home
 from .._json_depth import MAX_ARGUMENT_DEPTH, json_depth
 from ..config import GatewayConfig
@@ -87,6 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     shell = commands.add_parser("shell", help="interactive shell")
     _common(shell, json_flag=False)
+    shell.add_argument(
+        "--permissions",
+        choices=("ask", "allow"),
+        default=None,
+        help="permission prompts of extension tools: ask, or allow without asking "
+        "(default: ask on a terminal, allow otherwise, as nimlet's headless modes do)",
+    )
 
     for verb, text in (
         ("trust", "trust an installed package, or a workspace folder"),
@@ -258,11 +266,14 @@ async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json:
             _as(as_json), f"unknown tool {name!r} (see `gateway list`)", list(gateway.diagnostics)
         )
         return 1
+    if not as_json:
+        gateway.progress_listener = _print_progress
     await gateway.start_session()
     await gateway.start_turn()
     result = await gateway.call_tool(name, arguments)
     await gateway.end_turn()
     await gateway.end_session()
+    _drop_user_messages(gateway)
     if as_json:
         print_json(
             {**result.to_dict(), "session_id": gateway.session.id,
@@ -273,6 +284,9 @@ async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json:
         return 0
     label = "blocked" if result.blocked else ("error" if result.is_error else "ok")
     print(f"[{label}] {result.content}")
+    for part in result.parts or []:
+        if part.get("type") == "image":
+            print(f"[image {part.get('mime_type')} {part.get('path') or 'inline'}]")
     _print_effects(gateway)
     # Info notes (the same ones on every run) stay in `gateway list` and --json.
     print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
@@ -292,9 +306,12 @@ async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -
     except UnknownCommand:  # pragma: no cover - checked above
         return 1
     await gateway.end_session()
+    _drop_user_messages(gateway)
+    session = outcome.session.to_dict() if outcome.session is not None else None
     if as_json:
         print_json(
-            {"message": outcome.message, "prompt": outcome.prompt,
+            {"message": outcome.message, "prompt": outcome.prompt, "session": session,
+             "reload": outcome.reload, "error": outcome.error,
              "session_id": gateway.session.id, "statuses": gateway.session.statuses,
              "widgets": gateway.session.widgets, "notifications": _notifications(gateway),
              "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
@@ -302,11 +319,37 @@ async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -
         return 0
     if outcome.message:
         print(outcome.message)
-    if outcome.prompt:
+    if outcome.error:
+        print(f"Extension command failed: {outcome.error}")
+    elif session is not None:
+        print(f"session action (not carried out by a one-shot command): {json.dumps(session)}")
+    elif outcome.reload:
+        print("reload requested (not carried out by a one-shot command)")
+    elif outcome.prompt:
         print(f"prompt: {outcome.prompt}")
     _print_effects(gateway)
     print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
     return 0
+
+
+def _print_progress(owner: str, item: dict[str, Any]) -> None:
+    text = item.get("text")
+    if isinstance(text, str) and text:
+        for line in text.splitlines():
+            print(f"… {line}", flush=True)
+
+
+def _drop_user_messages(gateway: Gateway) -> None:
+    """A one-shot run has no conversation to deliver ``user_message`` text into (nimlet's
+    print and JSON modes drop it too); say so."""
+    for message in gateway.pending_user_messages:
+        gateway.diagnostics.add(
+            USER_MESSAGE_DROPPED(
+                f"{message.extension}: user_message ({message.deliver_as}) dropped: a one-shot "
+                f"run has no conversation: {message.content[:120]!r}",
+                package=message.extension,
+            )
+        )
 
 
 def _notifications(gateway: Gateway) -> list[dict[str, str]]:

@@ -1,25 +1,29 @@
 """``gateway shell``: an interactive session over the same API the CLI uses.
 
 ``/command args`` runs a command, ``/call TOOL {json}`` calls a tool, other lines start a
-turn (there is no model here, so only the turn's events run). Status, widgets and
-notifications are printed as they happen; ui_request questions are asked at the prompt.
+turn (there is no model here, so only the turn's events run, with one ``context`` per
+emulated model request). Status, widgets, notifications and tool progress are printed as
+they happen; an extension's questions and nimlet's permission prompts are asked at the
+prompt. A command's session action, ``reload`` or ``prompt`` is carried out; a ``now``
+user message is taken as typed input.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from typing import Any
+from collections import deque
 
 import anyio
 
+from .._commands import SessionActionError
+from ..agent import AgentLink, UserMessage
 from ..config import GatewayConfig
-from ..diagnostics import Diagnostic
+from ..editor import terminal_editor
 from ..host import Gateway, UnknownCommand, UnknownTool, open_gateway
-from ..process import ExtensionProcess, UiAnswer
-from ..protocol import UiRequest
-from ..session import SessionEffect, SessionNotFound
+from ..session import SessionNotFound
+from ._shell_ui import approver, asker, show_diagnostic, show_effect, show_progress
+from ._terminal import Terminal
 
 HELP = """\
 /help                 this help
@@ -30,84 +34,124 @@ HELP = """\
 /reload               restart extensions
 /new                  start a new session
 /resume ID            resume a session
+/fork N               a new session with what came before the N-th user message
 /compact [TEXT]       run compaction hooks
 /trust on|off         trust the workspace for this shell (restarts extensions)
+/yolo on|off          skip (or ask again) the permission prompts of extension tools
+/permissions [clear]  remembered permission grants (clear: the project's)
 /quit                 leave
 /NAME ARGS            run an extension or prompt command
 anything else         a user message: input, before_agent_start, one turn (no model is attached)"""
 
-
-async def _read_line(prompt: str) -> str | None:
-    def read() -> str | None:
-        sys.stdout.write(prompt)
-        sys.stdout.flush()
-        line = sys.stdin.readline()
-        return None if line == "" else line.rstrip("\n")
-
-    return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
+NOT_FROM_EXTENSIONS = frozenset({"quit", "exit", "trust", "yolo", "permissions"})
+"""Built-ins a ``now`` user message may not run: leaving, trust and permissions stay the
+user's (nimlet runs any typed command; the gateway keeps these out of an extension's hands)."""
+MODEL_REQUESTS_PER_TURN = 32
+"""The shell's emulated turn stops after this many model requests (follow-ups that keep
+coming)."""
 
 
-async def _ask(process: ExtensionProcess, request: UiRequest) -> UiAnswer:
-    print(f"\n? {process.name} asks: {request.prompt}")
-    for number, option in enumerate(request.options, start=1):
-        print(f"  {number}. {option}")
-    line = await _read_line("answer (number or text, empty to dismiss)> ")
-    if not line:
-        return UiAnswer(cancelled=True)
-    if line.isdigit() and 1 <= int(line) <= len(request.options):
-        return UiAnswer(answer=request.options[int(line) - 1])
-    return UiAnswer(answer=line)
+class _Inbox:
+    """``now`` user messages waiting to be taken as typed input."""
 
+    def __init__(self) -> None:
+        self._items: deque[UserMessage] = deque()
+        self._ready = anyio.Event()
 
-def _show_effect(effect: SessionEffect) -> None:
-    if effect.kind == "status":
-        print(f"  [status {effect.key}] {effect.value or '(cleared)'}")
-    elif effect.kind == "widget":
-        print(f"  [widget {effect.key}]" + ("" if effect.value else " (cleared)"))
-        for line in effect.value:
-            print(f"    {line}")
-    elif effect.kind == "notification":
-        print(f"  [{effect.value.level} from {effect.extension}] {effect.value.message}")
+    def put(self, message: UserMessage) -> None:
+        self._items.append(message)
+        self._ready.set()
 
+    def take(self) -> UserMessage | None:
+        if not self._items:
+            return None
+        item = self._items.popleft()
+        if not self._items:
+            self._ready = anyio.Event()
+        return item
 
-def _show_diagnostic(diagnostic: Diagnostic) -> None:
-    print(f"  ({diagnostic.severity.value}) {diagnostic.message} [{diagnostic.code}]")
+    async def wait(self) -> None:
+        await self._ready.wait()
 
 
 async def run_shell(args: argparse.Namespace, config: GatewayConfig) -> int:
+    terminal = Terminal()
+    inbox = _Inbox()
+    ask_permissions = args.permissions == "ask" or (
+        args.permissions is None and terminal.interactive
+    )
+    link = AgentLink(
+        # No model is attached: provider and model stay empty; the messages are the ones
+        # this shell recorded in the session.
+        edit_text=terminal_editor if terminal.interactive else None,
+        approve=approver(terminal) if ask_permissions else None,
+        submit_input=inbox.put,
+    )
     async with open_gateway(
         args.workspace,
         trust=True if args.trust else None,
         plan=args.plan,
         config=config,
-        ui=_ask,
+        ui=asker(terminal),
         session_id=args.session,
-        on_effect=_show_effect,
-        on_diagnostic=_show_diagnostic,
+        on_effect=show_effect,
+        on_diagnostic=show_diagnostic,
+        agent=link,
     ) as gateway:
-        print(f"gateway shell — workspace {gateway.workspace}, session {gateway.session.id}")
-        print("type /help for commands")
+        gateway.progress_listener = show_progress(terminal)
+        terminal.say(f"gateway shell — workspace {gateway.workspace}, session {gateway.session.id}")
+        terminal.say("type /help for commands")
         await gateway.start_session()
         while True:
-            line = await _read_line("> ")
+            source, line = await _next_input(terminal, inbox)
             if line is None:
                 break
             if not line.strip():
                 continue
-            if not await _handle(gateway, line.strip()):
+            if not await _handle(gateway, line.strip(), from_extension=source is not None):
                 break
         await gateway.end_session()
     return 0
 
 
-async def _handle(gateway: Gateway, line: str) -> bool:
+async def _next_input(terminal: Terminal, inbox: _Inbox) -> tuple[str | None, str | None]:
+    """The next thing to run: a delivered ``now`` message (with the extension that sent
+    it) or a typed line (``None`` at the end of input)."""
+    delivered = inbox.take()
+    if delivered is None:
+        typed: list[str | None] = []
+        async with anyio.create_task_group() as race:
+
+            async def read() -> None:
+                typed.append(await terminal.line("> "))
+                race.cancel_scope.cancel()
+
+            async def wait() -> None:
+                await inbox.wait()
+                race.cancel_scope.cancel()
+
+            race.start_soon(read)
+            race.start_soon(wait)
+        if typed:
+            return None, typed[0]
+        delivered = inbox.take()
+        terminal.say()
+    assert delivered is not None
+    terminal.say(f"(input from {delivered.extension}: {delivered.content})")
+    return delivered.extension, delivered.content
+
+
+async def _handle(gateway: Gateway, line: str, *, from_extension: bool = False) -> bool:
     """Run one input line; False ends the shell."""
     if not line.startswith("/"):
-        await _user_message(gateway, line)
+        await _user_message(gateway, line, source="extension" if from_extension else "interactive")
         return True
     name, _, rest = line[1:].partition(" ")
     rest = rest.strip()
     verb = name.lower()
+    if from_extension and verb in NOT_FROM_EXTENSIONS:
+        print(f"(an extension may not run /{verb}; ignored)")
+        return True
     if verb in ("quit", "exit"):
         return False
     if verb == "help":
@@ -138,12 +182,27 @@ async def _handle(gateway: Gateway, line: str) -> bool:
             print(f"error: {error}")
         else:
             print(f"resumed session {gateway.session.id}")
+    elif verb == "fork":
+        try:
+            await gateway.fork(int(rest) if rest.isdigit() else 0)
+        except SessionActionError as error:
+            print(f"error: {error}")
+        else:
+            print(f"forked session {gateway.session.id}")
     elif verb == "compact":
         result = await gateway.compact(instruction=rest)
         print(f"compaction: {result.message}")
     elif verb == "trust":
         await gateway.set_trust(rest.lower() in ("on", "yes", "true", ""))
         print(f"workspace {'trusted' if gateway.trusted else 'not trusted'}; extensions restarted")
+    elif verb == "yolo":
+        gateway.agent.yolo = rest.lower() != "off"
+        print("permission prompts " + ("skipped (yolo)" if gateway.agent.yolo else "asked"))
+    elif verb == "permissions":
+        if rest == "clear":
+            gateway.permissions.clear_project()
+        for scope, keys in gateway.permissions.grants().items():
+            print(f"  {scope}: {', '.join(keys) or '(none)'}")
     else:
         await _command(gateway, name, rest)
     return True
@@ -152,7 +211,7 @@ async def _handle(gateway: Gateway, line: str) -> bool:
 async def _call(gateway: Gateway, rest: str) -> None:
     tool, _, raw = rest.partition(" ")
     try:
-        arguments: Any = json.loads(raw) if raw.strip() else {}
+        arguments = json.loads(raw) if raw.strip() else {}
     except json.JSONDecodeError as error:
         print(f"error: arguments are not JSON: {error}")
         return
@@ -169,9 +228,14 @@ async def _call(gateway: Gateway, rest: str) -> None:
         await gateway.end_turn()
     label = "blocked" if result.blocked else ("error" if result.is_error else "ok")
     print(f"[{label}] {result.content}")
+    for part in result.parts or []:
+        if part.get("type") == "image":
+            print(f"  [image {part.get('mime_type')} {part.get('path') or 'inline'}]")
 
 
 async def _command(gateway: Gateway, name: str, arguments: str) -> None:
+    """nimlet's order: side effects (already shown), the message, then one of the session
+    action, a reload, or the prompt."""
     try:
         outcome = await gateway.run_command(name, arguments)
     except UnknownCommand:
@@ -179,14 +243,31 @@ async def _command(gateway: Gateway, name: str, arguments: str) -> None:
         return
     if outcome.message:
         print(outcome.message)
-    if outcome.prompt:
+    if outcome.error:
+        print(f"Extension command failed: {outcome.error}")
+    elif outcome.session is not None:
+        try:
+            editor_text = await gateway.apply_session_action(outcome.session)
+        except SessionActionError as error:
+            print(f"Extension command failed: {error}")
+            return
+        print(f"session {outcome.session.action}: now in session {gateway.session.id}")
+        if editor_text:
+            # There is no composer to fill: show it, unsubmitted.
+            print(f"(text for the composer, not sent: {editor_text})")
+    elif outcome.reload:
+        await gateway.reload()
+        print(f"reloaded: {len(gateway.processes)} extensions running")
+    elif outcome.prompt:
         print(f"prompt: {outcome.prompt}")
         await _user_message(gateway, outcome.prompt, source="extension")
 
 
 async def _user_message(gateway: Gateway, text: str, source: str = "interactive") -> None:
     """What an agent does with a user message, minus the model: ``input`` (which may
-    transform or handle it), ``before_agent_start``, then one turn."""
+    transform or handle it), ``before_agent_start``, then one turn in which each emulated
+    model request delivers steering and runs ``context``, and follow-ups keep the run
+    going."""
     decided = await gateway.submit_input(text, source)
     if decided.action == "handled":
         print(f"(handled by {decided.handled_by}: the agent does not run)")
@@ -194,8 +275,40 @@ async def _user_message(gateway: Gateway, text: str, source: str = "interactive"
     if decided.action == "transform":
         print(f"(input transformed: {decided.text})")
     start = await gateway.before_agent_start(decided.text, "")
-    for message in start.messages:
-        print(f"(message injected by an extension: {message})")
+    for injected in start.messages:
+        print(f"(message injected by an extension: {injected})")
+    gateway.session.add_user_message(decided.text)
+    system = [start.system_prompt] if start.system_prompt else []
     await gateway.start_turn()
-    await gateway.end_turn()
+    try:
+        steering = gateway.take_steering("all")
+        for request in range(1, MODEL_REQUESTS_PER_TURN + 1):
+            for message in steering:
+                print(f"(steering from {message.extension}: {message.content})")
+            await _model_request(gateway, request, system)
+            # The "final answer": steering that came meanwhile goes first, then follow-ups
+            # keep the same run going.
+            steering = gateway.take_steering("all")
+            if steering:
+                continue
+            follow_ups = gateway.take_follow_ups("all")
+            if not follow_ups:
+                break
+            for message in follow_ups:
+                print(f"(follow-up from {message.extension}: {message.content})")
+        else:
+            print(f"(stopped after {MODEL_REQUESTS_PER_TURN} model requests)")
+    finally:
+        await gateway.end_turn()
     print("(no model is attached: the turn's events ran, nothing was sent anywhere)")
+
+
+async def _model_request(gateway: Gateway, number: int, system: list[str]) -> None:
+    messages = gateway.session.model_messages()
+    context = await gateway.context(system, messages)
+    added = len(context.messages) - len(messages)
+    extra = len(context.system) - len(system)
+    print(
+        f"(model request {number}: {len(context.messages)} messages, {added} added by "
+        f"extensions; {extra} system block(s) added)"
+    )

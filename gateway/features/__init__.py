@@ -53,13 +53,16 @@ REGISTER_DIAGNOSTICS = "register.diagnostics"
 TOOL_PARTS = "tool.parts"
 """Tool ``response.gateway.parts`` / ``details``: structured results."""
 TOOL_PROGRESS = "tool.progress"
-"""``update.gateway.progress``: partial results of an in-flight tool call."""
+"""``update.gateway.progress``: partial results of an in-flight tool call (current nimlet's
+``tool_update`` is the plain equivalent, text only)."""
 REGISTRATION_UPDATE = "registration.update"
 """``update.gateway.registration``: the runtime's complete current tool list."""
 HOST_ACTIONS = "host.actions"
 """Command ``response.gateway.actions``: session actions for the embedding agent."""
 HOST_REQUEST = "host.request"
-"""``host_request`` / ``host_response``: the runtime asks the host during a call."""
+"""The negotiated ``host_request`` methods (inputs in ``params``) that current nimlet's
+``host_request`` has no equivalent for: ``session.entries``, ``exec``; plus the older shapes
+of ``ui.input`` / ``ui.editor``. Upstream's methods need no negotiation."""
 EVENTS_EXTENDED = "events.extended"
 """Events beyond nimlet's eight (``input``, ``before_agent_start``, ``context``)."""
 

@@ -1,6 +1,8 @@
-"""The extended events (``input``, ``before_agent_start``, ``context``): their rules in the
-catalogue (``collect``, ``stop_when``, kind-checked chains), the Gateway methods that
-dispatch them, and the feature gate (only processes offered ``events.extended`` subscribe)."""
+"""The extended events (``input``, ``before_agent_start``, and Pi's ``context``, filed as
+``context_transform``): their rules in the catalogue (``collect``, ``stop_when``,
+kind-checked chains), the Gateway methods that dispatch them, and the feature gate (only
+processes offered ``events.extended`` subscribe). Nimlet's own ``context`` (the ninth
+event) is covered in tests/nimlet_current."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from gateway import open_gateway
 from gateway.diagnostics import Diagnostics
 from gateway.events import (
     CANONICAL_EVENTS,
+    EXTENDED_ALIASES,
     EXTENDED_EVENTS,
     NIMLET_EVENTS,
     dispatch,
@@ -26,7 +29,7 @@ pytestmark = pytest.mark.anyio
 EXTENDED = [
     "input",
     "before_agent_start",
-    "context",
+    "context_transform",
     "message_received",
     "message_sending",
     "message_sent",
@@ -46,15 +49,18 @@ def hook(owner: str, reply: Any, seen: list[tuple[str, dict[str, Any]]] | None =
     return HookEntry("", owner, handler)
 
 
-def test_catalogues_keep_nimlet_at_eight_and_add_the_extended_events() -> None:
-    assert NIMLET_EVENTS.names() == list(HOOK_EVENTS)
+def test_catalogues_keep_nimlet_at_nine_and_add_the_extended_events() -> None:
+    assert NIMLET_EVENTS.names() == list(HOOK_EVENTS) and len(HOOK_EVENTS) == 9
     assert EXTENDED_EVENTS.names() == EXTENDED
     assert CANONICAL_EVENTS.names() == [*HOOK_EVENTS, *EXTENDED]
     assert CANONICAL_EVENTS["input"].stop_when == ("action", "handled")
     assert CANONICAL_EVENTS["input"].chain == ("text",)
     assert CANONICAL_EVENTS["before_agent_start"].chain == ("system_prompt", "prompt")
     assert CANONICAL_EVENTS["before_agent_start"].collect == ("messages",)
-    assert CANONICAL_EVENTS["context"].chain == ("messages",)
+    assert CANONICAL_EVENTS["context_transform"].chain == ("messages",)
+    assert EXTENDED_ALIASES == {"context": "context_transform"}
+    assert CANONICAL_EVENTS["context"].collect == ("system", "messages")
+    assert CANONICAL_EVENTS["context"].chain == ()
     assert EVENTS_EXTENDED in RUNTIME_FEATURES
     assert EVENTS_EXTENDED not in EXTENSION_FEATURES
 
@@ -116,7 +122,7 @@ async def test_context_messages_chain_and_a_wrong_kind_is_a_failed_contribution(
         hook("c", lambda p: {"messages": p["messages"][1:]}),
     ]
     outcome = await dispatch(
-        CANONICAL_EVENTS["context"],
+        CANONICAL_EVENTS["context_transform"],
         {"messages": [{"role": "user", "content": "0"}]},
         subscribers,
         diagnostics,
@@ -151,7 +157,7 @@ async def test_gateway_methods_fold_the_rules(workspace) -> None:
                     hook("first", {"system_prompt": "S1", "messages": [{"m": 1}, "junk"]}).handler,
                 ),
                 HookEntry(
-                    "context",
+                    "context_transform",
                     "first",
                     hook("first", lambda p: {"messages": p["messages"][::-1]}).handler,
                 ),

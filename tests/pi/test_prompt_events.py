@@ -25,8 +25,11 @@ def ready(workspace: Any) -> Any:
 
 async def test_subscribes_only_to_what_the_package_listens_to(ready: Any) -> None:
     async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
-        for event in ("input", "before_agent_start", "context"):
+        # Pi's `context` replaces the messages: filed as `context_transform`, apart from
+        # nimlet's additive `context` (docs/protocol.md).
+        for event in ("input", "before_agent_start", "context_transform"):
             assert [h.owner for h in gateway.registry.hooks(event)] == [PKG]
+        assert gateway.registry.hooks("context") == []
         assert gateway.registry.hooks("tool_call") == []
         codes = [d.code for d in gateway.diagnostics]
         assert "pi.event_unmapped" not in codes and "event.unknown" not in codes

@@ -15,7 +15,7 @@ import pytest
 
 from adapters.pi.runtime import SIDECAR_DIR, find_node
 from gateway.diagnostics import catalogue
-from gateway.events import CANONICAL_EVENTS
+from gateway.events import CANONICAL_EVENTS, EXTENDED_ALIASES
 from gateway.features import RUNTIME_FEATURES
 from tests.test_diagnostics_catalogue import declared
 
@@ -76,18 +76,22 @@ def test_every_code_literal_in_the_sources_is_in_the_sidecar_list(sidecar: dict)
 
 
 def test_cross_host_reply_rules_are_the_catalogue_rules(sidecar: dict) -> None:
+    """The sidecar folds by the names it subscribes with: its ``context`` is the catalogue's
+    ``context_transform`` (``EXTENDED_ALIASES``); nimlet's own ``context`` never reaches it."""
     fold = sidecar["FOLD"]
+    wire = {event: name for name, event in EXTENDED_ALIASES.items()}
     for name, rule in fold.items():
-        spec = CANONICAL_EVENTS[name]
+        spec = CANONICAL_EVENTS[EXTENDED_ALIASES.get(name, name)]
         assert bool(rule.get("gate")) == spec.gate, name
         for key in ("chain", "append", "replace", "collect"):
             assert tuple(rule.get(key, ())) == getattr(spec, key), (name, key)
         assert (tuple(rule["stop"]) if "stop" in rule else None) == spec.stop_when, name
     # Every event whose replies carry something is folded; observe-only ones need no rule.
     carrying = {
-        s.name
+        wire.get(s.name, s.name)
         for s in CANONICAL_EVENTS.specs()
-        if s.gate or s.chain or s.append or s.replace or s.collect or s.stop_when
+        if (s.gate or s.chain or s.append or s.replace or s.collect or s.stop_when)
+        and s.name not in EXTENDED_ALIASES
     }
     assert carrying == set(fold)
 

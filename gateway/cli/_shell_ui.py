@@ -1,0 +1,87 @@
+"""What ``gateway shell`` shows and asks: side effects and diagnostics as they happen, tool
+progress, an extension's ``ui_request`` (question, confirm, input, masked password) and
+nimlet's permission prompt, all read from the shell's terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..agent import Approval, ApprovalRequest
+from ..diagnostics import Diagnostic
+from ..process import ExtensionProcess, UiAnswer
+from ..protocol import UiRequest
+from ..session import SessionEffect
+from ._terminal import Terminal
+
+__all__ = ["approver", "asker", "show_diagnostic", "show_effect", "show_progress"]
+
+_APPROVALS = {
+    "o": Approval.ONCE,
+    "once": Approval.ONCE,
+    "s": Approval.SESSION,
+    "session": Approval.SESSION,
+    "p": Approval.PROJECT,
+    "project": Approval.PROJECT,
+    "d": Approval.DENY,
+    "deny": Approval.DENY,
+}
+
+
+def asker(terminal: Terminal) -> Callable[[ExtensionProcess, UiRequest], Awaitable[UiAnswer]]:
+    async def ask(process: ExtensionProcess, request: UiRequest) -> UiAnswer:
+        terminal.say(f"\n? {process.name} asks: {request.prompt}")
+        if request.method == "confirm":
+            line = await terminal.line("yes or no (empty to dismiss)> ")
+            if not line:
+                return UiAnswer(cancelled=True)
+            return UiAnswer(confirmed=line.strip().lower() in ("y", "yes"))
+        if request.method in ("input", "password"):
+            secret = request.method == "password"
+            hint = "hidden, empty to dismiss" if secret else "empty to dismiss"
+            line = await terminal.line(f"answer ({hint})> ", secret=secret)
+            return UiAnswer(answer=line) if line else UiAnswer(cancelled=True)
+        for number, option in enumerate(request.options, start=1):
+            terminal.say(f"  {number}. {option}")
+        line = await terminal.line("answer (number or text, empty to dismiss)> ")
+        if not line:
+            return UiAnswer(cancelled=True)
+        if line.isdigit() and 1 <= int(line) <= len(request.options):
+            return UiAnswer(answer=request.options[int(line) - 1])
+        return UiAnswer(answer=line)
+
+    return ask
+
+
+def approver(terminal: Terminal) -> Callable[[ApprovalRequest], Awaitable[Approval]]:
+    async def approve(request: ApprovalRequest) -> Approval:
+        terminal.say(f"\n! {request.prompt} ({request.owner})")
+        line = await terminal.line("[o]nce, [s]ession, [p]roject, [d]eny (empty denies)> ")
+        return _APPROVALS.get((line or "").strip().lower(), Approval.DENY)
+
+    return approve
+
+
+def show_progress(terminal: Terminal) -> Callable[[str, dict[str, Any]], None]:
+    def progress(owner: str, item: dict[str, Any]) -> None:
+        text = item.get("text")
+        if isinstance(text, str) and text:
+            for line in text.splitlines() or [""]:
+                terminal.say(f"  … {line}")
+
+    return progress
+
+
+def show_effect(effect: SessionEffect) -> None:
+    if effect.kind == "status":
+        print(f"  [status {effect.key}] {effect.value or '(cleared)'}")
+    elif effect.kind == "widget":
+        print(f"  [widget {effect.key}]" + ("" if effect.value else " (cleared)"))
+        for line in effect.value:
+            print(f"    {line}")
+    elif effect.kind == "notification":
+        print(f"  [{effect.value.level} from {effect.extension}] {effect.value.message}")
+
+
+def show_diagnostic(diagnostic: Diagnostic) -> None:
+    print(f"  ({diagnostic.severity.value}) {diagnostic.message} [{diagnostic.code}]")

@@ -1,0 +1,77 @@
+"""``tool_update``: output of an in-flight call, shown while it runs (the progress path
+Pi's ``onUpdate`` takes), kept in ``ToolResult.progress``, never saved, never seen by a
+hook, and no help against the timeout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from gateway import open_gateway
+
+from .conftest import add_current, script, tool
+
+pytestmark = pytest.mark.anyio
+
+UPDATES = {"updates": {"text": "step {n}", "count": 3}}
+
+
+async def test_updates_reach_the_listener_and_the_result_in_order(workspace, current) -> None:
+    current("ext", tools=[tool("t")], subscribe=["tool_result"])
+    seen: list[tuple[str, dict[str, Any]]] = []
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        gateway.progress_listener = lambda owner, item: seen.append((owner, item))
+        result = await gateway.call_tool(
+            "t", script(UPDATES, {"send": {"type": "tool_update", "id": "$id", "content": ""}},
+                        {"reply": {"content": [{"type": "text", "text": "done"}]}})
+        )  # fmt: skip
+        session_text = gateway.session.path.read_text()
+    assert result.content == "done"
+    assert [item["text"] for item in result.progress] == ["step 0", "step 1", "step 2"]
+    assert all(item["delta"] is True for item in result.progress)
+    assert [item for _, item in seen] == result.progress and {o for o, _ in seen} == {"ext"}
+    assert "step 1" not in session_text  # never saved
+    hook = next(m for m in workspace.received("ext") if m["type"] == "event")
+    assert hook["payload"]["output"] == "done"  # the hook sees the result only
+
+
+async def test_an_update_for_a_call_not_in_flight_is_ignored(workspace, current) -> None:
+    current("ext", tools=[tool("t")])
+    seen: list[Any] = []
+    stray = {"send": {"type": "tool_update", "id": "no-such-call", "content": "stray"}}
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        gateway.progress_listener = lambda owner, item: seen.append(item)
+        result = await gateway.call_tool("t", script(stray, {"reply": {"content": "ok"}}))
+        assert result.progress == [] and seen == []
+        assert any(
+            d.code == "protocol.unknown_id" and "no-such-call" in d.message
+            for d in gateway.diagnostics
+        )
+
+
+async def test_updates_do_not_extend_the_timeout(workspace, current) -> None:
+    current("ext", tools=[tool("t")], timeout=1)
+    endless = {"updates": {"text": "still here {n}", "count": 100, "every": 0.1}}
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("t", script(endless, {"reply": {"content": "late"}}))
+    assert result.is_error and "timed out" in result.content
+    assert 1 <= len(result.progress) < 100
+
+
+def test_the_cli_shows_progress_and_call_json_carries_it(workspace) -> None:
+    add_current(workspace, "ext", tools=[tool("t")])
+    arguments = json.dumps(script(UPDATES, {"reply": {"content": "done"}}))
+    base = [sys.executable, "-m", "gateway", "call", "t", arguments, "--trust"]
+    base += ["--workspace", str(workspace.root)]
+    env = {"GATEWAY_HOME": str(workspace.home / ".gateway"), "HOME": str(workspace.home)}
+    text = subprocess.run(base, capture_output=True, text=True, env=env, timeout=60, check=True)
+    assert text.stdout.splitlines()[:4] == ["… step 0", "… step 1", "… step 2", "[ok] done"]
+    done = subprocess.run(
+        [*base, "--json"], capture_output=True, text=True, env=env, timeout=60, check=True
+    )
+    data = json.loads(done.stdout)
+    assert [item["text"] for item in data["progress"]] == ["step 0", "step 1", "step 2"]
