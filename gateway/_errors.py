@@ -13,6 +13,7 @@ __all__ = [
     "ExtensionStartError",
     "ExtensionTimeout",
     "RegisterInvalid",
+    "SandboxRefused",
     "UiAnswer",
 ]
 
@@ -36,6 +37,10 @@ class ExtensionStartError(ExtensionError):
 
 class RegisterInvalid(ExtensionStartError):
     """The first line arrived but was not a valid register."""
+
+
+class SandboxRefused(ExtensionStartError):
+    """Not started: the sandbox is required and this kernel cannot confine it fully."""
 
 
 @dataclass(frozen=True, slots=True)

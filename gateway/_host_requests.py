@@ -14,9 +14,10 @@ for a negotiated method gets upstream's "unknown host request".
 
 from __future__ import annotations
 
-import anyio
+import subprocess
 
 from . import _codes
+from ._child import run_child
 from ._host_methods import UPSTREAM_METHODS, HostMethods
 from ._state import GatewayState
 from .agent import EditRequest
@@ -24,6 +25,7 @@ from .editor import UNAVAILABLE
 from .features import HOST_REQUEST
 from .process import ExtensionProcess, UiAnswer, UiHandler
 from .protocol import HostRequest, HostResponse, UiRequest
+from .sandbox import SandboxUnavailable
 
 __all__ = ["HostRequestHandler"]
 
@@ -130,14 +132,15 @@ class HostRequestHandler:
         seconds = timeout / 1000 if isinstance(timeout, int | float) and timeout > 0 else None
         cap = state.config.tool_output_cap
         try:
-            with anyio.move_on_after(seconds) as scope:
-                done = await anyio.run_process(
-                    [command, *args], cwd=cwd, env=state.env, check=False,
-                    start_new_session=True,
-                )  # fmt: skip
-        except OSError as error:
+            # Under the asking runtime's own sandbox: exec grants it nothing it lacks.
+            done = await run_child(
+                [command, *args], policy=process.plan.sandbox,
+                require_sandbox=state.config.require_sandbox, stdin=subprocess.DEVNULL,
+                cwd=cwd, env=state.env, time_limit=seconds, cap=cap,
+            )  # fmt: skip
+        except (OSError, SandboxUnavailable) as error:
             return HostResponse(id=request.id, error=f"exec: {error}")
-        if scope.cancelled_caught:
+        if done.timed_out:
             return HostResponse(
                 id=request.id,
                 result={"stdout": "", "stderr": "", "code": 1, "killed": True, "truncated": False},
@@ -146,9 +149,9 @@ class HostRequestHandler:
         err = done.stderr.decode("utf-8", "replace")
         return HostResponse(
             id=request.id,
-            result={"stdout": out[:cap], "stderr": err[: max(0, cap - len(out))],
+            result={"stdout": out, "stderr": err[: max(0, cap - len(out))],
                     "code": done.returncode, "killed": False,
-                    "truncated": len(out) + len(err) > cap},
+                    "truncated": done.stdout_cut or done.stderr_cut or len(out) + len(err) > cap},
         )  # fmt: skip
 
 

@@ -11,33 +11,33 @@ bounded.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import IO
 
 import anyio
-from anyio.abc import Process, TaskGroup, TaskStatus
+from anyio.abc import TaskGroup, TaskStatus
 
 from . import _codes
+from ._child import Child, start_child
 from ._errors import (
     ExtensionError,
     ExtensionExited,
     ExtensionStartError,
     ExtensionTimeout,
     RegisterInvalid,
+    SandboxRefused,
     UiAnswer,
 )
-from ._framing import DEFAULT_LINE_CAP
+from ._logfiles import RotatingLog
 from ._loop import FastPath, fast_path
 from ._pause import DeadlinePause
 from ._pending import PendingRequests
 from ._pipes import ChildPipes, PipeClosed
+from ._plan import LaunchPlan, TransportConfig
 from ._reader import MessageReader
-from ._spawn import group_alive, kill_group, signal_group
+from ._stderr import drain_stderr
 from .diagnostics import Diagnostics
-from .features import EXTENSION_FEATURES
 from .protocol import (
     CancelMessage,
     HostMessage,
@@ -53,6 +53,7 @@ from .protocol import (
     UpdateMessage,
     encode,
 )
+from .sandbox import SandboxUnavailable, explain_denial
 
 __all__ = [
     "ExtensionError",
@@ -62,6 +63,7 @@ __all__ = [
     "ExtensionTimeout",
     "LaunchPlan",
     "RegisterInvalid",
+    "SandboxRefused",
     "TransportConfig",
     "UiAnswer",
     "UiHandler",
@@ -73,6 +75,9 @@ HostHandler = Callable[["ExtensionProcess", HostRequest], Awaitable[HostResponse
 EffectsHandler = Callable[["ExtensionProcess", ResponseMessage | UpdateMessage], None]
 ToolUpdateHandler = Callable[["ExtensionProcess", ToolUpdate], None]
 
+_DRAIN_AFTER_EXIT = 0.5
+"""Seconds its output is still read after the process exits (or stdout ends)."""
+
 UI_METHODS = frozenset({"question", "confirm", "input", "password"})
 """The ``ui_request`` methods a host answers (current nimlet; the older document has only
 ``question``)."""
@@ -82,41 +87,6 @@ CONFIRM_OPTIONS = ["Yes", "No"]
 
 async def _unknown_host_request(process: ExtensionProcess, request: HostRequest) -> HostResponse:
     return HostResponse(id=request.id, error=f"unknown host request: {request.method}")
-
-
-@dataclass(frozen=True, slots=True)
-class TransportConfig:
-    line_cap: int = DEFAULT_LINE_CAP
-    shutdown_grace: float = 0.5
-    """Seconds between closing stdin and SIGTERM to the group."""
-    term_grace: float = 1.0
-    """Seconds between SIGTERM and SIGKILL."""
-
-
-@dataclass(frozen=True, slots=True)
-class LaunchPlan:
-    """What to start: produced from a manifest (or an adapter), consumed here."""
-
-    name: str
-    command: list[str]
-    cwd: Path
-    env: dict[str, str]
-    log_path: Path
-    response_timeout: float | None = 30.0
-    origin: Path | None = None
-    start_timeout: float | None = None
-    """Seconds to wait for ``register``; None: ``response_timeout`` (nimlet's rule)."""
-    restart: bool = False
-    """Restart with backoff after an unexpected exit (the runtimes adapters plan); plain
-    nimlet extensions keep nimlet's fail-open rule and stay down until a reload."""
-    features: frozenset[str] = EXTENSION_FEATURES
-    """The negotiated additions ``initialize`` announces to it (``gateway.features``); the
-    host reads an extra, or answers a ``host_request``, only when it was announced."""
-
-
-def _open_log(path: Path) -> IO[bytes]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return open(path, "ab")  # the process owns it and closes it in aclose
 
 
 class ExtensionProcess:
@@ -148,8 +118,11 @@ class ExtensionProcess:
         self._pause = pause or DeadlinePause()
         self._on_exit = on_exit
         self._config = config or TransportConfig()
-        self._process: Process | None = None
-        self._log: IO[bytes] | None = None
+        self._process: Child | None = None
+        self._log: RotatingLog | None = None
+        self._stderr = -1
+        self._output_done = anyio.Event()
+        self._stderr_done = anyio.Event()
         self._pipes: ChildPipes | None = None
         self._fast: FastPath | None = None
         self._pending = PendingRequests(plan.response_timeout, None)
@@ -185,23 +158,32 @@ class ExtensionProcess:
 
     async def start(self, task_group: TaskGroup, initialize: InitializeMessage) -> RegisterMessage:
         """Spawn, send ``initialize``, wait for a valid ``register`` (or raise and clean up)."""
-        self._log = await anyio.to_thread.run_sync(_open_log, self.plan.log_path)
+        self._log = await anyio.to_thread.run_sync(RotatingLog, self.plan.log_path)
         self._pipes = ChildPipes()
+        stderr, child_stderr = os.pipe()
+        os.set_blocking(stderr, False)
         try:
-            self._process = await anyio.open_process(
+            self._process = start_child(
                 self.plan.command,
+                policy=self.plan.sandbox,
+                require_sandbox=self._config.require_sandbox,
                 stdin=self._pipes.child_stdin,
                 stdout=self._pipes.child_stdout,
-                stderr=self._log,
+                stderr=child_stderr,
                 cwd=self.plan.cwd,
                 env=self.plan.env,
-                start_new_session=True,
             )
-        except OSError as error:
+        except (OSError, SandboxUnavailable) as error:
             self._pipes.close()
+            os.close(stderr)
             self._log.close()
             self._log = None
+            if isinstance(error, SandboxUnavailable):
+                raise SandboxRefused(str(error)) from None
             raise ExtensionStartError(f"cannot start {self.plan.command[0]}: {error}") from None
+        finally:
+            os.close(child_stderr)
+        self._stderr = stderr
         self._pipes.after_spawn()
         self._fast = fast_path()
         self._pending = PendingRequests(self.plan.response_timeout, self._fast)
@@ -248,13 +230,16 @@ class ExtensionProcess:
             process = self._process
             if process is not None:
                 await self._stop(process)
+                # Its last words on stderr still reach its log (bounded: a grandchild may
+                # hold the pipe).
+                with anyio.move_on_after(_DRAIN_AFTER_EXIT):
+                    await self._stderr_done.wait()
             self._scope.cancel()
             self._stop_watching()
             self._pause.leave(self._pending)
             self._pending.fail_all(ExtensionExited(f"extension {self.name} was shut down"))
             if process is not None:
-                with anyio.move_on_after(2):
-                    await process.aclose()
+                await process.reap()
             if self._pipes is not None:
                 self._pipes.close()
             if self._log is not None:
@@ -262,7 +247,7 @@ class ExtensionProcess:
                 self._log = None
             self._alive = False
 
-    async def _stop(self, process: Process) -> None:
+    async def _stop(self, process: Child) -> None:
         if process.returncode is None:
             with anyio.move_on_after(0.5), contextlib.suppress(ExtensionError):
                 await self._write(ShutdownMessage())
@@ -276,12 +261,12 @@ class ExtensionProcess:
                     f"extension {self.name} ignored shutdown; sent SIGTERM", package=self.name
                 )
             )
-            signal_group(process.pid, signal.SIGTERM)
+            process.signal_group(signal.SIGTERM)
             with anyio.move_on_after(self._config.term_grace):
                 await process.wait()
         # Grandchildren may outlive the leader and hold our pipes open: kill the whole group.
-        if process.returncode is None or group_alive(process.pid):
-            kill_group(process.pid)
+        if process.returncode is None or process.group_alive():
+            process.kill_group()
             with anyio.move_on_after(2):
                 await process.wait()
 
@@ -295,6 +280,8 @@ class ExtensionProcess:
             async with anyio.create_task_group() as work:
                 self._work = work
                 task_status.started()
+                work.start_soon(self._drain_stderr)
+                work.start_soon(self._watch_exit, work.cancel_scope)
                 if self._fast is not None:
                     self._unwatch = self._fast.watch(self._pipes.stdout_fd, self._on_readable)
                     await self._eof.wait()
@@ -303,6 +290,10 @@ class ExtensionProcess:
                         self._reader.feed(chunk)
                 self._stop_watching()
                 self._reader.finish()
+                self._output_done.set()
+                # What it wrote to stderr last (a traceback) still goes to its log.
+                with anyio.move_on_after(_DRAIN_AFTER_EXIT):
+                    await self._stderr_done.wait()
                 work.cancel_scope.cancel()
         self._stop_watching()
         await self._on_eof()
@@ -360,8 +351,39 @@ class ExtensionProcess:
         if self._on_exit is not None:
             self._on_exit(self)
 
+    async def _drain_stderr(self) -> None:
+        assert self._log is not None
+        policy = self.plan.sandbox
+        on_line = None
+        if policy is not None:
+            explained: set[str | None] = set()
+
+            def on_line(line: str) -> None:
+                found = explain_denial(line, policy, self.name, self.plan.cwd)
+                if found is not None and found.hint not in explained:
+                    explained.add(found.hint)  # once per missing grant
+                    self._diagnostics.add(found)
+
+        fd, self._stderr = self._stderr, -1
+        try:
+            await drain_stderr(fd, self._log, on_line)
+        finally:
+            self._stderr_done.set()
+
+    async def _watch_exit(self, reading: anyio.CancelScope) -> None:
+        """The process's own exit, not the end of its output: a grandchild still holding
+        its stdout must not keep the gateway believing it runs. After the exit, what it
+        wrote is read for a moment longer, then reading stops."""
+        assert self._process is not None
+        await self._process.wait()
+        with anyio.move_on_after(_DRAIN_AFTER_EXIT):
+            await self._output_done.wait()
+        if not self._output_done.is_set():
+            self._stop_watching()
+            reading.cancel()
+
     @staticmethod
-    async def _exit_code(process: Process | None) -> str:
+    async def _exit_code(process: Child | None) -> str:
         if process is None:
             return "not started"
         with anyio.CancelScope(shield=True), anyio.move_on_after(0.5):

@@ -253,6 +253,11 @@ async def test_stderr_flood_goes_to_the_log_file_and_never_blocks(workspace, lan
             result = await gateway.call_tool("act", {"do": "stderr", "size": 1_000_000})
         assert result.content == "wrote stderr"
         log = gateway.processes[0].plan.log_path
+        # Node queues writes to a full pipe and drops the queue on process.exit(): wait
+        # until what it wrote has arrived before the shutdown.
+        with anyio.fail_after(20):
+            while log.stat().st_size < 3_000_000:
+                await anyio.sleep(0.05)
     assert log.stat().st_size >= 3_000_000
 
 
