@@ -18,6 +18,7 @@ from typing import Any, Final
 from adapters._sidecars import SETUP_COMMAND, SOURCE_DIR, sidecar_dir, sidecar_problem
 from gateway.catalog import LaunchRefusal, LaunchSpec
 from gateway.node import find_node
+from gateway.sandbox import node_runtime_paths
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -88,8 +89,13 @@ def plan_sidecar(
     env: dict[str, str] | None,
     response_timeout: float | None,
     minimum_node: tuple[int, int, int],
+    *,
+    reads: Sequence[Path] = (),
+    writes: Sequence[Path] = (),
 ) -> LaunchSpec | LaunchRefusal:
-    """One sidecar hosting ``packages`` (spec dicts with ``host``), in load order."""
+    """One sidecar hosting ``packages`` (spec dicts with ``host``), in load order. Its
+    sandbox reads Node, the sidecar and every package's folder, plus ``reads``; it writes
+    ``writes`` beyond each package's data and temp folders."""
     for host in dict.fromkeys(str(p.get("host", "pi")) for p in packages):
         problem = sidecar_ready(host)
         if problem:
@@ -109,4 +115,11 @@ def plan_sidecar(
         env=dict(env or {}),
         response_timeout=response_timeout,
         start_timeout=START_TIMEOUT,
+        reads=(
+            *node_runtime_paths(node),
+            sidecar_dir(),
+            *(Path(str(p["root"])) for p in packages if p.get("root")),
+            *reads,
+        ),
+        writes=tuple(writes),
     )

@@ -18,6 +18,7 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
     from ._commands import SessionAction, SessionActionError
+    from ._home import HomeUnusable
     from .agent import (
         AgentLink,
         Approval,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 _WHERE: dict[str, str] = {
     "SessionAction": "_commands",
     "SessionActionError": "_commands",
+    "HomeUnusable": "_home",
     "AgentLink": "agent",
     "Approval": "agent",
     "ApprovalRequest": "agent",
@@ -112,6 +114,7 @@ __all__ = [
     "ExtensionProcess",
     "Gateway",
     "GatewayConfig",
+    "HomeUnusable",
     "InputResult",
     "ModelContext",
     "Registry",

@@ -354,6 +354,15 @@ SANDBOX_PARTIAL = define_code(
     "Use a newer kernel; set GATEWAY_REQUIRE_SANDBOX=1 to refuse to run what cannot be "
     "confined fully.",
 )
+SANDBOX_OFF = define_code(
+    "sandbox.off",
+    W,
+    "The sandbox is switched off (GATEWAY_SANDBOX=off or GatewayConfig.sandbox=False): "
+    "every process the gateway starts can read and write whatever the user can, as in "
+    "hosts without a sandbox. Reported once per run.",
+    "Unset GATEWAY_SANDBOX; if a package needs more than its sandbox allows, grant it "
+    "(`gateway permissions ID PERM`) instead.",
+)
 SANDBOX_DENIED = define_code(
     "sandbox.denied",
     W,

@@ -13,7 +13,9 @@ import anyio
 
 from . import _codes
 from ._activation import Activator
+from ._confinement import Confinement
 from ._host_requests import HostRequestHandler
+from ._logfiles import log_path
 from ._projection import Projector
 from ._registrations import RegistrationMemory, registration_key
 from ._spawn import LaunchError, resolve_command
@@ -21,6 +23,7 @@ from ._state import GatewayState
 from .catalog import DiscoveredLaunch, LaunchRefusal, LaunchSpec
 from .discovery import DiscoveredExtension, discover, discover_package
 from .features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
+from .names import DEFAULT_CAPABILITIES
 from .packages import (
     NoAdapters,
     PackageStatus,
@@ -28,8 +31,16 @@ from .packages import (
     evaluate_packages,
     load_adapters,
 )
-from .process import ExtensionError, ExtensionProcess, LaunchPlan, RegisterInvalid, TransportConfig
+from .process import (
+    ExtensionError,
+    ExtensionProcess,
+    LaunchPlan,
+    RegisterInvalid,
+    SandboxRefused,
+    TransportConfig,
+)
 from .protocol import InitializeMessage
+from .sandbox import SandboxPolicy
 from .store import STATE_FILE, StoreError
 
 __all__ = ["RESTART_BACKOFF", "RESTART_WINDOW", "Loader"]
@@ -65,8 +76,12 @@ class Loader:
         self._host_requests = host_requests
         self._memory = memory
         self._activator = Activator(state, self._start_dormant)
+        self._confinement = Confinement(state)
         self._transport = TransportConfig(
-            state.config.line_cap, state.config.shutdown_grace, state.config.term_grace
+            state.config.line_cap,
+            state.config.shutdown_grace,
+            state.config.term_grace,
+            state.config.require_sandbox,
         )
         self._crashes: dict[str, list[float]] = {}
 
@@ -167,15 +182,19 @@ class Loader:
         command = resolve_command(list(manifest.command), found.folder, env.get("PATH"))
         # The folder's hash keeps two same-named extensions of different roots apart.
         digest = hashlib.sha256(str(found.folder).encode()).hexdigest()[:8]
+        confinement = self._confinement
         return LaunchPlan(
             name=manifest.name,
             command=command,
             cwd=state.workspace,
-            env=env,
-            log_path=state.config.logs_dir / f"{manifest.name}-{found.folder.name}-{digest}.log",
+            env={**env, **confinement.environment(manifest.name)},
+            log_path=log_path(state.config.logs_dir, manifest.name, found.folder.name, digest),
             response_timeout=manifest.response_timeout_seconds,
             origin=found.folder / "extension.json",
             features=EXTENSION_FEATURES,
+            # Its tools declare their capabilities only in `register`: until then, nimlet's
+            # default for a tool that declares none (write, shell, network).
+            sandbox=confinement.command(manifest.name, found.folder, command, DEFAULT_CAPABILITIES),
         )
 
     def _discovered_launches(self) -> list[LaunchPlan]:
@@ -202,17 +221,21 @@ class Loader:
                 )
             elif item.launch is not None:
                 digest = hashlib.sha256(item.name.encode()).hexdigest()[:8]
-                log = f"discovered-{item.name.replace(':', '-')}-{digest}.log"
-                plans.append(self._runtime_plan(item.name, item.launch, item.origin, log))
+                log = log_path(state.config.logs_dir, "discovered", item.name, digest)
+                policy = self._confinement.discovered(item.name, item.origin, item.launch)
+                plans.append(self._runtime_plan(item.name, item.launch, item.origin, log, policy))
         return plans
 
     def _package_plan(self, status: PackageStatus, spec: LaunchSpec) -> LaunchPlan:
         root = status.package.record.path
         digest = hashlib.sha256(status.id.encode()).hexdigest()[:8]
-        log = f"package-{root.parent.name}-{digest}.log"
-        return self._runtime_plan(status.id, spec, root, log)
+        log = log_path(self._state.config.logs_dir, "package", root.parent.name, digest)
+        policy = self._confinement.package(status, spec)
+        return self._runtime_plan(status.id, spec, root, log, policy)
 
-    def _runtime_plan(self, name: str, spec: LaunchSpec, origin: Path, log: str) -> LaunchPlan:
+    def _runtime_plan(
+        self, name: str, spec: LaunchSpec, origin: Path, log: Path, policy: SandboxPolicy | None
+    ) -> LaunchPlan:
         """A runtime an adapter planned: offered the protocol additions, restarted with
         backoff after a crash."""
         state = self._state
@@ -220,13 +243,14 @@ class Loader:
             name=name,
             command=list(spec.command),
             cwd=state.workspace,
-            env={**state.env, **spec.env},
-            log_path=state.config.logs_dir / log,
+            env={**state.env, **self._confinement.environment(name), **spec.env},
+            log_path=log,
             response_timeout=spec.response_timeout,
             start_timeout=spec.start_timeout,
             origin=origin,
             restart=True,
             features=RUNTIME_FEATURES,
+            sandbox=policy,
         )
 
     def _initialize(self, plan: LaunchPlan) -> InitializeMessage:
@@ -331,11 +355,11 @@ class Loader:
         return True
 
     def _start_failed(self, name: str, origin: Path | None, error: Exception) -> None:
-        code = (
-            _codes.REGISTER_INVALID
-            if isinstance(error, RegisterInvalid)
-            else _codes.EXTENSION_START_FAILED
-        )
+        code = _codes.EXTENSION_START_FAILED
+        if isinstance(error, RegisterInvalid):
+            code = _codes.REGISTER_INVALID
+        elif isinstance(error, SandboxRefused):
+            code = _codes.SANDBOX_REFUSED
         self._state.diagnostics.add(
             code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
         )

@@ -12,8 +12,10 @@ from typing import Any, Protocol, TypeVar
 
 from . import _codes
 from ._commands import command_context, command_outcome
+from ._confinement import Confinement
 from ._errors import ExtensionError
 from ._registrations import CachedRegistration, RegistrationMemory
+from ._spawn import LaunchError, resolve_command
 from ._state import GatewayState
 from ._tool_content import INVALID_RESULT, read_tool_content
 from .catalog import CatalogEntry
@@ -58,6 +60,9 @@ from .registry import (
 )
 
 __all__ = ["Activate", "Projector"]
+
+_PROGRESS_KEPT = 1000
+"""Progress updates kept per call in ``ToolResult.progress``."""
 
 Declared = dict[tuple[str, str], list[str]]
 """(kind, name) of each tool and command a package declares → the package ids it may
@@ -189,11 +194,22 @@ class Projector:
 
     def register_tool_json(self, tool: DiscoveredTool) -> None:
         state, manifest = self._state, tool.manifest
+        env = state.env
+        try:
+            command = resolve_command(list(manifest.command), tool.folder, env.get("PATH"))
+        except LaunchError:
+            command = list(manifest.command)  # the call says why it cannot start
+        confinement = Confinement(state)
+        policy = confinement.command(
+            manifest.name, tool.folder, command, manifest.effective_capabilities
+        )
+        env = {**env, **confinement.environment(manifest.name)}
 
         async def handler(arguments: dict[str, Any]) -> ToolOutcome:
             outcome = await run_tool_json(
-                tool, arguments, state.workspace, state.env, state.config.tool_output_cap
-            )
+                tool, arguments, state.workspace, env, state.config.tool_output_cap,
+                policy=policy, require_sandbox=state.config.require_sandbox,
+            )  # fmt: skip
             if outcome.is_error:
                 state.diagnostics.add(
                     _codes.TOOL_FAILED(
@@ -424,6 +440,10 @@ class Projector:
         collected = self._progress.get(item["id"])
         if collected is not None:
             collected.append(item)
+            if len(collected) > _PROGRESS_KEPT:
+                # A flood of updates must not grow without bound: the latest are kept (the
+                # listener still sees every one).
+                del collected[: len(collected) - _PROGRESS_KEPT]
         listener = self._state.progress_listener
         if listener is not None:
             listener(self._state.owner_of(process), item)

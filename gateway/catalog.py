@@ -207,6 +207,12 @@ class LaunchSpec:
     that compiles its package on first start needs longer than one request does."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
     """What the planner found about how it will run (reported at ``status``)."""
+    reads: tuple[Path, ...] = ()
+    """What the runtime itself must read and execute beyond the package's own folder: its
+    interpreter, its modules, a settings file it is given (``gateway.sandbox``)."""
+    writes: tuple[Path, ...] = ()
+    """What the runtime must write beyond the package's data and temp folders (e.g. an
+    OpenClaw plugin's private ``HOME``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,10 @@ def _require_sandbox() -> bool:
     return os.environ.get("GATEWAY_REQUIRE_SANDBOX", "").strip().lower() in ("1", "true", "yes")
 
 
+def _sandbox() -> bool:
+    return os.environ.get("GATEWAY_SANDBOX", "").strip().lower() not in ("0", "off", "false", "no")
+
+
 def _default_passthrough() -> tuple[str, ...]:
     raw = os.environ.get("GATEWAY_PASSTHROUGH_ENV", "")
     return tuple(name.strip() for name in raw.split(",") if name.strip())
@@ -41,6 +45,9 @@ class GatewayConfig:
     lazy_start: bool = True
     """Installed packages whose registration is cached start on the first use of one of
     their tools, commands or hooks; False starts every active package at once."""
+    sandbox: bool = field(default_factory=_sandbox)
+    """Confine every process the gateway starts (docs/security.md). ``GATEWAY_SANDBOX=off``
+    runs them unconfined, as hosts without a sandbox do."""
     require_sandbox: bool = field(default_factory=_require_sandbox)
     """Refuse to start anything the kernel cannot confine fully (``sandbox.refused``)
     instead of running it with the fallback checks. ``GATEWAY_REQUIRE_SANDBOX=1``."""

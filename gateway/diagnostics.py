@@ -101,18 +101,54 @@ def catalogue() -> Mapping[str, DiagnosticCode]:
     return dict(_CATALOGUE)
 
 
+REPEAT_LIMIT = 50
+"""Diagnostics of one code about one package kept before further ones are only counted."""
+
+_REPEATED = define_code(
+    "diagnostics.repeated",
+    Severity.INFO,
+    "More diagnostics of one code about one package arrived than are kept (a flood: e.g. an "
+    "extension writing thousands of lines that are not JSON).",
+    "Look at the first ones kept; the rest are counted (Diagnostics.suppressed).",
+)
+
+
 @dataclass(slots=True)
 class Diagnostics:
-    """An ordered collection with an optional live listener (the shell prints as they come)."""
+    """An ordered collection with an optional live listener (the shell prints as they come).
+
+    A flood cannot grow it without bound: of each (code, package) the first
+    ``REPEAT_LIMIT`` are kept, then one ``diagnostics.repeated`` says so, and the rest are
+    counted in ``suppressed``."""
 
     items: list[Diagnostic] = field(default_factory=list)
     listener: Callable[[Diagnostic], None] | None = None
+    limit: int = REPEAT_LIMIT
+    suppressed: dict[tuple[str, str | None], int] = field(default_factory=dict)
+    _counts: dict[tuple[str, str | None], int] = field(default_factory=dict)
 
     def add(self, diagnostic: Diagnostic) -> Diagnostic:
+        key = (diagnostic.code, diagnostic.package)
+        seen = self._counts[key] = self._counts.get(key, 0) + 1
+        if seen > self.limit:
+            self.suppressed[key] = self.suppressed.get(key, 0) + 1
+            if seen == self.limit + 1:
+                who = f"{diagnostic.package}: " if diagnostic.package else ""
+                self._keep(
+                    _REPEATED(
+                        f"{who}more than {self.limit} {diagnostic.code} diagnostics; further "
+                        "ones are counted, not kept",
+                        package=diagnostic.package,
+                    )
+                )
+            return diagnostic
+        self._keep(diagnostic)
+        return diagnostic
+
+    def _keep(self, diagnostic: Diagnostic) -> None:
         self.items.append(diagnostic)
         if self.listener is not None:
             self.listener(diagnostic)
-        return diagnostic
 
     def extend(self, diagnostics: list[Diagnostic]) -> None:
         for diagnostic in diagnostics:

@@ -17,9 +17,11 @@ from typing import Any
 import anyio
 
 from ._commands import SESSION_ID, SessionAction, SessionActionError
+from ._confinement import prepare_run
 from ._delivery import QueueMode
 from ._errors import ExtensionError
 from ._host_requests import HostRequestHandler
+from ._json_depth import MAX_ARGUMENT_DEPTH, json_depth
 from ._lifecycle import Lifecycle
 from ._loading import Loader
 from ._permissions import DENIED, PermissionPolicy
@@ -193,9 +195,16 @@ class Gateway:
         tool = state.registry.tool(name)
         if tool is None:
             raise UnknownTool(name)
+        arguments = dict(arguments or {})
+        if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
+            # Hooks, validation and the wire would all recurse through it: refused first.
+            return ToolResult(
+                f"Invalid arguments: nested deeper than {MAX_ARGUMENT_DEPTH} levels",
+                True, False, arguments,
+            )  # fmt: skip
         state.running += 1
         try:
-            return await self._call_tool(tool, dict(arguments or {}))
+            return await self._call_tool(tool, arguments)
         finally:
             state.running -= 1
 
@@ -486,16 +495,19 @@ async def open_gateway(
     """Open a gateway: discover, start extensions, yield; stop everything on exit.
 
     ``trust=None`` uses the persisted workspace trust (``gateway trust DIR``); True or False
-    decides for this run only. ``session_id`` resumes that session. ``agent`` is what the
+    decides for this run only. With the sandbox on (``GatewayConfig.sandbox``) the calling
+    process is made non-dumpable (docs/security.md). Raises ``HomeUnusable`` when
+    ``GATEWAY_HOME`` cannot be used. ``session_id`` resumes that session. ``agent`` is what the
     embedding agent provides (model, messages, editor, approvals; ``gateway.agent``).
     """
     config = config or GatewayConfig()
+    prepared = await anyio.to_thread.run_sync(prepare_run, config)
     root, trusted, problem = await anyio.to_thread.run_sync(
         _resolve_trust, Path(workspace), config, trust
     )
     diagnostics = Diagnostics(listener=on_diagnostic)
-    if problem is not None:
-        diagnostics.add(problem)
+    for diagnostic in [*prepared, *([problem] if problem is not None else [])]:
+        diagnostics.add(diagnostic)
     if session_id is None:
         session = _new_session(config, root, None)
     else:

@@ -53,7 +53,7 @@ from .protocol import (
     UpdateMessage,
     encode,
 )
-from .sandbox import SandboxUnavailable, explain_denial
+from .sandbox import SandboxUnavailable, explain_denial, family, kill_family
 
 __all__ = [
     "ExtensionError",
@@ -248,6 +248,15 @@ class ExtensionProcess:
             self._alive = False
 
     async def _stop(self, process: Child) -> None:
+        # Its descendants as they are now, the ones that left its group with setsid()
+        # included: once it exits they are re-parented and cannot be found from it.
+        escaped = await anyio.to_thread.run_sync(family, process.pid)
+        try:
+            await self._stop_group(process)
+        finally:
+            await anyio.to_thread.run_sync(kill_family, escaped)
+
+    async def _stop_group(self, process: Child) -> None:
         if process.returncode is None:
             with anyio.move_on_after(0.5), contextlib.suppress(ExtensionError):
                 await self._write(ShutdownMessage())

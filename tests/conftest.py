@@ -13,6 +13,7 @@ import pytest
 
 from gateway import GatewayConfig
 from gateway.node import find_node
+from gateway.sandbox import package_dirs
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LANGUAGES = ("python", "node")
@@ -44,7 +45,9 @@ class Workspace:
         base = (self.home if root.startswith("~/") else self.root) / root.removeprefix("~/")
         directory = base / (folder or name)
         directory.mkdir(parents=True, exist_ok=True)
-        log = directory / "received.jsonl"
+        # Where a confined extension may write: its data folder under GATEWAY_HOME.
+        data, _ = package_dirs(self.config.home, name)
+        log = data / f"received-{folder or name}-{root.strip('~/.').replace('/', '-')}.jsonl"
         behaviour.setdefault("log", str(log))
         (directory / "config.json").write_text(json.dumps(behaviour))
         if language == "python":

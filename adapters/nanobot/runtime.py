@@ -18,6 +18,7 @@ from pathlib import Path
 
 from gateway.catalog import CatalogEntry, LaunchRefusal, LaunchSpec
 from gateway.packages import config_path as package_config_path
+from gateway.sandbox import python_runtime_paths
 
 __all__ = [
     "SIDECAR_COMMAND",
@@ -30,6 +31,8 @@ __all__ = [
 SIDECAR_COMMAND: tuple[str, ...] = (sys.executable, "-P", "-m", "adapters.nanobot.sidecar")
 """How the sidecar starts (``-P``: the workspace, its working directory, is not on
 ``sys.path``)."""
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
+"""Where ``adapters`` and ``gateway`` are imported from (site-packages, or a checkout)."""
 TIMEOUT_VARIABLE = "GATEWAY_NANOBOT_TIMEOUT"
 """Seconds the host waits for the sidecar's ``register`` and each reply (default 30;
 ``none`` waits forever). Read by the host when it plans the launch."""
@@ -87,7 +90,15 @@ def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
             for d in entry.dependencies
             if d.kind == "environment" and os.environ.get(d.name)
         }
-        return LaunchSpec(command=command, env=env, response_timeout=response_timeout())
+        data = home / "data" / entry.id
+        data.mkdir(parents=True, exist_ok=True, mode=0o700)  # a sandbox rule needs it there
+        return LaunchSpec(
+            command=command,
+            env=env,
+            response_timeout=response_timeout(),
+            reads=(*python_runtime_paths(), SOURCE_ROOT, config),
+            writes=(data,),
+        )
     if runtime == "pi":
         # A nanobot manifest around Pi extension modules: the Pi sidecar hosts them.
         from adapters.pi.runtime import plan_pi

@@ -193,4 +193,13 @@ def plan_openclaw(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal
         **{name: os.environ[name] for name in entry.secrets if os.environ.get(name)},
     }
     spec = openclaw_package_spec(entry, home, _granted(home, package))
-    return plan_sidecar([spec], env, request_timeout(TIMEOUT_VARIABLE), MIN_NODE)
+    for folder in (private_home, state):
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # a sandbox rule needs it there
+    return plan_sidecar(
+        [spec],
+        env,
+        request_timeout(TIMEOUT_VARIABLE),
+        MIN_NODE,
+        reads=[config_path(home, package)],
+        writes=[private_home, state],
+    )

@@ -77,7 +77,12 @@ def plan_pi_shared(
     """One sidecar hosting several packages ``(id, root, entry paths)``, in load order
     (Pi's collision rules then apply across them: first tool wins, commands get ``:N``)."""
     specs = [pi_package_spec(i, Path(r), e) for i, r, e in packages]
-    return plan_sidecar(specs, env, response_timeout, MIN_NODE)
+    # Pi keeps its settings in its agent dir (under the gateway home when one is given).
+    agent = (env or {}).get("PI_CODING_AGENT_DIR")
+    writes = [Path(agent)] if agent else []
+    for folder in writes:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # a sandbox rule needs it there
+    return plan_sidecar(specs, env, response_timeout, MIN_NODE, writes=writes)
 
 
 def _timeout() -> float | None:

@@ -7,10 +7,11 @@ command or a failed operation, 2 for bad usage.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,13 @@ from .._json_depth import MAX_ARGUMENT_DEPTH, json_depth
 from ..config import GatewayConfig
 from ..diagnostics import Diagnostic, Severity
 from ..host import Gateway, UnknownCommand, open_gateway
-from ..sandbox import make_undumpable
+from ..sandbox import (
+    become_subreaper,
+    descendants,
+    kill_descendants,
+    make_undumpable,
+    reap_adopted,
+)
 from ..session import SessionNotFound
 from ..trust import StoreError, set_workspace_trust
 from ._config import add_config_verb, run_config
@@ -163,11 +170,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_config(args, config)
         if not args.workspace.is_dir():
             raise _Usage(f"workspace {args.workspace} is not a folder")
-        if args.verb == "shell":
-            from ._shell import run_shell
+        with _contained():
+            if args.verb == "shell":
+                from ._shell import run_shell
 
-            return anyio.run(run_shell, args, config)
-        return anyio.run(_run, args, config)
+                return anyio.run(run_shell, args, config)
+            return anyio.run(_run, args, config)
     except _Usage as error:
         _error(args, str(error))
         return 2
@@ -183,6 +191,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader of our output went away (`gateway list | head`); that is not an error.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the flush at exit
         return 0
+
+
+@contextlib.contextmanager
+def _contained() -> Iterator[None]:
+    """Nothing a command started outlives it: as a child subreaper the gateway adopts what
+    escaped its extensions' process groups (a grandchild that called ``setsid``), and
+    every descendant that appeared during the command is killed and reaped at its end."""
+    become_subreaper()
+    before = set(descendants())
+    try:
+        yield
+    finally:
+        kill_descendants(exclude=before)
+        reap_adopted(())
 
 
 def _open(args: argparse.Namespace, config: GatewayConfig) -> Any:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _codes
+from .._confinement import describe_sandbox
 from .._progress import terminal_progress
 from ..config import GatewayConfig
 from ..packages import (
@@ -149,6 +150,10 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
         return _refuse(args, f"{target} is neither an installed package id nor a folder")
     entry = inspector(root)
     data = entry.to_dict()
+    if target in installed_ids(config):
+        with StateStore.open(config.home) as store:
+            granted = store.granted(target)
+        data["sandbox"] = describe_sandbox(entry, granted, config)
     if args.json:
         print_json(data)
         return 0
@@ -158,6 +163,8 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
     if data.get("description"):
         print(f"  {data['description']}")
     print(f"  at {data['root']}")
+    if "sandbox" in data:
+        print(f"  sandbox: {data['sandbox']}")
     contributions = [
         (c["kind"], c["name"], c.get("description", "")) for c in data["contributions"]
     ]
@@ -251,8 +258,12 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
         if (config.home / STATE_FILE).exists()
         else []
     )
+    sandboxes = {
+        status.id: describe_sandbox(status.entry, status.package.granted, config)
+        for status in statuses
+    }
     if args.json:
-        print_json({"packages": [status.to_dict() for status in statuses]})
+        print_json({"packages": [{**s.to_dict(), "sandbox": sandboxes[s.id]} for s in statuses]})
         return 0
     rows = []
     for status in statuses:
@@ -265,5 +276,6 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
         state = "active" if status.active else "inactive: " + "; ".join(status.reasons)
         rows.append((data["id"], data["version"], data["ecosystem"], marks, state))
     table("Packages", ("id", "version", "ecosystem", "gates", "state"), rows, sys.stdout)
+    table("Sandbox", ("id", "what its processes may reach"), list(sandboxes.items()), sys.stdout)
     print_diagnostics([d for status in statuses for d in status.diagnostics], sys.stdout)
     return 0

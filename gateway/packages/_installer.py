@@ -31,7 +31,7 @@ from .._home import private_dir
 from .._progress import Progress, no_progress
 from ..catalog import CatalogEntry
 from ..diagnostics import Diagnostic, Severity
-from ..sandbox import SANDBOX_PERMISSIONS
+from ..sandbox import SANDBOX_PERMISSIONS, grant_hints
 from ..store import (
     STATE_FILE,
     InstalledPackage,
@@ -206,6 +206,12 @@ def _install(
                 hint=f"gateway trust {entry.id}",
             )
         )
+    if entry.ecosystem != "nimlet":  # a nimlet package's trust accepts its capabilities
+        progress("reading what its code appears to need from its sandbox")
+        # What it asks for is granted at the permissions gate; what it does not ask for
+        # (a Pi or OpenClaw package asks for nothing) is said now, with the command.
+        known = result.package.granted | {p.name for p in entry.permissions}
+        diagnostics += grant_hints(version_dir, entry.id, frozenset(known))
     return InstallReport(result.package, result, entry, files, size, diagnostics)
 
 

@@ -7,7 +7,8 @@
 - :func:`detect_support` says what this kernel can enforce, :func:`support_diagnostics`
   what a run should report about it once, :func:`missing_protections` what a policy lacks.
 - For the gateway process itself: :func:`make_undumpable`, :func:`become_subreaper`,
-  :func:`kill_descendants`, :func:`reap_adopted`.
+  :func:`kill_descendants`, :func:`reap_adopted`; for one child, :func:`family` and
+  :func:`kill_family`.
 - :func:`grant_hints` says at install what a package's code appears to need beyond the
   defaults; :func:`explain_denial` turns a refusal in its stderr into a diagnostic.
 - :func:`safe_name` turns a name a package controls into a harmless file name.
@@ -28,7 +29,7 @@ from ._builder import (
     python_runtime_paths,
     system_policy,
 )
-from ._descendants import descendants, kill_descendants, reap_adopted
+from ._descendants import descendants, family, kill_descendants, kill_family, reap_adopted
 from ._hints import explain_denial, grant_hints
 from ._landlock import abi_version
 from ._names import safe_name
@@ -61,11 +62,13 @@ __all__ = [
     "detect_support",
     "explain_denial",
     "exposed_paths",
+    "family",
     "grant_hints",
     "grants_from",
     "is_dumpable",
     "is_subreaper",
     "kill_descendants",
+    "kill_family",
     "make_undumpable",
     "missing_protections",
     "node_runtime_paths",

@@ -157,7 +157,8 @@ class PackageSandbox:
     data_dir: Path
     tmp_dir: Path
     environment: dict[str, str] = field(default_factory=dict)
-    """Add to the child's environment (``TMPDIR``: its private temp folder)."""
+    """Add to the child's environment: ``TMPDIR``, its private temp folder, and
+    ``GATEWAY_DATA_DIR``, the folder it keeps its own files in."""
 
 
 def package_dirs(home: Path, package_id: str, *, create: bool = True) -> tuple[Path, Path]:
@@ -197,7 +198,7 @@ def package_sandbox(
     policy = policy.allowing(
         read=[*base.read, *read], execute=[*base.execute, *execute], write=[*base.write, *write]
     )
-    return PackageSandbox(policy, data, tmp, {"TMPDIR": str(tmp)})
+    return PackageSandbox(policy, data, tmp, {"TMPDIR": str(tmp), "GATEWAY_DATA_DIR": str(data)})
 
 
 def _declared_capabilities(entry: Any) -> set[str]:

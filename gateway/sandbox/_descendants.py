@@ -18,7 +18,7 @@ import os
 import signal
 from collections.abc import Collection, Iterator
 
-__all__ = ["descendants", "kill_descendants", "reap_adopted"]
+__all__ = ["descendants", "family", "kill_descendants", "kill_family", "reap_adopted"]
 
 
 def _parents() -> Iterator[tuple[int, int]]:
@@ -65,14 +65,17 @@ def _signal(pid: int, signum: int) -> None:
         os.kill(pid, signum)
 
 
-def kill_descendants(root: int | None = None, *, rounds: int = 8) -> list[int]:
-    """SIGKILL every descendant of ``root`` (default: this process); returns their pids.
+def kill_descendants(
+    root: int | None = None, *, rounds: int = 8, exclude: Collection[int] = ()
+) -> list[int]:
+    """SIGKILL every descendant of ``root`` (default: this process) but those in
+    ``exclude`` (processes that were there before, not the gateway's); returns their pids.
 
     Each found process is stopped first, and the tree re-read until no new process
     appears (at most ``rounds`` times), so a fork racing the kill cannot escape it."""
     stopped: list[int] = []
     for _ in range(rounds):
-        fresh = [pid for pid in descendants(root) if pid not in stopped]
+        fresh = [pid for pid in descendants(root) if pid not in stopped and pid not in exclude]
         if not fresh:
             break
         for pid in fresh:
@@ -81,6 +84,41 @@ def kill_descendants(root: int | None = None, *, rounds: int = 8) -> list[int]:
     for pid in stopped:
         _signal(pid, signal.SIGKILL)
     return stopped
+
+
+def _start_time(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks after boot): a pid reused by another process has
+    another start time."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rpartition(b")")[2].split()
+    except OSError:
+        return None
+    return int(fields[19]) if len(fields) > 19 else None
+
+
+def family(root: int) -> list[tuple[int, int]]:
+    """(pid, start time) of every process below ``root``: taken while ``root`` still runs,
+    it names the ones that left its process group (``setsid``) too."""
+    found = []
+    for pid in descendants(root):
+        started = _start_time(pid)
+        if started is not None:
+            found.append((pid, started))
+    return found
+
+
+def kill_family(members: Collection[tuple[int, int]]) -> list[int]:
+    """SIGKILL each of ``members`` (from ``family``) still running as the same process,
+    and everything below it; returns the pids killed."""
+    killed: list[int] = []
+    for pid, started in members:
+        if _start_time(pid) != started:
+            continue  # gone, or the pid now names another process
+        killed += kill_descendants(pid, exclude=killed)
+        _signal(pid, signal.SIGKILL)
+        killed.append(pid)
+    return killed
 
 
 def reap_adopted(known: Collection[int]) -> list[tuple[int, int]]:

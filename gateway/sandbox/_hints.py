@@ -91,7 +91,7 @@ def grant_hints(
             if match:
                 line = text.count("\n", 0, match.start()) + 1
                 where = f"{path.relative_to(root).as_posix()}:{line}"
-                evidence[pattern.what] = (pattern, f"{where} ({match.group(0).strip()[:40]})")
+                evidence[pattern.what] = (pattern, f"{where}: `{match.group(0).strip()[:40]}`")
     hints = []
     for pattern, where in evidence.values():
         if pattern.permission is not None and pattern.permission in granted:

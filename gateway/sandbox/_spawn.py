@@ -57,12 +57,16 @@ class _Compiled:
 
     def __init__(self, ruleset: Ruleset, policy: SandboxPolicy) -> None:
         self.ruleset = ruleset
-        # Writable folders are the ones the gateway makes and may make again (a temp
-        # folder cleaned between runs): a rule holds the folder it saw, not its path.
-        self.identity = _identity(policy.write)
+        # A rule holds the file or folder it saw, not its path: a temp folder made again
+        # or a settings file replaced atomically is a new one, and needs a new ruleset.
+        self.identity = _identity(_paths(policy))
 
     def current(self, policy: SandboxPolicy) -> bool:
-        return _identity(policy.write) == self.identity
+        return _identity(_paths(policy)) == self.identity
+
+
+def _paths(policy: SandboxPolicy) -> tuple[Path, ...]:
+    return (*policy.read, *policy.execute, *policy.write)
 
     def __del__(self) -> None:
         self.ruleset.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -286,6 +287,8 @@ def scripted(workspace: Any, name: str, command: list[str], **behaviour: Any) ->
     workspace.add_extension(name, **behaviour)
     folder = workspace.root / ".nimlet" / "extensions" / name
     write_json(folder / "extension.json", {"name": name, "command": command})
+    # A confined extension reads its own folder, not the test suite's.
+    shutil.copy(FIXTURE, folder / FIXTURE.name)
     return folder
 
 
@@ -297,7 +300,7 @@ async def test_relative_command_is_resolved_against_extension_folder(workspace):
         f"#!{sys.executable}\n"
         "import os, sys\n"
         "assert sys.argv[1:] == ['extra-arg'], sys.argv\n"
-        f"os.execv(sys.executable, [sys.executable, {str(FIXTURE)!r}, {str(folder / 'config.json')!r}])\n",
+        f"os.execv(sys.executable, [sys.executable, {str(folder / FIXTURE.name)!r}, {str(folder / 'config.json')!r}])\n",
     )
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         assert codes(gateway.diagnostics) == []
@@ -312,7 +315,7 @@ async def test_sh_script_is_launched_through_bash(workspace):
     write_script(
         folder / "run.sh",
         'test -n "$BASH_VERSION" || exit 9\n'
-        f'exec "{sys.executable}" "{FIXTURE}" "{folder / "config.json"}"\n',
+        f'exec "{sys.executable}" "{folder / FIXTURE.name}" "{folder / "config.json"}"\n',
         executable=False,
     )
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:

@@ -96,6 +96,19 @@ async def test_invalid_arguments_are_an_error_result_naming_the_problem(workspac
     assert not [m for m in workspace.received("ext") if m["type"] == "tool"]
 
 
+async def test_arguments_nested_5000_deep_are_an_error_result_before_any_hook(workspace):
+    workspace.add_extension("guard", tools=[], events=["tool_call"])
+    workspace.add_extension("ext")
+    deep: dict = {}
+    for _ in range(5000):
+        deep = {"x": deep}
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("act", deep)
+    assert result.is_error and "nested deeper than 64 levels" in result.content
+    assert not [m for m in workspace.received("guard") if m.get("event") == "tool_call"]
+    assert not [m for m in workspace.received("ext") if m["type"] == "tool"]
+
+
 async def test_tool_schemas_are_ready_for_a_model(workspace):
     workspace.add_extension(
         "ext", capabilities=["read"], schema={"type": "object", "properties": {}}

@@ -14,6 +14,7 @@ import pytest
 
 from gateway import open_gateway
 from gateway.packages import install, load_adapters
+from gateway.sandbox import package_dirs
 from gateway.store import StateStore
 from tests.conftest import FIXTURES, Workspace
 
@@ -27,7 +28,8 @@ def nimlet_package(
     its id and the log of every message its process received (one line per message)."""
     source = workspace.root.parent / "sources" / name
     source.mkdir(parents=True, exist_ok=True)
-    log = workspace.root.parent / f"{name}-received.jsonl"
+    # Where its confined process may write: its data folder under GATEWAY_HOME.
+    log = package_dirs(workspace.config.home, name)[0] / "received.jsonl"
     config = workspace.root.parent / f"{name}-config.json"
     config.write_text(json.dumps({"log": str(log), **behaviour}))
     manifest = {

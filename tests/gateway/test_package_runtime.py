@@ -16,6 +16,7 @@ from adapters.nanobot.adapter import NanobotAdapter
 from gateway import open_gateway
 from gateway.catalog import LaunchSpec
 from gateway.packages import install, load_adapters
+from gateway.sandbox import python_runtime_paths
 from gateway.store import StateStore
 from tests.conftest import FIXTURES
 
@@ -53,14 +54,19 @@ def installed(workspace, monkeypatch, tmp_path: Path):
     behaviour = {
         "tools": ["review_code", "undeclared_tool"],
         "commands": ["review"],
-        "log": str(tmp_path / "received.jsonl"),
+        "log": "{data}/received.jsonl",
     }
     config = tmp_path / "behaviour.json"
     config.write_text(json.dumps(behaviour))
     command = [sys.executable, str(FIXTURES / "scripted_extension.py"), str(config)]
 
     def launcher(entry, home):
-        return LaunchSpec(command=command, env={"ACME_TOKEN": "t"}, response_timeout=10)
+        return LaunchSpec(
+            command=command,
+            env={"ACME_TOKEN": "t"},
+            response_timeout=10,
+            reads=(*python_runtime_paths(), FIXTURES / "scripted_extension.py", config),
+        )
 
     monkeypatch.setattr(
         NanobotAdapter, "plan_launch", lambda self, entry, home: launcher(entry, home)
@@ -146,8 +152,11 @@ async def test_a_package_whose_dependency_fails_to_start_is_not_started(
         started.append(entry.id)
         if entry.id == "acme.review":  # the dependency crashes before register
             return LaunchSpec(command=[sys.executable, "-c", "raise SystemExit(3)"])
-        return LaunchSpec(command=[sys.executable, str(FIXTURES / "scripted_extension.py"),
-                                   str(tmp_path / "behaviour.json")])  # fmt: skip
+        behaviour = tmp_path / "behaviour.json"
+        return LaunchSpec(
+            command=[sys.executable, str(FIXTURES / "scripted_extension.py"), str(behaviour)],
+            reads=(*python_runtime_paths(), FIXTURES / "scripted_extension.py", behaviour),
+        )
 
     monkeypatch.setattr(
         NanobotAdapter, "plan_launch", lambda self, entry, home: launcher(entry, home)

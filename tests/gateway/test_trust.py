@@ -33,7 +33,7 @@ async def test_corrupt_store_is_a_diagnostic_the_workspace_is_untrusted_and_the_
     workspace,
 ):
     workspace.add_extension("project", tools=["p"])
-    workspace.config.home.mkdir(parents=True)
+    workspace.config.home.mkdir(parents=True, exist_ok=True)
     state = workspace.config.home / "state.sqlite3"
     state.write_bytes(b"not a database")
     async with open_gateway(workspace.root, config=workspace.config) as gateway:

@@ -8,11 +8,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gateway.sandbox import package_dirs
+
 from ._helpers import cli, cli_json
 from ._packages import REVIEW, REVIEW_MANIFEST
 
 # Importing the package leaves a mark in $HOME, to prove when its code first ran.
-MARK = "import os, pathlib\npathlib.Path(os.environ['HOME'], 'review-imported').touch()\n"
+# Written where its confined process may write: its data folder under GATEWAY_HOME.
+MARK = (
+    "import os, pathlib\npathlib.Path(os.environ['GATEWAY_DATA_DIR'], 'review-imported').touch()\n"
+)
 
 
 def write_review(root: Path) -> Path:
@@ -33,9 +38,8 @@ def fake_distribution(site: Path, name: str, version: str) -> Path:
 def test_the_document_example_end_to_end(tmp_path: Path) -> None:
     home, project = tmp_path / "gateway-home", tmp_path / "project"
     project.mkdir()
-    user = tmp_path / "user"
     source = write_review(tmp_path / "src" / "acme-review")
-    marker = user / "review-imported"
+    marker = package_dirs(home, "acme.review", create=False)[0] / "review-imported"
     ws = ("--workspace", str(project))
 
     installed = cli_json(home, "install", str(source))

@@ -11,6 +11,7 @@ import pytest
 
 from gateway import open_gateway
 from gateway.packages import install, load_adapters
+from gateway.sandbox import package_dirs
 from gateway.store import StateStore
 
 from ._helpers import codes, install_ready, write_package
@@ -35,8 +36,9 @@ def register(api):
 """
 
 
-def marked_package(tmp_path: Path, **manifest: object) -> tuple[Path, Path]:
-    marker = tmp_path / "imported"
+def marked_package(tmp_path: Path, home: Path, **manifest: object) -> tuple[Path, Path]:
+    # Where its confined process may write: its data folder under GATEWAY_HOME.
+    marker = package_dirs(home, "test.marked")[0] / "imported"
     package = write_package(
         tmp_path / "src" / "marked", "test.marked",
         MARKED.replace("@MARKER@", repr(str(marker))), tools=["env_value"], **manifest,
@@ -46,7 +48,9 @@ def marked_package(tmp_path: Path, **manifest: object) -> tuple[Path, Path]:
 
 async def test_nothing_runs_until_every_gate_is_passed(workspace, tmp_path):
     home = workspace.config.home
-    package, marker = marked_package(tmp_path, permissions=["workspace.read"])
+    package, marker = marked_package(
+        tmp_path, workspace.config.home, permissions=["workspace.read"]
+    )
     install(home, str(package), kind="local", inspector=load_adapters().inspect)
     inspected = load_adapters().inspect(package)  # metadata only
     assert [(p.name, p.reason) for p in inspected.permissions] == [
@@ -88,6 +92,7 @@ async def test_a_missing_hard_dependency_leaves_the_package_inactive(
     monkeypatch.delenv("ACME_REVIEW_TOKEN", raising=False)
     package, marker = marked_package(
         tmp_path,
+        workspace.config.home,
         dependencies=[
             {"kind": "environment", "name": "ACME_REVIEW_TOKEN"},
             {"kind": "environment", "name": "ACME_OPTIONAL", "optional": True},
@@ -112,8 +117,8 @@ async def test_a_missing_hard_dependency_leaves_the_package_inactive(
 
 async def test_a_missing_python_distribution_leaves_the_package_inactive(workspace, tmp_path):
     package, marker = marked_package(
-        tmp_path, dependencies=[{"kind": "python", "name": "acme-not-installed-core",
-                                 "specifier": ">=1,<2"}],
+        tmp_path, workspace.config.home,
+        dependencies=[{"kind": "python", "name": "acme-not-installed-core", "specifier": ">=1,<2"}],
     )  # fmt: skip
     install_ready(workspace.config.home, package)
     async with open_gateway(workspace.root, config=workspace.config) as gateway:

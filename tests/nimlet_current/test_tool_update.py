@@ -75,3 +75,15 @@ def test_the_cli_shows_progress_and_call_json_carries_it(workspace) -> None:
     )
     data = json.loads(done.stdout)
     assert [item["text"] for item in data["progress"]] == ["step 0", "step 1", "step 2"]
+
+
+async def test_a_flood_of_updates_keeps_the_latest_thousand(workspace, current) -> None:
+    current("ext", tools=[tool("t")])
+    flood = {"updates": {"text": "step {n}", "count": 5000}}
+    seen: list[Any] = []
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        gateway.progress_listener = lambda owner, item: seen.append(item)
+        result = await gateway.call_tool("t", script(flood, {"reply": {"content": "done"}}))
+    assert len(seen) == 5000  # the listener sees every one
+    assert len(result.progress) == 1000
+    assert result.progress[-1]["text"] == "step 4999" and result.progress[0]["text"] == "step 4000"

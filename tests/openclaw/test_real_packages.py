@@ -143,6 +143,8 @@ async def test_mem0_with_an_api_key_runs_its_tools_and_hooks(home: Path, mem0_ap
     base_url, seen = mem0_api
     install_ready(home, NPM_FIXTURES / MEM0, kind="npm", grant=("conversation_access",))
     assert cli(home, "config", MEM0_ID, "apiKey", "m0-test-key").returncode == 0
+    # It talks to its server: its sandbox opens the network only once the user says so.
+    assert cli(home, "permissions", MEM0_ID, "network").returncode == 0
     write_package_config(home, MEM0_ID, {"apiKey": "m0-test-key", "baseUrl": base_url,
                                           "userId": "ada"})  # fmt: skip
     async with open_gateway(home.parent, trust=True, config=config_for(home, home.parent)) as gw:

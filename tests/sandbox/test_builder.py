@@ -37,7 +37,10 @@ def test_a_package_gets_its_own_data_and_temp_folders_0700(tmp_path: Path) -> No
         assert folder.is_dir() and stat.S_IMODE(folder.stat().st_mode) == 0o700
         assert stat.S_IMODE(folder.parent.stat().st_mode) == 0o700
         assert folder.parent.parent == tmp_path / "home"  # the name could not climb out
-    assert sandbox.environment == {"TMPDIR": str(sandbox.tmp_dir)}
+    assert sandbox.environment == {
+        "TMPDIR": str(sandbox.tmp_dir),
+        "GATEWAY_DATA_DIR": str(sandbox.data_dir),
+    }
     assert sandbox.data_dir in sandbox.policy.write and sandbox.tmp_dir in sandbox.policy.write
 
 

@@ -24,7 +24,7 @@ from gateway.sandbox import (
     spawn_confined,
 )
 from tests.adapters._helpers import write_tree
-from tests.gateway.packages._helpers import cli_json, install_from, pi
+from tests.gateway.packages._helpers import cli, cli_json, install_from, pi
 
 from .conftest import needs_landlock
 
@@ -139,3 +139,24 @@ def test_a_pi_package_can_be_granted_network_though_it_declares_nothing(tmp_path
         package = store.get_package("net-pi")
     entry = load_adapters().inspect(package.record.path)
     assert policy_for_entry(entry, package.granted, home=home, workspace=None).policy.network.any
+
+
+def test_installing_a_real_package_says_which_grant_its_code_needs_in_plain_output(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    done = cli(home, "install", str(FIXTURES / "ollama-openclaw-web-search-0.2.2.tgz"))
+    assert done.returncode == 0, done.stderr
+    shown = done.stdout + done.stderr
+    assert "install.needs_grant" in shown
+    assert "gateway permissions @ollama/openclaw-web-search network" in shown
+
+
+def test_a_granted_network_is_not_hinted_again_at_reinstall(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    tarball = str(FIXTURES / "ollama-openclaw-web-search-0.2.2.tgz")
+    assert cli(home, "install", tarball).returncode == 0
+    assert cli(home, "permissions", "@ollama/openclaw-web-search", "network").returncode == 0
+    again = cli(home, "install", tarball)
+    assert again.returncode == 0, again.stderr
+    assert "permissions @ollama/openclaw-web-search network" not in again.stdout + again.stderr

@@ -160,6 +160,19 @@ def test_a_writable_folder_made_again_stays_writable(tmp_path: Path) -> None:
     assert _run(["/bin/touch", str(folder / "b")], policy).returncode == 0
 
 
+def test_a_readable_file_replaced_atomically_stays_readable(tmp_path: Path) -> None:
+    """A settings file written to a temporary name and renamed over is a new file."""
+    settings = tmp_path / "settings.json"
+    settings.write_text("{}")
+    policy = _policy(read=(settings,))
+    assert _run(["/bin/cat", str(settings)], policy).returncode == 0
+    replacement = tmp_path / "settings.json.new"
+    replacement.write_text('{"new": true}')
+    os.replace(replacement, settings)
+    done = _run(["/bin/cat", str(settings)], policy)
+    assert (done.returncode, done.stdout) == (0, '{"new": true}')
+
+
 def test_passed_descriptors_reach_the_child() -> None:
     read_end, write_end = os.pipe()
     try:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gateway import open_gateway
+from gateway.sandbox import package_dirs
 from tests.gateway.packages._helpers import cli, cli_json, install_from, make_ready, nimlet
 
 NAME = "pkg-ext"
@@ -16,7 +17,8 @@ NAME = "pkg-ext"
 
 def install_extension(workspace, tmp_path: Path, **gates: bool) -> Path:
     """Install the marker-writing extension package; returns the marker path."""
-    marker = tmp_path / "started"
+    # Where its confined process may write: its data folder under GATEWAY_HOME.
+    marker = package_dirs(workspace.config.home, NAME)[0] / "started"
     install_from(workspace.config.home, nimlet(tmp_path / "src" / NAME, NAME, marker))
     make_ready(workspace.config.home, NAME, **gates)
     return marker

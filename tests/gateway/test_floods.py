@@ -1,0 +1,52 @@
+"""A flood from an extension cannot grow the gateway without bound: diagnostics of one code
+about one package are kept up to a limit and counted after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway import open_gateway
+from gateway.diagnostics import REPEAT_LIMIT, Diagnostics, Severity, define_code
+
+NOISE = define_code("test.noise", Severity.WARNING, "Test noise.", "None.")
+
+
+def test_the_first_fifty_of_a_code_are_kept_then_one_says_the_rest_are_counted() -> None:
+    kept = Diagnostics()
+    for n in range(REPEAT_LIMIT + 30):
+        kept.add(NOISE(f"noise {n}", package="p"))
+    codes = [d.code for d in kept]
+    assert codes.count("test.noise") == REPEAT_LIMIT
+    assert codes[-1] == "diagnostics.repeated" and codes.count("diagnostics.repeated") == 1
+    assert kept.suppressed == {("test.noise", "p"): 30}
+
+
+def test_another_package_or_code_has_its_own_count() -> None:
+    kept = Diagnostics()
+    for n in range(REPEAT_LIMIT + 1):
+        kept.add(NOISE(f"noise {n}", package="p"))
+    kept.add(NOISE("from q", package="q"))
+    assert [d.package for d in kept if d.code == "test.noise"].count("q") == 1
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+@pytest.mark.anyio
+async def test_a_flood_of_non_json_lines_keeps_memory_and_diagnostics_bounded(workspace):
+    workspace.add_extension("ext")
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        before = _rss_kib()
+        result = await gateway.call_tool("act", {"do": "flood_lines", "count": 300_000})
+        grown = _rss_kib() - before
+        malformed = [d for d in gateway.diagnostics if d.code == "protocol.invalid_json"]
+        suppressed = sum(gateway.diagnostics.suppressed.values())
+    assert result.content == "after the flood"  # it still works
+    assert len(malformed) == REPEAT_LIMIT and suppressed == 300_000 - REPEAT_LIMIT
+    # Kept, 300,000 diagnostics would be hundreds of MB.
+    assert grown < 64 * 1024, f"RSS grew by {grown} KiB"

@@ -1,0 +1,40 @@
+"""``gateway status`` and ``inspect`` say in one line what each package's sandbox opens."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.gateway.packages._helpers import cli, cli_json, install_from, pi
+
+
+def test_status_shows_each_packages_sandbox_and_a_grant_widens_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    install_from(home, pi(tmp_path / "src", "quiet-pi"))
+    [before] = cli_json(home, "status")["packages"]
+    assert before["sandbox"].startswith("workspace read-only, network closed")
+    assert cli(home, "permissions", "quiet-pi", "network", "workspace.write").returncode == 0
+    shown = cli(home, "status").stdout
+    assert "Sandbox (1)" in shown
+    assert "workspace read-write, network open" in " ".join(shown.split())
+
+
+def test_inspect_of_an_installed_package_shows_its_sandbox(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    install_from(home, pi(tmp_path / "src", "quiet-pi"))
+    shown = cli(home, "inspect", "quiet-pi").stdout
+    assert "sandbox: workspace read-only, network closed" in shown
+
+
+def test_status_says_when_the_sandbox_is_off(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    install_from(home, pi(tmp_path / "src", "quiet-pi"))
+    user = tmp_path / "user"
+    user.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
+    env.update(GATEWAY_HOME=str(home), HOME=str(user), GATEWAY_SANDBOX="off")
+    done = subprocess.run([sys.executable, "-m", "gateway", "status"], capture_output=True,
+                          text=True, env=env, cwd=user, timeout=120)  # fmt: skip
+    assert "off (GATEWAY_SANDBOX=off)" in done.stdout
