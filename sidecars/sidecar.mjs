@@ -3,15 +3,15 @@
 // stdout, plus the negotiated additions of docs/protocol.md) that hosts Pi packages and
 // OpenClaw plugins, any mix of them, in one process. See docs/pi.md and docs/openclaw.md.
 //
-// Usage: node sidecar.mjs '<json spec>'
+// Usage: node sidecar.mjs [--protocol-fds=R,W] '<json spec>'
 //   spec = {packages: [{id, root, entries: [absolute paths], host?: "pi" (default) | "openclaw",
 //           ...what the host needs: docs/openclaw.md lists the OpenClaw fields}]}
 //
-// The modules: lib/stdio.mjs (stdout capture; imported first), lib/state.mjs (the one state
-// object), lib/wire.mjs (the protocol), lib/features.mjs (negotiated features),
+// The modules: lib/stdio.mjs (the protocol's private descriptors; imported first),
+// lib/state.mjs (the one state object), lib/wire.mjs (the protocol), lib/features.mjs (negotiated features),
 // lib/hosts.mjs (routing across hosts), lib/pi/ and lib/openclaw/ (the hosts).
 
-import { log, send } from "./lib/stdio.mjs";
+import { args, log, send } from "./lib/stdio.mjs";
 import { diagnostic } from "./lib/diagnostics.mjs";
 import { callTool, dispatchEvent, loadHosts, registerMessage, runCommand } from "./lib/hosts.mjs";
 import { createState } from "./lib/state.mjs";
@@ -19,7 +19,7 @@ import { listen } from "./lib/wire.mjs";
 
 let spec;
 try {
-	spec = JSON.parse(process.argv[2] ?? "{}");
+	spec = JSON.parse(args[0] ?? "{}");
 } catch (error) {
 	log(`the spec argument is not JSON: ${error.message}`);
 	spec = { packages: [] };
