@@ -97,8 +97,10 @@ def plan_sidecar(
     env: dict[str, str] | None,
     response_timeout: float | None,
     minimum_node: tuple[int, int, int],
+    share_key: str | None = None,
 ) -> LaunchSpec | LaunchRefusal:
-    """One sidecar hosting ``packages`` (spec dicts with ``host``), in load order."""
+    """One sidecar hosting ``packages`` (spec dicts with ``host``), in load order;
+    ``share_key``: it may be merged with others of the same key (``LaunchSpec.share_key``)."""
     for host in dict.fromkeys(str(p.get("host", "pi")) for p in packages):
         problem = sidecar_ready(host)
         if problem:
@@ -129,4 +131,5 @@ def plan_sidecar(
         env=dict(env or {}),
         response_timeout=response_timeout,
         start_timeout=START_TIMEOUT,
+        share_key=share_key,
     )

@@ -14,9 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from .discovery import Discovery
 
 __all__ = [
     "CONTRIBUTION_KINDS",
@@ -31,6 +34,8 @@ __all__ = [
     "LaunchRefusal",
     "LaunchSpec",
     "Permission",
+    "ServesResources",
+    "SharesProcesses",
 ]
 
 # The eleven kinds of the nanobot manifest, in its order (the strictest vocabulary).
@@ -207,6 +212,11 @@ class LaunchSpec:
     that compiles its package on first start needs longer than one request does."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
     """What the planner found about how it will run (reported at ``status``)."""
+    share_key: str | None = None
+    """Packages whose specs carry the same key may run in one process, planned by their
+    adapter's ``plan_shared_launch`` (``SharesProcesses``). The gateway groups only those
+    with the same granted permissions, environment and timeouts, so packages with different
+    permissions never share a process. None: always a process of its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +262,8 @@ class Adapter(Protocol):
 
     def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
         """How an installed package of this ecosystem starts: a spec, a refusal saying why
-        it cannot, or None when the gateway runs it natively (nimlet's own formats)."""
+        it cannot, or None when there is nothing to start: the gateway serves it itself
+        (nimlet's own formats, or the resources of a ``ServesResources`` adapter)."""
         ...
 
     def discover(
@@ -260,6 +271,30 @@ class Adapter(Protocol):
     ) -> list[DiscoveredLaunch]:
         """Extensions in the ecosystem's own discovery directories (e.g. Pi's
         ``.pi/extensions``); most ecosystems have none and return []."""
+        ...
+
+
+@runtime_checkable
+class SharesProcesses(Protocol):
+    """An adapter whose runtime can host several packages in one process (its specs carry a
+    ``share_key``)."""
+
+    def plan_shared_launch(
+        self, entries: Sequence[CatalogEntry], home: Path
+    ) -> LaunchSpec | LaunchRefusal:
+        """One process hosting ``entries`` (in load order), which must tell the host which
+        package registered what (negotiated ``register.owners``)."""
+        ...
+
+
+@runtime_checkable
+class ServesResources(Protocol):
+    """An adapter whose packages ship files the gateway serves itself — skills it lists and
+    prompt templates that become slash commands — beside or instead of a process."""
+
+    def package_resources(self, entry: CatalogEntry) -> Discovery:
+        """The skills and prompt templates of an installed package (prompts owned by the
+        package, expanded by the ecosystem's rules). Reads files; runs nothing."""
         ...
 
 

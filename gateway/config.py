@@ -41,6 +41,9 @@ class GatewayConfig:
     lazy_start: bool = True
     """Installed packages whose registration is cached start on the first use of one of
     their tools, commands or hooks; False starts every active package at once."""
+    shared_processes: bool = True
+    """Installed packages whose runtime can host several (Pi packages in the Node sidecar)
+    share one process per permission set; False gives each package its own."""
     require_sandbox: bool = field(default_factory=_require_sandbox)
     """Refuse to start anything the kernel cannot confine fully (``sandbox.refused``)
     instead of running it with the fallback checks. ``GATEWAY_REQUIRE_SANDBOX=1``."""

@@ -112,6 +112,9 @@ class LaunchPlan:
     features: frozenset[str] = EXTENSION_FEATURES
     """The negotiated additions ``initialize`` announces to it (``gateway.features``); the
     host reads an extra, or answers a ``host_request``, only when it was announced."""
+    members: tuple[str, ...] = ()
+    """The packages a process shared by several hosts, in load order (empty: one package,
+    or an extension of its own); each keeps its own registry owner (``register.owners``)."""
 
 
 def _open_log(path: Path) -> IO[bytes]:

@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "MIN_NODE",
     "NODE_FLAGS",
+    "SHARE_KEY",
     "SIDECAR_DIR",
     "SIDECAR_SCRIPT",
     "START_TIMEOUT",
@@ -46,7 +47,12 @@ __all__ = [
     "plan_pi_shared",
     "sidecar_ready",
     "sidecar_script",
+    "timeout",
 ]
+
+SHARE_KEY = "pi:shared"
+"""Installed Pi packages whose launches carry it share one sidecar per permission set
+(``gateway._sharing``); it also names the shared process."""
 
 
 def find_node(minimum: tuple[int, int, int] = MIN_NODE) -> str | None:
@@ -73,23 +79,25 @@ def plan_pi_shared(
     packages: Sequence[tuple[str, Path, Sequence[str]]],
     env: dict[str, str] | None = None,
     response_timeout: float | None = DEFAULT_TIMEOUT,
+    share_key: str | None = None,
 ) -> LaunchSpec | LaunchRefusal:
     """One sidecar hosting several packages ``(id, root, entry paths)``, in load order
     (Pi's collision rules then apply across them: first tool wins, commands get ``:N``)."""
     specs = [pi_package_spec(i, Path(r), e) for i, r, e in packages]
-    return plan_sidecar(specs, env, response_timeout, MIN_NODE)
+    return plan_sidecar(specs, env, response_timeout, MIN_NODE, share_key)
 
 
-def _timeout() -> float | None:
+def timeout() -> float | None:
+    """Per-request seconds: ``GATEWAY_PI_TIMEOUT`` (default 60)."""
     return request_timeout("GATEWAY_PI_TIMEOUT")
 
 
 def plan_pi(
     package_id: str, root: Path, entries: Sequence[str], env: dict[str, str] | None = None
 ) -> LaunchSpec | LaunchRefusal:
-    """One sidecar per package (the default). ``GATEWAY_PI_TIMEOUT`` sets the per-request
-    seconds (default 60)."""
-    return plan_pi_shared([(package_id, root, entries)], env, _timeout())
+    """The sidecar for one package; installed packages with the same permissions share
+    one (the spec carries ``SHARE_KEY``)."""
+    return plan_pi_shared([(package_id, root, entries)], env, timeout(), SHARE_KEY)
 
 
 def install_sidecar() -> int:
