@@ -93,7 +93,8 @@ class Loader:
         for status in alone:
             launches += self._installed(status)
         for prompt in state.discovery.prompts:
-            self._projector.register_prompt(prompt)
+            if prompt.owner is None:  # a package's are registered with the package
+                self._projector.register_prompt(prompt)
         for tool in state.discovery.tools:
             self._projector.register_tool_json(tool)
         await self._start_in_dependency_order(launches)
@@ -131,6 +132,8 @@ class Loader:
         self._state.discovery.skills += resources.skills
         self._state.discovery.prompts += resources.prompts
         self._state.diagnostics.extend(resources.diagnostics)
+        if resources.prompts:
+            self._projector.package_prompts(status.id, resources.prompts)
         return True
 
     def _installed(self, status: PackageStatus) -> list[LaunchPlan]:

@@ -92,6 +92,11 @@ class Projector:
         self._in_flight: dict[str, ExtensionProcess] = {}
         self._members: dict[str, MemberNames] = {}
         """Process owner → the owner of each package it hosts (``register.owners``)."""
+        self._resources: dict[str, list[CommandEntry]] = {}
+        """Package owner → the prompt commands the gateway serves for it, registered with
+        whatever its process registers (``package_prompts``)."""
+        self._bound: set[str] = set()
+        """Owners a process (or its cached registration) has projected."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -109,6 +114,8 @@ class Projector:
         self._declared.clear()
         self._held.clear()
         self._members.clear()
+        self._resources.clear()
+        self._bound.clear()
         self._state.registry.clear()
 
     def register(self, process: ExtensionProcess, owner: str | None = None) -> None:
@@ -173,7 +180,7 @@ class Projector:
         members = split_registration(registration, owners, plan.name, plan.members)
         named = [(names.owner(m.package, self.owner_name), m) for m in members]
         for stale in set(names.names.values()) - {name for name, _ in named}:
-            self._state.registry.unregister(stale)  # a package that registers nothing now
+            self._register(stale, [], [], [])  # a package that registers nothing now
         return named
 
     def _project(
@@ -185,8 +192,8 @@ class Projector:
         *,
         report: bool,
     ) -> None:
-        state = self._state
-        state.registry.unregister(owner)
+        self._state.registry.unregister(owner)
+        self._bound.add(owner)
         if report:
             self._runtime_diagnostics(owner, registration)
         if tools is not None:
@@ -195,8 +202,21 @@ class Projector:
         entries = [binding.tool(owner, spec) for spec in tool_specs]
         commands = [binding.command(owner, spec) for spec in command_specs]
         hooks = self._hooks(binding, owner, registration.events or [])
-        state.diagnostics.extend(
-            state.registry.register(owner, tools=entries, commands=commands, hooks=hooks)
+        self._register(owner, entries, commands, hooks)
+
+    def _register(
+        self,
+        owner: str,
+        tools: list[ToolEntry],
+        commands: list[CommandEntry],
+        hooks: list[HookEntry],
+    ) -> None:
+        """(Re)place everything ``owner`` registers, with the prompts served for it."""
+        registry = self._state.registry
+        registry.unregister(owner)
+        served = self._resources.get(owner, [])
+        self._state.diagnostics.extend(
+            registry.register(owner, tools=tools, commands=[*commands, *served], hooks=hooks)
         )
         self._held[owner] = _Held(commands, hooks)
 
@@ -219,25 +239,27 @@ class Projector:
 
     def owner_name(self, name: str) -> str:
         # Extensions are not overridden by name: two extensions called "notes" both run.
+        # A package's process takes the owner its served prompts already hold.
         owners = self._state.registry.owners
-        if name not in owners:
+        if name not in owners or (name in self._resources and name not in self._bound):
             return name
         return next(f"{name}#{n}" for n in itertools.count(2) if f"{name}#{n}" not in owners)
 
     # ------------------------------------------------------------------ what the gateway runs
 
     def register_prompt(self, prompt: PromptTemplate) -> None:
-        """A prompt template as a slash command: expanded with its ecosystem's rules
-        (nimlet's ``$ARGUMENTS``/``$@`` unless it says otherwise), owned by its package or,
-        for one found in the workspace or user folders, ``prompt:<name>``."""
-        body, expand = prompt.body, prompt.expand or expand_prompt
-
-        async def handler(arguments: str) -> CommandOutcome:
-            return CommandOutcome(prompt=expand(body, arguments))
-
-        owner = prompt.owner or f"prompt:{prompt.name}"
-        command = CommandEntry(prompt.name, prompt.description, owner, handler)
+        """A prompt template found in the workspace or user folders, owned by
+        ``prompt:<name>``."""
+        owner = f"prompt:{prompt.name}"
+        command = _prompt_command(prompt, owner)
         self._state.diagnostics.extend(self._state.registry.register(owner, commands=[command]))
+
+    def package_prompts(self, owner: str, prompts: Sequence[PromptTemplate]) -> None:
+        """A package's prompt templates as slash commands owned by the package, beside what
+        its process registers (or alone, for a package with nothing to run)."""
+        self._resources[owner] = [_prompt_command(prompt, owner) for prompt in prompts]
+        if owner not in self._bound:
+            self._register(owner, [], [], [])
 
     def register_tool_json(self, tool: DiscoveredTool) -> None:
         state, manifest = self._state, tool.manifest
@@ -554,17 +576,12 @@ class Projector:
         specs: list[ToolSpec],
         command_specs: list[CommandSpec] | None,
     ) -> None:
-        state = self._state
         held = self._held.get(owner, _Held([], []))
         tools = [self._extension_tool(process, owner, spec) for spec in specs]
         commands = held.commands
         if command_specs is not None:
             commands = [self._extension_command(process, owner, spec) for spec in command_specs]
-        state.registry.unregister(owner)
-        state.diagnostics.extend(
-            state.registry.register(owner, tools=tools, commands=commands, hooks=held.hooks)
-        )
-        self._held[owner] = _Held(commands, held.hooks)
+        self._register(owner, tools, commands, held.hooks)
 
     def _add_skills(self, owner: str, update: RegistrationUpdate) -> None:
         """Skills a runtime found while running (Pi's ``resources_discover``) join the
@@ -582,6 +599,17 @@ class Projector:
                 known.add(skill.path)
                 found = Skill(skill.name, skill.description, Path(skill.path), "package")
                 self._state.discovery.skills.append(found)
+
+
+def _prompt_command(prompt: PromptTemplate, owner: str) -> CommandEntry:
+    """A prompt template as a slash command, expanded with its ecosystem's rules (nimlet's
+    ``$ARGUMENTS``/``$@`` unless it says otherwise)."""
+    body, expand = prompt.body, prompt.expand or expand_prompt
+
+    async def handler(arguments: str) -> CommandOutcome:
+        return CommandOutcome(prompt=expand(body, arguments))
+
+    return CommandEntry(prompt.name, prompt.description, owner, handler)
 
 
 Activate = Callable[[], Awaitable[bool]]

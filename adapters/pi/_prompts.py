@@ -24,6 +24,11 @@ from gateway.frontmatter import parse_front_matter
 
 __all__ = ["package_resources", "parse_command_args", "substitute_args"]
 
+# JavaScript's \s, which is not Python's str.isspace (\x1c-\x1f, \x85 differ).
+_JS_SPACE = frozenset(
+    "\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+)
 _PLACEHOLDER = re.compile(
     r"\$\{(\d+|ARGUMENTS|@):-([^}]*)\}|\$\{@:(\d+)(?::(\d+))?\}|\$(ARGUMENTS|@|\d+)"
 )
@@ -49,7 +54,7 @@ def parse_command_args(text: str) -> list[str]:
                 current += char
         elif char in "\"'" and not has_token:
             quote, quote_start, has_token = char, index, True
-        elif char.isspace():
+        elif char in _JS_SPACE:
             if has_token:
                 args.append(current)
                 current, has_token = "", False
