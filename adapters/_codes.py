@@ -268,6 +268,15 @@ PI_HOST_VERSION_UNCHECKED = define_code(
     "version range, so it is not checked.",
     "Nothing to do, unless the package needs a specific host version.",
 )
+PI_PRECOMPILE_FAILED = define_code(
+    "pi.precompile_failed",
+    WARNING,
+    "A Pi package's TypeScript could not be compiled when it was installed (no Node sidecar "
+    "set up yet, a module that does not compile, a time limit); the install stands, and its "
+    "first start compiles it instead (slower).",
+    "Run `gateway setup` if the sidecar is not set up; a module that does not compile fails "
+    "to load at start with pi.load_failed.",
+)
 PI_NO_RESOURCES = define_code(
     "pi.no_resources",
     WARNING,

@@ -34,6 +34,7 @@ __all__ = [
     "LaunchRefusal",
     "LaunchSpec",
     "Permission",
+    "PreparesInstalls",
     "ServesResources",
     "SharesProcesses",
 ]
@@ -295,6 +296,18 @@ class ServesResources(Protocol):
     def package_resources(self, entry: CatalogEntry) -> Discovery:
         """The skills and prompt templates of an installed package (prompts owned by the
         package, expanded by the ecosystem's rules). Reads files; runs nothing."""
+        ...
+
+
+@runtime_checkable
+class PreparesInstalls(Protocol):
+    """An adapter with work to do once a package is installed, before it first runs, that
+    runs none of the package's code (e.g. compiling its TypeScript into the cache its first
+    start reads)."""
+
+    def prepare_install(self, entry: CatalogEntry, home: Path) -> list[Diagnostic]:
+        """Prepare the installed package ``entry`` (its root is the installed folder). Never
+        raises; a failure is a diagnostic and the install stands."""
         ...
 
 

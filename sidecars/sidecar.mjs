@@ -3,9 +3,12 @@
 // stdout, plus the negotiated additions of docs/protocol.md) that hosts Pi packages and
 // OpenClaw plugins, any mix of them, in one process. See docs/pi.md and docs/openclaw.md.
 //
-// Usage: node sidecar.mjs [--protocol-fds=R,W] '<json spec>'
+// Usage: node sidecar.mjs [--protocol-fds=R,W] [--compile] '<json spec>'
 //   spec = {packages: [{id, root, entries: [absolute paths], host?: "pi" (default) | "openclaw",
+//           cache?: jiti's compile cache folder of a Pi package,
 //           ...what the host needs: docs/openclaw.md lists the OpenClaw fields}]}
+//   --compile: compile the Pi packages' TypeScript into their caches, run none of it, print
+//   one JSON line and exit (lib/pi/compile.mjs; run when a package is installed).
 //
 // The modules: lib/stdio.mjs (the protocol's private descriptors; imported first),
 // lib/state.mjs (the one state object), lib/wire.mjs (the protocol), lib/features.mjs (negotiated features),
@@ -19,10 +22,15 @@ import { listen } from "./lib/wire.mjs";
 
 let spec;
 try {
-	spec = JSON.parse(args[0] ?? "{}");
+	spec = JSON.parse(args.find((arg) => !arg.startsWith("--")) ?? "{}");
 } catch (error) {
 	log(`the spec argument is not JSON: ${error.message}`);
 	spec = { packages: [] };
+}
+if (args.includes("--compile")) {
+	const { compileAll } = await import("./lib/pi/compile.mjs");
+	send(compileAll(spec));
+	process.exit(0);
 }
 const state = createState(spec, send);
 

@@ -21,10 +21,11 @@ from adapters._files import Inspection, safe_is_dir, type_name
 from adapters._markdown import prompt_contribution, skill_contribution
 from adapters._npm import PACKAGE_JSON, npm_dependencies, read_package
 from adapters.pi._host_versions import check_host_ranges
+from adapters.pi._precompile import compile_cache, precompile
 from adapters.pi._prompts import package_resources
 from adapters.pi._resources import RESOURCE_TYPES, Resources
 from adapters.pi.discovery import discover as discover_extensions
-from adapters.pi.runtime import SHARE_KEY, plan_pi, plan_pi_shared, timeout
+from adapters.pi.runtime import SHARE_KEY, PiPackage, plan_pi, plan_pi_shared, timeout
 from gateway.catalog import (
     CatalogEntry,
     Contribution,
@@ -32,6 +33,7 @@ from gateway.catalog import (
     LaunchRefusal,
     LaunchSpec,
 )
+from gateway.diagnostics import Diagnostic
 from gateway.discovery import Discovery
 
 __all__ = ["PI_HOST_PACKAGES", "PiAdapter"]
@@ -117,15 +119,22 @@ class PiAdapter:
         serves them itself."""
         if entry.runtime != "node-sidecar":
             return None
-        return plan_pi(entry.id, Path(entry.root), list(entry.entries), _agent_dir(home))
+        cache = compile_cache(home, entry.id)
+        return plan_pi(entry.id, Path(entry.root), list(entry.entries), _agent_dir(home), cache)
 
     def plan_shared_launch(
         self, entries: Sequence[CatalogEntry], home: Path
     ) -> LaunchSpec | LaunchRefusal:
         """One sidecar hosting several packages, in load order (Pi's collision rules then
         apply across them, as in Pi, which loads every package into one process)."""
-        packages = [(e.id, Path(e.root), list(e.entries)) for e in entries]
+        packages: list[PiPackage] = [
+            (e.id, Path(e.root), list(e.entries), compile_cache(home, e.id)) for e in entries
+        ]
         return plan_pi_shared(packages, _agent_dir(home), timeout(), share_key=SHARE_KEY)
+
+    def prepare_install(self, entry: CatalogEntry, home: Path) -> list[Diagnostic]:
+        """Compile its TypeScript into the cache its first start reads (runs none of it)."""
+        return precompile(entry, home)
 
     def package_resources(self, entry: CatalogEntry) -> Discovery:
         """Its skills (listed) and prompt templates (slash commands expanded by Pi's rules)."""

@@ -2,16 +2,13 @@
 // dialogs and side effects, a sessionManager facade over the host transcript, and the command
 // actions the host performs (docs/pi.md, "The pi API").
 
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { log } from "../stdio.mjs";
 import { askQuestion, hostAction, hostRequest, update } from "../wire.mjs";
 import { workspace } from "../state.mjs";
+import { piTheme } from "./modules.mjs";
 import { unsupported } from "./registry.mjs";
 
 const LABEL = "[pi]";
-const piDist = path.dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")));
-const { theme } = await import(pathToFileURL(path.join(piDist, "modes/interactive/theme/theme.js")).href);
 
 // The host transcript as Pi session entries.
 function toPiEntry(entry, index) {
@@ -94,10 +91,10 @@ function makeUi(state) {
 		setTheme: () => ({ success: false, error: "UI not available" }),
 		getToolsExpanded: () => false,
 		setToolsExpanded() {},
-		// Pi's print and RPC modes: the theme every mode initialises (host.mjs), so handlers
-		// that format text with theme.fg/bold work; the text carries its ANSI styling.
+		// Pi's print and RPC modes: pi's theme, so handlers that format text with
+		// theme.fg/bold work; the text carries its ANSI styling (loaded on first use).
 		get theme() {
-			return theme;
+			return piTheme();
 		},
 	};
 }

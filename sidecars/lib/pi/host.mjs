@@ -3,36 +3,17 @@
 // names, jiti, the transactional load and pi's error texts all come from upstream) and serves
 // their tools, commands and events. See docs/pi.md.
 
-import { registerHooks } from "node:module";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { errorReply, toolReply, contentText } from "../content.mjs";
 import { diagnostic } from "../diagnostics.mjs";
 import { hostExec, progress } from "../wire.mjs";
+import { eventBusUrl, loaderUrl, piTheme, themeLoaded } from "./modules.mjs";
 import { makeContext, refreshEntries } from "./context.mjs";
 import { eventOwners } from "./dispatch.mjs";
 import { onEvent } from "./events.mjs";
+import { useCache } from "./jiti.mjs";
 import { activeToolSpecs, collectCommands, collectTools, isActive, reportRuntimeUnsupported, reportUnsupported } from "./registry.mjs";
 import { bindRuntime } from "./runtime.mjs";
-
-// The package's exports map only exposes its index; the loader module is imported by file URL
-// so `loadExtensions` (explicit paths, no auto-discovery of .pi/extensions) is reachable.
-const piDist = path.dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")));
-const loaderUrl = pathToFileURL(path.join(piDist, "core/extensions/loader.js")).href;
-const eventBusUrl = pathToFileURL(path.join(piDist, "core/event-bus.js")).href;
-const themeUrl = pathToFileURL(path.join(piDist, "modes/interactive/theme/theme.js")).href;
-const execShimUrl = new URL("./exec.mjs", import.meta.url).href;
-
-// pi's loader imports `../exec.js` for `pi.exec()`; that one import is redirected to
-// ./exec.mjs, which asks the host (host.request `exec`) when it was offered.
-registerHooks({
-	resolve(specifier, context, nextResolve) {
-		if (specifier === "../exec.js" && context.parentURL === loaderUrl) {
-			return { url: execShimUrl, shortCircuit: true };
-		}
-		return nextResolve(specifier, context);
-	},
-});
 
 function newPi() {
 	return {
@@ -50,20 +31,14 @@ function newPi() {
 }
 
 export async function loadHost(state, packages) {
-	const { setHostExec } = await import(execShimUrl);
+	const { setHostExec } = await import("./exec.mjs");
 	setHostExec((command, args, cwd, options) => hostExec(state, command, args, cwd, options?.timeout));
-	const [{ loadExtensions, createExtensionRuntime }, { createEventBus }, { initTheme }] = await Promise.all([
-		import(loaderUrl),
-		import(eventBusUrl),
-		import(themeUrl),
-	]);
-	// What Pi's print and RPC modes do before extensions run: `ctx.ui.theme` is pi's theme
-	// (the default "system" one; no watcher, no terminal queries).
-	initTheme(undefined, false);
+	const [{ loadExtensions, createExtensionRuntime }, { createEventBus }] = await Promise.all([import(loaderUrl), import(eventBusUrl)]);
 	const pi = newPi();
 	const eventBus = createEventBus();
 	const runtime = createExtensionRuntime();
 	for (const pkg of packages) {
+		useCache(pkg.cache); // where this package's compiled modules are (compile.mjs)
 		const result = await loadExtensions(pkg.entries, process.cwd(), eventBus, runtime);
 		for (const error of result.errors) {
 			const where = path.relative(pkg.root, error.path) || error.path;
@@ -71,6 +46,10 @@ export async function loadHost(state, packages) {
 		}
 		for (const ext of result.extensions) pi.extensions.push({ ext, packageId: pkg.id, root: pkg.root });
 	}
+	useCache(undefined);
+	// Every pi mode initialises the theme at start; it is loaded only when something uses
+	// it (an extension importing pi's theme, or ctx.ui.theme): most packages never do.
+	if (themeLoaded()) piTheme();
 	bindRuntime(state, pi, runtime);
 	collectTools(state, pi, false);
 	collectCommands(state, pi);
