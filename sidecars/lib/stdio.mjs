@@ -105,15 +105,18 @@ function jsonSafe(_key, value) {
 /** Write one protocol message (one JSON line). Blocking, as Node's stdout is on a pipe: the
  * host drains the protocol continuously. */
 export function send(message) {
-	const data = Buffer.from(`${JSON.stringify(message, jsonSafe)}\n`);
-	let offset = 0;
-	while (offset < data.length) {
+	const text = `${JSON.stringify(message, jsonSafe)}\n`;
+	const size = Buffer.byteLength(text);
+	let data; // the bytes, once a line takes more than one write
+	let written = 0;
+	while (written < size) {
 		try {
-			offset += fs.writeSync(channel.write, data, offset);
+			written += data ? fs.writeSync(channel.write, data, written) : fs.writeSync(channel.write, text);
 		} catch (error) {
 			if (error.code !== "EAGAIN") throw error;
 			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1); // a full pipe
 		}
+		if (written < size) data ??= Buffer.from(text);
 	}
 }
 

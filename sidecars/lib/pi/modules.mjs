@@ -35,8 +35,10 @@ function packageRoot(file) {
 	return folder;
 }
 
-/** TypeBox entry file URL -> its bundled module URL; empty without a current bundle. */
+/** TypeBox entry file URL -> its bundled module URL; empty without a current bundle (or with
+ * GATEWAY_SIDECAR_UNBUNDLED=1, which benchmarks/bench_pi.py uses to measure the difference). */
 function typeboxBundle() {
+	if (process.env.GATEWAY_SIDECAR_UNBUNDLED === "1") return new Map();
 	try {
 		const root = packageRoot(fileURLToPath(import.meta.resolve("typebox")));
 		const bundle = path.join(root, "..", ".gateway", "typebox");
