@@ -201,6 +201,7 @@ class Loader:
     def _evaluate_packages(self) -> list[PackageStatus]:
         """Installed packages and their gates; only active ones are loaded."""
         home = self._state.config.home
+        self._resources = {}
         if not (home / STATE_FILE).exists():
             return []
         try:
@@ -277,7 +278,6 @@ class Loader:
         backoff after a crash."""
         state = self._state
         return LaunchPlan(
-            members=members,
             name=name,
             command=list(spec.command),
             cwd=state.workspace,
@@ -288,6 +288,7 @@ class Loader:
             origin=origin,
             restart=True,
             features=RUNTIME_FEATURES,
+            members=members,
         )
 
     def _initialize(self, plan: LaunchPlan) -> InitializeMessage:
