@@ -253,6 +253,30 @@ PI_HOST_PACKAGE_BUNDLED = define_code(
     "A Pi host package (pi-ai, pi-coding-agent, pi-tui, typebox, ...) is in dependencies.",
     'List it in peerDependencies as "*"; the host supplies it.',
 )
+PI_HOST_VERSION_MISMATCH = define_code(
+    "pi.host_version_mismatch",
+    WARNING,
+    "A Pi package's peerDependencies range for a Pi host package (pi-coding-agent, pi-ai, "
+    "pi-tui, pi-agent-core, TypeBox; either scope) excludes the version the gateway runs it "
+    "with (the one pinned in sidecars/package-lock.json; old names map onto it, as in Pi).",
+    "Check the package works with that version, or use a release of it built for it.",
+)
+PI_HOST_VERSION_UNCHECKED = define_code(
+    "pi.host_version_unchecked",
+    INFO,
+    "A Pi package's peerDependencies range for a Pi host package cannot be read as an npm "
+    "version range, so it is not checked.",
+    "Nothing to do, unless the package needs a specific host version.",
+)
+PI_PRECOMPILE_FAILED = define_code(
+    "pi.precompile_failed",
+    WARNING,
+    "A Pi package's TypeScript could not be compiled when it was installed (no Node sidecar "
+    "set up yet, a module that does not compile, a time limit); the install stands, and its "
+    "first start compiles it instead (slower).",
+    "Run `gateway setup` if the sidecar is not set up; a module that does not compile fails "
+    "to load at start with pi.load_failed.",
+)
 PI_NO_RESOURCES = define_code(
     "pi.no_resources",
     WARNING,
@@ -349,6 +373,14 @@ PI_EVENT_UNMAPPED = define_code(
     WARNING,
     "A Pi event handler subscribes to an event this host does not dispatch; it never runs.",
     "See docs/pi.md for the event mapping.",
+)
+PI_HANDLER_FAILED = define_code(
+    "pi.handler_failed",
+    WARNING,
+    "A Pi extension's event handler threw. As in Pi, the error is reported and the event "
+    "goes on with the next handler (a tool_call handler that throws blocks the tool instead). "
+    "Reported once per extension, event and message (update.gateway.diagnostics).",
+    "Read the message (the stack is in the package's log); fix the handler or report it.",
 )
 PI_LOAD_FAILED = define_code(
     "pi.load_failed",

@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "HOST_MODULES",
     "NODE_FLAGS",
+    "PROTOCOL_FDS",
     "SIDECAR_DIR",
     "SIDECAR_SCRIPT",
     "START_TIMEOUT",
@@ -47,6 +48,14 @@ NODE_FLAGS: tuple[str, ...] = ("--max-semi-space-size=1",)
 """A 1 MB young generation: ~30 MB less resident memory per sidecar (benchmarks/bench_pi.py)
 at no measurable cost to a tool call. ``GATEWAY_PI_NODE_FLAGS`` adds flags to every Node
 sidecar (e.g. ``--lite-mode``: another ~10 MB, no optimizing compiler)."""
+PROTOCOL_FDS = (3, 4)
+"""Where the launch moves the protocol's stdin and stdout before Node starts."""
+_MOVE_PROTOCOL = 'exec "$0" "$@" 3<&0 4>&1 </dev/null >&2'
+"""The shell step of a launch: the protocol pipes to ``PROTOCOL_FDS``, fd 0 to /dev/null and fd
+1 to stderr, then exec Node. Node has no dup(2), and a confined process may not reopen its
+log file by path, so the descriptors are moved here; the sidecar then reopens the two pipes
+close-on-exec (``sidecars/lib/stdio.mjs``): package code and its children never write into
+the protocol, and never hold it open after a crash."""
 START_TIMEOUT = 120.0
 """Seconds to wait for the sidecar's ``register``: Node start, importing the host packages
 and jiti's first compile of a TypeScript package take seconds on a cold cache and a busy
@@ -89,13 +98,15 @@ def plan_sidecar(
     env: dict[str, str] | None,
     response_timeout: float | None,
     minimum_node: tuple[int, int, int],
+    share_key: str | None = None,
     *,
     reads: Sequence[Path] = (),
     writes: Sequence[Path] = (),
 ) -> LaunchSpec | LaunchRefusal:
-    """One sidecar hosting ``packages`` (spec dicts with ``host``), in load order. Its
-    sandbox reads Node, the sidecar and every package's folder, plus ``reads``; it writes
-    ``writes`` beyond each package's data and temp folders."""
+    """One sidecar hosting ``packages`` (spec dicts with ``host``), in load order;
+    ``share_key``: it may be merged with others of the same key (``LaunchSpec.share_key``).
+    Its sandbox reads Node, the sidecar and every package's folder, plus ``reads``; it
+    writes ``writes`` beyond each package's data and temp folders."""
     for host in dict.fromkeys(str(p.get("host", "pi")) for p in packages):
         problem = sidecar_ready(host)
         if problem:
@@ -110,8 +121,19 @@ def plan_sidecar(
         )
     flags = os.environ.get("GATEWAY_PI_NODE_FLAGS", "").split()
     spec = json.dumps({"packages": list(packages)})
+    fds = "--protocol-fds={},{}".format(*PROTOCOL_FDS)
     return LaunchSpec(
-        command=[node, *NODE_FLAGS, *flags, str(sidecar_script()), spec],
+        command=[
+            "/bin/sh",
+            "-c",
+            _MOVE_PROTOCOL,
+            node,
+            *NODE_FLAGS,
+            *flags,
+            str(sidecar_script()),
+            fds,
+            spec,
+        ],
         env=dict(env or {}),
         response_timeout=response_timeout,
         start_timeout=START_TIMEOUT,
@@ -122,4 +144,5 @@ def plan_sidecar(
             *reads,
         ),
         writes=tuple(writes),
+        share_key=share_key,
     )

@@ -1,35 +1,36 @@
-"""Pi sidecar benchmark: figures against a plain nimlet extension measured in the same run.
+"""Pi sidecar benchmark: figures against baselines measured in the same run.
 
-    python benchmarks/bench_pi.py [--calls N]
+    python benchmarks/bench_pi.py [--calls N] [--rounds N] [--start-only]
 
-1. cold start to ``register``: one small Pi package, then five (one sidecar each), through
-   ``open_gateway``; the first start compiles TS with jiti, later starts reuse its cache;
-   plus the bare sidecar (spawn → initialize → register line) for one package;
-2. warm tool-call round trip p50/p99 through the sidecar vs through
+1. cold start of one small package, step by step, against a bare ``node -e 0``
+   (``_pi_steps.py``): as before, with TypeBox bundled, compiled at install, again;
+2. opening a gateway with one and with five installed packages (installed as ``gateway
+   install`` does, compiled at install; every package started, no registration cache),
+   sharing one sidecar (the default) and one sidecar each;
+3. warm tool-call round trip p50/p99 through the sidecar vs through
    ``benchmarks/echo_extension.py`` (nimlet), same gateway, same run;
-3. 10 concurrent 50 ms calls (wall time);
-4. resident memory (VmRSS) per sidecar process.
-Targets (issue 4): cold start ≤ 250 ms once cached; p50 ≤ 2x nimlet; 10x50 ms ≤ 80 ms;
-≤ 45 MB per package.
+4. 10 concurrent 50 ms calls (wall time);
+5. resident memory (VmRSS): one sidecar per package, and five packages sharing one.
+Targets: cold start of one small package ≤ 150 ms including the first start after install
+(issue 8); p50 ≤ 2x nimlet; 10x50 ms ≤ 80 ms; ≤ 45 MB per package (issue 4).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import json
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import anyio
+from _pi_steps import VARIANTS, start_steps  # beside this script
 
-from adapters.pi.runtime import plan_pi, plan_pi_shared
 from gateway import GatewayConfig, open_gateway
-from gateway._spawn import child_environment
-from gateway.catalog import LaunchSpec
-from gateway.packages import install, load_adapters
+from gateway.packages import install, load_adapters, prepare_install
 from gateway.store import StateStore
 
 HERE = Path(__file__).resolve().parent
@@ -76,11 +77,13 @@ def make_package(root: Path, index: int) -> Path:
 def setup(root: Path, packages: int, nimlet: bool) -> GatewayConfig:
     home = root / "home"
     home.mkdir(parents=True, exist_ok=True)
-    config = GatewayConfig(home=home / ".gateway", user_home=home)
+    config = GatewayConfig(home=home / ".gateway", user_home=home, lazy_start=False)
+    adapters = load_adapters()
     for index in range(packages):
         report = install(
             config.home, str(make_package(root / "src", index)), kind="local",
-            inspector=load_adapters().inspect,
+            inspector=adapters.inspect,
+            prepare=functools.partial(prepare_install, adapters, config.home),
         )  # fmt: skip
         with StateStore.open(config.home) as store:
             store.set_trusted(report.package.record.id, True)
@@ -103,46 +106,21 @@ def rss_mb(pid: int | None) -> float:
     return float("nan")
 
 
-def bare_sidecar_start(package: Path, shared: list[Path] | None = None) -> tuple[float, float]:
-    """(seconds to the register line, RSS MB at that point) of a bare sidecar; ``shared``
-    hosts several packages in one sidecar."""
-    if shared:
-        spec = plan_pi_shared([(p.name, p, ["extensions/index.ts"]) for p in shared])
-    else:
-        spec = plan_pi("bench", package, ["extensions/index.ts"])
-    assert isinstance(spec, LaunchSpec)
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        spec.command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=child_environment(),
-        cwd=package,
-    )
-    assert process.stdin and process.stdout
-    init = {"type": "initialize", "version": 1, "workspace": str(package), "session_id": "b"}
-    process.stdin.write((json.dumps(init) + "\n").encode())
-    process.stdin.flush()
-    process.stdout.readline()
-    elapsed = time.perf_counter() - start
-    memory = rss_mb(process.pid)
-    process.stdin.close()
-    process.wait()
-    return elapsed, memory
-
-
-async def cold_start(packages: int) -> tuple[float, float]:
-    """(first open, warm open) seconds through open_gateway."""
+async def cold_start(packages: int, shared: bool) -> tuple[float, float, float]:
+    """(first open after install, a later open) seconds through open_gateway, and the
+    resident MB of all its sidecars."""
     times = []
     with tempfile.TemporaryDirectory() as folder:
-        config = setup(Path(folder), packages, nimlet=False)
+        config = dataclasses.replace(
+            setup(Path(folder), packages, nimlet=False), shared_processes=shared
+        )
         for _ in range(2):
             start = time.perf_counter()
             async with open_gateway(Path(folder) / "ws", trust=True, config=config) as gateway:
                 times.append(time.perf_counter() - start)
-                assert len(gateway.processes) == packages
-    return times[0], times[1]
+                assert len(gateway.processes) == (1 if shared else packages)
+                memory = sum(rss_mb(p.pid) for p in gateway.processes)
+    return times[0], times[1], memory
 
 
 async def warm(calls: int) -> dict[str, float]:
@@ -170,25 +148,35 @@ async def warm(calls: int) -> dict[str, float]:
             found["nimlet_rss"] = rss_mb(
                 next(p for p in gateway.processes if not p.plan.restart).pid
             )
-        with tempfile.TemporaryDirectory() as other:
-            package = make_package(Path(other), 9)
-            found["bare"] = min(bare_sidecar_start(package)[0] for _ in range(4))
-            five = [make_package(Path(other), 10 + i) for i in range(5)]
-            bare_sidecar_start(package, five)  # compile once
-            found["shared_start"], found["shared_rss"] = bare_sidecar_start(package, five)
     return found
 
 
-async def main(calls: int) -> None:
-    one_first, one_warm = await cold_start(1)
-    five_first, five_warm = await cold_start(5)
-    found = await warm(calls)
+def print_steps(rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        package = make_package(Path(folder), 9)
+        found = start_steps(package, Path(folder), rounds)
+    ms, floor = 1000, found["node -e 0"]
+    print(f"cold start of one small package to register (median of {rounds}, same run):")
+    for name in VARIANTS:
+        print(f"  {name:22s} {found[name] * ms:6.1f} ms  {found[name] / floor:4.1f}x node -e 0")
+    print(f"  compiling at install   {found['compile'] * ms:6.1f} ms (once, when installed)")
+
+
+async def main(calls: int, rounds: int, start_only: bool) -> None:
+    print_steps(rounds)
+    if start_only:
+        return
     ms = 1000
-    print(f"cold start, 1 package : first {one_first * ms:7.1f} ms, cached {one_warm * ms:7.1f} ms")
-    print(
-        f"cold start, 5 packages: first {five_first * ms:7.1f} ms, cached {five_warm * ms:7.1f} ms"
-    )
-    print(f"bare sidecar to register (1 package, cached): {found['bare'] * ms:7.1f} ms")
+    for packages in (1, 5):
+        for shared in (True, False) if packages > 1 else (True,):
+            first, later, memory = await cold_start(packages, shared)
+            how = "one shared sidecar" if shared else "a sidecar each"
+            print(
+                f"open_gateway, {packages} package(s), {how:18s}: first {first * ms:6.1f} ms, "
+                f"later {later * ms:6.1f} ms, RSS {memory:5.1f} MB = {memory / packages:4.1f} MB "
+                "per package"
+            )
+    found = await warm(calls)
     for name, label in (("echo", "nimlet echo"), ("pi_echo_0", "pi sidecar")):
         p50, p99 = found[f"{name}.p50"] * ms, found[f"{name}.p99"] * ms
         print(f"round trip {label:12s}: p50 {p50:6.3f} ms  p99 {p99:6.3f} ms")
@@ -198,13 +186,12 @@ async def main(calls: int) -> None:
     print(
         f"RSS per sidecar: {found['rss']:.1f} MB (nimlet python echo: {found['nimlet_rss']:.1f} MB)"
     )
-    print(
-        f"shared sidecar, 5 packages: start {found['shared_start'] * ms:.1f} ms, "
-        f"RSS {found['shared_rss']:.1f} MB = {found['shared_rss'] / 5:.1f} MB per package"
-    )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=500)
-    anyio.run(main, parser.parse_args().calls)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--start-only", action="store_true")
+    args = parser.parse_args()
+    anyio.run(main, args.calls, args.rounds, args.start_only)

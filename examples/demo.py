@@ -3,14 +3,15 @@ with extensions of every ecosystem that runs today side by side.
 
     python examples/demo.py
 
-Installs the workspace's packages (examples/packages/*: a nanobot extension) into a
-temporary GATEWAY_HOME and passes their gates, opens the gateway on examples/ (trusted for
-this run only), shows what is offered to a model, then drives a session the way an agent
-would: tool calls through hooks of other ecosystems (a Pi hook redacts the argument of a
-nimlet tool; a nanobot hook stamps the result of a Pi tool), the agent's own `bash` tool
-blocked by the project's nimlet guard, a slash command, a prompt template, a tool.json tool,
-compaction, and a resumed session that has its entries back. Nothing outside this folder
-and the temporary home changes.
+Installs the workspace's packages (examples/packages/*: a nanobot extension, an OpenClaw
+plugin) into a temporary GATEWAY_HOME and passes their gates, opens the gateway on examples/
+(trusted for this run only), shows what is offered to a model, then drives a session the way
+an agent would: tool calls through hooks of other ecosystems (a Pi hook redacts the argument
+of a nimlet tool; a nanobot hook stamps the result of a Pi tool; an OpenClaw hook rewrites
+and blocks calls of a nanobot tool), the agent's own `bash` tool blocked by the project's
+nimlet guard, a slash command, a prompt template, a tool.json tool, compaction, and a resumed
+session that has its entries back. Nothing outside this folder and the temporary home
+changes.
 
 A package of another ecosystem is one more folder: in examples/packages/ (installed) or in
 the ecosystem's own discovery folder of the workspace (.pi/extensions, .nimlet/...).
@@ -93,8 +94,16 @@ async def main() -> int:
                 "open_ticket (Pi tool; the nanobot package's after_execute_tool hook stamped it)",
                 ticket.content,
             )
-            review = await gateway.call_tool("review_code", {"path": "gateway/host.py"})
-            show("review_code (nanobot tool)", review.content)
+            review = await gateway.call_tool("review_code", {"path": "./gateway/host.py"})
+            show(
+                "review_code ./gateway/host.py (nanobot tool; the OpenClaw plugin's "
+                "before_tool_call hook normalised the path)",
+                review.content,
+            )
+            vendored = await gateway.call_tool("review_code", {"path": "vendor/left_pad.py"})
+            show("review_code vendor/… (blocked by the OpenClaw hook)", vendored.to_dict())
+            guide = await gateway.call_tool("style_guide", {})
+            show("style_guide (OpenClaw tool)", guide.content)
             blocked = await gateway.call_tool("bash", {"command": "curl https://example.com"})
             show("bash curl … (agent built-in, guarded by an extension)", blocked.to_dict())
             allowed = await gateway.call_tool("bash", {"command": "ls"})
@@ -128,6 +137,8 @@ async def main() -> int:
         and redacted.arguments == {"text": "deploy key [redacted]"}
         and ticket.content == "ticket opened: cache bug (reviewer: acme.review)"
         and review.content == "Review requested for gateway/host.py"
+        and vendored.blocked
+        and guide.content.startswith("Names say what")
         and not problems
     )
     return 0 if ok else 1

@@ -28,7 +28,8 @@ StartPlan = Callable[[LaunchPlan, str], Awaitable[bool]]
 @dataclass(frozen=True, slots=True)
 class _Dormant:
     plan: LaunchPlan
-    package: str
+    packages: tuple[str, ...]
+    """The package it runs, or the packages a shared process hosts."""
     requires: frozenset[str]
     """Package ids it needs running first."""
 
@@ -44,9 +45,13 @@ class Activator:
         self._starting: dict[str, anyio.Event] = {}
         self._failed: set[str] = set()
 
-    def hold(self, owner: str, plan: LaunchPlan, package: str, requires: frozenset[str]) -> None:
-        self._dormant[owner] = _Dormant(plan, package, requires)
-        self._owner_of_package[package] = owner
+    def hold(
+        self, owner: str, plan: LaunchPlan, packages: tuple[str, ...], requires: frozenset[str]
+    ) -> None:
+        """Hold ``plan`` until first use; activating any of ``packages`` starts it."""
+        self._dormant[owner] = _Dormant(plan, packages, requires)
+        for package in packages:
+            self._owner_of_package[package] = owner
 
     def is_dormant(self, package: str) -> bool:
         return self._owner_of_package.get(package) in self._dormant
@@ -100,8 +105,9 @@ class Activator:
         if missing:
             self._state.diagnostics.add(
                 _codes.GATE_BLOCKED(
-                    f"{dormant.package}: not started because {', '.join(missing)} did not start",
-                    package=dormant.package,
+                    f"{', '.join(dormant.packages)}: not started because "
+                    f"{', '.join(missing)} did not start",
+                    package=dormant.packages[0],
                 )
             )
             return False

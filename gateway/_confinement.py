@@ -74,6 +74,29 @@ class Confinement:
         )
         return built.policy.allowing(write=_existing(spec.writes))
 
+    def shared(
+        self, name: str, statuses: Sequence[PackageStatus], spec: LaunchSpec
+    ) -> SandboxPolicy | None:
+        """One process for several packages (``gateway._sharing``: only packages granted
+        the same permissions share one): each member's folder readable, its data and temp
+        folders writable, and the process's own (its ``TMPDIR``)."""
+        if not self.enabled:
+            return None
+        state = self._state
+        policy = self.package(statuses[0], spec)
+        assert policy is not None
+        for status in statuses[1:]:
+            member = policy_for_entry(
+                status.entry, status.package.granted, home=state.config.home,
+                workspace=state.workspace,
+            ).policy  # fmt: skip
+            policy = policy.allowing(read=member.read, execute=member.execute, write=member.write)
+        own = package_sandbox(
+            home=state.config.home, package_id=name, package_root=None, workspace=None,
+            grants=grants_from(()),
+        ).policy  # fmt: skip
+        return policy.allowing(write=own.write)
+
     def discovered(self, name: str, origin: Path, spec: LaunchSpec) -> SandboxPolicy | None:
         if not self.enabled:
             return None

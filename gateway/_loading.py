@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import anyio
@@ -18,10 +18,11 @@ from ._host_requests import HostRequestHandler
 from ._logfiles import log_path
 from ._projection import Projector
 from ._registrations import RegistrationMemory, registration_key
+from ._sharing import SharedLaunch, shared_launches
 from ._spawn import LaunchError, resolve_command
 from ._state import GatewayState
-from .catalog import DiscoveredLaunch, LaunchRefusal, LaunchSpec
-from .discovery import DiscoveredExtension, discover, discover_package
+from .catalog import DiscoveredLaunch, LaunchRefusal, LaunchSpec, ServesResources
+from .discovery import DiscoveredExtension, Discovery, discover, discover_package
 from .features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
 from .names import DEFAULT_CAPABILITIES
 from .packages import (
@@ -84,6 +85,8 @@ class Loader:
             state.config.require_sandbox,
         )
         self._crashes: dict[str, list[float]] = {}
+        self._resources: dict[str, Discovery] = {}
+        """Package id → what its adapter says the gateway serves itself (skills, prompts)."""
 
     # ------------------------------------------------------------------ load and stop
 
@@ -96,25 +99,69 @@ class Loader:
         state.packages = await anyio.to_thread.run_sync(self._evaluate_packages)
         launches: list[DiscoveredExtension | LaunchPlan] = [*state.discovery.extensions]
         launches += self._discovered_launches()
+        active = [status for status in state.packages if status.active]
         for status in state.packages:
             state.diagnostics.extend(status.diagnostics)
-            if status.active:
-                launches += self._installed(status)
+        shared, alone = self._shared(active)
+        for group in shared:
+            launches += self._installed_group(group)
+        for status in alone:
+            launches += self._installed(status)
         for prompt in state.discovery.prompts:
-            self._projector.register_prompt(prompt.name, prompt.description, prompt.body)
+            if prompt.owner is None:  # a package's are registered with the package
+                self._projector.register_prompt(prompt)
         for tool in state.discovery.tools:
             self._projector.register_tool_json(tool)
         await self._start_in_dependency_order(launches)
+
+    def _shared(
+        self, active: list[PackageStatus]
+    ) -> tuple[list[SharedLaunch], list[PackageStatus]]:
+        """Active packages grouped into shared processes (``gateway._sharing``)."""
+        if not self._state.config.shared_processes:
+            return [], active
+        try:
+            adapters = load_adapters()
+        except NoAdapters:
+            return [], active
+        return shared_launches(active, adapters, self._state.config.home, _requires)
+
+    def _installed_group(self, group: SharedLaunch) -> list[LaunchPlan]:
+        """One process for several packages: held dormant when its registration is cached,
+        else to start now."""
+        for status in group.statuses:
+            self._serve_resources(status)
+            self._projector.declare(status.id, status.entry)
+        digest = hashlib.sha256(group.name.encode()).hexdigest()[:8]
+        log = log_path(self._state.config.logs_dir, "shared", group.name, digest)
+        origin = group.statuses[0].package.record.path
+        policy = self._confinement.shared(group.name, group.statuses, group.spec)
+        plan = self._runtime_plan(group.name, group.spec, origin, log, policy, group.members)
+        return [] if self._held_dormant(group.statuses, plan) else [plan]
+
+    def _serve_resources(self, status: PackageStatus) -> bool:
+        """Skills and prompt templates the package's adapter says the gateway serves itself
+        join the discovery (listed; prompts become its slash commands)."""
+        resources = self._resources.get(status.id)
+        if resources is None:
+            return False
+        self._state.discovery.skills += resources.skills
+        self._state.discovery.prompts += resources.prompts
+        self._state.diagnostics.extend(resources.diagnostics)
+        if resources.prompts:
+            self._projector.package_prompts(status.id, resources.prompts)
+        return True
 
     def _installed(self, status: PackageStatus) -> list[LaunchPlan]:
         """An active package's processes: held dormant when its registration is cached,
         else to start now. What the gateway runs itself (tool.json tools, prompts) is added
         to the discovery."""
         plans: list[LaunchPlan] = []
+        served = self._serve_resources(status)
         if isinstance(status.runtime, LaunchSpec):
             self._projector.declare(status.id, status.entry)
             plans.append(self._package_plan(status, status.runtime))
-        else:
+        elif not served:
             held = discover_package(status.package.record.path)
             self._state.diagnostics.extend(held.diagnostics)
             held_extensions, held.extensions = held.extensions, []
@@ -124,28 +171,34 @@ class Loader:
                     plans.append(self._plan_for(found))
                 except LaunchError as error:
                     self._start_failed(found.manifest.name, found.folder / "extension.json", error)
-        return [plan for plan in plans if not self._held_dormant(status, plan)]
+        return [plan for plan in plans if not self._held_dormant((status,), plan)]
 
-    def _held_dormant(self, status: PackageStatus, plan: LaunchPlan) -> bool:
+    def _held_dormant(self, statuses: Sequence[PackageStatus], plan: LaunchPlan) -> bool:
+        """Hold ``plan`` (one package's process, or one shared by ``statuses``) dormant
+        when what it registered last time is cached for exactly these packages."""
         state = self._state
         base = state.env
-        key = registration_key(
-            status.id,
-            status.package.record.content_hash,
-            plan.command,
-            {k: v for k, v in plan.env.items() if base.get(k) != v},
-            state.config.home / "config" / f"{status.id}.json",
-            status.package.granted,
-        )
+        env = {k: v for k, v in plan.env.items() if base.get(k) != v}
+        keys = [
+            registration_key(
+                status.id,
+                status.package.record.content_hash,
+                plan.command,
+                env,
+                state.config.home / "config" / f"{status.id}.json",
+                status.package.granted,
+            )
+            for status in statuses
+        ]
+        key = keys[0] if len(keys) == 1 else hashlib.sha256("".join(keys).encode()).hexdigest()
         cached = self._memory.lookup(plan.name, key)
         if cached is None or not state.config.lazy_start:
             return False
         owner = self._projector.owner_name(plan.name)
-        requires = frozenset(_requires(status))
-        self._activator.hold(owner, plan, status.id, requires)
-        self._projector.register_dormant(
-            owner, cached, plan.features, functools.partial(self._activator.activate, owner)
-        )
+        requires = frozenset().union(*(_requires(status) for status in statuses))
+        self._activator.hold(owner, plan, tuple(status.id for status in statuses), requires)
+        activate = functools.partial(self._activator.activate, owner)
+        self._projector.register_dormant(owner, cached, plan, activate)
         return True
 
     async def stop(self) -> None:
@@ -164,15 +217,22 @@ class Loader:
     def _evaluate_packages(self) -> list[PackageStatus]:
         """Installed packages and their gates; only active ones are loaded."""
         home = self._state.config.home
+        self._resources = {}
         if not (home / STATE_FILE).exists():
             return []
         try:
-            return evaluate_packages(home, load_adapters())
+            adapters = load_adapters()
+            statuses = evaluate_packages(home, adapters)
         except (StoreError, NoAdapters) as error:
             self._state.diagnostics.add(
                 _codes.STORE_UNUSABLE(f"installed packages not loaded: {error}")
             )
             return []
+        for status in statuses:
+            adapter = adapters.adapter(status.entry.ecosystem)
+            if status.active and isinstance(adapter, ServesResources):
+                self._resources[status.id] = adapter.package_resources(status.entry)
+        return statuses
 
     # ------------------------------------------------------------------ plans
 
@@ -234,7 +294,13 @@ class Loader:
         return self._runtime_plan(status.id, spec, root, log, policy)
 
     def _runtime_plan(
-        self, name: str, spec: LaunchSpec, origin: Path, log: Path, policy: SandboxPolicy | None
+        self,
+        name: str,
+        spec: LaunchSpec,
+        origin: Path,
+        log: Path,
+        policy: SandboxPolicy | None,
+        members: tuple[str, ...] = (),
     ) -> LaunchPlan:
         """A runtime an adapter planned: offered the protocol additions, restarted with
         backoff after a crash."""
@@ -251,6 +317,7 @@ class Loader:
             restart=True,
             features=RUNTIME_FEATURES,
             sandbox=policy,
+            members=members,
         )
 
     def _initialize(self, plan: LaunchPlan) -> InitializeMessage:
@@ -301,6 +368,7 @@ class Loader:
                     if self._activator.is_dormant(package):
                         await self._activator.activate_package(package)
                 running = {state.owner_of(process) for process in state.processes}
+                running.update(m for process in state.processes for m in process.plan.members)
                 missing = sorted(requires.get(plan.name, set()) - running)
                 if missing:
                     state.diagnostics.add(

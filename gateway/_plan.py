@@ -46,3 +46,6 @@ class LaunchPlan:
     sandbox: SandboxPolicy | None = None
     """What the process may touch (``gateway.sandbox``); None runs it unconfined (only
     where confinement is switched off: ``GatewayConfig.sandbox``)."""
+    members: tuple[str, ...] = ()
+    """The packages a process shared by several hosts, in load order (empty: one package,
+    or an extension of its own); each keeps its own registry owner (``register.owners``)."""

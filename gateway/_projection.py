@@ -8,35 +8,40 @@ from __future__ import annotations
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from . import _codes
 from ._commands import command_context, command_outcome
 from ._confinement import Confinement
 from ._errors import ExtensionError
+from ._owners import Member, MemberNames, split_registration, split_specs
 from ._registrations import CachedRegistration, RegistrationMemory
 from ._spawn import LaunchError, resolve_command
 from ._state import GatewayState
 from ._tool_content import INVALID_RESULT, read_tool_content
 from .catalog import CatalogEntry
 from .diagnostics import Severity, catalogue
-from .discovery import DiscoveredTool, expand_prompt
+from .discovery import DiscoveredTool, PromptTemplate, Skill, expand_prompt
 from .events import EXTENDED_ALIASES, NIMLET_EVENTS
 from .external_tools import run_tool_json
 from .features import (
     EVENTS_EXTENDED,
     HOST_ACTIONS,
+    REGISTER_OWNERS,
     REGISTRATION_UPDATE,
     TOOL_PARTS,
     TOOL_PROGRESS,
+    UPDATE_DIAGNOSTICS,
     CommandExtras,
     ExtraError,
     RegisterExtras,
+    RegistrationUpdate,
     RuntimeDiagnostic,
     ToolExtras,
     UpdateExtras,
 )
-from .process import ExtensionProcess
+from .process import ExtensionProcess, LaunchPlan
 from .protocol import (
     CommandRequest,
     CommandSpec,
@@ -90,6 +95,13 @@ class Projector:
         self._held: dict[str, _Held] = {}
         self._progress: dict[str, list[dict[str, Any]]] = {}
         self._in_flight: dict[str, ExtensionProcess] = {}
+        self._members: dict[str, MemberNames] = {}
+        """Process owner → the owner of each package it hosts (``register.owners``)."""
+        self._resources: dict[str, list[CommandEntry]] = {}
+        """Package owner → the prompt commands the gateway serves for it, registered with
+        whatever its process registers (``package_prompts``)."""
+        self._bound: set[str] = set()
+        """Owners a process (or its cached registration) has projected."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -106,6 +118,9 @@ class Projector:
         """Everything stopped (a reload): only the built-in tools stay registered."""
         self._declared.clear()
         self._held.clear()
+        self._members.clear()
+        self._resources.clear()
+        self._bound.clear()
         self._state.registry.clear()
 
     def register(self, process: ExtensionProcess, owner: str | None = None) -> None:
@@ -116,23 +131,62 @@ class Projector:
         assert registration is not None
         taking_over = owner is not None
         owner = owner or self.owner_name(process.name)
-        self._project(owner, registration, None, _Live(self, process), report=not taking_over)
+        members = self._split(owner, process.plan, registration, None)
+        if members is None:
+            self._project(owner, registration, None, _Live(self, process), report=not taking_over)
+        else:
+            if not taking_over:
+                self._runtime_diagnostics(owner, registration)
+            for name, member in members:
+                binding = _Live(self, process, member.addressed)
+                self._project(name, member.registration, None, binding, report=False)
         self._state.processes.append(process)
         self._state.owners[process] = owner
         self._memory.started(process.plan.name, registration)
 
     def register_dormant(
+        self, owner: str, cached: CachedRegistration, plan: LaunchPlan, activate: Activate
+    ) -> None:
+        """Project what a package (or the packages of a shared process) registered last
+        time without starting it: the first use of any of its tools, commands or hooks
+        starts it (``activate``), and then the live registration replaces these entries."""
+        dormant = _Dormant(self._state, owner, plan.features, activate)
+        members = self._split(owner, plan, cached.register, cached.tools)
+        if members is None:
+            self._project(owner, cached.register, cached.tools, dormant, report=True)
+            return
+        self._runtime_diagnostics(owner, cached.register)
+        for name, member in members:
+            self._project(name, member.registration, None, dormant, report=False)
+
+    def _split(
         self,
         owner: str,
-        cached: CachedRegistration,
-        features: frozenset[str],
-        activate: Activate,
-    ) -> None:
-        """Project what a package registered last time without starting it: the first use
-        of any of its tools, commands or hooks starts it (``activate``), and then the
-        live registration replaces these entries."""
-        dormant = _Dormant(self._state, owner, features, activate)
-        self._project(owner, cached.register, cached.tools, dormant, report=True)
+        plan: LaunchPlan,
+        registration: RegisterMessage,
+        tools: list[ToolSpec] | None,
+    ) -> list[tuple[str, Member]] | None:
+        """Each package's part of the registration of a process hosting several, under its
+        own owner name (``register.owners``); None when the runtime attributes nothing."""
+        if REGISTER_OWNERS not in plan.features:
+            return None
+        try:
+            owners = RegisterExtras.parse(registration.gateway).owner_map()
+        except ExtraError as error:
+            self._state.diagnostics.add(
+                _codes.RUNTIME_DIAGNOSTIC_INVALID(f"{owner}: {error}", package=owner)
+            )
+            return None
+        if owners is None:
+            return None
+        if tools is not None:
+            registration = registration.model_copy(update={"tools": tools})
+        names = self._members.setdefault(owner, MemberNames(owner, plan.name))
+        members = split_registration(registration, owners, plan.name, plan.members)
+        named = [(names.owner(m.package, self.owner_name), m) for m in members]
+        for stale in set(names.names.values()) - {name for name, _ in named}:
+            self._register(stale, [], [], [])  # a package that registers nothing now
+        return named
 
     def _project(
         self,
@@ -143,8 +197,8 @@ class Projector:
         *,
         report: bool,
     ) -> None:
-        state = self._state
-        state.registry.unregister(owner)
+        self._state.registry.unregister(owner)
+        self._bound.add(owner)
         if report:
             self._runtime_diagnostics(owner, registration)
         if tools is not None:
@@ -153,8 +207,21 @@ class Projector:
         entries = [binding.tool(owner, spec) for spec in tool_specs]
         commands = [binding.command(owner, spec) for spec in command_specs]
         hooks = self._hooks(binding, owner, registration.events or [])
-        state.diagnostics.extend(
-            state.registry.register(owner, tools=entries, commands=commands, hooks=hooks)
+        self._register(owner, entries, commands, hooks)
+
+    def _register(
+        self,
+        owner: str,
+        tools: list[ToolEntry],
+        commands: list[CommandEntry],
+        hooks: list[HookEntry],
+    ) -> None:
+        """(Re)place everything ``owner`` registers, with the prompts served for it."""
+        registry = self._state.registry
+        registry.unregister(owner)
+        served = self._resources.get(owner, [])
+        self._state.diagnostics.extend(
+            registry.register(owner, tools=tools, commands=[*commands, *served], hooks=hooks)
         )
         self._held[owner] = _Held(commands, hooks)
 
@@ -177,20 +244,27 @@ class Projector:
 
     def owner_name(self, name: str) -> str:
         # Extensions are not overridden by name: two extensions called "notes" both run.
+        # A package's process takes the owner its served prompts already hold.
         owners = self._state.registry.owners
-        if name not in owners:
+        if name not in owners or (name in self._resources and name not in self._bound):
             return name
         return next(f"{name}#{n}" for n in itertools.count(2) if f"{name}#{n}" not in owners)
 
     # ------------------------------------------------------------------ what the gateway runs
 
-    def register_prompt(self, name: str, description: str, body: str) -> None:
-        async def handler(arguments: str) -> CommandOutcome:
-            return CommandOutcome(prompt=expand_prompt(body, arguments))
-
-        owner = f"prompt:{name}"
-        command = CommandEntry(name, description, owner, handler)
+    def register_prompt(self, prompt: PromptTemplate) -> None:
+        """A prompt template found in the workspace or user folders, owned by
+        ``prompt:<name>``."""
+        owner = f"prompt:{prompt.name}"
+        command = _prompt_command(prompt, owner)
         self._state.diagnostics.extend(self._state.registry.register(owner, commands=[command]))
+
+    def package_prompts(self, owner: str, prompts: Sequence[PromptTemplate]) -> None:
+        """A package's prompt templates as slash commands owned by the package, beside what
+        its process registers (or alone, for a package with nothing to run)."""
+        self._resources[owner] = [_prompt_command(prompt, owner) for prompt in prompts]
+        if owner not in self._bound:
+            self._register(owner, [], [], [])
 
     def register_tool_json(self, tool: DiscoveredTool) -> None:
         state, manifest = self._state, tool.manifest
@@ -234,18 +308,29 @@ class Projector:
     # ------------------------------------------------------------------ declared contributions
 
     def _runtime_diagnostics(self, owner: str, registration: RegisterMessage) -> None:
-        """Diagnostics a runtime reports at registration (``register.diagnostics``), with
-        catalogued codes; anything else is ``protocol.diagnostic_invalid``."""
+        """Diagnostics a runtime reports at registration (``register.diagnostics``)."""
+        self._report_runtime(
+            owner, RegisterExtras.parse(registration.gateway).runtime_diagnostics()
+        )
+
+    def _report_runtime(self, owner: str, items: list[RuntimeDiagnostic | Any]) -> None:
+        """Diagnostics a runtime reports, with catalogued codes, under the package they name
+        when it hosts several (``register.owners``); anything else is
+        ``protocol.diagnostic_invalid``."""
         known_codes = catalogue()
-        for item in RegisterExtras.parse(registration.gateway).runtime_diagnostics():
+        names = self._members.get(owner)
+        for item in items:
             known = known_codes.get(item.code) if isinstance(item, RuntimeDiagnostic) else None
             if known is None or not isinstance(item, RuntimeDiagnostic):
                 self._state.diagnostics.add(
                     _codes.RUNTIME_DIAGNOSTIC_INVALID(f"{owner}: {item!r}", package=owner)
                 )
                 continue
+            package = owner
+            if names is not None and item.package is not None:
+                package = names.owner(item.package, self.owner_name)
             self._state.diagnostics.add(
-                known(f"{owner}: {item.message}", package=owner, contribution=item.contribution)
+                known(f"{package}: {item.message}", package=package, contribution=item.contribution)
             )
 
     def _declared_only(
@@ -416,6 +501,8 @@ class Projector:
             self._progress_update(process, extras.progress)
         if extras.has_registration and REGISTRATION_UPDATE in features:
             self._registration_update(process, extras)
+        if extras.diagnostics and UPDATE_DIAGNOSTICS in features:
+            self._report_runtime(self._state.owner_of(process), extras.runtime_diagnostics())
 
     def on_tool_update(self, process: ExtensionProcess, update: ToolUpdate) -> None:
         """``tool_update`` (current nimlet): output of an in-flight call of this process,
@@ -450,7 +537,8 @@ class Projector:
 
     def _registration_update(self, process: ExtensionProcess, extras: UpdateExtras) -> None:
         """The runtime's full, current tool list (tools registered after start, the active
-        set applied): the owner's tools are replaced, its commands and hooks kept."""
+        set applied), and optionally its commands and the skills it found: each owner's
+        tools are replaced (its commands too when listed), its hooks kept."""
         state = self._state
         owner = state.owners.get(process)
         try:
@@ -466,23 +554,82 @@ class Projector:
                 )
             )
             return
+        specs, commands = self._update_specs(owner, update)
+        names = self._members.get(owner)
+        if update.owners is None or names is None:
+            self._replace(process, owner, specs, commands)
+        else:
+            tools_of = split_specs(specs, update.owners.tools, process.name)
+            commands_of = split_specs(commands or [], update.owners.commands, process.name)
+            for package in dict.fromkeys([*names.names, *tools_of, *commands_of]):
+                listed = None if commands is None else commands_of.get(package, [])
+                member = names.owner(package, self.owner_name)
+                self._replace(process, member, tools_of.get(package, []), listed)
+        self._add_skills(owner, update)
+        owners = update.owners.tools if update.owners is not None else None
+        self._memory.tools_replaced(process.plan.name, specs, owners)
+
+    def _update_specs(
+        self, owner: str, update: RegistrationUpdate
+    ) -> tuple[list[ToolSpec], list[CommandSpec] | None]:
+        """The valid tools and commands (None: not listed) of an update, as declared."""
         specs, problems = update.tool_specs()
-        for problem in problems:
-            state.diagnostics.add(
+        commands, command_problems = update.command_specs()
+        for problem in [*problems, *command_problems]:
+            self._state.diagnostics.add(
                 _codes.RUNTIME_DIAGNOSTIC_INVALID(
-                    f"{owner}: invalid tool in registration update: {problem}", package=owner
+                    f"{owner}: invalid tool or command in registration update: {problem}",
+                    package=owner,
                 )
             )
         declared = self._declared.get(owner)
         if declared is not None:
             specs = [spec for spec in specs if ("tool", spec.name) in declared]
+            if commands is not None:
+                commands = [c for c in commands if ("command", c.name) in declared]
+        return specs, commands
+
+    def _replace(
+        self,
+        process: ExtensionProcess,
+        owner: str,
+        specs: list[ToolSpec],
+        command_specs: list[CommandSpec] | None,
+    ) -> None:
         held = self._held.get(owner, _Held([], []))
         tools = [self._extension_tool(process, owner, spec) for spec in specs]
-        self._memory.tools_replaced(process.plan.name, specs)
-        state.registry.unregister(owner)
-        state.diagnostics.extend(
-            state.registry.register(owner, tools=tools, commands=held.commands, hooks=held.hooks)
-        )
+        commands = held.commands
+        if command_specs is not None:
+            commands = [self._extension_command(process, owner, spec) for spec in command_specs]
+        self._register(owner, tools, commands, held.hooks)
+
+    def _add_skills(self, owner: str, update: RegistrationUpdate) -> None:
+        """Skills a runtime found while running (Pi's ``resources_discover``) join the
+        session's skills; each path once."""
+        skills, problems = update.runtime_skills()
+        for problem in problems:
+            self._state.diagnostics.add(
+                _codes.RUNTIME_DIAGNOSTIC_INVALID(
+                    f"{owner}: invalid skill in registration update: {problem}", package=owner
+                )
+            )
+        known = {str(skill.path) for skill in self._state.discovery.skills}
+        for skill in skills:
+            if skill.path not in known:
+                known.add(skill.path)
+                found = Skill(skill.name, skill.description, Path(skill.path), "package")
+                self._state.discovery.skills.append(found)
+
+
+def _prompt_command(prompt: PromptTemplate, owner: str) -> CommandEntry:
+    """A prompt template as a slash command, expanded with its ecosystem's rules (nimlet's
+    ``$ARGUMENTS``/``$@`` unless it says otherwise)."""
+    body, expand = prompt.body, prompt.expand or expand_prompt
+
+    async def handler(arguments: str) -> CommandOutcome:
+        return CommandOutcome(prompt=expand(body, arguments))
+
+    return CommandEntry(prompt.name, prompt.description, owner, handler)
 
 
 Activate = Callable[[], Awaitable[bool]]
@@ -511,6 +658,8 @@ class _Live:
 
     projector: Projector
     process: ExtensionProcess
+    package: str | None = None
+    """The package of a process hosting several its events are addressed to."""
 
     @property
     def features(self) -> frozenset[str]:
@@ -524,10 +673,11 @@ class _Live:
 
     def hook(self, owner: str, event: str, wire: str) -> HookHandler:
         process = self.process
+        addressed = {"package": self.package} if self.package is not None else None
 
         async def handler(event: str, payload: dict[str, Any]) -> ResponseMessage:
             return await process.request(
-                lambda rid: EventRequest(id=rid, event=wire, payload=payload)
+                lambda rid: EventRequest(id=rid, event=wire, payload=payload, gateway=addressed)
             )
 
         return handler

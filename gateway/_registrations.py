@@ -140,10 +140,22 @@ class RegistrationMemory:
             self._registers[owner] = register
             self._cache.store(owner, key, register, None)
 
-    def tools_replaced(self, owner: str, tools: list[ToolSpec]) -> None:
+    def tools_replaced(
+        self, owner: str, tools: list[ToolSpec], tool_owners: dict[str, str] | None = None
+    ) -> None:
+        """A new tool list; ``tool_owners`` (``register.owners``) says which package of a
+        shared process registered each, and is kept with the registration."""
         key, register = self._keys.get(owner), self._registers.get(owner)
-        if key is not None and register is not None:
-            self._cache.store(owner, key, register, tools)
+        if key is None or register is None:
+            return
+        if tool_owners is not None:
+            gateway = dict(register.gateway or {})
+            owners = dict(gateway.get("owners") or {})
+            owners["tools"] = {**(owners.get("tools") or {}), **tool_owners}
+            gateway["owners"] = owners
+            register = register.model_copy(update={"gateway": gateway})
+            self._registers[owner] = register
+        self._cache.store(owner, key, register, tools)
 
     def clear(self) -> None:
         self._keys.clear()

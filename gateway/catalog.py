@@ -14,9 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from .discovery import Discovery
 
 __all__ = [
     "CONTRIBUTION_KINDS",
@@ -31,6 +34,9 @@ __all__ = [
     "LaunchRefusal",
     "LaunchSpec",
     "Permission",
+    "PreparesInstalls",
+    "ServesResources",
+    "SharesProcesses",
 ]
 
 # The eleven kinds of the nanobot manifest, in its order (the strictest vocabulary).
@@ -213,6 +219,11 @@ class LaunchSpec:
     writes: tuple[Path, ...] = ()
     """What the runtime must write beyond the package's data and temp folders (e.g. an
     OpenClaw plugin's private ``HOME``)."""
+    share_key: str | None = None
+    """Packages whose specs carry the same key may run in one process, planned by their
+    adapter's ``plan_shared_launch`` (``SharesProcesses``). The gateway groups only those
+    with the same granted permissions, environment and timeouts, so packages with different
+    permissions never share a process. None: always a process of its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +269,8 @@ class Adapter(Protocol):
 
     def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
         """How an installed package of this ecosystem starts: a spec, a refusal saying why
-        it cannot, or None when the gateway runs it natively (nimlet's own formats)."""
+        it cannot, or None when there is nothing to start: the gateway serves it itself
+        (nimlet's own formats, or the resources of a ``ServesResources`` adapter)."""
         ...
 
     def discover(
@@ -266,6 +278,42 @@ class Adapter(Protocol):
     ) -> list[DiscoveredLaunch]:
         """Extensions in the ecosystem's own discovery directories (e.g. Pi's
         ``.pi/extensions``); most ecosystems have none and return []."""
+        ...
+
+
+@runtime_checkable
+class SharesProcesses(Protocol):
+    """An adapter whose runtime can host several packages in one process (its specs carry a
+    ``share_key``)."""
+
+    def plan_shared_launch(
+        self, entries: Sequence[CatalogEntry], home: Path
+    ) -> LaunchSpec | LaunchRefusal:
+        """One process hosting ``entries`` (in load order), which must tell the host which
+        package registered what (negotiated ``register.owners``)."""
+        ...
+
+
+@runtime_checkable
+class ServesResources(Protocol):
+    """An adapter whose packages ship files the gateway serves itself — skills it lists and
+    prompt templates that become slash commands — beside or instead of a process."""
+
+    def package_resources(self, entry: CatalogEntry) -> Discovery:
+        """The skills and prompt templates of an installed package (prompts owned by the
+        package, expanded by the ecosystem's rules). Reads files; runs nothing."""
+        ...
+
+
+@runtime_checkable
+class PreparesInstalls(Protocol):
+    """An adapter with work to do once a package is installed, before it first runs, that
+    runs none of the package's code (e.g. compiling its TypeScript into the cache its first
+    start reads)."""
+
+    def prepare_install(self, entry: CatalogEntry, home: Path) -> list[Diagnostic]:
+        """Prepare the installed package ``entry`` (its root is the installed folder). Never
+        raises; a failure is a diagnostic and the install stands."""
         ...
 
 

@@ -8,6 +8,7 @@ Project roots are read only when the workspace is trusted. Nothing here runs any
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -68,6 +69,11 @@ class PromptTemplate:
     body: str
     path: Path
     scope: str
+    owner: str | None = None
+    """The package that ships it; None for one found in the workspace or user folders."""
+    expand: Callable[[str, str], str] | None = None
+    """``(body, arguments) → prompt`` by its ecosystem's rules (e.g. Pi's positional
+    ``$1``, ``${@:2}``); None: nimlet's ``$ARGUMENTS`` / ``$@`` (``expand_prompt``)."""
 
 
 @dataclass(slots=True)

@@ -336,6 +336,9 @@ class EventRequest(_Outgoing):
     id: str
     event: str
     payload: dict[str, Any]
+    gateway: dict[str, Any] | None = None
+    """Negotiated ``register.owners``: ``{"package": id}`` addresses the event to one package
+    of a process hosting several. Omitted otherwise."""
 
 
 class CancelMessage(_Outgoing):

@@ -3,15 +3,18 @@
 // stdout, plus the negotiated additions of docs/protocol.md) that hosts Pi packages and
 // OpenClaw plugins, any mix of them, in one process. See docs/pi.md and docs/openclaw.md.
 //
-// Usage: node sidecar.mjs '<json spec>'
+// Usage: node sidecar.mjs [--protocol-fds=R,W] [--compile] '<json spec>'
 //   spec = {packages: [{id, root, entries: [absolute paths], host?: "pi" (default) | "openclaw",
+//           cache?: jiti's compile cache folder of a Pi package,
 //           ...what the host needs: docs/openclaw.md lists the OpenClaw fields}]}
+//   --compile: compile the Pi packages' TypeScript into their caches, run none of it, print
+//   one JSON line and exit (lib/pi/compile.mjs; run when a package is installed).
 //
-// The modules: lib/stdio.mjs (stdout capture; imported first), lib/state.mjs (the one state
-// object), lib/wire.mjs (the protocol), lib/features.mjs (negotiated features),
+// The modules: lib/stdio.mjs (the protocol's private descriptors; imported first),
+// lib/state.mjs (the one state object), lib/wire.mjs (the protocol), lib/features.mjs (negotiated features),
 // lib/hosts.mjs (routing across hosts), lib/pi/ and lib/openclaw/ (the hosts).
 
-import { log, send } from "./lib/stdio.mjs";
+import { args, log, send } from "./lib/stdio.mjs";
 import { diagnostic } from "./lib/diagnostics.mjs";
 import { callTool, dispatchEvent, loadHosts, registerMessage, runCommand } from "./lib/hosts.mjs";
 import { createState } from "./lib/state.mjs";
@@ -19,10 +22,15 @@ import { listen } from "./lib/wire.mjs";
 
 let spec;
 try {
-	spec = JSON.parse(process.argv[2] ?? "{}");
+	spec = JSON.parse(args.find((arg) => !arg.startsWith("--")) ?? "{}");
 } catch (error) {
 	log(`the spec argument is not JSON: ${error.message}`);
 	spec = { packages: [] };
+}
+if (args.includes("--compile")) {
+	const { compileAll } = await import("./lib/pi/compile.mjs");
+	send(compileAll(spec));
+	process.exit(0);
 }
 const state = createState(spec, send);
 

@@ -3,11 +3,15 @@
 Statically a Pi package declares only files: extension modules (code entry points),
 skills, prompt templates and themes. Its tools, commands and event handlers exist once
 the extension factory runs, so they are not in the catalog (an info diagnostic says so).
+The gateway serves its skills and prompt templates itself (``package_resources``); its
+extension modules run in the Node sidecar, which installed Pi packages share by default
+(one process per permission set: ``plan_shared_launch``).
 """
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -16,9 +20,12 @@ from adapters._fields import Fields
 from adapters._files import Inspection, safe_is_dir, type_name
 from adapters._markdown import prompt_contribution, skill_contribution
 from adapters._npm import PACKAGE_JSON, npm_dependencies, read_package
+from adapters.pi._host_versions import check_host_ranges
+from adapters.pi._precompile import compile_cache, precompile
+from adapters.pi._prompts import package_resources
 from adapters.pi._resources import RESOURCE_TYPES, Resources
 from adapters.pi.discovery import discover as discover_extensions
-from adapters.pi.runtime import plan_pi
+from adapters.pi.runtime import SHARE_KEY, PiPackage, plan_pi, plan_pi_shared, timeout
 from gateway.catalog import (
     CatalogEntry,
     Contribution,
@@ -26,6 +33,8 @@ from gateway.catalog import (
     LaunchRefusal,
     LaunchSpec,
 )
+from gateway.diagnostics import Diagnostic
+from gateway.discovery import Discovery
 
 __all__ = ["PI_HOST_PACKAGES", "PiAdapter"]
 
@@ -81,6 +90,7 @@ class PiAdapter:
                             'list it in peerDependencies as "*"'
                         )
                     )
+            check_host_ranges(inspection, raw)
         files = self._resources(inspection, raw)
         entry.entries = files["extensions"]
         entry.contributions = (
@@ -103,13 +113,32 @@ class PiAdapter:
         entry.diagnostics = inspection.finish(entry.id)
         return entry
 
-    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
+        """The Node sidecar for its extension modules (shareable with other Pi packages);
+        None for a package of skills, prompts and themes only: nothing to start, the gateway
+        serves them itself."""
         if entry.runtime != "node-sidecar":
-            return LaunchRefusal("runtime not available yet: the Node sidecar for Pi packages")
-        # Pi's agent dir (global extension settings, e.g. ~/.pi/agent/extensions/*.json)
-        # lives under the gateway home, not the user's ~/.pi.
-        agent_dir = {"PI_CODING_AGENT_DIR": str(home / "pi" / "agent")}
-        return plan_pi(entry.id, Path(entry.root), list(entry.entries), agent_dir)
+            return None
+        cache = compile_cache(home, entry.id)
+        return plan_pi(entry.id, Path(entry.root), list(entry.entries), _agent_dir(home), cache)
+
+    def plan_shared_launch(
+        self, entries: Sequence[CatalogEntry], home: Path
+    ) -> LaunchSpec | LaunchRefusal:
+        """One sidecar hosting several packages, in load order (Pi's collision rules then
+        apply across them, as in Pi, which loads every package into one process)."""
+        packages: list[PiPackage] = [
+            (e.id, Path(e.root), list(e.entries), compile_cache(home, e.id)) for e in entries
+        ]
+        return plan_pi_shared(packages, _agent_dir(home), timeout(), share_key=SHARE_KEY)
+
+    def prepare_install(self, entry: CatalogEntry, home: Path) -> list[Diagnostic]:
+        """Compile its TypeScript into the cache its first start reads (runs none of it)."""
+        return precompile(entry, home)
+
+    def package_resources(self, entry: CatalogEntry) -> Discovery:
+        """Its skills (listed) and prompt templates (slash commands expanded by Pi's rules)."""
+        return package_resources(entry)
 
     def discover(
         self, workspace: Path, user_home: Path, trusted: bool, home: Path
@@ -147,6 +176,12 @@ class PiAdapter:
             fields.string(key, allow_empty=True)
         fields.unknown(PI_KEYS, codes.PI_MANIFEST_UNKNOWN_KEY)
         return found
+
+
+def _agent_dir(home: Path) -> dict[str, str]:
+    # Pi's agent dir (global extension settings, e.g. ~/.pi/agent/extensions/*.json) lives
+    # under the gateway home, not the user's ~/.pi.
+    return {"PI_CODING_AGENT_DIR": str(home / "pi" / "agent")}
 
 
 def _peer_of_pi(data: dict[str, object]) -> bool:

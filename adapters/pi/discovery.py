@@ -16,7 +16,7 @@ from pathlib import Path
 from adapters import _codes as codes
 from adapters._files import Inspection
 from adapters.pi._resources import Resources
-from adapters.pi.runtime import _timeout, plan_pi_shared
+from adapters.pi.runtime import plan_pi_shared, timeout
 from gateway.catalog import DiscoveredLaunch
 
 __all__ = ["SHARED_NAME", "discover", "extension_dirs", "find_extensions"]
@@ -67,7 +67,7 @@ def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> lis
         return skipped
     # Pi's agent dir (extension settings) lives under the gateway home, as for packages.
     env = {"PI_CODING_AGENT_DIR": str(home / "pi" / "agent")}
-    launch = plan_pi_shared(packages, env, _timeout())
+    launch = plan_pi_shared(packages, env, timeout())
     return [*skipped, DiscoveredLaunch(name=SHARED_NAME, origin=origins[0], launch=launch)]
 
 

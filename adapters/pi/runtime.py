@@ -34,9 +34,11 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "MIN_NODE",
     "NODE_FLAGS",
+    "SHARE_KEY",
     "SIDECAR_DIR",
     "SIDECAR_SCRIPT",
     "START_TIMEOUT",
+    "PiPackage",
     "find_node",
     "install_sidecar",
     "node_version",
@@ -46,7 +48,12 @@ __all__ = [
     "plan_pi_shared",
     "sidecar_ready",
     "sidecar_script",
+    "timeout",
 ]
+
+SHARE_KEY = "pi:shared"
+"""Installed Pi packages whose launches carry it share one sidecar per permission set
+(``gateway._sharing``); it also names the shared process."""
 
 
 def find_node(minimum: tuple[int, int, int] = MIN_NODE) -> str | None:
@@ -59,42 +66,58 @@ def sidecar_ready() -> str | None:
     return _ready("pi")
 
 
-def pi_package_spec(package_id: str, root: Path, entries: Iterable[str]) -> dict[str, Any]:
-    """A package for the sidecar's Pi host: its id, root and absolute entry paths."""
-    return {
+def pi_package_spec(
+    package_id: str, root: Path, entries: Iterable[str], cache: Path | None = None
+) -> dict[str, Any]:
+    """A package for the sidecar's Pi host: its id, root and absolute entry paths, and the
+    folder of its compiled modules (jiti's cache; None: jiti's default)."""
+    spec: dict[str, Any] = {
         "id": package_id,
         "host": "pi",
         "root": str(root.resolve()),
         "entries": [str((root / rel).resolve()) for rel in entries],
     }
+    if cache is not None:
+        spec["cache"] = str(cache)
+    return spec
+
+
+PiPackage = tuple[str, Path, Sequence[str]] | tuple[str, Path, Sequence[str], Path | None]
+"""``(id, root, entry paths[, compile cache])``."""
 
 
 def plan_pi_shared(
-    packages: Sequence[tuple[str, Path, Sequence[str]]],
+    packages: Sequence[PiPackage],
     env: dict[str, str] | None = None,
     response_timeout: float | None = DEFAULT_TIMEOUT,
+    share_key: str | None = None,
 ) -> LaunchSpec | LaunchRefusal:
-    """One sidecar hosting several packages ``(id, root, entry paths)``, in load order
-    (Pi's collision rules then apply across them: first tool wins, commands get ``:N``)."""
-    specs = [pi_package_spec(i, Path(r), e) for i, r, e in packages]
+    """One sidecar hosting several packages, in load order (Pi's collision rules then
+    apply across them: first tool wins, commands get ``:N``)."""
+    specs = [pi_package_spec(p[0], Path(p[1]), p[2], *p[3:]) for p in packages]
     # Pi keeps its settings in its agent dir (under the gateway home when one is given).
     agent = (env or {}).get("PI_CODING_AGENT_DIR")
     writes = [Path(agent)] if agent else []
     for folder in writes:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # a sandbox rule needs it there
-    return plan_sidecar(specs, env, response_timeout, MIN_NODE, writes=writes)
+    return plan_sidecar(specs, env, response_timeout, MIN_NODE, share_key, writes=writes)
 
 
-def _timeout() -> float | None:
+def timeout() -> float | None:
+    """Per-request seconds: ``GATEWAY_PI_TIMEOUT`` (default 60)."""
     return request_timeout("GATEWAY_PI_TIMEOUT")
 
 
 def plan_pi(
-    package_id: str, root: Path, entries: Sequence[str], env: dict[str, str] | None = None
+    package_id: str,
+    root: Path,
+    entries: Sequence[str],
+    env: dict[str, str] | None = None,
+    cache: Path | None = None,
 ) -> LaunchSpec | LaunchRefusal:
-    """One sidecar per package (the default). ``GATEWAY_PI_TIMEOUT`` sets the per-request
-    seconds (default 60)."""
-    return plan_pi_shared([(package_id, root, entries)], env, _timeout())
+    """The sidecar for one package; installed packages with the same permissions share
+    one (the spec carries ``SHARE_KEY``)."""
+    return plan_pi_shared([(package_id, root, entries, cache)], env, timeout(), SHARE_KEY)
 
 
 def install_sidecar() -> int:

@@ -4,6 +4,7 @@ uninstall, status. Each prints a readable summary, or JSON with ``--json``."""
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from ..packages import (
     evaluate_packages,
     install,
     load_adapters,
+    prepare_install,
     uninstall,
 )
 from ..sandbox import SANDBOX_PERMISSIONS
@@ -95,14 +97,16 @@ def _refuse(
 def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
     # What installs that died left behind (their locks are free) goes first.
     collect_garbage(config.home)
+    adapters = load_adapters()
     try:
         with terminal_progress(quiet=args.json) as progress:
             report = install(
                 config.home,
                 args.source,
                 kind=args.kind,
-                inspector=load_adapters().inspect,
+                inspector=adapters.inspect,
                 progress=progress,
+                prepare=functools.partial(prepare_install, adapters, config.home),
             )
     except InstallError as error:
         refusal = _codes.INSTALL_REFUSED(str(error))

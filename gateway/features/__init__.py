@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ._extras import (
         CommandExtras,
         ExtraError,
+        Owners,
         RegisterExtras,
         RegistrationUpdate,
         RuntimeDiagnostic,
@@ -32,12 +33,15 @@ __all__ = [
     "HOST_REQUEST",
     "PROTOCOL_ADDITIONS_VERSION",
     "REGISTER_DIAGNOSTICS",
+    "REGISTER_OWNERS",
     "REGISTRATION_UPDATE",
     "RUNTIME_FEATURES",
     "TOOL_PARTS",
     "TOOL_PROGRESS",
+    "UPDATE_DIAGNOSTICS",
     "CommandExtras",
     "ExtraError",
+    "Owners",
     "RegisterExtras",
     "RegistrationUpdate",
     "RuntimeDiagnostic",
@@ -65,6 +69,14 @@ HOST_REQUEST = "host.request"
 of ``ui.input`` / ``ui.editor``. Upstream's methods need no negotiation."""
 EVENTS_EXTENDED = "events.extended"
 """Events beyond nimlet's eight (``input``, ``before_agent_start``, ``context``)."""
+REGISTER_OWNERS = "register.owners"
+"""``register.gateway.owners`` (and ``registration.owners`` in updates): which package of a
+process hosting several registered each tool and command and subscribes to each event; the
+host keeps each package's registrations under its own owner and addresses an event to one
+package with ``event.gateway.package``."""
+UPDATE_DIAGNOSTICS = "update.diagnostics"
+"""``update.gateway.diagnostics``: problems a runtime found while running (a handler that
+threw), with catalogued codes, as ``register.diagnostics`` reports those found loading."""
 
 ALL_FEATURES: tuple[str, ...] = (
     REGISTER_DIAGNOSTICS,
@@ -74,6 +86,8 @@ ALL_FEATURES: tuple[str, ...] = (
     HOST_ACTIONS,
     HOST_REQUEST,
     EVENTS_EXTENDED,
+    REGISTER_OWNERS,
+    UPDATE_DIAGNOSTICS,
 )
 
 EXTENSION_FEATURES: frozenset[str] = frozenset({REGISTER_DIAGNOSTICS})
@@ -94,6 +108,7 @@ _MODELS = frozenset(
     {
         "CommandExtras",
         "ExtraError",
+        "Owners",
         "RegisterExtras",
         "RegistrationUpdate",
         "RuntimeDiagnostic",

@@ -5,7 +5,7 @@ permission grant, trust, enable — and nothing a package contains runs before a
 Adapters are reached through an entry point, never imported (see ``_adapters``).
 """
 
-from ._adapters import NoAdapters, discover_all, load_adapters, plan_launch
+from ._adapters import NoAdapters, discover_all, load_adapters, plan_launch, prepare_install
 from ._config import (
     GATEWAY_SETTINGS,
     PackageConfigError,
@@ -50,6 +50,7 @@ __all__ = [
     "parse_config_value",
     "parse_source",
     "plan_launch",
+    "prepare_install",
     "read_package_config",
     "set_config_value",
     "uninstall",

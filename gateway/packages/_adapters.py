@@ -12,9 +12,24 @@ import functools
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from ..catalog import AdapterSet, CatalogEntry, DiscoveredLaunch, LaunchRefusal, LaunchSpec
+from ..catalog import (
+    AdapterSet,
+    CatalogEntry,
+    DiscoveredLaunch,
+    LaunchRefusal,
+    LaunchSpec,
+    PreparesInstalls,
+)
+from ..diagnostics import Diagnostic
 
-__all__ = ["ENTRY_POINT_GROUP", "NoAdapters", "discover_all", "load_adapters", "plan_launch"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "NoAdapters",
+    "discover_all",
+    "load_adapters",
+    "plan_launch",
+    "prepare_install",
+]
 
 ENTRY_POINT_GROUP = "extension_gateway.adapters"
 
@@ -46,6 +61,13 @@ def plan_launch(
     if adapter is None:
         return LaunchRefusal(f"no adapter is installed for {entry.ecosystem} packages")
     return adapter.plan_launch(entry, home)
+
+
+def prepare_install(adapters: AdapterSet, home: Path, entry: CatalogEntry) -> list[Diagnostic]:
+    """What the entry's adapter does once the package is installed (``PreparesInstalls``);
+    most have nothing to do."""
+    adapter = adapters.adapter(entry.ecosystem)
+    return adapter.prepare_install(entry, home) if isinstance(adapter, PreparesInstalls) else []
 
 
 def discover_all(

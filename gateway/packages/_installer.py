@@ -50,6 +50,8 @@ __all__ = ["InstallError", "InstallReport", "collect_garbage", "install", "unins
 _STAGING = ".staging"
 Checkpoint = Callable[[str], None]
 """Called with the name of each step; tests use it to kill the process between steps."""
+Prepare = Callable[[CatalogEntry], list[Diagnostic]]
+"""Work on an installed package that runs none of its code (``prepare_install``)."""
 
 
 class InstallError(Exception):
@@ -121,9 +123,12 @@ def install(
     limits: InstallLimits | None = None,
     checkpoint: Checkpoint = _noop,
     progress: Progress = no_progress,
+    prepare: Prepare | None = None,
 ) -> InstallReport:
     """Install a package; nothing it contains runs. Raises ``InstallError``. ``progress``
-    is told each step as it begins (fetching, installing dependencies, verifying, …)."""
+    is told each step as it begins (fetching, installing dependencies, verifying, …).
+    ``prepare`` (e.g. ``prepare_install`` of the adapters) runs once it is recorded, on the
+    entry rooted at its installed folder; what it reports joins the report's diagnostics."""
     if not source_text.strip():
         # Path("") is the current folder: an empty argument must not install it.
         raise InstallError("no source given: name a folder, a git URL or an npm spec")
@@ -137,10 +142,15 @@ def install(
     with held(lock_path(packages, f"staging-{name}")):
         private_dir(staging)
         try:
-            return _install(home, source, staging, inspector, limits, checkpoint, progress)
+            report = _install(home, source, staging, inspector, limits, checkpoint, progress)
         finally:
             remove_tree(staging)
             _unlink(lock_path(packages, f"staging-{name}"))
+    if prepare is not None:
+        progress("preparing it to run (e.g. compiling its TypeScript; nothing of it runs)")
+        installed = dataclasses.replace(report.entry, root=str(report.package.record.path))
+        report.diagnostics.extend(prepare(installed))
+    return report
 
 
 def _install(

@@ -1,8 +1,10 @@
-// Diagnostics a host reports while loading its packages; sent in `register.gateway.diagnostics`
-// (negotiated `register.diagnostics`) and always written to the log. CODES is every code the
-// sidecar emits; each must be catalogued on the Python side (adapters/_codes.py), which
-// tests/sidecars/test_names.py checks.
+// Diagnostics a host reports while loading its packages, sent in `register.gateway.diagnostics`
+// (negotiated `register.diagnostics`), and those found later while running (a handler that
+// threw), sent in `update.gateway.diagnostics` (negotiated `update.diagnostics`); all are
+// written to the log. CODES is every code the sidecar emits; each must be catalogued on the
+// Python side (adapters/_codes.py), which tests/sidecars/test_names.py checks.
 
+import { FEATURE, offered } from "./features.mjs";
 import { log } from "./stdio.mjs";
 
 export const CODES = Object.freeze([
@@ -11,6 +13,7 @@ export const CODES = Object.freeze([
 	"pi.command_renamed",
 	"pi.event_unmapped",
 	"pi.load_failed",
+	"pi.handler_failed",
 	"sidecar.name_conflict",
 	"openclaw.load_failed",
 	"openclaw.sdk_unavailable",
@@ -32,10 +35,24 @@ export const CODES = Object.freeze([
 	"openclaw.id_mismatch",
 ]);
 
-export function diagnostic(state, code, message, contribution) {
+/** `pkg`: the id of the package it concerns, when the host knows it (sent only with
+ * negotiated `register.owners`, which attributes everything to packages). */
+export function diagnostic(state, code, message, contribution, pkg) {
 	if (!CODES.includes(code)) throw new Error(`uncatalogued diagnostic code ${code}`);
 	const item = { code, message };
 	if (contribution) item.contribution = contribution;
-	state.diagnostics.push(item);
+	if (pkg) item.package = pkg;
 	log(`${code}: ${message}`);
+	if (!state.registered) {
+		state.diagnostics.push(item); // the host's features may not be known yet
+	} else if (offered(state, FEATURE.diagnosticsUpdate)) {
+		state.send({ type: "update", gateway: { diagnostics: [wireDiagnostic(state, item)] } });
+	}
+}
+
+/** A diagnostic as the host may receive it (`package` only with `register.owners`). */
+export function wireDiagnostic(state, item) {
+	if (item.package === undefined || offered(state, FEATURE.owners)) return item;
+	const { package: _omitted, ...rest } = item;
+	return rest;
 }

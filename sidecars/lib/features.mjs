@@ -11,6 +11,8 @@ export const FEATURE = Object.freeze({
 	actions: "host.actions",
 	hostRequest: "host.request",
 	extendedEvents: "events.extended",
+	owners: "register.owners",
+	diagnosticsUpdate: "update.diagnostics",
 });
 
 export const FEATURES = Object.freeze(Object.values(FEATURE));

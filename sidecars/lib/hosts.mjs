@@ -6,9 +6,13 @@
 //
 // A host is {ecosystem, tools() -> [ToolSpec], callTool(name, message, signal),
 // commands() -> [{name, description}], runCommand(name, message, signal, current),
-// events() -> [canonical names], onEvent(event, payload, signal, message) -> reply}.
+// events() -> [canonical names], onEvent(event, payload, signal, message) -> reply}, and
+// optionally owner(kind, name) -> package id, eventOwners() -> {event: [package ids]} (then its
+// onEvent runs only the packages of `message.gateway.package` when given), skills() ->
+// [{name, description, path, package}]. A host without owner/eventOwners has everything it
+// registers attributed to its first package (negotiated `register.owners`).
 
-import { diagnostic } from "./diagnostics.mjs";
+import { diagnostic, wireDiagnostic } from "./diagnostics.mjs";
 import { FEATURE, offered } from "./features.mjs";
 import { log } from "./stdio.mjs";
 import { update } from "./wire.mjs";
@@ -46,7 +50,9 @@ export async function loadHosts(state) {
 		}
 		try {
 			const { loadHost } = await kind.load();
-			state.hosts.push(await loadHost(state, packages));
+			const host = await loadHost(state, packages);
+			host.packageIds = packages.map((p) => p.id);
+			state.hosts.push(host);
 		} catch (error) {
 			diagnostic(state, kind.failed, `sidecar failed to load packages: ${error?.stack ?? error}`);
 		}
@@ -77,28 +83,69 @@ function claim(state, routes, name, route, kind) {
 	diagnostic(state, "sidecar.name_conflict", message, name);
 }
 
+// A host that cannot say which of its packages did something: only a host of one package
+// attributes it; otherwise it stays with the process (its events then run every handler).
+const sole = (host) => (host.packageIds.length === 1 ? host.packageIds[0] : undefined);
+
+function eventOwnersOf(host) {
+	if (host.eventOwners) return host.eventOwners();
+	const only = sole(host);
+	return only === undefined ? {} : Object.fromEntries(host.events().map((event) => [event, [only]]));
+}
+
+/** Which package registered each tool and command, and which packages subscribe to each event. */
+function owners(state, withEvents) {
+	const of = (kind, routes) =>
+		Object.fromEntries(
+			[...routes]
+				.map(([name, { host }]) => [name, host.owner?.(kind, name) ?? sole(host)])
+				.filter(([, owner]) => owner !== undefined),
+		);
+	const found = { tools: of("tool", state.routes.tools), commands: of("command", state.routes.commands) };
+	if (!withEvents) return found;
+	found.events = {};
+	for (const host of state.hosts) {
+		for (const [event, ids] of Object.entries(eventOwnersOf(host))) {
+			found.events[event] = [...new Set([...(found.events[event] ?? []), ...ids])];
+		}
+	}
+	return found;
+}
+
+function commandSpecs(state) {
+	return [...state.routes.commands.values()].map(({ command }) => ({ name: command.name, description: command.description ?? "" }));
+}
+
 export function registerMessage(state) {
 	refreshRoutes(state);
 	const tools = [...state.routes.tools.values()].map((route) => route.spec);
-	const commands = [...state.routes.commands.values()].map(({ command }) => ({ name: command.name, description: command.description ?? "" }));
 	const events = [...new Set(state.hosts.flatMap((host) => host.events()))];
-	const register = { type: "register", commands, tools, events };
+	const register = { type: "register", commands: commandSpecs(state), tools, events };
+	const extras = {};
 	if (offered(state, FEATURE.diagnostics) && state.diagnostics.length) {
-		register.gateway = { diagnostics: state.diagnostics };
+		extras.diagnostics = state.diagnostics.map((item) => wireDiagnostic(state, item));
 	}
+	if (offered(state, FEATURE.owners)) extras.owners = owners(state, true);
+	if (Object.keys(extras).length) register.gateway = extras;
 	return register;
 }
 
-/** Tell the host the complete current tool list (negotiated `registration.update`). */
+/** Tell the host the complete current tools, commands and skills (negotiated
+ * `registration.update`; with `register.owners`, who registered each). */
 export function sendRegistrationDelta(state) {
 	if (!state.registered) return;
 	refreshRoutes(state);
 	if (!offered(state, FEATURE.registrationUpdate)) {
-		log("tools changed after register; the host did not negotiate registration.update");
+		log("tools, commands or skills changed after register; the host did not negotiate registration.update");
 		return;
 	}
 	const tools = [...state.routes.tools.values()].map((route) => route.spec);
-	update(state, { gateway: { registration: { tools, active: tools.map((t) => t.name) } } });
+	const registration = { tools, active: tools.map((t) => t.name), commands: commandSpecs(state) };
+	const skills = state.hosts.flatMap((host) => host.skills?.() ?? []);
+	const attributed = offered(state, FEATURE.owners);
+	if (skills.length) registration.skills = skills.map(({ package: pkg, ...skill }) => (attributed ? { ...skill, package: pkg } : skill));
+	if (attributed) registration.owners = owners(state, false);
+	update(state, { gateway: { registration } });
 }
 
 export async function callTool(state, message, signal) {
@@ -114,7 +161,21 @@ export async function runCommand(state, message, signal, current) {
 }
 
 export async function dispatchEvent(state, message, signal) {
-	const hosts = state.hosts.filter((host) => host.events().includes(message.event));
+	const target = message.gateway?.package;
+	const subscribed = state.hosts.filter((host) => host.events().includes(message.event));
+	// With `register.owners`, an event a host attributes to its packages comes addressed to
+	// one of them (only that package's handlers run); an event without an address runs the
+	// handlers nobody attributes.
+	const hosts =
+		target !== undefined
+			? subscribed.filter((host) => (eventOwnersOf(host)[message.event] ?? []).includes(target))
+			: offered(state, FEATURE.owners)
+				? subscribed.filter((host) => !(message.event in eventOwnersOf(host)))
+				: subscribed;
+	return foldOrOne(hosts, message, signal);
+}
+
+function foldOrOne(hosts, message, signal) {
 	const payload = message.payload ?? {};
 	if (hosts.length === 1) return hosts[0].onEvent(message.event, payload, signal, message);
 	return fold(hosts, message, { ...payload }, signal);

@@ -6,7 +6,7 @@
 import readline from "node:readline";
 import { FEATURE, negotiate, offered } from "./features.mjs";
 import { currentRequest } from "./state.mjs";
-import { log } from "./stdio.mjs";
+import { log, protocolInput } from "./stdio.mjs";
 
 /** An unsolicited side effect (status, widget, notification, entry, gateway additions). */
 export function update(state, fields) {
@@ -65,9 +65,7 @@ export function hostAction(state, action, label) {
 	}
 }
 
-async function serveRequest(state, message, serve) {
-	const controller = new AbortController();
-	state.pending.set(message.id, controller);
+async function serveRequest(state, message, serve, controller) {
 	const current = { kind: message.type, messages: [], actions: [], prompt: undefined };
 	let reply;
 	try {
@@ -78,7 +76,7 @@ async function serveRequest(state, message, serve) {
 	} finally {
 		state.pending.delete(message.id);
 	}
-	if (controller.signal.aborted) return; // the host gave up on it; no reply expected
+	if (controller.cancelled) return; // the host gave up on it; no reply expected
 	if (current.actions.length && offered(state, FEATURE.actions)) {
 		reply.gateway = { ...(reply.gateway ?? {}), actions: current.actions };
 	}
@@ -103,7 +101,10 @@ const MESSAGES = {
 	command: request,
 	event: request,
 	cancel(state, message) {
-		state.pending.get(message.id)?.abort(new Error("cancelled by the host"));
+		const controller = state.pending.get(message.id);
+		if (!controller) return;
+		controller.cancelled = true;
+		controller.abort(new Error("cancelled by the host"));
 	},
 	host_response(state, message) {
 		settle(state.hostWaiters, message.id, { result: message.result, error: message.error });
@@ -116,13 +117,20 @@ const MESSAGES = {
 	},
 };
 
+// The request is in `pending` from the moment its line is read, so a `cancel` read in the
+// same chunk finds it; a request cancelled before loading finished never runs.
 function request(state, message, app) {
-	app.loaded.then(() => serveRequest(state, message, app.serve));
+	const controller = new AbortController();
+	state.pending.set(message.id, controller);
+	app.loaded.then(() => {
+		if (controller.cancelled) state.pending.delete(message.id);
+		else serveRequest(state, message, app.serve, controller);
+	});
 }
 
 /** Serve stdin until it closes or the host says `shutdown`. */
 export function listen(state, app) {
-	const input = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+	const input = readline.createInterface({ input: protocolInput(), crlfDelay: Infinity });
 	input.on("line", (line) => {
 		if (!line.trim()) return;
 		let message;

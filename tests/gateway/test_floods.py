@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gateway import open_gateway
-from gateway.diagnostics import REPEAT_LIMIT, Diagnostics, Severity, define_code
-
-NOISE = define_code("test.noise", Severity.WARNING, "Test noise.", "None.")
+from gateway._codes import PROTOCOL_INVALID_JSON as NOISE
+from gateway.diagnostics import REPEAT_LIMIT, Diagnostics
 
 
 def test_the_first_fifty_of_a_code_are_kept_then_one_says_the_rest_are_counted() -> None:
@@ -16,9 +15,9 @@ def test_the_first_fifty_of_a_code_are_kept_then_one_says_the_rest_are_counted()
     for n in range(REPEAT_LIMIT + 30):
         kept.add(NOISE(f"noise {n}", package="p"))
     codes = [d.code for d in kept]
-    assert codes.count("test.noise") == REPEAT_LIMIT
+    assert codes.count("protocol.invalid_json") == REPEAT_LIMIT
     assert codes[-1] == "diagnostics.repeated" and codes.count("diagnostics.repeated") == 1
-    assert kept.suppressed == {("test.noise", "p"): 30}
+    assert kept.suppressed == {("protocol.invalid_json", "p"): 30}
 
 
 def test_another_package_or_code_has_its_own_count() -> None:
@@ -26,7 +25,7 @@ def test_another_package_or_code_has_its_own_count() -> None:
     for n in range(REPEAT_LIMIT + 1):
         kept.add(NOISE(f"noise {n}", package="p"))
     kept.add(NOISE("from q", package="q"))
-    assert [d.package for d in kept if d.code == "test.noise"].count("q") == 1
+    assert [d.package for d in kept if d.code == "protocol.invalid_json"].count("q") == 1
 
 
 def _rss_kib() -> int:

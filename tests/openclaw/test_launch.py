@@ -117,9 +117,10 @@ async def test_discovery_roots_precedence_and_trust(workspace: Any) -> None:
     plugin(user, "dup-of-installed", "taken", "never_tool")
     plugin(user, "only-user", "only-user", "only_user_tool")
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        # One sidecar hosts the discovered plugins; each tool keeps its plugin as owner.
         owners = {t.name: t.owner for t in gateway.tools()}
-        assert owners == {"installed_tool": "installed-pkg", "project_tool": "openclaw:discovered",
-                          "only_user_tool": "openclaw:discovered"}  # fmt: skip
+        assert owners == {"installed_tool": "installed-pkg", "project_tool": "openclaw:shared-id",
+                          "only_user_tool": "openclaw:only-user"}  # fmt: skip
         conflicts = [
             d.message for d in gateway.diagnostics if d.code == "openclaw.plugin_id_conflict"
         ]

@@ -64,11 +64,12 @@ async def test_one_sidecar_process_hosts_pi_and_openclaw_together(
     )
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         assert len(gateway.processes) == 1
-        assert [h.owner for h in gateway.registry.hooks("tool_call")] == ["mixed-claw"]
+        # Each package keeps its own owner (register.owners), in the process's spec order.
+        assert [h.owner for h in gateway.registry.hooks("tool_call")] == ["mixed-pi", "mixed-claw"]
         tool = gateway.registry.tool("pi_greet")
-        assert tool is not None and tool.owner == "mixed-claw"  # the process's owner
+        assert tool is not None and tool.owner == "mixed-pi"
         greeted = await gateway.call_tool("pi_greet", {"name": "bo"})
-        # Inside the process the Pi host answers first (spec order), then OpenClaw rewrites.
+        # The Pi package's hook answers first (spec order), then OpenClaw's rewrites.
         assert greeted.content == "hello BO"
         assert (await gateway.run_command("pi-seen")).message == 'pi_greet:{"name":"bo"}'
     (hosts,) = specs

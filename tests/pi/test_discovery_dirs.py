@@ -83,14 +83,17 @@ async def test_subdirectories_index_and_manifest(workspace: Any) -> None:
         assert "ignored" not in {c.name for c in gateway.registry.commands()}
 
 
-async def test_discovered_extensions_share_one_sidecar(workspace: Any) -> None:
+async def test_discovered_extensions_share_one_sidecar_each_under_its_own_owner(
+    workspace: Any,
+) -> None:
     write(project_dir(workspace) / "one.ts", extension("one"))
     write(user_dir(workspace) / "two.js", extension("two").replace(": any", ""))
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         assert len(gateway.processes) == 1
+        assert gateway.processes[0].name == "pi:discovered"
         assert await run(gateway, "one") == await run(gateway, "two")
-        owners = {c.owner for c in gateway.registry.commands() if c.name in ("one", "two")}
-        assert owners == {"pi:discovered"}
+        owners = {c.name: c.owner for c in gateway.registry.commands() if c.name in ("one", "two")}
+        assert owners == {"one": "pi:one.ts", "two": "pi:two.js"}
 
 
 async def test_nothing_discovered_starts_no_sidecar(workspace: Any) -> None:

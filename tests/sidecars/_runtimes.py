@@ -158,6 +158,16 @@ def _plan_pi(scratch: Path) -> Launch:
     return _launch(plan_pi(entry.id, root, list(entry.entries)), scratch)
 
 
+def _plan_pi_bare(scratch: Path) -> Launch:
+    """The sidecar started as a plain nimlet host would start it: ``node sidecar.mjs SPEC``,
+    protocol on fds 0/1 (it moves the protocol off them itself)."""
+    launch = _plan_pi(scratch)
+    shell, node = launch.command.index("-c"), launch.command.index("-c") + 2
+    assert launch.command[shell - 1] == "/bin/sh", launch.command
+    bare = [arg for arg in launch.command[node:] if not arg.startswith("--protocol-fds=")]
+    return Launch(bare, launch.env, launch.cwd)
+
+
 def _plan_nanobot(scratch: Path) -> Launch:
     entry = load_adapters().inspect(FIXTURES / "nanobot-contract")
     return _launch(plan_nanobot(entry, scratch / "home"), scratch)
@@ -194,12 +204,6 @@ def _pi_unavailable() -> str | None:
     return f"Pi sidecar not available: {problem}" if problem else None
 
 
-_PI_FD_1 = (
-    "pi-sidecar.mjs keeps the protocol on file descriptor 1 and only patches "
-    "process.stdout.write and console: fs.writeSync(1, …) and child processes inheriting stdout "
-    "write into the protocol"
-)
-
 _SIDECAR_BEHAVIOURS = frozenset({"echo", "slow", "crash", "crash_child", "noisy", "big"})
 
 RUNTIMES: tuple[Runtime, ...] = (
@@ -215,15 +219,17 @@ RUNTIMES: tuple[Runtime, ...] = (
         uses_extras=True,
         restarts=True,
         unavailable=_pi_unavailable(),
-        known_bugs={
-            "stdout:fd": _PI_FD_1,
-            "stdout:child": _PI_FD_1,
-            "crash:leaving-a-child": _PI_FD_1 + "; so its end of output never comes while the "
-            "child lives, and the gateway does not see the crash",
-            "cancel_at_once": "pi-sidecar.mjs starts a request in a microtask (loaded.then), so "
-            "a cancel read in the same chunk finds nothing in state.pending and is dropped: the "
-            "call runs on and is answered after its cancel",
-        },
+    ),
+    Runtime(
+        name="pi-bare",
+        plan=_plan_pi_bare,
+        prepare=_installer("pi-contract"),
+        call=_package_call,
+        behaviours=_SIDECAR_BEHAVIOURS,
+        features=RUNTIME_FEATURES,
+        uses_extras=True,
+        restarts=True,
+        unavailable=_pi_unavailable(),
     ),
     Runtime(
         name="nanobot",

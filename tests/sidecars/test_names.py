@@ -33,22 +33,24 @@ const lib = (name) => import(new URL(`lib/${name}`, process.argv[1]).href);
 const { FEATURES } = await lib("features.mjs");
 const { CODES } = await lib("diagnostics.mjs");
 const { FOLD } = await lib("hosts.mjs");
-fs.writeSync(1, JSON.stringify({ FEATURES, CODES, FOLD }));
+// Importing the sidecar's modules moves its stdout away (lib/stdio.mjs): a file it is.
+fs.writeFileSync(process.argv[2], JSON.stringify({ FEATURES, CODES, FOLD }));
 process.exit(0);
 """
 
 
 @pytest.fixture(scope="module")
-def sidecar() -> dict[str, Any]:
+def sidecar(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     assert NODE is not None
-    done = subprocess.run(
-        [NODE, "--input-type=module", "-e", READ, SIDECAR_DIR.as_uri() + "/"],
+    out = tmp_path_factory.mktemp("names") / "values.json"
+    subprocess.run(
+        [NODE, "--input-type=module", "-e", READ, SIDECAR_DIR.as_uri() + "/", str(out)],
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     )
-    values: dict[str, Any] = json.loads(done.stdout)
+    values: dict[str, Any] = json.loads(out.read_text())
     return values
 
 

@@ -174,6 +174,8 @@ function openclawHost(state, oc) {
 		},
 		commands: () => [...oc.commands.values()].map(({ name, definition }) => ({ name, description: definition.description })),
 		events: () => (events ??= subscribedEvents(state, oc)),
+		// Which plugin package registered a tool or command (negotiated `register.owners`).
+		owner: (kind, name) => (kind === "tool" ? oc.tools : oc.commands).get(name)?.plugin?.packageId,
 		callTool: (name, message, signal) => callTool(state, oc, name, message, signal),
 		runCommand: (name, message, _signal, current) => runCommand(state, oc, name, message, current),
 		onEvent: (event, payload, signal, message) => onEvent(state, oc, event, payload, signal, message),

@@ -5,6 +5,7 @@
 import { log } from "../stdio.mjs";
 import { askQuestion, hostAction, hostRequest, update } from "../wire.mjs";
 import { workspace } from "../state.mjs";
+import { piTheme } from "./modules.mjs";
 import { unsupported } from "./registry.mjs";
 
 const LABEL = "[pi]";
@@ -90,7 +91,11 @@ function makeUi(state) {
 		setTheme: () => ({ success: false, error: "UI not available" }),
 		getToolsExpanded: () => false,
 		setToolsExpanded() {},
-		theme: undefined,
+		// Pi's print and RPC modes: pi's theme, so handlers that format text with
+		// theme.fg/bold work; the text carries its ANSI styling (loaded on first use).
+		get theme() {
+			return piTheme();
+		},
 	};
 }
 

@@ -1,75 +1,10 @@
 // Canonical events → the Pi events they drive, with Pi's return rules (docs/pi.md, "Events").
 // One small handler per canonical event; each returns the protocol reply.
 
-import { diagnostic } from "../diagnostics.mjs";
 import { contentText } from "../content.mjs";
-import { FEATURE, offered } from "../features.mjs";
-import { log } from "../stdio.mjs";
 import { makeContext, refreshEntries } from "./context.mjs";
-import { extensionPath } from "./registry.mjs";
-
-// Canonical (nimlet) event -> the Pi events it drives, in Pi's order.
-const NIMLET_EVENTS = {
-	tool_call: ["tool_execution_start", "tool_call"],
-	tool_result: ["tool_result", "tool_execution_end"],
-	turn_start: ["agent_start", "turn_start"],
-	turn_end: ["turn_end", "agent_end"],
-	session_start: ["session_start", "resources_discover"],
-	session_end: ["session_shutdown"],
-	session_before_compact: ["session_before_compact"],
-	session_compact: ["session_compact"],
-};
-// Canonical events beyond nimlet's eight (negotiated `events.extended`): mapped only when the
-// host announced the feature; otherwise their Pi handlers stay unmapped.
-// Pi's message_start / message_end run for the user message (message_received) and for the
-// assistant reply (message_sending, where message_end may replace it).
-const EXTENDED_EVENTS = {
-	input: ["input"],
-	before_agent_start: ["before_agent_start"],
-	context: ["context"],
-	message_received: ["message_start", "message_end"],
-	message_sending: ["message_start", "message_end"],
-};
-
-function canonicalsFor(state, piEvent) {
-	const tables = offered(state, FEATURE.extendedEvents) ? [NIMLET_EVENTS, EXTENDED_EVENTS] : [NIMLET_EVENTS];
-	return tables.flatMap((table) => Object.keys(table).filter((canonical) => table[canonical].includes(piEvent)));
-}
-
-/** The canonical events the extensions listen to; an event with no mapping is reported. */
-export function subscribedEvents(state, pi) {
-	const events = new Set();
-	for (const { ext, root } of pi.extensions) {
-		for (const piEvent of ext.handlers.keys()) {
-			const canonicals = canonicalsFor(state, piEvent);
-			for (const canonical of canonicals) events.add(canonical);
-			if (!canonicals.length && !pi.reportedEvents.has(piEvent)) {
-				pi.reportedEvents.add(piEvent);
-				const message = `event "${piEvent}" (${extensionPath(root, ext)}) has no canonical mapping in this host; its handlers never run`;
-				diagnostic(state, "pi.event_unmapped", message, piEvent);
-			}
-		}
-	}
-	return [...events];
-}
-
-// `event` is the event object, or a function that builds a fresh one for each handler (for the
-// events whose payload chains from handler to handler). `each(result)` may return "stop".
-async function runHandlers(pi, piEvent, event, ctx, each) {
-	for (const { ext } of pi.extensions) {
-		for (const handler of [...(ext.handlers.get(piEvent) ?? [])]) {
-			let result;
-			try {
-				result = await handler(typeof event === "function" ? event() : event, ctx);
-			} catch (error) {
-				if (piEvent === "tool_call") throw error; // pi: tool_call errors block the tool
-				log(`handler for ${piEvent} in ${ext.path} failed: ${error?.stack ?? error}`);
-				continue;
-			}
-			if (each && (await each(result)) === "stop") return;
-		}
-	}
-}
+import { loopState, runHandlers } from "./dispatch.mjs";
+import { addDiscovered } from "./resources.mjs";
 
 // A Pi custom message ({customType, content, display, details}) as a canonical message.
 function canonicalMessage(message) {
@@ -128,27 +63,35 @@ const HANDLERS = {
 		return reply;
 	},
 
-	async turn_start({ pi, run }) {
-		if (pi.session.turnIndex === 0 || !pi.session.inAgent) await run("agent_start", { type: "agent_start" });
-		pi.session.inAgent = true;
-		await run("turn_start", { type: "turn_start", turnIndex: pi.session.turnIndex, timestamp: Date.now() });
+	async turn_start({ loop, run }) {
+		if (loop.turnIndex === 0 || !loop.inAgent) await run("agent_start", { type: "agent_start" });
+		loop.inAgent = true;
+		await run("turn_start", { type: "turn_start", turnIndex: loop.turnIndex, timestamp: Date.now() });
 		return {};
 	},
 
-	async turn_end({ pi, run, payload }) {
-		const turnIndex = pi.session.turnIndex++;
+	async turn_end({ loop, run, payload }) {
+		const turnIndex = loop.turnIndex++;
 		await run("turn_end", { type: "turn_end", turnIndex, message: undefined, toolResults: [], interrupted: Boolean(payload.interrupted) });
 		await run("agent_end", { type: "agent_end", messages: [] });
-		pi.session.inAgent = false;
+		loop.inAgent = false;
 		return {};
 	},
 
-	async session_start({ state, pi, run, payload, ctx }) {
+	async session_start({ state, pi, loop, run, payload, ctx }) {
 		await refreshEntries(state, pi);
-		const reason = payload.reason ?? (pi.session.started ? "new" : "startup");
-		pi.session.started = true;
+		const reason = payload.reason ?? (loop.started ? "new" : "startup");
+		loop.started = true;
 		await run("session_start", { type: "session_start", reason });
-		await run("resources_discover", { type: "resources_discover", cwd: ctx.cwd, reason: "startup" });
+		// Pi's extendResourcesFromExtensions: the paths every handler returns are loaded as
+		// skills and prompt templates for this session (themes: TUI only).
+		const found = [];
+		await run("resources_discover", { type: "resources_discover", cwd: ctx.cwd, reason: "startup" }, (result, item) => {
+			for (const kind of ["skillPaths", "promptPaths"]) {
+				for (const where of Array.isArray(result?.[kind]) ? result[kind] : []) found.push({ kind, path: String(where), item });
+			}
+		});
+		if (found.length) await addDiscovered(state, pi, found, ctx.cwd);
 		return {};
 	},
 
@@ -269,6 +212,7 @@ const HANDLERS = {
 export async function onEvent(state, pi, event, payload, signal, message) {
 	if (!Object.hasOwn(HANDLERS, event)) return {};
 	const ctx = makeContext(state, pi, signal, false);
-	const run = (piEvent, piPayload, each) => runHandlers(pi, piEvent, piPayload, ctx, each);
-	return HANDLERS[event]({ state, pi, run, payload, message, ctx, signal });
+	const target = typeof message.gateway?.package === "string" ? message.gateway.package : undefined;
+	const run = (piEvent, piPayload, each) => runHandlers(state, pi, target, piEvent, piPayload, ctx, each);
+	return HANDLERS[event]({ state, pi, loop: loopState(pi, target), run, payload, message, ctx, signal });
 }

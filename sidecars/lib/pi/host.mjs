@@ -3,78 +3,72 @@
 // names, jiti, the transactional load and pi's error texts all come from upstream) and serves
 // their tools, commands and events. See docs/pi.md.
 
-import { registerHooks } from "node:module";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { errorReply, toolReply, contentText } from "../content.mjs";
 import { diagnostic } from "../diagnostics.mjs";
 import { hostExec, progress } from "../wire.mjs";
+import { eventBusUrl, loaderUrl, piTheme, themeLoaded } from "./modules.mjs";
 import { makeContext, refreshEntries } from "./context.mjs";
-import { onEvent, subscribedEvents } from "./events.mjs";
+import { eventOwners } from "./dispatch.mjs";
+import { onEvent } from "./events.mjs";
+import { useCache } from "./jiti.mjs";
 import { activeToolSpecs, collectCommands, collectTools, isActive, reportRuntimeUnsupported, reportUnsupported } from "./registry.mjs";
 import { bindRuntime } from "./runtime.mjs";
-
-// The package's exports map only exposes its index; the loader module is imported by file URL
-// so `loadExtensions` (explicit paths, no auto-discovery of .pi/extensions) is reachable.
-const piDist = path.dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")));
-const loaderUrl = pathToFileURL(path.join(piDist, "core/extensions/loader.js")).href;
-const eventBusUrl = pathToFileURL(path.join(piDist, "core/event-bus.js")).href;
-const execShimUrl = new URL("./exec.mjs", import.meta.url).href;
-
-// pi's loader imports `../exec.js` for `pi.exec()`; that one import is redirected to
-// ./exec.mjs, which asks the host (host.request `exec`) when it was offered.
-registerHooks({
-	resolve(specifier, context, nextResolve) {
-		if (specifier === "../exec.js" && context.parentURL === loaderUrl) {
-			return { url: execShimUrl, shortCircuit: true };
-		}
-		return nextResolve(specifier, context);
-	},
-});
 
 function newPi() {
 	return {
 		extensions: [], // {ext, packageId, root}, in load order
 		tools: new Map(), // name -> {definition, ext, packageId, extPath}
-		commands: new Map(), // invocation name -> {command, packageId}
+		commands: new Map(), // invocation name -> {command, packageId, source?: "prompt"}
 		activeTools: null, // Set of names, or null (= all)
 		conflicts: new Set(), // tool conflicts already reported
 		reportedEvents: new Set(), // unmapped Pi events already reported
-		session: { started: false, turnIndex: 0, inAgent: false, entries: [], hostEntries: null, name: undefined },
+		reportedErrors: new Set(), // handler failures already reported (dispatch.mjs)
+		skills: [], // {name, description, path, package} from resources_discover (resources.mjs)
+		loops: new Map(), // package id ("" = all) -> {started, turnIndex, inAgent} (dispatch.mjs)
+		session: { entries: [], hostEntries: null, name: undefined },
 	};
 }
 
 export async function loadHost(state, packages) {
-	const { setHostExec } = await import(execShimUrl);
+	const { setHostExec } = await import("./exec.mjs");
 	setHostExec((command, args, cwd, options) => hostExec(state, command, args, cwd, options?.timeout));
-	const { loadExtensions, createExtensionRuntime } = await import(loaderUrl);
-	const { createEventBus } = await import(eventBusUrl);
+	const [{ loadExtensions, createExtensionRuntime }, { createEventBus }] = await Promise.all([import(loaderUrl), import(eventBusUrl)]);
 	const pi = newPi();
 	const eventBus = createEventBus();
 	const runtime = createExtensionRuntime();
 	for (const pkg of packages) {
+		useCache(pkg.cache); // where this package's compiled modules are (compile.mjs)
 		const result = await loadExtensions(pkg.entries, process.cwd(), eventBus, runtime);
 		for (const error of result.errors) {
 			const where = path.relative(pkg.root, error.path) || error.path;
-			diagnostic(state, "pi.load_failed", `${where}: ${error.error}`, path.relative(pkg.root, error.path));
+			diagnostic(state, "pi.load_failed", `${where}: ${error.error}`, path.relative(pkg.root, error.path), pkg.id);
 		}
 		for (const ext of result.extensions) pi.extensions.push({ ext, packageId: pkg.id, root: pkg.root });
 	}
+	useCache(undefined);
+	// Every pi mode initialises the theme at start; it is loaded only when something uses
+	// it (an extension importing pi's theme, or ctx.ui.theme): most packages never do.
+	if (themeLoaded()) piTheme();
 	bindRuntime(state, pi, runtime);
 	collectTools(state, pi, false);
 	collectCommands(state, pi);
 	reportUnsupported(state, pi);
-	reportRuntimeUnsupported(state, runtime);
+	reportRuntimeUnsupported(state, pi, runtime);
 	return piHost(state, pi);
 }
 
 function piHost(state, pi) {
-	let events = null; // computed once the host's features are known (at register)
+	let owners = null; // computed once the host's features are known (at register)
+	const events = () => (owners ??= eventOwners(state, pi));
 	return {
 		ecosystem: "pi",
 		tools: () => activeToolSpecs(pi),
 		commands: () => [...pi.commands.entries()].map(([name, c]) => ({ name, description: c.command.description ?? "" })),
-		events: () => (events ??= subscribedEvents(state, pi)),
+		events: () => Object.keys(events()),
+		eventOwners: events,
+		owner: (kind, name) => (kind === "tool" ? pi.tools : pi.commands).get(name)?.packageId,
+		skills: () => pi.skills,
 		callTool: (name, message, signal) => callTool(state, pi, name, message, signal),
 		runCommand: (name, message, signal, current) => runCommand(state, pi, name, message, signal, current),
 		onEvent: (event, payload, signal, message) => onEvent(state, pi, event, payload, signal, message),

@@ -7,8 +7,13 @@ import { diagnostic } from "../diagnostics.mjs";
 import { sendRegistrationDelta } from "../hosts.mjs";
 import { log } from "../stdio.mjs";
 
-export function unsupported(state, api, where) {
-	diagnostic(state, "pi.unsupported_api", `${api} is not supported by a headless host${where ? ` (${where})` : ""}`, api);
+export function unsupported(state, api, where, pkg) {
+	diagnostic(state, "pi.unsupported_api", `${api} is not supported by a headless host${where ? ` (${where})` : ""}`, api, pkg);
+}
+
+/** The id of the package an extension file belongs to. */
+export function packageOfPath(pi, extensionPath) {
+	return pi.extensions.find(({ ext }) => ext.path === extensionPath)?.packageId;
 }
 
 export function isActive(pi, name) {
@@ -25,14 +30,14 @@ export function collectTools(state, pi, late) {
 				const key = `${name}\0${ext.path}`;
 				if (!pi.conflicts.has(key)) {
 					pi.conflicts.add(key);
-					diagnostic(state, "pi.tool_conflict", `Tool "${name}" conflicts with ${owner.extPath}; the first registration wins`, name);
+					diagnostic(state, "pi.tool_conflict", `Tool "${name}" conflicts with ${owner.extPath}; the first registration wins`, name, packageId);
 				}
 				continue;
 			}
 			pi.tools.set(name, { ...tool, ext, packageId, extPath: owner?.extPath ?? ext.path });
 			if (!owner) added.push(name);
 			if ((tool.definition.renderCall || tool.definition.renderResult) && !late) {
-				unsupported(state, "tool renderCall/renderResult", `tool ${name}`);
+				unsupported(state, "tool renderCall/renderResult", `tool ${name}`, packageId);
 			}
 		}
 	}
@@ -60,7 +65,8 @@ export function collectCommands(state, pi) {
 		while (taken.has(invocation)) invocation = `${name}:${++suffix}`;
 		taken.add(invocation);
 		if (invocation !== name) {
-			diagnostic(state, "pi.command_renamed", `command /${name} is registered more than once; this one is /${invocation}`, invocation);
+			const message = `command /${name} is registered more than once; this one is /${invocation}`;
+			diagnostic(state, "pi.command_renamed", message, invocation, item.packageId);
 		}
 		pi.commands.set(invocation, item);
 	}
@@ -83,23 +89,25 @@ function where(root, ext) {
 }
 
 export function reportUnsupported(state, pi) {
-	for (const { ext, root } of pi.extensions) {
+	for (const { ext, root, packageId } of pi.extensions) {
 		const at = where(root, ext);
-		for (const key of ext.shortcuts.keys()) unsupported(state, "registerShortcut", `${at}: ${key}`);
-		for (const key of ext.messageRenderers.keys()) unsupported(state, "registerMessageRenderer", `${at}: ${key}`);
-		for (const key of ext.entryRenderers?.keys?.() ?? []) unsupported(state, "registerEntryRenderer", `${at}: ${key}`);
-		if (ext.toolRenderers?.length) unsupported(state, "registerToolRenderer", at);
-		if (ext.markdownTransformer) unsupported(state, "registerMarkdownTransformer", at);
+		const report = (api, detail) => unsupported(state, api, detail, packageId);
+		for (const key of ext.shortcuts.keys()) report("registerShortcut", `${at}: ${key}`);
+		for (const key of ext.messageRenderers.keys()) report("registerMessageRenderer", `${at}: ${key}`);
+		for (const key of ext.entryRenderers?.keys?.() ?? []) report("registerEntryRenderer", `${at}: ${key}`);
+		if (ext.toolRenderers?.length) report("registerToolRenderer", at);
+		if (ext.markdownTransformer) report("registerMarkdownTransformer", at);
 	}
 }
 
-export function reportRuntimeUnsupported(state, runtime) {
-	for (const r of runtime.pendingProviderRegistrations ?? []) unsupported(state, "registerProvider", `provider ${r.name}`);
-	for (const r of runtime.pendingNativeProviderRegistrations ?? []) unsupported(state, "registerProvider", `provider ${r.provider?.id}`);
+export function reportRuntimeUnsupported(state, pi, runtime) {
+	const report = (api, detail, r) => unsupported(state, api, detail, packageOfPath(pi, r.extensionPath));
+	for (const r of runtime.pendingProviderRegistrations ?? []) report("registerProvider", `provider ${r.name}`, r);
+	for (const r of runtime.pendingNativeProviderRegistrations ?? []) report("registerProvider", `provider ${r.provider?.id}`, r);
 	for (const r of runtime.pendingVirtualModelRegistrations ?? []) {
-		unsupported(state, "registerVirtualModel", `${r.definition?.provider}/${r.definition?.id}`);
+		report("registerVirtualModel", `${r.definition?.provider}/${r.definition?.id}`, r);
 	}
-	for (const server of runtime.mcpServers?.list?.() ?? []) unsupported(state, "registerMcpServer", `server ${server.name}`);
+	for (const server of runtime.mcpServers?.list?.() ?? []) report("registerMcpServer", `server ${server.name}`, server);
 	// Later provider registrations are logged (register has been sent).
 	runtime.registerProvider = (name) => log(`registerProvider(${name}) ignored: providers are not supported headless`);
 	runtime.registerNativeProvider = (p) => log(`registerProvider(${p?.id}) ignored: providers are not supported headless`);

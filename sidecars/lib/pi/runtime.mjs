@@ -55,7 +55,7 @@ export function bindRuntime(state, pi, runtime) {
 		[...pi.commands.entries()].map(([name, c]) => ({
 			name,
 			description: c.command.description,
-			source: "extension",
+			source: c.source ?? "extension",
 			sourceInfo: c.command.sourceInfo,
 		}));
 	runtime.setModel = async () => {

@@ -1,0 +1,104 @@
+// Which Pi events each canonical event drives, which packages subscribe to each canonical
+// event, and running the handlers of one dispatch: every extension in load order, or only
+// one package's when the host addressed the event to it (negotiated `register.owners`: the
+// host keeps one hook per package and sends `event.gateway.package`).
+
+import { diagnostic } from "../diagnostics.mjs";
+import { FEATURE, offered } from "../features.mjs";
+import { log } from "../stdio.mjs";
+import { extensionPath } from "./registry.mjs";
+
+// Canonical (nimlet) event -> the Pi events it drives, in Pi's order.
+const NIMLET_EVENTS = {
+	tool_call: ["tool_execution_start", "tool_call"],
+	tool_result: ["tool_result", "tool_execution_end"],
+	turn_start: ["agent_start", "turn_start"],
+	turn_end: ["turn_end", "agent_end"],
+	session_start: ["session_start", "resources_discover"],
+	session_end: ["session_shutdown"],
+	session_before_compact: ["session_before_compact"],
+	session_compact: ["session_compact"],
+};
+// Canonical events beyond nimlet's eight (negotiated `events.extended`): mapped only when the
+// host announced the feature; otherwise their Pi handlers stay unmapped.
+// Pi's message_start / message_end run for the user message (message_received) and for the
+// assistant reply (message_sending, where message_end may replace it).
+const EXTENDED_EVENTS = {
+	input: ["input"],
+	before_agent_start: ["before_agent_start"],
+	context: ["context"],
+	message_received: ["message_start", "message_end"],
+	message_sending: ["message_start", "message_end"],
+};
+// Subscribed together: a package's turn counter and agent state advance on both, whichever of
+// the four Pi events it listens to.
+const PAIRED = { turn_start: "turn_end", turn_end: "turn_start" };
+
+function canonicalsFor(state, piEvent) {
+	const tables = offered(state, FEATURE.extendedEvents) ? [NIMLET_EVENTS, EXTENDED_EVENTS] : [NIMLET_EVENTS];
+	return tables.flatMap((table) => Object.keys(table).filter((canonical) => table[canonical].includes(piEvent)));
+}
+
+/** Canonical event -> the ids of the packages subscribing to it, in load order. An event
+ * with no mapping is reported once. */
+export function eventOwners(state, pi) {
+	const owners = {};
+	const add = (canonical, packageId) => {
+		owners[canonical] ??= [];
+		if (!owners[canonical].includes(packageId)) owners[canonical].push(packageId);
+	};
+	for (const { ext, root, packageId } of pi.extensions) {
+		for (const piEvent of ext.handlers.keys()) {
+			const canonicals = canonicalsFor(state, piEvent);
+			for (const canonical of canonicals) {
+				add(canonical, packageId);
+				if (PAIRED[canonical]) add(PAIRED[canonical], packageId);
+			}
+			if (!canonicals.length && !pi.reportedEvents.has(piEvent)) {
+				pi.reportedEvents.add(piEvent);
+				const message = `event "${piEvent}" (${extensionPath(root, ext)}) has no canonical mapping in this host; its handlers never run`;
+				diagnostic(state, "pi.event_unmapped", message, piEvent, packageId);
+			}
+		}
+	}
+	return owners;
+}
+
+/** A package's own view of the agent loop (turn counter, agent running, session started);
+ * `null`: every package at once (the event was not addressed to one). */
+export function loopState(pi, packageId) {
+	const key = packageId ?? "";
+	if (!pi.loops.has(key)) pi.loops.set(key, { started: false, turnIndex: 0, inAgent: false });
+	return pi.loops.get(key);
+}
+
+// A handler that throws is reported once per extension, event and message (Pi's runner
+// reports every one to its error listeners; a headless host shows it as a diagnostic).
+function handlerFailed(state, pi, item, piEvent, error) {
+	const text = error?.message ?? String(error);
+	const key = `${item.ext.path}\0${piEvent}\0${text}`;
+	if (pi.reportedErrors.has(key)) return;
+	pi.reportedErrors.add(key);
+	const where = extensionPath(item.root, item.ext);
+	diagnostic(state, "pi.handler_failed", `${where}: ${piEvent} handler failed: ${text}`, piEvent, item.packageId);
+	if (error?.stack) log(error.stack);
+}
+
+/** Run one Pi event's handlers. `event` is the event object, or a function that builds a fresh
+ * one for each handler (for payloads that chain). `each(result)` may return "stop". */
+export async function runHandlers(state, pi, target, piEvent, event, ctx, each) {
+	for (const item of pi.extensions) {
+		if (target !== undefined && item.packageId !== target) continue;
+		for (const handler of [...(item.ext.handlers.get(piEvent) ?? [])]) {
+			let result;
+			try {
+				result = await handler(typeof event === "function" ? event() : event, ctx);
+			} catch (error) {
+				if (piEvent === "tool_call") throw error; // pi: tool_call errors block the tool
+				handlerFailed(state, pi, item, piEvent, error);
+				continue;
+			}
+			if (each && (await each(result, item)) === "stop") return;
+		}
+	}
+}
