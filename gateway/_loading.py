@@ -19,7 +19,7 @@ from ._registrations import RegistrationMemory, registration_key
 from ._spawn import LaunchError, resolve_command
 from ._state import GatewayState
 from .catalog import DiscoveredLaunch, LaunchRefusal, LaunchSpec
-from .discovery import DiscoveredExtension, discover, discover_package
+from .discovery import DiscoveredExtension, Discovery, discover, discover_package
 from .features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
 from .packages import (
     NoAdapters,
@@ -38,6 +38,19 @@ RESTART_BACKOFF: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 4.0)
 """Seconds before each restart attempt of a crashed runtime; then it stays down."""
 RESTART_WINDOW = 60.0
 """More than ``len(RESTART_BACKOFF)`` crashes within this many seconds: give up."""
+
+
+def _selected(packages: list[PackageStatus], wanted: Iterable[str]) -> list[PackageStatus]:
+    """The named packages and, transitively, the packages they need running."""
+    by_id = {status.id: status for status in packages}
+    chosen: set[str] = set()
+    pending = [name for name in wanted if name in by_id]
+    while pending:
+        name = pending.pop()
+        if name not in chosen:
+            chosen.add(name)
+            pending += [d for d in _requires(by_id[name]) if d in by_id]
+    return [status for status in packages if status.id in chosen]
 
 
 def _requires(status: PackageStatus) -> set[str]:
@@ -76,11 +89,18 @@ class Loader:
         """Discover, evaluate installed packages, register what the gateway runs itself,
         start what must run now and hold the rest dormant."""
         state = self._state
-        state.discovery = discover(state.workspace, state.config.user_home, state.trusted)
+        only = state.config.packages
+        if only is None:
+            state.discovery = discover(state.workspace, state.config.user_home, state.trusted)
+        else:
+            state.discovery = Discovery()  # only the named packages: nothing discovered
         state.diagnostics.extend(state.discovery.diagnostics)
         state.packages = await anyio.to_thread.run_sync(self._evaluate_packages)
+        if only is not None:
+            state.packages = _selected(state.packages, only)
         launches: list[DiscoveredExtension | LaunchPlan] = [*state.discovery.extensions]
-        launches += self._discovered_launches()
+        if only is None:
+            launches += self._discovered_launches()
         for status in state.packages:
             state.diagnostics.extend(status.diagnostics)
             if status.active:
@@ -175,7 +195,7 @@ class Loader:
             log_path=state.config.logs_dir / f"{manifest.name}-{found.folder.name}-{digest}.log",
             response_timeout=manifest.response_timeout_seconds,
             origin=found.folder / "extension.json",
-            features=EXTENSION_FEATURES,
+            features=self._offered(EXTENSION_FEATURES),
         )
 
     def _discovered_launches(self) -> list[LaunchPlan]:
@@ -226,14 +246,19 @@ class Loader:
             start_timeout=spec.start_timeout,
             origin=origin,
             restart=True,
-            features=RUNTIME_FEATURES,
+            features=self._offered(RUNTIME_FEATURES),
         )
+
+    def _offered(self, features: frozenset[str]) -> frozenset[str]:
+        """In strict plain-v1 mode nothing is offered (``GatewayConfig.plain_v1``)."""
+        return frozenset() if self._state.config.plain_v1 else features
 
     def _initialize(self, plan: LaunchPlan) -> InitializeMessage:
         return InitializeMessage(
             workspace=str(self._state.workspace),
             session_id=self._state.session.id,
-            gateway=announcement(plan.features),
+            # A real nimlet host sends no announcement at all: strict plain v1 neither.
+            gateway=None if self._state.config.plain_v1 else announcement(plan.features),
         )
 
     def _new_process(self, plan: LaunchPlan) -> ExtensionProcess:

@@ -14,7 +14,7 @@ from . import _codes
 from ._commands import command_context, command_outcome
 from ._errors import ExtensionError
 from ._registrations import CachedRegistration, RegistrationMemory
-from ._state import GatewayState
+from ._state import CALL_PROGRESS, GatewayState, ProgressListener
 from ._tool_content import INVALID_RESULT, read_tool_content
 from .catalog import CatalogEntry
 from .diagnostics import Severity, catalogue
@@ -85,6 +85,7 @@ class Projector:
         self._held: dict[str, _Held] = {}
         self._progress: dict[str, list[dict[str, Any]]] = {}
         self._in_flight: dict[str, ExtensionProcess] = {}
+        self._call_listeners: dict[str, ProgressListener] = {}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -293,7 +294,7 @@ class Projector:
     # ------------------------------------------------------------------ registry entries
 
     def _extension_tool(self, process: ExtensionProcess, owner: str, spec: ToolSpec) -> ToolEntry:
-        progress, in_flight = self._progress, self._in_flight
+        progress, in_flight, listeners = self._progress, self._in_flight, self._call_listeners
         structured = TOOL_PARTS in process.plan.features
         workspace = self._state.workspace
 
@@ -304,6 +305,9 @@ class Projector:
                 ids.append(request_id)
                 progress[request_id] = []
                 in_flight[request_id] = process
+                listener = CALL_PROGRESS.get()
+                if listener is not None:
+                    listeners[request_id] = listener
                 return ToolRequest(id=request_id, name=spec.name, arguments=arguments)
 
             failure: ExtensionError | None = None
@@ -315,6 +319,7 @@ class Projector:
                 updates = [item for rid in ids for item in progress.pop(rid, [])]
                 for rid in ids:
                     in_flight.pop(rid, None)
+                    listeners.pop(rid, None)
             extra: dict[str, Any] = {"progress": updates} if updates else {}
             if failure is not None:
                 # A timeout or crash is an error result; what was shown meanwhile stays.
@@ -424,9 +429,13 @@ class Projector:
         collected = self._progress.get(item["id"])
         if collected is not None:
             collected.append(item)
+        owner = self._state.owner_of(process)
         listener = self._state.progress_listener
         if listener is not None:
-            listener(self._state.owner_of(process), item)
+            listener(owner, item)
+        caller = self._call_listeners.get(item["id"])
+        if caller is not None:
+            caller(owner, item)
 
     def _registration_update(self, process: ExtensionProcess, extras: UpdateExtras) -> None:
         """The runtime's full, current tool list (tools registered after start, the active
