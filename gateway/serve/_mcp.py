@@ -50,6 +50,7 @@ from ._mcp_content import (
     MCP_TOOL_NAME,
     answer_from_elicitation,
     elicitation_schema,
+    expand_template,
     mcp_prompt,
     mcp_result,
     mcp_tool,
@@ -57,8 +58,10 @@ from ._mcp_content import (
     prompt_messages,
     read_skill,
     served_skills,
+    served_templates,
     skill_for,
     skill_uri,
+    template_prompt,
 )
 
 __all__ = ["McpBridge", "run_mcp_stdio"]
@@ -208,8 +211,9 @@ class McpBridge:
     async def _list_prompts(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        commands = self._gateway.registry.commands()
-        return types.ListPromptsResult(prompts=[mcp_prompt(command) for command in commands])
+        commands = [mcp_prompt(command) for command in self._gateway.registry.commands()]
+        templates = [template_prompt(t) for t in served_templates(self._gateway)]
+        return types.ListPromptsResult(prompts=[*commands, *templates])
 
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
@@ -219,7 +223,15 @@ class McpBridge:
         try:
             outcome = await gateway.run_command(params.name, arguments)
         except UnknownCommand:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}") from None
+            template = next((t for t in served_templates(gateway) if t.name == params.name), None)
+            if template is None:
+                raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}") from None
+            try:
+                return await anyio.to_thread.run_sync(expand_template, template, arguments)
+            except (OSError, UnicodeDecodeError) as error:
+                raise MCPError(
+                    types.INTERNAL_ERROR, f"cannot read {template.path}: {error}"
+                ) from None
         note = ""
         if outcome.error is None and outcome.session is not None:
             # The server's own session is the one its extensions see.

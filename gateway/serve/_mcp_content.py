@@ -15,8 +15,11 @@ from urllib.parse import quote, unquote
 import mcp_types as types
 
 from .._results import ToolResult
+from ..discovery import expand_prompt
+from ..frontmatter import parse_front_matter
 from ..host import Gateway
 from ..names import PLAN_CAPABILITIES
+from ..packages import PackageStatus
 from ..process import UiAnswer
 from ..protocol import UiRequest
 from ..registry import CommandEntry, CommandOutcome, ToolEntry
@@ -27,8 +30,10 @@ __all__ = [
     "MCP_TOOL_NAME",
     "SKILL_BYTES",
     "ServedSkill",
+    "ServedTemplate",
     "answer_from_elicitation",
     "elicitation_schema",
+    "expand_template",
     "mcp_prompt",
     "mcp_result",
     "mcp_tool",
@@ -36,8 +41,10 @@ __all__ = [
     "prompt_messages",
     "read_skill",
     "served_skills",
+    "served_templates",
     "skill_for",
     "skill_uri",
+    "template_prompt",
 ]
 
 DETAILS_META = "extension-gateway/details"
@@ -148,6 +155,63 @@ def prompt_messages(name: str, outcome: CommandOutcome, note: str = "") -> types
     return types.GetPromptResult(description=f"/{name}", messages=messages)
 
 
+@dataclass(frozen=True, slots=True)
+class ServedTemplate:
+    """A prompt template an active package ships (Pi's ``pi.prompts``): the gateway has no
+    command for it, so the server expands it itself."""
+
+    name: str
+    description: str
+    path: Path
+
+
+def served_templates(gateway: Gateway) -> list[ServedTemplate]:
+    """Prompt templates of the active packages, except where a command has the name."""
+    found: dict[str, ServedTemplate] = {}
+    for status in gateway.packages:
+        if status.active:
+            for name, description, path in _package_files(status, "prompt"):
+                if gateway.registry.command(name) is None:
+                    found.setdefault(name, ServedTemplate(name, description, path))
+    return list(found.values())
+
+
+def template_prompt(template: ServedTemplate) -> types.Prompt:
+    return types.Prompt(
+        name=template.name,
+        description=template.description or None,
+        arguments=[
+            types.PromptArgument(
+                name=ARGUMENTS, description="Fills $ARGUMENTS and $@", required=False
+            )
+        ],
+    )
+
+
+def expand_template(template: ServedTemplate, arguments: str) -> types.GetPromptResult:
+    text = template.path.read_text(encoding="utf-8")[:SKILL_BYTES]
+    body = parse_front_matter(text).body.strip("\n")
+    message = types.PromptMessage(
+        role="user", content=types.TextContent(type="text", text=expand_prompt(body, arguments))
+    )
+    return types.GetPromptResult(description=template.description or None, messages=[message])
+
+
+def _package_files(status: PackageStatus, kind: str) -> list[tuple[str, str, Path]]:
+    """(name, description, path) of a package's contributions of ``kind`` that name a file
+    inside the package (one that leaves it is not served)."""
+    root = Path(status.entry.root).resolve()
+    found = []
+    for contribution in status.entry.contributions:
+        relative = contribution.detail.get("path")
+        if contribution.kind != kind or not isinstance(relative, str):
+            continue
+        path = (root / relative).resolve()
+        if root in path.parents:
+            found.append((contribution.name, contribution.description, path))
+    return found
+
+
 # --------------------------------------------------------------------------- skills
 
 
@@ -169,19 +233,9 @@ def served_skills(gateway: Gateway) -> list[ServedSkill]:
     for skill in gateway.discovery.skills:
         found[skill.name] = ServedSkill(skill.name, skill.description, skill.path)
     for status in gateway.packages:
-        if not status.active:
-            continue
-        root = Path(status.entry.root)
-        for contribution in status.entry.contributions:
-            relative = contribution.detail.get("path")
-            if contribution.kind != "skill" or not isinstance(relative, str):
-                continue
-            path = (root / relative).resolve()
-            if root.resolve() not in path.parents:
-                continue  # a package path that leaves the package is not served
-            found[contribution.name] = ServedSkill(
-                contribution.name, contribution.description, path
-            )
+        if status.active:
+            for name, description, path in _package_files(status, "skill"):
+                found[name] = ServedSkill(name, description, path)
     return list(found.values())
 
 

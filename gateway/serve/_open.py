@@ -64,7 +64,12 @@ def stderr_reporter(stream: TextIO | None = None) -> Callable[[Diagnostic], None
         if diagnostic.severity is Severity.INFO:
             return
         out = stream or sys.stderr
-        print(f"gateway serve: {diagnostic}", file=out, flush=True)
+        line = (
+            f"gateway serve: {diagnostic.severity.value} [{diagnostic.code}] {diagnostic.message}"
+        )
+        if diagnostic.hint:
+            line += f" (hint: {diagnostic.hint})"
+        print(line, file=out, flush=True)
 
     return report
 
