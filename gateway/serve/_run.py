@@ -74,17 +74,20 @@ async def serve_nimlet(options: ServeOptions, generation: Generation = "current"
         if generation == "current":
             agent.edit_text = bridge.edit_text
         served = dataclasses.replace(options, workspace=workspace)
+        failure: ServeError | None = None
         async with anyio.create_task_group() as group:
             group.start_soon(bridge.write_out)
             try:
                 await _serve_nimlet(bridge, served, agent, lines)
+            except ServeError as error:
+                failure = error
             finally:
                 bridge.close()
-    except ServeError as error:
-        stderr_reporter()(error.diagnostic)
-        return 1
     finally:
         wire.restore()
+    if failure is not None:
+        stderr_reporter()(failure.diagnostic)
+        return 1
     return 0
 
 

@@ -40,10 +40,12 @@ async def client(served: Served, *args: str, **session: Any):
         cwd=str(served.workspace),
     )
     with open(served.home.parent / "server-stderr.log", "a") as errors:
-        async with stdio_client(params, errlog=errors) as (read, write):
-            async with ClientSession(read, write, **session) as connection:
-                await connection.initialize()
-                yield connection
+        async with (
+            stdio_client(params, errlog=errors) as (read, write),
+            ClientSession(read, write, **session) as connection,
+        ):
+            await connection.initialize()
+            yield connection
 
 
 def all_packages() -> list[str]:
@@ -166,7 +168,9 @@ async def test_a_question_becomes_an_elicitation_form(served):
         asked.append(params.message)
         return types.ElicitResult(action="accept", content={"answer": True})
 
-    async with client(served, "--package", IDS["nimlet"], elicitation_callback=answer) as connection:
+    async with client(
+        served, "--package", IDS["nimlet"], elicitation_callback=answer
+    ) as connection:
         reply = await connection.get_prompt("ask", {"arguments": "deploy"})
     assert asked == ["Really deploy?"]
     assert [m.content.text for m in reply.messages] == ["answer: yes"]
@@ -224,5 +228,3 @@ def test_a_package_that_has_not_passed_its_gates_offers_nothing(tmp_path):
         server.stderr.close()
     assert replies[1] == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
     assert "serve.package_inactive" in stderr and "not trusted" in stderr
-
-
