@@ -27,6 +27,7 @@ from ..sandbox import make_undumpable
 from ..session import SessionNotFound
 from ..trust import StoreError, set_workspace_trust
 from ._config import add_config_verb, run_config
+from ._migrate import add_migrate_verb, run_migrate
 from ._output import diagnostics_table, fail, print_diagnostics, print_json, refuse, table
 from ._packages import VERBS as PACKAGE_VERBS
 from ._packages import add_package_verbs, installed_ids, run_package_verb, trust_package
@@ -108,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_setup_verb(commands)
     add_config_verb(commands)
     add_serve_verb(commands)
+    add_migrate_verb(commands)
     return parser
 
 
@@ -165,6 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_config(args, config)
         if args.verb == "serve":
             return run_serve(args, config)
+        if args.verb == "migrate":
+            return run_migrate(args, config)
         if not args.workspace.is_dir():
             raise _Usage(f"workspace {args.workspace} is not a folder")
         if args.verb == "shell":
