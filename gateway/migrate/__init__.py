@@ -99,10 +99,9 @@ def migrate(
                 f"installed {package.id} into {config.home} to serve it (nothing ran)",
             )
         migration.observation = _observation(migration, package, config, load)
-        gateway = [*plan.gateway]
         if config.home.resolve() != _default_home():
-            gateway += ["--home", str(config.home.resolve())]
-        TARGETS[target](migration, gateway)
+            migration.serve_args += ["--home", str(config.home.resolve())]
+        TARGETS[target](migration, plan.gateway)
         if target in SERVED and package.pending_gates:
             migration.note(
                 MIGRATE_GATES_PENDING,

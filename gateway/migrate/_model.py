@@ -27,6 +27,10 @@ class Observation:
     """``{name, description, input_schema, capabilities}``."""
     commands: list[dict[str, str]] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
+    """The events its hooks subscribe to (as the registry names them)."""
+    named_hooks: list[str] = field(default_factory=list)
+    """Hooks a manifest declares by name (nanobot's ``hook`` contributions), whose events
+    are known only when they run."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
     complete: bool = True
     """False: tools, commands and hooks exist only at run time and were not seen."""
@@ -68,6 +72,12 @@ class Migration:
     notes: list[Diagnostic] = field(default_factory=list)
     usage: str = ""
     """How to use the output (MIGRATION.md's recipe)."""
+    serve_args: list[str] = field(default_factory=list)
+    """Arguments the output gives ``gateway serve`` beyond the mode and the package (the
+    gateway home, when it is not the default one)."""
+
+    def serve_command(self, gateway: list[str], mode: str) -> list[str]:
+        return [*gateway, "serve", mode, "--package", self.package.id, *self.serve_args]
 
     def carry(self, kind: str, name: str, how: str) -> None:
         self.carried.append(Carried(kind, name, how))

@@ -47,7 +47,7 @@ def declared(entry: CatalogEntry) -> Observation:
         ],
         commands=[{"name": c.name, "description": c.description}
                   for c in entry.contributions if c.kind == "command"],
-        events=[c.name for c in entry.contributions if c.kind == "hook"],
+        named_hooks=[c.name for c in entry.contributions if c.kind == "hook"],
     )  # fmt: skip
     found.complete = entry.enforce_declared or entry.runtime not in _RUNTIME_ONLY
     return found

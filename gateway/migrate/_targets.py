@@ -26,7 +26,7 @@ from ._schemas import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID, schema_problems
 __all__ = ["TARGETS", "Writer"]
 
 Writer = Callable[[Migration, list[str]], None]
-"""(migration, the command that starts ``gateway`` with its ``--home``) → files written."""
+"""(migration, the command that starts ``gateway``) → files written."""
 
 _NIMLET_EVENTS = frozenset(NIMLET_EVENTS.names())
 _NOT_PORTABLE = {
@@ -60,6 +60,8 @@ def _served_items(migration: Migration, how: str, *, events: str | None) -> None
                 f"hook {event!r}: the target sends only nimlet's nine events, so it never fires",
                 event,
             )
+    for hook in observation.named_hooks:
+        migration.carry("hook", hook, f"{how}; its events as the host sends them")
     if not observation.complete:
         migration.note(
             MIGRATE_CONTRIBUTIONS_UNKNOWN,
@@ -83,7 +85,7 @@ def to_nimlet(migration: Migration, gateway: list[str]) -> None:
     package = migration.package
     name = package.entry.name if re.fullmatch(r"[\w.-]+", package.entry.name) else package.id
     folder = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "package"
-    command = [*gateway, "serve", "--nimlet", "--package", package.id]
+    command = migration.serve_command(gateway, "--nimlet")
     write_json(
         migration,
         f".nimlet/extensions/{folder}/extension.json",
@@ -133,6 +135,8 @@ def _mcp_items(migration: Migration) -> None:
                 "starts and ends its session",
                 event,
             )
+    for hook in observation.named_hooks:
+        migration.carry("hook", hook, "acts on the server's own tool calls (as its events allow)")
     if not observation.complete:
         migration.note(
             MIGRATE_CONTRIBUTIONS_UNKNOWN,
@@ -156,7 +160,7 @@ def _server_name(migration: Migration) -> str:
 
 
 def to_mcp(migration: Migration, gateway: list[str]) -> None:
-    command = [*gateway, "serve", "--mcp", "--package", migration.package.id]
+    command = migration.serve_command(gateway, "--mcp")
     name = _server_name(migration)
     write_json(
         migration, "mcp.json", {"mcpServers": {name: {"command": command[0], "args": command[1:]}}}
@@ -186,7 +190,7 @@ def to_agent_plugin(migration: Migration, gateway: list[str]) -> None:
             f"plugin name {name!r} (Agent Plugins names: a-z, 0-9, '-', '.')",
             severity=None,
         )
-    program, args = gateway[0], [*gateway[1:], "serve", "--mcp", "--package", package.id]
+    program, *args = migration.serve_command(gateway, "--mcp")
     if "/" in program:
         # Agent Plugins takes a bare name (found on PATH) or a path inside the plugin.
         migration.note(
@@ -292,7 +296,7 @@ def _write_nanobot_manifest(migration: Migration) -> None:
         add("tool", tool["name"], tool.get("description", ""))
     for command in observation.commands:
         add("command", command["name"], command.get("description", ""))
-    for event in dict.fromkeys(observation.events):
+    for event in dict.fromkeys([*observation.events, *observation.named_hooks]):
         add("hook", event, f"{event} handler")
     for contribution in entry.contributions:
         if contribution.kind == "skill":
