@@ -35,6 +35,7 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 from mcp.shared.exceptions import MCPError
+from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import _codes
@@ -175,9 +176,16 @@ class McpBridge:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         gateway = self._gateway
-        offered = {tool.name for tool in gateway.tools()}
-        if params.name not in offered:
+        tool = gateway.registry.tool(params.name)
+        if tool is None or (gateway.plan and not tool.plan_safe):
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        if progress_token_from_params(ctx.params) is None:
+            # The client asked for no progress: nothing to forward (the common case).
+            try:
+                result = await gateway.call_tool(params.name, dict(params.arguments or {}))
+            except UnknownTool:
+                raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}") from None
+            return mcp_result(result)
         send, receive = anyio.create_memory_object_stream[dict[str, Any]](_PROGRESS_BACKLOG)
 
         def progress(owner: str, item: dict[str, Any]) -> None:

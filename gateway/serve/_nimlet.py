@@ -342,7 +342,11 @@ class NimletBridge:
             self._outbox.send_nowait(message)
 
     async def _send(self, message: dict[str, Any]) -> None:
-        await self._outbox.send(message)
+        if self._outbox.statistics().current_buffer_used == 0:
+            # Nothing queued ahead of it: the one write, without a hop through the writer.
+            await self._wire.send(message)
+        else:
+            await self._outbox.send(message)
 
     async def write_out(self) -> None:
         """The one writer of the host's stdin… our stdout: every line, in order."""
