@@ -36,7 +36,7 @@ def render(migration: Migration, gateway_version: str) -> str:
         lines += [f"| {c.kind} | `{_cell(c.name)}` | {_cell(c.how)} |" for c in migration.carried]
     else:
         lines.append("Nothing.")
-    lines += ["", "## What does not, and why", ""]
+    lines += ["", "## What does not carry over, and other notes", ""]
     if migration.notes:
         lines += ["| code | severity | what and why |", "|---|---|---|"]
         lines += [

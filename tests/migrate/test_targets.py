@@ -178,3 +178,19 @@ def test_the_cli_writes_json_and_exits_0(tmp_path):
     assert report["target"] == "mcp" and report["package"] == "acme.review"
     assert {item["code"] for item in report["not_carried"]} == {"migrate.gates_pending",
                                                                 "migrate.installed"}  # fmt: skip
+
+
+async def test_an_openclaw_plugin_as_an_mcp_server(tmp_path):
+    from tests.serve._helpers import REPO
+
+    need_sidecar()
+    home, out = tmp_path / "home", tmp_path / "out"
+    tarball = REPO / "tests/fixtures/npm/ollama-openclaw-web-search-0.2.2.tgz"
+    migration = run(tarball, "mcp", out, home, load=True)
+    assert [t["name"] for t in migration.observation.tools] == [
+        "ollama_web_search",
+        "ollama_web_fetch",
+    ]
+    pass_gates(migration, home)
+    server = json.loads((out / "mcp.json").read_text())["mcpServers"]["ollama-openclaw-web-search"]
+    assert await tools_of(server, tmp_path) == {"ollama_web_search", "ollama_web_fetch"}
