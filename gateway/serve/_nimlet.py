@@ -54,7 +54,7 @@ class _Waiting:
 
 
 class NimletBridge:
-    """Serves one host over ``wire`` for the gateway ``open`` yields."""
+    """Serves one host over ``wire``, for the gateway it is given at ``register``."""
 
     def __init__(self, wire: StdioLines, generation: Generation = "current") -> None:
         self._wire = wire
@@ -144,6 +144,16 @@ class NimletBridge:
             self._tasks[request_id] = scope
             try:
                 reply = await self._handle(message)
+            except Exception as error:
+                # One request that fails unexpectedly never stops the server.
+                kind, name = message["type"], message.get("name")
+                self._client_failed(f"{kind} {name!r} failed: {error!r}")
+                if kind == "tool":
+                    reply = tool_reply(self._generation, f"gateway serve: {error}", True, None)
+                elif kind == "command":
+                    reply = {"message": f"gateway serve: {error}"}
+                else:
+                    reply = {}
             finally:
                 self._tasks.pop(request_id, None)
             await self._send({"type": "response", "id": request_id, **reply})

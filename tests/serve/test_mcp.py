@@ -228,3 +228,27 @@ def test_a_package_that_has_not_passed_its_gates_offers_nothing(tmp_path):
         server.stderr.close()
     assert replies[1] == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
     assert "serve.package_inactive" in stderr and "not trusted" in stderr
+
+
+async def test_the_example_workspace_as_one_mcp_server(served):
+    from tests.serve._helpers import REPO
+
+    examples = REPO / "examples"
+    command, *rest = GATEWAY
+    params = StdioServerParameters(
+        command=command,
+        args=[*rest, "serve", "--mcp", "--workspace", str(examples), "--trust"],
+        env=served.env(), cwd=str(examples),
+    )  # fmt: skip
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as connection:
+        await connection.initialize()
+        tools = {t.name for t in (await connection.list_tools()).tools}
+        prompts = {p.name for p in (await connection.list_prompts()).prompts}
+        skills = {r.name for r in (await connection.list_resources()).resources}
+        counted = await connection.call_tool("wordcount", {"text": "one two three"})
+    # nimlet extensions and a tool.json tool, the Pi extension the workspace discovers, the
+    # nanobot package installed in the served home; prompt templates; a skill.
+    assert {"save_note", "list_todos", "wordcount", "open_ticket", "review_code"} <= tools
+    assert {"review", "note", "todos"} <= prompts
+    assert skills >= {"release-notes"}
+    assert "3" in texts(counted)[0]
