@@ -52,6 +52,19 @@ RESTART_WINDOW = 60.0
 """More than ``len(RESTART_BACKOFF)`` crashes within this many seconds: give up."""
 
 
+def _selected(packages: list[PackageStatus], wanted: Iterable[str]) -> list[PackageStatus]:
+    """The named packages and, transitively, the packages they need running."""
+    by_id = {status.id: status for status in packages}
+    chosen: set[str] = set()
+    pending = [name for name in wanted if name in by_id]
+    while pending:
+        name = pending.pop()
+        if name not in chosen:
+            chosen.add(name)
+            pending += [d for d in _requires(by_id[name]) if d in by_id]
+    return [status for status in packages if status.id in chosen]
+
+
 def _requires(status: PackageStatus) -> set[str]:
     """The packages ``status`` needs running before it starts."""
     return {
@@ -94,11 +107,18 @@ class Loader:
         """Discover, evaluate installed packages, register what the gateway runs itself,
         start what must run now and hold the rest dormant."""
         state = self._state
-        state.discovery = discover(state.workspace, state.config.user_home, state.trusted)
+        only = state.config.packages
+        if only is None:
+            state.discovery = discover(state.workspace, state.config.user_home, state.trusted)
+        else:
+            state.discovery = Discovery()  # only the named packages: nothing discovered
         state.diagnostics.extend(state.discovery.diagnostics)
         state.packages = await anyio.to_thread.run_sync(self._evaluate_packages)
+        if only is not None:
+            state.packages = _selected(state.packages, only)
         launches: list[DiscoveredExtension | LaunchPlan] = [*state.discovery.extensions]
-        launches += self._discovered_launches()
+        if only is None:
+            launches += self._discovered_launches()
         active = [status for status in state.packages if status.active]
         for status in state.packages:
             state.diagnostics.extend(status.diagnostics)
@@ -251,7 +271,7 @@ class Loader:
             log_path=log_path(state.config.logs_dir, manifest.name, found.folder.name, digest),
             response_timeout=manifest.response_timeout_seconds,
             origin=found.folder / "extension.json",
-            features=EXTENSION_FEATURES,
+            features=self._offered(EXTENSION_FEATURES),
             # Its tools declare their capabilities only in `register`: until then, nimlet's
             # default for a tool that declares none (write, shell, network).
             sandbox=confinement.command(manifest.name, found.folder, command, DEFAULT_CAPABILITIES),
@@ -315,16 +335,21 @@ class Loader:
             start_timeout=spec.start_timeout,
             origin=origin,
             restart=True,
-            features=RUNTIME_FEATURES,
+            features=self._offered(RUNTIME_FEATURES),
             sandbox=policy,
             members=members,
         )
+
+    def _offered(self, features: frozenset[str]) -> frozenset[str]:
+        """In strict plain-v1 mode nothing is offered (``GatewayConfig.plain_v1``)."""
+        return frozenset() if self._state.config.plain_v1 else features
 
     def _initialize(self, plan: LaunchPlan) -> InitializeMessage:
         return InitializeMessage(
             workspace=str(self._state.workspace),
             session_id=self._state.session.id,
-            gateway=announcement(plan.features),
+            # A real nimlet host sends no announcement at all: strict plain v1 neither.
+            gateway=None if self._state.config.plain_v1 else announcement(plan.features),
         )
 
     def _new_process(self, plan: LaunchPlan) -> ExtensionProcess:

@@ -18,7 +18,7 @@ from ._errors import ExtensionError
 from ._owners import Member, MemberNames, split_registration, split_specs
 from ._registrations import CachedRegistration, RegistrationMemory
 from ._spawn import LaunchError, resolve_command
-from ._state import GatewayState
+from ._state import CALL_PROGRESS, GatewayState, ProgressListener
 from ._tool_content import INVALID_RESULT, read_tool_content
 from .catalog import CatalogEntry
 from .diagnostics import Severity, catalogue
@@ -102,6 +102,7 @@ class Projector:
         whatever its process registers (``package_prompts``)."""
         self._bound: set[str] = set()
         """Owners a process (or its cached registration) has projected."""
+        self._call_listeners: dict[str, ProgressListener] = {}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -394,7 +395,7 @@ class Projector:
     # ------------------------------------------------------------------ registry entries
 
     def _extension_tool(self, process: ExtensionProcess, owner: str, spec: ToolSpec) -> ToolEntry:
-        progress, in_flight = self._progress, self._in_flight
+        progress, in_flight, listeners = self._progress, self._in_flight, self._call_listeners
         structured = TOOL_PARTS in process.plan.features
         workspace = self._state.workspace
 
@@ -405,6 +406,9 @@ class Projector:
                 ids.append(request_id)
                 progress[request_id] = []
                 in_flight[request_id] = process
+                listener = CALL_PROGRESS.get()
+                if listener is not None:
+                    listeners[request_id] = listener
                 return ToolRequest(id=request_id, name=spec.name, arguments=arguments)
 
             failure: ExtensionError | None = None
@@ -416,6 +420,7 @@ class Projector:
                 updates = [item for rid in ids for item in progress.pop(rid, [])]
                 for rid in ids:
                     in_flight.pop(rid, None)
+                    listeners.pop(rid, None)
             extra: dict[str, Any] = {"progress": updates} if updates else {}
             if failure is not None:
                 # A timeout or crash is an error result; what was shown meanwhile stays.
@@ -531,9 +536,13 @@ class Projector:
                 # A flood of updates must not grow without bound: the latest are kept (the
                 # listener still sees every one).
                 del collected[: len(collected) - _PROGRESS_KEPT]
+        owner = self._state.owner_of(process)
         listener = self._state.progress_listener
         if listener is not None:
-            listener(self._state.owner_of(process), item)
+            listener(owner, item)
+        caller = self._call_listeners.get(item["id"])
+        if caller is not None:
+            caller(owner, item)
 
     def _registration_update(self, process: ExtensionProcess, extras: UpdateExtras) -> None:
         """The runtime's full, current tool list (tools registered after start, the active

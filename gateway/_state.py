@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,10 +31,13 @@ from .process import ExtensionProcess
 from .registry import Registry
 from .session import Session, SessionEffect
 
-__all__ = ["ExecPolicy", "GatewayState", "ProgressListener"]
+__all__ = ["CALL_PROGRESS", "ExecPolicy", "GatewayState", "ProgressListener"]
 
 ProgressListener = Callable[[str, dict[str, Any]], None]
 """Called with (owner, progress item) for each ``tool.progress`` update."""
+CALL_PROGRESS: ContextVar[ProgressListener | None] = ContextVar("call_progress", default=None)
+"""The progress listener of the tool call running in this task (``call_tool(progress=)``):
+the request is built in the caller's task, so its id is tied to the caller's listener."""
 ExecPolicy = Callable[[str, str, list[str]], bool]
 """Decides ``host.request`` ``exec`` calls: (owner, command, args) → allowed."""
 

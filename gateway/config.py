@@ -24,6 +24,10 @@ def _sandbox() -> bool:
     return os.environ.get("GATEWAY_SANDBOX", "").strip().lower() not in ("0", "off", "false", "no")
 
 
+def _plain_v1() -> bool:
+    return os.environ.get("GATEWAY_PLAIN_V1", "").strip().lower() in ("1", "true", "yes")
+
+
 def _default_passthrough() -> tuple[str, ...]:
     raw = os.environ.get("GATEWAY_PASSTHROUGH_ENV", "")
     return tuple(name.strip() for name in raw.split(",") if name.strip())
@@ -54,6 +58,14 @@ class GatewayConfig:
     require_sandbox: bool = field(default_factory=_require_sandbox)
     """Refuse to start anything the kernel cannot confine fully (``sandbox.refused``)
     instead of running it with the fallback checks. ``GATEWAY_REQUIRE_SANDBOX=1``."""
+    plain_v1: bool = field(default_factory=_plain_v1)
+    """Strict plain nimlet v1: no process is offered a negotiated addition, and
+    ``initialize`` carries no ``gateway`` field, as from a real nimlet host (what a package
+    migrated with ``gateway migrate --to nimlet`` must work under). ``GATEWAY_PLAIN_V1=1``."""
+    packages: tuple[str, ...] | None = None
+    """Load only these installed packages (and the packages they depend on), and nothing
+    discovered in the workspace or the user's roots (``gateway serve --package``). None:
+    everything, as usual."""
 
     @property
     def sessions_dir(self) -> Path:

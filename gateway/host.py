@@ -36,7 +36,7 @@ from ._results import (
     UnknownCommand,
     UnknownTool,
 )
-from ._state import ExecPolicy, GatewayState, ProgressListener
+from ._state import CALL_PROGRESS, ExecPolicy, GatewayState, ProgressListener
 from ._tool_content import after_rewrite
 from .agent import AgentLink, ModelContext, UserMessage
 from .config import GatewayConfig
@@ -187,10 +187,21 @@ class Gateway:
         registry.unregister(BUILTIN_OWNER)
         self._state.diagnostics.extend(registry.register(BUILTIN_OWNER, tools=[*existing, tool]))
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        hooks: bool = True,
+        progress: ProgressListener | None = None,
+    ) -> ToolResult:
         """permission prompt → tool_call hooks → argument validation → the tool →
         tool_result hooks. In plan mode, a tool within ``read``/``user`` runs without
-        prompt or hooks, and any other is an error result."""
+        prompt or hooks, and any other is an error result. ``hooks=False``: a host in front
+        of this gateway already asked for permission and dispatched ``tool_call`` /
+        ``tool_result`` to it (``gateway serve --nimlet``), so neither happens twice.
+        ``progress``: called with (owner, item) for each progress update of this call only
+        (``progress_listener`` sees every call's)."""
         state = self._state
         tool = state.registry.tool(name)
         if tool is None:
@@ -203,9 +214,11 @@ class Gateway:
                 True, False, arguments,
             )  # fmt: skip
         state.running += 1
+        token = CALL_PROGRESS.set(progress)
         try:
-            return await self._call_tool(tool, arguments)
+            return await self._call_tool(tool, arguments, hooks)
         finally:
+            CALL_PROGRESS.reset(token)
             state.running -= 1
 
     async def call_tools(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[ToolResult]:
@@ -235,7 +248,9 @@ class Gateway:
                 group.start_soon(one, index, name, arguments)
         return [result for result in results if result is not None]
 
-    async def _call_tool(self, tool: ToolEntry, arguments: dict[str, Any]) -> ToolResult:
+    async def _call_tool(
+        self, tool: ToolEntry, arguments: dict[str, Any], hooks: bool = True
+    ) -> ToolResult:
         state = self._state
         mark = len(state.diagnostics)
         name = tool.name
@@ -246,7 +261,7 @@ class Gateway:
                 True, False, arguments, error_code="tool_unavailable",
             )  # fmt: skip
         # Plan mode runs plan tools directly: no prompt, and no hooks (emit skips them).
-        hooked = name != "ask_user" and not state.plan
+        hooked = hooks and name != "ask_user" and not state.plan
         if hooked and not await state.permissions.ask(tool, arguments, state.agent):
             return ToolResult(
                 DENIED, True, True, arguments, state.diagnostics.since(mark),
@@ -349,18 +364,23 @@ class Gateway:
         """Dispatch one lifecycle event to its subscribers (none in plan mode)."""
         return await self._lifecycle.emit(event, payload)
 
-    async def start_session(self) -> EventOutcome:
-        return await self.emit("session_start", self._state.base_payload())
+    # ``payload``: what a host in front of this gateway sent (``gateway serve --nimlet``),
+    # passed on as it is; None: the gateway's own session id and workspace.
 
-    async def end_session(self) -> EventOutcome:
-        return await self.emit("session_end", self._state.base_payload())
+    async def start_session(self, payload: dict[str, Any] | None = None) -> EventOutcome:
+        return await self.emit("session_start", payload or self._state.base_payload())
 
-    async def start_turn(self) -> EventOutcome:
+    async def end_session(self, payload: dict[str, Any] | None = None) -> EventOutcome:
+        return await self.emit("session_end", payload or self._state.base_payload())
+
+    async def start_turn(self, payload: dict[str, Any] | None = None) -> EventOutcome:
         self._state.turn_open = True
-        return await self.emit("turn_start", self._state.base_payload())
+        return await self.emit("turn_start", payload or self._state.base_payload())
 
-    async def end_turn(self, interrupted: bool = False) -> EventOutcome:
-        payload = self._state.base_payload()
+    async def end_turn(
+        self, interrupted: bool = False, payload: dict[str, Any] | None = None
+    ) -> EventOutcome:
+        payload = dict(payload) if payload is not None else self._state.base_payload()
         if interrupted:
             payload["interrupted"] = True
         try:

@@ -163,6 +163,9 @@ class Registry:
         self._tools: dict[str, list[ToolEntry]] = {}
         self._commands: dict[str, list[CommandEntry]] = {}
         self._hooks_by_event: dict[str, list[HookEntry]] = {}
+        self.on_change: Callable[[], None] | None = None
+        """Called after an owner's contributions came or went (a runtime registered tools
+        late, a dormant package started, a reload): ``gateway serve`` tells its clients."""
 
     # ------------------------------------------------------------------ changes
 
@@ -219,7 +222,12 @@ class Registry:
             self._tools.setdefault(tool.name, []).append(tool)
         for command in accepted_commands:
             self._commands.setdefault(command.name.casefold(), []).append(command)
+        self._changed()
         return diagnostics
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
 
     def unregister(self, owner: str) -> None:
         owned = self._owners.pop(owner, None)
@@ -230,6 +238,7 @@ class Registry:
             self._remove(self._tools, tool.name, owner)
         for command in owned.commands:
             self._remove(self._commands, command.name.casefold(), owner)
+        self._changed()
 
     @staticmethod
     def _remove(table: dict[str, list[Any]], key: str, owner: str) -> None:

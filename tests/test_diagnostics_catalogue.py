@@ -83,6 +83,8 @@ TITLES = {
     "sandbox": "The sandbox",
     "home": "The gateway home",
     "cli": "The command line",
+    "serve": "gateway serve",
+    "migrate": "gateway migrate",
 }
 INTRO = """# Diagnostics
 

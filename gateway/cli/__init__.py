@@ -34,9 +34,11 @@ from ..sandbox import (
 from ..session import SessionNotFound
 from ..trust import StoreError, set_workspace_trust
 from ._config import add_config_verb, run_config
+from ._migrate import add_migrate_verb, run_migrate
 from ._output import diagnostics_table, fail, print_diagnostics, print_json, refuse, table
 from ._packages import VERBS as PACKAGE_VERBS
 from ._packages import add_package_verbs, installed_ids, run_package_verb, trust_package
+from ._serve import add_serve_verb, run_serve
 from ._setup import add_setup_verb, gateway_version, run_setup_verb
 
 __all__ = ["main"]
@@ -113,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_package_verbs(commands)
     add_setup_verb(commands)
     add_config_verb(commands)
+    add_serve_verb(commands)
+    add_migrate_verb(commands)
     return parser
 
 
@@ -168,6 +172,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_setup_verb(args, config)
         if args.verb == "config":
             return run_config(args, config)
+        if args.verb == "serve":
+            return run_serve(args, config)
+        if args.verb == "migrate":
+            return run_migrate(args, config)
         if not args.workspace.is_dir():
             raise _Usage(f"workspace {args.workspace} is not a folder")
         with _contained():

@@ -1,0 +1,322 @@
+"""``gateway serve --mcp``: the gateway's tools, commands and skills as an MCP server over
+stdio, on the official MCP Python SDK's low-level ``Server``.
+
+- ``tools/list`` is the registry's tools now (plan mode filters); every ``tools/call`` goes
+  through ``Gateway.call_tool``, so permission rules and every ecosystem's ``tool_call`` /
+  ``tool_result`` hooks apply to it; progress becomes ``notifications/progress`` (when the
+  client asked, with a ``progressToken``), and a cancelled request cancels the call, which
+  sends the extension its ``cancel``.
+- commands and prompt templates are prompts (``prompts/get`` runs the command); skills are
+  resources (``skill://NAME/SKILL.md``).
+- When the registry changes (a runtime registers a tool after start, a package is
+  activated, a ``/reload`` command), the client is told: ``notifications/tools/list_changed``
+  (and ``prompts/list_changed``) on a handshake connection, the same events on
+  ``subscriptions/listen`` streams of a 2026-07-28 connection.
+- An extension's question (``ui_request``) becomes an MCP elicitation form when the client
+  can answer one, else it is answered cancelled, as in nimlet's headless modes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ToolsListChanged,
+)
+from mcp.shared.exceptions import MCPError
+from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from .. import _codes
+from .._commands import SessionActionError
+from .._results import UnknownCommand, UnknownTool
+from ..diagnostics import Severity
+from ..host import Gateway
+from ..process import ExtensionProcess, UiAnswer
+from ..protocol import UiRequest
+from ._codes import SERVE_TOOL_NAME
+from ._mcp_content import (
+    ARGUMENTS,
+    MCP_TOOL_NAME,
+    answer_from_elicitation,
+    elicitation_schema,
+    expand_template,
+    mcp_prompt,
+    mcp_result,
+    mcp_tool,
+    progress_message,
+    prompt_messages,
+    read_skill,
+    served_skills,
+    served_templates,
+    skill_for,
+    skill_uri,
+    template_prompt,
+)
+
+__all__ = ["McpBridge", "run_mcp_stdio"]
+
+_RESOURCE_NOT_FOUND = -32002
+"""MCP's error code for an unknown resource URI."""
+_PROGRESS_BACKLOG = 256
+"""Progress items waiting to be sent for one call; past it the oldest news is dropped."""
+
+
+class McpBridge:
+    """One MCP server in front of one open gateway."""
+
+    def __init__(
+        self, gateway: Gateway, name: str = "extension-gateway", version: str = ""
+    ) -> None:
+        self._gateway = gateway
+        self._session: ServerSession | None = None
+        """The handshake-era connection's session, for notifications outside a request."""
+        self._bus = InMemorySubscriptionBus()
+        self._changed = anyio.Event()
+        self._announced = (self._tool_list(), self._prompt_list())
+        self._warned_names: set[str] = set()
+        self.server: Server[Any] = Server(
+            name,
+            version=version,
+            instructions="Tools, slash commands (as prompts) and skills (as resources) of "
+            "the extension packages behind this gateway.",
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_list_prompts=self._list_prompts,
+            on_get_prompt=self._get_prompt,
+            on_list_resources=self._list_resources,
+            on_read_resource=self._read_resource,
+            on_subscriptions_listen=ListenHandler(self._bus),
+        )
+        self.server.middleware.append(self._remember_session)
+        gateway.registry.on_change = self._changed.set
+
+    # ------------------------------------------------------------------ running
+
+    async def run(self, read: Any, write: Any) -> None:
+        """Serve until the client closes the connection."""
+        options = self.server.create_initialization_options(
+            NotificationOptions(prompts_changed=True, tools_changed=True)
+        )
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._announce_changes)
+            await self.server.run(read, write, options)
+            group.cancel_scope.cancel()
+
+    async def _remember_session(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        if self._session is None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._session = ctx.session
+        return await call_next(ctx)
+
+    # ------------------------------------------------------------------ list changes
+
+    def _tool_list(self) -> list[tuple[str, str, str]]:
+        return [
+            (t.name, t.description, json.dumps(t.input_schema, sort_keys=True))
+            for t in self._gateway.tools()
+        ]
+
+    def _prompt_list(self) -> list[tuple[str, str]]:
+        return [(c.name, c.description) for c in self._gateway.registry.commands()]
+
+    async def _announce_changes(self) -> None:
+        """Tell the client when what it listed changed; several registry changes in a row
+        (a reload) make one notification each for tools and prompts."""
+        while True:
+            await self._changed.wait()
+            self._changed = anyio.Event()
+            self._gateway.registry.on_change = self._changed.set
+            tools, prompts = self._tool_list(), self._prompt_list()
+            tools_changed, prompts_changed = (
+                tools != self._announced[0],
+                prompts != self._announced[1],
+            )
+            self._announced = (tools, prompts)
+            if tools_changed:
+                await self._bus.publish(ToolsListChanged())
+                if self._session is not None:
+                    await self._session.send_tool_list_changed()
+            if prompts_changed:
+                await self._bus.publish(PromptsListChanged())
+                if self._session is not None:
+                    await self._session.send_prompt_list_changed()
+
+    # ------------------------------------------------------------------ tools
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        tools = self._gateway.tools()
+        for tool in tools:
+            if not MCP_TOOL_NAME.match(tool.name) and tool.name not in self._warned_names:
+                self._warned_names.add(tool.name)
+                self._gateway.diagnostics.add(
+                    SERVE_TOOL_NAME(
+                        f"tool {tool.name!r} of {tool.owner} does not fit MCP's tool-name rule",
+                        package=tool.owner,
+                        contribution=tool.name,
+                    )
+                )
+        return types.ListToolsResult(tools=[mcp_tool(tool) for tool in tools])
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        gateway = self._gateway
+        tool = gateway.registry.tool(params.name)
+        if tool is None or (gateway.plan and not tool.plan_safe):
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        if progress_token_from_params(ctx.params) is None:
+            # The client asked for no progress: nothing to forward (the common case).
+            try:
+                result = await gateway.call_tool(params.name, dict(params.arguments or {}))
+            except UnknownTool:
+                raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}") from None
+            return mcp_result(result)
+        send, receive = anyio.create_memory_object_stream[dict[str, Any]](_PROGRESS_BACKLOG)
+
+        def progress(owner: str, item: dict[str, Any]) -> None:
+            # A client reading progress slower than it comes misses some news.
+            with contextlib.suppress(
+                anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError
+            ):
+                send.send_nowait(item)
+
+        async def forward() -> None:
+            count = 0
+            async with receive:
+                async for item in receive:
+                    count += 1
+                    await ctx.session.report_progress(count, None, progress_message(item) or None)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(forward)
+            try:
+                result = await gateway.call_tool(
+                    params.name, dict(params.arguments or {}), progress=progress
+                )
+            except UnknownTool:
+                raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}") from None
+            finally:
+                send.close()
+        return mcp_result(result)
+
+    # ------------------------------------------------------------------ prompts
+
+    async def _list_prompts(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        commands = [mcp_prompt(command) for command in self._gateway.registry.commands()]
+        templates = [template_prompt(t) for t in served_templates(self._gateway)]
+        return types.ListPromptsResult(prompts=[*commands, *templates])
+
+    async def _get_prompt(
+        self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        gateway = self._gateway
+        arguments = (params.arguments or {}).get(ARGUMENTS, "")
+        try:
+            outcome = await gateway.run_command(params.name, arguments)
+        except UnknownCommand:
+            template = next((t for t in served_templates(gateway) if t.name == params.name), None)
+            if template is None:
+                raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}") from None
+            try:
+                return await anyio.to_thread.run_sync(expand_template, template, arguments)
+            except (OSError, UnicodeDecodeError) as error:
+                raise MCPError(
+                    types.INTERNAL_ERROR, f"cannot read {template.path}: {error}"
+                ) from None
+        note = ""
+        if outcome.error is None and outcome.session is not None:
+            # The server's own session is the one its extensions see.
+            try:
+                await gateway.apply_session_action(outcome.session)
+                note = f"(session action {outcome.session.action} carried out by the server)"
+            except SessionActionError as error:
+                note = f"Extension command failed: {error}"
+        elif outcome.error is None and outcome.reload:
+            await gateway.reload()
+            note = "(the server's extensions were reloaded)"
+        return prompt_messages(params.name, outcome, note)
+
+    # ------------------------------------------------------------------ resources
+
+    async def _list_resources(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    name=skill.name, uri=skill_uri(skill.name),
+                    description=skill.description or None, mime_type="text/markdown",
+                )
+                for skill in served_skills(self._gateway)
+            ]
+        )  # fmt: skip
+
+    async def _read_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        skill = skill_for(served_skills(self._gateway), str(params.uri))
+        if skill is None:
+            raise MCPError(_RESOURCE_NOT_FOUND, f"Resource not found: {params.uri}")
+        try:
+            text = await anyio.to_thread.run_sync(read_skill, skill)
+        except OSError as error:
+            raise MCPError(types.INTERNAL_ERROR, f"cannot read {skill.path}: {error}") from None
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(
+                    uri=str(params.uri), mime_type="text/markdown", text=text
+                )
+            ]
+        )
+
+    # ------------------------------------------------------------------ questions
+
+    async def ask(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
+        """An extension's ``ui_request`` as an elicitation form, when the client declared
+        it can answer one; otherwise cancelled (``ui.unanswered``)."""
+        session, schema = self._session, elicitation_schema(request)
+        capable = session is not None and session.check_client_capability(
+            types.ClientCapabilities(elicitation=types.ElicitationCapability())
+        )
+        if session is None or schema is None or not capable:
+            why = (
+                "MCP forbids asking for a password through elicitation"
+                if request.method == "password"
+                else "the MCP client cannot answer questions (no elicitation capability)"
+            )
+            self._gateway.diagnostics.add(
+                _codes.UI_UNANSWERED(
+                    f"{process.name} asked {request.prompt!r} ({request.method}); {why}, so it "
+                    "was answered cancelled",
+                    package=process.name,
+                    severity=Severity.INFO,
+                )
+            )
+            return UiAnswer(cancelled=True)
+        try:
+            result = await session.elicit_form(request.prompt or "Answer", schema)
+        except MCPError:
+            return UiAnswer(cancelled=True)
+        return answer_from_elicitation(request, result)
+
+
+async def run_mcp_stdio(bridge: McpBridge) -> None:
+    async with stdio_server() as (read, write):
+        await bridge.run(read, write)

@@ -1,0 +1,285 @@
+"""What the gateway holds, in MCP's shapes: tools, tool results, progress, prompts (commands
+and prompt templates), resources (skills) and elicitation forms (questions).
+
+Pure conversions, no I/O but reading a skill's file; ``_mcp`` wires them to the SDK's server.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote
+
+import mcp_types as types
+
+from .._results import ToolResult
+from ..discovery import expand_prompt
+from ..frontmatter import parse_front_matter
+from ..host import Gateway
+from ..names import PLAN_CAPABILITIES
+from ..packages import PackageStatus
+from ..process import UiAnswer
+from ..protocol import UiRequest
+from ..registry import CommandEntry, CommandOutcome, ToolEntry
+
+__all__ = [
+    "ARGUMENTS",
+    "DETAILS_META",
+    "MCP_TOOL_NAME",
+    "SKILL_BYTES",
+    "ServedSkill",
+    "ServedTemplate",
+    "answer_from_elicitation",
+    "elicitation_schema",
+    "expand_template",
+    "mcp_prompt",
+    "mcp_result",
+    "mcp_tool",
+    "progress_message",
+    "prompt_messages",
+    "read_skill",
+    "served_skills",
+    "served_templates",
+    "skill_for",
+    "skill_uri",
+    "template_prompt",
+]
+
+DETAILS_META = "extension-gateway/details"
+"""``_meta`` key of a tool result carrying the runtime's ``details`` (Pi's, a sidecar's)."""
+MCP_TOOL_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+"""The MCP tool-name rule (SEP-986)."""
+SKILL_BYTES = 1024 * 1024
+"""A skill file larger than this is cut (a resource is read whole into one message)."""
+ARGUMENTS = "arguments"
+"""The one prompt argument: the text after the command, as typed after ``/name``."""
+
+
+def mcp_tool(tool: ToolEntry) -> types.Tool:
+    schema = dict(tool.input_schema)
+    # nimlet tool arguments are always an object; MCP requires the schema to say so.
+    schema.setdefault("type", "object")
+    capabilities = set(tool.capabilities)
+    return types.Tool(
+        name=tool.name,
+        description=tool.description,
+        input_schema=schema,
+        annotations=types.ToolAnnotations(
+            read_only_hint=capabilities <= PLAN_CAPABILITIES,
+            open_world_hint="network" in capabilities,
+        ),
+        _meta={"extension-gateway/owner": tool.owner,
+               "extension-gateway/capabilities": list(tool.capabilities)},
+    )  # fmt: skip
+
+
+def mcp_result(result: ToolResult) -> types.CallToolResult:
+    """Text and image parts as MCP content; an image the extension left in a workspace file
+    is a ``resource_link`` to it (the gateway never reads it); ``details`` in ``_meta``."""
+    content: list[types.ContentBlock] = []
+    for part in result.parts or []:
+        kind = part.get("type")
+        if kind == "text" and isinstance(part.get("text"), str):
+            content.append(types.TextContent(type="text", text=part["text"]))
+        elif kind == "image" and isinstance(part.get("data"), str):
+            content.append(
+                types.ImageContent(
+                    type="image", data=part["data"], mime_type=str(part.get("mime_type") or "")
+                )
+            )
+        elif kind == "image" and isinstance(part.get("path"), str):
+            path = Path(part["path"])
+            content.append(
+                types.ResourceLink(
+                    type="resource_link", name=path.name, uri=path.as_uri(),
+                    mime_type=str(part.get("mime_type") or "") or None,
+                )
+            )  # fmt: skip
+    if not any(isinstance(block, types.TextContent) for block in content):
+        # The text is what hooks, sessions and models see: never lose it.
+        content.insert(0, types.TextContent(type="text", text=result.content))
+    meta = {DETAILS_META: result.details} if result.details is not None else None
+    return types.CallToolResult(content=content, is_error=result.is_error, _meta=meta)
+
+
+def progress_message(item: dict[str, Any]) -> str:
+    """The text of one progress item: ``tool_update`` text, or a runtime's snapshot."""
+    text = item.get("text")
+    if isinstance(text, str) and text:
+        return text
+    parts = item.get("content")
+    if isinstance(parts, list):
+        texts = [p.get("text") for p in parts if isinstance(p, dict)]
+        return "\n".join(t for t in texts if isinstance(t, str))
+    return ""
+
+
+# --------------------------------------------------------------------------- prompts
+
+
+def mcp_prompt(command: CommandEntry) -> types.Prompt:
+    return types.Prompt(
+        name=command.name,
+        description=command.description or None,
+        arguments=[
+            types.PromptArgument(
+                name=ARGUMENTS,
+                description=f"The text after /{command.name}, as typed in a composer",
+                required=False,
+            )
+        ],
+    )
+
+
+def prompt_messages(name: str, outcome: CommandOutcome, note: str = "") -> types.GetPromptResult:
+    """A command's reply as prompt messages: what it printed (``message``, an error) as the
+    assistant's, the turn it starts (``prompt``) as the user's."""
+    messages: list[types.PromptMessage] = []
+    printed = [text for text in (outcome.message, note) if text]
+    if outcome.error:
+        printed.append(f"Extension command failed: {outcome.error}")
+    if printed:
+        messages.append(
+            types.PromptMessage(
+                role="assistant", content=types.TextContent(type="text", text="\n".join(printed))
+            )
+        )
+    if outcome.prompt and not outcome.error:
+        messages.append(
+            types.PromptMessage(
+                role="user", content=types.TextContent(type="text", text=outcome.prompt)
+            )
+        )
+    return types.GetPromptResult(description=f"/{name}", messages=messages)
+
+
+@dataclass(frozen=True, slots=True)
+class ServedTemplate:
+    """A prompt template an active package ships (Pi's ``pi.prompts``): the gateway has no
+    command for it, so the server expands it itself."""
+
+    name: str
+    description: str
+    path: Path
+
+
+def served_templates(gateway: Gateway) -> list[ServedTemplate]:
+    """Prompt templates of the active packages, except where a command has the name."""
+    found: dict[str, ServedTemplate] = {}
+    for status in gateway.packages:
+        if status.active:
+            for name, description, path in _package_files(status, "prompt"):
+                if gateway.registry.command(name) is None:
+                    found.setdefault(name, ServedTemplate(name, description, path))
+    return list(found.values())
+
+
+def template_prompt(template: ServedTemplate) -> types.Prompt:
+    return types.Prompt(
+        name=template.name,
+        description=template.description or None,
+        arguments=[
+            types.PromptArgument(
+                name=ARGUMENTS, description="Fills $ARGUMENTS and $@", required=False
+            )
+        ],
+    )
+
+
+def expand_template(template: ServedTemplate, arguments: str) -> types.GetPromptResult:
+    text = template.path.read_text(encoding="utf-8")[:SKILL_BYTES]
+    body = parse_front_matter(text).body.strip("\n")
+    message = types.PromptMessage(
+        role="user", content=types.TextContent(type="text", text=expand_prompt(body, arguments))
+    )
+    return types.GetPromptResult(description=template.description or None, messages=[message])
+
+
+def _package_files(status: PackageStatus, kind: str) -> list[tuple[str, str, Path]]:
+    """(name, description, path) of a package's contributions of ``kind`` that name a file
+    inside the package (one that leaves it is not served)."""
+    root = Path(status.entry.root).resolve()
+    found = []
+    for contribution in status.entry.contributions:
+        relative = contribution.detail.get("path")
+        if contribution.kind != kind or not isinstance(relative, str):
+            continue
+        path = (root / relative).resolve()
+        if root in path.parents:
+            found.append((contribution.name, contribution.description, path))
+    return found
+
+
+# --------------------------------------------------------------------------- skills
+
+
+@dataclass(frozen=True, slots=True)
+class ServedSkill:
+    name: str
+    description: str
+    path: Path
+
+
+def skill_uri(name: str) -> str:
+    return f"skill://{quote(name, safe='')}/SKILL.md"
+
+
+def served_skills(gateway: Gateway) -> list[ServedSkill]:
+    """The workspace's skills and the skills of the active packages (a package's
+    ``SKILL.md`` folders), each name once (a later one replaces an earlier one)."""
+    found: dict[str, ServedSkill] = {}
+    for skill in gateway.discovery.skills:
+        found[skill.name] = ServedSkill(skill.name, skill.description, skill.path)
+    for status in gateway.packages:
+        if status.active:
+            for name, description, path in _package_files(status, "skill"):
+                found[name] = ServedSkill(name, description, path)
+    return list(found.values())
+
+
+def skill_for(skills: list[ServedSkill], uri: str) -> ServedSkill | None:
+    match = re.fullmatch(r"skill://([^/]+)/SKILL\.md", uri)
+    if match is None:
+        return None
+    name = unquote(match[1])
+    return next((skill for skill in skills if skill.name == name), None)
+
+
+def read_skill(skill: ServedSkill) -> str:
+    with skill.path.open("rb") as handle:
+        data = handle.read(SKILL_BYTES + 1)
+    text = data[:SKILL_BYTES].decode("utf-8", "replace")
+    if len(data) > SKILL_BYTES:
+        text += f"\n\n[cut at {SKILL_BYTES // 1024} KiB by gateway serve]\n"
+    return text
+
+
+# --------------------------------------------------------------------------- questions
+
+
+def elicitation_schema(request: UiRequest) -> dict[str, Any] | None:
+    """A nimlet question as an MCP form; None for what a form must not carry (a password:
+    MCP forbids asking for secrets through elicitation) or an unknown method."""
+    prompt = request.prompt or "Answer"
+    if request.method == "question":
+        field: dict[str, Any] = {"type": "string", "title": prompt, "enum": list(request.options)}
+    elif request.method == "confirm":
+        field = {"type": "boolean", "title": prompt}
+    elif request.method == "input":
+        field = {"type": "string", "title": prompt}
+    else:
+        return None
+    return {"type": "object", "properties": {"answer": field}, "required": ["answer"]}
+
+
+def answer_from_elicitation(request: UiRequest, result: types.ElicitResult) -> UiAnswer:
+    if result.action != "accept" or not result.content:
+        return UiAnswer(cancelled=True)
+    value = result.content.get("answer")
+    if request.method == "confirm":
+        return UiAnswer(confirmed=bool(value), cancelled=False)
+    if not isinstance(value, str) or not value:
+        return UiAnswer(cancelled=True)
+    return UiAnswer(answer=value)

@@ -1,0 +1,146 @@
+"""Opening the gateway a ``gateway serve`` runs: the packages it serves, warm runtimes, and
+its diagnostics on stderr (stdout is the protocol).
+
+Both serve modes share it: the gates apply exactly as for the CLI (installed packages pass
+their four gates; the workspace's own extensions load only when it is trusted), every
+runtime starts at once and stays warm (a call costs a round trip, not a start), and a
+``serve`` started by a gateway that was itself started by ``serve`` counts its depth, so a
+workspace whose extension serves that same workspace cannot recurse without end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from ..agent import AgentLink
+from ..config import GatewayConfig
+from ..diagnostics import Diagnostic, Severity
+from ..host import Gateway, open_gateway
+from ..process import UiHandler
+from ..session import SessionEffect
+from ._codes import SERVE_NESTED_TOO_DEEP, SERVE_PACKAGE_INACTIVE, SERVE_PACKAGE_UNKNOWN
+
+__all__ = ["DEPTH_VARIABLE", "MAX_DEPTH", "ServeError", "ServeOptions", "open_served"]
+
+DEPTH_VARIABLE = "GATEWAY_SERVE_DEPTH"
+"""How many ``gateway serve`` processes stand above this one; passed to its children."""
+MAX_DEPTH = 4
+
+
+class ServeError(Exception):
+    """The server cannot start; ``diagnostic`` says why."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    workspace: Path
+    packages: tuple[str, ...] = ()
+    """Serve only these installed packages (and what they depend on); () serves everything
+    the gateway loads for the workspace."""
+    trust: bool | None = None
+    """The workspace's trust for this run; None: as ``gateway trust`` recorded it."""
+    plan: bool = False
+    config: GatewayConfig = dataclasses.field(default_factory=GatewayConfig)
+    workspace_given: bool = True
+    """False: ``workspace`` is a default, and ``serve --nimlet`` takes the host's."""
+
+
+def stderr_reporter(stream: TextIO | None = None) -> Callable[[Diagnostic], None]:
+    """Warnings and errors as one line each on stderr (an MCP client shows its server's
+    stderr in its log; a nimlet host writes it to the extension's log)."""
+
+    def report(diagnostic: Diagnostic) -> None:
+        if diagnostic.severity is Severity.INFO:
+            return
+        out = stream or sys.stderr
+        line = (
+            f"gateway serve: {diagnostic.severity.value} [{diagnostic.code}] {diagnostic.message}"
+        )
+        if diagnostic.hint:
+            line += f" (hint: {diagnostic.hint})"
+        print(line, file=out, flush=True)
+
+    return report
+
+
+def _depth() -> int:
+    try:
+        return max(0, int(os.environ.get(DEPTH_VARIABLE, "0")))
+    except ValueError:
+        return 0
+
+
+@asynccontextmanager
+async def open_served(
+    options: ServeOptions,
+    *,
+    ui: UiHandler | None = None,
+    agent: AgentLink | None = None,
+    on_effect: Callable[[SessionEffect], None] | None = None,
+    on_diagnostic: Callable[[Diagnostic], None] | None = None,
+) -> AsyncIterator[Gateway]:
+    """The gateway behind a server. Raises ``ServeError`` before starting anything when
+    nesting is too deep, and after loading when a named package is not installed."""
+    depth = _depth()
+    if depth >= MAX_DEPTH:
+        raise ServeError(
+            SERVE_NESTED_TOO_DEEP(
+                f"gateway serve is nested {depth} levels deep (at most {MAX_DEPTH - 1}); "
+                f"refusing to start another one in {options.workspace}"
+            )
+        )
+    # The children (one of them may be another `gateway serve`) learn the depth.
+    os.environ[DEPTH_VARIABLE] = str(depth + 1)
+    config = dataclasses.replace(
+        options.config,
+        lazy_start=False,  # warm: a call costs a round trip, not a start
+        packages=options.packages or None,
+        passthrough_env=(*options.config.passthrough_env, DEPTH_VARIABLE),
+    )
+    async with open_gateway(
+        options.workspace,
+        trust=options.trust,
+        plan=options.plan,
+        config=config,
+        ui=ui,
+        agent=agent,
+        on_effect=on_effect,
+        on_diagnostic=on_diagnostic,
+    ) as gateway:
+        _check_packages(gateway, options.packages)
+        yield gateway
+
+
+def _check_packages(gateway: Gateway, wanted: tuple[str, ...]) -> None:
+    statuses = {status.id: status for status in gateway.packages}
+    for package_id in wanted:
+        status = statuses.get(package_id)
+        if status is None:
+            raise ServeError(
+                SERVE_PACKAGE_UNKNOWN(
+                    f"package {package_id!r} is not installed in {gateway.config.home}",
+                    package=package_id,
+                    hint=f"gateway install SRC, or check `gateway status` (GATEWAY_HOME="
+                    f"{gateway.config.home})",
+                )
+            )
+        if not status.active:
+            gateway.diagnostics.add(
+                SERVE_PACKAGE_INACTIVE(
+                    f"package {package_id} is not active ({'; '.join(status.reasons)}); "
+                    "it offers nothing",
+                    package=package_id,
+                    hint=f"gateway status; gateway trust {package_id}; gateway enable {package_id}",
+                )
+            )

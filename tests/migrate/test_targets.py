@@ -1,0 +1,196 @@
+"""``gateway migrate`` to ``mcp``, ``agent-plugin`` and ``nanobot``: each output is read by
+what reads it for real (the MCP SDK's client through the written ``mcpServers`` entry, an
+independent Agent Plugins reader from PyPI, the gateway's strict nanobot reader and its
+nanobot path)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import agent_plugins
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from gateway import open_gateway
+from gateway.migrate import MigrationError
+from gateway.migrate._schemas import schema_problems
+from gateway.packages import install, load_adapters
+from tests.migrate._helpers import SOURCES, config_for, pass_gates, run
+from tests.serve._helpers import need_sidecar
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"  # the MCP client's stdio transport
+
+
+async def tools_of(server: dict, cwd) -> set[str]:
+    params = StdioServerParameters(
+        command=server["command"], args=server["args"], cwd=str(cwd),
+        env={"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/")},
+    )  # fmt: skip
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return {tool.name for tool in (await session.list_tools()).tools}
+
+
+async def test_the_mcp_snippet_starts_a_server_with_the_packages_tools(tmp_path):
+    need_sidecar()
+    home, out = tmp_path / "home", tmp_path / "out"
+    migration = run(SOURCES["nanobot"], "mcp", out, home)
+    pass_gates(migration, home)
+    snippet = json.loads((out / "mcp.json").read_text())
+    assert list(snippet) == ["mcpServers"] and list(snippet["mcpServers"]) == ["acme.review"]
+    server = snippet["mcpServers"]["acme.review"]
+    assert server["args"][-5:] == ["--mcp", "--package", "acme.review", "--home", str(home)]
+    assert await tools_of(server, tmp_path) == {"review_code"}
+
+
+async def test_an_agent_plugin_is_read_by_an_independent_reader_and_its_server_runs(tmp_path):
+    need_sidecar()
+    home, out = tmp_path / "home", tmp_path / "out"
+    migration = run(SOURCES["pi"], "agent-plugin", out, home, load=True)
+    pass_gates(migration, home)
+    manifest = json.loads((out / "plugin.json").read_text())
+    mcp = json.loads((out / "mcp.json").read_text())
+    assert schema_problems("plugin", manifest) == [] and schema_problems("mcp", mcp) == []
+    plugin = agent_plugins.Plugin(out)
+    assert plugin.manifest.name == "pi-tickets" and plugin.manifest.issues == ()
+    assert [skill.name for skill in plugin.skills] == ["triage"]
+    assert list(plugin.mcp.servers) == ["pi-tickets"] and plugin.mcp.issues == ()
+    server = mcp["mcpServers"]["pi-tickets"]
+    # A bare program name (the spec's rule); this checkout's gateway is found on PATH.
+    assert server["command"] == "python3" or "/" not in server["command"]
+    assert await tools_of({**server, "command": _on_path(server["command"])}, tmp_path) >= {
+        "open_ticket"
+    }
+
+
+def _on_path(program: str) -> str:
+    import shutil
+    import sys
+
+    return shutil.which(program) or sys.executable
+
+
+async def test_a_nanobot_package_from_a_pi_package_runs_through_the_nanobot_path(tmp_path):
+    need_sidecar()
+    out = tmp_path / "out"
+    migration = run(SOURCES["pi"], "nanobot", out, tmp_path / "home", load=True)
+    assert migration.ok, [d.message for d in migration.notes]
+    entry = load_adapters().inspect(out)
+    assert entry.ecosystem == "nanobot" and entry.ok
+    assert entry.metadata["nanobot_runtime"] == "pi" and entry.enforce_declared
+    declared = {(c.kind, c.name) for c in entry.contributions}
+    assert {("tool", "open_ticket"), ("command", "more-tools"), ("hook", "tool_call")} <= declared
+    # Installed and run by the gateway as a nanobot package (runtime pi).
+    home = tmp_path / "run-home"
+    report = install(home, str(out), kind="local", inspector=load_adapters().inspect)
+    assert report.package.record.ecosystem == "nanobot"
+
+    class _M:
+        package = migration.package
+
+    _M.package = type(migration.package)(report.entry, report.package.record.path, True)
+    pass_gates(_M, home)  # type: ignore[arg-type]
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    async with open_gateway(workspace, config=config_for(home)) as gateway:
+        owners = {t["owner"] for t in gateway.tool_schemas()}
+        result = await gateway.call_tool("open_ticket", {"title": "nb"})
+    assert owners == {"pi-tickets"}
+    assert result.content.startswith("ticket opened: nb")
+
+
+def test_a_nimlet_extension_has_no_nanobot_form(tmp_path):
+    out = tmp_path / "out"
+    migration = run(SOURCES["nimlet"], "nanobot", out, tmp_path / "home")
+    assert not migration.ok
+    assert [d.code for d in migration.notes] == ["migrate.target_unsupported"]
+    assert "`migrate.target_unsupported`" in (out / "MIGRATION.md").read_text()
+    assert not (out / "nanobot.extension.json").exists()
+
+
+def test_without_load_nothing_runs_and_with_it_only_in_the_sandbox(tmp_path):
+    need_sidecar()
+    marker = tmp_path / "ran.txt"
+    package = tmp_path / "loud"
+    package.mkdir()
+    (package / "package.json").write_text(json.dumps(
+        {"name": "loud", "version": "1.0.0", "keywords": ["pi-package"],
+         "pi": {"extensions": ["./index.ts"]}}
+    ))  # fmt: skip
+    (package / "index.ts").write_text(
+        'import { writeFileSync } from "node:fs";\n'
+        'import { Type } from "typebox";\n'
+        "export default function (pi: any) {\n"
+        f"  try {{ writeFileSync({json.dumps(str(marker))}, 'loaded'); }} catch {{}}\n"
+        '  pi.registerTool({ name: "shout", label: "Shout", description: "Shout",\n'
+        "    parameters: Type.Object({}), async execute() { return { content: [] }; } });\n"
+        "}\n"
+    )
+    static = run(package, "nanobot", tmp_path / "static", tmp_path / "home")
+    assert not marker.exists()
+    assert "migrate.contributions_unknown" in {d.code for d in static.notes}
+    loaded = run(package, "nanobot", tmp_path / "loaded", tmp_path / "home", load=True)
+    # It ran (its tool was seen), but its write outside the throwaway folder was refused.
+    assert [t["name"] for t in loaded.observation.tools] == ["shout"]
+    assert loaded.observation.known == "observed"
+    assert not marker.exists()
+
+
+def test_the_output_folder_must_be_empty_unless_forced(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    with pytest.raises(MigrationError) as refused:
+        run(SOURCES["nanobot"], "mcp", out, tmp_path / "home")
+    assert refused.value.diagnostic.code == "migrate.out_not_empty"
+    assert (out / "keep.txt").read_text() == "mine"
+    run(SOURCES["nanobot"], "mcp", out, tmp_path / "home", force=True)
+    assert sorted(p.name for p in out.iterdir()) == ["MIGRATION.md", "mcp.json"]
+
+
+def test_a_source_that_is_no_package_is_refused(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(MigrationError) as refused:
+        run(empty, "nimlet", tmp_path / "out", tmp_path / "home")
+    assert refused.value.diagnostic.code == "migrate.source_unusable"
+
+
+def test_the_cli_writes_json_and_exits_0(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "gateway", "migrate", str(SOURCES["nanobot"]), "--to", "mcp",
+         "--out", str(tmp_path / "out"), "--json"],
+        env={**os.environ, "GATEWAY_HOME": str(tmp_path / "home")},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["target"] == "mcp" and report["package"] == "acme.review"
+    assert {item["code"] for item in report["not_carried"]} == {"migrate.gates_pending",
+                                                                "migrate.installed"}  # fmt: skip
+
+
+async def test_an_openclaw_plugin_as_an_mcp_server(tmp_path):
+    from tests.serve._helpers import REPO
+
+    need_sidecar()
+    home, out = tmp_path / "home", tmp_path / "out"
+    tarball = REPO / "tests/fixtures/npm/ollama-openclaw-web-search-0.2.2.tgz"
+    migration = run(tarball, "mcp", out, home, load=True)
+    assert [t["name"] for t in migration.observation.tools] == [
+        "ollama_web_search",
+        "ollama_web_fetch",
+    ]
+    pass_gates(migration, home)
+    server = json.loads((out / "mcp.json").read_text())["mcpServers"]["ollama-openclaw-web-search"]
+    assert await tools_of(server, tmp_path) == {"ollama_web_search", "ollama_web_fetch"}

@@ -1,0 +1,254 @@
+"""``gateway serve --mcp`` with the MCP Python SDK's own client (``ClientSession`` over
+stdio) against a real served gateway: a Pi package, a nanobot package and a nimlet
+extension in one server."""
+
+from __future__ import annotations
+
+import json
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from tests.serve._helpers import GATEWAY, IDS, Served, need_sidecar, served_home
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"  # the MCP client's stdio transport; the server side is anyio throughout
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Served:
+    need_sidecar()
+    return served_home(tmp_path_factory.mktemp("mcp"))
+
+
+@asynccontextmanager
+async def client(served: Served, *args: str, **session: Any):
+    command, *rest = GATEWAY
+    params = StdioServerParameters(
+        command=command,
+        args=[*rest, "serve", "--mcp", "--workspace", str(served.workspace), *args],
+        env=served.env(),
+        cwd=str(served.workspace),
+    )
+    with open(served.home.parent / "server-stderr.log", "a") as errors:
+        async with (
+            stdio_client(params, errlog=errors) as (read, write),
+            ClientSession(read, write, **session) as connection,
+        ):
+            await connection.initialize()
+            yield connection
+
+
+def all_packages() -> list[str]:
+    args = []
+    for package in IDS.values():
+        args += ["--package", package]
+    return args
+
+
+def texts(result: Any) -> list[str]:
+    return [block.text for block in result.content if isinstance(block, types.TextContent)]
+
+
+async def test_one_server_lists_the_tools_of_a_pi_a_nanobot_and_a_nimlet_package(served):
+    async with client(served, *all_packages()) as connection:
+        tools = {tool.name: tool for tool in (await connection.list_tools()).tools}
+    assert {"open_ticket", "wait_for_abort", "review_code", "save_note", "sleepy"} <= set(tools)
+    assert tools["save_note"].input_schema["required"] == ["text"]
+    assert tools["save_note"].annotations.read_only_hint is True
+    assert tools["review_code"].input_schema["properties"] == {"path": {"type": "string"}}
+    assert tools["open_ticket"].meta["extension-gateway/owner"] == "pi-tickets"
+
+
+async def test_calls_reach_each_ecosystem_and_every_ecosystems_hooks_apply(served):
+    async with client(served, *all_packages()) as connection:
+        nimlet = await connection.call_tool("save_note", {"text": "key sk-live1234567"})
+        nanobot = await connection.call_tool("review_code", {"path": "src/app.py"})
+        pi = await connection.call_tool("open_ticket", {"title": "cache bug"})
+    # The Pi package's tool_call hook redacted the nimlet tool's argument.
+    assert texts(nimlet) == ["saved: key [redacted]"]
+    # The nimlet extension's tool_result hook rewrote the nanobot tool's output.
+    assert texts(nanobot) == ["Review requested for src/app.py [seen by desk]"]
+    # The nanobot package's after_execute_tool hook stamped the Pi tool's result.
+    # (Pi's text of a result with an image names the image; a rewritten result is text.)
+    assert texts(pi) == ["ticket opened: cache bug\n[image image/png] (reviewer: acme.review)"]
+    assert not nimlet.is_error and not nanobot.is_error and not pi.is_error
+
+
+async def test_an_image_part_and_the_details_come_back_structured(served):
+    async with client(served, "--package", IDS["pi"]) as connection:
+        result = await connection.call_tool("open_ticket", {"title": "logo"})
+    images = [block for block in result.content if isinstance(block, types.ImageContent)]
+    assert len(images) == 1 and images[0].mime_type == "image/png"
+    assert result.meta["extension-gateway/details"] == {"title": "logo", "number": 7}
+
+
+async def test_progress_of_a_call_reaches_the_client_that_asked_for_it(served):
+    seen: list[tuple[float, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, message))
+
+    async with client(served, "--package", IDS["pi"]) as connection:
+        await connection.call_tool("open_ticket", {"title": "x"}, progress_callback=on_progress)
+    assert [message for _, message in seen] == ["checking duplicates", "filing"]
+    assert [progress for progress, _ in seen] == [1, 2]
+
+
+async def test_a_cancelled_request_sends_the_extension_its_cancel(served):
+    async with client(served, "--package", IDS["nimlet"]) as connection:
+        with anyio.move_on_after(3):
+            await connection.call_tool("sleepy", {})
+        # The server is still serving, and answers the next call.
+        after = await connection.call_tool("save_note", {"text": "still here"})
+    assert texts(after) == ["saved: still here"]
+    received = served.received()
+    call = next(m for m in received if m.get("type") == "tool" and m["name"] == "sleepy")
+    assert {"type": "cancel", "id": call["id"]} in received
+
+
+async def test_an_unknown_tool_is_a_protocol_error(served):
+    async with client(served, "--package", IDS["nimlet"]) as connection:
+        with pytest.raises(Exception, match="Unknown tool: nope"):
+            await connection.call_tool("nope", {})
+
+
+async def test_commands_and_prompt_templates_are_prompts(served):
+    async with client(served, "--package", IDS["pi"]) as connection:
+        prompts = {p.name: p for p in (await connection.list_prompts()).prompts}
+        standup = await connection.get_prompt("standup", {"arguments": "the cache"})
+    assert {"more-tools", "standup"} <= set(prompts)
+    assert [a.name for a in prompts["standup"].arguments] == ["arguments"]
+    assert [(m.role, m.content.text) for m in standup.messages] == [
+        ("user", "Draft a three-line stand-up note about the cache.")
+    ]
+
+
+async def test_skills_are_resources_the_client_can_read(served):
+    async with client(served, "--package", IDS["pi"]) as connection:
+        resources = (await connection.list_resources()).resources
+        triage = next(r for r in resources if r.name == "triage")
+        read = await connection.read_resource(triage.uri)
+    assert str(triage.uri) == "skill://triage/SKILL.md"
+    assert triage.description == "Sort new tickets by severity before opening more."
+    assert "label each `sev1`" in read.contents[0].text
+
+
+async def test_a_tool_registered_after_start_is_announced_with_list_changed(served):
+    notified = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            notified.set()
+
+    async with client(served, "--package", IDS["pi"], message_handler=on_message) as connection:
+        before = {t.name for t in (await connection.list_tools()).tools}
+        await connection.get_prompt("more-tools", {})
+        with anyio.fail_after(10):
+            await notified.wait()
+        after = {t.name for t in (await connection.list_tools()).tools}
+        late = await connection.call_tool("late_tool", {})
+    assert after - before == {"late_tool"}
+    assert texts(late) == ["late and well"]
+
+
+async def test_a_question_becomes_an_elicitation_form(served):
+    asked: list[str] = []
+
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"answer": True})
+
+    async with client(
+        served, "--package", IDS["nimlet"], elicitation_callback=answer
+    ) as connection:
+        reply = await connection.get_prompt("ask", {"arguments": "deploy"})
+    assert asked == ["Really deploy?"]
+    assert [m.content.text for m in reply.messages] == ["answer: yes"]
+
+
+async def test_without_elicitation_a_question_is_answered_cancelled(served):
+    async with client(served, "--package", IDS["nimlet"]) as connection:
+        reply = await connection.get_prompt("ask", {"arguments": "deploy"})
+    assert [m.content.text for m in reply.messages] == ["answer: no"]
+
+
+def test_an_uninstalled_package_stops_the_server_with_a_diagnostic(served, tmp_path):
+    import subprocess
+
+    done = subprocess.run(
+        [*GATEWAY, "serve", "--mcp", "--package", "no-such-package"],
+        env=served.env(), cwd=served.workspace, capture_output=True, text=True, timeout=60,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "serve.package_unknown" in done.stderr and done.stdout == ""
+
+
+def test_a_package_that_has_not_passed_its_gates_offers_nothing(tmp_path):
+    import subprocess
+
+    from gateway.store import StateStore
+
+    need_sidecar()
+    served = served_home(tmp_path, kinds=("nimlet",))
+    with StateStore.open(served.home) as store:
+        store.set_trusted(IDS["nimlet"], False)
+    request = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]  # fmt: skip
+    server = subprocess.Popen(
+        [*GATEWAY, "serve", "--mcp", "--package", IDS["nimlet"]],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=served.env(), cwd=served.workspace,
+    )  # fmt: skip
+    try:
+        for message in request:
+            server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+        replies = [json.loads(server.stdout.readline()) for _ in range(2)]
+    finally:
+        server.stdin.close()
+        stderr = server.stderr.read()
+        server.wait(timeout=30)
+        server.stdout.close()
+        server.stderr.close()
+    assert replies[1] == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    assert "serve.package_inactive" in stderr and "not trusted" in stderr
+
+
+async def test_the_example_workspace_as_one_mcp_server(served):
+    from tests.serve._helpers import REPO
+
+    examples = REPO / "examples"
+    command, *rest = GATEWAY
+    params = StdioServerParameters(
+        command=command,
+        args=[*rest, "serve", "--mcp", "--workspace", str(examples), "--trust"],
+        env=served.env(), cwd=str(examples),
+    )  # fmt: skip
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as connection:
+        await connection.initialize()
+        tools = {t.name for t in (await connection.list_tools()).tools}
+        prompts = {p.name for p in (await connection.list_prompts()).prompts}
+        skills = {r.name for r in (await connection.list_resources()).resources}
+        counted = await connection.call_tool("wordcount", {"text": "one two three"})
+    # nimlet extensions and a tool.json tool, the Pi extension the workspace discovers, the
+    # nanobot package installed in the served home; prompt templates; a skill.
+    assert {"save_note", "list_todos", "wordcount", "open_ticket", "review_code"} <= tools
+    assert {"review", "note", "todos"} <= prompts
+    assert skills >= {"release-notes"}
+    assert "3" in texts(counted)[0]
