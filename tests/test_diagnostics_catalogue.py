@@ -83,6 +83,7 @@ TITLES = {
     "sandbox": "The sandbox",
     "home": "The gateway home",
     "cli": "The command line",
+    "audit": "Compatibility audits (gateway audit)",
 }
 INTRO = """# Diagnostics
 

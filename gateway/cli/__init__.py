@@ -26,6 +26,7 @@ from ..host import Gateway, UnknownCommand, open_gateway
 from ..sandbox import make_undumpable
 from ..session import SessionNotFound
 from ..trust import StoreError, set_workspace_trust
+from ._audit import add_audit_verb, run_audit
 from ._config import add_config_verb, run_config
 from ._output import diagnostics_table, fail, print_diagnostics, print_json, refuse, table
 from ._packages import VERBS as PACKAGE_VERBS
@@ -54,7 +55,7 @@ class _BadArgument(Exception):
 
 
 # Commands that only read the gateway's state: a missing home is not made for them.
-_READ_ONLY_VERBS = ("inspect", "status")
+_READ_ONLY_VERBS = ("inspect", "status", "audit")
 # Positional arguments that name something: empty, each would mean the current folder.
 _NAMED = ("target", "source", "id", "tool", "name")
 
@@ -106,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_package_verbs(commands)
     add_setup_verb(commands)
     add_config_verb(commands)
+    add_audit_verb(commands)
     return parser
 
 
@@ -161,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_setup_verb(args, config)
         if args.verb == "config":
             return run_config(args, config)
+        if args.verb == "audit":
+            return run_audit(args, config)
         if not args.workspace.is_dir():
             raise _Usage(f"workspace {args.workspace} is not a folder")
         if args.verb == "shell":

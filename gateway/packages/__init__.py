@@ -26,12 +26,14 @@ from ._installer import (
     package_folder,
     uninstall,
 )
-from ._sources import FetchError, Source, parse_source
-from ._verify import InstallLimits
+from ._sources import Fetched, FetchError, Source, fetch, parse_source
+from ._trees import remove_tree
+from ._verify import InstallLimits, VerifyError, verify_tree
 
 __all__ = [
     "GATEWAY_SETTINGS",
     "FetchError",
+    "Fetched",
     "InstallError",
     "InstallLimits",
     "InstallReport",
@@ -39,10 +41,12 @@ __all__ = [
     "PackageConfigError",
     "PackageStatus",
     "Source",
+    "VerifyError",
     "collect_garbage",
     "config_path",
     "discover_all",
     "evaluate_packages",
+    "fetch",
     "install",
     "load_adapters",
     "package_folder",
@@ -51,8 +55,10 @@ __all__ = [
     "parse_source",
     "plan_launch",
     "read_package_config",
+    "remove_tree",
     "set_config_value",
     "uninstall",
     "unset_config_value",
+    "verify_tree",
     "write_package_config",
 ]

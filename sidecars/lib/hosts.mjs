@@ -8,6 +8,7 @@
 // commands() -> [{name, description}], runCommand(name, message, signal, current),
 // events() -> [canonical names], onEvent(event, payload, signal, message) -> reply}.
 
+import { recordReport, recording, startRecording } from "./audit/record.mjs";
 import { diagnostic } from "./diagnostics.mjs";
 import { FEATURE, offered } from "./features.mjs";
 import { log } from "./stdio.mjs";
@@ -32,6 +33,7 @@ export const FOLD = Object.freeze({
 });
 
 export async function loadHosts(state) {
+	if (recording()) startRecording(state); // `gateway audit --load` only (audit/record.mjs)
 	const groups = new Map();
 	for (const pkg of state.spec.packages ?? []) {
 		const name = pkg.host ?? "pi";
@@ -86,6 +88,7 @@ export function registerMessage(state) {
 	if (offered(state, FEATURE.diagnostics) && state.diagnostics.length) {
 		register.gateway = { diagnostics: state.diagnostics };
 	}
+	if (state.record) register.gateway = { ...register.gateway, record: recordReport(state) };
 	return register;
 }
 
