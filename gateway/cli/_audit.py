@@ -92,9 +92,7 @@ def run_audit(args: argparse.Namespace, config: GatewayConfig) -> int:
                 )
             )
             return 2
-    with _progress(
-        sys.stderr, quiet=args.output is None and args.format != "text" and not sys.stderr.isatty()
-    ) as progress:
+    with _progress(sys.stderr) as progress:
         report = audit(
             sources, load=args.load, confirmed_by=confirmed_by, config=config, progress=progress
         )
@@ -133,11 +131,9 @@ def _confirm(args: argparse.Namespace, count: int) -> str | None:
 
 
 @contextmanager
-def _progress(stream: TextIO, *, quiet: bool) -> Iterator[Callable[[int, int, str], None]]:
-    """A progress bar on a terminal (rich), one plain line per package elsewhere."""
-    if quiet:
-        yield lambda index, total, source: None
-        return
+def _progress(stream: TextIO) -> Iterator[Callable[[int, int, str], None]]:
+    """A progress bar on a terminal (rich), one plain line per package elsewhere (stderr:
+    the report on stdout stays clean)."""
     if not stream.isatty():
 
         def plain(index: int, total: int, source: str) -> None:
