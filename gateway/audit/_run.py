@@ -84,7 +84,7 @@ async def audit_packages(
             progress(index, total, text)
         package = PackageAudit(source=text, source_kind="")
         try:
-            with locate(text, config) as located:
+            with locate(text, config, runnable=load) as located:
                 package.source_kind = located.kind
                 entry = await anyio.to_thread.run_sync(adapters.inspect, located.root)
                 if entry.ecosystem == "unknown":

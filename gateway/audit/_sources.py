@@ -16,9 +16,11 @@ from pathlib import Path
 
 from ..config import GatewayConfig
 from ..packages import (
+    ExtractError,
     FetchError,
     InstallLimits,
     VerifyError,
+    extract_tarball,
     fetch,
     parse_source,
     remove_tree,
@@ -41,9 +43,20 @@ class Located:
     resolved: str
 
 
+def _static_member(name: str) -> bool:
+    """What a static audit reads of a packed package: all of its own files, and of its
+    bundled dependencies only what the risk scan looks at (manifests, native addons)."""
+    parts = name.split("/")
+    if "node_modules" not in parts:
+        return True
+    last = parts[-1]
+    return last in ("package.json", "binding.gyp") or last.endswith(".node") or name.endswith("/")
+
+
 @contextmanager
-def locate(text: str, config: GatewayConfig) -> Iterator[Located]:
-    """The package ``text`` names, on disk for the duration of the block."""
+def locate(text: str, config: GatewayConfig, *, runnable: bool = True) -> Iterator[Located]:
+    """The package ``text`` names, on disk for the duration of the block. ``runnable=False``
+    (a static audit): a packed tarball is unpacked without its bundled dependencies' code."""
     if not text.strip():
         raise SourceError("empty source: name a folder, a tarball, an npm spec, a git URL or an id")
     installed = _installed(text, config)
@@ -60,6 +73,10 @@ def locate(text: str, config: GatewayConfig) -> Iterator[Located]:
     staging = Path(tempfile.mkdtemp(prefix="gateway-audit-"))
     try:
         limits = InstallLimits()
+        tarball = Path(source.location).expanduser()
+        if source.kind == "npm" and not runnable and tarball.is_file():
+            yield Located(_unpack(tarball, staging, limits), "npm", tarball.name)
+            return
         try:
             fetched = fetch(source, staging, home=config.home, limits=limits)
             verify_tree(fetched.root, limits)
@@ -68,6 +85,18 @@ def locate(text: str, config: GatewayConfig) -> Iterator[Located]:
         yield Located(fetched.root, source.kind, fetched.resolved)
     finally:
         remove_tree(staging)
+
+
+def _unpack(archive: Path, staging: Path, limits: InstallLimits) -> Path:
+    unpacked = staging / "unpacked"
+    try:
+        extract_tarball(archive, unpacked, limits, keep=_static_member)
+    except (ExtractError, VerifyError) as error:
+        raise SourceError(f"cannot unpack {archive.name}: {error}") from None
+    tops = list(unpacked.iterdir())
+    if len(tops) != 1 or not tops[0].is_dir():
+        raise SourceError(f"{archive.name} is not an npm package tarball (one top folder)")
+    return tops[0]
 
 
 def _installed(text: str, config: GatewayConfig) -> Path | None:

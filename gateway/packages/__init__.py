@@ -17,6 +17,7 @@ from ._config import (
     unset_config_value,
     write_package_config,
 )
+from ._extract import ExtractError, extract_tarball
 from ._gates import PackageStatus, evaluate_packages
 from ._installer import (
     InstallError,
@@ -32,6 +33,7 @@ from ._verify import InstallLimits, VerifyError, verify_tree
 
 __all__ = [
     "GATEWAY_SETTINGS",
+    "ExtractError",
     "FetchError",
     "Fetched",
     "InstallError",
@@ -46,6 +48,7 @@ __all__ = [
     "config_path",
     "discover_all",
     "evaluate_packages",
+    "extract_tarball",
     "fetch",
     "install",
     "load_adapters",
