@@ -48,7 +48,7 @@ def _timed(run) -> float:  # type: ignore[no-untyped-def]
 
 
 def bench_static(config: GatewayConfig, rounds: int, scratch: Path) -> None:
-    print("static audit of one package (median of %d)" % rounds)
+    print(f"static audit of one package (median of {rounds})")
     print(f"  {'package':42} {'inspect':>9} {'audit':>9} {'ratio':>7}")
     adapters = load_adapters()
     worst = 0.0
