@@ -622,3 +622,85 @@ PI_PROJECT_EXTENSIONS_UNTRUSTED = define_code(
     "so they were not loaded (as pi does before project trust).",
     "`gateway trust DIR`, or `--trust` for one run.",
 )
+
+# --- what each ecosystem's host accepts (gateway audit; adapters/*/_audit.py) ------------
+
+PI_EVENT_REMOVED = define_code(
+    "pi.event_removed",
+    WARNING,
+    "An audit found a handler for a Pi event removed in Pi 0.65 (session_switch, "
+    "session_fork, session_directory): current Pi never fires it.",
+    "Use session_start and its `reason` instead.",
+)
+PI_EVENT_UNKNOWN = define_code(
+    "pi.event_unknown",
+    WARNING,
+    "An audit found a handler for a name that is not a Pi 1.6 event; Pi accepts it and "
+    "never fires it.",
+    "Check the event name against Pi's event list.",
+)
+PI_API_PARTIAL = define_code(
+    "pi.api_partial",
+    INFO,
+    "A Pi API the gateway's Pi host honours only in part (sendMessage outside a command, "
+    "session names, host actions such as newSession for the embedding agent).",
+    "See docs/pi.md for what each API does in the gateway.",
+)
+PI_RESOURCE_METADATA_ONLY = define_code(
+    "pi.resource_metadata_only",
+    INFO,
+    "A Pi package's themes are listed by `gateway inspect` only: they style Pi's terminal UI, "
+    "which a headless gateway does not draw. (Its skills and prompt templates are served "
+    "by the gateway.)",
+    "Nothing to do; a theme has no effect outside Pi's TUI.",
+)
+OPENCLAW_CONTRIBUTION_METADATA_ONLY = define_code(
+    "openclaw.contribution_metadata_only",
+    INFO,
+    "A declared OpenClaw channel, provider, skill, CLI command, MCP server or contract is "
+    "listed; nothing of it runs in a headless gateway.",
+    "Nothing to do if metadata is all you need.",
+)
+OPENCLAW_ENTRY_TYPESCRIPT = define_code(
+    "openclaw.entry_typescript",
+    INFO,
+    "The plugin ships its entry as TypeScript only: OpenClaw >= 2026.8 loads TypeScript "
+    "entries only from local or workspace paths, and an npm-managed install needs built JS.",
+    "Publish a built `runtimeExtensions` entry; the gateway loads the TypeScript either way.",
+)
+OPENCLAW_MEMORY_SLOT = define_code(
+    "openclaw.memory_slot",
+    INFO,
+    "A `kind: memory` plugin: OpenClaw loads it only when `plugins.slots.memory` selects it "
+    "(the default slot is memory-core); the gateway runs it without slot semantics.",
+    "Select it as the memory slot in OpenClaw's config.",
+)
+NANOBOT_HOST_OBSERVE_ONLY = define_code(
+    "nanobot.host_observe_only",
+    INFO,
+    "nanobot's compatibility layer delivers a Pi or OpenClaw lifecycle event as a serialized "
+    "observation: the handler runs but cannot change nanobot's context.",
+    "Nothing to do; use the gateway where the hook must transform.",
+)
+NANOBOT_HOST_UNSUPPORTED = define_code(
+    "nanobot.host_unsupported",
+    INFO,
+    "nanobot's compatibility matrix lists this Pi or OpenClaw capability as unsupported, or "
+    "does not list it (session trees, TUI, model control, host services, resources).",
+    "Nothing to do; the matrix describes nanobot's current adapter.",
+)
+NANOBOT_HOST_NOT_DISCOVERABLE = define_code(
+    "nanobot.host_not_discoverable",
+    INFO,
+    "nanobot installs a Pi package only with the `pi-package` keyword and `pi.extensions`, "
+    "an OpenClaw plugin only with `openclaw-plugin` and `openclaw.extensions` or "
+    "`runtimeExtensions`; this package lacks them.",
+    "Add the keyword and the manifest key, or write a nanobot.extension.json for it.",
+)
+NU_HOOK_UNKNOWN = define_code(
+    "nu.hook_unknown",
+    INFO,
+    "An audit found a Nu extension hook that is not one of Nu's four (before_agent_start, "
+    "input, turn_end, tool_execution_end).",
+    "Check the hook name against the Nu document.",
+)

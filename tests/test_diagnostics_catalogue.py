@@ -85,6 +85,7 @@ TITLES = {
     "cli": "The command line",
     "serve": "gateway serve",
     "migrate": "gateway migrate",
+    "audit": "Compatibility audits (gateway audit)",
 }
 INTRO = """# Diagnostics
 

@@ -10,6 +10,7 @@ from typing import Final
 
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_file
+from adapters.nanobot._audit import NanobotAudit
 from adapters.nanobot.manifest import MANIFEST_FILE, NanobotManifest, load_manifest
 from adapters.nanobot.runtime import plan_nanobot
 from gateway.catalog import (
@@ -34,6 +35,8 @@ RUNTIME_OF: Final = {
 
 class NanobotAdapter:
     ecosystem = "nanobot"
+    audit = NanobotAudit()
+    """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
 
     def detect(self, root: Path) -> bool:
         return safe_is_file(root / MANIFEST_FILE)

@@ -17,6 +17,7 @@ from typing import Final
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_exists, safe_is_file
 from adapters._markdown import prompt_contribution, skill_contribution
+from adapters.nimlet._audit import NimletAudit
 from adapters.nimlet._manifest import check_extension, check_tool, command_entries
 from gateway.catalog import CatalogEntry, Contribution, DiscoveredLaunch, LaunchSpec
 
@@ -29,6 +30,8 @@ SKILL_MD: Final = "SKILL.md"
 
 class NimletAdapter:
     ecosystem = "nimlet"
+    audit = NimletAudit()
+    """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
 
     def detect(self, root: Path) -> bool:
         return (

@@ -17,6 +17,7 @@ from adapters._fields import Fields
 from adapters._files import ABSENT, Inspection, jsonable, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution, skill_files
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
+from adapters.nu._audit import NuAudit
 from adapters.nu._tool import check_tool_yaml
 from gateway.catalog import CatalogEntry, Contribution, DiscoveredLaunch, LaunchRefusal
 
@@ -37,6 +38,8 @@ TOOL_YAML: Final = "tool.yaml"
 
 class NuAdapter:
     ecosystem = "nu"
+    audit = NuAudit()
+    """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
 
     def detect(self, root: Path) -> bool:
         return has_key(root, "nu") or safe_is_file(root / TOOL_YAML)

@@ -24,6 +24,7 @@ from adapters import _codes as codes
 from adapters._fields import Fields
 from adapters._files import Inspection, jsonable, normalize_relative, safe_exists, safe_is_file
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
+from adapters.openclaw._audit import OpenClawAudit
 from adapters.openclaw._manifest import PLUGIN_JSON, read_plugin_manifest
 from adapters.openclaw._semver import HOST_VERSION, satisfies
 from gateway.catalog import (
@@ -53,6 +54,8 @@ _JS_PEER: Final = {".ts": ".js", ".tsx": ".js", ".mts": ".mjs", ".cts": ".cjs"}
 
 class OpenClawAdapter:
     ecosystem = "openclaw"
+    audit = OpenClawAudit()
+    """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
 
     def detect(self, root: Path) -> bool:
         return safe_is_file(root / PLUGIN_JSON) or has_key(root, "openclaw")

@@ -20,6 +20,7 @@ from adapters._fields import Fields
 from adapters._files import Inspection, safe_is_dir, type_name
 from adapters._markdown import prompt_contribution, skill_contribution
 from adapters._npm import PACKAGE_JSON, npm_dependencies, read_package
+from adapters.pi._audit import PiAudit
 from adapters.pi._host_versions import check_host_ranges
 from adapters.pi._precompile import compile_cache, precompile
 from adapters.pi._prompts import package_resources
@@ -56,6 +57,8 @@ PI_KEYS: Final = (*RESOURCE_TYPES, "image", "video", "changelogPath")
 
 class PiAdapter:
     ecosystem = "pi"
+    audit = PiAudit()
+    """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
 
     def detect(self, root: Path) -> bool:
         data = Inspection(root).read_json_object(PACKAGE_JSON, required=False)

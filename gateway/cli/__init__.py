@@ -33,6 +33,7 @@ from ..sandbox import (
 )
 from ..session import SessionNotFound
 from ..trust import StoreError, set_workspace_trust
+from ._audit import add_audit_verb, run_audit
 from ._config import add_config_verb, run_config
 from ._migrate import add_migrate_verb, run_migrate
 from ._output import diagnostics_table, fail, print_diagnostics, print_json, refuse, table
@@ -63,7 +64,7 @@ class _BadArgument(Exception):
 
 
 # Commands that only read the gateway's state: a missing home is not made for them.
-_READ_ONLY_VERBS = ("inspect", "status")
+_READ_ONLY_VERBS = ("inspect", "status", "audit")
 # Positional arguments that name something: empty, each would mean the current folder.
 _NAMED = ("target", "source", "id", "tool", "name")
 
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_config_verb(commands)
     add_serve_verb(commands)
     add_migrate_verb(commands)
+    add_audit_verb(commands)
     return parser
 
 
@@ -176,6 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_serve(args, config)
         if args.verb == "migrate":
             return run_migrate(args, config)
+        if args.verb == "audit":
+            return run_audit(args, config)
         if not args.workspace.is_dir():
             raise _Usage(f"workspace {args.workspace} is not a folder")
         with _contained():

@@ -17,6 +17,7 @@ from ._config import (
     unset_config_value,
     write_package_config,
 )
+from ._extract import ExtractError, extract_tarball
 from ._gates import PackageStatus, evaluate_packages
 from ._installer import (
     InstallError,
@@ -26,12 +27,15 @@ from ._installer import (
     package_folder,
     uninstall,
 )
-from ._sources import FetchError, Source, parse_source
-from ._verify import InstallLimits
+from ._sources import Fetched, FetchError, Source, fetch, parse_source
+from ._trees import remove_tree
+from ._verify import InstallLimits, VerifyError, verify_tree
 
 __all__ = [
     "GATEWAY_SETTINGS",
+    "ExtractError",
     "FetchError",
+    "Fetched",
     "InstallError",
     "InstallLimits",
     "InstallReport",
@@ -39,10 +43,13 @@ __all__ = [
     "PackageConfigError",
     "PackageStatus",
     "Source",
+    "VerifyError",
     "collect_garbage",
     "config_path",
     "discover_all",
     "evaluate_packages",
+    "extract_tarball",
+    "fetch",
     "install",
     "load_adapters",
     "package_folder",
@@ -52,8 +59,10 @@ __all__ = [
     "plan_launch",
     "prepare_install",
     "read_package_config",
+    "remove_tree",
     "set_config_value",
     "uninstall",
     "unset_config_value",
+    "verify_tree",
     "write_package_config",
 ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import tarfile
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from ._trees import Budget, file_mode
@@ -31,17 +32,24 @@ class ExtractError(Exception):
 
 
 def extract_tarball(
-    archive: Path, destination: Path, limits: InstallLimits | None = None
+    archive: Path,
+    destination: Path,
+    limits: InstallLimits | None = None,
+    keep: Callable[[str], bool] | None = None,
 ) -> Budget:
     """Unpack ``archive`` (any compression tarfile reads) into ``destination`` (made 0700
     if missing; else it must be empty); raises ``ExtractError`` for an unsafe member and
-    ``VerifyError`` at the first limit crossed."""
+    ``VerifyError`` at the first limit crossed. ``keep``: only members whose name it accepts
+    are unpacked (an audit reads a package without its dependencies' code)."""
     budget = Budget(limits or InstallLimits())
     destination.mkdir(mode=0o700, parents=True, exist_ok=True)
     root = destination.resolve()
     try:
         with tarfile.open(archive, "r:*") as tar:
             for member in tar:
+                if keep is not None and not keep(member.name):
+                    tar.members.clear()  # type: ignore[attr-defined]  # not in typeshed
+                    continue
                 target = _target(root, member.name)
                 if target != root:
                     budget.entry(target.relative_to(root).as_posix())

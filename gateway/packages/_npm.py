@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,13 +82,14 @@ def fetch_npm_tarball(
     home: Path,
     progress: Progress = no_progress,
 ) -> tuple[Path, str]:
-    """The package folder (``staging/package``) and the tarball's name."""
-    npm = _npm()
+    """The package folder (``staging/package``) and the tarball's name. npm runs only when
+    there is something to pack or install (finding it starts a Node)."""
     settings = NpmSettings.for_home(home)
     tarball = Path(spec).expanduser()
     if tarball.is_file():
         archive = tarball.resolve()
     else:
+        npm = _npm()
         # --loglevel=error, not --silent: a failure must carry npm's own reason.
         pack = ["pack", spec, "--ignore-scripts", "--loglevel=error",
                 "--pack-destination", str(staging)]  # fmt: skip
@@ -99,7 +101,7 @@ def fetch_npm_tarball(
     target = staging / "package"
     progress(f"unpacking {archive.name}")
     _unpack(archive, target, limits)
-    _install_dependencies(npm, target, staging / "npm-install", settings, progress)
+    _install_dependencies(_npm, target, staging / "npm-install", settings, progress)
     return target, archive.name
 
 
@@ -141,7 +143,7 @@ def _local_specifier(root: Path, name: str, specifier: str) -> str:
 
 
 def _install_dependencies(
-    npm: list[str],
+    find_npm: Callable[[], list[str]],
     root: Path,
     work: Path,
     settings: NpmSettings,
@@ -179,7 +181,7 @@ def _install_dependencies(
     flags = ["--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--legacy-peer-deps"]
     verb = ["ci"] if locked else ["install", "--no-package-lock"]
     progress(f"installing the package's dependencies (npm {verb[0]})")
-    _run(npm, [*verb, *flags, "--loglevel=error"], work, settings,
+    _run(find_npm(), [*verb, *flags, "--loglevel=error"], work, settings,
          "npm install of the package's dependencies")  # fmt: skip
     if (work / "node_modules").is_dir():
         os.replace(work / "node_modules", bundled)

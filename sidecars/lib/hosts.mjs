@@ -12,6 +12,7 @@
 // [{name, description, path, package}]. A host without owner/eventOwners has everything it
 // registers attributed to its first package (negotiated `register.owners`).
 
+import { recordReport, recording, startRecording } from "./audit/record.mjs";
 import { diagnostic, wireDiagnostic } from "./diagnostics.mjs";
 import { FEATURE, offered } from "./features.mjs";
 import { log } from "./stdio.mjs";
@@ -36,6 +37,7 @@ export const FOLD = Object.freeze({
 });
 
 export async function loadHosts(state) {
+	if (recording()) startRecording(state); // `gateway audit --load` only (audit/record.mjs)
 	const groups = new Map();
 	for (const pkg of state.spec.packages ?? []) {
 		const name = pkg.host ?? "pi";
@@ -127,6 +129,7 @@ export function registerMessage(state) {
 	}
 	if (offered(state, FEATURE.owners)) extras.owners = owners(state, true);
 	if (Object.keys(extras).length) register.gateway = extras;
+	if (state.record) register.gateway = { ...register.gateway, record: recordReport(state) };
 	return register;
 }
 

@@ -1,0 +1,443 @@
+"""What OpenClaw accepts, and what the gateway's OpenClaw host does: the audit knowledge of
+this adapter.
+
+Sources: ``openclaw-upstream.md`` for the ``openclaw`` column (OpenClaw 2026.9.6: the
+version timeline, §0; ``contracts.tools``, §1.2 and §3; the 42-hook catalogue, §5.2; slots,
+§6.3; entries of managed installs, §1.1), and ``docs/openclaw.md`` for the ``gateway``
+column. ``HOOKS`` mirrors ``sidecars/lib/openclaw/hooks.mjs`` and ``RECORDED`` the recorded
+registrars of ``sidecars/lib/openclaw/api.mjs``; ``tests/adapters/test_audit_knowledge.py``
+reads both from Node and checks they agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from adapters import _codes as codes
+from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
+from adapters.openclaw._semver import HOST_VERSION
+from gateway.audit import Evidence, Found, Item, SourceFile, Support, Target
+from gateway.catalog import CatalogEntry
+
+__all__ = ["HOOKS", "LEGACY", "RECORDED", "OpenClawAudit"]
+
+_M = "model and provider selection belong to the embedding agent"
+_P = "provider calls belong to the embedding agent"
+_L = "agent-loop control belongs to the embedding agent"
+_C = "channels do not run in a headless gateway"
+_S = "the gateway runs no subagents"
+_CRON = "the gateway runs no cron jobs"
+_HB = "the gateway runs no heartbeats"
+_SK = "the gateway has no Skill Workshop"
+_I = "gateway install never runs package code"
+_X = "the host's exec environment is its allow-list"
+_T = "the session transcript is written by the host"
+_R = "the gateway has no session reset event (new sessions end and start)"
+# hook -> (needs conversation access, the gateway's canonical event or "host", or None, why not)
+HOOKS: Final[dict[str, tuple[bool, str | None, str]]] = {
+    "before_model_resolve": (True, None, _M),
+    "agent_turn_prepare": (True, "before_agent_start", ""),
+    "before_prompt_build": (True, "before_agent_start", ""),
+    "before_agent_reply": (True, "input", ""),
+    "model_call_started": (False, None, _P),
+    "model_call_ended": (False, None, _P),
+    "llm_input": (True, "context", ""),
+    "llm_output": (True, "message_sending", ""),
+    "before_agent_finalize": (True, None, _L),
+    "agent_end": (True, "turn_end", ""),
+    "before_compaction": (False, "session_before_compact", ""),
+    "after_compaction": (False, "session_compact", ""),
+    "before_reset": (False, None, _R),
+    "inbound_claim": (False, None, _C),
+    "channel_pairing_requested": (False, None, _C),
+    "message_received": (False, "message_received", ""),
+    "message_sending": (False, "message_sending", ""),
+    "reply_payload_sending": (False, "message_sending", ""),
+    "message_sent": (False, "message_sent", ""),
+    "before_tool_call": (False, "tool_call", ""),
+    "after_tool_call": (False, "tool_result", ""),
+    "tool_result_persist": (False, "tool_result", ""),
+    "before_message_write": (False, None, _T),
+    "session_start": (False, "session_start", ""),
+    "session_end": (False, "session_end", ""),
+    "subagent_delivery_target": (False, None, _S),
+    "subagent_spawned": (False, None, _S),
+    "subagent_progress": (False, None, _S),
+    "subagent_ended": (False, None, _S),
+    "gateway_start": (False, "host", ""),
+    "gateway_stop": (False, "host", ""),
+    "heartbeat_prompt_contribution": (False, None, _HB),
+    "cron_reconciled": (False, None, _CRON),
+    "cron_changed": (False, None, _CRON),
+    "skill_proposal_evaluate": (False, None, _SK),
+    "skill_proposal_changed": (False, None, _SK),
+    "skill_changed": (False, None, _SK),
+    "before_dispatch": (False, "input", ""),
+    "reply_dispatch": (False, None, _C),
+    "before_install": (False, None, _I),
+    "before_agent_run": (True, "input", ""),
+    "resolve_exec_env": (False, None, _X),
+}
+LEGACY: Final = {
+    "before_agent_start": "before_prompt_build",
+    "deactivate": "gateway_stop",
+    "subagent_spawning": "subagent_spawned",
+}
+"""Legacy names (<= 2026.7) and the hook the gateway runs them as; OpenClaw 2026.8+ drops
+them."""
+
+_PROVIDERS = (
+    "WorkerProvider", "ModelCatalogProvider", "EmbeddingProvider", "SpeechProvider",
+    "RealtimeTranscriptionProvider", "RealtimeVoiceProvider", "MediaUnderstandingProvider",
+    "TranscriptSourceProvider", "ImageGenerationProvider", "VideoGenerationProvider",
+    "MusicGenerationProvider", "WebFetchProvider", "WebSearchProvider", "DecisionProvider",
+    "CompactionProvider", "CliBackend", "MigrationProvider",
+)  # fmt: skip
+RECORDED: Final[dict[str, str]] = {
+    "registerCli": "cli_command",
+    "registerService": "service",
+    "registerGatewayMethod": "gateway_method",
+    "registerHttpRoute": "http_route",
+    "registerHttpHandler": "http_route",
+    "registerChannel": "channel",
+    "registerProvider": "llm_provider",
+    "registerMemoryCapability": "memory",
+    "registerMemoryPromptSupplement": "memory",
+    "registerMemoryPromptPreparation": "memory",
+    "registerMemoryCorpusSupplement": "memory",
+    **{f"register{name}": "llm_provider" for name in _PROVIDERS},
+}
+"""Registrars the gateway records as unsupported (``openclaw.unsupported_api``) because
+plugins call them unconditionally."""
+_UNDEFINED: Final = {
+    "registerContextEngine": "context_engine",
+    "registerAgentHarness": "api",
+    "registerAgentToolResultMiddleware": "api",
+    "registerTrustedToolPolicy": "api",
+    "registerToolMetadata": "api",
+    "registerTextTransforms": "api",
+    "registerSessionExtension": "api",
+    "registerSessionAction": "api",
+    "registerControlUiDescriptor": "api",
+    "registerWidgetPresenter": "api",
+    "registerInteractiveHandler": "api",
+    "registerNodeHostCommand": "api",
+    "registerSecurityAuditCollector": "api",
+    "registerReload": "api",
+    "registerConfigMigration": "api",
+    "registerRuntimeLifecycle": "api",
+    "registerAgentEventSubscription": "api",
+}
+"""Optional registrars the gateway leaves undefined, so plugins feature-detect and fall back."""
+_RUNTIME_RUNS: Final = frozenset(
+    {
+        "runtime.system.runCommandWithTimeout",
+        "runtime.config.current",
+        "runtime.state.resolveStateDir",
+    }
+)
+_RUNTIME: Final = {
+    "runtime.llm.complete": "api",
+    "runtime.subagent.run": "api",
+    "runtime.config.current": "api",
+    "runtime.config.mutateConfigFile": "api",
+    "runtime.config.replaceConfigFile": "api",
+    "runtime.system.runCommandWithTimeout": "api",
+    "runtime.system.enqueueSystemEvent": "api",
+    "runtime.events.onAgentEvent": "api",
+    "runtime.state.resolveStateDir": "api",
+    "runtime.state.openKeyedStore": "api",
+}
+_CONCEPTS: Final = frozenset({
+    "tool", "command", "hook", "skill", "channel", "llm_provider", "provider",
+    "transcription_provider", "image_generation_provider", "web_search_provider", "mcp_server",
+    "cli_command", "contract", "service", "gateway_method", "http_route", "memory",
+    "context_engine", "config", "secret", "extension", "api",
+})  # fmt: skip
+_DECLARED_METADATA: Final = frozenset({
+    "channel", "llm_provider", "provider", "transcription_provider", "image_generation_provider",
+    "web_search_provider", "mcp_server", "cli_command", "contract", "skill",
+})  # fmt: skip
+_RESERVED_COMMANDS: Final = frozenset(
+    [
+        "help",
+        "commands",
+        "status",
+        "diagnostics",
+        "codex",
+        "whoami",
+        "context",
+        "btw",
+        "stop",
+        "restart",
+        "reset",
+        "new",
+        "compact",
+        "config",
+        "debug",
+        "allowlist",
+        "activation",
+        "skill",
+        "learn",
+        "loop",
+        "subagents",
+        "kill",
+        "steer",
+        "tell",
+        "model",
+        "models",
+        "queue",
+        "send",
+        "bash",
+        "exec",
+        "think",
+        "verbose",
+        "reasoning",
+        "elevated",
+        "usage",
+    ]
+)
+_SDK_IMPORT = re.compile(r"""["'](?:@openclaw/plugin-sdk|openclaw/plugin-sdk)(/[\w./-]+)?["']""")
+
+
+class OpenClawAudit:
+    ecosystem = "openclaw"
+
+    # ------------------------------------------------------------------ the openclaw column
+
+    def host_support(self, entry: CatalogEntry, item: Item) -> Support:
+        if entry.ecosystem != "openclaw" and not _openclaw_wrapper(entry):
+            return foreign(
+                "openclaw", item, _CONCEPTS, "it loads plugins with openclaw.plugin.json"
+            )
+        if item.kind == "tool" and item.detail.get("api", "registerTool") == "registerTool":
+            declared = entry.metadata.get("contracts_tools")
+            if not isinstance(declared, list) or item.name not in declared:
+                why = (
+                    "declares no contracts.tools"
+                    if not isinstance(declared, list)
+                    else "does not list it in contracts.tools"
+                )
+                return unsupported(
+                    codes.OPENCLAW_TOOL_CONTRACT,
+                    f"OpenClaw >= 2026.5 rejects the tool: the manifest {why}",
+                )
+        if item.kind == "hook":
+            return self._native_hook(item.name)
+        if item.kind == "command" and item.detail.get("alias_only"):
+            return metadata(
+                codes.OPENCLAW_COMMAND_ALIAS, "commandAliases are diagnostics only in OpenClaw"
+            )
+        if item.kind == "command" and item.name.lower() in _RESERVED_COMMANDS:
+            return unsupported(
+                codes.OPENCLAW_COMMAND_RESERVED, f"/{item.name} is a reserved OpenClaw command"
+            )
+        if item.kind == "extension" and _typescript_only(item.name):
+            return partial(
+                codes.OPENCLAW_ENTRY_TYPESCRIPT,
+                "OpenClaw >= 2026.8 loads a TypeScript entry from local paths only; an npm install "
+                "needs built JS",
+            )
+        if item.kind == "memory" and item.name == "memory slot":
+            return partial(
+                codes.OPENCLAW_MEMORY_SLOT,
+                "loads only when plugins.slots.memory selects it (default memory-core)",
+            )
+        return runs(f"OpenClaw's own host ({HOST_VERSION})")
+
+    @staticmethod
+    def _native_hook(name: str) -> Support:
+        if name in LEGACY:
+            return unsupported(
+                codes.OPENCLAW_LEGACY_API,
+                f"{name!r} was removed in OpenClaw 2026.8; api.on ignores it",
+            )
+        spec = HOOKS.get(name)
+        if spec is None:
+            return unsupported(
+                codes.OPENCLAW_HOOK_UNKNOWN, f"{name!r} is not an OpenClaw hook; api.on ignores it"
+            )
+        if spec[0]:
+            return partial(
+                codes.OPENCLAW_CONVERSATION_ACCESS,
+                "a conversation hook: runs once "
+                "plugins.entries.<id>.hooks.allowConversationAccess is set",
+            )
+        return runs(f"a typed hook of OpenClaw {HOST_VERSION}")
+
+    # ------------------------------------------------------------------ the gateway column
+
+    def gateway_support(self, entry: CatalogEntry, item: Item) -> Support:
+        api = str(item.detail.get("api") or "")
+        if item.kind == "hook":
+            return self._gateway_hook(entry, item.name)
+        if item.kind == "tool":
+            optional = item.name in (entry.metadata.get("optional_tools") or [])
+            if optional:
+                return partial(
+                    codes.OPENCLAW_TOOL_OPTIONAL,
+                    "an optional tool: offered once listed in $gateway.tools.allow",
+                )
+            return runs("projected as a tool; OpenClaw's execute(id, params, signal, onUpdate)")
+        if item.kind == "command":
+            if item.detail.get("alias_only"):
+                return metadata(
+                    codes.OPENCLAW_COMMAND_ALIAS, "an alias only: no command of that name runs"
+                )
+            if item.name.lower() in _RESERVED_COMMANDS:
+                return unsupported(
+                    codes.OPENCLAW_COMMAND_RESERVED,
+                    f"/{item.name} is reserved; skipped as OpenClaw does",
+                )
+            return runs("a slash command with OpenClaw's name rules")
+        if item.kind in ("config", "secret"):
+            what = (
+                "validated against configSchema with defaults (`gateway config`)"
+                if item.kind == "config"
+                else "passed to the plugin's environment when set"
+            )
+            return runs(what)
+        if item.kind == "extension":
+            return runs("loaded by the Node sidecar's OpenClaw host")
+        if item.kind == "memory" and item.name == "memory slot":
+            return partial(
+                codes.OPENCLAW_MEMORY_SLOT,
+                "runs without being a selected memory slot; registerMemoryCapability is "
+                "recorded only",
+            )
+        if api in RECORDED or api == "registerHook":
+            return unsupported(
+                codes.OPENCLAW_UNSUPPORTED_API,
+                f"{api}: recorded, nothing runs in a headless gateway",
+            )
+        if api in _UNDEFINED:
+            return unsupported(
+                codes.OPENCLAW_UNSUPPORTED_API,
+                f"{api} is left undefined so the plugin can feature-detect it",
+            )
+        if api in ("registerTool", "registerCommand"):
+            return runs(f"{api} with a name the code computes: runs once registered")
+        if api.startswith("runtime."):
+            if api in _RUNTIME_RUNS:
+                return runs("runs on the host (commands under Gateway.exec_policy)")
+            return unsupported(codes.OPENCLAW_UNSUPPORTED_API, f"api.{api} is not offered headless")
+        if item.kind in _DECLARED_METADATA:
+            return metadata(
+                codes.OPENCLAW_CONTRIBUTION_METADATA_ONLY,
+                "declared in the manifest; listed, nothing of it runs",
+            )
+        return unsupported(
+            codes.OPENCLAW_UNSUPPORTED_API,
+            f"{api or item.name} is not offered by the gateway's OpenClaw host",
+        )
+
+    @staticmethod
+    def _gateway_hook(entry: CatalogEntry, name: str) -> Support:
+        hook = LEGACY.get(name, name)
+        spec = HOOKS.get(hook)
+        if spec is None:
+            return unsupported(
+                codes.OPENCLAW_HOOK_UNKNOWN,
+                f"{name!r} is not an OpenClaw hook; ignored as OpenClaw does",
+            )
+        conv, event, why = spec
+        if event is None:
+            return unsupported(codes.OPENCLAW_HOOK_UNMAPPED, f"never runs: {why}")
+        where = (
+            "at the sidecar's start and stop" if event == "host" else f"at the canonical {event}"
+        )
+        legacy = f" (legacy {name}, run as {hook})" if hook != name else ""
+        if conv:
+            return partial(
+                codes.OPENCLAW_CONVERSATION_ACCESS,
+                f"runs {where}{legacy} once granted: "
+                f"gateway permissions {entry.id} conversation_access",
+            )
+        return runs(f"runs {where}{legacy}, with OpenClaw's merge rules")
+
+    # ------------------------------------------------------------------ the code
+
+    def code_items(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Found]:
+        names = frozenset(HOOKS) | frozenset(LEGACY)
+        found = call_sites(
+            sources, {"on": "hook"}, "openclaw", named_by={"on": "string"}, names=names
+        )
+        found += call_sites(
+            sources,
+            {"registerTool": "tool", "registerCommand": "command", "registerHook": "api"},
+            "openclaw",
+            named_by={"registerTool": "object", "registerCommand": "object"},
+        )
+        found += call_sites(
+            sources,
+            {**RECORDED, **_UNDEFINED},
+            "openclaw",
+            named_by={
+                "registerGatewayMethod": "string",
+                "registerService": "object",
+                "registerChannel": "object",
+            },
+        )
+        for api in _RUNTIME:
+            _, group, method = api.split(".")
+            found += call_sites(
+                sources,
+                {method: "api"},
+                "openclaw",
+                receiver=rf"runtime\.{group}",
+                prefix=f"runtime.{group}.",
+            )
+        if "memory" in (entry.metadata.get("kind") or []):
+            slot = Item("memory", "memory slot", "openclaw", {"kind": "memory"})
+            found.append(Found(slot, "openclaw.plugin.json", None, Evidence.DECLARED))
+        return found
+
+    def targets(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Target]:
+        found = []
+        plugin_api = entry.metadata.get("plugin_api")
+        if isinstance(plugin_api, str):
+            found.append(
+                Target(
+                    "openclaw compat.pluginApi",
+                    plugin_api,
+                    f"checked against OpenClaw {HOST_VERSION}",
+                )
+            )
+        install = entry.metadata.get("install")
+        if isinstance(install, dict) and isinstance(install.get("minHostVersion"), str):
+            found.append(Target("openclaw install.minHostVersion", install["minHostVersion"]))
+        subpaths = sorted(
+            {m.group(1) or "" for s in sources if s.reachable for m in _SDK_IMPORT.finditer(s.text)}
+        )
+        if "" in subpaths:
+            found.append(
+                Target(
+                    "openclaw plugin-sdk",
+                    "root barrel",
+                    "removed from OpenClaw's exports in 2026.8",
+                )
+            )
+        named = [p.lstrip("/") for p in subpaths if p]
+        if named:
+            found.append(
+                Target(
+                    "openclaw plugin-sdk",
+                    ", ".join(named[:12]) + (" …" if len(named) > 12 else ""),
+                    f"{len(named)} subpath(s)",
+                )
+            )
+        if entry.metadata.get("kind"):
+            found.append(
+                Target("openclaw kind", ", ".join(entry.metadata["kind"]), "an exclusive slot")
+            )
+        return found
+
+
+def _openclaw_wrapper(entry: CatalogEntry) -> bool:
+    return entry.ecosystem == "nanobot" and entry.metadata.get("nanobot_runtime") == "openclaw"
+
+
+def _typescript_only(path: str) -> bool:
+    return path.endswith((".ts", ".mts", ".cts", ".tsx"))

@@ -1,0 +1,214 @@
+"""The audit report: one model, rendered to every format, serialised by ``to_dict`` into the
+shape ``docs/audit-schema.json`` describes (``SCHEMA_VERSION``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ._support import HOSTS, Evidence, Status, Support, Target
+
+__all__ = [
+    "SCHEMA_ID",
+    "SCHEMA_VERSION",
+    "AuditReport",
+    "Observation",
+    "PackageAudit",
+    "Risk",
+    "Row",
+    "Verdict",
+]
+
+SCHEMA_VERSION = 1
+SCHEMA_ID = "https://extension-gateway.dev/schemas/audit-v1.json"
+
+# How good each status is, for verdicts and sorting (best first).
+RANK: dict[Status, int] = {
+    Status.RUNS: 0,
+    Status.PARTIAL: 1,
+    Status.METADATA_ONLY: 2,
+    Status.UNSUPPORTED: 3,
+    Status.NOT_APPLICABLE: 4,
+}
+
+
+@dataclass(slots=True)
+class Cell:
+    support: Support
+    observed: bool = False
+    """The status comes from the observed load, not from the host's documents."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.support.status.value,
+            "code": self.support.code,
+            "reason": self.support.reason,
+            "observed": self.observed,
+        }
+
+
+@dataclass(slots=True)
+class Row:
+    kind: str
+    name: str
+    evidence: list[Evidence]
+    cells: dict[str, Cell]
+    source: str | None = None
+    """Where it comes from: a manifest, or ``file:line`` in the code."""
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def observed(self) -> bool:
+        return Evidence.OBSERVED in self.evidence
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "evidence": [e.value for e in self.evidence],
+            "source": self.source,
+            "detail": self.detail,
+            "cells": {host: self.cells[host].to_dict() for host in HOSTS},
+        }
+
+
+@dataclass(slots=True)
+class Verdict:
+    status: Status
+    reason: str
+    counts: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status.value, "reason": self.reason, "counts": self.counts}
+
+
+@dataclass(frozen=True, slots=True)
+class Risk:
+    kind: str
+    code: str
+    severity: str
+    message: str
+    path: str | None = None
+    line: int | None = None
+    excerpt: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "excerpt": self.excerpt,
+        }
+
+
+@dataclass(slots=True)
+class Observation:
+    """What the throwaway load saw."""
+
+    loaded: bool
+    runtime: str
+    sandbox: str
+    """The policy it ran under, in one line (or why none applied)."""
+    seconds: float
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    """Every API call recorded while it loaded: ``{api, source, count}``."""
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    """What it asked the host while loading (questions, host requests, updates)."""
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "loaded": self.loaded,
+            "runtime": self.runtime,
+            "sandbox": self.sandbox,
+            "seconds": round(self.seconds, 3),
+            "calls": self.calls,
+            "requests": self.requests,
+            "error": self.error,
+        }
+
+
+@dataclass(slots=True)
+class PackageAudit:
+    source: str
+    source_kind: str
+    ok: bool = True
+    """False: the package could not be fetched or read (``error`` says why)."""
+    error: Diagnostic | None = None
+    id: str = ""
+    name: str = ""
+    version: str = ""
+    ecosystem: str = ""
+    description: str = ""
+    runtime: str = ""
+    root: str = ""
+    targets: list[Target] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    risks: list[Risk] = field(default_factory=list)
+    observation: Observation | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return " ".join(part for part in (self.id or self.source, self.version) if part)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "source_kind": self.source_kind,
+            "ok": self.ok,
+            "error": self.error.to_dict() if self.error else None,
+            "id": self.id,
+            "name": self.name,
+            "version": self.version,
+            "ecosystem": self.ecosystem,
+            "description": self.description,
+            "runtime": self.runtime,
+            "targets": [{"api": t.api, "value": t.value, "note": t.note} for t in self.targets],
+            "verdicts": {host: v.to_dict() for host, v in self.verdicts.items()},
+            "rows": [row.to_dict() for row in self.rows],
+            "risks": [risk.to_dict() for risk in self.risks],
+            "observation": self.observation.to_dict() if self.observation else None,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+@dataclass(slots=True)
+class AuditReport:
+    mode: str
+    """``static`` (metadata and a code scan) or ``observed`` (``--load``)."""
+    generator: str
+    packages: list[PackageAudit] = field(default_factory=list)
+    confirmed_by: str | None = None
+    """How ``--load`` was confirmed: ``--yes`` or ``prompt``; None in static mode."""
+
+    def summary(self) -> dict[str, Any]:
+        verdicts: dict[str, dict[str, int]] = {host: {} for host in HOSTS}
+        for package in self.packages:
+            for host, verdict in package.verdicts.items():
+                counts = verdicts[host]
+                counts[verdict.status.value] = counts.get(verdict.status.value, 0) + 1
+        return {
+            "packages": len(self.packages),
+            "failed": sum(1 for p in self.packages if not p.ok),
+            "risks": sum(len(p.risks) for p in self.packages),
+            "verdicts": verdicts,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "$schema": SCHEMA_ID,
+            "schema_version": SCHEMA_VERSION,
+            "generator": self.generator,
+            "mode": self.mode,
+            "confirmed_by": self.confirmed_by,
+            "hosts": list(HOSTS),
+            "statuses": [s.value for s in Status],
+            "summary": self.summary(),
+            "packages": [package.to_dict() for package in self.packages],
+        }

@@ -1,0 +1,225 @@
+"""Static audits (nothing runs): rows, cells, verdicts, targets, risks and batches, on real
+packages from tests/fixtures/npm, the examples and small fixtures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gateway.audit import (
+    GATEWAY,
+    AuditReport,
+    PackageAudit,
+    Row,
+    Status,
+    audit,
+    failures,
+    parse_fail_on,
+    read_sources,
+)
+from gateway.config import GatewayConfig
+
+ROOT = Path(__file__).resolve().parents[3]
+NPM = ROOT / "tests" / "fixtures" / "npm"
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory: pytest.TempPathFactory) -> GatewayConfig:
+    base = tmp_path_factory.mktemp("audit")
+    return GatewayConfig(home=base / "gateway", user_home=base)
+
+
+def one(source: Path | str, config: GatewayConfig) -> PackageAudit:
+    report = audit([str(source)], config=config)
+    assert len(report.packages) == 1
+    package = report.packages[0]
+    assert package.ok, package.error
+    return package
+
+
+def row(package: PackageAudit, kind: str, name: str) -> Row:
+    found = [r for r in package.rows if r.kind == kind and r.name == name]
+    assert found, [(r.kind, r.name) for r in package.rows]
+    return found[0]
+
+
+def test_a_tool_without_contracts_tools_runs_in_the_gateway_but_openclaw_rejects_it(config):
+    package = one(NPM / "ollama-openclaw-web-search-0.2.2.tgz", config)
+    tool = row(package, "tool", "ollama_web_search")
+    assert tool.cells[GATEWAY].support.status is Status.RUNS
+    assert tool.cells["openclaw"].support.status is Status.UNSUPPORTED
+    assert tool.cells["openclaw"].support.code == "openclaw.tool_contract"
+    assert tool.source == "index.ts:125"  # found in the code, with its line
+
+
+def test_a_typescript_only_entry_is_partial_in_openclaw_2026_9(config):
+    package = one(NPM / "ollama-openclaw-web-search-0.2.2.tgz", config)
+    entry = row(package, "extension", "index.ts")
+    assert entry.cells["openclaw"].support.code == "openclaw.entry_typescript"
+    assert entry.cells[GATEWAY].support.status is Status.RUNS
+
+
+def test_a_legacy_openclaw_hook_runs_in_the_gateway_and_not_in_current_openclaw(config):
+    package = one(NPM / "jasper-context-compactor-0.4.1.tgz", config)
+    hook = row(package, "hook", "before_agent_start")
+    assert hook.cells["openclaw"].support.code == "openclaw.legacy_api"
+    assert hook.cells["openclaw"].support.status is Status.UNSUPPORTED
+    # A conversation hook: it runs once the user grants conversation_access.
+    assert hook.cells[GATEWAY].support.status is Status.PARTIAL
+    assert "conversation_access" in hook.cells[GATEWAY].support.reason
+
+
+def test_a_gateway_method_is_unsupported_with_the_sidecars_code(config):
+    package = one(NPM / "jasper-context-compactor-0.4.1.tgz", config)
+    method = row(package, "gateway_method", "context-compactor.stats")
+    assert method.cells[GATEWAY].support.code == "openclaw.unsupported_api"
+    assert method.cells["openclaw"].support.status is Status.RUNS
+
+
+def test_pi_loads_the_skills_folder_of_an_openclaw_plugin_by_its_conventions(config):
+    package = one(NPM / "mem0-openclaw-mem0-1.0.16.tgz", config)
+    skill = row(package, "skill", "memory-triage")
+    assert skill.cells["pi"].support.status is Status.RUNS
+    assert skill.cells[GATEWAY].support.status is Status.METADATA_ONLY
+    assert skill.cells["nimlet"].support.code == "audit.foreign_package"
+
+
+def test_a_memory_plugin_says_it_needs_the_memory_slot(config):
+    package = one(NPM / "mem0-openclaw-mem0-1.0.16.tgz", config)
+    slot = row(package, "memory", "memory slot")
+    assert slot.cells["openclaw"].support.code == "openclaw.memory_slot"
+    assert {t.api for t in package.targets} >= {"openclaw compat.pluginApi", "openclaw kind"}
+
+
+def test_the_legacy_pi_scope_is_reported_as_a_target(config):
+    package = one(NPM / "pi-mermaid-0.3.0.tgz", config)
+    assert any("@mariozechner/pi-coding-agent" in t.value for t in package.targets)
+    renderer = row(package, "api", "registerMessageRenderer")  # its name is a constant
+    assert renderer.cells[GATEWAY].support.code == "pi.unsupported_api"
+    assert renderer.cells["pi"].support.status is Status.RUNS
+    assert renderer.cells["nanobot"].support.code == "nanobot.host_unsupported"
+
+
+def test_an_unmapped_pi_event_is_unsupported_in_the_gateway_and_runs_in_pi(config):
+    package = one(NPM / "pi-prompt-template-model-0.12.2.tgz", config)
+    hook = row(package, "hook", "model_select")
+    assert hook.cells[GATEWAY].support.code == "pi.event_unmapped"
+    assert hook.cells["pi"].support.status is Status.RUNS
+    mapped = row(package, "hook", "before_agent_start")
+    assert mapped.cells[GATEWAY].support.status is Status.RUNS
+    # nanobot's compatibility matrix: lifecycle events are observation only.
+    assert mapped.cells["nanobot"].support.code == "nanobot.host_observe_only"
+
+
+def test_nanobot_takes_no_pi_package_without_its_keyword_and_manifest(config):
+    package = one(NPM / "agentuity-pi-2.0.21.tgz", config)  # no `pi` key, no keyword
+    command = row(package, "command", "region")
+    assert command.cells["nanobot"].support.code == "nanobot.host_not_discoverable"
+    assert command.cells[GATEWAY].support.status is Status.RUNS
+
+
+def test_only_code_reachable_from_the_entries_makes_rows(config):
+    package = one(FIXTURES / "risky", config)
+    names = {(r.kind, r.name) for r in package.rows}
+    assert ("command", "deploy") in names and ("tool", "lookup") in names
+    assert ("command", "debug-only") not in names  # unused/debug.js is never imported
+
+
+def test_risk_signals_name_the_file_and_line(config):
+    package = one(FIXTURES / "risky", config)
+    kinds = {(r.kind, r.path) for r in package.risks}
+    assert ("install_script", "package.json") in kinds
+    assert ("child_process", "index.js") in kinds
+    assert ("dynamic_code", "index.js") in kinds
+    assert ("network", "lib/helper.js") in kinds
+    secret = next(r for r in package.risks if r.kind == "undeclared_secret")
+    assert "ACME_API_TOKEN" in secret.message and secret.line == 10
+
+
+def test_a_declared_secret_is_not_an_undeclared_one(tmp_path, config):
+    root = tmp_path / "pkg"
+    (root / "pkg").mkdir(parents=True)
+    manifest = {
+        "id": "acme.keys", "name": "Keys", "version": "1.0.0", "runtime": "python", "entry": "pkg:register",
+        "dependencies": [{"kind": "environment", "name": "ACME_API_KEY"}],
+    }  # fmt: skip
+    (root / "nanobot.extension.json").write_text(json.dumps(manifest))
+    (root / "pkg" / "__init__.py").write_text(
+        "import os\n\ndef register(api):\n    os.environ['ACME_API_KEY']\n    os.getenv('OTHER_SECRET_TOKEN')\n"
+    )
+    package = one(root, config)
+    secrets = [r.message for r in package.risks if r.kind == "undeclared_secret"]
+    assert len(secrets) == 1 and "OTHER_SECRET_TOKEN" in secrets[0]
+
+
+def test_nimlet_formats_run_natively_and_nowhere_else(config):
+    tool = one(ROOT / "examples" / ".nimlet" / "tools" / "wordcount", config)
+    assert tool.verdicts[GATEWAY].status is Status.RUNS
+    assert tool.verdicts["nimlet"].status is Status.RUNS
+    assert tool.verdicts["pi"].status is Status.UNSUPPORTED
+    skill = one(ROOT / "examples" / ".agents" / "skills" / "release-notes", config)
+    assert skill.verdicts["nimlet"].status is Status.RUNS
+    assert skill.verdicts[GATEWAY].status is Status.METADATA_ONLY
+
+
+def test_nu_packages_are_metadata_only_in_the_gateway_because_no_runtime_plans_them(
+    tmp_path, config
+):
+    from adapters.nu import NuAdapter
+    from gateway.catalog import LaunchRefusal
+
+    root = tmp_path / "nu-pkg"
+    (root / "tools" / "search").mkdir(parents=True)
+    (root / "package.json").write_text(json.dumps(
+        {"name": "nu-example", "version": "0.1.0", "nu": {"namespace": "example", "tools": ["tools/*/tool.yaml"]}}
+    ))  # fmt: skip
+    (root / "tools" / "search" / "tool.yaml").write_text(
+        "name: example__search\nversion: 1\ndescription: Search.\nargs_schema: {type: object}\nentry: index.ts\n"
+    )
+    (root / "tools" / "search" / "index.ts").write_text("export default async () => ({})\n")
+    package = one(root, config)
+    tool = row(package, "tool", "example__search")
+    assert tool.cells[GATEWAY].support.code == "runtime.unavailable"
+    assert tool.cells["nu"].support.status is Status.RUNS
+    # The knowledge holds only while the adapter refuses to plan a launch.
+    assert isinstance(NuAdapter().plan_launch(NuAdapter().inspect(root), tmp_path), LaunchRefusal)
+
+
+def test_a_package_that_cannot_be_fetched_is_a_row_and_the_batch_goes_on(tmp_path, config):
+    report = audit([str(tmp_path / "missing"), str(NPM / "pi-aliases-1.0.7.tgz")], config=config)
+    failed, audited = report.packages
+    assert not failed.ok and failed.error is not None and failed.error.code == "audit.fetch_failed"
+    assert audited.ok and audited.id == "pi-aliases"
+    assert failures(report, []) == [f"{failed.source}: not audited: {failed.error.message}"]
+
+
+def test_fail_on_gates_by_status_host_and_risk(config):
+    report = audit([str(NPM / "pi-aliases-1.0.7.tgz"), str(FIXTURES / "risky")], config=config)
+    assert failures(report, parse_fail_on(["unsupported"])) != []  # the risky shortcut
+    partial = failures(report, parse_fail_on(["partial"]))
+    assert any(line.startswith("pi-aliases 1.0.7: 2 partial on gateway") for line in partial)
+    assert failures(report, parse_fail_on(["unsupported:pi"])) == []
+    assert any("risk signal" in line for line in failures(report, parse_fail_on(["risk"])))
+
+
+@pytest.mark.parametrize("value", ["sometimes", "unsupported:vscode", "risk:pi"])
+def test_fail_on_refuses_what_it_does_not_know(value):
+    with pytest.raises(ValueError, match="--fail-on"):
+        parse_fail_on([value])
+
+
+def test_a_sources_file_skips_comments_and_blank_lines(tmp_path):
+    listing = tmp_path / "packages.txt"
+    listing.write_text("# the public ones\n\n./a  # first\n  b@1.0\n")
+    assert read_sources(listing) == ["./a", "b@1.0"]
+
+
+def test_verdicts_summarise_the_rows(config):
+    package = one(NPM / "pi-aliases-1.0.7.tgz", config)
+    verdict = package.verdicts[GATEWAY]
+    assert verdict.status is Status.PARTIAL  # commands run; newSession/shutdown are host actions
+    assert verdict.counts == {"runs": 3, "partial": 2}
+    assert isinstance(AuditReport("static", "g", [package]).summary()["verdicts"], dict)
