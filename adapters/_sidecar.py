@@ -1,10 +1,11 @@
 """The Node sidecar as a launch: ``node sidecar.mjs '<spec>'``, one process hosting any mix
-of Pi packages and OpenClaw plugins (each package spec names its host).
+of Pi packages, OpenClaw plugins and Nu extension modules (each package spec names its
+host).
 
-Shared by the Pi and OpenClaw runtimes (``adapters/pi/runtime.py``,
-``adapters/openclaw/runtime.py``). The sidecar's sources and modules are data to the Python
-side; where they run from, and how ``gateway setup`` installs the modules, is
-``adapters/_sidecars.py``.
+Shared by the Pi, OpenClaw and Nu runtimes (``adapters/pi/runtime.py``,
+``adapters/openclaw/runtime.py``, ``adapters/nu/_extensions.py``). The sidecar's sources
+and modules are data to the Python side; where they run from, and how ``gateway setup``
+installs the modules, is ``adapters/_sidecars.py``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ SIDECAR_SCRIPT: Final = SIDECAR_DIR / SIDECAR_SCRIPT_NAME
 HOST_MODULES: Final = {
     "pi": Path("@earendil-works") / "pi-coding-agent",
     "openclaw": Path("openclaw"),
+    "nu": Path("jiti"),
 }
 """The real host package each host of the sidecar needs installed in ``sidecars/``."""
 NODE_FLAGS: tuple[str, ...] = ("--max-semi-space-size=1",)

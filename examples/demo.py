@@ -4,12 +4,13 @@ with extensions of every ecosystem that runs today side by side.
     python examples/demo.py
 
 Installs the workspace's packages (examples/packages/*: a nanobot extension, an OpenClaw
-plugin) into a temporary GATEWAY_HOME and passes their gates, opens the gateway on examples/
-(trusted for this run only), shows what is offered to a model, then drives a session the way
-an agent would: tool calls through hooks of other ecosystems (a Pi hook redacts the argument
-of a nimlet tool; a nanobot hook stamps the result of a Pi tool; an OpenClaw hook rewrites
-and blocks calls of a nanobot tool), the agent's own `bash` tool blocked by the project's
-nimlet guard, a slash command, a prompt template, a tool.json tool, compaction, and a resumed
+plugin, a Nu package) into a temporary GATEWAY_HOME and passes their gates, opens the gateway
+on examples/ (trusted for this run only), shows what is offered to a model, then drives a
+session the way an agent would: tool calls through hooks of other ecosystems (a Pi hook
+redacts the argument of a nimlet tool and of a Nu tool; a nanobot hook stamps the result of
+a Pi tool; an OpenClaw hook rewrites and blocks calls of a nanobot tool), a Nu tool in a
+fresh sandboxed Node process, the agent's own `bash` tool blocked by the project's nimlet
+guard, a slash command, a prompt template, a tool.json tool, compaction, and a resumed
 session that has its entries back. Nothing outside this folder and the temporary home
 changes.
 
@@ -110,6 +111,14 @@ async def main() -> int:
             show("bash ls", allowed.content)
             words = await gateway.call_tool("wordcount", {"text": "one two three"})
             show("wordcount (tool.json, one process per call)", words.content)
+            entry = await gateway.call_tool(
+                "changelog__entry", {"kind": "fix", "text": "rotate the key sk-live1234567."}
+            )
+            show(
+                "changelog__entry (Nu tool, a fresh sandboxed Node per call; the Pi hook "
+                "redacted its argument)",
+                entry.content,
+            )
             invalid = await gateway.call_tool("save_note", {})
             show("save_note with invalid arguments", invalid.content)
             await gateway.end_turn()
@@ -139,6 +148,7 @@ async def main() -> int:
         and review.content == "Review requested for gateway/host.py"
         and vendored.blocked
         and guide.content.startswith("Names say what")
+        and entry.content == "- **fix**: rotate the key [redacted]"
         and not problems
     )
     return 0 if ok else 1

@@ -60,6 +60,14 @@ class Activator:
         """Owners still waiting for their first use."""
         return list(self._dormant)
 
+    def forget(self, owner: str) -> None:
+        """The owner restarts with a new plan: what was held for it no longer applies."""
+        dormant = self._dormant.pop(owner, None)
+        for package in dormant.packages if dormant is not None else ():
+            if self._owner_of_package.get(package) == owner:
+                del self._owner_of_package[package]
+        self._failed.discard(owner)
+
     def clear(self) -> None:
         self._dormant.clear()
         self._owner_of_package.clear()

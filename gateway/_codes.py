@@ -405,3 +405,81 @@ SESSION_ENTRIES_DROPPED = define_code(
     "the count is written to the session file when it closes.",
     "Keep entries small and few: they are state for resuming, not a log.",
 )
+
+# Tools the gateway runs itself, one process per call (Nu's tool.yaml)
+CALL_RETRIED = define_code(
+    "tool.retried",
+    I,
+    "A per-call tool marked safe to retry crashed (killed by a signal, or exited without a "
+    "result); the call ran once more.",
+    "Read the package's log under GATEWAY_HOME/logs for why it crashed.",
+)
+CALL_CRASHED = define_code(
+    "tool.crashed",
+    W,
+    "A per-call tool's process was killed by a signal or exited without a result (twice, "
+    "for a tool safe to retry); the call is an error result.",
+    "Read the package's log under GATEWAY_HOME/logs; the tool must answer with one result.",
+)
+JOURNAL_INDETERMINATE = define_code(
+    "journal.indeterminate",
+    W,
+    "A call that must run at most once was interrupted by a gateway crash: it may or may not "
+    "have had its effect. It is never run again by itself, and the same tool with the same "
+    "arguments is refused until you resolve it.",
+    "Check whether it happened, then `gateway journal resolve ID ran` or `… not_run`.",
+)
+JOURNAL_UNUSABLE = define_code(
+    "journal.unusable",
+    E,
+    "A call that must run at most once could not be journaled in the state store (locked, "
+    "damaged or unwritable); it was not run.",
+    "Fix the state store (the message says why), then call the tool again.",
+)
+
+# Policy rules (gateway policy)
+POLICY_DENIED = define_code(
+    "policy.denied",
+    I,
+    "An adopted policy rule blocked a tool call (a deny rule, a rate limit, a package's "
+    "default action, or an approval that was refused); the message names the rule.",
+    "`gateway policy show ID` lists the rules; `gateway policy revoke ID` drops a package's.",
+)
+POLICY_UNANSWERED = define_code(
+    "policy.unanswered",
+    W,
+    "A policy rule requires approval for a tool call, but no one can answer (no approval "
+    "handler: a one-shot command or an embedder without `AgentLink.approve`), or no answer "
+    "came within the rule's timeout; the call was refused.",
+    "Use `gateway shell` on a terminal, or give the embedding agent an approval handler.",
+)
+POLICY_INVALID = define_code(
+    "policy.invalid",
+    W,
+    "An adopted policy bundle no longer parses (the store was edited, or a newer gateway "
+    "wrote it); it is not applied.",
+    "Accept the package's policy again: `gateway policy accept ID`.",
+)
+POLICY_NOTE = define_code(
+    "policy.note",
+    I,
+    "An adopted rule uses a part of rebuno's grammar the gateway applies differently: agent "
+    "ids and steps other than tool calls never match here.",
+    "Nothing to do if intended; otherwise adjust the rule and accept it again.",
+)
+
+# Settings and secrets of running packages
+SETTINGS_RESTARTED = define_code(
+    "package.settings_restarted",
+    I,
+    "A running package's settings or secrets changed (gateway config / gateway secret); its "
+    "runtime was restarted with them, as Nu restarts its services.",
+    "Nothing to do.",
+)
+SETTINGS_UNWATCHED = define_code(
+    "package.settings_unwatched",
+    I,
+    "This platform has no file-change notification the gateway uses (inotify): a change of "
+    "a package's settings or secrets takes effect when the gateway restarts the package.",
+    "Call `Gateway.restart_package(ID)` or `/reload` after changing settings.",
+)

@@ -97,6 +97,24 @@ class Confinement:
         ).policy  # fmt: skip
         return policy.allowing(write=own.write)
 
+    def call(self, package_id: str, reads: Iterable[Path]) -> SandboxPolicy | None:
+        """One call of a tool the gateway runs per call for an installed package (Nu's):
+        the package's sandbox — its grants, its folder, its data and temp folders (where
+        the call's scratch folder is) — plus what the call's runtime reads."""
+        if not self.enabled:
+            return None
+        state = self._state
+        status = next((s for s in state.packages if s.id == package_id), None)
+        if status is None:  # not an installed package: nothing granted
+            return package_sandbox(
+                home=state.config.home, package_id=package_id, package_root=None,
+                workspace=state.workspace, grants=grants_from(()), runtime=_existing(reads),
+            ).policy  # fmt: skip
+        return policy_for_entry(
+            status.entry, status.package.granted, home=state.config.home,
+            workspace=state.workspace, runtime=_existing(reads),
+        ).policy  # fmt: skip
+
     def discovered(self, name: str, origin: Path, spec: LaunchSpec) -> SandboxPolicy | None:
         if not self.enabled:
             return None

@@ -13,16 +13,18 @@ import anyio
 
 from . import _codes
 from ._activation import Activator
+from ._call_tools import interrupted_calls
 from ._confinement import Confinement
 from ._host_requests import HostRequestHandler
 from ._logfiles import log_path
-from ._projection import Projector
+from ._projection import Projector, calls_owners
 from ._registrations import RegistrationMemory, registration_key
 from ._sharing import SharedLaunch, shared_launches
 from ._spawn import LaunchError, resolve_command
 from ._state import GatewayState
 from .catalog import DiscoveredLaunch, LaunchRefusal, LaunchSpec, ServesResources
-from .discovery import DiscoveredExtension, Discovery, discover, discover_package
+from .diagnostics import Diagnostic
+from .discovery import DiscoveredExtension, Discovery, Skill, discover, discover_package
 from .features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
 from .names import DEFAULT_CAPABILITIES
 from .packages import (
@@ -116,6 +118,7 @@ class Loader:
         state.packages = await anyio.to_thread.run_sync(self._evaluate_packages)
         if only is not None:
             state.packages = _selected(state.packages, only)
+        state.diagnostics.extend(await anyio.to_thread.run_sync(self._interrupted_calls))
         launches: list[DiscoveredExtension | LaunchPlan] = [*state.discovery.extensions]
         if only is None:
             launches += self._discovered_launches()
@@ -174,14 +177,20 @@ class Loader:
 
     def _installed(self, status: PackageStatus) -> list[LaunchPlan]:
         """An active package's processes: held dormant when its registration is cached,
-        else to start now. What the gateway runs itself (tool.json tools, prompts) is added
-        to the discovery."""
+        else to start now. What the gateway runs itself is registered: the calls its
+        adapter planned (``CallPlan``), else its nimlet formats (tool.json tools, prompts),
+        added to the discovery."""
         plans: list[LaunchPlan] = []
         served = self._serve_resources(status)
+        if status.calls is not None:
+            self._projector.register_calls(status.id, status.calls)
+            self._state.discovery.skills += [
+                Skill(s.name, s.description, s.path, "package") for s in status.calls.skills
+            ]
         if isinstance(status.runtime, LaunchSpec):
             self._projector.declare(status.id, status.entry)
             plans.append(self._package_plan(status, status.runtime))
-        elif not served:
+        elif status.calls is None and not served:
             held = discover_package(status.package.record.path)
             self._state.diagnostics.extend(held.diagnostics)
             held_extensions, held.extensions = held.extensions, []
@@ -212,7 +221,8 @@ class Loader:
         ]
         key = keys[0] if len(keys) == 1 else hashlib.sha256("".join(keys).encode()).hexdigest()
         cached = self._memory.lookup(plan.name, key)
-        if cached is None or not state.config.lazy_start:
+        eager = any(isinstance(s.runtime, LaunchSpec) and s.runtime.eager for s in statuses)
+        if cached is None or not state.config.lazy_start or eager:
             return False
         owner = self._projector.owner_name(plan.name)
         requires = frozenset().union(*(_requires(status) for status in statuses))
@@ -253,6 +263,13 @@ class Loader:
             if status.active and isinstance(adapter, ServesResources):
                 self._resources[status.id] = adapter.package_resources(status.entry)
         return statuses
+
+    def _interrupted_calls(self) -> list[Diagnostic]:
+        """At-most-once calls a crashed gateway left unresolved, reported at each load."""
+        try:
+            return interrupted_calls(self._state.config.home)
+        except StoreError:
+            return []  # the packages' evaluation reports an unusable store
 
     # ------------------------------------------------------------------ plans
 
@@ -458,6 +475,36 @@ class Loader:
         )
 
     # ------------------------------------------------------------------ restarts
+
+    async def restart_package(self, package_id: str) -> bool:
+        """Stop an installed package's runtime and what the gateway runs for it, evaluate
+        its gates again, and start it with its current plan (new settings and secrets);
+        nothing else is touched. True when it runs again."""
+        state = self._state
+        statuses = await anyio.to_thread.run_sync(self._evaluate_packages)
+        status = next((s for s in statuses if s.id == package_id), None)
+        old = [p for p in state.processes if p.plan.name == package_id]
+        for process in old:
+            state.processes.remove(process)
+            owner = state.owners.pop(process, package_id)
+            state.registry.unregister(owner)
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as group:
+                for process in old:
+                    group.start_soon(process.aclose)
+        state.registry.unregister(package_id)  # a dormant registration
+        self._activator.forget(package_id)
+        for owner in calls_owners(package_id):
+            state.registry.unregister(owner)
+        state.packages = [s for s in state.packages if s.id != package_id]
+        if status is None:
+            return False
+        state.packages.append(status)
+        state.diagnostics.extend(status.diagnostics)
+        if not status.active or (status.runtime is None and status.calls is None):
+            return False  # nimlet's own formats have no settings to restart with
+        await self._start_all(self._installed(status))
+        return True
 
     def _on_process_exit(self, process: ExtensionProcess) -> None:
         if process.plan.restart and process in self._state.processes:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from . import _codes
+from ._call_tools import CallRunner
 from ._commands import command_context, command_outcome
 from ._confinement import Confinement
 from ._errors import ExtensionError
@@ -20,7 +21,7 @@ from ._registrations import CachedRegistration, RegistrationMemory
 from ._spawn import LaunchError, resolve_command
 from ._state import CALL_PROGRESS, GatewayState, ProgressListener
 from ._tool_content import INVALID_RESULT, read_tool_content
-from .catalog import CatalogEntry
+from .catalog import CallPlan, CallTool, CatalogEntry, PromptCommand
 from .diagnostics import Severity, catalogue
 from .discovery import DiscoveredTool, PromptTemplate, Skill, expand_prompt
 from .events import EXTENDED_ALIASES, NIMLET_EVENTS
@@ -64,7 +65,7 @@ from .registry import (
     make_tool,
 )
 
-__all__ = ["Activate", "Projector"]
+__all__ = ["Activate", "Projector", "calls_owners"]
 
 _PROGRESS_KEPT = 1000
 """Progress updates kept per call in ``ToolResult.progress``."""
@@ -74,6 +75,12 @@ Declared = dict[tuple[str, str], list[str]]
 replace (nanobot's ``replaces``)."""
 
 _Spec = TypeVar("_Spec", ToolSpec, CommandSpec)
+
+
+def calls_owners(package: str) -> tuple[str, str]:
+    """The registry owners of what the gateway runs itself for ``package``: its per-call
+    tools and its prompt commands."""
+    return f"{package}:tools", f"{package}:commands"
 
 
 @dataclass(slots=True)
@@ -103,6 +110,7 @@ class Projector:
         self._bound: set[str] = set()
         """Owners a process (or its cached registration) has projected."""
         self._call_listeners: dict[str, ProgressListener] = {}
+        self._calls = CallRunner(state)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -305,6 +313,37 @@ class Projector:
             ask_permission=True,
         )
         state.diagnostics.extend(state.registry.register(owner, tools=[entry]))
+
+    def register_calls(self, package: str, plan: CallPlan) -> None:
+        """What the gateway runs itself for an installed package (``CallPlan``): its
+        per-call tools and prompt commands, each set under its own owner."""
+        state = self._state
+        tools_owner, commands_owner = calls_owners(package)
+        for owner in (tools_owner, commands_owner):
+            state.registry.unregister(owner)
+        tools = [self._call_tool(package, tools_owner, tool) for tool in plan.tools]
+        commands = [_client_command(commands_owner, command) for command in plan.commands]
+        if tools:
+            state.diagnostics.extend(state.registry.register(tools_owner, tools=tools))
+        if commands:
+            state.diagnostics.extend(state.registry.register(commands_owner, commands=commands))
+
+    def _call_tool(self, package: str, owner: str, tool: CallTool) -> ToolEntry:
+        runner = self._calls
+
+        async def handler(arguments: dict[str, Any]) -> ToolOutcome:
+            return await runner.call(package, tool, arguments)
+
+        return make_tool(
+            tool.name,
+            tool.description,
+            tool.input_schema,
+            tool.capabilities,
+            owner,
+            handler,
+            tool.ecosystem,
+            display=tool.display,
+        )
 
     # ------------------------------------------------------------------ declared contributions
 
@@ -639,6 +678,15 @@ def _prompt_command(prompt: PromptTemplate, owner: str) -> CommandEntry:
         return CommandOutcome(prompt=expand(body, arguments))
 
     return CommandEntry(prompt.name, prompt.description, owner, handler)
+
+
+def _client_command(owner: str, command: PromptCommand) -> CommandEntry:
+    """The reply is a prompt the agent receives as if the user sent it."""
+
+    async def handler(arguments: str) -> CommandOutcome:
+        return CommandOutcome(prompt=command.template.replace(command.placeholder, arguments))
+
+    return CommandEntry(command.name, command.description, owner, handler)
 
 
 Activate = Callable[[], Awaitable[bool]]

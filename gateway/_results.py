@@ -36,7 +36,12 @@ class ToolResult:
     error_code: str | None = None
     """Why the call failed, in nimlet's codes where it has one: ``approval_denied``
     (a denied permission or a blocking hook), ``tool_unavailable`` (plan mode),
-    ``invalid_extension_result`` (content the host cannot read)."""
+    ``invalid_extension_result`` (content the host cannot read); and the gateway's own:
+    ``policy_denied`` (an adopted policy rule), ``indeterminate`` (an identical
+    at-most-once call was interrupted)."""
+    policy: dict[str, Any] | None = None
+    """The policy decision when an adopted rule decided the call: ``{decision, rule,
+    reason}``; None when no adopted bundle applies."""
 
     def to_dict(self) -> dict[str, Any]:
         found = {
@@ -54,6 +59,8 @@ class ToolResult:
             found["progress"] = self.progress
         if self.error_code is not None:
             found["error_code"] = self.error_code
+        if self.policy is not None:
+            found["policy"] = self.policy
         return found
 
 

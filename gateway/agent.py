@@ -145,6 +145,10 @@ class AgentLink:
     ``$VISUAL`` / ``$EDITOR`` on the terminal."""
     approve: ApprovalHandler | None = None
     """Permission prompts; None: calls run without asking (nimlet's non-interactive rule)."""
+    approve_policy: ApprovalHandler | None = None
+    """Approvals an adopted policy rule requires (``require_approval``; the request's
+    ``key`` is ``policy:<rule>``); None: ``approve`` is asked; neither: the call is
+    refused, since no one can answer."""
     submit_input: Callable[[UserMessage], None] | None = None
     """A ``now`` user message while no turn runs: submit it as typed input. None: it waits
     with the follow-ups."""

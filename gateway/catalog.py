@@ -27,6 +27,9 @@ __all__ = [
     "RUNTIMES",
     "Adapter",
     "AdapterSet",
+    "CallPlan",
+    "CallPlanner",
+    "CallTool",
     "CatalogEntry",
     "Contribution",
     "Dependency",
@@ -35,8 +38,11 @@ __all__ = [
     "LaunchSpec",
     "Permission",
     "PreparesInstalls",
+    "PromptCommand",
     "ServesResources",
     "SharesProcesses",
+    "SkillFile",
+    "StagesInstalls",
 ]
 
 # The eleven kinds of the nanobot manifest, in its order (the strictest vocabulary).
@@ -167,6 +173,9 @@ class CatalogEntry:
     """The manifest lists every tool and command the package may register (nanobot's
     does): anything else its runtime registers is refused, anything listed and never
     registered is reported (docs/protocol.md)."""
+    config_closed: bool = False
+    """``config_keys`` is the complete list of its settings (Nu's ``config``): ``gateway
+    config`` refuses any other key."""
 
     @classmethod
     def named_after(cls, root: Path, ecosystem: str) -> CatalogEntry:
@@ -197,6 +206,7 @@ class CatalogEntry:
             "metadata": dict(self.metadata),
             "diagnostics": [d.to_dict() for d in self.diagnostics],
             "enforce_declared": self.enforce_declared,
+            "config_closed": self.config_closed,
         }
 
 
@@ -224,6 +234,10 @@ class LaunchSpec:
     adapter's ``plan_shared_launch`` (``SharesProcesses``). The gateway groups only those
     with the same granted permissions, environment and timeouts, so packages with different
     permissions never share a process. None: always a process of its own."""
+    eager: bool = False
+    """Start it with the gateway even when its registration is cached: it does work of its
+    own between requests (Nu's watchers), so holding it dormant until first use would stop
+    that work."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +250,73 @@ class LaunchRefusal:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     """The refusal's own diagnostics (a specific code and a hint), reported at ``status``
     beside ``runtime.unavailable``."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallTool:
+    """A tool the gateway runs itself, one fresh process per call (Nu's ``tool.yaml``).
+
+    The call's arguments go to stdin as JSON (``payload`` with the arguments added under
+    ``args``); the process answers with one JSON document on stdout in MCP's
+    ``CallToolResult`` shape (``{content: [...], isError}``). ``{scratch}`` in any element
+    of ``command`` is the call's private folder, made before it starts and removed after;
+    the child's ``HOME`` and ``TMPDIR`` are that folder."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    command: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    """Everything the child sees besides the locale and time zone: the adapter decides."""
+    payload: dict[str, Any] = field(default_factory=dict)
+    timeout: float | None = 60.0
+    retry_on_crash: bool = False
+    """A process that crashes (killed by a signal, or exits without a result) runs the
+    call once more."""
+    at_most_once: bool = False
+    """Journaled in the state store before it starts and marked done after; a call a
+    gateway crash interrupted is never run again by itself (``gateway journal``)."""
+    capabilities: tuple[str, ...] = ("write", "shell", "network")
+    display: dict[str, Any] | None = None
+    """How a client shows its calls (Nu's ``client.tools``: icon, title, body)."""
+    unavailable: str | None = None
+    """Why calls cannot run now (e.g. a secret is not set): each call fails saying so."""
+    ecosystem: str = "nimlet"
+    reads: tuple[Path, ...] = ()
+    """What a call must read and execute beyond the package's folder (its interpreter):
+    the call's sandbox is the package's (``gateway.sandbox``) plus these."""
+
+
+@dataclass(frozen=True, slots=True)
+class PromptCommand:
+    """A slash command whose reply is a prompt: ``template`` with ``placeholder`` replaced
+    by the text after the command (Nu's ``client.commands``)."""
+
+    name: str
+    description: str
+    template: str
+    placeholder: str = "{args}"
+
+
+@dataclass(frozen=True, slots=True)
+class SkillFile:
+    """A skill the package offers: listed with the others; the agent reads the file."""
+
+    name: str
+    description: str
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class CallPlan:
+    """What the gateway runs or lists itself for an installed package, beside (or instead
+    of) a long-running process: per-call tools, prompt commands, skills, and what the
+    planner found."""
+
+    tools: list[CallTool] = field(default_factory=list)
+    commands: list[PromptCommand] = field(default_factory=list)
+    skills: list[SkillFile] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +351,8 @@ class Adapter(Protocol):
     def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
         """How an installed package of this ecosystem starts: a spec, a refusal saying why
         it cannot, or None when there is nothing to start: the gateway serves it itself
-        (nimlet's own formats, or the resources of a ``ServesResources`` adapter)."""
+        (nimlet's own formats, the resources of a ``ServesResources`` adapter, the
+        ``CallPlan`` of a ``CallPlanner``)."""
         ...
 
     def discover(
@@ -314,6 +396,28 @@ class PreparesInstalls(Protocol):
     def prepare_install(self, entry: CatalogEntry, home: Path) -> list[Diagnostic]:
         """Prepare the installed package ``entry`` (its root is the installed folder). Never
         raises; a failure is a diagnostic and the install stands."""
+        ...
+
+
+@runtime_checkable
+class CallPlanner(Protocol):
+    """An adapter whose packages offer what the gateway runs itself (``CallPlan``)."""
+
+    def plan_calls(self, entry: CatalogEntry, home: Path) -> CallPlan:
+        """The per-call tools and prompt commands of an installed package."""
+        ...
+
+
+@runtime_checkable
+class StagesInstalls(Protocol):
+    """An adapter whose installs produce files inside the package (Nu bundles its tools),
+    so that the content the user trusts covers them."""
+
+    def stage_install(
+        self, entry: CatalogEntry, root: Path, previous: Path | None
+    ) -> list[Diagnostic]:
+        """Called by ``install`` on the staged package before it is hashed and placed
+        (``previous``: the installed version it replaces). Runs no package code."""
         ...
 
 

@@ -25,6 +25,7 @@ from ._json_depth import MAX_ARGUMENT_DEPTH, json_depth
 from ._lifecycle import Lifecycle
 from ._loading import Loader
 from ._permissions import DENIED, PermissionPolicy
+from ._policy_gate import PolicyGate
 from ._projection import Projector
 from ._registrations import RegistrationCache, RegistrationMemory
 from ._results import (
@@ -36,6 +37,7 @@ from ._results import (
     UnknownCommand,
     UnknownTool,
 )
+from ._settings_watch import SettingsWatch
 from ._state import CALL_PROGRESS, ExecPolicy, GatewayState, ProgressListener
 from ._tool_content import after_rewrite
 from .agent import AgentLink, ModelContext, UserMessage
@@ -78,6 +80,8 @@ class Gateway:
         self._host_requests = HostRequestHandler(state, ui)
         self._loader = Loader(state, self._projector, self._host_requests, memory)
         self._lifecycle = Lifecycle(state)
+        self._policy = PolicyGate(state)
+        self._settings = SettingsWatch(state, self.restart_package)
 
     # ------------------------------------------------------------------ what it holds
 
@@ -195,9 +199,10 @@ class Gateway:
         hooks: bool = True,
         progress: ProgressListener | None = None,
     ) -> ToolResult:
-        """permission prompt → tool_call hooks → argument validation → the tool →
-        tool_result hooks. In plan mode, a tool within ``read``/``user`` runs without
-        prompt or hooks, and any other is an error result. ``hooks=False``: a host in front
+        """permission prompt → tool_call hooks → adopted policy rules → argument
+        validation → the tool → tool_result hooks. In plan mode, a tool within
+        ``read``/``user`` runs without prompt or hooks, and any other is an error result.
+        ``hooks=False``: a host in front
         of this gateway already asked for permission and dispatched ``tool_call`` /
         ``tool_result`` to it (``gateway serve --nimlet``), so neither happens twice.
         ``progress``: called with (owner, item) for each progress update of this call only
@@ -275,6 +280,14 @@ class Gateway:
                     gate.reason, True, True, arguments, state.diagnostics.since(mark),
                     error_code="approval_denied",
                 )  # fmt: skip
+        # Adopted policy rules decide on the arguments the tool would run with.
+        verdict = await self._policy.check(tool, arguments)
+        policy = verdict.decision.to_dict() if verdict.decision.rule is not None else None
+        if not verdict.allowed:
+            return ToolResult(
+                verdict.message, True, True, arguments, state.diagnostics.since(mark),
+                error_code="policy_denied", policy=policy,
+            )  # fmt: skip
         outcome = await _run_tool(tool, arguments)
         content, is_error = outcome.content, outcome.is_error
         parts = outcome.extra.get("parts")
@@ -296,7 +309,7 @@ class Gateway:
             content, is_error, False, arguments, state.diagnostics.since(mark),
             parts=parts, details=outcome.extra.get("details"),
             progress=list(outcome.extra.get("progress") or []),
-            error_code=outcome.extra.get("error_code"),
+            error_code=outcome.extra.get("error_code"), policy=policy,
         )  # fmt: skip
 
     async def run_command(self, name: str, arguments: str = "") -> CommandOutcome:
@@ -423,13 +436,28 @@ class Gateway:
     async def load(self) -> None:
         """Discover and start everything (``open_gateway`` calls it once)."""
         await self._loader.load()
+        await self._policy.load()
+        self._settings.remember()
+        self._settings.start()
 
     async def reload(self) -> None:
         """Stop everything and start again with a fresh ``initialize`` (same session).
-        Session permission grants end, as when nimlet restarts its extensions."""
+        Session permission grants end, as when nimlet restarts its extensions; adopted
+        policies are read again."""
         await self._loader.stop()
         self._state.renew_permissions()
         await self._loader.load()
+        await self._policy.load()
+        self._settings.remember()
+
+    async def restart_package(self, package_id: str) -> bool:
+        """Restart one installed package with its current settings and secrets (its
+        runtime, and the tools the gateway runs for it); nothing else restarts. A running
+        gateway does this by itself when ``gateway config`` or ``gateway secret`` changes
+        them (on Linux). True when the package runs again."""
+        restarted = await self._loader.restart_package(package_id)
+        self._settings.remember()
+        return restarted
 
     async def new_session(self) -> None:
         await self.end_session()

@@ -71,6 +71,10 @@ class ToolEntry:
     ask_permission: bool = False
     """Act-mode calls go through nimlet's permission prompt (key ``tool:<name>``): the
     tools of nimlet extensions and ``tool.json`` tools."""
+    display: dict[str, Any] | None = None
+    """How a client shows the tool's calls, when its package says (Nu's ``client.tools``:
+    ``icon``, ``title`` with ``{argument}`` placeholders, ``body`` naming an argument to
+    show as code); ``gateway shell`` shows it when the tool runs (``gateway.display``)."""
 
     def check_arguments(self, arguments: dict[str, Any]) -> str | None:
         """None when the arguments fit the tool's ``input_schema``, else why not."""
@@ -117,6 +121,7 @@ def make_tool(
     ecosystem: str = "nimlet",
     *,
     ask_permission: bool = False,
+    display: dict[str, Any] | None = None,
 ) -> ToolEntry:
     validator = ArgumentValidator(input_schema)
     return ToolEntry(
@@ -129,6 +134,7 @@ def make_tool(
         ecosystem,
         validator,
         ask_permission,
+        display,
     )
 
 

@@ -1,18 +1,19 @@
 #!/usr/bin/env node
 // Extension Gateway — the Node sidecar: a nimlet-protocol extension (JSON lines on stdin and
-// stdout, plus the negotiated additions of docs/protocol.md) that hosts Pi packages and
-// OpenClaw plugins, any mix of them, in one process. See docs/pi.md and docs/openclaw.md.
+// stdout, plus the negotiated additions of docs/protocol.md) that hosts Pi packages, OpenClaw
+// plugins and Nu extension modules, any mix of them, in one process. See docs/pi.md,
+// docs/openclaw.md and docs/nu.md.
 //
 // Usage: node sidecar.mjs [--protocol-fds=R,W] [--compile] '<json spec>'
-//   spec = {packages: [{id, root, entries: [absolute paths], host?: "pi" (default) | "openclaw",
-//           cache?: jiti's compile cache folder of a Pi package,
-//           ...what the host needs: docs/openclaw.md lists the OpenClaw fields}]}
+//   spec = {packages: [{id, root, entries: [absolute paths], host?: "pi" (default) | "openclaw"
+//           | "nu", cache?: jiti's compile cache folder of a Pi package,
+//           ...what the host needs: docs/openclaw.md and docs/nu.md list the fields}]}
 //   --compile: compile the Pi packages' TypeScript into their caches, run none of it, print
 //   one JSON line and exit (lib/pi/compile.mjs; run when a package is installed).
 //
 // The modules: lib/stdio.mjs (the protocol's private descriptors; imported first),
 // lib/state.mjs (the one state object), lib/wire.mjs (the protocol), lib/features.mjs (negotiated features),
-// lib/hosts.mjs (routing across hosts), lib/pi/ and lib/openclaw/ (the hosts).
+// lib/hosts.mjs (routing across hosts), lib/pi/, lib/openclaw/ and lib/nu/ (the hosts).
 
 import { args, log, send } from "./lib/stdio.mjs";
 import { diagnostic } from "./lib/diagnostics.mjs";

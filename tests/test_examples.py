@@ -39,3 +39,5 @@ def test_the_demo_shows_every_runnable_ecosystem_acting_on_another() -> None:
     assert '"house-style (openclaw)"' in out
     assert "Review requested for gateway/host.py" in out  # OpenClaw hook, nanobot tool
     assert "house-style: vendor/left_pad.py is vendored code" in out
+    assert '"nu-changelog (nu)"' in out
+    assert "- **fix**: rotate the key [redacted]" in out  # a Pi hook on a Nu tool

@@ -4,9 +4,8 @@ adapter.
 Source: the Nu document (``003_…``; no public Nu exists, nu-notes.md) for the ``nu``
 column: ``tool.yaml`` tools, skills, extension modules with four hooks and five registrars,
 client commands, secrets and settings. The ``gateway`` column says what docs/compatibility.md
-says: Nu packages install and are inspected, and their code does not run yet
-(``runtime.unavailable``); ``NuAdapter.plan_launch`` refusing is what makes that true, and
-``tests/adapters/test_audit_knowledge.py`` keeps the two together.
+and docs/nu.md say: tools run one fresh Node per call, extensions in the Node sidecar's Nu
+host, and the registrars a headless host cannot honour are ``nu.unsupported_api``.
 """
 
 from __future__ import annotations
@@ -36,6 +35,30 @@ _CONCEPTS: Final = frozenset({
 })  # fmt: skip
 
 
+_CANONICAL: Final = {
+    "before_agent_start": "before_agent_start",
+    "input": "input",
+    "turn_end": "turn_end",
+    "tool_execution_end": "tool_result",
+}
+_UNSUPPORTED: Final = {  # as the sidecar's Nu host reports them (sidecars/lib/nu/api.mjs)
+    "registerChannel": "a channel to a chat app needs Nu's chat front end; the gateway has none",
+    "registerMemoryStore": "the gateway keeps no memory of its own for a store to replace",
+    "registerBrowserProvider": "the gateway has no browser tools for a provider to serve",
+    "registerSandbox": "the gateway confines processes itself; it does not hand that over",
+}
+_GATEWAY_RUNS: Final = {
+    "tool": "a fresh Node per call reading only its bundle, in the package's sandbox",
+    "extension": "in the Node sidecar's Nu host, after trust",
+    "command": "client.commands: a prompt with {args} replaced",
+    "skill": "served by the gateway itself: listed with the agent's skills",
+    "config": "`gateway config ID KEY VALUE`, read as config / nu.config",
+    "secret": "`gateway secret set`: the tool's environment, nu.secret in extensions",
+    "service": "registerWatcher: trigger(text) becomes the agent's input",
+    "api": "nu.secret reads only the secrets the package lists",
+}
+
+
 class NuAudit:
     ecosystem = "nu"
 
@@ -58,15 +81,15 @@ class NuAudit:
         return runs(reasons.get(item.kind, "Nu's own host"))
 
     def gateway_support(self, entry: CatalogEntry, item: Item) -> Support:
-        if item.kind in ("skill", "config", "secret"):
-            return metadata(
-                gateway_codes.RUNTIME_UNAVAILABLE,
-                f"listed by `gateway inspect`; Nu {item.kind}s are not used yet",
-            )
-        return metadata(
-            gateway_codes.RUNTIME_UNAVAILABLE,
-            "Nu packages install and pass the gates; their code does not run in the gateway yet",
-        )
+        if item.kind == "hook":
+            if item.name not in NU_HOOKS:
+                return unsupported(
+                    codes.NU_EVENT_UNKNOWN, f"{item.name!r} is not one of Nu's four hooks"
+                )
+            return runs(f"the Node sidecar's Nu host: canonical {_CANONICAL[item.name]}")
+        if item.name in _UNSUPPORTED:
+            return unsupported(codes.NU_UNSUPPORTED_API, f"{item.name}: {_UNSUPPORTED[item.name]}")
+        return runs(_GATEWAY_RUNS.get(item.kind, "the Node sidecar's Nu host"))
 
     def code_items(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Found]:
         found = call_sites(sources, {"on": "hook"}, "nu", receiver="nu", named_by={"on": "string"})

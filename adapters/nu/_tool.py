@@ -9,7 +9,9 @@ rules are the project's reading of its spec, not a copy of a real validator.
 from __future__ import annotations
 
 import posixpath
-from typing import Final
+from typing import Any, Final
+
+import jsonschema
 
 from adapters import _codes as codes
 from adapters._fields import Fields
@@ -47,6 +49,8 @@ def check_tool_yaml(inspection: Inspection, rel: str, namespace: str | None) -> 
     schema = fields.mapping("args_schema", required=True)
     if schema is not None and schema.get("type", "object") != "object":
         fields.problem("args_schema.type", "must be 'object'", schema.get("type"))
+    elif schema is not None and (problem := _schema_problem(schema)) is not None:
+        fields.problem("args_schema", f"is not a valid JSON Schema: {problem}", show=False)
     idempotency = IDEMPOTENCY[0]
     if fields.present("idempotency"):
         value = data["idempotency"]
@@ -66,9 +70,13 @@ def check_tool_yaml(inspection: Inspection, rel: str, namespace: str | None) -> 
         entry = inspection.resolve(posixpath.join(tool_dir, entry_raw), label=f"{rel}: entry")
     if name is None:
         return None
+    refused = None
     if namespace and not name.startswith(f"{namespace}__"):
+        refused = f"its name does not start with {namespace}__"
         inspection.add(
-            codes.NU_TOOL_NOT_NAMESPACED(f"{rel}: tool {name!r} does not start with {namespace}__")
+            codes.NU_TOOL_NOT_NAMESPACED(
+                f"{rel}: tool {name!r} does not start with {namespace}__; refused"
+            )
         )
     return Contribution(
         kind="tool",
@@ -83,5 +91,19 @@ def check_tool_yaml(inspection: Inspection, rel: str, namespace: str | None) -> 
             "entry": entry,
             "args_schema": jsonable(schema) if schema is not None else {},
             "valid": not fields.failed,
+            "refused": refused,
         },
     )
+
+
+def _schema_problem(schema: dict[str, Any]) -> str | None:
+    """What makes ``schema`` invalid under its own ``$schema`` (default: the latest draft)."""
+    try:
+        validator = jsonschema.validators.validator_for(schema)
+        validator.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as error:
+        where = ".".join(str(part) for part in error.absolute_path)
+        return f"{where + ': ' if where else ''}{error.message}"[:300]
+    except (TypeError, ValueError, RecursionError) as error:
+        return str(error)[:300]
+    return None

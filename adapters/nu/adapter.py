@@ -18,8 +18,20 @@ from adapters._files import ABSENT, Inspection, jsonable, safe_is_dir, safe_is_f
 from adapters._markdown import skill_contribution, skill_files
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
 from adapters.nu._audit import NuAudit
+from adapters.nu._bundle import prepare_bundles
+from adapters.nu._extensions import plan_extensions
+from adapters.nu._runner import plan_calls
 from adapters.nu._tool import check_tool_yaml
-from gateway.catalog import CatalogEntry, Contribution, DiscoveredLaunch, LaunchRefusal
+from gateway.catalog import (
+    CallPlan,
+    CatalogEntry,
+    Contribution,
+    DiscoveredLaunch,
+    LaunchRefusal,
+    LaunchSpec,
+)
+from gateway.diagnostics import Diagnostic
+from gateway.policy import parse_bundle
 
 __all__ = ["NuAdapter"]
 
@@ -34,6 +46,7 @@ NU_KEYS: Final = (
     "client",
 )
 TOOL_YAML: Final = "tool.yaml"
+DISPLAY_KEYS: Final = ("icon", "title", "body")
 
 
 class NuAdapter:
@@ -54,13 +67,27 @@ class NuAdapter:
         entry.diagnostics = inspection.finish(entry.id)
         return entry
 
-    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchRefusal:
-        return LaunchRefusal("runtime not available yet: the Node sidecar for Nu packages")
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
+        """Extension modules run in the Node sidecar's Nu host; a package without any has
+        no process of its own (its tools run per call: ``plan_calls``)."""
+        if not entry.entries:
+            return None
+        return plan_extensions(entry, home)
+
+    def plan_calls(self, entry: CatalogEntry, home: Path) -> CallPlan:
+        """Its tools (a fresh Node per call), ``client.commands`` and skills."""
+        return plan_calls(entry, home)
+
+    def stage_install(
+        self, entry: CatalogEntry, root: Path, previous: Path | None
+    ) -> list[Diagnostic]:
+        """Bundle its tools (esbuild; no package code runs)."""
+        return prepare_bundles(entry, root, previous)
 
     def discover(
         self, workspace: Path, user_home: Path, trusted: bool, home: Path
     ) -> list[DiscoveredLaunch]:
-        return []  # no Nu runtime yet, so nothing of its discovery directories runs
+        return []  # Nu installs packages (`nu install`); it has no discovery directories
 
     def _single_tool(self, inspection: Inspection, entry: CatalogEntry) -> None:
         tool = check_tool_yaml(inspection, TOOL_YAML, None)
@@ -106,6 +133,7 @@ class NuAdapter:
             fields.string_list("secrets") + [s for t in tools for s in t.detail["secrets"]]
         )
         entry.config_keys = _unique(fields.string_list("config"))
+        entry.config_closed = True  # only the keys it lists are settings
         commands = self._client(inspection, fields.mapping("client"), tools)
         fields.unknown(NU_KEYS, codes.NU_MANIFEST_UNKNOWN_FIELD)
         entry.contributions = tools + skills + commands
@@ -157,7 +185,8 @@ class NuAdapter:
 
     @staticmethod
     def _policy(inspection: Inspection, raw: str) -> dict[str, Any]:
-        """Light check of the suggested policy against rebuno's policy-bundle grammar."""
+        """The suggested policy, checked against rebuno's policy-bundle grammar (the
+        gateway's ``parse_bundle``); a valid one is kept for ``gateway policy accept``."""
         rel = inspection.resolve(raw, label=f"{PACKAGE_JSON} nu.policy")
         summary: dict[str, Any] = {"path": rel or raw, "valid": False}
         if rel is None or safe_is_dir(inspection.root / rel):
@@ -165,29 +194,11 @@ class NuAdapter:
         data = inspection.read_yaml(rel)
         if data is ABSENT:
             return summary
-        problems: list[str] = []
-        if not isinstance(data, dict):
-            problems.append("top level is not a mapping")
-            data = {}
-        if data.get("default_action", "deny") not in ("allow", "deny"):
-            problems.append("default_action must be allow or deny")
-        rules = data.get("rules", [])
-        if not isinstance(rules, list):
-            problems.append("rules must be a list")
-            rules = []
-        ids = [r.get("id") for r in rules if isinstance(r, dict)]
-        priorities = [r.get("priority") for r in rules if isinstance(r, dict)]
-        if len(ids) != len(rules) or not all(isinstance(i, str) and i for i in ids):
-            problems.append("every rule needs a mapping with a string id")
-        elif len(set(ids)) != len(ids):
-            problems.append("rule ids must be unique")
-        if not all(isinstance(p, int) and not isinstance(p, bool) for p in priorities):
-            problems.append("every rule needs an integer priority")
-        elif len(set(priorities)) != len(priorities):
-            problems.append("rule priorities must be unique")
+        bundle, problems = parse_bundle(data)
         for problem in problems:
             inspection.add(codes.NU_POLICY_INVALID(f"{rel}: {problem}"))
-        summary.update(valid=not problems, rules=len(rules))
+        if bundle is not None:
+            summary.update(valid=True, rules=len(bundle.rules), bundle=jsonable(data))
         return summary
 
     @staticmethod
@@ -224,9 +235,45 @@ class NuAdapter:
             if name not in by_name:
                 inspection.add(codes.NU_CLIENT_TOOL_UNKNOWN(f"{where}.tools: no tool {name!r}"))
                 continue
-            by_name[name].detail["display"] = jsonable(display)
+            shown = _display(inspection, f"{where}.tools.{name}", display, by_name[name])
+            if shown is not None:
+                by_name[name].detail["display"] = shown
         fields.unknown(("commands", "tools"), codes.NU_MANIFEST_UNKNOWN_FIELD)
         return commands
+
+
+def _display(
+    inspection: Inspection, where: str, raw: object, tool: Contribution
+) -> dict[str, Any] | None:
+    """How the terminal shows a tool's calls: ``icon``, ``title`` with ``{argument}``
+    placeholders, ``body`` naming an argument to show as code (``{argument, language}``,
+    or the argument's name alone)."""
+    if not isinstance(raw, dict):
+        Fields(inspection, codes.NU_MANIFEST_INVALID, where, {}).problem(
+            "(display)", "must be an object", raw
+        )
+        return None
+    fields = Fields(inspection, codes.NU_MANIFEST_INVALID, where, raw)
+    shown: dict[str, Any] = {}
+    for key in ("icon", "title"):
+        value = fields.string(key, allow_empty=True)
+        if value is not None:
+            shown[key] = value
+    body = raw.get("body")
+    if isinstance(body, str) and body:
+        body = {"argument": body}
+    if isinstance(body, dict) and isinstance(body.get("argument"), str) and body["argument"]:
+        language = body.get("language")
+        shown["body"] = {"argument": body["argument"]}
+        if isinstance(language, str) and language:
+            shown["body"]["language"] = language
+        properties = (tool.detail.get("args_schema") or {}).get("properties") or {}
+        if isinstance(properties, dict) and body["argument"] not in properties:
+            fields.problem("body.argument", f"names no argument of {tool.name}", show=False)
+    elif body is not None:
+        fields.problem("body", "must name an argument: {argument, language}", body)
+    fields.unknown(DISPLAY_KEYS, codes.NU_MANIFEST_UNKNOWN_FIELD)
+    return shown
 
 
 def _unique(items: list[str]) -> list[str]:

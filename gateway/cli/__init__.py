@@ -23,6 +23,7 @@ from .._home import HomeUnusable, ensure_home
 from .._json_depth import MAX_ARGUMENT_DEPTH, json_depth
 from ..config import GatewayConfig
 from ..diagnostics import Diagnostic, Severity
+from ..display import render_call
 from ..host import Gateway, UnknownCommand, open_gateway
 from ..sandbox import (
     become_subreaper,
@@ -35,10 +36,13 @@ from ..session import SessionNotFound
 from ..trust import StoreError, set_workspace_trust
 from ._audit import add_audit_verb, run_audit
 from ._config import add_config_verb, run_config
+from ._journal import add_journal_verb, run_journal
 from ._migrate import add_migrate_verb, run_migrate
 from ._output import diagnostics_table, fail, print_diagnostics, print_json, refuse, table
 from ._packages import VERBS as PACKAGE_VERBS
 from ._packages import add_package_verbs, installed_ids, run_package_verb, trust_package
+from ._policy import add_policy_verb, run_policy
+from ._secrets import add_secret_verb, run_secret
 from ._serve import add_serve_verb, run_serve
 from ._setup import add_setup_verb, gateway_version, run_setup_verb
 
@@ -66,7 +70,14 @@ class _BadArgument(Exception):
 # Commands that only read the gateway's state: a missing home is not made for them.
 _READ_ONLY_VERBS = ("inspect", "status", "audit")
 # Positional arguments that name something: empty, each would mean the current folder.
-_NAMED = ("target", "source", "id", "tool", "name")
+_NAMED = ("target", "source", "id", "tool", "name", "call")
+# Verbs over a package's settings and the gateway's state (no workspace, no processes).
+_STATE_VERBS = {
+    "config": run_config,
+    "secret": run_secret,
+    "policy": run_policy,
+    "journal": run_journal,
+}
 
 
 def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
@@ -119,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_verb(commands)
     add_migrate_verb(commands)
     add_audit_verb(commands)
+    add_secret_verb(commands)
+    add_policy_verb(commands)
+    add_journal_verb(commands)
     return parser
 
 
@@ -172,8 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_package_verb(args, config)
         if args.verb == "setup":
             return run_setup_verb(args, config)
-        if args.verb == "config":
-            return run_config(args, config)
+        if args.verb in _STATE_VERBS:
+            return _STATE_VERBS[args.verb](args, config)
         if args.verb == "serve":
             return run_serve(args, config)
         if args.verb == "migrate":
@@ -252,7 +266,10 @@ async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
 
 
 def _list(gateway: Gateway, as_json: bool) -> None:
-    tools = gateway.tool_schemas()
+    tools = [
+        {**tool.describe(), **({"display": tool.display} if tool.display else {})}
+        for tool in gateway.tools()
+    ]
     commands = [
         {"name": c.name, "description": c.description, "owner": c.owner}
         for c in gateway.registry.commands()
@@ -302,6 +319,9 @@ async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json:
         return 1
     if not as_json:
         gateway.progress_listener = _print_progress
+        tool = gateway.registry.tool(name)
+        for line in render_call(tool.display if tool is not None else None, arguments):
+            print(line)
     await gateway.start_session()
     await gateway.start_turn()
     result = await gateway.call_tool(name, arguments)

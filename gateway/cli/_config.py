@@ -16,8 +16,10 @@ from typing import Any
 
 import jsonschema
 
+from ..catalog import CatalogEntry
 from ..config import GatewayConfig
 from ..packages import (
+    GATEWAY_SETTINGS,
     PackageConfigError,
     load_adapters,
     package_settings,
@@ -42,8 +44,8 @@ def add_config_verb(commands: Any) -> None:
     sub.add_argument("--json", action="store_true")
 
 
-def _metadata(config: GatewayConfig, package_id: str) -> dict[str, Any] | None:
-    """The installed package's catalog metadata; None when it is not installed."""
+def _entry(config: GatewayConfig, package_id: str) -> CatalogEntry | None:
+    """The installed package's catalog entry; None when it is not installed."""
     if not (config.home / STATE_FILE).exists():
         return None
     try:
@@ -51,8 +53,18 @@ def _metadata(config: GatewayConfig, package_id: str) -> dict[str, Any] | None:
             root = store.get_package(package_id).record.path
     except UnknownPackage:
         return None
-    metadata: dict[str, Any] = load_adapters().inspect(root).to_dict()["metadata"]
-    return metadata
+    return load_adapters().inspect(root)
+
+
+def _unlisted(entry: CatalogEntry | None, key: str) -> str | None:
+    """Why ``key`` cannot be set when the package lists its settings (Nu's ``config``)."""
+    if entry is None or not entry.config_closed:
+        return None
+    top = key.split(".", 1)[0]
+    if top in entry.config_keys or top == GATEWAY_SETTINGS:
+        return None
+    listed = ", ".join(entry.config_keys) or "none"
+    return f"{entry.id} has no setting {top!r} (its settings: {listed})"
 
 
 def _expected_type(schema: Any, key: str) -> str | None:
@@ -89,13 +101,17 @@ def _masked(data: Any, sensitive: set[str], prefix: str = "") -> Any:
 
 
 def run_config(args: argparse.Namespace, config: GatewayConfig) -> int:
-    metadata = _metadata(config, args.id)
-    if metadata is None and ":" not in args.id:
+    entry = _entry(config, args.id)
+    if entry is None and ":" not in args.id:
         return _refuse(args, f"no installed package {args.id!r} (see `gateway status`)")
-    schema = (metadata or {}).get("config_schema")
+    metadata = entry.metadata if entry is not None else {}
+    schema = metadata.get("config_schema")
     try:
         data = read_package_config(config.home, args.id)
         if args.key is not None and (args.unset or args.value is not None):
+            unlisted = _unlisted(entry, args.key)
+            if unlisted and not args.unset:
+                return _refuse(args, unlisted)
             if args.unset:
                 data = unset_config_value(data, args.key)
             else:
@@ -107,7 +123,7 @@ def run_config(args: argparse.Namespace, config: GatewayConfig) -> int:
             write_package_config(config.home, args.id, data)
     except PackageConfigError as error:
         return _refuse(args, str(error))
-    sensitive = set((metadata or {}).get("sensitive_config") or [])
+    sensitive = set(metadata.get("sensitive_config") or [])
     shown = _masked(data, sensitive)
     if args.key is not None and not args.unset and args.value is None:
         shown = _lookup(shown, args.key)

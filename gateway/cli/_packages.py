@@ -25,6 +25,7 @@ from ..packages import (
 from ..sandbox import SANDBOX_PERMISSIONS
 from ..store import STATE_FILE, StateStore, UnknownPackage
 from ._output import print_diagnostics, print_json, table
+from ._policy import print_suggested, suggested_policy
 
 __all__ = ["add_package_verbs", "installed_ids", "run_package_verb", "trust_package"]
 
@@ -117,8 +118,9 @@ def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
             shown=error.diagnostics,
             subject=error.subject,
         )
+    suggested = suggested_policy(report.entry)
     if args.json:
-        print_json(report.to_dict())
+        print_json({**report.to_dict(), "suggested_policy": suggested})
         return 0
     data = report.to_dict()
     verb = "installed" if report.result.created else "reinstalled"
@@ -138,6 +140,11 @@ def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
             print(f"  optional (the rest runs without): gateway permissions {data['id']} {perms}")
     else:
         print("  same content as before: trust, grants and enabled are kept")
+    for name in report.entry.secrets:
+        print(f"  secret {name}: gateway secret set {data['id']} {name}")
+    if suggested is not None:
+        print_suggested(data["id"], suggested, sys.stdout)
+        print(f"  not applied until you adopt them: gateway policy accept {data['id']}")
     print_diagnostics(report.diagnostics)
     return 0
 
@@ -278,6 +285,9 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
             for name in ("trusted", "permissions", "dependencies", "enabled")
         )
         state = "active" if status.active else "inactive: " + "; ".join(status.reasons)
+        if data["secrets"]:
+            shown = ", ".join(f"{name} {value}" for name, value in data["secrets"].items())
+            state += f" (secrets: {shown})"
         rows.append((data["id"], data["version"], data["ecosystem"], marks, state))
     table("Packages", ("id", "version", "ecosystem", "gates", "state"), rows, sys.stdout)
     table("Sandbox", ("id", "what its processes may reach"), list(sandboxes.items()), sys.stdout)

@@ -19,6 +19,7 @@ import anyio
 from .._commands import SessionActionError
 from ..agent import AgentLink, UserMessage
 from ..config import GatewayConfig
+from ..display import render_call
 from ..editor import terminal_editor
 from ..host import Gateway, UnknownCommand, UnknownTool, open_gateway
 from ..session import SessionNotFound
@@ -85,6 +86,12 @@ async def run_shell(args: argparse.Namespace, config: GatewayConfig) -> int:
         # this shell recorded in the session.
         edit_text=terminal_editor if terminal.interactive else None,
         approve=approver(terminal) if ask_permissions else None,
+        # A policy rule's approval is asked whenever someone can answer (a terminal, or
+        # --permissions ask): --permissions allow skips nimlet's prompts, not the rules
+        # the user adopted.
+        approve_policy=approver(terminal)
+        if terminal.interactive or args.permissions == "ask"
+        else None,
         submit_input=inbox.put,
     )
     async with open_gateway(
@@ -218,6 +225,9 @@ async def _call(gateway: Gateway, rest: str) -> None:
     if not isinstance(arguments, dict):
         print("error: arguments must be a JSON object")
         return
+    entry = gateway.registry.tool(tool)
+    for line in render_call(entry.display if entry is not None else None, arguments):
+        print(f"  {line}")
     try:
         await gateway.start_turn()
         result = await gateway.call_tool(tool, arguments)

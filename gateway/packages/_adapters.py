@@ -14,11 +14,14 @@ from pathlib import Path
 
 from ..catalog import (
     AdapterSet,
+    CallPlan,
+    CallPlanner,
     CatalogEntry,
     DiscoveredLaunch,
     LaunchRefusal,
     LaunchSpec,
     PreparesInstalls,
+    StagesInstalls,
 )
 from ..diagnostics import Diagnostic
 
@@ -27,8 +30,10 @@ __all__ = [
     "NoAdapters",
     "discover_all",
     "load_adapters",
+    "plan_calls",
     "plan_launch",
     "prepare_install",
+    "stage_install",
 ]
 
 ENTRY_POINT_GROUP = "extension_gateway.adapters"
@@ -68,6 +73,22 @@ def prepare_install(adapters: AdapterSet, home: Path, entry: CatalogEntry) -> li
     most have nothing to do."""
     adapter = adapters.adapter(entry.ecosystem)
     return adapter.prepare_install(entry, home) if isinstance(adapter, PreparesInstalls) else []
+
+
+def plan_calls(adapters: AdapterSet, entry: CatalogEntry, home: Path) -> CallPlan | None:
+    """What the gateway runs itself for the package (None: its adapter plans nothing)."""
+    adapter = adapters.adapter(entry.ecosystem)
+    return adapter.plan_calls(entry, home) if isinstance(adapter, CallPlanner) else None
+
+
+def stage_install(
+    adapters: AdapterSet, entry: CatalogEntry, root: Path, previous: Path | None
+) -> list[Diagnostic]:
+    """The adapter's step on the staged package (e.g. Nu bundles its tools)."""
+    adapter = adapters.adapter(entry.ecosystem)
+    if not isinstance(adapter, StagesInstalls):
+        return []
+    return adapter.stage_install(entry, root, previous)
 
 
 def discover_all(

@@ -22,8 +22,9 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from .. import _codes
-from ..catalog import AdapterSet, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
+from ..catalog import AdapterSet, CallPlan, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
 from ..diagnostics import Diagnostic
+from ..secrets import secret_status
 from ..store import (
     ContentHashError,
     InstalledPackage,
@@ -31,7 +32,7 @@ from ..store import (
     content_hash,
     fingerprint_changed,
 )
-from ._adapters import plan_launch
+from ._adapters import plan_calls, plan_launch
 
 __all__ = ["PackageStatus", "evaluate_packages"]
 
@@ -45,10 +46,15 @@ class PackageStatus:
     unmet_dependencies: list[str]
     enabled: bool
     runtime: LaunchSpec | LaunchRefusal | None
-    """None: the gateway runs it natively (nimlet); a spec: a sidecar runs it; a refusal:
-    it cannot run here, and why."""
+    """None: no process of its own (the gateway runs nimlet's formats natively, and the
+    ``calls``); a spec: a sidecar runs it; a refusal: it cannot run here, and why."""
     blocked_by: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    calls: CallPlan | None = None
+    """What the gateway runs itself for it (per-call tools, prompt commands), when its
+    adapter plans that (``CallPlanner``); None: nothing of the kind."""
+    secrets: dict[str, bool] = field(default_factory=dict)
+    """Each secret it declares: set or not (never the value)."""
 
     @property
     def id(self) -> str:
@@ -109,6 +115,9 @@ class PackageStatus:
             },
             "requested_permissions": [p.name for p in self.entry.permissions],
             "granted_permissions": sorted(self.package.granted),
+            "secrets": {
+                name: "set" if is_set else "unset" for name, is_set in self.secrets.items()
+            },
             "active": self.active,
             "reasons": self.reasons,
             "diagnostics": [d.to_dict() for d in self.diagnostics],
@@ -236,6 +245,8 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
                 ],
                 enabled=package.enabled,
                 runtime=plan_launch(adapters, entry, home),
+                calls=plan_calls(adapters, entry, home),
+                secrets=secret_status(home, package.id, entry.secrets),
             )
             if problem is not None:
                 status.diagnostics.append(problem)
@@ -296,3 +307,5 @@ def _gate_diagnostics(status: PackageStatus) -> Iterable[Diagnostic]:
         )
     if isinstance(status.runtime, LaunchSpec | LaunchRefusal):
         yield from status.runtime.diagnostics
+    if status.calls is not None:
+        yield from status.calls.diagnostics

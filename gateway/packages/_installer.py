@@ -32,6 +32,7 @@ from .._progress import Progress, no_progress
 from ..catalog import CatalogEntry
 from ..diagnostics import Diagnostic, Severity
 from ..sandbox import SANDBOX_PERMISSIONS, grant_hints
+from ..secrets import secrets_path
 from ..store import (
     STATE_FILE,
     InstalledPackage,
@@ -40,6 +41,7 @@ from ..store import (
     StateStore,
     content_hash,
 )
+from ._adapters import NoAdapters, load_adapters, stage_install
 from ._locks import LOCKS, held, lock_path, try_lock
 from ._sources import FetchError, fetch, parse_source
 from ._trees import remove_tree
@@ -52,6 +54,9 @@ Checkpoint = Callable[[str], None]
 """Called with the name of each step; tests use it to kill the process between steps."""
 Prepare = Callable[[CatalogEntry], list[Diagnostic]]
 """Work on an installed package that runs none of its code (``prepare_install``)."""
+Stage = Callable[[CatalogEntry, Path, "Path | None"], list[Diagnostic]]
+"""The adapter's step on the staged package before it is hashed, given the installed
+version it replaces (``stage_install``: Nu bundles its tools); runs no package code."""
 
 
 class InstallError(Exception):
@@ -124,11 +129,14 @@ def install(
     checkpoint: Checkpoint = _noop,
     progress: Progress = no_progress,
     prepare: Prepare | None = None,
+    stage: Stage | None = None,
 ) -> InstallReport:
     """Install a package; nothing it contains runs. Raises ``InstallError``. ``progress``
     is told each step as it begins (fetching, installing dependencies, verifying, …).
     ``prepare`` (e.g. ``prepare_install`` of the adapters) runs once it is recorded, on the
-    entry rooted at its installed folder; what it reports joins the report's diagnostics."""
+    entry rooted at its installed folder; what it reports joins the report's diagnostics.
+    ``stage`` runs on the staged package before it is hashed (default: the installed
+    adapters' ``stage_install``)."""
     if not source_text.strip():
         # Path("") is the current folder: an empty argument must not install it.
         raise InstallError("no source given: name a folder, a git URL or an npm spec")
@@ -142,7 +150,10 @@ def install(
     with held(lock_path(packages, f"staging-{name}")):
         private_dir(staging)
         try:
-            report = _install(home, source, staging, inspector, limits, checkpoint, progress)
+            report = _install(
+                home, source, staging, inspector, limits, checkpoint, progress,
+                stage or _adapters_stage,
+            )  # fmt: skip
         finally:
             remove_tree(staging)
             _unlink(lock_path(packages, f"staging-{name}"))
@@ -161,6 +172,7 @@ def _install(
     limits: InstallLimits | None,
     checkpoint: Checkpoint,
     progress: Progress,
+    stage: Stage,
 ) -> InstallReport:
     limits = limits or InstallLimits()
     try:
@@ -180,10 +192,14 @@ def _install(
         reason = problems[0].message if problems else "no package metadata found"
         subject = f"cannot install {source.describe()}"
         raise InstallError(f"{subject}: {reason}", shown, subject)
-    progress("recording the install")
-    digest, cache = content_hash(fetched.root)
     folder = package_folder(home, entry.id)
     with held(lock_path(packages_dir(home), folder.name)):
+        # Under the package's lock: the version it replaces stays in place meanwhile.
+        staged = stage(entry, fetched.root, _installed_path(home, entry.id))
+        shown += _at_source(staged, fetched.root, source.describe())
+        checkpoint("prepared")
+        progress("recording the install")
+        digest, cache = content_hash(fetched.root)
         version_dir = private_dir(folder) / uuid.uuid4().hex
         fetched.root.rename(version_dir)
         checkpoint("placed")
@@ -225,6 +241,21 @@ def _install(
     return InstallReport(result.package, result, entry, files, size, diagnostics)
 
 
+def _adapters_stage(entry: CatalogEntry, root: Path, previous: Path | None) -> list[Diagnostic]:
+    try:
+        adapters = load_adapters()
+    except NoAdapters:
+        return []  # the inspector reported it already
+    return stage_install(adapters, entry, root, previous)
+
+
+def _installed_path(home: Path, package_id: str) -> Path | None:
+    if not (home / STATE_FILE).exists():
+        return None
+    with StateStore.open(home) as store:
+        return _previous_path(store, package_id)
+
+
 def _unlink(path: Path) -> None:
     with contextlib.suppress(OSError):
         path.unlink()
@@ -249,13 +280,15 @@ def _previous_path(store: StateStore, package_id: str) -> Path | None:
 
 
 def uninstall(home: Path, package_id: str, checkpoint: Checkpoint = _noop) -> InstalledPackage:
-    """Remove the record (the moment it takes effect), then the files."""
+    """Remove the record (the moment it takes effect), then the files and its secrets
+    (credentials do not outlive the package; its settings stay, as a reinstall expects)."""
     folder = package_folder(home, package_id)
     with held(lock_path(packages_dir(home), folder.name)):
         with StateStore.open(home) as store:
             package = store.get_package(package_id)
             store.remove_package(package_id)
         checkpoint("unrecorded")
+        secrets_path(home, package_id).unlink(missing_ok=True)
         remove_tree(package.record.path)
         parent = package.record.path.parent
         if parent.is_dir() and not any(parent.iterdir()):

@@ -1,4 +1,5 @@
-"""Durable gateway state: installed packages, trust, grants, enabled flags, workspaces.
+"""Durable gateway state: installed packages, trust, grants, enabled flags, workspaces, the
+at-most-once call journal and adopted policy bundles.
 
 Backed by one SQLite file under the gateway home (see :class:`StateStore`), plus the
 content hashing that decides when trust must be revoked (see :func:`content_hash`).
@@ -14,6 +15,15 @@ from gateway.store._hashing import (
     content_hash,
     fingerprint_changed,
 )
+from gateway.store._journal import (
+    ARGUMENTS_CAP,
+    CallJournal,
+    JournalEntry,
+    Resolution,
+    arguments_digest,
+    process_token,
+)
+from gateway.store._policies import AdoptedPolicy, PolicyRecords, bundle_digest
 from gateway.store._schema import (
     SCHEMA_VERSION,
     InstalledPackage,
@@ -31,15 +41,21 @@ from gateway.store._schema import (
 from gateway.store._store import STATE_FILE, StateStore
 
 __all__ = [
+    "ARGUMENTS_CAP",
     "SCHEMA_VERSION",
     "STATE_FILE",
+    "AdoptedPolicy",
+    "CallJournal",
     "ContentHashError",
     "FileEntry",
     "HashCache",
     "InstallResult",
     "InstalledPackage",
+    "JournalEntry",
     "PackageRecord",
     "PermissionNotRequested",
+    "PolicyRecords",
+    "Resolution",
     "SourceKind",
     "StateStore",
     "StoreBusy",
@@ -48,6 +64,9 @@ __all__ = [
     "StoreTooNew",
     "UnknownPackage",
     "WorkspaceTrust",
+    "arguments_digest",
+    "bundle_digest",
     "content_hash",
     "fingerprint_changed",
+    "process_token",
 ]

@@ -216,9 +216,47 @@ def _v1_create_tables(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _v2_journal_and_policies(conn: sqlite3.Connection) -> None:
+    statements = (
+        # Calls that must not run twice (Nu's at_most_once tools): a row is written before
+        # the call starts and finished after; a row left ``running`` by a gateway that is
+        # gone is an interrupted call, which only the user may settle.
+        """
+        CREATE TABLE call_journal (
+            id                TEXT PRIMARY KEY NOT NULL CHECK (id <> ''),
+            package_id        TEXT NOT NULL,
+            tool              TEXT NOT NULL,
+            arguments         TEXT NOT NULL,
+            arguments_digest  TEXT NOT NULL,
+            session_id        TEXT NOT NULL,
+            owner             TEXT NOT NULL,
+            state             TEXT NOT NULL
+                CHECK (state IN ('running', 'done', 'indeterminate', 'resolved')),
+            started_at        TEXT NOT NULL,
+            finished_at       TEXT,
+            outcome           TEXT
+        )
+        """,
+        "CREATE INDEX call_journal_open ON call_journal (state, package_id, tool, "
+        "arguments_digest)",
+        # Policy rules a user adopted from a package (``gateway policy accept``): the
+        # bundle as it was accepted, applied to every tool call.
+        """
+        CREATE TABLE policies (
+            package_id   TEXT PRIMARY KEY NOT NULL REFERENCES packages (id) ON DELETE CASCADE,
+            bundle       TEXT NOT NULL,
+            digest       TEXT NOT NULL,
+            accepted_at  TEXT NOT NULL
+        ) WITHOUT ROWID
+        """,
+    )
+    for statement in statements:
+        conn.execute(statement)
+
+
 # Append only: a released migration is never edited, because stores in the field have
 # already run it.
-MIGRATIONS: list[Migration] = [_v1_create_tables]
+MIGRATIONS: list[Migration] = [_v1_create_tables, _v2_journal_and_policies]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

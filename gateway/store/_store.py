@@ -239,6 +239,7 @@ class StateStore:
             self._require(conn, package_id)
             # Explicit, so grants go even on a connection without foreign_keys enabled.
             conn.execute("DELETE FROM grants WHERE package_id = ?", (package_id,))
+            conn.execute("DELETE FROM policies WHERE package_id = ?", (package_id,))
             conn.execute("DELETE FROM packages WHERE id = ?", (package_id,))
 
     # -- trust, grants, enabled ------------------------------------------------------

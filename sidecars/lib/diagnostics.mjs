@@ -33,6 +33,9 @@ export const CODES = Object.freeze([
 	"openclaw.command_conflict",
 	"openclaw.command_alias",
 	"openclaw.id_mismatch",
+	"nu.unsupported_api",
+	"nu.load_failed",
+	"nu.event_unknown",
 ]);
 
 /** `pkg`: the id of the package it concerns, when the host knows it (sent only with

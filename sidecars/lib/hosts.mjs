@@ -1,5 +1,5 @@
-// The hosts of one sidecar process and what they offer together. A spec may mix Pi packages
-// and OpenClaw plugins (each package names its host); each host loads its own packages with
+// The hosts of one sidecar process and what they offer together. A spec may mix Pi packages,
+// OpenClaw plugins and Nu extension modules (each package names its host); each host loads its own packages with
 // its ecosystem's rules, and this module routes requests to them: a tool or command to the
 // host that registered it (the first host in spec order keeps a name two hosts register),
 // an event to every host that subscribes, folding their replies by the canonical event's rule.
@@ -22,6 +22,7 @@ import { update } from "./wire.mjs";
 const HOSTS = {
 	pi: { load: () => import("./pi/host.mjs"), failed: "pi.load_failed" },
 	openclaw: { load: () => import("./openclaw/host.mjs"), failed: "openclaw.load_failed" },
+	nu: { load: () => import("./nu/host.mjs"), failed: "nu.load_failed" },
 };
 
 /** The reply rule of each canonical event a host answers, as gateway/events.py declares it

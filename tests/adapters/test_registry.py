@@ -140,6 +140,7 @@ def test_catalog_entry_to_dict_is_json(tmp_path: Path) -> None:
         "metadata",
         "diagnostics",
         "enforce_declared",
+        "config_closed",
     }
 
 

@@ -79,7 +79,10 @@ def test_nu_conformance_spec_example_package(tmp_path: Path) -> None:
     assert entry.entries == ["src/index.ts"]
     assert entry.secrets == ["EXAMPLE_TOKEN"] and entry.config_keys == ["userId"]
     assert entry.metadata["namespace"] == "example"
-    assert entry.metadata["policy"] == {"path": "policy.yaml", "valid": True, "rules": 1}
+    policy = entry.metadata["policy"]
+    assert (policy["path"], policy["valid"], policy["rules"]) == ("policy.yaml", True, 1)
+    assert policy["bundle"]["rules"][0]["id"] == "allow-search"  # kept for `policy accept`
+    assert entry.config_closed
     assert errors(entry) == []
     assert "nu.contributions_runtime_only" in codes(entry)
     assert_well_formed(entry)
@@ -203,8 +206,10 @@ def test_nu_tool_name_must_carry_namespace(tmp_path: Path) -> None:
         },
     )
     assert messages(inspect_package(tmp_path), "nu.tool_name_not_namespaced") == [
-        "tools/search/tool.yaml: tool 'example__search' does not start with other__"
+        "tools/search/tool.yaml: tool 'example__search' does not start with other__; refused"
     ]
+    (tool,) = inspect_package(tmp_path).contributions
+    assert tool.detail["refused"] == "its name does not start with other__"
 
 
 def test_nu_tool_yaml_syntax_error_names_position(tmp_path: Path) -> None:
@@ -252,12 +257,24 @@ def test_nu_client_command_needs_a_message(tmp_path: Path) -> None:
 
 
 def test_nu_policy_rules_need_unique_ids_and_priorities(tmp_path: Path) -> None:
-    policy = "rules:\n  - {id: a, priority: 1}\n  - {id: a, priority: 1}\n"
+    rule = "{id: a, priority: 1, then: {decision: allow}}"
+    policy = f"rules:\n  - {rule}\n  - {rule}\n"
     package = nu_package(namespace="x", policy="policy.yaml")
     entry = inspect_package(write_tree(tmp_path, {"package.json": package, "policy.yaml": policy}))
     assert messages(entry, "nu.policy_invalid") == [
-        "policy.yaml: rule ids must be unique",
-        "policy.yaml: rule priorities must be unique",
+        "policy.yaml: rule a: id is not unique",
+        "policy.yaml: rule a: priority 1 is not unique",
+    ]
+    assert entry.metadata["policy"] == {"path": "policy.yaml", "valid": False}
+
+
+def test_nu_policy_is_checked_against_the_full_grammar(tmp_path: Path) -> None:
+    policy = "rules:\n  - id: a\n    priority: 1\n    when: {arguments: {q: {}}}\n    then: {decision: maybe}\n"
+    package = nu_package(namespace="x", policy="policy.yaml")
+    entry = inspect_package(write_tree(tmp_path, {"package.json": package, "policy.yaml": policy}))
+    assert messages(entry, "nu.policy_invalid") == [
+        "policy.yaml: rule a: then.decision must be one of allow, deny, require_approval",
+        "policy.yaml: rule a when.arguments.q: is an empty predicate; use one of equals, contains, one_of, regex",
     ]
 
 
@@ -284,3 +301,48 @@ def test_nu_extension_path_escape_is_rejected(tmp_path: Path) -> None:
         "package.json nu.extensions[0]: '/etc/passwd' is absolute or leaves the package"
     ]
     assert entry.entries == []
+
+
+def test_nu_tool_args_schema_must_be_a_valid_json_schema(tmp_path: Path) -> None:
+    text = SEARCH_TOOL.replace("    query: { type: string }", "    query: { type: 12 }")
+    entry = inspect_package(write_tree(tmp_path, {"tool.yaml": text, "index.ts": ""}))
+    (message,) = messages(entry, "nu.tool_invalid")
+    assert message.startswith(
+        "tool.yaml: args_schema is not a valid JSON Schema: properties.query.type: 12 is not valid"
+    )
+
+
+def test_nu_client_tool_display_is_checked(tmp_path: Path) -> None:
+    package = nu_package(
+        namespace="example",
+        tools=["tools/search/tool.yaml"],
+        client={"tools": {"example__search": {
+            "icon": "🔎", "title": 5, "body": {"argument": "nope"}, "color": "red",
+        }}},
+    )  # fmt: skip
+    write_tree(tmp_path, {"package.json": package, "tools/search/tool.yaml": SEARCH_TOOL,
+                          "tools/search/index.ts": ""})  # fmt: skip
+    entry = inspect_package(tmp_path)
+    assert messages(entry, "nu.manifest_invalid") == [
+        "package.json nu.client.tools.example__search: title must be a non-empty string (got a number)",
+        "package.json nu.client.tools.example__search: body.argument names no argument of example__search",
+    ]
+    assert messages(entry, "nu.manifest_unknown_field") == [
+        "package.json nu.client.tools.example__search: unknown field color"
+    ]
+    assert entry.contributions[0].detail["display"] == {"icon": "🔎", "body": {"argument": "nope"}}
+
+
+def test_nu_client_tool_body_names_an_argument_and_its_language(tmp_path: Path) -> None:
+    package = nu_package(
+        namespace="example",
+        tools=["tools/search/tool.yaml"],
+        client={"tools": {"example__search": {"body": {"argument": "query", "language": "sql"}}}},
+    )
+    write_tree(tmp_path, {"package.json": package, "tools/search/tool.yaml": SEARCH_TOOL,
+                          "tools/search/index.ts": ""})  # fmt: skip
+    entry = inspect_package(tmp_path)
+    assert entry.contributions[0].detail["display"] == {
+        "body": {"argument": "query", "language": "sql"}
+    }
+    assert messages(entry, "nu.manifest_invalid") == []

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="no Node >= 22.19")
 SOURCES = sorted(
     p for p in SIDECAR_DIR.rglob("*.mjs") if "node_modules" not in p.relative_to(SIDECAR_DIR).parts
 )
-CODE_LITERAL = re.compile(r"""["']((?:pi|openclaw|sidecar)\.[a-z][a-z_]*)["']""")
+CODE_LITERAL = re.compile(r"""["']((?:pi|openclaw|sidecar|nu)\.[a-z][a-z_]*)["']""")
 
 READ = """
 import fs from "node:fs";

@@ -165,27 +165,19 @@ def test_nimlet_formats_run_natively_and_nowhere_else(config):
     assert skill.verdicts[GATEWAY].status is Status.METADATA_ONLY
 
 
-def test_nu_packages_are_metadata_only_in_the_gateway_because_no_runtime_plans_them(
-    tmp_path, config
+def test_nu_tools_and_extensions_run_in_the_gateway_and_unsupported_registrars_are_named(
+    config,
 ):
-    from adapters.nu import NuAdapter
-    from gateway.catalog import LaunchRefusal
-
-    root = tmp_path / "nu-pkg"
-    (root / "tools" / "search").mkdir(parents=True)
-    (root / "package.json").write_text(json.dumps(
-        {"name": "nu-example", "version": "0.1.0", "nu": {"namespace": "example", "tools": ["tools/*/tool.yaml"]}}
-    ))  # fmt: skip
-    (root / "tools" / "search" / "tool.yaml").write_text(
-        "name: example__search\nversion: 1\ndescription: Search.\nargs_schema: {type: object}\nentry: index.ts\n"
-    )
-    (root / "tools" / "search" / "index.ts").write_text("export default async () => ({})\n")
-    package = one(root, config)
-    tool = row(package, "tool", "example__search")
-    assert tool.cells[GATEWAY].support.code == "runtime.unavailable"
+    package = one(ROOT / "tests" / "nu" / "fixtures" / "standup", config)
+    tool = row(package, "tool", "standup__post")
+    assert tool.cells[GATEWAY].support.status is Status.RUNS
     assert tool.cells["nu"].support.status is Status.RUNS
-    # The knowledge holds only while the adapter refuses to plan a launch.
-    assert isinstance(NuAdapter().plan_launch(NuAdapter().inspect(root), tmp_path), LaunchRefusal)
+    assert row(package, "hook", "tool_execution_end").cells[GATEWAY].support.reason == (
+        "the Node sidecar's Nu host: canonical tool_result"
+    )
+    channel = row(package, "channel", "registerChannel").cells[GATEWAY].support
+    assert (channel.status, channel.code) == (Status.UNSUPPORTED, "nu.unsupported_api")
+    assert package.verdicts[GATEWAY].status is Status.PARTIAL
 
 
 def test_a_package_that_cannot_be_fetched_is_a_row_and_the_batch_goes_on(tmp_path, config):

@@ -3,7 +3,7 @@
     python -m tests.gateway.packages._fault_child '[[VERB, HOME, TARGET, STEP], …]'
 
 VERB is "install" (TARGET a folder) or "uninstall" (TARGET a package id); STEP is a
-checkpoint name ("fetched", "verified", "placed", "recorded", "unrecorded"), "start"
+checkpoint name ("fetched", "verified", "prepared", "placed", "recorded", "unrecorded"), "start"
 (killed while the source is being copied into staging) or "none" (run to the end). Each run
 is a fork of this process, so the imports are paid once; the exit code of each (-9 for a
 SIGKILL) is printed as a JSON list.

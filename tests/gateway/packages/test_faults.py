@@ -30,7 +30,7 @@ from tests.gateway.packages._helpers import (
 
 PACKAGE = "fault.pkg"
 PERMISSION = "workspace.read"
-INSTALL_STEPS = ("start", "fetched", "verified", "placed", "recorded", "none")
+INSTALL_STEPS = ("start", "fetched", "verified", "prepared", "placed", "recorded", "none")
 UNINSTALL_STEPS = ("unrecorded", "none")
 # Which state each run must leave: None (no package), "old" or "new".
 EXPECTED = {

@@ -1,0 +1,3 @@
+import { line } from "../../lib/format.mjs";
+
+export default (args) => ({ content: [{ type: "text", text: line(args.kind, args.text) }] });
