@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 import anyio
 
 from . import _codes
 from ._state import GatewayState
 from .agent import Approval, ApprovalRequest
-from .policy import Decision, PolicyEngine, parse_bundle
+from .policy import ALLOWED, Decision, PolicyEngine, parse_bundle
 from .registry import ToolEntry
 from .store import STATE_FILE, PolicyRecords, StateStore, StoreError
 
@@ -32,6 +33,9 @@ class Verdict:
     decision: Decision
     message: str = ""
     """Why a refused call was refused (the tool result's content)."""
+
+
+_ALLOWED: Final = Verdict(True, ALLOWED)
 
 
 class PolicyGate:
@@ -74,6 +78,8 @@ class PolicyGate:
         self._engine = PolicyEngine(bundles)
 
     async def check(self, tool: ToolEntry, arguments: dict[str, object]) -> Verdict:
+        if self._engine.empty:  # the common case: nothing adopted, nothing to match
+            return _ALLOWED
         state = self._state
         decision = self._engine.decide(
             tool.name, dict(arguments), self._provider(tool.owner), state.session.id,
