@@ -9,9 +9,10 @@ from pathlib import Path
 from gateway import GatewayConfig
 from gateway.migrate import Migration, migrate
 from gateway.store import StateStore
-from tests.serve._helpers import GATEWAY, NANOBOT, NIMLET, PI
+from tests.serve._helpers import GATEWAY, NANOBOT, NIMLET, PI, REPO
 
-SOURCES = {"pi": PI, "nanobot": NANOBOT, "nimlet": NIMLET}
+NU = REPO / "examples" / "packages" / "nu-changelog"
+SOURCES = {"pi": PI, "nanobot": NANOBOT, "nimlet": NIMLET, "nu": NU}
 
 
 def config_for(home: Path) -> GatewayConfig:

@@ -19,10 +19,11 @@ CALLS = {
     "pi": ("open_ticket", {"title": "bug"}, "ticket opened: bug"),
     "nanobot": ("review_code", {"path": "a.py"}, "Review requested for a.py"),
     "nimlet": ("save_note", {"text": "hi"}, "saved: hi"),
+    "nu": ("changelog__entry", {"kind": "add", "text": "Nu tools."}, "- **add**: Nu tools"),
 }
 
 
-@pytest.mark.parametrize("kind", ["pi", "nanobot", "nimlet"])
+@pytest.mark.parametrize("kind", ["pi", "nanobot", "nimlet", "nu"])
 async def test_a_migrated_package_runs_under_a_strict_plain_v1_host(kind, tmp_path):
     need_sidecar()
     home, out = tmp_path / "home", tmp_path / "out"

@@ -50,6 +50,22 @@ async def test_the_mcp_snippet_starts_a_server_with_the_packages_tools(tmp_path)
     assert await tools_of(server, tmp_path) == {"review_code"}
 
 
+async def test_a_nu_package_migrates_to_an_mcp_server_with_its_per_call_tools(tmp_path):
+    need_sidecar()
+    home, out = tmp_path / "home", tmp_path / "out"
+    migration = run(SOURCES["nu"], "mcp", out, home)
+    pass_gates(migration, home)
+    server = json.loads((out / "mcp.json").read_text())["mcpServers"]["nu-changelog"]
+    assert await tools_of(server, tmp_path) == {"changelog__entry", "changelog__release"}
+
+
+def test_a_nu_package_has_no_nanobot_form_and_says_which_targets_it_has(tmp_path):
+    migration = run(SOURCES["nu"], "nanobot", tmp_path / "out", tmp_path / "home")
+    assert not migration.ok and not (tmp_path / "out" / "nanobot.extension.json").exists()
+    [refusal] = [n for n in migration.notes if n.code == "migrate.target_unsupported"]
+    assert "try --to nimlet, mcp or agent-plugin" in refusal.message
+
+
 async def test_an_agent_plugin_is_read_by_an_independent_reader_and_its_server_runs(tmp_path):
     need_sidecar()
     home, out = tmp_path / "home", tmp_path / "out"
