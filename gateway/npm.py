@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ._spawn import child_environment, kill_group
 from .node import node_env_dir, private_node_env
+from .sandbox import SandboxError, SandboxPolicy, spawn_confined
 
 __all__ = [
     "DEFAULT_NPM_TIMEOUT",
@@ -112,28 +113,33 @@ def run_tool(
     *,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
+    policy: SandboxPolicy | None = None,
 ) -> str:
-    """Run npm or git without a terminal in its own session; its stdout, or ``NpmError``."""
+    """Run npm or git without a terminal in its own session (confined by ``policy`` when
+    one is given); its stdout, or ``NpmError``."""
     timeout = npm_timeout() if timeout is None else timeout
+    environment = dict(env) if env is not None else npm_environment()
+    pipe, quiet = subprocess.PIPE, subprocess.DEVNULL
     try:
-        process = subprocess.Popen(
-            list(command),
-            cwd=cwd,
-            env=dict(env) if env is not None else npm_environment(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
+        if policy is None:
+            process = subprocess.Popen(
+                list(command), cwd=cwd, env=environment, stdin=quiet, stdout=pipe, stderr=pipe,
+                start_new_session=True,
+            )  # fmt: skip
+        else:
+            process = spawn_confined(list(command), policy=policy, cwd=cwd, env=environment,
+                                     stdin=quiet, stdout=pipe, stderr=pipe)  # fmt: skip
     except FileNotFoundError:
         raise NpmError(f"{what}: {command[0]} is not installed") from None
+    except SandboxError as error:
+        raise NpmError(f"{what}: it could not be confined: {error}") from None
     try:
-        stdout, stderr = process.communicate(timeout=timeout)
+        out, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         # npm's own children (git, a proxy agent) share its group and hold the pipes.
         kill_group(process.pid)
-        stdout, stderr = process.communicate()
+        out, err = process.communicate()
+        stdout, stderr = _text(out), _text(err)
         detail = "".join(f"\n  {line}" for line in npm_error_lines(stderr, stdout))
         raise NpmError(
             f"{what} timed out after {timeout:g} s (no answer in time from the registry or "
@@ -143,7 +149,12 @@ def run_tool(
         kill_group(process.pid)
         process.wait()
         raise
+    stdout, stderr = _text(out), _text(err)
     if process.returncode != 0:
         detail = "".join(f"\n  {line}" for line in npm_error_lines(stderr, stdout))
         raise NpmError(f"{what} failed (exit {process.returncode})" + detail)
     return stdout
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace") if data else ""

@@ -23,6 +23,7 @@ from typing import Any
 from .._progress import Progress, no_progress
 from ..node import MIN_SIDECAR_NODE, find_node, npm_command
 from ._extract import ExtractError, extract_tarball
+from ._npm_policy import npm_policy
 from ._tools import FetchError, run_tool
 from ._verify import InstallLimits, VerifyError
 
@@ -37,13 +38,14 @@ class NpmSettings:
     userconfig: Path
     globalconfig: Path
     cache: Path
+    home: Path
 
     @classmethod
     def for_home(cls, home: Path) -> NpmSettings:
         own = home / "npmrc"
         user = os.environ.get("NPM_CONFIG_USERCONFIG")
         userconfig = own if own.is_file() else Path(user or Path.home() / ".npmrc").expanduser()
-        return cls(userconfig, home / "npm" / "globalrc", home / "cache" / "npm")
+        return cls(userconfig, home / "npm" / "globalrc", home / "cache" / "npm", home)
 
     def arguments(self) -> list[str]:
         return [f"--userconfig={self.userconfig}", f"--globalconfig={self.globalconfig}",
@@ -68,10 +70,16 @@ def _npm() -> list[str]:
     return command
 
 
-def _run(npm: list[str], args: list[str], cwd: Path, settings: NpmSettings, what: str) -> str:
+def _run(
+    npm: list[str], args: list[str], cwd: Path, settings: NpmSettings, what: str, staging: Path
+) -> str:
     settings.cache.mkdir(mode=0o700, parents=True, exist_ok=True)
     command = [*npm, *args, *settings.arguments()]
-    return run_tool(command, cwd, what, env=settings.environment())
+    policy = npm_policy(
+        npm, settings.home, configs=(settings.userconfig, settings.globalconfig),
+        writable=(staging, settings.cache),
+    )  # fmt: skip
+    return run_tool(command, cwd, what, env=settings.environment(), policy=policy)
 
 
 def fetch_npm_tarball(
@@ -93,7 +101,7 @@ def fetch_npm_tarball(
         # --loglevel=error, not --silent: a failure must carry npm's own reason.
         pack = ["pack", spec, "--ignore-scripts", "--loglevel=error",
                 "--pack-destination", str(staging)]  # fmt: skip
-        output = _run(npm, pack, staging, settings, f"npm pack {spec}")
+        output = _run(npm, pack, staging, settings, f"npm pack {spec}", staging)
         names = [line.strip() for line in output.splitlines() if line.strip().endswith(".tgz")]
         if not names:
             raise FetchError(f"npm pack {spec} produced no tarball")
@@ -182,6 +190,6 @@ def _install_dependencies(
     verb = ["ci"] if locked else ["install", "--no-package-lock"]
     progress(f"installing the package's dependencies (npm {verb[0]})")
     _run(find_npm(), [*verb, *flags, "--loglevel=error"], work, settings,
-         "npm install of the package's dependencies")  # fmt: skip
+         "npm install of the package's dependencies", work.parent)  # fmt: skip
     if (work / "node_modules").is_dir():
         os.replace(work / "node_modules", bundled)

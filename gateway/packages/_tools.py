@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..npm import NpmError, npm_environment
 from ..npm import run_tool as _run
+from ..sandbox import SandboxPolicy
 
 __all__ = ["FetchError", "run_tool", "tool_environment"]
 
@@ -37,9 +38,10 @@ def run_tool(
     *,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
+    policy: SandboxPolicy | None = None,
 ) -> str:
     """The tool's stdout; ``FetchError`` naming what failed, with its error lines."""
     try:
-        return _run(command, cwd, what, env=tool_environment(env), timeout=timeout)
+        return _run(command, cwd, what, env=tool_environment(env), timeout=timeout, policy=policy)
     except NpmError as error:
         raise FetchError(str(error)) from None

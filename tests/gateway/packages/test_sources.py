@@ -26,6 +26,7 @@ from tests.gateway.packages._helpers import (
     version_folders,
     write_tree,
 )
+from tests.sandbox.conftest import needs_landlock
 
 # --------------------------------------------------------------------------- local
 
@@ -413,3 +414,20 @@ def test_missing_folder_is_refused(tmp_path: Path, run_cli) -> None:
 def test_missing_folder_without_a_kind_says_the_folder_is_missing(tmp_path: Path) -> None:
     with pytest.raises(InstallError, match=r"not a folder|does not exist|no such"):
         install_from(tmp_path / "home", tmp_path / "missing", kind=None)
+
+
+@needs_landlock
+@pytest.mark.parametrize("sandbox", ["on", "off"])
+def test_npm_writes_nothing_outside_the_staging_folder_and_its_cache(
+    npm_home: Npm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: str
+) -> None:
+    # npm writes a debug log on every run; pointed outside, only the sandbox stops it (so
+    # the test proves the sandbox, not a setting npm ignores).
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    monkeypatch.setenv("npm_config_logs_dir", str(outside))
+    monkeypatch.setenv("GATEWAY_SANDBOX", sandbox)
+    report = install_from(tmp_path, "loose-pkg@1.0.0", kind="npm")
+    assert _module_version(report.package.record.path, "dep") == "1.1.0"
+    written = list(outside.iterdir())
+    assert (written == []) is (sandbox == "on"), written
