@@ -6,50 +6,49 @@ process sends while it runs."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from . import _codes
 from ._call_tools import CallRunner
-from ._commands import command_context, command_outcome
 from ._confinement import Confinement
-from ._errors import ExtensionError
+from ._entries import (
+    Activate,
+    Binding,
+    DormantBinding,
+    LiveBinding,
+    ProcessEntries,
+    client_command,
+    prompt_command,
+)
 from ._owners import Member, MemberNames, split_registration, split_specs
 from ._registrations import CachedRegistration, RegistrationMemory
 from ._spawn import LaunchError, resolve_command
-from ._state import CALL_PROGRESS, GatewayState, ProgressListener
-from ._tool_content import INVALID_RESULT, read_tool_content
-from .catalog import CallPlan, CallTool, CatalogEntry, PromptCommand
-from .diagnostics import Severity, catalogue
-from .discovery import DiscoveredTool, PromptTemplate, Skill, expand_prompt
+from ._state import GatewayState
+from .catalog import CallPlan, CallTool, CatalogEntry
+from .diagnostics import catalogue
+from .discovery import DiscoveredTool, PromptTemplate, Skill
 from .events import EXTENDED_ALIASES, NIMLET_EVENTS
 from .external_tools import run_tool_json
 from .features import (
     EVENTS_EXTENDED,
-    HOST_ACTIONS,
     REGISTER_OWNERS,
     REGISTRATION_UPDATE,
-    TOOL_PARTS,
     TOOL_PROGRESS,
     UPDATE_DIAGNOSTICS,
-    CommandExtras,
     ExtraError,
     RegisterExtras,
     RegistrationUpdate,
     RuntimeDiagnostic,
-    ToolExtras,
     UpdateExtras,
 )
 from .process import ExtensionProcess, LaunchPlan
 from .protocol import (
-    CommandRequest,
     CommandSpec,
-    EventRequest,
     RegisterMessage,
     ResponseMessage,
-    ToolRequest,
     ToolSpec,
     ToolUpdate,
     UpdateMessage,
@@ -57,18 +56,13 @@ from .protocol import (
 from .registry import (
     BUILTIN_OWNER,
     CommandEntry,
-    CommandOutcome,
     HookEntry,
-    HookHandler,
     ToolEntry,
     ToolOutcome,
     make_tool,
 )
 
 __all__ = ["Activate", "Projector", "calls_owners"]
-
-_PROGRESS_KEPT = 1000
-"""Progress updates kept per call in ``ToolResult.progress``."""
 
 Declared = dict[tuple[str, str], list[str]]
 """(kind, name) of each tool and command a package declares → the package ids it may
@@ -93,15 +87,15 @@ class _Held:
 
 class Projector:
     """Owns the per-owner bookkeeping: what each package declares, each owner's commands
-    and hooks (for late tool lists), and the progress of calls in flight."""
+    and hooks (for late tool lists); and the entries that call processes, with the
+    progress of their calls in flight (``ProcessEntries``)."""
 
     def __init__(self, state: GatewayState, memory: RegistrationMemory) -> None:
         self._state = state
         self._memory = memory
         self._declared: dict[str, Declared] = {}
         self._held: dict[str, _Held] = {}
-        self._progress: dict[str, list[dict[str, Any]]] = {}
-        self._in_flight: dict[str, ExtensionProcess] = {}
+        self._entries = ProcessEntries(state)
         self._members: dict[str, MemberNames] = {}
         """Process owner → the owner of each package it hosts (``register.owners``)."""
         self._resources: dict[str, list[CommandEntry]] = {}
@@ -109,7 +103,6 @@ class Projector:
         whatever its process registers (``package_prompts``)."""
         self._bound: set[str] = set()
         """Owners a process (or its cached registration) has projected."""
-        self._call_listeners: dict[str, ProgressListener] = {}
         self._calls = CallRunner(state)
 
     # ------------------------------------------------------------------ lifecycle
@@ -142,12 +135,13 @@ class Projector:
         owner = owner or self.owner_name(process.name)
         members = self._split(owner, process.plan, registration, None)
         if members is None:
-            self._project(owner, registration, None, _Live(self, process), report=not taking_over)
+            binding = LiveBinding(self._entries, process)
+            self._project(owner, registration, None, binding, report=not taking_over)
         else:
             if not taking_over:
                 self._runtime_diagnostics(owner, registration)
             for name, member in members:
-                binding = _Live(self, process, member.addressed)
+                binding = LiveBinding(self._entries, process, member.addressed)
                 self._project(name, member.registration, None, binding, report=False)
         self._state.processes.append(process)
         self._state.owners[process] = owner
@@ -159,7 +153,7 @@ class Projector:
         """Project what a package (or the packages of a shared process) registered last
         time without starting it: the first use of any of its tools, commands or hooks
         starts it (``activate``), and then the live registration replaces these entries."""
-        dormant = _Dormant(self._state, owner, plan.features, activate)
+        dormant = DormantBinding(self._state, owner, plan.features, activate)
         members = self._split(owner, plan, cached.register, cached.tools)
         if members is None:
             self._project(owner, cached.register, cached.tools, dormant, report=True)
@@ -202,7 +196,7 @@ class Projector:
         owner: str,
         registration: RegisterMessage,
         tools: list[ToolSpec] | None,
-        binding: _Binding,
+        binding: Binding,
         *,
         report: bool,
     ) -> None:
@@ -234,7 +228,7 @@ class Projector:
         )
         self._held[owner] = _Held(commands, hooks)
 
-    def _hooks(self, binding: _Binding, owner: str, events: list[str]) -> list[HookEntry]:
+    def _hooks(self, binding: Binding, owner: str, events: list[str]) -> list[HookEntry]:
         extended = EVENTS_EXTENDED in binding.features
         hooks = []
         for wire in events:
@@ -265,13 +259,13 @@ class Projector:
         """A prompt template found in the workspace or user folders, owned by
         ``prompt:<name>``."""
         owner = f"prompt:{prompt.name}"
-        command = _prompt_command(prompt, owner)
+        command = prompt_command(prompt, owner)
         self._state.diagnostics.extend(self._state.registry.register(owner, commands=[command]))
 
     def package_prompts(self, owner: str, prompts: Sequence[PromptTemplate]) -> None:
         """A package's prompt templates as slash commands owned by the package, beside what
         its process registers (or alone, for a package with nothing to run)."""
-        self._resources[owner] = [_prompt_command(prompt, owner) for prompt in prompts]
+        self._resources[owner] = [prompt_command(prompt, owner) for prompt in prompts]
         if owner not in self._bound:
             self._register(owner, [], [], [])
 
@@ -322,7 +316,7 @@ class Projector:
         for owner in (tools_owner, commands_owner):
             state.registry.unregister(owner)
         tools = [self._call_tool(package, tools_owner, tool) for tool in plan.tools]
-        commands = [_client_command(commands_owner, command) for command in plan.commands]
+        commands = [client_command(commands_owner, command) for command in plan.commands]
         if tools:
             state.diagnostics.extend(state.registry.register(tools_owner, tools=tools))
         if commands:
@@ -431,98 +425,6 @@ class Projector:
             kept.append(spec)
         return kept
 
-    # ------------------------------------------------------------------ registry entries
-
-    def _extension_tool(self, process: ExtensionProcess, owner: str, spec: ToolSpec) -> ToolEntry:
-        progress, in_flight, listeners = self._progress, self._in_flight, self._call_listeners
-        structured = TOOL_PARTS in process.plan.features
-        workspace = self._state.workspace
-
-        async def handler(arguments: dict[str, Any]) -> ToolOutcome:
-            ids: list[str] = []
-
-            def build(request_id: str) -> ToolRequest:
-                ids.append(request_id)
-                progress[request_id] = []
-                in_flight[request_id] = process
-                listener = CALL_PROGRESS.get()
-                if listener is not None:
-                    listeners[request_id] = listener
-                return ToolRequest(id=request_id, name=spec.name, arguments=arguments)
-
-            failure: ExtensionError | None = None
-            try:
-                response = await process.request(build)
-            except ExtensionError as error:
-                failure = error
-            finally:
-                updates = [item for rid in ids for item in progress.pop(rid, [])]
-                for rid in ids:
-                    in_flight.pop(rid, None)
-                    listeners.pop(rid, None)
-            extra: dict[str, Any] = {"progress": updates} if updates else {}
-            if failure is not None:
-                # A timeout or crash is an error result; what was shown meanwhile stays.
-                return ToolOutcome(str(failure), True, extra)
-            content = read_tool_content(response.content, workspace)
-            if content.error is not None:
-                return self._invalid_result(owner, spec.name, content.error, extra)
-            if content.parts is not None:
-                extra["parts"] = content.parts
-                extra["keep_images"] = True  # nimlet: a rewritten output keeps the images
-            extras = ToolExtras.parse(response.gateway if structured else None)
-            if extras.parts is not None:
-                extra["parts"] = extras.parts
-            if extras.has_details:
-                extra["details"] = extras.details
-            return ToolOutcome(content.text, bool(response.is_error), extra)
-
-        return make_tool(
-            spec.name,
-            spec.description,
-            spec.input_schema,
-            spec.effective_capabilities,
-            owner,
-            handler,
-            # nimlet's permission prompt is for nimlet extensions; the runtimes an adapter
-            # plans (Pi, nanobot) follow their ecosystems, which have none.
-            ask_permission=not process.plan.restart,
-        )
-
-    def _invalid_result(
-        self, owner: str, tool: str, problem: str, extra: dict[str, Any]
-    ) -> ToolOutcome:
-        self._state.diagnostics.add(
-            _codes.TOOL_INVALID_RESULT(
-                f"{owner}: tool {tool} replied with unusable content: {problem}",
-                package=owner,
-                contribution=tool,
-            )
-        )
-        return ToolOutcome(problem, True, {**extra, "error_code": INVALID_RESULT})
-
-    def _extension_command(
-        self, process: ExtensionProcess, owner: str, spec: CommandSpec
-    ) -> CommandEntry:
-        state = self._state
-        actions = state.requested_actions
-        offered = HOST_ACTIONS in process.plan.features
-
-        async def handler(arguments: str) -> CommandOutcome:
-            context = command_context(state)
-            response = await process.request(
-                lambda rid: CommandRequest(
-                    id=rid, name=spec.name, arguments=arguments, context=context
-                )
-            )
-            if offered:
-                actions.extend(
-                    (owner, action) for action in CommandExtras.parse(response.gateway).actions
-                )
-            return command_outcome(state, owner, response)
-
-        return CommandEntry(spec.name, spec.description, owner, handler)
-
     # ------------------------------------------------------------------ while running
 
     def on_effects(
@@ -542,46 +444,15 @@ class Projector:
         extras = UpdateExtras.parse(message.gateway)
         features = process.plan.features
         if extras.progress is not None and TOOL_PROGRESS in features:
-            self._progress_update(process, extras.progress)
+            self._entries.progress(process, extras.progress)
         if extras.has_registration and REGISTRATION_UPDATE in features:
             self._registration_update(process, extras)
         if extras.diagnostics and UPDATE_DIAGNOSTICS in features:
             self._report_runtime(self._state.owner_of(process), extras.runtime_diagnostics())
 
     def on_tool_update(self, process: ExtensionProcess, update: ToolUpdate) -> None:
-        """``tool_update`` (current nimlet): output of an in-flight call of this process,
-        shown while it runs (``progress_listener``) and kept in ``ToolResult.progress``;
-        never saved, never seen by a model, no effect on the timeout."""
-        if self._in_flight.get(update.id) is not process:
-            self._state.diagnostics.add(
-                _codes.PROTOCOL_UNKNOWN_ID(
-                    f"extension {process.name}: tool_update for {update.id!r}, which is not "
-                    "one of its calls in flight; ignored",
-                    package=process.name,
-                    severity=Severity.INFO,
-                )
-            )
-            return
-        if not isinstance(update.content, str) or not update.content:
-            return  # upstream ignores it too; nothing to show
-        item = {"id": update.id, "text": update.content, "delta": True}
-        self._progress_update(process, item)
-
-    def _progress_update(self, process: ExtensionProcess, item: dict[str, Any]) -> None:
-        collected = self._progress.get(item["id"])
-        if collected is not None:
-            collected.append(item)
-            if len(collected) > _PROGRESS_KEPT:
-                # A flood of updates must not grow without bound: the latest are kept (the
-                # listener still sees every one).
-                del collected[: len(collected) - _PROGRESS_KEPT]
-        owner = self._state.owner_of(process)
-        listener = self._state.progress_listener
-        if listener is not None:
-            listener(owner, item)
-        caller = self._call_listeners.get(item["id"])
-        if caller is not None:
-            caller(owner, item)
+        """``tool_update`` (current nimlet): output of one of ``process``'s calls in flight."""
+        self._entries.on_tool_update(process, update)
 
     def _registration_update(self, process: ExtensionProcess, extras: UpdateExtras) -> None:
         """The runtime's full, current tool list (tools registered after start, the active
@@ -645,10 +516,10 @@ class Projector:
         command_specs: list[CommandSpec] | None,
     ) -> None:
         held = self._held.get(owner, _Held([], []))
-        tools = [self._extension_tool(process, owner, spec) for spec in specs]
+        tools = [self._entries.tool(process, owner, spec) for spec in specs]
         commands = held.commands
         if command_specs is not None:
-            commands = [self._extension_command(process, owner, spec) for spec in command_specs]
+            commands = [self._entries.command(process, owner, spec) for spec in command_specs]
         self._register(owner, tools, commands, held.hooks)
 
     def _add_skills(self, owner: str, update: RegistrationUpdate) -> None:
@@ -667,130 +538,3 @@ class Projector:
                 known.add(skill.path)
                 found = Skill(skill.name, skill.description, Path(skill.path), "package")
                 self._state.discovery.skills.append(found)
-
-
-def _prompt_command(prompt: PromptTemplate, owner: str) -> CommandEntry:
-    """A prompt template as a slash command, expanded with its ecosystem's rules (nimlet's
-    ``$ARGUMENTS``/``$@`` unless it says otherwise)."""
-    body, expand = prompt.body, prompt.expand or expand_prompt
-
-    async def handler(arguments: str) -> CommandOutcome:
-        return CommandOutcome(prompt=expand(body, arguments))
-
-    return CommandEntry(prompt.name, prompt.description, owner, handler)
-
-
-def _client_command(owner: str, command: PromptCommand) -> CommandEntry:
-    """The reply is a prompt the agent receives as if the user sent it."""
-
-    async def handler(arguments: str) -> CommandOutcome:
-        return CommandOutcome(prompt=command.template.replace(command.placeholder, arguments))
-
-    return CommandEntry(command.name, command.description, owner, handler)
-
-
-Activate = Callable[[], Awaitable[bool]]
-"""Start a dormant package (once, however many callers ask); False if it did not start."""
-
-
-class _Binding(Protocol):
-    """Where a projected registration's entries send their calls."""
-
-    @property
-    def features(self) -> frozenset[str]: ...
-
-    def tool(self, owner: str, spec: ToolSpec) -> ToolEntry: ...
-
-    def command(self, owner: str, spec: CommandSpec) -> CommandEntry: ...
-
-    def hook(self, owner: str, event: str, wire: str) -> HookHandler:
-        """``wire``: the name the process subscribed with, which differs from the
-        catalogue's ``event`` for an aliased event (``EXTENDED_ALIASES``)."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class _Live:
-    """A running process: every call is a request to it."""
-
-    projector: Projector
-    process: ExtensionProcess
-    package: str | None = None
-    """The package of a process hosting several its events are addressed to."""
-
-    @property
-    def features(self) -> frozenset[str]:
-        return self.process.plan.features
-
-    def tool(self, owner: str, spec: ToolSpec) -> ToolEntry:
-        return self.projector._extension_tool(self.process, owner, spec)
-
-    def command(self, owner: str, spec: CommandSpec) -> CommandEntry:
-        return self.projector._extension_command(self.process, owner, spec)
-
-    def hook(self, owner: str, event: str, wire: str) -> HookHandler:
-        process = self.process
-        addressed = {"package": self.package} if self.package is not None else None
-
-        async def handler(event: str, payload: dict[str, Any]) -> ResponseMessage:
-            return await process.request(
-                lambda rid: EventRequest(id=rid, event=wire, payload=payload, gateway=addressed)
-            )
-
-        return handler
-
-
-@dataclass(frozen=True, slots=True)
-class _Dormant:
-    """A package not started yet: the first call starts it, then goes to its live entry."""
-
-    state: GatewayState
-    owner: str
-    features: frozenset[str]
-    activate: Activate
-
-    def tool(self, owner: str, spec: ToolSpec) -> ToolEntry:
-        registry, activate = self.state.registry, self.activate
-
-        async def handler(arguments: dict[str, Any]) -> ToolOutcome:
-            if not await activate():
-                return ToolOutcome(f"tool {spec.name}: {owner} did not start", is_error=True)
-            live = registry.tool_of(owner, spec.name)
-            if live is None or live.handler is handler:
-                return ToolOutcome(f"{owner} no longer provides tool {spec.name}", is_error=True)
-            return await live.handler(arguments)
-
-        return make_tool(
-            spec.name,
-            spec.description,
-            spec.input_schema,
-            spec.effective_capabilities,
-            owner,
-            handler,
-        )
-
-    def command(self, owner: str, spec: CommandSpec) -> CommandEntry:
-        registry, activate = self.state.registry, self.activate
-
-        async def handler(arguments: str) -> CommandOutcome:
-            if not await activate():
-                return CommandOutcome(message=f"/{spec.name}: {owner} did not start")
-            live = registry.command_of(owner, spec.name)
-            if live is None or live.handler is handler:
-                return CommandOutcome(message=f"{owner} no longer provides /{spec.name}")
-            return await live.handler(arguments)
-
-        return CommandEntry(spec.name, spec.description, owner, handler)
-
-    def hook(self, owner: str, event: str, wire: str) -> HookHandler:
-        registry, activate = self.state.registry, self.activate
-
-        async def handler(event: str, payload: dict[str, Any]) -> Any:
-            if not await activate():
-                raise ExtensionError(f"{owner} did not start")
-            live = [hook for hook in registry.hooks_of(owner) if hook.event == event]
-            if not live or live[0].handler is handler:
-                return None  # it no longer subscribes: nothing to add
-            return await live[0].handler(event, payload)
-
-        return handler
