@@ -14,7 +14,7 @@ import os
 import posixpath
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
@@ -29,6 +29,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "SCAN_LIMIT",
     "Inspection",
+    "fits",
     "is_absolute",
     "jsonable",
     "normalize_relative",
@@ -320,6 +321,31 @@ def jsonable(value: object, depth: int = 32, budget: int = 10_000) -> Any:
         return str(item)
 
     return copy(value, depth)
+
+
+def fits(value: object, depth: int = 32, budget: int = 10_000) -> bool:
+    """Whether ``value`` has at most ``budget`` values, nested at most ``depth`` deep, as
+    a tree: YAML aliases share objects, so a small document can stand for a huge tree that
+    anything walking it (a schema check) would take hours over."""
+    remaining = budget
+    stack: list[tuple[object, int]] = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        remaining -= 1
+        if remaining < 0:
+            return False
+        if isinstance(item, dict):
+            children: Iterable[object] = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if level <= 0:
+            return False
+        stack.extend((child, level - 1) for child in children)
+        if len(stack) > remaining:
+            return False
+    return True
 
 
 def _reject_constant(name: str) -> Any:

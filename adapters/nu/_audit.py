@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from adapters import _codes as codes
-from adapters._audit import call_sites, foreign, metadata, runs, unsupported
-from gateway import _codes as gateway_codes
+from adapters._audit import call_sites, foreign, runs, unsupported
 from gateway.audit import Found, Item, SourceFile, Support, Target
 from gateway.catalog import CatalogEntry
 

@@ -15,7 +15,7 @@ import jsonschema
 
 from adapters import _codes as codes
 from adapters._fields import Fields
-from adapters._files import ABSENT, Inspection, jsonable, type_name
+from adapters._files import ABSENT, Inspection, fits, jsonable, type_name
 from gateway.catalog import Contribution
 
 __all__ = ["IDEMPOTENCY", "TOOL_FIELDS", "check_tool_yaml"]
@@ -96,8 +96,17 @@ def check_tool_yaml(inspection: Inspection, rel: str, namespace: str | None) -> 
     )
 
 
+_SCHEMA_SIZE: Final = 10_000
+_SCHEMA_DEPTH: Final = 32
+
+
 def _schema_problem(schema: dict[str, Any]) -> str | None:
     """What makes ``schema`` invalid under its own ``$schema`` (default: the latest draft)."""
+    if not fits(schema, _SCHEMA_DEPTH, _SCHEMA_SIZE):
+        return (
+            f"it is larger than a tool's arguments need (more than {_SCHEMA_SIZE:,} values "
+            f"or {_SCHEMA_DEPTH} levels once its YAML aliases are expanded)"
+        )
     try:
         validator = jsonschema.validators.validator_for(schema)
         validator.check_schema(schema)

@@ -14,7 +14,7 @@ from typing import Any, Final
 from adapters import _codes as codes
 from adapters import _glob
 from adapters._fields import Fields
-from adapters._files import ABSENT, Inspection, jsonable, safe_is_dir, safe_is_file
+from adapters._files import ABSENT, Inspection, fits, jsonable, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution, skill_files
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
 from adapters.nu._audit import NuAudit
@@ -193,6 +193,15 @@ class NuAdapter:
             return summary
         data = inspection.read_yaml(rel)
         if data is ABSENT:
+            return summary
+        if not fits(data):
+            # Kept whole or not at all: a cut-off copy would not be the rules it suggests.
+            inspection.add(
+                codes.NU_POLICY_INVALID(
+                    f"{rel}: larger than a policy needs (more than 10,000 values or 32 "
+                    "levels once its YAML aliases are expanded); not suggested"
+                )
+            )
             return summary
         bundle, problems = parse_bundle(data)
         for problem in problems:

@@ -278,6 +278,23 @@ def test_nu_policy_is_checked_against_the_full_grammar(tmp_path: Path) -> None:
     ]
 
 
+def test_nu_policy_that_expands_past_the_limit_is_not_suggested_at_all(tmp_path: Path) -> None:
+    # A cut-off copy would not be the rules the package suggests, so none is kept.
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for level in range(1, 9):
+        prev, name = chr(ord("a") + level - 1), chr(ord("a") + level)
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 10) + "]")
+    rule = "  - {id: a, priority: 1, when: {arguments: {q: {one_of: *i}}}, then: {decision: deny}}"
+    policy = "\n".join(lines) + "\nrules:\n" + rule + "\n"
+    package = nu_package(namespace="x", policy="policy.yaml")
+    entry = inspect_package(write_tree(tmp_path, {"package.json": package, "policy.yaml": policy}))
+    assert messages(entry, "nu.policy_invalid") == [
+        "policy.yaml: larger than a policy needs (more than 10,000 values or 32 levels once "
+        "its YAML aliases are expanded); not suggested"
+    ]
+    assert entry.metadata["policy"] == {"path": "policy.yaml", "valid": False}
+
+
 def test_nu_missing_policy_file_is_reported(tmp_path: Path) -> None:
     package = nu_package(namespace="x", policy="policy.yaml")
     entry = inspect_package(write_tree(tmp_path, {"package.json": package}))
@@ -346,3 +363,22 @@ def test_nu_client_tool_body_names_an_argument_and_its_language(tmp_path: Path) 
         "body": {"argument": "query", "language": "sql"}
     }
     assert messages(entry, "nu.manifest_invalid") == []
+
+
+def test_nu_tool_args_schema_that_expands_past_the_limit_is_refused_quickly(
+    tmp_path: Path,
+) -> None:
+    # Nine levels of ten aliases each: a few hundred bytes that stand for 10^9 values.
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for level in range(1, 9):
+        prev, name = chr(ord("a") + level - 1), chr(ord("a") + level)
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 10) + "]")
+    text = "\n".join(lines) + "\nname: x__y\nversion: 1\ndescription: d\nentry: i.ts\n"
+    text += "args_schema: {type: object, properties: {p: {enum: *i}}}\n"
+    entry = inspect_package(write_tree(tmp_path, {"tool.yaml": text, "i.ts": ""}))
+    (message,) = messages(entry, "nu.tool_invalid")
+    assert message == (
+        "tool.yaml: args_schema is not a valid JSON Schema: it is larger than a tool's "
+        "arguments need (more than 10,000 values or 32 levels once its YAML aliases are "
+        "expanded)"
+    )
