@@ -14,14 +14,10 @@ import pytest
 from gateway import GatewayConfig
 from gateway.node import find_node
 from gateway.sandbox import package_dirs
+from tests._backends import both_backends  # noqa: F401  (every async test: both backends)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LANGUAGES = ("python", "node")
-
-
-@pytest.fixture(params=["asyncio", "trio"])
-def anyio_backend(request: pytest.FixtureRequest) -> str:
-    return request.param
 
 
 @dataclass

@@ -18,6 +18,7 @@ from gateway.agent import AgentLink, UserMessage
 from gateway.host import Gateway
 from gateway.packages import write_package_config
 from gateway.secrets import set_secret
+from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 from tests.nu._packages import (
     Recorder,
     codes,

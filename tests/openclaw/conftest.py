@@ -13,6 +13,7 @@ from gateway import GatewayConfig
 from gateway.node import find_node
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
+from tests._backends import asyncio_only  # noqa: F401  (see tests/_backends.py)
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"

@@ -9,6 +9,7 @@ import pytest
 from adapters.pi.runtime import find_node, sidecar_ready
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
+from tests._backends import asyncio_only  # noqa: F401  (see tests/_backends.py)
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"
