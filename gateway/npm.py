@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ._spawn import child_environment, kill_group
 from .node import node_env_dir, private_node_env
-from .sandbox import SandboxError, SandboxPolicy, spawn_confined
+from .sandbox import SandboxError, SandboxPolicy, SandboxUnavailable, spawn_confined
 
 __all__ = [
     "DEFAULT_NPM_TIMEOUT",
@@ -114,9 +114,11 @@ def run_tool(
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
     policy: SandboxPolicy | None = None,
+    require: bool = False,
 ) -> str:
     """Run npm or git without a terminal in its own session (confined by ``policy`` when
-    one is given); its stdout, or ``NpmError``."""
+    one is given; with ``require``, not at all where the kernel cannot enforce all of it);
+    its stdout, or ``NpmError``."""
     timeout = npm_timeout() if timeout is None else timeout
     environment = dict(env) if env is not None else npm_environment()
     pipe, quiet = subprocess.PIPE, subprocess.DEVNULL
@@ -128,10 +130,11 @@ def run_tool(
             )  # fmt: skip
         else:
             process = spawn_confined(list(command), policy=policy, cwd=cwd, env=environment,
-                                     stdin=quiet, stdout=pipe, stderr=pipe)  # fmt: skip
+                                     stdin=quiet, stdout=pipe, stderr=pipe,
+                                     require=require)  # fmt: skip
     except FileNotFoundError:
         raise NpmError(f"{what}: {command[0]} is not installed") from None
-    except SandboxError as error:
+    except (SandboxError, SandboxUnavailable) as error:
         raise NpmError(f"{what}: it could not be confined: {error}") from None
     try:
         out, err = process.communicate(timeout=timeout)

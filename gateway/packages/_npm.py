@@ -75,11 +75,15 @@ def _run(
 ) -> str:
     settings.cache.mkdir(mode=0o700, parents=True, exist_ok=True)
     command = [*npm, *args, *settings.arguments()]
-    policy = npm_policy(
+    confined = npm_policy(
         npm, settings.home, configs=(settings.userconfig, settings.globalconfig),
         writable=(staging, settings.cache),
     )  # fmt: skip
-    return run_tool(command, cwd, what, env=settings.environment(), policy=policy)
+    return run_tool(
+        command, cwd, what, env=settings.environment(),
+        policy=confined.policy if confined else None,
+        require=confined.required if confined else False,
+    )  # fmt: skip
 
 
 def fetch_npm_tarball(

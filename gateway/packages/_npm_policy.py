@@ -16,12 +16,19 @@ from pathlib import Path
 from ..config import GatewayConfig
 from ..sandbox import NetworkAccess, SandboxPolicy, node_runtime_paths, system_policy
 
-__all__ = ["npm_policy"]
+__all__ = ["NpmConfinement", "npm_policy"]
 
 _CA_VARIABLES = ("NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "npm_config_cafile")
 """Certificate files a user behind a proxy points npm at (read, never written)."""
 _FILE_KEYS = frozenset({"cafile", "certfile", "keyfile"})
 """Keys of an npmrc whose value is a file npm must read."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NpmConfinement:
+    policy: SandboxPolicy
+    required: bool
+    """``GATEWAY_REQUIRE_SANDBOX``: npm does not start where the kernel cannot enforce it."""
 
 
 def npm_policy(
@@ -31,8 +38,8 @@ def npm_policy(
     configs: Iterable[Path],
     writable: Iterable[Path],
     environ: Mapping[str, str] | None = None,
-) -> SandboxPolicy | None:
-    """The policy for one npm run (``None`` when the sandbox is switched off:
+) -> NpmConfinement | None:
+    """The confinement of one npm run (``None`` when the sandbox is switched off:
     ``GATEWAY_SANDBOX=off``, unless ``GATEWAY_REQUIRE_SANDBOX`` is set)."""
     config = GatewayConfig(home=home)
     if not (config.sandbox or config.require_sandbox):
@@ -42,9 +49,10 @@ def npm_policy(
     reads = [*configs, *_named_in(configs), *_named_by(environ)]
     runtime = [*node_runtime_paths(npm[0]), *(Path(part).parent for part in npm[1:2])]
     policy = dataclasses.replace(system_policy(), network=NetworkAccess(connect=True))
-    return policy.allowing(
+    allowed = policy.allowing(
         read=_existing(reads), execute=_existing(runtime), write=_existing(writable)
     )
+    return NpmConfinement(allowed, config.require_sandbox)
 
 
 def _named_in(configs: Iterable[Path]) -> list[Path]:

@@ -39,9 +39,13 @@ def run_tool(
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
     policy: SandboxPolicy | None = None,
+    require: bool = False,
 ) -> str:
     """The tool's stdout; ``FetchError`` naming what failed, with its error lines."""
     try:
-        return _run(command, cwd, what, env=tool_environment(env), timeout=timeout, policy=policy)
+        return _run(
+            command, cwd, what, env=tool_environment(env), timeout=timeout, policy=policy,
+            require=require,
+        )  # fmt: skip
     except NpmError as error:
         raise FetchError(str(error)) from None

@@ -431,3 +431,19 @@ def test_npm_writes_nothing_outside_the_staging_folder_and_its_cache(
     assert _module_version(report.package.record.path, "dep") == "1.1.0"
     written = list(outside.iterdir())
     assert (written == []) is (sandbox == "on"), written
+
+
+def test_npm_does_not_start_unconfined_when_the_sandbox_is_required(
+    npm_home: Npm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gateway.sandbox import KernelSupport, _spawn
+
+    monkeypatch.setattr(
+        _spawn, "detect_support", lambda: KernelSupport(0, seccomp=True, reason="no Landlock")
+    )
+    monkeypatch.setenv("GATEWAY_REQUIRE_SANDBOX", "1")
+    with pytest.raises(InstallError) as raised:
+        install_from(tmp_path, "loose-pkg@1.0.0", kind="npm")
+    assert "npm pack loose-pkg@1.0.0: it could not be confined: the sandbox is required" in str(
+        raised.value
+    )
