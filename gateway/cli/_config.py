@@ -32,7 +32,7 @@ from ..packages import (
 from ..store import STATE_FILE, StateStore, UnknownPackage
 from ._output import print_json
 
-__all__ = ["add_config_verb", "run_config"]
+__all__ = ["add_config_verb", "installed_entry", "run_config"]
 
 
 def add_config_verb(commands: Any) -> None:
@@ -44,7 +44,7 @@ def add_config_verb(commands: Any) -> None:
     sub.add_argument("--json", action="store_true")
 
 
-def _entry(config: GatewayConfig, package_id: str) -> CatalogEntry | None:
+def installed_entry(config: GatewayConfig, package_id: str) -> CatalogEntry | None:
     """The installed package's catalog entry; None when it is not installed."""
     if not (config.home / STATE_FILE).exists():
         return None
@@ -101,7 +101,7 @@ def _masked(data: Any, sensitive: set[str], prefix: str = "") -> Any:
 
 
 def run_config(args: argparse.Namespace, config: GatewayConfig) -> int:
-    entry = _entry(config, args.id)
+    entry = installed_entry(config, args.id)
     if entry is None and ":" not in args.id:
         return _refuse(args, f"no installed package {args.id!r} (see `gateway status`)")
     metadata = entry.metadata if entry is not None else {}

@@ -14,9 +14,8 @@ import sys
 from typing import Any
 
 from ..config import GatewayConfig
-from ..packages import load_adapters
 from ..secrets import SecretsError, secret_status, set_secret, unset_secret
-from ..store import STATE_FILE, StateStore, UnknownPackage
+from ._config import installed_entry
 from ._output import print_json
 
 __all__ = ["add_secret_verb", "run_secret"]
@@ -38,14 +37,8 @@ def add_secret_verb(commands: Any) -> None:
 
 
 def _declared(config: GatewayConfig, package_id: str) -> list[str] | None:
-    if not (config.home / STATE_FILE).exists():
-        return None
-    try:
-        with StateStore.open(config.home) as store:
-            root = store.get_package(package_id).record.path
-    except UnknownPackage:
-        return None
-    return list(load_adapters().inspect(root).secrets)
+    entry = installed_entry(config, package_id)
+    return None if entry is None else list(entry.secrets)
 
 
 def _read_value(name: str, package_id: str) -> str:
