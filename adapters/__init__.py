@@ -6,7 +6,7 @@ Nothing is imported until it is used, so a runtime started as a module of this p
 
 from __future__ import annotations
 
-from gateway.lazy import lazy_attributes
+from gateway.base import lazy_attributes
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 

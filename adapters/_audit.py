@@ -12,7 +12,7 @@ from typing import Final
 
 from gateway.audit import Found, Item, SourceFile, Status, Support
 from gateway.audit import codes as audit_codes
-from gateway.diagnostics import DiagnosticCode
+from gateway.base import DiagnosticCode
 
 __all__ = [
     "ECOSYSTEMS",

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from gateway.diagnostics import DiagnosticCode, Severity, define_code
+from gateway.base import DiagnosticCode, Severity, define_code
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 

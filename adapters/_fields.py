@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapters._files import Inspection, type_name
-from gateway.diagnostics import DiagnosticCode
+from gateway.base import DiagnosticCode
 
 __all__ = ["Fields"]
 

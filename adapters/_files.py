@@ -22,7 +22,7 @@ from typing import Any, Final
 import yaml
 
 from adapters import _codes as codes
-from gateway.diagnostics import Diagnostic
+from gateway.base import Diagnostic
 
 __all__ = [
     "ABSENT",

@@ -1,5 +1,5 @@
 """SKILL.md skills and ``*.md`` prompt templates as contributions: their name and
-description, read with the gateway's front-matter parser (``gateway.frontmatter``).
+description, read with the gateway's front-matter parser (``gateway.model.frontmatter``).
 
 Shared by every ecosystem that ships the portable ``.agents/skills`` convention (nimlet,
 Pi, OpenClaw and Nu skills are all SKILL.md folders).
@@ -11,8 +11,7 @@ import posixpath
 
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_file
-from gateway.catalog import Contribution
-from gateway.frontmatter import SKILL_SCAN_LINES, parse_front_matter
+from gateway.model import SKILL_SCAN_LINES, Contribution, parse_front_matter
 
 __all__ = ["prompt_contribution", "skill_contribution", "skill_files"]
 

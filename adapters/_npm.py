@@ -14,7 +14,7 @@ from typing import Any
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_file
 from adapters._files import type_name as _type
-from gateway.catalog import Dependency
+from gateway.model import Dependency
 
 __all__ = ["PACKAGE_JSON", "NpmPackage", "has_key", "npm_dependencies", "read_package"]
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from adapters._sidecars import SETUP_COMMAND, SOURCE_DIR, sidecar_dir, sidecar_problem
-from gateway.catalog import LaunchRefusal, LaunchSpec
-from gateway.node import find_node
+from gateway.model import LaunchRefusal, LaunchSpec
+from gateway.runtime import find_node
 from gateway.sandbox import node_runtime_paths
 
 __all__ = [

@@ -30,8 +30,14 @@ import sysconfig
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from gateway.node import MIN_SIDECAR_NODE, find_node, npm_command
-from gateway.npm import NpmError, npm_environment, run_tool
+from gateway.runtime import (
+    MIN_SIDECAR_NODE,
+    NpmError,
+    find_node,
+    npm_command,
+    npm_environment,
+    run_tool,
+)
 
 __all__ = [
     "SETUP_COMMAND",

@@ -19,8 +19,8 @@ from adapters.nimlet import NimletAdapter
 from adapters.nu import NuAdapter
 from adapters.openclaw import OpenClawAdapter
 from adapters.pi import PiAdapter
-from gateway.catalog import Adapter, CatalogEntry
-from gateway.diagnostics import Diagnostic
+from gateway.base import Diagnostic
+from gateway.model import Adapter, CatalogEntry
 
 __all__ = [
     "ADAPTERS",
@@ -129,7 +129,7 @@ def _empty(root: Path, ecosystem: str, *diagnostics: Diagnostic) -> CatalogEntry
 
 
 class BuiltinAdapters:
-    """The five built-in adapters as an ``AdapterSet`` (gateway.catalog)."""
+    """The five built-in adapters as an ``AdapterSet`` (gateway.model.catalog)."""
 
     @property
     def adapters(self) -> Sequence[Adapter]:

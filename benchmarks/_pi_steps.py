@@ -25,8 +25,8 @@ from pathlib import Path
 
 from adapters._sidecar import sidecar_script
 from adapters.pi.runtime import pi_package_spec, plan_pi
-from gateway._spawn import child_environment
-from gateway.catalog import LaunchSpec
+from gateway.model import LaunchSpec
+from gateway.runtime import child_environment
 
 __all__ = ["VARIANTS", "start_steps"]
 

@@ -32,7 +32,7 @@ from pathlib import Path
 import anyio
 
 from gateway import GatewayConfig, open_gateway
-from gateway._spawn import child_environment
+from gateway.runtime import child_environment
 
 HERE = Path(__file__).resolve().parent
 ECHO = HERE / "echo_extension.py"

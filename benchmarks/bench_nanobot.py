@@ -28,8 +28,8 @@ import anyio
 
 from adapters.nanobot.runtime import SIDECAR_COMMAND
 from gateway import GatewayConfig, open_gateway
-from gateway._spawn import child_environment
 from gateway.packages import install, load_adapters
+from gateway.runtime import child_environment
 from gateway.store import StateStore
 
 HERE = Path(__file__).resolve().parent

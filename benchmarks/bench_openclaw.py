@@ -28,10 +28,9 @@ from adapters import inspect_package
 from adapters._sidecar import plan_sidecar
 from adapters.openclaw.runtime import MIN_NODE, openclaw_package_spec
 from gateway import GatewayConfig, open_gateway
-from gateway._spawn import child_environment
-from gateway.catalog import LaunchSpec
-from gateway.node import find_node
+from gateway.model import LaunchSpec
 from gateway.packages import install, load_adapters
+from gateway.runtime import child_environment, find_node
 from gateway.store import StateStore
 
 HERE = Path(__file__).resolve().parent

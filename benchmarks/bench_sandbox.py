@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gateway.node import find_node
+from gateway.runtime import find_node
 from gateway.sandbox import (
     PackageGrants,
     detect_support,

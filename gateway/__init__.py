@@ -6,35 +6,27 @@ The public API an agent embeds::
         schemas = gateway.tool_schemas()          # hand these to a model
         result = await gateway.call_tool("save_note", {"text": "hi"})
 
-The names below load on first use: a runtime that needs only ``gateway.names`` or
-``gateway.features`` (the sidecars read them at start) does not pay for the host.
+The names below load on first use: a runtime that needs only ``gateway.base.names`` or
+``gateway.wire.features`` (the sidecars read them at start) does not pay for the host.
 """
 
 from __future__ import annotations
 
-from .lazy import lazy_attributes
+from gateway.base import lazy_attributes
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from ._commands import SessionAction, SessionActionError
-    from ._home import HomeUnusable
-    from .agent import (
-        AgentLink,
-        Approval,
-        ApprovalRequest,
-        Completion,
-        CompletionRequest,
-        EditRequest,
-        EditResult,
-        ModelContext,
-        UserMessage,
+    from gateway.base import (
+        Diagnostic,
+        DiagnosticCode,
+        Diagnostics,
+        GatewayConfig,
+        HomeUnusable,
+        Severity,
+        catalogue,
     )
-    from .config import GatewayConfig
-    from .diagnostics import Diagnostic, DiagnosticCode, Diagnostics, Severity, catalogue
-    from .editor import terminal_editor
-    from .events import EventCatalogue, EventOutcome, EventSpec
-    from .host import (
+    from gateway.host import (
         AgentStartResult,
         CompactionResult,
         Gateway,
@@ -43,54 +35,75 @@ if TYPE_CHECKING:
         UnknownCommand,
         UnknownTool,
         open_gateway,
+        terminal_editor,
     )
-    from .process import ExtensionError, ExtensionProcess, UiAnswer
-    from .protocol import UiRequest
-    from .registry import CommandOutcome, Registry, ToolEntry, ToolOutcome
-    from .session import Session, SessionEffect, SessionNotFound
+    from gateway.model import (
+        AgentLink,
+        Approval,
+        ApprovalRequest,
+        CommandOutcome,
+        Completion,
+        CompletionRequest,
+        EditRequest,
+        EditResult,
+        EventCatalogue,
+        EventOutcome,
+        EventSpec,
+        ModelContext,
+        Registry,
+        Session,
+        SessionAction,
+        SessionActionError,
+        SessionEffect,
+        SessionNotFound,
+        ToolEntry,
+        ToolOutcome,
+        UserMessage,
+    )
+    from gateway.wire import ExtensionError, ExtensionProcess, UiAnswer, UiRequest
 
 _WHERE: dict[str, str] = {
-    "SessionAction": "_commands",
-    "SessionActionError": "_commands",
-    "HomeUnusable": "_home",
-    "AgentLink": "agent",
-    "Approval": "agent",
-    "ApprovalRequest": "agent",
-    "Completion": "agent",
-    "CompletionRequest": "agent",
-    "EditRequest": "agent",
-    "EditResult": "agent",
-    "ModelContext": "agent",
-    "UserMessage": "agent",
-    "terminal_editor": "editor",
-    "GatewayConfig": "config",
-    "Diagnostic": "diagnostics",
-    "DiagnosticCode": "diagnostics",
-    "Diagnostics": "diagnostics",
-    "Severity": "diagnostics",
-    "catalogue": "diagnostics",
-    "EventCatalogue": "events",
-    "EventOutcome": "events",
-    "EventSpec": "events",
-    "AgentStartResult": "host",
-    "CompactionResult": "host",
-    "Gateway": "host",
-    "InputResult": "host",
-    "ToolResult": "host",
-    "UnknownCommand": "host",
-    "UnknownTool": "host",
-    "open_gateway": "host",
-    "ExtensionError": "process",
-    "ExtensionProcess": "process",
-    "UiAnswer": "process",
-    "UiRequest": "protocol",
-    "CommandOutcome": "registry",
-    "Registry": "registry",
-    "ToolEntry": "registry",
-    "ToolOutcome": "registry",
-    "Session": "session",
-    "SessionEffect": "session",
-    "SessionNotFound": "session",
+    "SessionAction": "gateway.model._commands",
+    "SessionActionError": "gateway.model._commands",
+    "HomeUnusable": "gateway.base._home",
+    "AgentLink": "gateway.model.agent",
+    "Approval": "gateway.model.agent",
+    "ApprovalRequest": "gateway.model.agent",
+    "Completion": "gateway.model.agent",
+    "CompletionRequest": "gateway.model.agent",
+    "EditRequest": "gateway.model.agent",
+    "EditResult": "gateway.model.agent",
+    "ModelContext": "gateway.model.agent",
+    "UserMessage": "gateway.model.agent",
+    "terminal_editor": "gateway.host.editor",
+    "GatewayConfig": "gateway.base.config",
+    "Diagnostic": "gateway.base.diagnostics",
+    "DiagnosticCode": "gateway.base.diagnostics",
+    "Diagnostics": "gateway.base.diagnostics",
+    "Severity": "gateway.base.diagnostics",
+    "catalogue": "gateway.base.diagnostics",
+    "EventCatalogue": "gateway.model.events",
+    "EventOutcome": "gateway.model.events",
+    "EventSpec": "gateway.model.events",
+    "AgentStartResult": "gateway.host._gateway",
+    "CompactionResult": "gateway.host._gateway",
+    "Gateway": "gateway.host._gateway",
+    "InputResult": "gateway.host._gateway",
+    "ToolResult": "gateway.host._gateway",
+    "UnknownCommand": "gateway.host._gateway",
+    "UnknownTool": "gateway.host._gateway",
+    "open_gateway": "gateway.host._gateway",
+    "ExtensionError": "gateway.wire.process",
+    "ExtensionProcess": "gateway.wire.process",
+    "UiAnswer": "gateway.wire.process",
+    "UiRequest": "gateway.wire.protocol",
+    "CommandOutcome": "gateway.model.registry",
+    "Registry": "gateway.model.registry",
+    "ToolEntry": "gateway.model.registry",
+    "ToolOutcome": "gateway.model.registry",
+    "Session": "gateway.model.session",
+    "SessionEffect": "gateway.model.session",
+    "SessionNotFound": "gateway.model.session",
 }
 
 __all__ = [
@@ -138,4 +151,4 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = lazy_attributes(__name__, {k: f".{v}" for k, v in _WHERE.items()})
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

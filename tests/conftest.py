@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from gateway import GatewayConfig
-from gateway.node import find_node
+from gateway.runtime import find_node
 from gateway.sandbox import package_dirs
 from tests._backends import both_backends  # noqa: F401  (every async test: both backends)
 

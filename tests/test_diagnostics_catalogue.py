@@ -11,7 +11,7 @@ import pytest
 
 import adapters
 import gateway
-from gateway.diagnostics import Diagnostic, Diagnostics, Severity, catalogue
+from gateway.base import Diagnostic, Diagnostics, Severity, catalogue
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "diagnostics.md"
 ROW = re.compile(r"^\| `([a-z0-9_.-]+)` \| (error|warning|info) \|", re.MULTILINE)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from gateway.lazy import lazy_attributes
+from gateway.base import lazy_attributes
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 

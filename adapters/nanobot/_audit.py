@@ -18,7 +18,7 @@ from adapters import _codes as codes
 from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
 from gateway.audit import Found, Item, SourceFile, Status, Support, Target
 from gateway.audit import codes as audit_codes
-from gateway.catalog import CatalogEntry
+from gateway.model import CatalogEntry
 
 __all__ = ["NanobotAudit"]
 

@@ -13,7 +13,7 @@ from adapters._files import Inspection, safe_is_file
 from adapters.nanobot._audit import NanobotAudit
 from adapters.nanobot.manifest import MANIFEST_FILE, NanobotManifest, load_manifest
 from adapters.nanobot.runtime import plan_nanobot
-from gateway.catalog import (
+from gateway.model import (
     CatalogEntry,
     Contribution,
     Dependency,

@@ -30,8 +30,8 @@ from pydantic_core import PydanticCustomError
 from adapters import _codes as codes
 from adapters._files import normalize_relative
 from adapters.nanobot._errors import validation_diagnostics
-from gateway.catalog import NANOBOT_CONTRIBUTION_KINDS
-from gateway.diagnostics import Diagnostic
+from gateway.base import Diagnostic
+from gateway.model import NANOBOT_CONTRIBUTION_KINDS
 
 __all__ = [
     "CONTRIBUTION_KINDS",

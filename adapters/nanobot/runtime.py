@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from gateway.catalog import CatalogEntry, LaunchRefusal, LaunchSpec
+from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
 from gateway.packages import config_path as package_config_path
 from gateway.sandbox import python_runtime_paths
 

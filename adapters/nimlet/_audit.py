@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import Final
 
 from adapters._audit import foreign, metadata, runs, unsupported
-from gateway import _codes as gateway_codes
 from gateway.audit import Found, Item, SourceFile, Support, Target
 from gateway.audit import codes as audit_codes
-from gateway.catalog import CatalogEntry
+from gateway.base import _codes as gateway_codes
+from gateway.model import CatalogEntry
 
 __all__ = ["NIMLET_EVENTS", "NimletAudit"]
 

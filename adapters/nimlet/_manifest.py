@@ -1,5 +1,5 @@
 """nimlet's two manifests as the adapter reports them: the gateway's own reader
-(``gateway.manifest``) decides what is valid, so what inspects cleanly is what runs; this
+(``gateway.model.manifest``) decides what is valid, so what inspects cleanly is what runs; this
 module turns its problems into diagnostics, warns about unknown fields and finds the
 package files a command runs."""
 
@@ -11,10 +11,9 @@ from typing import Any, Final
 
 from adapters import _codes as codes
 from adapters._files import Inspection, is_absolute, normalize_relative, safe_is_file
-from gateway import manifest as core
-from gateway.catalog import Contribution
-from gateway.diagnostics import DiagnosticCode
-from gateway.names import BUILTIN_TOOL_NAMES, DEFAULT_CAPABILITIES
+from gateway.base import BUILTIN_TOOL_NAMES, DEFAULT_CAPABILITIES, DiagnosticCode
+from gateway.model import Contribution
+from gateway.model import manifest as core
 
 __all__ = ["ExtensionManifest", "check_extension", "check_tool", "command_entries"]
 

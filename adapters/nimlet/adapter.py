@@ -19,7 +19,7 @@ from adapters._files import Inspection, safe_exists, safe_is_file
 from adapters._markdown import prompt_contribution, skill_contribution
 from adapters.nimlet._audit import NimletAudit
 from adapters.nimlet._manifest import check_extension, check_tool, command_entries
-from gateway.catalog import CatalogEntry, Contribution, DiscoveredLaunch, LaunchSpec
+from gateway.model import CatalogEntry, Contribution, DiscoveredLaunch, LaunchSpec
 
 __all__ = ["NimletAdapter"]
 

@@ -16,7 +16,7 @@ from typing import Final
 from adapters import _codes as codes
 from adapters._audit import call_sites, foreign, runs, unsupported
 from gateway.audit import Found, Item, SourceFile, Support, Target
-from gateway.catalog import CatalogEntry
+from gateway.model import CatalogEntry
 
 __all__ = ["NU_HOOKS", "NuAudit"]
 

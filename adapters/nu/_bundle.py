@@ -26,9 +26,9 @@ from typing import Any, Final
 
 from adapters import _codes as codes
 from adapters._sidecars import SETUP_COMMAND, sidecar_dir, sidecar_problem
-from gateway.catalog import CatalogEntry, Contribution
-from gateway.diagnostics import Diagnostic
-from gateway.node import MIN_SIDECAR_NODE, find_node
+from gateway.base import Diagnostic
+from gateway.model import CatalogEntry, Contribution
+from gateway.runtime import MIN_SIDECAR_NODE, find_node
 from gateway.sandbox import safe_name
 
 __all__ = [

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from adapters._sidecar import plan_sidecar, request_timeout
-from gateway.catalog import CatalogEntry, LaunchRefusal, LaunchSpec
-from gateway.node import MIN_SIDECAR_NODE
+from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
 from gateway.packages import config_path
-from gateway.secrets import SecretsError, read_secrets
+from gateway.packages.secrets import SecretsError, read_secrets
+from gateway.runtime import MIN_SIDECAR_NODE
 
 __all__ = ["TIMEOUT_VARIABLE", "nu_package_spec", "plan_extensions"]
 

@@ -27,12 +27,12 @@ from typing import Any, Final
 from adapters import _codes as codes
 from adapters._sidecars import sidecar_dir
 from adapters.nu._bundle import BUNDLES_DIR, Bundles, read_bundles
-from gateway.catalog import CallPlan, CallTool, CatalogEntry, Contribution, PromptCommand, SkillFile
-from gateway.diagnostics import Diagnostic, catalogue
-from gateway.node import MIN_SIDECAR_NODE, find_node, node_env_dir, private_node_env
+from gateway.base import Diagnostic, catalogue
+from gateway.model import CallPlan, CallTool, CatalogEntry, Contribution, PromptCommand, SkillFile
 from gateway.packages import PackageConfigError, package_settings, read_package_config
+from gateway.packages.secrets import SecretsError, read_secrets
+from gateway.runtime import MIN_SIDECAR_NODE, find_node, node_env_dir, private_node_env
 from gateway.sandbox import node_runtime_paths
-from gateway.secrets import SecretsError, read_secrets
 
 __all__ = ["RUNNER", "TIMEOUT_VARIABLE", "nu_config", "plan_calls", "tool_command", "tool_node"]
 

@@ -16,7 +16,7 @@ import jsonschema
 from adapters import _codes as codes
 from adapters._fields import Fields
 from adapters._files import ABSENT, Inspection, fits, jsonable, type_name
-from gateway.catalog import Contribution
+from gateway.model import Contribution
 
 __all__ = ["IDEMPOTENCY", "TOOL_FIELDS", "check_tool_yaml"]
 

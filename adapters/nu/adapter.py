@@ -22,7 +22,8 @@ from adapters.nu._bundle import prepare_bundles
 from adapters.nu._extensions import plan_extensions
 from adapters.nu._runner import plan_calls
 from adapters.nu._tool import check_tool_yaml
-from gateway.catalog import (
+from gateway.base import Diagnostic
+from gateway.model import (
     CallPlan,
     CatalogEntry,
     Contribution,
@@ -30,7 +31,6 @@ from gateway.catalog import (
     LaunchRefusal,
     LaunchSpec,
 )
-from gateway.diagnostics import Diagnostic
 from gateway.policy import parse_bundle
 
 __all__ = ["NuAdapter"]

@@ -19,7 +19,7 @@ from adapters import _codes as codes
 from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
 from adapters.openclaw._semver import HOST_VERSION
 from gateway.audit import Evidence, Found, Item, SourceFile, Support, Target
-from gateway.catalog import CatalogEntry
+from gateway.model import CatalogEntry
 
 __all__ = ["HOOKS", "LEGACY", "RECORDED", "OpenClawAudit"]
 

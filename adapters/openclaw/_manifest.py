@@ -22,7 +22,7 @@ from adapters import _codes as codes
 from adapters._fields import Fields
 from adapters._files import Inspection, jsonable
 from adapters._markdown import skill_contribution, skill_files
-from gateway.catalog import Contribution
+from gateway.model import Contribution
 
 __all__ = ["PLUGIN_JSON", "PluginManifest", "read_plugin_manifest"]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from adapters import _codes as codes
 from adapters._sidecar import plan_sidecar, request_timeout
-from adapters.openclaw.adapter import OpenClawAdapter
+from adapters.openclaw._inspect import inspect_plugin, is_plugin
 from adapters.openclaw.runtime import (
     MIN_NODE,
     PRIVACY_ENV,
@@ -30,8 +30,8 @@ from adapters.openclaw.runtime import (
     openclaw_package_spec,
     plugin_dirs,
 )
-from gateway.catalog import CatalogEntry, DiscoveredLaunch
-from gateway.diagnostics import Diagnostic
+from gateway.base import Diagnostic
+from gateway.model import CatalogEntry, DiscoveredLaunch
 from gateway.packages import PackageConfigError, read_package_config
 from gateway.store import STATE_FILE, StateStore, StoreError
 
@@ -51,14 +51,13 @@ def find_plugins(directory: Path) -> list[Path]:
         children = sorted(directory.iterdir())
     except OSError:
         return []
-    adapter = OpenClawAdapter()
     return [
         child
         for child in children
         if child.is_dir()
         and not child.name.startswith(".")
         and child.name != "node_modules"
-        and adapter.detect(child)
+        and is_plugin(child)
     ]
 
 
@@ -95,7 +94,7 @@ def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> lis
     origin: Path | None = None
     for directory in plugin_roots(workspace, user_home, trusted):
         for root in find_plugins(directory):
-            entry = OpenClawAdapter().inspect(root)
+            entry = inspect_plugin(root)
             plugin_id = entry.metadata.get("plugin_id") or entry.id
             owner = installed.get(plugin_id) or taken.get(plugin_id)
             if owner is not None:

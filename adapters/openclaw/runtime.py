@@ -22,10 +22,10 @@ import json5
 
 from adapters import _codes as codes
 from adapters._sidecar import plan_sidecar, request_timeout
+from adapters.openclaw._inspect import CONVERSATION_ACCESS
 from adapters.openclaw._manifest import PLUGIN_JSON
-from adapters.openclaw.adapter import CONVERSATION_ACCESS
-from gateway.catalog import CatalogEntry, LaunchRefusal, LaunchSpec
-from gateway.diagnostics import Diagnostic
+from gateway.base import Diagnostic
+from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
 from gateway.packages import (
     PackageConfigError,
     config_path,

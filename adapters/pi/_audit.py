@@ -18,8 +18,9 @@ from typing import Final
 
 from adapters import _codes as codes
 from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
+from adapters.pi._inspect import inspect_package
 from gateway.audit import Found, Item, SourceFile, Support, Target
-from gateway.catalog import CatalogEntry
+from gateway.model import CatalogEntry
 
 __all__ = ["GATEWAY_EVENTS", "PI_EVENTS", "PiAudit"]
 
@@ -286,9 +287,7 @@ def _pi_wrapper(entry: CatalogEntry) -> bool:
 @lru_cache(maxsize=64)
 def _pi_reading(root: str) -> frozenset[tuple[str, str]]:
     """What Pi itself reads from ``root`` by its conventions (skills, prompts, themes)."""
-    from adapters.pi.adapter import PiAdapter
-
-    entry = PiAdapter().inspect(Path(root))
+    entry = inspect_package(Path(root))
     return frozenset((c.kind, c.name) for c in entry.contributions)
 
 

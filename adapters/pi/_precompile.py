@@ -22,9 +22,9 @@ from adapters import _codes as codes
 from adapters._sidecar import sidecar_script
 from adapters._sidecars import sidecar_dir
 from adapters.pi.runtime import MIN_NODE, find_node, pi_package_spec, sidecar_ready
-from gateway._spawn import child_environment, kill_group
-from gateway.catalog import CatalogEntry
-from gateway.diagnostics import Diagnostic
+from gateway.base import Diagnostic
+from gateway.model import CatalogEntry
+from gateway.runtime import child_environment, kill_group
 from gateway.sandbox import (
     SandboxError,
     grants_from,

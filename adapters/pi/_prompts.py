@@ -18,9 +18,7 @@ import re
 from pathlib import Path
 
 from adapters._files import Inspection
-from gateway.catalog import CatalogEntry
-from gateway.discovery import Discovery, PromptTemplate, Skill
-from gateway.frontmatter import parse_front_matter
+from gateway.model import CatalogEntry, Discovery, PromptTemplate, Skill, parse_front_matter
 
 __all__ = ["package_resources", "parse_command_args", "substitute_args"]
 

@@ -17,7 +17,7 @@ from adapters import _codes as codes
 from adapters._files import Inspection
 from adapters.pi._resources import Resources
 from adapters.pi.runtime import plan_pi_shared, timeout
-from gateway.catalog import DiscoveredLaunch
+from gateway.model import DiscoveredLaunch
 
 __all__ = ["SHARED_NAME", "discover", "extension_dirs", "find_extensions"]
 

@@ -25,10 +25,10 @@ from adapters._sidecar import (
     sidecar_script,
 )
 from adapters._sidecar import sidecar_ready as _ready
-from gateway.catalog import LaunchRefusal, LaunchSpec
-from gateway.node import MIN_SIDECAR_NODE as MIN_NODE
-from gateway.node import find_node as _find_node
-from gateway.node import node_version, npm_command
+from gateway.model import LaunchRefusal, LaunchSpec
+from gateway.runtime import MIN_SIDECAR_NODE as MIN_NODE
+from gateway.runtime import find_node as _find_node
+from gateway.runtime import node_version, npm_command
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -53,7 +53,7 @@ __all__ = [
 
 SHARE_KEY = "pi:shared"
 """Installed Pi packages whose launches carry it share one sidecar per permission set
-(``gateway._sharing``); it also names the shared process."""
+(``gateway.host._sharing``); it also names the shared process."""
 
 
 def find_node(minimum: tuple[int, int, int] = MIN_NODE) -> str | None:

@@ -15,9 +15,9 @@ as text, JSON, Markdown, self-contained HTML and SARIF 2.1.0.
 
 from __future__ import annotations
 
-from . import _codes as codes
-from ._batch import FAIL_ON, FailOn, failures, parse_fail_on, read_sources
-from ._model import (
+from gateway.audit import _codes as codes
+from gateway.audit._batch import FAIL_ON, FailOn, failures, parse_fail_on, read_sources
+from gateway.audit._model import (
     SCHEMA_ID,
     SCHEMA_VERSION,
     AuditReport,
@@ -27,9 +27,9 @@ from ._model import (
     Row,
     Verdict,
 )
-from ._render import FORMATS, render
-from ._run import Progress, audit, audit_packages
-from ._support import (
+from gateway.audit._render import FORMATS, render
+from gateway.audit._run import Progress, audit, audit_packages
+from gateway.audit._support import (
     GATEWAY,
     HOSTS,
     Evidence,

@@ -8,12 +8,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import AdapterSet, CatalogEntry
-from ..diagnostics import Diagnostic
-from . import _codes
-from ._model import RANK, Cell, PackageAudit, Row, Verdict
-from ._scan import Budget, Scan, scan_package
-from ._support import (
+from gateway.audit import _codes
+from gateway.audit._model import RANK, Cell, PackageAudit, Row, Verdict
+from gateway.audit._scan import Budget, Scan, scan_package
+from gateway.audit._support import (
     GATEWAY,
     HOSTS,
     Evidence,
@@ -23,6 +21,8 @@ from ._support import (
     Status,
     Support,
 )
+from gateway.base import Diagnostic
+from gateway.model import AdapterSet, CatalogEntry
 
 __all__ = ["Observed", "assemble", "knowledge_of"]
 

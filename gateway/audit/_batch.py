@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._model import AuditReport
-from ._support import GATEWAY, HOSTS, Status
+from gateway.audit._model import AuditReport
+from gateway.audit._support import GATEWAY, HOSTS, Status
 
 __all__ = ["FAIL_ON", "FailOn", "failures", "parse_fail_on", "read_sources"]
 

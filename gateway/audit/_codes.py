@@ -3,7 +3,7 @@ risk signals of the code scan, and what can go wrong while auditing."""
 
 from __future__ import annotations
 
-from ..diagnostics import Severity, define_code
+from gateway.base import Severity, define_code
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
 

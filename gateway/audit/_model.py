@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diagnostics import Diagnostic
-from ._support import HOSTS, Evidence, Status, Support, Target
+from gateway.audit._support import HOSTS, Evidence, Status, Support, Target
+from gateway.base import Diagnostic
 
 __all__ = [
     "SCHEMA_ID",

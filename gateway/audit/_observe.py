@@ -27,16 +27,15 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
-from .._framing import LineFramer, OversizedLine
-from .._pipes import ChildPipes, PipeClosed
-from .._spawn import child_environment, kill_group, resolve_command, signal_group
-from ..catalog import CatalogEntry, LaunchRefusal, LaunchSpec
-from ..config import GatewayConfig
-from ..diagnostics import Diagnostic, catalogue
-from ..features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
-from ..packages import load_adapters, remove_tree
-from ..protocol import RegisterMessage, describe_validation_error
-from ..sandbox import (
+from gateway.audit import _codes
+from gateway.audit._assemble import Observed
+from gateway.audit._model import Observation, PackageAudit
+from gateway.audit._support import Evidence, Found, HostKnowledge, Item, Status, Support
+from gateway.base import Diagnostic, GatewayConfig, catalogue
+from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
+from gateway.packages import load_adapters, remove_tree
+from gateway.runtime import child_environment, kill_group, resolve_command, signal_group
+from gateway.sandbox import (
     PackageGrants,
     detect_support,
     missing_protections,
@@ -46,10 +45,15 @@ from ..sandbox import (
     spawn_confined,
     wait_for_exit,
 )
-from . import _codes
-from ._assemble import Observed
-from ._model import Observation, PackageAudit
-from ._support import Evidence, Found, HostKnowledge, Item, Status, Support
+from gateway.wire import (
+    ChildPipes,
+    LineFramer,
+    OversizedLine,
+    PipeClosed,
+    RegisterMessage,
+    describe_validation_error,
+)
+from gateway.wire.features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
 
 __all__ = ["RECORD_VARIABLE", "observe"]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from html import escape
 
-from ._model import AuditReport, PackageAudit, Row
-from ._support import HOSTS, Status
+from gateway.audit._model import AuditReport, PackageAudit, Row
+from gateway.audit._support import HOSTS, Status
 
 __all__ = ["render_html"]
 

@@ -4,8 +4,8 @@ the gateway, with codes. Details sit in ``<details>`` blocks so the comment stay
 
 from __future__ import annotations
 
-from ._model import AuditReport, PackageAudit
-from ._support import GATEWAY, HOSTS, Status
+from gateway.audit._model import AuditReport, PackageAudit
+from gateway.audit._support import GATEWAY, HOSTS, Status
 
 __all__ = ["render_markdown"]
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import catalogue
-from ._model import AuditReport, PackageAudit, Row
-from ._support import GATEWAY, Status
+from gateway.audit._model import AuditReport, PackageAudit, Row
+from gateway.audit._support import GATEWAY, Status
+from gateway.base import catalogue
 
 __all__ = ["render_sarif"]
 

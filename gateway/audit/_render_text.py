@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from io import StringIO
 
-from ._model import AuditReport, PackageAudit, Row
-from ._support import GATEWAY, HOSTS, Evidence, Status
+from gateway.audit._model import AuditReport, PackageAudit, Row
+from gateway.audit._support import GATEWAY, HOSTS, Evidence, Status
 
 __all__ = ["LABELS", "render_text"]
 

@@ -10,15 +10,14 @@ from importlib import metadata
 
 import anyio
 
-from ..catalog import AdapterSet
-from ..config import GatewayConfig
-from ..diagnostics import Diagnostic
-from ..packages import load_adapters
-from . import _codes
-from ._assemble import assemble, knowledge_of
-from ._model import AuditReport, PackageAudit
-from ._scan import Budget, scan_package
-from ._sources import SourceError, locate
+from gateway.audit import _codes
+from gateway.audit._assemble import assemble, knowledge_of
+from gateway.audit._model import AuditReport, PackageAudit
+from gateway.audit._scan import Budget, scan_package
+from gateway.audit._sources import SourceError, locate
+from gateway.base import Diagnostic, GatewayConfig
+from gateway.model import AdapterSet
+from gateway.packages import load_adapters
 
 __all__ = ["Progress", "audit", "audit_packages"]
 
@@ -93,7 +92,7 @@ async def audit_packages(
                 scan = await anyio.to_thread.run_sync(scan_package, entry, budget)
                 observed = None
                 if load:
-                    from ._observe import observe
+                    from gateway.audit._observe import observe
 
                     observed = await observe(entry, config, knowledge, package)
                 assemble(package, entry, knowledge, scan=scan, observed=observed)

@@ -17,11 +17,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..catalog import CatalogEntry
-from ..diagnostics import Diagnostic, DiagnosticCode
-from . import _codes
-from ._model import Risk
-from ._support import SourceFile
+from gateway.audit import _codes
+from gateway.audit._model import Risk
+from gateway.audit._support import SourceFile
+from gateway.base import Diagnostic, DiagnosticCode
+from gateway.model import CatalogEntry
 
 __all__ = ["Budget", "Scan", "scan_package"]
 

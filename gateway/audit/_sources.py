@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import GatewayConfig
-from ..packages import (
+from gateway.base import GatewayConfig
+from gateway.packages import (
     ExtractError,
     FetchError,
     InstallLimits,
@@ -26,7 +26,7 @@ from ..packages import (
     remove_tree,
     verify_tree,
 )
-from ..store import STATE_FILE, StateStore, StoreError
+from gateway.store import STATE_FILE, StateStore, StoreError
 
 __all__ = ["Located", "SourceError", "locate"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
-from ..catalog import CatalogEntry
+from gateway.model import CatalogEntry
 
 __all__ = [
     "GATEWAY",

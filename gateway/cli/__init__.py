@@ -17,34 +17,46 @@ from typing import Any
 
 import anyio
 
-from .. import _codes
-from .._codes import USER_MESSAGE_DROPPED
-from .._home import HomeUnusable, ensure_home
-from .._json_depth import MAX_ARGUMENT_DEPTH, json_depth
-from ..config import GatewayConfig
-from ..diagnostics import Diagnostic, Severity
-from ..display import render_call
-from ..host import Gateway, UnknownCommand, open_gateway
-from ..sandbox import (
+from gateway.base import (
+    MAX_ARGUMENT_DEPTH,
+    USER_MESSAGE_DROPPED,
+    Diagnostic,
+    GatewayConfig,
+    HomeUnusable,
+    Severity,
+    _codes,
+    ensure_home,
+    gateway_version,
+    json_depth,
+)
+from gateway.cli._audit import add_audit_verb, run_audit
+from gateway.cli._config import add_config_verb, run_config
+from gateway.cli._journal import add_journal_verb, run_journal
+from gateway.cli._migrate import add_migrate_verb, run_migrate
+from gateway.cli._output import (
+    diagnostics_table,
+    fail,
+    print_diagnostics,
+    print_json,
+    refuse,
+    table,
+)
+from gateway.cli._packages import VERBS as PACKAGE_VERBS
+from gateway.cli._packages import add_package_verbs, installed_ids, run_package_verb, trust_package
+from gateway.cli._policy import add_policy_verb, run_policy
+from gateway.cli._secrets import add_secret_verb, run_secret
+from gateway.cli._serve import add_serve_verb, run_serve
+from gateway.cli._setup import add_setup_verb, run_setup_verb
+from gateway.host import Gateway, UnknownCommand, open_gateway
+from gateway.model import SessionNotFound, render_call
+from gateway.packages.trust import StoreError, set_workspace_trust
+from gateway.sandbox import (
     become_subreaper,
     descendants,
     kill_descendants,
     make_undumpable,
     reap_adopted,
 )
-from ..session import SessionNotFound
-from ..trust import StoreError, set_workspace_trust
-from ._audit import add_audit_verb, run_audit
-from ._config import add_config_verb, run_config
-from ._journal import add_journal_verb, run_journal
-from ._migrate import add_migrate_verb, run_migrate
-from ._output import diagnostics_table, fail, print_diagnostics, print_json, refuse, table
-from ._packages import VERBS as PACKAGE_VERBS
-from ._packages import add_package_verbs, installed_ids, run_package_verb, trust_package
-from ._policy import add_policy_verb, run_policy
-from ._secrets import add_secret_verb, run_secret
-from ._serve import add_serve_verb, run_serve
-from ._setup import add_setup_verb, gateway_version, run_setup_verb
 
 __all__ = ["main"]
 
@@ -198,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise _Usage(f"workspace {args.workspace} is not a folder")
         with _contained():
             if args.verb == "shell":
-                from ._shell import run_shell
+                from gateway.cli._shell import run_shell
 
                 return anyio.run(run_shell, args, config)
             return anyio.run(_run, args, config)

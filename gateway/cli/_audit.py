@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..audit import (
+from gateway.audit import (
     FAIL_ON,
     FORMATS,
     HOSTS,
@@ -25,8 +25,8 @@ from ..audit import (
     read_sources,
     render,
 )
-from ..config import GatewayConfig
-from ._output import refuse
+from gateway.base import GatewayConfig
+from gateway.cli._output import refuse
 
 __all__ = ["add_audit_verb", "run_audit"]
 
@@ -109,7 +109,7 @@ def run_audit(args: argparse.Namespace, config: GatewayConfig) -> int:
 
 
 def _invalid() -> Any:
-    from .. import _codes
+    from gateway.base import _codes
 
     return _codes.ARGUMENT_INVALID
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import jsonschema
 
-from ..catalog import CatalogEntry
-from ..config import GatewayConfig
-from ..packages import (
+from gateway.base import GatewayConfig
+from gateway.cli._output import print_json
+from gateway.model import CatalogEntry
+from gateway.packages import (
     GATEWAY_SETTINGS,
     PackageConfigError,
     load_adapters,
@@ -29,8 +30,7 @@ from ..packages import (
     unset_config_value,
     write_package_config,
 )
-from ..store import STATE_FILE, StateStore, UnknownPackage
-from ._output import print_json
+from gateway.store import STATE_FILE, StateStore, UnknownPackage
 
 __all__ = ["add_config_verb", "installed_entry", "run_config"]
 

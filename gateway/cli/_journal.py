@@ -9,9 +9,9 @@ import argparse
 import sys
 from typing import Any
 
-from ..config import GatewayConfig
-from ..store import STATE_FILE, CallJournal, StateStore, StoreError
-from ._output import print_json, table
+from gateway.base import GatewayConfig
+from gateway.cli._output import print_json, table
+from gateway.store import STATE_FILE, CallJournal, StateStore, StoreError
 
 __all__ = ["add_journal_verb", "run_journal"]
 

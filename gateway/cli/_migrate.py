@@ -7,9 +7,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from ..config import GatewayConfig
-from ..diagnostics import Severity
-from ._output import fail, print_diagnostics, print_json
+from gateway.base import GatewayConfig, Severity
+from gateway.cli._output import fail, print_diagnostics, print_json
 
 __all__ = ["add_migrate_verb", "run_migrate"]
 
@@ -36,7 +35,7 @@ def add_migrate_verb(commands: Any) -> None:
 
 
 def run_migrate(args: argparse.Namespace, config: GatewayConfig) -> int:
-    from ..migrate import MigrationError, migrate
+    from gateway.migrate import MigrationError, migrate
 
     if not args.out.strip():
         raise ValueError("--out is empty")

@@ -10,7 +10,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from ..diagnostics import Diagnostic, Severity
+from gateway.base import Diagnostic, Severity
 
 _FALLBACK_WIDTH = 100
 """Width when the output is not a terminal and ``COLUMNS`` is unset (a pipe, a log)."""

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import _codes
-from .._confinement import describe_sandbox
-from .._progress import terminal_progress
-from ..config import GatewayConfig
-from ..packages import (
+from gateway.base import GatewayConfig, _codes, terminal_progress
+from gateway.cli._output import print_diagnostics, print_json, table
+from gateway.cli._policy import print_suggested, suggested_policy
+from gateway.host import describe_sandbox
+from gateway.packages import (
     InstallError,
     collect_garbage,
     evaluate_packages,
@@ -22,10 +22,8 @@ from ..packages import (
     prepare_install,
     uninstall,
 )
-from ..sandbox import SANDBOX_PERMISSIONS
-from ..store import STATE_FILE, StateStore, UnknownPackage
-from ._output import print_diagnostics, print_json, table
-from ._policy import print_suggested, suggested_policy
+from gateway.sandbox import SANDBOX_PERMISSIONS
+from gateway.store import STATE_FILE, StateStore, UnknownPackage
 
 __all__ = ["add_package_verbs", "installed_ids", "run_package_verb", "trust_package"]
 

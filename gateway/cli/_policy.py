@@ -8,12 +8,12 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from ..catalog import CatalogEntry
-from ..config import GatewayConfig
-from ..packages import load_adapters
-from ..policy import parse_bundle
-from ..store import STATE_FILE, PolicyRecords, StateStore, UnknownPackage, bundle_digest
-from ._output import print_json, table
+from gateway.base import GatewayConfig
+from gateway.cli._output import print_json, table
+from gateway.model import CatalogEntry
+from gateway.packages import load_adapters
+from gateway.policy import parse_bundle
+from gateway.store import STATE_FILE, PolicyRecords, StateStore, UnknownPackage, bundle_digest
 
 __all__ = ["add_policy_verb", "print_suggested", "run_policy", "suggested_policy"]
 

@@ -13,10 +13,10 @@ import getpass
 import sys
 from typing import Any
 
-from ..config import GatewayConfig
-from ..secrets import SecretsError, secret_status, set_secret, unset_secret
-from ._config import installed_entry
-from ._output import print_json
+from gateway.base import GatewayConfig
+from gateway.cli._config import installed_entry
+from gateway.cli._output import print_json
+from gateway.packages.secrets import SecretsError, secret_status, set_secret, unset_secret
 
 __all__ = ["add_secret_verb", "run_secret"]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 
-from ..config import GatewayConfig
+from gateway.base import GatewayConfig
 
 __all__ = ["add_serve_verb", "run_serve"]
 
@@ -49,7 +49,7 @@ def add_serve_verb(commands: Any) -> None:
 
 
 def run_serve(args: argparse.Namespace, config: GatewayConfig) -> int:
-    from ..serve import ServeOptions, serve_mcp, serve_nimlet
+    from gateway.serve import ServeOptions, serve_mcp, serve_nimlet
 
     if args.home:
         config = dataclasses.replace(config, home=Path(args.home).expanduser().resolve())

@@ -4,24 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from .._progress import terminal_progress
-from ..config import GatewayConfig
-from ..setup import SetupError, run_setup
-from ._output import fail, print_json
+from gateway.base import GatewayConfig, gateway_version, terminal_progress
+from gateway.cli._output import fail, print_json
+from gateway.runtime import SetupError, run_setup
 
 __all__ = ["add_setup_verb", "gateway_version", "run_setup_verb"]
-
-DISTRIBUTION = "extension-gateway"
-
-
-def gateway_version() -> str:
-    try:
-        return version(DISTRIBUTION)
-    except PackageNotFoundError:  # pragma: no cover - run from a tree that was never installed
-        return "unknown (not installed)"
 
 
 def add_setup_verb(commands: Any) -> None:

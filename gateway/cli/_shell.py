@@ -16,15 +16,11 @@ from collections import deque
 
 import anyio
 
-from .._commands import SessionActionError
-from ..agent import AgentLink, UserMessage
-from ..config import GatewayConfig
-from ..display import render_call
-from ..editor import terminal_editor
-from ..host import Gateway, UnknownCommand, UnknownTool, open_gateway
-from ..session import SessionNotFound
-from ._shell_ui import approver, asker, show_diagnostic, show_effect, show_progress
-from ._terminal import Terminal
+from gateway.base import GatewayConfig
+from gateway.cli._shell_ui import approver, asker, show_diagnostic, show_effect, show_progress
+from gateway.cli._terminal import Terminal
+from gateway.host import Gateway, UnknownCommand, UnknownTool, open_gateway, terminal_editor
+from gateway.model import AgentLink, SessionActionError, SessionNotFound, UserMessage, render_call
 
 HELP = """\
 /help                 this help

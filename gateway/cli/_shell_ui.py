@@ -7,12 +7,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..agent import Approval, ApprovalRequest
-from ..diagnostics import Diagnostic
-from ..process import ExtensionProcess, UiAnswer
-from ..protocol import UiRequest
-from ..session import SessionEffect
-from ._terminal import Terminal
+from gateway.base import Diagnostic
+from gateway.cli._terminal import Terminal
+from gateway.model import Approval, ApprovalRequest, SessionEffect
+from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
 __all__ = ["approver", "asker", "show_diagnostic", "show_effect", "show_progress"]
 

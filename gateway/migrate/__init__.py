@@ -17,10 +17,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import GatewayConfig
-from ..diagnostics import Diagnostic
-from ..sandbox import SandboxUnavailable
-from ._codes import (
+from gateway.base import Diagnostic, GatewayConfig
+from gateway.migrate._codes import (
     MIGRATE_GATES_PENDING,
     MIGRATE_INSTALLED,
     MIGRATE_LOAD_FAILED,
@@ -28,13 +26,14 @@ from ._codes import (
     MIGRATE_OUT_NOT_EMPTY,
     MIGRATE_SOURCE_UNUSABLE,
 )
-from ._files import write_text
-from ._model import Migration, Observation, Package
-from ._observe import declared, observed, recorded
-from ._report import render
-from ._source import SourceError, resolve
-from ._targets import SERVED, TARGETS
-from ._throwaway import LoadFailed, load_in_throwaway
+from gateway.migrate._files import write_text
+from gateway.migrate._model import Migration, Observation, Package
+from gateway.migrate._observe import declared, observed, recorded
+from gateway.migrate._report import render
+from gateway.migrate._source import SourceError, resolve
+from gateway.migrate._targets import SERVED, TARGETS
+from gateway.migrate._throwaway import LoadFailed, load_in_throwaway
+from gateway.sandbox import SandboxUnavailable
 
 __all__ = ["TARGETS", "Migration", "MigrationError", "default_gateway_command", "migrate"]
 
@@ -108,7 +107,7 @@ def migrate(
                 f"{package.id} has not passed its gates; the output offers nothing until "
                 f"it has: {'; '.join(package.pending_gates)}",
             )
-        from ..cli._setup import gateway_version
+        from gateway.base import gateway_version
 
         write_text(migration, "MIGRATION.md", render(migration, gateway_version()))
     return migration

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ._model import Migration
+from gateway.migrate._model import Migration
 
 __all__ = ["SKILL_NAME", "copy_prompts", "copy_skills", "write_json", "write_text"]
 
@@ -43,7 +43,7 @@ def _package_file(migration: Migration, relative: object) -> Path | None:
 def copy_skills(migration: Migration, into: str, *, strict_names: bool, how: str) -> list[str]:
     """Each skill of the package as ``<into>/<name>/SKILL.md`` with the files beside it; with
     ``strict_names`` a skill whose name breaks the Agent Skills rule is left out (returned)."""
-    from ._codes import MIGRATE_NOT_CARRIED
+    from gateway.migrate._codes import MIGRATE_NOT_CARRIED
 
     refused = []
     for contribution in migration.package.entry.contributions:

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..catalog import CatalogEntry
-from ..diagnostics import Diagnostic, DiagnosticCode, Severity
+from gateway.base import Diagnostic, DiagnosticCode, Severity
+from gateway.model import CatalogEntry
 
 __all__ = ["Carried", "Migration", "Observation", "Package"]
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._registrations import RegistrationCache, registration_key
-from .._spawn import child_environment
-from ..catalog import CatalogEntry, LaunchSpec
-from ..config import GatewayConfig
-from ..packages import evaluate_packages, load_adapters
-from ..protocol import RegisterMessage, ToolSpec
-from ..store import STATE_FILE, StoreError
-from ._model import Observation, Package
-from ._throwaway import Loaded
+from gateway.base import GatewayConfig
+from gateway.host import RegistrationCache, registration_key
+from gateway.migrate._model import Observation, Package
+from gateway.migrate._throwaway import Loaded
+from gateway.model import CatalogEntry, LaunchSpec
+from gateway.packages import evaluate_packages, load_adapters
+from gateway.runtime import child_environment
+from gateway.store import STATE_FILE, StoreError
+from gateway.wire import RegisterMessage, ToolSpec
 
 __all__ = ["declared", "observed", "recorded"]
 

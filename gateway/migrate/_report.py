@@ -3,7 +3,7 @@ words), what is left to do before the output runs, and how to use it."""
 
 from __future__ import annotations
 
-from ._model import Migration
+from gateway.migrate._model import Migration
 
 __all__ = ["render"]
 

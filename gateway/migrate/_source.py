@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import GatewayConfig
-from ..packages import InstallError, evaluate_packages, install, load_adapters
-from ..packages import PackageStatus as _Status
-from ..store import STATE_FILE, StateStore, StoreError
-from ._model import Package
+from gateway.base import GatewayConfig
+from gateway.migrate._model import Package
+from gateway.packages import InstallError, evaluate_packages, install, load_adapters
+from gateway.packages import PackageStatus as _Status
+from gateway.store import STATE_FILE, StateStore, StoreError
 
 __all__ = ["SourceError", "installed_package", "resolve"]
 

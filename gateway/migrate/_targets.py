@@ -9,19 +9,19 @@ import re
 import shutil
 from collections.abc import Callable
 
-from ..events import NIMLET_EVENTS
-from ..packages import load_adapters
-from ..serve._mcp_content import MCP_TOOL_NAME
-from ._codes import (
+from gateway.migrate._codes import (
     MIGRATE_CONTRIBUTIONS_UNKNOWN,
     MIGRATE_NAME_ADJUSTED,
     MIGRATE_NOT_CARRIED,
     MIGRATE_OUTPUT_INVALID,
     MIGRATE_TARGET_UNSUPPORTED,
 )
-from ._files import copy_prompts, copy_skills, write_json
-from ._model import Migration
-from ._schemas import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID, schema_problems
+from gateway.migrate._files import copy_prompts, copy_skills, write_json
+from gateway.migrate._model import Migration
+from gateway.migrate._schemas import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID, schema_problems
+from gateway.model import NIMLET_EVENTS
+from gateway.packages import load_adapters
+from gateway.serve._mcp_content import MCP_TOOL_NAME
 
 __all__ = ["TARGETS", "Writer"]
 

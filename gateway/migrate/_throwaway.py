@@ -25,13 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._spawn import child_environment
-from ..catalog import LaunchSpec
-from ..config import GatewayConfig
-from ..diagnostics import Diagnostic, Severity, catalogue
-from ..node import find_node
-from ..packages import InstallError, evaluate_packages, install, load_adapters
-from ..sandbox import (
+from gateway.base import Diagnostic, GatewayConfig, Severity, catalogue
+from gateway.model import LaunchSpec
+from gateway.packages import InstallError, evaluate_packages, install, load_adapters
+from gateway.runtime import child_environment, find_node
+from gateway.sandbox import (
     SandboxError,
     SandboxPolicy,
     SandboxUnavailable,
@@ -41,7 +39,7 @@ from ..sandbox import (
     spawn_confined,
     system_policy,
 )
-from ..store import StateStore
+from gateway.store import StateStore
 
 __all__ = ["LOAD_TIMEOUT", "LoadFailed", "Loaded", "load_in_throwaway"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import anyio
 
-from ..config import GatewayConfig
-from ..host import open_gateway
+from gateway.base import GatewayConfig
+from gateway.host import open_gateway
 
 
 async def _main(home: Path, workspace: Path, user: Path, package_id: str) -> None:

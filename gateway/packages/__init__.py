@@ -5,8 +5,14 @@ permission grant, trust, enable — and nothing a package contains runs before a
 Adapters are reached through an entry point, never imported (see ``_adapters``).
 """
 
-from ._adapters import NoAdapters, discover_all, load_adapters, plan_launch, prepare_install
-from ._config import (
+from gateway.packages._adapters import (
+    NoAdapters,
+    discover_all,
+    load_adapters,
+    plan_launch,
+    prepare_install,
+)
+from gateway.packages._config import (
     GATEWAY_SETTINGS,
     PackageConfigError,
     config_path,
@@ -17,9 +23,9 @@ from ._config import (
     unset_config_value,
     write_package_config,
 )
-from ._extract import ExtractError, extract_tarball
-from ._gates import PackageStatus, evaluate_packages
-from ._installer import (
+from gateway.packages._extract import ExtractError, extract_tarball
+from gateway.packages._gates import PackageStatus, evaluate_packages
+from gateway.packages._installer import (
     InstallError,
     InstallReport,
     collect_garbage,
@@ -27,9 +33,9 @@ from ._installer import (
     package_folder,
     uninstall,
 )
-from ._sources import Fetched, FetchError, Source, fetch, parse_source
-from ._trees import remove_tree
-from ._verify import InstallLimits, VerifyError, verify_tree
+from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
+from gateway.packages._trees import remove_tree
+from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 
 __all__ = [
     "GATEWAY_SETTINGS",

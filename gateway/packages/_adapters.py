@@ -12,7 +12,8 @@ import functools
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from ..catalog import (
+from gateway.base import Diagnostic
+from gateway.model import (
     AdapterSet,
     CallPlan,
     CallPlanner,
@@ -23,7 +24,6 @@ from ..catalog import (
     PreparesInstalls,
     StagesInstalls,
 )
-from ..diagnostics import Diagnostic
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -19,8 +19,8 @@ import tarfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from ._trees import Budget, file_mode
-from ._verify import InstallLimits
+from gateway.packages._trees import Budget, file_mode
+from gateway.packages._verify import InstallLimits
 
 __all__ = ["ExtractError", "extract_tarball"]
 

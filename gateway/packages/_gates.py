@@ -21,18 +21,17 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from .. import _codes
-from ..catalog import AdapterSet, CallPlan, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
-from ..diagnostics import Diagnostic
-from ..secrets import secret_status
-from ..store import (
+from gateway.base import Diagnostic, _codes
+from gateway.model import AdapterSet, CallPlan, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
+from gateway.packages._adapters import plan_calls, plan_launch
+from gateway.packages.secrets import secret_status
+from gateway.store import (
     ContentHashError,
     InstalledPackage,
     StateStore,
     content_hash,
     fingerprint_changed,
 )
-from ._adapters import plan_calls, plan_launch
 
 __all__ = ["PackageStatus", "evaluate_packages"]
 

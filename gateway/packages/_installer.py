@@ -26,14 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import _codes
-from .._home import private_dir
-from .._progress import Progress, no_progress
-from ..catalog import CatalogEntry
-from ..diagnostics import Diagnostic, Severity
-from ..sandbox import SANDBOX_PERMISSIONS, grant_hints
-from ..secrets import secrets_path
-from ..store import (
+from gateway.base import Diagnostic, Progress, Severity, _codes, no_progress, private_dir
+from gateway.model import CatalogEntry
+from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
+from gateway.packages._locks import LOCKS, held, lock_path, try_lock
+from gateway.packages._sources import FetchError, fetch, parse_source
+from gateway.packages._trees import remove_tree
+from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
+from gateway.packages.secrets import secrets_path
+from gateway.sandbox import SANDBOX_PERMISSIONS, grant_hints
+from gateway.store import (
     STATE_FILE,
     InstalledPackage,
     InstallResult,
@@ -41,11 +43,6 @@ from ..store import (
     StateStore,
     content_hash,
 )
-from ._adapters import NoAdapters, load_adapters, stage_install
-from ._locks import LOCKS, held, lock_path, try_lock
-from ._sources import FetchError, fetch, parse_source
-from ._trees import remove_tree
-from ._verify import InstallLimits, VerifyError, verify_tree
 
 __all__ = ["InstallError", "InstallReport", "collect_garbage", "install", "uninstall"]
 

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._progress import Progress, no_progress
-from ..node import MIN_SIDECAR_NODE, find_node, npm_command
-from ._extract import ExtractError, extract_tarball
-from ._npm_policy import npm_policy
-from ._tools import FetchError, run_tool
-from ._verify import InstallLimits, VerifyError
+from gateway.base import Progress, no_progress
+from gateway.packages._extract import ExtractError, extract_tarball
+from gateway.packages._npm_policy import npm_policy
+from gateway.packages._tools import FetchError, run_tool
+from gateway.packages._verify import InstallLimits, VerifyError
+from gateway.runtime import MIN_SIDECAR_NODE, find_node, npm_command
 
 __all__ = ["NpmSettings", "fetch_npm_tarball"]
 

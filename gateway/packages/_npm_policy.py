@@ -13,8 +13,8 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..config import GatewayConfig
-from ..sandbox import NetworkAccess, SandboxPolicy, node_runtime_paths, system_policy
+from gateway.base import GatewayConfig
+from gateway.sandbox import NetworkAccess, SandboxPolicy, node_runtime_paths, system_policy
 
 __all__ = ["NpmConfinement", "npm_policy"]
 

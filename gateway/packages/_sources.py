@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .._progress import Progress, no_progress
-from ._npm import fetch_npm_tarball
-from ._tools import FetchError, run_tool
-from ._trees import copy_tree, remove_tree
-from ._verify import InstallLimits
+from gateway.base import Progress, no_progress
+from gateway.packages._npm import fetch_npm_tarball
+from gateway.packages._tools import FetchError, run_tool
+from gateway.packages._trees import copy_tree, remove_tree
+from gateway.packages._verify import InstallLimits
 
 __all__ = ["FetchError", "Fetched", "Source", "fetch", "parse_source"]
 

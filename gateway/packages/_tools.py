@@ -1,5 +1,5 @@
 """Running the tools an install needs (git, npm): the user's network configuration (proxies,
-CAs, ``npm_config_*``, ``gateway.npm``) on top of the allow-list, their own session, no
+CAs, ``npm_config_*``, ``gateway.runtime.npm``) on top of the allow-list, their own session, no
 terminal, a time limit that says what timed out, and the tool's own error lines when it
 fails."""
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..npm import NpmError, npm_environment
-from ..npm import run_tool as _run
-from ..sandbox import SandboxPolicy
+from gateway.runtime import NpmError, npm_environment
+from gateway.runtime import run_tool as _run
+from gateway.sandbox import SandboxPolicy
 
 __all__ = ["FetchError", "run_tool", "tool_environment"]
 

@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._verify import InstallLimits, VerifyError
+from gateway.packages._verify import InstallLimits, VerifyError
 
 __all__ = ["Budget", "copy_tree", "file_mode", "remove_tree"]
 

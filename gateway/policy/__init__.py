@@ -6,8 +6,8 @@ that decides each call (allow, deny, or require the user's approval), naming the
 ``PolicyGate`` is the gateway's tool-call hook (``Gateway.call_tool``).
 """
 
-from ._engine import ALLOWED, Decision, PolicyEngine
-from ._grammar import DECISIONS, Bundle, Rule, parse_bundle, parse_duration
+from gateway.policy._engine import ALLOWED, Decision, PolicyEngine
+from gateway.policy._grammar import DECISIONS, Bundle, Rule, parse_bundle, parse_duration
 
 __all__ = [
     "ALLOWED",

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._grammar import Bundle, Rule, as_string
+from gateway.policy._grammar import Bundle, Rule, as_string
 
 __all__ = ["Decision", "PolicyEngine"]
 

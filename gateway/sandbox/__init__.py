@@ -16,7 +16,7 @@
 See docs/security.md for the threat model and what each platform promises.
 """
 
-from ._builder import (
+from gateway.sandbox._builder import (
     SANDBOX_PERMISSIONS,
     PackageGrants,
     PackageSandbox,
@@ -29,14 +29,20 @@ from ._builder import (
     python_runtime_paths,
     system_policy,
 )
-from ._descendants import descendants, family, kill_descendants, kill_family, reap_adopted
-from ._hints import explain_denial, grant_hints
-from ._landlock import abi_version
-from ._names import safe_name
-from ._policy import NetworkAccess, Ports, SandboxPolicy
-from ._privileges import become_subreaper, is_dumpable, is_subreaper, make_undumpable
-from ._spawn import SandboxError, spawn_confined, wait_for_exit
-from ._support import (
+from gateway.sandbox._descendants import (
+    descendants,
+    family,
+    kill_descendants,
+    kill_family,
+    reap_adopted,
+)
+from gateway.sandbox._hints import explain_denial, grant_hints
+from gateway.sandbox._landlock import abi_version
+from gateway.sandbox._names import safe_name
+from gateway.sandbox._policy import NetworkAccess, Ports, SandboxPolicy
+from gateway.sandbox._privileges import become_subreaper, is_dumpable, is_subreaper, make_undumpable
+from gateway.sandbox._spawn import SandboxError, spawn_confined, wait_for_exit
+from gateway.sandbox._support import (
     FULL_ABI,
     KernelSupport,
     SandboxUnavailable,

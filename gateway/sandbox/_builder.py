@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._home import private_dir
-from ._names import safe_name
-from ._policy import NetworkAccess, SandboxPolicy
+from gateway.base import private_dir
+from gateway.sandbox._names import safe_name
+from gateway.sandbox._policy import NetworkAccess, SandboxPolicy
 
 __all__ = [
     "SANDBOX_PERMISSIONS",

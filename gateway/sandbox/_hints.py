@@ -15,9 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import _codes
-from ..diagnostics import Diagnostic
-from ._policy import SandboxPolicy
+from gateway.base import Diagnostic, _codes
+from gateway.sandbox._policy import SandboxPolicy
 
 __all__ = ["explain_denial", "grant_hints"]
 

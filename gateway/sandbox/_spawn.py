@@ -27,7 +27,7 @@ from typing import IO, Any
 
 import anyio
 
-from ._landlock import (
+from gateway.sandbox._landlock import (
     FS_READ,
     FS_READ_EXECUTE,
     FS_READ_WRITE,
@@ -37,10 +37,15 @@ from ._landlock import (
     Scope,
     restrict_self,
 )
-from ._policy import SandboxPolicy
-from ._privileges import PrivilegeError, drop_capabilities, set_no_new_privs
-from ._seccomp import SeccompError, SocketRules, build_filter, install_filter
-from ._support import KernelSupport, SandboxUnavailable, detect_support, missing_protections
+from gateway.sandbox._policy import SandboxPolicy
+from gateway.sandbox._privileges import PrivilegeError, drop_capabilities, set_no_new_privs
+from gateway.sandbox._seccomp import SeccompError, SocketRules, build_filter, install_filter
+from gateway.sandbox._support import (
+    KernelSupport,
+    SandboxUnavailable,
+    detect_support,
+    missing_protections,
+)
 
 __all__ = ["SandboxError", "spawn_confined", "wait_for_exit"]
 

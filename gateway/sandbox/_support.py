@@ -13,11 +13,10 @@ import platform
 import sys
 from dataclasses import dataclass
 
-from .. import _codes
-from ..diagnostics import Diagnostic
-from ._landlock import probe_abi
-from ._policy import SandboxPolicy
-from ._seccomp import seccomp_available
+from gateway.base import Diagnostic, _codes
+from gateway.sandbox._landlock import probe_abi
+from gateway.sandbox._policy import SandboxPolicy
+from gateway.sandbox._seccomp import seccomp_available
 
 __all__ = [
     "FULL_ABI",

@@ -10,8 +10,8 @@ every runtime starts at once and stays warm, diagnostics go to stderr.
 
 from __future__ import annotations
 
-from ._open import ServeError, ServeOptions, open_served, stderr_reporter
-from ._run import serve_mcp, serve_nimlet
+from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
+from gateway.serve._run import serve_mcp, serve_nimlet
 
 __all__ = [
     "ServeError",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..diagnostics import Severity, define_code
+from gateway.base import Severity, define_code
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
 

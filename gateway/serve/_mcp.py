@@ -38,15 +38,11 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from .. import _codes
-from .._commands import SessionActionError
-from .._results import UnknownCommand, UnknownTool
-from ..diagnostics import Severity
-from ..host import Gateway
-from ..process import ExtensionProcess, UiAnswer
-from ..protocol import UiRequest
-from ._codes import SERVE_TOOL_NAME
-from ._mcp_content import (
+from gateway.base import Severity, _codes
+from gateway.host import Gateway
+from gateway.model import SessionActionError, UnknownCommand, UnknownTool
+from gateway.serve._codes import SERVE_TOOL_NAME
+from gateway.serve._mcp_content import (
     ARGUMENTS,
     MCP_TOOL_NAME,
     answer_from_elicitation,
@@ -64,6 +60,7 @@ from ._mcp_content import (
     skill_uri,
     template_prompt,
 )
+from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
 __all__ = ["McpBridge", "run_mcp_stdio"]
 

@@ -14,15 +14,18 @@ from urllib.parse import quote, unquote
 
 import mcp_types as types
 
-from .._results import ToolResult
-from ..discovery import expand_prompt
-from ..frontmatter import parse_front_matter
-from ..host import Gateway
-from ..names import PLAN_CAPABILITIES
-from ..packages import PackageStatus
-from ..process import UiAnswer
-from ..protocol import UiRequest
-from ..registry import CommandEntry, CommandOutcome, ToolEntry
+from gateway.base import PLAN_CAPABILITIES
+from gateway.host import Gateway
+from gateway.model import (
+    CommandEntry,
+    CommandOutcome,
+    ToolEntry,
+    ToolResult,
+    expand_prompt,
+    parse_front_matter,
+)
+from gateway.packages import PackageStatus
+from gateway.wire import UiAnswer, UiRequest
 
 __all__ = [
     "ARGUMENTS",

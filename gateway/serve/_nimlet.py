@@ -26,16 +26,21 @@ from typing import Any, Literal
 
 import anyio
 
-from ..agent import AgentLink, Completion, CompletionRequest, EditRequest, EditResult
-from ..features import REGISTER_DIAGNOSTICS
-from ..host import Gateway
-from ..process import ExtensionProcess, UiAnswer
-from ..protocol import UiRequest
-from ..session import SessionEffect
-from ._codes import SERVE_CLIENT_FAILED, SERVE_NOT_CARRIED
-from ._mcp_content import progress_message
-from ._nimlet_replies import event_reply, register_message, tool_reply
-from ._stdio import StdioLines
+from gateway.host import Gateway
+from gateway.model import (
+    AgentLink,
+    Completion,
+    CompletionRequest,
+    EditRequest,
+    EditResult,
+    SessionEffect,
+)
+from gateway.serve._codes import SERVE_CLIENT_FAILED, SERVE_NOT_CARRIED
+from gateway.serve._mcp_content import progress_message
+from gateway.serve._nimlet_replies import event_reply, register_message, tool_reply
+from gateway.serve._stdio import StdioLines
+from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
+from gateway.wire.features import REGISTER_DIAGNOSTICS
 
 __all__ = ["Generation", "NimletBridge"]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..diagnostics import Severity
-from ..events import NIMLET_EVENTS
-from ..host import Gateway
-from ..protocol import Compaction
+from gateway.base import Severity
+from gateway.host import Gateway
+from gateway.model import NIMLET_EVENTS
+from gateway.wire import Compaction
 
 __all__ = ["event_reply", "register_message", "tool_reply"]
 

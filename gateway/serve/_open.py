@@ -19,13 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ..agent import AgentLink
-from ..config import GatewayConfig
-from ..diagnostics import Diagnostic, Severity
-from ..host import Gateway, open_gateway
-from ..process import UiHandler
-from ..session import SessionEffect
-from ._codes import SERVE_NESTED_TOO_DEEP, SERVE_PACKAGE_INACTIVE, SERVE_PACKAGE_UNKNOWN
+from gateway.base import Diagnostic, GatewayConfig, Severity
+from gateway.host import Gateway, open_gateway
+from gateway.model import AgentLink, SessionEffect
+from gateway.serve._codes import (
+    SERVE_NESTED_TOO_DEEP,
+    SERVE_PACKAGE_INACTIVE,
+    SERVE_PACKAGE_UNKNOWN,
+)
+from gateway.wire import UiHandler
 
 __all__ = ["DEPTH_VARIABLE", "MAX_DEPTH", "ServeError", "ServeOptions", "open_served"]
 

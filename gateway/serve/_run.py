@@ -13,25 +13,24 @@ from typing import Any
 
 import anyio
 
-from ..agent import AgentLink
-from ..process import ExtensionProcess, UiAnswer
-from ..protocol import UiRequest
-from ._nimlet import Generation, NimletBridge
-from ._open import ServeError, ServeOptions, open_served, stderr_reporter
-from ._stdio import StdioLines
+from gateway.model import AgentLink
+from gateway.serve._nimlet import Generation, NimletBridge
+from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
+from gateway.serve._stdio import StdioLines
+from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
 __all__ = ["serve_mcp", "serve_nimlet"]
 
 
 def _version() -> str:
-    from ..cli._setup import gateway_version
+    from gateway.base import gateway_version
 
     return gateway_version()
 
 
 async def serve_mcp(options: ServeOptions) -> int:
     """An MCP server on this process's stdin and stdout until the client goes."""
-    from ._mcp import McpBridge, run_mcp_stdio
+    from gateway.serve._mcp import McpBridge, run_mcp_stdio
 
     bridge: McpBridge | None = None
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 
-from .._framing import DEFAULT_LINE_CAP, LineFramer, OversizedLine
+from gateway.wire import DEFAULT_LINE_CAP, LineFramer, OversizedLine
 
 __all__ = ["StdioLines"]
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Self
 
-from gateway._home import private_dir, private_file
+from gateway.base import private_dir, private_file
 from gateway.store._hashing import HashCache
 from gateway.store._schema import (
     InstalledPackage,

@@ -25,7 +25,7 @@ const HOSTS = {
 	nu: { load: () => import("./nu/host.mjs"), failed: "nu.load_failed" },
 };
 
-/** The reply rule of each canonical event a host answers, as gateway/events.py declares it
+/** The reply rule of each canonical event a host answers, as gateway/model/events.py declares it
  * (tests/sidecars/test_names.py keeps them equal). Used when several hosts subscribe. */
 export const FOLD = Object.freeze({
 	tool_call: { gate: true, chain: ["arguments"] },

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from adapters._codes import ALL_CODES
-from gateway.catalog import CONTRIBUTION_KINDS, RUNTIMES, CatalogEntry
-from gateway.diagnostics import Severity
+from gateway.base import Severity
+from gateway.model import CONTRIBUTION_KINDS, RUNTIMES, CatalogEntry
 
 DECLARED = {code.code for code in ALL_CODES}
 

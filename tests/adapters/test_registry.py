@@ -10,8 +10,8 @@ import pytest
 
 from adapters import ADAPTERS, detect_ecosystem, get_adapter, inspect_package
 from adapters._codes import ALL_CODES
-from gateway.catalog import Adapter
-from gateway.diagnostics import catalogue
+from gateway.base import catalogue
+from gateway.model import Adapter
 from tests.adapters._helpers import assert_well_formed, codes, messages, write_tree
 
 NANOBOT = {

@@ -14,8 +14,8 @@ import pytest
 
 from adapters import _sidecars
 from adapters.pi.runtime import plan_pi
-from gateway.catalog import LaunchRefusal
-from gateway.node import find_node, npm_command
+from gateway.model import LaunchRefusal
+from gateway.runtime import find_node, npm_command
 from tests.adapters._helpers import write_tree
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""What a nimlet manifest's command may open in its sandbox (gateway/_confinement.py): a
+"""What a nimlet manifest's command may open in its sandbox (gateway/host/_confinement.py): a
 manifest is hostile input, so the paths it names never reach the user's home."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from gateway._confinement import interpreter_paths
+from gateway.host import interpreter_paths
 
 
 def layout(tmp_path: Path) -> tuple[Path, Path, Path]:

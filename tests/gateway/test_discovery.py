@@ -12,8 +12,8 @@ import pytest
 
 from adapters import inspect_package
 from gateway import open_gateway
-from gateway.discovery import discover, expand_prompt
-from gateway.trust import set_workspace_trust
+from gateway.model import discover, expand_prompt
+from gateway.packages.trust import set_workspace_trust
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "scripted_extension.py"
 

@@ -3,7 +3,7 @@ arguments, the body argument as a code block."""
 
 from __future__ import annotations
 
-from gateway.display import fill_placeholders, render_call
+from gateway.model import fill_placeholders, render_call
 
 
 def test_placeholders_take_the_arguments_as_text_or_json() -> None:

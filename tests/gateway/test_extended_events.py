@@ -11,18 +11,17 @@ from typing import Any
 import pytest
 
 from gateway import open_gateway
-from gateway.diagnostics import Diagnostics
-from gateway.events import (
+from gateway.base import HOOK_EVENTS, Diagnostics
+from gateway.model import (
     CANONICAL_EVENTS,
     EXTENDED_ALIASES,
     EXTENDED_EVENTS,
     NIMLET_EVENTS,
+    HookEntry,
     dispatch,
 )
-from gateway.features import EVENTS_EXTENDED, EXTENSION_FEATURES, RUNTIME_FEATURES
-from gateway.names import HOOK_EVENTS
-from gateway.process import ExtensionError
-from gateway.registry import HookEntry
+from gateway.wire import ExtensionError
+from gateway.wire.features import EVENTS_EXTENDED, EXTENSION_FEATURES, RUNTIME_FEATURES
 
 pytestmark = pytest.mark.anyio
 

@@ -14,10 +14,9 @@ import anyio
 import pytest
 
 from gateway import open_gateway
-from gateway._spawn import child_environment
-from gateway.discovery import DiscoveredTool
-from gateway.external_tools import run_tool_json
-from gateway.manifest import load_tool_manifest
+from gateway.host import run_tool_json
+from gateway.model import DiscoveredTool, load_tool_manifest
+from gateway.runtime import child_environment
 
 pytestmark = pytest.mark.anyio
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway._framing import OversizedLine, read_lines
+from gateway.wire import OversizedLine, read_lines
 
 pytestmark = pytest.mark.anyio
 

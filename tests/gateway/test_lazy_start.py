@@ -1,5 +1,5 @@
 """Installed packages start on first use: the registration cache, dormant entries and
-their activation (gateway/_registrations.py, _activation.py)."""
+their activation (gateway/host/_registrations.py, _activation.py)."""
 
 from __future__ import annotations
 

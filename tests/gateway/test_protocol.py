@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gateway.protocol import (
+from gateway.wire import (
     CancelMessage,
     CommandRequest,
     EventRequest,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gateway import ToolOutcome, open_gateway
-from gateway.registry import CommandEntry, CommandOutcome, HookEntry, Registry, make_tool
+from gateway.model import CommandEntry, CommandOutcome, HookEntry, Registry, make_tool
 
 BUILTINS = ["ask_user", "bash", "edit", "git", "glob", "grep", "read", "read_skill", "write"]
 

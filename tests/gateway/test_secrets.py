@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.secrets import (
+from gateway.packages.secrets import (
     SecretsError,
     read_secrets,
     secret_status,

@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 
 from gateway import open_gateway
-from gateway.features import announcement
+from gateway.wire.features import announcement
 
 pytestmark = pytest.mark.anyio
 

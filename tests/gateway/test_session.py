@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from gateway import SessionNotFound, open_gateway
-from gateway.diagnostics import Diagnostics
-from gateway.session import Session
+from gateway.base import Diagnostics
+from gateway.model import Session
 
 pytestmark = pytest.mark.anyio
 

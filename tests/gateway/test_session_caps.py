@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from gateway import session as session_module
-from gateway.diagnostics import Diagnostics
-from gateway.protocol import UpdateMessage
-from gateway.session import MAX_ENTRY_BYTES, MAX_NOTIFICATIONS, Session
+from gateway.base import Diagnostics
+from gateway.model import MAX_ENTRY_BYTES, MAX_NOTIFICATIONS, Session
+from gateway.model import session as session_module
+from gateway.wire import UpdateMessage
 
 
 def lines(path: Path) -> list[dict[str, object]]:

@@ -10,8 +10,7 @@ import anyio
 import pytest
 
 from gateway import UiAnswer, open_gateway
-from gateway.process import ExtensionProcess
-from gateway.protocol import UiRequest
+from gateway.wire import ExtensionProcess, UiRequest
 
 pytestmark = pytest.mark.anyio
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gateway import open_gateway
-from gateway.trust import is_workspace_trusted, set_workspace_trust
+from gateway.packages.trust import is_workspace_trusted, set_workspace_trust
 
 pytestmark = pytest.mark.anyio
 

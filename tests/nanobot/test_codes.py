@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import adapters._codes  # noqa: F401 - declares the adapter codes
-import gateway._codes  # noqa: F401 - declares package.contribution_missing
+import gateway.base._codes  # noqa: F401 - declares package.contribution_missing
 from adapters.nanobot.sidecar import _diagnostics
-from gateway.diagnostics import catalogue
+from gateway.base import catalogue
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "nanobot.md"
 

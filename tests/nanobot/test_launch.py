@@ -13,7 +13,7 @@ import pytest
 from adapters.nanobot.runtime import SIDECAR_COMMAND, config_path
 from adapters.registry import BUILTIN, inspect_package
 from gateway import packages
-from gateway.catalog import CatalogEntry, LaunchRefusal, LaunchSpec
+from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
 
 from ._helpers import Sidecar, write_package
 
@@ -152,9 +152,9 @@ class Modules:
         return json.dumps(self.loaded)
 
 def register(api):
-    heavy = ("gateway.host", "gateway.protocol", "adapters.registry", "pydantic", "anyio",
+    heavy = ("gateway.host._gateway", "gateway.wire.protocol", "adapters.registry", "pydantic", "anyio",
              "asyncio", "jsonschema", "logging")
-    light = ("gateway.names", "gateway.features")
+    light = ("gateway.base.names", "gateway.wire.features")
     api.register_tool(Modules([name for name in heavy if name in sys.modules]
                               + [name for name in light if name not in sys.modules]))
 """

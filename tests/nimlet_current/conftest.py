@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from gateway.node import find_node
+from gateway.runtime import find_node
 
 from ..conftest import Workspace
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gateway import open_gateway
-from gateway.registry import HookEntry
+from gateway.model import HookEntry
 
 from .conftest import reply, tool
 

@@ -19,8 +19,8 @@ from gateway import (
     EditResult,
     open_gateway,
 )
-from gateway import editor as editor_module
-from gateway.session import Session
+from gateway.host import editor as editor_module
+from gateway.model import Session
 
 from .conftest import script, tool
 
@@ -171,8 +171,8 @@ async def test_one_message_type_serves_both_generations(workspace) -> None:
     upstream's shapes work for it too."""
     from types import SimpleNamespace
 
-    from gateway.features import RUNTIME_FEATURES
-    from gateway.protocol import HostRequest
+    from gateway.wire import HostRequest
+    from gateway.wire.features import RUNTIME_FEATURES
 
     def request(method: str, **fields: Any) -> HostRequest:
         return HostRequest.model_validate({"type": "host_request", "id": "h", "method": method,

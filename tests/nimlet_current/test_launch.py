@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gateway._spawn import resolve_command
+from gateway.runtime import resolve_command
 
 
 def test_a_backslash_path_is_relative_to_the_extension_folder(tmp_path: Path) -> None:

@@ -14,10 +14,10 @@ import anyio
 import pytest
 
 from gateway import open_gateway
-from gateway.agent import AgentLink, UserMessage
 from gateway.host import Gateway
+from gateway.model import AgentLink, UserMessage
 from gateway.packages import write_package_config
-from gateway.secrets import set_secret
+from gateway.packages.secrets import set_secret
 from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 from tests.nu._packages import (
     Recorder,

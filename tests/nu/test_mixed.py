@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from gateway import open_gateway
-from gateway.agent import AgentLink, Approval, ApprovalRequest
+from gateway.model import AgentLink, Approval, ApprovalRequest
 from gateway.packages import write_package_config
-from gateway.secrets import set_secret
+from gateway.packages.secrets import set_secret
 from tests.nu._packages import (
     FIXTURES,
     Recorder,

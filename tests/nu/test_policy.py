@@ -14,10 +14,10 @@ import anyio
 import pytest
 
 from gateway import ToolOutcome, open_gateway
-from gateway.agent import AgentLink, Approval, ApprovalRequest
 from gateway.host import Gateway
+from gateway.model import AgentLink, Approval, ApprovalRequest
 from gateway.packages import write_package_config
-from gateway.secrets import set_secret
+from gateway.packages.secrets import set_secret
 from tests.nu._packages import (
     Recorder,
     cli,

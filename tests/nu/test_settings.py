@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from gateway import open_gateway
-from gateway.secrets import secrets_path
+from gateway.packages.secrets import secrets_path
 from tests.nu._packages import (
     cli,
     cli_json,

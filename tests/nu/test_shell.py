@@ -30,7 +30,7 @@ def environment(home: Path) -> dict[str, str]:
 
 def test_the_shell_asks_a_policy_approval_and_runs_the_call_when_approved(tmp_path: Path) -> None:
     from gateway.packages import write_package_config
-    from gateway.secrets import set_secret
+    from gateway.packages.secrets import set_secret
 
     home = tmp_path / "home"
     package = install_ready(home, standup(tmp_path / "standup"))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gateway import open_gateway
-from gateway.secrets import set_secret
+from gateway.packages.secrets import set_secret
 from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 from tests.nu._packages import (
     Recorder,

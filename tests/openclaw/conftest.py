@@ -10,8 +10,8 @@ import pytest
 from adapters._sidecar import sidecar_ready
 from adapters.openclaw.runtime import MIN_NODE
 from gateway import GatewayConfig
-from gateway.node import find_node
 from gateway.packages import install, load_adapters
+from gateway.runtime import find_node
 from gateway.store import StateStore
 from tests._backends import asyncio_only  # noqa: F401  (see tests/_backends.py)
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from gateway import UiAnswer, open_gateway
-from gateway.registry import ToolOutcome
+from gateway.model import ToolOutcome
 from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 
 from .conftest import FIXTURES, install_ready, messages
@@ -215,7 +215,7 @@ def test_hook_catalogue_is_complete() -> None:
 
     from adapters._sidecar import SIDECAR_DIR
     from adapters.openclaw.runtime import MIN_NODE
-    from gateway.node import find_node
+    from gateway.runtime import find_node
 
     script = (
         "import fs from 'node:fs';"

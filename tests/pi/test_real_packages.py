@@ -11,12 +11,10 @@ import pytest
 
 from adapters.pi.runtime import plan_pi
 from gateway import open_gateway
-from gateway.catalog import LaunchSpec
-from gateway.diagnostics import Diagnostics
-from gateway.features import RUNTIME_FEATURES, announcement
-from gateway.process import ExtensionProcess, LaunchPlan, TransportConfig
-from gateway.protocol import InitializeMessage
-from gateway.registry import ToolOutcome
+from gateway.base import Diagnostics
+from gateway.model import LaunchSpec, ToolOutcome
+from gateway.wire import ExtensionProcess, InitializeMessage, LaunchPlan, TransportConfig
+from gateway.wire.features import RUNTIME_FEATURES, announcement
 
 from .conftest import NPM_FIXTURES, install_ready
 

@@ -1,5 +1,5 @@
 """Installed Pi packages share one sidecar per permission set, and each keeps its own owner
-(gateway/_sharing.py, gateway/_owners.py, negotiated ``register.owners``); the registration
+(gateway/host/_sharing.py, gateway/wire/_owners.py, negotiated ``register.owners``); the registration
 cache holds a shared process dormant and the first use of any member starts it."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.catalog import CatalogEntry, Contribution, Permission
+from gateway.model import CatalogEntry, Contribution, Permission
 from gateway.sandbox import (
     NetworkAccess,
     PackageGrants,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.node import find_node
+from gateway.runtime import find_node
 from gateway.sandbox import (
     PackageGrants,
     explain_denial,

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from gateway.config import GatewayConfig
+from gateway.base import GatewayConfig
 from gateway.sandbox import (
     KernelSupport,
     NetworkAccess,

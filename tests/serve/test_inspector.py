@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.node import find_node
+from gateway.runtime import find_node
 from tests.serve._helpers import GATEWAY, IDS, REPO, Served, need_sidecar, served_home
 
 TARBALL = REPO / "tests" / "fixtures" / "mcp-client" / "mcp-inspector-cli-1.0.3.tgz"

@@ -41,12 +41,11 @@ import pytest
 from adapters.nanobot.runtime import plan_nanobot
 from adapters.pi.runtime import find_node as find_sidecar_node
 from adapters.pi.runtime import plan_pi, sidecar_ready
-from gateway._spawn import child_environment
-from gateway.catalog import LaunchRefusal, LaunchSpec
-from gateway.features import EXTENSION_FEATURES, RUNTIME_FEATURES
-from gateway.node import find_node
+from gateway.model import LaunchRefusal, LaunchSpec
 from gateway.packages import install, load_adapters
+from gateway.runtime import child_environment, find_node
 from gateway.store import StateStore
+from gateway.wire.features import EXTENSION_FEATURES, RUNTIME_FEATURES
 from tests.conftest import Workspace
 
 from ._wire import Launch

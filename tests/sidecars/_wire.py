@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from gateway.features import announcement
-from gateway.protocol import (
+from gateway.wire import (
     CancelMessage,
     CommandRequest,
     EventRequest,
@@ -38,6 +37,7 @@ from gateway.protocol import (
     encode,
     parse_extension_message,
 )
+from gateway.wire.features import announcement
 
 __all__ = ["PLAIN_V1_TYPES", "Launch", "Wire", "wait_until"]
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from adapters.pi.runtime import SIDECAR_DIR, find_node
-from gateway.diagnostics import catalogue
-from gateway.events import CANONICAL_EVENTS, EXTENDED_ALIASES
-from gateway.features import RUNTIME_FEATURES
+from gateway.base import catalogue
+from gateway.model import CANONICAL_EVENTS, EXTENDED_ALIASES
+from gateway.wire.features import RUNTIME_FEATURES
 from tests.test_diagnostics_catalogue import declared
 
 NODE = find_node()

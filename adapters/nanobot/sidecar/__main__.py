@@ -2,7 +2,7 @@
 
 ``-P`` keeps the workspace (the child's working directory) off ``sys.path``. The packages
 above this one import nothing eagerly, so starting it as a module loads only the sidecar
-and the core's vocabulary (``gateway.names``, ``gateway.features``, the diagnostic codes).
+and the core's vocabulary (``gateway.base.names``, ``gateway.wire.features``, the diagnostic codes).
 """
 
 import sys

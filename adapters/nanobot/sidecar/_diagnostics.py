@@ -1,11 +1,11 @@
 """Diagnostics the sidecar reports in ``register.gateway.diagnostics``, with the codes
 declared (with severity, trigger and remedy) in ``adapters/_codes.py`` and
-``gateway/_codes.py``."""
+``gateway/base/_codes.py``."""
 
 from __future__ import annotations
 
 from adapters import _codes as codes
-from gateway import _codes as gateway_codes
+from gateway.base import _codes as gateway_codes
 
 from ._channel import log
 

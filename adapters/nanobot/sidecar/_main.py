@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from gateway.features import REGISTER_DIAGNOSTICS
+from gateway.wire.features import REGISTER_DIAGNOSTICS
 
 from ._channel import Channel, log
 from ._diagnostics import Report

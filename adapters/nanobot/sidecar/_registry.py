@@ -13,8 +13,8 @@ second registration of the same name by the *same* package raises ``ValueError``
 
 from __future__ import annotations
 
-from gateway.features import REGISTER_DIAGNOSTICS
-from gateway.names import HOOK_EVENTS
+from gateway.base import HOOK_EVENTS
+from gateway.wire.features import REGISTER_DIAGNOSTICS
 
 from . import _diagnostics as codes
 from ._commands import CommandRouter, Route, normalize_command

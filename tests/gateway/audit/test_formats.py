@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from gateway.audit import SCHEMA_ID, AuditReport, audit, render
-from gateway.config import GatewayConfig
+from gateway.base import GatewayConfig
 
 ROOT = Path(__file__).resolve().parents[3]
 NPM = ROOT / "tests" / "fixtures" / "npm"

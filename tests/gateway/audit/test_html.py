@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gateway.audit import AuditReport, audit, render
-from gateway.config import GatewayConfig
+from gateway.base import GatewayConfig
 
 from ._chromium import Browser, find_chromium
 

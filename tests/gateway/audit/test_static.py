@@ -19,7 +19,7 @@ from gateway.audit import (
     parse_fail_on,
     read_sources,
 )
-from gateway.config import GatewayConfig
+from gateway.base import GatewayConfig
 
 ROOT = Path(__file__).resolve().parents[3]
 NPM = ROOT / "tests" / "fixtures" / "npm"

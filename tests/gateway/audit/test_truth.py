@@ -26,8 +26,8 @@ from adapters.pi._audit import GATEWAY_EVENTS, PI_EVENTS, REMOVED_EVENTS
 from adapters.pi.runtime import SIDECAR_DIR
 from gateway import GatewayConfig, open_gateway
 from gateway.audit import GATEWAY, PackageAudit, Status, audit
-from gateway.node import find_node
 from gateway.packages import install, load_adapters
+from gateway.runtime import find_node
 from gateway.store import StateStore
 
 pytestmark = pytest.mark.anyio

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from gateway.npm import npm_environment
 from gateway.packages import InstallError
+from gateway.runtime import npm_environment
 from tests.gateway.packages._helpers import install_from
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is needed")

@@ -1,0 +1,111 @@
+"""The vocabulary and files every floor uses: diagnostics and their codes, nimlet's fixed
+names, configuration, private files under ``GATEWAY_HOME``, schema validation.
+"""
+
+from __future__ import annotations
+
+from gateway.base.lazy import lazy_attributes
+
+TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
+
+if TYPE_CHECKING:
+    from gateway.base._codes import PROTOCOL_INVALID_JSON, USER_MESSAGE_DROPPED
+    from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
+    from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth
+    from gateway.base._progress import Progress, no_progress, terminal_progress
+    from gateway.base._validation import ArgumentValidator, schema_problem
+    from gateway.base._version import DISTRIBUTION, gateway_version
+    from gateway.base.config import DEFAULT_LINE_CAP, DEFAULT_OUTPUT_CAP, GatewayConfig
+    from gateway.base.diagnostics import (
+        REPEAT_LIMIT,
+        Diagnostic,
+        DiagnosticCode,
+        Diagnostics,
+        Severity,
+        catalogue,
+        define_code,
+    )
+    from gateway.base.lazy import lazy_attributes
+    from gateway.base.names import (
+        BUILTIN_TOOL_NAMES,
+        CAPABILITIES,
+        DEFAULT_CAPABILITIES,
+        HOOK_EVENTS,
+        PLAN_CAPABILITIES,
+        PROTOCOL_VERSION,
+        READ_ONLY_CAPABILITIES,
+    )
+
+_WHERE: dict[str, str] = {
+    "ArgumentValidator": "gateway.base._validation",
+    "BUILTIN_TOOL_NAMES": "gateway.base.names",
+    "CAPABILITIES": "gateway.base.names",
+    "DEFAULT_CAPABILITIES": "gateway.base.names",
+    "DEFAULT_LINE_CAP": "gateway.base.config",
+    "DEFAULT_OUTPUT_CAP": "gateway.base.config",
+    "DISTRIBUTION": "gateway.base._version",
+    "Diagnostic": "gateway.base.diagnostics",
+    "DiagnosticCode": "gateway.base.diagnostics",
+    "Diagnostics": "gateway.base.diagnostics",
+    "GatewayConfig": "gateway.base.config",
+    "HOOK_EVENTS": "gateway.base.names",
+    "HomeUnusable": "gateway.base._home",
+    "MAX_ARGUMENT_DEPTH": "gateway.base._json_depth",
+    "PLAN_CAPABILITIES": "gateway.base.names",
+    "PROTOCOL_INVALID_JSON": "gateway.base._codes",
+    "PROTOCOL_VERSION": "gateway.base.names",
+    "Progress": "gateway.base._progress",
+    "READ_ONLY_CAPABILITIES": "gateway.base.names",
+    "REPEAT_LIMIT": "gateway.base.diagnostics",
+    "Severity": "gateway.base.diagnostics",
+    "USER_MESSAGE_DROPPED": "gateway.base._codes",
+    "catalogue": "gateway.base.diagnostics",
+    "define_code": "gateway.base.diagnostics",
+    "ensure_home": "gateway.base._home",
+    "gateway_version": "gateway.base._version",
+    "json_depth": "gateway.base._json_depth",
+    "lazy_attributes": "gateway.base.lazy",
+    "no_progress": "gateway.base._progress",
+    "private_dir": "gateway.base._home",
+    "private_file": "gateway.base._home",
+    "schema_problem": "gateway.base._validation",
+    "terminal_progress": "gateway.base._progress",
+}
+
+__all__ = [
+    "BUILTIN_TOOL_NAMES",
+    "CAPABILITIES",
+    "DEFAULT_CAPABILITIES",
+    "DEFAULT_LINE_CAP",
+    "DEFAULT_OUTPUT_CAP",
+    "DISTRIBUTION",
+    "HOOK_EVENTS",
+    "MAX_ARGUMENT_DEPTH",
+    "PLAN_CAPABILITIES",
+    "PROTOCOL_INVALID_JSON",
+    "PROTOCOL_VERSION",
+    "READ_ONLY_CAPABILITIES",
+    "REPEAT_LIMIT",
+    "USER_MESSAGE_DROPPED",
+    "ArgumentValidator",
+    "Diagnostic",
+    "DiagnosticCode",
+    "Diagnostics",
+    "GatewayConfig",
+    "HomeUnusable",
+    "Progress",
+    "Severity",
+    "catalogue",
+    "define_code",
+    "ensure_home",
+    "gateway_version",
+    "json_depth",
+    "lazy_attributes",
+    "no_progress",
+    "private_dir",
+    "private_file",
+    "schema_problem",
+    "terminal_progress",
+]
+
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

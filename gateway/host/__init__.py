@@ -1,0 +1,61 @@
+"""The ``Gateway`` an agent embeds and the parts it owns: loading, projection onto the
+registry, calls, host requests, lifecycle, activation, sharing and the gates on calls.
+"""
+
+from __future__ import annotations
+
+from gateway.base.lazy import lazy_attributes
+
+TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
+
+if TYPE_CHECKING:
+    from gateway.host._confinement import describe_sandbox, interpreter_paths
+    from gateway.host._gateway import (
+        AgentStartResult,
+        CompactionResult,
+        Gateway,
+        InputResult,
+        ToolResult,
+        UnknownCommand,
+        UnknownTool,
+        open_gateway,
+    )
+    from gateway.host._registrations import RegistrationCache, registration_key
+    from gateway.host.editor import terminal_editor
+    from gateway.host.external_tools import run_tool_json
+
+_WHERE: dict[str, str] = {
+    "AgentStartResult": "gateway.host._gateway",
+    "CompactionResult": "gateway.host._gateway",
+    "Gateway": "gateway.host._gateway",
+    "InputResult": "gateway.host._gateway",
+    "RegistrationCache": "gateway.host._registrations",
+    "ToolResult": "gateway.host._gateway",
+    "UnknownCommand": "gateway.host._gateway",
+    "UnknownTool": "gateway.host._gateway",
+    "describe_sandbox": "gateway.host._confinement",
+    "interpreter_paths": "gateway.host._confinement",
+    "open_gateway": "gateway.host._gateway",
+    "registration_key": "gateway.host._registrations",
+    "run_tool_json": "gateway.host.external_tools",
+    "terminal_editor": "gateway.host.editor",
+}
+
+__all__ = [
+    "AgentStartResult",
+    "CompactionResult",
+    "Gateway",
+    "InputResult",
+    "RegistrationCache",
+    "ToolResult",
+    "UnknownCommand",
+    "UnknownTool",
+    "describe_sandbox",
+    "interpreter_paths",
+    "open_gateway",
+    "registration_key",
+    "run_tool_json",
+    "terminal_editor",
+]
+
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

@@ -1,0 +1,592 @@
+"""The gateway an agent embeds: open on a workspace, list, call, run commands, drive events.
+
+Everything the gateway starts speaks the nimlet protocol. ``Gateway`` is the public API; it
+owns one ``GatewayState`` and the parts built around it: the ``Loader`` (starting and
+stopping processes), the ``Projector`` (their registrations on the registry) and the
+``HostRequestHandler`` (what they ask the host). The lifecycle events an agent drives
+(sessions, turns, input, compaction) are dispatched by ``Lifecycle``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from gateway.base import MAX_ARGUMENT_DEPTH, Diagnostic, Diagnostics, GatewayConfig, json_depth
+from gateway.host._confinement import prepare_run
+from gateway.host._delivery import QueueMode
+from gateway.host._host_requests import HostRequestHandler
+from gateway.host._lifecycle import Lifecycle
+from gateway.host._loading import Loader
+from gateway.host._permissions import DENIED, PermissionPolicy
+from gateway.host._policy_gate import PolicyGate
+from gateway.host._projection import Projector
+from gateway.host._registrations import RegistrationCache, RegistrationMemory
+from gateway.host._settings_watch import SettingsWatch
+from gateway.host._state import CALL_PROGRESS, ExecPolicy, GatewayState, ProgressListener
+from gateway.model import (
+    BUILTIN_OWNER,
+    CANONICAL_EVENTS,
+    SESSION_ID,
+    AgentLink,
+    AgentStartResult,
+    CommandOutcome,
+    CompactionResult,
+    Discovery,
+    EventCatalogue,
+    EventOutcome,
+    InputResult,
+    ModelContext,
+    Registry,
+    Session,
+    SessionAction,
+    SessionActionError,
+    SessionEffect,
+    SessionNotFound,
+    Summarizer,
+    ToolEntry,
+    ToolOutcome,
+    ToolResult,
+    UnknownCommand,
+    UnknownTool,
+    UserMessage,
+    make_tool,
+)
+from gateway.packages import PackageStatus
+from gateway.packages.trust import is_workspace_trusted
+from gateway.wire import ExtensionError, ExtensionProcess, UiHandler, after_rewrite
+
+__all__ = [
+    "AgentStartResult",
+    "CompactionResult",
+    "Gateway",
+    "InputResult",
+    "ToolResult",
+    "UnknownCommand",
+    "UnknownTool",
+    "open_gateway",
+]
+
+
+class Gateway:
+    """Use ``open_gateway``; the constructor does not start anything."""
+
+    def __init__(self, state: GatewayState, ui: UiHandler | None) -> None:
+        self._state = state
+        memory = RegistrationMemory(RegistrationCache(state.config.home))
+        self._projector = Projector(state, memory)
+        self._host_requests = HostRequestHandler(state, ui)
+        self._loader = Loader(state, self._projector, self._host_requests, memory)
+        self._lifecycle = Lifecycle(state)
+        self._policy = PolicyGate(state)
+        self._settings = SettingsWatch(state, self.restart_package)
+
+    # ------------------------------------------------------------------ what it holds
+
+    @property
+    def workspace(self) -> Path:
+        return self._state.workspace
+
+    @property
+    def trusted(self) -> bool:
+        return self._state.trusted
+
+    @property
+    def plan(self) -> bool:
+        return self._state.plan
+
+    @property
+    def config(self) -> GatewayConfig:
+        return self._state.config
+
+    @property
+    def catalogue(self) -> EventCatalogue:
+        return self._state.catalogue
+
+    @property
+    def diagnostics(self) -> Diagnostics:
+        return self._state.diagnostics
+
+    @property
+    def registry(self) -> Registry:
+        return self._state.registry
+
+    @property
+    def discovery(self) -> Discovery:
+        return self._state.discovery
+
+    @property
+    def session(self) -> Session:
+        return self._state.session
+
+    @property
+    def processes(self) -> list[ExtensionProcess]:
+        """Running processes, in startup order."""
+        return self._state.processes
+
+    @property
+    def packages(self) -> list[PackageStatus]:
+        """Installed packages and their gates, as evaluated at the last (re)load."""
+        return self._state.packages
+
+    @property
+    def requested_actions(self) -> list[tuple[str, str]]:
+        """(owner, action) pairs a runtime asked for through ``host.actions`` (new_session,
+        shutdown, reload, compact); the embedding agent decides what to do with them."""
+        return self._state.requested_actions
+
+    @property
+    def progress_listener(self) -> ProgressListener | None:
+        """Called with (owner, progress item) for each ``tool.progress`` update."""
+        return self._state.progress_listener
+
+    @progress_listener.setter
+    def progress_listener(self, listener: ProgressListener | None) -> None:
+        self._state.progress_listener = listener
+
+    @property
+    def agent(self) -> AgentLink:
+        """What the embedding agent provides (docs/embedding.md); its fields may be changed
+        at any time."""
+        return self._state.agent
+
+    @property
+    def permissions(self) -> PermissionPolicy:
+        """Permission grants of nimlet extension tools (``grants()``, ``clear_project()``)."""
+        return self._state.permissions
+
+    @property
+    def exec_policy(self) -> ExecPolicy | None:
+        """Decides ``host.request`` ``exec`` calls: (owner, command, args) → allowed.
+        None allows every command (outside plan mode)."""
+        return self._state.exec_policy
+
+    @exec_policy.setter
+    def exec_policy(self, policy: ExecPolicy | None) -> None:
+        self._state.exec_policy = policy
+
+    # ------------------------------------------------------------------ tools and commands
+
+    def tools(self) -> list[ToolEntry]:
+        """Tools to offer a model now (plan mode offers only read/user tools)."""
+        return self._state.registry.tools(plan=self._state.plan)
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return [tool.describe() for tool in self.tools()]
+
+    def register_builtin_tool(
+        self,
+        name: str,
+        description: str,
+        input_schema: dict[str, Any],
+        handler: Callable[[dict[str, Any]], Awaitable[ToolOutcome]],
+        capabilities: Iterable[str] = ("write", "shell", "network"),
+    ) -> None:
+        """Register one of the agent's own tools, so tool_call / tool_result hooks apply."""
+        registry = self._state.registry
+        tool = make_tool(name, description, input_schema, capabilities, BUILTIN_OWNER, handler)
+        existing = [t for t in registry.tools() if t.owner == BUILTIN_OWNER]
+        registry.unregister(BUILTIN_OWNER)
+        self._state.diagnostics.extend(registry.register(BUILTIN_OWNER, tools=[*existing, tool]))
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        hooks: bool = True,
+        progress: ProgressListener | None = None,
+    ) -> ToolResult:
+        """permission prompt → tool_call hooks → adopted policy rules → argument
+        validation → the tool → tool_result hooks. In plan mode, a tool within
+        ``read``/``user`` runs without prompt or hooks, and any other is an error result.
+        ``hooks=False``: a host in front
+        of this gateway already asked for permission and dispatched ``tool_call`` /
+        ``tool_result`` to it (``gateway serve --nimlet``), so neither happens twice.
+        ``progress``: called with (owner, item) for each progress update of this call only
+        (``progress_listener`` sees every call's)."""
+        state = self._state
+        tool = state.registry.tool(name)
+        if tool is None:
+            raise UnknownTool(name)
+        arguments = dict(arguments or {})
+        if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
+            # Hooks, validation and the wire would all recurse through it: refused first.
+            return ToolResult(
+                f"Invalid arguments: nested deeper than {MAX_ARGUMENT_DEPTH} levels",
+                True, False, arguments,
+            )  # fmt: skip
+        state.running += 1
+        token = CALL_PROGRESS.set(progress)
+        try:
+            return await self._call_tool(tool, arguments, hooks)
+        finally:
+            CALL_PROGRESS.reset(token)
+            state.running -= 1
+
+    async def call_tools(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[ToolResult]:
+        """The calls one model step asked for, in order. As nimlet does, two or more calls
+        of tools declared exactly ``["read"]`` that need no prompt run concurrently;
+        otherwise one after another."""
+        state = self._state
+        tools = [state.registry.tool(name) for name, _ in calls]
+        for (name, _), tool in zip(calls, tools, strict=True):
+            if tool is None:
+                raise UnknownTool(name)
+        concurrent = len(calls) > 1 and all(
+            tool is not None
+            and tool.read_only
+            and (state.plan or state.permissions.allowed_without_asking(tool, state.agent))
+            for tool in tools
+        )
+        if not concurrent:
+            return [await self.call_tool(name, arguments) for name, arguments in calls]
+        results: list[ToolResult | None] = [None] * len(calls)
+
+        async def one(index: int, name: str, arguments: dict[str, Any]) -> None:
+            results[index] = await self.call_tool(name, arguments)
+
+        async with anyio.create_task_group() as group:
+            for index, (name, arguments) in enumerate(calls):
+                group.start_soon(one, index, name, arguments)
+        return [result for result in results if result is not None]
+
+    async def _call_tool(
+        self, tool: ToolEntry, arguments: dict[str, Any], hooks: bool = True
+    ) -> ToolResult:
+        state = self._state
+        mark = len(state.diagnostics)
+        name = tool.name
+        if state.plan and not tool.plan_safe:
+            return ToolResult(
+                "Tool unavailable in plan mode. The user must switch to act mode to enable "
+                "implementation tools.",
+                True, False, arguments, error_code="tool_unavailable",
+            )  # fmt: skip
+        # Plan mode runs plan tools directly: no prompt, and no hooks (emit skips them).
+        hooked = hooks and name != "ask_user" and not state.plan
+        if hooked and not await state.permissions.ask(tool, arguments, state.agent):
+            return ToolResult(
+                DENIED, True, True, arguments, state.diagnostics.since(mark),
+                error_code="approval_denied",
+            )  # fmt: skip
+        if hooked:
+            gate = await self.emit("tool_call", {"tool": name, "arguments": arguments})
+            arguments = gate.payload["arguments"]
+            if not gate.allowed:
+                return ToolResult(
+                    gate.reason, True, True, arguments, state.diagnostics.since(mark),
+                    error_code="approval_denied",
+                )  # fmt: skip
+        # Adopted policy rules decide on the arguments the tool would run with.
+        verdict = await self._policy.check(tool, arguments)
+        policy = verdict.decision.to_dict() if verdict.decision.rule is not None else None
+        if not verdict.allowed:
+            return ToolResult(
+                verdict.message, True, True, arguments, state.diagnostics.since(mark),
+                error_code="policy_denied", policy=policy,
+            )  # fmt: skip
+        outcome = await _run_tool(tool, arguments)
+        content, is_error = outcome.content, outcome.is_error
+        parts = outcome.extra.get("parts")
+        if hooked:
+            after = await self.emit(
+                "tool_result",
+                {"tool": name, "arguments": arguments, "output": content, "is_error": is_error},
+            )
+            if str(after.payload["output"]) != content:
+                # A hook replaced the output: the text is what counts now.
+                parts = after_rewrite(
+                    parts, bool(outcome.extra.get("keep_images")), str(after.payload["output"])
+                )
+            content, is_error = str(after.payload["output"]), bool(after.payload["is_error"])
+        state.session.append(
+            {"type": "tool_result", "id": state.next_id(), "output": content, "is_error": is_error}
+        )
+        return ToolResult(
+            content, is_error, False, arguments, state.diagnostics.since(mark),
+            parts=parts, details=outcome.extra.get("details"),
+            progress=list(outcome.extra.get("progress") or []),
+            error_code=outcome.extra.get("error_code"), policy=policy,
+        )  # fmt: skip
+
+    async def run_command(self, name: str, arguments: str = "") -> CommandOutcome:
+        """The command's reply (``CommandOutcome``): side effects are applied already; the
+        caller shows ``message``, then acts on ``session``, ``reload`` or ``prompt``."""
+        command = self._state.registry.command(name)
+        if command is None:
+            raise UnknownCommand(name)
+        self._state.running += 1
+        try:
+            return await command.handler(arguments)
+        except ExtensionError as error:
+            return CommandOutcome(message=f"/{name} failed: {error}")
+        finally:
+            self._state.running -= 1
+
+    async def apply_session_action(self, action: SessionAction) -> str:
+        """Carry out a command's session action over the gateway's session store, as
+        nimlet does; returns the ``editor_text`` to put in the composer (after ``new``,
+        ``fork`` or ``switch``). Raises ``SessionActionError`` with nimlet's wording."""
+        if action.action == "new":
+            await self.new_session()
+        elif action.action == "fork":
+            await self.fork(action.message or 0)
+        elif action.action == "switch":
+            if not action.id or not SESSION_ID.match(action.id):
+                raise SessionActionError("Invalid session ID.")
+            try:
+                await self.resume(action.id)
+            except SessionNotFound:
+                raise SessionActionError(f"Session not found: {action.id}") from None
+        elif action.action == "compact":
+            await self.compact(action.instruction, summarizer=self._state.agent.summarizer)
+            return ""
+        else:
+            raise SessionActionError(f"unknown session action: {action.action}")
+        return action.editor_text
+
+    # ------------------------------------------------------------------ user messages
+
+    def take_steering(self, mode: QueueMode = "one-at-a-time") -> list[UserMessage]:
+        """``user_message`` steering to deliver before the next model request of the
+        running turn (after the current tool batch); each is recorded in the session as a
+        user message. ``mode``: one message per call, or all."""
+        return self._delivered(self._state.deliveries.take_steering(mode))
+
+    def take_follow_ups(self, mode: QueueMode = "one-at-a-time") -> list[UserMessage]:
+        """``user_message`` follow-ups to deliver after the final answer (the run goes on
+        with them); recorded in the session like steering."""
+        return self._delivered(self._state.deliveries.take_follow_ups(mode))
+
+    @property
+    def pending_user_messages(self) -> list[UserMessage]:
+        """Not delivered yet (steering first), left in place."""
+        return self._state.deliveries.pending()
+
+    def _delivered(self, messages: list[UserMessage]) -> list[UserMessage]:
+        for message in messages:
+            self._state.session.add_user_message(message.content)
+        return messages
+
+    # ------------------------------------------------------------------ lifecycle events
+
+    async def emit(self, event: str, payload: dict[str, Any]) -> EventOutcome:
+        """Dispatch one lifecycle event to its subscribers (none in plan mode)."""
+        return await self._lifecycle.emit(event, payload)
+
+    # ``payload``: what a host in front of this gateway sent (``gateway serve --nimlet``),
+    # passed on as it is; None: the gateway's own session id and workspace.
+
+    async def start_session(self, payload: dict[str, Any] | None = None) -> EventOutcome:
+        return await self.emit("session_start", payload or self._state.base_payload())
+
+    async def end_session(self, payload: dict[str, Any] | None = None) -> EventOutcome:
+        return await self.emit("session_end", payload or self._state.base_payload())
+
+    async def start_turn(self, payload: dict[str, Any] | None = None) -> EventOutcome:
+        self._state.turn_open = True
+        return await self.emit("turn_start", payload or self._state.base_payload())
+
+    async def end_turn(
+        self, interrupted: bool = False, payload: dict[str, Any] | None = None
+    ) -> EventOutcome:
+        payload = dict(payload) if payload is not None else self._state.base_payload()
+        if interrupted:
+            payload["interrupted"] = True
+        try:
+            return await self.emit("turn_end", payload)
+        finally:
+            self._state.turn_open = False
+
+    async def submit_input(self, text: str, source: str = "interactive") -> InputResult:
+        """``input``: a user message before the agent sees it. Subscribers may transform
+        the text (chained) or handle the message (then the agent should not run, and later
+        subscribers are not asked). ``source``: ``interactive``, ``rpc`` or ``extension``."""
+        return await self._lifecycle.submit_input(text, source)
+
+    async def before_agent_start(self, prompt: str, system_prompt: str) -> AgentStartResult:
+        """``before_agent_start``: subscribers may replace the system prompt for this run
+        (chained) and contribute messages to inject (collected from every subscriber)."""
+        return await self._lifecycle.before_agent_start(prompt, system_prompt)
+
+    async def context(
+        self, system: Sequence[str], messages: Sequence[dict[str, Any]]
+    ) -> ModelContext:
+        """``context``: call once before each model request (also in plan mode) with the
+        request's system blocks and messages; returns what to send. Runtimes that replace
+        messages (Pi) go first, chained; then nimlet extensions each see the same payload
+        and their additions are appended, for this request only (never saved)."""
+        return await self._lifecycle.context(list(system), list(messages))
+
+    async def build_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``context`` with messages only (no system blocks): the messages to send."""
+        return (await self.context([], messages)).messages
+
+    async def compact(
+        self, instruction: str = "", tokens_before: int = 0, summarizer: Summarizer | None = None
+    ) -> CompactionResult:
+        """session_before_compact → (custom or built-in) summary → session_compact."""
+        return await self._lifecycle.compact(instruction, tokens_before, summarizer)
+
+    # ------------------------------------------------------------------ restarts
+
+    async def load(self) -> None:
+        """Discover and start everything (``open_gateway`` calls it once)."""
+        await self._loader.load()
+        await self._policy.load()
+        self._settings.remember()
+        self._settings.start()
+
+    async def reload(self) -> None:
+        """Stop everything and start again with a fresh ``initialize`` (same session).
+        Session permission grants end, as when nimlet restarts its extensions; adopted
+        policies are read again."""
+        await self._loader.stop()
+        self._state.renew_permissions()
+        await self._loader.load()
+        await self._policy.load()
+        self._settings.remember()
+
+    async def restart_package(self, package_id: str) -> bool:
+        """Restart one installed package with its current settings and secrets (its
+        runtime, and the tools the gateway runs for it); nothing else restarts. A running
+        gateway does this by itself when ``gateway config`` or ``gateway secret`` changes
+        them (on Linux). True when the package runs again."""
+        restarted = await self._loader.restart_package(package_id)
+        self._settings.remember()
+        return restarted
+
+    async def new_session(self) -> None:
+        await self.end_session()
+        self._replace_session(_new_session(self._state.config, self._state.workspace, None))
+        await self.reload()
+        await self.start_session()
+
+    async def fork(self, message: int) -> None:
+        """A new session holding everything before the ``message``-th (1-based) user
+        message of this one; the extensions restart on it. ``SessionActionError`` ("fork
+        message not found") when there is no such message."""
+        state = self._state
+        try:
+            forked = state.session.fork(state.config.sessions_dir, message)
+        except SessionNotFound as error:
+            raise SessionActionError(str(error)) from None
+        await self.end_session()
+        self._replace_session(forked)
+        await self.reload()
+        await self.start_session()
+
+    async def resume(self, session_id: str) -> None:
+        state = self._state
+        # Loaded first: a session that is not there ends nothing.
+        session = Session.resume(state.config.sessions_dir, session_id, state.diagnostics)
+        await self.end_session()
+        self._replace_session(session)
+        await self.reload()
+        await self.start_session()
+
+    def _replace_session(self, session: Session) -> None:
+        self._state.session.close()
+        session.listener = self._state.session_listener
+        self._state.session = session
+
+    async def set_trust(self, trusted: bool) -> None:
+        """A trust change restarts extensions (project roots come or go)."""
+        self._state.trusted = trusted
+        await self.reload()
+
+    async def aclose(self) -> None:
+        await self._loader.stop()
+        self._state.session.close()
+
+
+async def _run_tool(tool: ToolEntry, arguments: dict[str, Any]) -> ToolOutcome:
+    problem = tool.check_arguments(arguments)
+    if problem is not None:
+        return ToolOutcome(problem, True)
+    try:
+        return await tool.handler(arguments)
+    except ExtensionError as error:
+        return ToolOutcome(str(error), is_error=True)
+
+
+def _new_session(config: GatewayConfig, workspace: Path, session_id: str | None) -> Session:
+    return Session.create(config.sessions_dir, workspace, session_id)
+
+
+def _resolve_trust(
+    workspace: Path, config: GatewayConfig, trust: bool | None
+) -> tuple[Path, bool, Diagnostic | None]:
+    root = workspace.resolve()
+    if trust is not None:
+        return root, trust, None
+    return root, *is_workspace_trusted(config.home, root)
+
+
+@asynccontextmanager
+async def open_gateway(
+    workspace: Path | str,
+    *,
+    trust: bool | None = None,
+    plan: bool = False,
+    config: GatewayConfig | None = None,
+    ui: UiHandler | None = None,
+    session_id: str | None = None,
+    on_effect: Callable[[SessionEffect], None] | None = None,
+    on_diagnostic: Callable[[Diagnostic], None] | None = None,
+    catalogue: EventCatalogue = CANONICAL_EVENTS,
+    agent: AgentLink | None = None,
+) -> AsyncIterator[Gateway]:
+    """Open a gateway: discover, start extensions, yield; stop everything on exit.
+
+    ``trust=None`` uses the persisted workspace trust (``gateway trust DIR``); True or False
+    decides for this run only. With the sandbox on (``GatewayConfig.sandbox``) the calling
+    process is made non-dumpable (docs/security.md). Raises ``HomeUnusable`` when
+    ``GATEWAY_HOME`` cannot be used. ``session_id`` resumes that session. ``agent`` is what the
+    embedding agent provides (model, messages, editor, approvals; ``gateway.model.agent``).
+    """
+    config = config or GatewayConfig()
+    prepared = await anyio.to_thread.run_sync(prepare_run, config)
+    root, trusted, problem = await anyio.to_thread.run_sync(
+        _resolve_trust, Path(workspace), config, trust
+    )
+    diagnostics = Diagnostics(listener=on_diagnostic)
+    for diagnostic in [*prepared, *([problem] if problem is not None else [])]:
+        diagnostics.add(diagnostic)
+    if session_id is None:
+        session = _new_session(config, root, None)
+    else:
+        session = Session.resume(config.sessions_dir, session_id, diagnostics)
+    session.listener = on_effect
+    try:
+        async with anyio.create_task_group() as tasks:
+            state = GatewayState(
+                workspace=root,
+                trusted=trusted,
+                plan=plan,
+                config=config,
+                catalogue=catalogue,
+                tasks=tasks,
+                session=session,
+                diagnostics=diagnostics,
+                session_listener=on_effect,
+                agent=agent or AgentLink(),
+            )
+            gateway = Gateway(state, ui)
+            try:
+                await gateway.load()
+                yield gateway
+            finally:
+                await gateway.aclose()
+                tasks.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # The background tasks never raise; an exception here came from the caller's body,
+        # and the caller should see it as it was raised, not wrapped in a group.
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise

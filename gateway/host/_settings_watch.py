@@ -1,0 +1,169 @@
+"""Restarting a running package when its settings or secrets change: "Nu restarts its
+services when … its settings or secrets change. Running turns carry on afterwards."
+
+``gateway config`` and ``gateway secret`` (often another process) replace
+``GATEWAY_HOME/config/<id>.json`` and ``GATEWAY_HOME/secrets/<file>.json`` atomically. The
+watcher waits on Linux's inotify for those folders (no polling), and restarts each active
+package whose settings fingerprint changed; a write that leaves the content as it was
+restarts nothing. Other platforms have no such notification here: the gateway says so
+once, and ``Gateway.restart_package`` (or a reload) applies a change.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import hashlib
+import os
+import struct
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+
+from gateway.base import _codes, private_dir
+from gateway.host._state import GatewayState
+from gateway.packages import PackageConfigError, config_path
+from gateway.packages.secrets import secrets_dir, secrets_path
+
+__all__ = ["SettingsWatch", "settings_fingerprint"]
+
+_IN_CLOSE_WRITE, _IN_MOVED_FROM, _IN_MOVED_TO = 0x8, 0x40, 0x80
+_IN_CREATE, _IN_DELETE, _IN_ISDIR = 0x100, 0x200, 0x40000000
+_IN_NONBLOCK, _IN_CLOEXEC = os.O_NONBLOCK, os.O_CLOEXEC
+_MASK = _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE
+_EVENT = struct.Struct("iIII")
+
+Restart = Callable[[str], Awaitable[bool]]
+
+
+def settings_fingerprint(home: Path, package_id: str) -> str:
+    """A digest of the package's settings and secrets files (never kept, never shown)."""
+    digest = hashlib.sha256()
+    for path in (_config_file(home, package_id), secrets_path(home, package_id)):
+        try:
+            digest.update(path.read_bytes() if path is not None else b"")
+        except OSError:
+            digest.update(b"\0absent")
+        digest.update(b"\0\0")
+    return digest.hexdigest()
+
+
+def _config_file(home: Path, package_id: str) -> Path | None:
+    try:
+        return config_path(home, package_id)
+    except PackageConfigError:
+        return None  # an id no config file can have
+
+
+class _Inotify:
+    def __init__(self) -> None:
+        name = ctypes.util.find_library("c")
+        self._libc = ctypes.CDLL(name, use_errno=True)
+        self.fd = self._libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
+        self.watches: dict[int, Path] = {}
+
+    def add(self, folder: Path) -> None:
+        wd = self._libc.inotify_add_watch(self.fd, os.fsencode(folder), _MASK)
+        if wd >= 0:
+            self.watches[wd] = folder
+
+    def read(self) -> list[tuple[Path, str, int]]:
+        try:
+            data = os.read(self.fd, 64 * 1024)
+        except BlockingIOError:
+            return []
+        events, offset = [], 0
+        while offset + _EVENT.size <= len(data):
+            wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
+            raw = data[offset + _EVENT.size : offset + _EVENT.size + length]
+            offset += _EVENT.size + length
+            folder = self.watches.get(wd)
+            if folder is not None:
+                events.append((folder, os.fsdecode(raw.rstrip(b"\0")), mask))
+        return events
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+class SettingsWatch:
+    def __init__(self, state: GatewayState, restart: Restart) -> None:
+        self._state = state
+        self._restart = restart
+        self._fingerprints: dict[str, str] = {}
+        self._running = False
+
+    def remember(self) -> None:
+        """The fingerprints of the active packages as they (re)started."""
+        home = self._state.config.home
+        self._fingerprints = {
+            status.id: settings_fingerprint(home, status.id)
+            for status in self._state.packages
+            if status.active
+        }
+
+    def start(self) -> None:
+        """Watch in the gateway's task group, once per gateway."""
+        if self._running:
+            return
+        self._running = True
+        if not sys.platform.startswith("linux"):
+            if self._state.packages:
+                self._state.diagnostics.add(
+                    _codes.SETTINGS_UNWATCHED(
+                        f"settings of running packages are not watched on {sys.platform}"
+                    )
+                )
+            return
+        self._state.tasks.start_soon(self._watch)
+
+    async def _watch(self) -> None:
+        home = self._state.config.home
+        try:
+            inotify = _Inotify()
+        except OSError:
+            return  # no inotify (a seccomp profile, an old kernel): changes wait for a reload
+        try:
+            config_dir = private_dir(home / "config")
+            inotify.add(config_dir)
+            for child in config_dir.iterdir():
+                if child.is_dir():  # npm scopes: config/@scope/name.json
+                    inotify.add(child)
+            inotify.add(private_dir(secrets_dir(home)))
+            while True:
+                await anyio.wait_readable(inotify.fd)
+                changed = set()
+                for folder, name, mask in inotify.read():
+                    if mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO):
+                        inotify.add(folder / name)
+                    elif not name.startswith("."):
+                        changed.add(folder / name)
+                await self._changed(changed)
+        except OSError:
+            return  # the folders went away (the home was removed): nothing to watch
+        finally:
+            inotify.close()
+
+    async def _changed(self, paths: set[Path]) -> None:
+        home = self._state.config.home
+        for status in list(self._state.packages):
+            if not status.active or status.id not in self._fingerprints:
+                continue
+            files = {_config_file(home, status.id), secrets_path(home, status.id)}
+            if not paths & files:
+                continue
+            fingerprint = settings_fingerprint(home, status.id)
+            if fingerprint == self._fingerprints.get(status.id):
+                continue
+            self._fingerprints[status.id] = fingerprint
+            if await self._restart(status.id):
+                self._state.diagnostics.add(
+                    _codes.SETTINGS_RESTARTED(
+                        f"{status.id}: its settings or secrets changed; restarted",
+                        package=status.id,
+                    )
+                )

@@ -1,0 +1,120 @@
+"""A package's secrets: values the user sets with ``gateway secret set ID NAME`` (read from
+stdin or a prompt, never from the command line), for the names the package declares
+(Nu's ``secrets``).
+
+They are kept outside the package, in ``GATEWAY_HOME/secrets/`` (a folder only the owner
+may enter), one JSON object per package in a file only the owner may read, replaced
+atomically. Nothing here prints, logs or returns a value except ``read_secrets``, whose
+caller hands them to the package's processes; ``secret_status`` says only set or unset.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from gateway.base import private_dir
+
+__all__ = [
+    "SECRET_NAME",
+    "SecretsError",
+    "read_secrets",
+    "secret_status",
+    "secrets_dir",
+    "secrets_path",
+    "set_secret",
+    "unset_secret",
+]
+
+SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+"""A secret is handed to a process as an environment variable: its name must be one."""
+
+
+class SecretsError(Exception):
+    """A secrets file that cannot be read or written, or a bad name or value."""
+
+
+def secrets_dir(home: Path) -> Path:
+    return home / "secrets"
+
+
+def secrets_path(home: Path, package_id: str) -> Path:
+    """``GATEWAY_HOME/secrets/<slug>-<digest>.json``: any package id maps to one file."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", package_id).strip("._") or "package"
+    digest = hashlib.sha256(package_id.encode()).hexdigest()[:12]
+    return secrets_dir(home) / f"{slug}-{digest}.json"
+
+
+def read_secrets(home: Path, package_id: str) -> dict[str, str]:
+    """The stored values (empty when none are stored)."""
+    path = secrets_path(home, package_id)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as error:
+        raise SecretsError(f"{path}: cannot be read ({type(error).__name__})") from None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise SecretsError(f"{path}: not JSON") from None
+    values = data.get("values") if isinstance(data, dict) else None
+    if not isinstance(values, dict):
+        raise SecretsError(f"{path}: not a secrets file")
+    return {str(k): v for k, v in values.items() if isinstance(v, str)}
+
+
+def _write(home: Path, package_id: str, values: dict[str, str]) -> None:
+    folder = private_dir(secrets_dir(home))
+    path = secrets_path(home, package_id)
+    # mkstemp makes the file 0600 before anything is written to it.
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".secrets-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump({"package": package_id, "values": values}, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def set_secret(home: Path, package_id: str, name: str, value: str) -> None:
+    if not SECRET_NAME.match(name):
+        raise SecretsError(f"{name!r} is not a secret name (letters, digits and _)")
+    if not value:
+        raise SecretsError(f"the value of {name} is empty; use `gateway secret unset` to remove it")
+    if "\0" in value:
+        raise SecretsError(f"the value of {name} holds a NUL byte, which no environment takes")
+    values = read_secrets(home, package_id)
+    values[name] = value
+    _write(home, package_id, values)
+
+
+def unset_secret(home: Path, package_id: str, name: str) -> bool:
+    """Remove one value; True when it was set."""
+    values = read_secrets(home, package_id)
+    if name not in values:
+        return False
+    del values[name]
+    if values:
+        _write(home, package_id, values)
+    else:
+        secrets_path(home, package_id).unlink(missing_ok=True)
+    return True
+
+
+def secret_status(home: Path, package_id: str, names: Iterable[str]) -> dict[str, bool]:
+    """Whether each declared secret is set (never its value); an unreadable file counts
+    as nothing set."""
+    try:
+        values = read_secrets(home, package_id)
+    except SecretsError:
+        values = {}
+    return {name: name in values for name in names}

@@ -1,0 +1,127 @@
+"""The negotiated protocol additions (docs/protocol.md): their names, what each kind of
+process is offered, and typed models of every ``gateway`` extra an extension may send.
+
+Nimlet v1 has no negotiation; the gateway announces its additions in
+``initialize.gateway`` and reads a ``gateway`` extra only from a process it announced the
+matching feature to. Every extra is parsed once, into a model (``ToolExtras``,
+``CommandExtras``, ``UpdateExtras``, ``RegisterExtras``): the host never reads raw extras
+ad hoc. The names import nothing (the runtimes use them at start); the models load on first
+use. The Node sidecar keeps its own copy of the names; a test keeps both equal.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gateway.wire.features._extras import (
+        CommandExtras,
+        ExtraError,
+        Owners,
+        RegisterExtras,
+        RegistrationUpdate,
+        RuntimeDiagnostic,
+        ToolExtras,
+        UpdateExtras,
+    )
+
+__all__ = [
+    "ALL_FEATURES",
+    "EVENTS_EXTENDED",
+    "EXTENSION_FEATURES",
+    "HOST_ACTIONS",
+    "HOST_REQUEST",
+    "PROTOCOL_ADDITIONS_VERSION",
+    "REGISTER_DIAGNOSTICS",
+    "REGISTER_OWNERS",
+    "REGISTRATION_UPDATE",
+    "RUNTIME_FEATURES",
+    "TOOL_PARTS",
+    "TOOL_PROGRESS",
+    "UPDATE_DIAGNOSTICS",
+    "CommandExtras",
+    "ExtraError",
+    "Owners",
+    "RegisterExtras",
+    "RegistrationUpdate",
+    "RuntimeDiagnostic",
+    "ToolExtras",
+    "UpdateExtras",
+    "announcement",
+]
+
+PROTOCOL_ADDITIONS_VERSION = 1
+
+REGISTER_DIAGNOSTICS = "register.diagnostics"
+"""``register.gateway.diagnostics``: problems a runtime found while loading a package."""
+TOOL_PARTS = "tool.parts"
+"""Tool ``response.gateway.parts`` / ``details``: structured results."""
+TOOL_PROGRESS = "tool.progress"
+"""``update.gateway.progress``: partial results of an in-flight tool call (current nimlet's
+``tool_update`` is the plain equivalent, text only)."""
+REGISTRATION_UPDATE = "registration.update"
+"""``update.gateway.registration``: the runtime's complete current tool list."""
+HOST_ACTIONS = "host.actions"
+"""Command ``response.gateway.actions``: session actions for the embedding agent."""
+HOST_REQUEST = "host.request"
+"""The negotiated ``host_request`` methods (inputs in ``params``) that current nimlet's
+``host_request`` has no equivalent for: ``session.entries``, ``exec``; plus the older shapes
+of ``ui.input`` / ``ui.editor``. Upstream's methods need no negotiation."""
+EVENTS_EXTENDED = "events.extended"
+"""Events beyond nimlet's eight (``input``, ``before_agent_start``, ``context``)."""
+REGISTER_OWNERS = "register.owners"
+"""``register.gateway.owners`` (and ``registration.owners`` in updates): which package of a
+process hosting several registered each tool and command and subscribes to each event; the
+host keeps each package's registrations under its own owner and addresses an event to one
+package with ``event.gateway.package``."""
+UPDATE_DIAGNOSTICS = "update.diagnostics"
+"""``update.gateway.diagnostics``: problems a runtime found while running (a handler that
+threw), with catalogued codes, as ``register.diagnostics`` reports those found loading."""
+
+ALL_FEATURES: tuple[str, ...] = (
+    REGISTER_DIAGNOSTICS,
+    TOOL_PARTS,
+    TOOL_PROGRESS,
+    REGISTRATION_UPDATE,
+    HOST_ACTIONS,
+    HOST_REQUEST,
+    EVENTS_EXTENDED,
+    REGISTER_OWNERS,
+    UPDATE_DIAGNOSTICS,
+)
+
+EXTENSION_FEATURES: frozenset[str] = frozenset({REGISTER_DIAGNOSTICS})
+"""Offered to extensions found through ``extension.json``: they never see a new field."""
+RUNTIME_FEATURES: frozenset[str] = frozenset(ALL_FEATURES)
+"""Offered to the runtimes the gateway plans for packages (the sidecars)."""
+
+
+def announcement(features: frozenset[str]) -> dict[str, Any]:
+    """The ``initialize.gateway`` value announcing ``features`` (in catalogue order)."""
+    return {
+        "version": PROTOCOL_ADDITIONS_VERSION,
+        "features": [name for name in ALL_FEATURES if name in features],
+    }
+
+
+_MODELS = frozenset(
+    {
+        "CommandExtras",
+        "ExtraError",
+        "Owners",
+        "RegisterExtras",
+        "RegistrationUpdate",
+        "RuntimeDiagnostic",
+        "ToolExtras",
+        "UpdateExtras",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    # The models need pydantic; a runtime that only reads the names never loads it.
+    if name in _MODELS:
+        from gateway.wire.features import _extras
+
+        return getattr(_extras, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
