@@ -9,7 +9,7 @@ A marker is an HTML comment on the line before the fence (invisible when rendere
 - ``<!-- docs-test: session cwd=FOLDER -->`` before a shell block: each ``$ command`` line
   runs in the same way, ``gateway`` (or ``.venv/bin/gateway``) being this checkout's CLI; it
   must exit 0, and the lines after it, when there are any, must appear in its output in
-  order (``...`` skips lines). A block without ``$`` runs each line that is not a comment.
+  order (``...`` skips lines). A block without ``$`` runs as one script (``set -e``).
 - ``<!-- docs-test: skip REASON -->``: not run, and the reason says why (e.g. it installs
   from the network, or ``.ci/run`` runs it).
 """
@@ -28,7 +28,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
+DOCUMENTS = sorted(
+    [ROOT / "README.md", ROOT / "examples" / "README.md", *(ROOT / "docs").glob("*.md")]
+)
 _FENCE = re.compile(r"^```(\w*)\s*$")
 _MARKER = re.compile(r"^<!--\s*docs-test:\s*(\w+)\s*(.*?)\s*-->\s*$")
 
@@ -50,6 +52,11 @@ class Block:
     def cwd(self) -> str | None:
         found = re.search(r"\bcwd=(\S+)", self.options)
         return found.group(1) if found else None
+
+    @property
+    def copies(self) -> list[str]:
+        found = re.search(r"\bcopy=(\S+)", self.options)
+        return found.group(1).split(",") if found else []
 
     @property
     def is_program(self) -> bool:
@@ -100,6 +107,8 @@ def _place(block: Block, tmp_path: Path) -> tuple[Path, dict[str, str]]:
         shutil.copytree(ROOT / block.cwd, cwd, ignore=shutil.ignore_patterns("__pycache__"))
     else:
         cwd.mkdir()
+    for folder in block.copies:
+        shutil.copytree(ROOT / folder, cwd / folder, ignore=shutil.ignore_patterns("__pycache__"))
     home = tmp_path / "home"
     home.mkdir()
     env = {
@@ -156,7 +165,7 @@ def _expect_in_order(expected: list[str], output: str) -> None:
 @pytest.mark.parametrize("block", SESSIONS, ids=lambda block: block.name)
 def test_the_cli_session_runs(block: Block, tmp_path: Path):
     cwd, env = _place(block, tmp_path)
-    gateway = f"{shlex.quote(sys.executable)} -m gateway.cli"
+    gateway = f"{shlex.quote(sys.executable)} -m gateway"
     command: str | None = None
     expected: list[str] = []
 
@@ -169,14 +178,16 @@ def test_the_cli_session_runs(block: Block, tmp_path: Path):
         assert done.returncode == 0, f"$ {command}\n{done.stdout}{done.stderr}"
         _expect_in_order(expected, done.stdout)
 
-    prompted = any(line.startswith("$ ") for line in block.text.splitlines())
+    if not any(line.startswith("$ ") for line in block.text.splitlines()):
+        # A plain block is one script, as a reader pastes it: exports and `&&` carry on.
+        script = "set -euo pipefail\n" + f'gateway() {{ {gateway} "$@"; }}\n'
+        script += re.sub(r"(?m)^\.venv/bin/gateway\b", "gateway", block.text)
+        done = subprocess.run(
+            ["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return
     for line in block.text.splitlines():
-        if not prompted:
-            if line.strip() and not line.lstrip().startswith("#"):
-                if command is not None:
-                    run()
-                command, expected = line, []
-            continue
         if line.startswith("$ "):
             if command is not None:
                 run()
