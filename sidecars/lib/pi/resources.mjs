@@ -7,7 +7,7 @@
 
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { sendRegistrationDelta } from "../hosts.mjs";
+import { sendRegistrationDelta } from "../registration.mjs";
 import { currentRequest } from "../state.mjs";
 import { log } from "../stdio.mjs";
 
