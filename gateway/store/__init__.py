@@ -8,6 +8,7 @@ Everything here is synchronous; async callers run it in a worker thread.
 
 from __future__ import annotations
 
+from gateway.store._connection import STATE_FILE
 from gateway.store._hashing import (
     ContentHashError,
     FileEntry,
@@ -38,7 +39,7 @@ from gateway.store._schema import (
     UnknownPackage,
     WorkspaceTrust,
 )
-from gateway.store._store import STATE_FILE, StateStore
+from gateway.store._store import StateStore
 
 __all__ = [
     "ARGUMENTS_CAP",
