@@ -174,7 +174,7 @@ def describe_sandbox(entry: object, granted: Iterable[str], config: GatewayConfi
     if not (config.sandbox or config.require_sandbox):
         return "off (GATEWAY_SANDBOX=off): runs with everything the user can reach"
     if getattr(entry, "ecosystem", "") == "nimlet":
-        # As Loader and Projector decide: an extension's process gets nimlet's default for
+        # As Planner and OwnEntries decide: an extension's process gets nimlet's default for
         # tools that declare nothing, a tool.json tool what it declares.
         return (
             "extension process: workspace read-write, network open (nimlet's default); "

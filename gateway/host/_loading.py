@@ -1,7 +1,8 @@
 """Loading what a gateway runs: discovery and installed packages become launch plans, held
 dormant when their registration is cached or started in dependency waves; one package
 restarted with its current settings; everything stopped together on a reload or at exit.
-Plans come from the ``Planner``, processes are started by the ``Starter``."""
+Plans come from the ``Planner``, processes are started by the ``Starter``; what the
+gateway runs itself is registered through ``OwnEntries``."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from gateway.host._activation import Activator
 from gateway.host._call_tools import interrupted_calls
 from gateway.host._dependencies import depths, requires, selected
 from gateway.host._host_requests import HostRequestHandler
+from gateway.host._own_entries import OwnEntries, calls_owners
 from gateway.host._planning import Planner
-from gateway.host._projection import Projector, calls_owners
+from gateway.host._projection import Projector
 from gateway.host._registrations import RegistrationMemory, registration_key
 from gateway.host._sharing import SharedLaunch, shared_launches
 from gateway.host._starting import Starter
@@ -53,6 +55,7 @@ class Loader:
         self._state = state
         self._projector = projector
         self._memory = memory
+        self._own = OwnEntries(state)
         self._planner = Planner(state)
         self._starter = Starter(state, self._planner, projector, host_requests)
         self._activator = Activator(state, self._starter.start_dormant)
@@ -88,9 +91,9 @@ class Loader:
             launches += self._installed(status)
         for prompt in state.discovery.prompts:
             if prompt.owner is None:  # a package's are registered with the package
-                self._projector.register_prompt(prompt)
+                self._own.prompt(prompt)
         for tool in state.discovery.tools:
-            self._projector.register_tool_json(tool)
+            self._own.tool_json(tool)
         await self._start_in_dependency_order(launches)
 
     def _shared(
@@ -135,7 +138,7 @@ class Loader:
         plans: list[LaunchPlan] = []
         served = self._serve_resources(status)
         if status.calls is not None:
-            self._projector.register_calls(status.id, status.calls)
+            self._own.calls(status.id, status.calls)
             self._state.discovery.skills += [
                 Skill(s.name, s.description, s.path, "package") for s in status.calls.skills
             ]
