@@ -217,7 +217,9 @@ def test_verdicts_summarise_the_rows(config):
     assert isinstance(AuditReport("static", "g", [package]).summary()["verdicts"], dict)
 
 
-def test_a_gateway_only_argument_of_the_nanobot_api_fails_in_nanobot_and_runs_here(tmp_path, config):
+def test_a_gateway_only_argument_of_the_nanobot_api_fails_in_nanobot_and_runs_here(
+    tmp_path, config
+):
     root = tmp_path / "pkg"
     (root / "pkg").mkdir(parents=True)
     manifest = {
@@ -239,5 +241,7 @@ def test_a_gateway_only_argument_of_the_nanobot_api_fails_in_nanobot_and_runs_he
 
 def test_the_bundled_nanobot_example_uses_only_nanobots_api(config):
     package = one(ROOT / "examples" / "packages" / "acme-review", config)
-    assert not [r for r in package.rows if r.cells["nanobot"].support.code == "nanobot.gateway_only_api"]
+    assert not [
+        r for r in package.rows if r.cells["nanobot"].support.code == "nanobot.gateway_only_api"
+    ]
     assert package.verdicts["nanobot"].status is Status.RUNS
