@@ -111,7 +111,11 @@ class Confinement:
             workspace=state.workspace, runtime=_existing(reads),
         ).policy  # fmt: skip
 
-    def discovered(self, name: str, origin: Path, spec: LaunchSpec) -> SandboxPolicy | None:
+    def discovered(
+        self, name: str, origin: Path, spec: LaunchSpec, granted: Iterable[str] = ()
+    ) -> SandboxPolicy | None:
+        """An extension found in its ecosystem's own folder: the defaults of a package that
+        declares nothing, widened by what the user granted it by its id (``pi:NAME``)."""
         if not self.enabled:
             return None
         state = self._state
@@ -120,7 +124,7 @@ class Confinement:
             package_id=name,
             package_root=origin,
             workspace=state.workspace,
-            grants=grants_from(()),
+            grants=grants_from(granted),
             runtime=_existing(spec.reads),
         )
         return built.policy.allowing(write=_existing(spec.writes))

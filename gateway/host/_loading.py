@@ -84,7 +84,8 @@ class Loader:
         active = [status for status in state.packages if status.active]
         for status in state.packages:
             state.diagnostics.extend(status.diagnostics)
-        shared, alone = self._shared(active)
+        shared, alone, notes = self._shared(active)
+        state.diagnostics.extend(notes)
         for group in shared:
             launches += self._installed_group(group)
         for status in alone:
@@ -98,14 +99,14 @@ class Loader:
 
     def _shared(
         self, active: list[PackageStatus]
-    ) -> tuple[list[SharedLaunch], list[PackageStatus]]:
-        """Active packages grouped into shared processes (``gateway.host._sharing``)."""
+    ) -> tuple[list[SharedLaunch], list[PackageStatus], list[Diagnostic]]:
+        """Active packages the user grouped, in shared processes (``gateway.host._sharing``)."""
         if not self._state.config.shared_processes:
-            return [], active
+            return [], active, []
         try:
             adapters = load_adapters()
         except NoAdapters:
-            return [], active
+            return [], active, []
         return shared_launches(active, adapters, self._state.config.home, requires)
 
     def _installed_group(self, group: SharedLaunch) -> list[LaunchPlan]:

@@ -7,6 +7,7 @@ and the ``initialize`` each is sent."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 from gateway.base import DEFAULT_CAPABILITIES, _codes
@@ -17,6 +18,7 @@ from gateway.model import DiscoveredExtension, DiscoveredLaunch, LaunchRefusal, 
 from gateway.packages import NoAdapters, PackageStatus, discover_all, load_adapters
 from gateway.runtime import resolve_command
 from gateway.sandbox import SandboxPolicy
+from gateway.store import STATE_FILE, StateStore, StoreError
 from gateway.wire import InitializeMessage, LaunchPlan, log_path
 from gateway.wire.features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
 
@@ -64,6 +66,7 @@ class Planner:
         found: list[DiscoveredLaunch] = discover_all(
             adapters, state.workspace, state.config.user_home, state.trusted, state.config.home
         )
+        grants = extension_grants(state.config.home, [item.name for item in found])
         plans: list[LaunchPlan] = []
         for item in found:
             state.diagnostics.extend(item.diagnostics)
@@ -78,7 +81,8 @@ class Planner:
             elif item.launch is not None:
                 digest = hashlib.sha256(item.name.encode()).hexdigest()[:8]
                 log = log_path(state.config.logs_dir, "discovered", item.name, digest)
-                policy = self._confinement.discovered(item.name, item.origin, item.launch)
+                granted = grants.get(item.name, frozenset())
+                policy = self._confinement.discovered(item.name, item.origin, item.launch, granted)
                 plans.append(self._runtime(item.name, item.launch, item.origin, log, policy))
         return plans
 
@@ -136,3 +140,16 @@ class Planner:
     def _offered(self, features: frozenset[str]) -> frozenset[str]:
         """In strict plain-v1 mode nothing is offered (``GatewayConfig.plain_v1``)."""
         return frozenset() if self._state.config.plain_v1 else features
+
+
+def extension_grants(home: Path, names: Sequence[str]) -> dict[str, frozenset[str]]:
+    """What the user granted each discovered extension by its id (``gateway permissions
+    pi:NAME …``); nothing when there is no store yet or it cannot be read (the store's own
+    problem is reported with the installed packages)."""
+    if not names or not (home / STATE_FILE).exists():
+        return {}
+    try:
+        with StateStore.open(home) as store:
+            return {name: store.extension_granted(name) for name in names}
+    except StoreError:
+        return {}

@@ -49,12 +49,13 @@ def require_package(conn: sqlite3.Connection, package_id: str) -> InstalledPacka
 
 
 def load_package(conn: sqlite3.Connection, package_id: str) -> InstalledPackage | None:
+    loaded = (*COLUMNS, "process_group")
     row = conn.execute(
-        f"SELECT {', '.join(COLUMNS)} FROM packages WHERE id = ?", (package_id,)
+        f"SELECT {', '.join(loaded)} FROM packages WHERE id = ?", (package_id,)
     ).fetchone()
     if row is None:
         return None
-    v = dict(zip(COLUMNS, row, strict=True))
+    v = dict(zip(loaded, row, strict=True))
     record = PackageRecord(
         **{name: v[name] for name in RECORD_COLUMNS},
         path=Path(v["path"]),
@@ -68,6 +69,7 @@ def load_package(conn: sqlite3.Connection, package_id: str) -> InstalledPackage 
         trusted_hash=v["trusted_hash"],
         trusted_at=None if v["trusted_at"] is None else datetime.fromisoformat(v["trusted_at"]),
         granted=granted(conn, package_id),
+        process_group=v["process_group"],
     )
 
 

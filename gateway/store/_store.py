@@ -220,6 +220,44 @@ class StateStore:
                 "UPDATE packages SET enabled = ? WHERE id = ?", (int(bool(enabled)), package_id)
             )
 
+    def set_group(self, package_ids: Iterable[str], group: str | None) -> None:
+        """Put the packages in ``group`` (None: in none), all or none of them."""
+        ids = list(package_ids)
+        with self._transaction(write=True) as conn:
+            for package_id in ids:
+                _rows.require_package(conn, package_id)
+            conn.executemany(
+                "UPDATE packages SET process_group = ? WHERE id = ?",
+                [(group, package_id) for package_id in ids],
+            )
+
+    # -- extensions discovered in an ecosystem's own folders --------------------------
+
+    def grant_extension(self, extension_id: str, permissions: Iterable[str]) -> frozenset[str]:
+        """Grant a discovered extension (``pi:NAME``) permissions; the granted set after."""
+        perms = _permissions(permissions)
+        with self._transaction(write=True) as conn:
+            now = _rows.now()
+            conn.executemany(
+                "INSERT OR IGNORE INTO extension_grants (extension_id, permission, granted_at) "
+                "VALUES (?, ?, ?)",
+                [(extension_id, perm, now) for perm in sorted(perms)],
+            )
+            return _extension_granted(conn, extension_id)
+
+    def revoke_extension(self, extension_id: str, permissions: Iterable[str]) -> frozenset[str]:
+        perms = _permissions(permissions)
+        with self._transaction(write=True) as conn:
+            conn.executemany(
+                "DELETE FROM extension_grants WHERE extension_id = ? AND permission = ?",
+                [(extension_id, perm) for perm in sorted(perms)],
+            )
+            return _extension_granted(conn, extension_id)
+
+    def extension_granted(self, extension_id: str) -> frozenset[str]:
+        with self._transaction(write=False) as conn:
+            return _extension_granted(conn, extension_id)
+
     # -- workspaces ------------------------------------------------------------------
 
     def trust_workspace(self, path: Path | str, trusted: bool) -> None:
@@ -269,3 +307,10 @@ class StateStore:
                 "SELECT path, trusted, decided_at FROM workspaces ORDER BY path"
             ).fetchall()
         return [WorkspaceTrust(Path(p), bool(t), datetime.fromisoformat(d)) for p, t, d in rows]
+
+
+def _extension_granted(conn: sqlite3.Connection, extension_id: str) -> frozenset[str]:
+    rows = conn.execute(
+        "SELECT permission FROM extension_grants WHERE extension_id = ?", (extension_id,)
+    )
+    return frozenset(row[0] for row in rows)
