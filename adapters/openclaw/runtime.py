@@ -24,7 +24,7 @@ from adapters import _codes as codes
 from adapters._sidecar import plan_sidecar, request_timeout
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
 from adapters.openclaw._manifest import PLUGIN_JSON
-from gateway.base import Diagnostic
+from gateway.base import Diagnostic, PathRefused, encode_name, safe_join
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
 from gateway.packages import (
     PackageConfigError,
@@ -55,7 +55,10 @@ default (@mem0/openclaw-mem0 sends PostHog events unless MEM0_TELEMETRY is false
 
 def plugin_dirs(home: Path, package_id: str) -> tuple[Path, Path]:
     """(private HOME, OPENCLAW_STATE_DIR) of a plugin, under ``GATEWAY_HOME/openclaw``."""
-    base = home / "openclaw" / re.sub(r"[^A-Za-z0-9._@-]", "+", package_id)
+    # The folder a plugin has kept its name; an id such as ".." (a plugin names itself) or
+    # one too long for a file name is encoded instead.
+    folder = encode_name(re.sub(r"[^A-Za-z0-9._@-]", "+", package_id), portable=False)
+    base = safe_join(home / "openclaw", folder, portable=False)
     return base / "home", base / "state"
 
 
@@ -185,7 +188,10 @@ def plan_openclaw(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal
             for name in missing
         ]
         return _refuse(f"required config {', '.join(missing)} not set", *required)
-    private_home, state = plugin_dirs(home, package)
+    try:
+        private_home, state = plugin_dirs(home, package)
+    except PathRefused as error:  # a symlink there leading out of GATEWAY_HOME/openclaw
+        return _refuse(f"its private folder cannot be used: {error}")
     env = {
         "HOME": str(private_home),
         "OPENCLAW_STATE_DIR": str(state),
