@@ -86,7 +86,7 @@ async def test_each_installed_package_runs_in_its_own_process_by_default(workspa
 
 
 async def test_a_package_cannot_forge_another_packages_result_unless_they_are_grouped(workspace):
-    alpha, beta = install_two(workspace)
+    _alpha, beta = install_two(workspace)
     forger = install_ready(
         workspace.config.home, pi_package(workspace.root.parent / "src", "forger", FORGER)
     )
