@@ -49,6 +49,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from adapters._sidecar import TIER_UP_FLAGS  # noqa: E402
+from adapters._sidecars import compile_cache_dir, sidecar_dir  # noqa: E402
 from gateway.model import LaunchSpec  # noqa: E402
 from gateway.packages import install, load_adapters, prepare_install  # noqa: E402
 from gateway.runtime import child_environment  # noqa: E402
@@ -88,20 +89,24 @@ class Package:
 
 @dataclass(frozen=True)
 class Variant:
-    """A launch variant: flags taken out of the planned command, and environment added."""
+    """A launch variant: flags taken out of the planned command, and environment added
+    (a value of None takes the variable out)."""
 
     without: tuple[str, ...] = ()
-    env: tuple[tuple[str, str], ...] = ()
+    env: tuple[tuple[str, str | None], ...] = ()
 
     def command(self, planned: Sequence[str]) -> list[str]:
         return [part for part in planned if part not in self.without]
 
 
+_NO_CACHE = ("NODE_COMPILE_CACHE", None)
+_NO_PI_BUNDLE = ("GATEWAY_SIDECAR_UNBUNDLED", "pi")
 VARIANTS: dict[str, Variant] = {
-    # Issue 19's starting point: no tier-up flags, pi's SDK loaded as installed.
-    "before": Variant(TIER_UP_FLAGS, (("GATEWAY_SIDECAR_UNBUNDLED", "pi"),)),
-    "+ tier-up flags": Variant((), (("GATEWAY_SIDECAR_UNBUNDLED", "pi"),)),
-    "+ Pi SDK bundle": Variant(),  # = the launch as the adapter plans it today
+    # Issue 19's starting point: no tier-up flags, pi's SDK as installed, no compile cache.
+    "before": Variant(TIER_UP_FLAGS, (_NO_PI_BUNDLE, _NO_CACHE)),
+    "+ tier-up flags": Variant((), (_NO_PI_BUNDLE, _NO_CACHE)),
+    "+ Pi SDK bundle": Variant((), (_NO_CACHE,)),
+    "+ compile cache": Variant(),  # = the launch as the adapter plans it today
 }
 """Launch variants, by name, each adding one step to the one before."""
 
@@ -116,7 +121,7 @@ class Lab:
     packages: list[Package] = field(default_factory=list)
 
     def spawn(
-        self, package: Package, command: Sequence[str], env: Sequence[tuple[str, str]] = ()
+        self, package: Package, command: Sequence[str], env: Sequence[tuple[str, str | None]] = ()
     ) -> subprocess.Popen[bytes]:
         sandbox = policy_for_entry(
             package.entry, package.granted, home=self.home, workspace=self.workspace,
@@ -124,7 +129,11 @@ class Lab:
         )  # fmt: skip
         policy = sandbox.policy.allowing(write=package.spec.writes)
         environment = {**child_environment(), **package.spec.env, **sandbox.environment}
-        environment.update(env)
+        for name, value in env:
+            if value is None:
+                environment.pop(name, None)
+            else:
+                environment[name] = value
         return spawn_confined(
             list(command), policy=policy, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, cwd=self.workspace, env=environment,
@@ -350,6 +359,8 @@ def main() -> None:
     unknown = set(variants) - set(VARIANTS)
     if unknown:
         parser.error(f"unknown variants {sorted(unknown)}; known: {sorted(VARIANTS)}")
+    if compile_cache_dir() is None or not (sidecar_dir() / "node_modules/.gateway/pi").is_dir():
+        print("note: no compile cache or Pi SDK bundle: run `gateway setup` first", file=sys.stderr)
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-isolation-"))
     try:
         lab = make_lab(folder)
