@@ -23,6 +23,10 @@ import { registerMessage } from "./lib/registration.mjs";
 import { createState } from "./lib/state.mjs";
 import { listen } from "./lib/wire.mjs";
 
+// Node read the compile cache setup wrote (NODE_COMPILE_CACHE, adapters/_sidecars.py) when it
+// started; processes the packages start do not inherit it.
+delete process.env.NODE_COMPILE_CACHE;
+
 let spec;
 try {
 	spec = JSON.parse(args.find((arg) => !arg.startsWith("--")) ?? "{}");
