@@ -238,6 +238,13 @@ class Loader:
         self._projector.register_dormant(owner, cached, plan, activate)
         return True
 
+    async def warm(self) -> None:
+        """Start every runtime still held dormant, together (``gateway serve``: listed from
+        the cache at once, then warmed in the background)."""
+        async with anyio.create_task_group() as group:
+            for owner in self._activator.dormant():
+                group.start_soon(self._activator.activate, owner)
+
     async def stop(self) -> None:
         """Stop every process (shielded: a cancelled caller still stops them all)."""
         state = self._state
