@@ -16,8 +16,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import json5
-
 from adapters import _codes as codes
 from adapters._fields import Fields
 from adapters._files import Inspection, jsonable
@@ -88,6 +86,8 @@ def _read_json5(inspection: Inspection) -> dict[str, Any] | None:
     text = inspection.read_text(PLUGIN_JSON)
     if text is None:
         return None
+    import json5  # imported by the starts that read a plugin manifest, not by every start
+
     try:
         data = json5.loads(text)
     except (ValueError, RecursionError) as error:
