@@ -18,8 +18,6 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
-import json5
-
 from adapters import _codes as codes
 from adapters._sidecar import plan_sidecar, request_timeout
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
@@ -93,6 +91,8 @@ def _conflict(entry: CatalogEntry, home: Path) -> str | None:
 
 
 def _manifest_id(root: Path) -> str | None:
+    import json5  # here: only where two plugins may share an id
+
     try:
         data = json5.loads((root / PLUGIN_JSON).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):

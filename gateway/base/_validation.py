@@ -22,8 +22,6 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-import fastjsonschema
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -223,6 +221,8 @@ def _portable(schema: Any, depth: int = 0) -> bool:
 
 def _compile(schema: Mapping[str, Any], key: str) -> Callable[[Any], Any] | None:
     if key not in _compiled:
+        import fastjsonschema
+
         compiled = None
         if _portable(schema):
             try:
@@ -256,7 +256,9 @@ class ArgumentValidator:
             try:
                 self._fast(arguments)
                 return None
-            except (fastjsonschema.JsonSchemaValueException, RecursionError, TypeError):
+            # fastjsonschema's JsonSchemaValueException is a ValueError; any other error
+            # here leaves the verdict to jsonschema too.
+            except (ValueError, RecursionError, TypeError):
                 pass  # jsonschema decides, and words it
         return self._explain(arguments)
 
