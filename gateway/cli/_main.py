@@ -90,7 +90,7 @@ def _verb(name: str) -> Verb:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     from gateway.base import GatewayConfig, HomeUnusable, ensure_home
     from gateway.sandbox._privileges import make_undumpable
 

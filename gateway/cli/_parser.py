@@ -13,7 +13,7 @@ import sys
 
 TYPE_CHECKING = False  # typing itself costs several ms at start
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
 __all__ = [
@@ -41,7 +41,11 @@ class _Version(argparse.Action):
 
     def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
         super().__init__(
-            option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version"
+            option_strings,
+            dest,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="show program's version number and exit",
         )
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
@@ -51,28 +55,26 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for ``argv`` (default: ``sys.argv[1:]``). Every verb is listed, but only
+    the verb ``argv`` names gets its arguments: argparse makes a help formatter and looks up
+    translations for each argument it adds, most of ``gateway --version``'s own time when
+    done for all of them."""
     parser = argparse.ArgumentParser(prog="gateway", description=DESCRIPTION)
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="verb", required=True, metavar="COMMAND")
-    _workspace_verbs(commands)
-    for verb, text in (
-        ("trust", "trust an installed package, or a workspace folder"),
-        ("untrust", "stop trusting an installed package, or a workspace folder"),
-    ):
-        sub = commands.add_parser(verb, help=text)
-        sub.add_argument("target", metavar="ID|DIR")
-        sub.add_argument("--json", action="store_true")
-    _package_verbs(commands)
-    _setup_verb(commands)
-    _config_verb(commands)
-    _serve_verb(commands)
-    _migrate_verb(commands)
-    _audit_verb(commands)
-    _secret_verb(commands)
-    _policy_verb(commands)
-    _journal_verb(commands)
+    named = _named_verb(sys.argv[1:] if argv is None else argv)
+    for verb, (text, add_arguments, description) in _VERBS.items():
+        sub = commands.add_parser(verb, help=text, description=description)
+        if verb == named:
+            add_arguments(sub)
     return parser
+
+
+def _named_verb(argv: Sequence[str]) -> str | None:
+    # The top level takes no option with a value: the first word is the verb.
+    word = next((a for a in argv if not a.startswith("-")), None)
+    return word if word in _VERBS else None
 
 
 def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
@@ -84,23 +86,25 @@ def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
         parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def _workspace_verbs(commands: Any) -> None:
-    listing = commands.add_parser("list", help="tools, commands, hooks, skills, prompts")
-    _common(listing)
+def _list(sub: argparse.ArgumentParser) -> None:
+    _common(sub)
 
-    call = commands.add_parser("call", help="run one turn around one tool call")
-    call.add_argument("tool")
-    call.add_argument("arguments", nargs="?", default="{}", metavar="JSON_ARGS")
-    _common(call)
 
-    command = commands.add_parser("command", help="run a slash command")
-    command.add_argument("name")
-    command.add_argument("arguments", nargs="*", metavar="ARGS")
-    _common(command)
+def _call(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("tool")
+    sub.add_argument("arguments", nargs="?", default="{}", metavar="JSON_ARGS")
+    _common(sub)
 
-    shell = commands.add_parser("shell", help="interactive shell")
-    _common(shell, json_flag=False)
-    shell.add_argument(
+
+def _command(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("name")
+    sub.add_argument("arguments", nargs="*", metavar="ARGS")
+    _common(sub)
+
+
+def _shell(sub: argparse.ArgumentParser) -> None:
+    _common(sub, json_flag=False)
+    sub.add_argument(
         "--permissions",
         choices=("ask", "allow"),
         default=None,
@@ -109,34 +113,34 @@ def _workspace_verbs(commands: Any) -> None:
     )
 
 
-def _package_verbs(commands: Any) -> None:
-    sub = commands.add_parser("install", help="install a package (local folder, git, npm)")
+def _target(sub: argparse.ArgumentParser, metavar: str = "ID|DIR") -> None:
+    sub.add_argument("target", metavar=metavar)
+    sub.add_argument("--json", action="store_true")
+
+
+def _json(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--json", action="store_true")
+
+
+def _package_id(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("id", metavar="ID")
+    sub.add_argument("--json", action="store_true")
+
+
+def _install(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("source", metavar="SRC", help="folder, git URL[#ref] or npm spec / tarball")
     sub.add_argument("--kind", choices=("local", "git", "npm"), help="force the source kind")
-    sub = commands.add_parser("inspect", help="a package's metadata (runs nothing)")
-    sub.add_argument("target", metavar="ID|PATH")
-    sub = commands.add_parser("permissions", help="show, grant or revoke permissions")
+    sub.add_argument("--json", action="store_true")
+
+
+def _permissions(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("id", metavar="ID")
     sub.add_argument("permissions", nargs="*", metavar="PERM")
     sub.add_argument("--revoke", action="store_true")
-    for verb, text in (("enable", "enable a package"), ("disable", "disable a package"),
-                       ("uninstall", "remove a package")):  # fmt: skip
-        commands.add_parser(verb, help=text).add_argument("id", metavar="ID")
-    commands.add_parser("status", help="every installed package: gates, active or not and why")
-    for name in PACKAGE_VERBS:
-        commands.choices[name].add_argument("--json", action="store_true")
+    sub.add_argument("--json", action="store_true")
 
 
-def _setup_verb(commands: Any) -> None:
-    sub = commands.add_parser(
-        "setup",
-        help="after pip install: the private Node environment and the Node sidecar's modules",
-        description=(
-            "Make the private Node environment under GATEWAY_HOME/node (from the bundled "
-            "Node, offline, unless --node asks for another version) and install the Node "
-            "sidecar's modules (npm ci --ignore-scripts). Safe to run again."
-        ),
-    )
+def _setup(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--node", metavar="VERSION", help="download this Node version (e.g. 22.20.0 or 22)"
     )
@@ -148,8 +152,7 @@ def _setup_verb(commands: Any) -> None:
     sub.add_argument("--json", action="store_true")
 
 
-def _config_verb(commands: Any) -> None:
-    sub = commands.add_parser("config", help="show or set a package's configuration")
+def _config(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("id", metavar="ID")
     sub.add_argument("key", nargs="?", metavar="KEY", help="a dotted key, e.g. oss.llm.provider")
     sub.add_argument("value", nargs="?", metavar="VALUE", help="JSON, or text")
@@ -157,10 +160,7 @@ def _config_verb(commands: Any) -> None:
     sub.add_argument("--json", action="store_true")
 
 
-def _serve_verb(commands: Any) -> None:
-    sub = commands.add_parser(
-        "serve", help="serve the packages to another host: an MCP server or a nimlet extension"
-    )
+def _serve(sub: argparse.ArgumentParser) -> None:
     mode = sub.add_mutually_exclusive_group(required=True)
     mode.add_argument("--mcp", action="store_true", help="an MCP server over stdio")
     mode.add_argument("--nimlet", action="store_true", help="one nimlet extension over stdio")
@@ -191,8 +191,7 @@ def _serve_verb(commands: Any) -> None:
     )
 
 
-def _migrate_verb(commands: Any) -> None:
-    sub = commands.add_parser("migrate", help="make a package runnable by another host")
+def _migrate(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("source", metavar="PKG", help="folder, tarball, npm spec, git URL or id")
     sub.add_argument("--to", required=True, choices=MIGRATE_TARGETS, dest="target")
     sub.add_argument("--out", required=True, metavar="DIR", help="where to write (empty)")
@@ -210,10 +209,7 @@ def _migrate_verb(commands: Any) -> None:
     sub.add_argument("--json", action="store_true")
 
 
-def _audit_verb(commands: Any) -> None:
-    sub = commands.add_parser(
-        "audit", help="what runs where: every contribution by every host, with codes and reasons"
-    )
+def _audit(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "sources",
         nargs="*",
@@ -246,8 +242,7 @@ def _audit_verb(commands: Any) -> None:
     sub.add_argument("--yes", "-y", action="store_true", help="confirm --load without asking")
 
 
-def _secret_verb(commands: Any) -> None:
-    sub = commands.add_parser("secret", help="set, unset or list a package's secrets")
+def _secret(sub: argparse.ArgumentParser) -> None:
     actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
     for action, text in (
         ("set", "set NAME (the value is read from stdin, or asked for on a terminal)"),
@@ -261,8 +256,7 @@ def _secret_verb(commands: Any) -> None:
         verb.add_argument("--json", action="store_true")
 
 
-def _policy_verb(commands: Any) -> None:
-    sub = commands.add_parser("policy", help="show, accept or revoke a package's policy rules")
+def _policy(sub: argparse.ArgumentParser) -> None:
     actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
     for action, text in (
         ("show", "the rules the package suggests, and whether they are adopted"),
@@ -274,8 +268,7 @@ def _policy_verb(commands: Any) -> None:
         verb.add_argument("--json", action="store_true")
 
 
-def _journal_verb(commands: Any) -> None:
-    sub = commands.add_parser("journal", help="interrupted at-most-once tool calls; resolve them")
+def _journal(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--all", action="store_true", help="every journaled call, not only open ones")
     sub.add_argument("--json", action="store_true")
     actions = sub.add_subparsers(dest="action", metavar="ACTION")
@@ -283,3 +276,54 @@ def _journal_verb(commands: Any) -> None:
     resolve.add_argument("call", metavar="CALL")
     resolve.add_argument("resolution", choices=("ran", "not_run"))
     resolve.add_argument("--json", action="store_true")
+
+
+_SETUP = (
+    "Make the private Node environment under GATEWAY_HOME/node (from the bundled Node, "
+    "offline, unless --node asks for another version) and install the Node sidecar's "
+    "modules (npm ci --ignore-scripts). Safe to run again."
+)
+_VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | None]] = {
+    "list": ("tools, commands, hooks, skills, prompts", _list, None),
+    "call": ("run one turn around one tool call", _call, None),
+    "command": ("run a slash command", _command, None),
+    "shell": ("interactive shell", _shell, None),
+    "trust": ("trust an installed package, or a workspace folder", _target, None),
+    "untrust": ("stop trusting an installed package, or a workspace folder", _target, None),
+    "install": ("install a package (local folder, git, npm)", _install, None),
+    "inspect": (
+        "a package's metadata (runs nothing)",
+        lambda sub: _target(sub, "ID|PATH"),
+        None,
+    ),
+    "permissions": ("show, grant or revoke permissions", _permissions, None),
+    "enable": ("enable a package", _package_id, None),
+    "disable": ("disable a package", _package_id, None),
+    "uninstall": ("remove a package", _package_id, None),
+    "status": (
+        "every installed package: gates, active or not and why",
+        _json,
+        None,
+    ),
+    "setup": (
+        "after pip install: the private Node environment and the Node sidecar's modules",
+        _setup,
+        _SETUP,
+    ),
+    "config": ("show or set a package's configuration", _config, None),
+    "serve": (
+        "serve the packages to another host: an MCP server or a nimlet extension",
+        _serve,
+        None,
+    ),
+    "migrate": ("make a package runnable by another host", _migrate, None),
+    "audit": (
+        "what runs where: every contribution by every host, with codes and reasons",
+        _audit,
+        None,
+    ),
+    "secret": ("set, unset or list a package's secrets", _secret, None),
+    "policy": ("show, accept or revoke a package's policy rules", _policy, None),
+    "journal": ("interrupted at-most-once tool calls; resolve them", _journal, None),
+}
+"""Each verb: its help line, what adds its arguments, its description (for its --help)."""
