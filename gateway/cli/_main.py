@@ -11,6 +11,7 @@ together took most of a short command's time (docs/performance.md, "CLI start").
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -22,6 +23,8 @@ from gateway.cli._parser import PACKAGE_VERBS, build_parser
 
 TYPE_CHECKING = False  # typing itself costs several ms at start
 if TYPE_CHECKING:
+    from typing import NoReturn
+
     from gateway.base import GatewayConfig
 
 __all__ = ["main"]
@@ -47,6 +50,8 @@ _VERBS: dict[str, tuple[str, str]] = {
 }
 """Verb → (module, function) running it with the parsed arguments and the configuration."""
 
+# Verbs that open a gateway once, print, and end; ``_leave`` ends them.
+_ONE_SHOT = ("list", "call", "command")
 # Commands that only read the gateway's state: a missing home is not made for them.
 _READ_ONLY_VERBS = ("inspect", "status", "audit")
 # Positional arguments that name something: empty, each would mean the current folder.
@@ -110,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         refuse(unusable.diagnostic(), as_json=bool(getattr(args, "json", False)))
         return 1
     try:
-        return _verb(args.verb)(args, config)
+        code = _verb(args.verb)(args, config)
     except Usage as problem:
         error(args, str(problem))
         return 2
@@ -128,6 +133,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         error(args, str(problem))
         return 1
+    if argv is None and args.verb in _ONE_SHOT:
+        _leave(code)
+    return code
+
+
+def _leave(code: int) -> NoReturn:
+    """Exit at once, without the interpreter's teardown of the ~450 modules a gateway loads
+    (15-20 % of a ``gateway call``'s time). Only for the process's own command line (``argv``
+    None: never when ``main`` is called in a process that goes on): by then the gateway has
+    stopped every process it started, closed its session and logs, and nothing is left to
+    flush but stdout and stderr."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader gone: nothing reaches it
+            stream.flush()
+    os._exit(code)
 
 
 def _store_failure(problem: Exception) -> bool:
