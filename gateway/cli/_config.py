@@ -14,8 +14,6 @@ import json
 import sys
 from typing import Any
 
-import jsonschema
-
 from gateway.base import GatewayConfig
 from gateway.cli._output import print_json
 from gateway.model import CatalogEntry
@@ -70,6 +68,8 @@ def _problem(schema: Any, data: dict[str, Any]) -> str | None:
     if not isinstance(schema, dict):
         return None
     own, _ = package_settings(data)
+    import jsonschema  # only for a package with a config schema
+
     try:
         validator = jsonschema.validators.validator_for(schema)(schema)
         error = jsonschema.exceptions.best_match(validator.iter_errors(own))

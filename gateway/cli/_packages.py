@@ -15,7 +15,7 @@ from gateway.cli._trust import installed_ids
 from gateway.host import describe_sandbox
 from gateway.packages import evaluate_packages, load_adapters
 from gateway.sandbox import SANDBOX_PERMISSIONS
-from gateway.store import STATE_FILE, StateStore, UnknownPackage
+from gateway.store import StateStore, UnknownPackage
 
 __all__ = ["refuse", "run_package_verb"]
 
@@ -153,11 +153,8 @@ def _enable(args: argparse.Namespace, config: GatewayConfig) -> int:
 
 
 def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
-    statuses = (
-        evaluate_packages(config.home, load_adapters())
-        if (config.home / STATE_FILE).exists()
-        else []
-    )
+    # The adapters load only to read packages that are there.
+    statuses = evaluate_packages(config.home, load_adapters()) if installed_ids(config) else []
     sandboxes = {
         status.id: describe_sandbox(status.entry, status.package.granted, config)
         for status in statuses
