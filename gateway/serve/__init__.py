@@ -5,7 +5,8 @@
   command and event of the packages behind it.
 
 Both open the gateway the same way (``ServeOptions``): the gates apply as for the CLI,
-every runtime starts at once and stays warm, diagnostics go to stderr.
+what installed packages offer is listed from the registration cache while every runtime
+starts in the background and then stays warm, diagnostics go to stderr.
 """
 
 from __future__ import annotations
