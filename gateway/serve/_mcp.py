@@ -88,6 +88,8 @@ class McpBridge:
         """Set once the gateway is open: listings wait for it."""
         self._started = anyio.Event()
         """Set once ``session_start`` was dispatched: calls and commands wait for it."""
+        self.listed = anyio.Event()
+        """Set when the client first listed tools (``serve_mcp`` warms the runtimes then)."""
         self._session: ServerSession | None = None
         """The handshake-era connection's session, for notifications outside a request."""
         self._bus = InMemorySubscriptionBus()
@@ -194,6 +196,7 @@ class McpBridge:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         tools = (await self._open()).tools()
+        self.listed.set()
         for tool in tools:
             if not MCP_TOOL_NAME.match(tool.name) and tool.name not in self._warned_names:
                 self._warned_names.add(tool.name)

@@ -20,6 +20,10 @@ from gateway.serve._stdio import StdioLines
 
 __all__ = ["serve_mcp", "serve_nimlet"]
 
+_WARM_AFTER = 1.0
+"""Seconds ``serve --mcp`` waits for the client's first ``tools/list`` before it starts
+every runtime."""
+
 
 def _version() -> str:
     from gateway.base import gateway_version
@@ -51,6 +55,12 @@ async def serve_mcp(options: ServeOptions) -> int:
                     try:
                         await gateway.start_session()
                         bridge.started()
+                        # The runtimes compete for the CPU once the client's first listing
+                        # is answered (or has not come within a second); a call that comes
+                        # first starts what it needs itself.
+                        with anyio.move_on_after(_WARM_AFTER):
+                            await bridge.listed.wait()
+                        await anyio.lowlevel.checkpoint()
                         await gateway.warm()
                         await anyio.sleep_forever()
                     finally:
