@@ -229,7 +229,7 @@ class Loader:
         key = keys[0] if len(keys) == 1 else hashlib.sha256("".join(keys).encode()).hexdigest()
         cached = self._memory.lookup(plan.name, key)
         eager = any(isinstance(s.runtime, LaunchSpec) and s.runtime.eager for s in statuses)
-        if cached is None or not state.config.lazy_start or eager:
+        if cached is None or not state.config.lazy_start or (eager and not state.config.hold_eager):
             return False
         owner = self._projector.owner_name(plan.name)
         requires = frozenset().union(*(_requires(status) for status in statuses))

@@ -110,6 +110,7 @@ async def open_served(
     os.environ[DEPTH_VARIABLE] = str(depth + 1)
     config = dataclasses.replace(
         options.config,
+        hold_eager=True,  # listed from the cache too: the servers warm every runtime next
         packages=options.packages or None,
         passthrough_env=(*options.config.passthrough_env, DEPTH_VARIABLE),
     )

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import textwrap
@@ -59,7 +60,7 @@ GATED = textwrap.dedent(
 
 @pytest.fixture
 def anyio_backend() -> str:
-    return "asyncio"  # the MCP client's stdio transport
+    return "asyncio"  # the MCP client's stdio transport; the Nu host runs on asyncio too
 
 
 @pytest.fixture
@@ -123,3 +124,26 @@ async def test_tools_are_listed_from_the_cache_before_the_runtime_registers(gate
     assert [b.text for b in result.content if isinstance(b, types.TextContent)] == ["hi"]
     # Started once, in the background; the call waited for that start.
     assert steps(data) == ["started", "registered"]
+
+
+async def test_a_runtime_that_starts_with_the_gateway_is_held_for_the_server(tmp_path):
+    """Nu's extensions start with a gateway (their watchers run between requests), even when
+    cached; a server lists them from the cache too (``hold_eager``) and warms them next."""
+    from tests.nu._packages import _problem
+
+    if _problem is not None:
+        pytest.skip(f"Nu runtime not available: {_problem}")
+    home, workspace = tmp_path / "gateway-home", tmp_path / "workspace"
+    workspace.mkdir()
+    install_ready(home, Path(__file__).parents[2] / "examples" / "packages" / "nu-changelog")
+    config = GatewayConfig(home=home, user_home=tmp_path)
+    async with open_gateway(workspace, config=config):
+        pass  # fills the registration cache
+    async with open_gateway(workspace, config=config) as gateway:
+        assert [p.plan.name for p in gateway.processes] == ["nu-changelog"]
+    held = dataclasses.replace(config, hold_eager=True)
+    async with open_gateway(workspace, config=held) as gateway:
+        assert gateway.processes == []
+        assert gateway.registry.command("release-notes") is not None
+        await gateway.warm()
+        assert [p.plan.name for p in gateway.processes] == ["nu-changelog"]
