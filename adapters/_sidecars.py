@@ -37,6 +37,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from adapters._node_flags import NODE_FLAGS
 from gateway.runtime import (
     MIN_SIDECAR_NODE,
     NpmError,
@@ -225,7 +226,6 @@ def _warm_compile_cache(
     ``NODE_COMPILE_CACHE`` pointing at ``COMPILE_CACHE``: Node writes the compiled code of
     every module it loaded from the sidecar's folder there (at exit). With the launch's own
     Node flags, which V8 checks before it uses a cache entry."""
-    from adapters._sidecar import NODE_FLAGS  # the launch's flags (that module imports this)
 
     script = where / "sidecar.mjs"
     if not (script.is_file() and (where / "node_modules" / "@earendil-works").is_dir()):

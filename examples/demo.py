@@ -95,9 +95,9 @@ async def main() -> int:
                 "open_ticket (Pi tool; the nanobot package's after_execute_tool hook stamped it)",
                 ticket.content,
             )
-            review = await gateway.call_tool("review_code", {"path": "./gateway/host.py"})
+            review = await gateway.call_tool("review_code", {"path": "./gateway/host/_gateway.py"})
             show(
-                "review_code ./gateway/host.py (nanobot tool; the OpenClaw plugin's "
+                "review_code ./gateway/host/_gateway.py (nanobot tool; the OpenClaw plugin's "
                 "before_tool_call hook normalised the path)",
                 review.content,
             )
@@ -124,8 +124,8 @@ async def main() -> int:
             await gateway.end_turn()
             note = await gateway.run_command("NOTE", "remember the cache bug")
             show("/NOTE remember the cache bug", note.message)
-            template = await gateway.run_command("review", "gateway/host.py")
-            show("/review gateway/host.py (prompt template)", template.prompt)
+            template = await gateway.run_command("review", "gateway/host/_gateway.py")
+            show("/review gateway/host/_gateway.py (prompt template)", template.prompt)
             compaction = await gateway.compact("keep the decisions")
             show("compaction", compaction.message)
             show(
@@ -145,7 +145,7 @@ async def main() -> int:
         and blocked.blocked
         and redacted.arguments == {"text": "deploy key [redacted]"}
         and ticket.content == "ticket opened: cache bug (reviewer: acme.review)"
-        and review.content == "Review requested for gateway/host.py"
+        and review.content == "Review requested for gateway/host/_gateway.py"
         and vendored.blocked
         and guide.content.startswith("Names say what")
         and entry.content == "- **fix**: rotate the key [redacted]"

@@ -37,7 +37,7 @@ def test_the_demo_shows_every_runnable_ecosystem_acting_on_another() -> None:
     assert "ticket opened: cache bug (reviewer: acme.review)" in out  # nanobot hook, Pi tool
     assert "network commands are blocked in this project" in out  # nimlet guard, agent tool
     assert '"house-style (openclaw)"' in out
-    assert "Review requested for gateway/host.py" in out  # OpenClaw hook, nanobot tool
+    assert "Review requested for gateway/host/_gateway.py" in out  # OpenClaw hook, nanobot tool
     assert "house-style: vendor/left_pad.py is vendored code" in out
     assert '"nu-changelog (nu)"' in out
     assert "- **fix**: rotate the key [redacted]" in out  # a Pi hook on a Nu tool

@@ -18,12 +18,10 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
-import json5
-
 from adapters import _codes as codes
 from adapters._sidecar import plan_sidecar, request_timeout
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
-from adapters.openclaw._manifest import PLUGIN_JSON
+from adapters.openclaw._manifest import PLUGIN_JSON, loads_json5
 from gateway.base import Diagnostic, PathRefused, encode_name, safe_join
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
 from gateway.packages import (
@@ -97,7 +95,7 @@ def _conflict(entry: CatalogEntry, home: Path) -> str | None:
 
 def _manifest_id(root: Path) -> str | None:
     try:
-        data = json5.loads((root / PLUGIN_JSON).read_text(encoding="utf-8"))
+        data = loads_json5((root / PLUGIN_JSON).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
     value = data.get("id") if isinstance(data, dict) else None

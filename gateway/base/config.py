@@ -51,6 +51,10 @@ class GatewayConfig:
     lazy_start: bool = True
     """Installed packages whose registration is cached start on the first use of one of
     their tools, commands or hooks; False starts every active package at once."""
+    hold_eager: bool = False
+    """Hold dormant even the cached runtimes that would start with the gateway (``eager``:
+    Nu's watchers), for a caller that starts every runtime itself right after
+    (``Gateway.warm``): ``gateway serve`` lists from the cache first, then warms."""
     sandbox: bool = field(default_factory=_sandbox)
     """Confine every process the gateway starts (docs/security.md). ``GATEWAY_SANDBOX=off``
     runs them unconfined, as hosts without a sandbox do."""

@@ -25,9 +25,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gateway.base import CAPABILITIES, Diagnostic, GatewayConfig, _codes, ensure_home
-from gateway.host._state import GatewayState
-from gateway.model import LaunchSpec
-from gateway.packages import PackageStatus
 from gateway.sandbox import (
     SandboxPolicy,
     detect_support,
@@ -39,6 +36,12 @@ from gateway.sandbox import (
     python_runtime_paths,
     support_diagnostics,
 )
+
+TYPE_CHECKING = False  # `gateway status` uses describe_sandbox without loading the host
+if TYPE_CHECKING:
+    from gateway.host._state import GatewayState
+    from gateway.model import LaunchSpec
+    from gateway.packages import PackageStatus
 
 __all__ = ["Confinement", "describe_sandbox", "prepare_run"]
 

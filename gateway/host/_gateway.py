@@ -323,6 +323,12 @@ class Gateway:
         self._settings.remember()
         self._settings.start()
 
+    async def warm(self) -> None:
+        """Start now every installed package held dormant (its registration came from the
+        cache), instead of at the first use of its tools, commands or hooks; one that fails
+        to start is a diagnostic, as at first use."""
+        await self._loader.warm()
+
     async def reload(self) -> None:
         """Stop everything and start again with a fresh ``initialize`` (same session).
         Session permission grants end, as when nimlet restarts its extensions; adopted

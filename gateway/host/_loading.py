@@ -180,7 +180,7 @@ class Loader:
         key = keys[0] if len(keys) == 1 else hashlib.sha256("".join(keys).encode()).hexdigest()
         cached = self._memory.lookup(plan.name, key)
         eager = any(isinstance(s.runtime, LaunchSpec) and s.runtime.eager for s in statuses)
-        if cached is None or not state.config.lazy_start or eager:
+        if cached is None or not state.config.lazy_start or (eager and not state.config.hold_eager):
             return False
         owner = self._projector.owner_name(plan.name)
         needs = frozenset().union(*(requires(status) for status in statuses))
@@ -188,6 +188,13 @@ class Loader:
         activate = functools.partial(self._activator.activate, owner)
         self._projector.register_dormant(owner, cached, plan, activate)
         return True
+
+    async def warm(self) -> None:
+        """Start every runtime still held dormant, together (``gateway serve``: listed from
+        the cache at once, then warmed in the background)."""
+        async with anyio.create_task_group() as group:
+            for owner in self._activator.dormant():
+                group.start_soon(self._activator.activate, owner)
 
     async def stop(self) -> None:
         """Stop every process (shielded: a cancelled caller still stops them all)."""
