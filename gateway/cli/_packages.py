@@ -5,6 +5,7 @@ summary, or JSON with ``--json``."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -33,6 +34,8 @@ def run_package_verb(args: argparse.Namespace, config: GatewayConfig) -> int:
             "enable": _enable,
             "disable": _enable,
             "status": _status,
+            "group": _group,
+            "ungroup": _group,
         }[args.verb]
     try:
         return handler(args, config)
@@ -82,28 +85,51 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
     return 0
 
 
+# Ecosystems whose packages declare what they need: granting more than that is the user
+# widening the package's sandbox on purpose (``--widen``), never a side effect of a typo.
+_DECLARING = frozenset({"nanobot", "nimlet"})
+_OPENS = {
+    "workspace.write": "the workspace becomes writable",
+    "network": "TCP and UDP to anywhere",
+}
+_DISCOVERED = re.compile(r"^(pi|openclaw):.+")
+
+
 def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
-    """A package's own requested permissions, plus the sandbox's (SANDBOX_PERMISSIONS),
-    which any package may be granted: a Pi or OpenClaw package declares nothing, and its
-    user decides what its sandbox opens."""
+    """A package's own requested permissions, plus the sandbox's (SANDBOX_PERMISSIONS): a Pi
+    or OpenClaw package declares nothing, and its user decides what its sandbox opens; a
+    package that declares its permissions gets one of those only with ``--widen``. A
+    discovered extension (``pi:NAME``, ``openclaw:ID``) is granted by its own id."""
+    if args.id not in installed_ids(config) and _DISCOVERED.match(args.id):
+        return _extension_permissions(args, config)
     with StateStore.open(config.home) as store:
         package = store.get_package(args.id)
         permissions = load_adapters().inspect(package.record.path).permissions
         requested = [p.name for p in permissions]
         optional = {p.name for p in permissions if p.optional}
         grantable = [*requested, *(name for name in SANDBOX_PERMISSIONS if name not in requested)]
+        widening = sorted(set(args.permissions) - set(requested))
         if args.permissions and args.revoke:
             store.revoke(args.id, args.permissions)
         elif args.permissions:
             unknown = sorted(set(args.permissions) - set(grantable))
-            if unknown:
+            if unknown or (widening and package.record.ecosystem in _DECLARING and not args.widen):
+                asked = unknown or widening
+                hint = (
+                    f"; to widen its sandbox anyway: gateway permissions {args.id} "
+                    f"{' '.join(widening)} --widen ({'; '.join(_OPENS[w] for w in widening)})"
+                    if not unknown
+                    else f" (any package may be granted {', '.join(SANDBOX_PERMISSIONS)})"
+                )
                 return refuse(
                     args,
-                    f"{args.id} does not request {', '.join(unknown)}; "
-                    f"it requests: {', '.join(requested) or 'nothing'} "
-                    f"(any package may be granted {', '.join(SANDBOX_PERMISSIONS)})",
+                    f"{args.id} does not request {', '.join(asked)}; "
+                    f"it requests: {', '.join(requested) or 'nothing'}{hint}",
                 )
             store.grant(args.id, args.permissions, grantable)
+            for name in widening:
+                if not args.json and package.record.ecosystem in _DECLARING:
+                    print(f"widened {args.id}'s sandbox: {_OPENS[name]}")
         granted = sorted(store.granted(args.id))
     if args.json:
         print_json({"id": args.id, "requested": requested, "granted": granted})
@@ -116,6 +142,47 @@ def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
         print(f"{args.id} requests no permissions", end="")
         extra = [name for name in granted if name in SANDBOX_PERMISSIONS]
         print(f"; its sandbox is widened by: {', '.join(extra)}" if extra else "")
+    return 0
+
+
+def _extension_permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
+    """A discovered extension declares nothing: the sandbox's permissions are its to grant."""
+    unknown = sorted(set(args.permissions) - set(SANDBOX_PERMISSIONS))
+    if unknown:
+        return refuse(
+            args,
+            f"{args.id} is a discovered extension; it may be granted "
+            f"{', '.join(SANDBOX_PERMISSIONS)}, not {', '.join(unknown)}",
+        )
+    with StateStore.open(config.home) as store:
+        if args.permissions and args.revoke:
+            granted = store.revoke_extension(args.id, args.permissions)
+        elif args.permissions:
+            granted = store.grant_extension(args.id, args.permissions)
+        else:
+            granted = store.extension_granted(args.id)
+    if args.json:
+        print_json({"id": args.id, "requested": [], "granted": sorted(granted)})
+        return 0
+    for name in SANDBOX_PERMISSIONS:
+        print(f"  {'granted' if name in granted else 'not granted':12} {name}")
+    return 0
+
+
+def _group(args: argparse.Namespace, config: GatewayConfig) -> int:
+    """``group NAME ID…`` / ``ungroup ID…``: all of them or none (an unknown id refuses)."""
+    name = args.name if args.verb == "group" else None
+    with StateStore.open(config.home) as store:
+        store.set_group(args.ids, name)
+    if args.json:
+        print_json({"changed": "group", "ids": list(args.ids), "group": name})
+    elif name is None:
+        print(f"{', '.join(args.ids)}: each runs in its own process")
+    else:
+        print(
+            f"group {name}: {', '.join(args.ids)} may share one process "
+            "(when granted the same permissions); nothing separates them there"
+        )
     return 0
 
 
@@ -152,8 +219,9 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
         if data["secrets"]:
             shown = ", ".join(f"{name} {value}" for name, value in data["secrets"].items())
             state += f" (secrets: {shown})"
-        rows.append((data["id"], data["version"], data["ecosystem"], marks, state))
-    table("Packages", ("id", "version", "ecosystem", "gates", "state"), rows, sys.stdout)
+        group = status.package.process_group
+        rows.append((data["id"], data["version"], data["ecosystem"], marks, group or "-", state))
+    table("Packages", ("id", "version", "ecosystem", "gates", "group", "state"), rows, sys.stdout)
     table("Sandbox", ("id", "what its processes may reach"), list(sandboxes.items()), sys.stdout)
     print_diagnostics([d for status in statuses for d in status.diagnostics], sys.stdout)
     return 0

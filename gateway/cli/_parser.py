@@ -26,7 +26,10 @@ __all__ = [
 ]
 
 DESCRIPTION = "``gateway``: a thin command line over the Python API (see docs/cli.md)."
-PACKAGE_VERBS = ("install", "inspect", "permissions", "enable", "disable", "uninstall", "status")
+PACKAGE_VERBS = (
+    "install", "inspect", "permissions", "enable", "disable", "uninstall", "status", "group",
+    "ungroup",
+)  # fmt: skip
 MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin")
 AUDIT_FORMATS = ("text", "json", "markdown", "html", "sarif")
 """``gateway.audit.FORMATS``."""
@@ -134,9 +137,27 @@ def _install(sub: argparse.ArgumentParser) -> None:
 
 
 def _permissions(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("id", metavar="ID")
+    sub.add_argument(
+        "id", metavar="ID", help="an installed package, or a discovered extension (pi:NAME)"
+    )
     sub.add_argument("permissions", nargs="*", metavar="PERM")
     sub.add_argument("--revoke", action="store_true")
+    sub.add_argument(
+        "--widen",
+        action="store_true",
+        help="grant a sandbox permission the package does not declare (it says what it opens)",
+    )
+    sub.add_argument("--json", action="store_true")
+
+
+def _group(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("name", metavar="NAME", help="the group: its members may share a process")
+    sub.add_argument("ids", nargs="+", metavar="ID")
+    sub.add_argument("--json", action="store_true")
+
+
+def _ungroup(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("ids", nargs="+", metavar="ID")
     sub.add_argument("--json", action="store_true")
 
 
@@ -300,6 +321,14 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "enable": ("enable a package", _package_id, None),
     "disable": ("disable a package", _package_id, None),
     "uninstall": ("remove a package", _package_id, None),
+    "group": (
+        "let packages share one process (each runs alone otherwise)",
+        _group,
+        "Put installed packages in group NAME. Packages of one group whose runtime can host "
+        "several, granted the same permissions, run in one process: cheaper, but nothing "
+        "separates them there (docs/security.md). Every other package runs alone.",
+    ),
+    "ungroup": ("give packages their own process again", _ungroup, None),
     "status": (
         "every installed package: gates, active or not and why",
         _json,

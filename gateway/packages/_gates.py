@@ -109,6 +109,7 @@ class PackageStatus:
             },
             "requested_permissions": [p.name for p in self.entry.permissions],
             "granted_permissions": sorted(self.package.granted),
+            "group": self.package.process_group,
             "secrets": {
                 name: "set" if is_set else "unset" for name, is_set in self.secrets.items()
             },

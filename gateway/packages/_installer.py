@@ -248,7 +248,10 @@ def _install(
         # What it asks for is granted at the permissions gate; what it does not ask for
         # (a Pi or OpenClaw package asks for nothing) is said now, with the command.
         known = result.package.granted | {p.name for p in entry.permissions}
-        diagnostics += grant_hints(version_dir, entry.id, frozenset(known))
+        # A package that declares its permissions (nanobot's manifest) is widened only
+        # explicitly; Pi, OpenClaw and Nu packages declare none.
+        declares = entry.ecosystem == "nanobot"
+        diagnostics += grant_hints(version_dir, entry.id, frozenset(known), widen=declares)
     return InstallReport(result.package, result, entry, files, size, diagnostics)
 
 

@@ -68,10 +68,12 @@ def _sources(root: Path) -> list[Path]:
 
 
 def grant_hints(
-    root: Path, package_id: str, granted: frozenset[str] = frozenset()
+    root: Path, package_id: str, granted: frozenset[str] = frozenset(), *, widen: bool = False
 ) -> list[Diagnostic]:
     """``install.needs_grant`` for each thing the package's code appears to do that its
-    sandbox denies by default, with the command that grants it (where one exists)."""
+    sandbox denies by default, with the command that grants it (where one exists).
+    ``widen``: the package declares its permissions and does not declare this one, so the
+    command is the explicit ``--widen`` of its sandbox."""
     evidence: dict[str, tuple[_Pattern, str]] = {}
     budget = _MAX_BYTES
     for path in _sources(root):
@@ -107,7 +109,9 @@ def grant_hints(
                 f"{prefix} need `{pattern.permission}` ({pattern.what}, e.g. {where}); "
                 "its sandbox denies it until granted"
             )
-            hint = f"gateway permissions {package_id} {pattern.permission}"
+            hint = f"gateway permissions {package_id} {pattern.permission}" + (
+                " --widen" if widen else ""
+            )
         hints.append(_codes.INSTALL_NEEDS_GRANT(message, package=package_id, hint=hint))
     return hints
 

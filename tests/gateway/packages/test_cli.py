@@ -224,3 +224,38 @@ def test_unknown_package_id_with_json_is_an_error_object(home: Path, gw) -> None
     assert (done.returncode, done.stderr) == (1, "")
     result = json.loads(done.stdout)
     assert "no.such.pkg" in result["error"] and result["diagnostics"] == []
+
+
+def test_a_sandbox_permission_a_nanobot_package_did_not_request_needs_widen(
+    home: Path, gw
+) -> None:
+    refused = gw(home, "permissions", PACKAGE, "workspace.write")
+    assert refused.returncode == 1
+    assert "does not request workspace.write" in refused.stderr
+    assert f"gateway permissions {PACKAGE} workspace.write --widen" in refused.stderr
+    assert gw.json(home, "permissions", PACKAGE)["granted"] == []
+    widened = gw(home, "permissions", PACKAGE, "workspace.write", "--widen")
+    assert widened.returncode == 0, widened.stderr
+    assert "widened cli.pkg's sandbox: the workspace becomes writable" in widened.stdout
+    assert gw.json(home, "permissions", PACKAGE)["granted"] == ["workspace.write"]
+
+
+def test_a_discovered_extension_is_granted_by_its_own_id(home: Path, gw) -> None:
+    assert gw.json(home, "permissions", "pi:notes.ts", "network")["granted"] == ["network"]
+    assert gw.json(home, "permissions", "pi:notes.ts")["granted"] == ["network"]
+    refused = gw(home, "permissions", "pi:notes.ts", "conversation_access")
+    assert refused.returncode == 1
+    assert "discovered extension" in refused.stderr
+    assert gw.json(home, "permissions", "pi:notes.ts", "network", "--revoke")["granted"] == []
+
+
+def test_group_and_ungroup_say_who_may_share_a_process(home: Path, gw) -> None:
+    assert gw.json(home, "group", "team", PACKAGE)["group"] == "team"
+    assert gw.status(home)["group"] == "team"
+    shown = gw(home, "status")
+    assert "team" in shown.stdout
+    assert gw.json(home, "ungroup", PACKAGE)["group"] is None
+    assert gw.status(home)["group"] is None
+    unknown = gw(home, "group", "team", PACKAGE, "no.such.package")
+    assert unknown.returncode == 1
+    assert gw.status(home)["group"] is None  # all or none
