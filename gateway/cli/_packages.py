@@ -14,6 +14,7 @@ from gateway.cli._refusal import refuse
 from gateway.cli._trust import installed_ids
 from gateway.host import describe_sandbox
 from gateway.packages import evaluate_packages, load_adapters
+from gateway.packages.environment import describe_environment, env_grant_name
 from gateway.sandbox import SANDBOX_PERMISSIONS
 from gateway.store import StateStore, UnknownPackage
 
@@ -95,20 +96,22 @@ def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
         if args.permissions and args.revoke:
             store.revoke(args.id, args.permissions)
         elif args.permissions:
+            # env:NAME: any variable of the user's environment may be passed to any package.
+            grantable += [p for p in args.permissions if env_grant_name(p)]
             unknown = sorted(set(args.permissions) - set(grantable))
             if unknown:
                 return refuse(
                     args,
                     f"{args.id} does not request {', '.join(unknown)}; "
                     f"it requests: {', '.join(requested) or 'nothing'} "
-                    f"(any package may be granted {', '.join(SANDBOX_PERMISSIONS)})",
+                    f"(any package may be granted {', '.join(SANDBOX_PERMISSIONS)}, env:NAME)",
                 )
             store.grant(args.id, args.permissions, grantable)
         granted = sorted(store.granted(args.id))
     if args.json:
         print_json({"id": args.id, "requested": requested, "granted": granted})
         return 0
-    for name in grantable:
+    for name in dict.fromkeys([*grantable, *(p for p in granted if env_grant_name(p))]):
         if name in requested or name in granted:
             state = "granted" if name in granted else "not granted"
             print(f"  {state:12} {name}{' (optional)' if name in optional else ''}")
@@ -152,6 +155,8 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
         if data["secrets"]:
             shown = ", ".join(f"{name} {value}" for name, value in data["secrets"].items())
             state += f" (secrets: {shown})"
+        if data["environment"]:
+            state += f" ({describe_environment(data['id'], data['environment'])})"
         rows.append((data["id"], data["version"], data["ecosystem"], marks, state))
     table("Packages", ("id", "version", "ecosystem", "gates", "state"), rows, sys.stdout)
     table("Sandbox", ("id", "what its processes may reach"), list(sandboxes.items()), sys.stdout)
