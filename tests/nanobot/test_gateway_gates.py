@@ -223,3 +223,17 @@ async def test_a_runtime_pi_package_runs_its_entries_in_the_pi_sidecar(workspace
         await gateway.run_command("hello", "world")
         messages = [n.message for _, n in gateway.session.notifications]
     assert "hello world" in messages
+
+
+def test_a_reinstall_keeps_the_variables_the_user_passed(workspace, tmp_path):
+    home = workspace.config.home
+    package, _ = marked_package(
+        tmp_path, home, dependencies=[{"kind": "environment", "name": "ACME_REVIEW_TOKEN"}]
+    )
+    install_ready(home, package)
+    with StateStore.open(home) as store:
+        store.grant("test.marked", ["env:ACME_REVIEW_TOKEN"], ["env:ACME_REVIEW_TOKEN"])
+    (package / "extra.txt").write_text("new content\n")
+    install(home, str(package), kind="local", inspector=load_adapters().inspect)
+    with StateStore.open(home) as store:
+        assert "env:ACME_REVIEW_TOKEN" in store.granted("test.marked")
