@@ -159,7 +159,7 @@ class NanobotAudit:
             return runs(
                 {
                     "config": "api.config from `gateway config`",
-                    "secret": "passed when set (environment dependency)",
+                    "secret": "passed once granted (env:NAME) or stored (gateway secret set)",
                 }.get(item.kind, "imported in the sidecar")
             )
         if item.kind == "api":

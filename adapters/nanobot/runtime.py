@@ -18,6 +18,7 @@ from pathlib import Path
 
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
 from gateway.packages import config_path as package_config_path
+from gateway.packages.secrets import SecretsError, read_secrets
 from gateway.sandbox import package_dirs, python_runtime_paths
 
 __all__ = [
@@ -66,6 +67,16 @@ def _make_private(path: Path) -> None:
         pass  # the sidecar reports what it cannot read
 
 
+def _stored_secrets(home: Path, entry: CatalogEntry) -> dict[str, str]:
+    """The values the user stored for the variables the package declares; none when the
+    file cannot be read (``status`` shows them unset)."""
+    try:
+        stored = read_secrets(home, entry.id)
+    except SecretsError:
+        return {}
+    return {name: stored[name] for name in entry.secrets if stored.get(name)}
+
+
 def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
     runtime = entry.metadata.get("nanobot_runtime")
     if entry.runtime == "python-sidecar":
@@ -83,13 +94,10 @@ def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
             # validates it (nanobot.config_invalid).
             _make_private(config)
             command += ["--config-file", f"{entry.id}={config}"]
-        # Only what the package declared it needs: its environment dependencies (the
-        # manifest's way of naming secrets), when they are set.
-        env = {
-            d.name: os.environ[d.name]
-            for d in entry.dependencies
-            if d.kind == "environment" and os.environ.get(d.name)
-        }
+        # Declaring an environment dependency is not consent: the user's own variables
+        # reach the sidecar only as granted (env:NAME, added by the host). What the user
+        # stored for this package (gateway secret set) is theirs to give, so it is passed.
+        env = _stored_secrets(home, entry)
         data, _ = package_dirs(home, entry.id)  # made: a sandbox rule needs it there
         return LaunchSpec(
             command=command,

@@ -13,7 +13,6 @@ with ``runtime: openclaw`` run through the same plan.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any, Final
@@ -30,6 +29,7 @@ from gateway.packages import (
     package_settings,
     read_package_config,
 )
+from gateway.packages.secrets import SecretsError, read_secrets
 from gateway.store import STATE_FILE, StateStore, StoreError
 
 __all__ = [
@@ -157,6 +157,14 @@ def _refuse(reason: str, *found: Diagnostic) -> LaunchRefusal:
     return LaunchRefusal(reason, diagnostics=list(found))
 
 
+def _stored_secrets(home: Path, entry: CatalogEntry) -> dict[str, str]:
+    try:
+        stored = read_secrets(home, entry.id)
+    except SecretsError:
+        return {}  # status shows them unset
+    return {name: stored[name] for name in entry.secrets if stored.get(name)}
+
+
 def plan_openclaw(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
     """One sidecar for one OpenClaw plugin (or nanobot ``runtime: openclaw`` package)."""
     package = entry.id
@@ -194,7 +202,9 @@ def plan_openclaw(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal
         "HOME": str(private_home),
         "OPENCLAW_STATE_DIR": str(state),
         **PRIVACY_ENV,
-        **{name: os.environ[name] for name in entry.secrets if os.environ.get(name)},
+        # Its providers' variables: what the user stored for it (gateway secret set); the
+        # user's own environment reaches it only as granted (env:NAME, added by the host).
+        **_stored_secrets(home, entry),
     }
     spec = openclaw_package_spec(entry, home, _granted(home, package))
     for folder in (private_home, state):

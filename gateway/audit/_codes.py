@@ -47,7 +47,8 @@ INSTALL_SCRIPT = define_code(
     "audit.install_script",
     W,
     "The package or one of its bundled dependencies declares npm install scripts "
-    "(preinstall, install, postinstall, prepare). The gateway never runs them; other hosts "
+    "(preinstall, install, postinstall; the package's own prepare, which npm runs only for "
+    "git and folder installs, is information). The gateway never runs them; other hosts "
     "may (Pi runs npm install without --ignore-scripts).",
     "Read the script before installing the package elsewhere.",
 )
@@ -60,9 +61,79 @@ NATIVE_ADDON = define_code(
 )
 CHILD_PROCESS = define_code(
     "audit.child_process",
-    W,
-    "The package's code starts programs (child_process, subprocess, os.system).",
+    I,
+    "The package's code starts programs (child_process, subprocess, os.system, os.fork and "
+    "os.exec*, or the host's own command runners: Pi's pi.exec, OpenClaw's "
+    "runCommandWithTimeout). Many packages exist to run commands; alone it is information.",
     "Check what it runs; the gateway's sandbox confines what those programs can reach.",
+)
+ENV_DUMP = define_code(
+    "audit.env_dump",
+    I,
+    "The package's code reads the whole environment (os.environ iterated or copied, "
+    "process.env spread, JSON.stringify(process.env), Object.entries(process.env)) other "
+    "than to hand it to a program it starts. With the network in the same package it is "
+    "audit.exfiltration.",
+    "Check where it goes; a package gets only the variables passed to it (env:NAME).",
+)
+EXFILTRATION = define_code(
+    "audit.exfiltration",
+    W,
+    "The package can send what it should not have: it reads the whole environment or "
+    "credential files and uses the network, or it posts to a known collection endpoint "
+    "(a Discord webhook, webhook.site, a request bin, an ngrok or OAST host).",
+    "Do not install it unless the code proves otherwise; never grant it `network`.",
+)
+CREDENTIAL_FILES = define_code(
+    "audit.credential_files",
+    W,
+    "The package's code names credential files: ~/.ssh keys, ~/.aws/credentials, "
+    ".git-credentials, .netrc, Docker or Kubernetes configuration.",
+    "A tool rarely needs them; the sandbox keeps the home out of reach.",
+)
+REVERSE_SHELL = define_code(
+    "audit.reverse_shell",
+    W,
+    "The package's code wires a shell to a network connection (a socket's descriptors "
+    "duplicated onto a shell, bash's /dev/tcp, nc -e, a spawned shell piped to a socket).",
+    "Do not install it.",
+)
+PERSISTENCE = define_code(
+    "audit.persistence",
+    W,
+    "The package's code writes where programs start by themselves: shell rc files, "
+    "crontab, autostart folders, LaunchAgents, systemd user units, authorized_keys.",
+    "Do not install it; the sandbox refuses those writes.",
+)
+DELAYED_TRIGGER = define_code(
+    "audit.delayed_trigger",
+    W,
+    "The package's code acts only after a date or a long timer (a time bomb): a comparison "
+    "with a literal date, or a timer of a day or more, in a file that starts programs, "
+    "evaluates code, uses the network or writes files. Alone (no such action in the file) "
+    "it is information.",
+    "Read what the timer or the date check runs.",
+)
+ENCODED_PAYLOAD = define_code(
+    "audit.encoded_payload",
+    W,
+    "The package's code decodes a payload (base64, hex, zlib) and evaluates it as code.",
+    "Do not trust it; decode the payload by hand to see what it runs.",
+)
+REMOTE_CODE = define_code(
+    "audit.remote_code",
+    W,
+    "The package downloads code and runs it (curl or wget piped to a shell, eval of a "
+    "fetched response).",
+    "Do not install it: what runs is whatever the server sends that day.",
+)
+PROMPT_INJECTION = define_code(
+    "audit.prompt_injection",
+    W,
+    "Text the package gives a model (a tool's description, a skill, a prompt, its "
+    "manifest) tells it to ignore its instructions, hide something from the user, or read "
+    "or send secrets.",
+    "Do not install it; a model reads descriptions as instructions.",
 )
 NETWORK = define_code(
     "audit.network",
@@ -99,10 +170,11 @@ OBFUSCATED = define_code(
 )
 UNDECLARED_SECRET = define_code(
     "audit.undeclared_secret",
-    W,
+    I,
     "The code reads an environment variable that looks like a secret (a key, token or "
     "password) that the package does not declare; a host that passes only declared "
-    "secrets will not give it one.",
+    "secrets will not give it one. Information: the gateway passes a variable only as the "
+    "user grants it (env:NAME).",
     "Declare it (nanobot `environment` dependency, Nu `secrets`, OpenClaw `setup.providers`) "
     "or set it in the package's configuration.",
 )

@@ -19,8 +19,9 @@ from pathlib import Path
 
 from gateway.audit import _codes
 from gateway.audit._model import Risk
+from gateway.audit._signals import TextFile, code_risks, text_risks
 from gateway.audit._support import SourceFile
-from gateway.base import Diagnostic, DiagnosticCode
+from gateway.base import Diagnostic, Severity
 from gateway.model import CatalogEntry
 
 __all__ = ["Budget", "Scan", "scan_package"]
@@ -70,6 +71,7 @@ def scan_package(entry: CatalogEntry, budget: Budget | None = None) -> Scan:
     scan.risks += _install_scripts(root, budget)
     scan.risks += _native_addons(root, budget)
     scan.risks += _code_risks(scan.sources, _declared_variables(entry))
+    scan.risks += text_risks([*_read_texts(root, budget), *scan.sources])
     return scan
 
 
@@ -106,6 +108,31 @@ def _read_own_code(root: Path, budget: Budget) -> tuple[dict[str, str], bool]:
             truncated = True
             break
     return texts, truncated
+
+
+_TEXT = (".md", ".json", ".yaml", ".yml", ".txt")
+_TEXT_FILES = 500
+
+
+def _read_texts(root: Path, budget: Budget) -> list[TextFile]:
+    """Text a model may read (skills, prompts, manifests), outside node_modules: fewer
+    files and bytes than code."""
+    texts: list[TextFile] = []
+    for folder, subfolders, names in os.walk(root):
+        if len(texts) >= _TEXT_FILES:
+            break
+        subfolders[:] = sorted(d for d in subfolders if d not in _SKIP_DIRS and d != "node_modules")
+        for name in sorted(names):
+            path = Path(folder) / name
+            if not name.endswith(_TEXT) or path.is_symlink() or len(texts) >= _TEXT_FILES:
+                continue
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(budget.file_bytes // 8)
+            except OSError:
+                continue
+            texts.append(TextFile(path.relative_to(root).as_posix(), text))
+    return texts
 
 
 _IMPORT = re.compile(
@@ -203,11 +230,13 @@ def _install_scripts(root: Path, budget: Budget) -> list[Risk]:
             command = scripts.get(name)
             if isinstance(command, str) and command.strip():
                 owner = "the package" if rel == "package.json" else f"dependency {rel[13:-13]}"
+                # npm runs `prepare` only for git and folder installs: build tooling.
+                level = Severity.INFO if name == "prepare" else _codes.INSTALL_SCRIPT.severity
                 risks.append(
                     Risk(
                         "install_script",
                         _codes.INSTALL_SCRIPT.code,
-                        _codes.INSTALL_SCRIPT.severity.value,
+                        level.value,
                         f"{owner} declares an npm `{name}` script (never run by the gateway)",
                         rel,
                         None,
@@ -278,49 +307,8 @@ def _owner(rel_folder: str) -> str:
     return "dependency " + "/".join(name[:2] if scoped else name[:1])
 
 
-@dataclass(frozen=True, slots=True)
-class _Signal:
-    kind: str
-    code: str
-    severity: str
-    what: str
-    regex: re.Pattern[str]
-
-
-def _signal(kind: str, code: DiagnosticCode, what: str, pattern: str, flags: int = 0) -> _Signal:
-    return _Signal(kind, code.code, code.severity.value, what, re.compile(pattern, flags))
-
-
-_NET_MODULES = r"(?:node:)?(?:https?|http2|net|tls|dgram)|undici|axios|node-fetch|got|ws|ky"
-_PY_NET = r"requests|httpx|aiohttp|urllib3|urllib\.request|socket|http\.client|websockets"
-_SIGNALS = (
-    _signal("child_process", _codes.CHILD_PROCESS, "starts programs",
-            r"""(?:require\(\s*|from\s+|import\s*\(\s*)["'](?:node:)?child_process["']"""
-            r"|\b(?:execSync|execFileSync|spawnSync)\s*\("
-            r"|^\s*import\s+subprocess\b|^\s*from\s+subprocess\s+import"
-            r"|\bos\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?)\s*\(",
-            re.MULTILINE),
-    _signal("network", _codes.NETWORK, "uses the network",
-            r"\bfetch\s*\(|new\s+WebSocket\s*\(|XMLHttpRequest"
-            rf"|require\(\s*['\"](?:{_NET_MODULES})['\"]\s*\)"
-            rf"|\bfrom\s+['\"](?:{_NET_MODULES})['\"]"
-            rf"|^\s*(?:import\s+(?:{_PY_NET})\b|from\s+(?:{_PY_NET})\b\S*\s+import)",
-            re.MULTILINE),
-    _signal("filesystem", _codes.FILESYSTEM, "writes files",
-            r"\b(?:fs|fsp|promises)\.(?:writeFile|appendFile|mkdir|rm|unlink|rename|copyFile|cp)"
-            r"(?:Sync)?\s*\(|\b(?:writeFileSync|appendFileSync|createWriteStream)\s*\("
-            r"|\.write_text\s*\(|\.write_bytes\s*\(|\bopen\([^)\n]*['\"][wax]b?\+?['\"]"
-            r"|\bshutil\.(?:copy|move|rmtree)"),
-    _signal("filesystem", _codes.FILESYSTEM, "reads the user's home",
-            r"os\.homedir\s*\(|process\.env\.HOME\b|['\"]~/|expanduser\s*\(|Path\.home\s*\("),
-    _signal("dynamic_code", _codes.DYNAMIC_CODE, "evaluates strings as code",
-            r"(?<![\w.$])eval\s*\(|\bnew\s+Function\s*\(|\bvm\.run(?:InNewContext|InThisContext)"
-            r"|^\s*exec\s*\(|\bcompile\s*\([^)\n]*['\"]exec['\"]",
-            re.MULTILINE),
-)  # fmt: skip
-
 _ENV_READ = re.compile(
-    r"""process\.env(?:\.([A-Z][A-Z0-9_]{2,})|\[\s*["']([A-Z][A-Z0-9_]{2,})["']\s*\])"""
+    r"""process\.env(?:\.([A-Z][A-Z0-9_]{2,})|\[\s*["']([A-Z][A-Z0-9_]{2,})["']\s*\])(?!\s*=[^=])"""
     r"""|os\.environ(?:\.get\(\s*|\[\s*)["']([A-Z][A-Z0-9_]{2,})["']"""
     r"""|os\.getenv\(\s*["']([A-Z][A-Z0-9_]{2,})["']"""
 )
@@ -344,22 +332,10 @@ def _excerpt(text: str, start: int) -> str:
 
 def _code_risks(sources: Sequence[SourceFile], declared: set[str]) -> list[Risk]:
     risks: list[Risk] = []
-    seen: set[tuple[str, str]] = set()
     secrets: set[str] = set()
+    risks += code_risks(sources)
     for source in sources:
         text = source.text
-        for signal in _SIGNALS:
-            key = (signal.what, source.path)
-            if key in seen:
-                continue
-            match = signal.regex.search(text)
-            if match:
-                seen.add(key)
-                risks.append(
-                    Risk(signal.kind, signal.code, signal.severity,
-                         f"{source.path} {signal.what}", source.path,
-                         source.line_of(match.start()), _excerpt(text, match.start()))
-                )  # fmt: skip
         for match in _ENV_READ.finditer(text):
             name = next(group for group in match.groups() if group)
             if name in declared or name in secrets or not _SECRET_LIKE.search(name):

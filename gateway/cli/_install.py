@@ -63,6 +63,8 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
         print("  same content as before: trust, grants and enabled are kept")
     for name in report.entry.secrets:
         print(f"  secret {name}: gateway secret set {data['id']} {name}")
+    for name, grant in data["environment"].items():
+        print(f"  your environment's {name} reaches it only once passed: {grant}")
     if suggested is not None:
         print_suggested(data["id"], suggested, sys.stdout)
         print(f"  not applied until you adopt them: gateway policy accept {data['id']}")

@@ -15,6 +15,7 @@ from gateway.cli._refusal import refuse
 from gateway.cli._trust import installed_ids
 from gateway.host import describe_sandbox
 from gateway.packages import evaluate_packages, load_adapters
+from gateway.packages.environment import describe_environment, env_grant_name
 from gateway.sandbox import SANDBOX_PERMISSIONS
 from gateway.store import StateStore, UnknownPackage
 
@@ -108,10 +109,15 @@ def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
         requested = [p.name for p in permissions]
         optional = {p.name for p in permissions if p.optional}
         grantable = [*requested, *(name for name in SANDBOX_PERMISSIONS if name not in requested)]
-        widening = sorted(set(args.permissions) - set(requested))
+        # A user variable (env:NAME) is its own consent, not a widening of the sandbox.
+        widening = sorted(
+            p for p in set(args.permissions) - set(requested) if not env_grant_name(p)
+        )
         if args.permissions and args.revoke:
             store.revoke(args.id, args.permissions)
         elif args.permissions:
+            # env:NAME: any variable of the user's environment may be passed to any package.
+            grantable += [p for p in args.permissions if env_grant_name(p)]
             unknown = sorted(set(args.permissions) - set(grantable))
             if unknown or (widening and package.record.ecosystem in _DECLARING and not args.widen):
                 asked = unknown or widening
@@ -119,7 +125,7 @@ def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
                     f"; to widen its sandbox anyway: gateway permissions {args.id} "
                     f"{' '.join(widening)} --widen ({'; '.join(_OPENS[w] for w in widening)})"
                     if not unknown
-                    else f" (any package may be granted {', '.join(SANDBOX_PERMISSIONS)})"
+                    else f" (any package may be granted {', '.join(SANDBOX_PERMISSIONS)}, env:NAME)"
                 )
                 return refuse(
                     args,
@@ -134,7 +140,7 @@ def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
     if args.json:
         print_json({"id": args.id, "requested": requested, "granted": granted})
         return 0
-    for name in grantable:
+    for name in dict.fromkeys([*grantable, *(p for p in granted if env_grant_name(p))]):
         if name in requested or name in granted:
             state = "granted" if name in granted else "not granted"
             print(f"  {state:12} {name}{' (optional)' if name in optional else ''}")
@@ -219,6 +225,8 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
         if data["secrets"]:
             shown = ", ".join(f"{name} {value}" for name, value in data["secrets"].items())
             state += f" (secrets: {shown})"
+        if data["environment"]:
+            state += f" ({describe_environment(data['id'], data['environment'])})"
         group = status.package.process_group
         rows.append((data["id"], data["version"], data["ecosystem"], marks, group or "-", state))
     table("Packages", ("id", "version", "ecosystem", "gates", "group", "state"), rows, sys.stdout)

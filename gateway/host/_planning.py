@@ -7,7 +7,7 @@ and the ``initialize`` each is sent."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gateway.base import DEFAULT_CAPABILITIES, _codes
@@ -16,6 +16,7 @@ from gateway.host._sharing import SharedLaunch
 from gateway.host._state import GatewayState
 from gateway.model import DiscoveredExtension, DiscoveredLaunch, LaunchRefusal, LaunchSpec
 from gateway.packages import NoAdapters, PackageStatus, discover_all, load_adapters
+from gateway.packages.environment import granted_environment
 from gateway.runtime import resolve_command
 from gateway.sandbox import SandboxPolicy
 from gateway.store import STATE_FILE, StateStore, StoreError
@@ -83,7 +84,9 @@ class Planner:
                 log = log_path(state.config.logs_dir, "discovered", item.name, digest)
                 granted = grants.get(item.name, frozenset())
                 policy = self._confinement.discovered(item.name, item.origin, item.launch, granted)
-                plans.append(self._runtime(item.name, item.launch, item.origin, log, policy))
+                plans.append(
+                    self._runtime(item.name, item.launch, item.origin, log, policy, granted)
+                )
         return plans
 
     def package(self, status: PackageStatus, spec: LaunchSpec) -> LaunchPlan:
@@ -92,7 +95,7 @@ class Planner:
         digest = hashlib.sha256(status.id.encode()).hexdigest()[:8]
         log = log_path(self._state.config.logs_dir, "package", root.parent.name, digest)
         policy = self._confinement.package(status, spec)
-        return self._runtime(status.id, spec, root, log, policy)
+        return self._runtime(status.id, spec, root, log, policy, status.package.granted)
 
     def shared(self, group: SharedLaunch) -> LaunchPlan:
         """One process for several installed packages (``gateway.host._sharing``)."""
@@ -100,7 +103,9 @@ class Planner:
         log = log_path(self._state.config.logs_dir, "shared", group.name, digest)
         origin = group.statuses[0].package.record.path
         policy = self._confinement.shared(group.name, group.statuses, group.spec)
-        return self._runtime(group.name, group.spec, origin, log, policy, group.members)
+        # Members granted different permissions run apart (``_sharing``): one grant set.
+        granted = group.statuses[0].package.granted
+        return self._runtime(group.name, group.spec, origin, log, policy, granted, group.members)
 
     def initialize(self, plan: LaunchPlan) -> InitializeMessage:
         return InitializeMessage(
@@ -117,16 +122,18 @@ class Planner:
         origin: Path,
         log: Path,
         policy: SandboxPolicy | None,
+        granted: Iterable[str],
         members: tuple[str, ...] = (),
     ) -> LaunchPlan:
         """A runtime an adapter planned: offered the protocol additions, restarted with
-        backoff after a crash."""
+        backoff after a crash. The user's variables reach it only as granted (``env:NAME``)."""
         state = self._state
+        passed = granted_environment(granted)
         return LaunchPlan(
             name=name,
             command=list(spec.command),
             cwd=state.workspace,
-            env={**state.env, **self._confinement.environment(name), **spec.env},
+            env={**state.env, **passed, **self._confinement.environment(name), **spec.env},
             log_path=log,
             response_timeout=spec.response_timeout,
             start_timeout=spec.start_timeout,

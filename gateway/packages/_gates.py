@@ -19,6 +19,7 @@ from typing import Any
 from gateway.base import Diagnostic, _codes
 from gateway.model import AdapterSet, CallPlan, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
 from gateway.packages._adapters import plan_calls, plan_launch
+from gateway.packages.environment import environment_status
 from gateway.packages.secrets import secret_status
 from gateway.store import (
     ContentHashError,
@@ -49,6 +50,9 @@ class PackageStatus:
     adapter plans that (``CallPlanner``); None: nothing of the kind."""
     secrets: dict[str, bool] = field(default_factory=dict)
     """Each secret it declares: set or not (never the value)."""
+    environment: dict[str, dict[str, bool]] = field(default_factory=dict)
+    """Each variable it declares needing (``environment`` dependencies): set in the user's
+    environment or not, granted to it (``env:NAME``) or not — never the value."""
 
     @property
     def id(self) -> str:
@@ -113,6 +117,7 @@ class PackageStatus:
             "secrets": {
                 name: "set" if is_set else "unset" for name, is_set in self.secrets.items()
             },
+            "environment": self.environment,
             "active": self.active,
             "reasons": self.reasons,
             "diagnostics": [d.to_dict() for d in self.diagnostics],
@@ -148,8 +153,10 @@ def _refresh_hash(store: StateStore, package: InstalledPackage) -> tuple[bool, D
     return package.trusted and package.trusted_hash == digest, None
 
 
-def _check_dependency(dependency: Dependency, root: Path, installed: dict[str, str]) -> str | None:
-    """None when met, else a short reason."""
+def _check_dependency(
+    dependency: Dependency, root: Path, installed: dict[str, str], stored: dict[str, bool]
+) -> str | None:
+    """None when met, else a short reason. ``stored``: the package's secrets, set or not."""
     kind, name, spec = dependency.kind, dependency.name, dependency.specifier or ""
     if kind == "python":
         # Imported here: importlib.metadata costs every command ~10-50 ms otherwise.
@@ -170,7 +177,11 @@ def _check_dependency(dependency: Dependency, root: Path, installed: dict[str, s
     if kind == "executable":
         return None if shutil.which(name) else f"executable {name} is not on PATH"
     if kind == "environment":
-        return None if os.environ.get(name) else f"environment variable {name} is not set"
+        # Presence only: the value reaches the package once granted (env:NAME), or as a
+        # value the user stored for it (gateway secret set); never because it is declared.
+        if os.environ.get(name) or stored.get(name):
+            return None
+        return f"environment variable {name} is not set"
     if kind == "extension":
         if name not in installed:
             return f"package {name} is not installed"
@@ -234,6 +245,7 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
             entry = adapters.inspect(package.record.path)
             # An optional permission holds back only what needs it, never the package.
             requested = [p.name for p in entry.permissions if not p.optional]
+            secrets = secret_status(home, package.id, entry.secrets)
             status = PackageStatus(
                 package=store.get_package(package.id),
                 entry=entry,
@@ -243,12 +255,20 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
                     reason
                     for dependency in entry.dependencies
                     if not dependency.optional
-                    and (reason := _check_dependency(dependency, package.record.path, versions))
+                    and (
+                        reason := _check_dependency(
+                            dependency, package.record.path, versions, secrets
+                        )
+                    )
                 ],
                 enabled=package.enabled,
                 runtime=plan_launch(adapters, entry, home),
                 calls=plan_calls(adapters, entry, home),
-                secrets=secret_status(home, package.id, entry.secrets),
+                secrets=secrets,
+                environment=environment_status(
+                    [d.name for d in entry.dependencies if d.kind == "environment"],
+                    package.granted,
+                ),
             )
             if problem is not None:
                 status.diagnostics.append(problem)

@@ -42,6 +42,7 @@ from gateway.packages._locks import LOCKS, held, lock_path, try_lock
 from gateway.packages._sources import FetchError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
+from gateway.packages.environment import env_grant, env_grant_name
 from gateway.packages.secrets import secrets_path
 from gateway.sandbox import SANDBOX_PERMISSIONS, grant_hints
 from gateway.store import (
@@ -50,6 +51,7 @@ from gateway.store import (
     InstallResult,
     PackageRecord,
     StateStore,
+    UnknownPackage,
     content_hash,
 )
 
@@ -106,8 +108,21 @@ class InstallReport:
             "enabled": self.package.enabled,
             "granted": sorted(self.package.granted),
             "requested_permissions": [p.name for p in self.entry.permissions],
+            # Each variable it declares needing: the grant that passes it through.
+            "environment": {
+                d.name: f"gateway permissions {record.id} {env_grant(d.name)}"
+                for d in self.entry.dependencies
+                if d.kind == "environment"
+            },
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
+
+
+def _granted_before(store: StateStore, package_id: str) -> frozenset[str]:
+    try:
+        return store.granted(package_id)
+    except UnknownPackage:
+        return frozenset()
 
 
 def packages_dir(home: Path) -> Path:
@@ -230,6 +245,9 @@ def _install(
             # A reinstall keeps the sandbox grants too (SANDBOX_PERMISSIONS: any package
             # may be granted them, requested or not).
             keep = {p.name for p in entry.permissions} | set(SANDBOX_PERMISSIONS)
+            # And the variables the user passed through (env:NAME): consent given to the
+            # package, as the sandbox grants are.
+            keep |= {p for p in _granted_before(store, entry.id) if env_grant_name(p)}
             result = store.record_install(record, requested=keep)
         checkpoint("recorded")
         if previous is not None and previous != version_dir:

@@ -92,3 +92,30 @@ def test_the_document_example_end_to_end(tmp_path: Path) -> None:
 
     cli_json(home, "permissions", "acme.review", "workspace.read", "--revoke")
     assert cli(home, "call", "review_code", '{"path": "x"}', *ws, env=env).returncode == 1
+
+
+def test_install_and_status_name_the_grant_that_passes_a_declared_variable(tmp_path: Path) -> None:
+    home = tmp_path / "gateway-home"
+    source = tmp_path / "src" / "keyed"
+    (source / "keyed").mkdir(parents=True)
+    (source / "keyed" / "__init__.py").write_text("def register(api): pass\n")
+    manifest = {"id": "acme.keyed", "name": "keyed", "version": "1.0.0", "runtime": "python",
+                "entry": "keyed:register",
+                "dependencies": [{"kind": "environment", "name": "ACME_KEY"}]}  # fmt: skip
+    (source / "nanobot.extension.json").write_text(json.dumps(manifest))
+    env = {"ACME_KEY": "v4lue-never-printed"}
+    grant = "gateway permissions acme.keyed env:ACME_KEY"
+
+    installed = cli(home, "install", str(source), env=env)
+    assert installed.returncode == 0, installed.stderr
+    assert grant in installed.stdout
+    status = cli(home, "status", env=env)
+    shown = " ".join(status.stdout.split())  # the state column wraps
+    assert "ACME_KEY set, not passed" in shown and grant in shown
+    assert cli(home, "permissions", "acme.keyed", "env:ACME_KEY").returncode == 0
+    data = cli_json(home, "status", env=env)
+    (package,) = data["packages"]
+    assert package["environment"] == {"ACME_KEY": {"set": True, "granted": True}}
+    assert "env:ACME_KEY" in package["granted_permissions"]
+    for output in (installed.stdout, status.stdout, json.dumps(data)):
+        assert "v4lue-never-printed" not in output

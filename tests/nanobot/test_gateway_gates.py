@@ -1,6 +1,6 @@
 """The document's "Also test" list for the gates, with a python-runtime package: nothing of
 it runs before install, grants, trust and enable; dependencies are checked; the declared
-environment reaches the sidecar; Pi / OpenClaw / declarative runtimes say why they don't run."""
+environment is checked for presence and reaches the sidecar only once granted (env:NAME); Pi / OpenClaw / declarative runtimes say why they don't run."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from gateway import open_gateway
-from gateway.packages import install, load_adapters
+from gateway.packages import evaluate_packages, install, load_adapters
+from gateway.packages.secrets import set_secret
 from gateway.sandbox import package_dirs
 from gateway.store import StateStore
 
@@ -106,13 +107,67 @@ async def test_a_missing_hard_dependency_leaves_the_package_inactive(
         assert "ACME_REVIEW_TOKEN" in missing.message
     assert not marker.exists()
     monkeypatch.setenv("ACME_REVIEW_TOKEN", "s3cret")
-    monkeypatch.setenv("NOT_DECLARED", "hidden")
     async with open_gateway(workspace.root, config=workspace.config) as gateway:
-        # The declared variable reaches the sidecar; nothing undeclared does.
+        assert [t.name for t in gateway.tools()] == ["env_value"]
+
+
+async def test_a_declared_variable_reaches_the_sidecar_only_once_the_user_passes_it(
+    workspace, tmp_path, monkeypatch
+):
+    """Declaring OPENAI_API_KEY is no consent to receive the gateway's own key: the sidecar
+    sees the variable only after `gateway permissions ID env:NAME`."""
+    home = workspace.config.home
+    monkeypatch.setenv("ACME_REVIEW_TOKEN", "s3cret")
+    monkeypatch.setenv("NOT_DECLARED", "hidden")
+    package, _ = marked_package(
+        tmp_path, home, dependencies=[{"kind": "environment", "name": "ACME_REVIEW_TOKEN"}]
+    )
+    install_ready(home, package)
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        value = await gateway.call_tool("env_value", {"name": "ACME_REVIEW_TOKEN"})
+        assert value.content == "<unset>"
+    with StateStore.open(home) as store:
+        store.grant("test.marked", ["env:ACME_REVIEW_TOKEN"], ["env:ACME_REVIEW_TOKEN"])
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
         value = await gateway.call_tool("env_value", {"name": "ACME_REVIEW_TOKEN"})
         assert value.content == "s3cret"
+        # A grant passes the one variable it names, nothing else.
         hidden = await gateway.call_tool("env_value", {"name": "NOT_DECLARED"})
         assert hidden.content == "<unset>"
+
+
+async def test_a_stored_secret_reaches_the_sidecar_without_the_users_environment(
+    workspace, tmp_path, monkeypatch
+):
+    home = workspace.config.home
+    monkeypatch.delenv("ACME_REVIEW_TOKEN", raising=False)
+    package, _ = marked_package(
+        tmp_path, home, dependencies=[{"kind": "environment", "name": "ACME_REVIEW_TOKEN"}]
+    )
+    install_ready(home, package)
+    set_secret(home, "test.marked", "ACME_REVIEW_TOKEN", "st0red")
+    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        value = await gateway.call_tool("env_value", {"name": "ACME_REVIEW_TOKEN"})
+        assert value.content == "st0red"
+
+
+def test_the_environment_gate_reports_presence_never_the_value(workspace, tmp_path, monkeypatch):
+    home = workspace.config.home
+    monkeypatch.setenv("ACME_REVIEW_TOKEN", "s3cret-value")
+    package, _ = marked_package(
+        tmp_path, home, dependencies=[{"kind": "environment", "name": "ACME_REVIEW_TOKEN"}]
+    )
+    install_ready(home, package)
+    (status,) = evaluate_packages(home, load_adapters())
+    data = status.to_dict()
+    assert data["gates"]["dependencies"]
+    assert data["environment"] == {"ACME_REVIEW_TOKEN": {"set": True, "granted": False}}
+    assert "s3cret-value" not in json.dumps(data)
+    with StateStore.open(home) as store:
+        store.grant("test.marked", ["env:ACME_REVIEW_TOKEN"], ["env:ACME_REVIEW_TOKEN"])
+    (status,) = evaluate_packages(home, load_adapters())
+    assert status.environment == {"ACME_REVIEW_TOKEN": {"set": True, "granted": True}}
+    assert "s3cret-value" not in json.dumps(status.to_dict())
 
 
 async def test_a_missing_python_distribution_leaves_the_package_inactive(workspace, tmp_path):
@@ -168,3 +223,17 @@ async def test_a_runtime_pi_package_runs_its_entries_in_the_pi_sidecar(workspace
         await gateway.run_command("hello", "world")
         messages = [n.message for _, n in gateway.session.notifications]
     assert "hello world" in messages
+
+
+def test_a_reinstall_keeps_the_variables_the_user_passed(workspace, tmp_path):
+    home = workspace.config.home
+    package, _ = marked_package(
+        tmp_path, home, dependencies=[{"kind": "environment", "name": "ACME_REVIEW_TOKEN"}]
+    )
+    install_ready(home, package)
+    with StateStore.open(home) as store:
+        store.grant("test.marked", ["env:ACME_REVIEW_TOKEN"], ["env:ACME_REVIEW_TOKEN"])
+    (package / "extra.txt").write_text("new content\n")
+    install(home, str(package), kind="local", inspector=load_adapters().inspect)
+    with StateStore.open(home) as store:
+        assert "env:ACME_REVIEW_TOKEN" in store.granted("test.marked")

@@ -44,7 +44,8 @@ def test_a_python_package_runs_in_the_python_sidecar(tmp_path, monkeypatch):
         *SIDECAR_COMMAND, "--package", entry.root,
         "--data-dir", str(tmp_path / "home" / "data"),
     ]  # fmt: skip
-    assert spec.env == {"ACME_SET": "value"}
+    # Declared, set, yet not passed: the host adds only what the user granted (env:NAME).
+    assert spec.env == {}
     assert spec.response_timeout == 30.0
 
 
