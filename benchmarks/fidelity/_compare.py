@@ -73,6 +73,11 @@ _SANDBOX = re.compile(
 )
 
 
+# Diagnostics that say something did not load or start, whatever their severity.
+FAILURES = frozenset({"extension.start_failed", "extension.exited", "runtime.unavailable",
+                      "sandbox.denied", "openclaw.sdk_unavailable", "openclaw.register_async"})
+
+
 @dataclass(slots=True)
 class View:
     """One side's registrations, canonical events included."""
@@ -209,7 +214,7 @@ def gateway_view(listing: dict[str, Any]) -> View:
         prompts=prompts,
     )  # fmt: skip
     for d in listing.get("diagnostics", []):
-        if d.get("severity") == "error":
+        if d.get("severity") == "error" or d.get("code") in FAILURES:
             view.errors.append(f"{d.get('code')}: {d.get('message', '')}"[:1500])
         elif d.get("code") in ("pi.event_unmapped", "openclaw.hook_unmapped",
                                "nanobot.hook_point_unmapped", "openclaw.hook_unknown"):  # fmt: skip

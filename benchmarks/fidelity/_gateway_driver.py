@@ -9,7 +9,11 @@ and ``GATEWAY_HOME`` the caller put in the environment:
 
 then ``gateway list --json --workspace WS``.
 
-    python _gateway_driver.py OUT.json JOB.json
+    python _gateway_driver.py JOBS.json
+
+JOBS.json: a list of jobs, each with its own ``env`` (``HOME``, ``GATEWAY_HOME``) and ``out``
+file, run one after the other (``--quick`` runs several in one process: Python and the gateway
+are imported once).
 """
 
 from __future__ import annotations
@@ -56,8 +60,13 @@ def run(argv: list[str], steps: list[dict[str, Any]]) -> tuple[int, str]:
 
 
 def main() -> None:
-    out_file, job_file = sys.argv[1], sys.argv[2]
-    job = json.loads(Path(job_file).read_text())
+    for job in json.loads(Path(sys.argv[1]).read_text()):
+        os.environ.update(job["env"])
+        os.chdir(job["workspace"])
+        one(job, job["out"])
+
+
+def one(job: dict[str, Any], out_file: str) -> None:
     steps: list[dict[str, Any]] = []
     result: dict[str, Any] = {"steps": steps}
 
