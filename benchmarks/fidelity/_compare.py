@@ -18,50 +18,69 @@ CATEGORIES = ("tools", "commands", "flags", "events", "skills", "prompts")
 
 # docs/pi.md, "Events (nimlet canonical → Pi)".
 PI_EVENTS: dict[str, tuple[str, ...]] = {
-    "tool_execution_start": ("tool_call",), "tool_call": ("tool_call",),
-    "tool_result": ("tool_result",), "tool_execution_end": ("tool_result",),
-    "agent_start": ("turn_start",), "turn_start": ("turn_start",),
-    "turn_end": ("turn_end",), "agent_end": ("turn_end",),
-    "session_start": ("session_start",), "resources_discover": ("session_start",),
+    "tool_execution_start": ("tool_call",),
+    "tool_call": ("tool_call",),
+    "tool_result": ("tool_result",),
+    "tool_execution_end": ("tool_result",),
+    "agent_start": ("turn_start",),
+    "turn_start": ("turn_start",),
+    "turn_end": ("turn_end",),
+    "agent_end": ("turn_end",),
+    "session_start": ("session_start",),
+    "resources_discover": ("session_start",),
     "session_shutdown": ("session_end",),
     "session_before_compact": ("session_before_compact",),
     "session_compact": ("session_compact",),
-    "input": ("input",), "before_agent_start": ("before_agent_start",),
+    "input": ("input",),
+    "before_agent_start": ("before_agent_start",),
     "context": ("context_transform",),
     "message_start": ("message_received", "message_sending"),
     "message_end": ("message_received", "message_sending"),
-}  # fmt: skip
+}
 PI_LEGACY_EVENTS = frozenset({"session_switch", "session_fork", "session_directory"})
 
 # docs/openclaw.md, "Typed hooks (canonical event ← OpenClaw hook)"; `None`: run by the
 # sidecar itself (start / stop), not a subscription.
 OPENCLAW_HOOKS: dict[str, tuple[str, ...] | None] = {
     "before_tool_call": ("tool_call",),
-    "tool_result_persist": ("tool_result",), "after_tool_call": ("tool_result",),
+    "tool_result_persist": ("tool_result",),
+    "after_tool_call": ("tool_result",),
     "agent_end": ("turn_end",),
-    "session_start": ("session_start",), "session_end": ("session_end",),
+    "session_start": ("session_start",),
+    "session_end": ("session_end",),
     "before_compaction": ("session_before_compact",),
     "after_compaction": ("session_compact",),
-    "before_dispatch": ("input",), "before_agent_reply": ("input",),
+    "before_dispatch": ("input",),
+    "before_agent_reply": ("input",),
     "before_agent_run": ("input",),
-    "agent_turn_prepare": ("before_agent_start",), "before_prompt_build": ("before_agent_start",),
+    "agent_turn_prepare": ("before_agent_start",),
+    "before_prompt_build": ("before_agent_start",),
     "before_agent_start": ("before_agent_start",),
     "llm_input": ("context",),
     "message_received": ("message_received",),
-    "message_sending": ("message_sending",), "reply_payload_sending": ("message_sending",),
+    "message_sending": ("message_sending",),
+    "reply_payload_sending": ("message_sending",),
     "llm_output": ("message_sending",),
     "message_sent": ("message_sent",),
-    "gateway_start": None, "gateway_stop": None, "deactivate": None,
-}  # fmt: skip
+    "gateway_start": None,
+    "gateway_stop": None,
+    "deactivate": None,
+}
 
 # docs/nanobot.md, "Hooks: nanobot's AgentHook points on the gateway's events".
 NANOBOT_POINTS: dict[str, tuple[str, ...]] = {
-    "before_run": ("turn_start",), "after_run": ("turn_end",), "on_error": ("turn_end",),
-    "on_finally": ("turn_end",), "before_execute_tool": ("tool_call",),
-    "after_execute_tool": ("tool_result",), "on_execute_tool_error": ("tool_result",),
-    "on_session_start": ("session_start",), "on_session_end": ("session_end",),
-    "before_compact": ("session_before_compact",), "after_compact": ("session_compact",),
-}  # fmt: skip
+    "before_run": ("turn_start",),
+    "after_run": ("turn_end",),
+    "on_error": ("turn_end",),
+    "on_finally": ("turn_end",),
+    "before_execute_tool": ("tool_call",),
+    "after_execute_tool": ("tool_result",),
+    "on_execute_tool_error": ("tool_result",),
+    "on_session_start": ("session_start",),
+    "on_session_end": ("session_end",),
+    "before_compact": ("session_before_compact",),
+    "after_compact": ("session_compact",),
+}
 
 _NATIVE = re.compile(
     r"\.node\b|bindings file|NODE_MODULE_VERSION|node-gyp|prebuild|better-sqlite3|"
@@ -74,8 +93,16 @@ _SANDBOX = re.compile(
 
 
 # Diagnostics that say something did not load or start, whatever their severity.
-FAILURES = frozenset({"extension.start_failed", "extension.exited", "runtime.unavailable",
-                      "sandbox.denied", "openclaw.sdk_unavailable", "openclaw.register_async"})
+FAILURES = frozenset(
+    {
+        "extension.start_failed",
+        "extension.exited",
+        "runtime.unavailable",
+        "sandbox.denied",
+        "openclaw.sdk_unavailable",
+        "openclaw.register_async",
+    }
+)
 
 
 @dataclass(slots=True)
@@ -95,8 +122,10 @@ class View:
     def to_dict(self) -> dict[str, Any]:
         return {
             **{c: sorted(getattr(self, c)) for c in CATEGORIES},
-            "unmapped": self.unmapped, "errors": self.errors, "notes": self.notes,
-        }  # fmt: skip
+            "unmapped": self.unmapped,
+            "errors": self.errors,
+            "notes": self.notes,
+        }
 
 
 @dataclass(slots=True)
@@ -112,8 +141,13 @@ class Difference:
         return f"{self.category} {sign}{','.join(self.items)} [{self.cause}]"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"category": self.category, "direction": self.direction, "items": self.items,
-                "cause": self.cause, "detail": self.detail}  # fmt: skip
+        return {
+            "category": self.category,
+            "direction": self.direction,
+            "items": self.items,
+            "cause": self.cause,
+            "detail": self.detail,
+        }
 
 
 # --------------------------------------------------------------------------- host views
@@ -122,10 +156,12 @@ class Difference:
 def pi_host(result: dict[str, Any]) -> tuple[View, bool]:
     """Pi's view, and whether pi loaded the package at all."""
     view = View(
-        tools=set(result.get("tools", [])), commands=set(result.get("commands", [])),
-        flags=set(result.get("flags", [])), skills=set(result.get("skills", [])),
+        tools=set(result.get("tools", [])),
+        commands=set(result.get("commands", [])),
+        flags=set(result.get("flags", [])),
+        skills=set(result.get("skills", [])),
         prompts=set(result.get("prompts", [])),
-    )  # fmt: skip
+    )
     for event in result.get("events", []):
         mapped = PI_EVENTS.get(event)
         if mapped:
@@ -137,16 +173,21 @@ def pi_host(result: dict[str, Any]) -> tuple[View, bool]:
     loaded = bool(result.get("extensions")) or (
         not result.get("errors") and bool(view.skills or view.prompts)
     )
-    if not result.get("extensions") and not result.get("errors") and not (view.skills or view.prompts):
+    if (
+        not result.get("extensions")
+        and not result.get("errors")
+        and not (view.skills or view.prompts)
+    ):
         view.notes.append("pi found nothing to load in it")
     return view, loaded
 
 
 def openclaw_host(result: dict[str, Any]) -> tuple[View, bool]:
     view = View(
-        tools=set(result.get("tools", [])), commands=set(result.get("commands", [])),
+        tools=set(result.get("tools", [])),
+        commands=set(result.get("commands", [])),
         skills=set(result.get("skills", [])),
-    )  # fmt: skip
+    )
     for hook in result.get("hooks", []):
         mapped = OPENCLAW_HOOKS.get(hook, ())
         if mapped is None:
@@ -161,18 +202,21 @@ def openclaw_host(result: dict[str, Any]) -> tuple[View, bool]:
         if p.get("status") != "loaded":
             view.errors.append(f"{p.get('status')}: {p.get('error') or ''}".strip())
     view.notes = [d["message"] for d in result.get("diagnostics", []) if d.get("level") == "error"]
-    view.notes += [d["message"] for d in result.get("diagnostics", [])
-                   if "ignored" in d.get("message", "")]  # fmt: skip
+    view.notes += [
+        d["message"] for d in result.get("diagnostics", []) if "ignored" in d.get("message", "")
+    ]
     for api, count in (result.get("unsupported") or {}).items():
-        view.notes.append(f"{api} ×{count}")
+        view.notes.append(f"{api} x{count}")
     return view, loaded
 
 
 def nanobot_host(result: dict[str, Any]) -> tuple[View, bool]:
     if "failed" in result:
         return View(errors=[result["failed"]]), False
-    view = View(tools=set(result.get("tools", [])),
-                commands={c.strip().lstrip("/").split(" ")[0] for c in result.get("commands", [])})  # fmt: skip
+    view = View(
+        tools=set(result.get("tools", [])),
+        commands={c.strip().lstrip("/").split(" ")[0] for c in result.get("commands", [])},
+    )
     for point in result.get("hook_points", []):
         mapped = NANOBOT_POINTS.get(point)
         if mapped:
@@ -190,14 +234,20 @@ def nimlet_host(result: dict[str, Any]) -> tuple[View, bool]:
     if "failed" in result:
         return View(errors=[result["failed"]]), False
     return View(
-        tools=set(result.get("tools", [])), commands=set(result.get("commands", [])),
-        events=set(result.get("events", [])), skills=set(result.get("skills", [])),
+        tools=set(result.get("tools", [])),
+        commands=set(result.get("commands", [])),
+        events=set(result.get("events", [])),
+        skills=set(result.get("skills", [])),
         prompts=set(result.get("prompts", [])),
-    ), True  # fmt: skip
+    ), True
 
 
-HOST_VIEWS = {"pi": pi_host, "openclaw": openclaw_host, "nanobot": nanobot_host,
-              "nimlet": nimlet_host}  # fmt: skip
+HOST_VIEWS = {
+    "pi": pi_host,
+    "openclaw": openclaw_host,
+    "nanobot": nanobot_host,
+    "nimlet": nimlet_host,
+}
 
 
 # --------------------------------------------------------------------------- gateway view
@@ -212,12 +262,16 @@ def gateway_view(listing: dict[str, Any]) -> View:
         events={h["event"] for h in listing.get("hooks", [])},
         skills={s["name"] for s in listing.get("skills", [])},
         prompts=prompts,
-    )  # fmt: skip
+    )
     for d in listing.get("diagnostics", []):
         if d.get("severity") == "error" or d.get("code") in FAILURES:
             view.errors.append(f"{d.get('code')}: {d.get('message', '')}"[:1500])
-        elif d.get("code") in ("pi.event_unmapped", "openclaw.hook_unmapped",
-                               "nanobot.hook_point_unmapped", "openclaw.hook_unknown"):  # fmt: skip
+        elif d.get("code") in (
+            "pi.event_unmapped",
+            "openclaw.hook_unmapped",
+            "nanobot.hook_point_unmapped",
+            "openclaw.hook_unknown",
+        ):
             view.notes.append(d.get("message", "")[:300])
     return view
 
@@ -246,14 +300,28 @@ def differences(ecosystem: str, host: View, gw: View, host_raw: dict[str, Any]) 
         ours, theirs = getattr(host, category), getattr(gw, category)
         missing, extra = sorted(ours - theirs), sorted(theirs - ours)
         for item in missing:
-            found.append(Difference(category, "missing", [item], _missing_cause(
-                ecosystem, category, item, load_cause)))  # fmt: skip
+            found.append(
+                Difference(
+                    category,
+                    "missing",
+                    [item],
+                    _missing_cause(ecosystem, category, item, load_cause),
+                )
+            )
         for item in extra:
-            found.append(Difference(category, "extra", [item], _extra_cause(
-                ecosystem, category, item, host, host_raw)))  # fmt: skip
+            found.append(
+                Difference(
+                    category,
+                    "extra",
+                    [item],
+                    _extra_cause(ecosystem, category, item, host, host_raw),
+                )
+            )
     for event in host.unmapped:
         if ecosystem == "pi":
-            cause = "pi-legacy-event-unmapped" if event in PI_LEGACY_EVENTS else "pi-event-unsupported"
+            cause = (
+                "pi-legacy-event-unmapped" if event in PI_LEGACY_EVENTS else "pi-event-unsupported"
+            )
         elif ecosystem == "openclaw":
             cause = "openclaw-hook-unsupported"
         else:
@@ -274,8 +342,9 @@ def _missing_cause(ecosystem: str, category: str, item: str, load_cause: str) ->
     return "unexplained"
 
 
-def _extra_cause(ecosystem: str, category: str, item: str, host: View,
-                 host_raw: dict[str, Any]) -> str:  # fmt: skip
+def _extra_cause(
+    ecosystem: str, category: str, item: str, host: View, host_raw: dict[str, Any]
+) -> str:
     notes = "\n".join(host.notes)
     if ecosystem == "openclaw":
         if category == "tools" and "contracts.tools" in notes:

@@ -73,8 +73,12 @@ def default_cache() -> Path:
     return Path(base) / "extension-gateway-fidelity"
 
 
-def _run(argv: list[str], cwd: Path | None = None, timeout: float = 300,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:  # fmt: skip
+def _run(
+    argv: list[str],
+    cwd: Path | None = None,
+    timeout: float = 300,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False
     )
@@ -91,7 +95,8 @@ def check_integrity(tarball: Path, integrity: str) -> None:
     digest = base64.b64encode(hashlib.new(algorithm, tarball.read_bytes()).digest()).decode()
     if digest != expected:
         raise SourceUnavailable(
-            f"{tarball.name}: integrity {algorithm}-{digest[:16]}… is not the pinned {integrity[:24]}…"
+            f"{tarball.name}: integrity {algorithm}-{digest[:16]}… "
+            f"is not the pinned {integrity[:24]}…"
         )
 
 
@@ -103,10 +108,18 @@ def fetch_npm(package: Package, cache: Path, npm: list[str], env: dict[str, str]
         return folder / done.read_text().strip()
     folder.mkdir(parents=True, exist_ok=True)
     result = _run(
-        npm_argv(npm, "pack", package.spec, "--ignore-scripts", "--json",
-                 "--pack-destination", str(folder)),
-        cwd=folder, env=env,
-    )  # fmt: skip
+        npm_argv(
+            npm,
+            "pack",
+            package.spec,
+            "--ignore-scripts",
+            "--json",
+            "--pack-destination",
+            str(folder),
+        ),
+        cwd=folder,
+        env=env,
+    )
     if result.returncode != 0:
         raise SourceUnavailable(f"npm pack {package.spec}: {result.stderr.strip()[-300:]}")
     try:
@@ -153,14 +166,25 @@ def fetch_git(package: Package, cache: Path, mirrors: Path) -> Path:
     target = tree / package.path
     if (tree / ".done").exists():
         if not target.exists():
-            raise SourceUnavailable(f"{package.path} is not in {package.repo}@{package.commit[:12]}")
+            raise SourceUnavailable(
+                f"{package.path} is not in {package.repo}@{package.commit[:12]}"
+            )
         return target
     mirror = git_mirror(package.repo, mirrors)
     if mirror is None:
         clone = cache / "git-clones" / package.repo.replace("/", "+")
         if not clone.exists():
-            result = _run(["git", "clone", "--bare", "--filter=blob:none",
-                           f"https://github.com/{package.repo}.git", str(clone)], timeout=600)  # fmt: skip
+            result = _run(
+                [
+                    "git",
+                    "clone",
+                    "--bare",
+                    "--filter=blob:none",
+                    f"https://github.com/{package.repo}.git",
+                    str(clone),
+                ],
+                timeout=600,
+            )
             if result.returncode != 0:
                 raise SourceUnavailable(
                     f"no mirror of {package.repo} in {mirrors} and no clone: "
@@ -172,7 +196,9 @@ def fetch_git(package: Package, cache: Path, mirrors: Path) -> Path:
     prefix = str(Path(package.path).parent)
     archive = subprocess.run(
         ["git", f"--git-dir={mirror}", "archive", "--format=tar", package.commit, prefix],
-        capture_output=True, check=False, timeout=300,
+        capture_output=True,
+        check=False,
+        timeout=300,
     )
     if archive.returncode != 0:
         raise SourceUnavailable(
@@ -202,18 +228,27 @@ def prepare_folder(folder: Path, npm: list[str], env: dict[str, str], log: Path)
     if not deps:
         return None
     result = _run(
-        npm_argv(npm, "install", "--omit=dev", "--legacy-peer-deps", "--no-audit", "--no-fund",
-                 "--no-package-lock"),
-        cwd=folder, env=env,
-    )  # fmt: skip
+        npm_argv(
+            npm,
+            "install",
+            "--omit=dev",
+            "--legacy-peer-deps",
+            "--no-audit",
+            "--no-fund",
+            "--no-package-lock",
+        ),
+        cwd=folder,
+        env=env,
+    )
     log.write_text(result.stdout + result.stderr)
     if result.returncode != 0:
         return f"npm install in {folder.name}: {result.stderr.strip()[-300:]}"
     return None
 
 
-def materialize(package: Package, cache: Path, quick: bool, mirrors: Path, npm: list[str],
-                env: dict[str, str]) -> Path:  # fmt: skip
+def materialize(
+    package: Package, cache: Path, quick: bool, mirrors: Path, npm: list[str], env: dict[str, str]
+) -> Path:
     """The package's source on disk: a tarball (npm) or a folder / file."""
     if package.source == "npm":
         if quick and package.fixture:

@@ -24,13 +24,29 @@ from nanobot.extensions.codec import load_manifest  # upstream's reader
 
 # AgentHook's methods (upstream nanobot/agent/hook.py at the same commit).
 HOOK_POINTS = (
-    "wants_streaming", "before_run", "after_run", "on_error", "on_finally", "before_iteration",
-    "on_stream", "on_stream_end", "on_provider_tool_event", "before_execute_tools",
-    "before_execute_tool", "after_execute_tool", "on_execute_tool_error", "emit_reasoning",
-    "emit_reasoning_end", "after_iteration", "finalize_content",
+    "wants_streaming",
+    "before_run",
+    "after_run",
+    "on_error",
+    "on_finally",
+    "before_iteration",
+    "on_stream",
+    "on_stream_end",
+    "on_provider_tool_event",
+    "before_execute_tools",
+    "before_execute_tool",
+    "after_execute_tool",
+    "on_execute_tool_error",
+    "emit_reasoning",
+    "emit_reasoning_end",
+    "after_iteration",
+    "finalize_content",
     # the gateway's additions, looked for on duck-typed hooks too
-    "on_session_start", "on_session_end", "before_compact", "after_compact",
-)  # fmt: skip
+    "on_session_start",
+    "on_session_end",
+    "before_compact",
+    "after_compact",
+)
 
 
 class RecordingApi:
@@ -64,8 +80,10 @@ def _points(hook: Any) -> list[str]:
         if method is None:
             continue
         owner = next((k for k in type(hook).__mro__ if name in vars(k)), None)
-        if owner is not None and owner.__name__ == "AgentHook" and owner.__module__.startswith(
-            "nanobot."
+        if (
+            owner is not None
+            and owner.__name__ == "AgentHook"
+            and owner.__module__.startswith("nanobot.")
         ):
             continue  # upstream's no-op base
         found.append(name)
@@ -76,9 +94,11 @@ def load_one(job: dict[str, Any]) -> dict[str, Any]:
     root = Path(job["path"]).resolve()
     manifest = load_manifest(root / "nanobot.extension.json")
     out: dict[str, Any] = {
-        "key": job["key"], "id": manifest.id, "runtime": manifest.runtime.value,
+        "key": job["key"],
+        "id": manifest.id,
+        "runtime": manifest.runtime.value,
         "declared": [[c.kind.value, c.name] for c in manifest.contributions],
-    }  # fmt: skip
+    }
     if manifest.runtime.value != "python":
         out["note"] = f"runtime {manifest.runtime.value}: not run by this reader"
         return out
@@ -103,13 +123,14 @@ def load_one(job: dict[str, Any]) -> dict[str, Any]:
     for factory in api.factories:
         try:
             hook = factory(None)
-        except Exception as error:  # noqa: BLE001 - reported, as upstream would per turn
+        except Exception as error:
             out.setdefault("factory_errors", []).append(str(error))
             continue
         if hook is not None:
             points += [p for p in _points(hook) if p not in points]
-    out.update(tools=api.tools, commands=api.commands, hook_points=points,
-               factories=len(api.factories))  # fmt: skip
+    out.update(
+        tools=api.tools, commands=api.commands, hook_points=points, factories=len(api.factories)
+    )
     return out
 
 
@@ -120,9 +141,12 @@ def main() -> None:
         started = time.monotonic()
         try:
             result = load_one(job)
-        except Exception as error:  # noqa: BLE001 - the package's failure, reported
-            result = {"key": job["key"], "failed": f"{type(error).__name__}: {error}",
-                      "trace": traceback.format_exc()[-1500:]}  # fmt: skip
+        except Exception as error:
+            result = {
+                "key": job["key"],
+                "failed": f"{type(error).__name__}: {error}",
+                "trace": traceback.format_exc()[-1500:],
+            }
         result["seconds"] = round(time.monotonic() - started, 3)
         results.append(result)
         Path(out_file).write_text(json.dumps(results))

@@ -37,18 +37,28 @@ def extension(job: dict[str, Any]) -> dict[str, Any]:
     folder = Path(job["path"])
     manifest = json.loads((folder / "extension.json").read_text())
     command = manifest.get("command")
-    if not isinstance(command, list) or not command or not all(
-        isinstance(c, str) and c for c in command
+    if (
+        not isinstance(command, list)
+        or not command
+        or not all(isinstance(c, str) and c for c in command)
     ):
         raise ValueError("extension.json: command must be a non-empty array of strings")
     child = subprocess.Popen(
-        _command(folder, command), cwd=job["cwd"], stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=dict(os.environ),
-    )  # fmt: skip
+        _command(folder, command),
+        cwd=job["cwd"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ),
+    )
     assert child.stdin and child.stdout
     try:
-        hello = {"type": "initialize", "version": 1, "workspace": job["cwd"],
-                 "session_id": "fidelity"}  # fmt: skip
+        hello = {
+            "type": "initialize",
+            "version": 1,
+            "workspace": job["cwd"],
+            "session_id": "fidelity",
+        }
         child.stdin.write((json.dumps(hello) + "\n").encode())
         child.stdin.flush()
         ready, _, _ = select.select([child.stdout], [], [], float(job.get("timeout", 30)))
@@ -89,8 +99,14 @@ def _front_matter_name(text: str) -> str | None:
 
 def load_one(job: dict[str, Any]) -> dict[str, Any]:
     path, kind = Path(job["path"]), job["kind"]
-    out: dict[str, Any] = {"key": job["key"], "tools": [], "commands": [], "events": [],
-                           "skills": [], "prompts": []}  # fmt: skip
+    out: dict[str, Any] = {
+        "key": job["key"],
+        "tools": [],
+        "commands": [],
+        "events": [],
+        "skills": [],
+        "prompts": [],
+    }
     if kind == "extension":
         out.update(extension(job))
     elif kind == "tool":
@@ -110,7 +126,7 @@ def main() -> None:
         started = time.monotonic()
         try:
             result = load_one(job)
-        except Exception as error:  # noqa: BLE001 - the package's failure, reported
+        except Exception as error:
             result = {"key": job["key"], "failed": f"{type(error).__name__}: {error}"}
         result["seconds"] = round(time.monotonic() - started, 3)
         results.append(result)

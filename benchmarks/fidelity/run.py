@@ -48,17 +48,21 @@ from _corpus import (  # noqa: E402
 
 EXPECTED = HERE / "quick_expected.json"
 NANOBOT_UPSTREAM = ("HKUDS/nanobot", "a521cf31d952c9403581bdbb6d91e77f1d5f8b85")
-NANOBOT_FILES = ("nanobot/extensions/codec.py", "nanobot/extensions/manifest.py",
-                 "nanobot/extensions/versioning.py", "nanobot/agent/tools/base.py",
-                 "nanobot/agent/hook.py")  # fmt: skip
+NANOBOT_FILES = (
+    "nanobot/extensions/codec.py",
+    "nanobot/extensions/manifest.py",
+    "nanobot/extensions/versioning.py",
+    "nanobot/agent/tools/base.py",
+    "nanobot/agent/hook.py",
+)
 # What upstream's hook.py imports beyond these files, used there only in annotations and in
 # an error log line: stand-ins, so that the rest of nanobot (tiktoken, providers) is not needed.
 NANOBOT_STAND_INS = {
     "loguru/__init__.py": "class _Logger:\n    def __getattr__(self, name):\n"
-                          "        return lambda *a, **k: None\n\n\nlogger = _Logger()\n",
+    "        return lambda *a, **k: None\n\n\nlogger = _Logger()\n",
     "nanobot/providers/__init__.py": "",
     "nanobot/providers/base.py": "class LLMResponse:\n    pass\n\n\n"
-                                 "class ToolCallRequest:\n    pass\n",
+    "class ToolCallRequest:\n    pass\n",
 }
 
 # --------------------------------------------------------------------------- set-up
@@ -77,7 +81,14 @@ class Context:
             raise SystemExit("fidelity: no Node >= 22.19 (run `gateway setup`)")
         self.node = node
         npm = shutil.which("npm")
-        cli = Path(node).resolve().parent.parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+        cli = (
+            Path(node).resolve().parent.parent
+            / "lib"
+            / "node_modules"
+            / "npm"
+            / "bin"
+            / "npm-cli.js"
+        )
         self.npm = [npm] if npm else [node, str(cli)]
         self.env = {k: v for k, v in os.environ.items() if k not in ("GATEWAY_HOME",)}
         self.env["PATH"] = f"{Path(node).parent}{os.pathsep}{self.env.get('PATH', '')}"
@@ -101,8 +112,11 @@ def nanobot_upstream(ctx: Context) -> Path | None:
     if mirror is None:
         return None
     for relative in NANOBOT_FILES:
-        blob = subprocess.run(["git", f"--git-dir={mirror}", "show", f"{commit}:{relative}"],
-                              capture_output=True, check=False)  # fmt: skip
+        blob = subprocess.run(
+            ["git", f"--git-dir={mirror}", "show", f"{commit}:{relative}"],
+            capture_output=True,
+            check=False,
+        )
         if blob.returncode != 0:
             return None
         path = target / relative
@@ -141,9 +155,13 @@ def host_root(pkg: Package, source: Path, ctx: Context) -> Path:
         flags += ["--omit=peer", "--ignore-scripts"]
     result = subprocess.run(
         [*ctx.npm, "install", str(source), "--prefix", str(prefix), *flags],
-        capture_output=True, text=True, timeout=ctx.args.install_timeout, env=ctx.npm_env(),
-        check=False, cwd=prefix,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=ctx.args.install_timeout,
+        env=ctx.npm_env(),
+        check=False,
+        cwd=prefix,
+    )
     (prefix / "npm.log").write_text(result.stdout + result.stderr)
     if result.returncode != 0 or not root.exists():
         raise HostSetupFailed(f"npm install {pkg.spec}: {result.stderr.strip()[-400:]}")
@@ -161,25 +179,47 @@ def run_host(ecosystem: str, jobs: list[dict[str, Any]], ctx: Context) -> dict[s
     work.mkdir(parents=True)
     job_file, out_file = work / "jobs.json", work / "out.json"
     job_file.write_text(json.dumps(jobs))
-    env = {**ctx.env, "HOME": str(work / "home"), "DO_NOT_TRACK": "1", "MEM0_TELEMETRY": "false",
-           "OPENCLAW_STATE_DIR": str(work / "openclaw-state"),
-           "PI_CODING_AGENT_DIR": str(work / "pi-agent"),
-           # jiti's compile cache survives runs (as a user's /tmp would)
-           "TMPDIR": str(ctx.cache / "tmp")}  # fmt: skip
+    env = {
+        **ctx.env,
+        "HOME": str(work / "home"),
+        "DO_NOT_TRACK": "1",
+        "MEM0_TELEMETRY": "false",
+        "OPENCLAW_STATE_DIR": str(work / "openclaw-state"),
+        "PI_CODING_AGENT_DIR": str(work / "pi-agent"),
+        # jiti's compile cache survives runs (as a user's /tmp would)
+        "TMPDIR": str(ctx.cache / "tmp"),
+    }
     (work / "home").mkdir()
     (ctx.cache / "tmp").mkdir(exist_ok=True)
     if ecosystem == "pi":
-        argv = [ctx.node, str(HERE / "pi_host.mjs"), "--pi",
-                str(SIDECAR_MODULES / "@earendil-works" / "pi-coding-agent"), "--out", str(out_file)]  # fmt: skip
+        argv = [
+            ctx.node,
+            str(HERE / "pi_host.mjs"),
+            "--pi",
+            str(SIDECAR_MODULES / "@earendil-works" / "pi-coding-agent"),
+            "--out",
+            str(out_file),
+        ]
     elif ecosystem == "openclaw":
-        argv = [ctx.node, str(HERE / "openclaw_host.mjs"), "--openclaw",
-                str(SIDECAR_MODULES / "openclaw"), "--out", str(out_file)]  # fmt: skip
+        argv = [
+            ctx.node,
+            str(HERE / "openclaw_host.mjs"),
+            "--openclaw",
+            str(SIDECAR_MODULES / "openclaw"),
+            "--out",
+            str(out_file),
+        ]
     elif ecosystem == "nanobot":
         upstream = nanobot_upstream(ctx)
         if upstream is None:
-            return {j["key"]: {"unavailable": "no copy of nanobot upstream's extension branch "
-                               f"({NANOBOT_UPSTREAM[0]}@{NANOBOT_UPSTREAM[1][:9]}) in "
-                               f"{ctx.mirrors}"} for j in jobs}  # fmt: skip
+            return {
+                j["key"]: {
+                    "unavailable": "no copy of nanobot upstream's extension branch "
+                    f"({NANOBOT_UPSTREAM[0]}@{NANOBOT_UPSTREAM[1][:9]}) in "
+                    f"{ctx.mirrors}"
+                }
+                for j in jobs
+            }
         env["PYTHONPATH"] = str(upstream)
         argv = [sys.executable, "-P", str(HERE / "_nanobot_host.py"), str(out_file)]
     else:
@@ -187,8 +227,9 @@ def run_host(ecosystem: str, jobs: list[dict[str, Any]], ctx: Context) -> dict[s
     argv.append(str(job_file))
     limit = ctx.args.timeout * len(jobs) + 30
     try:
-        proc = subprocess.run(argv, capture_output=True, timeout=limit, env=env, check=False,
-                              cwd=work)  # fmt: skip
+        proc = subprocess.run(
+            argv, capture_output=True, timeout=limit, env=env, check=False, cwd=work
+        )
         tail = proc.stderr.decode(errors="replace")[-800:]
     except subprocess.TimeoutExpired:
         tail = f"timed out after {limit}s"
@@ -201,8 +242,13 @@ def run_host(ecosystem: str, jobs: list[dict[str, Any]], ctx: Context) -> dict[s
 
 def host_job(pkg: Package, root: Path, ctx: Context) -> dict[str, Any]:
     base = ctx.scratch / pkg.key / "host"
-    job: dict[str, Any] = {"key": pkg.key, "path": str(root), "cwd": str(base / "ws"),
-                           "agentDir": str(base / "agent"), "timeout": ctx.args.timeout}  # fmt: skip
+    job: dict[str, Any] = {
+        "key": pkg.key,
+        "path": str(root),
+        "cwd": str(base / "ws"),
+        "agentDir": str(base / "agent"),
+        "timeout": ctx.args.timeout,
+    }
     (base / "ws").mkdir(parents=True, exist_ok=True)
     if pkg.ecosystem == "openclaw":
         job["config"] = pkg.config
@@ -220,9 +266,13 @@ def gateway_job(pkg: Package, source: Path, ctx: Context) -> dict[str, Any]:
     home, gateway_home, workspace = base / "home", base / "gateway-home", base / "ws"
     for folder in (home, gateway_home, workspace):
         folder.mkdir(parents=True)
-    job: dict[str, Any] = {"key": pkg.key, "workspace": str(workspace), "config": pkg.config,
-                           "out": str(base / "out.json"),
-                           "env": {"HOME": str(home), "GATEWAY_HOME": str(gateway_home)}}  # fmt: skip
+    job: dict[str, Any] = {
+        "key": pkg.key,
+        "workspace": str(workspace),
+        "config": pkg.config,
+        "out": str(base / "out.json"),
+        "env": {"HOME": str(home), "GATEWAY_HOME": str(gateway_home)},
+    }
     if pkg.installs:
         job["install"] = str(source)
         job["kind"] = "npm" if pkg.source == "npm" else "local"
@@ -255,16 +305,23 @@ def run_gateway(group: list[Package], sources: dict[str, Path], ctx: Context) ->
     try:
         proc = subprocess.run(
             [sys.executable, str(HERE / "_gateway_driver.py"), str(job_file)],
-            capture_output=True, timeout=limit, env=env, check=False, cwd=ctx.scratch,
-        )  # fmt: skip
+            capture_output=True,
+            timeout=limit,
+            env=env,
+            check=False,
+            cwd=ctx.scratch,
+        )
         tail = proc.stderr.decode(errors="replace")[-800:]
     except subprocess.TimeoutExpired:
         tail = f"the gateway took longer than {limit:g}s (timed out)"
     found = {}
     for job in jobs:
         out = Path(job["out"])
-        found[job["key"]] = (json.loads(out.read_text()) if out.exists()
-                             else {"failed": f"the gateway driver ended early: {tail}"})  # fmt: skip
+        found[job["key"]] = (
+            json.loads(out.read_text())
+            if out.exists()
+            else {"failed": f"the gateway driver ended early: {tail}"}
+        )
     return found
 
 
@@ -275,8 +332,9 @@ def judge(pkg: Package, host: dict[str, Any], gw: dict[str, Any]) -> dict[str, A
     record: dict[str, Any] = {"name": pkg.name, "ecosystem": pkg.ecosystem, "source": pkg.source}
     if "unavailable" in host or "crashed" in host or "setup_failed" in host:
         why = host.get("unavailable") or host.get("crashed") or host.get("setup_failed")
-        record.update(verdict="error", why=f"own host: {why}", host="n/a", gateway="n/a",
-                      differences=[])  # fmt: skip
+        record.update(
+            verdict="error", why=f"own host: {why}", host="n/a", gateway="n/a", differences=[]
+        )
         return record
     host_view, loaded = HOST_VIEWS[pkg.ecosystem](host)
     record["host_view"] = host_view.to_dict()
@@ -286,10 +344,14 @@ def judge(pkg: Package, host: dict[str, Any], gw: dict[str, Any]) -> dict[str, A
     else:
         gw_view = gateway_view(gw.get("list", {}))
         record["gateway_view"] = gw_view.to_dict()
-    record["host"] = _summary(host_view) if loaded else "fails: " + "; ".join(host_view.errors)[:120]
-    record["gateway"] = _summary(gw_view) if gw_view and not gw_view.errors else (
-        "fails: " + ("; ".join(gw_view.errors) if gw_view else gw["failed"])[:120]
-    )  # fmt: skip
+    record["host"] = (
+        _summary(host_view) if loaded else "fails: " + "; ".join(host_view.errors)[:120]
+    )
+    record["gateway"] = (
+        _summary(gw_view)
+        if gw_view and not gw_view.errors
+        else ("fails: " + ("; ".join(gw_view.errors) if gw_view else gw["failed"])[:120])
+    )
     if not loaded:
         record.update(verdict="broken upstream", differences=[])
         return record
@@ -297,9 +359,13 @@ def judge(pkg: Package, host: dict[str, Any], gw: dict[str, Any]) -> dict[str, A
         failed = gw["failed"]
         from _compare import _load_cause
 
-        cause = "gateway-timeout" if "timed out" in failed else (
-            "gateway-install-failed" if failed.startswith("install") else _load_cause([failed])
-        )  # fmt: skip
+        cause = (
+            "gateway-timeout"
+            if "timed out" in failed
+            else (
+                "gateway-install-failed" if failed.startswith("install") else _load_cause([failed])
+            )
+        )
         if failed.startswith("install") and cause == "gateway-install-failed":
             from _compare import _NATIVE
 
@@ -315,8 +381,14 @@ def judge(pkg: Package, host: dict[str, Any], gw: dict[str, Any]) -> dict[str, A
 
 def _summary(view: Any) -> str:
     parts = []
-    for label, items in (("t", view.tools), ("c", view.commands), ("f", view.flags),
-                         ("e", view.events), ("s", view.skills), ("p", view.prompts)):  # fmt: skip
+    for label, items in (
+        ("t", view.tools),
+        ("c", view.commands),
+        ("f", view.flags),
+        ("e", view.events),
+        ("s", view.skills),
+        ("p", view.prompts),
+    ):
         if items:
             parts.append(f"{len(items)}{label}")
     if getattr(view, "unmapped", None):
@@ -356,10 +428,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per load")
     parser.add_argument("--install-timeout", type=float, default=300.0)
     parser.add_argument("--cache", default=str(default_cache()))
-    parser.add_argument("--git-mirrors", default=os.environ.get("FIDELITY_GIT_MIRRORS",
-                                                                 "/work/.mirror"))  # fmt: skip
-    parser.add_argument("--gateway-code", default=str(REPO), metavar="DIR",
-                        help="the checkout whose gateway is measured ('' : the installed one)")
+    parser.add_argument(
+        "--git-mirrors", default=os.environ.get("FIDELITY_GIT_MIRRORS", "/work/.mirror")
+    )
+    parser.add_argument(
+        "--gateway-code",
+        default=str(REPO),
+        metavar="DIR",
+        help="the checkout whose gateway is measured ('' : the installed one)",
+    )
     parser.add_argument("--record", action="store_true", help="write quick_expected.json")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
     args = parser.parse_args(argv)
@@ -379,16 +456,29 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             shutil.rmtree(ctx.scratch, ignore_errors=True)
     seconds = time.monotonic() - started
+    for record in records:
+        record["signature"] = signature(record)
     report(records, seconds, sys.stdout)
     summary = rates(records)
     if args.json:
-        Path(args.json).write_text(json.dumps(
-            {"date": time.strftime("%Y-%m-%d"), "seconds": round(seconds, 1),
-             "quick": args.quick, "corpus": str(args.corpus), "summary": summary,
-             "packages": records}, indent=1))  # fmt: skip
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "date": time.strftime("%Y-%m-%d"),
+                    "seconds": round(seconds, 1),
+                    "quick": args.quick,
+                    "corpus": str(args.corpus),
+                    "summary": summary,
+                    "packages": records,
+                },
+                indent=1,
+            )
+        )
     if args.record:
-        EXPECTED.write_text(json.dumps({r["name"]: signature(r) for r in records}, indent=1,
-                                       sort_keys=True) + "\n")  # fmt: skip
+        EXPECTED.write_text(
+            json.dumps({r["name"]: r["signature"] for r in records}, indent=1, sort_keys=True)
+            + "\n"
+        )
     return 0
 
 
@@ -397,8 +487,9 @@ def run_all(packages: list[Package], ctx: Context) -> list[dict[str, Any]]:
     hosts: dict[str, dict[str, Any]] = {}
     for pkg in packages:  # sequential: the network is used politely, one fetch at a time
         try:
-            sources[pkg.key] = materialize(pkg, ctx.cache, ctx.args.quick, ctx.mirrors, ctx.npm,
-                                           ctx.npm_env())  # fmt: skip
+            sources[pkg.key] = materialize(
+                pkg, ctx.cache, ctx.args.quick, ctx.mirrors, ctx.npm, ctx.npm_env()
+            )
         except (SourceUnavailable, subprocess.TimeoutExpired) as error:
             hosts[pkg.key] = {"unavailable": f"source: {error}"}
     ready = [p for p in packages if p.key in sources]
@@ -434,8 +525,10 @@ def run_all(packages: list[Package], ctx: Context) -> list[dict[str, Any]]:
         futures += [pool.submit(gateway_side, g) for g in gateway_groups]
         for future in futures:
             future.result()
-    return [judge(p, hosts.get(p.key, {"crashed": "not run"}), gateways.get(p.key, {}))
-            for p in packages]  # fmt: skip
+    return [
+        judge(p, hosts.get(p.key, {"crashed": "not run"}), gateways.get(p.key, {}))
+        for p in packages
+    ]
 
 
 def rates(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -445,11 +538,11 @@ def rates(records: list[dict[str, Any]]) -> dict[str, Any]:
         counts = Counter(r["verdict"] for r in mine)
         loads = len(mine) - counts["broken upstream"] - counts["error"]
         out[ecosystem] = {
-            "packages": len(mine), **{k: counts[k] for k in
-                                      ("identical", "differs", "broken upstream", "error")},
+            "packages": len(mine),
+            **{k: counts[k] for k in ("identical", "differs", "broken upstream", "error")},
             "pass_rate": round(counts["identical"] / len(mine), 3) if mine else None,
             "pass_rate_of_loading": round(counts["identical"] / loads, 3) if loads else None,
-        }  # fmt: skip
+        }
     causes: Counter[str] = Counter()
     for r in records:
         for cause in {d["cause"] for d in r.get("differences", [])}:
@@ -461,10 +554,19 @@ def rates(records: list[dict[str, Any]]) -> dict[str, Any]:
 def report(records: list[dict[str, Any]], seconds: float, out: Any) -> None:
     rows = [("package", "ecosystem", "host", "gateway", "verdict")]
     for r in records:
-        rows.append((r["name"], r["ecosystem"], r.get("host", ""), r.get("gateway", ""),
-                     verdict_text(r) if r["verdict"] != "error" else f"error: {r['why'][:80]}"))  # fmt: skip
-    widths = [min(max(len(str(row[i])) for row in rows), cap)
-              for i, cap in enumerate((40, 9, 28, 28, 200))]  # fmt: skip
+        rows.append(
+            (
+                r["name"],
+                r["ecosystem"],
+                r.get("host", ""),
+                r.get("gateway", ""),
+                verdict_text(r) if r["verdict"] != "error" else f"error: {r['why'][:80]}",
+            )
+        )
+    widths = [
+        min(max(len(str(row[i])) for row in rows), cap)
+        for i, cap in enumerate((40, 9, 28, 28, 200))
+    ]
     for n, row in enumerate(rows):
         cells = [str(c)[: widths[i]].ljust(widths[i]) for i, c in enumerate(row)]
         print("  ".join(cells).rstrip(), file=out)
@@ -476,13 +578,19 @@ def report(records: list[dict[str, Any]], seconds: float, out: Any) -> None:
         if ecosystem == "causes":
             continue
         of_loading = s["pass_rate_of_loading"]
-        print(f"{ecosystem}: {s['identical']}/{s['packages']} identical "
-              f"({s['pass_rate']:.0%}; {'n/a' if of_loading is None else f'{of_loading:.0%}'} of those "
-              f"that load in their own host), {s['differs']} differ, "
-              f"{s['broken upstream']} broken upstream, {s['error']} errors", file=out)  # fmt: skip
+        loading = "n/a" if of_loading is None else f"{of_loading:.0%}"
+        print(
+            f"{ecosystem}: {s['identical']}/{s['packages']} identical "
+            f"({s['pass_rate']:.0%}; {loading} of those "
+            f"that load in their own host), {s['differs']} differ, "
+            f"{s['broken upstream']} broken upstream, {s['error']} errors",
+            file=out,
+        )
     if summary["causes"]:
-        print("causes (packages): " + ", ".join(f"{c} {n}" for c, n in summary["causes"].items()),
-              file=out)  # fmt: skip
+        print(
+            "causes (packages): " + ", ".join(f"{c} {n}" for c, n in summary["causes"].items()),
+            file=out,
+        )
     print(f"{len(records)} packages in {seconds:.0f} s", file=out)
 
 
