@@ -87,6 +87,7 @@ _NATIVE = re.compile(
     r"sharp|node-pty|was compiled against|Cannot find module '[^']*build/Release",
     re.I,
 )
+_API_MISSING = re.compile(r"api\.[\w.]+ is not a function|api\.[\w.]+ is undefined")
 _SANDBOX = re.compile(
     r"EACCES|EPERM|EROFS|read-only file system|operation not permitted|permission denied", re.I
 )
@@ -95,9 +96,9 @@ _SANDBOX = re.compile(
 # Diagnostics that say something did not load or start, whatever their severity.
 FAILURES = frozenset(
     {
-        "extension.start_failed",
         "extension.exited",
         "runtime.unavailable",
+        "openclaw.config_required",
         "sandbox.denied",
         "openclaw.sdk_unavailable",
         "openclaw.register_async",
@@ -198,6 +199,8 @@ def openclaw_host(result: dict[str, Any]) -> tuple[View, bool]:
             view.unmapped.append(hook)
     plugins = [p for p in result.get("plugins", []) if p.get("id") == result.get("pluginId")]
     loaded = bool(plugins) and all(p.get("status") == "loaded" for p in plugins)
+    if result.get("missingManifest"):
+        view.errors.append("no openclaw.plugin.json: OpenClaw's loader finds no plugin in it")
     for p in plugins:
         if p.get("status") != "loaded":
             view.errors.append(f"{p.get('status')}: {p.get('error') or ''}".strip())
@@ -264,7 +267,8 @@ def gateway_view(listing: dict[str, Any]) -> View:
         prompts=prompts,
     )
     for d in listing.get("diagnostics", []):
-        if d.get("severity") == "error" or d.get("code") in FAILURES:
+        code = str(d.get("code", ""))
+        if code in FAILURES or code.endswith(("load_failed", "register_failed", "start_failed")):
             view.errors.append(f"{d.get('code')}: {d.get('message', '')}"[:1500])
         elif d.get("code") in (
             "pi.event_unmapped",
@@ -281,6 +285,8 @@ def gateway_view(listing: dict[str, Any]) -> View:
 
 def _load_cause(messages: list[str]) -> str:
     text = "\n".join(messages)
+    if _API_MISSING.search(text):
+        return "openclaw-api-missing"
     if _NATIVE.search(text):
         return "native-deps"
     if _SANDBOX.search(text):

@@ -89,7 +89,8 @@ def one(job: dict[str, Any], out_file: str) -> None:
         if wanted:
             run(["permissions", package_id, *wanted], steps)
         for key, value in (job.get("config") or {}).items():
-            run(["config", package_id, key, json.dumps(value)], steps)
+            text = value if isinstance(value, str) else json.dumps(value)
+            run(["config", package_id, key, text], steps)
         run(["trust", package_id], steps)
         run(["enable", package_id], steps)
     code, text = run(["list", "--json", "--workspace", job["workspace"]], steps)

@@ -7,7 +7,7 @@
 //   node openclaw_host.mjs --openclaw DIR --out FILE JOB.json
 //
 // JOB.json is a list of {key, path, cwd, config?}; each plugin is loaded on its own
-// (`cache: false`, `activate: false`, `onlyPluginIds`). Nothing is called, except tool
+// (`cache: false`, `activate: false`, `onlyPluginIds`, `runtimeSideEffects` as its server). Nothing is called, except tool
 // factories registered without names (OpenClaw calls them per session; here once, with a
 // tool context like the gateway's) to learn the names they make.
 
@@ -85,6 +85,13 @@ function toolNames(entry, job, config) {
 }
 
 function loadOne(job) {
+	if (!fs.existsSync(path.join(job.path, "openclaw.plugin.json"))) {
+		// OpenClaw's discovery needs the manifest: its loader, given this folder as a load
+		// path, registers no plugin from it (checked once by hand; it then loads only its
+		// bundled plugins, which take 20 s).
+		return { key: job.key, pluginId: null, plugins: [], missingManifest: true,
+			tools: [], commands: [], hooks: [], skills: [], diagnostics: [] };
+	}
 	const manifest = readManifest(job.path);
 	const id = manifest.id;
 	const kinds = [manifest.kind].flat().filter(Boolean);
@@ -106,6 +113,9 @@ function loadOne(job) {
 		onlyPluginIds: [id],
 		activate: false,
 		cache: false,
+		// as OpenClaw's gateway server loads its plugins (server-plugins): the "full"
+		// registration mode, not the side-effect-free "discovery" one
+		runtimeSideEffects: true,
 	});
 	const mine = (item) => !item.pluginId || item.pluginId === id || String(item.pluginId).startsWith(`${id}/`);
 	const plugins = registry.plugins.filter(mine);

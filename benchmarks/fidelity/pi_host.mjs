@@ -6,7 +6,8 @@
 //   node pi_host.mjs --pi DIR --out FILE JOB.json
 //
 // DIR is the installed @earendil-works/pi-coding-agent; JOB.json is a list of
-// {key, path, cwd, agentDir}: each package is loaded on its own (a fresh loader, a private
+// {key, path, cwd, agentDir, discover?} (discover: copied into the agent dir's extensions
+// folder and found by pi's own discovery): each package is loaded on its own (a fresh loader, a private
 // agent dir and workspace), one after the other. Nothing is called: no event, tool or command.
 // Package code's stdout is kept away from the result (which goes to --out).
 
@@ -32,11 +33,18 @@ function names(map) {
 async function loadOne(job) {
 	fs.mkdirSync(job.cwd, { recursive: true });
 	fs.mkdirSync(job.agentDir, { recursive: true });
+	if (job.discover) {
+		const folder = path.join(job.agentDir, "extensions");
+		fs.mkdirSync(folder, { recursive: true });
+		fs.cpSync(job.path, path.join(folder, path.basename(job.path)), { recursive: true, verbatimSymlinks: true });
+	}
 	const loader = new DefaultResourceLoader({
 		cwd: job.cwd,
 		agentDir: job.agentDir,
 		settingsManager: SettingsManager.inMemory({}),
-		additionalExtensionPaths: [job.path],
+		// an installed package as `pi -e PATH` takes it; a single extension placed in pi's
+		// global extensions folder, as the gateway's side places it in its discovery folder
+		additionalExtensionPaths: job.discover ? [] : [job.path],
 		noContextFiles: true,
 		noThemes: true,
 	});

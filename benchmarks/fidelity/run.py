@@ -250,6 +250,8 @@ def host_job(pkg: Package, root: Path, ctx: Context) -> dict[str, Any]:
         "timeout": ctx.args.timeout,
     }
     (base / "ws").mkdir(parents=True, exist_ok=True)
+    if pkg.ecosystem == "pi" and not pkg.installs:
+        job["discover"] = True
     if pkg.ecosystem == "openclaw":
         job["config"] = pkg.config
     if pkg.ecosystem == "nimlet":
@@ -330,6 +332,17 @@ def run_gateway(group: list[Package], sources: dict[str, Path], ctx: Context) ->
 
 def judge(pkg: Package, host: dict[str, Any], gw: dict[str, Any]) -> dict[str, Any]:
     record: dict[str, Any] = {"name": pkg.name, "ecosystem": pkg.ecosystem, "source": pkg.source}
+    setup = str(host.get("setup_failed", ""))
+    if any(code in setup for code in ("ETARGET", "E404", "notarget", "error 404")):
+        # its own installer fails on what the registry says: the package cannot be installed
+        record.update(
+            verdict="broken upstream",
+            host="fails: " + setup[:120],
+            gateway="n/a",
+            why=setup,
+            differences=[],
+        )
+        return record
     if "unavailable" in host or "crashed" in host or "setup_failed" in host:
         why = host.get("unavailable") or host.get("crashed") or host.get("setup_failed")
         record.update(
