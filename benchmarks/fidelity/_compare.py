@@ -16,6 +16,35 @@ from gateway.base.names import BUILTIN_TOOL_NAMES
 
 CATEGORIES = ("tools", "commands", "flags", "events", "skills", "prompts")
 
+# Each cause a difference can have, and what it means.
+CAUSES = {
+    "builtin-override-refused": "a tool named like a built-in (gateway/base/names.py "
+    "BUILTIN_TOOL_NAMES) is refused by the registry; Pi lets an extension override it",
+    "pi-legacy-event-unmapped": "a Pi event removed in pi 0.65 (session_switch, session_fork, "
+    "session_directory): pi 1.6 keeps the handler, the gateway maps it to nothing",
+    "pi-event-unsupported": "a Pi event with no canonical event (model_select, "
+    "session_before_tree, user_bash, …): pi.event_unmapped",
+    "openclaw-hook-unsupported": "an OpenClaw hook with no canonical event (subagent_*, "
+    "before_model_resolve, …): openclaw.hook_unmapped",
+    "nanobot-hook-point-unsupported": "an AgentHook point the gateway never calls",
+    "extra-hooks-listed": "the gateway lists a hook for an event the package never subscribed "
+    "to (Pi: turn_start and turn_end are subscribed together; OpenClaw: session_start for tool "
+    "factories; nanobot: turn_end for every hook)",
+    "flags-not-surfaced": "Pi flags (registerFlag) load, but `gateway list` has no flags",
+    "openclaw-skills-dropped": "the skills an OpenClaw plugin's manifest names are not listed",
+    "openclaw-lenient": "the gateway registers what OpenClaw 2026.9.6 refuses (tools without "
+    "contracts.tools, the removed before_agent_start hook): deliberate, as openclaw.md says",
+    "openclaw-api-missing": "the plugin calls an `api` or `api.runtime` method the gateway "
+    "does not provide, and its register fails",
+    "native-deps": "a dependency with a native addon or an install script: the gateway "
+    "installs with --ignore-scripts",
+    "sandbox-write": "the package writes under HOME or /tmp at load and the sandbox refuses",
+    "gateway-load-failed": "the gateway failed to load what the own host loaded (other reasons)",
+    "gateway-install-failed": "`gateway install` failed where the own host's install worked",
+    "gateway-timeout": "the gateway did not finish in time",
+    "unexplained": "a difference none of the above explains",
+}
+
 # docs/pi.md, "Events (nimlet canonical → Pi)".
 PI_EVENTS: dict[str, tuple[str, ...]] = {
     "tool_execution_start": ("tool_call",),

@@ -452,7 +452,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--record", action="store_true", help="write quick_expected.json")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    parser.add_argument("--markdown", metavar="FILE", help="write the results as Markdown")
+    parser.add_argument("--from-json", metavar="FILE", help="render an earlier run's JSON")
     args = parser.parse_args(argv)
+    if args.from_json:
+        data = json.loads(Path(args.from_json).read_text())
+        report(data["packages"], data["seconds"], sys.stdout)
+        if args.markdown:
+            Path(args.markdown).write_text(markdown(data))
+        return 0
     started = time.monotonic()
     packages = load_corpus(Path(args.corpus))
     if args.quick:
@@ -473,6 +481,16 @@ def main(argv: list[str] | None = None) -> int:
         record["signature"] = signature(record)
     report(records, seconds, sys.stdout)
     summary = rates(records)
+    data = {
+        "date": time.strftime("%Y-%m-%d"),
+        "seconds": round(seconds, 1),
+        "quick": args.quick,
+        "corpus": str(args.corpus),
+        "summary": summary,
+        "packages": records,
+    }
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(data))
     if args.json:
         Path(args.json).write_text(
             json.dumps(
@@ -605,6 +623,66 @@ def report(records: list[dict[str, Any]], seconds: float, out: Any) -> None:
             file=out,
         )
     print(f"{len(records)} packages in {seconds:.0f} s", file=out)
+
+
+def _describe(d: dict[str, Any]) -> str:
+    if not d["items"]:
+        return d["detail"][:160].replace("\n", " ")
+    where = "not in the gateway" if d["direction"] == "missing" else "only in the gateway"
+    return f"{d['category']} {where}: {', '.join(d['items'])}"
+
+
+def markdown(data: dict[str, Any]) -> str:
+    """The run for a person: pass rates, then every difference grouped by its cause."""
+    from _compare import CAUSES
+
+    records, summary = data["packages"], rates(data["packages"])
+    lines = [f"# Fidelity, measured ({data['date']})", ""]
+    sizes = ", ".join(f"{e} {s['packages']}" for e, s in summary.items() if e != "causes")
+    lines += [f"Corpus: {len(records)} packages ({sizes}); one run, {data['seconds']:.0f} s.", ""]
+    lines += [
+        "| ecosystem | packages | identical | differs | broken upstream | error | "
+        "pass rate | of those loading upstream |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for ecosystem, s in summary.items():
+        if ecosystem == "causes":
+            continue
+        loading = s["pass_rate_of_loading"]
+        lines.append(
+            f"| {ecosystem} | {s['packages']} | {s['identical']} | {s['differs']} | "
+            f"{s['broken upstream']} | {s['error']} | {s['pass_rate']:.0%} | "
+            f"{'n/a' if loading is None else f'{loading:.0%}'} |"
+        )
+    lines += [
+        "",
+        "## Differences by cause",
+        "",
+        "A package with several causes counts under each.",
+        "",
+    ]
+    for cause, count in summary["causes"].items():
+        lines += [f"### {cause} — {count} package(s)", "", CAUSES.get(cause, ""), ""]
+        for r in records:
+            mine = [d for d in r.get("differences", []) if d["cause"] == cause]
+            if not mine:
+                continue
+            what = "; ".join(_describe(d) for d in mine)
+            lines.append(f"- `{r['name']}` ({r['ecosystem']}): {what}")
+        lines.append("")
+    for verdict, title in (("broken upstream", "Broken upstream"), ("error", "Errors")):
+        mine = [r for r in records if r["verdict"] == verdict]
+        if not mine:
+            continue
+        lines += [f"## {title}", ""]
+        for r in mine:
+            why = r.get("why") or "; ".join(r.get("host_view", {}).get("errors", []))
+            lines.append(
+                f"- `{r['name']}` ({r['ecosystem']}): {why[:200].replace(chr(10), ' ')}"
+                f" — gateway: {r.get('gateway', 'n/a')[:80].replace(chr(10), ' ')}"
+            )
+        lines.append("")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
