@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,12 @@ def main() -> None:
     for job in json.loads(Path(sys.argv[1]).read_text()):
         os.environ.update(job["env"])
         os.chdir(job["workspace"])
+        started = time.monotonic()
         one(job, job["out"])
+        out = Path(job["out"])
+        result = json.loads(out.read_text())
+        result["seconds"] = round(time.monotonic() - started, 2)
+        out.write_text(json.dumps(result))
 
 
 def one(job: dict[str, Any], out_file: str) -> None:

@@ -65,9 +65,11 @@ function manifestSkills(root, manifest) {
 	return found;
 }
 
-function toolNames(entry, job, config) {
-	if (entry.names?.length) return entry.names;
-	if (typeof entry.factory !== "function") return [];
+/** The tools a registration makes for a session: OpenClaw calls each tool factory per
+ * session with a tool context (a factory may return null, one tool or several, whatever
+ * names it declared); here once, with a context like the gateway's. */
+function toolNames(entry, job, config, notes) {
+	if (typeof entry.factory !== "function") return entry.names ?? [];
 	try {
 		const made = entry.factory({
 			sessionId: "fidelity",
@@ -80,6 +82,7 @@ function toolNames(entry, job, config) {
 		const list = Array.isArray(made) ? made : made ? [made] : [];
 		return list.map((t) => t?.name).filter(Boolean);
 	} catch (error) {
+		notes.push(`tool factory (${(entry.names ?? []).join(", ")}) threw: ${String(error).slice(0, 200)}`);
 		return [];
 	}
 }
@@ -117,8 +120,9 @@ function loadOne(job) {
 		// registration mode, not the side-effect-free "discovery" one
 		runtimeSideEffects: true,
 	});
-	const mine = (item) => !item.pluginId || item.pluginId === id || String(item.pluginId).startsWith(`${id}/`);
-	const plugins = registry.plugins.filter(mine);
+	const notes = [];
+	const mine = (item) => item.pluginId === id || String(item.pluginId).startsWith(`${id}/`);
+	const plugins = registry.plugins.filter((p) => p.id === id || String(p.id).startsWith(`${id}/`));
 	const unsupported = {};
 	for (const [field, label] of [
 		["cliRegistrars", "registerCli"],
@@ -137,8 +141,9 @@ function loadOne(job) {
 		key: job.key,
 		pluginId: id,
 		plugins: plugins.map((p) => ({ id: p.id, status: p.status, error: p.error ? String(p.error).slice(0, 1000) : undefined })),
-		tools: registry.tools.filter(mine).flatMap((t) => toolNames(t, job, config)),
-		optionalTools: registry.tools.filter(mine).filter((t) => t.optional).flatMap((t) => toolNames(t, job, config)),
+		tools: registry.tools.filter(mine).flatMap((t) => toolNames(t, job, config, notes)),
+		declaredTools: registry.tools.filter(mine).flatMap((t) => t.names ?? []),
+		factoryNotes: notes,
 		commands: registry.commands.filter(mine).map((c) => c.command?.name ?? c.name),
 		hooks: registry.typedHooks.filter(mine).map((h) => h.hookName),
 		skills: manifestSkills(job.path, manifest),

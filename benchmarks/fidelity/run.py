@@ -331,7 +331,12 @@ def run_gateway(group: list[Package], sources: dict[str, Path], ctx: Context) ->
 
 
 def judge(pkg: Package, host: dict[str, Any], gw: dict[str, Any]) -> dict[str, Any]:
-    record: dict[str, Any] = {"name": pkg.name, "ecosystem": pkg.ecosystem, "source": pkg.source}
+    record: dict[str, Any] = {
+        "name": pkg.name,
+        "ecosystem": pkg.ecosystem,
+        "source": pkg.source,
+        "seconds": {"host": host.get("seconds"), "gateway": gw.get("seconds")},
+    }
     setup = str(host.get("setup_failed", ""))
     if any(code in setup for code in ("ETARGET", "E404", "notarget", "error 404")):
         # its own installer fails on what the registry says: the package cannot be installed
