@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.pi.runtime import find_node, sidecar_ready
+from adapters._sidecar import sidecar_ready
+from adapters.pi.runtime import find_node
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "benchmarks" / "fidelity"
