@@ -489,6 +489,7 @@ def main(argv: list[str] | None = None) -> int:
     data = {
         "date": time.strftime("%Y-%m-%d"),
         "seconds": round(seconds, 1),
+        "gateway_commit": _commit(args.gateway_code or str(REPO)),
         "quick": args.quick,
         "corpus": str(args.corpus),
         "summary": summary,
@@ -497,19 +498,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         Path(args.markdown).write_text(markdown(data))
     if args.json:
-        Path(args.json).write_text(
-            json.dumps(
-                {
-                    "date": time.strftime("%Y-%m-%d"),
-                    "seconds": round(seconds, 1),
-                    "quick": args.quick,
-                    "corpus": str(args.corpus),
-                    "summary": summary,
-                    "packages": records,
-                },
-                indent=1,
-            )
-        )
+        Path(args.json).write_text(json.dumps(data, indent=1))
     if args.record:
         EXPECTED.write_text(
             json.dumps({r["name"]: r["signature"] for r in records}, indent=1, sort_keys=True)
@@ -628,6 +617,16 @@ def report(records: list[dict[str, Any]], seconds: float, out: Any) -> None:
             file=out,
         )
     print(f"{len(records)} packages in {seconds:.0f} s", file=out)
+
+
+def _commit(folder: str) -> str:
+    found = subprocess.run(
+        ["git", "-C", folder, "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return found.stdout.strip() or "unknown"
 
 
 def _describe(d: dict[str, Any]) -> str:
