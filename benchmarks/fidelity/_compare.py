@@ -34,6 +34,9 @@ CAUSES = {
     "openclaw-skills-dropped": "the skills an OpenClaw plugin's manifest names are not listed",
     "openclaw-lenient": "the gateway registers what OpenClaw 2026.9.6 refuses (tools without "
     "contracts.tools, the removed before_agent_start hook): deliberate, as openclaw.md says",
+    "openclaw-context-engine-fallback": "the plugin registers a context engine in OpenClaw; "
+    "where registerContextEngine is undefined (the gateway, deliberately) it falls back to "
+    "hooks",
     "openclaw-api-missing": "the plugin calls an `api` or `api.runtime` method the gateway "
     "does not provide, and its register fails",
     "native-deps": "a dependency with a native addon or an install script: the gateway "
@@ -237,6 +240,8 @@ def openclaw_host(result: dict[str, Any]) -> tuple[View, bool]:
     view.notes += [
         d["message"] for d in result.get("diagnostics", []) if "ignored" in d.get("message", "")
     ]
+    if result.get("contextEngines"):
+        view.notes.append("registerContextEngine: " + ", ".join(result["contextEngines"]))
     for api, count in (result.get("unsupported") or {}).items():
         view.notes.append(f"{api} x{count}")
     return view, loaded
@@ -386,6 +391,8 @@ def _extra_cause(
             return "openclaw-lenient"
         if category == "events" and re.search(r'unknown typed hook "[^"]+" ignored', notes):
             return "openclaw-lenient"
+        if category == "events" and "registerContextEngine:" in notes:
+            return "openclaw-context-engine-fallback"
     if category == "events":
         return "extra-hooks-listed"
     return "unexplained"

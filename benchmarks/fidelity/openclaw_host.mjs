@@ -141,6 +141,7 @@ function loadOne(job) {
 		key: job.key,
 		pluginId: id,
 		plugins: plugins.map((p) => ({ id: p.id, status: p.status, error: p.error ? String(p.error).slice(0, 1000) : undefined })),
+		contextEngines: plugins.flatMap((p) => p.contextEngineIds ?? []),
 		tools: registry.tools.filter(mine).flatMap((t) => toolNames(t, job, config, notes)),
 		declaredTools: registry.tools.filter(mine).flatMap((t) => t.names ?? []),
 		factoryNotes: notes,
