@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 from gateway.audit._model import AuditReport
+from gateway.base import json_text
 
 __all__ = ["FORMATS", "render"]
 
@@ -18,7 +17,7 @@ def render(report: AuditReport, format: str = "text") -> str:
 
         return render_text(report)
     if format == "json":
-        return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        return json_text(report.to_dict()) + "\n"
     if format == "markdown":
         from gateway.audit._render_markdown import render_markdown
 
@@ -30,5 +29,5 @@ def render(report: AuditReport, format: str = "text") -> str:
     if format == "sarif":
         from gateway.audit._render_sarif import render_sarif
 
-        return json.dumps(render_sarif(report), indent=2, ensure_ascii=False) + "\n"
+        return json_text(render_sarif(report)) + "\n"
     raise ValueError(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")

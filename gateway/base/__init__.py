@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         name_problem,
         safe_join,
     )
+    from gateway.base._printable import PrintableStream, json_text, printable, raw_stream
     from gateway.base._progress import Progress, no_progress, terminal_progress
     from gateway.base._validation import ArgumentValidator, schema_problem
     from gateway.base._version import DISTRIBUTION, gateway_version
@@ -46,6 +47,10 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "PrintableStream": "gateway.base._printable",
+    "json_text": "gateway.base._printable",
+    "printable": "gateway.base._printable",
+    "raw_stream": "gateway.base._printable",
     "ArgumentValidator": "gateway.base._validation",
     "BUILTIN_TOOL_NAMES": "gateway.base.names",
     "CAPABILITIES": "gateway.base.names",
@@ -112,6 +117,7 @@ __all__ = [
     "GatewayConfig",
     "HomeUnusable",
     "PathRefused",
+    "PrintableStream",
     "Progress",
     "Severity",
     "catalogue",
@@ -121,11 +127,14 @@ __all__ = [
     "ensure_home",
     "gateway_version",
     "json_depth",
+    "json_text",
     "lazy_attributes",
     "name_problem",
     "no_progress",
+    "printable",
     "private_dir",
     "private_file",
+    "raw_stream",
     "safe_join",
     "schema_problem",
     "terminal_progress",

@@ -43,7 +43,11 @@ def terminal_progress(stream: TextIO | None = None, *, quiet: bool = False) -> I
     from rich.console import Console
     from rich.markup import escape
 
-    console = Console(file=out, highlight=False)
+    from gateway.base._printable import printable, raw_stream
+
+    # rich draws the status line itself; the phase text a package may influence is made
+    # printable before rich sees it.
+    console = Console(file=raw_stream(out), highlight=False)
     started = time.monotonic()
     current: list[str] = []
 
@@ -58,9 +62,9 @@ def terminal_progress(stream: TextIO | None = None, *, quiet: bool = False) -> I
         def live(message: str) -> None:
             nonlocal started
             finish_current()
-            current[:] = [message]
+            current[:] = [printable(message)]
             started = time.monotonic()
-            status.update(f"{escape(message)} …")
+            status.update(f"{escape(current[0])} …")
 
         try:
             yield live

@@ -106,6 +106,8 @@ def _progress(stream: TextIO) -> Iterator[Callable[[int, int, str], None]]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from gateway.base import printable, raw_stream
+
     columns = (
         TextColumn("auditing"),
         BarColumn(),
@@ -113,10 +115,10 @@ def _progress(stream: TextIO) -> Iterator[Callable[[int, int, str], None]]:
         TimeElapsedColumn(),
         TextColumn("{task.description}"),
     )
-    with Progress(*columns, console=Console(file=stream), transient=True) as bar:
+    with Progress(*columns, console=Console(file=raw_stream(stream)), transient=True) as bar:
         task = bar.add_task("", total=None)
 
         def live(index: int, total: int, source: str) -> None:
-            bar.update(task, total=total, completed=index, description=source)
+            bar.update(task, total=total, completed=index, description=printable(source))
 
         yield live

@@ -63,6 +63,10 @@ def _check_arguments(args: argparse.Namespace) -> None:
         value = getattr(args, name, None)
         if isinstance(value, str) and not value.strip():
             raise BadArgument(f"{name.upper()} is empty; use `.` for the current folder")
+    for name in ("target", "source"):
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            _utf8(value, name.upper())
     if not hasattr(args, "workspace"):
         return
     workspace = args.workspace
@@ -71,14 +75,34 @@ def _check_arguments(args: argparse.Namespace) -> None:
         return
     if not workspace.strip():
         raise BadArgument("--workspace is empty; use `.` for the current folder")
+    _utf8(workspace, "--workspace")
+    args.workspace = Path(workspace)
+
+
+def _utf8(value: str, what: str) -> None:
+    """A path argument must be text: the store, sessions and the protocol keep paths as
+    UTF-8, and a name with other bytes would fail deep inside one of them."""
     try:
-        os.fsencode(workspace).decode("utf-8")
+        os.fsencode(value).decode("utf-8")
     except UnicodeDecodeError:
         raise BadArgument(
-            f"--workspace {os.fsencode(workspace)!r} is not valid UTF-8; sessions and the "
+            f"{what} {os.fsencode(value)!r} is not valid UTF-8; sessions and the "
             "protocol carry paths as UTF-8 text"
         ) from None
-    args.workspace = Path(workspace)
+
+
+def _printable_output(args: argparse.Namespace) -> None:
+    """What people read shows a package's control characters and escape sequences as
+    escapes (``gateway.base.printable``), in every verb at once; machine output (``--json``,
+    an audit report in another format, the protocol of ``serve``) keeps exact values."""
+    from gateway.base import PrintableStream
+
+    machine = bool(getattr(args, "json", False)) or args.verb == "serve"
+    machine = machine or getattr(args, "format", None) not in (None, "text")
+    if not machine and not isinstance(sys.stdout, PrintableStream):
+        sys.stdout = PrintableStream(sys.stdout)
+    if not isinstance(sys.stderr, PrintableStream):
+        sys.stderr = PrintableStream(sys.stderr)
 
 
 def _refuse_argument(args: argparse.Namespace, message: str) -> None:
@@ -96,6 +120,16 @@ def _verb(name: str) -> Verb:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(argv).parse_args(argv)
+    streams = sys.stdout, sys.stderr
+    _printable_output(args)
+    try:
+        return _run(args, argv)
+    finally:
+        if argv is not None:  # an in-process caller (a test, a script) gets its streams back
+            sys.stdout, sys.stderr = streams
+
+
+def _run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     from gateway.base import GatewayConfig, HomeUnusable, ensure_home
     from gateway.sandbox._privileges import make_undumpable
 

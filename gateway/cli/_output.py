@@ -3,7 +3,6 @@ hints, one-line errors."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import textwrap
@@ -11,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from gateway.base import Diagnostic, Severity
+from gateway.base._printable import raw_stream
 
 _FALLBACK_WIDTH = 100
 """Width when the output is not a terminal and ``COLUMNS`` is unset (a pipe, a log)."""
@@ -97,9 +97,12 @@ def print_diagnostics(
             print(f"{indent}  hint: {diagnostic.hint}", file=out)
 
 
-def print_json(data: Any, out: TextIO = sys.stdout) -> None:
-    json.dump(data, out, indent=2, ensure_ascii=False, default=str)
-    out.write("\n")
+def print_json(data: Any, out: TextIO | None = None) -> None:
+    """Exact values, as JSON any UTF-8 stream carries (lone surrogates escaped)."""
+    from gateway.base import json_text
+
+    out = raw_stream(out or sys.stdout)
+    out.write(json_text(data) + "\n")
 
 
 def fail(message: str) -> None:

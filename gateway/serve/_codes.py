@@ -39,9 +39,11 @@ SERVE_NOT_CARRIED = define_code(
 SERVE_TOOL_NAME = define_code(
     "serve.tool_name",
     W,
-    "A tool's name does not fit the MCP tool-name rules (1-128 of `A-Z a-z 0-9 _ - .`), so "
-    "MCP clients may refuse it; it is served as it is.",
-    "Rename the tool in its package if an MCP client refuses it.",
+    "A tool's name does not fit the MCP tool-name rules (1-128 of `A-Z a-z 0-9 _ - .`): it is "
+    "offered under a name that does (the characters MCP forbids become `_`, then `-` and 8 "
+    "hex digits of the name's SHA-256), and calls of that name reach the tool; a tool whose "
+    "offered name another tool already has is left out.",
+    "Rename the tool in its package to keep its name in MCP clients.",
 )
 SERVE_CLIENT_FAILED = define_code(
     "serve.client_failed",

@@ -42,15 +42,15 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from gateway.base import Severity, _codes
+from gateway.base import Severity, _codes, printable
 from gateway.model import SessionActionError, UnknownCommand, UnknownTool
 from gateway.serve._codes import SERVE_TOOL_NAME
 from gateway.serve._mcp_content import (
     ARGUMENTS,
-    MCP_TOOL_NAME,
     answer_from_elicitation,
     elicitation_schema,
     expand_template,
+    mcp_name,
     mcp_prompt,
     mcp_result,
     mcp_tool,
@@ -195,24 +195,43 @@ class McpBridge:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        tools = (await self._open()).tools()
+        gateway = await self._open()
         self.listed.set()
-        for tool in tools:
-            if not MCP_TOOL_NAME.match(tool.name) and tool.name not in self._warned_names:
-                self._warned_names.add(tool.name)
-                self._gateway.diagnostics.add(
-                    SERVE_TOOL_NAME(
-                        f"tool {tool.name!r} of {tool.owner} does not fit MCP's tool-name rule",
-                        package=tool.owner,
-                        contribution=tool.name,
-                    )
+        by_name = {tool.name: tool for tool in gateway.tools()}
+        offered = self._offered(gateway)
+        return types.ListToolsResult(
+            tools=[mcp_tool(by_name[name], mcp) for mcp, name in offered.items()]
+        )
+
+    def _offered(self, gateway: Gateway) -> dict[str, str]:
+        """The name each tool is offered under → its name in the registry: MCP's rule
+        holds for every offered name (``mcp_name``), and a renamed or left-out tool is
+        said once (``serve.tool_name``)."""
+        offered: dict[str, str] = {}
+        for tool in gateway.tools():
+            name = mcp_name(tool.name)
+            taken = offered.get(name)
+            if taken is None:
+                offered[name] = tool.name
+            if name == tool.name or tool.name in self._warned_names:
+                continue
+            self._warned_names.add(tool.name)
+            said = f"offered as {name!r}" if taken is None else f"left out: {name!r} is {taken!r}'s"
+            gateway.diagnostics.add(
+                SERVE_TOOL_NAME(
+                    f"tool {printable(tool.name)!r} of {tool.owner} does not fit MCP's "
+                    f"tool-name rule; {said}",
+                    package=tool.owner,
+                    contribution=tool.name,
                 )
-        return types.ListToolsResult(tools=[mcp_tool(tool) for tool in tools])
+            )
+        return offered
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         gateway = await self._open(calls=True)
+        params.name = self._offered(gateway).get(params.name, params.name)
         tool = gateway.registry.tool(params.name)
         if tool is None or (gateway.plan and not tool.plan_safe):
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")

@@ -6,6 +6,7 @@ Pure conversions, no I/O but reading a skill's file; ``_mcp`` wires them to the 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ __all__ = [
     "answer_from_elicitation",
     "elicitation_schema",
     "expand_template",
+    "mcp_name",
     "mcp_prompt",
     "mcp_result",
     "mcp_tool",
@@ -53,6 +55,19 @@ __all__ = [
 DETAILS_META = "extension-gateway/details"
 """``_meta`` key of a tool result carrying the runtime's ``details`` (Pi's, a sidecar's)."""
 MCP_TOOL_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+
+
+def mcp_name(name: str) -> str:
+    """``name`` when MCP allows it, else a name it allows, the same for the same ``name``:
+    forbidden characters as ``_``, cut to fit, and 8 hex digits of the original's digest so
+    two names that clean up alike stay apart."""
+    if MCP_TOOL_NAME.match(name):
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", name)[: 128 - 9]
+    return f"{cleaned}-{digest}"
+
+
 """The MCP tool-name rule (SEP-986)."""
 SKILL_BYTES = 1024 * 1024
 """A skill file larger than this is cut (a resource is read whole into one message)."""
@@ -60,13 +75,13 @@ ARGUMENTS = "arguments"
 """The one prompt argument: the text after the command, as typed after ``/name``."""
 
 
-def mcp_tool(tool: ToolEntry) -> types.Tool:
+def mcp_tool(tool: ToolEntry, name: str | None = None) -> types.Tool:
     schema = dict(tool.input_schema)
     # nimlet tool arguments are always an object; MCP requires the schema to say so.
     schema.setdefault("type", "object")
     capabilities = set(tool.capabilities)
     return types.Tool(
-        name=tool.name,
+        name=name or tool.name,
         description=tool.description,
         input_schema=schema,
         annotations=types.ToolAnnotations(
