@@ -16,8 +16,7 @@ from gateway.base import json_text, printable
 
 HOSTILE = "ok\x1b]52;c;ZXZpbA==\x07\x1b]0;title\x07\x1b[2J\x9b31m\u202egnp.exe\u200b\U000e0041"
 SHOWN = (
-    "ok\\x1b]52;c;ZXZpbA==\\x07\\x1b]0;title\\x07\\x1b[2J\\x9b31m\\u202egnp.exe\\u200b"
-    "\\U000e0041"
+    "ok\\x1b]52;c;ZXZpbA==\\x07\\x1b]0;title\\x07\\x1b[2J\\x9b31m\\u202egnp.exe\\u200b\\U000e0041"
 )
 
 

@@ -226,9 +226,7 @@ def test_unknown_package_id_with_json_is_an_error_object(home: Path, gw) -> None
     assert "no.such.pkg" in result["error"] and result["diagnostics"] == []
 
 
-def test_a_sandbox_permission_a_nanobot_package_did_not_request_needs_widen(
-    home: Path, gw
-) -> None:
+def test_a_sandbox_permission_a_nanobot_package_did_not_request_needs_widen(home: Path, gw) -> None:
     refused = gw(home, "permissions", PACKAGE, "workspace.write")
     assert refused.returncode == 1
     assert "does not request workspace.write" in refused.stderr
