@@ -39,7 +39,7 @@ from gateway.sandbox._landlock import (
 )
 from gateway.sandbox._policy import SandboxPolicy
 from gateway.sandbox._privileges import PrivilegeError, drop_capabilities, set_no_new_privs
-from gateway.sandbox._seccomp import SeccompError, SocketRules, build_filter, install_filter
+from gateway.sandbox._seccomp import FilterRules, SeccompError, build_filter, install_filter
 from gateway.sandbox._support import (
     KernelSupport,
     SandboxUnavailable,
@@ -122,7 +122,7 @@ _CACHE = _RulesetCache()
 
 
 @functools.cache
-def _seccomp_program(rules: SocketRules) -> bytes:
+def _seccomp_program(rules: FilterRules) -> bytes:
     return build_filter(rules)
 
 
@@ -178,7 +178,12 @@ def _prepare(policy: SandboxPolicy, support: KernelSupport) -> _Confinement | No
         return None  # nothing to apply; support_diagnostics says so once per run
     seccomp = None
     if support.seccomp:
-        seccomp = _seccomp_program(SocketRules(unix=policy.unix_sockets, inet=policy.network.any))
+        rules = FilterRules(
+            unix=policy.unix_sockets,
+            inet=policy.network.any,
+            anonymous_exec=policy.anonymous_exec,
+        )
+        seccomp = _seccomp_program(rules)
     compiled = None
     if support.landlock:
         try:
