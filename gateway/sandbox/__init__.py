@@ -12,6 +12,10 @@
 - :func:`grant_hints` says at install what a package's code appears to need beyond the
   defaults; :func:`explain_denial` turns a refusal in its stderr into a diagnostic.
 - :func:`safe_name` turns a name a package controls into a harmless file name.
+- :class:`ResourceLimits` (memory, processes, file size, CPU weight) ride on a policy;
+  :func:`limits_from_settings` reads a package's ``$gateway.limits``, :func:`detect_cgroups`
+  says whether cgroups hold them here, :func:`explain_exit` and :func:`explain_output`
+  which one a process ran into.
 
 See docs/security.md for the threat model and what each platform promises.
 """
@@ -29,6 +33,8 @@ from gateway.sandbox._builder import (
     python_runtime_paths,
     system_policy,
 )
+from gateway.sandbox._cgroups import Cgroups, detect_cgroups
+from gateway.sandbox._codes import LIMIT_EXCEEDED, LIMITS_INVALID
 from gateway.sandbox._descendants import (
     descendants,
     family,
@@ -36,8 +42,16 @@ from gateway.sandbox._descendants import (
     kill_family,
     reap_adopted,
 )
+from gateway.sandbox._exceeded import explain_exit, explain_limit, explain_output
 from gateway.sandbox._hints import explain_denial, grant_hints
 from gateway.sandbox._landlock import abi_version
+from gateway.sandbox._limits import (
+    LIMIT_NAMES,
+    ResourceLimits,
+    format_size,
+    limits_from_settings,
+    parse_size,
+)
 from gateway.sandbox._names import safe_name
 from gateway.sandbox._policy import NetworkAccess, Ports, SandboxPolicy
 from gateway.sandbox._privileges import become_subreaper, is_dumpable, is_subreaper, make_undumpable
@@ -53,33 +67,45 @@ from gateway.sandbox._support import (
 
 __all__ = [
     "FULL_ABI",
+    "LIMITS_INVALID",
+    "LIMIT_EXCEEDED",
+    "LIMIT_NAMES",
     "SANDBOX_PERMISSIONS",
+    "Cgroups",
     "KernelSupport",
     "NetworkAccess",
     "PackageGrants",
     "PackageSandbox",
     "Ports",
+    "ResourceLimits",
     "SandboxError",
     "SandboxPolicy",
     "SandboxUnavailable",
     "abi_version",
     "become_subreaper",
     "descendants",
+    "detect_cgroups",
     "detect_support",
     "explain_denial",
+    "explain_exit",
+    "explain_limit",
+    "explain_output",
     "exposed_paths",
     "family",
+    "format_size",
     "grant_hints",
     "grants_from",
     "is_dumpable",
     "is_subreaper",
     "kill_descendants",
     "kill_family",
+    "limits_from_settings",
     "make_undumpable",
     "missing_protections",
     "node_runtime_paths",
     "package_dirs",
     "package_sandbox",
+    "parse_size",
     "policy_for_entry",
     "python_runtime_paths",
     "reap_adopted",

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gateway.sandbox._limits import ResourceLimits
+
 __all__ = ["NetworkAccess", "Ports", "SandboxPolicy"]
 
 _DEV = Path("/dev")
@@ -97,6 +99,8 @@ class SandboxPolicy:
     anonymous_exec: bool = False
     """May make an anonymous file (``memfd_create``) it can execute: code it wrote, run
     without a folder a Landlock rule could deny. No package is granted it."""
+    limits: ResourceLimits | None = field(default_factory=ResourceLimits)
+    """Memory, processes, file size and CPU share (``_limits``); None: none at all."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "read", _absolute(self.read, "read"))
