@@ -14,6 +14,10 @@ shell, so ``check_program`` makes the same checks first, on the confining thread
 lookup along ``PATH``, and ``execveat(AT_EXECVE_CHECK)`` (Linux 6.14), which asks the kernel
 — Landlock included — whether the exec would be allowed, without making it. On an older
 kernel a program the sandbox does not let run is the shell's exit 126 instead.
+
+A shell passes on only variables named like identifiers. An environment with another name
+(npm's ``npm_config_//host/:_authToken``) starts without the gate, its limits set right
+after the start (``release_started``), rather than lose the variable.
 """
 
 from __future__ import annotations
@@ -23,28 +27,42 @@ import errno
 import functools
 import os
 import platform
+import re
 import shlex
 import signal
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["GATE_SHELL", "check_program", "gated", "release"]
+__all__ = ["GATE_SHELL", "can_gate", "check_program", "gated", "release", "release_started"]
 
 GATE_SHELL = "/bin/sh"
-_SCRIPT = 'kill -STOP $$; exec "$@"'
+_SCRIPT = 'kill -STOP "$$"; {restore}exec "$@"'
 _AT_FDCWD = -100
 _AT_EXECVE_CHECK = 0x10000
 _EXECVEAT = {"x86_64": 322, "aarch64": 281}
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_SHELL_OWNED = ("PWD", "OPTIND", "PPID", "IFS")
+"""Variables a POSIX shell sets itself and exports when given: put back as given."""
+
+
+def can_gate(env: Mapping[str, str] | None) -> bool:
+    """A shell passes on only variables whose names are identifiers (it drops, e.g., npm's
+    ``npm_config_//registry.example/:_authToken``): with any other name the program must
+    start without the gate, so that its environment stays whole."""
+    given = os.environ if env is None else env
+    return all(_IDENTIFIER.match(name) for name in given)
 
 
 def gated(argv: Sequence[str], env: Mapping[str, str] | None) -> list[str]:
-    """``argv`` behind the gate. The shell exports ``PWD`` to what it runs; the gate puts
-    the environment back as it was given."""
+    """``argv`` behind the gate, its environment as given: the shell's own variables
+    (``PWD``, ``OPTIND``, ``PPID``, ``IFS``) are put back, or ``PWD`` removed."""
     given = os.environ if env is None else env
-    pwd = given.get("PWD")
-    restore = "unset PWD; " if pwd is None else f"PWD={shlex.quote(pwd)}; export PWD; "
-    return [GATE_SHELL, "-c", restore + _SCRIPT, "gateway-gate", *argv]
+    restore = [f"{n}={shlex.quote(given[n])}; export {n}; " for n in _SHELL_OWNED if n in given]
+    if "PWD" not in given:
+        restore.append("unset PWD; ")
+    script = _SCRIPT.format(restore="".join(restore))
+    return [GATE_SHELL, "-c", script, "gateway-gate", *argv]
 
 
 @functools.cache
@@ -110,3 +128,14 @@ def release(process: subprocess.Popen[bytes], prepare: Callable[[int], None]) ->
         process.wait()
         raise
     os.kill(process.pid, signal.SIGCONT)
+
+
+def release_started(process: subprocess.Popen[bytes], prepare: Callable[[int], None]) -> None:
+    """``prepare(pid)`` for a child started without the gate: its limits come right after
+    its start, not before its first instruction (a fork in between would escape them)."""
+    try:
+        prepare(process.pid)
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise

@@ -31,7 +31,7 @@ from typing import IO, Any
 import anyio
 
 from gateway.sandbox._cgroups import CgroupGroup, detect_cgroups
-from gateway.sandbox._gate import check_program, gated, release
+from gateway.sandbox._gate import can_gate, check_program, gated, release, release_started
 from gateway.sandbox._landlock import (
     FS_READ,
     FS_READ_EXECUTE,
@@ -262,8 +262,11 @@ def spawn_confined(
     confinement = _prepare(policy, support)
     limiting = _limiting(policy.limits)
     command = list(argv)
+    gate = limiting is not None and can_gate(env)
     if limiting is not None:
-        command = gated(node_heap_argument(command, limiting.limits), env)
+        command = node_heap_argument(command, limiting.limits)
+    if gate:
+        command = gated(command, env)
     outcome: list[subprocess.Popen[bytes] | BaseException] = []
 
     def confine_and_spawn() -> None:
@@ -275,7 +278,7 @@ def spawn_confined(
                     raise SandboxError(
                         error.errno, f"cannot confine {argv[0]}: {error.strerror}"
                     ) from None
-            if limiting is not None:
+            if gate:
                 check_program(argv[0], env, cwd)  # what Popen would raise for argv itself
             outcome.append(
                 subprocess.Popen(
@@ -301,7 +304,7 @@ def spawn_confined(
         raise result
     if limiting is not None:
         try:
-            release(result, limiting.prepare)
+            (release if gate else release_started)(result, limiting.prepare)
         except OSError as error:
             raise SandboxError(
                 error.errno, f"cannot set the limits of {argv[0]}: {error.strerror or error}"

@@ -218,11 +218,36 @@ def test_a_child_is_limited_from_its_first_instruction(tmp_path: Path, mode: str
 
 
 def test_the_gate_hands_the_program_its_environment_as_given(tmp_path: Path) -> None:
+    """The shell sets PWD, OPTIND, PPID and IFS itself: each comes back as given (or not at
+    all)."""
     sandbox = _sandbox(tmp_path, "env")
-    env = {"PATH": "/usr/bin:/bin", "A": "one two"}
-    child = spawn_confined(["env"], policy=sandbox.policy, env=env, stdout=subprocess.PIPE)
+    for env in (
+        {"PATH": "/usr/bin:/bin", "A": "one two"},
+        {"PATH": "/usr/bin:/bin", "PWD": "/else", "OPTIND": "3", "PPID": "9", "IFS": ":1"},
+    ):
+        child = spawn_confined(["env"], policy=sandbox.policy, env=env, stdout=subprocess.PIPE)
+        out, _ = child.communicate(timeout=60)
+        assert sorted(out.decode().splitlines()) == sorted(f"{k}={v}" for k, v in env.items())
+
+
+def test_a_variable_no_shell_can_carry_reaches_the_program_and_limits_still_hold(
+    tmp_path: Path,
+) -> None:
+    """npm reads its registry tokens from such names: the program starts without the gate,
+    its limits set right after."""
+    sandbox = _sandbox(tmp_path, "npmlike", file_size=MIB)
+    env = {"PATH": "/usr/bin:/bin", "npm_config_//registry.example/:_authToken": "tok"}
+    show = "import os; print(os.environ.get('npm_config_//registry.example/:_authToken'))"
+    child = spawn_confined(
+        [sys.executable, "-c", f"{show}; print(open('/proc/self/limits').read())"],
+        policy=sandbox.policy, env=env, stdout=subprocess.PIPE,
+    )  # fmt: skip
     out, _ = child.communicate(timeout=60)
-    assert sorted(out.decode().splitlines()) == ["A=one two", "PATH=/usr/bin:/bin"]
+    token, limits = out.decode().split("\n", 1)
+    assert token == "tok"
+    assert any(
+        line.startswith("Max file size") and str(MIB) in line for line in limits.splitlines()
+    )
 
 
 def test_nothing_runs_when_its_limits_cannot_be_set(
