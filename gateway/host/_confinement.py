@@ -62,7 +62,6 @@ class Confinement:
 
     def __init__(self, state: GatewayState) -> None:
         self._state = state
-        self._reported: set[str] = set()
 
     def limits(self, name: str) -> ResourceLimits:
         """The resource limits of ``name``'s processes: the defaults, changed by its
@@ -73,10 +72,11 @@ class Confinement:
         except PackageConfigError:
             settings = {}  # no config (or an id that cannot have one): the defaults
         limits, problems = limits_from_settings(settings.get("limits"), name)
+        diagnostics = self._state.diagnostics
         for problem in problems:
-            if f"{name}\0{problem}" not in self._reported:
-                self._reported.add(f"{name}\0{problem}")
-                self._state.diagnostics.add(LIMITS_INVALID(f"{name}: {problem}", package=name))
+            said = LIMITS_INVALID(f"{name}: {problem}", package=name)
+            if said not in diagnostics.items:  # once per run, not once per process started
+                diagnostics.add(said)
         return limits
 
     @property

@@ -103,22 +103,34 @@ async def test_a_limit_that_cannot_be_used_is_said_and_the_package_runs(workspac
         assert said.package == "odd" and "memory" in said.message
 
 
-async def test_a_per_call_tool_over_its_memory_limit_is_named_too(workspace):
-    """A tool.json tool runs one process per call; its limits are its own (by its name)."""
-    folder = workspace.root / ".nimlet" / "tools" / "glutton"
+def per_call_tool(workspace: Any, name: str, body: str, limits: dict[str, Any]) -> None:
+    """A tool.json tool: one process per call, its limits its own (by its name)."""
+    folder = workspace.root / ".nimlet" / "tools" / name
     folder.mkdir(parents=True)
     script = folder / "tool.py"
-    script.write_text(
-        f"#!{sys.executable}\nchunks = []\nwhile True:\n    chunks.append(bytearray(1 << 20))\n"
-    )
+    script.write_text(f"#!{sys.executable}\n{body}")
     script.chmod(0o755)
-    manifest = {"name": "glutton", "description": "eats", "command": ["./tool.py"],
+    manifest = {"name": name, "description": name, "command": ["./tool.py"],
                 "input_schema": {"type": "object"}}  # fmt: skip
     (folder / "tool.json").write_text(json.dumps(manifest))
-    config = workspace.config.home / "config" / "glutton.json"
+    config = workspace.config.home / "config" / f"{name}.json"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(json.dumps({"$gateway": {"limits": {"memory": "64M"}}}))
+    config.write_text(json.dumps({"$gateway": {"limits": limits}}))
+
+
+async def test_a_per_call_tool_over_its_memory_limit_is_named_too(workspace):
+    eat = "chunks = []\nwhile True:\n    chunks.append(bytearray(1 << 20))\n"
+    per_call_tool(workspace, "glutton", eat, {"memory": "64M"})
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         assert (await gateway.call_tool("glutton")).is_error
         [said] = codes(gateway, "sandbox.limit_exceeded")
         assert said.package == "glutton" and "memory limit (64 MiB)" in said.message
+
+
+async def test_an_unusable_limit_is_said_once_however_many_calls_start(workspace):
+    per_call_tool(workspace, "odd_tool", 'print("{}")\n', {"pids": "many"})
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        for _ in range(3):
+            assert (await gateway.call_tool("odd_tool")).content == "{}"
+        [said] = codes(gateway, "sandbox.limits_invalid")
+        assert said.package == "odd_tool" and "pids" in said.message
