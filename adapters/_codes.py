@@ -765,6 +765,15 @@ NANOBOT_HOST_UNSUPPORTED = define_code(
     "does not list it (session trees, TUI, model control, host services, resources).",
     "Nothing to do; the matrix describes nanobot's current adapter.",
 )
+NANOBOT_GATEWAY_ONLY_API = define_code(
+    "nanobot.gateway_only_api",
+    WARNING,
+    "The code uses an addition of the gateway's nanobot API that nanobot itself does not have "
+    "(e.g. register_hook_factory's name= argument, api.config, api.data_dir): the package "
+    "runs in the gateway and fails in nanobot.",
+    "Use nanobot's API only (register_hook_factory(factory); name the factory after the "
+    "manifest's hook), or declare that the package needs the gateway.",
+)
 NANOBOT_HOST_NOT_DISCOVERABLE = define_code(
     "nanobot.host_not_discoverable",
     INFO,

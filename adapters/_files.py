@@ -19,8 +19,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-import yaml
-
 from adapters import _codes as codes
 from gateway.base import Diagnostic
 
@@ -244,6 +242,8 @@ class Inspection:
         text = self.read_text(rel, required=required)
         if text is None:
             return ABSENT
+        import yaml  # here: a gateway that reads no YAML file does not pay for PyYAML
+
         try:
             return yaml.safe_load(text)
         except yaml.MarkedYAMLError as error:

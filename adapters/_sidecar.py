@@ -16,7 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from adapters._sidecars import SETUP_COMMAND, SOURCE_DIR, sidecar_dir, sidecar_problem
+from adapters._node_flags import NODE_FLAGS, TIER_UP_FLAGS
+from adapters._sidecars import (
+    SETUP_COMMAND,
+    SOURCE_DIR,
+    compile_cache_dir,
+    sidecar_dir,
+    sidecar_problem,
+)
 from gateway.model import LaunchRefusal, LaunchSpec
 from gateway.runtime import find_node
 from gateway.sandbox import node_runtime_paths
@@ -29,6 +36,7 @@ __all__ = [
     "SIDECAR_DIR",
     "SIDECAR_SCRIPT",
     "START_TIMEOUT",
+    "TIER_UP_FLAGS",
     "plan_sidecar",
     "request_timeout",
     "sidecar_ready",
@@ -46,10 +54,6 @@ HOST_MODULES: Final = {
     "nu": Path("jiti"),
 }
 """The real host package each host of the sidecar needs installed in ``sidecars/``."""
-NODE_FLAGS: tuple[str, ...] = ("--max-semi-space-size=1",)
-"""A 1 MB young generation: ~30 MB less resident memory per sidecar (benchmarks/bench_pi.py)
-at no measurable cost to a tool call. ``GATEWAY_PI_NODE_FLAGS`` adds flags to every Node
-sidecar (e.g. ``--lite-mode``: another ~10 MB, no optimizing compiler)."""
 PROTOCOL_FDS = (3, 4)
 """Where the launch moves the protocol's stdin and stdout before Node starts."""
 _MOVE_PROTOCOL = 'exec "$0" "$@" 3<&0 4>&1 </dev/null >&2'
@@ -123,6 +127,10 @@ def plan_sidecar(
         )
     flags = os.environ.get("GATEWAY_PI_NODE_FLAGS", "").split()
     spec = json.dumps({"packages": list(packages)})
+    environment = dict(env or {})
+    cache = compile_cache_dir()
+    if cache is not None:  # written by `gateway setup`, read here (inside sidecar_dir())
+        environment["NODE_COMPILE_CACHE"] = str(cache)
     fds = "--protocol-fds={},{}".format(*PROTOCOL_FDS)
     return LaunchSpec(
         command=[
@@ -136,7 +144,7 @@ def plan_sidecar(
             fds,
             spec,
         ],
-        env=dict(env or {}),
+        env=environment,
         response_timeout=response_timeout,
         start_timeout=START_TIMEOUT,
         reads=(

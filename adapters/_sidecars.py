@@ -16,6 +16,11 @@ write and every ``HOME`` / ``GATEWAY_HOME`` using this installation finds:
 Outside a checkout ``gateway setup`` copies the sources there and records their digest; a
 copy that no longer matches the installed sources (an upgrade) asks for ``gateway setup``
 again.
+
+After the modules, setup prepares what makes a sidecar start cheaply (docs/pi.md, "Cold
+start"): the bundles (``sidecars/bundle.mjs``: TypeBox, the Pi SDK) and Node's compile cache
+of the sidecar's modules (``COMPILE_CACHE``), written here once and only read by every
+sidecar: each one runs confined and may write only its package's own folders.
 """
 
 from __future__ import annotations
@@ -25,11 +30,14 @@ import json
 import os
 import shutil
 import site
+import subprocess
 import sys
 import sysconfig
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from adapters._node_flags import NODE_FLAGS
 from gateway.runtime import (
     MIN_SIDECAR_NODE,
     NpmError,
@@ -40,9 +48,11 @@ from gateway.runtime import (
 )
 
 __all__ = [
+    "COMPILE_CACHE",
     "SETUP_COMMAND",
     "SOURCE_DIR",
     "SidecarSetupError",
+    "compile_cache_dir",
     "install_modules",
     "setup_step",
     "sidecar_dir",
@@ -55,6 +65,27 @@ SOURCE_DIR = Path(__file__).resolve().parents[1] / "sidecars"
 SETUP_COMMAND = "gateway setup"
 STAMP = ".gateway-sidecar.json"
 _ENV_VARIABLE = "GATEWAY_SIDECAR_DIR"
+COMPILE_CACHE = Path("node_modules") / ".gateway" / "compile-cache"
+"""Node's compile cache (``NODE_COMPILE_CACHE``) of the sidecar's own modules, its bundles
+and jiti, relative to the sidecar's folder; setup fills it, sidecars only read it."""
+_PI_BUNDLE = Path("node_modules") / ".gateway" / "pi" / "manifest.json"
+_WARM_EXTENSION = """import { Type } from "typebox";
+import { Compile } from "typebox/compile";
+import { Value } from "typebox/value";
+import * as sdk from "@earendil-works/pi-coding-agent";
+export default function (pi) {
+  pi.registerTool({
+    name: "warm", description: String(typeof sdk.getAgentDir),
+    parameters: Type.Object({ text: Type.String() }),
+    async execute(_id, params) {
+      const valid = Value.Check(Compile(Type.String()), params.text);
+      return { content: [{ type: "text", text: String(valid) }] };
+    },
+  });
+}
+"""
+"""A Pi extension that loads what Pi packages load (TypeBox's three entries, pi's SDK), so
+the compile cache holds every module a package's sidecar may load from the sidecar's folder."""
 _SKIPPED = frozenset({"node_modules", "__pycache__", STAMP})
 
 
@@ -165,27 +196,82 @@ def install_modules(
     except NpmError as error:
         raise SidecarSetupError(str(error)) from None
     _bundle(node, where, env, progress)
+    _warm_compile_cache(node, where, env, progress)
     stamp = {"sources": _digest(where), "node": node, "files": files}
     (where / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", encoding="utf-8")
     return where
 
 
 def _bundle(node: str, where: Path, env: dict[str, str], progress: Callable[[str], None]) -> None:
-    """Bundle TypeBox into one module (``sidecars/bundle.mjs``): most of a Pi package's
-    start. Without it the sidecar loads TypeBox as installed, slower, so a failure is said
+    """Bundle TypeBox and the Pi SDK (``sidecars/bundle.mjs``): most of a Pi package's
+    start. Without them the sidecar loads both as installed, slower, so a failure is said
     and setup goes on."""
-    progress("bundling TypeBox for the Pi host (one module instead of ~690 files)")
+    progress("bundling TypeBox and the Pi SDK for the Pi host (~50 files instead of ~1,800)")
     try:
         run_tool([node, str(where / "bundle.mjs")], where, "bundling TypeBox", env=env, timeout=120)
     except NpmError as error:
-        progress(f"TypeBox not bundled ({error}); Pi packages start slower")
+        progress(f"TypeBox and the Pi SDK not bundled ({error}); Pi packages start slower")
+
+
+def compile_cache_dir() -> Path | None:
+    """The compile cache setup wrote for the sidecar (None: none, the sidecar compiles)."""
+    folder = sidecar_dir() / COMPILE_CACHE
+    return folder if folder.is_dir() else None
+
+
+def _warm_compile_cache(
+    node: str, where: Path, env: dict[str, str], progress: Callable[[str], None]
+) -> None:
+    """Start the sidecar once on an extension that loads what Pi packages load, with
+    ``NODE_COMPILE_CACHE`` pointing at ``COMPILE_CACHE``: Node writes the compiled code of
+    every module it loaded from the sidecar's folder there (at exit). With the launch's own
+    Node flags, which V8 checks before it uses a cache entry."""
+
+    script = where / "sidecar.mjs"
+    if not (script.is_file() and (where / "node_modules" / "@earendil-works").is_dir()):
+        return  # no Pi host to warm up
+    progress("compiling the Node sidecar's modules once for every sidecar (Node's compile cache)")
+    cache = where / COMPILE_CACHE
+    shutil.rmtree(cache, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="gateway-warm-") as scratch:
+        extension = Path(scratch) / "warm.ts"
+        extension.write_text(_WARM_EXTENSION, encoding="utf-8")
+        package = {"id": "warm", "host": "pi", "root": scratch, "entries": [str(extension)]}
+        package["cache"] = str(Path(scratch) / "jiti")
+        init = {"type": "initialize", "version": 1, "session_id": "warm", "workspace": scratch}
+        try:
+            done = subprocess.run(
+                [node, *NODE_FLAGS, str(script), json.dumps({"packages": [package]})],
+                input=json.dumps(init) + "\n", capture_output=True, text=True, cwd=scratch,
+                env={**env, "NODE_COMPILE_CACHE": str(cache)}, timeout=120,
+            )  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as error:
+            done = None
+            progress(f"compile cache not written ({error}); sidecars compile their modules")
+        if done is not None and '"type":"register"' not in done.stdout:
+            progress(f"compile cache not written: {done.stderr.strip()[-300:]}")
+            shutil.rmtree(cache, ignore_errors=True)
+
+
+def _prepared(where: Path) -> bool:
+    """Whether this version's bundles and compile cache are there (setup makes them)."""
+    return not (where / "bundle.mjs").is_file() or (
+        (where / _PI_BUNDLE).is_file() and (where / COMPILE_CACHE).is_dir()
+    )
 
 
 def setup_step(progress: Callable[[str], None], home: Path) -> str:
     """``gateway setup``'s step for the Node sidecar (entry point
-    ``extension_gateway.setup``): install its modules unless they are up to date."""
+    ``extension_gateway.setup``): install its modules unless they are up to date, and the
+    bundles and compile cache unless they are there."""
     where = sidecar_dir()
     if sidecar_problem("package.json") is None and _read_stamp(where):
+        if not _prepared(where):
+            node = find_node(MIN_SIDECAR_NODE, home)
+            if node is not None:
+                env = npm_environment(home=home)
+                _bundle(node, where, env, progress)
+                _warm_compile_cache(node, where, env, progress)
         return f"Node sidecar: modules up to date in {where}"
     try:
         install_modules(progress, home)

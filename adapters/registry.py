@@ -129,7 +129,7 @@ def _empty(root: Path, ecosystem: str, *diagnostics: Diagnostic) -> CatalogEntry
 
 
 class BuiltinAdapters:
-    """The five built-in adapters as an ``AdapterSet`` (gateway.model.catalog)."""
+    """The five built-in adapters as an ``AdapterSet`` (gateway.model)."""
 
     @property
     def adapters(self) -> Sequence[Adapter]:

@@ -95,9 +95,9 @@ async def main() -> int:
                 "open_ticket (Pi tool; the nanobot package's after_execute_tool hook stamped it)",
                 ticket.content,
             )
-            review = await gateway.call_tool("review_code", {"path": "./gateway/host.py"})
+            review = await gateway.call_tool("review_code", {"path": "./gateway/host/_gateway.py"})
             show(
-                "review_code ./gateway/host.py (nanobot tool; the OpenClaw plugin's "
+                "review_code ./gateway/host/_gateway.py (nanobot tool; the OpenClaw plugin's "
                 "before_tool_call hook normalised the path)",
                 review.content,
             )

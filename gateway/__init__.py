@@ -92,7 +92,7 @@ _WHERE: dict[str, str] = {
     "ToolResult": "gateway.host._gateway",
     "UnknownCommand": "gateway.host._gateway",
     "UnknownTool": "gateway.host._gateway",
-    "open_gateway": "gateway.host._gateway",
+    "open_gateway": "gateway.host._open",
     "ExtensionError": "gateway.wire.process",
     "ExtensionProcess": "gateway.wire.process",
     "UiAnswer": "gateway.wire.process",

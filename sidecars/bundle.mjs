@@ -5,11 +5,23 @@
 // subpath is imported. The Pi host loads it in TypeBox's place (lib/pi/modules.mjs) when
 // its manifest names the installed TypeBox version.
 //
-// Usage: node bundle.mjs   (writes node_modules/.gateway/typebox/, replacing what was there)
+// The Pi SDK (pi-coding-agent and the pi-ai, pi-agent-core, pi-tui, pi-mcp … it imports,
+// with their third-party dependencies) becomes one module per file an importer reaches —
+// the entries of pi's alias map that extensions import, and the files the Pi host loads (pi's
+// loader, its event bus, its theme) — sharing chunks, so again one copy of each module
+// exists whoever imports it. An extension importing `@earendil-works/pi-coding-agent` loaded
+// ~1,100 modules one by one (1 s of CPU per package); it loads ~30 files now. Each module
+// keeps its own `import.meta.url` (and `__dirname`), so pi finds its package.json, themes
+// and assets where they are; pi's loader's `../exec.js` and `./jiti-loader.js` stay the Pi
+// host's own modules (lib/pi/exec.mjs, lib/pi/jiti.mjs), as the module hook makes them when
+// unbundled; TypeBox stays outside (its own bundle).
+//
+// Usage: node bundle.mjs   (writes node_modules/.gateway/typebox/ and node_modules/.gateway/pi/,
+// replacing what was there)
 
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -48,6 +60,103 @@ async function bundleTypebox(esbuild) {
 	return `TypeBox ${manifest.version}: ${Object.keys(files).length} entry points in ${fs.readdirSync(out).length - 1} files`;
 }
 
+const PI = "@earendil-works/pi-coding-agent";
+const PI_THEME = "modes/interactive/theme/theme.js";
+/** Files of pi-coding-agent's dist the Pi host imports itself (lib/pi/modules.mjs, exec.mjs,
+ * resources.mjs). */
+const PI_HOST_FILES = ["core/extensions/loader.js", "core/event-bus.js", PI_THEME, "core/exec.js", "core/skills.js", "core/prompt-templates.js", "config.js"];
+/** The loader's imports that stay the Pi host's own modules (lib/pi/modules.mjs, SHIMS). */
+const PI_SHIMS = { "../exec.js": "lib/pi/exec.mjs", "./jiti-loader.js": "lib/pi/jiti.mjs" };
+/** The loader's lazy imports for single-file builds of pi (Bun, Node SEA), never taken here. */
+const PI_UNUSED = /^\.\/(virtual-modules|jiti-static-loader)\.js$/;
+
+/** Every file pi's alias map hands an extension, except TypeBox (loader.js, getAliases). */
+function piAliasTargets(piDist) {
+	const resolve = (specifier) => fileURLToPath(import.meta.resolve(specifier));
+	const dir = (name) => path.dirname(resolve(`@earendil-works/${name}`));
+	return [
+		path.join(piDist, "index.js"),
+		resolve("@earendil-works/pi-agent-core"),
+		resolve("@earendil-works/pi-tui"),
+		path.join(piDist, "core/extensions/pi-ai-extension-view.js"),
+		path.join(dir("pi-ai"), "models.js"),
+		path.join(dir("pi-ai"), "oauth.js"),
+		path.join(dir("pi-ai"), "providers/all.js"),
+	];
+}
+
+/** Each module keeps its own location: `import.meta.url`, `__dirname` and `__filename` of the
+ * file it came from (pi reads its package.json, themes and assets beside its modules). */
+function keepLocations(loaderFile, root) {
+	return {
+		name: "keep-locations",
+		setup(build) {
+			build.onResolve({ filter: PI_UNUSED }, (args) => ({ path: pathToFileURL(path.join(args.resolveDir, args.path)).href, external: true }));
+			build.onResolve({ filter: /^\.\.?\/(exec|jiti-loader)\.js$/ }, (args) => {
+				if (args.importer !== loaderFile || !Object.hasOwn(PI_SHIMS, args.path)) return undefined;
+				return { path: pathToFileURL(path.join(root, PI_SHIMS[args.path])).href, external: true };
+			});
+			build.onLoad({ filter: /\.(m?js|cjs)$/ }, (args) => {
+				let text = fs.readFileSync(args.path, "utf8");
+				if (text.includes("import.meta.url")) text = text.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href));
+				// CommonJS modules get them from Node; an ES module declaring its own keeps that.
+				if (/\b__(dirname|filename)\b/.test(text) && !/\b(const|let|var)\s+__(dirname|filename)\b/.test(text)) {
+					text = `var __filename = ${JSON.stringify(args.path)}, __dirname = ${JSON.stringify(path.dirname(args.path))};\n${text}`;
+				}
+				return { contents: text, loader: "js", resolveDir: path.dirname(args.path) };
+			});
+		},
+	};
+}
+
+async function bundlePi(esbuild) {
+	const piDist = path.dirname(fileURLToPath(import.meta.resolve(PI)));
+	const piRoot = path.dirname(piDist);
+	const { version } = JSON.parse(fs.readFileSync(path.join(piRoot, "package.json"), "utf8"));
+	const files = [...PI_HOST_FILES.map((file) => path.join(piDist, file)), ...piAliasTargets(piDist)];
+	const entries = Object.fromEntries(files.map((file, index) => [`entry-${index}`, file]));
+	const out = path.join(here, "node_modules", ".gateway", "pi");
+	fs.rmSync(out, { recursive: true, force: true });
+	const result = await esbuild.build({
+		entryPoints: entries,
+		outdir: out,
+		bundle: true,
+		splitting: true,
+		format: "esm",
+		platform: "node",
+		target: "node22",
+		outExtension: { ".js": ".mjs" },
+		external: ["typebox", "typebox/*", "@sinclair/typebox", "@sinclair/typebox/*"],
+		plugins: [keepLocations(path.join(piDist, "core/extensions/loader.js"), here)],
+		// CommonJS dependencies call require() for Node's own modules.
+		banner: { js: 'import { createRequire as __gatewayRequire } from "node:module"; const require = __gatewayRequire(import.meta.url);' },
+		legalComments: "inline",
+		logLevel: "error",
+		metafile: true,
+	});
+	// Which entries load pi's theme module (lib/pi/modules.mjs initialises it when one does).
+	const themeFile = path.relative(here, path.join(piDist, PI_THEME));
+	const outputs = result.metafile.outputs;
+	const loadsTheme = (output, seen = new Set()) => {
+		if (seen.has(output)) return false;
+		seen.add(output);
+		const info = outputs[output];
+		if (Object.keys(info.inputs).some((input) => path.resolve(here, input) === path.resolve(here, themeFile))) return true;
+		return info.imports.some((edge) => edge.kind === "import-statement" && outputs[edge.path] && loadsTheme(edge.path, seen));
+	};
+	const written = { version, entries: {}, theme: [] };
+	const wanted = new Set(files);
+	for (const [output, info] of Object.entries(outputs)) {
+		if (!info.entryPoint || !wanted.has(path.resolve(here, info.entryPoint))) continue; // not a lazy chunk
+		const name = path.basename(output);
+		written.entries[path.relative(piRoot, path.resolve(here, info.entryPoint))] = name;
+		if (loadsTheme(output)) written.theme.push(name);
+	}
+	fs.writeFileSync(path.join(out, "manifest.json"), `${JSON.stringify(written, null, 2)}\n`);
+	const inputs = Object.keys(result.metafile.inputs).length;
+	return `Pi SDK ${version}: ${files.length} entry points, ${inputs} modules in ${fs.readdirSync(out).length - 1} files`;
+}
+
 let esbuild;
 try {
 	esbuild = await import("esbuild");
@@ -56,3 +165,4 @@ try {
 	process.exit(1);
 }
 process.stdout.write(`${await bundleTypebox(esbuild)}\n`);
+process.stdout.write(`${await bundlePi(esbuild)}\n`);

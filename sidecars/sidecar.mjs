@@ -13,13 +13,19 @@
 //
 // The modules: lib/stdio.mjs (the protocol's private descriptors; imported first),
 // lib/state.mjs (the one state object), lib/wire.mjs (the protocol), lib/features.mjs (negotiated features),
-// lib/hosts.mjs (routing across hosts), lib/pi/, lib/openclaw/ and lib/nu/ (the hosts).
+// lib/registration.mjs (what the hosts registered, and the `register` message), lib/hosts.mjs
+// (loading the hosts, routing across them), lib/pi/, lib/openclaw/ and lib/nu/ (the hosts).
 
 import { args, log, send } from "./lib/stdio.mjs";
 import { diagnostic } from "./lib/diagnostics.mjs";
-import { callTool, dispatchEvent, loadHosts, registerMessage, runCommand } from "./lib/hosts.mjs";
+import { callTool, dispatchEvent, loadHosts, runCommand } from "./lib/hosts.mjs";
+import { registerMessage } from "./lib/registration.mjs";
 import { createState } from "./lib/state.mjs";
 import { listen } from "./lib/wire.mjs";
+
+// Node read the compile cache setup wrote (NODE_COMPILE_CACHE, adapters/_sidecars.py) when it
+// started; processes the packages start do not inherit it.
+delete process.env.NODE_COMPILE_CACHE;
 
 let spec;
 try {

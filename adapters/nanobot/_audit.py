@@ -10,6 +10,7 @@ OpenClaw packages by keyword, and its compatibility matrix — for the ``nanobot
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
@@ -76,6 +77,11 @@ class NanobotAudit:
             return metadata(
                 codes.NANOBOT_CONTRIBUTION_METADATA_ONLY,
                 "a declarative package: catalog ownership only",
+            )
+        if item.detail.get("gateway_only"):
+            return unsupported(
+                codes.NANOBOT_GATEWAY_ONLY_API,
+                f"{item.name}: nanobot's API has no such argument or attribute",
             )
         if item.kind in _EXECUTABLE or item.kind in ("extension", "secret", "config", "api"):
             return runs(
@@ -157,6 +163,8 @@ class NanobotAudit:
                 }.get(item.kind, "imported in the sidecar")
             )
         if item.kind == "api":
+            if item.detail.get("gateway_only"):
+                return runs("an addition of the gateway's nanobot API (docs/nanobot.md)")
             return runs("part of the v1 Python API")
         return metadata(
             codes.NANOBOT_CONTRIBUTION_METADATA_ONLY,
@@ -168,12 +176,13 @@ class NanobotAudit:
     def code_items(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Found]:
         if entry.metadata.get("nanobot_runtime") != "python":
             return []
-        return call_sites(
+        found = call_sites(
             sources,
             {"register_tool": "api", "register_command": "command", "register_hook_factory": "api"},
             "nanobot",
             named_by={"register_command": "string"},
         )
+        return found + _gateway_only_calls(sources)
 
     def targets(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Target]:
         version = entry.metadata.get("api_version")
@@ -213,3 +222,30 @@ def _not_discoverable(entry: CatalogEntry) -> str | None:
         "nanobot takes an OpenClaw plugin only with the openclaw-plugin keyword and "
         "openclaw.extensions"
     )
+
+
+# The gateway's additions to nanobot's ``api`` (docs/nanobot.md): fine in the gateway, an
+# error in nanobot, so the audit names each use.
+_GATEWAY_ONLY = re.compile(
+    r"(?<![\w$])\w+\s*\.\s*(?:register_hook_factory\s*\([^()]*(?:\([^()]*\)[^()]*)*"
+    r"\bname\s*=|(?:config|data_dir|logger|workspace|secret)\b(?!\s*\())"
+)
+
+
+def _gateway_only_calls(sources: Sequence[SourceFile]) -> list[Found]:
+    found: list[Found] = []
+    for source in sources:
+        if not source.reachable:
+            continue
+        for match in _GATEWAY_ONLY.finditer(source.text):
+            text = match.group(0)
+            if not re.match(r"api\s*\.", text):
+                continue
+            name = (
+                "register_hook_factory(name=)"
+                if "register_hook_factory" in text
+                else "api." + text.rsplit(".", 1)[1].strip()
+            )
+            item = Item("api", name, "nanobot", {"api": name, "gateway_only": True})
+            found.append(Found(item, source.path, source.line_of(match.start())))
+    return found

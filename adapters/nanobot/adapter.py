@@ -4,13 +4,13 @@ a Pi or OpenClaw package that would otherwise be read by its own adapter."""
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from pathlib import Path
 from typing import Final
 
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_file
-from adapters.nanobot._audit import NanobotAudit
 from adapters.nanobot.manifest import MANIFEST_FILE, NanobotManifest, load_manifest
 from adapters.nanobot.runtime import plan_nanobot
 from gateway.model import (
@@ -22,6 +22,10 @@ from gateway.model import (
     LaunchSpec,
     Permission,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from adapters.nanobot._audit import NanobotAudit
 
 __all__ = ["NanobotAdapter"]
 
@@ -35,8 +39,15 @@ RUNTIME_OF: Final = {
 
 class NanobotAdapter:
     ecosystem = "nanobot"
-    audit = NanobotAudit()
-    """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
+
+    @functools.cached_property
+    def audit(self) -> NanobotAudit:
+        """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
+        # Imported here: a gateway start loads the adapters, the audit knowledge is
+        # for `gateway audit`.
+        from adapters.nanobot._audit import NanobotAudit
+
+        return NanobotAudit()
 
     def detect(self, root: Path) -> bool:
         return safe_is_file(root / MANIFEST_FILE)

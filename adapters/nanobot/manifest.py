@@ -15,7 +15,6 @@ import re
 from collections.abc import Hashable, Iterable
 from typing import Annotated, Any, Final, Literal
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -109,7 +108,9 @@ def _no_duplicates(items: Iterable[Hashable], field: str, what: str) -> None:
 
 class _Strict(BaseModel):
     # No populate_by_name: `api_version` in a file is an unknown field, not an alias.
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # defer_build: built when a manifest is first read, not when the adapters load (a
+    # `gateway call` loads them to discover, and may read no nanobot manifest at all).
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
 class ManifestContribution(_Strict):
@@ -139,6 +140,8 @@ class ManifestDependency(_Strict):
         if pattern is not None and not pattern.fullmatch(self.name):
             raise _fail(f"{self.name!r} is not a valid {self.kind} dependency name")
         if self.kind in ("python", "extension") and self.specifier:
+            from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
             try:
                 SpecifierSet(self.specifier)
             except InvalidSpecifier:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
 from gateway.packages import config_path as package_config_path
-from gateway.sandbox import python_runtime_paths
+from gateway.sandbox import package_dirs, python_runtime_paths
 
 __all__ = [
     "SIDECAR_COMMAND",
@@ -90,8 +90,7 @@ def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
             for d in entry.dependencies
             if d.kind == "environment" and os.environ.get(d.name)
         }
-        data = home / "data" / entry.id
-        data.mkdir(parents=True, exist_ok=True, mode=0o700)  # a sandbox rule needs it there
+        data, _ = package_dirs(home, entry.id)  # made: a sandbox rule needs it there
         return LaunchSpec(
             command=command,
             env=env,

@@ -10,6 +10,7 @@ manifest: they arrive at runtime in ``register``, which an info diagnostic says.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Final
@@ -17,9 +18,12 @@ from typing import Final
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_exists, safe_is_file
 from adapters._markdown import prompt_contribution, skill_contribution
-from adapters.nimlet._audit import NimletAudit
 from adapters.nimlet._manifest import check_extension, check_tool, command_entries
 from gateway.model import CatalogEntry, Contribution, DiscoveredLaunch, LaunchSpec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from adapters.nimlet._audit import NimletAudit
 
 __all__ = ["NimletAdapter"]
 
@@ -30,8 +34,15 @@ SKILL_MD: Final = "SKILL.md"
 
 class NimletAdapter:
     ecosystem = "nimlet"
-    audit = NimletAudit()
-    """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
+
+    @functools.cached_property
+    def audit(self) -> NimletAudit:
+        """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
+        # Imported here: a gateway start loads the adapters, the audit knowledge is
+        # for `gateway audit`.
+        from adapters.nimlet._audit import NimletAudit
+
+        return NimletAudit()
 
     def detect(self, root: Path) -> bool:
         return (

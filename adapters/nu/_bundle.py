@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from adapters import _codes as codes
 from adapters._sidecars import SETUP_COMMAND, sidecar_dir, sidecar_problem
-from gateway.base import Diagnostic
+from gateway.base import Diagnostic, FileNames, name_problem
 from gateway.model import CatalogEntry, Contribution
 from gateway.runtime import MIN_SIDECAR_NODE, find_node
 from gateway.sandbox import safe_name
@@ -90,7 +90,7 @@ def read_bundles(root: Path) -> Bundles | None:
         except TypeError:
             continue
         # One file in .nu-bundles/ (its path becomes a read grant of the tool's process).
-        if isinstance(found.file, str) and found.file == safe_name(found.file):
+        if isinstance(found.file, str) and name_problem(found.file, portable=False) is None:
             bundles.tools[str(name)] = found
     for name, refusal in (data.get("refused") or {}).items():
         if isinstance(refusal, dict):
@@ -141,9 +141,14 @@ def prepare_bundles(entry: CatalogEntry, root: Path, previous: Path | None) -> l
     problem = bundler_problem()
     results = _run_bundler(root, tools) if problem is None else {}
     before = read_bundles(previous) if previous is not None else None
+    # One file each, also where "Fmt" and "fmt" are one file (macOS, Windows).
+    files = FileNames()
     for tool in tools:
         where = f"{tool.detail['path']}: tool {tool.name!r}"
         result = results.get(tool.name)
+        file = files.unique(safe_name(tool.name), ".mjs", portable=False)
+        if file is None:
+            result = {"ok": False, "message": "its bundle's file name is another tool's"}
         if problem is not None or not isinstance(result, dict):
             why = problem or "the bundler gave no result"
             message = f"{where} not bundled: {why}; refused"
@@ -151,12 +156,12 @@ def prepare_bundles(entry: CatalogEntry, root: Path, previous: Path | None) -> l
             found.append(codes.NU_BUNDLER_UNAVAILABLE(message, contribution=tool.name, hint=hint))
             bundles.refused[tool.name] = {"code": "nu.bundler_unavailable", "message": message}
             continue
-        if not result.get("ok"):
+        if not result.get("ok") or file is None:
             refusal = _refusal(tool.name, where, result, root)
             found.append(refusal)
             bundles.refused[tool.name] = {"code": refusal.code, "message": refusal.message}
             continue
-        record = _record(root, tool, result)
+        record = _record(root, tool, result, file)
         kept = _kept(before, previous, tool, record, target)
         if kept is not None:
             record = kept
@@ -239,10 +244,10 @@ def _sources_digest(root: Path, inputs: list[str]) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def _record(root: Path, tool: Contribution, result: dict[str, Any]) -> BundleRecord:
+def _record(root: Path, tool: Contribution, result: dict[str, Any], file: str) -> BundleRecord:
     inputs = [str(i) for i in result.get("inputs") or []]
     return BundleRecord(
-        file=f"{safe_name(tool.name)}.mjs",
+        file=file,
         version=int(tool.detail["version"]),
         sources=_sources_digest(root, inputs),
     )

@@ -11,11 +11,10 @@ from __future__ import annotations
 import posixpath
 from typing import Any, Final
 
-import jsonschema
-
 from adapters import _codes as codes
 from adapters._fields import Fields
 from adapters._files import ABSENT, Inspection, fits, jsonable, type_name
+from gateway.base import schema_problem
 from gateway.model import Contribution
 
 __all__ = ["IDEMPOTENCY", "TOOL_FIELDS", "check_tool_yaml"]
@@ -107,6 +106,10 @@ def _schema_problem(schema: dict[str, Any]) -> str | None:
             f"it is larger than a tool's arguments need (more than {_SCHEMA_SIZE:,} values "
             f"or {_SCHEMA_DEPTH} levels once its YAML aliases are expanded)"
         )
+    if schema_problem(schema) is None:
+        return None  # known valid, often without importing jsonschema (every call inspects)
+    import jsonschema
+
     try:
         validator = jsonschema.validators.validator_for(schema)
         validator.check_schema(schema)

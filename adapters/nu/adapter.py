@@ -8,6 +8,7 @@ is read as a one-tool package so a single tool can be inspected on its own.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Final
 
@@ -17,7 +18,6 @@ from adapters._fields import Fields
 from adapters._files import ABSENT, Inspection, fits, jsonable, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution, skill_files
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
-from adapters.nu._audit import NuAudit
 from adapters.nu._bundle import prepare_bundles
 from adapters.nu._extensions import plan_extensions
 from adapters.nu._runner import plan_calls
@@ -32,6 +32,10 @@ from gateway.model import (
     LaunchSpec,
 )
 from gateway.policy import parse_bundle
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from adapters.nu._audit import NuAudit
 
 __all__ = ["NuAdapter"]
 
@@ -51,8 +55,15 @@ DISPLAY_KEYS: Final = ("icon", "title", "body")
 
 class NuAdapter:
     ecosystem = "nu"
-    audit = NuAudit()
-    """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
+
+    @functools.cached_property
+    def audit(self) -> NuAudit:
+        """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
+        # Imported here: a gateway start loads the adapters, the audit knowledge is
+        # for `gateway audit`.
+        from adapters.nu._audit import NuAudit
+
+        return NuAudit()
 
     def detect(self, root: Path) -> bool:
         return has_key(root, "nu") or safe_is_file(root / TOOL_YAML)

@@ -4,9 +4,8 @@ this adapter.
 Sources: ``openclaw-upstream.md`` for the ``openclaw`` column (OpenClaw 2026.9.6: the
 version timeline, §0; ``contracts.tools``, §1.2 and §3; the 42-hook catalogue, §5.2; slots,
 §6.3; entries of managed installs, §1.1), and ``docs/openclaw.md`` for the ``gateway``
-column. ``HOOKS`` mirrors ``sidecars/lib/openclaw/hooks.mjs`` and ``RECORDED`` the recorded
-registrars of ``sidecars/lib/openclaw/api.mjs``; ``tests/adapters/test_audit_knowledge.py``
-reads both from Node and checks they agree.
+column. The tables of what that host offers (hooks, registrars, ``api.runtime``, reserved
+commands) are ``_host_api``, kept equal to the sidecar's own by a test.
 """
 
 from __future__ import annotations
@@ -17,139 +16,21 @@ from typing import Final
 
 from adapters import _codes as codes
 from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
+from adapters.openclaw._host_api import (
+    HOOKS,
+    LEGACY,
+    RECORDED,
+    RESERVED_COMMANDS,
+    RUNTIME,
+    RUNTIME_RUNS,
+    UNDEFINED,
+)
 from adapters.openclaw._semver import HOST_VERSION
 from gateway.audit import Evidence, Found, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 
-__all__ = ["HOOKS", "LEGACY", "RECORDED", "OpenClawAudit"]
+__all__ = ["OpenClawAudit"]
 
-_M = "model and provider selection belong to the embedding agent"
-_P = "provider calls belong to the embedding agent"
-_L = "agent-loop control belongs to the embedding agent"
-_C = "channels do not run in a headless gateway"
-_S = "the gateway runs no subagents"
-_CRON = "the gateway runs no cron jobs"
-_HB = "the gateway runs no heartbeats"
-_SK = "the gateway has no Skill Workshop"
-_I = "gateway install never runs package code"
-_X = "the host's exec environment is its allow-list"
-_T = "the session transcript is written by the host"
-_R = "the gateway has no session reset event (new sessions end and start)"
-# hook -> (needs conversation access, the gateway's canonical event or "host", or None, why not)
-HOOKS: Final[dict[str, tuple[bool, str | None, str]]] = {
-    "before_model_resolve": (True, None, _M),
-    "agent_turn_prepare": (True, "before_agent_start", ""),
-    "before_prompt_build": (True, "before_agent_start", ""),
-    "before_agent_reply": (True, "input", ""),
-    "model_call_started": (False, None, _P),
-    "model_call_ended": (False, None, _P),
-    "llm_input": (True, "context", ""),
-    "llm_output": (True, "message_sending", ""),
-    "before_agent_finalize": (True, None, _L),
-    "agent_end": (True, "turn_end", ""),
-    "before_compaction": (False, "session_before_compact", ""),
-    "after_compaction": (False, "session_compact", ""),
-    "before_reset": (False, None, _R),
-    "inbound_claim": (False, None, _C),
-    "channel_pairing_requested": (False, None, _C),
-    "message_received": (False, "message_received", ""),
-    "message_sending": (False, "message_sending", ""),
-    "reply_payload_sending": (False, "message_sending", ""),
-    "message_sent": (False, "message_sent", ""),
-    "before_tool_call": (False, "tool_call", ""),
-    "after_tool_call": (False, "tool_result", ""),
-    "tool_result_persist": (False, "tool_result", ""),
-    "before_message_write": (False, None, _T),
-    "session_start": (False, "session_start", ""),
-    "session_end": (False, "session_end", ""),
-    "subagent_delivery_target": (False, None, _S),
-    "subagent_spawned": (False, None, _S),
-    "subagent_progress": (False, None, _S),
-    "subagent_ended": (False, None, _S),
-    "gateway_start": (False, "host", ""),
-    "gateway_stop": (False, "host", ""),
-    "heartbeat_prompt_contribution": (False, None, _HB),
-    "cron_reconciled": (False, None, _CRON),
-    "cron_changed": (False, None, _CRON),
-    "skill_proposal_evaluate": (False, None, _SK),
-    "skill_proposal_changed": (False, None, _SK),
-    "skill_changed": (False, None, _SK),
-    "before_dispatch": (False, "input", ""),
-    "reply_dispatch": (False, None, _C),
-    "before_install": (False, None, _I),
-    "before_agent_run": (True, "input", ""),
-    "resolve_exec_env": (False, None, _X),
-}
-LEGACY: Final = {
-    "before_agent_start": "before_prompt_build",
-    "deactivate": "gateway_stop",
-    "subagent_spawning": "subagent_spawned",
-}
-"""Legacy names (<= 2026.7) and the hook the gateway runs them as; OpenClaw 2026.8+ drops
-them."""
-
-_PROVIDERS = (
-    "WorkerProvider", "ModelCatalogProvider", "EmbeddingProvider", "SpeechProvider",
-    "RealtimeTranscriptionProvider", "RealtimeVoiceProvider", "MediaUnderstandingProvider",
-    "TranscriptSourceProvider", "ImageGenerationProvider", "VideoGenerationProvider",
-    "MusicGenerationProvider", "WebFetchProvider", "WebSearchProvider", "DecisionProvider",
-    "CompactionProvider", "CliBackend", "MigrationProvider",
-)  # fmt: skip
-RECORDED: Final[dict[str, str]] = {
-    "registerCli": "cli_command",
-    "registerService": "service",
-    "registerGatewayMethod": "gateway_method",
-    "registerHttpRoute": "http_route",
-    "registerHttpHandler": "http_route",
-    "registerChannel": "channel",
-    "registerProvider": "llm_provider",
-    "registerMemoryCapability": "memory",
-    "registerMemoryPromptSupplement": "memory",
-    "registerMemoryPromptPreparation": "memory",
-    "registerMemoryCorpusSupplement": "memory",
-    **{f"register{name}": "llm_provider" for name in _PROVIDERS},
-}
-"""Registrars the gateway records as unsupported (``openclaw.unsupported_api``) because
-plugins call them unconditionally."""
-_UNDEFINED: Final = {
-    "registerContextEngine": "context_engine",
-    "registerAgentHarness": "api",
-    "registerAgentToolResultMiddleware": "api",
-    "registerTrustedToolPolicy": "api",
-    "registerToolMetadata": "api",
-    "registerTextTransforms": "api",
-    "registerSessionExtension": "api",
-    "registerSessionAction": "api",
-    "registerControlUiDescriptor": "api",
-    "registerWidgetPresenter": "api",
-    "registerInteractiveHandler": "api",
-    "registerNodeHostCommand": "api",
-    "registerSecurityAuditCollector": "api",
-    "registerReload": "api",
-    "registerConfigMigration": "api",
-    "registerRuntimeLifecycle": "api",
-    "registerAgentEventSubscription": "api",
-}
-"""Optional registrars the gateway leaves undefined, so plugins feature-detect and fall back."""
-_RUNTIME_RUNS: Final = frozenset(
-    {
-        "runtime.system.runCommandWithTimeout",
-        "runtime.config.current",
-        "runtime.state.resolveStateDir",
-    }
-)
-_RUNTIME: Final = {
-    "runtime.llm.complete": "api",
-    "runtime.subagent.run": "api",
-    "runtime.config.current": "api",
-    "runtime.config.mutateConfigFile": "api",
-    "runtime.config.replaceConfigFile": "api",
-    "runtime.system.runCommandWithTimeout": "api",
-    "runtime.system.enqueueSystemEvent": "api",
-    "runtime.events.onAgentEvent": "api",
-    "runtime.state.resolveStateDir": "api",
-    "runtime.state.openKeyedStore": "api",
-}
 _CONCEPTS: Final = frozenset({
     "tool", "command", "hook", "skill", "channel", "llm_provider", "provider",
     "transcription_provider", "image_generation_provider", "web_search_provider", "mcp_server",
@@ -160,45 +41,6 @@ _DECLARED_METADATA: Final = frozenset({
     "channel", "llm_provider", "provider", "transcription_provider", "image_generation_provider",
     "web_search_provider", "mcp_server", "cli_command", "contract", "skill",
 })  # fmt: skip
-_RESERVED_COMMANDS: Final = frozenset(
-    [
-        "help",
-        "commands",
-        "status",
-        "diagnostics",
-        "codex",
-        "whoami",
-        "context",
-        "btw",
-        "stop",
-        "restart",
-        "reset",
-        "new",
-        "compact",
-        "config",
-        "debug",
-        "allowlist",
-        "activation",
-        "skill",
-        "learn",
-        "loop",
-        "subagents",
-        "kill",
-        "steer",
-        "tell",
-        "model",
-        "models",
-        "queue",
-        "send",
-        "bash",
-        "exec",
-        "think",
-        "verbose",
-        "reasoning",
-        "elevated",
-        "usage",
-    ]
-)
 _SDK_IMPORT = re.compile(r"""["'](?:@openclaw/plugin-sdk|openclaw/plugin-sdk)(/[\w./-]+)?["']""")
 
 
@@ -230,7 +72,7 @@ class OpenClawAudit:
             return metadata(
                 codes.OPENCLAW_COMMAND_ALIAS, "commandAliases are diagnostics only in OpenClaw"
             )
-        if item.kind == "command" and item.name.lower() in _RESERVED_COMMANDS:
+        if item.kind == "command" and item.name.lower() in RESERVED_COMMANDS:
             return unsupported(
                 codes.OPENCLAW_COMMAND_RESERVED, f"/{item.name} is a reserved OpenClaw command"
             )
@@ -286,7 +128,7 @@ class OpenClawAudit:
                 return metadata(
                     codes.OPENCLAW_COMMAND_ALIAS, "an alias only: no command of that name runs"
                 )
-            if item.name.lower() in _RESERVED_COMMANDS:
+            if item.name.lower() in RESERVED_COMMANDS:
                 return unsupported(
                     codes.OPENCLAW_COMMAND_RESERVED,
                     f"/{item.name} is reserved; skipped as OpenClaw does",
@@ -312,7 +154,7 @@ class OpenClawAudit:
                 codes.OPENCLAW_UNSUPPORTED_API,
                 f"{api}: recorded, nothing runs in a headless gateway",
             )
-        if api in _UNDEFINED:
+        if api in UNDEFINED:
             return unsupported(
                 codes.OPENCLAW_UNSUPPORTED_API,
                 f"{api} is left undefined so the plugin can feature-detect it",
@@ -320,7 +162,7 @@ class OpenClawAudit:
         if api in ("registerTool", "registerCommand"):
             return runs(f"{api} with a name the code computes: runs once registered")
         if api.startswith("runtime."):
-            if api in _RUNTIME_RUNS:
+            if api in RUNTIME_RUNS:
                 return runs("runs on the host (commands under Gateway.exec_policy)")
             return unsupported(codes.OPENCLAW_UNSUPPORTED_API, f"api.{api} is not offered headless")
         if item.kind in _DECLARED_METADATA:
@@ -372,7 +214,7 @@ class OpenClawAudit:
         )
         found += call_sites(
             sources,
-            {**RECORDED, **_UNDEFINED},
+            {**RECORDED, **UNDEFINED},
             "openclaw",
             named_by={
                 "registerGatewayMethod": "string",
@@ -380,7 +222,7 @@ class OpenClawAudit:
                 "registerChannel": "object",
             },
         )
-        for api in _RUNTIME:
+        for api in RUNTIME:
             _, group, method = api.split(".")
             found += call_sites(
                 sources,

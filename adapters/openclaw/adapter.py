@@ -3,21 +3,32 @@ read by ``_inspect``, planned by ``runtime`` and found in OpenClaw's roots by ``
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
-from adapters.openclaw._audit import OpenClawAudit
 from adapters.openclaw._inspect import CONVERSATION_ACCESS, inspect_plugin, is_plugin
 from adapters.openclaw.discovery import discover
 from adapters.openclaw.runtime import plan_openclaw
 from gateway.model import CatalogEntry, DiscoveredLaunch, LaunchRefusal, LaunchSpec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from adapters.openclaw._audit import OpenClawAudit
 
 __all__ = ["CONVERSATION_ACCESS", "OpenClawAdapter"]
 
 
 class OpenClawAdapter:
     ecosystem = "openclaw"
-    audit = OpenClawAudit()
-    """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
+
+    @functools.cached_property
+    def audit(self) -> OpenClawAudit:
+        """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
+        # Imported here: a gateway start loads the adapters, the audit knowledge is
+        # for `gateway audit`.
+        from adapters.openclaw._audit import OpenClawAudit
+
+        return OpenClawAudit()
 
     def detect(self, root: Path) -> bool:
         return is_plugin(root)

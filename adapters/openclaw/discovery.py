@@ -5,12 +5,11 @@ OpenClaw's auto-discovered roots ignore them).
 
 A plugin id already provided by an installed package stays with the installed one (a
 tracked install outranks the roots), and the workspace root outranks the user's; every
-skipped copy is an ``openclaw.plugin_id_conflict``. Everything found runs in ONE shared
-sidecar (owner ``openclaw:discovered``), each plugin as ``openclaw:<plugin id>`` (its config:
-``gateway config openclaw:<plugin id> KEY VALUE``). Discovered plugins pass no package gates
-(placing them there is the consent; the workspace root still needs workspace trust) and have
-no grants, so their conversation hooks do not run: install a plugin to grant
-``conversation_access``.
+skipped copy is an ``openclaw.plugin_id_conflict``. Each plugin runs in a sidecar of its
+own, as ``openclaw:<plugin id>`` — its sandbox, data folder, private ``HOME`` and state folder
+(its config: ``gateway config openclaw:<plugin id> KEY VALUE``; its grants:
+``gateway permissions openclaw:<plugin id> …``). Discovered plugins pass no package gates
+(placing them there is the consent; the workspace root still needs workspace trust).
 """
 
 from __future__ import annotations
@@ -35,9 +34,10 @@ from gateway.model import CatalogEntry, DiscoveredLaunch
 from gateway.packages import PackageConfigError, read_package_config
 from gateway.store import STATE_FILE, StateStore, StoreError
 
-__all__ = ["SHARED_NAME", "discover", "find_plugins", "plugin_roots"]
+__all__ = ["UNTRUSTED_NAME", "discover", "find_plugins", "plugin_roots"]
 
-SHARED_NAME = "openclaw:discovered"
+UNTRUSTED_NAME = "openclaw:project"
+"""Who a report of the skipped plugins of an untrusted workspace is about."""
 
 
 def plugin_roots(workspace: Path, user_home: Path, trusted: bool) -> list[Path]:
@@ -86,12 +86,12 @@ def _conflict(plugin_id: str, root: Path, owner: str) -> Diagnostic:
 
 
 def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> list[DiscoveredLaunch]:
-    """Every discovered OpenClaw plugin, as one shared-sidecar launch (none found → [])."""
+    """Every discovered OpenClaw plugin, each its own sidecar launch (none found → [])."""
     installed = _installed_ids(home)
     taken: dict[str, str] = {}
-    specs = []
+    launches: list[DiscoveredLaunch] = []
     found: list[Diagnostic] = []
-    origin: Path | None = None
+    timeout = request_timeout(TIMEOUT_VARIABLE)
     for directory in plugin_roots(workspace, user_home, trusted):
         for root in find_plugins(directory):
             entry = inspect_plugin(root)
@@ -100,11 +100,17 @@ def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> lis
             if owner is not None:
                 found.append(_conflict(plugin_id, root, owner))
                 continue
-            spec = _spec(replace(entry, id=f"openclaw:{plugin_id}"), home, found)
-            if spec is not None:
-                taken[plugin_id] = str(root)
-                specs.append(spec)
-                origin = origin or directory
+            name = f"openclaw:{plugin_id}"
+            own: list[Diagnostic] = []
+            spec = _spec(replace(entry, id=name), home, own)
+            if spec is None:
+                found += own
+                continue
+            taken[plugin_id] = str(root)
+            private_home, state = plugin_dirs(home, name)
+            env = {"HOME": str(private_home), "OPENCLAW_STATE_DIR": str(state), **PRIVACY_ENV}
+            launch = plan_sidecar([spec], env, timeout, MIN_NODE)
+            launches.append(DiscoveredLaunch(name, root, launch, own))
     untrusted = workspace / ".openclaw" / "extensions"
     if not trusted and find_plugins(untrusted):
         found.append(
@@ -113,12 +119,9 @@ def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> lis
                 hint=f"gateway trust {workspace}",
             )
         )
-    if not specs:
-        return [DiscoveredLaunch(SHARED_NAME, untrusted, None, found)] if found else []
-    private_home, state = plugin_dirs(home, SHARED_NAME)
-    env = {"HOME": str(private_home), "OPENCLAW_STATE_DIR": str(state), **PRIVACY_ENV}
-    launch = plan_sidecar(specs, env, request_timeout(TIMEOUT_VARIABLE), MIN_NODE)
-    return [DiscoveredLaunch(SHARED_NAME, origin or untrusted, launch, found)]
+    if found:
+        launches.append(DiscoveredLaunch(UNTRUSTED_NAME, untrusted, None, found))
+    return launches
 
 
 def _spec(entry: CatalogEntry, home: Path, found: list[Diagnostic]) -> dict | None:

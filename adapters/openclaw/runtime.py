@@ -18,13 +18,11 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
-import json5
-
 from adapters import _codes as codes
 from adapters._sidecar import plan_sidecar, request_timeout
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
-from adapters.openclaw._manifest import PLUGIN_JSON
-from gateway.base import Diagnostic
+from adapters.openclaw._manifest import PLUGIN_JSON, loads_json5
+from gateway.base import Diagnostic, PathRefused, encode_name, safe_join
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
 from gateway.packages import (
     PackageConfigError,
@@ -55,7 +53,10 @@ default (@mem0/openclaw-mem0 sends PostHog events unless MEM0_TELEMETRY is false
 
 def plugin_dirs(home: Path, package_id: str) -> tuple[Path, Path]:
     """(private HOME, OPENCLAW_STATE_DIR) of a plugin, under ``GATEWAY_HOME/openclaw``."""
-    base = home / "openclaw" / re.sub(r"[^A-Za-z0-9._@-]", "+", package_id)
+    # The folder a plugin has kept its name; an id such as ".." (a plugin names itself) or
+    # one too long for a file name is encoded instead.
+    folder = encode_name(re.sub(r"[^A-Za-z0-9._@-]", "+", package_id), portable=False)
+    base = safe_join(home / "openclaw", folder, portable=False)
     return base / "home", base / "state"
 
 
@@ -94,7 +95,7 @@ def _conflict(entry: CatalogEntry, home: Path) -> str | None:
 
 def _manifest_id(root: Path) -> str | None:
     try:
-        data = json5.loads((root / PLUGIN_JSON).read_text(encoding="utf-8"))
+        data = loads_json5((root / PLUGIN_JSON).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
     value = data.get("id") if isinstance(data, dict) else None
@@ -185,7 +186,10 @@ def plan_openclaw(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal
             for name in missing
         ]
         return _refuse(f"required config {', '.join(missing)} not set", *required)
-    private_home, state = plugin_dirs(home, package)
+    try:
+        private_home, state = plugin_dirs(home, package)
+    except PathRefused as error:  # a symlink there leading out of GATEWAY_HOME/openclaw
+        return _refuse(f"its private folder cannot be used: {error}")
     env = {
         "HOME": str(private_home),
         "OPENCLAW_STATE_DIR": str(state),

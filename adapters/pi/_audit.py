@@ -3,7 +3,7 @@
 Sources: ``pi-upstream.md`` (Pi 1.6.0: the ``pi`` API, §2; the event table, §5; package
 conventions, §1.1) for the ``pi`` column, and ``docs/pi.md`` (the sidecar's Pi host) for the
 ``gateway`` column. ``GATEWAY_EVENTS`` mirrors the mapping in ``sidecars/lib/pi/events.mjs``
-(with ``events.extended``); ``tests/adapters/test_audit_knowledge.py`` loads a package that
+(with ``events.extended``); ``tests/gateway/audit/test_truth.py`` loads a package that
 listens to every Pi event and checks the two agree.
 """
 

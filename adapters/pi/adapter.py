@@ -7,10 +7,10 @@ Installed Pi packages share one sidecar by default (one process per permission s
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
-from adapters.pi._audit import PiAudit
 from adapters.pi._inspect import PI_HOST_PACKAGES, inspect_package, is_pi_package
 from adapters.pi._precompile import compile_cache, precompile
 from adapters.pi._prompts import package_resources
@@ -25,13 +25,24 @@ from gateway.model import (
     LaunchSpec,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from adapters.pi._audit import PiAudit
+
 __all__ = ["PI_HOST_PACKAGES", "PiAdapter"]
 
 
 class PiAdapter:
     ecosystem = "pi"
-    audit = PiAudit()
-    """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
+
+    @functools.cached_property
+    def audit(self) -> PiAudit:
+        """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
+        # Imported here: a gateway start loads the adapters, the audit knowledge is
+        # for `gateway audit`.
+        from adapters.pi._audit import PiAudit
+
+        return PiAudit()
 
     def detect(self, root: Path) -> bool:
         return is_pi_package(root)

@@ -3,9 +3,11 @@
 ``<workspace>/.pi/extensions`` (only when the workspace is trusted), then
 ``~/.pi/agent/extensions`` (or ``$PI_CODING_AGENT_DIR/extensions``), one level deep: a
 ``*.ts``/``*.js`` file loads directly; a subdirectory loads its ``package.json``
-``pi.extensions``, else ``index.ts``, else ``index.js``. Everything found runs in ONE shared
-sidecar (``plan_pi_shared``), in that order, so Pi's collision rules apply across them as
-in Pi. The gateway reaches this through the ``extension_gateway.discoverers`` entry point.
+``pi.extensions``, else ``index.ts``, else ``index.js``. Each extension found (a file, or a
+folder with its entries) runs in a sidecar of its own as ``pi:<name>`` — its sandbox, its
+data folder, its grants (``gateway permissions pi:<name> …``): Pi loads every extension into
+its own process, so one could patch what another relies on; the gateway does not share
+that. Load order is kept for the registry's collision rules (Pi's: the first tool wins).
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ from adapters.pi._resources import Resources
 from adapters.pi.runtime import plan_pi_shared, timeout
 from gateway.model import DiscoveredLaunch
 
-__all__ = ["SHARED_NAME", "discover", "extension_dirs", "find_extensions"]
+__all__ = ["UNTRUSTED_NAME", "discover", "extension_dirs", "find_extensions"]
 
-SHARED_NAME = "pi:discovered"
-"""The owner of the one sidecar hosting every discovered Pi extension."""
+UNTRUSTED_NAME = "pi:project"
+"""Who a report of the skipped extensions of an untrusted workspace is about."""
 
 
 def extension_dirs(workspace: Path, user_home: Path, trusted: bool) -> list[Path]:
@@ -53,22 +55,20 @@ def find_extensions(directory: Path) -> list[tuple[str, Path, list[str]]]:
 
 
 def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> list[DiscoveredLaunch]:
-    """Every discovered Pi extension, as one shared-sidecar launch (none found → [])."""
+    """Every discovered Pi extension, each its own sidecar launch (none found → [])."""
     packages: list[tuple[str, Path, list[str]]] = []
-    origins: list[Path] = []
     for directory in extension_dirs(workspace, user_home, trusted):
         seen = {name for name, _, _ in packages}  # same name: the project's wins
-        found = [item for item in find_extensions(directory) if item[0] not in seen]
-        if found:
-            origins.append(directory)
-            packages += found
-    skipped = _untrusted_project(workspace, trusted)
-    if not packages:
-        return skipped
+        packages += [item for item in find_extensions(directory) if item[0] not in seen]
     # Pi's agent dir (extension settings) lives under the gateway home, as for packages.
     env = {"PI_CODING_AGENT_DIR": str(home / "pi" / "agent")}
-    launch = plan_pi_shared(packages, env, timeout())
-    return [*skipped, DiscoveredLaunch(name=SHARED_NAME, origin=origins[0], launch=launch)]
+    launches = [
+        DiscoveredLaunch(
+            name=name, origin=root, launch=plan_pi_shared([(name, root, entries)], env, timeout())
+        )
+        for name, root, entries in packages
+    ]
+    return [*_untrusted_project(workspace, trusted), *launches]
 
 
 def _untrusted_project(workspace: Path, trusted: bool) -> list[DiscoveredLaunch]:
@@ -80,4 +80,6 @@ def _untrusted_project(workspace: Path, trusted: bool) -> list[DiscoveredLaunch]
         f"{directory}: Pi extensions not loaded, the workspace is not trusted",
         hint=f"gateway trust {workspace}",
     )
-    return [DiscoveredLaunch(name=SHARED_NAME, origin=directory, launch=None, diagnostics=[note])]
+    return [
+        DiscoveredLaunch(name=UNTRUSTED_NAME, origin=directory, launch=None, diagnostics=[note])
+    ]

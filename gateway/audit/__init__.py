@@ -15,32 +15,72 @@ as text, JSON, Markdown, self-contained HTML and SARIF 2.1.0.
 
 from __future__ import annotations
 
-from gateway.audit import _codes as codes
-from gateway.audit._batch import FAIL_ON, FailOn, failures, parse_fail_on, read_sources
-from gateway.audit._model import (
-    SCHEMA_ID,
-    SCHEMA_VERSION,
-    AuditReport,
-    Observation,
-    PackageAudit,
-    Risk,
-    Row,
-    Verdict,
-)
-from gateway.audit._render import FORMATS, render
-from gateway.audit._run import Progress, audit, audit_packages
-from gateway.audit._support import (
-    GATEWAY,
-    HOSTS,
-    Evidence,
-    Found,
-    HostKnowledge,
-    Item,
-    SourceFile,
-    Status,
-    Support,
-    Target,
-)
+import importlib
+
+from gateway.base.lazy import lazy_attributes
+
+TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gateway.audit import _codes as codes
+    from gateway.audit._batch import FAIL_ON, FailOn, failures, parse_fail_on, read_sources
+    from gateway.audit._model import (
+        SCHEMA_ID,
+        SCHEMA_VERSION,
+        AuditReport,
+        Observation,
+        PackageAudit,
+        Risk,
+        Row,
+        Verdict,
+    )
+    from gateway.audit._render import FORMATS, render
+    from gateway.audit._run import Progress, audit, audit_packages
+    from gateway.audit._support import (
+        GATEWAY,
+        HOSTS,
+        Evidence,
+        Found,
+        HostKnowledge,
+        Item,
+        SourceFile,
+        Status,
+        Support,
+        Target,
+    )
+
+_WHERE: dict[str, str] = {
+    "AuditReport": "gateway.audit._model",
+    "Evidence": "gateway.audit._support",
+    "FAIL_ON": "gateway.audit._batch",
+    "FORMATS": "gateway.audit._render",
+    "FailOn": "gateway.audit._batch",
+    "Found": "gateway.audit._support",
+    "GATEWAY": "gateway.audit._support",
+    "HOSTS": "gateway.audit._support",
+    "HostKnowledge": "gateway.audit._support",
+    "Item": "gateway.audit._support",
+    "Observation": "gateway.audit._model",
+    "PackageAudit": "gateway.audit._model",
+    "Progress": "gateway.audit._run",
+    "Risk": "gateway.audit._model",
+    "Row": "gateway.audit._model",
+    "SCHEMA_ID": "gateway.audit._model",
+    "SCHEMA_VERSION": "gateway.audit._model",
+    "SourceFile": "gateway.audit._support",
+    "Status": "gateway.audit._support",
+    "Support": "gateway.audit._support",
+    "Target": "gateway.audit._support",
+    "Verdict": "gateway.audit._model",
+    "audit": "gateway.audit._run",
+    "audit_packages": "gateway.audit._run",
+    "failures": "gateway.audit._batch",
+    "parse_fail_on": "gateway.audit._batch",
+    "read_sources": "gateway.audit._batch",
+    "render": "gateway.audit._render",
+}
 
 __all__ = [
     "FAIL_ON",
@@ -73,3 +113,16 @@ __all__ = [
     "read_sources",
     "render",
 ]
+
+_attribute, _names = lazy_attributes(__name__, _WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    # ``codes`` is a module of its own (the audit's diagnostic codes), not one of its names.
+    if name == "codes":
+        return importlib.import_module("gateway.audit._codes")
+    return _attribute(name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*_names(), "codes"])

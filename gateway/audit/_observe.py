@@ -12,29 +12,25 @@ every registration and API call with the file and line that made it.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import json
 import os
-import signal
 import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import anyio
-from pydantic import ValidationError
 
 from gateway.audit import _codes
 from gateway.audit._assemble import Observed
+from gateway.audit._conversation import converse
 from gateway.audit._model import Observation, PackageAudit
-from gateway.audit._support import Evidence, Found, HostKnowledge, Item, Status, Support
-from gateway.base import Diagnostic, GatewayConfig, catalogue
+from gateway.audit._registration import read_register
+from gateway.audit._support import HostKnowledge
+from gateway.base import GatewayConfig
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
 from gateway.packages import load_adapters, remove_tree
-from gateway.runtime import child_environment, kill_group, resolve_command, signal_group
+from gateway.runtime import child_environment, resolve_command
 from gateway.sandbox import (
     PackageGrants,
     detect_support,
@@ -42,32 +38,13 @@ from gateway.sandbox import (
     node_runtime_paths,
     package_sandbox,
     python_runtime_paths,
-    spawn_confined,
-    wait_for_exit,
 )
-from gateway.wire import (
-    ChildPipes,
-    LineFramer,
-    OversizedLine,
-    PipeClosed,
-    RegisterMessage,
-    describe_validation_error,
-)
-from gateway.wire.features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
 
 __all__ = ["RECORD_VARIABLE", "observe"]
 
 RECORD_VARIABLE = "GATEWAY_SIDECAR_RECORD"
 START_LIMIT = 120.0
 """Seconds to wait for ``register`` (a cold TypeScript compile is slow)."""
-_REGISTERED = frozenset({"tool", "command"})
-
-
-@dataclass(slots=True)
-class _Conversation:
-    register: RegisterMessage | None = None
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    error: str | None = None
 
 
 async def observe(
@@ -112,7 +89,7 @@ async def observe(
                 )
             )
         log = scratch / "stderr.log"
-        conversation = await _converse(entry, command, env, workspace, sandbox.policy, log, limit)
+        conversation = await converse(entry, command, env, workspace, sandbox.policy, log, limit)
         seconds = time.monotonic() - started
         package.observation = Observation(
             conversation.register is not None, entry.runtime, where, seconds,
@@ -123,7 +100,7 @@ async def observe(
                 _codes.LOAD_FAILED(f"{entry.id}: {conversation.error}", package=entry.id)
             )
             return observed
-        _read_register(entry, conversation.register, knowledge, observed, package.observation)
+        read_register(entry, conversation.register, knowledge, observed, package.observation)
         for request in conversation.requests:
             observed.diagnostics.append(
                 _codes.LOAD_REQUEST(
@@ -213,239 +190,3 @@ def _runtime_paths(entry: CatalogEntry, command: list[str]) -> list[Path]:
         elif os.path.isabs(argument) and os.path.isfile(argument):
             paths.append(Path(argument).parent)
     return paths
-
-
-# --------------------------------------------------------------------------- the conversation
-
-
-async def _converse(
-    entry: CatalogEntry,
-    command: list[str],
-    env: dict[str, str],
-    workspace: Path,
-    policy: Any,
-    log: Path,
-    limit: float,
-) -> _Conversation:
-    conversation = _Conversation()
-    pipes = ChildPipes()
-    with await anyio.to_thread.run_sync(open, log, "wb") as errors:
-        try:
-            process = spawn_confined(
-                command, policy=policy, stdin=pipes.child_stdin, stdout=pipes.child_stdout,
-                stderr=errors, cwd=workspace, env=env,
-            )  # fmt: skip
-        except OSError as error:
-            pipes.close()
-            conversation.error = f"cannot start {Path(command[0]).name}: {error}"
-            return conversation
-        pipes.after_spawn()
-        features = RUNTIME_FEATURES if entry.runtime != "nimlet-process" else EXTENSION_FEATURES
-        initialize = {
-            "type": "initialize", "version": 1, "workspace": str(workspace),
-            "session_id": "audit", "gateway": announcement(features),
-        }  # fmt: skip
-        try:
-            with anyio.move_on_after(limit) as deadline:
-                await pipes.send(json.dumps(initialize).encode() + b"\n")
-                await _until_register(pipes, conversation)
-            if deadline.cancelled_caught:
-                conversation.error = f"no register within {limit:g} s"
-        except PipeClosed:
-            conversation.error = "it exited before register"
-        finally:
-            await _stop(process, pipes)
-    if conversation.register is None:
-        tail = _tail(log)
-        conversation.error = (conversation.error or "it exited before register") + (
-            f"; its last output: {tail}" if tail else ""
-        )
-    return conversation
-
-
-async def _until_register(pipes: ChildPipes, conversation: _Conversation) -> None:
-    framer = LineFramer(16 * 1024 * 1024)
-    async for chunk in pipes.chunks():
-        for line in framer.feed(chunk):
-            if isinstance(line, OversizedLine):
-                conversation.error = f"a line of {line.size} bytes"
-                return
-            if await _handle(line, pipes, conversation):
-                return
-    conversation.error = conversation.error or "it exited before register"
-
-
-async def _handle(line: bytes, pipes: ChildPipes, conversation: _Conversation) -> bool:
-    """One line; True once ``register`` (valid or not) arrived."""
-    try:
-        message = json.loads(line)
-    except ValueError:
-        conversation.requests.append(
-            {"what": "a line that is not JSON", "detail": line[:120].decode(errors="replace")}
-        )
-        return False
-    kind = message.get("type") if isinstance(message, dict) else None
-    if kind == "register":
-        try:
-            conversation.register = RegisterMessage.model_validate(message)
-        except ValidationError as error:
-            conversation.error = f"invalid register: {describe_validation_error(error)}"
-        return True
-    if kind == "ui_request":
-        conversation.requests.append(
-            {
-                "what": f"a ui_request {message.get('method')!r}",
-                "detail": str(message.get("prompt", ""))[:120],
-            }
-        )
-        await pipes.send(
-            json.dumps(
-                {"type": "ui_response", "id": message.get("id"), "answer": "", "cancelled": True}
-            ).encode()
-            + b"\n"
-        )
-    elif kind == "host_request":
-        conversation.requests.append(
-            {"what": f"a host_request {message.get('method')!r}", "detail": ""}
-        )
-        reply = {
-            "type": "host_response",
-            "id": message.get("id"),
-            "error": "the audit answers no host requests",
-        }
-        await pipes.send(json.dumps(reply).encode() + b"\n")
-    else:
-        conversation.requests.append(
-            {"what": f"a {kind or 'message without a type'}", "detail": ""}
-        )
-    return False
-
-
-async def _stop(process: Any, pipes: ChildPipes) -> None:
-    with anyio.CancelScope(shield=True):
-        if process.returncode is None:
-            with contextlib.suppress(PipeClosed), anyio.move_on_after(0.5):
-                await pipes.send(b'{"type":"shutdown"}\n')
-            pipes.close_stdin()
-            with anyio.move_on_after(2):
-                await wait_for_exit(process)
-        if process.returncode is None:
-            signal_group(process.pid, signal.SIGTERM)
-            with anyio.move_on_after(1):
-                await wait_for_exit(process)
-        if process.returncode is None or signal_group(process.pid, 0):
-            kill_group(process.pid)
-            with anyio.move_on_after(2):
-                await wait_for_exit(process)
-        pipes.close()
-
-
-def _tail(log: Path) -> str:
-    try:
-        lines = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
-    except OSError:
-        return ""
-    return " | ".join(line.strip() for line in lines[-4:])[:600]
-
-
-# --------------------------------------------------------------------------- what it registered
-
-
-def _read_register(
-    entry: CatalogEntry,
-    register: RegisterMessage,
-    knowledge: Mapping[str, HostKnowledge],
-    observed: Observed,
-    observation: Observation,
-) -> None:
-    extras = register.gateway or {}
-    record = extras.get("record") if isinstance(extras.get("record"), dict) else None
-    reported = [d for d in extras.get("diagnostics") or [] if isinstance(d, dict)]
-    observed.diagnostics += [_diagnostic(entry, d) for d in reported if _diagnostic(entry, d)]  # type: ignore[misc]
-    registered = {("tool", t.name) for t in register.tools or []}
-    registered |= {("command", c.name) for c in register.commands}
-    sources: dict[tuple[str, str], str] = {}
-    items: list[Item] = []
-    if record is not None:
-        observation.calls = [c for c in record.get("calls") or [] if isinstance(c, dict)]
-        apis = set()
-        for registration in record.get("registrations") or []:
-            if not isinstance(registration, dict):
-                continue
-            kind, name = str(registration.get("kind")), str(registration.get("name"))
-            api = str(registration.get("api") or "")
-            apis.add(api)
-            items.append(Item(kind, name, entry.ecosystem, {"api": api}))
-            sources.setdefault((kind, name), str(registration.get("source") or ""))
-        for call in observation.calls:
-            api = str(call.get("api"))
-            if api not in apis:
-                items.append(Item("api", api, entry.ecosystem, {"api": api}))
-                sources.setdefault(("api", api), str(call.get("source") or ""))
-        for probe in record.get("probes") or []:
-            if isinstance(probe, dict):
-                api = str(probe.get("api"))
-                items.append(Item("api", api, entry.ecosystem, {"api": api, "probe": True}))
-                sources.setdefault(("api", api), str(probe.get("source") or ""))
-    else:
-        items += [
-            Item("hook", event, entry.ecosystem, {"api": "events"})
-            for event in register.events or []
-        ]
-    seen = {(item.kind, item.name) for item in items}
-    items += [
-        Item(kind, name, entry.ecosystem, {})
-        for kind, name in sorted(registered)
-        if (kind, name) not in seen
-    ]
-    own = knowledge.get(entry.ecosystem)
-    for item in items:
-        key = (item.kind, item.name)
-        source, _, line = sources.get(key, "").rpartition(":")
-        found_line = int(line) if line.isdigit() else None
-        where = source if found_line else sources.get(key) or "register"
-        observed.items.append(Found(item, where, found_line, Evidence.OBSERVED))
-        if own is not None:
-            observed.gateway[key] = _observed_support(own, entry, item, key in registered, reported)
-
-
-def _observed_support(
-    own: HostKnowledge,
-    entry: CatalogEntry,
-    item: Item,
-    registered: bool,
-    reported: list[dict[str, Any]],
-) -> Support:
-    """The documented answer, corrected by what the load showed: registered tools and
-    commands run; a runtime diagnostic naming the item gives the code and reason."""
-    known = own.gateway_support(entry, item)
-    api = str(item.detail.get("api") or "")
-    names = {item.name, api} - {""}
-    said = next((d for d in reported if d.get("contribution") in names and d.get("code")), None)
-    if item.kind in _REGISTERED:
-        if registered:
-            return (
-                known
-                if known.status in (Status.RUNS, Status.PARTIAL)
-                else Support(Status.RUNS, _codes.RUNS.code, "registered")
-            )
-        if said is not None:
-            return Support(Status.UNSUPPORTED, str(said["code"]), str(said.get("message", "")))
-        return Support(
-            known.status, _codes.NOT_REGISTERED.code, f"called, but not registered: {known.reason}"
-        )
-    if said is not None and known.status is not Status.RUNS:
-        return Support(known.status, str(said["code"]), str(said.get("message", "")))
-    return known
-
-
-def _diagnostic(entry: CatalogEntry, item: dict[str, Any]) -> Diagnostic | None:
-    code = catalogue().get(str(item.get("code")))
-    if code is None:
-        return None
-    contribution = item.get("contribution")
-    return code(
-        str(item.get("message", "")),
-        package=entry.id,
-        contribution=str(contribution) if contribution is not None else None,
-    )

@@ -249,6 +249,16 @@ PACKAGE_CHANGED = define_code(
     "different content); its trust was revoked.",
     "Inspect the package, then `gateway trust ID` again if the change is yours.",
 )
+PACKAGE_GROUP_SPLIT = define_code(
+    "package.group_split",
+    I,
+    "A package the user grouped (`gateway group`) runs in a process of its own: its runtime "
+    "hosts one package per process, it needs another package running first, or it is granted "
+    "other permissions (or has another environment or timeouts) than the rest of its group, "
+    "and a process is confined to one permission set.",
+    "Grant the members of a group the same permissions, or leave the package out of it "
+    "(`gateway ungroup ID`).",
+)
 GATE_UNTRUSTED = define_code(
     "gate.untrusted",
     I,

@@ -7,18 +7,24 @@ a schema made only of keywords that mean the same in every draft gets a compiled
 ``fastjsonschema`` validator (about 30 times faster); arguments it rejects are then checked by
 ``jsonschema``, which decides and says why. A schema is compiled on its first call and
 checked against its metaschema once per process, however many tools share it.
+
+``jsonschema`` is imported only when it must decide: its import costs a short command
+(``gateway call``) 40-80 ms, more than the extension it runs takes to start. A schema made
+of portable keywords whose values have the plain form every draft's metaschema requires
+(``_plainly_valid``: the common tool schema) is known valid without it; any other is
+checked by ``jsonschema``, which decides and words the problem.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-import fastjsonschema
-from jsonschema import SchemaError
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 __all__ = ["ArgumentValidator", "schema_problem"]
 
@@ -63,14 +69,125 @@ def schema_problem(schema: Mapping[str, Any]) -> str | None:
     if key is None:
         return "the schema cannot be read (not JSON, or nested too deeply)"
     if key not in _checked:
-        try:
-            validator_for(schema).check_schema(dict(schema))
-            _checked[key] = None
-        except SchemaError as error:
-            _checked[key] = error.message
-        except RecursionError:
-            _checked[key] = "the schema is nested too deeply"
+        _checked[key] = None if _plainly_valid(schema) else _metaschema_problem(schema)
     return _checked[key]
+
+
+def _metaschema_problem(schema: Mapping[str, Any]) -> str | None:
+    from jsonschema import SchemaError
+    from jsonschema.validators import validator_for
+
+    if not isinstance(schema.get("$schema", ""), str):
+        return "$schema is not a string"  # jsonschema fails on it rather than saying so
+    try:
+        validator_for(schema).check_schema(dict(schema))
+    except SchemaError as error:
+        return error.message
+    except RecursionError:
+        return "the schema is nested too deeply"
+    return None
+
+
+_TYPES: Final = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _type(value: Any) -> bool:
+    if isinstance(value, str):
+        return value in _TYPES
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(v, str) and v in _TYPES for v in value)
+        and len(set(value)) == len(value)
+    )
+
+
+def _unique_strings(value: Any, *, empty: bool) -> bool:
+    return (
+        isinstance(value, list)
+        and (empty or bool(value))
+        and all(isinstance(v, str) for v in value)
+        and len(set(value)) == len(value)
+    )
+
+
+def _regex(value: Any) -> bool:
+    # The metaschemas give "pattern" the "regex" format, which check_schema asserts.
+    try:
+        return isinstance(value, str) and re.compile(value) is not None
+    except re.error:
+        return False
+
+
+_PLAIN: Final[dict[str, Callable[[Any], bool]]] = {
+    "type": _type,
+    "required": lambda v: _unique_strings(v, empty=True),
+    "enum": lambda v: _unique_strings(v, empty=False),  # other enums: jsonschema decides
+    "const": lambda v: True,
+    "default": lambda v: True,
+    "examples": lambda v: isinstance(v, list),
+    "minimum": _number,
+    "maximum": _number,
+    "exclusiveMinimum": _number,
+    "exclusiveMaximum": _number,
+    "multipleOf": lambda v: _number(v) and v > 0,
+    "minLength": _count,
+    "maxLength": _count,
+    "minItems": _count,
+    "maxItems": _count,
+    "minProperties": _count,
+    "maxProperties": _count,
+    "pattern": _regex,
+    "uniqueItems": lambda v: isinstance(v, bool),
+    "deprecated": lambda v: isinstance(v, bool),
+    "readOnly": lambda v: isinstance(v, bool),
+    "writeOnly": lambda v: isinstance(v, bool),
+    "format": lambda v: isinstance(v, str),
+    "title": lambda v: isinstance(v, str),
+    "description": lambda v: isinstance(v, str),
+}
+"""Portable keywords whose value is a plain JSON value, each with the strictest form any
+draft's metaschema (6 to 2020-12) asks of it."""
+
+
+def _plainly_valid(schema: Any, depth: int = 0) -> bool:
+    """True only when ``schema`` is certainly valid in whichever draft it names: portable
+    keywords only (``_PORTABLE_KEYWORDS``), each value of the form every metaschema
+    requires. False leaves the verdict to ``jsonschema`` (it may still be valid)."""
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict) or depth > 32:
+        return False
+    for keyword, value in schema.items():
+        if keyword == "$schema":
+            if depth > 0 or not isinstance(value, str) or value not in _PORTABLE_DRAFTS - {""}:
+                return False
+        elif keyword == "properties":
+            if not isinstance(value, dict):
+                return False
+            if not all(_plainly_valid(child, depth + 1) for child in value.values()):
+                return False
+        elif keyword in ("additionalProperties", "items", "not"):
+            if not _plainly_valid(value, depth + 1):  # "items" in its single-schema form
+                return False
+        elif keyword in ("anyOf", "oneOf", "allOf"):
+            if not isinstance(value, list) or not value:
+                return False
+            if not all(_plainly_valid(child, depth + 1) for child in value):
+                return False
+        else:
+            check = _PLAIN.get(keyword)
+            if check is None or not check(value):
+                return False
+    return True
 
 
 def _portable(schema: Any, depth: int = 0) -> bool:
@@ -104,6 +221,8 @@ def _portable(schema: Any, depth: int = 0) -> bool:
 
 def _compile(schema: Mapping[str, Any], key: str) -> Callable[[Any], Any] | None:
     if key not in _compiled:
+        import fastjsonschema
+
         compiled = None
         if _portable(schema):
             try:
@@ -137,11 +256,15 @@ class ArgumentValidator:
             try:
                 self._fast(arguments)
                 return None
-            except (fastjsonschema.JsonSchemaValueException, RecursionError, TypeError):
+            # fastjsonschema's JsonSchemaValueException is a ValueError; any other error
+            # here leaves the verdict to jsonschema too.
+            except (ValueError, RecursionError, TypeError):
                 pass  # jsonschema decides, and words it
         return self._explain(arguments)
 
     def _explain(self, arguments: dict[str, Any]) -> str | None:
+        from jsonschema.validators import validator_for
+
         if self._slow is None:
             self._slow = validator_for(self._schema)(self._schema)
         try:

@@ -51,12 +51,17 @@ class GatewayConfig:
     lazy_start: bool = True
     """Installed packages whose registration is cached start on the first use of one of
     their tools, commands or hooks; False starts every active package at once."""
+    hold_eager: bool = False
+    """Hold dormant even the cached runtimes that would start with the gateway (``eager``:
+    Nu's watchers), for a caller that starts every runtime itself right after
+    (``Gateway.warm``): ``gateway serve`` lists from the cache first, then warms."""
     sandbox: bool = field(default_factory=_sandbox)
     """Confine every process the gateway starts (docs/security.md). ``GATEWAY_SANDBOX=off``
     runs them unconfined, as hosts without a sandbox do."""
     shared_processes: bool = True
-    """Installed packages whose runtime can host several (Pi packages in the Node sidecar)
-    share one process per permission set; False gives each package its own."""
+    """Installed packages the user grouped (``gateway group``) whose runtime can host
+    several (the Node sidecar) share one process per permission set; False gives every
+    package its own process whatever its group. Ungrouped packages always run alone."""
     require_sandbox: bool = field(default_factory=_require_sandbox)
     """Refuse to start anything the kernel cannot confine fully (``sandbox.refused``)
     instead of running it with the fallback checks. ``GATEWAY_REQUIRE_SANDBOX=1``."""

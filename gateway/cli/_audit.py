@@ -15,9 +15,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from gateway.audit import (
-    FAIL_ON,
-    FORMATS,
-    HOSTS,
     audit,
     codes,
     failures,
@@ -28,43 +25,7 @@ from gateway.audit import (
 from gateway.base import GatewayConfig
 from gateway.cli._output import refuse
 
-__all__ = ["add_audit_verb", "run_audit"]
-
-
-def add_audit_verb(commands: Any) -> None:
-    sub = commands.add_parser(
-        "audit", help="what runs where: every contribution by every host, with codes and reasons"
-    )
-    sub.add_argument(
-        "sources",
-        nargs="*",
-        metavar="SRC",
-        help="folder, tarball, npm spec, git URL or installed id",
-    )
-    sub.add_argument(
-        "--from",
-        dest="from_file",
-        metavar="FILE",
-        help="read sources from FILE, one a line (# comments)",
-    )
-    sub.add_argument(
-        "--format", choices=FORMATS, default="text", help="report format (default: text)"
-    )
-    sub.add_argument(
-        "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
-    )
-    sub.add_argument(
-        "--fail-on", action="append", default=[], metavar="WHAT[:HOST]",
-        help=f"exit 1 if any package has it: {', '.join(FAIL_ON)}; HOST one of {', '.join(HOSTS)} "
-        "(default gateway); repeatable or comma-separated",
-    )  # fmt: skip
-    sub.add_argument(
-        "--load",
-        action="store_true",
-        help="also load each package in a throwaway sandbox and record what it registers "
-        "(runs its code)",
-    )
-    sub.add_argument("--yes", "-y", action="store_true", help="confirm --load without asking")
+__all__ = ["run_audit"]
 
 
 def run_audit(args: argparse.Namespace, config: GatewayConfig) -> int:

@@ -14,8 +14,6 @@ import json
 import sys
 from typing import Any
 
-import jsonschema
-
 from gateway.base import GatewayConfig
 from gateway.cli._output import print_json
 from gateway.model import CatalogEntry
@@ -33,16 +31,7 @@ from gateway.packages import (
 from gateway.sandbox import limits_from_settings
 from gateway.store import STATE_FILE, StateStore, UnknownPackage
 
-__all__ = ["add_config_verb", "installed_entry", "run_config"]
-
-
-def add_config_verb(commands: Any) -> None:
-    sub = commands.add_parser("config", help="show or set a package's configuration")
-    sub.add_argument("id", metavar="ID")
-    sub.add_argument("key", nargs="?", metavar="KEY", help="a dotted key, e.g. oss.llm.provider")
-    sub.add_argument("value", nargs="?", metavar="VALUE", help="JSON, or text")
-    sub.add_argument("--unset", action="store_true", help="remove KEY")
-    sub.add_argument("--json", action="store_true")
+__all__ = ["installed_entry", "run_config"]
 
 
 def installed_entry(config: GatewayConfig, package_id: str) -> CatalogEntry | None:
@@ -93,6 +82,8 @@ def _problem(schema: Any, data: dict[str, Any]) -> str | None:
     if not isinstance(schema, dict):
         return None
     own, _ = package_settings(data)
+    import jsonschema  # only for a package with a config schema
+
     try:
         validator = jsonschema.validators.validator_for(schema)(schema)
         error = jsonschema.exceptions.best_match(validator.iter_errors(own))

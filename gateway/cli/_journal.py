@@ -13,18 +13,7 @@ from gateway.base import GatewayConfig
 from gateway.cli._output import print_json, table
 from gateway.store import STATE_FILE, CallJournal, StateStore, StoreError
 
-__all__ = ["add_journal_verb", "run_journal"]
-
-
-def add_journal_verb(commands: Any) -> None:
-    sub = commands.add_parser("journal", help="interrupted at-most-once tool calls; resolve them")
-    sub.add_argument("--all", action="store_true", help="every journaled call, not only open ones")
-    sub.add_argument("--json", action="store_true")
-    actions = sub.add_subparsers(dest="action", metavar="ACTION")
-    resolve = actions.add_parser("resolve", help="say whether an interrupted call happened")
-    resolve.add_argument("call", metavar="CALL")
-    resolve.add_argument("resolution", choices=("ran", "not_run"))
-    resolve.add_argument("--json", action="store_true")
+__all__ = ["run_journal"]
 
 
 def run_journal(args: argparse.Namespace, config: GatewayConfig) -> int:

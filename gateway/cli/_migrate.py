@@ -5,33 +5,11 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
-from typing import Any
 
 from gateway.base import GatewayConfig, Severity
 from gateway.cli._output import fail, print_diagnostics, print_json
 
-__all__ = ["add_migrate_verb", "run_migrate"]
-
-TARGET_NAMES = ("nimlet", "nanobot", "mcp", "agent-plugin")
-
-
-def add_migrate_verb(commands: Any) -> None:
-    sub = commands.add_parser("migrate", help="make a package runnable by another host")
-    sub.add_argument("source", metavar="PKG", help="folder, tarball, npm spec, git URL or id")
-    sub.add_argument("--to", required=True, choices=TARGET_NAMES, dest="target")
-    sub.add_argument("--out", required=True, metavar="DIR", help="where to write (empty)")
-    sub.add_argument(
-        "--load",
-        action="store_true",
-        help="load the package once in a throwaway sandbox to see its tools, commands, hooks",
-    )
-    sub.add_argument("--force", action="store_true", help="replace what DIR holds")
-    sub.add_argument(
-        "--gateway-command",
-        metavar="CMD",
-        help="how the output starts the gateway (default: this installation's `gateway`)",
-    )
-    sub.add_argument("--json", action="store_true")
+__all__ = ["run_migrate"]
 
 
 def run_migrate(args: argparse.Namespace, config: GatewayConfig) -> int:

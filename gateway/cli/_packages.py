@@ -1,150 +1,43 @@
-"""Package verbs: install, inspect, permissions, trust/untrust ID, enable, disable,
-uninstall, status. Each prints a readable summary, or JSON with ``--json``."""
+"""Package verbs: install, inspect, permissions, enable, disable, uninstall, status
+(``install`` and ``uninstall`` in ``gateway.cli._install``). Each prints a readable
+summary, or JSON with ``--json``."""
 
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from pathlib import Path
-from typing import Any
 
-from gateway.base import GatewayConfig, _codes, terminal_progress
+from gateway.base import GatewayConfig
 from gateway.cli._output import print_diagnostics, print_json, table
-from gateway.cli._policy import print_suggested, suggested_policy
+from gateway.cli._refusal import refuse
+from gateway.cli._trust import installed_ids
 from gateway.host import describe_sandbox
-from gateway.packages import (
-    InstallError,
-    collect_garbage,
-    evaluate_packages,
-    install,
-    load_adapters,
-    prepare_install,
-    uninstall,
-)
+from gateway.packages import evaluate_packages, load_adapters
 from gateway.sandbox import SANDBOX_PERMISSIONS
-from gateway.store import STATE_FILE, StateStore, UnknownPackage
+from gateway.store import StateStore, UnknownPackage
 
-__all__ = ["add_package_verbs", "installed_ids", "run_package_verb", "trust_package"]
-
-VERBS = ("install", "inspect", "permissions", "enable", "disable", "uninstall", "status")
-
-
-def add_package_verbs(commands: Any) -> None:
-    sub = commands.add_parser("install", help="install a package (local folder, git, npm)")
-    sub.add_argument("source", metavar="SRC", help="folder, git URL[#ref] or npm spec / tarball")
-    sub.add_argument("--kind", choices=("local", "git", "npm"), help="force the source kind")
-    sub = commands.add_parser("inspect", help="a package's metadata (runs nothing)")
-    sub.add_argument("target", metavar="ID|PATH")
-    sub = commands.add_parser("permissions", help="show, grant or revoke permissions")
-    sub.add_argument("id", metavar="ID")
-    sub.add_argument("permissions", nargs="*", metavar="PERM")
-    sub.add_argument("--revoke", action="store_true")
-    for verb, text in (("enable", "enable a package"), ("disable", "disable a package"),
-                       ("uninstall", "remove a package")):  # fmt: skip
-        commands.add_parser(verb, help=text).add_argument("id", metavar="ID")
-    commands.add_parser("status", help="every installed package: gates, active or not and why")
-    for name in VERBS:
-        commands.choices[name].add_argument("--json", action="store_true")
-
-
-def installed_ids(config: GatewayConfig) -> set[str]:
-    if not (config.home / STATE_FILE).exists():
-        return set()
-    with StateStore.open(config.home) as store:
-        return {package.id for package in store.list_packages()}
+__all__ = ["refuse", "run_package_verb"]
 
 
 def run_package_verb(args: argparse.Namespace, config: GatewayConfig) -> int:
-    handler = {
-        "install": _install,
-        "inspect": _inspect,
-        "permissions": _permissions,
-        "enable": _enable,
-        "disable": _enable,
-        "uninstall": _uninstall,
-        "status": _status,
-    }[args.verb]
+    if args.verb in ("install", "uninstall"):
+        # The installer (sources, npm, extraction) is loaded only by the verbs that use it.
+        from gateway.cli import _install
+
+        handler = _install.run_install if args.verb == "install" else _install.run_uninstall
+    else:
+        handler = {
+            "inspect": _inspect,
+            "permissions": _permissions,
+            "enable": _enable,
+            "disable": _enable,
+            "status": _status,
+        }[args.verb]
     try:
         return handler(args, config)
     except UnknownPackage as error:
-        return _refuse(args, f"{error} (see `gateway status`)")
-
-
-def _refuse(
-    args: argparse.Namespace,
-    message: str,
-    diagnostics: list[Any] | None = None,
-    *,
-    shown: list[Any] | None = None,
-    subject: str = "",
-) -> int:
-    """JSON: the message and every diagnostic. Text: said once — the message, or, when the
-    package's own ``shown`` diagnostics say why, ``subject`` with each of them under it."""
-    if args.json:
-        print_json({"error": message, "diagnostics": [d.to_dict() for d in diagnostics or []]})
-        return 1
-    code = f" [{diagnostics[0].code}]" if diagnostics else ""
-    if shown:
-        print(f"gateway: error: {subject or message}:", file=sys.stderr)
-        print_diagnostics(shown, indent="  ")
-    else:
-        print(f"gateway: error: {message}{code}", file=sys.stderr)
-    return 1
-
-
-def _install(args: argparse.Namespace, config: GatewayConfig) -> int:
-    # What installs that died left behind (their locks are free) goes first.
-    collect_garbage(config.home)
-    adapters = load_adapters()
-    try:
-        with terminal_progress(quiet=args.json) as progress:
-            report = install(
-                config.home,
-                args.source,
-                kind=args.kind,
-                inspector=adapters.inspect,
-                progress=progress,
-                prepare=functools.partial(prepare_install, adapters, config.home),
-            )
-    except InstallError as error:
-        refusal = _codes.INSTALL_REFUSED(str(error))
-        return _refuse(
-            args,
-            str(error),
-            [refusal, *error.diagnostics],
-            shown=error.diagnostics,
-            subject=error.subject,
-        )
-    suggested = suggested_policy(report.entry)
-    if args.json:
-        print_json({**report.to_dict(), "suggested_policy": suggested})
-        return 0
-    data = report.to_dict()
-    verb = "installed" if report.result.created else "reinstalled"
-    name = " ".join(part for part in (data["id"], data["version"]) if part)
-    print(f"{verb} {name} ({data['ecosystem']}) from {data['source']}")
-    print(f"  at {data['path']} ({data['files']} files)")
-    if report.result.created or report.result.trust_revoked:
-        print("  nothing of it runs until you pass each gate:")
-        optional = {p.name for p in report.entry.permissions if getattr(p, "optional", False)}
-        required = [p for p in data["requested_permissions"] if p not in optional]
-        if required:
-            print(f"    gateway permissions {data['id']} {' '.join(required)}")
-        print(f"    gateway trust {data['id']}")
-        print(f"    gateway enable {data['id']}")
-        if optional:
-            perms = " ".join(sorted(optional))
-            print(f"  optional (the rest runs without): gateway permissions {data['id']} {perms}")
-    else:
-        print("  same content as before: trust, grants and enabled are kept")
-    for name in report.entry.secrets:
-        print(f"  secret {name}: gateway secret set {data['id']} {name}")
-    if suggested is not None:
-        print_suggested(data["id"], suggested, sys.stdout)
-        print(f"  not applied until you adopt them: gateway policy accept {data['id']}")
-    print_diagnostics(report.diagnostics)
-    return 0
+        return refuse(args, f"{error} (see `gateway status`)")
 
 
 def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
@@ -156,7 +49,7 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
     elif Path(target).is_dir():
         root = Path(target).resolve()
     else:
-        return _refuse(args, f"{target} is neither an installed package id nor a folder")
+        return refuse(args, f"{target} is neither an installed package id nor a folder")
     entry = inspector(root)
     data = entry.to_dict()
     if target in installed_ids(config):
@@ -204,7 +97,7 @@ def _permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
         elif args.permissions:
             unknown = sorted(set(args.permissions) - set(grantable))
             if unknown:
-                return _refuse(
+                return refuse(
                     args,
                     f"{args.id} does not request {', '.join(unknown)}; "
                     f"it requests: {', '.join(requested) or 'nothing'} "
@@ -237,36 +130,9 @@ def _enable(args: argparse.Namespace, config: GatewayConfig) -> int:
     return 0
 
 
-def _uninstall(args: argparse.Namespace, config: GatewayConfig) -> int:
-    package = uninstall(config.home, args.id)
-    if args.json:
-        print_json({"uninstalled": package.id, "path": str(package.record.path)})
-    else:
-        print(f"uninstalled {package.id} (removed {package.record.path})")
-    return 0
-
-
-def trust_package(args: argparse.Namespace, config: GatewayConfig, trusted: bool) -> int:
-    with StateStore.open(config.home) as store:
-        store.set_trusted(args.target_id, trusted)
-        package = store.get_package(args.target_id)
-    if args.json:
-        print_json(
-            {"changed": "package", "id": package.id, "trusted": trusted,
-             "content_hash": package.record.content_hash}
-        )  # fmt: skip
-    else:
-        state = "trusted" if trusted else "no longer trusted"
-        print(f"package {package.id} is {state} (content {package.record.content_hash[:19]}…)")
-    return 0
-
-
 def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
-    statuses = (
-        evaluate_packages(config.home, load_adapters())
-        if (config.home / STATE_FILE).exists()
-        else []
-    )
+    # The adapters load only to read packages that are there.
+    statuses = evaluate_packages(config.home, load_adapters()) if installed_ids(config) else []
     sandboxes = {
         status.id: describe_sandbox(status.entry, status.package.granted, config)
         for status in statuses

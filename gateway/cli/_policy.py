@@ -15,20 +15,7 @@ from gateway.packages import load_adapters
 from gateway.policy import parse_bundle
 from gateway.store import STATE_FILE, PolicyRecords, StateStore, UnknownPackage, bundle_digest
 
-__all__ = ["add_policy_verb", "print_suggested", "run_policy", "suggested_policy"]
-
-
-def add_policy_verb(commands: Any) -> None:
-    sub = commands.add_parser("policy", help="show, accept or revoke a package's policy rules")
-    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for action, text in (
-        ("show", "the rules the package suggests, and whether they are adopted"),
-        ("accept", "adopt the rules the package suggests (they apply to every tool call)"),
-        ("revoke", "drop the package's adopted rules"),
-    ):
-        verb = actions.add_parser(action, help=text)
-        verb.add_argument("id", metavar="ID")
-        verb.add_argument("--json", action="store_true")
+__all__ = ["print_suggested", "run_policy", "suggested_policy"]
 
 
 def suggested_policy(entry: CatalogEntry) -> dict[str, Any] | None:

@@ -11,29 +11,13 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from typing import Any
 
 from gateway.base import GatewayConfig
 from gateway.cli._config import installed_entry
 from gateway.cli._output import print_json
 from gateway.packages.secrets import SecretsError, secret_status, set_secret, unset_secret
 
-__all__ = ["add_secret_verb", "run_secret"]
-
-
-def add_secret_verb(commands: Any) -> None:
-    sub = commands.add_parser("secret", help="set, unset or list a package's secrets")
-    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for action, text in (
-        ("set", "set NAME (the value is read from stdin, or asked for on a terminal)"),
-        ("unset", "remove NAME's value"),
-        ("list", "the package's secrets: set or unset (never the values)"),
-    ):
-        verb = actions.add_parser(action, help=text)
-        verb.add_argument("id", metavar="ID")
-        if action != "list":
-            verb.add_argument("name", metavar="NAME")
-        verb.add_argument("--json", action="store_true")
+__all__ = ["run_secret"]
 
 
 def _declared(config: GatewayConfig, package_id: str) -> list[str] | None:

@@ -1,37 +1,15 @@
-"""``gateway setup`` and ``gateway --version``."""
+"""``gateway setup``: the private Node environment and the Node sidecar's modules."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
-from gateway.base import GatewayConfig, gateway_version, terminal_progress
+from gateway.base import GatewayConfig, terminal_progress
 from gateway.cli._output import fail, print_json
 from gateway.runtime import SetupError, run_setup
 
-__all__ = ["add_setup_verb", "gateway_version", "run_setup_verb"]
-
-
-def add_setup_verb(commands: Any) -> None:
-    sub = commands.add_parser(
-        "setup",
-        help="after pip install: the private Node environment and the Node sidecar's modules",
-        description=(
-            "Make the private Node environment under GATEWAY_HOME/node (from the bundled "
-            "Node, offline, unless --node asks for another version) and install the Node "
-            "sidecar's modules (npm ci --ignore-scripts). Safe to run again."
-        ),
-    )
-    sub.add_argument(
-        "--node", metavar="VERSION", help="download this Node version (e.g. 22.20.0 or 22)"
-    )
-    sub.add_argument(
-        "--mirror",
-        metavar="URL",
-        help="where --node downloads from (a mirror of https://nodejs.org/download/release)",
-    )
-    sub.add_argument("--json", action="store_true")
+__all__ = ["run_setup_verb"]
 
 
 def run_setup_verb(args: argparse.Namespace, config: GatewayConfig) -> int:

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
         ToolResult,
         UnknownCommand,
         UnknownTool,
-        open_gateway,
     )
+    from gateway.host._open import open_gateway
     from gateway.host._registrations import RegistrationCache, registration_key
     from gateway.host.editor import terminal_editor
     from gateway.host.external_tools import run_tool_json
@@ -35,7 +35,7 @@ _WHERE: dict[str, str] = {
     "UnknownTool": "gateway.host._gateway",
     "describe_sandbox": "gateway.host._confinement",
     "interpreter_paths": "gateway.host._confinement",
-    "open_gateway": "gateway.host._gateway",
+    "open_gateway": "gateway.host._open",
     "registration_key": "gateway.host._registrations",
     "run_tool_json": "gateway.host.external_tools",
     "terminal_editor": "gateway.host.editor",

@@ -29,14 +29,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gateway.base import CAPABILITIES, Diagnostic, GatewayConfig, _codes, ensure_home
-from gateway.host._state import GatewayState
-from gateway.model import LaunchSpec
-from gateway.packages import (
-    PackageConfigError,
-    PackageStatus,
-    package_settings,
-    read_package_config,
-)
 from gateway.sandbox import (
     LIMITS_INVALID,
     ResourceLimits,
@@ -51,6 +43,12 @@ from gateway.sandbox import (
     python_runtime_paths,
     support_diagnostics,
 )
+
+TYPE_CHECKING = False  # `gateway status` uses describe_sandbox without loading the host
+if TYPE_CHECKING:
+    from gateway.host._state import GatewayState
+    from gateway.model import LaunchSpec
+    from gateway.packages import PackageStatus
 
 __all__ = ["Confinement", "describe_sandbox", "prepare_run"]
 
@@ -67,6 +65,9 @@ class Confinement:
         """The resource limits of ``name``'s processes: the defaults, changed by its
         ``$gateway.limits`` (``gateway config``); a value that cannot be used keeps its
         default and is said once (``sandbox.limits_invalid``)."""
+        # Here, not at the top: `gateway status` imports this module without the packages.
+        from gateway.packages import PackageConfigError, package_settings, read_package_config
+
         try:
             _, settings = package_settings(read_package_config(self._state.config.home, name))
         except PackageConfigError:
@@ -144,7 +145,11 @@ class Confinement:
             workspace=state.workspace, runtime=_existing(reads), limits=self.limits(package_id),
         ).policy  # fmt: skip
 
-    def discovered(self, name: str, origin: Path, spec: LaunchSpec) -> SandboxPolicy | None:
+    def discovered(
+        self, name: str, origin: Path, spec: LaunchSpec, granted: Iterable[str] = ()
+    ) -> SandboxPolicy | None:
+        """An extension found in its ecosystem's own folder: the defaults of a package that
+        declares nothing, widened by what the user granted it by its id (``pi:NAME``)."""
         if not self.enabled:
             return None
         state = self._state
@@ -153,7 +158,7 @@ class Confinement:
             package_id=name,
             package_root=origin,
             workspace=state.workspace,
-            grants=grants_from(()),
+            grants=grants_from(granted),
             runtime=_existing(spec.reads),
             limits=self.limits(name),
         )
@@ -209,7 +214,7 @@ def describe_sandbox(entry: object, granted: Iterable[str], config: GatewayConfi
     if not (config.sandbox or config.require_sandbox):
         return "off (GATEWAY_SANDBOX=off): runs with everything the user can reach"
     if getattr(entry, "ecosystem", "") == "nimlet":
-        # As Loader and Projector decide: an extension's process gets nimlet's default for
+        # As Planner and OwnEntries decide: an extension's process gets nimlet's default for
         # tools that declare nothing, a tool.json tool what it declares.
         return (
             "extension process: workspace read-write, network open (nimlet's default); "

@@ -1,37 +1,34 @@
-"""The gateway an agent embeds: open on a workspace, list, call, run commands, drive events.
+"""The gateway an agent embeds: list, call, run commands, drive events, switch sessions.
 
-Everything the gateway starts speaks the nimlet protocol. ``Gateway`` is the public API; it
-owns one ``GatewayState`` and the parts built around it: the ``Loader`` (starting and
-stopping processes), the ``Projector`` (their registrations on the registry) and the
-``HostRequestHandler`` (what they ask the host). The lifecycle events an agent drives
-(sessions, turns, input, compaction) are dispatched by ``Lifecycle``.
+Everything the gateway starts speaks the nimlet protocol. ``Gateway`` is the public API
+(``open_gateway`` builds it); it owns one ``GatewayState`` and the parts built around it:
+the ``Loader`` (starting and stopping processes), the ``Projector`` (their registrations on
+the registry), the ``HostRequestHandler`` (what they ask the host), the ``ToolPipeline``
+(the way a tool call goes), and the ``SessionSwitch`` (new, fork, resume). The lifecycle
+events an agent drives (sessions, turns, input, compaction) are dispatched by ``Lifecycle``.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio
-
-from gateway.base import MAX_ARGUMENT_DEPTH, Diagnostic, Diagnostics, GatewayConfig, json_depth
-from gateway.host._confinement import prepare_run
+from gateway.base import Diagnostics, GatewayConfig
 from gateway.host._delivery import QueueMode
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._lifecycle import Lifecycle
 from gateway.host._loading import Loader
-from gateway.host._permissions import DENIED, PermissionPolicy
+from gateway.host._permissions import PermissionPolicy
 from gateway.host._policy_gate import PolicyGate
 from gateway.host._projection import Projector
 from gateway.host._registrations import RegistrationCache, RegistrationMemory
+from gateway.host._session_switch import SessionSwitch
 from gateway.host._settings_watch import SettingsWatch
-from gateway.host._state import CALL_PROGRESS, ExecPolicy, GatewayState, ProgressListener
+from gateway.host._state import ExecPolicy, GatewayState, ProgressListener
+from gateway.host._tool_pipeline import ToolPipeline
 from gateway.model import (
     BUILTIN_OWNER,
-    CANONICAL_EVENTS,
-    SESSION_ID,
     AgentLink,
     AgentStartResult,
     CommandOutcome,
@@ -44,9 +41,6 @@ from gateway.model import (
     Registry,
     Session,
     SessionAction,
-    SessionActionError,
-    SessionEffect,
-    SessionNotFound,
     Summarizer,
     ToolEntry,
     ToolOutcome,
@@ -57,8 +51,7 @@ from gateway.model import (
     make_tool,
 )
 from gateway.packages import PackageStatus
-from gateway.packages.trust import is_workspace_trusted
-from gateway.wire import ExtensionError, ExtensionProcess, UiHandler, after_rewrite
+from gateway.wire import ExtensionError, ExtensionProcess, UiHandler
 
 __all__ = [
     "AgentStartResult",
@@ -68,7 +61,6 @@ __all__ = [
     "ToolResult",
     "UnknownCommand",
     "UnknownTool",
-    "open_gateway",
 ]
 
 
@@ -83,6 +75,8 @@ class Gateway:
         self._loader = Loader(state, self._projector, self._host_requests, memory)
         self._lifecycle = Lifecycle(state)
         self._policy = PolicyGate(state)
+        self._tools = ToolPipeline(state, self._lifecycle, self._policy)
+        self._sessions = SessionSwitch(state, self._lifecycle, self.reload)
         self._settings = SettingsWatch(state, self.restart_package)
 
     # ------------------------------------------------------------------ what it holds
@@ -209,110 +203,13 @@ class Gateway:
         ``tool_result`` to it (``gateway serve --nimlet``), so neither happens twice.
         ``progress``: called with (owner, item) for each progress update of this call only
         (``progress_listener`` sees every call's)."""
-        state = self._state
-        tool = state.registry.tool(name)
-        if tool is None:
-            raise UnknownTool(name)
-        arguments = dict(arguments or {})
-        if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
-            # Hooks, validation and the wire would all recurse through it: refused first.
-            return ToolResult(
-                f"Invalid arguments: nested deeper than {MAX_ARGUMENT_DEPTH} levels",
-                True, False, arguments,
-            )  # fmt: skip
-        state.running += 1
-        token = CALL_PROGRESS.set(progress)
-        try:
-            return await self._call_tool(tool, arguments, hooks)
-        finally:
-            CALL_PROGRESS.reset(token)
-            state.running -= 1
+        return await self._tools.call(name, arguments, hooks, progress)
 
     async def call_tools(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[ToolResult]:
         """The calls one model step asked for, in order. As nimlet does, two or more calls
         of tools declared exactly ``["read"]`` that need no prompt run concurrently;
         otherwise one after another."""
-        state = self._state
-        tools = [state.registry.tool(name) for name, _ in calls]
-        for (name, _), tool in zip(calls, tools, strict=True):
-            if tool is None:
-                raise UnknownTool(name)
-        concurrent = len(calls) > 1 and all(
-            tool is not None
-            and tool.read_only
-            and (state.plan or state.permissions.allowed_without_asking(tool, state.agent))
-            for tool in tools
-        )
-        if not concurrent:
-            return [await self.call_tool(name, arguments) for name, arguments in calls]
-        results: list[ToolResult | None] = [None] * len(calls)
-
-        async def one(index: int, name: str, arguments: dict[str, Any]) -> None:
-            results[index] = await self.call_tool(name, arguments)
-
-        async with anyio.create_task_group() as group:
-            for index, (name, arguments) in enumerate(calls):
-                group.start_soon(one, index, name, arguments)
-        return [result for result in results if result is not None]
-
-    async def _call_tool(
-        self, tool: ToolEntry, arguments: dict[str, Any], hooks: bool = True
-    ) -> ToolResult:
-        state = self._state
-        mark = len(state.diagnostics)
-        name = tool.name
-        if state.plan and not tool.plan_safe:
-            return ToolResult(
-                "Tool unavailable in plan mode. The user must switch to act mode to enable "
-                "implementation tools.",
-                True, False, arguments, error_code="tool_unavailable",
-            )  # fmt: skip
-        # Plan mode runs plan tools directly: no prompt, and no hooks (emit skips them).
-        hooked = hooks and name != "ask_user" and not state.plan
-        if hooked and not await state.permissions.ask(tool, arguments, state.agent):
-            return ToolResult(
-                DENIED, True, True, arguments, state.diagnostics.since(mark),
-                error_code="approval_denied",
-            )  # fmt: skip
-        if hooked:
-            gate = await self.emit("tool_call", {"tool": name, "arguments": arguments})
-            arguments = gate.payload["arguments"]
-            if not gate.allowed:
-                return ToolResult(
-                    gate.reason, True, True, arguments, state.diagnostics.since(mark),
-                    error_code="approval_denied",
-                )  # fmt: skip
-        # Adopted policy rules decide on the arguments the tool would run with.
-        verdict = await self._policy.check(tool, arguments)
-        policy = verdict.decision.to_dict() if verdict.decision.rule is not None else None
-        if not verdict.allowed:
-            return ToolResult(
-                verdict.message, True, True, arguments, state.diagnostics.since(mark),
-                error_code="policy_denied", policy=policy,
-            )  # fmt: skip
-        outcome = await _run_tool(tool, arguments)
-        content, is_error = outcome.content, outcome.is_error
-        parts = outcome.extra.get("parts")
-        if hooked:
-            after = await self.emit(
-                "tool_result",
-                {"tool": name, "arguments": arguments, "output": content, "is_error": is_error},
-            )
-            if str(after.payload["output"]) != content:
-                # A hook replaced the output: the text is what counts now.
-                parts = after_rewrite(
-                    parts, bool(outcome.extra.get("keep_images")), str(after.payload["output"])
-                )
-            content, is_error = str(after.payload["output"]), bool(after.payload["is_error"])
-        state.session.append(
-            {"type": "tool_result", "id": state.next_id(), "output": content, "is_error": is_error}
-        )
-        return ToolResult(
-            content, is_error, False, arguments, state.diagnostics.since(mark),
-            parts=parts, details=outcome.extra.get("details"),
-            progress=list(outcome.extra.get("progress") or []),
-            error_code=outcome.extra.get("error_code"), policy=policy,
-        )  # fmt: skip
+        return await self._tools.call_all(calls)
 
     async def run_command(self, name: str, arguments: str = "") -> CommandOutcome:
         """The command's reply (``CommandOutcome``): side effects are applied already; the
@@ -332,23 +229,7 @@ class Gateway:
         """Carry out a command's session action over the gateway's session store, as
         nimlet does; returns the ``editor_text`` to put in the composer (after ``new``,
         ``fork`` or ``switch``). Raises ``SessionActionError`` with nimlet's wording."""
-        if action.action == "new":
-            await self.new_session()
-        elif action.action == "fork":
-            await self.fork(action.message or 0)
-        elif action.action == "switch":
-            if not action.id or not SESSION_ID.match(action.id):
-                raise SessionActionError("Invalid session ID.")
-            try:
-                await self.resume(action.id)
-            except SessionNotFound:
-                raise SessionActionError(f"Session not found: {action.id}") from None
-        elif action.action == "compact":
-            await self.compact(action.instruction, summarizer=self._state.agent.summarizer)
-            return ""
-        else:
-            raise SessionActionError(f"unknown session action: {action.action}")
-        return action.editor_text
+        return await self._sessions.apply(action)
 
     # ------------------------------------------------------------------ user messages
 
@@ -442,6 +323,12 @@ class Gateway:
         self._settings.remember()
         self._settings.start()
 
+    async def warm(self) -> None:
+        """Start now every installed package held dormant (its registration came from the
+        cache), instead of at the first use of its tools, commands or hooks; one that fails
+        to start is a diagnostic, as at first use."""
+        await self._loader.warm()
+
     async def reload(self) -> None:
         """Stop everything and start again with a fresh ``initialize`` (same session).
         Session permission grants end, as when nimlet restarts its extensions; adopted
@@ -462,38 +349,16 @@ class Gateway:
         return restarted
 
     async def new_session(self) -> None:
-        await self.end_session()
-        self._replace_session(_new_session(self._state.config, self._state.workspace, None))
-        await self.reload()
-        await self.start_session()
+        await self._sessions.new()
 
     async def fork(self, message: int) -> None:
         """A new session holding everything before the ``message``-th (1-based) user
         message of this one; the extensions restart on it. ``SessionActionError`` ("fork
         message not found") when there is no such message."""
-        state = self._state
-        try:
-            forked = state.session.fork(state.config.sessions_dir, message)
-        except SessionNotFound as error:
-            raise SessionActionError(str(error)) from None
-        await self.end_session()
-        self._replace_session(forked)
-        await self.reload()
-        await self.start_session()
+        await self._sessions.fork(message)
 
     async def resume(self, session_id: str) -> None:
-        state = self._state
-        # Loaded first: a session that is not there ends nothing.
-        session = Session.resume(state.config.sessions_dir, session_id, state.diagnostics)
-        await self.end_session()
-        self._replace_session(session)
-        await self.reload()
-        await self.start_session()
-
-    def _replace_session(self, session: Session) -> None:
-        self._state.session.close()
-        session.listener = self._state.session_listener
-        self._state.session = session
+        await self._sessions.resume(session_id)
 
     async def set_trust(self, trusted: bool) -> None:
         """A trust change restarts extensions (project roots come or go)."""
@@ -503,90 +368,3 @@ class Gateway:
     async def aclose(self) -> None:
         await self._loader.stop()
         self._state.session.close()
-
-
-async def _run_tool(tool: ToolEntry, arguments: dict[str, Any]) -> ToolOutcome:
-    problem = tool.check_arguments(arguments)
-    if problem is not None:
-        return ToolOutcome(problem, True)
-    try:
-        return await tool.handler(arguments)
-    except ExtensionError as error:
-        return ToolOutcome(str(error), is_error=True)
-
-
-def _new_session(config: GatewayConfig, workspace: Path, session_id: str | None) -> Session:
-    return Session.create(config.sessions_dir, workspace, session_id)
-
-
-def _resolve_trust(
-    workspace: Path, config: GatewayConfig, trust: bool | None
-) -> tuple[Path, bool, Diagnostic | None]:
-    root = workspace.resolve()
-    if trust is not None:
-        return root, trust, None
-    return root, *is_workspace_trusted(config.home, root)
-
-
-@asynccontextmanager
-async def open_gateway(
-    workspace: Path | str,
-    *,
-    trust: bool | None = None,
-    plan: bool = False,
-    config: GatewayConfig | None = None,
-    ui: UiHandler | None = None,
-    session_id: str | None = None,
-    on_effect: Callable[[SessionEffect], None] | None = None,
-    on_diagnostic: Callable[[Diagnostic], None] | None = None,
-    catalogue: EventCatalogue = CANONICAL_EVENTS,
-    agent: AgentLink | None = None,
-) -> AsyncIterator[Gateway]:
-    """Open a gateway: discover, start extensions, yield; stop everything on exit.
-
-    ``trust=None`` uses the persisted workspace trust (``gateway trust DIR``); True or False
-    decides for this run only. With the sandbox on (``GatewayConfig.sandbox``) the calling
-    process is made non-dumpable (docs/security.md). Raises ``HomeUnusable`` when
-    ``GATEWAY_HOME`` cannot be used. ``session_id`` resumes that session. ``agent`` is what the
-    embedding agent provides (model, messages, editor, approvals; ``gateway.model.agent``).
-    """
-    config = config or GatewayConfig()
-    prepared = await anyio.to_thread.run_sync(prepare_run, config)
-    root, trusted, problem = await anyio.to_thread.run_sync(
-        _resolve_trust, Path(workspace), config, trust
-    )
-    diagnostics = Diagnostics(listener=on_diagnostic)
-    for diagnostic in [*prepared, *([problem] if problem is not None else [])]:
-        diagnostics.add(diagnostic)
-    if session_id is None:
-        session = _new_session(config, root, None)
-    else:
-        session = Session.resume(config.sessions_dir, session_id, diagnostics)
-    session.listener = on_effect
-    try:
-        async with anyio.create_task_group() as tasks:
-            state = GatewayState(
-                workspace=root,
-                trusted=trusted,
-                plan=plan,
-                config=config,
-                catalogue=catalogue,
-                tasks=tasks,
-                session=session,
-                diagnostics=diagnostics,
-                session_listener=on_effect,
-                agent=agent or AgentLink(),
-            )
-            gateway = Gateway(state, ui)
-            try:
-                await gateway.load()
-                yield gateway
-            finally:
-                await gateway.aclose()
-                tasks.cancel_scope.cancel()
-    except BaseExceptionGroup as group:
-        # The background tasks never raise; an exception here came from the caller's body,
-        # and the caller should see it as it was raised, not wrapped in a group.
-        if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
-        raise

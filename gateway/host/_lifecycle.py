@@ -140,7 +140,7 @@ class Lifecycle:
                  "details": custom.details}
             )  # fmt: skip
         elif summarizer is not None:
-            summary, kept = await summarizer(final_instruction, list(session.entries))
+            summary, kept = _summary(await summarizer(final_instruction, list(session.entries)))
             result = CompactionResult(
                 True, summary, kept, "Compacted context", final_instruction, False
             )
@@ -157,3 +157,20 @@ class Lifecycle:
              "message": result.message},
         )  # fmt: skip
         return result
+
+
+def _summary(returned: object) -> tuple[str, int]:
+    """What a summarizer returned, checked: an embedder's mistake is named, not a failed
+    unpacking deep inside the lifecycle."""
+    if (
+        isinstance(returned, tuple)
+        and len(returned) == 2
+        and isinstance(returned[0], str)
+        and isinstance(returned[1], int)
+        and not isinstance(returned[1], bool)
+    ):
+        return returned[0], returned[1]
+    raise TypeError(
+        "a summarizer returns (summary: str, first_kept_index: int), "
+        f"got {type(returned).__name__}: {returned!r:.80}"
+    )

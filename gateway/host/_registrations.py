@@ -13,32 +13,23 @@ written atomically; an unreadable one is a miss, never an error.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from gateway.base import gateway_version
 from gateway.wire import RegisterMessage, ToolSpec
 
 __all__ = ["CachedRegistration", "RegistrationCache", "registration_key"]
 
 _FORMAT = 1
-
-
-@functools.cache
-def _gateway_version() -> str:
-    try:
-        return version("extension-gateway")
-    except PackageNotFoundError:  # a tree that was never installed
-        return "unknown"
 
 
 def registration_key(
@@ -56,7 +47,7 @@ def registration_key(
         settings_digest = ""
     material = [
         _FORMAT,
-        _gateway_version(),
+        gateway_version(),
         package_id,
         content_hash,
         list(command),

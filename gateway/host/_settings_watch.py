@@ -12,7 +12,6 @@ once, and ``Gateway.restart_package`` (or a reload) applies a change.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import hashlib
 import os
 import struct
@@ -59,8 +58,9 @@ def _config_file(home: Path, package_id: str) -> Path | None:
 
 class _Inotify:
     def __init__(self) -> None:
-        name = ctypes.util.find_library("c")
-        self._libc = ctypes.CDLL(name, use_errno=True)
+        # The C library this process already has: find_library("c") would run
+        # `ldconfig -p` in a subprocess at every gateway start.
+        self._libc = ctypes.CDLL(None, use_errno=True)
         self.fd = self._libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
         if self.fd < 0:
             raise OSError(ctypes.get_errno(), "inotify_init1 failed")

@@ -1,14 +1,18 @@
-"""Installed packages that share one process.
+"""Installed packages that share one process — only when the user grouped them.
 
-A runtime that can host several packages (the Node sidecar: one Node and one copy of the
-host modules instead of one per package — 13 to 15 MB per package shared against 70 to 87 MB
-alone) marks its launch specs with a ``share_key``; its adapter plans one process for a
-group (``SharesProcesses.plan_shared_launch``). The gateway decides the groups: packages
-share only when their specs carry the same key, their **granted permissions are the same**
-(a process is confined to one permission set, so a package never gains what another was
-granted), and their environment and timeouts are equal. A package that needs another package
-running first keeps its own process (it starts in a later wave). A group of one is a plain
-launch.
+Each package runs in its own process, with its own sandbox and data folder, by default: in
+one Node process a package can patch ``JSON.stringify``, ``fs`` or a stream writer at load
+and so forge another's results or read what another reads. Sharing one process (one Node
+and one copy of the host modules for several packages) is what a user opts into for the
+packages they group explicitly (``gateway group NAME ID…``, ``InstalledPackage.process_group``).
+
+Within a group, packages share only what can be shared safely: a runtime that can host
+several packages marks its launch specs with a ``share_key`` and its adapter plans one
+process for them (``SharesProcesses.plan_shared_launch``); members must be granted **the
+same permissions** (a process is confined to one permission set, so a package never gains
+what another was granted) and have equal environments and timeouts; a package that needs
+another package running first keeps its own process (it starts in a later wave). A grouped
+package that cannot join the others runs alone and a diagnostic says why.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gateway.base import Diagnostic, _codes
 from gateway.model import AdapterSet, LaunchRefusal, LaunchSpec, SharesProcesses
 from gateway.packages import PackageStatus
 
@@ -39,11 +44,20 @@ class SharedLaunch:
         return tuple(status.id for status in self.statuses)
 
 
-def _group_key(status: PackageStatus, requires: Requires) -> tuple[object, ...] | None:
+def _why_alone(status: PackageStatus, requires: Requires) -> str | None:
     spec = status.runtime
-    if not isinstance(spec, LaunchSpec) or spec.share_key is None or requires(status):
-        return None
+    if not isinstance(spec, LaunchSpec) or spec.share_key is None:
+        return "its runtime hosts one package per process"
+    if requires(status):
+        return "it needs another package running first"
+    return None
+
+
+def _group_key(status: PackageStatus) -> tuple[object, ...]:
+    spec = status.runtime
+    assert isinstance(spec, LaunchSpec)
     return (
+        status.package.process_group,
         status.entry.ecosystem,
         spec.share_key,
         frozenset(status.package.granted),
@@ -53,10 +67,10 @@ def _group_key(status: PackageStatus, requires: Requires) -> tuple[object, ...] 
     )
 
 
-def group_name(share_key: str, granted: frozenset[str], taken: set[str]) -> str:
-    """``<share key>`` for packages granted nothing, ``<share key>+<grants>`` otherwise; a
-    digest tells apart groups that differ only in environment or timeouts."""
-    name = share_key + "".join(f"+{permission}" for permission in sorted(granted))
+def group_name(group: str, taken: set[str]) -> str:
+    """``group:<name>``; a digest tells apart the processes of one group whose members
+    differ in ecosystem, grants, environment or timeouts."""
+    name = f"group:{group}"
     if name in taken:
         name += "#" + hashlib.sha256(f"{name}{len(taken)}".encode()).hexdigest()[:6]
     taken.add(name)
@@ -65,31 +79,64 @@ def group_name(share_key: str, granted: frozenset[str], taken: set[str]) -> str:
 
 def shared_launches(
     statuses: Sequence[PackageStatus], adapters: AdapterSet, home: Path, requires: Requires
-) -> tuple[list[SharedLaunch], list[PackageStatus]]:
-    """The shared processes of the active packages ``statuses``, and the packages that run
-    alone. A group whose adapter refuses the shared launch runs its packages alone."""
+) -> tuple[list[SharedLaunch], list[PackageStatus], list[Diagnostic]]:
+    """The shared processes of the active packages ``statuses``, the packages that run
+    alone, and why a grouped package runs alone. A group whose adapter refuses the shared
+    launch runs its packages alone."""
     groups: dict[tuple[object, ...], list[PackageStatus]] = {}
     alone: list[PackageStatus] = []
+    notes: list[Diagnostic] = []
+    grouped: dict[str, int] = {}
     for status in statuses:
-        key = _group_key(status, requires)
-        if key is None:
+        if status.package.process_group is not None:
+            grouped[status.package.process_group] = grouped.get(status.package.process_group, 0) + 1
+    for status in statuses:
+        group = status.package.process_group
+        if group is None:
             alone.append(status)
-        else:
-            groups.setdefault(key, []).append(status)
+            continue
+        why = _why_alone(status, requires)
+        if why is not None:
+            alone.append(status)
+            if grouped[group] > 1:
+                notes.append(_split(status.id, group, why))
+            continue
+        groups.setdefault(_group_key(status), []).append(status)
     shared: list[SharedLaunch] = []
     taken: set[str] = set()
     for key, members in groups.items():
+        group = str(key[0])
         adapter = adapters.adapter(members[0].entry.ecosystem)
         if len(members) == 1 or not isinstance(adapter, SharesProcesses):
             alone += members
+            if grouped[group] > 1:
+                notes += [_split(m.id, group, _differs(m, statuses)) for m in members]
             continue
         spec = adapter.plan_shared_launch([status.entry for status in members], home)
         if isinstance(spec, LaunchRefusal):
             alone += members
+            notes += [_split(m.id, group, spec.reason) for m in members]
             continue
-        share_key = str(key[1])
-        granted = frozenset(members[0].package.granted)
-        shared.append(SharedLaunch(group_name(share_key, granted, taken), tuple(members), spec))
+        shared.append(SharedLaunch(group_name(group, taken), tuple(members), spec))
     order = {status.id: index for index, status in enumerate(statuses)}
     alone.sort(key=lambda status: order[status.id])
-    return shared, alone
+    return shared, alone, notes
+
+
+def _differs(status: PackageStatus, statuses: Sequence[PackageStatus]) -> str:
+    others = [
+        s for s in statuses
+        if s.package.process_group == status.package.process_group and s.id != status.id
+    ]  # fmt: skip
+    if any(s.entry.ecosystem != status.entry.ecosystem for s in others):
+        return "the other members are of another ecosystem"
+    if any(s.package.granted != status.package.granted for s in others):
+        return "it is granted other permissions than the rest of its group"
+    return "its environment or timeouts differ from the rest of its group"
+
+
+def _split(package_id: str, group: str, why: str) -> Diagnostic:
+    return _codes.PACKAGE_GROUP_SPLIT(
+        f"{package_id} runs in its own process, not in group {group!r}: {why}",
+        package=package_id,
+    )

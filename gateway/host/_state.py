@@ -1,9 +1,9 @@
 """The state one open gateway shares between its parts.
 
 ``Gateway`` owns this object and hands it, with explicit arguments, to the parts it builds
-(``Loader``, ``Projector``, ``HostRequestHandler``). Each part owns the state that is
-only its own (the projector its per-owner bookkeeping, the loader its crash history); what
-several parts read or change lives here, and nowhere else.
+(``Loader``, ``Projector``, ``HostRequestHandler``, …). Each part owns the state that is
+only its own (the projector its per-owner bookkeeping, the loader's starter its crash
+history); what several parts read or change lives here, and nowhere else.
 """
 
 from __future__ import annotations

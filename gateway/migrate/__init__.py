@@ -17,12 +17,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from gateway.base import Diagnostic, GatewayConfig
+from gateway.base import Diagnostic, GatewayConfig, PathRefused, Severity
 from gateway.migrate._codes import (
     MIGRATE_GATES_PENDING,
     MIGRATE_INSTALLED,
     MIGRATE_LOAD_FAILED,
     MIGRATE_LOAD_UNCONFINED,
+    MIGRATE_NAME_REFUSED,
     MIGRATE_OUT_NOT_EMPTY,
     MIGRATE_SOURCE_UNUSABLE,
 )
@@ -100,17 +101,26 @@ def migrate(
         migration.observation = _observation(migration, package, config, load)
         if config.home.resolve() != _default_home():
             migration.serve_args += ["--home", str(config.home.resolve())]
-        TARGETS[target](migration, plan.gateway)
-        if target in SERVED and package.pending_gates:
-            migration.note(
-                MIGRATE_GATES_PENDING,
-                f"{package.id} has not passed its gates; the output offers nothing until "
-                f"it has: {'; '.join(package.pending_gates)}",
-            )
-        from gateway.base import gateway_version
-
-        write_text(migration, "MIGRATION.md", render(migration, gateway_version()))
+        try:
+            _write(migration, plan, package)
+        except PathRefused as error:  # a symlink into the output made meanwhile, say
+            raise MigrationError(
+                MIGRATE_NAME_REFUSED(f"nothing more was written: {error}", severity=Severity.ERROR)
+            ) from None
     return migration
+
+
+def _write(migration: Migration, plan: _Plan, package: Package) -> None:
+    TARGETS[plan.target](migration, plan.gateway)
+    if plan.target in SERVED and package.pending_gates:
+        migration.note(
+            MIGRATE_GATES_PENDING,
+            f"{package.id} has not passed its gates; the output offers nothing until "
+            f"it has: {'; '.join(package.pending_gates)}",
+        )
+    from gateway.base import gateway_version
+
+    write_text(migration, "MIGRATION.md", render(migration, gateway_version()))
 
 
 def _default_home() -> Path:

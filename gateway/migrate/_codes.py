@@ -64,6 +64,27 @@ MIGRATE_NAME_ADJUSTED = define_code(
     "`id`), so the output uses an adjusted one.",
     "Pass `--name NAME` to choose it.",
 )
+MIGRATE_NAME_RENAMED = define_code(
+    "migrate.name_renamed",
+    W,
+    "A name the package chose (a skill's, a prompt template's, its own) becomes a file or "
+    "folder name in the output, and as it is it would not be one harmless name (`..`, a path "
+    "separator, an absolute path, NUL or control characters, empty, over 255 bytes, a Windows "
+    "device name such as `CON` or `NUL`): it is written under an encoded name, "
+    "`<readable part>-<8 hex digits>`, which MIGRATION.md gives.",
+    "Nothing to do for the output; rename it in the package to keep its name.",
+)
+MIGRATE_NAME_REFUSED = define_code(
+    "migrate.name_refused",
+    W,
+    "A contribution is left out because its file or folder name cannot be written: it is the "
+    "same file as one written before (names that differ only in case or Unicode form are one "
+    "file on macOS and Windows), the target needs the name as it is and it is not a harmless "
+    "one (an Agent Skills folder named `con`), or the path would leave the output folder "
+    "through a symlink. Nothing is overwritten and nothing is written outside `--out`.",
+    "Rename one of the clashing contributions (or files) in the package; remove a symlink "
+    "from the output folder.",
+)
 MIGRATE_LOAD_FAILED = define_code(
     "migrate.load_failed",
     W,

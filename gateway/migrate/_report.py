@@ -3,6 +3,8 @@ words), what is left to do before the output runs, and how to use it."""
 
 from __future__ import annotations
 
+import re
+
 from gateway.migrate._model import Migration
 
 __all__ = ["render"]
@@ -15,8 +17,21 @@ _KNOWN = {
 }
 
 
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
+_CONTROLS |= {ord("\n"): " ", ord("|"): "\\|"}
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """One table cell: a NUL or an escape sequence shown, not acted on; one line."""
+    return text.translate(_CONTROLS)
+
+
+def _code(name: str) -> str:
+    """A name as a code span, whatever backticks it holds (a fence longer than any)."""
+    text = _cell(name.replace("\n", "\\n"))
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[:1] == "`" or text[-1:] == "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def render(migration: Migration, gateway_version: str) -> str:
@@ -33,7 +48,7 @@ def render(migration: Migration, gateway_version: str) -> str:
     ]
     if migration.carried:
         lines += ["| kind | name | how |", "|---|---|---|"]
-        lines += [f"| {c.kind} | `{_cell(c.name)}` | {_cell(c.how)} |" for c in migration.carried]
+        lines += [f"| {c.kind} | {_code(c.name)} | {_cell(c.how)} |" for c in migration.carried]
     else:
         lines.append("Nothing.")
     lines += ["", "## What does not carry over, and other notes", ""]

@@ -6,17 +6,18 @@ for nanobot's own runtimes."""
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Callable
 
+from gateway.base import encode_name, name_problem
 from gateway.migrate._codes import (
     MIGRATE_CONTRIBUTIONS_UNKNOWN,
     MIGRATE_NAME_ADJUSTED,
+    MIGRATE_NAME_RENAMED,
     MIGRATE_NOT_CARRIED,
     MIGRATE_OUTPUT_INVALID,
     MIGRATE_TARGET_UNSUPPORTED,
 )
-from gateway.migrate._files import copy_prompts, copy_skills, write_json
+from gateway.migrate._files import copy_package, copy_prompts, copy_skills, write_json
 from gateway.migrate._model import Migration
 from gateway.migrate._schemas import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID, schema_problems
 from gateway.model import NIMLET_EVENTS
@@ -84,19 +85,27 @@ def _served_items(migration: Migration, how: str, *, events: str | None) -> None
 def to_nimlet(migration: Migration, gateway: list[str]) -> None:
     package = migration.package
     name = package.entry.name if re.fullmatch(r"[\w.-]+", package.entry.name) else package.id
-    folder = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "package"
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "package"
+    folder = encode_name(slug, fallback="package")  # ".." passes the pattern above
+    if folder != slug:
+        migration.note(
+            MIGRATE_NAME_RENAMED,
+            f"the extension's folder is .nimlet/extensions/{folder}, not {slug!r}: as a folder "
+            f"name, {name_problem(slug)}",
+        )
     command = migration.serve_command(gateway, "--nimlet")
     write_json(
         migration,
-        f".nimlet/extensions/{folder}/extension.json",
+        (".nimlet", "extensions", folder, "extension.json"),
         # The served gateway starts its runtimes before it registers: allow for a cold start.
         {"name": name, "command": command, "response_timeout_seconds": 60},
     )
     _served_items(migration, "served by `gateway serve --nimlet`", events="sent by the host")
-    copy_skills(migration, ".agents/skills", strict_names=False, how="copied to .agents/skills")
+    skills, prompts = (".agents", "skills"), (".agents", "prompts")
+    copy_skills(migration, skills, strict_names=False, how="copied to .agents/skills")
     if package.entry.ecosystem != "nimlet":
         # A nimlet package's own templates are commands of the served gateway already.
-        copy_prompts(migration, ".agents/prompts", how="copied to .agents/prompts")
+        copy_prompts(migration, prompts, how="copied to .agents/prompts")
     migration.usage = (
         "Copy the folder's contents into a workspace (or your home, for every workspace):\n\n"
         f"    cp -r {migration.out}/. /path/to/workspace/\n\n"
@@ -215,7 +224,7 @@ def to_agent_plugin(migration: Migration, gateway: list[str]) -> None:
             migration.note(MIGRATE_OUTPUT_INVALID, f"{document}: {problem}")
         write_json(migration, document, data)
     _mcp_items(migration)
-    copy_skills(migration, "skills", strict_names=True, how="copied to skills/ (Agent Skills)")
+    copy_skills(migration, ("skills",), strict_names=True, how="copied to skills/ (Agent Skills)")
     migration.usage = (
         "Install the folder as an Agent Plugin in any client that reads Agent Plugins 1.0 "
         "(`plugin.json`, `skills/`, `mcp.json`). Its MCP server is `gateway serve --mcp`, "
@@ -230,7 +239,7 @@ _NANOBOT_NAME = re.compile(r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?")
 
 
 def to_nanobot(migration: Migration, gateway: list[str]) -> None:
-    package, entry = migration.package, migration.package.entry
+    entry = migration.package.entry
     if entry.ecosystem not in _NANOBOT_RUNTIME:
         migration.note(
             MIGRATE_TARGET_UNSUPPORTED,
@@ -238,10 +247,7 @@ def to_nanobot(migration: Migration, gateway: list[str]) -> None:
             "openclaw runtimes (try --to nimlet, mcp or agent-plugin)",
         )
         return
-    shutil.copytree(
-        package.root, migration.out, dirs_exist_ok=True,
-        ignore=shutil.ignore_patterns(".git", "__pycache__"),
-    )  # fmt: skip
+    copy_package(migration)
     if entry.ecosystem == "nanobot":
         migration.carry("manifest", "nanobot.extension.json", "already a nanobot package: copied")
         for c in entry.contributions:

@@ -1,6 +1,8 @@
-"""The vocabulary shared by the gateway and its adapters: what a package is (a catalog
-entry with its contributions, permissions and dependencies), how it starts (a launch spec,
-or a refusal saying why it cannot), and the ``Adapter`` contract that produces both.
+"""The vocabulary shared by the gateway and its adapters: what a package is — a catalog
+entry with its contributions, permissions and dependencies — and the kinds and runtimes
+those may name. How it starts is ``_launch`` (a launch spec, or a refusal saying why it
+cannot); the ``Adapter`` contract that produces both is ``_adapter``; all three are used
+through ``gateway.model``.
 
 An adapter reads a package's metadata (never its code) into a ``CatalogEntry`` and plans
 its launch; every runtime it plans speaks the nimlet protocol, so a launch spec is just a
@@ -11,38 +13,20 @@ importing them: adding a runtime is adding an adapter. Everything here is plain 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any
 
 from gateway.base import Diagnostic, Severity
-
-if TYPE_CHECKING:
-    from gateway.model.discovery import Discovery
 
 __all__ = [
     "CONTRIBUTION_KINDS",
     "NANOBOT_CONTRIBUTION_KINDS",
     "RUNTIMES",
-    "Adapter",
-    "AdapterSet",
-    "CallPlan",
-    "CallPlanner",
-    "CallTool",
     "CatalogEntry",
     "Contribution",
     "Dependency",
-    "DiscoveredLaunch",
-    "LaunchRefusal",
-    "LaunchSpec",
     "Permission",
-    "PreparesInstalls",
-    "PromptCommand",
-    "ServesResources",
-    "SharesProcesses",
-    "SkillFile",
-    "StagesInstalls",
 ]
 
 # The eleven kinds of the nanobot manifest, in its order (the strictest vocabulary).
@@ -208,228 +192,3 @@ class CatalogEntry:
             "enforce_declared": self.enforce_declared,
             "config_closed": self.config_closed,
         }
-
-
-@dataclass(frozen=True, slots=True)
-class LaunchSpec:
-    """A nimlet-protocol process that runs a package (a sidecar hosting its code)."""
-
-    command: list[str]
-    env: dict[str, str] = field(default_factory=dict)
-    """Added to the allow-listed environment: what the package declared it needs."""
-    response_timeout: float | None = 30.0
-    start_timeout: float | None = None
-    """Seconds to wait for ``register``; None: the same as ``response_timeout``. A runtime
-    that compiles its package on first start needs longer than one request does."""
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    """What the planner found about how it will run (reported at ``status``)."""
-    reads: tuple[Path, ...] = ()
-    """What the runtime itself must read and execute beyond the package's own folder: its
-    interpreter, its modules, a settings file it is given (``gateway.sandbox``)."""
-    writes: tuple[Path, ...] = ()
-    """What the runtime must write beyond the package's data and temp folders (e.g. an
-    OpenClaw plugin's private ``HOME``)."""
-    share_key: str | None = None
-    """Packages whose specs carry the same key may run in one process, planned by their
-    adapter's ``plan_shared_launch`` (``SharesProcesses``). The gateway groups only those
-    with the same granted permissions, environment and timeouts, so packages with different
-    permissions never share a process. None: always a process of its own."""
-    eager: bool = False
-    """Start it with the gateway even when its registration is cached: it does work of its
-    own between requests (Nu's watchers), so holding it dormant until first use would stop
-    that work."""
-
-
-@dataclass(frozen=True, slots=True)
-class LaunchRefusal:
-    """The package cannot be started here; ``reason`` says why (e.g. no runtime yet), and
-    ``hint`` what the user can do about it (e.g. ``gateway setup``)."""
-
-    reason: str
-    hint: str | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    """The refusal's own diagnostics (a specific code and a hint), reported at ``status``
-    beside ``runtime.unavailable``."""
-
-
-@dataclass(frozen=True, slots=True)
-class CallTool:
-    """A tool the gateway runs itself, one fresh process per call (Nu's ``tool.yaml``).
-
-    The call's arguments go to stdin as JSON (``payload`` with the arguments added under
-    ``args``); the process answers with one JSON document on stdout in MCP's
-    ``CallToolResult`` shape (``{content: [...], isError}``). ``{scratch}`` in any element
-    of ``command`` is the call's private folder, made before it starts and removed after;
-    the child's ``HOME`` and ``TMPDIR`` are that folder."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    command: list[str]
-    env: dict[str, str] = field(default_factory=dict)
-    """Everything the child sees besides the locale and time zone: the adapter decides."""
-    payload: dict[str, Any] = field(default_factory=dict)
-    timeout: float | None = 60.0
-    retry_on_crash: bool = False
-    """A process that crashes (killed by a signal, or exits without a result) runs the
-    call once more."""
-    at_most_once: bool = False
-    """Journaled in the state store before it starts and marked done after; a call a
-    gateway crash interrupted is never run again by itself (``gateway journal``)."""
-    capabilities: tuple[str, ...] = ("write", "shell", "network")
-    display: dict[str, Any] | None = None
-    """How a client shows its calls (Nu's ``client.tools``: icon, title, body)."""
-    unavailable: str | None = None
-    """Why calls cannot run now (e.g. a secret is not set): each call fails saying so."""
-    ecosystem: str = "nimlet"
-    reads: tuple[Path, ...] = ()
-    """What a call must read and execute beyond the package's folder (its interpreter):
-    the call's sandbox is the package's (``gateway.sandbox``) plus these."""
-
-
-@dataclass(frozen=True, slots=True)
-class PromptCommand:
-    """A slash command whose reply is a prompt: ``template`` with ``placeholder`` replaced
-    by the text after the command (Nu's ``client.commands``)."""
-
-    name: str
-    description: str
-    template: str
-    placeholder: str = "{args}"
-
-
-@dataclass(frozen=True, slots=True)
-class SkillFile:
-    """A skill the package offers: listed with the others; the agent reads the file."""
-
-    name: str
-    description: str
-    path: Path
-
-
-@dataclass(frozen=True, slots=True)
-class CallPlan:
-    """What the gateway runs or lists itself for an installed package, beside (or instead
-    of) a long-running process: per-call tools, prompt commands, skills, and what the
-    planner found."""
-
-    tools: list[CallTool] = field(default_factory=list)
-    commands: list[PromptCommand] = field(default_factory=list)
-    skills: list[SkillFile] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class DiscoveredLaunch:
-    """Extensions an adapter found in its ecosystem's own discovery directories (not
-    installed packages), and how to start them."""
-
-    name: str
-    """The owner name of what runs, e.g. ``pi:discovered``."""
-    origin: Path
-    launch: LaunchSpec | LaunchRefusal | None
-    """None: nothing to start, only ``diagnostics`` to report (e.g. extensions skipped in
-    an untrusted workspace)."""
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-
-
-@runtime_checkable
-class Adapter(Protocol):
-    """One ecosystem: reads its packages' metadata and plans how they start. No method may
-    raise for bad input; problems are diagnostics (or a refusal)."""
-
-    ecosystem: str
-
-    def detect(self, root: Path) -> bool:
-        """Is ``root`` a package root of this ecosystem? Cheap: file existence and keys."""
-        ...
-
-    def inspect(self, root: Path) -> CatalogEntry:
-        """Read the package's metadata into an entry; problems become diagnostics."""
-        ...
-
-    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
-        """How an installed package of this ecosystem starts: a spec, a refusal saying why
-        it cannot, or None when there is nothing to start: the gateway serves it itself
-        (nimlet's own formats, the resources of a ``ServesResources`` adapter, the
-        ``CallPlan`` of a ``CallPlanner``)."""
-        ...
-
-    def discover(
-        self, workspace: Path, user_home: Path, trusted: bool, home: Path
-    ) -> list[DiscoveredLaunch]:
-        """Extensions in the ecosystem's own discovery directories (e.g. Pi's
-        ``.pi/extensions``); most ecosystems have none and return []."""
-        ...
-
-
-@runtime_checkable
-class SharesProcesses(Protocol):
-    """An adapter whose runtime can host several packages in one process (its specs carry a
-    ``share_key``)."""
-
-    def plan_shared_launch(
-        self, entries: Sequence[CatalogEntry], home: Path
-    ) -> LaunchSpec | LaunchRefusal:
-        """One process hosting ``entries`` (in load order), which must tell the host which
-        package registered what (negotiated ``register.owners``)."""
-        ...
-
-
-@runtime_checkable
-class ServesResources(Protocol):
-    """An adapter whose packages ship files the gateway serves itself — skills it lists and
-    prompt templates that become slash commands — beside or instead of a process."""
-
-    def package_resources(self, entry: CatalogEntry) -> Discovery:
-        """The skills and prompt templates of an installed package (prompts owned by the
-        package, expanded by the ecosystem's rules). Reads files; runs nothing."""
-        ...
-
-
-@runtime_checkable
-class PreparesInstalls(Protocol):
-    """An adapter with work to do once a package is installed, before it first runs, that
-    runs none of the package's code (e.g. compiling its TypeScript into the cache its first
-    start reads)."""
-
-    def prepare_install(self, entry: CatalogEntry, home: Path) -> list[Diagnostic]:
-        """Prepare the installed package ``entry`` (its root is the installed folder). Never
-        raises; a failure is a diagnostic and the install stands."""
-        ...
-
-
-@runtime_checkable
-class CallPlanner(Protocol):
-    """An adapter whose packages offer what the gateway runs itself (``CallPlan``)."""
-
-    def plan_calls(self, entry: CatalogEntry, home: Path) -> CallPlan:
-        """The per-call tools and prompt commands of an installed package."""
-        ...
-
-
-@runtime_checkable
-class StagesInstalls(Protocol):
-    """An adapter whose installs produce files inside the package (Nu bundles its tools),
-    so that the content the user trusts covers them."""
-
-    def stage_install(
-        self, entry: CatalogEntry, root: Path, previous: Path | None
-    ) -> list[Diagnostic]:
-        """Called by ``install`` on the staged package before it is hashed and placed
-        (``previous``: the installed version it replaces). Runs no package code."""
-        ...
-
-
-class AdapterSet(Protocol):
-    """What the ``extension_gateway.adapters`` entry point provides: the adapters in
-    detection order, and inspection that picks the right one."""
-
-    @property
-    def adapters(self) -> Sequence[Adapter]: ...
-
-    def inspect(self, root: Path) -> CatalogEntry:
-        """The entry for the package at ``root`` (the first adapter that detects it)."""
-        ...
-
-    def adapter(self, ecosystem: str) -> Adapter | None: ...

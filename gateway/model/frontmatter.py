@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-import yaml
-
 __all__ = ["SKILL_SCAN_LINES", "FrontMatter", "parse_front_matter"]
 
 SKILL_SCAN_LINES: Final = 64
@@ -57,6 +55,8 @@ def parse_front_matter(text: str, max_lines: int | None = None) -> FrontMatter:
     if closing is None:
         return FrontMatter(data=_top_level_lines(lines[1:]))
     body = "\n".join(lines[closing + 1 :])
+    import yaml  # here: only a skill or prompt with front matter pays for PyYAML
+
     try:
         loaded = yaml.safe_load("\n".join(lines[1:closing]))
     except (yaml.YAMLError, ValueError, TypeError, RecursionError, OverflowError) as error:

@@ -5,37 +5,80 @@ permission grant, trust, enable — and nothing a package contains runs before a
 Adapters are reached through an entry point, never imported (see ``_adapters``).
 """
 
-from gateway.packages._adapters import (
-    NoAdapters,
-    discover_all,
-    load_adapters,
-    plan_launch,
-    prepare_install,
-)
-from gateway.packages._config import (
-    GATEWAY_SETTINGS,
-    PackageConfigError,
-    config_path,
-    package_settings,
-    parse_config_value,
-    read_package_config,
-    set_config_value,
-    unset_config_value,
-    write_package_config,
-)
-from gateway.packages._extract import ExtractError, extract_tarball
-from gateway.packages._gates import PackageStatus, evaluate_packages
-from gateway.packages._installer import (
-    InstallError,
-    InstallReport,
-    collect_garbage,
-    install,
-    package_folder,
-    uninstall,
-)
-from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
-from gateway.packages._trees import remove_tree
-from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
+from __future__ import annotations
+
+from gateway.base.lazy import lazy_attributes
+
+TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
+
+if TYPE_CHECKING:
+    from gateway.packages._adapters import (
+        NoAdapters,
+        discover_all,
+        load_adapters,
+        plan_launch,
+        prepare_install,
+    )
+    from gateway.packages._config import (
+        GATEWAY_SETTINGS,
+        PackageConfigError,
+        config_path,
+        package_settings,
+        parse_config_value,
+        read_package_config,
+        set_config_value,
+        unset_config_value,
+        write_package_config,
+    )
+    from gateway.packages._extract import ExtractError, extract_tarball
+    from gateway.packages._gates import PackageStatus, evaluate_packages
+    from gateway.packages._installer import (
+        InstallError,
+        InstallReport,
+        collect_garbage,
+        install,
+        package_folder,
+        uninstall,
+    )
+    from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
+    from gateway.packages._trees import remove_tree
+    from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
+
+_WHERE: dict[str, str] = {
+    "ExtractError": "gateway.packages._extract",
+    "FetchError": "gateway.packages._sources",
+    "Fetched": "gateway.packages._sources",
+    "GATEWAY_SETTINGS": "gateway.packages._config",
+    "InstallError": "gateway.packages._installer",
+    "InstallLimits": "gateway.packages._verify",
+    "InstallReport": "gateway.packages._installer",
+    "NoAdapters": "gateway.packages._adapters",
+    "PackageConfigError": "gateway.packages._config",
+    "PackageStatus": "gateway.packages._gates",
+    "Source": "gateway.packages._sources",
+    "VerifyError": "gateway.packages._verify",
+    "collect_garbage": "gateway.packages._installer",
+    "config_path": "gateway.packages._config",
+    "discover_all": "gateway.packages._adapters",
+    "evaluate_packages": "gateway.packages._gates",
+    "extract_tarball": "gateway.packages._extract",
+    "fetch": "gateway.packages._sources",
+    "install": "gateway.packages._installer",
+    "load_adapters": "gateway.packages._adapters",
+    "package_folder": "gateway.packages._installer",
+    "package_settings": "gateway.packages._config",
+    "parse_config_value": "gateway.packages._config",
+    "parse_source": "gateway.packages._sources",
+    "plan_launch": "gateway.packages._adapters",
+    "prepare_install": "gateway.packages._adapters",
+    "read_package_config": "gateway.packages._config",
+    "remove_tree": "gateway.packages._trees",
+    "set_config_value": "gateway.packages._config",
+    "uninstall": "gateway.packages._installer",
+    "unset_config_value": "gateway.packages._config",
+    "verify_tree": "gateway.packages._verify",
+    "write_package_config": "gateway.packages._config",
+}
 
 __all__ = [
     "GATEWAY_SETTINGS",
@@ -72,3 +115,5 @@ __all__ = [
     "verify_tree",
     "write_package_config",
 ]
+
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

@@ -9,7 +9,6 @@ through it, so a new runtime is a new adapter and nothing here changes.
 from __future__ import annotations
 
 import functools
-from importlib.metadata import entry_points
 from pathlib import Path
 
 from gateway.base import Diagnostic
@@ -45,6 +44,10 @@ class NoAdapters(RuntimeError):
 
 @functools.cache
 def load_adapters() -> AdapterSet:
+    # Imported here: a command that loads no adapter (status with nothing installed) does
+    # not pay for importlib.metadata.
+    from importlib.metadata import entry_points
+
     found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name)
     if not found:
         raise NoAdapters(

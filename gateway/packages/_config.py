@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Final
 
+from gateway.base import PathRefused, encode_name, safe_join
+
 __all__ = [
     "GATEWAY_SETTINGS",
     "PackageConfigError",
@@ -40,7 +42,14 @@ def config_path(home: Path, package_id: str) -> Path:
     """``GATEWAY_HOME/config/<id>.json``; an npm scope is a folder (``config/@acme/x.json``)."""
     if not _SAFE_ID.match(package_id) or package_id.lstrip("@").startswith("."):
         raise PackageConfigError(f"{package_id!r} is not a package id")
-    return home / "config" / f"{package_id}.json"
+    # The pattern keeps each part one name; too long (or a device, on Windows) it is encoded.
+    *scope, name = package_id.split("/")
+    parts = [encode_name(part, portable=False) for part in scope]
+    parts.append(encode_name(name, ".json", portable=False))
+    try:
+        return safe_join(home / "config", *parts, portable=False)
+    except PathRefused as error:
+        raise PackageConfigError(f"the settings of {package_id}: {error}") from None
 
 
 def read_package_config(home: Path, package_id: str) -> dict[str, Any]:

@@ -13,13 +13,8 @@ import os
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as distribution_version
 from pathlib import Path
 from typing import Any
-
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
 
 from gateway.base import Diagnostic, _codes
 from gateway.model import AdapterSet, CallPlan, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
@@ -156,6 +151,10 @@ def _check_dependency(dependency: Dependency, root: Path, installed: dict[str, s
     """None when met, else a short reason."""
     kind, name, spec = dependency.kind, dependency.name, dependency.specifier or ""
     if kind == "python":
+        # Imported here: importlib.metadata costs every command ~10-50 ms otherwise.
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as distribution_version
+
         try:
             found = distribution_version(name)
         except PackageNotFoundError:
@@ -181,6 +180,9 @@ def _check_dependency(dependency: Dependency, root: Path, installed: dict[str, s
 def _version_problem(what: str, found: str, spec: str) -> str | None:
     if not spec:
         return None
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
     try:
         if Version(found) in SpecifierSet(spec):
             return None

@@ -26,7 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic, Progress, Severity, _codes, no_progress, private_dir
+from gateway.base import (
+    MAX_NAME_BYTES,
+    Diagnostic,
+    Progress,
+    Severity,
+    _codes,
+    no_progress,
+    private_dir,
+    safe_join,
+)
 from gateway.model import CatalogEntry
 from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
 from gateway.packages._locks import LOCKS, held, lock_path, try_lock
@@ -105,11 +114,16 @@ def packages_dir(home: Path) -> Path:
     return home / "packages"
 
 
+_SLUG_BYTES = MAX_NAME_BYTES - len("-12345678.lock")
+"""A package's folder and its lock file (``<folder>.lock``) are each one file name."""
+
+
 def package_folder(home: Path, package_id: str) -> Path:
-    # Ids may hold '@' and '/' (npm scopes); the digest keeps distinct ids apart.
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", package_id).strip("._") or "package"
-    digest = hashlib.sha256(package_id.encode()).hexdigest()[:8]
-    return packages_dir(home) / f"{slug}-{digest}"
+    # Ids may hold '@' and '/' (npm scopes), or be any length; the digest keeps distinct
+    # ids apart. The slug is cut only where the folder could not have been made before.
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", package_id).strip("._")[:_SLUG_BYTES] or "package"
+    digest = hashlib.sha256(package_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return safe_join(packages_dir(home), f"{slug}-{digest}", portable=False)
 
 
 def _noop(step: str) -> None:

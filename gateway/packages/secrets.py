@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from gateway.base import private_dir
+from gateway.base import MAX_NAME_BYTES, private_dir, safe_join
 
 __all__ = [
     "SECRET_NAME",
@@ -39,15 +39,19 @@ class SecretsError(Exception):
     """A secrets file that cannot be read or written, or a bad name or value."""
 
 
+_SLUG_BYTES = MAX_NAME_BYTES - len("-123456789012.json")
+"""The slug is cut only where the file could not have been made before."""
+
+
 def secrets_dir(home: Path) -> Path:
     return home / "secrets"
 
 
 def secrets_path(home: Path, package_id: str) -> Path:
     """``GATEWAY_HOME/secrets/<slug>-<digest>.json``: any package id maps to one file."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", package_id).strip("._") or "package"
-    digest = hashlib.sha256(package_id.encode()).hexdigest()[:12]
-    return secrets_dir(home) / f"{slug}-{digest}.json"
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", package_id).strip("._")[:_SLUG_BYTES] or "package"
+    digest = hashlib.sha256(package_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return safe_join(secrets_dir(home), f"{slug}-{digest}.json", portable=False)
 
 
 def read_secrets(home: Path, package_id: str) -> dict[str, str]:

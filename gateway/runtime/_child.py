@@ -3,8 +3,8 @@ when it has one, in its own session, awaited through a pidfd (its own exit, even
 grandchild still holds its pipes), killed as a whole group.
 
 Every process the gateway starts goes through ``start_child``: long-running extensions and
-sidecars (``process.py``), per-call tools (``external_tools.py``) and the commands a
-runtime asks the host to run (``_host_requests.py``).
+sidecars (``gateway.wire._lifetime``), per-call tools (``external_tools.py``) and the
+commands a runtime asks the host to run (``_host_requests.py``).
 """
 
 from __future__ import annotations

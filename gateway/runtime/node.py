@@ -73,6 +73,14 @@ def bundled_node_dir() -> Path | None:
 
 @functools.cache
 def node_version(executable: str) -> tuple[int, int, int] | None:
+    """The version ``executable`` reports, remembered under ``GATEWAY_HOME/cache`` for that
+    very file (path, inode, size, modification time): asking costs a Node start, which every
+    gateway start that plans a Node runtime paid."""
+    identity = _identity(executable)
+    versions = _known_versions() if identity is not None else {}
+    known = versions.get(identity or "")
+    if isinstance(known, list) and len(known) == 3 and all(isinstance(n, int) for n in known):
+        return (known[0], known[1], known[2])
     try:
         out = subprocess.run(
             [executable, "--version"], capture_output=True, text=True, timeout=10, check=False
@@ -80,7 +88,48 @@ def node_version(executable: str) -> tuple[int, int, int] | None:
     except (OSError, subprocess.SubprocessError):
         return None
     match = re.match(r"v(\d+)\.(\d+)\.(\d+)", out.strip())
-    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+    version = (int(match[1]), int(match[2]), int(match[3])) if match else None
+    if identity is not None and version is not None:
+        _remember_version(identity, version)
+    return version
+
+
+_VERSIONS_FILE = "node-versions.json"
+
+
+def _identity(executable: str) -> str | None:
+    real = os.path.realpath(executable)
+    try:
+        info = os.stat(real)
+    except OSError:
+        return None
+    return f"{real}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
+
+
+def _known_versions() -> dict[str, object]:
+    try:
+        data = json.loads((default_home() / "cache" / _VERSIONS_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _remember_version(identity: str, version: tuple[int, int, int]) -> None:
+    """Best effort, and only into a home that exists (a read-only command makes none)."""
+    home = default_home()
+    if not home.is_dir():
+        return
+    from gateway.base import private_dir, private_file
+
+    try:
+        folder = private_dir(home / "cache")
+        versions = {**_known_versions(), identity: list(version)}
+        temporary = folder / f".{_VERSIONS_FILE}.{os.getpid()}"
+        with os.fdopen(private_file(temporary), "w", encoding="utf-8") as out:
+            json.dump(versions, out)
+        os.replace(temporary, folder / _VERSIONS_FILE)
+    except OSError:
+        return
 
 
 def find_node(minimum: tuple[int, int, int] | None = None, home: Path | None = None) -> str | None:

@@ -20,50 +20,113 @@
 See docs/security.md for the threat model and what each platform promises.
 """
 
-from gateway.sandbox._builder import (
-    SANDBOX_PERMISSIONS,
-    PackageGrants,
-    PackageSandbox,
-    exposed_paths,
-    grants_from,
-    node_runtime_paths,
-    package_dirs,
-    package_sandbox,
-    policy_for_entry,
-    python_runtime_paths,
-    system_policy,
-)
-from gateway.sandbox._cgroups import Cgroups, detect_cgroups
-from gateway.sandbox._codes import LIMIT_EXCEEDED, LIMITS_INVALID
-from gateway.sandbox._descendants import (
-    descendants,
-    family,
-    kill_descendants,
-    kill_family,
-    reap_adopted,
-)
-from gateway.sandbox._exceeded import explain_exit, explain_limit, explain_output
-from gateway.sandbox._hints import explain_denial, grant_hints
-from gateway.sandbox._landlock import abi_version
-from gateway.sandbox._limits import (
-    LIMIT_NAMES,
-    ResourceLimits,
-    format_size,
-    limits_from_settings,
-    parse_size,
-)
-from gateway.sandbox._names import safe_name
-from gateway.sandbox._policy import NetworkAccess, Ports, SandboxPolicy
-from gateway.sandbox._privileges import become_subreaper, is_dumpable, is_subreaper, make_undumpable
-from gateway.sandbox._spawn import SandboxError, spawn_confined, wait_for_exit
-from gateway.sandbox._support import (
-    FULL_ABI,
-    KernelSupport,
-    SandboxUnavailable,
-    detect_support,
-    missing_protections,
-    support_diagnostics,
-)
+from __future__ import annotations
+
+from gateway.base.lazy import lazy_attributes
+
+TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
+
+if TYPE_CHECKING:
+    from gateway.sandbox._builder import (
+        SANDBOX_PERMISSIONS,
+        PackageGrants,
+        PackageSandbox,
+        exposed_paths,
+        grants_from,
+        node_runtime_paths,
+        package_dirs,
+        package_sandbox,
+        policy_for_entry,
+        python_runtime_paths,
+        system_policy,
+    )
+    from gateway.sandbox._cgroups import Cgroups, detect_cgroups
+    from gateway.sandbox._codes import LIMIT_EXCEEDED, LIMITS_INVALID
+    from gateway.sandbox._descendants import (
+        descendants,
+        family,
+        kill_descendants,
+        kill_family,
+        reap_adopted,
+    )
+    from gateway.sandbox._exceeded import explain_exit, explain_limit, explain_output
+    from gateway.sandbox._hints import explain_denial, grant_hints
+    from gateway.sandbox._landlock import abi_version
+    from gateway.sandbox._limits import (
+        LIMIT_NAMES,
+        ResourceLimits,
+        format_size,
+        limits_from_settings,
+        parse_size,
+    )
+    from gateway.sandbox._names import safe_name
+    from gateway.sandbox._policy import NetworkAccess, Ports, SandboxPolicy
+    from gateway.sandbox._privileges import (
+        become_subreaper,
+        is_dumpable,
+        is_subreaper,
+        make_undumpable,
+    )
+    from gateway.sandbox._spawn import SandboxError, spawn_confined, wait_for_exit
+    from gateway.sandbox._support import (
+        FULL_ABI,
+        KernelSupport,
+        SandboxUnavailable,
+        detect_support,
+        missing_protections,
+        support_diagnostics,
+    )
+
+_WHERE: dict[str, str] = {
+    "Cgroups": "gateway.sandbox._cgroups",
+    "FULL_ABI": "gateway.sandbox._support",
+    "LIMIT_EXCEEDED": "gateway.sandbox._codes",
+    "LIMITS_INVALID": "gateway.sandbox._codes",
+    "LIMIT_NAMES": "gateway.sandbox._limits",
+    "ResourceLimits": "gateway.sandbox._limits",
+    "detect_cgroups": "gateway.sandbox._cgroups",
+    "explain_exit": "gateway.sandbox._exceeded",
+    "explain_limit": "gateway.sandbox._exceeded",
+    "explain_output": "gateway.sandbox._exceeded",
+    "format_size": "gateway.sandbox._limits",
+    "limits_from_settings": "gateway.sandbox._limits",
+    "parse_size": "gateway.sandbox._limits",
+    "KernelSupport": "gateway.sandbox._support",
+    "NetworkAccess": "gateway.sandbox._policy",
+    "PackageGrants": "gateway.sandbox._builder",
+    "PackageSandbox": "gateway.sandbox._builder",
+    "Ports": "gateway.sandbox._policy",
+    "SANDBOX_PERMISSIONS": "gateway.sandbox._builder",
+    "SandboxError": "gateway.sandbox._spawn",
+    "SandboxPolicy": "gateway.sandbox._policy",
+    "SandboxUnavailable": "gateway.sandbox._support",
+    "abi_version": "gateway.sandbox._landlock",
+    "become_subreaper": "gateway.sandbox._privileges",
+    "descendants": "gateway.sandbox._descendants",
+    "detect_support": "gateway.sandbox._support",
+    "explain_denial": "gateway.sandbox._hints",
+    "exposed_paths": "gateway.sandbox._builder",
+    "family": "gateway.sandbox._descendants",
+    "grant_hints": "gateway.sandbox._hints",
+    "grants_from": "gateway.sandbox._builder",
+    "is_dumpable": "gateway.sandbox._privileges",
+    "is_subreaper": "gateway.sandbox._privileges",
+    "kill_descendants": "gateway.sandbox._descendants",
+    "kill_family": "gateway.sandbox._descendants",
+    "make_undumpable": "gateway.sandbox._privileges",
+    "missing_protections": "gateway.sandbox._support",
+    "node_runtime_paths": "gateway.sandbox._builder",
+    "package_dirs": "gateway.sandbox._builder",
+    "package_sandbox": "gateway.sandbox._builder",
+    "policy_for_entry": "gateway.sandbox._builder",
+    "python_runtime_paths": "gateway.sandbox._builder",
+    "reap_adopted": "gateway.sandbox._descendants",
+    "safe_name": "gateway.sandbox._names",
+    "spawn_confined": "gateway.sandbox._spawn",
+    "support_diagnostics": "gateway.sandbox._support",
+    "system_policy": "gateway.sandbox._builder",
+    "wait_for_exit": "gateway.sandbox._spawn",
+}
 
 __all__ = [
     "FULL_ABI",
@@ -115,3 +178,5 @@ __all__ = [
     "system_policy",
     "wait_for_exit",
 ]
+
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

@@ -141,6 +141,15 @@ def node_runtime_paths(node: str | Path | None) -> tuple[Path, ...]:
 @functools.cache
 def _executable(node: str) -> Path:
     """What ``node`` really executes, as Node reports it (a shim cannot be read for it)."""
+    real = Path(os.path.realpath(node))
+    try:
+        with open(real, "rb") as handle:
+            if handle.read(4) == b"\x7fELF":
+                # A binary: Node's execPath is this very file (/proc/self/exe). Asking Node
+                # costs a Node start, at every gateway start that runs a Node extension.
+                return real
+    except OSError:
+        pass
     try:
         done = subprocess.run(
             [node, "-p", "process.execPath"],

@@ -5,15 +5,18 @@ once its parent exits, would be re-parented to init and outlive the gateway. Wit
 gateway a child subreaper (``become_subreaper``), such orphans are re-parented to the
 gateway instead, so walking the process tree from the gateway finds them all.
 
-The walk reads ``/proc/<pid>/stat`` (``/proc/<pid>/task/*/children`` needs a kernel option
-that is often off). To beat a descendant that forks while it is being killed, every one
-found is stopped first, the tree is walked again until it stops growing, and only then is
-everything killed.
+The walk follows ``/proc/<pid>/task/*/children`` down from the root where the kernel has
+those files (``CONFIG_PROC_CHILDREN``): a few reads. Elsewhere it reads
+``/proc/<pid>/stat`` of every process on the machine, which a short command (``gateway
+call``) paid several times. To beat a descendant that forks while it is being killed, every
+one found is stopped first, the tree is walked again until it stops growing, and only then
+is everything killed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 from collections.abc import Collection, Iterator
@@ -41,9 +44,56 @@ def _parents() -> Iterator[tuple[int, int]]:
             yield int(entry), int(fields[1])
 
 
+@functools.cache
+def _children_files() -> bool:
+    return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def _children(pid: int) -> list[int] | None:
+    """The children of ``pid`` (of each of its threads: a child belongs to the thread that
+    forked it), or None when they cannot be read this way."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return []  # exited meanwhile
+    except OSError:
+        return None
+    found: list[int] = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                found += [int(child) for child in handle.read().split()]
+        except FileNotFoundError:
+            continue  # that thread exited meanwhile
+        except (OSError, ValueError):
+            return None
+    return found
+
+
+def _walk(root: int) -> list[int] | None:
+    """``descendants`` through the children files; None when one could not be read."""
+    found: list[int] = []
+    seen: set[int] = set()
+    queue = [root]
+    while queue:
+        children = _children(queue.pop(0))
+        if children is None:
+            return None
+        for pid in children:
+            if pid not in seen:
+                seen.add(pid)
+                found.append(pid)
+                queue.append(pid)
+    return found
+
+
 def descendants(root: int | None = None) -> list[int]:
     """Every process below ``root`` (default: this process), parents before children."""
     root = os.getpid() if root is None else root
+    if _children_files():
+        walked = _walk(root)
+        if walked is not None:
+            return walked
     children: dict[int, list[int]] = {}
     for pid, parent in _parents():
         children.setdefault(parent, []).append(pid)
@@ -128,9 +178,12 @@ def reap_adopted(known: Collection[int]) -> list[tuple[int, int]]:
     ``known`` are the pids the gateway spawned: their owners (``Popen``, anyio) reap those,
     and reaping them here would take their exit status away."""
     me = os.getpid()
+    mine = _children(me) if _children_files() else None
+    if mine is None:
+        mine = [pid for pid, parent in _parents() if parent == me]
     reaped: list[tuple[int, int]] = []
-    for pid, parent in list(_parents()):
-        if parent != me or pid in known:
+    for pid in mine:
+        if pid in known:
             continue
         try:
             waited, status = os.waitpid(pid, os.WNOHANG)

@@ -33,7 +33,6 @@ import ctypes
 import errno
 import functools
 import os
-import platform
 import socket
 import struct
 import sys
@@ -108,7 +107,7 @@ class FilterRules:
 def _arch() -> _Arch | None:
     if not sys.platform.startswith("linux"):
         return None
-    return _ARCHES.get(platform.machine())
+    return _ARCHES.get(os.uname().machine)
 
 
 @functools.cache
@@ -161,7 +160,7 @@ def build_filter(rules: FilterRules) -> bytes:
     """The filter program for this architecture; ``SeccompError`` when it has none."""
     arch = _arch()
     if arch is None:
-        raise SeccompError(errno.ENOSYS, f"no seccomp filter for {platform.machine()}")
+        raise SeccompError(errno.ENOSYS, f"no seccomp filter for {os.uname().machine}")
     p = _Program()
     p.emit(_LD_W_ABS, 4)  # seccomp_data.arch
     p.emit(_JEQ_K, arch.audit, 0, "foreign")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import errno
 import functools
-import platform
+import os
 import sys
 from dataclasses import dataclass
 
@@ -67,7 +67,7 @@ def _reason(code: int) -> str:
         return f"Landlock needs Linux; this is {sys.platform}"
     if code == errno.EOPNOTSUPP:
         return "Landlock is built into this kernel but not enabled at boot"
-    return f"this kernel ({platform.release()}) has no Landlock"
+    return f"this kernel ({os.uname().release}) has no Landlock"
 
 
 @functools.cache

@@ -5,13 +5,28 @@
   command and event of the packages behind it.
 
 Both open the gateway the same way (``ServeOptions``): the gates apply as for the CLI,
-every runtime starts at once and stays warm, diagnostics go to stderr.
+what installed packages offer is listed from the registration cache while every runtime
+starts in the background and then stays warm, diagnostics go to stderr.
 """
 
 from __future__ import annotations
 
-from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
-from gateway.serve._run import serve_mcp, serve_nimlet
+from gateway.base.lazy import lazy_attributes
+
+TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
+
+if TYPE_CHECKING:
+    from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
+    from gateway.serve._run import serve_mcp, serve_nimlet
+
+_WHERE: dict[str, str] = {
+    "ServeError": "gateway.serve._open",
+    "ServeOptions": "gateway.serve._open",
+    "open_served": "gateway.serve._open",
+    "serve_mcp": "gateway.serve._run",
+    "serve_nimlet": "gateway.serve._run",
+    "stderr_reporter": "gateway.serve._open",
+}
 
 __all__ = [
     "ServeError",
@@ -21,3 +36,5 @@ __all__ = [
     "serve_nimlet",
     "stderr_reporter",
 ]
+
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

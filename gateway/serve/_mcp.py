@@ -14,6 +14,10 @@ stdio, on the official MCP Python SDK's low-level ``Server``.
   ``subscriptions/listen`` streams of a 2026-07-28 connection.
 - An extension's question (``ui_request``) becomes an MCP elicitation form when the client
   can answer one, else it is answered cancelled, as in nimlet's headless modes.
+
+The bridge serves before its gateway is open (``attach``): ``initialize`` is answered at
+once, listings wait for the gateway's registry (filled from the registration cache, not
+from starting runtimes), calls and commands also for ``session_start`` (``started``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,6 @@ from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.base import Severity, _codes
-from gateway.host import Gateway
 from gateway.model import SessionActionError, UnknownCommand, UnknownTool
 from gateway.serve._codes import SERVE_TOOL_NAME
 from gateway.serve._mcp_content import (
@@ -62,6 +65,10 @@ from gateway.serve._mcp_content import (
 )
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
+TYPE_CHECKING = False  # the host is imported while the server already answers
+if TYPE_CHECKING:
+    from gateway.host import Gateway
+
 __all__ = ["McpBridge", "run_mcp_stdio"]
 
 _RESOURCE_NOT_FOUND = -32002
@@ -71,17 +78,23 @@ _PROGRESS_BACKLOG = 256
 
 
 class McpBridge:
-    """One MCP server in front of one open gateway."""
+    """One MCP server in front of one gateway (given now, or ``attach``-ed once open)."""
 
     def __init__(
-        self, gateway: Gateway, name: str = "extension-gateway", version: str = ""
+        self, gateway: Gateway | None = None, name: str = "extension-gateway", version: str = ""
     ) -> None:
-        self._gateway = gateway
+        self._opened: Gateway | None = None
+        self._ready = anyio.Event()
+        """Set once the gateway is open: listings wait for it."""
+        self._started = anyio.Event()
+        """Set once ``session_start`` was dispatched: calls and commands wait for it."""
+        self.listed = anyio.Event()
+        """Set when the client first listed tools (``serve_mcp`` warms the runtimes then)."""
         self._session: ServerSession | None = None
         """The handshake-era connection's session, for notifications outside a request."""
         self._bus = InMemorySubscriptionBus()
         self._changed = anyio.Event()
-        self._announced = (self._tool_list(), self._prompt_list())
+        self._announced: tuple[list[tuple[str, str, str]], list[tuple[str, str]]] = ([], [])
         self._warned_names: set[str] = set()
         self.server: Server[Any] = Server(
             name,
@@ -97,7 +110,32 @@ class McpBridge:
             on_subscriptions_listen=ListenHandler(self._bus),
         )
         self.server.middleware.append(self._remember_session)
+        if gateway is not None:
+            self.attach(gateway)
+            self.started()
+
+    def attach(self, gateway: Gateway) -> None:
+        """The gateway is open: listings are answered from its registry now."""
+        self._opened = gateway
+        self._announced = (self._tool_list(), self._prompt_list())
         gateway.registry.on_change = self._changed.set
+        self._ready.set()
+
+    def started(self) -> None:
+        """``session_start`` was dispatched: calls and commands may run."""
+        self._started.set()
+
+    @property
+    def _gateway(self) -> Gateway:
+        assert self._opened is not None, "used before attach()"
+        return self._opened
+
+    async def _open(self, *, calls: bool = False) -> Gateway:
+        """The gateway, once open (and, for ``calls``, once its session started)."""
+        await self._ready.wait()
+        if calls:
+            await self._started.wait()
+        return self._gateway
 
     # ------------------------------------------------------------------ running
 
@@ -132,6 +170,7 @@ class McpBridge:
     async def _announce_changes(self) -> None:
         """Tell the client when what it listed changed; several registry changes in a row
         (a reload) make one notification each for tools and prompts."""
+        await self._ready.wait()
         while True:
             await self._changed.wait()
             self._changed = anyio.Event()
@@ -156,7 +195,8 @@ class McpBridge:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        tools = self._gateway.tools()
+        tools = (await self._open()).tools()
+        self.listed.set()
         for tool in tools:
             if not MCP_TOOL_NAME.match(tool.name) and tool.name not in self._warned_names:
                 self._warned_names.add(tool.name)
@@ -172,7 +212,7 @@ class McpBridge:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        gateway = self._gateway
+        gateway = await self._open(calls=True)
         tool = gateway.registry.tool(params.name)
         if tool is None or (gateway.plan and not tool.plan_safe):
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
@@ -216,14 +256,15 @@ class McpBridge:
     async def _list_prompts(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        commands = [mcp_prompt(command) for command in self._gateway.registry.commands()]
-        templates = [template_prompt(t) for t in served_templates(self._gateway)]
+        gateway = await self._open()
+        commands = [mcp_prompt(command) for command in gateway.registry.commands()]
+        templates = [template_prompt(t) for t in served_templates(gateway)]
         return types.ListPromptsResult(prompts=[*commands, *templates])
 
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        gateway = self._gateway
+        gateway = await self._open(calls=True)
         arguments = (params.arguments or {}).get(ARGUMENTS, "")
         try:
             outcome = await gateway.run_command(params.name, arguments)
@@ -255,20 +296,21 @@ class McpBridge:
     async def _list_resources(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
+        gateway = await self._open()
         return types.ListResourcesResult(
             resources=[
                 types.Resource(
                     name=skill.name, uri=skill_uri(skill.name),
                     description=skill.description or None, mime_type="text/markdown",
                 )
-                for skill in served_skills(self._gateway)
+                for skill in served_skills(gateway)
             ]
         )  # fmt: skip
 
     async def _read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        skill = skill_for(served_skills(self._gateway), str(params.uri))
+        skill = skill_for(served_skills(await self._open()), str(params.uri))
         if skill is None:
             raise MCPError(_RESOURCE_NOT_FOUND, f"Resource not found: {params.uri}")
         try:
@@ -298,6 +340,8 @@ class McpBridge:
                 if request.method == "password"
                 else "the MCP client cannot answer questions (no elicitation capability)"
             )
+            if self._opened is None:  # asked while the gateway is still opening
+                return UiAnswer(cancelled=True)
             self._gateway.diagnostics.add(
                 _codes.UI_UNANSWERED(
                     f"{process.name} asked {request.prompt!r} ({request.method}); {why}, so it "

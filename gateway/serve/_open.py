@@ -1,11 +1,13 @@
-"""Opening the gateway a ``gateway serve`` runs: the packages it serves, warm runtimes, and
-its diagnostics on stderr (stdout is the protocol).
+"""Opening the gateway a ``gateway serve`` runs: the packages it serves and its diagnostics
+on stderr (stdout is the protocol).
 
 Both serve modes share it: the gates apply exactly as for the CLI (installed packages pass
-their four gates; the workspace's own extensions load only when it is trusted), every
-runtime starts at once and stays warm (a call costs a round trip, not a start), and a
+their four gates; the workspace's own extensions load only when it is trusted), and a
 ``serve`` started by a gateway that was itself started by ``serve`` counts its depth, so a
-workspace whose extension serves that same workspace cannot recurse without end.
+workspace whose extension serves that same workspace cannot recurse without end. An
+installed package whose registration is cached is listed from the cache without waiting
+for its start; the servers then warm every runtime in the background (``Gateway.warm``),
+so a call costs a round trip, not a start, once the client gets to it.
 """
 
 from __future__ import annotations
@@ -93,7 +95,9 @@ async def open_served(
     on_diagnostic: Callable[[Diagnostic], None] | None = None,
 ) -> AsyncIterator[Gateway]:
     """The gateway behind a server. Raises ``ServeError`` before starting anything when
-    nesting is too deep, and after loading when a named package is not installed."""
+    nesting is too deep, and after loading when a named package is not installed. Packages
+    whose registration is cached are still dormant when it yields: ``Gateway.warm``
+    starts them."""
     depth = _depth()
     if depth >= MAX_DEPTH:
         raise ServeError(
@@ -106,7 +110,7 @@ async def open_served(
     os.environ[DEPTH_VARIABLE] = str(depth + 1)
     config = dataclasses.replace(
         options.config,
-        lazy_start=False,  # warm: a call costs a round trip, not a start
+        hold_eager=True,  # listed from the cache too: the servers warm every runtime next
         packages=options.packages or None,
         passthrough_env=(*options.config.passthrough_env, DEPTH_VARIABLE),
     )

@@ -17,9 +17,12 @@ from gateway.model import AgentLink
 from gateway.serve._nimlet import Generation, NimletBridge
 from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
 from gateway.serve._stdio import StdioLines
-from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
 __all__ = ["serve_mcp", "serve_nimlet"]
+
+_WARM_AFTER = 1.0
+"""Seconds ``serve --mcp`` waits for the client's first ``tools/list`` before it starts
+every runtime."""
 
 
 def _version() -> str:
@@ -29,27 +32,53 @@ def _version() -> str:
 
 
 async def serve_mcp(options: ServeOptions) -> int:
-    """An MCP server on this process's stdin and stdout until the client goes."""
+    """An MCP server on this process's stdin and stdout until the client goes.
+
+    The server answers before the gateway is open: ``initialize`` at once, listings as soon
+    as the registry holds what the packages offer (from the registration cache), while the
+    runtimes start in the background."""
     from gateway.serve._mcp import McpBridge, run_mcp_stdio
 
-    bridge: McpBridge | None = None
+    bridge = McpBridge(version=_version())
+    failure: list[ServeError] = []
+    settled = anyio.Event()
+    """The gateway is open, or could not open."""
+    async with anyio.create_task_group() as group:
 
-    async def ask(process: ExtensionProcess, request: UiRequest) -> UiAnswer:
-        if bridge is None:
-            return UiAnswer(cancelled=True)
-        return await bridge.ask(process, request)
-
-    try:
-        async with open_served(options, ui=ask, on_diagnostic=stderr_reporter()) as gateway:
-            bridge = McpBridge(gateway, version=_version())
-            await gateway.start_session()
+        async def serve_gateway() -> None:
             try:
-                await run_mcp_stdio(bridge)
+                async with open_served(
+                    options, ui=bridge.ask, on_diagnostic=stderr_reporter()
+                ) as gateway:
+                    bridge.attach(gateway)
+                    settled.set()
+                    try:
+                        await gateway.start_session()
+                        bridge.started()
+                        # The runtimes compete for the CPU once the client's first listing
+                        # is answered (or has not come within a second); a call that comes
+                        # first starts what it needs itself.
+                        with anyio.move_on_after(_WARM_AFTER):
+                            await bridge.listed.wait()
+                        await anyio.lowlevel.checkpoint()
+                        await gateway.warm()
+                        await anyio.sleep_forever()
+                    finally:
+                        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                            await gateway.end_session()
+            except ServeError as error:
+                failure.append(error)
+                group.cancel_scope.cancel()  # nothing to serve: the server stops too
             finally:
-                with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-                    await gateway.end_session()
-    except ServeError as error:
-        stderr_reporter()(error.diagnostic)
+                settled.set()
+
+        group.start_soon(serve_gateway)
+        await run_mcp_stdio(bridge)  # until the client goes
+        # A client gone at once still learns why the server could not have served it.
+        await settled.wait()
+        group.cancel_scope.cancel()
+    if failure:
+        stderr_reporter()(failure[0].diagnostic)
         return 1
     return 0
 
@@ -102,4 +131,9 @@ async def _serve_nimlet(
     ) as gateway:
         await bridge.register(gateway)
         gateway.registry.on_change = bridge.registry_changed
-        await bridge.serve(lines)
+        async with anyio.create_task_group() as warming:
+            # register came from the registration cache where it could; the runtimes
+            # start meanwhile (a request for one that is not up yet waits for its start).
+            warming.start_soon(gateway.warm)
+            await bridge.serve(lines)
+            warming.cancel_scope.cancel()

@@ -8,37 +8,74 @@ Everything here is synchronous; async callers run it in a worker thread.
 
 from __future__ import annotations
 
-from gateway.store._hashing import (
-    ContentHashError,
-    FileEntry,
-    HashCache,
-    content_hash,
-    fingerprint_changed,
-)
-from gateway.store._journal import (
-    ARGUMENTS_CAP,
-    CallJournal,
-    JournalEntry,
-    Resolution,
-    arguments_digest,
-    process_token,
-)
-from gateway.store._policies import AdoptedPolicy, PolicyRecords, bundle_digest
-from gateway.store._schema import (
-    SCHEMA_VERSION,
-    InstalledPackage,
-    InstallResult,
-    PackageRecord,
-    PermissionNotRequested,
-    SourceKind,
-    StoreBusy,
-    StoreCorrupt,
-    StoreError,
-    StoreTooNew,
-    UnknownPackage,
-    WorkspaceTrust,
-)
-from gateway.store._store import STATE_FILE, StateStore
+from gateway.base.lazy import lazy_attributes
+
+TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
+
+if TYPE_CHECKING:
+    from gateway.store._connection import STATE_FILE
+    from gateway.store._hashing import (
+        ContentHashError,
+        FileEntry,
+        HashCache,
+        content_hash,
+        fingerprint_changed,
+    )
+    from gateway.store._journal import (
+        ARGUMENTS_CAP,
+        CallJournal,
+        JournalEntry,
+        Resolution,
+        arguments_digest,
+        process_token,
+    )
+    from gateway.store._policies import AdoptedPolicy, PolicyRecords, bundle_digest
+    from gateway.store._schema import (
+        SCHEMA_VERSION,
+        InstalledPackage,
+        InstallResult,
+        PackageRecord,
+        PermissionNotRequested,
+        SourceKind,
+        StoreBusy,
+        StoreCorrupt,
+        StoreError,
+        StoreTooNew,
+        UnknownPackage,
+        WorkspaceTrust,
+    )
+    from gateway.store._store import StateStore
+
+_WHERE: dict[str, str] = {
+    "ARGUMENTS_CAP": "gateway.store._journal",
+    "AdoptedPolicy": "gateway.store._policies",
+    "CallJournal": "gateway.store._journal",
+    "ContentHashError": "gateway.store._hashing",
+    "FileEntry": "gateway.store._hashing",
+    "HashCache": "gateway.store._hashing",
+    "InstallResult": "gateway.store._schema",
+    "InstalledPackage": "gateway.store._schema",
+    "JournalEntry": "gateway.store._journal",
+    "PackageRecord": "gateway.store._schema",
+    "PermissionNotRequested": "gateway.store._schema",
+    "PolicyRecords": "gateway.store._policies",
+    "Resolution": "gateway.store._journal",
+    "SCHEMA_VERSION": "gateway.store._schema",
+    "STATE_FILE": "gateway.store._connection",
+    "SourceKind": "gateway.store._schema",
+    "StateStore": "gateway.store._store",
+    "StoreBusy": "gateway.store._schema",
+    "StoreCorrupt": "gateway.store._schema",
+    "StoreError": "gateway.store._schema",
+    "StoreTooNew": "gateway.store._schema",
+    "UnknownPackage": "gateway.store._schema",
+    "WorkspaceTrust": "gateway.store._schema",
+    "arguments_digest": "gateway.store._journal",
+    "bundle_digest": "gateway.store._policies",
+    "content_hash": "gateway.store._hashing",
+    "fingerprint_changed": "gateway.store._hashing",
+    "process_token": "gateway.store._journal",
+}
 
 __all__ = [
     "ARGUMENTS_CAP",
@@ -70,3 +107,5 @@ __all__ = [
     "fingerprint_changed",
     "process_token",
 ]
+
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

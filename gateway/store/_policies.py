@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from gateway.store import _rows
 from gateway.store._store import StateStore
 
 __all__ = ["AdoptedPolicy", "PolicyRecords", "bundle_digest"]
@@ -39,7 +40,7 @@ class PolicyRecords:
         digest = bundle_digest(bundle)
         now = datetime.now(UTC)
         with self._store._transaction(write=True) as conn:
-            self._store._require(conn, package_id)
+            _rows.require_package(conn, package_id)
             conn.execute(
                 "INSERT INTO policies (package_id, bundle, digest, accepted_at) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT (package_id) DO UPDATE SET "

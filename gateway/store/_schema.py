@@ -137,6 +137,9 @@ class InstalledPackage:
     trusted_hash: str | None
     trusted_at: datetime | None
     granted: frozenset[str]
+    process_group: str | None = None
+    """The group the user put it in (``gateway group``): packages of one group may share a
+    process; a package in no group always runs alone."""
 
     @property
     def id(self) -> str:
@@ -254,9 +257,33 @@ def _v2_journal_and_policies(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _v3_process_groups_and_extension_grants(conn: sqlite3.Connection) -> None:
+    statements = (
+        # Sharing a process is the user's explicit choice, never implied by equal grants.
+        "ALTER TABLE packages ADD COLUMN process_group TEXT "
+        "CHECK (process_group IS NULL OR process_group <> '')",
+        # Extensions the gateway discovers in an ecosystem's own folders (``pi:NAME``)
+        # are not installed packages, yet the user grants them by their id too.
+        """
+        CREATE TABLE extension_grants (
+            extension_id  TEXT NOT NULL CHECK (extension_id <> ''),
+            permission    TEXT NOT NULL CHECK (permission <> ''),
+            granted_at    TEXT NOT NULL,
+            PRIMARY KEY (extension_id, permission)
+        ) WITHOUT ROWID
+        """,
+    )
+    for statement in statements:
+        conn.execute(statement)
+
+
 # Append only: a released migration is never edited, because stores in the field have
 # already run it.
-MIGRATIONS: list[Migration] = [_v1_create_tables, _v2_journal_and_policies]
+MIGRATIONS: list[Migration] = [
+    _v1_create_tables,
+    _v2_journal_and_policies,
+    _v3_process_groups_and_extension_grants,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

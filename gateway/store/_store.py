@@ -9,9 +9,7 @@ complete old or the complete new state.
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import stat
 import threading
 from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
@@ -19,32 +17,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Self
 
-from gateway.base import private_dir, private_file
+from gateway.store import _rows
+from gateway.store._connection import connect, translate
 from gateway.store._hashing import HashCache
 from gateway.store._schema import (
     InstalledPackage,
     InstallResult,
     PackageRecord,
     PermissionNotRequested,
-    StoreBusy,
-    StoreCorrupt,
     StoreError,
-    UnknownPackage,
     WorkspaceTrust,
-    check_header,
-    check_readable,
-    migrate,
 )
 
-__all__ = ["STATE_FILE", "StateStore"]
-
-STATE_FILE = "state.sqlite3"
-BUSY_TIMEOUT_S = 10.0
-_SQLITE_BUSY, _SQLITE_CORRUPT, _SQLITE_NOTADB = 5, 11, 26
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
+__all__ = ["StateStore"]
 
 
 def _workspace_key(path: Path | str) -> Path:
@@ -56,20 +41,6 @@ def _permissions(perms: Iterable[str]) -> frozenset[str]:
     if isinstance(perms, str) or not all(isinstance(p, str) and p for p in result):
         raise ValueError("permissions must be a collection of non-empty strings")
     return result
-
-
-# Columns copied verbatim between PackageRecord and the packages table.
-_RECORD_COLUMNS = ("id", "name", "version", "ecosystem", "source", "source_kind", "content_hash")
-_COLUMNS = (
-    *_RECORD_COLUMNS,
-    "path",
-    "hash_cache",
-    "installed_at",
-    "enabled",
-    "trusted",
-    "trusted_hash",
-    "trusted_at",
-)
 
 
 class StateStore:
@@ -91,46 +62,7 @@ class StateStore:
 
         Raises :class:`StoreCorrupt` or :class:`StoreTooNew` without modifying the file.
         """
-        path = Path(home) / STATE_FILE
-        try:
-            private_dir(path.parent)
-            existed = path.exists()
-            if not existed:
-                # Made 0600 before SQLite opens it: SQLite gives its -wal and -shm files
-                # the database file's mode.
-                os.close(private_file(path, exclusive=True))
-        except FileExistsError:
-            existed = True  # another process made it meanwhile
-        except OSError as exc:
-            raise StoreError(f"cannot create the gateway home {path.parent}: {exc}") from exc
-        _tighten(path)
-        check_header(path)
-        # mode=rw: never let SQLite create a fresh file (with the umask's mode) in place of
-        # one that disappeared between our check and the connect.
-        uri = f"{path.absolute().as_uri()}?mode=rw"
-        try:
-            conn = sqlite3.connect(
-                uri,
-                uri=True,
-                timeout=BUSY_TIMEOUT_S,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open state store {path}: {exc}") from exc
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-            check_readable(conn, path)  # before anything that writes
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA synchronous = FULL")
-            migrate(conn, path)
-        except sqlite3.Error as exc:
-            conn.close()
-            raise _translate(exc, path) from exc
-        except BaseException:
-            conn.close()
-            raise
+        conn, path = connect(home)
         return cls(conn, path)
 
     def close(self) -> None:
@@ -165,7 +97,7 @@ class StateStore:
                         conn.execute("ROLLBACK")
                     raise
             except sqlite3.Error as exc:
-                raise _translate(exc, self.path) from exc
+                raise translate(exc, self.path) from exc
 
     # -- packages --------------------------------------------------------------------
 
@@ -178,28 +110,28 @@ class StateStore:
         requested = _permissions(requested)
         installed_at = record.installed_at or datetime.now(UTC)
         with self._transaction(write=True) as conn:
-            old = self._load(conn, record.id)
+            old = _rows.load_package(conn, record.id)
             hash_changed = old is not None and old.record.content_hash != record.content_hash
             keep_trust = old is not None and old.trusted and not hash_changed
             # An upsert, not INSERT OR REPLACE: REPLACE deletes the row first, which would
             # cascade to the grants we mean to keep.
-            columns = _COLUMNS[:-4]  # new rows: disabled, untrusted (the column defaults)
+            columns = _rows.COLUMNS[:-4]  # new rows: disabled, untrusted (the column defaults)
             conn.execute(
                 f"INSERT INTO packages ({', '.join(columns)}) "
                 f"VALUES ({', '.join('?' * len(columns))}) ON CONFLICT (id) DO UPDATE SET "
                 + ", ".join(f"{c} = excluded.{c}" for c in columns[1:]),
                 (
-                    *(getattr(record, name) for name in _RECORD_COLUMNS),
+                    *(getattr(record, name) for name in _rows.RECORD_COLUMNS),
                     str(record.path),
                     record.hash_cache.to_json(),
                     installed_at.isoformat(),
                 ),
             )
             if old is not None and not keep_trust:
-                self._set_trust(conn, record.id, trusted=False)
+                _rows.set_trust(conn, record.id, trusted=False)
             dropped = old.granted - requested if old is not None else frozenset()
-            self._delete_grants(conn, record.id, dropped)
-            new = self._load(conn, record.id)
+            _rows.delete_grants(conn, record.id, dropped)
+            new = _rows.load_package(conn, record.id)
         assert new is not None
         return InstallResult(
             package=new,
@@ -215,28 +147,28 @@ class StateStore:
         """Store a fresh hash (and its cache) of the installed tree; return whether trust was
         revoked because the content no longer matches what was trusted."""
         with self._transaction(write=True) as conn:
-            old = self._require(conn, package_id)
+            old = _rows.require_package(conn, package_id)
             conn.execute(
                 "UPDATE packages SET content_hash = ?, hash_cache = ? WHERE id = ?",
                 (content_hash, hash_cache.to_json(), package_id),
             )
             revoke = old.trusted and old.trusted_hash != content_hash
             if revoke:
-                self._set_trust(conn, package_id, trusted=False)
+                _rows.set_trust(conn, package_id, trusted=False)
         return revoke
 
     def get_package(self, package_id: str) -> InstalledPackage:
         with self._transaction(write=False) as conn:
-            return self._require(conn, package_id)
+            return _rows.require_package(conn, package_id)
 
     def list_packages(self) -> list[InstalledPackage]:
         with self._transaction(write=False) as conn:
             ids = [row[0] for row in conn.execute("SELECT id FROM packages ORDER BY id")]
-            return [self._require(conn, package_id) for package_id in ids]
+            return [_rows.require_package(conn, package_id) for package_id in ids]
 
     def remove_package(self, package_id: str) -> None:
         with self._transaction(write=True) as conn:
-            self._require(conn, package_id)
+            _rows.require_package(conn, package_id)
             # Explicit, so grants go even on a connection without foreign_keys enabled.
             conn.execute("DELETE FROM grants WHERE package_id = ?", (package_id,))
             conn.execute("DELETE FROM policies WHERE package_id = ?", (package_id,))
@@ -247,8 +179,8 @@ class StateStore:
     def set_trusted(self, package_id: str, trusted: bool) -> None:
         """Trust (or distrust) the package's currently recorded content hash."""
         with self._transaction(write=True) as conn:
-            self._require(conn, package_id)
-            self._set_trust(conn, package_id, trusted=trusted)
+            _rows.require_package(conn, package_id)
+            _rows.set_trust(conn, package_id, trusted=trusted)
 
     def is_trusted(self, package_id: str, current_hash: str) -> bool:
         return self.get_package(package_id).trusted_for(current_hash)
@@ -261,32 +193,70 @@ class StateStore:
         if not wanted <= allowed:
             raise PermissionNotRequested(package_id, wanted - allowed)
         with self._transaction(write=True) as conn:
-            self._require(conn, package_id)
-            now = _now()
+            _rows.require_package(conn, package_id)
+            now = _rows.now()
             conn.executemany(
                 "INSERT OR IGNORE INTO grants (package_id, permission, granted_at) "
                 "VALUES (?, ?, ?)",
                 [(package_id, perm, now) for perm in sorted(wanted)],
             )
-            return self._granted(conn, package_id)
+            return _rows.granted(conn, package_id)
 
     def revoke(self, package_id: str, permissions: Iterable[str]) -> frozenset[str]:
         """Revoke permissions; return the granted set afterwards."""
         perms = _permissions(permissions)
         with self._transaction(write=True) as conn:
-            self._require(conn, package_id)
-            self._delete_grants(conn, package_id, perms)
-            return self._granted(conn, package_id)
+            _rows.require_package(conn, package_id)
+            _rows.delete_grants(conn, package_id, perms)
+            return _rows.granted(conn, package_id)
 
     def granted(self, package_id: str) -> frozenset[str]:
         return self.get_package(package_id).granted
 
     def set_enabled(self, package_id: str, enabled: bool) -> None:
         with self._transaction(write=True) as conn:
-            self._require(conn, package_id)
+            _rows.require_package(conn, package_id)
             conn.execute(
                 "UPDATE packages SET enabled = ? WHERE id = ?", (int(bool(enabled)), package_id)
             )
+
+    def set_group(self, package_ids: Iterable[str], group: str | None) -> None:
+        """Put the packages in ``group`` (None: in none), all or none of them."""
+        ids = list(package_ids)
+        with self._transaction(write=True) as conn:
+            for package_id in ids:
+                _rows.require_package(conn, package_id)
+            conn.executemany(
+                "UPDATE packages SET process_group = ? WHERE id = ?",
+                [(group, package_id) for package_id in ids],
+            )
+
+    # -- extensions discovered in an ecosystem's own folders --------------------------
+
+    def grant_extension(self, extension_id: str, permissions: Iterable[str]) -> frozenset[str]:
+        """Grant a discovered extension (``pi:NAME``) permissions; the granted set after."""
+        perms = _permissions(permissions)
+        with self._transaction(write=True) as conn:
+            now = _rows.now()
+            conn.executemany(
+                "INSERT OR IGNORE INTO extension_grants (extension_id, permission, granted_at) "
+                "VALUES (?, ?, ?)",
+                [(extension_id, perm, now) for perm in sorted(perms)],
+            )
+            return _extension_granted(conn, extension_id)
+
+    def revoke_extension(self, extension_id: str, permissions: Iterable[str]) -> frozenset[str]:
+        perms = _permissions(permissions)
+        with self._transaction(write=True) as conn:
+            conn.executemany(
+                "DELETE FROM extension_grants WHERE extension_id = ? AND permission = ?",
+                [(extension_id, perm) for perm in sorted(perms)],
+            )
+            return _extension_granted(conn, extension_id)
+
+    def extension_granted(self, extension_id: str) -> frozenset[str]:
+        with self._transaction(write=False) as conn:
+            return _extension_granted(conn, extension_id)
 
     # -- workspaces ------------------------------------------------------------------
 
@@ -298,7 +268,7 @@ class StateStore:
                 "INSERT INTO workspaces (path, trusted, decided_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (path) DO UPDATE SET trusted = excluded.trusted, "
                 "decided_at = excluded.decided_at",
-                (key, int(bool(trusted)), _now()),
+                (key, int(bool(trusted)), _rows.now()),
             )
 
     def forget_workspace(self, path: Path | str) -> bool:
@@ -338,82 +308,9 @@ class StateStore:
             ).fetchall()
         return [WorkspaceTrust(Path(p), bool(t), datetime.fromisoformat(d)) for p, t, d in rows]
 
-    # -- helpers (caller holds a transaction) ------------------------------------------
 
-    @staticmethod
-    def _granted(conn: sqlite3.Connection, package_id: str) -> frozenset[str]:
-        rows = conn.execute("SELECT permission FROM grants WHERE package_id = ?", (package_id,))
-        return frozenset(row[0] for row in rows)
-
-    @staticmethod
-    def _delete_grants(conn: sqlite3.Connection, package_id: str, perms: frozenset[str]) -> None:
-        conn.executemany(
-            "DELETE FROM grants WHERE package_id = ? AND permission = ?",
-            [(package_id, perm) for perm in sorted(perms)],
-        )
-
-    @staticmethod
-    def _set_trust(conn: sqlite3.Connection, package_id: str, *, trusted: bool) -> None:
-        if trusted:
-            conn.execute(
-                "UPDATE packages SET trusted = 1, trusted_hash = content_hash, trusted_at = ? "
-                "WHERE id = ?",
-                (_now(), package_id),
-            )
-        else:
-            conn.execute(
-                "UPDATE packages SET trusted = 0, trusted_hash = NULL, trusted_at = NULL "
-                "WHERE id = ?",
-                (package_id,),
-            )
-
-    def _require(self, conn: sqlite3.Connection, package_id: str) -> InstalledPackage:
-        package = self._load(conn, package_id)
-        if package is None:
-            raise UnknownPackage(package_id)
-        return package
-
-    def _load(self, conn: sqlite3.Connection, package_id: str) -> InstalledPackage | None:
-        row = conn.execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM packages WHERE id = ?", (package_id,)
-        ).fetchone()
-        if row is None:
-            return None
-        v = dict(zip(_COLUMNS, row, strict=True))
-        record = PackageRecord(
-            **{name: v[name] for name in _RECORD_COLUMNS},
-            path=Path(v["path"]),
-            hash_cache=HashCache.from_json(v["hash_cache"]),
-            installed_at=datetime.fromisoformat(v["installed_at"]),
-        )
-        return InstalledPackage(
-            record=record,
-            enabled=bool(v["enabled"]),
-            trusted=bool(v["trusted"]),
-            trusted_hash=v["trusted_hash"],
-            trusted_at=None if v["trusted_at"] is None else datetime.fromisoformat(v["trusted_at"]),
-            granted=self._granted(conn, package_id),
-        )
-
-
-def _tighten(path: Path) -> None:
-    """0600 for the store and its WAL files, when an older gateway made them with the
-    umask's mode."""
-    for candidate in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        try:
-            info = candidate.lstat()
-            if stat.S_ISREG(info.st_mode) and info.st_mode & 0o077 and info.st_uid == os.geteuid():
-                candidate.chmod(0o600)
-        except OSError:
-            continue
-
-
-def _translate(exc: sqlite3.Error, path: Path) -> StoreError:
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
-        return StoreCorrupt(path, str(exc))
-    if code is not None and code & 0xFF == _SQLITE_BUSY:
-        return StoreBusy(
-            f"state store {path} stayed locked by another process for {BUSY_TIMEOUT_S:.0f} s"
-        )
-    return StoreError(f"state store {path}: {exc}")
+def _extension_granted(conn: sqlite3.Connection, extension_id: str) -> frozenset[str]:
+    rows = conn.execute(
+        "SELECT permission FROM extension_grants WHERE extension_id = ?", (extension_id,)
+    )
+    return frozenset(row[0] for row in rows)

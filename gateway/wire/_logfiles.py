@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from gateway.base import private_dir, private_file
+from gateway.base import MAX_NAME_BYTES, private_dir, private_file, safe_join
 from gateway.sandbox import safe_name
 
 __all__ = ["LogLimits", "RotatingLog", "log_path", "open_log", "rotate"]
@@ -36,7 +36,9 @@ class LogLimits:
 def log_path(logs_dir: Path, *parts: str) -> Path:
     """``logs_dir/<part>-<part>….log``, each part sanitized: never outside ``logs_dir``."""
     name = "-".join(safe_name(part) for part in parts if part) or "extension"
-    return logs_dir / f"{name}.log"
+    if len(name) + len(".log.NN") > MAX_NAME_BYTES:  # many long parts: one file name still
+        name = safe_name(name)
+    return safe_join(logs_dir, f"{name}.log", portable=False)
 
 
 def _rotated(path: Path, index: int) -> Path:

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 import anyio
 
+from gateway.base import Diagnostics
+from gateway.sandbox import SandboxPolicy, explain_denial
 from gateway.wire._logfiles import RotatingLog
 
-__all__ = ["drain_stderr"]
+__all__ = ["denial_reporter", "drain_stderr"]
 
 _READ_SIZE = 64 * 1024
 _LINE_CAP = 4096
@@ -46,3 +49,21 @@ async def drain_stderr(fd: int, log: RotatingLog, on_line: Callable[[str], None]
     finally:
         anyio.notify_closing(fd)
         os.close(fd)
+
+
+def denial_reporter(
+    policy: SandboxPolicy | None, name: str, cwd: Path, diagnostics: Diagnostics
+) -> Callable[[str], None] | None:
+    """An ``on_line`` that reports each refusal of ``policy`` a stderr line shows, once per
+    missing grant; None for a process that runs unconfined."""
+    if policy is None:
+        return None
+    explained: set[str | None] = set()
+
+    def on_line(line: str) -> None:
+        found = explain_denial(line, policy, name, cwd)
+        if found is not None and found.hint not in explained:
+            explained.add(found.hint)  # once per missing grant
+            diagnostics.add(found)
+
+    return on_line

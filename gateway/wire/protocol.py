@@ -61,12 +61,15 @@ __all__ = [
 ]
 
 
+# defer_build: a model's validator is built on its first use, not at import. A short
+# command (``gateway call``) uses a few of these messages; building all of them at import
+# cost it more than its extension's start.
 class _Wire(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 class _Outgoing(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 # --------------------------------------------------------------------------- side effects

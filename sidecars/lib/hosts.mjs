@@ -1,8 +1,9 @@
 // The hosts of one sidecar process and what they offer together. A spec may mix Pi packages,
 // OpenClaw plugins and Nu extension modules (each package names its host); each host loads its own packages with
 // its ecosystem's rules, and this module routes requests to them: a tool or command to the
-// host that registered it (the first host in spec order keeps a name two hosts register),
-// an event to every host that subscribes, folding their replies by the canonical event's rule.
+// host that registered it (registration.mjs keeps the routes: the first host in spec order
+// keeps a name two hosts register), an event to every host that subscribes, folding their
+// replies by the canonical event's rule.
 //
 // A host is {ecosystem, tools() -> [ToolSpec], callTool(name, message, signal),
 // commands() -> [{name, description}], runCommand(name, message, signal, current),
@@ -10,13 +11,13 @@
 // optionally owner(kind, name) -> package id, eventOwners() -> {event: [package ids]} (then its
 // onEvent runs only the packages of `message.gateway.package` when given), skills() ->
 // [{name, description, path, package}]. A host without owner/eventOwners has everything it
-// registers attributed to its first package (negotiated `register.owners`).
+// registers attributed to its package when it has only one (negotiated `register.owners`).
 
-import { recordReport, recording, startRecording } from "./audit/record.mjs";
-import { diagnostic, wireDiagnostic } from "./diagnostics.mjs";
+import { recording, startRecording } from "./audit/record.mjs";
+import { diagnostic } from "./diagnostics.mjs";
 import { FEATURE, offered } from "./features.mjs";
+import { eventOwnersOf } from "./registration.mjs";
 import { log } from "./stdio.mjs";
-import { update } from "./wire.mjs";
 
 // Imported lazily: a Pi-only sidecar never loads the OpenClaw host, and the reverse.
 const HOSTS = {
@@ -60,96 +61,6 @@ export async function loadHosts(state) {
 			diagnostic(state, kind.failed, `sidecar failed to load packages: ${error?.stack ?? error}`);
 		}
 	}
-}
-
-/** Which host serves each tool and command name now. */
-function refreshRoutes(state) {
-	const tools = new Map();
-	const commands = new Map();
-	for (const host of state.hosts) {
-		for (const spec of host.tools()) claim(state, tools, spec.name, { host, spec }, "tool");
-		for (const command of host.commands()) claim(state, commands, command.name, { host, command }, "command");
-	}
-	state.routes = { tools, commands };
-}
-
-function claim(state, routes, name, route, kind) {
-	const owner = routes.get(name);
-	if (!owner) {
-		routes.set(name, route);
-		return;
-	}
-	const key = `${kind}:${name}:${route.host.ecosystem}`;
-	if (state.reported.has(key)) return;
-	state.reported.add(key);
-	const message = `${kind} "${name}" of the ${route.host.ecosystem} host is already registered by the ${owner.host.ecosystem} host in this sidecar; the first keeps it`;
-	diagnostic(state, "sidecar.name_conflict", message, name);
-}
-
-// A host that cannot say which of its packages did something: only a host of one package
-// attributes it; otherwise it stays with the process (its events then run every handler).
-const sole = (host) => (host.packageIds.length === 1 ? host.packageIds[0] : undefined);
-
-function eventOwnersOf(host) {
-	if (host.eventOwners) return host.eventOwners();
-	const only = sole(host);
-	return only === undefined ? {} : Object.fromEntries(host.events().map((event) => [event, [only]]));
-}
-
-/** Which package registered each tool and command, and which packages subscribe to each event. */
-function owners(state, withEvents) {
-	const of = (kind, routes) =>
-		Object.fromEntries(
-			[...routes]
-				.map(([name, { host }]) => [name, host.owner?.(kind, name) ?? sole(host)])
-				.filter(([, owner]) => owner !== undefined),
-		);
-	const found = { tools: of("tool", state.routes.tools), commands: of("command", state.routes.commands) };
-	if (!withEvents) return found;
-	found.events = {};
-	for (const host of state.hosts) {
-		for (const [event, ids] of Object.entries(eventOwnersOf(host))) {
-			found.events[event] = [...new Set([...(found.events[event] ?? []), ...ids])];
-		}
-	}
-	return found;
-}
-
-function commandSpecs(state) {
-	return [...state.routes.commands.values()].map(({ command }) => ({ name: command.name, description: command.description ?? "" }));
-}
-
-export function registerMessage(state) {
-	refreshRoutes(state);
-	const tools = [...state.routes.tools.values()].map((route) => route.spec);
-	const events = [...new Set(state.hosts.flatMap((host) => host.events()))];
-	const register = { type: "register", commands: commandSpecs(state), tools, events };
-	const extras = {};
-	if (offered(state, FEATURE.diagnostics) && state.diagnostics.length) {
-		extras.diagnostics = state.diagnostics.map((item) => wireDiagnostic(state, item));
-	}
-	if (offered(state, FEATURE.owners)) extras.owners = owners(state, true);
-	if (Object.keys(extras).length) register.gateway = extras;
-	if (state.record) register.gateway = { ...register.gateway, record: recordReport(state) };
-	return register;
-}
-
-/** Tell the host the complete current tools, commands and skills (negotiated
- * `registration.update`; with `register.owners`, who registered each). */
-export function sendRegistrationDelta(state) {
-	if (!state.registered) return;
-	refreshRoutes(state);
-	if (!offered(state, FEATURE.registrationUpdate)) {
-		log("tools, commands or skills changed after register; the host did not negotiate registration.update");
-		return;
-	}
-	const tools = [...state.routes.tools.values()].map((route) => route.spec);
-	const registration = { tools, active: tools.map((t) => t.name), commands: commandSpecs(state) };
-	const skills = state.hosts.flatMap((host) => host.skills?.() ?? []);
-	const attributed = offered(state, FEATURE.owners);
-	if (skills.length) registration.skills = skills.map(({ package: pkg, ...skill }) => (attributed ? { ...skill, package: pkg } : skill));
-	if (attributed) registration.owners = owners(state, false);
-	update(state, { gateway: { registration } });
 }
 
 export async function callTool(state, message, signal) {

@@ -20,6 +20,12 @@ def test_a_hostile_name_stays_in_the_logs_folder(tmp_path: Path) -> None:
         assert ".." not in path.name.split("-")[0].split("/")
 
 
+def test_many_long_parts_still_make_one_file_that_can_be_opened(tmp_path: Path) -> None:
+    path = log_path(tmp_path / "logs", "a" * 300, "b" * 300, "c" * 300, "1a2b3c4d")
+    assert path.parent == tmp_path / "logs" and len(path.name) + len(".1") <= 255
+    open_log(path).close()
+
+
 def test_distinct_names_get_distinct_logs(tmp_path: Path) -> None:
     assert log_path(tmp_path, "a/b") != log_path(tmp_path, "a_b")
 

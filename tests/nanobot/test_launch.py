@@ -173,3 +173,19 @@ def test_duplicate_contribution_names_refuse_the_install(tmp_path):
     with pytest.raises(InstallError) as refused:
         install(tmp_path / "home", str(package), kind="local", inspector=load_adapters().inspect)
     assert "nanobot.manifest_duplicate" in [d.code for d in refused.value.diagnostics]
+
+
+def test_a_long_id_writes_into_the_data_folder_the_sandbox_grants(tmp_path):
+    """The launch plan, the sidecar and the sandbox name a package's data folder alike; for
+    an id over 64 characters they did not, and the sidecar could not write its own."""
+    from adapters.nanobot.sidecar._api import safe_folder_name
+    from gateway.sandbox import package_dirs
+
+    long_id = "acme." + "x" * 80
+    entry = inspect_package(write_package(tmp_path / "p", long_id, "def register(api): pass\n"))
+    spec = plan_launch(entry, tmp_path / "home")
+    assert isinstance(spec, LaunchSpec)
+    data, _ = package_dirs(tmp_path / "home", long_id, create=False)
+    assert spec.writes == (data,) and data.is_dir()
+    assert data == tmp_path / "home" / "data" / safe_folder_name(long_id)
+    assert safe_folder_name("acme.review") == "acme.review"

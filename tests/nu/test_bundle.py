@@ -206,3 +206,35 @@ def test_a_change_in_shared_code_counts_as_a_change_of_every_tool_importing_it(
     report = install(home, str(source), kind="local", inspector=load_adapters().inspect)
     kept = [d.contribution for d in report.diagnostics if d.code == "nu.tool_version_not_bumped"]
     assert kept == ["probe__a"]
+
+
+def test_tools_whose_names_differ_only_in_case_get_bundles_macos_keeps_apart(
+    tmp_path: Path,
+) -> None:
+    """``probe__Fmt.mjs`` and ``probe__fmt.mjs`` are one file on macOS and Windows: the
+    second bundle would replace the first, and a call of one tool run the other's code."""
+    source = probe_package(
+        tmp_path / "p",
+        {"Fmt": "export default () => 'upper';\n", "fmt": "export default () => 'lower';\n"},
+    )
+    home = tmp_path / "home"
+    root = installed_root(home, install_ready(home, source))
+    bundles = read_bundles(root)
+    assert bundles is not None and bundles.refused == {}
+    files = {name: record.file for name, record in bundles.tools.items()}
+    assert len({file.casefold() for file in files.values()}) == 2
+    assert "upper" in (root / BUNDLES_DIR / files["probe__Fmt"]).read_text()
+    assert "lower" in (root / BUNDLES_DIR / files["probe__fmt"]).read_text()
+
+
+def test_a_tool_with_a_long_name_keeps_its_bundle(tmp_path: Path) -> None:
+    """Its bundle's file name is encoded (over 64 characters); reading the manifest back
+    took only names ``safe_name`` leaves as they are, and dropped it."""
+    long = "x" * 70
+    home = tmp_path / "home"
+    root = installed_root(
+        home,
+        install_ready(home, probe_package(tmp_path / "p", {long: "export default () => 'hi';\n"})),
+    )
+    bundles = read_bundles(root)
+    assert bundles is not None and list(bundles.tools) == [f"probe__{long}"]

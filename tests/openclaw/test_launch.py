@@ -130,3 +130,16 @@ async def test_discovery_roots_precedence_and_trust(workspace: Any) -> None:
         assert "user_tool" in {t.name for t in gateway.tools()}  # the project copy is not read
         assert "project_tool" not in {t.name for t in gateway.tools()}
         assert "openclaw.project_plugins_untrusted" in [d.code for d in gateway.diagnostics]
+
+
+def test_a_plugin_named_dot_dot_keeps_its_private_folders_in_its_own_place(tmp_path: Path):
+    """A plugin names itself: ".." made its private HOME and state GATEWAY_HOME/home and
+    GATEWAY_HOME/state, beside the store, and a sandbox rule let it write there."""
+    from adapters.openclaw.runtime import plugin_dirs
+
+    for plugin_id in ("..", ".", "a" * 300):
+        private_home, state = plugin_dirs(tmp_path, plugin_id)
+        assert private_home.parent == state.parent
+        assert private_home.parent.parent == tmp_path / "openclaw"
+        assert private_home.parent.name not in (".", "..")
+    assert plugin_dirs(tmp_path, "@acme/web")[0] == tmp_path / "openclaw" / "@acme+web" / "home"

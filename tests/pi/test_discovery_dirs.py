@@ -83,15 +83,15 @@ async def test_subdirectories_index_and_manifest(workspace: Any) -> None:
         assert "ignored" not in {c.name for c in gateway.registry.commands()}
 
 
-async def test_discovered_extensions_share_one_sidecar_each_under_its_own_owner(
+async def test_each_discovered_extension_runs_in_its_own_process_under_its_own_id(
     workspace: Any,
 ) -> None:
     write(project_dir(workspace) / "one.ts", extension("one"))
     write(user_dir(workspace) / "two.js", extension("two").replace(": any", ""))
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
-        assert len(gateway.processes) == 1
-        assert gateway.processes[0].name == "pi:discovered"
-        assert await run(gateway, "one") == await run(gateway, "two")
+        assert sorted(p.name for p in gateway.processes) == ["pi:one.ts", "pi:two.js"]
+        assert all(p.plan.members == () for p in gateway.processes)
+        assert await run(gateway, "one") != await run(gateway, "two")  # two processes
         owners = {c.name: c.owner for c in gateway.registry.commands() if c.name in ("one", "two")}
         assert owners == {"one": "pi:one.ts", "two": "pi:two.js"}
 

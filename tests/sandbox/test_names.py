@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import types
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gateway.base import _paths
 from gateway.sandbox import safe_name
 
 
@@ -22,6 +25,13 @@ def test_path_tricks_become_one_harmless_component() -> None:
 def test_distinct_names_stay_distinct() -> None:
     assert safe_name("a/b") != safe_name("a_b")
     assert safe_name("@scope/pkg") != safe_name("scope/pkg")
+
+
+def test_a_windows_device_name_is_kept_except_on_windows(monkeypatch) -> None:
+    assert safe_name("aux") == "aux"  # a package's data folder stays where it was
+    monkeypatch.setattr(_paths, "os", types.SimpleNamespace(name="nt"))
+    for device in ("aux", "CON", "nul.x", "com1"):
+        assert safe_name(device) != device and _paths.name_problem(safe_name(device)) is None
 
 
 def test_long_names_are_capped() -> None:

@@ -34,7 +34,10 @@ def test_the_gateway_can_make_itself_non_dumpable() -> None:
 
 ESCAPE = """
     import json, os, subprocess, time
+    import gateway.sandbox._descendants as walk
     from gateway.sandbox import become_subreaper, descendants, kill_descendants, reap_adopted
+    if not {children_files}:  # walk the whole of /proc, as where the kernel lacks them
+        walk._children_files = lambda: False
     subreaper = {subreaper} and become_subreaper()
     # A child that starts a grandchild in a new session, then exits: the grandchild escapes
     # the child's process group and is orphaned.
@@ -62,13 +65,14 @@ ESCAPE = """
 """
 
 
-def test_a_subreaper_finds_kills_and_reaps_an_escaped_grandchild() -> None:
-    result = _python(ESCAPE.format(subreaper=True))
+@pytest.mark.parametrize("children_files", [True, False])
+def test_a_subreaper_finds_kills_and_reaps_an_escaped_grandchild(children_files: bool) -> None:
+    result = _python(ESCAPE.format(subreaper=True, children_files=children_files))
     assert result == {"found": True, "killed": True, "alive": False, "reaped": True}
 
 
 def test_without_the_subreaper_an_escaped_grandchild_is_out_of_reach() -> None:
-    result = _python(ESCAPE.format(subreaper=False))
+    result = _python(ESCAPE.format(subreaper=False, children_files=True))
     assert result["found"] is False and result["killed"] is False
     assert result["alive"] is True  # outlives its gateway (killed by the script after)
 

@@ -39,9 +39,17 @@ _LOGGER_ROOT = "gateway.nanobot"
 
 
 def safe_folder_name(package_id: str) -> str:
-    """Package ids are already ``[a-z0-9._-]``; anything else is replaced, defensively."""
-    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in package_id)
-    return name.lstrip(".") or "_"
+    """The package's folder under the data root: the one the gateway's sandbox grants
+    (``gateway.sandbox.safe_name``). Package ids are already ``[a-z0-9._-]``, so the
+    encoder (and its hashlib, milliseconds of this sidecar's start) loads only for an id
+    that needs it: a long one, or anything else, defensively."""
+    plain = all(c.isascii() and (c.isalnum() or c in "._-") for c in package_id)
+    short = len(package_id) <= 64 and package_id.strip("._") == package_id
+    if plain and short and os.name != "nt":  # on Windows "aux" would be a device
+        return package_id
+    from gateway.base import encode_name
+
+    return encode_name(package_id, ascii_only=True, portable=False)
 
 
 class ExtensionApi:

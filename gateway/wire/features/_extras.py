@@ -33,7 +33,8 @@ class ExtraError(ValueError):
 
 class _Extra(BaseModel):
     # Unknown keys are ignored: a newer runtime may send more than this host reads.
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    # defer_build: each is built when first parsed; a plain nimlet extension sends none.
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 _M = TypeVar("_M", bound=_Extra)

@@ -3,7 +3,7 @@
 
 import { contentText } from "../content.mjs";
 import { FEATURE, offered } from "../features.mjs";
-import { sendRegistrationDelta } from "../hosts.mjs";
+import { sendRegistrationDelta } from "../registration.mjs";
 import { log } from "../stdio.mjs";
 import { askQuestion, update } from "../wire.mjs";
 import { HOOKS } from "./hooks.mjs";

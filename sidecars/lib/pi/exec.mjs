@@ -3,11 +3,9 @@
 // the host offered `host.request` — under its environment allow-list, workspace and policy —
 // and in the sidecar otherwise (pi's own implementation).
 
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { piUrl } from "./modules.mjs";
 
-const dist = path.dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")));
-const { execCommand: piExecCommand } = await import(pathToFileURL(path.join(dist, "core/exec.js")).href);
+const { execCommand: piExecCommand } = await import(piUrl("core/exec.js"));
 
 let viaHost = null;
 

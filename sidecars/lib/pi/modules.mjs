@@ -7,6 +7,11 @@
 //   (node_modules/.gateway/typebox, see sidecars/bundle.mjs) instead of its ~690 files,
 //   for every importer — pi's own modules, extensions through pi's jiti aliases — so one
 //   copy is loaded (when the bundle is missing or stale, TypeBox loads as installed),
+// - loads the Pi SDK the same way from its bundle (node_modules/.gateway/pi): pi's loader,
+//   event bus and theme for the host, and every file pi's alias map hands an extension
+//   (`@earendil-works/pi-coding-agent`, pi-ai, pi-tui, pi-agent-core, old names too) — ~30
+//   files instead of ~1,100 modules; not in `gateway audit --load`'s recording mode, which
+//   watches pi's loader as installed,
 // - notes whether pi's theme module was loaded (host.mjs then initialises it, as every
 //   pi mode does at start).
 
@@ -14,11 +19,14 @@ import fs from "node:fs";
 import { createRequire, registerHooks } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { recording } from "../audit/record.mjs";
 import { log } from "../stdio.mjs";
 
 const require = createRequire(import.meta.url);
-const piDist = path.dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")));
-const piUrl = (relative) => pathToFileURL(path.join(piDist, relative)).href;
+/** pi-coding-agent's dist folder as installed (resolved before the hook swaps in the bundle). */
+export const piDist = path.dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")));
+/** The URL of a file of pi's dist as installed (the hook loads its bundled copy when there is one). */
+export const piUrl = (relative) => pathToFileURL(path.join(piDist, relative)).href;
 
 export const loaderUrl = piUrl("core/extensions/loader.js");
 export const eventBusUrl = piUrl("core/event-bus.js");
@@ -35,10 +43,17 @@ function packageRoot(file) {
 	return folder;
 }
 
-/** TypeBox entry file URL -> its bundled module URL; empty without a current bundle (or with
- * GATEWAY_SIDECAR_UNBUNDLED=1, which benchmarks/bench_pi.py uses to measure the difference). */
+/** Whether the bundle `name` ("typebox", "pi") is switched off: GATEWAY_SIDECAR_UNBUNDLED=1
+ * (all) or a list of names, which benchmarks/bench_pi.py and bench_isolation.py use to measure
+ * the difference. */
+function unbundled(name) {
+	const value = process.env.GATEWAY_SIDECAR_UNBUNDLED ?? "";
+	return value === "1" || value.split(",").includes(name);
+}
+
+/** TypeBox entry file URL -> its bundled module URL; empty without a current bundle. */
 function typeboxBundle() {
-	if (process.env.GATEWAY_SIDECAR_UNBUNDLED === "1") return new Map();
+	if (unbundled("typebox")) return new Map();
 	try {
 		const root = packageRoot(fileURLToPath(import.meta.resolve("typebox")));
 		const bundle = path.join(root, "..", ".gateway", "typebox");
@@ -54,7 +69,31 @@ function typeboxBundle() {
 	}
 }
 
+const piRoot = path.dirname(piDist);
+
+/** The Pi SDK's bundle: {entries: file URL -> bundled module URL, theme: the bundled modules
+ * that load pi's theme}; empty without a bundle for the installed pi. */
+function piBundle() {
+	const none = { entries: new Map(), theme: new Set() };
+	if (unbundled("pi") || recording()) return none;
+	try {
+		const bundle = path.join(piRoot, "..", "..", ".gateway", "pi");
+		const manifest = JSON.parse(fs.readFileSync(path.join(bundle, "manifest.json"), "utf8"));
+		const { version } = JSON.parse(fs.readFileSync(path.join(piRoot, "package.json"), "utf8"));
+		if (manifest.version !== version) {
+			log(`the Pi SDK bundle is for ${manifest.version}, pi is ${version}: loading it unbundled (run gateway setup)`);
+			return none;
+		}
+		const url = (file) => pathToFileURL(path.join(bundle, file)).href;
+		const entries = new Map(Object.entries(manifest.entries).map(([entry, out]) => [pathToFileURL(path.join(piRoot, entry)).href, url(out)]));
+		return { entries, theme: new Set(manifest.theme.map(url)) };
+	} catch {
+		return none; // not built (modules installed by hand): pi loads as installed
+	}
+}
+
 const bundled = typeboxBundle();
+const pi = piBundle();
 let themeSeen = false;
 
 registerHooks({
@@ -63,9 +102,9 @@ registerHooks({
 			return { url: SHIMS[specifier], shortCircuit: true };
 		}
 		const resolved = nextResolve(specifier, context);
-		const swapped = bundled.get(resolved.url);
+		const swapped = bundled.get(resolved.url) ?? pi.entries.get(resolved.url);
+		if (resolved.url === themeUrl || pi.theme.has(swapped)) themeSeen = true;
 		if (swapped) return { ...resolved, url: swapped, shortCircuit: true };
-		if (resolved.url === themeUrl) themeSeen = true;
 		return resolved;
 	},
 });

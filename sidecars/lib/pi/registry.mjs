@@ -4,7 +4,7 @@
 
 import path from "node:path";
 import { diagnostic } from "../diagnostics.mjs";
-import { sendRegistrationDelta } from "../hosts.mjs";
+import { sendRegistrationDelta } from "../registration.mjs";
 import { log } from "../stdio.mjs";
 
 export function unsupported(state, api, where, pkg) {

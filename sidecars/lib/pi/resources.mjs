@@ -5,14 +5,12 @@
 // rules and starts a turn with the result (the reply's `prompt`), as typing `/name args` does
 // in Pi. An extension command of the same name keeps it (Pi checks extension commands first).
 
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { sendRegistrationDelta } from "../hosts.mjs";
+import { sendRegistrationDelta } from "../registration.mjs";
 import { currentRequest } from "../state.mjs";
 import { log } from "../stdio.mjs";
+import { piUrl } from "./modules.mjs";
 
-const piDist = path.dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")));
-const load = (name) => import(pathToFileURL(path.join(piDist, name)).href);
+const load = (name) => import(piUrl(name));
 
 function byPackage(found, kind) {
 	const groups = new Map();

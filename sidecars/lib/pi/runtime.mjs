@@ -3,7 +3,7 @@
 // entries become session entries, the active tool set is what the host registers.
 
 import { contentText } from "../content.mjs";
-import { sendRegistrationDelta } from "../hosts.mjs";
+import { sendRegistrationDelta } from "../registration.mjs";
 import { currentRequest } from "../state.mjs";
 import { log } from "../stdio.mjs";
 import { update } from "../wire.mjs";

@@ -215,3 +215,33 @@ def test_verdicts_summarise_the_rows(config):
     assert verdict.status is Status.PARTIAL  # commands run; newSession/shutdown are host actions
     assert verdict.counts == {"runs": 3, "partial": 2}
     assert isinstance(AuditReport("static", "g", [package]).summary()["verdicts"], dict)
+
+
+def test_a_gateway_only_argument_of_the_nanobot_api_fails_in_nanobot_and_runs_here(
+    tmp_path, config
+):
+    root = tmp_path / "pkg"
+    (root / "pkg").mkdir(parents=True)
+    manifest = {
+        "id": "acme.hooks", "name": "Hooks", "version": "1.0.0", "apiVersion": 1, "runtime": "python",
+        "entry": "pkg:register", "contributions": [{"kind": "hook", "name": "stamp"}],
+    }  # fmt: skip
+    (root / "nanobot.extension.json").write_text(json.dumps(manifest))
+    (root / "pkg" / "__init__.py").write_text(
+        "def stamp(context):\n    return None\n\n"
+        "def register(api):\n    api.register_hook_factory(stamp, name='stamp')\n    api.logger.info('hi')\n"
+    )
+    package = one(root, config)
+    named = row(package, "api", "register_hook_factory(name=)")
+    assert named.cells["nanobot"].support.code == "nanobot.gateway_only_api"
+    assert named.cells["nanobot"].support.status is Status.UNSUPPORTED
+    assert named.cells[GATEWAY].support.status is Status.RUNS
+    assert row(package, "api", "api.logger").cells["nanobot"].support.status is Status.UNSUPPORTED
+
+
+def test_the_bundled_nanobot_example_uses_only_nanobots_api(config):
+    package = one(ROOT / "examples" / "packages" / "acme-review", config)
+    assert not [
+        r for r in package.rows if r.cells["nanobot"].support.code == "nanobot.gateway_only_api"
+    ]
+    assert package.verdicts["nanobot"].status is Status.RUNS

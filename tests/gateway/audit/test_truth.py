@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from adapters._sidecar import sidecar_ready
-from adapters.openclaw._audit import HOOKS, LEGACY, RECORDED
+from adapters.openclaw._host_api import HOOKS, LEGACY, RECORDED
 from adapters.openclaw.runtime import MIN_NODE
 from adapters.pi._audit import GATEWAY_EVENTS, PI_EVENTS, REMOVED_EVENTS
 from adapters.pi.runtime import SIDECAR_DIR

@@ -24,8 +24,8 @@ from gateway.store import (
     StoreError,
     StoreTooNew,
     UnknownPackage,
+    _connection,
     _schema,
-    _store,
     content_hash,
 )
 
@@ -94,7 +94,7 @@ def test_home_that_is_a_file_is_an_error(tmp_path: Path) -> None:
 def test_write_lock_held_too_long_is_store_busy(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_store, "BUSY_TIMEOUT_S", 0.05)
+    monkeypatch.setattr(_connection, "BUSY_TIMEOUT_S", 0.05)
     with (
         StateStore.open(home) as s,
         closing(sqlite3.connect(s.path, isolation_level=None)) as other,

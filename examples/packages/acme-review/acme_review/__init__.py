@@ -42,4 +42,4 @@ def ticket_stamp(turn_context):
 
 def register(api) -> None:
     api.register_tool(ReviewTool())
-    api.register_hook_factory(ticket_stamp, name="ticket_stamp")
+    api.register_hook_factory(ticket_stamp)

@@ -1,0 +1,79 @@
+"""``gateway install`` and ``gateway uninstall``: the installer's verbs."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+
+from gateway.base import GatewayConfig, _codes, terminal_progress
+from gateway.cli._output import print_diagnostics, print_json
+from gateway.cli._policy import print_suggested, suggested_policy
+from gateway.cli._refusal import refuse
+from gateway.packages import InstallError, collect_garbage, install, load_adapters, prepare_install
+from gateway.packages import uninstall as uninstall_package
+
+__all__ = ["run_install", "run_uninstall"]
+
+
+def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
+    # What installs that died left behind (their locks are free) goes first.
+    collect_garbage(config.home)
+    adapters = load_adapters()
+    try:
+        with terminal_progress(quiet=args.json) as progress:
+            report = install(
+                config.home,
+                args.source,
+                kind=args.kind,
+                inspector=adapters.inspect,
+                progress=progress,
+                prepare=functools.partial(prepare_install, adapters, config.home),
+            )
+    except InstallError as error:
+        refusal = _codes.INSTALL_REFUSED(str(error))
+        return refuse(
+            args,
+            str(error),
+            [refusal, *error.diagnostics],
+            shown=error.diagnostics,
+            subject=error.subject,
+        )
+    suggested = suggested_policy(report.entry)
+    if args.json:
+        print_json({**report.to_dict(), "suggested_policy": suggested})
+        return 0
+    data = report.to_dict()
+    verb = "installed" if report.result.created else "reinstalled"
+    name = " ".join(part for part in (data["id"], data["version"]) if part)
+    print(f"{verb} {name} ({data['ecosystem']}) from {data['source']}")
+    print(f"  at {data['path']} ({data['files']} files)")
+    if report.result.created or report.result.trust_revoked:
+        print("  nothing of it runs until you pass each gate:")
+        optional = {p.name for p in report.entry.permissions if getattr(p, "optional", False)}
+        required = [p for p in data["requested_permissions"] if p not in optional]
+        if required:
+            print(f"    gateway permissions {data['id']} {' '.join(required)}")
+        print(f"    gateway trust {data['id']}")
+        print(f"    gateway enable {data['id']}")
+        if optional:
+            perms = " ".join(sorted(optional))
+            print(f"  optional (the rest runs without): gateway permissions {data['id']} {perms}")
+    else:
+        print("  same content as before: trust, grants and enabled are kept")
+    for name in report.entry.secrets:
+        print(f"  secret {name}: gateway secret set {data['id']} {name}")
+    if suggested is not None:
+        print_suggested(data["id"], suggested, sys.stdout)
+        print(f"  not applied until you adopt them: gateway policy accept {data['id']}")
+    print_diagnostics(report.diagnostics)
+    return 0
+
+
+def run_uninstall(args: argparse.Namespace, config: GatewayConfig) -> int:
+    package = uninstall_package(config.home, args.id)
+    if args.json:
+        print_json({"uninstalled": package.id, "path": str(package.record.path)})
+    else:
+        print(f"uninstalled {package.id} (removed {package.record.path})")
+    return 0

@@ -1,0 +1,159 @@
+"""``gateway``: parse, check what every verb shares, then import and run the verb.
+
+Exit codes: 0 when a result was produced (an error result too), 1 for an unknown tool or
+command or a failed operation, 2 for bad usage.
+
+A verb's implementation is imported when it runs (``_VERBS``): ``gateway --version`` or a
+``gateway trust`` does not pay for the host, the MCP SDK or the audit's renderers, which
+together took most of a short command's time (docs/performance.md, "CLI start").
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from gateway.cli._errors import BadArgument, Usage, error
+from gateway.cli._parser import PACKAGE_VERBS, build_parser
+
+TYPE_CHECKING = False  # typing itself costs several ms at start
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+    from gateway.base import GatewayConfig
+
+__all__ = ["main"]
+
+Verb = Callable[[argparse.Namespace, "GatewayConfig"], int]
+
+_VERBS: dict[str, tuple[str, str]] = {
+    "list": ("gateway.cli._workspace", "run_workspace_verb"),
+    "call": ("gateway.cli._workspace", "run_workspace_verb"),
+    "command": ("gateway.cli._workspace", "run_workspace_verb"),
+    "shell": ("gateway.cli._workspace", "run_workspace_verb"),
+    "trust": ("gateway.cli._trust", "run_trust"),
+    "untrust": ("gateway.cli._trust", "run_trust"),
+    **{verb: ("gateway.cli._packages", "run_package_verb") for verb in PACKAGE_VERBS},
+    "setup": ("gateway.cli._setup", "run_setup_verb"),
+    "config": ("gateway.cli._config", "run_config"),
+    "secret": ("gateway.cli._secrets", "run_secret"),
+    "policy": ("gateway.cli._policy", "run_policy"),
+    "journal": ("gateway.cli._journal", "run_journal"),
+    "serve": ("gateway.cli._serve", "run_serve"),
+    "migrate": ("gateway.cli._migrate", "run_migrate"),
+    "audit": ("gateway.cli._audit", "run_audit"),
+}
+"""Verb → (module, function) running it with the parsed arguments and the configuration."""
+
+# Verbs that open a gateway once, print, and end; ``_leave`` ends them.
+_ONE_SHOT = ("list", "call", "command")
+# Commands that only read the gateway's state: a missing home is not made for them.
+_READ_ONLY_VERBS = ("inspect", "status", "audit")
+# Positional arguments that name something: empty, each would mean the current folder.
+_NAMED = ("target", "source", "id", "tool", "name", "call")
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    for name in _NAMED:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and not value.strip():
+            raise BadArgument(f"{name.upper()} is empty; use `.` for the current folder")
+    if not hasattr(args, "workspace"):
+        return
+    workspace = args.workspace
+    if workspace is None:
+        args.workspace = Path.cwd()
+        return
+    if not workspace.strip():
+        raise BadArgument("--workspace is empty; use `.` for the current folder")
+    try:
+        os.fsencode(workspace).decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadArgument(
+            f"--workspace {os.fsencode(workspace)!r} is not valid UTF-8; sessions and the "
+            "protocol carry paths as UTF-8 text"
+        ) from None
+    args.workspace = Path(workspace)
+
+
+def _refuse_argument(args: argparse.Namespace, message: str) -> None:
+    from gateway.base import _codes
+    from gateway.cli._output import refuse
+
+    refuse(_codes.ARGUMENT_INVALID(message), as_json=bool(getattr(args, "json", False)))
+
+
+def _verb(name: str) -> Verb:
+    module, function = _VERBS[name]
+    run: Verb = getattr(importlib.import_module(module), function)
+    return run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser(argv).parse_args(argv)
+    from gateway.base import GatewayConfig, HomeUnusable, ensure_home
+    from gateway.sandbox._privileges import make_undumpable
+
+    # Same-user processes (the extensions among them) must not read our environment or
+    # memory through /proc; see docs/security.md.
+    make_undumpable()
+    config = GatewayConfig()
+    try:
+        _check_arguments(args)
+        ensure_home(config.home, write=args.verb not in _READ_ONLY_VERBS)
+    except BadArgument as problem:
+        _refuse_argument(args, str(problem))
+        return 2
+    except HomeUnusable as unusable:
+        from gateway.cli._output import refuse
+
+        refuse(unusable.diagnostic(), as_json=bool(getattr(args, "json", False)))
+        return 1
+    try:
+        code = _verb(args.verb)(args, config)
+    except Usage as problem:
+        error(args, str(problem))
+        return 2
+    except BadArgument as problem:
+        _refuse_argument(args, str(problem))
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader of our output went away (`gateway list | head`); that is not an error.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the flush at exit
+        return 0
+    except Exception as problem:
+        if not _store_failure(problem):
+            raise
+        error(args, str(problem))
+        return 1
+    if argv is None and args.verb in _ONE_SHOT:
+        _leave(code)
+    return code
+
+
+def _leave(code: int) -> NoReturn:
+    """Exit at once, without the interpreter's teardown of the ~450 modules a gateway loads
+    (15-20 % of a ``gateway call``'s time). Only for the process's own command line (``argv``
+    None: never when ``main`` is called in a process that goes on): by then the gateway has
+    stopped every process it started, closed its session and logs, and nothing is left to
+    flush but stdout and stderr."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader gone: nothing reaches it
+            stream.flush()
+    os._exit(code)
+
+
+def _store_failure(problem: Exception) -> bool:
+    """A state store or session store that cannot be used (exit 1). Their classes are
+    imported only here: when one of them was raised, its module is loaded already."""
+    from gateway.model import SessionNotFound
+    from gateway.store import StoreError
+
+    return isinstance(problem, SessionNotFound | StoreError)

@@ -1,0 +1,329 @@
+"""What every verb accepts: the ``gateway`` argument parser.
+
+Built from argparse alone. What a verb does lives in its own module, imported only when
+that verb runs (``gateway.cli._main``), so ``gateway --help``, ``--version`` and a usage
+error never load the host, pydantic models, jsonschema, rich or the MCP SDK. Choices that
+another floor owns are repeated here and kept equal to it by ``tests/gateway/test_cli_start.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+TYPE_CHECKING = False  # typing itself costs several ms at start
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+__all__ = [
+    "AUDIT_FAIL_ON",
+    "AUDIT_FORMATS",
+    "AUDIT_HOSTS",
+    "MIGRATE_TARGETS",
+    "PACKAGE_VERBS",
+    "build_parser",
+]
+
+DESCRIPTION = "``gateway``: a thin command line over the Python API (see docs/cli.md)."
+PACKAGE_VERBS = ("install", "inspect", "permissions", "enable", "disable", "uninstall", "status")
+MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin")
+AUDIT_FORMATS = ("text", "json", "markdown", "html", "sarif")
+"""``gateway.audit.FORMATS``."""
+AUDIT_FAIL_ON = ("unsupported", "partial", "risk")
+"""``gateway.audit.FAIL_ON``."""
+AUDIT_HOSTS = ("gateway", "nimlet", "nu", "nanobot", "pi", "openclaw")
+"""``gateway.audit.HOSTS``."""
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings,
+            dest,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="show program's version number and exit",
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from gateway.base._version import gateway_version
+
+        sys.stdout.write(f"gateway {gateway_version()}\n")
+        parser.exit()
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for ``argv`` (default: ``sys.argv[1:]``). Every verb is listed, but only
+    the verb ``argv`` names gets its arguments: argparse makes a help formatter and looks up
+    translations for each argument it adds, most of ``gateway --version``'s own time when
+    done for all of them."""
+    parser = argparse.ArgumentParser(prog="gateway", description=DESCRIPTION)
+    parser.add_argument("--version", action=_Version)
+    commands = parser.add_subparsers(dest="verb", required=True, metavar="COMMAND")
+    named = _named_verb(sys.argv[1:] if argv is None else argv)
+    for verb, (text, add_arguments, description) in _VERBS.items():
+        sub = commands.add_parser(verb, help=text, description=description)
+        if verb == named:
+            add_arguments(sub)
+    return parser
+
+
+def _named_verb(argv: Sequence[str]) -> str | None:
+    # The top level takes no option with a value: the first word is the verb.
+    word = next((a for a in argv if not a.startswith("-")), None)
+    return word if word in _VERBS else None
+
+
+def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
+    parser.add_argument("--workspace", help="workspace folder (default: the current one)")
+    parser.add_argument("--trust", action="store_true", help="trust the workspace for this run")
+    parser.add_argument("--plan", action="store_true", help="plan mode: read/user tools only")
+    parser.add_argument("--session", metavar="ID", help="resume this session")
+    if json_flag:
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _list(sub: argparse.ArgumentParser) -> None:
+    _common(sub)
+
+
+def _call(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("tool")
+    sub.add_argument("arguments", nargs="?", default="{}", metavar="JSON_ARGS")
+    _common(sub)
+
+
+def _command(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("name")
+    sub.add_argument("arguments", nargs="*", metavar="ARGS")
+    _common(sub)
+
+
+def _shell(sub: argparse.ArgumentParser) -> None:
+    _common(sub, json_flag=False)
+    sub.add_argument(
+        "--permissions",
+        choices=("ask", "allow"),
+        default=None,
+        help="permission prompts of extension tools: ask, or allow without asking "
+        "(default: ask on a terminal, allow otherwise, as nimlet's headless modes do)",
+    )
+
+
+def _target(sub: argparse.ArgumentParser, metavar: str = "ID|DIR") -> None:
+    sub.add_argument("target", metavar=metavar)
+    sub.add_argument("--json", action="store_true")
+
+
+def _json(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--json", action="store_true")
+
+
+def _package_id(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("id", metavar="ID")
+    sub.add_argument("--json", action="store_true")
+
+
+def _install(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("source", metavar="SRC", help="folder, git URL[#ref] or npm spec / tarball")
+    sub.add_argument("--kind", choices=("local", "git", "npm"), help="force the source kind")
+    sub.add_argument("--json", action="store_true")
+
+
+def _permissions(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("id", metavar="ID")
+    sub.add_argument("permissions", nargs="*", metavar="PERM")
+    sub.add_argument("--revoke", action="store_true")
+    sub.add_argument("--json", action="store_true")
+
+
+def _setup(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--node", metavar="VERSION", help="download this Node version (e.g. 22.20.0 or 22)"
+    )
+    sub.add_argument(
+        "--mirror",
+        metavar="URL",
+        help="where --node downloads from (a mirror of https://nodejs.org/download/release)",
+    )
+    sub.add_argument("--json", action="store_true")
+
+
+def _config(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("id", metavar="ID")
+    sub.add_argument("key", nargs="?", metavar="KEY", help="a dotted key, e.g. oss.llm.provider")
+    sub.add_argument("value", nargs="?", metavar="VALUE", help="JSON, or text")
+    sub.add_argument("--unset", action="store_true", help="remove KEY")
+    sub.add_argument("--json", action="store_true")
+
+
+def _serve(sub: argparse.ArgumentParser) -> None:
+    mode = sub.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--mcp", action="store_true", help="an MCP server over stdio")
+    mode.add_argument("--nimlet", action="store_true", help="one nimlet extension over stdio")
+    sub.add_argument(
+        "--package",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="serve only this installed package (repeatable); default: everything the "
+        "workspace loads",
+    )
+    sub.add_argument(
+        "--workspace",
+        dest="serve_workspace",
+        metavar="WORKSPACE",
+        help="workspace folder (default: the current one; for --nimlet the host's)",
+    )
+    sub.add_argument("--trust", action="store_true", help="trust the workspace for this run")
+    sub.add_argument("--plan", action="store_true", help="plan mode: read/user tools only")
+    sub.add_argument(
+        "--home", metavar="DIR", help="the gateway home holding the packages (GATEWAY_HOME)"
+    )
+    sub.add_argument(
+        "--protocol",
+        choices=("current", "older"),
+        default="current",
+        help="--nimlet: the host's protocol generation (default: current nimlet)",
+    )
+
+
+def _migrate(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("source", metavar="PKG", help="folder, tarball, npm spec, git URL or id")
+    sub.add_argument("--to", required=True, choices=MIGRATE_TARGETS, dest="target")
+    sub.add_argument("--out", required=True, metavar="DIR", help="where to write (empty)")
+    sub.add_argument(
+        "--load",
+        action="store_true",
+        help="load the package once in a throwaway sandbox to see its tools, commands, hooks",
+    )
+    sub.add_argument("--force", action="store_true", help="replace what DIR holds")
+    sub.add_argument(
+        "--gateway-command",
+        metavar="CMD",
+        help="how the output starts the gateway (default: this installation's `gateway`)",
+    )
+    sub.add_argument("--json", action="store_true")
+
+
+def _audit(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "sources",
+        nargs="*",
+        metavar="SRC",
+        help="folder, tarball, npm spec, git URL or installed id",
+    )
+    sub.add_argument(
+        "--from",
+        dest="from_file",
+        metavar="FILE",
+        help="read sources from FILE, one a line (# comments)",
+    )
+    sub.add_argument(
+        "--format", choices=AUDIT_FORMATS, default="text", help="report format (default: text)"
+    )
+    sub.add_argument(
+        "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
+    )
+    sub.add_argument(
+        "--fail-on", action="append", default=[], metavar="WHAT[:HOST]",
+        help=f"exit 1 if any package has it: {', '.join(AUDIT_FAIL_ON)}; HOST one of "
+        f"{', '.join(AUDIT_HOSTS)} (default gateway); repeatable or comma-separated",
+    )  # fmt: skip
+    sub.add_argument(
+        "--load",
+        action="store_true",
+        help="also load each package in a throwaway sandbox and record what it registers "
+        "(runs its code)",
+    )
+    sub.add_argument("--yes", "-y", action="store_true", help="confirm --load without asking")
+
+
+def _secret(sub: argparse.ArgumentParser) -> None:
+    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for action, text in (
+        ("set", "set NAME (the value is read from stdin, or asked for on a terminal)"),
+        ("unset", "remove NAME's value"),
+        ("list", "the package's secrets: set or unset (never the values)"),
+    ):
+        verb = actions.add_parser(action, help=text)
+        verb.add_argument("id", metavar="ID")
+        if action != "list":
+            verb.add_argument("name", metavar="NAME")
+        verb.add_argument("--json", action="store_true")
+
+
+def _policy(sub: argparse.ArgumentParser) -> None:
+    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for action, text in (
+        ("show", "the rules the package suggests, and whether they are adopted"),
+        ("accept", "adopt the rules the package suggests (they apply to every tool call)"),
+        ("revoke", "drop the package's adopted rules"),
+    ):
+        verb = actions.add_parser(action, help=text)
+        verb.add_argument("id", metavar="ID")
+        verb.add_argument("--json", action="store_true")
+
+
+def _journal(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--all", action="store_true", help="every journaled call, not only open ones")
+    sub.add_argument("--json", action="store_true")
+    actions = sub.add_subparsers(dest="action", metavar="ACTION")
+    resolve = actions.add_parser("resolve", help="say whether an interrupted call happened")
+    resolve.add_argument("call", metavar="CALL")
+    resolve.add_argument("resolution", choices=("ran", "not_run"))
+    resolve.add_argument("--json", action="store_true")
+
+
+_SETUP = (
+    "Make the private Node environment under GATEWAY_HOME/node (from the bundled Node, "
+    "offline, unless --node asks for another version) and install the Node sidecar's "
+    "modules (npm ci --ignore-scripts). Safe to run again."
+)
+_VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | None]] = {
+    "list": ("tools, commands, hooks, skills, prompts", _list, None),
+    "call": ("run one turn around one tool call", _call, None),
+    "command": ("run a slash command", _command, None),
+    "shell": ("interactive shell", _shell, None),
+    "trust": ("trust an installed package, or a workspace folder", _target, None),
+    "untrust": ("stop trusting an installed package, or a workspace folder", _target, None),
+    "install": ("install a package (local folder, git, npm)", _install, None),
+    "inspect": (
+        "a package's metadata (runs nothing)",
+        lambda sub: _target(sub, "ID|PATH"),
+        None,
+    ),
+    "permissions": ("show, grant or revoke permissions", _permissions, None),
+    "enable": ("enable a package", _package_id, None),
+    "disable": ("disable a package", _package_id, None),
+    "uninstall": ("remove a package", _package_id, None),
+    "status": (
+        "every installed package: gates, active or not and why",
+        _json,
+        None,
+    ),
+    "setup": (
+        "after pip install: the private Node environment and the Node sidecar's modules",
+        _setup,
+        _SETUP,
+    ),
+    "config": ("show or set a package's configuration", _config, None),
+    "serve": (
+        "serve the packages to another host: an MCP server or a nimlet extension",
+        _serve,
+        None,
+    ),
+    "migrate": ("make a package runnable by another host", _migrate, None),
+    "audit": (
+        "what runs where: every contribution by every host, with codes and reasons",
+        _audit,
+        None,
+    ),
+    "secret": ("set, unset or list a package's secrets", _secret, None),
+    "policy": ("show, accept or revoke a package's policy rules", _policy, None),
+    "journal": ("interrupted at-most-once tool calls; resolve them", _journal, None),
+}
+"""Each verb: its help line, what adds its arguments, its description (for its --help)."""

@@ -1,0 +1,248 @@
+"""``gateway list``, ``call``, ``command`` and ``shell``: the verbs that open a gateway on a
+workspace (docs/cli.md). Imported only when one of them runs: it is the host."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+
+from gateway.base import (
+    MAX_ARGUMENT_DEPTH,
+    USER_MESSAGE_DROPPED,
+    GatewayConfig,
+    Severity,
+    json_depth,
+)
+from gateway.cli._errors import BadArgument, Usage, error
+from gateway.cli._output import diagnostics_table, print_diagnostics, print_json, table
+from gateway.host import Gateway, UnknownCommand, open_gateway
+from gateway.model import render_call
+from gateway.sandbox import become_subreaper, descendants, kill_descendants, reap_adopted
+
+__all__ = ["run_workspace_verb"]
+
+
+def run_workspace_verb(args: argparse.Namespace, config: GatewayConfig) -> int:
+    if not args.workspace.is_dir():
+        raise Usage(f"workspace {args.workspace} is not a folder")
+    with _contained():
+        if args.verb == "shell":
+            from gateway.cli._shell import run_shell
+
+            return anyio.run(run_shell, args, config)
+        return anyio.run(_run, args, config)
+
+
+@contextlib.contextmanager
+def _contained() -> Iterator[None]:
+    """Nothing a command started outlives it: as a child subreaper the gateway adopts what
+    escaped its extensions' process groups (a grandchild that called ``setsid``), and
+    every descendant that appeared during the command is killed and reaped at its end."""
+    become_subreaper()
+    before = set(descendants())
+    try:
+        yield
+    finally:
+        kill_descendants(exclude=before)
+        reap_adopted(())
+
+
+def _open(args: argparse.Namespace, config: GatewayConfig) -> Any:
+    return open_gateway(
+        args.workspace,
+        trust=True if args.trust else None,
+        plan=args.plan,
+        config=config,
+        session_id=args.session,
+    )
+
+
+async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
+    if args.verb == "call":
+        try:
+            arguments = json.loads(args.arguments)
+        except json.JSONDecodeError as error:
+            raise Usage(f"JSON_ARGS is not JSON: {error}") from None
+        except RecursionError:
+            raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels") from None
+        if not isinstance(arguments, dict):
+            raise Usage("JSON_ARGS must be a JSON object")
+        if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
+            raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels")
+    async with _open(args, config) as gateway:
+        if args.verb == "list":
+            _list(gateway, args.json)
+            return 0
+        if args.verb == "call":
+            return await _call(gateway, args.tool, arguments, args.json)
+        return await _command(gateway, args.name, " ".join(args.arguments), args.json)
+    raise AssertionError(args.verb)  # pragma: no cover
+
+
+def _list(gateway: Gateway, as_json: bool) -> None:
+    tools = [
+        {**tool.describe(), **({"display": tool.display} if tool.display else {})}
+        for tool in gateway.tools()
+    ]
+    commands = [
+        {"name": c.name, "description": c.description, "owner": c.owner}
+        for c in gateway.registry.commands()
+    ]
+    hooks = [{"event": h.event, "owner": h.owner} for h in gateway.registry.hooks()]
+    skills = [
+        {"name": s.name, "description": s.description, "path": str(s.path)}
+        for s in gateway.discovery.skills
+    ]
+    prompts = [
+        {"name": p.name, "description": p.description, "path": str(p.path)}
+        for p in gateway.discovery.prompts
+    ]
+    diagnostics = [d.to_dict() for d in gateway.diagnostics]
+    if as_json:
+        print_json(
+            {"workspace": str(gateway.workspace), "trusted": gateway.trusted, "plan": gateway.plan,
+             "tools": tools, "commands": commands, "hooks": hooks, "skills": skills,
+             "prompts": prompts, "diagnostics": diagnostics}
+        )  # fmt: skip
+        return
+    out = sys.stdout
+    trust = "trusted" if gateway.trusted else "not trusted"
+    print(f"workspace {gateway.workspace} ({trust}{', plan mode' if gateway.plan else ''})\n")
+    tool_rows = [
+        (t["name"], t["owner"], ",".join(t["capabilities"]), t["description"]) for t in tools
+    ]
+    table("Tools", ("name", "owner", "capabilities", "description"), tool_rows, out)
+    print(file=out)
+    command_rows = [("/" + c["name"], c["owner"], c["description"]) for c in commands]
+    table("Commands", ("command", "owner", "description"), command_rows, out)
+    print(file=out)
+    table("Hooks", ("event", "owner"), [(h["event"], h["owner"]) for h in hooks], out)
+    print(file=out)
+    table("Skills", ("name", "description"), [(s["name"], s["description"]) for s in skills], out)
+    print(file=out)
+    table("Prompts", ("name", "description"), [(p["name"], p["description"]) for p in prompts], out)
+    print(file=out)
+    diagnostics_table(list(gateway.diagnostics), out)
+
+
+async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json: bool) -> int:
+    if gateway.registry.tool(name) is None:
+        error(
+            _as(as_json), f"unknown tool {name!r} (see `gateway list`)", list(gateway.diagnostics)
+        )
+        return 1
+    if not as_json:
+        gateway.progress_listener = _print_progress
+        tool = gateway.registry.tool(name)
+        for line in render_call(tool.display if tool is not None else None, arguments):
+            print(line)
+    await gateway.start_session()
+    await gateway.start_turn()
+    result = await gateway.call_tool(name, arguments)
+    await gateway.end_turn()
+    await gateway.end_session()
+    _drop_user_messages(gateway)
+    if as_json:
+        print_json(
+            {**result.to_dict(), "session_id": gateway.session.id,
+             "statuses": gateway.session.statuses, "widgets": gateway.session.widgets,
+             "notifications": _notifications(gateway),
+             "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
+        )  # fmt: skip
+        return 0
+    label = "blocked" if result.blocked else ("error" if result.is_error else "ok")
+    print(f"[{label}] {result.content}")
+    for part in result.parts or []:
+        if part.get("type") == "image":
+            print(f"[image {part.get('mime_type')} {part.get('path') or 'inline'}]")
+    _print_effects(gateway)
+    # Info notes (the same ones on every run) stay in `gateway list` and --json.
+    print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
+    return 0
+
+
+async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -> int:
+    name = name.removeprefix("/")
+    if gateway.registry.command(name) is None:
+        error(
+            _as(as_json), f"unknown command /{name} (see `gateway list`)", list(gateway.diagnostics)
+        )
+        return 1
+    await gateway.start_session()
+    try:
+        outcome = await gateway.run_command(name, arguments)
+    except UnknownCommand:  # pragma: no cover - checked above
+        return 1
+    await gateway.end_session()
+    _drop_user_messages(gateway)
+    session = outcome.session.to_dict() if outcome.session is not None else None
+    if as_json:
+        print_json(
+            {"message": outcome.message, "prompt": outcome.prompt, "session": session,
+             "reload": outcome.reload, "error": outcome.error,
+             "session_id": gateway.session.id, "statuses": gateway.session.statuses,
+             "widgets": gateway.session.widgets, "notifications": _notifications(gateway),
+             "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
+        )  # fmt: skip
+        return 0
+    if outcome.message:
+        print(outcome.message)
+    if outcome.error:
+        print(f"Extension command failed: {outcome.error}")
+    elif session is not None:
+        print(f"session action (not carried out by a one-shot command): {json.dumps(session)}")
+    elif outcome.reload:
+        print("reload requested (not carried out by a one-shot command)")
+    elif outcome.prompt:
+        print(f"prompt: {outcome.prompt}")
+    _print_effects(gateway)
+    print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
+    return 0
+
+
+def _print_progress(owner: str, item: dict[str, Any]) -> None:
+    text = item.get("text")
+    if isinstance(text, str) and text:
+        for line in text.splitlines():
+            print(f"… {line}", flush=True)
+
+
+def _drop_user_messages(gateway: Gateway) -> None:
+    """A one-shot run has no conversation to deliver ``user_message`` text into (nimlet's
+    print and JSON modes drop it too); say so."""
+    for message in gateway.pending_user_messages:
+        gateway.diagnostics.add(
+            USER_MESSAGE_DROPPED(
+                f"{message.extension}: user_message ({message.deliver_as}) dropped: a one-shot "
+                f"run has no conversation: {message.content[:120]!r}",
+                package=message.extension,
+            )
+        )
+
+
+def _notifications(gateway: Gateway) -> list[dict[str, str]]:
+    return [
+        {"extension": extension, "level": notification.level, "message": notification.message}
+        for extension, notification in gateway.session.notifications
+    ]
+
+
+def _as(as_json: bool) -> argparse.Namespace:
+    return argparse.Namespace(json=as_json)
+
+
+def _print_effects(gateway: Gateway) -> None:
+    for key, text in gateway.session.statuses.items():
+        print(f"status {key}: {text}")
+    for key, lines in gateway.session.widgets.items():
+        print(f"widget {key}:")
+        for line in lines:
+            print(f"  {line}")
+    for extension, notification in gateway.session.notifications:
+        print(f"{notification.level} ({extension}): {notification.message}")

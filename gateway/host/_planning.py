@@ -1,0 +1,155 @@
+"""Launch plans: how each process the gateway starts is run — its command, environment,
+log, timeouts, confinement and the protocol additions it is offered — for a discovered
+``extension.json`` extension, a runtime an adapter found in its ecosystem's discovery
+directories, an installed package's runtime, or one process shared by several packages;
+and the ``initialize`` each is sent."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from gateway.base import DEFAULT_CAPABILITIES, _codes
+from gateway.host._confinement import Confinement
+from gateway.host._sharing import SharedLaunch
+from gateway.host._state import GatewayState
+from gateway.model import DiscoveredExtension, DiscoveredLaunch, LaunchRefusal, LaunchSpec
+from gateway.packages import NoAdapters, PackageStatus, discover_all, load_adapters
+from gateway.runtime import resolve_command
+from gateway.sandbox import SandboxPolicy
+from gateway.store import STATE_FILE, StateStore, StoreError
+from gateway.wire import InitializeMessage, LaunchPlan, log_path
+from gateway.wire.features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
+
+__all__ = ["Planner"]
+
+
+class Planner:
+    """Owns the ``Confinement`` every plan is confined by."""
+
+    def __init__(self, state: GatewayState) -> None:
+        self._state = state
+        self._confinement = Confinement(state)
+
+    def extension(self, found: DiscoveredExtension) -> LaunchPlan:
+        """A discovered ``extension.json`` extension; ``LaunchError`` when its command
+        cannot be resolved."""
+        state, manifest = self._state, found.manifest
+        env = state.env
+        command = resolve_command(list(manifest.command), found.folder, env.get("PATH"))
+        # The folder's hash keeps two same-named extensions of different roots apart.
+        digest = hashlib.sha256(str(found.folder).encode()).hexdigest()[:8]
+        confinement = self._confinement
+        return LaunchPlan(
+            name=manifest.name,
+            command=command,
+            cwd=state.workspace,
+            env={**env, **confinement.environment(manifest.name)},
+            log_path=log_path(state.config.logs_dir, manifest.name, found.folder.name, digest),
+            response_timeout=manifest.response_timeout_seconds,
+            origin=found.folder / "extension.json",
+            features=self._offered(EXTENSION_FEATURES),
+            # Its tools declare their capabilities only in `register`: until then, nimlet's
+            # default for a tool that declares none (write, shell, network).
+            sandbox=confinement.command(manifest.name, found.folder, command, DEFAULT_CAPABILITIES),
+        )
+
+    def discovered(self) -> list[LaunchPlan]:
+        """What the adapters found in their ecosystems' own discovery directories, e.g.
+        Pi's ``.pi/extensions``."""
+        state = self._state
+        try:
+            adapters = load_adapters()
+        except NoAdapters:
+            return []  # reported once, with the packages
+        found: list[DiscoveredLaunch] = discover_all(
+            adapters, state.workspace, state.config.user_home, state.trusted, state.config.home
+        )
+        grants = extension_grants(state.config.home, [item.name for item in found])
+        plans: list[LaunchPlan] = []
+        for item in found:
+            state.diagnostics.extend(item.diagnostics)
+            if isinstance(item.launch, LaunchRefusal):
+                state.diagnostics.add(
+                    _codes.RUNTIME_UNAVAILABLE(
+                        f"{item.name} ({item.origin}) not started: {item.launch.reason}",
+                        package=item.name,
+                        hint=item.launch.hint,
+                    )
+                )
+            elif item.launch is not None:
+                digest = hashlib.sha256(item.name.encode()).hexdigest()[:8]
+                log = log_path(state.config.logs_dir, "discovered", item.name, digest)
+                granted = grants.get(item.name, frozenset())
+                policy = self._confinement.discovered(item.name, item.origin, item.launch, granted)
+                plans.append(self._runtime(item.name, item.launch, item.origin, log, policy))
+        return plans
+
+    def package(self, status: PackageStatus, spec: LaunchSpec) -> LaunchPlan:
+        """An installed package's runtime."""
+        root = status.package.record.path
+        digest = hashlib.sha256(status.id.encode()).hexdigest()[:8]
+        log = log_path(self._state.config.logs_dir, "package", root.parent.name, digest)
+        policy = self._confinement.package(status, spec)
+        return self._runtime(status.id, spec, root, log, policy)
+
+    def shared(self, group: SharedLaunch) -> LaunchPlan:
+        """One process for several installed packages (``gateway.host._sharing``)."""
+        digest = hashlib.sha256(group.name.encode()).hexdigest()[:8]
+        log = log_path(self._state.config.logs_dir, "shared", group.name, digest)
+        origin = group.statuses[0].package.record.path
+        policy = self._confinement.shared(group.name, group.statuses, group.spec)
+        return self._runtime(group.name, group.spec, origin, log, policy, group.members)
+
+    def initialize(self, plan: LaunchPlan) -> InitializeMessage:
+        return InitializeMessage(
+            workspace=str(self._state.workspace),
+            session_id=self._state.session.id,
+            # A real nimlet host sends no announcement at all: strict plain v1 neither.
+            gateway=None if self._state.config.plain_v1 else announcement(plan.features),
+        )
+
+    def _runtime(
+        self,
+        name: str,
+        spec: LaunchSpec,
+        origin: Path,
+        log: Path,
+        policy: SandboxPolicy | None,
+        members: tuple[str, ...] = (),
+    ) -> LaunchPlan:
+        """A runtime an adapter planned: offered the protocol additions, restarted with
+        backoff after a crash."""
+        state = self._state
+        return LaunchPlan(
+            name=name,
+            command=list(spec.command),
+            cwd=state.workspace,
+            env={**state.env, **self._confinement.environment(name), **spec.env},
+            log_path=log,
+            response_timeout=spec.response_timeout,
+            start_timeout=spec.start_timeout,
+            origin=origin,
+            restart=True,
+            features=self._offered(RUNTIME_FEATURES),
+            sandbox=policy,
+            members=members,
+        )
+
+    def _offered(self, features: frozenset[str]) -> frozenset[str]:
+        """In strict plain-v1 mode nothing is offered (``GatewayConfig.plain_v1``)."""
+        return frozenset() if self._state.config.plain_v1 else features
+
+
+def extension_grants(home: Path, names: Sequence[str]) -> dict[str, frozenset[str]]:
+    """What the user granted each discovered extension by its id (``gateway permissions
+    pi:NAME …``); nothing when there is no store yet or it cannot be read (the store's own
+    problem is reported with the installed packages)."""
+    if not names or not (home / STATE_FILE).exists():
+        return {}
+    try:
+        with StateStore.open(home) as store:
+            return {name: store.extension_granted(name) for name in names}
+    except StoreError:
+        return {}

@@ -1,0 +1,171 @@
+"""Starting processes from their plans, several at once and registered in startup order;
+a failed start reported as a diagnostic; a crashed runtime restarted with backoff, until it
+crashes too often."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import anyio
+
+from gateway.base import _codes
+from gateway.host._host_requests import HostRequestHandler
+from gateway.host._planning import Planner
+from gateway.host._projection import Projector
+from gateway.host._state import GatewayState
+from gateway.model import DiscoveredExtension
+from gateway.runtime import LaunchError
+from gateway.wire import (
+    ExtensionError,
+    ExtensionProcess,
+    LaunchPlan,
+    RegisterInvalid,
+    SandboxRefused,
+    TransportConfig,
+)
+
+__all__ = ["RESTART_BACKOFF", "RESTART_WINDOW", "Starter"]
+
+RESTART_BACKOFF: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 4.0)
+"""Seconds before each restart attempt of a crashed runtime; then it stays down."""
+RESTART_WINDOW = 60.0
+"""More than ``len(RESTART_BACKOFF)`` crashes within this many seconds: give up."""
+
+
+class Starter:
+    """Owns the transport settings every process gets and the crash history of the
+    runtimes it restarts. Plans come from the ``Planner``; a started process is registered
+    by the ``Projector`` and asks the host through the ``HostRequestHandler``."""
+
+    def __init__(
+        self,
+        state: GatewayState,
+        planner: Planner,
+        projector: Projector,
+        host_requests: HostRequestHandler,
+    ) -> None:
+        self._state = state
+        self._planner = planner
+        self._projector = projector
+        self._host_requests = host_requests
+        self._transport = TransportConfig(
+            state.config.line_cap,
+            state.config.shutdown_grace,
+            state.config.term_grace,
+            state.config.require_sandbox,
+        )
+        self._crashes: dict[str, list[float]] = {}
+
+    async def start_all(self, items: Iterable[DiscoveredExtension | LaunchPlan]) -> None:
+        """Start every extension at once; register them in discovery (startup) order."""
+        found = list(items)
+        started: list[ExtensionProcess | None] = [None] * len(found)
+
+        async def start(index: int, item: DiscoveredExtension | LaunchPlan) -> None:
+            if isinstance(item, LaunchPlan):
+                plan = item
+            else:
+                try:
+                    plan = self._planner.extension(item)
+                except LaunchError as error:
+                    self.failed(item.manifest.name, item.folder / "extension.json", error)
+                    return
+            process = self._new_process(plan)
+            try:
+                await process.start(self._state.tasks, self._planner.initialize(plan))
+            except ExtensionError as error:
+                self.failed(plan.name, plan.origin, error)
+                return
+            started[index] = process
+
+        async with anyio.create_task_group() as group:
+            for index, item in enumerate(found):
+                group.start_soon(start, index, item)
+        for process in started:
+            if process is not None:
+                self._projector.register(process)
+
+    async def start_dormant(self, plan: LaunchPlan, owner: str) -> bool:
+        """Activate a dormant package: start it and let its live registration replace the
+        cached one (``Activator``'s ``StartPlan``)."""
+        process = self._new_process(plan)
+        try:
+            await process.start(self._state.tasks, self._planner.initialize(plan))
+        except ExtensionError as error:
+            self.failed(plan.name, plan.origin, error)
+            return False
+        self._projector.register(process, owner)
+        return True
+
+    def failed(self, name: str, origin: Path | None, error: Exception) -> None:
+        """Report an extension that did not start."""
+        code = _codes.EXTENSION_START_FAILED
+        if isinstance(error, RegisterInvalid):
+            code = _codes.REGISTER_INVALID
+        elif isinstance(error, SandboxRefused):
+            code = _codes.SANDBOX_REFUSED
+        self._state.diagnostics.add(
+            code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
+        )
+
+    def _new_process(self, plan: LaunchPlan) -> ExtensionProcess:
+        state = self._state
+        return ExtensionProcess(
+            plan,
+            next_id=state.next_id,
+            diagnostics=state.diagnostics,
+            on_effects=self._projector.on_effects,
+            ui_handler=self._host_requests.ask_user,
+            config=self._transport,
+            on_exit=self._on_process_exit,
+            host_handler=self._host_requests.answer,
+            on_tool_update=self._projector.on_tool_update,
+            pause=state.pause,
+        )
+
+    # ------------------------------------------------------------------ crash restarts
+
+    def _on_process_exit(self, process: ExtensionProcess) -> None:
+        if process.plan.restart and process in self._state.processes:
+            self._state.tasks.start_soon(self._restart, process)
+
+    async def _restart(self, old: ExtensionProcess) -> None:
+        """Restart a crashed runtime with backoff; its registrations come back under the
+        same owner. Calls that were in flight already failed (``extension.exited``)."""
+        state = self._state
+        owner = state.owner_of(old)
+        await old.aclose()  # reap it: pipes and log closed (its calls already failed)
+        now = anyio.current_time()
+        crashes = [t for t in self._crashes.get(owner, []) if now - t < RESTART_WINDOW]
+        crashes.append(now)
+        self._crashes[owner] = crashes
+        if len(crashes) > len(RESTART_BACKOFF):
+            state.diagnostics.add(
+                _codes.EXTENSION_EXITED(
+                    f"extension {owner} crashed {len(crashes)} times within "
+                    f"{RESTART_WINDOW:g}s; not restarted again until a reload",
+                    package=owner,
+                )
+            )
+            return
+        await anyio.sleep(RESTART_BACKOFF[len(crashes) - 1])
+        if old not in state.processes:
+            return  # stopped or reloaded meanwhile
+        new = self._new_process(old.plan)
+        try:
+            await new.start(state.tasks, self._planner.initialize(old.plan))
+        except ExtensionError as error:
+            state.diagnostics.add(
+                _codes.EXTENSION_START_FAILED(
+                    f"restart of extension {owner} failed: {error}", package=owner
+                )
+            )
+            self._on_process_exit(old)  # next attempt, with the next backoff step
+            return
+        if old not in state.processes:
+            await new.aclose()
+            return
+        state.processes.remove(old)
+        state.owners.pop(old, None)
+        self._projector.register(new, owner)

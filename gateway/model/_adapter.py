@@ -1,0 +1,131 @@
+"""The ``Adapter`` contract: one ecosystem reads its packages' metadata into catalog entries
+and plans how they start; the optional protocols beside it are what some adapters can do
+more (share a process, serve files, prepare or stage installs, plan per-call tools), which
+the gateway checks with ``isinstance``. ``AdapterSet`` is what the
+``extension_gateway.adapters`` entry point provides (``gateway.packages``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from gateway.base import Diagnostic
+from gateway.model._launch import CallPlan, DiscoveredLaunch, LaunchRefusal, LaunchSpec
+from gateway.model.catalog import CatalogEntry
+
+if TYPE_CHECKING:
+    from gateway.model.discovery import Discovery
+
+__all__ = [
+    "Adapter",
+    "AdapterSet",
+    "CallPlanner",
+    "PreparesInstalls",
+    "ServesResources",
+    "SharesProcesses",
+    "StagesInstalls",
+]
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """One ecosystem: reads its packages' metadata and plans how they start. No method may
+    raise for bad input; problems are diagnostics (or a refusal)."""
+
+    ecosystem: str
+
+    def detect(self, root: Path) -> bool:
+        """Is ``root`` a package root of this ecosystem? Cheap: file existence and keys."""
+        ...
+
+    def inspect(self, root: Path) -> CatalogEntry:
+        """Read the package's metadata into an entry; problems become diagnostics."""
+        ...
+
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
+        """How an installed package of this ecosystem starts: a spec, a refusal saying why
+        it cannot, or None when there is nothing to start: the gateway serves it itself
+        (nimlet's own formats, the resources of a ``ServesResources`` adapter, the
+        ``CallPlan`` of a ``CallPlanner``)."""
+        ...
+
+    def discover(
+        self, workspace: Path, user_home: Path, trusted: bool, home: Path
+    ) -> list[DiscoveredLaunch]:
+        """Extensions in the ecosystem's own discovery directories (e.g. Pi's
+        ``.pi/extensions``); most ecosystems have none and return []."""
+        ...
+
+
+@runtime_checkable
+class SharesProcesses(Protocol):
+    """An adapter whose runtime can host several packages in one process (its specs carry a
+    ``share_key``)."""
+
+    def plan_shared_launch(
+        self, entries: Sequence[CatalogEntry], home: Path
+    ) -> LaunchSpec | LaunchRefusal:
+        """One process hosting ``entries`` (in load order), which must tell the host which
+        package registered what (negotiated ``register.owners``)."""
+        ...
+
+
+@runtime_checkable
+class ServesResources(Protocol):
+    """An adapter whose packages ship files the gateway serves itself — skills it lists and
+    prompt templates that become slash commands — beside or instead of a process."""
+
+    def package_resources(self, entry: CatalogEntry) -> Discovery:
+        """The skills and prompt templates of an installed package (prompts owned by the
+        package, expanded by the ecosystem's rules). Reads files; runs nothing."""
+        ...
+
+
+@runtime_checkable
+class PreparesInstalls(Protocol):
+    """An adapter with work to do once a package is installed, before it first runs, that
+    runs none of the package's code (e.g. compiling its TypeScript into the cache its first
+    start reads)."""
+
+    def prepare_install(self, entry: CatalogEntry, home: Path) -> list[Diagnostic]:
+        """Prepare the installed package ``entry`` (its root is the installed folder). Never
+        raises; a failure is a diagnostic and the install stands."""
+        ...
+
+
+@runtime_checkable
+class CallPlanner(Protocol):
+    """An adapter whose packages offer what the gateway runs itself (``CallPlan``)."""
+
+    def plan_calls(self, entry: CatalogEntry, home: Path) -> CallPlan:
+        """The per-call tools and prompt commands of an installed package."""
+        ...
+
+
+@runtime_checkable
+class StagesInstalls(Protocol):
+    """An adapter whose installs produce files inside the package (Nu bundles its tools),
+    so that the content the user trusts covers them."""
+
+    def stage_install(
+        self, entry: CatalogEntry, root: Path, previous: Path | None
+    ) -> list[Diagnostic]:
+        """Called by ``install`` on the staged package before it is hashed and placed
+        (``previous``: the installed version it replaces). Runs no package code."""
+        ...
+
+
+class AdapterSet(Protocol):
+    """What the ``extension_gateway.adapters`` entry point provides: the adapters in
+    detection order, and inspection that picks the right one."""
+
+    @property
+    def adapters(self) -> Sequence[Adapter]: ...
+
+    def inspect(self, root: Path) -> CatalogEntry:
+        """The entry for the package at ``root`` (the first adapter that detects it)."""
+        ...
+
+    def adapter(self, ecosystem: str) -> Adapter | None: ...

@@ -1,0 +1,143 @@
+"""A CLI that starts like git: each command loads what it uses, nothing more (issue 18).
+
+What a command imports is read from ``sys.modules`` of a fresh interpreter, never timed;
+the figures are in docs/performance.md ("CLI start", benchmarks/bench_cli.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import pytest
+
+from gateway.cli._main import _VERBS
+from gateway.cli._parser import (
+    _VERBS as PARSED,
+)
+from gateway.cli._parser import (
+    AUDIT_FAIL_ON,
+    AUDIT_FORMATS,
+    AUDIT_HOSTS,
+    MIGRATE_TARGETS,
+    build_parser,
+)
+from tests.gateway.test_cli import gateway, ws
+from tests.gateway.test_lazy_start import nimlet_package, starts
+
+# What a short command must not load: the host, the wire's pydantic models, the heavy
+# libraries behind them, and the entry-point scan (importlib.metadata).
+HEAVY = (
+    "gateway.host._gateway",
+    "gateway.wire.protocol",
+    "gateway.audit._run",
+    "pydantic",
+    "jsonschema",
+    "yaml",
+    "rich",
+    "mcp",
+    "anyio",
+    "asyncio",
+    "importlib.metadata",
+)
+
+LOADED = textwrap.dedent(
+    """
+    import json, sys
+    {setup}
+    try:
+        {run}
+    except SystemExit:
+        pass
+    heavy = {heavy!r}
+    print(json.dumps(sorted(m for m in heavy if m in sys.modules)))
+    """
+)
+
+
+def loaded(workspace: Any, run: str, setup: str = "") -> list[str]:
+    """The ``HEAVY`` modules in ``sys.modules`` after ``run`` in a fresh interpreter."""
+    code = LOADED.format(setup=setup, run=run, heavy=HEAVY)
+    env = {"GATEWAY_HOME": str(workspace.home / ".gateway"), "HOME": str(workspace.home)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        env={**_base_env(), **env}, cwd=workspace.home,
+    )  # fmt: skip
+    result: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def _base_env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
+
+
+def test_importing_the_cli_loads_nothing_heavy(workspace):
+    assert loaded(workspace, "import gateway.cli") == []
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["call", "--help"], ["status"]])
+def test_a_short_command_loads_nothing_heavy(workspace, argv):
+    run = f"from gateway.cli import main; main({argv!r})"
+    assert loaded(workspace, run) == []
+
+
+def test_status_of_a_store_without_packages_loads_no_adapter(workspace):
+    folder = workspace.root
+    gateway(workspace, "trust", str(folder))  # the store exists now, with no package in it
+    run = "from gateway.cli import main; main(['status'])"
+    assert loaded(workspace, run) == []
+
+
+def test_every_verb_the_parser_knows_runs_and_only_those():
+    assert set(PARSED) == set(_VERBS)
+
+
+def test_a_verb_gets_its_arguments_only_when_named():
+    parser = build_parser(["call", "save_note"])
+    args = parser.parse_args(["call", "save_note", "{}", "--trust", "--json"])
+    assert (args.verb, args.tool, args.trust, args.json) == ("call", "save_note", True, True)
+    assert build_parser(["--version"]).parse_args(["status"]).verb == "status"
+
+
+def test_choices_the_parser_repeats_are_those_of_their_floors():
+    from gateway.audit import FAIL_ON, FORMATS, HOSTS
+    from gateway.migrate import TARGETS
+
+    assert (AUDIT_FORMATS, AUDIT_FAIL_ON, AUDIT_HOSTS) == (FORMATS, FAIL_ON, HOSTS)
+    assert set(MIGRATE_TARGETS) == set(TARGETS)
+
+
+def test_python_m_gateway_cli_is_the_cli(workspace):
+    done = subprocess.run(
+        [sys.executable, "-m", "gateway.cli", "--version"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and done.stdout.startswith("gateway ")
+
+
+def test_a_call_still_gets_the_hooks_of_a_package_it_does_not_call(workspace):
+    """The called tool is a workspace extension's; an installed package hooks tool_call.
+    Whether that package starts at once (nothing cached) or from the registration cache
+    when the hook is dispatched, its hook decides the call."""
+    hooks = {"tool_call": {"allow": False, "reason": "alpha says no"}}
+    _, alpha = nimlet_package(workspace, "alpha", tools=[], events=["tool_call"], hooks=hooks)
+    workspace.add_extension("beta", tools=["beta_tool"])
+    call = ("call", "beta_tool", '{"do": "echo"}', "--workspace", ws(workspace), "--trust")
+    first = gateway(workspace, *call, "--json")
+    second = gateway(workspace, *call, "--json")  # alpha's registration is cached now
+    for done in (first, second):
+        result = json.loads(done.stdout)
+        assert (result["blocked"], result["content"]) == (True, "alpha says no"), done.stderr
+    assert starts(alpha) == 2
+
+
+def test_a_call_leaves_its_output_whole_when_it_exits_without_teardown(workspace):
+    workspace.add_extension("beta", tools=["beta_tool"])
+    done = gateway(
+        workspace, "call", "beta_tool", '{"do": "echo"}', "--workspace", ws(workspace), "--trust"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("[ok] ") and done.stdout.endswith("\n")

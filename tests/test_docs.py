@@ -1,0 +1,198 @@
+"""The docs' code runs: every fenced block that is a complete program or a CLI session is
+marked, and each marked block runs here, the way a reader would run it.
+
+A marker is an HTML comment on the line before the fence (invisible when rendered):
+
+- ``<!-- docs-test: program cwd=FOLDER -->`` before a Python block: run as a script in a
+  fresh copy of ``FOLDER`` (relative to the repository; a temporary empty folder without
+  ``cwd``), with a private ``HOME`` and ``GATEWAY_HOME``; it must exit 0.
+- ``<!-- docs-test: session cwd=FOLDER -->`` before a shell block: each ``$ command`` line
+  runs in the same way, ``gateway`` (or ``.venv/bin/gateway``) being this checkout's CLI; it
+  must exit 0, and the lines after it, when there are any, must appear in its output in
+  order (``...`` skips lines). A block without ``$`` runs as one script (``set -e``).
+- ``<!-- docs-test: skip REASON -->``: not run, and the reason says why (e.g. it installs
+  from the network, or ``.ci/run`` runs it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = sorted(
+    [ROOT / "README.md", ROOT / "examples" / "README.md", *(ROOT / "docs").glob("*.md")]
+)
+_FENCE = re.compile(r"^```(\w*)\s*$")
+_MARKER = re.compile(r"^<!--\s*docs-test:\s*(\w+)\s*(.*?)\s*-->\s*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    document: Path
+    line: int
+    language: str
+    text: str
+    marker: str | None
+    options: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.document.relative_to(ROOT)}:{self.line}"
+
+    @property
+    def cwd(self) -> str | None:
+        found = re.search(r"\bcwd=(\S+)", self.options)
+        return found.group(1) if found else None
+
+    @property
+    def copies(self) -> list[str]:
+        found = re.search(r"\bcopy=(\S+)", self.options)
+        return found.group(1).split(",") if found else []
+
+    @property
+    def is_program(self) -> bool:
+        return self.language == "python" and (
+            "anyio.run(" in self.text or "asyncio.run(" in self.text or "__main__" in self.text
+        )
+
+    @property
+    def is_session(self) -> bool:
+        return self.language in ("sh", "console", "shell", "bash")
+
+
+def _blocks(document: Path) -> list[Block]:
+    lines = document.read_text(encoding="utf-8").splitlines()
+    found: list[Block] = []
+    index = 0
+    while index < len(lines):
+        opening = _FENCE.match(lines[index])
+        if opening is None:
+            index += 1
+            continue
+        end = index + 1
+        while end < len(lines) and lines[end].strip() != "```":
+            end += 1
+        marker = _MARKER.match(lines[index - 1]) if index else None
+        found.append(
+            Block(
+                document,
+                index + 1,
+                opening.group(1),
+                "\n".join(lines[index + 1 : end]) + "\n",
+                marker.group(1) if marker else None,
+                marker.group(2) if marker else "",
+            )
+        )
+        index = end + 1
+    return found
+
+
+ALL_BLOCKS = [block for document in DOCUMENTS for block in _blocks(document)]
+PROGRAMS = [block for block in ALL_BLOCKS if block.marker == "program"]
+SESSIONS = [block for block in ALL_BLOCKS if block.marker == "session"]
+
+
+def _place(block: Block, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    cwd = tmp_path / "work"
+    if block.cwd:
+        shutil.copytree(ROOT / block.cwd, cwd, ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        cwd.mkdir()
+    for folder in block.copies:
+        shutil.copytree(ROOT / folder, cwd / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "GATEWAY_HOME": str(home / ".gateway"),
+        "PYTHONPATH": str(ROOT),
+    }
+    return cwd, env
+
+
+def test_the_reader_finds_the_marked_blocks():
+    assert any(block.document.name == "embedding.md" for block in PROGRAMS)
+    assert all(block.marker in (None, "program", "session", "skip") for block in ALL_BLOCKS)
+
+
+def test_every_complete_program_and_cli_session_is_marked():
+    unmarked = [
+        block.name
+        for block in ALL_BLOCKS
+        if (block.is_program or block.is_session) and not block.marker
+    ]
+    assert unmarked == []
+
+
+def test_a_skipped_block_says_why():
+    silent = [block.name for block in ALL_BLOCKS if block.marker == "skip" and not block.options]
+    assert silent == []
+
+
+@pytest.mark.parametrize("block", PROGRAMS, ids=lambda block: block.name)
+def test_the_program_runs(block: Block, tmp_path: Path):
+    cwd, env = _place(block, tmp_path)
+    script = tmp_path / "program.py"
+    script.write_text(block.text, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _expect_in_order(expected: list[str], output: str) -> None:
+    lines = output.splitlines()
+    at = 0
+    for wanted in expected:
+        if wanted.strip() == "...":
+            continue
+        while at < len(lines) and lines[at].rstrip() != wanted.rstrip():
+            at += 1
+        assert at < len(lines), f"{wanted!r} not found, in order, in:\n{output}"
+        at += 1
+
+
+@pytest.mark.parametrize("block", SESSIONS, ids=lambda block: block.name)
+def test_the_cli_session_runs(block: Block, tmp_path: Path):
+    cwd, env = _place(block, tmp_path)
+    gateway = f"{shlex.quote(sys.executable)} -m gateway"
+    command: str | None = None
+    expected: list[str] = []
+
+    def run() -> None:
+        assert command is not None
+        line = re.sub(r"^(\.venv/bin/)?gateway\b", gateway, command)
+        done = subprocess.run(
+            ["bash", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=180
+        )
+        assert done.returncode == 0, f"$ {command}\n{done.stdout}{done.stderr}"
+        _expect_in_order(expected, done.stdout)
+
+    if not any(line.startswith("$ ") for line in block.text.splitlines()):
+        # A plain block is one script, as a reader pastes it: exports and `&&` carry on.
+        script = "set -euo pipefail\n" + f'gateway() {{ {gateway} "$@"; }}\n'
+        script += re.sub(r"(?m)^\.venv/bin/gateway\b", "gateway", block.text)
+        done = subprocess.run(
+            ["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return
+    for line in block.text.splitlines():
+        if line.startswith("$ "):
+            if command is not None:
+                run()
+            command, expected = line[2:], []
+        elif command is not None and line.strip():
+            expected.append(line)
+    if command is not None:
+        run()
