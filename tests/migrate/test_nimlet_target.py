@@ -1,6 +1,10 @@
 """``gateway migrate --to nimlet``: a folder a nimlet host runs. Every migrated example is
 run by the gateway's own host in strict plain-v1 mode (no negotiated addition offered, no
-announcement), as a real nimlet host would run it."""
+announcement), as a real nimlet host would run it.
+
+On asyncio only: a migrated package is a ``gateway serve --nimlet`` child with an event loop
+of its own; the host's side of the wire runs on both backends in tests/gateway and
+tests/sidecars."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import json
 import pytest
 
 from gateway import open_gateway
+from tests._backends import asyncio_only  # noqa: F401  (see the module's docstring)
 from tests.migrate._helpers import SOURCES, config_for, into_workspace, pass_gates, run
 from tests.serve._helpers import need_sidecar
 

@@ -6,21 +6,36 @@ subpath makes the plugin metadata only; the removed root barrel still loads)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from gateway import open_gateway
 
-from .conftest import FIXTURES, codes, install_ready, messages
+from .conftest import FIXTURES, codes, config_for, install_ready, messages
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-async def gateway(workspace: Any) -> Any:
-    install_ready(workspace.config.home, FIXTURES / "loading")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """The suite's backend (asyncio, tests/_backends.py), for the whole module: the gateway
+    below is opened once, in one event loop, for every test."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def gateway(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
+    """The loading fixtures installed and the gateway opened on them, once for the module:
+    each test only reads what the load registered and reported, or calls a tool whose
+    only effect is its answer."""
+    root = tmp_path_factory.mktemp("loading")
+    user = root / "home"
+    config = config_for(user / ".gateway", user)
+    (root / "project").mkdir()
+    install_ready(config.home, FIXTURES / "loading")
+    async with open_gateway(root / "project", trust=True, config=config) as gateway:
         yield gateway
 
 

@@ -107,6 +107,8 @@ class World:
     servers: Servers
     policy: SandboxPolicy
     environment: dict[str, str]
+    shm: Path
+    """A name in /dev/shm (shared by every test process: unique, removed at teardown)."""
 
     @property
     def ssh(self) -> Path:
@@ -158,10 +160,10 @@ def world(tmp_path: Path, servers: Servers) -> Iterator[World]:
     assert exposed_paths(sandbox.policy, protected) == []  # nothing reachable by accident
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home)}
     env.update(sandbox.environment)
+    shm = Path("/dev/shm") / f"gateway-probe-{uuid.uuid4().hex}"
     yield World(tmp_path, home, secret, gateway_home, package, other, workspace,
-                sandbox.data_dir, sandbox.tmp_dir, servers, sandbox.policy, env)  # fmt: skip
-    for leftover in Path("/dev/shm").glob(f"gateway-probe-{tmp_path.name}*"):
-        leftover.unlink()
+                sandbox.data_dir, sandbox.tmp_dir, servers, sandbox.policy, env, shm)  # fmt: skip
+    shm.unlink(missing_ok=True)
 
 
 def _policy_data(policy: SandboxPolicy) -> dict[str, Any]:

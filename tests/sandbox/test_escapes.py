@@ -122,7 +122,7 @@ CASES: list[Case] = [
     Case("write_workspace", "create", lambda w: {"path": str(w.workspace / "new.txt")},
          grant=lambda w: w.with_grants(PackageGrants(workspace_write=True))),
     Case("write_dev_shm", "create",
-         lambda w: {"path": f"/dev/shm/gateway-probe-{w.root.name}", "cleanup": True},
+         lambda w: {"path": str(w.shm), "cleanup": True},
          grant=lambda w: _write(w, "/dev/shm")),
     Case("execute_written_file", "write_then_exec", lambda w: {"path": str(w.data / "run.sh")},
          grant=lambda w: w.policy.allowing(execute=[w.data])),

@@ -1,6 +1,10 @@
 """``gateway serve --nimlet``: a gateway hosting another gateway. The outer gateway runs
 ``gateway serve --nimlet`` as a plain nimlet extension of its workspace; the packages behind
-it must behave as if they were the outer gateway's own."""
+it must behave as if they were the outer gateway's own.
+
+On asyncio only: what is checked is the served gateway, a child process with an event loop of
+its own; the host's side of the wire runs on both backends in tests/gateway and
+tests/sidecars, the served side is driven line by line in test_nimlet_wire.py."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from typing import Any
 import pytest
 
 from gateway import GatewayConfig, ToolOutcome, UiAnswer, open_gateway
+from tests._backends import asyncio_only  # noqa: F401  (see the module's docstring)
 from tests.serve._helpers import GATEWAY, IDS, Served, need_sidecar, served_home
 
 pytestmark = pytest.mark.anyio

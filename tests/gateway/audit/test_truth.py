@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from adapters._sidecar import sidecar_ready
@@ -29,8 +30,6 @@ from gateway.audit import GATEWAY, PackageAudit, Status, audit
 from gateway.packages import install, load_adapters
 from gateway.runtime import find_node
 from gateway.store import StateStore
-
-pytestmark = pytest.mark.anyio
 
 ROOT = Path(__file__).resolve().parents[3]
 NPM = ROOT / "tests" / "fixtures" / "npm"
@@ -88,6 +87,14 @@ async def _registered(world: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
+@pytest.fixture(scope="module")
+def registered(world: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What one real gateway, opened on ``world``'s home, registers for each package. Opened
+    once for the module: the tests only read it, and what the audit says does not depend on
+    the event loop (the transport under it runs on both in tests/gateway and tests/sidecars)."""
+    return anyio.run(_registered, world, backend="asyncio")
+
+
 def _canonical(package: PackageAudit, name: str) -> set[str]:
     """The canonical events the gateway runs a native hook at (from the adapters' tables)."""
     if package.ecosystem == "pi":
@@ -101,8 +108,7 @@ def _canonical(package: PackageAudit, name: str) -> set[str]:
     return {name}
 
 
-async def test_observed_rows_that_run_are_exactly_what_the_gateway_registers(world):
-    registered = await _registered(world)
+def test_observed_rows_that_run_are_exactly_what_the_gateway_registers(world, registered):
     for package in world["observed"].packages:
         assert package.ok and package.observation is not None and package.observation.loaded, (
             package.source
@@ -122,8 +128,7 @@ async def test_observed_rows_that_run_are_exactly_what_the_gateway_registers(wor
             assert hooks == actual["hook"], package.id
 
 
-async def test_observed_rows_that_do_not_run_carry_a_code_the_gateway_reported(world):
-    registered = await _registered(world)
+def test_observed_rows_that_do_not_run_carry_a_code_the_gateway_reported(world, registered):
     for package in world["observed"].packages:
         for r in package.rows:
             cell = r.cells[GATEWAY]
@@ -135,8 +140,7 @@ async def test_observed_rows_that_do_not_run_carry_a_code_the_gateway_reported(w
                 )
 
 
-async def test_static_rows_that_run_register_or_are_known_not_to_at_load(world):
-    registered = await _registered(world)
+def test_static_rows_that_run_register_or_are_known_not_to_at_load(world, registered):
     observed = {p.id: p for p in world["observed"].packages}
     for package in world["static"].packages:
         for r in package.rows:
