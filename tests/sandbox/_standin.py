@@ -44,7 +44,6 @@ def policy_from(data: dict) -> SandboxPolicy:
         scope_signals=data["scope_signals"],
         scope_abstract_unix=data["scope_abstract_unix"],
         drop_capabilities=data["drop_capabilities"],
-        anonymous_exec=data["anonymous_exec"],
     )
 
 
