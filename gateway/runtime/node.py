@@ -52,12 +52,18 @@ def node_env_dir(home: Path | None = None, source: Mapping[str, str] | None = No
 
 
 def private_node_env(env_dir: Path) -> dict[str, str] | None:
-    """The record of a complete private Node environment at ``env_dir``, else None."""
+    """The record of a complete private Node environment at ``env_dir``, else None (also when
+    the Node it runs no longer exists)."""
     try:
         record = json.loads((env_dir / NODE_ENV_RECORD).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict) or not (env_dir / "bin" / "node").exists():
+        return None
+    # The shim execs the Node it was made from; once that is gone (the virtual environment
+    # holding the wheel was removed or rebuilt) the environment is stale, not broken Node.
+    runs = record.get("node")
+    if isinstance(runs, str) and runs and not os.path.exists(runs):
         return None
     return {str(key): str(value) for key, value in record.items()}
 

@@ -143,3 +143,23 @@ def test_a_version_the_mirror_does_not_have_says_what_nodeenv_said(
     assert "Node environment: nodeenv could not make" in message
     assert "404" in message and "1.2.3" in message
     assert not (tmp_path / "gw" / "node").exists()  # nothing half-made is left
+
+
+def test_environment_whose_node_is_gone_is_passed_over_and_setup_remakes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "gw"
+    monkeypatch.setenv("GATEWAY_HOME", str(home))
+    monkeypatch.delenv("GATEWAY_NODE", raising=False)
+    run_setup(home, steps=())
+    record_path = home / "node" / "gateway-node.json"
+    record = json.loads(record_path.read_text())
+    # The virtual environment whose wheel the shim runs was removed.
+    record["node"] = str(tmp_path / "removed-venv" / "bin" / "node")
+    record_path.write_text(json.dumps(record))
+    found = find_node()
+    assert found is not None and found != str(home / "node" / "bin" / "node")
+    run_setup(home, steps=())
+    assert find_node() == str(home / "node" / "bin" / "node")
+    out = subprocess.run([str(home / "node" / "bin" / "node"), "-p", "1+1"], capture_output=True)
+    assert out.stdout.strip() == b"2"
