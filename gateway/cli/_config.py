@@ -28,6 +28,7 @@ from gateway.packages import (
     unset_config_value,
     write_package_config,
 )
+from gateway.sandbox import limits_from_settings
 from gateway.store import STATE_FILE, StateStore, UnknownPackage
 
 __all__ = ["installed_entry", "run_config"]
@@ -54,6 +55,19 @@ def _unlisted(entry: CatalogEntry | None, key: str) -> str | None:
         return None
     listed = ", ".join(entry.config_keys) or "none"
     return f"{entry.id} has no setting {top!r} (its settings: {listed})"
+
+
+def _limit_problem(key: str, value: Any) -> str | None:
+    """Why a value of ``$gateway.limits`` (a package's resource limits) cannot be used."""
+    prefix = f"{GATEWAY_SETTINGS}.limits"
+    if key == prefix:
+        settings = value
+    elif key.startswith(f"{prefix}."):
+        settings = {key.removeprefix(f"{prefix}."): value}
+    else:
+        return None
+    _, problems = limits_from_settings(settings, "")
+    return problems[0] if problems else None
 
 
 def _expected_type(schema: Any, key: str) -> str | None:
@@ -107,6 +121,9 @@ def run_config(args: argparse.Namespace, config: GatewayConfig) -> int:
                 data = unset_config_value(data, args.key)
             else:
                 value = parse_config_value(args.value, _expected_type(schema, args.key))
+                limit = _limit_problem(args.key, value)
+                if limit:
+                    return _refuse(args, f"{args.id}: not stored, {limit}")
                 data = set_config_value(data, args.key, value)
             problem = _problem(schema, data)
             if problem:

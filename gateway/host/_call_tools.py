@@ -215,6 +215,7 @@ class CallRunner:
                     return _Attempt(127, b"", message, False, False)
         finally:
             _remove(scratch)
+        self._state.diagnostics.extend(list(done.exceeded))
         # The result may take the protocol's line cap; stderr is a log, kept shorter.
         stderr = done.stderr[-config.tool_output_cap :]
         if stderr or done.timed_out or done.returncode != 0:

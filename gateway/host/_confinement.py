@@ -13,11 +13,15 @@
 - Extensions an adapter found in its ecosystem's own folders (Pi's ``.pi/extensions``):
   the defaults of a package that declares nothing (workspace read-only, no network).
 
+Each carries the resource limits of the package it runs for: the defaults, with what its
+``$gateway.limits`` setting changes (``Confinement.limits``).
+
 With ``GatewayConfig.sandbox`` off, every policy is None and everything runs unconfined.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import sys
@@ -26,9 +30,12 @@ from pathlib import Path
 
 from gateway.base import CAPABILITIES, Diagnostic, GatewayConfig, _codes, ensure_home
 from gateway.sandbox import (
+    LIMITS_INVALID,
+    ResourceLimits,
     SandboxPolicy,
     detect_support,
     grants_from,
+    limits_from_settings,
     make_undumpable,
     node_runtime_paths,
     package_sandbox,
@@ -54,6 +61,25 @@ class Confinement:
     def __init__(self, state: GatewayState) -> None:
         self._state = state
 
+    def limits(self, name: str) -> ResourceLimits:
+        """The resource limits of ``name``'s processes: the defaults, changed by its
+        ``$gateway.limits`` (``gateway config``); a value that cannot be used keeps its
+        default and is said once (``sandbox.limits_invalid``)."""
+        # Here, not at the top: `gateway status` imports this module without the packages.
+        from gateway.packages import PackageConfigError, package_settings, read_package_config
+
+        try:
+            _, settings = package_settings(read_package_config(self._state.config.home, name))
+        except PackageConfigError:
+            settings = {}  # no config (or an id that cannot have one): the defaults
+        limits, problems = limits_from_settings(settings.get("limits"), name)
+        diagnostics = self._state.diagnostics
+        for problem in problems:
+            said = LIMITS_INVALID(f"{name}: {problem}", package=name)
+            if said not in diagnostics.items:  # once per run, not once per process started
+                diagnostics.add(said)
+        return limits
+
     @property
     def enabled(self) -> bool:
         # Requiring the sandbox wins over switching it off: nothing runs unconfined then.
@@ -70,6 +96,7 @@ class Confinement:
             home=state.config.home,
             workspace=state.workspace,
             runtime=_existing(spec.reads),
+            limits=self.limits(status.id),
         )
         return built.policy.allowing(write=_existing(spec.writes))
 
@@ -94,7 +121,10 @@ class Confinement:
             home=state.config.home, package_id=name, package_root=None, workspace=None,
             grants=grants_from(()),
         ).policy  # fmt: skip
-        return policy.allowing(write=own.write)
+        # One process, one cgroup: the largest of its members' limits.
+        first, *others = (self.limits(status.id) for status in statuses)
+        limits = dataclasses.replace(first.widest(others), group=name)
+        return dataclasses.replace(policy.allowing(write=own.write), limits=limits)
 
     def call(self, package_id: str, reads: Iterable[Path]) -> SandboxPolicy | None:
         """One call of a tool the gateway runs per call for an installed package (Nu's):
@@ -108,10 +138,11 @@ class Confinement:
             return package_sandbox(
                 home=state.config.home, package_id=package_id, package_root=None,
                 workspace=state.workspace, grants=grants_from(()), runtime=_existing(reads),
+                limits=self.limits(package_id),
             ).policy  # fmt: skip
         return policy_for_entry(
             status.entry, status.package.granted, home=state.config.home,
-            workspace=state.workspace, runtime=_existing(reads),
+            workspace=state.workspace, runtime=_existing(reads), limits=self.limits(package_id),
         ).policy  # fmt: skip
 
     def discovered(
@@ -129,6 +160,7 @@ class Confinement:
             workspace=state.workspace,
             grants=grants_from(granted),
             runtime=_existing(spec.reads),
+            limits=self.limits(name),
         )
         return built.policy.allowing(write=_existing(spec.writes))
 
@@ -159,6 +191,7 @@ class Confinement:
                 ),
                 *python_runtime_paths(),
             ),
+            limits=self.limits(name),
         )
         return built.policy
 

@@ -64,6 +64,7 @@ class OwnEntries:
             outcome = await run_tool_json(
                 tool, arguments, state.workspace, env, state.config.tool_output_cap,
                 policy=policy, require_sandbox=state.config.require_sandbox,
+                diagnostics=state.diagnostics,
             )  # fmt: skip
             if outcome.is_error:
                 state.diagnostics.add(

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gateway.base import DEFAULT_OUTPUT_CAP
+from gateway.base import DEFAULT_OUTPUT_CAP, Diagnostics
 from gateway.model import DiscoveredTool, ToolOutcome
 from gateway.runtime import LaunchError, resolve_command, run_child
 from gateway.sandbox import SandboxPolicy, SandboxUnavailable
@@ -33,6 +33,7 @@ async def run_tool_json(
     *,
     policy: SandboxPolicy | None = None,
     require_sandbox: bool = False,
+    diagnostics: Diagnostics | None = None,
 ) -> ToolOutcome:
     manifest = tool.manifest
     try:
@@ -57,6 +58,8 @@ async def run_tool_json(
             return ToolOutcome(f"{manifest.name}: not started: {error}", True)
         except OSError as error:
             return ToolOutcome(f"{manifest.name}: cannot start {command[0]}: {error}", True)
+    if diagnostics is not None:
+        diagnostics.extend(list(done.exceeded))  # a resource limit it ran into
     return _outcome(manifest.name, manifest.timeout_seconds, done.returncode, done.timed_out,
                     done.stdout, done.stderr, done.stdout_cut, output_cap)  # fmt: skip
 

@@ -63,19 +63,21 @@ class Budget:
 
 
 def _copy_file(source: str, target: str, mode: int, budget: Budget) -> None:
-    """Copy within the byte budget, counting what is read, not what ``stat`` said: a file
-    can grow while it is copied."""
+    """Copy within the byte budget. The size the file declares is checked before the copy
+    is created (a sparse file of 4 GiB costs nothing to make and would otherwise fill the
+    disk up to the limit), and what is read is counted before each chunk is written: a
+    file can grow while it is copied."""
     reading = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     writing = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
-    with (
-        open(os.open(source, reading), "rb") as reader,
-        open(os.open(target, writing, mode), "wb") as writer,
-    ):
-        if not stat.S_ISREG(os.fstat(reader.fileno()).st_mode):
+    with open(os.open(source, reading), "rb") as reader:
+        info = os.fstat(reader.fileno())
+        if not stat.S_ISREG(info.st_mode):
             raise VerifyError(f"{source} is not a regular file")
-        while chunk := reader.read(_CHUNK):
-            budget.spend(len(chunk))
-            writer.write(chunk)
+        budget.expect(info.st_size)
+        with open(os.open(target, writing, mode), "wb") as writer:
+            while chunk := reader.read(_CHUNK):
+                budget.spend(len(chunk))
+                writer.write(chunk)
 
 
 def copy_tree(source: Path, target: Path, limits: InstallLimits) -> Budget:
@@ -99,6 +101,7 @@ def copy_tree(source: Path, target: Path, limits: InstallLimits) -> Budget:
                     stack.append((entry.path, destination, relative + "/"))
                 elif stat.S_ISREG(info.st_mode):
                     budget.file(0)
+                    budget.expect(info.st_size)  # before the file is even opened
                     _copy_file(entry.path, destination, file_mode(info.st_mode), budget)
                 else:
                     raise VerifyError(f"{relative} is not a regular file, folder or symlink")

@@ -19,8 +19,9 @@ from typing import IO
 
 import anyio
 
+from gateway.base import Diagnostic
 from gateway.runtime._spawn import group_alive, kill_group, signal_group
-from gateway.sandbox import SandboxPolicy, spawn_confined, wait_for_exit
+from gateway.sandbox import SandboxPolicy, explain_output, spawn_confined, wait_for_exit
 
 __all__ = ["Child", "ChildOutput", "run_child", "start_child"]
 
@@ -114,6 +115,8 @@ class ChildOutput:
     stderr: bytes
     stdout_cut: bool
     stderr_cut: bool
+    exceeded: tuple[Diagnostic, ...] = ()
+    """The resource limits it ran into (``sandbox.limit_exceeded``), for the caller to report."""
 
     @property
     def timed_out(self) -> bool:
@@ -196,4 +199,5 @@ async def run_child(
         with anyio.CancelScope(shield=True):
             child.kill_group()
             await child.reap()
-    return ChildOutput(returncode, bytes(stdout), bytes(stderr), cut[0], cut[1])
+    exceeded = explain_output(returncode, bytes(stderr), policy) if policy is not None else []
+    return ChildOutput(returncode, bytes(stdout), bytes(stderr), cut[0], cut[1], tuple(exceeded))

@@ -12,6 +12,10 @@
 - :func:`grant_hints` says at install what a package's code appears to need beyond the
   defaults; :func:`explain_denial` turns a refusal in its stderr into a diagnostic.
 - :func:`safe_name` turns a name a package controls into a harmless file name.
+- :class:`ResourceLimits` (memory, processes, file size, CPU weight) ride on a policy;
+  :func:`limits_from_settings` reads a package's ``$gateway.limits``, :func:`detect_cgroups`
+  says whether cgroups hold them here, :func:`explain_exit` and :func:`explain_output`
+  which one a process ran into.
 
 See docs/security.md for the threat model and what each platform promises.
 """
@@ -36,6 +40,8 @@ if TYPE_CHECKING:
         python_runtime_paths,
         system_policy,
     )
+    from gateway.sandbox._cgroups import Cgroups, detect_cgroups
+    from gateway.sandbox._codes import LIMIT_EXCEEDED, LIMITS_INVALID
     from gateway.sandbox._descendants import (
         descendants,
         family,
@@ -43,8 +49,16 @@ if TYPE_CHECKING:
         kill_family,
         reap_adopted,
     )
+    from gateway.sandbox._exceeded import explain_exit, explain_limit, explain_output
     from gateway.sandbox._hints import explain_denial, grant_hints
     from gateway.sandbox._landlock import abi_version
+    from gateway.sandbox._limits import (
+        LIMIT_NAMES,
+        ResourceLimits,
+        format_size,
+        limits_from_settings,
+        parse_size,
+    )
     from gateway.sandbox._names import safe_name
     from gateway.sandbox._policy import NetworkAccess, Ports, SandboxPolicy
     from gateway.sandbox._privileges import (
@@ -64,7 +78,19 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "Cgroups": "gateway.sandbox._cgroups",
     "FULL_ABI": "gateway.sandbox._support",
+    "LIMIT_EXCEEDED": "gateway.sandbox._codes",
+    "LIMITS_INVALID": "gateway.sandbox._codes",
+    "LIMIT_NAMES": "gateway.sandbox._limits",
+    "ResourceLimits": "gateway.sandbox._limits",
+    "detect_cgroups": "gateway.sandbox._cgroups",
+    "explain_exit": "gateway.sandbox._exceeded",
+    "explain_limit": "gateway.sandbox._exceeded",
+    "explain_output": "gateway.sandbox._exceeded",
+    "format_size": "gateway.sandbox._limits",
+    "limits_from_settings": "gateway.sandbox._limits",
+    "parse_size": "gateway.sandbox._limits",
     "KernelSupport": "gateway.sandbox._support",
     "NetworkAccess": "gateway.sandbox._policy",
     "PackageGrants": "gateway.sandbox._builder",
@@ -104,33 +130,45 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "FULL_ABI",
+    "LIMITS_INVALID",
+    "LIMIT_EXCEEDED",
+    "LIMIT_NAMES",
     "SANDBOX_PERMISSIONS",
+    "Cgroups",
     "KernelSupport",
     "NetworkAccess",
     "PackageGrants",
     "PackageSandbox",
     "Ports",
+    "ResourceLimits",
     "SandboxError",
     "SandboxPolicy",
     "SandboxUnavailable",
     "abi_version",
     "become_subreaper",
     "descendants",
+    "detect_cgroups",
     "detect_support",
     "explain_denial",
+    "explain_exit",
+    "explain_limit",
+    "explain_output",
     "exposed_paths",
     "family",
+    "format_size",
     "grant_hints",
     "grants_from",
     "is_dumpable",
     "is_subreaper",
     "kill_descendants",
     "kill_family",
+    "limits_from_settings",
     "make_undumpable",
     "missing_protections",
     "node_runtime_paths",
     "package_dirs",
     "package_sandbox",
+    "parse_size",
     "policy_for_entry",
     "python_runtime_paths",
     "reap_adopted",

@@ -12,7 +12,9 @@ The defaults every confined child gets:
 - write: the package's data folder under ``GATEWAY_HOME`` and a private temp folder, and
   ``/dev/null`` and friends;
 - the workspace readable, and writable only with a write grant; TCP only with a network
-  grant.
+  grant;
+- the default resource limits (``_limits``), in a cgroup of the package's own where the
+  kernel delegates one, unless the caller passes the package's own limits.
 
 Nothing else: the user's home and ``~/.ssh``, other packages' folders, and the gateway's
 store, sessions, logs and config stay out of reach, because no rule names them.
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.base import private_dir
+from gateway.sandbox._limits import ResourceLimits
 from gateway.sandbox._names import safe_name
 from gateway.sandbox._policy import NetworkAccess, SandboxPolicy
 
@@ -190,10 +193,12 @@ def package_sandbox(
     grants: PackageGrants,
     runtime: Sequence[Path] = (),
     create: bool = True,
+    limits: ResourceLimits | None = None,
 ) -> PackageSandbox:
     """The policy for one package's process. ``runtime``: what its interpreter needs
     (``python_runtime_paths()``, ``node_runtime_paths(node)``, a sidecar's folder).
-    ``create=False`` describes it without making its folders (for ``status``)."""
+    ``create=False`` describes it without making its folders (for ``status``). ``limits``:
+    its resource limits (default: the defaults, in a cgroup of its own)."""
     data, tmp = package_dirs(home, package_id, create=create)
     base = system_policy()
     execute = [*runtime, *([package_root] if package_root is not None else [])]
@@ -202,7 +207,8 @@ def package_sandbox(
     if workspace is not None:
         (write if grants.workspace_write else read).append(workspace)
     policy = SandboxPolicy(
-        network=NetworkAccess.unrestricted() if grants.network else NetworkAccess()
+        network=NetworkAccess.unrestricted() if grants.network else NetworkAccess(),
+        limits=limits if limits is not None else ResourceLimits(group=package_id),
     )
     policy = policy.allowing(
         read=[*base.read, *read], execute=[*base.execute, *execute], write=[*base.write, *write]
@@ -230,6 +236,7 @@ def policy_for_entry(
     workspace: Path | None,
     runtime: Sequence[Path] = (),
     create: bool = True,
+    limits: ResourceLimits | None = None,
 ) -> PackageSandbox:
     """The sandbox of an installed package from its catalog entry and the store's grants.
 
@@ -248,6 +255,7 @@ def policy_for_entry(
         grants=grants_from(names),
         runtime=runtime,
         create=create,
+        limits=limits,
     )
 
 

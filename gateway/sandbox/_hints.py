@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gateway.base import Diagnostic, _codes
+from gateway.sandbox._exceeded import explain_limit
 from gateway.sandbox._policy import SandboxPolicy
 
 __all__ = ["explain_denial", "grant_hints"]
@@ -135,7 +136,11 @@ def explain_denial(
     line: str, policy: SandboxPolicy, package_id: str, workspace: Path | None = None
 ) -> Diagnostic | None:
     """``sandbox.denied`` when ``line`` (from the package's stderr) shows the sandbox
-    refusing something, naming the grant that would allow it; None for any other line."""
+    refusing something, naming the grant that would allow it; ``sandbox.limit_exceeded``
+    when it shows one of its resource limits refusing it; None for any other line."""
+    limited = explain_limit(line, policy, package_id)
+    if limited is not None:
+        return limited
     text = line.strip()
     net = _NET_DENIED.search(text)
     if net and not policy.network.any:

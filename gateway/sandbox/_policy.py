@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gateway.sandbox._limits import ResourceLimits
+
 __all__ = ["NetworkAccess", "Ports", "SandboxPolicy"]
 
 _DEV = Path("/dev")
@@ -94,6 +96,11 @@ class SandboxPolicy:
     """Abstract Unix sockets only to servers inside its own sandbox (Landlock ABI 6)."""
     drop_capabilities: bool = True
     """Start with no capabilities, even when the gateway runs as root."""
+    anonymous_exec: bool = False
+    """May make an anonymous file (``memfd_create``) it can execute: code it wrote, run
+    without a folder a Landlock rule could deny. No package is granted it."""
+    limits: ResourceLimits | None = field(default_factory=ResourceLimits)
+    """Memory, processes, file size and CPU share (``_limits``); None: none at all."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "read", _absolute(self.read, "read"))
@@ -134,4 +141,6 @@ class SandboxPolicy:
         parts.append(f"scoped {' and '.join(scoped)}" if scoped else "not scoped")
         if not self.drop_capabilities:
             parts.append("keeps capabilities")
+        if self.anonymous_exec:
+            parts.append("may execute anonymous files")
         return "; ".join(parts)

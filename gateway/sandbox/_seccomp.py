@@ -12,7 +12,15 @@ signal. It does not see:
   root (capabilities dropped) still owns root's files;
 - ``io_uring_setup``: io_uring performs socket and file operations the filter cannot see
   (libuv and others fall back to plain syscalls on ENOSYS);
-- ``ioctl(TIOCSTI)``: pushing keystrokes into a terminal the child inherited.
+- ``ioctl(TIOCSTI)``: pushing keystrokes into a terminal the child inherited;
+- executing what it wrote, without a folder: Landlock never grants EXECUTE where a child
+  may write, but a file made by ``memfd_create`` has no folder a rule could name, and it
+  runs through ``/proc/self/fd/N`` or ``execveat(fd, "", AT_EMPTY_PATH)``. The filter
+  refuses ``memfd_create`` (EPERM) unless the flags ask for ``MFD_NOEXEC_SEAL`` (Linux 6.3:
+  no exec bits, sealed so that ``fchmod`` cannot add them) without ``MFD_EXEC``, and
+  refuses ``memfd_secret`` outright. The exec itself cannot be filtered — a path is a
+  pointer seccomp cannot read — so the anonymous file is what is closed; every file with a
+  path is Landlock's. Neither Node nor Python calls ``memfd_create`` on its own.
 
 Classic BPF, installed with ``prctl(PR_SET_SECCOMP)`` on the spawning thread only (no
 TSYNC), after ``no_new_privs``. A syscall from a foreign ABI (x32, i386 on x86-64) fails
@@ -30,7 +38,7 @@ import struct
 import sys
 from dataclasses import dataclass
 
-__all__ = ["SeccompError", "SocketRules", "build_filter", "install_filter", "seccomp_available"]
+__all__ = ["FilterRules", "SeccompError", "build_filter", "install_filter", "seccomp_available"]
 
 _PR_GET_SECCOMP = 21
 _PR_SET_SECCOMP = 22
@@ -45,6 +53,8 @@ _JSET_K = 0x05 | 0x40 | 0x00
 _RET_K = 0x06 | 0x00
 _SETID_BITS = 0o6000
 _TIOCSTI = 0x5412
+_MFD_NOEXEC_SEAL = 0x0008
+_MFD_EXEC = 0x0010
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,15 +65,18 @@ class _Arch:
     chmod: int | None
     fchmod: int
     fchmodat: int
+    memfd_create: int
     x32_bit: int | None = None
 
 
 _FCHMODAT2 = 452  # new syscalls share one number on every architecture
 _IO_URING_SETUP = 425
+_MEMFD_SECRET = 447
 _ARCHES = {
     "x86_64": _Arch(0xC000003E, socket=41, ioctl=16, chmod=90, fchmod=91, fchmodat=268,
-                    x32_bit=0x40000000),
-    "aarch64": _Arch(0xC00000B7, socket=198, ioctl=29, chmod=None, fchmod=52, fchmodat=53),
+                    memfd_create=319, x32_bit=0x40000000),
+    "aarch64": _Arch(0xC00000B7, socket=198, ioctl=29, chmod=None, fchmod=52, fchmodat=53,
+                     memfd_create=279),
 }  # fmt: skip
 
 
@@ -72,11 +85,14 @@ class SeccompError(OSError):
 
 
 @dataclass(frozen=True, slots=True)
-class SocketRules:
-    """Which address families ``socket()`` may create."""
+class FilterRules:
+    """What the filter lets through: which address families ``socket()`` may create, and
+    whether an anonymous file may be made executable."""
 
     unix: bool = False
     inet: bool = False
+    anonymous_exec: bool = False
+    """``memfd_create`` with any flags, and ``memfd_secret``."""
 
     def families(self) -> tuple[int, ...]:
         allowed: list[int] = []
@@ -140,7 +156,7 @@ def _arg(index: int) -> int:
     return 16 + 8 * index + (0 if sys.byteorder == "little" else 4)
 
 
-def build_filter(rules: SocketRules) -> bytes:
+def build_filter(rules: FilterRules) -> bytes:
     """The filter program for this architecture; ``SeccompError`` when it has none."""
     arch = _arch()
     if arch is None:
@@ -159,6 +175,9 @@ def build_filter(rules: SocketRules) -> bytes:
     p.emit(_JEQ_K, _FCHMODAT2, "mode2", 0)
     p.emit(_JEQ_K, arch.ioctl, "ioctl", 0)
     p.emit(_JEQ_K, _IO_URING_SETUP, "nosys", 0)
+    if not rules.anonymous_exec:
+        p.emit(_JEQ_K, arch.memfd_create, "memfd", 0)
+        p.emit(_JEQ_K, _MEMFD_SECRET, "eperm", 0)
     p.emit(_RET_K, _RET_ALLOW)
     p.label("socket")
     p.emit(_LD_W_ABS, _arg(0))
@@ -172,6 +191,12 @@ def build_filter(rules: SocketRules) -> bytes:
     p.label("ioctl")
     p.emit(_LD_W_ABS, _arg(1))
     p.emit(_JEQ_K, _TIOCSTI, "eperm", "allow")
+    if not rules.anonymous_exec:
+        # Allowed only sealed against exec: NOEXEC_SEAL set and EXEC clear.
+        p.label("memfd")
+        p.emit(_LD_W_ABS, _arg(1))
+        p.emit(_JSET_K, _MFD_EXEC, "eperm", 0)
+        p.emit(_JSET_K, _MFD_NOEXEC_SEAL, "allow", "eperm")
     p.label("eperm")
     p.emit(_RET_K, _RET_ERRNO | errno.EPERM)
     p.label("allow")

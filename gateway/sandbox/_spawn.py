@@ -8,8 +8,11 @@ threads exist) and no extra interpreter start. The thread ends right after the f
 confined thread is never reused, so no pool may run this.
 
 Everything that can fail for a reason other than the kernel refusing (paths, the BPF
-program, the ruleset) is prepared in the caller's thread first; the confining thread only
-makes syscalls, and if any of them fails, nothing is started.
+program, the ruleset, the package's cgroup) is prepared in the caller's thread first; the
+confining thread only makes syscalls, and if any of them fails, nothing is started.
+
+Resource limits cannot be put on a thread: a child with limits starts behind a gate
+(``_gate``) that holds it until the caller's thread has set them.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from typing import IO, Any
 
 import anyio
 
+from gateway.sandbox._cgroups import CgroupGroup, detect_cgroups
+from gateway.sandbox._gate import can_gate, check_program, gated, release, release_started
 from gateway.sandbox._landlock import (
     FS_READ,
     FS_READ_EXECUTE,
@@ -37,9 +42,15 @@ from gateway.sandbox._landlock import (
     Scope,
     restrict_self,
 )
+from gateway.sandbox._limits import (
+    ResourceLimits,
+    apply_rlimits,
+    node_heap_argument,
+    rlimits_for,
+)
 from gateway.sandbox._policy import SandboxPolicy
 from gateway.sandbox._privileges import PrivilegeError, drop_capabilities, set_no_new_privs
-from gateway.sandbox._seccomp import SeccompError, SocketRules, build_filter, install_filter
+from gateway.sandbox._seccomp import FilterRules, SeccompError, build_filter, install_filter
 from gateway.sandbox._support import (
     KernelSupport,
     SandboxUnavailable,
@@ -122,7 +133,7 @@ _CACHE = _RulesetCache()
 
 
 @functools.cache
-def _seccomp_program(rules: SocketRules) -> bytes:
+def _seccomp_program(rules: FilterRules) -> bytes:
     return build_filter(rules)
 
 
@@ -141,6 +152,31 @@ class _Confinement:
             restrict_self(self.compiled.ruleset)
         if self.seccomp is not None:
             install_filter(self.seccomp)
+
+
+@dataclass(slots=True)
+class _Limiting:
+    """How one child's limits are set: its package's cgroup where there is one, rlimits
+    for the rest."""
+
+    limits: ResourceLimits
+    group: CgroupGroup | None
+    rlimits: dict[int, int]
+
+    def prepare(self, pid: int) -> None:
+        apply_rlimits(pid, self.rlimits)
+        if self.group is not None:
+            self.group.set_limits(self.limits)
+            self.group.attach(pid)
+
+
+def _limiting(limits: ResourceLimits | None) -> _Limiting | None:
+    if limits is None or not sys.platform.startswith("linux"):
+        return None
+    group = detect_cgroups().group(limits.group)
+    held = group.folders if group is not None else {}
+    rlimits = rlimits_for(limits, memory="memory" not in held, pids="pids" not in held)
+    return _Limiting(limits, group, rlimits)
 
 
 def _ruleset(policy: SandboxPolicy, abi: int) -> Ruleset:
@@ -178,7 +214,12 @@ def _prepare(policy: SandboxPolicy, support: KernelSupport) -> _Confinement | No
         return None  # nothing to apply; support_diagnostics says so once per run
     seccomp = None
     if support.seccomp:
-        seccomp = _seccomp_program(SocketRules(unix=policy.unix_sockets, inet=policy.network.any))
+        rules = FilterRules(
+            unix=policy.unix_sockets,
+            inet=policy.network.any,
+            anonymous_exec=policy.anonymous_exec,
+        )
+        seccomp = _seccomp_program(rules)
     compiled = None
     if support.landlock:
         try:
@@ -219,6 +260,13 @@ def spawn_confined(
                 missing,
             )
     confinement = _prepare(policy, support)
+    limiting = _limiting(policy.limits)
+    command = list(argv)
+    gate = limiting is not None and can_gate(env)
+    if limiting is not None:
+        command = node_heap_argument(command, limiting.limits)
+    if gate:
+        command = gated(command, env)
     outcome: list[subprocess.Popen[bytes] | BaseException] = []
 
     def confine_and_spawn() -> None:
@@ -230,9 +278,11 @@ def spawn_confined(
                     raise SandboxError(
                         error.errno, f"cannot confine {argv[0]}: {error.strerror}"
                     ) from None
+            if gate:
+                check_program(argv[0], env, cwd)  # what Popen would raise for argv itself
             outcome.append(
                 subprocess.Popen(
-                    list(argv),
+                    command,
                     stdin=stdin,
                     stdout=stdout,
                     stderr=stderr,
@@ -252,6 +302,13 @@ def spawn_confined(
     result = outcome[0]
     if isinstance(result, BaseException):
         raise result
+    if limiting is not None:
+        try:
+            (release if gate else release_started)(result, limiting.prepare)
+        except OSError as error:
+            raise SandboxError(
+                error.errno, f"cannot set the limits of {argv[0]}: {error.strerror or error}"
+            ) from None
     return result
 
 

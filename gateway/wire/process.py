@@ -19,6 +19,7 @@ from anyio.abc import TaskGroup, TaskStatus
 
 from gateway.base import Diagnostics, _codes
 from gateway.runtime import Child
+from gateway.sandbox import explain_exit
 from gateway.wire._errors import (
     ExtensionError,
     ExtensionExited,
@@ -257,6 +258,7 @@ class ExtensionProcess:
             code = await describe_exit(process)
             self._register_error = self._register_error or f"exited before register ({code})"
             self._registered.set()
+            self._note_limits(process)
             return
         if self._closing or self.registration is None:
             return
@@ -265,8 +267,16 @@ class ExtensionProcess:
         message = f"extension {self.name} exited unexpectedly ({code})"
         self._pending.fail_all(ExtensionExited(message))
         self._diagnostics.add(_codes.EXTENSION_EXITED(message, package=self.name))
+        self._note_limits(process)
         if self._on_exit is not None:
             self._on_exit(self)
+
+    def _note_limits(self, process: Child | None) -> None:
+        """Which of its resource limits it ran into, if any (``sandbox.limit_exceeded``)."""
+        policy = self.plan.sandbox
+        if policy is not None and process is not None:
+            for found in explain_exit(process.returncode, policy, self.name):
+                self._diagnostics.add(found)
 
     # ------------------------------------------------------------------ requests
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gateway import open_gateway
+from gateway.packages import write_package_config
 from gateway.packages.secrets import set_secret
 from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 from tests.nu._packages import (
@@ -337,3 +338,23 @@ async def test_nothing_of_an_untrusted_package_runs(tmp_path: Path) -> None:
     ) as gateway:
         assert (gateway.tools(), gateway.processes, gateway.registry.hooks()) == ([], [], [])
         assert "gate.untrusted" in codes(gateway)
+
+
+HOG = "export default () => { const kept = []; for (;;) kept.push(new Array(1e5).fill(1.5)); };"
+
+
+async def test_a_call_over_its_packages_memory_limit_is_named_and_the_next_call_runs(
+    tmp_path: Path,
+) -> None:
+    """Each call is its own Node, under the package's limits (here 256 MiB)."""
+    home = tmp_path / "home"
+    package = install_ready(home, probe_package(tmp_path / "pkg", {"hog": HOG, "text": TEXT}))
+    write_package_config(home, package, {"$gateway": {"limits": {"memory": "256M"}}})
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    async with open_gateway(workspace, trust=True, config=config_for(home, tmp_path)) as gateway:
+        assert (await gateway.call_tool("probe__hog", {})).is_error
+        said = [d for d in gateway.diagnostics if d.code == "sandbox.limit_exceeded"]
+        assert said and all(d.package == package for d in said)
+        assert "memory limit (256 MiB)" in said[0].message
+        assert (await gateway.call_tool("probe__text", {})).content == '"plain text"'

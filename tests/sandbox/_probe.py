@@ -55,6 +55,44 @@ def target(args: dict) -> int:
     return os.getppid()
 
 
+def run_descriptor(fd: int, via: str) -> str:
+    """Execute the program behind ``fd``: by its ``/proc/self/fd`` path, or by the descriptor
+    itself (``execveat(fd, "", AT_EMPTY_PATH)``, which is what ``fexecve`` does). A script's
+    interpreter is handed ``/dev/fd/N``, so the descriptor must survive the exec."""
+    os.set_inheritable(fd, True)
+    if via == "proc":
+        done = subprocess.run([f"/proc/self/fd/{fd}"], capture_output=True, text=True,
+                              pass_fds=(fd,))  # fmt: skip
+        if done.returncode != 0:
+            raise OSError(errno.EACCES if done.returncode == 126 else errno.EIO, done.stderr)
+        return done.stdout
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        os.dup2(write_end, 1)
+        try:
+            os.execve(fd, ["payload"], {})
+        except OSError as error:
+            os.write(2, f"{error.errno}".encode())
+            os._exit(100 + error.errno)
+    os.close(write_end)
+    output = os.read(read_end, 64).decode()
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code >= 100:
+        raise OSError(code - 100, os.strerror(code - 100))
+    return output
+
+
+def run_anonymous(flags: int, via: str) -> str:
+    """A script written to an anonymous file (``memfd_create``), then executed: no folder,
+    so no Landlock rule, stands in the way."""
+    fd = os.memfd_create("payload", flags)
+    os.write(fd, b"#!/bin/sh\necho ran\n")
+    return run_descriptor(fd, via)
+
+
 def attack(name: str, args: dict) -> str:
     if name == "read":
         return read(args["path"])
@@ -96,6 +134,13 @@ def attack(name: str, args: dict) -> str:
             handle.write("#!/bin/sh\necho ran\n")
         os.chmod(args["path"], 0o755)
         return subprocess.run([args["path"]], capture_output=True, check=True, text=True).stdout
+    if name == "memfd_exec":
+        return run_anonymous(args.get("flags", 0), args["via"])
+    if name == "fexec_written_file":
+        with open(args["path"], "w") as handle:
+            handle.write("#!/bin/sh\necho ran\n")
+        os.chmod(args["path"], 0o755)
+        return run_descriptor(os.open(args["path"], os.O_RDONLY), "execveat")
     if name == "proc_file":
         pid = target(args)
         path = f"/proc/{pid}/{args['file']}"

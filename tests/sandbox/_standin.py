@@ -44,6 +44,7 @@ def policy_from(data: dict) -> SandboxPolicy:
         scope_signals=data["scope_signals"],
         scope_abstract_unix=data["scope_abstract_unix"],
         drop_capabilities=data["drop_capabilities"],
+        anonymous_exec=data["anonymous_exec"],
     )
 
 

@@ -179,6 +179,7 @@ def _policy_data(policy: SandboxPolicy) -> dict[str, Any]:
         "scope_signals": policy.scope_signals,
         "scope_abstract_unix": policy.scope_abstract_unix,
         "drop_capabilities": policy.drop_capabilities,
+        "anonymous_exec": policy.anonymous_exec,
     }
 
 

@@ -28,6 +28,7 @@ from .conftest import HELD_FD, World, needs_landlock, run_probe
 
 pytestmark = needs_landlock
 ROOT = os.geteuid() == 0
+MFD_EXEC = 0x10
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,17 @@ CASES: list[Case] = [
          grant=lambda w: _write(w, "/dev/shm")),
     Case("execute_written_file", "write_then_exec", lambda w: {"path": str(w.data / "run.sh")},
          grant=lambda w: w.policy.allowing(execute=[w.data])),
+    Case("execute_written_file_by_descriptor", "fexec_written_file",
+         lambda w: {"path": str(w.data / "run.sh")},
+         grant=lambda w: w.policy.allowing(execute=[w.data])),
+    # The same without a folder: an anonymous file (memfd) has no path a rule could name.
+    Case("execute_anonymous_file", "memfd_exec", lambda w: {"via": "proc"},
+         grant=lambda w: _policy(w, anonymous_exec=True), fallback_holds=True),
+    Case("execute_anonymous_file_by_descriptor", "memfd_exec", lambda w: {"via": "execveat"},
+         grant=lambda w: _policy(w, anonymous_exec=True), fallback_holds=True),
+    Case("execute_anonymous_file_marked_executable", "memfd_exec",
+         lambda w: {"via": "proc", "flags": MFD_EXEC},
+         grant=lambda w: _policy(w, anonymous_exec=True), fallback_holds=True),
     # The gateway process: its environment, memory, working folder, open files, signals.
     Case("gateway_environ", "proc_file", lambda w: {"file": "environ"},
          control=True, fallback_holds=True),

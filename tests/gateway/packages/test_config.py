@@ -91,3 +91,16 @@ def test_the_cli_sets_checks_masks_and_unsets(tmp_path: Path) -> None:
     assert json.loads((home / "config" / "claw.json").read_text()) == {"apiKey": "12345"}
     unknown = cli(home, "config", "nobody", "k", "v")
     assert unknown.returncode == 1 and "no installed package 'nobody'" in unknown.stderr
+
+
+def test_the_cli_checks_resource_limits_before_storing_them(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    install_from(home, openclaw_plugin(tmp_path / "src"))
+    assert cli(home, "config", "claw", "$gateway.limits.memory", "512M").returncode == 0
+    assert cli(home, "config", "claw", "$gateway.limits.pids", "64").returncode == 0
+    stored = json.loads((home / "config" / "claw.json").read_text())
+    assert stored == {"$gateway": {"limits": {"memory": "512M", "pids": 64}}}
+    for key, value in (("memory", "lots"), ("pids", "0"), ("cpus", "2")):
+        refused = cli(home, "config", "claw", f"$gateway.limits.{key}", value)
+        assert refused.returncode == 1 and "not stored" in refused.stderr, refused.stderr
+    assert json.loads((home / "config" / "claw.json").read_text()) == stored

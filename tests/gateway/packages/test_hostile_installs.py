@@ -23,7 +23,7 @@ from gateway.packages import (
 )
 from gateway.packages._extract import extract_tarball
 from gateway.packages._locks import held, lock_path
-from gateway.packages._trees import copy_tree, remove_tree
+from gateway.packages._trees import Budget, _copy_file, copy_tree, remove_tree
 from gateway.packages._verify import VerifyError
 from tests.gateway.packages._helpers import (
     cli,
@@ -108,6 +108,60 @@ def test_copying_stops_at_the_byte_limit(tmp_path: Path) -> None:
         copy_tree(source, tmp_path / "copy", InstallLimits(max_bytes=3_000_000))
     _, size = _tree_size(tmp_path / "copy")
     assert size <= 3_000_000  # stopped on the way, not after 20 MB
+
+
+def _disk_usage(root: Path) -> int:
+    """Bytes really on disk under ``root`` (blocks, as ``du`` counts them)."""
+    used = 0
+    for folder, _, names in os.walk(root):
+        used += sum(os.lstat(os.path.join(folder, name)).st_blocks * 512 for name in names)
+    return used
+
+
+def test_a_sparse_file_over_the_limit_is_refused_before_a_byte_of_it_is_written(
+    tmp_path: Path,
+) -> None:
+    """A 4 GiB sparse file costs nothing to make: its declared size is checked before the
+    copy is opened, so the install does not write zeros up to the limit first."""
+    source = write_tree(tmp_path / "src", {"small.txt": "x" * 1000})
+    os.truncate(os.open(source / "big.bin", os.O_CREAT | os.O_WRONLY, 0o600), 4 << 30)
+    with pytest.raises(VerifyError, match="larger than 10000000 bytes"):
+        copy_tree(source, tmp_path / "copy", InstallLimits(max_bytes=10_000_000))
+    assert not (tmp_path / "copy" / "big.bin").exists()
+    assert _disk_usage(tmp_path / "copy") < 100_000
+
+
+def test_a_sparse_file_in_a_local_install_is_refused_before_the_staging_fills(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the staging held when the install was refused (kept here instead of removed)."""
+    monkeypatch.setattr(_installer, "remove_tree", lambda path: None)
+    source = nanobot(tmp_path / "src", "sparse.pkg")
+    os.truncate(os.open(source / "big.bin", os.O_CREAT | os.O_WRONLY, 0o600), 4 << 30)
+    with pytest.raises(InstallError, match="larger than 50000000 bytes"):
+        install_from(tmp_path / "home", source, limits=InstallLimits(max_bytes=50_000_000))
+    assert _disk_usage(tmp_path / "home") < 1_000_000
+
+
+def test_a_file_growing_while_copied_stops_at_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What is read counts, not what ``stat`` said: a file that declares nothing and yields
+    5 MB is cut before the chunk that crosses the limit is written."""
+    source = write_tree(tmp_path / "src", {"grows.bin": "x" * 5_000_000})
+    real_fstat = os.fstat
+
+    def declares_nothing(fd: int) -> os.stat_result:
+        info = list(real_fstat(fd))
+        info[stat.ST_SIZE] = 0
+        return os.stat_result(info)
+
+    monkeypatch.setattr(os, "fstat", declares_nothing)
+    copy, budget = tmp_path / "grows.bin", Budget(InstallLimits(max_bytes=3_000_000))
+    with pytest.raises(VerifyError, match="larger than 3000000 bytes"):
+        _copy_file(str(source / "grows.bin"), str(copy), 0o600, budget)
+    monkeypatch.undo()
+    assert copy.stat().st_size <= 3_000_000
 
 
 def test_copying_stops_at_the_file_limit(tmp_path: Path) -> None:
