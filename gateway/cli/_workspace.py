@@ -23,7 +23,13 @@ from gateway.cli._errors import BadArgument, Usage, error
 from gateway.cli._output import diagnostics_table, print_diagnostics, print_json, table
 from gateway.host import Gateway, UnknownCommand, open_gateway
 from gateway.model import render_call
-from gateway.sandbox import become_subreaper, descendants, kill_descendants, reap_adopted
+from gateway.sandbox import (
+    become_subreaper,
+    cleanup_cgroups,
+    descendants,
+    kill_descendants,
+    reap_adopted,
+)
 
 __all__ = ["run_workspace_verb"]
 
@@ -51,6 +57,7 @@ def _contained() -> Iterator[None]:
     finally:
         kill_descendants(exclude=before)
         reap_adopted(())
+        cleanup_cgroups()  # its packages' cgroups, now empty
 
 
 def _open(args: argparse.Namespace, config: GatewayConfig) -> Any:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         python_runtime_paths,
         system_policy,
     )
-    from gateway.sandbox._cgroups import Cgroups, detect_cgroups
+    from gateway.sandbox._cgroups import Cgroups, cleanup_cgroups, detect_cgroups
     from gateway.sandbox._codes import LIMIT_EXCEEDED, LIMITS_INVALID
     from gateway.sandbox._descendants import (
         descendants,
@@ -79,6 +79,7 @@ if TYPE_CHECKING:
 
 _WHERE: dict[str, str] = {
     "Cgroups": "gateway.sandbox._cgroups",
+    "cleanup_cgroups": "gateway.sandbox._cgroups",
     "FULL_ABI": "gateway.sandbox._support",
     "LIMIT_EXCEEDED": "gateway.sandbox._codes",
     "LIMITS_INVALID": "gateway.sandbox._codes",
@@ -146,6 +147,7 @@ __all__ = [
     "SandboxUnavailable",
     "abi_version",
     "become_subreaper",
+    "cleanup_cgroups",
     "descendants",
     "detect_cgroups",
     "detect_support",

@@ -25,13 +25,14 @@ import errno
 import functools
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gateway.sandbox._limits import ResourceLimits
 from gateway.sandbox._names import safe_name
 
-__all__ = ["CgroupGroup", "Cgroups", "detect_cgroups", "parse_cgroups"]
+__all__ = ["CgroupGroup", "Cgroups", "cleanup_cgroups", "detect_cgroups", "parse_cgroups"]
 
 WANTED = ("memory", "pids", "cpu")
 _PREFIX = "extension-gateway-"
@@ -98,10 +99,21 @@ class CgroupGroup:
         self._seen.update(now)
         return hit
 
-    def remove(self) -> None:
+    def remove(self, within: float = 0.0) -> None:
+        """Remove the group once no process is left in it, waiting up to ``within``
+        seconds for processes just killed to finish dying."""
+        deadline = time.monotonic() + within
         for folder in dict.fromkeys(self.folders.values()):
-            with contextlib.suppress(OSError):
-                folder.rmdir()  # only when no process is left in it
+            while True:
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    if time.monotonic() >= deadline:
+                        break  # still held: the next gateway's start collects it
+                    time.sleep(0.02)
 
 
 def _settings(version: int, controller: str, limits: ResourceLimits) -> list[tuple[str, str]]:
@@ -134,6 +146,7 @@ class Cgroups:
         self._bases: dict[Path, Path] | None = None
         self._groups: dict[str, CgroupGroup] = {}
         self._lock = threading.Lock()
+        self._at_exit = False
 
     @property
     def version(self) -> int:
@@ -193,17 +206,22 @@ class Cgroups:
                 _write(base / "cgroup.subtree_control", _enable(hierarchy.controllers))
             bases[hierarchy.own] = base
         self._bases = bases
-        atexit.register(self.cleanup)
+        if not self._at_exit:
+            self._at_exit = True
+            atexit.register(self.cleanup)
         return bases
 
-    def cleanup(self) -> None:
-        """Remove the groups that no process holds any more, then the gateway's folder."""
+    def cleanup(self, within: float = 0.0) -> None:
+        """Remove the groups that no process holds any more (or, within ``within`` seconds,
+        no longer), then the gateway's folder; a later spawn makes them again."""
         with self._lock:
             for group in self._groups.values():
-                group.remove()
+                group.remove(within)
             for base in (self._bases or {}).values():
                 with contextlib.suppress(OSError):
                     base.rmdir()
+            self._groups.clear()
+            self._bases = None
 
 
 def _enable(controllers: tuple[str, ...]) -> str:
@@ -322,3 +340,11 @@ def detect_cgroups() -> Cgroups:
     except OSError:
         return Cgroups([], "no /proc/self/cgroup (not Linux, or /proc not mounted)")
     return parse_cgroups(mountinfo, membership)
+
+
+def cleanup_cgroups(within: float = 1.0) -> None:
+    """Remove this gateway's groups now, if it made any: at the end of a command, once its
+    processes were killed (a CLI that leaves with ``os._exit`` runs no ``atexit``); a
+    process killed a moment ago is given ``within`` seconds to be gone."""
+    if detect_cgroups.cache_info().currsize:
+        detect_cgroups().cleanup(within)

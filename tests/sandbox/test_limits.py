@@ -22,6 +22,7 @@ from gateway.sandbox import (
     SandboxError,
     _exceeded,
     _spawn,
+    cleanup_cgroups,
     detect_cgroups,
     explain_exit,
     explain_limit,
@@ -331,3 +332,21 @@ def test_a_file_written_past_its_limit_stops_there_and_is_named(
     assert code != 0
     assert target.stat().st_size <= MIB
     assert _limits_named(said, "writer", "file size limit (1 MiB)"), said
+
+
+def test_the_groups_go_at_the_end_of_a_command_and_come_back_for_the_next_spawn(
+    tmp_path: Path,
+) -> None:
+    """A CLI leaves with os._exit, past atexit: it removes its groups once its processes
+    are gone, and a later spawn in the same process makes them again."""
+    if not detect_cgroups().controllers:
+        pytest.skip(f"this machine has {detect_cgroups().describe()}")
+    sandbox = _sandbox(tmp_path, "again")
+    assert _run(sandbox, ["/bin/true"])[0] == 0
+    group = detect_cgroups().existing("again")
+    assert group is not None
+    folders = list(group.folders.values())
+    cleanup_cgroups()
+    assert not any(folder.exists() for folder in folders)
+    code, out, _ = _run(sandbox, ["/bin/cat", "/proc/self/cgroup"])
+    assert code == 0 and f"extension-gateway-{os.getpid()}/again" in out
