@@ -34,7 +34,15 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["GATE_SHELL", "can_gate", "check_program", "gated", "release", "release_started"]
+__all__ = [
+    "GATE_SHELL",
+    "can_gate",
+    "check_program",
+    "gated",
+    "own_filesystem_context",
+    "release",
+    "release_started",
+]
 
 GATE_SHELL = "/bin/sh"
 _SCRIPT = 'kill -STOP "$$"; {restore}exec "$@"'
@@ -92,6 +100,21 @@ def _candidates(program: str, env: Mapping[str, str] | None, cwd: str | None) ->
     if os.path.dirname(program):
         return [os.path.join(cwd, program) if cwd else program]
     return [os.path.join(folder, program) for folder in os.get_exec_path(env)]
+
+
+_CLONE_FS = 0x200
+
+
+def own_filesystem_context() -> None:
+    """Give the calling thread its own ``fs_struct`` (cwd, root, umask) instead of the one
+    the process's threads share. An ``execve`` — ``AT_EXECVE_CHECK`` included — marks the
+    ``fs_struct`` it runs on ``in_exec``, and while it is, every other thread sharing it
+    fails to create a thread (``clone(CLONE_FS)``: ``EAGAIN``, Python's "can't start new
+    thread"). The confining thread calls this before ``check_program``; it ends right after
+    the spawn, and the child inherits the same cwd either way. Raises ``OSError``."""
+    if _libc().unshare(ctypes.c_int(_CLONE_FS)) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
 
 
 def check_program(program: str, env: Mapping[str, str] | None, cwd: Path | str | None) -> None:

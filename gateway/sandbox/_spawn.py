@@ -31,7 +31,14 @@ from typing import IO, Any
 import anyio
 
 from gateway.sandbox._cgroups import CgroupGroup, detect_cgroups
-from gateway.sandbox._gate import can_gate, check_program, gated, release, release_started
+from gateway.sandbox._gate import (
+    can_gate,
+    check_program,
+    gated,
+    own_filesystem_context,
+    release,
+    release_started,
+)
 from gateway.sandbox._landlock import (
     FS_READ,
     FS_READ_EXECUTE,
@@ -271,6 +278,13 @@ def spawn_confined(
 
     def confine_and_spawn() -> None:
         try:
+            if gate:  # before seccomp, which may refuse unshare
+                try:
+                    own_filesystem_context()
+                except OSError as error:
+                    raise SandboxError(
+                        error.errno, f"cannot confine {argv[0]}: {error.strerror}"
+                    ) from None
             if confinement is not None:
                 try:
                     confinement.apply()

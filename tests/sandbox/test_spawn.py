@@ -25,6 +25,7 @@ from gateway.sandbox import (
     wait_for_exit,
 )
 from gateway.sandbox import _spawn as spawn_module
+from gateway.sandbox._gate import own_filesystem_context
 from gateway.sandbox._landlock import LandlockError
 
 from .conftest import needs_landlock
@@ -104,6 +105,35 @@ def test_concurrent_spawns_under_different_policies_do_not_mix(tmp_path: Path) -
     with ThreadPoolExecutor(max_workers=6) as pool:
         results = list(pool.map(one, range(24)))
     assert all((code == 0) == grant for grant, code in results)
+
+
+def test_threads_still_start_while_spawns_check_their_programs() -> None:
+    """The program check is an execve (``AT_EXECVE_CHECK``): on the filesystem context the
+    process's threads share it would make every other thread's start fail meanwhile."""
+    policy = _policy()
+
+    def spawn_then_start_a_thread(_: int) -> int:
+        done = _run(["/bin/true"], policy)
+        thread = threading.Thread(target=lambda: None)
+        thread.start()
+        thread.join()
+        return done.returncode
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        assert set(pool.map(spawn_then_start_a_thread, range(240))) == {0}
+
+
+def test_the_program_check_runs_on_a_filesystem_context_of_its_own(tmp_path: Path) -> None:
+    before = os.getcwd()
+
+    def elsewhere() -> None:
+        own_filesystem_context()
+        os.chdir(tmp_path)
+
+    thread = threading.Thread(target=elsewhere)
+    thread.start()
+    thread.join()
+    assert os.getcwd() == before
 
 
 def test_nothing_starts_when_the_kernel_refuses_to_confine(
