@@ -14,7 +14,7 @@ from gateway.cli._output import print_diagnostics, print_json, table
 from gateway.cli._refusal import refuse
 from gateway.cli._trust import installed_ids
 from gateway.host import describe_sandbox
-from gateway.packages import evaluate_packages, load_adapters
+from gateway.packages import evaluate_packages, load_adapters, recalled_denials
 from gateway.packages.environment import describe_environment, env_grant_name
 from gateway.sandbox import SANDBOX_PERMISSIONS
 from gateway.store import StateStore, UnknownPackage
@@ -210,8 +210,21 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
         status.id: describe_sandbox(status.entry, status.package.granted, config)
         for status in statuses
     }
+    # What the sandbox refused each at its last start: status starts nothing to find out.
+    refused = {s.id: recalled_denials(config.home, s.id, s.package.granted) for s in statuses}
     if args.json:
-        print_json({"packages": [{**s.to_dict(), "sandbox": sandboxes[s.id]} for s in statuses]})
+        print_json(
+            {
+                "packages": [
+                    {
+                        **s.to_dict(),
+                        "sandbox": sandboxes[s.id],
+                        "denied_at_last_start": [d.to_dict() for d in refused[s.id]],
+                    }
+                    for s in statuses
+                ]
+            }
+        )
         return 0
     rows = []
     for status in statuses:
@@ -231,5 +244,6 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
         rows.append((data["id"], data["version"], data["ecosystem"], marks, group or "-", state))
     table("Packages", ("id", "version", "ecosystem", "gates", "group", "state"), rows, sys.stdout)
     table("Sandbox", ("id", "what its processes may reach"), list(sandboxes.items()), sys.stdout)
-    print_diagnostics([d for status in statuses for d in status.diagnostics], sys.stdout)
+    said = [d for status in statuses for d in (*status.diagnostics, *refused[status.id])]
+    print_diagnostics(said, sys.stdout)
     return 0

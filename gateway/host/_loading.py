@@ -33,7 +33,14 @@ from gateway.model import (
     discover,
     discover_package,
 )
-from gateway.packages import NoAdapters, PackageStatus, evaluate_packages, load_adapters
+from gateway.packages import (
+    NoAdapters,
+    PackageStatus,
+    evaluate_packages,
+    load_adapters,
+    recalled_denials,
+    remember_denials,
+)
 from gateway.runtime import LaunchError
 from gateway.store import STATE_FILE, StoreError
 from gateway.wire import LaunchPlan
@@ -187,6 +194,9 @@ class Loader:
         self._activator.hold(owner, plan, tuple(status.id for status in statuses), needs)
         activate = functools.partial(self._activator.activate, owner)
         self._projector.register_dormant(owner, cached, plan, activate)
+        for status in statuses:  # not started now: what its last start was refused
+            granted = status.package.granted
+            state.diagnostics.extend(recalled_denials(state.config.home, status.id, granted))
         return True
 
     async def warm(self) -> None:
@@ -205,9 +215,20 @@ class Loader:
             async with anyio.create_task_group() as group:
                 for process in processes:
                     group.start_soon(process.aclose)
+        self._remember_denials()
         self._projector.clear()
         self._activator.clear()
         self._memory.clear()
+
+    def _remember_denials(self) -> None:
+        """For each installed package started since the last stop: what the sandbox refused
+        it (its stderr is drained by now), for the commands that will not start it."""
+        state = self._state
+        started, state.started = state.started, set()
+        for status in state.packages:
+            if status.id in started:
+                granted = status.package.granted
+                remember_denials(state.config.home, status.id, granted, state.diagnostics.items)
 
     def _evaluate_packages(self) -> list[PackageStatus]:
         """Installed packages and their gates; only active ones are loaded."""

@@ -111,6 +111,7 @@ class Starter:
 
     def _new_process(self, plan: LaunchPlan) -> ExtensionProcess:
         state = self._state
+        state.started.add(plan.name)
         return ExtensionProcess(
             plan,
             next_id=state.next_id,

@@ -54,6 +54,8 @@ class GatewayState:
     owners: dict[ExtensionProcess, str] = field(default_factory=dict)
     """The registry owner of each running process (its name, or ``name#N``)."""
     packages: list[PackageStatus] = field(default_factory=list)
+    started: set[str] = field(default_factory=set)
+    """Names of the processes started (or tried) since the extensions last stopped."""
     progress_listener: ProgressListener | None = None
     exec_policy: ExecPolicy | None = None
     """None allows every command (outside plan mode)."""

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         unset_config_value,
         write_package_config,
     )
+    from gateway.packages._denials import recalled_denials, remember_denials
     from gateway.packages._extract import ExtractError, extract_tarball
     from gateway.packages._gates import PackageStatus, evaluate_packages
     from gateway.packages._installer import (
@@ -72,6 +73,8 @@ _WHERE: dict[str, str] = {
     "plan_launch": "gateway.packages._adapters",
     "prepare_install": "gateway.packages._adapters",
     "read_package_config": "gateway.packages._config",
+    "recalled_denials": "gateway.packages._denials",
+    "remember_denials": "gateway.packages._denials",
     "remove_tree": "gateway.packages._trees",
     "set_config_value": "gateway.packages._config",
     "uninstall": "gateway.packages._installer",
@@ -108,6 +111,8 @@ __all__ = [
     "plan_launch",
     "prepare_install",
     "read_package_config",
+    "recalled_denials",
+    "remember_denials",
     "remove_tree",
     "set_config_value",
     "uninstall",

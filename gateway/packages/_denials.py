@@ -1,0 +1,81 @@
+"""What the sandbox refused a package the last time it started, kept so that the commands
+that do not start it still say so: ``status`` (which never starts anything) and ``list``
+while the package's registration comes from the registration cache.
+
+A record holds the ``sandbox.denied`` diagnostics of one start and the grants the package
+had then. It is shown only while the grants are the same: after ``gateway permissions``
+widens them, the refusal may no longer happen, and the next start says what is true. A
+start without refusals removes the record. Files live under ``GATEWAY_HOME/cache/denials``,
+one JSON document per package named by a digest of its id (an id never becomes a path),
+written atomically; an unreadable one is no record, never an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from gateway.base import Diagnostic, _codes
+
+__all__ = ["DENIAL_CODE", "recalled_denials", "remember_denials"]
+
+DENIAL_CODE = _codes.SANDBOX_DENIED.code
+_KEPT = 20
+"""Refusals kept per package: one per missing grant is what the reporter emits."""
+
+
+def _path(home: Path, package_id: str) -> Path:
+    name = hashlib.sha256(package_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return home / "cache" / "denials" / f"{name}.json"
+
+
+def remember_denials(
+    home: Path, package_id: str, granted: Iterable[str], found: Iterable[Diagnostic]
+) -> None:
+    """Replace the package's record with the refusals of this start (none: no record).
+    Best effort: a record that cannot be written only loses a reminder."""
+    denials = [d for d in found if d.code == DENIAL_CODE and d.package == package_id][:_KEPT]
+    path = _path(home, package_id)
+    if not denials:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return
+    document = {
+        "package": package_id,
+        "granted": sorted(set(granted)),
+        "denials": [{"message": d.message, "hint": d.hint} for d in denials],
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(document, out, ensure_ascii=True)
+        os.replace(temporary, path)
+    except (OSError, ValueError):
+        return
+
+
+def recalled_denials(home: Path, package_id: str, granted: Iterable[str]) -> list[Diagnostic]:
+    """The refusals of the package's last start, as ``sandbox.denied`` diagnostics saying
+    so, when its grants are still those it had then; else none."""
+    try:
+        document = json.loads(_path(home, package_id).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(document, dict) or document.get("package") != package_id:
+        return []
+    if document.get("granted") != sorted(set(granted)):
+        return []
+    recalled: list[Diagnostic] = []
+    for item in document.get("denials") or []:
+        if not isinstance(item, dict) or not isinstance(item.get("message"), str):
+            continue
+        hint = item.get("hint") if isinstance(item.get("hint"), str) else None
+        message = f"{item['message']} (at its last start)"
+        recalled.append(_codes.SANDBOX_DENIED(message, package=package_id, hint=hint))
+    return recalled

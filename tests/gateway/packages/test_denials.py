@@ -1,0 +1,85 @@
+"""What the sandbox refused a package at its last start stays visible where the package is
+not started again: ``list`` from the registration cache, and ``status``
+(gateway/packages/_denials.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gateway import open_gateway
+from gateway.base import _codes
+from gateway.packages import recalled_denials, remember_denials
+from tests.conftest import Workspace
+from tests.gateway.test_cli import gateway as run_cli
+from tests.gateway.test_lazy_start import nimlet_package, starts
+
+pytestmark = pytest.mark.anyio
+
+
+def _denied(diagnostics: list, package_id: str) -> list[str]:
+    return [
+        d.message for d in diagnostics if d.code == "sandbox.denied" and d.package == package_id
+    ]
+
+
+def _writer(workspace: Workspace, writes: bool = True) -> tuple[str, Path]:
+    """A package that writes into the user's home as it starts: refused."""
+    target = str(workspace.home / "notes.txt") if writes else None
+    return nimlet_package(workspace, "writer", write_at_start=target)
+
+
+async def test_a_refusal_at_start_is_said_again_while_the_registration_is_cached(workspace):
+    package_id, log = _writer(workspace)
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        live = _denied(gateway.diagnostics, package_id)
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        assert gateway.processes == []  # from the cache: not started again
+        recalled = _denied(gateway.diagnostics, package_id)
+    assert starts(log) == 1
+    assert live and "refused access to" in live[0]
+    assert recalled == [f"{live[0]} (at its last start)"]
+
+
+async def test_status_shows_the_refusal_of_the_last_start(workspace):
+    package_id, _ = _writer(workspace)
+    async with open_gateway(workspace.root, trust=True, config=workspace.config):
+        pass
+    shown = run_cli(workspace, "status")
+    assert shown.returncode == 0
+    assert f"{package_id}: the sandbox refused access to" in shown.stdout
+    assert "(at its last start)" in shown.stdout
+    document = json.loads(run_cli(workspace, "status", "--json").stdout)
+    (entry,) = document["packages"]
+    assert [d["code"] for d in entry["denied_at_last_start"]] == ["sandbox.denied"]
+
+
+async def test_a_start_without_refusals_forgets_the_last_ones(workspace):
+    package_id, _ = _writer(workspace)
+    async with open_gateway(workspace.root, trust=True, config=workspace.config):
+        pass
+    assert "refused" in run_cli(workspace, "status").stdout
+    _writer(workspace, writes=False)  # now it writes nothing; a new registration starts it
+    for cached in (workspace.config.home / "cache" / "registrations").iterdir():
+        cached.unlink()
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        assert _denied(gateway.diagnostics, package_id) == []
+    assert recalled_denials(workspace.config.home, package_id, []) == []
+    assert "refused" not in run_cli(workspace, "status").stdout
+
+
+def test_a_record_is_not_recalled_once_the_grants_changed(tmp_path: Path) -> None:
+    refused = _codes.SANDBOX_DENIED("p: refused", package="p", hint="gateway permissions p x")
+    remember_denials(tmp_path, "p", ["network"], [refused])
+    assert [d.hint for d in recalled_denials(tmp_path, "p", ["network"])] == [refused.hint]
+    assert recalled_denials(tmp_path, "p", ["network", "workspace.write"]) == []
+
+
+def test_an_unreadable_record_is_no_record(tmp_path: Path) -> None:
+    refused = _codes.SANDBOX_DENIED("p: refused", package="p")
+    remember_denials(tmp_path, "p", [], [refused])
+    (record,) = (tmp_path / "cache" / "denials").iterdir()
+    record.write_text("{not json")
+    assert recalled_denials(tmp_path, "p", []) == []
