@@ -269,7 +269,9 @@ def _install(
         # A package that declares its permissions (nanobot's manifest) is widened only
         # explicitly; Pi, OpenClaw and Nu packages declare none.
         declares = entry.ecosystem == "nanobot"
-        diagnostics += grant_hints(version_dir, entry.id, frozenset(known), widen=declares)
+        diagnostics += grant_hints(
+            version_dir, entry.id, frozenset(known), widen=declares, entries=entry.entries
+        )
     return InstallReport(result.package, result, entry, files, size, diagnostics)
 
 

@@ -12,17 +12,23 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from gateway.base import Diagnostic, _codes
 from gateway.sandbox._exceeded import explain_limit
 from gateway.sandbox._policy import SandboxPolicy
+from gateway.sandbox._reachable import reachable_sources
 
 __all__ = ["explain_denial", "grant_hints"]
 
 _SOURCES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".py")
-_SKIP = {".git", "__pycache__", ".venv", "dist-types"}
+_SKIP = {
+    ".git", "__pycache__", ".venv", "dist-types", "test", "tests", "__tests__", "spec",
+    "docs", "doc", "example", "examples", "fixtures", "benchmark", "benchmarks",
+}  # fmt: skip
+_NOT_RUN = re.compile(r"\.d\.[cm]?ts$|[._-](?:test|spec)\.[cm]?[jt]sx?$|^test_\w*\.py$|_test\.py$")
 _MAX_FILES = 5_000
 _MAX_FILE_BYTES = 512 * 1024
 _MAX_BYTES = 32 * 1024 * 1024
@@ -55,29 +61,45 @@ _PATTERNS = (
 )  # fmt: skip
 
 
-def _sources(root: Path) -> list[Path]:
-    """Source files, the package's own before its node_modules."""
+def _sources(root: Path, entries: Sequence[str]) -> list[Path]:
+    """The files the entry points reach (``_reachable``); without entries, or when none of
+    them can be read, every source file but tests, docs, examples and type declarations,
+    the package's own before its node_modules."""
+    if entries:
+        reached = reachable_sources(root, entries, _MAX_FILES)
+        if reached:
+            return reached
     own: list[Path] = []
     dependencies: list[Path] = []
     for folder, subfolders, names in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if d not in _SKIP and not d.startswith("."))
         bucket = dependencies if "node_modules" in Path(folder).relative_to(root).parts else own
-        bucket.extend(Path(folder) / name for name in sorted(names) if name.endswith(_SOURCES))
+        bucket.extend(
+            Path(folder) / name
+            for name in sorted(names)
+            if name.endswith(_SOURCES) and not _NOT_RUN.search(name)
+        )
         if len(own) + len(dependencies) >= _MAX_FILES:
             break
     return (own + dependencies)[:_MAX_FILES]
 
 
 def grant_hints(
-    root: Path, package_id: str, granted: frozenset[str] = frozenset(), *, widen: bool = False
+    root: Path,
+    package_id: str,
+    granted: frozenset[str] = frozenset(),
+    *,
+    widen: bool = False,
+    entries: Sequence[str] = (),
 ) -> list[Diagnostic]:
     """``install.needs_grant`` for each thing the package's code appears to do that its
     sandbox denies by default, with the command that grants it (where one exists).
+    ``entries`` (relative to ``root``): its entry points; only the code they reach is read.
     ``widen``: the package declares its permissions and does not declare this one, so the
     command is the explicit ``--widen`` of its sandbox."""
     evidence: dict[str, tuple[_Pattern, str]] = {}
     budget = _MAX_BYTES
-    for path in _sources(root):
+    for path in _sources(root, entries):
         if budget <= 0 or len(evidence) == len(_PATTERNS):
             break
         try:

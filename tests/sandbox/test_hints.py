@@ -160,3 +160,59 @@ def test_a_granted_network_is_not_hinted_again_at_reinstall(tmp_path: Path) -> N
     again = cli(home, "install", tarball)
     assert again.returncode == 0, again.stderr
     assert "permissions @ollama/openclaw-web-search network" not in again.stdout + again.stderr
+
+
+def test_only_the_code_the_entry_points_reach_is_read(tmp_path: Path) -> None:
+    """Tests, type declarations, examples and an unused dependency use the network; the
+    code that loads does not."""
+    root = write_tree(tmp_path / "pkg", {
+        "index.ts": "import { tool } from './lib/tool.js';\nimport 'used';\nexport default tool;\n",
+        "lib/tool.ts": "export const tool = () => 1;\n",
+        "lib/tool.test.ts": "await fetch('http://localhost');\n",
+        "tests/e2e.ts": "await fetch('http://localhost');\n",
+        "types/api.d.ts": "declare function fetch(url: string): void;\n",
+        "examples/demo.js": "require('fs').writeFileSync('x', 'y');\n",
+        "node_modules/used/package.json": json.dumps({"exports": {".": {"import": "./m.mjs"}}}),
+        "node_modules/used/m.mjs": "export const answer = 42;\n",
+        "node_modules/unused/index.js": "module.exports = () => fetch('https://x');\n",
+    })  # fmt: skip
+    assert grant_hints(root, "p", entries=["index.ts"]) == []
+
+
+def test_a_dependency_the_entry_imports_is_read_and_named(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "pkg", {
+        "index.js": "const client = require('@acme/client/http');\n",
+        "node_modules/@acme/client/http.js": "module.exports = (u) => fetch(u);\n",
+    })  # fmt: skip
+    (hint,) = grant_hints(root, "p", entries=["index.js"])
+    assert "node_modules/@acme/client/http.js:1" in hint.message
+    assert hint.hint == "gateway permissions p network"
+
+
+def test_python_imports_are_followed_from_the_entry_module(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "pkg", {
+        "review/__init__.py": "from .store import save\nfrom review import net\n",
+        "review/store.py": "from pathlib import Path\ndef save(t):\n    Path('o').write_text(t)\n",
+        "review/net.py": "import json\n",
+        "review/unused.py": "import requests\n",
+        "tests/test_review.py": "import socket\n",
+    })  # fmt: skip
+    hints = grant_hints(root, "p", entries=["review/__init__.py"])
+    assert [h.hint for h in hints] == ["gateway permissions p workspace.write"]
+    assert "review/store.py:3" in hints[0].message
+
+
+def test_without_entry_points_tests_and_declarations_are_still_skipped(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "pkg", {
+        "src/main.ts": "export const x = 1;\n",
+        "src/main.spec.ts": "await fetch('http://localhost');\n",
+        "src/api.d.ts": "declare function fetch(u: string): void;\n",
+        "test/run.js": "require('fs').writeFileSync('x', 'y');\n",
+    })  # fmt: skip
+    assert grant_hints(root, "p") == []
+
+
+def test_an_import_cannot_lead_the_reader_outside_the_package(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"outside.js": "fetch('https://x');\n"})
+    root = write_tree(tmp_path / "pkg", {"index.js": "import '../outside.js';\n"})
+    assert grant_hints(root, "p", entries=["index.js"]) == []
