@@ -31,7 +31,7 @@ from adapters.openclaw.runtime import (
 )
 from gateway.base import Diagnostic
 from gateway.model import CatalogEntry, DiscoveredLaunch
-from gateway.packages import PackageConfigError, read_package_config
+from gateway.packages import PackageConfigError, config_path, read_package_config
 from gateway.store import STATE_FILE, StateStore, StoreError
 
 __all__ = ["UNTRUSTED_NAME", "discover", "find_plugins", "plugin_roots"]
@@ -108,8 +108,14 @@ def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> lis
                 continue
             taken[plugin_id] = str(root)
             private_home, state = plugin_dirs(home, name)
+            for folder in (private_home, state):  # a sandbox rule needs it there
+                folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             env = {"HOME": str(private_home), "OPENCLAW_STATE_DIR": str(state), **PRIVACY_ENV}
-            launch = plan_sidecar([spec], env, timeout, MIN_NODE)
+            # As an installed plugin's: its config readable, its private folders writable.
+            launch = plan_sidecar(
+                [spec], env, timeout, MIN_NODE,
+                reads=[config_path(home, name)], writes=[private_home, state],
+            )  # fmt: skip
             launches.append(DiscoveredLaunch(name, root, launch, own))
     untrusted = workspace / ".openclaw" / "extensions"
     if not trusted and find_plugins(untrusted):
@@ -144,4 +150,15 @@ def _spec(entry: CatalogEntry, home: Path, found: list[Diagnostic]) -> dict | No
                 hint=f"gateway config {entry.id} {name} VALUE",
             )
         )
-    return None if missing else openclaw_package_spec(entry, home, frozenset())
+    return None if missing else openclaw_package_spec(entry, home, _granted(home, entry.id))
+
+
+def _granted(home: Path, extension_id: str) -> frozenset[str]:
+    """What the user granted the discovered plugin by its id (``conversation_access``)."""
+    if not (home / STATE_FILE).exists():
+        return frozenset()
+    try:
+        with StateStore.open(home) as store:
+            return store.extension_granted(extension_id)
+    except StoreError:
+        return frozenset()

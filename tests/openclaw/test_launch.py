@@ -132,6 +132,22 @@ async def test_discovery_roots_precedence_and_trust(workspace: Any) -> None:
         assert "openclaw.project_plugins_untrusted" in [d.code for d in gateway.diagnostics]
 
 
+async def test_a_discovered_plugin_reads_its_config_and_keeps_its_private_folders(
+    workspace: Any,
+) -> None:
+    """Its config (``gateway config openclaw:ID``) and its private HOME and state folder are
+    within its sandbox, as an installed plugin's are."""
+    home = workspace.config.home
+    plugin(workspace.home / ".openclaw" / "extensions", "found", "found", "found_tool", SCHEMA)
+    write_package_config(home, "openclaw:found", {"token": "xyz"})
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        assert (await gateway.call_tool("found_tool", {})).content == "found_tool xyz"
+        refused = [d.message for d in gateway.diagnostics if d.code.startswith("sandbox.")]
+        assert refused == []
+        config_problems = [d for d in gateway.diagnostics if d.code == "openclaw.config_invalid"]
+        assert config_problems == []
+
+
 def test_a_plugin_named_dot_dot_keeps_its_private_folders_in_its_own_place(tmp_path: Path):
     """A plugin names itself: ".." made its private HOME and state GATEWAY_HOME/home and
     GATEWAY_HOME/state, beside the store, and a sandbox rule let it write there."""
