@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from gateway.audit import _codes
 from gateway.audit._model import Risk
 from gateway.audit._support import SourceFile
-from gateway.base import DiagnosticCode, Severity
+from gateway.base import INSTRUCTION_OVERRIDE, DiagnosticCode, Severity
 
 __all__ = ["TextFile", "code_risks", "text_risks"]
 
@@ -118,15 +118,7 @@ _PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
 _CHILD_ENV = re.compile(r"\benv\s*[:=]\s*(?:\{|dict\(|\w+\.copy\(|\w+\()?\s*$")
 """A copy of the environment handed to a program it starts (``env: {...process.env}``,
 ``env=dict(os.environ)``): what child processes commonly get, not a read of secrets."""
-_INJECTION = re.compile(
-    r"ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier)\s+instructions"
-    r"|disregard\s+(?:all\s+|the\s+)?(?:previous|prior|above)\s"
-    r"|do\s+not\s+(?:tell|mention|inform|reveal|show)[^.\n]{0,40}\b(?:user|human)"
-    r"|<\s*important\s*>|system\s+prompt\s+override|new\s+instructions\s*:"
-    r"|(?:read|send|include|attach)[^.\n]{0,60}(?:~/\.ssh|id_rsa|\.env\b|api[_ ]?keys?\b)"
-    r"[^.\n]{0,60}\b(?:as|in|to)\b",
-    re.IGNORECASE,
-)
+_INJECTION = INSTRUCTION_OVERRIDE
 _DANGEROUS = ("child_process", "dynamic_code", "network", "write", "remote_code")
 """What makes a date check or a long timer a time bomb: it gates one of these."""
 

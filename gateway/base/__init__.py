@@ -12,6 +12,14 @@ if TYPE_CHECKING:
     from gateway.base._codes import PROTOCOL_INVALID_JSON, USER_MESSAGE_DROPPED
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
     from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth
+    from gateway.base._model_text import (
+        INSTRUCTION_OVERRIDE,
+        TextFlag,
+        flagged_text,
+        model_text_flags,
+        read_model_text,
+        withheld,
+    )
     from gateway.base._paths import (
         MAX_NAME_BYTES,
         FileNames,
@@ -47,6 +55,12 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "INSTRUCTION_OVERRIDE": "gateway.base._model_text",
+    "TextFlag": "gateway.base._model_text",
+    "model_text_flags": "gateway.base._model_text",
+    "flagged_text": "gateway.base._model_text",
+    "read_model_text": "gateway.base._model_text",
+    "withheld": "gateway.base._model_text",
     "PrintableStream": "gateway.base._printable",
     "json_text": "gateway.base._printable",
     "printable": "gateway.base._printable",
@@ -101,6 +115,7 @@ __all__ = [
     "DEFAULT_OUTPUT_CAP",
     "DISTRIBUTION",
     "HOOK_EVENTS",
+    "INSTRUCTION_OVERRIDE",
     "MAX_ARGUMENT_DEPTH",
     "MAX_NAME_BYTES",
     "PLAN_CAPABILITIES",
@@ -120,24 +135,29 @@ __all__ = [
     "PrintableStream",
     "Progress",
     "Severity",
+    "TextFlag",
     "catalogue",
     "define_code",
     "encode_name",
     "encoded_form",
     "ensure_home",
+    "flagged_text",
     "gateway_version",
     "json_depth",
     "json_text",
     "lazy_attributes",
+    "model_text_flags",
     "name_problem",
     "no_progress",
     "printable",
     "private_dir",
     "private_file",
     "raw_stream",
+    "read_model_text",
     "safe_join",
     "schema_problem",
     "terminal_progress",
+    "withheld",
 ]
 
 __getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

@@ -315,6 +315,17 @@ INSTALL_NEEDS_GRANT = define_code(
     "the message shows where.",
     "Grant it knowingly with the command in the hint, or leave it denied.",
 )
+MODEL_INSTRUCTIONS = define_code(
+    "package.model_instructions",
+    W,
+    "Text a package gives the model to read — a tool's or command's description, a skill, a "
+    "prompt template — holds instruction-like text: telling it to override its instructions "
+    "or hand over secrets, piping a download into a shell, characters the user cannot see, a "
+    "long encoded blob, or a data-collection endpoint. A heuristic over text; the message "
+    "quotes where.",
+    "Read the quoted text before trusting the package. `gateway list --strict` and `gateway "
+    "serve --mcp --strict` withhold flagged descriptions from the model.",
+)
 UNDECLARED_CONTRIBUTION = define_code(
     "package.undeclared_contribution",
     W,

@@ -91,6 +91,11 @@ def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
 
 def _list(sub: argparse.ArgumentParser) -> None:
     _common(sub)
+    sub.add_argument(
+        "--strict",
+        action="store_true",
+        help="withhold descriptions whose text looks like instructions to the model",
+    )
 
 
 def _call(sub: argparse.ArgumentParser) -> None:
@@ -201,6 +206,11 @@ def _serve(sub: argparse.ArgumentParser) -> None:
     )
     sub.add_argument("--trust", action="store_true", help="trust the workspace for this run")
     sub.add_argument("--plan", action="store_true", help="plan mode: read/user tools only")
+    sub.add_argument(
+        "--strict",
+        action="store_true",
+        help="--mcp: withhold descriptions whose text looks like instructions to the model",
+    )
     sub.add_argument(
         "--home", metavar="DIR", help="the gateway home holding the packages (GATEWAY_HOME)"
     )

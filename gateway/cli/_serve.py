@@ -28,6 +28,7 @@ def run_serve(args: argparse.Namespace, config: GatewayConfig) -> int:
         plan=args.plan,
         config=config,
         workspace_given=given is not None,
+        strict=args.strict,
     )
     if args.mcp:
         return anyio.run(serve_mcp, options)

@@ -4,11 +4,13 @@ or a workspace folder (docs/cli.md)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from gateway.base import GatewayConfig
 from gateway.cli._errors import Usage
-from gateway.cli._output import fail, print_json
+from gateway.cli._output import fail, print_diagnostics, print_json
+from gateway.packages import installed_instructions
 from gateway.packages.trust import set_workspace_trust
 from gateway.store import STATE_FILE, StateStore
 
@@ -49,12 +51,16 @@ def trust_package(
     with StateStore.open(config.home) as store:
         store.set_trusted(package_id, trusted)
         package = store.get_package(package_id)
+    # Trusting lets its text reach the model: what looks like instructions is said again.
+    flagged = installed_instructions(config.home, package_id) if trusted else []
     if args.json:
         print_json(
             {"changed": "package", "id": package.id, "trusted": trusted,
-             "content_hash": package.record.content_hash}
+             "content_hash": package.record.content_hash,
+             "diagnostics": [d.to_dict() for d in flagged]}
         )  # fmt: skip
     else:
         state = "trusted" if trusted else "no longer trusted"
         print(f"package {package.id} is {state} (content {package.record.content_hash[:19]}…)")
+        print_diagnostics(flagged, sys.stdout)
     return 0

@@ -20,6 +20,7 @@ from gateway.base import (
     json_depth,
 )
 from gateway.cli._errors import BadArgument, Usage, error
+from gateway.cli._flagged import flag_listing
 from gateway.cli._output import diagnostics_table, print_diagnostics, print_json, table
 from gateway.host import Gateway, UnknownCommand, open_gateway
 from gateway.model import render_call
@@ -84,7 +85,7 @@ async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
             raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels")
     async with _open(args, config) as gateway:
         if args.verb == "list":
-            _list(gateway, args.json)
+            _list(gateway, args.json, args.strict)
             return 0
         if args.verb == "call":
             return await _call(gateway, args.tool, arguments, args.json)
@@ -92,7 +93,7 @@ async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
     raise AssertionError(args.verb)  # pragma: no cover
 
 
-def _list(gateway: Gateway, as_json: bool) -> None:
+def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
     tools = [
         {**tool.describe(), **({"display": tool.display} if tool.display else {})}
         for tool in gateway.tools()
@@ -110,7 +111,9 @@ def _list(gateway: Gateway, as_json: bool) -> None:
         {"name": p.name, "description": p.description, "path": str(p.path)}
         for p in gateway.discovery.prompts
     ]
-    diagnostics = [d.to_dict() for d in gateway.diagnostics]
+    listing = {"tools": tools, "commands": commands, "skills": skills, "prompts": prompts}
+    said = [*gateway.diagnostics, *flag_listing(listing, strict)]
+    diagnostics = [d.to_dict() for d in said]
     if as_json:
         print_json(
             {"workspace": str(gateway.workspace), "trusted": gateway.trusted, "plan": gateway.plan,
@@ -135,7 +138,7 @@ def _list(gateway: Gateway, as_json: bool) -> None:
     print(file=out)
     table("Prompts", ("name", "description"), [(p["name"], p["description"]) for p in prompts], out)
     print(file=out)
-    diagnostics_table(list(gateway.diagnostics), out)
+    diagnostics_table(said, out)
 
 
 async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json: bool) -> int:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         package_folder,
         uninstall,
     )
+    from gateway.packages._instructions import declared_instructions, installed_instructions
     from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
     from gateway.packages._trees import remove_tree
     from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
@@ -65,6 +66,8 @@ _WHERE: dict[str, str] = {
     "extract_tarball": "gateway.packages._extract",
     "fetch": "gateway.packages._sources",
     "install": "gateway.packages._installer",
+    "declared_instructions": "gateway.packages._instructions",
+    "installed_instructions": "gateway.packages._instructions",
     "load_adapters": "gateway.packages._adapters",
     "package_folder": "gateway.packages._installer",
     "package_settings": "gateway.packages._config",
@@ -98,11 +101,13 @@ __all__ = [
     "VerifyError",
     "collect_garbage",
     "config_path",
+    "declared_instructions",
     "discover_all",
     "evaluate_packages",
     "extract_tarball",
     "fetch",
     "install",
+    "installed_instructions",
     "load_adapters",
     "package_folder",
     "package_settings",

@@ -38,6 +38,7 @@ from gateway.base import (
 )
 from gateway.model import CatalogEntry
 from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
+from gateway.packages._instructions import declared_instructions
 from gateway.packages._locks import LOCKS, held, lock_path, try_lock
 from gateway.packages._sources import FetchError, fetch, parse_source
 from gateway.packages._trees import remove_tree
@@ -272,6 +273,8 @@ def _install(
         diagnostics += grant_hints(
             version_dir, entry.id, frozenset(known), widen=declares, entries=entry.entries
         )
+    # What it gives the model to read, before the user trusts it.
+    diagnostics += declared_instructions(entry, version_dir)
     return InstallReport(result.package, result, entry, files, size, diagnostics)
 
 

@@ -63,6 +63,7 @@ from gateway.serve._mcp_content import (
     skill_uri,
     template_prompt,
 )
+from gateway.serve._strict import Withholder
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
 TYPE_CHECKING = False  # the host is imported while the server already answers
@@ -81,8 +82,13 @@ class McpBridge:
     """One MCP server in front of one gateway (given now, or ``attach``-ed once open)."""
 
     def __init__(
-        self, gateway: Gateway | None = None, name: str = "extension-gateway", version: str = ""
+        self,
+        gateway: Gateway | None = None,
+        name: str = "extension-gateway",
+        version: str = "",
+        strict: bool = False,
     ) -> None:
+        self._withholder = Withholder(strict)
         self._opened: Gateway | None = None
         self._ready = anyio.Event()
         """Set once the gateway is open: listings wait for it."""
@@ -199,9 +205,15 @@ class McpBridge:
         self.listed.set()
         by_name = {tool.name: tool for tool in gateway.tools()}
         offered = self._offered(gateway)
-        return types.ListToolsResult(
-            tools=[mcp_tool(by_name[name], mcp) for mcp, name in offered.items()]
-        )
+        tools = []
+        for mcp, name in offered.items():
+            tool = by_name[name]
+            text = self._said(gateway, "tool", name, tool.owner, tool.description)
+            tools.append(mcp_tool(tool, mcp, text))
+        return types.ListToolsResult(tools=tools)
+
+    def _said(self, gateway: Gateway, kind: str, name: str, owner: str | None, text: str) -> str:
+        return self._withholder.description(gateway.diagnostics, kind, name, owner, text)
 
     def _offered(self, gateway: Gateway) -> dict[str, str]:
         """The name each tool is offered under → its name in the registry: MCP's rule
@@ -276,7 +288,10 @@ class McpBridge:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
         gateway = await self._open()
-        commands = [mcp_prompt(command) for command in gateway.registry.commands()]
+        commands = [
+            mcp_prompt(c, self._said(gateway, "command", c.name, c.owner, c.description))
+            for c in gateway.registry.commands()
+        ]
         templates = [template_prompt(t) for t in served_templates(gateway)]
         return types.ListPromptsResult(prompts=[*commands, *templates])
 
@@ -320,7 +335,10 @@ class McpBridge:
             resources=[
                 types.Resource(
                     name=skill.name, uri=skill_uri(skill.name),
-                    description=skill.description or None, mime_type="text/markdown",
+                    description=self._said(
+                        gateway, "skill", skill.name, None, skill.description
+                    ) or None,
+                    mime_type="text/markdown",
                 )
                 for skill in served_skills(gateway)
             ]

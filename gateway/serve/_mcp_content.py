@@ -75,14 +75,16 @@ ARGUMENTS = "arguments"
 """The one prompt argument: the text after the command, as typed after ``/name``."""
 
 
-def mcp_tool(tool: ToolEntry, name: str | None = None) -> types.Tool:
+def mcp_tool(
+    tool: ToolEntry, name: str | None = None, description: str | None = None
+) -> types.Tool:
     schema = dict(tool.input_schema)
     # nimlet tool arguments are always an object; MCP requires the schema to say so.
     schema.setdefault("type", "object")
     capabilities = set(tool.capabilities)
     return types.Tool(
         name=name or tool.name,
-        description=tool.description,
+        description=tool.description if description is None else description,
         input_schema=schema,
         annotations=types.ToolAnnotations(
             read_only_hint=capabilities <= PLAN_CAPABILITIES,
@@ -137,10 +139,10 @@ def progress_message(item: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------- prompts
 
 
-def mcp_prompt(command: CommandEntry) -> types.Prompt:
+def mcp_prompt(command: CommandEntry, description: str | None = None) -> types.Prompt:
     return types.Prompt(
         name=command.name,
-        description=command.description or None,
+        description=(command.description if description is None else description) or None,
         arguments=[
             types.PromptArgument(
                 name=ARGUMENTS,

@@ -58,6 +58,8 @@ class ServeOptions:
     config: GatewayConfig = dataclasses.field(default_factory=GatewayConfig)
     workspace_given: bool = True
     """False: ``workspace`` is a default, and ``serve --nimlet`` takes the host's."""
+    strict: bool = False
+    """``--mcp``: withhold descriptions that look like instructions to the model."""
 
 
 def stderr_reporter(stream: TextIO | None = None) -> Callable[[Diagnostic], None]:

@@ -39,7 +39,7 @@ async def serve_mcp(options: ServeOptions) -> int:
     runtimes start in the background."""
     from gateway.serve._mcp import McpBridge, run_mcp_stdio
 
-    bridge = McpBridge(version=_version())
+    bridge = McpBridge(version=_version(), strict=options.strict)
     failure: list[ServeError] = []
     settled = anyio.Event()
     """The gateway is open, or could not open."""

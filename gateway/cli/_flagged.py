@@ -1,0 +1,35 @@
+"""``gateway list``'s check of what the model will read: each tool's and command's
+description, each skill's and prompt's description and body (``base._model_text``). A
+flagged one is a ``package.model_instructions`` diagnostic quoting the text; ``--strict``
+shows ``[withheld: …]`` in place of its description, in the table and in ``--json``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gateway.base import Diagnostic, flagged_text, model_text_flags, read_model_text, withheld
+
+__all__ = ["flag_listing"]
+
+_KINDS = {"tools": "tool", "commands": "command", "skills": "skill", "prompts": "prompt"}
+
+
+def flag_listing(listing: dict[str, list[dict[str, Any]]], strict: bool) -> list[Diagnostic]:
+    """Check every entry of ``listing`` (``tools``, ``commands``, ``skills``, ``prompts``:
+    dicts with ``name``, ``description``, and ``owner`` or ``path``); with ``strict``, a
+    flagged entry's description is replaced and ``withheld`` set."""
+    found: list[Diagnostic] = []
+    for key, kind in _KINDS.items():
+        for item in listing.get(key, []):
+            text = str(item.get("description") or "")
+            if item.get("path"):
+                text += "\n" + read_model_text(Path(item["path"]))
+            flags = model_text_flags(text)
+            if not flags:
+                continue
+            found.append(flagged_text(kind, str(item["name"]), item.get("owner"), flags))
+            if strict:
+                item["description"] = withheld(flags)
+                item["withheld"] = True
+    return found

@@ -1,0 +1,56 @@
+"""What a package declares for the model to read, checked for instruction-like text
+(``base._model_text``) when the user decides about it: at ``install`` and at ``trust``.
+
+Declared: its contributions' descriptions, and the bodies of the skills and prompt
+templates it ships (read from the package's folder, never outside it). What a runtime
+registers only when it runs (a Pi or OpenClaw tool) is checked where it is shown:
+``gateway list`` and ``gateway serve --mcp``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from gateway.base import (
+    Diagnostic,
+    PathRefused,
+    flagged_text,
+    model_text_flags,
+    read_model_text,
+    safe_join,
+)
+from gateway.model import CatalogEntry
+
+__all__ = ["declared_instructions", "installed_instructions"]
+
+_READ = ("tool", "command", "skill", "prompt")
+
+
+def declared_instructions(entry: CatalogEntry, root: Path) -> list[Diagnostic]:
+    """``package.model_instructions`` for each declared contribution whose text flags."""
+    found = []
+    for contribution in entry.contributions:
+        if contribution.kind not in _READ:
+            continue
+        text = contribution.description
+        path = contribution.detail.get("path")
+        if isinstance(path, str) and path:
+            # A path leading out of the package is no text of its own.
+            with contextlib.suppress(PathRefused):
+                text += "\n" + read_model_text(safe_join(root, *path.split("/"), portable=False))
+        flags = model_text_flags(text)
+        if flags:
+            found.append(flagged_text(contribution.kind, contribution.name, entry.id, flags))
+    return found
+
+
+def installed_instructions(home: Path, package_id: str) -> list[Diagnostic]:
+    """The same for an installed package, read again from its installed folder."""
+    from gateway.packages._adapters import load_adapters
+    from gateway.packages._gates import evaluate_packages
+
+    for status in evaluate_packages(home, load_adapters()):
+        if status.id == package_id:
+            return declared_instructions(status.entry, Path(status.entry.root))
+    return []
