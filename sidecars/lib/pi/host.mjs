@@ -22,10 +22,10 @@ function newPi() {
 		commands: new Map(), // invocation name -> {command, packageId, source?: "prompt"}
 		activeTools: null, // Set of names, or null (= all)
 		conflicts: new Set(), // tool conflicts already reported
-		reportedEvents: new Set(), // unmapped Pi events already reported
+		reportedEvents: new Set(), // unmapped or translated Pi events already reported
 		reportedErrors: new Set(), // handler failures already reported (dispatch.mjs)
 		skills: [], // {name, description, path, package} from resources_discover (resources.mjs)
-		loops: new Map(), // package id ("" = all) -> {started, turnIndex, inAgent} (dispatch.mjs)
+		loops: new Map(), // package id ("" = all) -> {started, turnIndex, turnOpen} (dispatch.mjs)
 		session: { entries: [], hostEntries: null, name: undefined },
 	};
 }
