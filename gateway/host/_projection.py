@@ -132,7 +132,7 @@ class Projector:
         """Project what a package (or the packages of a shared process) registered last
         time without starting it: the first use of any of its tools, commands or hooks
         starts it (``activate``), and then the live registration replaces these entries."""
-        dormant = DormantBinding(self._state, owner, plan.features, activate)
+        dormant = DormantBinding(self._state, owner, plan.features, activate, plan.tool_rules)
         members = self._split(owner, plan, cached.register, cached.tools)
         if members is None:
             self._project(owner, cached.register, cached.tools, dormant, report=True)
