@@ -30,6 +30,7 @@ __all__ = [
     "BUILTIN_OWNER",
     "CommandEntry",
     "CommandOutcome",
+    "FlagEntry",
     "HookEntry",
     "Registry",
     "ToolEntry",
@@ -165,11 +166,23 @@ class HookEntry:
     handler: HookHandler
 
 
+@dataclass(frozen=True, slots=True)
+class FlagEntry:
+    """A command-line flag a package registered (Pi's ``registerFlag``): listed, never parsed."""
+
+    name: str
+    description: str
+    type: str
+    default: Any
+    owner: str
+
+
 @dataclass(slots=True)
 class _Owned:
     tools: list[ToolEntry]
     commands: list[CommandEntry]
     hooks: list[HookEntry]
+    flags: list[FlagEntry] = field(default_factory=list)
 
 
 class Registry:
@@ -197,6 +210,7 @@ class Registry:
         tools: Iterable[ToolEntry] = (),
         commands: Iterable[CommandEntry] = (),
         hooks: Iterable[HookEntry] = (),
+        flags: Iterable[FlagEntry] = (),
     ) -> list[Diagnostic]:
         """Add everything an owner contributes at once; returns the collision diagnostics."""
         if owner in self._owners:
@@ -227,7 +241,7 @@ class Registry:
                     )
                 )
         # Nothing above mutates: the owner's contributions land together or not at all.
-        self._owners[owner] = _Owned(accepted_tools, accepted_commands, list(hooks))
+        self._owners[owner] = _Owned(accepted_tools, accepted_commands, list(hooks), list(flags))
         self._hooks_by_event.clear()
         self._first.setdefault(owner, next(self._order))
         for tool in accepted_tools:
@@ -356,6 +370,10 @@ class Registry:
         if owned is None:
             return None
         return next((c for c in owned.commands if c.name.casefold() == name.casefold()), None)
+
+    def flags(self) -> list[FlagEntry]:
+        """Every owner's flags, in owner order."""
+        return [flag for owned in self._owners.values() for flag in owned.flags]
 
     def hooks_of(self, owner: str) -> list[HookEntry]:
         owned = self._owners.get(owner)

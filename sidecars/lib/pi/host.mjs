@@ -69,10 +69,25 @@ function piHost(state, pi) {
 		eventOwners: events,
 		owner: (kind, name) => (kind === "tool" ? pi.tools : pi.commands).get(name)?.packageId,
 		skills: () => pi.skills,
+		flags: () => piFlags(pi),
 		callTool: (name, message, signal) => callTool(state, pi, name, message, signal),
 		runCommand: (name, message, signal, current) => runCommand(state, pi, name, message, signal, current),
 		onEvent: (event, payload, signal, message) => onEvent(state, pi, event, payload, signal, message),
 	};
+}
+
+// Pi's ExtensionRunner.getFlags: the first extension registering a flag name keeps it.
+function piFlags(pi) {
+	const flags = new Map();
+	for (const { ext, packageId } of pi.extensions) {
+		for (const [name, flag] of ext.flags ?? []) {
+			if (flags.has(name)) continue;
+			const item = { name, description: String(flag.description ?? ""), type: String(flag.type ?? "boolean"), package: packageId };
+			if (flag.default !== undefined) item.default = flag.default;
+			flags.set(name, item);
+		}
+	}
+	return [...flags.values()];
 }
 
 async function callTool(state, pi, name, message, signal) {
