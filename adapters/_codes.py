@@ -450,6 +450,14 @@ PI_EVENT_UNMAPPED = define_code(
     "A Pi event handler subscribes to an event this host does not dispatch; it never runs.",
     "See docs/pi.md for the event mapping.",
 )
+PI_LEGACY_EVENT_TRANSLATED = define_code(
+    "pi.legacy_event_translated",
+    INFO,
+    "A Pi event handler subscribes to a legacy event Pi removed (session_switch, "
+    "session_fork: removed in pi 0.65, still kept by pi's loader); the gateway translates it "
+    "to its replacement (session_start with a reason) and runs it there.",
+    "Nothing; to follow current Pi, listen to session_start and read its `reason`.",
+)
 PI_HANDLER_FAILED = define_code(
     "pi.handler_failed",
     WARNING,

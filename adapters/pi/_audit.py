@@ -22,7 +22,7 @@ from adapters.pi._inspect import inspect_package
 from gateway.audit import Found, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 
-__all__ = ["GATEWAY_EVENTS", "PI_EVENTS", "PiAudit"]
+__all__ = ["GATEWAY_EVENTS", "PI_EVENTS", "TRANSLATED_EVENTS", "PiAudit"]
 
 PI_EVENTS: Final = frozenset({
     "project_trust", "resources_discover", "session_start", "session_info_changed",
@@ -49,8 +49,13 @@ GATEWAY_EVENTS: Final = {
     "turn_start": ("turn_start",),
     "turn_end": ("turn_end",),
     "agent_end": ("turn_end",),
+    "agent_settled": ("turn_end",),
     "session_start": ("session_start",),
     "resources_discover": ("session_start",),
+    "session_switch": ("session_start",),
+    "session_fork": ("session_start",),
+    "session_before_switch": ("session_end",),
+    "session_before_fork": ("session_end",),
     "session_shutdown": ("session_end",),
     "session_before_compact": ("session_before_compact",),
     "session_compact": ("session_compact",),
@@ -61,6 +66,8 @@ GATEWAY_EVENTS: Final = {
     "message_end": ("message_received", "message_sending"),
 }
 """Pi event -> the canonical events the gateway dispatches it at (docs/pi.md, "Events")."""
+TRANSLATED_EVENTS: Final = frozenset({"session_switch", "session_fork"})
+"""Removed events the sidecar translates to their replacement (``sidecars/lib/pi/legacy.mjs``)."""
 
 _RUNS, _PARTIAL, _UNSUPPORTED = "runs", "partial", "unsupported"
 # Pi API method -> (item kind, gateway status, why).
@@ -216,6 +223,12 @@ class PiAudit:
     @staticmethod
     def _gateway_event(event: str) -> Support:
         canonical = GATEWAY_EVENTS.get(event)
+        if event in TRANSLATED_EVENTS:
+            return partial(
+                codes.PI_LEGACY_EVENT_TRANSLATED,
+                f"{event!r} was removed in Pi 0.65; translated to session_start's reason and "
+                f"dispatched at the canonical {', '.join(canonical or ())}",
+            )
         if canonical is None:
             return unsupported(
                 codes.PI_EVENT_UNMAPPED,

@@ -11,6 +11,7 @@ both.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from adapters._sidecar import (
     sidecar_script,
 )
 from adapters._sidecar import sidecar_ready as _ready
+from gateway.base import ToolRules
 from gateway.model import LaunchRefusal, LaunchSpec
 from gateway.runtime import MIN_SIDECAR_NODE as MIN_NODE
 from gateway.runtime import find_node as _find_node
@@ -82,6 +84,10 @@ def pi_package_spec(
     return spec
 
 
+PI_TOOL_RULES = ToolRules("pi", builtin_names_free=True, first_wins=True)
+"""Pi's: an extension tool may take a built-in's name (bash, read, edit, write, grep …) unless
+the embedding agent registered that tool; of two Pi packages, the first tool wins."""
+
 PiPackage = tuple[str, Path, Sequence[str]] | tuple[str, Path, Sequence[str], Path | None]
 """``(id, root, entry paths[, compile cache])``."""
 
@@ -100,7 +106,8 @@ def plan_pi_shared(
     writes = [Path(agent)] if agent else []
     for folder in writes:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # a sandbox rule needs it there
-    return plan_sidecar(specs, env, response_timeout, MIN_NODE, share_key, writes=writes)
+    spec = plan_sidecar(specs, env, response_timeout, MIN_NODE, share_key, writes=writes)
+    return spec if isinstance(spec, LaunchRefusal) else replace(spec, tool_rules=PI_TOOL_RULES)
 
 
 def timeout() -> float | None:

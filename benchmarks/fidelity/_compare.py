@@ -19,18 +19,19 @@ CATEGORIES = ("tools", "commands", "flags", "events", "skills", "prompts")
 # Each cause a difference can have, and what it means.
 CAUSES = {
     "builtin-override-refused": "a tool named like a built-in (gateway/base/names.py "
-    "BUILTIN_TOOL_NAMES) is refused by the registry; Pi lets an extension override it",
-    "pi-legacy-event-unmapped": "a Pi event removed in pi 0.65 (session_switch, session_fork, "
-    "session_directory): pi 1.6 keeps the handler, the gateway maps it to nothing",
+    "BUILTIN_TOOL_NAMES) is refused by the registry where its ecosystem lets an extension "
+    "override it (Pi's tools take such a name unless the agent registered the built-in)",
+    "pi-legacy-event-unmapped": "a Pi event removed in pi 0.65 that the gateway cannot translate "
+    "(session_directory; session_switch and session_fork are translated to session_start): "
+    "pi 1.6 keeps the handler, the gateway maps it to nothing",
     "pi-event-unsupported": "a Pi event with no canonical event (model_select, "
     "session_before_tree, user_bash, …): pi.event_unmapped",
     "openclaw-hook-unsupported": "an OpenClaw hook with no canonical event (subagent_*, "
     "before_model_resolve, …): openclaw.hook_unmapped",
     "nanobot-hook-point-unsupported": "an AgentHook point the gateway never calls",
     "extra-hooks-listed": "the gateway lists a hook for an event the package never subscribed "
-    "to (Pi: turn_start and turn_end are subscribed together; OpenClaw: session_start for tool "
-    "factories; nanobot: turn_end for every hook)",
-    "flags-not-surfaced": "Pi flags (registerFlag) load, but `gateway list` has no flags",
+    "to (OpenClaw: session_start for tool factories; nanobot: turn_end for every hook)",
+    "flags-not-surfaced": "Pi flags (registerFlag) load, but `gateway list` does not show them",
     "openclaw-skills-dropped": "the skills an OpenClaw plugin's manifest names are not listed",
     "openclaw-lenient": "the gateway registers what OpenClaw 2026.9.6 refuses (tools without "
     "contracts.tools, the removed before_agent_start hook): deliberate, as openclaw.md says",
@@ -58,8 +59,13 @@ PI_EVENTS: dict[str, tuple[str, ...]] = {
     "turn_start": ("turn_start",),
     "turn_end": ("turn_end",),
     "agent_end": ("turn_end",),
+    "agent_settled": ("turn_end",),
     "session_start": ("session_start",),
     "resources_discover": ("session_start",),
+    "session_switch": ("session_start",),  # legacy, translated (pi.legacy_event_translated)
+    "session_fork": ("session_start",),  # legacy, translated
+    "session_before_switch": ("session_end",),
+    "session_before_fork": ("session_end",),
     "session_shutdown": ("session_end",),
     "session_before_compact": ("session_before_compact",),
     "session_compact": ("session_compact",),
@@ -69,7 +75,7 @@ PI_EVENTS: dict[str, tuple[str, ...]] = {
     "message_start": ("message_received", "message_sending"),
     "message_end": ("message_received", "message_sending"),
 }
-PI_LEGACY_EVENTS = frozenset({"session_switch", "session_fork", "session_directory"})
+PI_LEGACY_EVENTS = frozenset({"session_directory"})
 
 # docs/openclaw.md, "Typed hooks (canonical event ← OpenClaw hook)"; `None`: run by the
 # sidecar itself (start / stop), not a subscription.
@@ -296,6 +302,7 @@ def gateway_view(listing: dict[str, Any]) -> View:
     view = View(
         tools={t["name"] for t in listing.get("tools", [])},
         commands={c["name"] for c in listing.get("commands", [])} - prompts,
+        flags={f["name"] for f in listing.get("flags", [])},
         events={h["event"] for h in listing.get("hooks", [])},
         skills={s["name"] for s in listing.get("skills", [])},
         prompts=prompts,

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     )
     from gateway.base._printable import PrintableStream, json_text, printable, raw_stream
     from gateway.base._progress import Progress, no_progress, terminal_progress
+    from gateway.base._tool_rules import NIMLET_TOOL_RULES, ToolRules
     from gateway.base._validation import ArgumentValidator, schema_problem
     from gateway.base._version import DISTRIBUTION, gateway_version
     from gateway.base.config import DEFAULT_LINE_CAP, DEFAULT_OUTPUT_CAP, GatewayConfig
@@ -67,6 +68,8 @@ _WHERE: dict[str, str] = {
     "raw_stream": "gateway.base._printable",
     "ArgumentValidator": "gateway.base._validation",
     "BUILTIN_TOOL_NAMES": "gateway.base.names",
+    "NIMLET_TOOL_RULES": "gateway.base._tool_rules",
+    "ToolRules": "gateway.base._tool_rules",
     "CAPABILITIES": "gateway.base.names",
     "DEFAULT_CAPABILITIES": "gateway.base.names",
     "DEFAULT_LINE_CAP": "gateway.base.config",
@@ -118,6 +121,7 @@ __all__ = [
     "INSTRUCTION_OVERRIDE",
     "MAX_ARGUMENT_DEPTH",
     "MAX_NAME_BYTES",
+    "NIMLET_TOOL_RULES",
     "PLAN_CAPABILITIES",
     "PROTOCOL_INVALID_JSON",
     "PROTOCOL_VERSION",
@@ -136,6 +140,7 @@ __all__ = [
     "Progress",
     "Severity",
     "TextFlag",
+    "ToolRules",
     "catalogue",
     "define_code",
     "encode_name",

@@ -103,6 +103,11 @@ def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
         for c in gateway.registry.commands()
     ]
     hooks = [{"event": h.event, "owner": h.owner} for h in gateway.registry.hooks()]
+    flags = [
+        {"name": f.name, "description": f.description, "type": f.type, "default": f.default,
+         "owner": f.owner}
+        for f in gateway.registry.flags()
+    ]  # fmt: skip
     skills = [
         {"name": s.name, "description": s.description, "path": str(s.path)}
         for s in gateway.discovery.skills
@@ -117,8 +122,8 @@ def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
     if as_json:
         print_json(
             {"workspace": str(gateway.workspace), "trusted": gateway.trusted, "plan": gateway.plan,
-             "tools": tools, "commands": commands, "hooks": hooks, "skills": skills,
-             "prompts": prompts, "diagnostics": diagnostics}
+             "tools": tools, "commands": commands, "flags": flags, "hooks": hooks,
+             "skills": skills, "prompts": prompts, "diagnostics": diagnostics}
         )  # fmt: skip
         return
     out = sys.stdout
@@ -132,6 +137,10 @@ def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
     command_rows = [("/" + c["name"], c["owner"], c["description"]) for c in commands]
     table("Commands", ("command", "owner", "description"), command_rows, out)
     print(file=out)
+    if flags:
+        flag_rows = [("--" + f["name"], f["owner"], f["type"], f["description"]) for f in flags]
+        table("Flags", ("flag", "owner", "type", "description"), flag_rows, out)
+        print(file=out)
     table("Hooks", ("event", "owner"), [(h["event"], h["owner"]) for h in hooks], out)
     print(file=out)
     table("Skills", ("name", "description"), [(s["name"], s["description"]) for s in skills], out)

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from gateway.base import Severity, _codes
+from gateway.base import NIMLET_TOOL_RULES, Severity, ToolRules, _codes
 from gateway.host._command_replies import command_context, command_outcome
 from gateway.host._state import CALL_PROGRESS, GatewayState, ProgressListener
 from gateway.model import (
@@ -118,6 +118,7 @@ class ProcessEntries:
             # nimlet's permission prompt is for nimlet extensions; the runtimes an adapter
             # plans (Pi, nanobot) follow their ecosystems, which have none.
             ask_permission=not process.plan.restart,
+            rules=process.plan.tool_rules,
         )
 
     def _invalid_result(
@@ -270,6 +271,7 @@ class DormantBinding:
     owner: str
     features: frozenset[str]
     activate: Activate
+    rules: ToolRules = NIMLET_TOOL_RULES
 
     def tool(self, owner: str, spec: ToolSpec) -> ToolEntry:
         registry, activate = self.state.registry, self.activate
@@ -289,6 +291,7 @@ class DormantBinding:
             spec.effective_capabilities,
             owner,
             handler,
+            rules=self.rules,
         )
 
     def command(self, owner: str, spec: CommandSpec) -> CommandEntry:

@@ -142,6 +142,7 @@ class Planner:
             features=self._offered(RUNTIME_FEATURES),
             sandbox=policy,
             members=members,
+            tool_rules=spec.tool_rules,
         )
 
     def _offered(self, features: frozenset[str]) -> frozenset[str]:

@@ -29,6 +29,7 @@ from gateway.model import (
     NIMLET_EVENTS,
     CatalogEntry,
     CommandEntry,
+    FlagEntry,
     HookEntry,
     PromptTemplate,
     ToolEntry,
@@ -49,6 +50,7 @@ from gateway.wire import (
 )
 from gateway.wire.features import (
     EVENTS_EXTENDED,
+    REGISTER_FLAGS,
     REGISTER_OWNERS,
     REGISTRATION_UPDATE,
     TOOL_PROGRESS,
@@ -68,6 +70,7 @@ class _Held:
 
     commands: list[CommandEntry]
     hooks: list[HookEntry]
+    flags: list[FlagEntry]
 
 
 class Projector:
@@ -132,7 +135,7 @@ class Projector:
         """Project what a package (or the packages of a shared process) registered last
         time without starting it: the first use of any of its tools, commands or hooks
         starts it (``activate``), and then the live registration replaces these entries."""
-        dormant = DormantBinding(self._state, owner, plan.features, activate)
+        dormant = DormantBinding(self._state, owner, plan.features, activate, plan.tool_rules)
         members = self._split(owner, plan, cached.register, cached.tools)
         if members is None:
             self._project(owner, cached.register, cached.tools, dormant, report=True)
@@ -189,7 +192,11 @@ class Projector:
         entries = [binding.tool(owner, spec) for spec in tool_specs]
         commands = [binding.command(owner, spec) for spec in command_specs]
         hooks = self._hooks(binding, owner, registration.events or [])
-        self._register(owner, entries, commands, hooks)
+        flags = []
+        if REGISTER_FLAGS in binding.features:
+            for flag in RegisterExtras.parse(registration.gateway).runtime_flags():
+                flags.append(FlagEntry(flag.name, flag.description, flag.type, flag.default, owner))
+        self._register(owner, entries, commands, hooks, flags)
 
     def _register(
         self,
@@ -197,15 +204,19 @@ class Projector:
         tools: list[ToolEntry],
         commands: list[CommandEntry],
         hooks: list[HookEntry],
+        flags: list[FlagEntry] | None = None,
     ) -> None:
         """(Re)place everything ``owner`` registers, with the prompts served for it."""
         registry = self._state.registry
         registry.unregister(owner)
         served = self._resources.get(owner, [])
+        flags = flags or []
         self._state.diagnostics.extend(
-            registry.register(owner, tools=tools, commands=[*commands, *served], hooks=hooks)
+            registry.register(
+                owner, tools=tools, commands=[*commands, *served], hooks=hooks, flags=flags
+            )
         )
-        self._held[owner] = _Held(commands, hooks)
+        self._held[owner] = _Held(commands, hooks, flags)
 
     def _hooks(self, binding: Binding, owner: str, events: list[str]) -> list[HookEntry]:
         extended = EVENTS_EXTENDED in binding.features
@@ -322,9 +333,9 @@ class Projector:
         specs: list[ToolSpec],
         command_specs: list[CommandSpec] | None,
     ) -> None:
-        held = self._held.get(owner, _Held([], []))
+        held = self._held.get(owner, _Held([], [], []))
         tools = [self._entries.tool(process, owner, spec) for spec in specs]
         commands = held.commands
         if command_specs is not None:
             commands = [self._entries.command(process, owner, spec) for spec in command_specs]
-        self._register(owner, tools, commands, held.hooks)
+        self._register(owner, tools, commands, held.hooks, held.flags)

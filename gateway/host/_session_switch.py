@@ -1,6 +1,8 @@
 """Moving the gateway to another session: a new one, a fork of this one, or a saved one
 resumed. Each ends the current session, restarts the extensions on the next (they are
-initialized with its id) and starts it; a command's session action picks one of them."""
+initialized with its id) and starts it; a command's session action picks one of them.
+``session_end`` and ``session_start`` then carry a ``reason`` (``new``, ``fork`` or
+``resume``), which Pi's ``session_start``/``session_shutdown`` have."""
 
 from __future__ import annotations
 
@@ -26,8 +28,8 @@ class SessionSwitch:
 
     async def new(self) -> None:
         state = self._state
-        await self._end()
-        await self._begin(Session.create(state.config.sessions_dir, state.workspace, None))
+        await self._end("new")
+        await self._begin(Session.create(state.config.sessions_dir, state.workspace, None), "new")
 
     async def fork(self, message: int) -> None:
         """``SessionActionError`` ("fork message not found") when this session has no
@@ -37,15 +39,15 @@ class SessionSwitch:
             forked = state.session.fork(state.config.sessions_dir, message)
         except SessionNotFound as error:
             raise SessionActionError(str(error)) from None
-        await self._end()
-        await self._begin(forked)
+        await self._end("fork")
+        await self._begin(forked, "fork")
 
     async def resume(self, session_id: str) -> None:
         state = self._state
         # Loaded first: a session that is not there ends nothing.
         session = Session.resume(state.config.sessions_dir, session_id, state.diagnostics)
-        await self._end()
-        await self._begin(session)
+        await self._end("resume")
+        await self._begin(session, "resume")
 
     async def apply(self, action: SessionAction) -> str:
         """A command's session action (``Gateway.apply_session_action``); the
@@ -69,13 +71,13 @@ class SessionSwitch:
             raise SessionActionError(f"unknown session action: {action.action}")
         return action.editor_text
 
-    async def _end(self) -> None:
-        await self._lifecycle.emit("session_end", self._state.base_payload())
+    async def _end(self, reason: str) -> None:
+        await self._lifecycle.emit("session_end", {**self._state.base_payload(), "reason": reason})
 
-    async def _begin(self, session: Session) -> None:
+    async def _begin(self, session: Session, reason: str) -> None:
         state = self._state
         state.session.close()
         session.listener = state.session_listener
         state.session = session
         await self._reload()
-        await self._lifecycle.emit("session_start", state.base_payload())
+        await self._lifecycle.emit("session_start", {**state.base_payload(), "reason": reason})

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic
+from gateway.base import NIMLET_TOOL_RULES, Diagnostic, ToolRules
 
 __all__ = [
     "CallPlan",
@@ -51,6 +51,8 @@ class LaunchSpec:
     """Start it with the gateway even when its registration is cached: it does work of its
     own between requests (Nu's watchers), so holding it dormant until first use would stop
     that work."""
+    tool_rules: ToolRules = NIMLET_TOOL_RULES
+    """How its tools' names collide, by its ecosystem's rules (``gateway.base.ToolRules``)."""
 
 
 @dataclass(frozen=True, slots=True)

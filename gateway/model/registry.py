@@ -7,16 +7,19 @@ overrode a tool brings the earlier one back.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gateway.base import (
     BUILTIN_TOOL_NAMES,
+    NIMLET_TOOL_RULES,
     PLAN_CAPABILITIES,
     READ_ONLY_CAPABILITIES,
     ArgumentValidator,
     Diagnostic,
+    ToolRules,
     _codes,
 )
 
@@ -27,6 +30,7 @@ __all__ = [
     "BUILTIN_OWNER",
     "CommandEntry",
     "CommandOutcome",
+    "FlagEntry",
     "HookEntry",
     "Registry",
     "ToolEntry",
@@ -79,6 +83,8 @@ class ToolEntry:
     """How a client shows the tool's calls, when its package says (Nu's ``client.tools``:
     ``icon``, ``title`` with ``{argument}`` placeholders, ``body`` naming an argument to
     show as code); ``gateway shell`` shows it when the tool runs (``gateway.model.display``)."""
+    rules: ToolRules = NIMLET_TOOL_RULES
+    """How its name collides (the rules of the ecosystem whose runtime registered it)."""
 
     def check_arguments(self, arguments: dict[str, Any]) -> str | None:
         """None when the arguments fit the tool's ``input_schema``, else why not."""
@@ -126,6 +132,7 @@ def make_tool(
     *,
     ask_permission: bool = False,
     display: dict[str, Any] | None = None,
+    rules: ToolRules = NIMLET_TOOL_RULES,
 ) -> ToolEntry:
     validator = ArgumentValidator(input_schema)
     return ToolEntry(
@@ -139,6 +146,7 @@ def make_tool(
         validator,
         ask_permission,
         display,
+        rules,
     )
 
 
@@ -158,11 +166,23 @@ class HookEntry:
     handler: HookHandler
 
 
+@dataclass(frozen=True, slots=True)
+class FlagEntry:
+    """A command-line flag a package registered (Pi's ``registerFlag``): listed, never parsed."""
+
+    name: str
+    description: str
+    type: str
+    default: Any
+    owner: str
+
+
 @dataclass(slots=True)
 class _Owned:
     tools: list[ToolEntry]
     commands: list[CommandEntry]
     hooks: list[HookEntry]
+    flags: list[FlagEntry] = field(default_factory=list)
 
 
 class Registry:
@@ -173,6 +193,10 @@ class Registry:
         self._tools: dict[str, list[ToolEntry]] = {}
         self._commands: dict[str, list[CommandEntry]] = {}
         self._hooks_by_event: dict[str, list[HookEntry]] = {}
+        self._first: dict[str, int] = {}
+        """Owner -> when it first registered (kept across its re-registrations until
+        ``clear``): "first" for the first-wins rule."""
+        self._order = itertools.count()
         self.on_change: Callable[[], None] | None = None
         """Called after an owner's contributions came or went (a runtime registered tools
         late, a dormant package started, a reload): ``gateway serve`` tells its clients."""
@@ -186,32 +210,23 @@ class Registry:
         tools: Iterable[ToolEntry] = (),
         commands: Iterable[CommandEntry] = (),
         hooks: Iterable[HookEntry] = (),
+        flags: Iterable[FlagEntry] = (),
     ) -> list[Diagnostic]:
         """Add everything an owner contributes at once; returns the collision diagnostics."""
         if owner in self._owners:
             raise ValueError(f"owner {owner!r} is already registered")
         diagnostics: list[Diagnostic] = []
         accepted_tools: list[ToolEntry] = []
+        beneath: set[str] = set()  # names whose current tool keeps them (first wins)
         for tool in tools:
-            current = self.tool(tool.name)
-            reserved = tool.name in BUILTIN_TOOL_NAMES or (current is not None and current.builtin)
-            if reserved and not tool.builtin:
-                diagnostics.append(
-                    _codes.TOOL_BUILTIN_NAME(
-                        f"{owner}: tool {tool.name!r} collides with a built-in tool; skipped",
-                        package=owner,
-                        contribution=tool.name,
-                    )
-                )
+            problem = self._collision(owner, tool)
+            if isinstance(problem, Diagnostic):
+                diagnostics.append(problem)
                 continue
-            if current is not None:
-                diagnostics.append(
-                    _codes.TOOL_OVERRIDDEN(
-                        f"tool {tool.name!r} of {owner} replaces the one of {current.owner}",
-                        package=owner,
-                        contribution=tool.name,
-                    )
-                )
+            if problem is not None:
+                diagnostics.append(problem[0])
+                if problem[1]:
+                    beneath.add(tool.name)
             accepted_tools.append(tool)
         accepted_commands = list(commands)
         for command in accepted_commands:
@@ -226,14 +241,75 @@ class Registry:
                     )
                 )
         # Nothing above mutates: the owner's contributions land together or not at all.
-        self._owners[owner] = _Owned(accepted_tools, accepted_commands, list(hooks))
+        self._owners[owner] = _Owned(accepted_tools, accepted_commands, list(hooks), list(flags))
         self._hooks_by_event.clear()
+        self._first.setdefault(owner, next(self._order))
         for tool in accepted_tools:
-            self._tools.setdefault(tool.name, []).append(tool)
+            stack = self._tools.setdefault(tool.name, [])
+            if tool.name in beneath:
+                stack.insert(self._first_wins_place(stack, tool), tool)
+            else:
+                stack.append(tool)
         for command in accepted_commands:
             self._commands.setdefault(command.name.casefold(), []).append(command)
         self._changed()
         return diagnostics
+
+    def _collision(
+        self, owner: str, tool: ToolEntry
+    ) -> Diagnostic | tuple[Diagnostic, bool] | None:
+        """None: the name is free. A diagnostic alone: refused. A diagnostic and whether the
+        tool goes beneath the current one (first wins) rather than over it."""
+        current = self.tool(tool.name)
+        if tool.builtin:
+            if current is None:
+                return None
+            message = f"the agent's built-in tool {tool.name!r} replaces the one of {current.owner}"
+            return _codes.TOOL_OVERRIDDEN(
+                message, package=current.owner, contribution=tool.name
+            ), False
+        if current is not None and current.builtin:
+            return _codes.TOOL_BUILTIN_NAME(
+                f"{owner}: tool {tool.name!r} collides with the agent's built-in tool "
+                f"{tool.name!r}, which wins; skipped",
+                package=owner,
+                contribution=tool.name,
+            )
+        if tool.name in BUILTIN_TOOL_NAMES and not tool.rules.builtin_names_free:
+            return _codes.TOOL_BUILTIN_NAME(
+                f"{owner}: tool {tool.name!r} collides with a built-in tool; skipped",
+                package=owner,
+                contribution=tool.name,
+            )
+        if current is None:
+            return None
+        if self._first_wins(tool, current) and self._earlier(current.owner, owner):
+            message = (
+                f"tool {tool.name!r} of {owner} is shadowed by the one of {current.owner}: "
+                f"the first registration wins ({tool.rules.ecosystem}'s rule)"
+            )
+            return _codes.TOOL_OVERRIDDEN(message, package=owner, contribution=tool.name), True
+        message = f"tool {tool.name!r} of {owner} replaces the one of {current.owner}"
+        return _codes.TOOL_OVERRIDDEN(message, package=owner, contribution=tool.name), False
+
+    @staticmethod
+    def _first_wins(tool: ToolEntry, other: ToolEntry) -> bool:
+        return tool.rules.first_wins and other.rules == tool.rules and not other.builtin
+
+    def _earlier(self, one: str, other: str) -> bool:
+        """Did ``one`` first register before ``other`` (an owner never seen: last)?"""
+        never = len(self._first) + 1
+        return self._first.get(one, never) < self._first.get(other, never)
+
+    def _first_wins_place(self, stack: list[ToolEntry], tool: ToolEntry) -> int:
+        """Where a tool that does not win goes: beneath the same-rules tools of owners that
+        registered before it, so that the earliest is on top."""
+        place = len(stack)
+        while place > 0 and self._first_wins(tool, stack[place - 1]):
+            if not self._earlier(stack[place - 1].owner, tool.owner):
+                break
+            place -= 1
+        return place
 
     def _changed(self) -> None:
         if self.on_change is not None:
@@ -262,6 +338,7 @@ class Registry:
         kept = set(keep)
         for owner in [name for name in self._owners if name not in kept]:
             self.unregister(owner)
+            self._first.pop(owner, None)
 
     # ------------------------------------------------------------------ queries
 
@@ -293,6 +370,10 @@ class Registry:
         if owned is None:
             return None
         return next((c for c in owned.commands if c.name.casefold() == name.casefold()), None)
+
+    def flags(self) -> list[FlagEntry]:
+        """Every owner's flags, in owner order."""
+        return [flag for owned in self._owners.values() for flag in owned.flags]
 
     def hooks_of(self, owner: str) -> list[HookEntry]:
         owned = self._owners.get(owner)

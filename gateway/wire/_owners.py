@@ -54,7 +54,12 @@ def split_registration(
     for event in registration.events or []:
         for package in owners.events.get(event) or [default]:
             events.setdefault(package, []).append(event)
-    for package in [*tools, *commands, *events]:
+    flags: dict[str, list[object]] = {}  # register.flags: each package's own
+    for flag in (registration.gateway or {}).get("flags") or []:
+        named_package = flag.get("package") if isinstance(flag, dict) else None
+        where = named_package if isinstance(named_package, str) else default
+        flags.setdefault(where, []).append(flag)
+    for package in [*tools, *commands, *events, *flags]:
         if package not in packages:
             packages.append(package)
     named = {*order, *owners.tools.values(), *owners.commands.values()}
@@ -67,6 +72,7 @@ def split_registration(
                 tools=tools.get(package, []),
                 commands=commands.get(package, []),
                 events=events.get(package, []),
+                gateway={"flags": flags[package]} if package in flags else None,
             ),
             package if package in named else None,
         )

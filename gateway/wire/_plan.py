@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from gateway.base import NIMLET_TOOL_RULES, ToolRules
 from gateway.sandbox import SandboxPolicy
 from gateway.wire._framing import DEFAULT_LINE_CAP
 from gateway.wire.features import EXTENSION_FEATURES
@@ -49,3 +50,5 @@ class LaunchPlan:
     members: tuple[str, ...] = ()
     """The packages a process shared by several hosts, in load order (empty: one package,
     or an extension of its own); each keeps its own registry owner (``register.owners``)."""
+    tool_rules: ToolRules = NIMLET_TOOL_RULES
+    """How its tools' names collide (an adapter's ``LaunchSpec.tool_rules``)."""

@@ -12,6 +12,7 @@ export const CODES = Object.freeze([
 	"pi.tool_conflict",
 	"pi.command_renamed",
 	"pi.event_unmapped",
+	"pi.legacy_event_translated",
 	"pi.load_failed",
 	"pi.handler_failed",
 	"sidecar.name_conflict",

@@ -13,6 +13,7 @@ export const FEATURE = Object.freeze({
 	extendedEvents: "events.extended",
 	owners: "register.owners",
 	diagnosticsUpdate: "update.diagnostics",
+	flags: "register.flags",
 });
 
 export const FEATURES = Object.freeze(Object.values(FEATURE));

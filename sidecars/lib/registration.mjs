@@ -79,6 +79,10 @@ export function registerMessage(state) {
 		extras.diagnostics = state.diagnostics.map((item) => wireDiagnostic(state, item));
 	}
 	if (offered(state, FEATURE.owners)) extras.owners = owners(state, true);
+	if (offered(state, FEATURE.flags)) {
+		const flags = state.hosts.flatMap((host) => host.flags?.() ?? []);
+		if (flags.length) extras.flags = flags;
+	}
 	if (Object.keys(extras).length) register.gateway = extras;
 	if (state.record) register.gateway = { ...register.gateway, record: recordReport(state) };
 	return register;

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from gateway import ToolOutcome, open_gateway
+from gateway.base import ToolRules
 from gateway.model import CommandEntry, CommandOutcome, HookEntry, Registry, make_tool
+from gateway.model.registry import BUILTIN_OWNER
 
 BUILTINS = ["ask_user", "bash", "edit", "git", "glob", "grep", "read", "read_skill", "write"]
 
@@ -152,3 +154,75 @@ async def test_two_extensions_with_one_name_both_run(workspace):
         assert {t.name for t in gateway.tools()} == {"t1", "t2"}
         assert not (await gateway.call_tool("t1", {})).is_error
         assert not (await gateway.call_tool("t2", {})).is_error
+
+
+# Rules an adapter gives its runtime's tools (``ToolRules``; Pi's: built-in names free unless
+# the agent registered the built-in, first registration wins within the ecosystem).
+FREE_FIRST = ToolRules("eco", builtin_names_free=True, first_wins=True)
+
+
+def ruled(name: str, owner: str, rules: ToolRules = FREE_FIRST):
+    return make_tool(
+        name, f"{name} by {owner}", {"type": "object"}, ("read",), owner, _ok, rules=rules
+    )
+
+
+def builtin(name: str):
+    return make_tool(name, "the agent's", {"type": "object"}, ("read",), BUILTIN_OWNER, _ok)
+
+
+def test_a_tool_whose_rules_free_builtin_names_takes_one_the_agent_did_not_register():
+    registry = Registry()
+    assert registry.register("ext", tools=[ruled("bash", "ext")]) == []
+    assert registry.tool("bash").owner == "ext"
+
+
+def test_an_extension_tool_after_the_agents_builtin_of_its_name_is_skipped_naming_both():
+    registry = Registry()
+    registry.register(BUILTIN_OWNER, tools=[builtin("bash")])
+    diagnostics = registry.register("ext", tools=[ruled("bash", "ext")])
+    assert registry.tool("bash").owner == BUILTIN_OWNER
+    assert [d.code for d in diagnostics] == ["registry.builtin_name"]
+    assert "ext" in diagnostics[0].message and "built-in" in diagnostics[0].message
+
+
+def test_the_agents_builtin_registered_later_wins_over_the_extension_tool_naming_both():
+    registry = Registry()
+    registry.register("ext", tools=[ruled("bash", "ext")])
+    diagnostics = registry.register(BUILTIN_OWNER, tools=[builtin("bash")])
+    assert registry.tool("bash").owner == BUILTIN_OWNER
+    assert [d.code for d in diagnostics] == ["registry.tool_overridden"]
+    assert "ext" in diagnostics[0].message and "built-in" in diagnostics[0].message
+
+
+def test_of_two_first_wins_tools_the_first_registered_keeps_the_name():
+    registry = Registry()
+    registry.register("first", tools=[ruled("shared", "first")])
+    diagnostics = registry.register("second", tools=[ruled("shared", "second")])
+    assert registry.tool("shared").owner == "first"
+    assert [d.code for d in diagnostics] == ["registry.tool_overridden"]
+    assert "first registration wins" in diagnostics[0].message
+
+
+def test_a_first_wins_owner_registering_again_keeps_the_name():
+    registry = Registry()
+    registry.register("first", tools=[ruled("shared", "first")])
+    registry.register("second", tools=[ruled("shared", "second")])
+    registry.unregister("first")  # a restart, or a dormant package started
+    registry.register("first", tools=[ruled("shared", "first")])
+    assert registry.tool("shared").owner == "first"
+
+
+def test_when_the_first_wins_owner_leaves_the_next_one_takes_the_name():
+    registry = Registry()
+    registry.register("first", tools=[ruled("shared", "first")])
+    registry.register("second", tools=[ruled("shared", "second")])
+    registry.unregister("first")
+    assert registry.tool("shared").owner == "second"
+
+
+def test_first_wins_does_not_hold_against_a_tool_of_other_rules():
+    registry = Registry()
+    registry.register("nimlet", tools=[tool("shared", "nimlet")])
+    registry.register("eco", tools=[ruled("shared", "eco")])
+    assert registry.tool("shared").owner == "eco"

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         RegisterExtras,
         RegistrationUpdate,
         RuntimeDiagnostic,
+        RuntimeFlag,
         ToolExtras,
         UpdateExtras,
     )
@@ -33,6 +34,7 @@ __all__ = [
     "HOST_REQUEST",
     "PROTOCOL_ADDITIONS_VERSION",
     "REGISTER_DIAGNOSTICS",
+    "REGISTER_FLAGS",
     "REGISTER_OWNERS",
     "REGISTRATION_UPDATE",
     "RUNTIME_FEATURES",
@@ -45,6 +47,7 @@ __all__ = [
     "RegisterExtras",
     "RegistrationUpdate",
     "RuntimeDiagnostic",
+    "RuntimeFlag",
     "ToolExtras",
     "UpdateExtras",
     "announcement",
@@ -78,6 +81,10 @@ UPDATE_DIAGNOSTICS = "update.diagnostics"
 """``update.gateway.diagnostics``: problems a runtime found while running (a handler that
 threw), with catalogued codes, as ``register.diagnostics`` reports those found loading."""
 
+REGISTER_FLAGS = "register.flags"
+"""``register.gateway.flags``: the command-line flags a runtime's packages registered (Pi's
+``registerFlag``), each ``{name, description, type, default, package?}``; listed by
+``gateway list``, never parsed from a command line."""
 ALL_FEATURES: tuple[str, ...] = (
     REGISTER_DIAGNOSTICS,
     TOOL_PARTS,
@@ -88,6 +95,7 @@ ALL_FEATURES: tuple[str, ...] = (
     EVENTS_EXTENDED,
     REGISTER_OWNERS,
     UPDATE_DIAGNOSTICS,
+    REGISTER_FLAGS,
 )
 
 EXTENSION_FEATURES: frozenset[str] = frozenset({REGISTER_DIAGNOSTICS})
@@ -112,6 +120,7 @@ _MODELS = frozenset(
         "RegisterExtras",
         "RegistrationUpdate",
         "RuntimeDiagnostic",
+        "RuntimeFlag",
         "ToolExtras",
         "UpdateExtras",
     }

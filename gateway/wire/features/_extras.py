@@ -22,6 +22,7 @@ __all__ = [
     "RegisterExtras",
     "RegistrationUpdate",
     "RuntimeDiagnostic",
+    "RuntimeFlag",
     "ToolExtras",
     "UpdateExtras",
 ]
@@ -84,17 +85,37 @@ class Owners(_Extra):
     events: dict[str, list[StrictStr]] = {}
 
 
+class RuntimeFlag(_Extra):
+    """A command-line flag a package registered (``register.flags``; Pi's ``registerFlag``)."""
+
+    name: StrictStr
+    description: StrictStr = ""
+    type: StrictStr = "boolean"
+    default: Any = None
+    package: StrictStr | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class RegisterExtras:
-    """``register.gateway`` (``register.diagnostics``, ``register.owners``)."""
+    """``register.gateway`` (``register.diagnostics``, ``register.owners``,
+    ``register.flags``)."""
 
     diagnostics: list[Any] = field(default_factory=list)
     owners: Any = None
+    flags: list[Any] = field(default_factory=list)
 
     @classmethod
     def parse(cls, value: dict[str, Any] | None) -> RegisterExtras:
         value = value or {}
-        return cls(diagnostics=_as_list(value.get("diagnostics")), owners=value.get("owners"))
+        return cls(
+            diagnostics=_as_list(value.get("diagnostics")),
+            owners=value.get("owners"),
+            flags=_as_list(value.get("flags")),
+        )
+
+    def runtime_flags(self) -> list[RuntimeFlag]:
+        """The well-formed flags (a malformed one is left out)."""
+        return _valid(RuntimeFlag, self.flags)[0]
 
     def runtime_diagnostics(self) -> list[RuntimeDiagnostic | Any]:
         """Each item as a ``RuntimeDiagnostic``, or as it was sent when malformed."""

@@ -6,6 +6,7 @@
 import { diagnostic } from "../diagnostics.mjs";
 import { FEATURE, offered } from "../features.mjs";
 import { log } from "../stdio.mjs";
+import { LEGACY_EVENTS } from "./legacy.mjs";
 import { extensionPath } from "./registry.mjs";
 
 // Canonical (nimlet) event -> the Pi events it drives, in Pi's order.
@@ -13,9 +14,11 @@ const NIMLET_EVENTS = {
 	tool_call: ["tool_execution_start", "tool_call"],
 	tool_result: ["tool_result", "tool_execution_end"],
 	turn_start: ["agent_start", "turn_start"],
-	turn_end: ["turn_end", "agent_end"],
+	turn_end: ["turn_end", "agent_end", "agent_settled"],
 	session_start: ["session_start", "resources_discover"],
-	session_end: ["session_shutdown"],
+	// Pi emits these before /new, /resume (switch) and /fork; the host's session_end says which
+	// (its `reason`); on quit they do not run.
+	session_end: ["session_before_switch", "session_before_fork", "session_shutdown"],
 	session_before_compact: ["session_before_compact"],
 	session_compact: ["session_compact"],
 };
@@ -30,17 +33,21 @@ const EXTENDED_EVENTS = {
 	message_received: ["message_start", "message_end"],
 	message_sending: ["message_start", "message_end"],
 };
-// Subscribed together: a package's turn counter and agent state advance on both, whichever of
-// the four Pi events it listens to.
-const PAIRED = { turn_start: "turn_end", turn_end: "turn_start" };
-
 function canonicalsFor(state, piEvent) {
+	if (Object.hasOwn(LEGACY_EVENTS, piEvent)) return [LEGACY_EVENTS[piEvent].canonical];
 	const tables = offered(state, FEATURE.extendedEvents) ? [NIMLET_EVENTS, EXTENDED_EVENTS] : [NIMLET_EVENTS];
 	return tables.flatMap((table) => Object.keys(table).filter((canonical) => table[canonical].includes(piEvent)));
 }
 
-/** Canonical event -> the ids of the packages subscribing to it, in load order. An event
- * with no mapping is reported once. */
+function report(state, pi, piEvent, code, message, packageId) {
+	if (pi.reportedEvents.has(piEvent)) return;
+	pi.reportedEvents.add(piEvent);
+	diagnostic(state, code, message, piEvent, packageId);
+}
+
+/** Canonical event -> the ids of the packages subscribing to it (exactly the canonical events
+ * their Pi events map to), in load order. An event with no mapping, and a legacy event
+ * translated, are reported once. */
 export function eventOwners(state, pi) {
 	const owners = {};
 	const add = (canonical, packageId) => {
@@ -50,14 +57,15 @@ export function eventOwners(state, pi) {
 	for (const { ext, root, packageId } of pi.extensions) {
 		for (const piEvent of ext.handlers.keys()) {
 			const canonicals = canonicalsFor(state, piEvent);
-			for (const canonical of canonicals) {
-				add(canonical, packageId);
-				if (PAIRED[canonical]) add(PAIRED[canonical], packageId);
-			}
-			if (!canonicals.length && !pi.reportedEvents.has(piEvent)) {
-				pi.reportedEvents.add(piEvent);
-				const message = `event "${piEvent}" (${extensionPath(root, ext)}) has no canonical mapping in this host; its handlers never run`;
-				diagnostic(state, "pi.event_unmapped", message, piEvent, packageId);
+			for (const canonical of canonicals) add(canonical, packageId);
+			const where = extensionPath(root, ext);
+			const legacy = Object.hasOwn(LEGACY_EVENTS, piEvent) ? LEGACY_EVENTS[piEvent] : undefined;
+			if (legacy) {
+				const message = `event "${piEvent}" (${where}) is Pi's legacy API (removed in pi 0.65); translated to ${legacy.replacement}: its handlers run at the canonical ${legacy.canonical}`;
+				report(state, pi, piEvent, "pi.legacy_event_translated", message, packageId);
+			} else if (!canonicals.length) {
+				const message = `event "${piEvent}" (${where}) has no canonical mapping in this host; its handlers never run`;
+				report(state, pi, piEvent, "pi.event_unmapped", message, packageId);
 			}
 		}
 	}
@@ -68,7 +76,7 @@ export function eventOwners(state, pi) {
  * `null`: every package at once (the event was not addressed to one). */
 export function loopState(pi, packageId) {
 	const key = packageId ?? "";
-	if (!pi.loops.has(key)) pi.loops.set(key, { started: false, turnIndex: 0, inAgent: false });
+	if (!pi.loops.has(key)) pi.loops.set(key, { started: false, turnIndex: 0, turnOpen: false });
 	return pi.loops.get(key);
 }
 

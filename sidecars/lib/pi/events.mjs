@@ -2,8 +2,10 @@
 // One small handler per canonical event; each returns the protocol reply.
 
 import { contentText } from "../content.mjs";
+import { log } from "../stdio.mjs";
 import { makeContext, refreshEntries } from "./context.mjs";
 import { loopState, runHandlers } from "./dispatch.mjs";
+import { legacySessionEvents } from "./legacy.mjs";
 import { addDiscovered } from "./resources.mjs";
 
 // A Pi custom message ({customType, content, display, details}) as a canonical message.
@@ -63,18 +65,25 @@ const HANDLERS = {
 		return reply;
 	},
 
+	// A nimlet turn is one agent run: agent_start, turn_start … turn_end, agent_end,
+	// agent_settled. A package gets only the canonical events it subscribes to, so its turn
+	// counter advances on whichever it sees: a turn_start while one is open (no turn_end
+	// came) starts the next turn.
 	async turn_start({ loop, run }) {
-		if (loop.turnIndex === 0 || !loop.inAgent) await run("agent_start", { type: "agent_start" });
-		loop.inAgent = true;
+		if (loop.turnOpen) loop.turnIndex++;
+		loop.turnOpen = true;
+		await run("agent_start", { type: "agent_start" });
 		await run("turn_start", { type: "turn_start", turnIndex: loop.turnIndex, timestamp: Date.now() });
 		return {};
 	},
 
 	async turn_end({ loop, run, payload }) {
 		const turnIndex = loop.turnIndex++;
-		await run("turn_end", { type: "turn_end", turnIndex, message: undefined, toolResults: [], interrupted: Boolean(payload.interrupted) });
+		loop.turnOpen = false;
+		const interrupted = Boolean(payload.interrupted);
+		await run("turn_end", { type: "turn_end", turnIndex, message: undefined, toolResults: [], interrupted });
 		await run("agent_end", { type: "agent_end", messages: [] });
-		loop.inAgent = false;
+		await run("agent_settled", { type: "agent_settled", aborted: interrupted });
 		return {};
 	},
 
@@ -83,6 +92,7 @@ const HANDLERS = {
 		const reason = payload.reason ?? (loop.started ? "new" : "startup");
 		loop.started = true;
 		await run("session_start", { type: "session_start", reason });
+		for (const legacy of legacySessionEvents(reason, undefined)) await run(legacy.type, legacy); // legacy.mjs
 		// Pi's extendResourcesFromExtensions: the paths every handler returns are loaded as
 		// skills and prompt templates for this session (themes: TUI only).
 		const found = [];
@@ -97,8 +107,18 @@ const HANDLERS = {
 
 	async session_end({ run, payload }) {
 		// nimlet's session_end fires on exit and before a switch; without a reason from the
-		// host, "quit" (the cleanup case) is assumed.
-		await run("session_shutdown", { type: "session_shutdown", reason: payload.reason ?? "quit" });
+		// host, "quit" (the cleanup case) is assumed. Before a switch Pi asks first
+		// (session_before_switch / _fork); the host has already decided, so a {cancel} is
+		// logged, not honoured.
+		const reason = payload.reason ?? "quit";
+		const before = reason === "fork" ? "session_before_fork" : reason === "new" || reason === "resume" ? "session_before_switch" : undefined;
+		if (before) {
+			const event = before === "session_before_fork" ? { type: before, entryId: undefined, position: "before" } : { type: before, reason, targetSessionFile: undefined };
+			await run(before, event, (result) => {
+				if (result?.cancel) log(`${before}: {cancel: true} is not honoured; the host switches sessions without asking`);
+			});
+		}
+		await run("session_shutdown", { type: "session_shutdown", reason });
 		return {};
 	},
 

@@ -22,10 +22,10 @@ function newPi() {
 		commands: new Map(), // invocation name -> {command, packageId, source?: "prompt"}
 		activeTools: null, // Set of names, or null (= all)
 		conflicts: new Set(), // tool conflicts already reported
-		reportedEvents: new Set(), // unmapped Pi events already reported
+		reportedEvents: new Set(), // unmapped or translated Pi events already reported
 		reportedErrors: new Set(), // handler failures already reported (dispatch.mjs)
 		skills: [], // {name, description, path, package} from resources_discover (resources.mjs)
-		loops: new Map(), // package id ("" = all) -> {started, turnIndex, inAgent} (dispatch.mjs)
+		loops: new Map(), // package id ("" = all) -> {started, turnIndex, turnOpen} (dispatch.mjs)
 		session: { entries: [], hostEntries: null, name: undefined },
 	};
 }
@@ -69,10 +69,25 @@ function piHost(state, pi) {
 		eventOwners: events,
 		owner: (kind, name) => (kind === "tool" ? pi.tools : pi.commands).get(name)?.packageId,
 		skills: () => pi.skills,
+		flags: () => piFlags(pi),
 		callTool: (name, message, signal) => callTool(state, pi, name, message, signal),
 		runCommand: (name, message, signal, current) => runCommand(state, pi, name, message, signal, current),
 		onEvent: (event, payload, signal, message) => onEvent(state, pi, event, payload, signal, message),
 	};
+}
+
+// Pi's ExtensionRunner.getFlags: the first extension registering a flag name keeps it.
+function piFlags(pi) {
+	const flags = new Map();
+	for (const { ext, packageId } of pi.extensions) {
+		for (const [name, flag] of ext.flags ?? []) {
+			if (flags.has(name)) continue;
+			const item = { name, description: String(flag.description ?? ""), type: String(flag.type ?? "boolean"), package: packageId };
+			if (flag.default !== undefined) item.default = flag.default;
+			flags.set(name, item);
+		}
+	}
+	return [...flags.values()];
 }
 
 async function callTool(state, pi, name, message, signal) {

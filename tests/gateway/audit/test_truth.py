@@ -23,7 +23,7 @@ import pytest
 from adapters._sidecar import sidecar_ready
 from adapters.openclaw._host_api import HOOKS, LEGACY, RECORDED
 from adapters.openclaw.runtime import MIN_NODE
-from adapters.pi._audit import GATEWAY_EVENTS, PI_EVENTS, REMOVED_EVENTS
+from adapters.pi._audit import GATEWAY_EVENTS, PI_EVENTS, REMOVED_EVENTS, TRANSLATED_EVENTS
 from adapters.pi.runtime import SIDECAR_DIR
 from gateway import GatewayConfig, open_gateway
 from gateway.audit import GATEWAY, PackageAudit, Status, audit
@@ -98,10 +98,7 @@ def registered(world: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def _canonical(package: PackageAudit, name: str) -> set[str]:
     """The canonical events the gateway runs a native hook at (from the adapters' tables)."""
     if package.ecosystem == "pi":
-        found = set(GATEWAY_EVENTS.get(name, ()))
-        # The sidecar subscribes turn_start and turn_end together (each package's turn
-        # counter advances on both: PAIRED in sidecars/lib/pi/dispatch.mjs).
-        return found | ({"turn_start", "turn_end"} if found & {"turn_start", "turn_end"} else set())
+        return set(GATEWAY_EVENTS.get(name, ()))
     if package.ecosystem == "openclaw":
         event = HOOKS.get(LEGACY.get(name, name), (False, None, ""))[1]
         return {event} if event and event != "host" else set()
@@ -168,7 +165,9 @@ def test_the_pi_event_table_is_the_sidecars(tmp_path):
     hooks = {r.name: r.cells[GATEWAY] for r in package.rows if r.kind == "hook" and r.observed}
     assert set(hooks) == PI_EVENTS | REMOVED_EVENTS
     for name, cell in hooks.items():
-        if name in GATEWAY_EVENTS:
+        if name in TRANSLATED_EVENTS:  # said by the sidecar itself
+            assert cell.support.code == "pi.legacy_event_translated", name
+        elif name in GATEWAY_EVENTS:
             assert cell.support.status is Status.RUNS, name
         else:
             assert cell.support.code == "pi.event_unmapped", name  # said by the sidecar itself
