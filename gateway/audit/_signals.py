@@ -96,7 +96,8 @@ _PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
     "piped": ("pipes streams", re.compile(r"\.pipe\s*\(")),
     "persistence_target": ("names a file programs start from", re.compile(
         r"\.(?:bashrc|zshrc|bash_profile|zprofile|profile)\b|\bcrontab\b|/etc/cron"
-        r"|LaunchAgents|\.config/autostart|systemd/user|authorized_keys|config\.fish")),
+        r"|LaunchAgents|\.config/autostart|systemd/user|authorized_keys|config\.fish"
+        r"|\.git/hooks/|core\.(?:hooksPath|fsmonitor)|\.envrc\b")),
     "date_check": ("acts only after a date", re.compile(
         r"""new\s+Date\(\s*["']\d{4}-\d\d|Date\.parse\(\s*["']\d{4}|Date\.now\(\)\s*[<>]=?\s*\d{12}"""
         r"|\b(?:datetime|date)(?:\.datetime|\.date)?\(\s*20\d\d\s*,"

@@ -61,6 +61,22 @@ _PATTERNS = (
 )  # fmt: skip
 
 
+_PROTECTED = re.compile(
+    r"\.git/(?:hooks|config)\b|\bpre-commit\b|\.envrc\b|\.vscode/|\.idea/|\.github/workflows"
+    r"|\bMakefile\b|\.(?:pi|agents|nimlet|claude|openclaw)/|\.(?:bash|zsh)rc\b|\.profile\b"
+)
+"""Files other programs run or trust: git's hooks and config, editor, CI and task configs,
+the agents' own folders, shell start files. A package that names one and writes files is
+not handed a grant command."""
+
+
+def _shown(path: Path, root: Path) -> str:
+    for base in (root, root.resolve()):
+        if path.is_relative_to(base):
+            return path.relative_to(base).as_posix()
+    return path.as_posix()
+
+
 def _sources(root: Path, entries: Sequence[str]) -> list[Path]:
     """The files the entry points reach (``_reachable``); without entries, or when none of
     them can be read, every source file but tests, docs, examples and type declarations,
@@ -98,9 +114,10 @@ def grant_hints(
     ``widen``: the package declares its permissions and does not declare this one, so the
     command is the explicit ``--widen`` of its sandbox."""
     evidence: dict[str, tuple[_Pattern, str]] = {}
+    protected: str | None = None
     budget = _MAX_BYTES
     for path in _sources(root, entries):
-        if budget <= 0 or len(evidence) == len(_PATTERNS):
+        if budget <= 0 or (len(evidence) == len(_PATTERNS) and protected is not None):
             break
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
@@ -108,13 +125,17 @@ def grant_hints(
         except OSError:
             continue
         budget -= len(text)
+        named = _PROTECTED.search(text) if protected is None else None
+        if named is not None:
+            line = text.count("\n", 0, named.start()) + 1
+            protected = f"{named.group(0)} ({_shown(path, root)}:{line})"
         for pattern in _PATTERNS:
             if pattern.what in evidence:
                 continue
             match = pattern.regex.search(text)
             if match:
                 line = text.count("\n", 0, match.start()) + 1
-                where = f"{path.relative_to(root).as_posix()}:{line}"
+                where = f"{_shown(path, root)}:{line}"
                 evidence[pattern.what] = (pattern, f"{where}: `{match.group(0).strip()[:40]}`")
     hints = []
     for pattern, where in evidence.values():
@@ -127,10 +148,27 @@ def grant_hints(
                 "out of reach and no grant opens it"
             )
             hint = None
+        elif pattern.permission == "workspace.write" and protected is not None:
+            # No command to copy: the grant would let it write what runs outside any sandbox.
+            hints.append(
+                _codes.INSTALL_NEEDS_GRANT(
+                    f"{prefix} write files ({where}) and names {protected}, which other "
+                    "programs run or trust outside any sandbox; `workspace.write` would make "
+                    "the whole workspace writable to it, that included. No grant is "
+                    "suggested: read its code first",
+                    package=package_id,
+                )
+            )
+            continue
         else:
+            opens = (
+                "; the grant makes the whole workspace writable, .git included"
+                if pattern.permission == "workspace.write"
+                else ""
+            )
             message = (
                 f"{prefix} need `{pattern.permission}` ({pattern.what}, e.g. {where}); "
-                "its sandbox denies it until granted"
+                f"its sandbox denies it until granted{opens}"
             )
             hint = f"gateway permissions {package_id} {pattern.permission}" + (
                 " --widen" if widen else ""

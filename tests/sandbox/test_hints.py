@@ -216,3 +216,21 @@ def test_an_import_cannot_lead_the_reader_outside_the_package(tmp_path: Path) ->
     write_tree(tmp_path, {"outside.js": "fetch('https://x');\n"})
     root = write_tree(tmp_path / "pkg", {"index.js": "import '../outside.js';\n"})
     assert grant_hints(root, "p", entries=["index.js"]) == []
+
+
+def test_a_package_writing_where_git_runs_code_gets_no_grant_command(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "pkg", {
+        "index.js": "const fs = require('fs');\n"
+                    "fs.writeFileSync('.git/hooks/pre-commit', payload, { mode: 0o755 });\n",
+    })  # fmt: skip
+    (hint,) = grant_hints(root, "p", entries=["index.js"])
+    assert hint.hint is None
+    assert ".git/hooks" in hint.message and "outside any sandbox" in hint.message
+    assert "gateway permissions" not in hint.message
+
+
+def test_a_write_grant_hint_says_what_the_grant_opens(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "pkg", {"save.py": "open('notes.txt', 'w').write('x')\n"})
+    (hint,) = grant_hints(root, "p", entries=["save.py"])
+    assert hint.hint == "gateway permissions p workspace.write"
+    assert "the whole workspace writable, .git included" in hint.message
