@@ -302,6 +302,16 @@ NANOBOT_SPECIFIER_IGNORED = define_code(
     "Remove the specifier.",
 )
 
+NANOBOT_CHANNEL_PLUGIN = define_code(
+    "nanobot.channel_plugin",
+    ERROR,
+    "A published nanobot plugin registers through the `nanobot.channels` entry point: it is a "
+    "channel plugin (a BaseChannel nanobot's ChannelManager starts to connect a chat "
+    "platform), and a headless host runs no channels.",
+    "Nothing to install here; run it in nanobot itself. Tools, commands and hooks for the "
+    "gateway come as a nanobot.extension.json extension.",
+)
+
 # --- Pi -----------------------------------------------------------------------------------
 
 PI_MANIFEST_INVALID = define_code(
