@@ -25,7 +25,11 @@ acme = "nanobot_channel_acme.channel:AcmeChannel"
 def test_a_nanobot_channels_entry_point_is_named_as_a_channel_plugin(tmp_path: Path) -> None:
     write_tree(tmp_path, {"pyproject.toml": PYPROJECT, "nanobot_channel_acme/channel.py": ""})
     entry = inspect_package(tmp_path)
-    assert (entry.ecosystem, entry.id, entry.version) == ("nanobot", "nanobot-channel-acme", "0.3.1")
+    assert (entry.ecosystem, entry.id, entry.version) == (
+        "nanobot",
+        "nanobot-channel-acme",
+        "0.3.1",
+    )
     assert [(c.kind, c.name) for c in entry.contributions] == [("channel", "acme")]
     (diagnostic,) = entry.diagnostics
     assert diagnostic.code == "nanobot.channel_plugin"
