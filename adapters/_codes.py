@@ -302,6 +302,16 @@ NANOBOT_SPECIFIER_IGNORED = define_code(
     "Remove the specifier.",
 )
 
+NANOBOT_CHANNEL_PLUGIN = define_code(
+    "nanobot.channel_plugin",
+    ERROR,
+    "A published nanobot plugin registers through the `nanobot.channels` entry point: it is a "
+    "channel plugin (a BaseChannel nanobot's ChannelManager starts to connect a chat "
+    "platform), and a headless host runs no channels.",
+    "Nothing to install here; run it in nanobot itself. Tools, commands and hooks for the "
+    "gateway come as a nanobot.extension.json extension.",
+)
+
 # --- Pi -----------------------------------------------------------------------------------
 
 PI_MANIFEST_INVALID = define_code(
@@ -336,6 +346,7 @@ PI_HOST_VERSION_MISMATCH = define_code(
     "pi-tui, pi-agent-core, TypeBox; either scope) excludes the version the gateway runs it "
     "with (the one pinned in sidecars/package-lock.json; old names map onto it, as in Pi).",
     "Check the package works with that version, or use a release of it built for it.",
+    lasting=True,
 )
 PI_HOST_VERSION_UNCHECKED = define_code(
     "pi.host_version_unchecked",
@@ -388,6 +399,7 @@ OPENCLAW_HOST_VERSION = define_code(
     "(or cannot be checked against) the OpenClaw version the sidecar emulates; OpenClaw would "
     "skip the plugin, the gateway loads it and reports what fails.",
     "Check the plugin against docs/openclaw.md; a newer plugin may use APIs this host lacks.",
+    lasting=True,
 )
 OPENCLAW_PACKAGE_INVALID = define_code(
     "openclaw.package_invalid",

@@ -11,6 +11,7 @@ from typing import Final
 
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_file
+from adapters.nanobot._published import inspect_channel_plugin, is_channel_plugin
 from adapters.nanobot.manifest import MANIFEST_FILE, NanobotManifest, load_manifest
 from adapters.nanobot.runtime import plan_nanobot
 from gateway.model import (
@@ -50,11 +51,15 @@ class NanobotAdapter:
         return NanobotAudit()
 
     def detect(self, root: Path) -> bool:
-        return safe_is_file(root / MANIFEST_FILE)
+        # A published plugin (entry points, no manifest) is recognised to say what it is.
+        return safe_is_file(root / MANIFEST_FILE) or is_channel_plugin(root)
 
     def inspect(self, root: Path) -> CatalogEntry:
         inspection = Inspection(root)
         entry = CatalogEntry.named_after(root, self.ecosystem)
+        if not safe_is_file(root / MANIFEST_FILE) and is_channel_plugin(root):
+            inspect_channel_plugin(root, entry)
+            return entry
         data = inspection.read_json_object(MANIFEST_FILE)
         if data is not None:
             manifest, diagnostics = load_manifest(data)

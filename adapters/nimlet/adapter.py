@@ -19,7 +19,7 @@ from adapters import _codes as codes
 from adapters._files import Inspection, safe_exists, safe_is_file
 from adapters._markdown import prompt_contribution, skill_contribution
 from adapters.nimlet._manifest import check_extension, check_tool, command_entries
-from gateway.model import CatalogEntry, Contribution, DiscoveredLaunch, LaunchSpec
+from gateway.model import CatalogEntry, Contribution, Dependency, DiscoveredLaunch, LaunchSpec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ __all__ = ["NimletAdapter"]
 EXTENSION_JSON: Final = "extension.json"
 TOOL_JSON: Final = "tool.json"
 SKILL_MD: Final = "SKILL.md"
+PACKAGE_JSON: Final = "package.json"
 
 
 class NimletAdapter:
@@ -70,7 +71,7 @@ class NimletAdapter:
         ]
         entry.contributions.extend(tools + skills + prompts)
         if not has_extension:
-            self._name_from_single_item(entry, root, tools, skills)
+            self._name_from_single_item(inspection, entry, tools, skills)
             entry.runtime = "nimlet-tool" if tools else "declarative"
             for tool in tools:
                 entry.entries.extend(e for e in tool.detail["entries"] if e not in entry.entries)
@@ -124,17 +125,33 @@ class NimletAdapter:
 
     @staticmethod
     def _name_from_single_item(
-        entry: CatalogEntry, root: Path, tools: list[Contribution], skills: list[Contribution]
+        inspection: Inspection,
+        entry: CatalogEntry,
+        tools: list[Contribution],
+        skills: list[Contribution],
     ) -> None:
-        # A tool folder or a skill folder is named by the one thing it holds.
+        # A tool folder or a skill folder is named by the one thing it holds; a skill
+        # published on npm (a package.json beside it) by its npm name and version, and what
+        # the skill requires (variables, executables) are the package's dependencies.
+        root = inspection.root
         single = None
         if safe_is_file(root / TOOL_JSON) and tools and tools[0].detail["path"] == TOOL_JSON:
             single = tools[0]
         elif safe_is_file(root / SKILL_MD) and skills and skills[0].detail["path"] == SKILL_MD:
             single = skills[0]
-        if single is not None:
-            entry.id = entry.name = single.name
-            entry.description = single.description
+            requires = single.detail.get("requires", {})
+            entry.dependencies += [Dependency("environment", n) for n in requires.get("env", [])]
+            entry.dependencies += [Dependency("executable", n) for n in requires.get("bins", [])]
+        if single is None:
+            return
+        entry.id = entry.name = single.name
+        entry.description = single.description
+        if single.kind == "skill" and safe_is_file(root / PACKAGE_JSON):
+            npm = inspection.read_json_object(PACKAGE_JSON, required=False) or {}
+            name, version = npm.get("name"), npm.get("version")
+            if isinstance(name, str) and name.strip():
+                entry.id = entry.name = name.strip()
+                entry.version = version.strip() if isinstance(version, str) else ""
 
 
 def _subfolder_files(root: Path, folder: str, filename: str) -> list[str]:

@@ -9,7 +9,14 @@ from pathlib import Path
 from adapters.openclaw._inspect import CONVERSATION_ACCESS, inspect_plugin, is_plugin
 from adapters.openclaw.discovery import discover
 from adapters.openclaw.runtime import plan_openclaw
-from gateway.model import CatalogEntry, DiscoveredLaunch, LaunchRefusal, LaunchSpec
+from gateway.model import (
+    CatalogEntry,
+    DiscoveredLaunch,
+    Discovery,
+    LaunchRefusal,
+    LaunchSpec,
+    Skill,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,6 +49,18 @@ class OpenClawAdapter:
                 "nothing to run: the plugin declares no entry module (its metadata is listed)"
             )
         return plan_openclaw(entry, home)
+
+    def package_resources(self, entry: CatalogEntry) -> Discovery:
+        """The skills its manifest names (``skills``), listed as the package's; the gateway
+        serves them itself, whether or not the plugin has code to run."""
+        root = Path(entry.root)
+        return Discovery(
+            skills=[
+                Skill(c.name, c.description, root / str(c.detail.get("path", "")), "package")
+                for c in entry.contributions
+                if c.kind == "skill"
+            ]
+        )
 
     def discover(
         self, workspace: Path, user_home: Path, trusted: bool, home: Path

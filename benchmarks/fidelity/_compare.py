@@ -30,7 +30,7 @@ CAUSES = {
     "before_model_resolve, …): openclaw.hook_unmapped",
     "nanobot-hook-point-unsupported": "an AgentHook point the gateway never calls",
     "extra-hooks-listed": "the gateway lists a hook for an event the package never subscribed "
-    "to (OpenClaw: session_start for tool factories; nanobot: turn_end for every hook)",
+    "to (nanobot: turn_end for every hook)",
     "flags-not-surfaced": "Pi flags (registerFlag) load, but `gateway list` does not show them",
     "openclaw-skills-dropped": "the skills an OpenClaw plugin's manifest names are not listed",
     "openclaw-lenient": "the gateway registers what OpenClaw 2026.9.6 refuses (tools without "

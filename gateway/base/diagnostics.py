@@ -64,6 +64,10 @@ class DiagnosticCode:
     severity: Severity
     trigger: str
     remedy: str
+    lasting: bool = False
+    """A fact about the installed package that stays true until it changes (e.g. it was
+    built for another host version): found when its metadata is read, it is reported
+    again by ``status`` and ``list``, not only at install."""
 
     def __call__(
         self,
@@ -87,9 +91,11 @@ class DiagnosticCode:
 _CATALOGUE: dict[str, DiagnosticCode] = {}
 
 
-def define_code(code: str, severity: Severity, trigger: str, remedy: str) -> DiagnosticCode:
+def define_code(
+    code: str, severity: Severity, trigger: str, remedy: str, *, lasting: bool = False
+) -> DiagnosticCode:
     """Declare a code. Declaring the same code twice with different text is a bug."""
-    entry = DiagnosticCode(code, severity, trigger, remedy)
+    entry = DiagnosticCode(code, severity, trigger, remedy, lasting)
     existing = _CATALOGUE.setdefault(code, entry)
     if existing != entry:
         raise ValueError(f"diagnostic code {code!r} declared twice with different text")

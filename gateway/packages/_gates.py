@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic, _codes, catalogue
 from gateway.model import AdapterSet, CallPlan, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
 from gateway.packages._adapters import plan_calls, plan_launch
 from gateway.packages.environment import environment_status
@@ -270,6 +270,8 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
                     package.granted,
                 ),
             )
+            # What install said about the package and still holds is said again.
+            status.diagnostics += [d for d in entry.diagnostics if _lasting(d)]
             if problem is not None:
                 status.diagnostics.append(problem)
             statuses[package.id] = status
@@ -296,6 +298,11 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
                 status.blocked_by.append(dependency.name)
         status.diagnostics.extend(_gate_diagnostics(status))
     return [statuses[package_id] for package_id in order]
+
+
+def _lasting(diagnostic: Diagnostic) -> bool:
+    code = catalogue().get(diagnostic.code)
+    return code is not None and code.lasting
 
 
 def _gate_diagnostics(status: PackageStatus) -> Iterable[Diagnostic]:

@@ -14,14 +14,15 @@ import { sessionFile, transcript } from "./transcript.mjs";
 const EXTENDED = new Set(["input", "before_agent_start", "context", "message_received", "message_sending", "message_sent"]);
 
 /** The canonical events this host needs: those its hooks run at (the extended ones only when
- * the host offered them), plus session_start when tool factories are to be called per session. */
+ * the host offered them). Tool factories need no event of their own: a new session restarts
+ * the sidecar (its `initialize` names the session), and they are called again once
+ * `gateway_start` has run (host.mjs). */
 export function subscribedEvents(state, oc) {
 	const events = new Set();
 	for (const hookName of oc.hooks.keys()) {
 		const event = HOOKS[hookName].event;
 		if (event && (!EXTENDED.has(event) || offered(state, FEATURE.extendedEvents))) events.add(event);
 	}
-	if (oc.factories.length) events.add("session_start");
 	return [...events];
 }
 

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { diagnostic } from "../diagnostics.mjs";
+import { sendRegistrationDelta } from "../registration.mjs";
 import { log } from "../stdio.mjs";
 import { createApi } from "./api.mjs";
 import { addCommands, runCommand } from "./commands.mjs";
@@ -179,6 +180,10 @@ function openclawHost(state, oc) {
 		callTool: (name, message, signal) => callTool(state, oc, name, message, signal),
 		runCommand: (name, message, _signal, current) => runCommand(state, oc, name, message, current),
 		onEvent: (event, payload, signal, message) => onEvent(state, oc, event, payload, signal, message),
-		registered: () => observe(oc, "gateway_start", { port: undefined }, { workspaceDir: state.initialize?.workspace }),
+		registered: async () => {
+			await observe(oc, "gateway_start", { port: undefined }, { workspaceDir: state.initialize?.workspace });
+			// What a factory returns may depend on what gateway_start set up.
+			if (oc.factories.length && rebuildTools(state, oc)) sendRegistrationDelta(state);
+		},
 	};
 }
