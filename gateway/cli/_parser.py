@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gateway.cli._parser_http import serve_http_arguments, token_arguments
+
 TYPE_CHECKING = False  # typing itself costs several ms at start
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -220,43 +222,7 @@ def _serve(sub: argparse.ArgumentParser) -> None:
         default="current",
         help="--nimlet: the host's protocol generation (default: current nimlet)",
     )
-    _serve_http(sub)
-
-
-def _serve_http(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument(
-        "--http",
-        metavar="[HOST:]PORT",
-        help="--mcp: serve MCP's streamable HTTP at /mcp instead of stdio (bearer tokens: "
-        "gateway token create; host 127.0.0.1 unless given)",
-    )
-    sub.add_argument(
-        "--max-calls",
-        type=int,
-        default=8,
-        metavar="N",
-        help="--http: calls one token may have in flight (default: 8)",
-    )
-
-
-def _token(sub: argparse.ArgumentParser) -> None:
-    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
-    create = actions.add_parser("create", help="make a token for serve --http (shown once)")
-    create.add_argument("name", metavar="NAME")
-    create.add_argument(
-        "--package",
-        action="append",
-        default=[],
-        metavar="ID",
-        help="the token sees only this package's tools (repeatable); default: every package",
-    )
-    create.add_argument("--expires", metavar="DURATION", help="e.g. 12h, 30d, 2w (default: never)")
-    create.add_argument("--json", action="store_true")
-    listing = actions.add_parser("list", help="every token: name, scope, expiry (never the token)")
-    listing.add_argument("--json", action="store_true")
-    revoke = actions.add_parser("revoke", help="stop a token working, at once")
-    revoke.add_argument("name", metavar="NAME")
-    revoke.add_argument("--json", action="store_true")
+    serve_http_arguments(sub)
 
 
 def _migrate(sub: argparse.ArgumentParser) -> None:
@@ -401,6 +367,6 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "secret": ("set, unset or list a package's secrets", _secret, None),
     "policy": ("show, accept or revoke a package's policy rules", _policy, None),
     "journal": ("interrupted at-most-once tool calls; resolve them", _journal, None),
-    "token": ("create, list or revoke the bearer tokens of serve --http", _token, None),
+    "token": ("create, list or revoke the bearer tokens of serve --http", token_arguments, None),
 }
 """Each verb: its help line, what adds its arguments, its description (for its --help)."""

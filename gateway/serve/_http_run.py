@@ -54,7 +54,9 @@ async def serve_mcp_http(options: ServeOptions, address: str, max_calls: int = 8
         max_calls=max_calls,
     )  # fmt: skip
     manager = StreamableHTTPSessionManager(
-        bridge.server, security_settings=security_for(host, port), max_sessions=MAX_SESSIONS
+        bridge.server,
+        security_settings=security_for(host, sock.getsockname()[1]),
+        max_sessions=MAX_SESSIONS,
     )
     front = HttpFront(manager, bridge, tokens)
     bound_host, bound_port = sock.getsockname()[:2]
