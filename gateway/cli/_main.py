@@ -45,6 +45,7 @@ _VERBS: dict[str, tuple[str, str]] = {
     "policy": ("gateway.cli._policy", "run_policy"),
     "journal": ("gateway.cli._journal", "run_journal"),
     "serve": ("gateway.cli._serve", "run_serve"),
+    "token": ("gateway.cli._token", "run_token"),
     "migrate": ("gateway.cli._migrate", "run_migrate"),
     "audit": ("gateway.cli._audit", "run_audit"),
 }

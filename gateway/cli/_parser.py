@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gateway.cli._parser_http import serve_http_arguments, token_arguments
+
 TYPE_CHECKING = False  # typing itself costs several ms at start
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -220,6 +222,7 @@ def _serve(sub: argparse.ArgumentParser) -> None:
         default="current",
         help="--nimlet: the host's protocol generation (default: current nimlet)",
     )
+    serve_http_arguments(sub)
 
 
 def _migrate(sub: argparse.ArgumentParser) -> None:
@@ -364,5 +367,6 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "secret": ("set, unset or list a package's secrets", _secret, None),
     "policy": ("show, accept or revoke a package's policy rules", _policy, None),
     "journal": ("interrupted at-most-once tool calls; resolve them", _journal, None),
+    "token": ("create, list or revoke the bearer tokens of serve --http", token_arguments, None),
 }
 """Each verb: its help line, what adds its arguments, its description (for its --help)."""

@@ -9,6 +9,11 @@ from pathlib import Path
 import anyio
 
 from gateway.base import GatewayConfig
+from gateway.cli._errors import Usage
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gateway.serve import ServeOptions
 
 __all__ = ["run_serve"]
 
@@ -30,6 +35,18 @@ def run_serve(args: argparse.Namespace, config: GatewayConfig) -> int:
         workspace_given=given is not None,
         strict=args.strict,
     )
+    if args.http is not None:
+        return _serve_http(args, options)
     if args.mcp:
         return anyio.run(serve_mcp, options)
     return anyio.run(serve_nimlet, options, args.protocol)
+
+
+def _serve_http(args: argparse.Namespace, options: ServeOptions) -> int:
+    from gateway.serve import serve_mcp_http
+
+    if not args.mcp:
+        raise Usage("--http serves MCP: use it with --mcp")
+    if args.max_calls < 1:
+        raise Usage("--max-calls must be at least 1")
+    return anyio.run(serve_mcp_http, options, args.http, args.max_calls)

@@ -1,6 +1,8 @@
 """``gateway serve``: the packages behind a gateway, offered to other hosts.
 
 - ``serve_mcp``: an MCP server over stdio (tools, prompts, resources; docs/serve.md);
+- ``serve_mcp_http``: the same over MCP's streamable HTTP, many clients behind bearer
+  tokens (``TokenStore``, ``gateway token``);
 - ``serve_nimlet``: one nimlet extension over stdio whose ``register`` lists every tool,
   command and event of the packages behind it.
 
@@ -16,14 +18,20 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
+    from gateway.serve._http_run import serve_mcp_http
     from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
     from gateway.serve._run import serve_mcp, serve_nimlet
+    from gateway.serve._tokens import TokenError, TokenRecord, TokenStore
 
 _WHERE: dict[str, str] = {
     "ServeError": "gateway.serve._open",
     "ServeOptions": "gateway.serve._open",
     "open_served": "gateway.serve._open",
     "serve_mcp": "gateway.serve._run",
+    "serve_mcp_http": "gateway.serve._http_run",
+    "TokenError": "gateway.serve._tokens",
+    "TokenRecord": "gateway.serve._tokens",
+    "TokenStore": "gateway.serve._tokens",
     "serve_nimlet": "gateway.serve._run",
     "stderr_reporter": "gateway.serve._open",
 }
@@ -31,8 +39,12 @@ _WHERE: dict[str, str] = {
 __all__ = [
     "ServeError",
     "ServeOptions",
+    "TokenError",
+    "TokenRecord",
+    "TokenStore",
     "open_served",
     "serve_mcp",
+    "serve_mcp_http",
     "serve_nimlet",
     "stderr_reporter",
 ]

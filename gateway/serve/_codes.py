@@ -53,3 +53,45 @@ SERVE_CLIENT_FAILED = define_code(
     "ignored.",
     "Check the host; the gateway keeps serving.",
 )
+SERVE_HTTP_ADDRESS = define_code(
+    "serve.http_address",
+    E,
+    "`gateway serve --mcp --http` was given an address it cannot listen on: not `[HOST:]PORT`, "
+    "a port outside 0-65535, or a host and port it cannot bind (in use, not this machine's, "
+    "or a privileged port).",
+    "Give a free port (`--http 8765`, or `127.0.0.1:0` for any free one) and a local address.",
+)
+SERVE_TOKEN_INVALID = define_code(
+    "serve.token_invalid",
+    E,
+    "`gateway token create` was given a name that is not 1-64 of `A-Z a-z 0-9 _ . -`, or an "
+    "`--expires` that is not a duration (a number and s, m, h, d or w; at most ten years).",
+    "Name the token like `ci-bot` and give `--expires 30d`.",
+)
+SERVE_TOKEN_EXISTS = define_code(
+    "serve.token_exists",
+    E,
+    "`gateway token create NAME` names a token that exists already; a token is never "
+    "replaced silently.",
+    "Revoke it first (`gateway token revoke NAME`) or choose another name.",
+)
+SERVE_TOKEN_UNKNOWN = define_code(
+    "serve.token_unknown",
+    E,
+    "`gateway token revoke NAME` names no token.",
+    "`gateway token list` names every token.",
+)
+SERVE_TOKEN_SCOPE = define_code(
+    "serve.token_scope",
+    E,
+    "`gateway token create --package ID` names a package that is not installed in this "
+    "gateway home: the token would see nothing of it.",
+    "Install the package first, or check the id with `gateway status`.",
+)
+SERVE_TOKENS_UNREADABLE = define_code(
+    "serve.tokens_unreadable",
+    E,
+    "`GATEWAY_HOME/tokens.json` cannot be read or is not the gateway's token file; no token "
+    "is accepted until it is fixed.",
+    "Fix or remove the file, then make new tokens with `gateway token create`.",
+)

@@ -1,0 +1,44 @@
+"""The arguments of ``gateway serve --http`` and ``gateway token`` (docs/cli.md), apart
+from ``_parser`` so that each verb's arguments stay small."""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["serve_http_arguments", "token_arguments"]
+
+
+def serve_http_arguments(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        help="--mcp: serve MCP's streamable HTTP at /mcp instead of stdio (bearer tokens: "
+        "gateway token create; host 127.0.0.1 unless given)",
+    )
+    sub.add_argument(
+        "--max-calls",
+        type=int,
+        default=8,
+        metavar="N",
+        help="--http: calls one token may have in flight (default: 8)",
+    )
+
+
+def token_arguments(sub: argparse.ArgumentParser) -> None:
+    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create = actions.add_parser("create", help="make a token for serve --http (shown once)")
+    create.add_argument("name", metavar="NAME")
+    create.add_argument(
+        "--package",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="the token sees only this package's tools (repeatable); default: every package",
+    )
+    create.add_argument("--expires", metavar="DURATION", help="e.g. 12h, 30d, 2w (default: never)")
+    create.add_argument("--json", action="store_true")
+    listing = actions.add_parser("list", help="every token: name, scope, expiry (never the token)")
+    listing.add_argument("--json", action="store_true")
+    revoke = actions.add_parser("revoke", help="stop a token working, at once")
+    revoke.add_argument("name", metavar="NAME")
+    revoke.add_argument("--json", action="store_true")

@@ -1,0 +1,241 @@
+"""``gateway serve --mcp --http [HOST:]PORT``: MCP's streamable HTTP transport.
+
+The official SDK's ``StreamableHTTPSessionManager`` (one MCP session per client, all on
+one ``HttpBridge`` and so on one gateway) behind a small ASGI front served by uvicorn:
+
+- ``/mcp``: the MCP endpoint; every request needs ``Authorization: Bearer TOKEN``, a
+  token made by ``gateway token create`` (otherwise 401 with ``WWW-Authenticate``); a
+  session is bound to the token that opened it;
+- ``/healthz``: 200 while the process is up; ``/readyz``: 200 once the gateway is open
+  and its registry loaded, 503 before. Neither needs a token.
+
+It listens on 127.0.0.1 unless a host is given; on a loopback address the SDK's DNS
+rebinding protection checks ``Host`` and ``Origin``. SIGINT or SIGTERM stop it: no new
+connection is accepted, calls in flight get ``GRACE`` seconds, then they are cancelled
+(their extensions get ``cancel``) and the gateway closes as ``serve --mcp`` closes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import json
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import anyio.abc
+import uvicorn
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import Receive, Scope, Send
+
+from gateway.serve._codes import SERVE_HTTP_ADDRESS
+from gateway.serve._http_bridge import TOKEN_KEY, HttpBridge
+from gateway.serve._open import ServeError
+from gateway.serve._tokens import TokenError, TokenStore
+
+__all__ = ["GRACE", "HttpFront", "bind", "parse_address", "run_http"]
+
+GRACE = 5.0
+"""Seconds calls in flight may still take after SIGINT or SIGTERM."""
+MAX_SESSIONS = 256
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``PORT``, ``HOST:PORT`` or ``[V6]:PORT`` → (host, port); 127.0.0.1 by default."""
+    host, colon, port = text.strip().rpartition(":")
+    host = host.removeprefix("[").removesuffix("]") if colon else "127.0.0.1"
+    if not port.isdigit() or not 0 <= int(port) <= 65535 or (colon and not host):
+        raise ServeError(
+            SERVE_HTTP_ADDRESS(
+                f"--http {text!r} is not [HOST:]PORT with a port from 0 to 65535",
+                hint="e.g. --http 8765 or --http 127.0.0.1:8765",
+            )
+        )
+    return host, int(port)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket, or ``ServeError`` saying why there is none."""
+    try:
+        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+    except ValueError:
+        family = socket.AF_INET  # a name (localhost): resolved by bind
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        raise ServeError(
+            SERVE_HTTP_ADDRESS(
+                f"cannot listen on {host}:{port}: {error.strerror or error}",
+                hint="choose another port (0: any free one) or a local address",
+            )
+        ) from None
+    sock.set_inheritable(False)
+    return sock
+
+
+def security_for(host: str, port: int) -> TransportSecuritySettings:
+    """DNS rebinding protection on a loopback address (a web page's requests to it come
+    with another Host or Origin); an address meant for other machines has no one host."""
+    if host not in _LOOPBACK:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[f"http://{h}" for h in hosts],
+    )
+
+
+async def _respond(
+    send: Send, status: int, body: dict[str, Any], headers: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
+    data = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                (b"cache-control", b"no-store"),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+class HttpFront:
+    """The ASGI app: routes, the bearer check, and the requests to cancel on shutdown."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager, bridge: HttpBridge,
+                 tokens: TokenStore) -> None:  # fmt: skip
+        self.manager, self.bridge, self.tokens = manager, bridge, tokens
+        self._requests: set[anyio.CancelScope] = set()
+        self._said_unreadable = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        path = scope.get("path", "")
+        if path == "/healthz":
+            await _respond(send, 200, {"status": "ok"})
+        elif path == "/readyz":
+            ready = self.bridge.ready
+            await _respond(send, 200 if ready else 503, {"ready": ready})
+        elif path in ("/mcp", "/mcp/"):
+            await self._mcp(scope, receive, send)
+        else:
+            await _respond(send, 404, {"error": "not found; the MCP endpoint is /mcp"})
+
+    async def _mcp(self, scope: Scope, receive: Receive, send: Send) -> None:
+        given = _bearer(scope)
+        try:
+            record = None if given is None else self.tokens.verify(given)
+        except TokenError as error:
+            if not self._said_unreadable:
+                self._said_unreadable = True
+                print(f"gateway serve: error [{error.diagnostic.code}] {error}", file=sys.stderr)
+            await _respond(send, 503, {"error": "the server cannot read its tokens"})
+            return
+        if record is None:
+            challenge = 'Bearer realm="extension-gateway"'
+            if given is not None:
+                challenge += (
+                    ', error="invalid_token", error_description="unknown, revoked or expired"'
+                )
+            await _respond(
+                send, 401,
+                {"error": "invalid_token" if given else "unauthorized",
+                 "error_description": "a bearer token from `gateway token create` is required"},
+                ((b"www-authenticate", challenge.encode()),),
+            )  # fmt: skip
+            return
+        user = AuthenticatedUser(
+            AccessToken(token="", client_id=record.name, scopes=list(record.packages),
+                        subject=record.sha256[:16])
+        )  # fmt: skip
+        with self._cancellable():
+            await self.manager.handle_request(
+                {**scope, "user": user, TOKEN_KEY: record}, receive, send
+            )
+
+    @contextlib.contextmanager
+    def _cancellable(self) -> Iterator[anyio.CancelScope]:
+        with anyio.CancelScope() as cancel:
+            self._requests.add(cancel)
+            try:
+                yield cancel
+            finally:
+                self._requests.discard(cancel)
+
+    def cancel_requests(self) -> None:
+        """End every request still open (the clients' event streams among them)."""
+        for cancel in list(self._requests):
+            cancel.cancel()
+
+
+def _bearer(scope: Scope) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == b"authorization":
+            scheme, _, token = bytes(value).decode("latin-1").partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                found: str = token.strip()
+                return found
+    return None
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal handlers: ``run_http`` handles the signals."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def run_http(front: HttpFront, sock: socket.socket) -> None:
+    """Serve ``front`` on ``sock`` until SIGINT or SIGTERM, then shut down in order."""
+    config = uvicorn.Config(
+        front, lifespan="off", log_config=None, log_level="warning", access_log=False,
+        timeout_graceful_shutdown=int(GRACE) + 2, server_header=False,
+    )  # fmt: skip
+    server = _Server(config)
+
+    def stop_now() -> None:
+        front.bridge.cancel_calls()
+        front.cancel_requests()
+
+    async def wind_down() -> None:
+        with anyio.move_on_after(GRACE):
+            await front.bridge.wait_idle()
+        stop_now()
+
+    async def on_signals(group: anyio.abc.TaskGroup) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                if server.should_exit:  # a second signal: stop now
+                    server.force_exit = True
+                    stop_now()
+                else:  # stop accepting; calls in flight get GRACE seconds
+                    server.should_exit = True
+                    group.start_soon(wind_down)
+
+    async with front.manager.run(), anyio.create_task_group() as group:
+        group.start_soon(on_signals, group)
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            stop_now()
+            group.cancel_scope.cancel()

@@ -1,0 +1,208 @@
+"""The MCP bridge behind ``serve --mcp --http``: one gateway, many clients, each request
+under the bearer token that made it.
+
+The ASGI front (``_http``) checks the token and puts its record on the request's scope
+(``TOKEN_KEY``); here each handler reads it from the request and applies it:
+
+- a token scoped to packages sees only their tools and commands in the listings (prompt
+  templates and skills, which name no package, are offered only to unscoped tokens), and
+  a call of anything else is answered as an unknown tool: nothing runs;
+- at most ``max_calls`` calls of one token are in flight; one more is refused with an
+  MCP error;
+- every call is a line of the call log (``CallLog``): time, token, tool, outcome,
+  duration; never its arguments.
+
+An extension's question is answered cancelled here (no one client owns the gateway's
+runtimes), and on shutdown ``cancel_calls`` ends the calls still in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from gateway.base import private_dir, private_file
+from gateway.serve._mcp import McpBridge
+from gateway.serve._tokens import TokenRecord
+
+__all__ = ["TOKEN_KEY", "CallLog", "HttpBridge"]
+
+TOKEN_KEY = "extension-gateway.token"
+"""Where the ASGI front puts the request's ``TokenRecord`` in its scope."""
+TOO_MANY_CALLS = -32029
+"""The MCP error code of a call refused because its token has too many in flight."""
+_TOOL_NAME_LOGGED = 200
+
+
+class CallLog:
+    """``GATEWAY_HOME/logs/calls.jsonl``: one JSON line per tool call, appended with one
+    write (O_APPEND), in a private file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def record(self, token: str, tool: str, outcome: str, duration_ms: float) -> None:
+        line = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "token": token,
+            "tool": tool[:_TOOL_NAME_LOGGED],
+            "outcome": outcome,
+            "duration_ms": round(duration_ms, 1),
+        }
+        try:
+            if self._fd is None:
+                private_dir(self.path.parent)
+                self._fd = private_file(self.path, append=True)
+            os.write(self._fd, (json.dumps(line, ensure_ascii=False) + "\n").encode())
+        except OSError:
+            pass  # a full disk must not fail the call; the log is best effort
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def token_of(ctx: ServerRequestContext[Any, Any]) -> TokenRecord:
+    """The token the request came with (the ASGI front admits none without one)."""
+    scope = getattr(ctx.request, "scope", None)
+    record = scope.get(TOKEN_KEY) if isinstance(scope, dict) else None
+    if not isinstance(record, TokenRecord):
+        raise MCPError(types.INVALID_REQUEST, "no bearer token on this request")
+    return record
+
+
+class HttpBridge(McpBridge):
+    def __init__(self, *, calls_log: CallLog, max_calls: int = 8, **options: Any) -> None:
+        super().__init__(**options)
+        self.calls_log = calls_log
+        self.max_calls = max_calls
+        self._in_flight: Counter[str] = Counter()
+        self._scopes: set[anyio.CancelScope] = set()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    @property
+    def ready(self) -> bool:
+        """The gateway is open and its registry loaded (``/readyz``)."""
+        return self._ready.is_set()
+
+    async def _remember_session(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        # No one client's session speaks for the server (questions, notifications).
+        return await call_next(ctx)
+
+    # ------------------------------------------------------------------ listings
+
+    def _owner_of_tool(self, offered: str) -> str | None:
+        name = self._offered(self._gateway).get(offered, offered)
+        tool = self._gateway.registry.tool(name)
+        return None if tool is None else tool.owner
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        token = token_of(ctx)
+        result = await super()._list_tools(ctx, params)
+        if token.packages:
+            result.tools = [t for t in result.tools if token.allows(self._owner_of_tool(t.name))]
+        return result
+
+    async def _list_prompts(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        token = token_of(ctx)
+        result = await super()._list_prompts(ctx, params)
+        if token.packages:
+            owners = {c.name: c.owner for c in self._gateway.registry.commands()}
+            result.prompts = [
+                p for p in result.prompts if p.name in owners and token.allows(owners[p.name])
+            ]
+        return result
+
+    async def _get_prompt(
+        self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        token = token_of(ctx)
+        if token.packages:
+            command = (await self._open()).registry.command(params.name)
+            if command is None or not token.allows(command.owner):
+                raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
+        return await super()._get_prompt(ctx, params)
+
+    async def _list_resources(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        if token_of(ctx).packages:
+            return types.ListResourcesResult(resources=[])
+        return await super()._list_resources(ctx, params)
+
+    async def _read_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        if token_of(ctx).packages:
+            raise MCPError(-32002, f"Resource not found: {params.uri}")
+        return await super()._read_resource(ctx, params)
+
+    # ------------------------------------------------------------------ calls
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        token, tool, started = token_of(ctx), params.name, time.monotonic()
+
+        def log(outcome: str) -> None:
+            self.calls_log.record(token.name, tool, outcome, (time.monotonic() - started) * 1e3)
+
+        if token.packages:
+            await self._open()
+            if not token.allows(self._owner_of_tool(tool)):
+                log("refused")
+                raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {tool}")
+        if self._in_flight[token.name] >= self.max_calls:
+            log("limited")
+            raise MCPError(
+                TOO_MANY_CALLS,
+                f"too many calls in flight for token {token.name!r} (at most {self.max_calls})",
+            )
+        self._in_flight[token.name] += 1
+        self._idle = anyio.Event() if self._idle.is_set() else self._idle
+        scope = anyio.CancelScope()
+        self._scopes.add(scope)
+        outcome = "failed"
+        try:
+            with scope:
+                result = await super()._call_tool(ctx, params)
+                outcome = "error" if result.is_error else "ok"
+                return result
+            outcome = "cancelled"
+            raise MCPError(types.INTERNAL_ERROR, "the server is shutting down; call cancelled")
+        except anyio.get_cancelled_exc_class():
+            outcome = "cancelled"
+            raise
+        finally:
+            log(outcome)
+            self._scopes.discard(scope)
+            self._in_flight[token.name] -= 1
+            if not +self._in_flight:
+                self._idle.set()
+
+    async def wait_idle(self) -> None:
+        """Until no call is in flight."""
+        await self._idle.wait()
+
+    def cancel_calls(self) -> None:
+        """Cancel every call in flight (each extension gets its ``cancel``)."""
+        for scope in list(self._scopes):
+            scope.cancel()

@@ -1,0 +1,100 @@
+"""``serve_mcp_http``: open the gateway once, serve it to every HTTP client, close in order.
+
+The address is checked and bound before anything else starts, and the token file read,
+so a port in use or an unreadable token file stops the server at once with its code. The
+gateway opens as ``serve_mcp`` opens it (listings from the registration cache, then every
+runtime warmed in the background) while the endpoint already answers ``/healthz``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import anyio
+
+from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
+from gateway.serve._tokens import TokenError, TokenStore
+
+__all__ = ["serve_mcp_http"]
+
+CALL_LOG = "calls.jsonl"
+
+
+async def serve_mcp_http(options: ServeOptions, address: str, max_calls: int = 8) -> int:
+    """An MCP server on streamable HTTP at ``address`` (``[HOST:]PORT``) until SIGINT or
+    SIGTERM; 0 then, 1 when it could not start (the reason is on stderr)."""
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    from gateway.base import gateway_version
+    from gateway.serve._http import (
+        MAX_SESSIONS,
+        HttpFront,
+        bind,
+        parse_address,
+        run_http,
+        security_for,
+    )
+    from gateway.serve._http_bridge import CallLog, HttpBridge
+
+    report = stderr_reporter()
+    tokens = TokenStore(options.config.home)
+    try:
+        host, port = parse_address(address)
+        tokens.records()
+        sock = bind(host, port)
+    except ServeError as error:
+        report(error.diagnostic)
+        return 1
+    except TokenError as error:
+        report(error.diagnostic)
+        return 1
+    calls_log = CallLog(options.config.home / "logs" / CALL_LOG)
+    bridge = HttpBridge(
+        version=gateway_version(), strict=options.strict, calls_log=calls_log,
+        max_calls=max_calls,
+    )  # fmt: skip
+    manager = StreamableHTTPSessionManager(
+        bridge.server,
+        security_settings=security_for(host, sock.getsockname()[1]),
+        max_sessions=MAX_SESSIONS,
+    )
+    front = HttpFront(manager, bridge, tokens)
+    bound_host, bound_port = sock.getsockname()[:2]
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    print(f"gateway serve: MCP on http://{shown}:{bound_port}/mcp", file=sys.stderr, flush=True)
+    if not tokens.records():
+        print(
+            "gateway serve: no token can reach /mcp yet: make one with `gateway token create NAME`",
+            file=sys.stderr,
+            flush=True,
+        )
+    failure: list[ServeError] = []
+    try:
+        async with anyio.create_task_group() as group:
+
+            async def serve_gateway() -> None:
+                try:
+                    async with open_served(options, ui=bridge.ask, on_diagnostic=report) as gateway:
+                        bridge.attach(gateway)
+                        try:
+                            await gateway.start_session()
+                            bridge.started()
+                            await gateway.warm()
+                            await anyio.sleep_forever()
+                        finally:
+                            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                                await gateway.end_session()
+                except ServeError as error:
+                    failure.append(error)
+                    group.cancel_scope.cancel()  # nothing to serve: the server stops too
+
+            group.start_soon(serve_gateway)
+            await run_http(front, sock)
+            group.cancel_scope.cancel()
+    finally:
+        sock.close()
+        calls_log.close()
+    if failure:
+        report(failure[0].diagnostic)
+        return 1
+    return 0

@@ -1,0 +1,255 @@
+"""``gateway serve --mcp --http``: a real server process on a free port, two nimlet packages
+and tokens scoped to each, reached with the MCP SDK's own streamable HTTP client."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from gateway.sandbox import package_dirs
+from tests.adapters._helpers import write_tree
+from tests.serve._helpers import GATEWAY, install_ready
+
+pytestmark = pytest.mark.anyio
+
+# A nimlet extension with one tool, NAME_echo, that appends each call to CALLS.
+EXTENSION = """#!@PYTHON@
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+send({"type": "register", "tools": [{"name": "@NAME@_echo", "description": "echo",
+      "input_schema": {"type": "object"}}], "commands": [], "events": []})
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("type") == "shutdown":
+        break
+    if message.get("type") == "tool":
+        with open(@CALLS@, "a") as handle:
+            handle.write("@NAME@\\n")
+        send({"type": "response", "id": message["id"],
+              "content": "@NAME@ " + json.dumps(message.get("arguments") or {})})
+"""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclass
+class Server:
+    home: Path
+    url: str
+    tokens: dict[str, str]
+    env: dict[str, str]
+
+    def gateway(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*GATEWAY, *args], env=self.env, capture_output=True, text=True)
+
+    def ran(self, package: str) -> int:
+        """How many calls the package's extension received."""
+        calls = package_dirs(self.home, package)[0] / "calls.txt"
+        return len(calls.read_text().split()) if calls.exists() else 0
+
+
+def _package(root: Path, name: str, calls: Path) -> Path:
+    script = (
+        EXTENSION.replace("@PYTHON@", sys.executable)
+        .replace("@NAME@", name)
+        .replace("@CALLS@", repr(str(calls)))
+    )
+    write_tree(root, {"extension.json": {"name": name, "command": ["./ext.py"]}, "ext.py": script})
+    (root / "ext.py").chmod(0o755)
+    return root
+
+
+def _env(base: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "GATEWAY_NODE")}
+    env.update(GATEWAY_HOME=str(base / "home"), HOME=str(base))
+    return env
+
+
+def _start(
+    env: dict[str, str], workspace: Path, errors: Path
+) -> tuple[subprocess.Popen[bytes], str]:
+    with errors.open("wb") as sink:
+        process = subprocess.Popen(
+            [*GATEWAY, "serve", "--mcp", "--http", "127.0.0.1:0", "--workspace", str(workspace)],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink,
+        )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for line in errors.read_text().splitlines():
+            if line.startswith("gateway serve: MCP on "):
+                url = line.removeprefix("gateway serve: MCP on ").strip()
+                base = url.removesuffix("/mcp")
+                while time.monotonic() < deadline:
+                    if httpx2.get(f"{base}/readyz").status_code == 200:
+                        return process, url
+                    time.sleep(0.1)
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    process.kill()
+    raise AssertionError(f"the server did not start: {errors.read_text()}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    base = tmp_path_factory.mktemp("http")
+    env, home = _env(base), base / "home"
+    (base / "workspace").mkdir()
+    for name in ("alpha", "beta"):
+        # Where the confined extension may write: its data folder in this home.
+        calls = package_dirs(home, name)[0] / "calls.txt"
+        install_ready(home, _package(base / name, name, calls))
+    tokens = {}
+    for name, scope in (("a", ["alpha"]), ("b", ["beta"]), ("gone", [])):
+        args = [*GATEWAY, "token", "create", name, "--json"]
+        for package in scope:
+            args += ["--package", package]
+        made = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
+        tokens[name] = json.loads(made.stdout)["token"]
+    process, url = _start(env, base / "workspace", base / "stderr.log")
+    yield Server(home, url, tokens, env)
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=20)
+
+
+@asynccontextmanager
+async def client(server: Server, token: str) -> AsyncIterator[ClientSession]:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        streamable_http_client(server.url, http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def texts(result: Any) -> list[str]:
+    return [block.text for block in result.content if isinstance(block, types.TextContent)]
+
+
+async def test_each_token_sees_only_its_packages_tools_at_once(server: Server) -> None:
+    seen: dict[str, set[str]] = {}
+
+    async def listing(name: str) -> None:
+        async with client(server, server.tokens[name]) as session:
+            seen[name] = {tool.name for tool in (await session.list_tools()).tools}
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(listing, "a")
+        group.start_soon(listing, "b")
+    assert seen == {"a": {"alpha_echo"}, "b": {"beta_echo"}}
+
+
+async def test_each_token_calls_its_own_tools_at_once(server: Server) -> None:
+    results: dict[str, list[str]] = {}
+
+    async def call(name: str, tool: str) -> None:
+        async with client(server, server.tokens[name]) as session:
+            results[name] = texts(await session.call_tool(tool, {"n": 1}))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(call, "a", "alpha_echo")
+        group.start_soon(call, "b", "beta_echo")
+    assert results == {"a": ['alpha {"n": 1}'], "b": ['beta {"n": 1}']}
+
+
+async def test_a_call_outside_the_tokens_scope_is_an_error_and_runs_nothing(
+    server: Server,
+) -> None:
+    before = server.ran("beta")
+    async with client(server, server.tokens["a"]) as session:
+        with pytest.raises(Exception, match="Unknown tool: beta_echo"):
+            await session.call_tool("beta_echo", {})
+    assert server.ran("beta") == before
+
+
+async def test_no_token_is_refused_with_401_and_a_bearer_challenge(server: Server) -> None:
+    response = httpx2.post(server.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer ")
+
+
+async def test_a_wrong_token_is_refused_with_401(server: Server) -> None:
+    headers = {"Authorization": "Bearer gw_not-a-token"}
+    response = httpx2.post(server.url, headers=headers, json={})
+    assert response.status_code == 401
+    assert 'error="invalid_token"' in response.headers["www-authenticate"]
+
+
+async def test_a_revoked_token_is_refused_with_401_at_its_next_request(server: Server) -> None:
+    async with client(server, server.tokens["gone"]):
+        pass  # it worked before
+    assert server.gateway("token", "revoke", "gone").returncode == 0
+    headers = {"Authorization": f"Bearer {server.tokens['gone']}"}
+    assert httpx2.post(server.url, headers=headers, json={}).status_code == 401
+
+
+async def test_health_and_readiness_need_no_token(server: Server) -> None:
+    base = server.url.removesuffix("/mcp")
+    assert httpx2.get(f"{base}/healthz").status_code == 200
+    assert httpx2.get(f"{base}/readyz").json() == {"ready": True}
+
+
+async def test_the_call_log_names_token_tool_outcome_and_never_the_arguments(
+    server: Server,
+) -> None:
+    async with client(server, server.tokens["b"]) as session:
+        await session.call_tool("beta_echo", {"secret": "s3cr3t-value"})
+    log = server.home / "logs" / "calls.jsonl"
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert {"token": "b", "tool": "beta_echo", "outcome": "ok"}.items() <= lines[-1].items()
+    assert set(lines[-1]) == {"time", "token", "tool", "outcome", "duration_ms"}
+    assert "s3cr3t-value" not in log.read_text()
+
+
+async def test_token_list_never_shows_a_token_or_its_hash(server: Server) -> None:
+    listed = server.gateway("token", "list", "--json")
+    assert "gw_" not in listed.stdout
+    assert "sha256" not in listed.stdout
+    names = {token["name"]: token["packages"] for token in json.loads(listed.stdout)["tokens"]}
+    assert names["a"] == ["alpha"]
+
+
+def test_sigterm_stops_the_server_with_status_0_and_no_traceback(tmp_path: Path) -> None:
+    (tmp_path / "workspace").mkdir()
+    errors = tmp_path / "stderr.log"
+    process, _ = _start(_env(tmp_path), tmp_path / "workspace", errors)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=15) == 0
+    assert "Traceback" not in errors.read_text()
+
+
+def test_an_address_in_use_stops_the_server_with_its_code(server: Server) -> None:
+    port = server.url.removesuffix("/mcp").rpartition(":")[2]
+    refused = server.gateway("serve", "--mcp", "--http", f"127.0.0.1:{port}")
+    assert refused.returncode == 1
+    assert "[serve.http_address]" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+def test_http_without_mcp_is_a_usage_error(server: Server) -> None:
+    refused = server.gateway("serve", "--nimlet", "--http", "0")
+    assert refused.returncode == 2
