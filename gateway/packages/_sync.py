@@ -162,6 +162,10 @@ def _check_fetches(
     """Fetch each into a scratch home and compare; the real home is not touched."""
     problems: list[Diagnostic] = []
     scratch = Path(tempfile.mkdtemp(prefix=".sync-", dir=home))
+
+    def checking(step: str) -> None:
+        progress(f"checking against the lockfile: {step}")
+
     try:
         if (home / "npmrc").is_file():
             shutil.copyfile(home / "npmrc", scratch / "npmrc")
@@ -169,7 +173,7 @@ def _check_fetches(
             package = fetch.package
             try:
                 report = install(scratch, fetch.text, kind=fetch.kind, inspector=inspector,
-                                 progress=progress, expect=_expect(package))  # fmt: skip
+                                 progress=checking, expect=_expect(package))  # fmt: skip
             except _Mismatch as error:
                 problems.append(_codes.LOCK_INTEGRITY_MISMATCH(str(error), package=package.id))
                 continue
