@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gateway.store import StateStore
-from tests.gateway.packages._helpers import REPO, install_from, make_ready, nanobot, recorded
+from tests.gateway.packages._helpers import REPO, git, install_from, make_ready, nanobot, recorded
 
 PERMISSION = "workspace.read"
 TARBALL = REPO / "tests" / "fixtures" / "npm" / "pi-aliases-1.0.7.tgz"
@@ -305,3 +305,22 @@ def test_lockfile_that_is_not_utf8_is_a_diagnostic(gw, tmp_path: Path) -> None:
     lock.write_bytes(b'{"lockfile": 1, "packages": ["\xff"]}')
     done = gw(tmp_path / "two", "sync", "--lockfile", str(lock), code=1)
     assert "[lock.invalid]" in done.stderr and "UTF-8" in done.stderr
+
+
+def test_git_source_is_locked_at_its_commit_and_synced_there(gw, tmp_path: Path) -> None:
+    repository = tmp_path / "demo.git"
+    repository.mkdir()
+    git(repository, "init", "--quiet")
+    nanobot(repository, "git.pkg", version="1.0.0")
+    git(repository, "add", "--all")
+    git(repository, "commit", "--quiet", "-m", "one")
+    commit = git(repository, "rev-parse", "HEAD")
+    install_from(tmp_path / "one", f"{repository}#main", kind="git")
+    lock = tmp_path / "gateway.lock"
+    gw(tmp_path / "one", "lock", "--out", str(lock), code=0)
+    source = json.loads(lock.read_text())["packages"][0]["source"]
+    assert source == {"kind": "git", "url": str(repository), "ref": "main", "commit": commit}
+    nanobot(repository, "git.pkg", version="2.0.0")  # main moves on after the lock
+    git(repository, "commit", "--quiet", "-am", "two")
+    _json(gw, tmp_path / "two", "sync", "--lockfile", str(lock), "--frozen", "--accept")
+    assert _state(tmp_path / "two") == _state(tmp_path / "one")
