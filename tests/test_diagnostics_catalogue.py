@@ -72,6 +72,7 @@ TITLES = {
     "store": "State store",
     "install": "Installing packages",
     "gate": "Activation gates",
+    "lock": "Lockfiles (gateway lock, gateway sync)",
     "runtime": "Runtimes",
     "package": "Packages (all ecosystems)",
     "nimlet": "nimlet packages",

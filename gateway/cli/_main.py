@@ -48,13 +48,15 @@ _VERBS: dict[str, tuple[str, str]] = {
     "token": ("gateway.cli._token", "run_token"),
     "migrate": ("gateway.cli._migrate", "run_migrate"),
     "audit": ("gateway.cli._audit", "run_audit"),
+    "lock": ("gateway.cli._lock", "run_lock"),
+    "sync": ("gateway.cli._lock", "run_sync"),
 }
 """Verb → (module, function) running it with the parsed arguments and the configuration."""
 
 # Verbs that open a gateway once, print, and end; ``_leave`` ends them.
 _ONE_SHOT = ("list", "call", "command")
 # Commands that only read the gateway's state: a missing home is not made for them.
-_READ_ONLY_VERBS = ("inspect", "status", "audit")
+_READ_ONLY_VERBS = ("inspect", "status", "audit", "lock")
 # Positional arguments that name something: empty, each would mean the current folder.
 _NAMED = ("target", "source", "id", "tool", "name", "call")
 

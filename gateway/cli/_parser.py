@@ -312,6 +312,22 @@ def _journal(sub: argparse.ArgumentParser) -> None:
     resolve.add_argument("--json", action="store_true")
 
 
+def _lock(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--out", metavar="PATH", help="where to write (default ./gateway.lock)")
+    sub.add_argument("--json", action="store_true")
+
+
+def _sync(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--lockfile", metavar="PATH", help="the lockfile (default ./gateway.lock)")
+    sub.add_argument(
+        "--frozen", action="store_true", help="resolve nothing; fail unless the home matches"
+    )
+    sub.add_argument(
+        "--accept", action="store_true", help="apply its trust, grants, enabled state, groups"
+    )
+    sub.add_argument("--json", action="store_true")
+
+
 _SETUP = (
     "Make the private Node environment under GATEWAY_HOME/node (from the bundled Node, "
     "offline, unless --node asks for another version) and install the Node sidecar's "
@@ -368,5 +384,7 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "policy": ("show, accept or revoke a package's policy rules", _policy, None),
     "journal": ("interrupted at-most-once tool calls; resolve them", _journal, None),
     "token": ("create, list or revoke the bearer tokens of serve --http", token_arguments, None),
+    "lock": ("write gateway.lock: every installed package, exactly", _lock, None),
+    "sync": ("make the installed packages match gateway.lock", _sync, None),
 }
 """Each verb: its help line, what adds its arguments, its description (for its --help)."""

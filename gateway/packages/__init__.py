@@ -42,11 +42,31 @@ if TYPE_CHECKING:
         uninstall,
     )
     from gateway.packages._instructions import declared_instructions, installed_instructions
+    from gateway.packages._lockfile import (
+        LOCKFILE_NAME,
+        Lockfile,
+        LockfileError,
+        lock_home,
+        read_lockfile,
+        render_lockfile,
+        write_lockfile,
+    )
     from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
+    from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
     from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 
 _WHERE: dict[str, str] = {
+    "LOCKFILE_NAME": "gateway.packages._lockfile",
+    "Lockfile": "gateway.packages._lockfile",
+    "LockfileError": "gateway.packages._lockfile",
+    "lock_home": "gateway.packages._lockfile",
+    "read_lockfile": "gateway.packages._lockfile",
+    "render_lockfile": "gateway.packages._lockfile",
+    "write_lockfile": "gateway.packages._lockfile",
+    "SyncRefused": "gateway.packages._sync",
+    "SyncReport": "gateway.packages._sync",
+    "sync": "gateway.packages._sync",
     "ExtractError": "gateway.packages._extract",
     "FetchError": "gateway.packages._sources",
     "Fetched": "gateway.packages._sources",
@@ -88,16 +108,21 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "GATEWAY_SETTINGS",
+    "LOCKFILE_NAME",
     "ExtractError",
     "FetchError",
     "Fetched",
     "InstallError",
     "InstallLimits",
     "InstallReport",
+    "Lockfile",
+    "LockfileError",
     "NoAdapters",
     "PackageConfigError",
     "PackageStatus",
     "Source",
+    "SyncRefused",
+    "SyncReport",
     "VerifyError",
     "collect_garbage",
     "config_path",
@@ -109,20 +134,25 @@ __all__ = [
     "install",
     "installed_instructions",
     "load_adapters",
+    "lock_home",
     "package_folder",
     "package_settings",
     "parse_config_value",
     "parse_source",
     "plan_launch",
     "prepare_install",
+    "read_lockfile",
     "read_package_config",
     "recalled_denials",
     "remember_denials",
     "remove_tree",
+    "render_lockfile",
     "set_config_value",
+    "sync",
     "uninstall",
     "unset_config_value",
     "verify_tree",
+    "write_lockfile",
     "write_package_config",
 ]
 

@@ -66,6 +66,9 @@ Prepare = Callable[[CatalogEntry], list[Diagnostic]]
 Stage = Callable[[CatalogEntry, Path, "Path | None"], list[Diagnostic]]
 """The adapter's step on the staged package before it is hashed, given the installed
 version it replaces (``stage_install``: Nu bundles its tools); runs no package code."""
+Expect = Callable[[CatalogEntry, str], None]
+"""Told the staged package's entry and content hash before it is placed; raising
+``InstallError`` refuses it (``gateway sync``: the lockfile's integrity)."""
 
 
 class InstallError(Exception):
@@ -157,13 +160,14 @@ def install(
     progress: Progress = no_progress,
     prepare: Prepare | None = None,
     stage: Stage | None = None,
+    expect: Expect | None = None,
 ) -> InstallReport:
     """Install a package; nothing it contains runs. Raises ``InstallError``. ``progress``
     is told each step as it begins (fetching, installing dependencies, verifying, …).
     ``prepare`` (e.g. ``prepare_install`` of the adapters) runs once it is recorded, on the
     entry rooted at its installed folder; what it reports joins the report's diagnostics.
     ``stage`` runs on the staged package before it is hashed (default: the installed
-    adapters' ``stage_install``)."""
+    adapters' ``stage_install``); ``expect`` may refuse it once hashed."""
     if not source_text.strip():
         # Path("") is the current folder: an empty argument must not install it.
         raise InstallError("no source given: name a folder, a git URL or an npm spec")
@@ -179,7 +183,7 @@ def install(
         try:
             report = _install(
                 home, source, staging, inspector, limits, checkpoint, progress,
-                stage or _adapters_stage,
+                stage or _adapters_stage, expect,
             )  # fmt: skip
         finally:
             remove_tree(staging)
@@ -200,6 +204,7 @@ def _install(
     checkpoint: Checkpoint,
     progress: Progress,
     stage: Stage,
+    expect: Expect | None = None,
 ) -> InstallReport:
     limits = limits or InstallLimits()
     try:
@@ -227,6 +232,8 @@ def _install(
         checkpoint("prepared")
         progress("recording the install")
         digest, cache = content_hash(fetched.root)
+        if expect is not None:
+            expect(entry, digest)
         version_dir = private_dir(folder) / uuid.uuid4().hex
         fetched.root.rename(version_dir)
         checkpoint("placed")

@@ -1,0 +1,102 @@
+"""``gateway lock`` and ``gateway sync``: a home written down as ``gateway.lock``, and a
+home made to match one (``gateway.packages._lockfile``, ``gateway.packages._sync``)."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import shlex
+from pathlib import Path
+
+from gateway.base import GatewayConfig, terminal_progress
+from gateway.cli._output import print_diagnostics, print_json
+from gateway.cli._refusal import refuse
+from gateway.packages import (
+    LOCKFILE_NAME,
+    LockfileError,
+    SyncRefused,
+    _codes,
+    collect_garbage,
+    load_adapters,
+    lock_home,
+    prepare_install,
+    read_lockfile,
+    render_lockfile,
+    sync,
+    write_lockfile,
+)
+
+__all__ = ["run_lock", "run_sync"]
+
+
+def run_lock(args: argparse.Namespace, config: GatewayConfig) -> int:
+    path = Path(args.out) if args.out else Path.cwd() / LOCKFILE_NAME
+    lock = lock_home(config.home)
+    try:
+        if path.is_dir():
+            raise LockfileError(
+                _codes.LOCK_WRITE_FAILED(f"cannot write {path}: it is a folder", hint="--out PATH")
+            )
+        write_lockfile(path, render_lockfile(lock))
+    except LockfileError as error:
+        return refuse(args, str(error), [error.diagnostic])
+    ids = sorted(p.id for p in lock.packages)
+    if args.json:
+        print_json({"lockfile": str(path), "packages": ids})
+    else:
+        print(f"wrote {path}: {len(ids)} package{'' if len(ids) == 1 else 's'}")
+        for package in sorted(lock.packages, key=lambda p: p.id):
+            print(f"  {package.id} {package.version} ({package.source.kind})")
+    return 0
+
+
+def run_sync(args: argparse.Namespace, config: GatewayConfig) -> int:
+    path = Path(args.lockfile) if args.lockfile else Path.cwd() / LOCKFILE_NAME
+    try:
+        lock = read_lockfile(path)
+    except LockfileError as error:
+        return refuse(args, str(error), [error.diagnostic])
+    accept = "gateway sync --accept"
+    if args.lockfile:
+        accept += f" --lockfile {shlex.quote(args.lockfile)}"
+    collect_garbage(config.home)
+    adapters = load_adapters()
+    try:
+        with terminal_progress(quiet=args.json) as progress:
+            report = sync(
+                config.home,
+                lock,
+                inspector=adapters.inspect,
+                frozen=args.frozen,
+                accept=args.accept,
+                prepare=functools.partial(prepare_install, adapters, config.home),
+                progress=progress,
+                accept_command=accept,
+            )
+    except SyncRefused as refused:
+        subject = "sync stopped part way" if refused.partial else "sync refused; nothing changed"
+        shown = refused.diagnostics
+        return refuse(args, f"{subject}: {refused}", shown, shown=shown, subject=subject)
+    if args.frozen and report.differences:
+        report.diagnostics.append(
+            _codes.LOCK_HOME_DIFFERS(
+                f"the home differs from {path}: {'; '.join(report.differences)}"
+            )
+        )
+    failed = args.frozen and bool(report.differences)
+    if args.json:
+        print_json({"lockfile": str(path), **report.to_dict()})
+        return 1 if failed else 0
+    for verb, ids in (("installed", report.installed), ("updated", report.updated),
+                      ("removed", report.removed), ("unchanged", report.unchanged)):  # fmt: skip
+        if ids:
+            print(f"{verb}: {', '.join(ids)}")
+    if report.decisions:
+        print("applied the lockfile's decisions:" if args.accept else "not applied (trust,"
+              " grants, enabled, groups are yours to accept):")  # fmt: skip
+        for line in report.decisions:
+            print(f"  gateway {line}")
+        if not args.accept:
+            print(f"accept them all: {accept}")
+    print_diagnostics([d for d in report.diagnostics if d.code != "lock.decisions_pending"])
+    return 1 if failed else 0

@@ -1,0 +1,82 @@
+"""The diagnostic codes of ``gateway lock`` and ``gateway sync``. ``docs/diagnostics.md``
+documents each one."""
+
+from __future__ import annotations
+
+from gateway.base import Severity, define_code
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
+
+LOCK_INVALID = define_code(
+    "lock.invalid",
+    E,
+    "A lockfile could not be read, is not JSON, is not a lockfile of a version this gateway "
+    "knows, or a field has the wrong type or an unsafe value (a package id that is not one, a "
+    "relative local path, a git URL that install refuses); nothing was changed.",
+    "Regenerate it with `gateway lock`, or fix the field the message names.",
+)
+LOCK_WRITE_FAILED = define_code(
+    "lock.write_failed",
+    E,
+    "`gateway lock` could not write the lockfile (the folder is missing or not writable); "
+    "any previous lockfile there is intact.",
+    "Choose another place with `--out PATH`.",
+)
+LOCK_SOURCE_MISSING = define_code(
+    "lock.source_missing",
+    E,
+    "A package the lockfile installs from a local folder, a tarball or a git repository on "
+    "disk comes from a path that does not exist on this machine; nothing was changed.",
+    "Put the package at that path, or install it by hand and run `gateway lock` again.",
+)
+LOCK_FETCH_FAILED = define_code(
+    "lock.fetch_failed",
+    E,
+    "A package the lockfile names could not be fetched or installed from its recorded source "
+    "(the message says why); nothing was changed.",
+    "Fix what the message names (network, registry, the source) and sync again.",
+)
+LOCK_INTEGRITY_MISMATCH = define_code(
+    "lock.integrity_mismatch",
+    E,
+    "A package fetched from its recorded source is not what the lockfile recorded: another "
+    "content hash, version or package id. Sync refused; nothing was changed.",
+    "Someone changed the source since the lockfile was made. Inspect it; if the change is "
+    "wanted, install it and run `gateway lock` again.",
+)
+LOCK_NEEDS_RESOLVING = define_code(
+    "lock.needs_resolving",
+    E,
+    "`gateway sync --frozen` would have to resolve a source (an npm spec that is not an exact "
+    "version, a git source without its commit); nothing was changed.",
+    "Sync without `--frozen`, or record the exact version or commit in the lockfile.",
+)
+LOCK_GRANT_REFUSED = define_code(
+    "lock.grant_refused",
+    E,
+    "`gateway sync --accept` would grant a package a permission it does not request and the "
+    "sandbox does not offer; nothing was changed.",
+    "Remove the permission from the lockfile, or make the lockfile again where it is granted.",
+)
+LOCK_DECISIONS_PENDING = define_code(
+    "lock.decisions_pending",
+    W,
+    "The lockfile records trust, grants, enabled state or a process group that this home does "
+    "not have; `gateway sync` applies them only with `--accept`.",
+    "Read the differences, then `gateway sync --accept`.",
+)
+LOCK_HOME_DIFFERS = define_code(
+    "lock.home_differs",
+    E,
+    "`gateway sync --frozen`: the home would not (or does not) match the lockfile exactly "
+    "afterwards, e.g. trust or grants left unapplied without `--accept`.",
+    "Sync with `--accept`, or without `--frozen`.",
+)
+LOCK_CONFIG_DIFFERS = define_code(
+    "lock.config_differs",
+    I,
+    "A package's configuration file here is not the one the lockfile recorded (by digest; "
+    "configurations may hold keys and are never written to a lockfile, so sync cannot copy "
+    "them).",
+    "Set it with `gateway config ID KEY VALUE` if it should match.",
+)

@@ -1,0 +1,354 @@
+"""``gateway sync``: make a home hold exactly the packages of a lockfile.
+
+All or nothing where it can be: every package to install or update is first fetched into a
+scratch home inside ``GATEWAY_HOME`` and checked against the lockfile (id, version, content
+hash); only when all of them match is the real home changed — each install checked again,
+so a source that changes in between is refused too. Then the packages the lockfile does not
+name are uninstalled. Trust, grants, enabled state and process groups are the user's
+decisions: they are applied only when ``accept`` says the user accepted them; otherwise the
+differences are reported with the command that accepts them.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gateway.base import Diagnostic, Progress, no_progress
+from gateway.model import CatalogEntry
+from gateway.packages import _codes
+from gateway.packages._installer import InstallError, Prepare, install, uninstall
+from gateway.packages._lockfile import LockedPackage, Lockfile, config_digest
+from gateway.packages._trees import remove_tree
+from gateway.packages.environment import env_grant_name
+from gateway.sandbox import SANDBOX_PERMISSIONS
+from gateway.store import STATE_FILE, InstalledPackage, StateStore
+
+__all__ = ["SyncRefused", "SyncReport", "sync"]
+
+_EXACT = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
+_NPM_NAME = re.compile(r"^(?P<name>(?:@[^/@\s]+/)?[^/@\s:]+)(?:@[^/\s:]*)?$")
+_TARBALL = (".tgz", ".tar.gz", ".tar")
+Inspector = Callable[[Path], CatalogEntry]
+
+
+class SyncRefused(Exception):
+    """Sync did not change the home (unless ``partial``); ``diagnostics`` say why."""
+
+    def __init__(self, diagnostics: list[Diagnostic], *, partial: bool = False) -> None:
+        super().__init__(diagnostics[0].message)
+        self.diagnostics = diagnostics
+        self.partial = partial
+
+
+@dataclass(slots=True)
+class SyncReport:
+    installed: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    """Each decision of the lockfile this home did not have: applied, or pending."""
+    accepted: bool = False
+    differences: list[str] = field(default_factory=list)
+    """What still differs from the lockfile afterwards (``--frozen`` fails on any)."""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "installed": self.installed,
+            "updated": self.updated,
+            "removed": self.removed,
+            "unchanged": self.unchanged,
+            "decisions": self.decisions,
+            "accepted": self.accepted,
+            "differences": self.differences,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Fetch:
+    package: LockedPackage
+    text: str
+    kind: str
+    resolving: bool  # the source is not exact: the registry or the remote chooses
+
+
+class _Mismatch(InstallError):
+    pass
+
+
+def _installed(home: Path) -> dict[str, InstalledPackage]:
+    if not (home / STATE_FILE).exists():
+        return {}
+    with StateStore.open(home) as store:
+        return {p.id: p for p in store.list_packages()}
+
+
+def _looks_like_path(text: str) -> bool:
+    return text.startswith(("/", "./", "../", "~"))
+
+
+def _fetch_of(package: LockedPackage) -> _Fetch | Diagnostic:
+    """What to install for ``package``, pinned where the lockfile says exactly what."""
+    source = package.source
+    if source.kind == "local":
+        if not Path(source.location).is_dir():
+            return _missing(package, source.location)
+        return _Fetch(package, source.location, "local", False)
+    if source.kind == "git":
+        if _looks_like_path(source.location) and not Path(source.location).expanduser().exists():
+            return _missing(package, source.location)
+        ref = source.resolved or source.ref
+        text = f"{source.location}#{ref}" if ref else source.location
+        return _Fetch(package, text, "git", source.resolved is None)
+    spec = source.location
+    if _looks_like_path(spec) or spec.endswith(_TARBALL):
+        if not Path(spec).expanduser().is_file():
+            return _missing(package, spec)
+        return _Fetch(package, spec, "npm", False)
+    named = _NPM_NAME.match(spec)
+    if named and _EXACT.match(package.version):
+        return _Fetch(package, f"{named['name']}@{package.version}", "npm", False)
+    return _Fetch(package, spec, "npm", True)
+
+
+def _missing(package: LockedPackage, path: str) -> Diagnostic:
+    return _codes.LOCK_SOURCE_MISSING(
+        f"{package.id}: its source {path} does not exist on this machine",
+        package=package.id,
+        hint="put the package there, or install it by hand and run `gateway lock` again",
+    )
+
+
+def _expect(package: LockedPackage) -> Callable[[CatalogEntry, str], None]:
+    def check(entry: CatalogEntry, digest: str) -> None:
+        found = (entry.id, entry.version, digest)
+        wanted = (package.id, package.version, package.integrity)
+        if found != wanted:
+            names = ("id", "version", "content")
+            pairs = zip(names, found, wanted, strict=True)
+            what = [f"{name} {f!r} (locked {w!r})" for name, f, w in pairs if f != w]
+            raise _Mismatch(f"{package.id}: fetched package differs: {', '.join(what)}")
+
+    return check
+
+
+def _allowed(entry: CatalogEntry, grants: tuple[str, ...]) -> set[str]:
+    own = {p.name for p in entry.permissions}
+    return own | set(SANDBOX_PERMISSIONS) | {g for g in grants if env_grant_name(g)}
+
+
+def _refused_grants(package: LockedPackage, entry: CatalogEntry) -> Diagnostic | None:
+    extra = sorted(set(package.grants) - _allowed(entry, package.grants))
+    if not extra:
+        return None
+    return _codes.LOCK_GRANT_REFUSED(
+        f"{package.id}: the lockfile grants {', '.join(extra)}, which it does not request",
+        package=package.id,
+    )
+
+
+def _check_fetches(
+    home: Path, fetches: list[_Fetch], inspector: Inspector, accept: bool, progress: Progress
+) -> list[Diagnostic]:
+    """Fetch each into a scratch home and compare; the real home is not touched."""
+    problems: list[Diagnostic] = []
+    scratch = Path(tempfile.mkdtemp(prefix=".sync-", dir=home))
+
+    def checking(step: str) -> None:
+        progress(f"checking against the lockfile: {step}")
+
+    try:
+        if (home / "npmrc").is_file():
+            shutil.copyfile(home / "npmrc", scratch / "npmrc")
+        for fetch in fetches:
+            package = fetch.package
+            try:
+                report = install(scratch, fetch.text, kind=fetch.kind, inspector=inspector,
+                                 progress=checking, expect=_expect(package))  # fmt: skip
+            except _Mismatch as error:
+                problems.append(_codes.LOCK_INTEGRITY_MISMATCH(str(error), package=package.id))
+                continue
+            except InstallError as error:
+                problems.append(_codes.LOCK_FETCH_FAILED(str(error), package=package.id))
+                continue
+            refused = _refused_grants(package, report.entry) if accept else None
+            problems += [refused] if refused else []
+    finally:
+        remove_tree(scratch)
+    return problems
+
+
+def _decisions(package: LockedPackage, have: InstalledPackage | None) -> list[str]:
+    """The lockfile's decisions ``have`` lacks, each as the ``gateway`` command making it."""
+    trusted = have is not None and have.trusted_for(have.record.content_hash)
+    granted = have.granted if have is not None else frozenset()
+    name = shlex.quote(package.id)
+    lines = []
+    if package.trusted != trusted:
+        lines.append(f"{'trust' if package.trusted else 'untrust'} {name}")
+    for grant in sorted(set(package.grants) - granted):
+        lines.append(f"permissions {name} {shlex.quote(grant)}")
+    for grant in sorted(granted - set(package.grants)):
+        lines.append(f"permissions {name} {shlex.quote(grant)} --revoke")
+    if package.enabled != (have is not None and have.enabled):
+        lines.append(f"{'enable' if package.enabled else 'disable'} {name}")
+    group = have.process_group if have is not None else None
+    if package.process_group != group:
+        group_name = package.process_group
+        lines.append(f"group {shlex.quote(group_name)} {name}" if group_name else f"ungroup {name}")
+    return lines
+
+
+def _apply_decisions(home: Path, package: LockedPackage, inspector: Inspector) -> None:
+    with StateStore.open(home) as store:
+        have = store.get_package(package.id)
+        store.set_trusted(package.id, package.trusted)
+        wanted = frozenset(package.grants)
+        if have.granted - wanted:
+            store.revoke(package.id, have.granted - wanted)
+        if wanted - have.granted:
+            allowed = _allowed(inspector(have.record.path), package.grants)
+            store.grant(package.id, wanted - have.granted, allowed)
+        store.set_enabled(package.id, package.enabled)
+        store.set_group([package.id], package.process_group)
+
+
+def differences(home: Path, lock: Lockfile, *, decisions: bool) -> list[str]:
+    """How ``home`` differs from ``lock``: packages, versions, content, and (``decisions``)
+    trust, grants, enabled state and groups."""
+    have = _installed(home)
+    found = [f"{i} is installed but not in the lockfile" for i in sorted(set(have) - {
+        p.id for p in lock.packages})]  # fmt: skip
+    for package in sorted(lock.packages, key=lambda p: p.id):
+        current = have.get(package.id)
+        if current is None:
+            found.append(f"{package.id} is not installed")
+        elif (current.record.version, current.record.content_hash) != (
+            package.version, package.integrity,
+        ):  # fmt: skip
+            found.append(f"{package.id} is {current.record.version} with other content")
+        elif decisions:
+            found += _decisions(package, current)
+    return found
+
+
+def sync(
+    home: Path,
+    lock: Lockfile,
+    *,
+    inspector: Inspector,
+    frozen: bool = False,
+    accept: bool = False,
+    prepare: Prepare | None = None,
+    progress: Progress = no_progress,
+    accept_command: str = "gateway sync --accept",
+) -> SyncReport:
+    """Raises ``SyncRefused`` (nothing changed, unless ``partial``)."""
+    have = _installed(home)
+    report = SyncReport(accepted=accept)
+    fetches: list[_Fetch] = []
+    problems: list[Diagnostic] = []
+    for package in sorted(lock.packages, key=lambda p: p.id):
+        current = have.get(package.id)
+        same = current is not None and (current.record.version, current.record.content_hash) == (
+            package.version, package.integrity)  # fmt: skip
+        if same:
+            report.unchanged.append(package.id)
+            continue
+        fetch = _fetch_of(package)
+        if isinstance(fetch, Diagnostic):
+            problems.append(fetch)
+        elif frozen and fetch.resolving:
+            problems.append(_codes.LOCK_NEEDS_RESOLVING(
+                f"{package.id}: {fetch.text} is not an exact version or commit",
+                package=package.id))  # fmt: skip
+        else:
+            fetches.append(fetch)
+            (report.updated if current else report.installed).append(package.id)
+    removed = sorted(set(have) - {p.id for p in lock.packages})
+    if frozen and not accept:
+        pending = [line for p in lock.packages for line in _decisions(p, _predicted(p, have))]
+        if pending:
+            problems.append(_codes.LOCK_HOME_DIFFERS(
+                f"the lockfile's decisions would be left unapplied: {'; '.join(pending)}",
+                hint=accept_command))  # fmt: skip
+    if accept:
+        for package in lock.packages:
+            current = have.get(package.id)
+            if package.id in report.unchanged and current is not None:
+                refused = _refused_grants(package, inspector(current.record.path))
+                problems += [refused] if refused else []
+    if problems:
+        raise SyncRefused(problems)
+    problems = _check_fetches(home, fetches, inspector, accept, progress)
+    if problems:
+        raise SyncRefused(problems)
+    _apply(home, fetches, removed, inspector, prepare, progress)
+    report.removed = removed
+    after = _installed(home)
+    for package in sorted(lock.packages, key=lambda p: p.id):
+        report.decisions += _decisions(package, after.get(package.id))
+        if accept:
+            _apply_decisions(home, package, inspector)
+        if package.config_digest != config_digest(home, package.id):
+            report.diagnostics.append(_codes.LOCK_CONFIG_DIFFERS(
+                f"{package.id}: its configuration here differs from the lockfile's",
+                package=package.id, hint=f"gateway config {package.id}"))  # fmt: skip
+    if report.decisions and not accept:
+        report.diagnostics.append(_codes.LOCK_DECISIONS_PENDING(
+            f"not applied without --accept: {'; '.join(report.decisions)}",
+            hint=accept_command))  # fmt: skip
+    report.differences = differences(home, lock, decisions=accept)
+    return report
+
+
+def _predicted(package: LockedPackage, have: dict[str, InstalledPackage]) -> Any:
+    """What a sync without ``accept`` leaves: a new install has no decisions; new content
+    has no trust."""
+    current = have.get(package.id)
+    if current is None or current.record.content_hash == package.integrity:
+        return current
+    return _Untrusted(current)
+
+
+class _Untrusted:
+    def __init__(self, package: InstalledPackage) -> None:
+        self.record, self.granted = package.record, package.granted
+        self.enabled, self.process_group = package.enabled, package.process_group
+
+    def trusted_for(self, _: str) -> bool:
+        return False
+
+
+def _apply(
+    home: Path,
+    fetches: list[_Fetch],
+    removed: list[str],
+    inspector: Inspector,
+    prepare: Prepare | None,
+    progress: Progress,
+) -> None:
+    done = 0
+    try:
+        for fetch in fetches:
+            install(home, fetch.text, kind=fetch.kind, inspector=inspector, progress=progress,
+                    prepare=prepare, expect=_expect(fetch.package))  # fmt: skip
+            done += 1
+        for package_id in removed:
+            progress(f"uninstalling {package_id}")
+            uninstall(home, package_id)
+            done += 1
+    except InstallError as error:
+        code = _codes.LOCK_INTEGRITY_MISMATCH if isinstance(error, _Mismatch) else (
+            _codes.LOCK_FETCH_FAILED)  # fmt: skip
+        diagnostic = code(f"{error} (after {done} of the changes were made)")
+        raise SyncRefused([diagnostic], partial=True) from None
