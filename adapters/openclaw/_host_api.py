@@ -34,7 +34,6 @@ _SK = "the gateway has no Skill Workshop"
 _I = "gateway install never runs package code"
 _X = "the host's exec environment is its allow-list"
 _T = "the session transcript is written by the host"
-_R = "the gateway has no session reset event (new sessions end and start)"
 # hook -> (needs conversation access, the gateway's canonical event or "host", or None, why not)
 HOOKS: Final[dict[str, tuple[bool, str | None, str]]] = {
     "before_model_resolve": (True, None, _M),
@@ -49,7 +48,7 @@ HOOKS: Final[dict[str, tuple[bool, str | None, str]]] = {
     "agent_end": (True, "turn_end", ""),
     "before_compaction": (False, "session_before_compact", ""),
     "after_compaction": (False, "session_compact", ""),
-    "before_reset": (False, None, _R),
+    "before_reset": (False, "session_end", ""),
     "inbound_claim": (False, None, _C),
     "channel_pairing_requested": (False, None, _C),
     "message_received": (False, "message_received", ""),

@@ -86,6 +86,7 @@ OPENCLAW_HOOKS: dict[str, tuple[str, ...] | None] = {
     "agent_end": ("turn_end",),
     "session_start": ("session_start",),
     "session_end": ("session_end",),
+    "before_reset": ("session_end",),
     "before_compaction": ("session_before_compact",),
     "after_compaction": ("session_compact",),
     "before_dispatch": ("input",),

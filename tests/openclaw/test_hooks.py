@@ -175,6 +175,17 @@ async def test_session_turn_and_compaction_hooks(ready: Any) -> None:
             assert expected in log
 
 
+async def test_before_reset_runs_when_a_session_ends_for_a_new_one_only(ready: Any) -> None:
+    """OpenClaw's /new: the transcript about to be left; never at a plain shutdown."""
+    async with opened(ready) as gateway:
+        await gateway.start_session()
+        gateway.session.append({"type": "user", "content": "remember tea"})
+        await gateway.new_session()
+        await gateway.end_session()
+    state = next((ready.config.home / "openclaw").glob("oc-conformance/state"))
+    assert (state / "reset").read_text().splitlines() == ["new:1"]
+
+
 async def test_gateway_stop_and_the_legacy_deactivate_run_at_shutdown(ready: Any) -> None:
     async with opened(ready):
         pass

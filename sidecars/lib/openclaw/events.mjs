@@ -134,6 +134,8 @@ const HANDLERS = {
 
 	async session_end({ state, oc, payload }) {
 		const messages = await transcript(state);
+		// OpenClaw's /new and /reset: the transcript about to be left, before the session ends.
+		if (payload.reason === "new") await observe(oc, "before_reset", { sessionFile: state.initialize?.session_id, messages, reason: "new" }, context(state));
 		const event = { sessionId: state.initialize?.session_id, messageCount: messages.length, reason: payload.reason ?? "shutdown" };
 		await observe(oc, "session_end", event, context(state));
 		return {};

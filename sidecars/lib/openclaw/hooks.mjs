@@ -16,7 +16,6 @@ const UNMAPPED = {
 	install: "gateway install never runs package code",
 	exec: "the host's exec environment is its allow-list",
 	transcript: "the session transcript is written by the host",
-	reset: "the gateway has no session reset event (new sessions end and start)",
 };
 
 export const HOOKS = Object.freeze({
@@ -32,7 +31,7 @@ export const HOOKS = Object.freeze({
 	agent_end: { kind: "observe", conv: true, event: "turn_end", timeout: 30000 },
 	before_compaction: { kind: "observe", event: "session_before_compact", timeout: 30000 },
 	after_compaction: { kind: "observe", event: "session_compact", timeout: 30000 },
-	before_reset: { kind: "observe", unmapped: UNMAPPED.reset },
+	before_reset: { kind: "observe", event: "session_end" }, // only when it ends for a new one
 	inbound_claim: { kind: "claim", unmapped: UNMAPPED.channel },
 	channel_pairing_requested: { kind: "observe", timeout: 2000, unmapped: UNMAPPED.channel },
 	message_received: { kind: "observe", event: "message_received" },
