@@ -1,7 +1,8 @@
 """``gateway``: parse, check what every verb shares, then import and run the verb.
 
-Exit codes: 0 when a result was produced (an error result too), 1 for an unknown tool or
-command or a failed operation, 2 for bad usage.
+Exit codes: 0 when a result was produced and is not an error, 1 for an error result (a
+failed or blocked call, a failed command), an unknown tool or command or a failed
+operation, 2 for bad usage.
 
 A verb's implementation is imported when it runs (``_VERBS``): ``gateway --version`` or a
 ``gateway trust`` does not pay for the host, the MCP SDK or the audit's renderers, which

@@ -162,7 +162,7 @@ async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json:
              "notifications": _notifications(gateway),
              "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
         )  # fmt: skip
-        return 0
+        return 1 if result.is_error else 0
     label = "blocked" if result.blocked else ("error" if result.is_error else "ok")
     print(f"[{label}] {result.content}")
     for part in result.parts or []:
@@ -171,7 +171,7 @@ async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json:
     _print_effects(gateway)
     # Info notes (the same ones on every run) stay in `gateway list` and --json.
     print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
-    return 0
+    return 1 if result.is_error else 0
 
 
 async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -> int:
@@ -197,7 +197,7 @@ async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -
              "widgets": gateway.session.widgets, "notifications": _notifications(gateway),
              "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
         )  # fmt: skip
-        return 0
+        return 1 if outcome.error else 0
     if outcome.message:
         print(outcome.message)
     if outcome.error:
@@ -210,7 +210,7 @@ async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -
         print(f"prompt: {outcome.prompt}")
     _print_effects(gateway)
     print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
-    return 0
+    return 1 if outcome.error else 0
 
 
 def _print_progress(owner: str, item: dict[str, Any]) -> None:
