@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from gateway.base import GatewayConfig
-from gateway.cli._output import print_diagnostics, print_json, table
+from gateway.cli._output import print_diagnostics, print_json, summary, table
 from gateway.cli._refusal import refuse
 from gateway.cli._trust import installed_ids
 from gateway.host import describe_sandbox
@@ -72,7 +72,7 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
     if "sandbox" in data:
         print(f"  sandbox: {data['sandbox']}")
     contributions = [
-        (c["kind"], c["name"], c.get("description", "")) for c in data["contributions"]
+        (c["kind"], c["name"], summary(c.get("description", ""))) for c in data["contributions"]
     ]
     table("Contributions", ("kind", "name", "description"), contributions, sys.stdout)
     permissions = [(p["name"], p.get("reason", "")) for p in data["permissions"]]

@@ -20,7 +20,7 @@ from gateway.base import (
     json_depth,
 )
 from gateway.cli._errors import BadArgument, Usage, error
-from gateway.cli._output import diagnostics_table, print_diagnostics, print_json, table
+from gateway.cli._output import diagnostics_table, print_diagnostics, print_json, summary, table
 from gateway.host import Gateway, UnknownCommand, open_gateway
 from gateway.model import render_call
 from gateway.sandbox import (
@@ -121,19 +121,23 @@ def _list(gateway: Gateway, as_json: bool) -> None:
     out = sys.stdout
     trust = "trusted" if gateway.trusted else "not trusted"
     print(f"workspace {gateway.workspace} ({trust}{', plan mode' if gateway.plan else ''})\n")
+    # A description is summed up by its first line; --json keeps it whole.
     tool_rows = [
-        (t["name"], t["owner"], ",".join(t["capabilities"]), t["description"]) for t in tools
+        (t["name"], t["owner"], ",".join(t["capabilities"]), summary(t["description"]))
+        for t in tools
     ]
     table("Tools", ("name", "owner", "capabilities", "description"), tool_rows, out)
     print(file=out)
-    command_rows = [("/" + c["name"], c["owner"], c["description"]) for c in commands]
+    command_rows = [("/" + c["name"], c["owner"], summary(c["description"])) for c in commands]
     table("Commands", ("command", "owner", "description"), command_rows, out)
     print(file=out)
     table("Hooks", ("event", "owner"), [(h["event"], h["owner"]) for h in hooks], out)
     print(file=out)
-    table("Skills", ("name", "description"), [(s["name"], s["description"]) for s in skills], out)
+    skill_rows = [(s["name"], summary(s["description"])) for s in skills]
+    table("Skills", ("name", "description"), skill_rows, out)
     print(file=out)
-    table("Prompts", ("name", "description"), [(p["name"], p["description"]) for p in prompts], out)
+    prompt_rows = [(p["name"], summary(p["description"])) for p in prompts]
+    table("Prompts", ("name", "description"), prompt_rows, out)
     print(file=out)
     diagnostics_table(list(gateway.diagnostics), out)
 
