@@ -56,17 +56,25 @@ _ONE_SHOT = ("list", "call", "command")
 # Commands that only read the gateway's state: a missing home is not made for them.
 _READ_ONLY_VERBS = ("inspect", "status", "audit")
 # Positional arguments that name something: empty, each would mean the current folder.
-_NAMED = ("target", "source", "id", "tool", "name", "call")
+_NAMED = ("target", "targets", "source", "id", "ids", "tool", "name", "call")
+
+
+def _values(args: argparse.Namespace, name: str) -> list[str]:
+    """A positional argument's values: one, several (``ID…``), or none."""
+    value = getattr(args, name, None)
+    if isinstance(value, str):
+        return [value]
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
     for name in _NAMED:
-        value = getattr(args, name, None)
-        if isinstance(value, str) and not value.strip():
-            raise BadArgument(f"{name.upper()} is empty; use `.` for the current folder")
-    for name in ("target", "source"):
-        value = getattr(args, name, None)
-        if isinstance(value, str):
+        for value in _values(args, name):
+            if not value.strip():
+                what = name.upper().removesuffix("S")  # TARGETS, IDS: each one
+                raise BadArgument(f"{what} is empty; use `.` for the current folder")
+    for name in ("target", "targets", "source"):
+        for value in _values(args, name):
             _utf8(value, name.upper())
     if not hasattr(args, "workspace"):
         return

@@ -121,12 +121,17 @@ def _target(sub: argparse.ArgumentParser, metavar: str = "ID|DIR") -> None:
     sub.add_argument("--json", action="store_true")
 
 
+def _targets(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("targets", nargs="+", metavar="ID|DIR")
+    sub.add_argument("--json", action="store_true")
+
+
 def _json(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--json", action="store_true")
 
 
-def _package_id(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("id", metavar="ID")
+def _package_ids(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("ids", nargs="+", metavar="ID", help="one or more installed packages")
     sub.add_argument("--json", action="store_true")
 
 
@@ -140,8 +145,25 @@ def _permissions(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "id", metavar="ID", help="an installed package, or a discovered extension (pi:NAME)"
     )
-    sub.add_argument("permissions", nargs="*", metavar="PERM")
-    sub.add_argument("--revoke", action="store_true")
+    sub.add_argument(
+        "permissions",
+        nargs="*",
+        metavar="PERM",
+        help="the permissions to grant (or with a bare --revoke, to revoke); with --grant or "
+        "--revoke PERM…, more ids",
+    )
+    sub.add_argument(
+        "--grant",
+        nargs="+",
+        metavar="PERM",
+        help="grant these to every ID given (gateway permissions a b --grant network)",
+    )
+    sub.add_argument(
+        "--revoke",
+        nargs="*",
+        metavar="PERM",
+        help="revoke: these from every ID given, or, bare, the PERMs given after the one ID",
+    )
     sub.add_argument(
         "--widen",
         action="store_true",
@@ -309,8 +331,8 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "call": ("run one turn around one tool call", _call, None),
     "command": ("run a slash command", _command, None),
     "shell": ("interactive shell", _shell, None),
-    "trust": ("trust an installed package, or a workspace folder", _target, None),
-    "untrust": ("stop trusting an installed package, or a workspace folder", _target, None),
+    "trust": ("trust installed packages, or workspace folders", _targets, None),
+    "untrust": ("stop trusting installed packages, or workspace folders", _targets, None),
     "install": ("install a package (local folder, git, npm)", _install, None),
     "inspect": (
         "a package's metadata (runs nothing)",
@@ -318,9 +340,9 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
         None,
     ),
     "permissions": ("show, grant or revoke permissions", _permissions, None),
-    "enable": ("enable a package", _package_id, None),
-    "disable": ("disable a package", _package_id, None),
-    "uninstall": ("remove a package", _package_id, None),
+    "enable": ("enable packages", _package_ids, None),
+    "disable": ("disable packages", _package_ids, None),
+    "uninstall": ("remove packages", _package_ids, None),
     "group": (
         "let packages share one process (each runs alone otherwise)",
         _group,
