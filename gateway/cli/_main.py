@@ -158,7 +158,9 @@ def _run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
         refuse(unusable.diagnostic(), as_json=bool(getattr(args, "json", False)))
         return 1
     try:
-        code = _verb(args.verb)(args, config)
+        # `list --packages` reads the state store only: no workspace is opened.
+        verb = "status" if args.verb == "list" and args.packages else args.verb
+        code = _verb(verb)(args, config)
     except Usage as problem:
         error(args, str(problem))
         return 2

@@ -36,6 +36,7 @@ def run_package_verb(args: argparse.Namespace, config: GatewayConfig) -> int:
             "enable": _enable,
             "disable": _enable,
             "status": _status,
+            "list": _installed,
             "group": _group,
             "ungroup": _group,
         }[args.verb]
@@ -121,6 +122,27 @@ def _enable(args: argparse.Namespace, config: GatewayConfig) -> int:
         return 0
     for package_id in ids:
         print(f"package {package_id} is {'enabled' if enabled else 'disabled'}")
+    return 0
+
+
+def _installed(args: argparse.Namespace, config: GatewayConfig) -> int:
+    """``list --packages``: what ``pi list`` and ``openclaw plugins list`` show — each
+    installed package, its version and ecosystem, active or why not. Starts nothing."""
+    statuses = evaluate_packages(config.home, load_adapters()) if installed_ids(config) else []
+    packages = [
+        {"id": s.id, "version": s.package.record.version, "ecosystem": s.package.record.ecosystem,
+         "active": s.active, "reasons": list(s.reasons)}
+        for s in statuses
+    ]  # fmt: skip
+    if args.json:
+        print_json({"packages": packages})
+        return 0
+    rows = [
+        (p["id"], p["version"] or "-", p["ecosystem"],
+         "active" if p["active"] else "inactive: " + "; ".join(p["reasons"]))
+        for p in packages
+    ]  # fmt: skip
+    table("Packages", ("id", "version", "ecosystem", "state"), rows, sys.stdout)
     return 0
 
 

@@ -91,6 +91,12 @@ def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
 
 def _list(sub: argparse.ArgumentParser) -> None:
     _common(sub)
+    sub.add_argument(
+        "--packages",
+        action="store_true",
+        help="the installed packages instead: id, version, ecosystem, active or not "
+        "(starts nothing)",
+    )
 
 
 def _call(sub: argparse.ArgumentParser) -> None:

@@ -124,3 +124,26 @@ def test_a_missing_path_among_trust_targets_is_bad_usage(
     done = run_cli(home, "trust", "one", str(tmp_path / "missing"))
     assert done.returncode == 2
     assert state(run_cli, home)["one"]["trusted"] is False
+
+
+def test_list_packages_shows_each_installed_package_and_whether_it_is_active(
+    home: Path, run_cli
+) -> None:
+    listed = run_cli(home, "list", "--packages", "--json")
+    assert listed.returncode == 0, listed.stderr
+    packages = json.loads(listed.stdout)["packages"]
+    assert [(p["id"], p["version"], p["ecosystem"], p["active"]) for p in packages] == [
+        ("one", "1.0.0", "nanobot", False),
+        ("pi-three", "1.0.0", "pi", False),
+        ("two", "1.0.0", "nanobot", False),
+    ]
+    assert "disabled" in packages[0]["reasons"]
+    human = run_cli(home, "list", "--packages")
+    lines = human.stdout.splitlines()
+    assert lines[:2] == ["Packages (3)", "  ID        VERSION  ECOSYSTEM  STATE"]
+    assert lines[2].split()[:4] == ["one", "1.0.0", "nanobot", "inactive:"]
+
+
+def test_list_packages_of_an_empty_home_is_an_empty_table(tmp_path: Path, run_cli) -> None:
+    done = run_cli(tmp_path / "empty", "list", "--packages")
+    assert (done.returncode, done.stdout) == (0, "Packages (0)\n  (none)\n")
