@@ -138,9 +138,9 @@ def _installed(args: argparse.Namespace, config: GatewayConfig) -> int:
         print_json({"packages": packages})
         return 0
     rows = [
-        (p["id"], p["version"] or "-", p["ecosystem"],
-         "active" if p["active"] else "inactive: " + "; ".join(p["reasons"]))
-        for p in packages
+        (s.id, s.package.record.version or "-", s.package.record.ecosystem,
+         "active" if s.active else "inactive: " + "; ".join(s.reasons))
+        for s in statuses
     ]  # fmt: skip
     table("Packages", ("id", "version", "ecosystem", "state"), rows, sys.stdout)
     return 0
