@@ -45,6 +45,7 @@ _VERBS: dict[str, tuple[str, str]] = {
     "secret": ("gateway.cli._secrets", "run_secret"),
     "policy": ("gateway.cli._policy", "run_policy"),
     "journal": ("gateway.cli._journal", "run_journal"),
+    "logs": ("gateway.cli._logs", "run_logs"),
     "serve": ("gateway.cli._serve", "run_serve"),
     "migrate": ("gateway.cli._migrate", "run_migrate"),
     "audit": ("gateway.cli._audit", "run_audit"),
@@ -54,7 +55,7 @@ _VERBS: dict[str, tuple[str, str]] = {
 # Verbs that open a gateway once, print, and end; ``_leave`` ends them.
 _ONE_SHOT = ("list", "call", "command")
 # Commands that only read the gateway's state: a missing home is not made for them.
-_READ_ONLY_VERBS = ("inspect", "status", "audit")
+_READ_ONLY_VERBS = ("inspect", "status", "audit", "logs")
 # Positional arguments that name something: empty, each would mean the current folder.
 _NAMED = ("target", "targets", "source", "id", "ids", "tool", "name", "call")
 

@@ -189,6 +189,30 @@ def _ungroup(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--json", action="store_true")
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"not a number of lines: {text!r}")
+    return value
+
+
+def _logs(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "id", metavar="ID", help="an installed package, or a discovered extension (pi:NAME)"
+    )
+    sub.add_argument(
+        "-n", "--lines", type=_count, default=50, metavar="N",
+        help="show the last N lines of each log (default 50)",
+    )  # fmt: skip
+    sub.add_argument(
+        "-f", "--follow", action="store_true",
+        help="keep printing what is written, until Ctrl-C",
+    )  # fmt: skip
+
+
 def _setup(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--node", metavar="VERSION", help="download this Node version (e.g. 22.20.0 or 22)"
@@ -382,5 +406,6 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "secret": ("set, unset or list a package's secrets", _secret, None),
     "policy": ("show, accept or revoke a package's policy rules", _policy, None),
     "journal": ("interrupted at-most-once tool calls; resolve them", _journal, None),
+    "logs": ("what a package's processes wrote to stderr", _logs, None),
 }
 """Each verb: its help line, what adds its arguments, its description (for its --help)."""

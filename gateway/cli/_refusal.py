@@ -21,7 +21,7 @@ def refuse(
 ) -> int:
     """JSON: the message and every diagnostic. Text: said once — the message, or, when the
     package's own ``shown`` diagnostics say why, ``subject`` with each of them under it."""
-    if args.json:
+    if getattr(args, "json", False):
         print_json({"error": message, "diagnostics": [d.to_dict() for d in diagnostics or []]})
         return 1
     code = f" [{diagnostics[0].code}]" if diagnostics else ""
