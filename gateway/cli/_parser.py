@@ -11,6 +11,18 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gateway.cli._parser_packages import (
+    add_config,
+    add_group,
+    add_install,
+    add_journal,
+    add_logs,
+    add_permissions,
+    add_policy,
+    add_secret,
+    add_ungroup,
+)
+
 TYPE_CHECKING = False  # typing itself costs several ms at start
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -141,78 +153,6 @@ def _package_ids(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--json", action="store_true")
 
 
-def _install(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("source", metavar="SRC", help="folder, git URL[#ref] or npm spec / tarball")
-    sub.add_argument("--kind", choices=("local", "git", "npm"), help="force the source kind")
-    sub.add_argument("--json", action="store_true")
-
-
-def _permissions(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument(
-        "id", metavar="ID", help="an installed package, or a discovered extension (pi:NAME)"
-    )
-    sub.add_argument(
-        "permissions",
-        nargs="*",
-        metavar="PERM",
-        help="the permissions to grant (or with a bare --revoke, to revoke); with --grant or "
-        "--revoke PERM…, more ids",
-    )
-    sub.add_argument(
-        "--grant",
-        nargs="+",
-        metavar="PERM",
-        help="grant these to every ID given (gateway permissions a b --grant network)",
-    )
-    sub.add_argument(
-        "--revoke",
-        nargs="*",
-        metavar="PERM",
-        help="revoke: these from every ID given, or, bare, the PERMs given after the one ID",
-    )
-    sub.add_argument(
-        "--widen",
-        action="store_true",
-        help="grant a sandbox permission the package does not declare (it says what it opens)",
-    )
-    sub.add_argument("--json", action="store_true")
-
-
-def _group(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("name", metavar="NAME", help="the group: its members may share a process")
-    sub.add_argument("ids", nargs="+", metavar="ID")
-    sub.add_argument("--json", action="store_true")
-
-
-def _ungroup(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("ids", nargs="+", metavar="ID")
-    sub.add_argument("--json", action="store_true")
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"not a number of lines: {text!r}")
-    return value
-
-
-def _logs(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument(
-        "id", metavar="ID", help="an installed package, or a discovered extension (pi:NAME)"
-    )
-    sub.add_argument(
-        "-n", "--lines", type=_count, default=50, metavar="N",
-        help="show the last N lines of each log (default 50)",
-    )  # fmt: skip
-    sub.add_argument(
-        "-f", "--follow", action="store_true",
-        help="keep printing what is written, until Ctrl-C",
-    )  # fmt: skip
-
-
 def _setup(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--node", metavar="VERSION", help="download this Node version (e.g. 22.20.0 or 22)"
@@ -222,14 +162,6 @@ def _setup(sub: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="where --node downloads from (a mirror of https://nodejs.org/download/release)",
     )
-    sub.add_argument("--json", action="store_true")
-
-
-def _config(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("id", metavar="ID")
-    sub.add_argument("key", nargs="?", metavar="KEY", help="a dotted key, e.g. oss.llm.provider")
-    sub.add_argument("value", nargs="?", metavar="VALUE", help="JSON, or text")
-    sub.add_argument("--unset", action="store_true", help="remove KEY")
     sub.add_argument("--json", action="store_true")
 
 
@@ -315,42 +247,6 @@ def _audit(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--yes", "-y", action="store_true", help="confirm --load without asking")
 
 
-def _secret(sub: argparse.ArgumentParser) -> None:
-    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for action, text in (
-        ("set", "set NAME (the value is read from stdin, or asked for on a terminal)"),
-        ("unset", "remove NAME's value"),
-        ("list", "the package's secrets: set or unset (never the values)"),
-    ):
-        verb = actions.add_parser(action, help=text)
-        verb.add_argument("id", metavar="ID")
-        if action != "list":
-            verb.add_argument("name", metavar="NAME")
-        verb.add_argument("--json", action="store_true")
-
-
-def _policy(sub: argparse.ArgumentParser) -> None:
-    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for action, text in (
-        ("show", "the rules the package suggests, and whether they are adopted"),
-        ("accept", "adopt the rules the package suggests (they apply to every tool call)"),
-        ("revoke", "drop the package's adopted rules"),
-    ):
-        verb = actions.add_parser(action, help=text)
-        verb.add_argument("id", metavar="ID")
-        verb.add_argument("--json", action="store_true")
-
-
-def _journal(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--all", action="store_true", help="every journaled call, not only open ones")
-    sub.add_argument("--json", action="store_true")
-    actions = sub.add_subparsers(dest="action", metavar="ACTION")
-    resolve = actions.add_parser("resolve", help="say whether an interrupted call happened")
-    resolve.add_argument("call", metavar="CALL")
-    resolve.add_argument("resolution", choices=("ran", "not_run"))
-    resolve.add_argument("--json", action="store_true")
-
-
 _SETUP = (
     "Make the private Node environment under GATEWAY_HOME/node (from the bundled Node, "
     "offline, unless --node asks for another version) and install the Node sidecar's "
@@ -363,24 +259,24 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "shell": ("interactive shell", _shell, None),
     "trust": ("trust installed packages, or workspace folders", _targets, None),
     "untrust": ("stop trusting installed packages, or workspace folders", _targets, None),
-    "install": ("install a package (local folder, git, npm)", _install, None),
+    "install": ("install a package (local folder, git, npm)", add_install, None),
     "inspect": (
         "a package's metadata (runs nothing)",
         lambda sub: _target(sub, "ID|PATH"),
         None,
     ),
-    "permissions": ("show, grant or revoke permissions", _permissions, None),
+    "permissions": ("show, grant or revoke permissions", add_permissions, None),
     "enable": ("enable packages", _package_ids, None),
     "disable": ("disable packages", _package_ids, None),
     "uninstall": ("remove packages", _package_ids, None),
     "group": (
         "let packages share one process (each runs alone otherwise)",
-        _group,
+        add_group,
         "Put installed packages in group NAME. Packages of one group whose runtime can host "
         "several, granted the same permissions, run in one process: cheaper, but nothing "
         "separates them there (docs/security.md). Every other package runs alone.",
     ),
-    "ungroup": ("give packages their own process again", _ungroup, None),
+    "ungroup": ("give packages their own process again", add_ungroup, None),
     "status": (
         "every installed package: gates, active or not and why",
         _json,
@@ -391,7 +287,7 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
         _setup,
         _SETUP,
     ),
-    "config": ("show or set a package's configuration", _config, None),
+    "config": ("show or set a package's configuration", add_config, None),
     "serve": (
         "serve the packages to another host: an MCP server or a nimlet extension",
         _serve,
@@ -403,9 +299,9 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
         _audit,
         None,
     ),
-    "secret": ("set, unset or list a package's secrets", _secret, None),
-    "policy": ("show, accept or revoke a package's policy rules", _policy, None),
-    "journal": ("interrupted at-most-once tool calls; resolve them", _journal, None),
-    "logs": ("what a package's processes wrote to stderr", _logs, None),
+    "secret": ("set, unset or list a package's secrets", add_secret, None),
+    "policy": ("show, accept or revoke a package's policy rules", add_policy, None),
+    "journal": ("interrupted at-most-once tool calls; resolve them", add_journal, None),
+    "logs": ("what a package's processes wrote to stderr", add_logs, None),
 }
 """Each verb: its help line, what adds its arguments, its description (for its --help)."""
