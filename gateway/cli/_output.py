@@ -130,6 +130,31 @@ def print_diagnostics(
             print(f"{indent}  hint: {diagnostic.hint}", file=out)
 
 
+def print_run_diagnostics(
+    diagnostics: Sequence[Diagnostic], owner: str | None, *, quiet: bool, verbose: bool
+) -> None:
+    """After ``call`` and ``command``: the called package's (``owner``'s) warnings and
+    errors, and the run's own (no package); the other packages' in one line, or each of
+    them with ``verbose``. ``quiet``: errors only, of the called package and the run."""
+    least = Severity.ERROR if quiet else Severity.WARNING
+    if verbose:
+        print_diagnostics(diagnostics, least=least)
+        return
+    ours = [d for d in diagnostics if d.package in (None, owner)]
+    print_diagnostics(ours, least=least)
+    if quiet:
+        return
+    others = {d.package for d in diagnostics if d.package not in (None, owner)}
+    others &= {d.package for d in diagnostics if d.severity is not Severity.INFO}
+    if others:
+        many = len(others) > 1
+        print(
+            f"{len(others)} other package{'s' if many else ''} {'have' if many else 'has'} "
+            "warnings: -v shows them (or gateway list, gateway status)",
+            file=sys.stderr,
+        )
+
+
 def print_json(data: Any, out: TextIO | None = None) -> None:
     """Exact values, as JSON any UTF-8 stream carries (lone surrogates escaped)."""
     from gateway.base import json_text

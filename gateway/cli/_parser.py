@@ -111,16 +111,30 @@ def _list(sub: argparse.ArgumentParser) -> None:
     )
 
 
+def _verbosity(sub: argparse.ArgumentParser) -> None:
+    loudness = sub.add_mutually_exclusive_group()
+    loudness.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="only the result and the called package's errors",
+    )  # fmt: skip
+    loudness.add_argument(
+        "-v", "--verbose", action="store_true",
+        help="every package's warnings, not only the called one's",
+    )  # fmt: skip
+
+
 def _call(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("tool")
     sub.add_argument("arguments", nargs="?", default="{}", metavar="JSON_ARGS")
     _common(sub)
+    _verbosity(sub)
 
 
 def _command(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("name")
     sub.add_argument("arguments", nargs="*", metavar="ARGS")
     _common(sub)
+    _verbosity(sub)
 
 
 def _shell(sub: argparse.ArgumentParser) -> None:

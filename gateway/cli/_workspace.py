@@ -16,11 +16,16 @@ from gateway.base import (
     MAX_ARGUMENT_DEPTH,
     USER_MESSAGE_DROPPED,
     GatewayConfig,
-    Severity,
     json_depth,
 )
 from gateway.cli._errors import BadArgument, Usage, error
-from gateway.cli._output import diagnostics_table, print_diagnostics, print_json, summary, table
+from gateway.cli._output import (
+    diagnostics_table,
+    print_json,
+    print_run_diagnostics,
+    summary,
+    table,
+)
 from gateway.host import Gateway, UnknownCommand, open_gateway
 from gateway.model import render_call
 from gateway.sandbox import (
@@ -87,8 +92,8 @@ async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
             _list(gateway, args.json)
             return 0
         if args.verb == "call":
-            return await _call(gateway, args.tool, arguments, args.json)
-        return await _command(gateway, args.name, " ".join(args.arguments), args.json)
+            return await _call(gateway, args.tool, arguments, args)
+        return await _command(gateway, args.name, " ".join(args.arguments), args)
     raise AssertionError(args.verb)  # pragma: no cover
 
 
@@ -142,16 +147,19 @@ def _list(gateway: Gateway, as_json: bool) -> None:
     diagnostics_table(list(gateway.diagnostics), out)
 
 
-async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json: bool) -> int:
-    if gateway.registry.tool(name) is None:
+async def _call(
+    gateway: Gateway, name: str, arguments: dict[str, Any], args: argparse.Namespace
+) -> int:
+    as_json = bool(args.json)
+    tool = gateway.registry.tool(name)
+    if tool is None:
         error(
             _as(as_json), f"unknown tool {name!r} (see `gateway list`)", list(gateway.diagnostics)
         )
         return 1
-    if not as_json:
+    if not as_json and not args.quiet:
         gateway.progress_listener = _print_progress
-        tool = gateway.registry.tool(name)
-        for line in render_call(tool.display if tool is not None else None, arguments):
+        for line in render_call(tool.display, arguments):
             print(line)
     await gateway.start_session()
     await gateway.start_turn()
@@ -172,15 +180,20 @@ async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json:
     for part in result.parts or []:
         if part.get("type") == "image":
             print(f"[image {part.get('mime_type')} {part.get('path') or 'inline'}]")
-    _print_effects(gateway)
+    if not args.quiet:
+        _print_effects(gateway)
     # Info notes (the same ones on every run) stay in `gateway list` and --json.
-    print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
+    print_run_diagnostics(
+        list(gateway.diagnostics), tool.owner, quiet=args.quiet, verbose=args.verbose
+    )
     return 1 if result.is_error else 0
 
 
-async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -> int:
+async def _command(gateway: Gateway, name: str, arguments: str, args: argparse.Namespace) -> int:
+    as_json = bool(args.json)
     name = name.removeprefix("/")
-    if gateway.registry.command(name) is None:
+    command = gateway.registry.command(name)
+    if command is None:
         error(
             _as(as_json), f"unknown command /{name} (see `gateway list`)", list(gateway.diagnostics)
         )
@@ -212,8 +225,11 @@ async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -
         print("reload requested (not carried out by a one-shot command)")
     elif outcome.prompt:
         print(f"prompt: {outcome.prompt}")
-    _print_effects(gateway)
-    print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
+    if not args.quiet:
+        _print_effects(gateway)
+    print_run_diagnostics(
+        list(gateway.diagnostics), command.owner, quiet=args.quiet, verbose=args.verbose
+    )
     return 1 if outcome.error else 0
 
 
