@@ -418,6 +418,13 @@ ARGUMENT_INVALID = define_code(
     "deeper than the gateway accepts.",
     "Give the argument explicitly; `.` names the current folder.",
 )
+PACKAGE_UNKNOWN = define_code(
+    "package.unknown",
+    E,
+    "A command that acts on installed packages was given an id no installed package has. "
+    "With several ids nothing was changed: every id is checked before any is acted on.",
+    "`gateway list --packages` (or `gateway status`) lists the installed ids.",
+)
 SESSION_ENTRIES_DROPPED = define_code(
     "session.entries_dropped",
     W,

@@ -9,7 +9,7 @@ import sys
 from gateway.base import GatewayConfig, _codes, terminal_progress
 from gateway.cli._output import print_diagnostics, print_json
 from gateway.cli._policy import print_suggested, suggested_policy
-from gateway.cli._refusal import refuse
+from gateway.cli._refusal import print_each, refuse, refuse_unknown
 from gateway.packages import InstallError, collect_garbage, install, load_adapters, prepare_install
 from gateway.packages import uninstall as uninstall_package
 
@@ -73,9 +73,18 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
 
 
 def run_uninstall(args: argparse.Namespace, config: GatewayConfig) -> int:
-    package = uninstall_package(config.home, args.id)
+    """``uninstall ID…``: every id is checked before any package is removed."""
+    from gateway.cli._trust import installed_ids
+
+    ids = list(dict.fromkeys(args.ids))
+    installed = installed_ids(config)
+    unknown = [package_id for package_id in ids if package_id not in installed]
+    if unknown:
+        return refuse_unknown(args, unknown, given=len(ids))
+    packages = [uninstall_package(config.home, package_id) for package_id in ids]
     if args.json:
-        print_json({"uninstalled": package.id, "path": str(package.record.path)})
-    else:
+        print_each(args, [{"uninstalled": p.id, "path": str(p.record.path)} for p in packages])
+        return 0
+    for package in packages:
         print(f"uninstalled {package.id} (removed {package.record.path})")
     return 0

@@ -1,7 +1,8 @@
 """``gateway``: parse, check what every verb shares, then import and run the verb.
 
-Exit codes: 0 when a result was produced (an error result too), 1 for an unknown tool or
-command or a failed operation, 2 for bad usage.
+Exit codes: 0 when a result was produced and is not an error, 1 for an error result (a
+failed or blocked call, a failed command), an unknown tool or command or a failed
+operation, 2 for bad usage.
 
 A verb's implementation is imported when it runs (``_VERBS``): ``gateway --version`` or a
 ``gateway trust`` does not pay for the host, the MCP SDK or the audit's renderers, which
@@ -44,6 +45,7 @@ _VERBS: dict[str, tuple[str, str]] = {
     "secret": ("gateway.cli._secrets", "run_secret"),
     "policy": ("gateway.cli._policy", "run_policy"),
     "journal": ("gateway.cli._journal", "run_journal"),
+    "logs": ("gateway.cli._logs", "run_logs"),
     "serve": ("gateway.cli._serve", "run_serve"),
     "token": ("gateway.cli._token", "run_token"),
     "migrate": ("gateway.cli._migrate", "run_migrate"),
@@ -56,19 +58,27 @@ _VERBS: dict[str, tuple[str, str]] = {
 # Verbs that open a gateway once, print, and end; ``_leave`` ends them.
 _ONE_SHOT = ("list", "call", "command")
 # Commands that only read the gateway's state: a missing home is not made for them.
-_READ_ONLY_VERBS = ("inspect", "status", "audit", "lock")
+_READ_ONLY_VERBS = ("inspect", "status", "audit", "lock", "logs")
 # Positional arguments that name something: empty, each would mean the current folder.
-_NAMED = ("target", "source", "id", "tool", "name", "call")
+_NAMED = ("target", "targets", "source", "id", "ids", "tool", "name", "call")
+
+
+def _values(args: argparse.Namespace, name: str) -> list[str]:
+    """A positional argument's values: one, several (``ID…``), or none."""
+    value = getattr(args, name, None)
+    if isinstance(value, str):
+        return [value]
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
     for name in _NAMED:
-        value = getattr(args, name, None)
-        if isinstance(value, str) and not value.strip():
-            raise BadArgument(f"{name.upper()} is empty; use `.` for the current folder")
-    for name in ("target", "source"):
-        value = getattr(args, name, None)
-        if isinstance(value, str):
+        for value in _values(args, name):
+            if not value.strip():
+                what = name.upper().removesuffix("S")  # TARGETS, IDS: each one
+                raise BadArgument(f"{what} is empty; use `.` for the current folder")
+    for name in ("target", "targets", "source"):
+        for value in _values(args, name):
             _utf8(value, name.upper())
     if not hasattr(args, "workspace"):
         return
@@ -152,7 +162,9 @@ def _run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
         refuse(unusable.diagnostic(), as_json=bool(getattr(args, "json", False)))
         return 1
     try:
-        code = _verb(args.verb)(args, config)
+        # `list --packages` reads the state store only: no workspace is opened.
+        verb = "status" if args.verb == "list" and args.packages else args.verb
+        code = _verb(verb)(args, config)
     except Usage as problem:
         error(args, str(problem))
         return 2

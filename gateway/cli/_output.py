@@ -6,11 +6,12 @@ from __future__ import annotations
 import shutil
 import sys
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 from gateway.base import Diagnostic, Severity
-from gateway.base._printable import raw_stream
+from gateway.base._printable import printable, raw_stream
 
 _FALLBACK_WIDTH = 100
 """Width when the output is not a terminal and ``COLUMNS`` is unset (a pipe, a log)."""
@@ -22,6 +23,27 @@ def output_width() -> int:
     return shutil.get_terminal_size((_FALLBACK_WIDTH, 24)).columns
 
 
+def summary(text: str) -> str:
+    """A cell's worth of a package's text: its first non-blank line, ``…`` when more follows
+    (a tool description may be pages of Markdown; ``--json`` and ``inspect`` keep it all)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    return lines[0] + (" …" if len(lines) > 1 else "")
+
+
+def width(text: str) -> int:
+    """Columns ``text`` takes on a terminal: East Asian wide and full-width characters take
+    two, combining marks none."""
+    return sum(_char_width(char) for char in text)
+
+
+def _char_width(char: str) -> int:
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
 def table(
     title: str,
     headers: Sequence[str],
@@ -30,39 +52,50 @@ def table(
     *,
     notes: Sequence[str | None] | None = None,
 ) -> None:
-    """Columns aligned; the last one wraps to the output width. ``notes[i]`` (e.g. a
-    diagnostic's hint) is printed under row ``i``'s last column as ``hint: …``."""
+    """Columns aligned by their width on screen; the last one wraps to the output width.
+    A cell is one line: its line breaks and tabs become spaces, and a package's control
+    characters are escaped before measuring. ``notes[i]`` (e.g. a diagnostic's hint) is
+    printed under row ``i``'s last column as ``hint: …``."""
     print(f"{title} ({len(rows)})", file=out)
     if not rows:
         print("  (none)", file=out)
         return
-    cells = [[" ".join(str(cell).split()) for cell in row] for row in rows]
-    first = [max(len(headers[i]), *(len(row[i]) for row in cells)) for i in range(len(headers) - 1)]
-    indent = 2 + sum(width + 2 for width in first)
+    cells = [[printable(" ".join(str(cell).split())) for cell in row] for row in rows]
+    first = [
+        max(width(headers[i]), *(width(row[i]) for row in cells)) for i in range(len(headers) - 1)
+    ]
+    indent = 2 + sum(column + 2 for column in first)
     last = max(_MIN_LAST_COLUMN, output_width() - indent - 1)
 
     def line(values: Sequence[str], continuation: str) -> str:
         pairs = zip(values, first, strict=True)
-        lead = "  " + "".join(value.ljust(width + 2) for value, width in pairs)
+        lead = "  " + "".join(value + " " * (column + 2 - width(value)) for value, column in pairs)
         return (lead + continuation).rstrip()
 
     print(line([h.upper() for h in headers[:-1]], headers[-1].upper()), file=out)
     for index, row in enumerate(cells):
-        wrapped = textwrap.wrap(row[-1], last, break_on_hyphens=False, break_long_words=False) or [
-            ""
-        ]
+        wrapped = _wrap(row[-1], last) or [""]
         note = notes[index] if notes is not None else None
         if note:
-            wrapped += _wrap(f"hint: {' '.join(note.split())}", last)
+            wrapped += _wrap(f"hint: {' '.join(printable(note).split())}", last)
         print(line(row[:-1], wrapped[0]), file=out)
         blank = [""] * (len(headers) - 1)
         for more in wrapped[1:]:
             print(line(blank, more), file=out)
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    # Paths and commands stay whole (copy-pasteable), even past the width.
-    return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
+def _wrap(text: str, columns: int) -> list[str]:
+    """Words filled up to ``columns`` on screen. Paths and commands stay whole
+    (copy-pasteable), even past the width."""
+    if width(text) == len(text):
+        return textwrap.wrap(text, columns, break_on_hyphens=False, break_long_words=False)
+    lines: list[str] = []
+    for word in text.split():
+        if lines and width(lines[-1]) + 1 + width(word) <= columns:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
 
 
 def diagnostics_table(diagnostics: Sequence[Diagnostic], out: TextIO) -> None:
@@ -95,6 +128,31 @@ def print_diagnostics(
         )
         if diagnostic.hint:
             print(f"{indent}  hint: {diagnostic.hint}", file=out)
+
+
+def print_run_diagnostics(
+    diagnostics: Sequence[Diagnostic], owner: str | None, *, quiet: bool, verbose: bool
+) -> None:
+    """After ``call`` and ``command``: the called package's (``owner``'s) warnings and
+    errors, and the run's own (no package); the other packages' in one line, or each of
+    them with ``verbose``. ``quiet``: errors only, of the called package and the run."""
+    least = Severity.ERROR if quiet else Severity.WARNING
+    if verbose:
+        print_diagnostics(diagnostics, least=least)
+        return
+    ours = [d for d in diagnostics if d.package in (None, owner)]
+    print_diagnostics(ours, least=least)
+    if quiet:
+        return
+    others = {d.package for d in diagnostics if d.package not in (None, owner)}
+    others &= {d.package for d in diagnostics if d.severity is not Severity.INFO}
+    if others:
+        many = len(others) > 1
+        print(
+            f"{len(others)} other package{'s' if many else ''} {'have' if many else 'has'} "
+            "warnings: -v shows them (or gateway list, gateway status)",
+            file=sys.stderr,
+        )
 
 
 def print_json(data: Any, out: TextIO | None = None) -> None:

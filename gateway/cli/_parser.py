@@ -12,6 +12,17 @@ import argparse
 import sys
 
 from gateway.cli._parser_http import serve_http_arguments, token_arguments
+from gateway.cli._parser_packages import (
+    add_config,
+    add_group,
+    add_install,
+    add_journal,
+    add_logs,
+    add_permissions,
+    add_policy,
+    add_secret,
+    add_ungroup,
+)
 
 TYPE_CHECKING = False  # typing itself costs several ms at start
 if TYPE_CHECKING:
@@ -94,22 +105,42 @@ def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
 def _list(sub: argparse.ArgumentParser) -> None:
     _common(sub)
     sub.add_argument(
+        "--packages",
+        action="store_true",
+        help="the installed packages instead: id, version, ecosystem, active or not "
+        "(starts nothing)",
+    )
+    sub.add_argument(
         "--strict",
         action="store_true",
         help="withhold descriptions whose text looks like instructions to the model",
     )
 
 
+def _verbosity(sub: argparse.ArgumentParser) -> None:
+    loudness = sub.add_mutually_exclusive_group()
+    loudness.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="only the result and the called package's errors",
+    )  # fmt: skip
+    loudness.add_argument(
+        "-v", "--verbose", action="store_true",
+        help="every package's warnings, not only the called one's",
+    )  # fmt: skip
+
+
 def _call(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("tool")
     sub.add_argument("arguments", nargs="?", default="{}", metavar="JSON_ARGS")
     _common(sub)
+    _verbosity(sub)
 
 
 def _command(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("name")
     sub.add_argument("arguments", nargs="*", metavar="ARGS")
     _common(sub)
+    _verbosity(sub)
 
 
 def _shell(sub: argparse.ArgumentParser) -> None:
@@ -128,43 +159,17 @@ def _target(sub: argparse.ArgumentParser, metavar: str = "ID|DIR") -> None:
     sub.add_argument("--json", action="store_true")
 
 
+def _targets(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("targets", nargs="+", metavar="ID|DIR")
+    sub.add_argument("--json", action="store_true")
+
+
 def _json(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--json", action="store_true")
 
 
-def _package_id(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("id", metavar="ID")
-    sub.add_argument("--json", action="store_true")
-
-
-def _install(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("source", metavar="SRC", help="folder, git URL[#ref] or npm spec / tarball")
-    sub.add_argument("--kind", choices=("local", "git", "npm"), help="force the source kind")
-    sub.add_argument("--json", action="store_true")
-
-
-def _permissions(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument(
-        "id", metavar="ID", help="an installed package, or a discovered extension (pi:NAME)"
-    )
-    sub.add_argument("permissions", nargs="*", metavar="PERM")
-    sub.add_argument("--revoke", action="store_true")
-    sub.add_argument(
-        "--widen",
-        action="store_true",
-        help="grant a sandbox permission the package does not declare (it says what it opens)",
-    )
-    sub.add_argument("--json", action="store_true")
-
-
-def _group(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("name", metavar="NAME", help="the group: its members may share a process")
-    sub.add_argument("ids", nargs="+", metavar="ID")
-    sub.add_argument("--json", action="store_true")
-
-
-def _ungroup(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("ids", nargs="+", metavar="ID")
+def _package_ids(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("ids", nargs="+", metavar="ID", help="one or more installed packages")
     sub.add_argument("--json", action="store_true")
 
 
@@ -177,14 +182,6 @@ def _setup(sub: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="where --node downloads from (a mirror of https://nodejs.org/download/release)",
     )
-    sub.add_argument("--json", action="store_true")
-
-
-def _config(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("id", metavar="ID")
-    sub.add_argument("key", nargs="?", metavar="KEY", help="a dotted key, e.g. oss.llm.provider")
-    sub.add_argument("value", nargs="?", metavar="VALUE", help="JSON, or text")
-    sub.add_argument("--unset", action="store_true", help="remove KEY")
     sub.add_argument("--json", action="store_true")
 
 
@@ -276,42 +273,6 @@ def _audit(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--yes", "-y", action="store_true", help="confirm --load without asking")
 
 
-def _secret(sub: argparse.ArgumentParser) -> None:
-    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for action, text in (
-        ("set", "set NAME (the value is read from stdin, or asked for on a terminal)"),
-        ("unset", "remove NAME's value"),
-        ("list", "the package's secrets: set or unset (never the values)"),
-    ):
-        verb = actions.add_parser(action, help=text)
-        verb.add_argument("id", metavar="ID")
-        if action != "list":
-            verb.add_argument("name", metavar="NAME")
-        verb.add_argument("--json", action="store_true")
-
-
-def _policy(sub: argparse.ArgumentParser) -> None:
-    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for action, text in (
-        ("show", "the rules the package suggests, and whether they are adopted"),
-        ("accept", "adopt the rules the package suggests (they apply to every tool call)"),
-        ("revoke", "drop the package's adopted rules"),
-    ):
-        verb = actions.add_parser(action, help=text)
-        verb.add_argument("id", metavar="ID")
-        verb.add_argument("--json", action="store_true")
-
-
-def _journal(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--all", action="store_true", help="every journaled call, not only open ones")
-    sub.add_argument("--json", action="store_true")
-    actions = sub.add_subparsers(dest="action", metavar="ACTION")
-    resolve = actions.add_parser("resolve", help="say whether an interrupted call happened")
-    resolve.add_argument("call", metavar="CALL")
-    resolve.add_argument("resolution", choices=("ran", "not_run"))
-    resolve.add_argument("--json", action="store_true")
-
-
 def _lock(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--out", metavar="PATH", help="where to write (default ./gateway.lock)")
     sub.add_argument("--json", action="store_true")
@@ -338,26 +299,26 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "call": ("run one turn around one tool call", _call, None),
     "command": ("run a slash command", _command, None),
     "shell": ("interactive shell", _shell, None),
-    "trust": ("trust an installed package, or a workspace folder", _target, None),
-    "untrust": ("stop trusting an installed package, or a workspace folder", _target, None),
-    "install": ("install a package (local folder, git, npm)", _install, None),
+    "trust": ("trust installed packages, or workspace folders", _targets, None),
+    "untrust": ("stop trusting installed packages, or workspace folders", _targets, None),
+    "install": ("install a package (local folder, git, npm)", add_install, None),
     "inspect": (
         "a package's metadata (runs nothing)",
         lambda sub: _target(sub, "ID|PATH"),
         None,
     ),
-    "permissions": ("show, grant or revoke permissions", _permissions, None),
-    "enable": ("enable a package", _package_id, None),
-    "disable": ("disable a package", _package_id, None),
-    "uninstall": ("remove a package", _package_id, None),
+    "permissions": ("show, grant or revoke permissions", add_permissions, None),
+    "enable": ("enable packages", _package_ids, None),
+    "disable": ("disable packages", _package_ids, None),
+    "uninstall": ("remove packages", _package_ids, None),
     "group": (
         "let packages share one process (each runs alone otherwise)",
-        _group,
+        add_group,
         "Put installed packages in group NAME. Packages of one group whose runtime can host "
         "several, granted the same permissions, run in one process: cheaper, but nothing "
         "separates them there (docs/security.md). Every other package runs alone.",
     ),
-    "ungroup": ("give packages their own process again", _ungroup, None),
+    "ungroup": ("give packages their own process again", add_ungroup, None),
     "status": (
         "every installed package: gates, active or not and why",
         _json,
@@ -368,7 +329,7 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
         _setup,
         _SETUP,
     ),
-    "config": ("show or set a package's configuration", _config, None),
+    "config": ("show or set a package's configuration", add_config, None),
     "serve": (
         "serve the packages to another host: an MCP server or a nimlet extension",
         _serve,
@@ -380,9 +341,10 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
         _audit,
         None,
     ),
-    "secret": ("set, unset or list a package's secrets", _secret, None),
-    "policy": ("show, accept or revoke a package's policy rules", _policy, None),
-    "journal": ("interrupted at-most-once tool calls; resolve them", _journal, None),
+    "secret": ("set, unset or list a package's secrets", add_secret, None),
+    "policy": ("show, accept or revoke a package's policy rules", add_policy, None),
+    "journal": ("interrupted at-most-once tool calls; resolve them", add_journal, None),
+    "logs": ("what a package's processes wrote to stderr", add_logs, None),
     "token": ("create, list or revoke the bearer tokens of serve --http", token_arguments, None),
     "lock": ("write gateway.lock: every installed package, exactly", _lock, None),
     "sync": ("make the installed packages match gateway.lock", _sync, None),

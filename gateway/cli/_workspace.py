@@ -16,12 +16,17 @@ from gateway.base import (
     MAX_ARGUMENT_DEPTH,
     USER_MESSAGE_DROPPED,
     GatewayConfig,
-    Severity,
     json_depth,
 )
 from gateway.cli._errors import BadArgument, Usage, error
 from gateway.cli._flagged import flag_listing
-from gateway.cli._output import diagnostics_table, print_diagnostics, print_json, table
+from gateway.cli._output import (
+    diagnostics_table,
+    print_json,
+    print_run_diagnostics,
+    summary,
+    table,
+)
 from gateway.host import Gateway, UnknownCommand, open_gateway
 from gateway.model import render_call
 from gateway.sandbox import (
@@ -88,8 +93,8 @@ async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
             _list(gateway, args.json, args.strict)
             return 0
         if args.verb == "call":
-            return await _call(gateway, args.tool, arguments, args.json)
-        return await _command(gateway, args.name, " ".join(args.arguments), args.json)
+            return await _call(gateway, args.tool, arguments, args)
+        return await _command(gateway, args.name, " ".join(args.arguments), args)
     raise AssertionError(args.verb)  # pragma: no cover
 
 
@@ -129,12 +134,14 @@ def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
     out = sys.stdout
     trust = "trusted" if gateway.trusted else "not trusted"
     print(f"workspace {gateway.workspace} ({trust}{', plan mode' if gateway.plan else ''})\n")
+    # A description is summed up by its first line; --json keeps it whole.
     tool_rows = [
-        (t["name"], t["owner"], ",".join(t["capabilities"]), t["description"]) for t in tools
+        (t["name"], t["owner"], ",".join(t["capabilities"]), summary(t["description"]))
+        for t in tools
     ]
     table("Tools", ("name", "owner", "capabilities", "description"), tool_rows, out)
     print(file=out)
-    command_rows = [("/" + c["name"], c["owner"], c["description"]) for c in commands]
+    command_rows = [("/" + c["name"], c["owner"], summary(c["description"])) for c in commands]
     table("Commands", ("command", "owner", "description"), command_rows, out)
     print(file=out)
     if flags:
@@ -143,23 +150,28 @@ def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
         print(file=out)
     table("Hooks", ("event", "owner"), [(h["event"], h["owner"]) for h in hooks], out)
     print(file=out)
-    table("Skills", ("name", "description"), [(s["name"], s["description"]) for s in skills], out)
+    skill_rows = [(s["name"], summary(s["description"])) for s in skills]
+    table("Skills", ("name", "description"), skill_rows, out)
     print(file=out)
-    table("Prompts", ("name", "description"), [(p["name"], p["description"]) for p in prompts], out)
+    prompt_rows = [(p["name"], summary(p["description"])) for p in prompts]
+    table("Prompts", ("name", "description"), prompt_rows, out)
     print(file=out)
     diagnostics_table(said, out)
 
 
-async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json: bool) -> int:
-    if gateway.registry.tool(name) is None:
+async def _call(
+    gateway: Gateway, name: str, arguments: dict[str, Any], args: argparse.Namespace
+) -> int:
+    as_json = bool(args.json)
+    tool = gateway.registry.tool(name)
+    if tool is None:
         error(
             _as(as_json), f"unknown tool {name!r} (see `gateway list`)", list(gateway.diagnostics)
         )
         return 1
-    if not as_json:
+    if not as_json and not args.quiet:
         gateway.progress_listener = _print_progress
-        tool = gateway.registry.tool(name)
-        for line in render_call(tool.display if tool is not None else None, arguments):
+        for line in render_call(tool.display, arguments):
             print(line)
     await gateway.start_session()
     await gateway.start_turn()
@@ -174,21 +186,26 @@ async def _call(gateway: Gateway, name: str, arguments: dict[str, Any], as_json:
              "notifications": _notifications(gateway),
              "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
         )  # fmt: skip
-        return 0
+        return 1 if result.is_error else 0
     label = "blocked" if result.blocked else ("error" if result.is_error else "ok")
     print(f"[{label}] {result.content}")
     for part in result.parts or []:
         if part.get("type") == "image":
             print(f"[image {part.get('mime_type')} {part.get('path') or 'inline'}]")
-    _print_effects(gateway)
+    if not args.quiet:
+        _print_effects(gateway)
     # Info notes (the same ones on every run) stay in `gateway list` and --json.
-    print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
-    return 0
+    print_run_diagnostics(
+        list(gateway.diagnostics), tool.owner, quiet=args.quiet, verbose=args.verbose
+    )
+    return 1 if result.is_error else 0
 
 
-async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -> int:
+async def _command(gateway: Gateway, name: str, arguments: str, args: argparse.Namespace) -> int:
+    as_json = bool(args.json)
     name = name.removeprefix("/")
-    if gateway.registry.command(name) is None:
+    command = gateway.registry.command(name)
+    if command is None:
         error(
             _as(as_json), f"unknown command /{name} (see `gateway list`)", list(gateway.diagnostics)
         )
@@ -209,7 +226,7 @@ async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -
              "widgets": gateway.session.widgets, "notifications": _notifications(gateway),
              "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
         )  # fmt: skip
-        return 0
+        return 1 if outcome.error else 0
     if outcome.message:
         print(outcome.message)
     if outcome.error:
@@ -220,9 +237,12 @@ async def _command(gateway: Gateway, name: str, arguments: str, as_json: bool) -
         print("reload requested (not carried out by a one-shot command)")
     elif outcome.prompt:
         print(f"prompt: {outcome.prompt}")
-    _print_effects(gateway)
-    print_diagnostics(list(gateway.diagnostics), least=Severity.WARNING)
-    return 0
+    if not args.quiet:
+        _print_effects(gateway)
+    print_run_diagnostics(
+        list(gateway.diagnostics), command.owner, quiet=args.quiet, verbose=args.verbose
+    )
+    return 1 if outcome.error else 0
 
 
 def _print_progress(owner: str, item: dict[str, Any]) -> None:

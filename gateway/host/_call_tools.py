@@ -39,8 +39,9 @@ from gateway.host._confinement import Confinement
 from gateway.host._state import GatewayState
 from gateway.model import CallTool, ToolOutcome
 from gateway.runtime import ChildOutput, run_child
-from gateway.sandbox import SandboxUnavailable, package_dirs, safe_name
+from gateway.sandbox import SandboxUnavailable, package_dirs
 from gateway.store import STATE_FILE, CallJournal, JournalEntry, StateStore, StoreError
+from gateway.wire import calls_log
 
 __all__ = ["INDETERMINATE", "CallRunner", "call_environment", "interrupted_calls"]
 
@@ -231,8 +232,8 @@ class CallRunner:
         ended = "timed out" if timed_out else f"exit {code}"
         header = f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} {tool} attempt {attempt}: {ended}\n"
         try:
-            folder = private_dir(self._state.config.logs_dir)
-            fd = private_file(folder / f"calls-{safe_name(package)}.log", append=True)
+            private_dir(self._state.config.logs_dir)
+            fd = private_file(calls_log(self._state.config.logs_dir, package), append=True)
             with os.fdopen(fd, "ab") as log:
                 log.write(
                     header.encode() + stderr + (b"\n" if stderr[-1:] not in (b"", b"\n") else b"")

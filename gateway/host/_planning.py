@@ -20,7 +20,7 @@ from gateway.packages.environment import granted_environment
 from gateway.runtime import resolve_command
 from gateway.sandbox import SandboxPolicy
 from gateway.store import STATE_FILE, StateStore, StoreError
-from gateway.wire import InitializeMessage, LaunchPlan, log_path
+from gateway.wire import InitializeMessage, LaunchPlan, log_path, runtime_log
 from gateway.wire.features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
 
 __all__ = ["Planner"]
@@ -80,8 +80,7 @@ class Planner:
                     )
                 )
             elif item.launch is not None:
-                digest = hashlib.sha256(item.name.encode()).hexdigest()[:8]
-                log = log_path(state.config.logs_dir, "discovered", item.name, digest)
+                log = runtime_log(state.config.logs_dir, "discovered", item.name)
                 granted = grants.get(item.name, frozenset())
                 policy = self._confinement.discovered(item.name, item.origin, item.launch, granted)
                 plans.append(
@@ -92,15 +91,13 @@ class Planner:
     def package(self, status: PackageStatus, spec: LaunchSpec) -> LaunchPlan:
         """An installed package's runtime."""
         root = status.package.record.path
-        digest = hashlib.sha256(status.id.encode()).hexdigest()[:8]
-        log = log_path(self._state.config.logs_dir, "package", root.parent.name, digest)
+        log = runtime_log(self._state.config.logs_dir, "package", status.id, root.parent.name)
         policy = self._confinement.package(status, spec)
         return self._runtime(status.id, spec, root, log, policy, status.package.granted)
 
     def shared(self, group: SharedLaunch) -> LaunchPlan:
         """One process for several installed packages (``gateway.host._sharing``)."""
-        digest = hashlib.sha256(group.name.encode()).hexdigest()[:8]
-        log = log_path(self._state.config.logs_dir, "shared", group.name, digest)
+        log = runtime_log(self._state.config.logs_dir, "shared", group.name)
         origin = group.statuses[0].package.record.path
         policy = self._confinement.shared(group.name, group.statuses, group.spec)
         # Members granted different permissions run apart (``_sharing``): one grant set.

@@ -11,7 +11,14 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 if TYPE_CHECKING:
     from gateway.wire._errors import ExtensionError, RegisterInvalid, SandboxRefused, UiAnswer
     from gateway.wire._framing import DEFAULT_LINE_CAP, LineFramer, OversizedLine, read_lines
-    from gateway.wire._logfiles import LogLimits, RotatingLog, log_path, open_log
+    from gateway.wire._logfiles import (
+        LogLimits,
+        RotatingLog,
+        calls_log,
+        log_path,
+        open_log,
+        runtime_log,
+    )
     from gateway.wire._owners import Member, MemberNames, split_registration, split_specs
     from gateway.wire._pause import DeadlinePause
     from gateway.wire._pipes import ChildPipes, PipeClosed
@@ -87,8 +94,10 @@ _WHERE: dict[str, str] = {
     "after_rewrite": "gateway.wire._tool_content",
     "describe_validation_error": "gateway.wire.protocol",
     "encode": "gateway.wire.protocol",
+    "calls_log": "gateway.wire._logfiles",
     "log_path": "gateway.wire._logfiles",
     "open_log": "gateway.wire._logfiles",
+    "runtime_log": "gateway.wire._logfiles",
     "parse_extension_message": "gateway.wire.protocol",
     "read_lines": "gateway.wire._framing",
     "read_tool_content": "gateway.wire._tool_content",
@@ -137,6 +146,7 @@ __all__ = [
     "UiResponse",
     "UpdateMessage",
     "after_rewrite",
+    "calls_log",
     "describe_validation_error",
     "encode",
     "log_path",
@@ -144,6 +154,7 @@ __all__ = [
     "parse_extension_message",
     "read_lines",
     "read_tool_content",
+    "runtime_log",
     "split_registration",
     "split_specs",
 ]

@@ -15,6 +15,7 @@ Two ways to write one:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import BinaryIO
 from gateway.base import MAX_NAME_BYTES, private_dir, private_file, safe_join
 from gateway.sandbox import safe_name
 
-__all__ = ["LogLimits", "RotatingLog", "log_path", "open_log", "rotate"]
+__all__ = ["LogLimits", "RotatingLog", "calls_log", "log_path", "open_log", "rotate", "runtime_log"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,20 @@ def log_path(logs_dir: Path, *parts: str) -> Path:
     if len(name) + len(".log.NN") > MAX_NAME_BYTES:  # many long parts: one file name still
         name = safe_name(name)
     return safe_join(logs_dir, f"{name}.log", portable=False)
+
+
+def runtime_log(logs_dir: Path, kind: str, name: str, folder: str = "") -> Path:
+    """The stderr log of a runtime the gateway starts: an installed package's (``kind``
+    ``package``, ``folder`` the name of its install folder), a process shared by the group
+    ``name`` (``shared``) or an extension an adapter discovered (``discovered``, ``name``
+    its id, e.g. ``pi:notes.ts``). One name for the planner and ``gateway logs``."""
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return log_path(logs_dir, kind, folder or name, digest)
+
+
+def calls_log(logs_dir: Path, package_id: str) -> Path:
+    """The log of a package's per-call tools (stderr of each call that wrote any)."""
+    return logs_dir / f"calls-{safe_name(package_id)}.log"
 
 
 def _rotated(path: Path, index: int) -> Path:

@@ -102,14 +102,22 @@ def test_call_json_prints_content_is_error_and_diagnostics(workspace):
     assert result["diagnostics"] == []
 
 
-def test_call_with_an_error_result_exits_0(workspace):
+def test_call_with_an_error_result_exits_1_and_still_prints_the_whole_result(workspace):
     workspace.add_extension("ext")
     args = ("call", "act", '{"do": "error", "content": "disk full"}')
-    result = gateway_json(workspace, *args, "--workspace", ws(workspace), "--trust")
+    result = gateway_json(workspace, *args, "--workspace", ws(workspace), "--trust", code=1)
     assert (result["content"], result["is_error"]) == ("disk full", True)
+    assert {"session_id", "diagnostics", "statuses"} <= set(result)
 
 
-def test_blocked_call_exits_0_with_the_joined_reasons(workspace):
+def test_call_with_an_error_result_exits_1_in_human_output_too(workspace):
+    workspace.add_extension("ext")
+    args = ("call", "act", '{"do": "error", "content": "disk full"}')
+    done = gateway(workspace, *args, "--workspace", ws(workspace), "--trust")
+    assert (done.returncode, done.stdout.splitlines()[-1]) == (1, "[error] disk full")
+
+
+def test_blocked_call_exits_1_with_the_joined_reasons(workspace):
     for name, reason in (("guard1", "r1"), ("guard2", "r2")):
         workspace.add_extension(
             name,
@@ -118,7 +126,9 @@ def test_blocked_call_exits_0_with_the_joined_reasons(workspace):
             hooks={"tool_call": {"allow": False, "reason": reason}},
         )
     workspace.add_extension("ext")
-    result = gateway_json(workspace, "call", "act", "{}", "--workspace", ws(workspace), "--trust")
+    result = gateway_json(
+        workspace, "call", "act", "{}", "--workspace", ws(workspace), "--trust", code=1
+    )
     assert (result["content"], result["is_error"]) == ("r1; r2", True)
     assert not [m for m in workspace.received("ext") if m["type"] == "tool"]
 

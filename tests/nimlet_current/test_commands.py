@@ -140,6 +140,17 @@ def test_the_cli_command_reports_the_action_it_does_not_carry_out(workspace) -> 
     assert (data["message"], data["session"], data["reload"]) == ("m", {"action": "new"}, False)
 
 
+def test_the_cli_command_whose_reply_failed_exits_1_and_still_prints_it(workspace) -> None:
+    add_current(workspace, "ext", commands={"go": reply(message="m", session={"action": "bad"})})
+    done = run_cli(workspace, "command", "go", "--json")
+    assert done.returncode == 1, done.stderr
+    data = json.loads(done.stdout)
+    assert (data["message"], data["error"]) == ("m", "unknown session action: bad")
+    human = run_cli(workspace, "command", "go")
+    assert human.returncode == 1
+    assert "Extension command failed: unknown session action: bad" in human.stdout
+
+
 def test_the_shell_carries_out_session_actions_reload_and_prompt(workspace) -> None:
     add_current(
         workspace,

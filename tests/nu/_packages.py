@@ -148,9 +148,9 @@ def cli(home: Path, *args: str, stdin: str | None = None, cwd: Path | None = Non
     )  # fmt: skip
 
 
-def cli_json(home: Path, *args: str, stdin: str | None = None) -> Any:
+def cli_json(home: Path, *args: str, stdin: str | None = None, code: int = 0) -> Any:
     done = cli(home, *args, "--json", stdin=stdin)
-    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert done.returncode == code, (done.stdout, done.stderr)
     return json.loads(done.stdout)
 
 

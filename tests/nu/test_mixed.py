@@ -161,12 +161,22 @@ def test_the_realistic_package_through_the_command_line(tmp_path: Path) -> None:
         )
         assert "📣 Post to #team\n```markdown\n- done\n```\n[ok]" in posted.stdout
         general = cli_json(
-            home, "call", "standup__post", json.dumps({"channel": "general", "text": "hi"}), *where
+            home,
+            "call",
+            "standup__post",
+            json.dumps({"channel": "general", "text": "hi"}),
+            *where,
+            code=1,
         )
         assert general["blocked"] and general["error_code"] == "policy_denied"
         assert "no one can answer" in general["content"]
         friday = cli_json(
-            home, "call", "standup__post", json.dumps({"channel": "team", "text": "friday"}), *where
+            home,
+            "call",
+            "standup__post",
+            json.dumps({"channel": "team", "text": "friday"}),
+            *where,
+            code=1,
         )
         assert (
             friday["blocked"] and friday["content"] == "no standup posts on Fridays (nimlet guard)"

@@ -216,6 +216,7 @@ def test_unknown_package_id_is_a_one_line_error_with_exit_1(home: Path, verb: st
     assert done.stdout == ""
     (line,) = done.stderr.splitlines()
     assert line.startswith("gateway: error: ") and "no.such.pkg" in line
+    assert line.endswith("[package.unknown]")
     assert [p.id for p in recorded(home)] == [PACKAGE]
 
 
@@ -223,7 +224,8 @@ def test_unknown_package_id_with_json_is_an_error_object(home: Path, gw) -> None
     done = cli(home, "enable", "no.such.pkg", "--json")  # a real process: no traceback
     assert (done.returncode, done.stderr) == (1, "")
     result = json.loads(done.stdout)
-    assert "no.such.pkg" in result["error"] and result["diagnostics"] == []
+    assert "no.such.pkg" in result["error"]
+    assert [d["code"] for d in result["diagnostics"]] == ["package.unknown"]
 
 
 def test_a_sandbox_permission_a_nanobot_package_did_not_request_needs_widen(home: Path, gw) -> None:

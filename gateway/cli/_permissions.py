@@ -1,0 +1,171 @@
+"""``gateway permissions ID [PERM…] [--revoke] [--widen]`` and its form for several ids,
+``gateway permissions ID… --grant PERM…`` / ``--revoke PERM…``: every id is checked, with
+every permission, before any grant or revocation is written (docs/cli.md)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.base import GatewayConfig
+from gateway.cli._errors import Usage
+from gateway.cli._refusal import print_each, refuse, refuse_unknown
+from gateway.cli._trust import installed_ids
+from gateway.packages import load_adapters
+from gateway.packages.environment import env_grant_name
+from gateway.sandbox import SANDBOX_PERMISSIONS
+from gateway.store import StateStore
+
+__all__ = ["run_permissions"]
+
+# Ecosystems whose packages declare what they need: granting more than that is the user
+# widening the package's sandbox on purpose (``--widen``), never a side effect of a typo.
+_DECLARING = frozenset({"nanobot", "nimlet"})
+_OPENS = {
+    "workspace.write": "the workspace becomes writable",
+    "network": "TCP and UDP to anywhere",
+}
+_DISCOVERED = re.compile(r"^(pi|openclaw):.+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """One id, checked: what it requests and may be granted."""
+
+    id: str
+    discovered: bool
+    requested: tuple[str, ...] = ()
+    optional: frozenset[str] = frozenset()
+    grantable: tuple[str, ...] = tuple(SANDBOX_PERMISSIONS)
+    widening: tuple[str, ...] = ()
+    """Sandbox permissions granted to a package that declares its own (said once granted)."""
+
+
+def _request(args: argparse.Namespace) -> tuple[list[str], list[str], str]:
+    """(ids, permissions, action: grant | revoke | show) from either form."""
+    if args.grant is not None and args.revoke is not None:
+        raise Usage("--grant and --revoke cannot be used together")
+    if args.grant is not None:
+        return [args.id, *args.permissions], list(args.grant), "grant"
+    if args.revoke:  # --revoke PERM…: every id given
+        return [args.id, *args.permissions], list(args.revoke), "revoke"
+    if args.revoke is not None:  # a bare --revoke: the PERMs after the one id
+        return [args.id], list(args.permissions), "revoke" if args.permissions else "show"
+    return [args.id], list(args.permissions), "grant" if args.permissions else "show"
+
+
+def run_permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
+    """A package's own requested permissions, plus the sandbox's (SANDBOX_PERMISSIONS): a Pi
+    or OpenClaw package declares nothing, and its user decides what its sandbox opens; a
+    package that declares its permissions gets one of those only with ``--widen``. A
+    discovered extension (``pi:NAME``, ``openclaw:ID``) is granted by its own id."""
+    ids, permissions, action = _request(args)
+    ids = list(dict.fromkeys(ids))
+    installed = installed_ids(config)
+    unknown = [i for i in ids if i not in installed and not _DISCOVERED.match(i)]
+    if unknown:
+        return refuse_unknown(args, unknown, given=len(ids))
+    targets = [_check(config, i, i not in installed) for i in ids]
+    if action == "grant":
+        for target in targets:
+            problem = _refusal(args, target, permissions)
+            if problem:
+                return refuse(args, problem)
+    results = [_apply(config, target, permissions, action) for target in targets]
+    if args.json:
+        print_each(args, results)
+        return 0
+    for target, result in zip(targets, results, strict=True):
+        _print(target, result, permissions if action == "grant" else [], len(targets) > 1)
+    return 0
+
+
+def _check(config: GatewayConfig, package_id: str, discovered: bool) -> _Target:
+    if discovered:
+        return _Target(package_id, discovered=True)
+    with StateStore.open(config.home) as store:
+        package = store.get_package(package_id)
+    permissions = load_adapters().inspect(package.record.path).permissions
+    requested = tuple(p.name for p in permissions)
+    grantable = (*requested, *(name for name in SANDBOX_PERMISSIONS if name not in requested))
+    declares = package.record.ecosystem in _DECLARING
+    return _Target(
+        package_id,
+        discovered=False,
+        requested=requested,
+        optional=frozenset(p.name for p in permissions if p.optional),
+        grantable=grantable,
+        widening=tuple(n for n in SANDBOX_PERMISSIONS if n not in requested) if declares else (),
+    )
+
+
+def _refusal(args: argparse.Namespace, target: _Target, permissions: list[str]) -> str | None:
+    """Why ``permissions`` cannot be granted to ``target``, or None."""
+    if target.discovered:
+        unknown = sorted(set(permissions) - set(SANDBOX_PERMISSIONS))
+        if unknown:
+            return (
+                f"{target.id} is a discovered extension; it may be granted "
+                f"{', '.join(SANDBOX_PERMISSIONS)}, not {', '.join(unknown)}"
+            )
+        return None
+    # env:NAME: any variable of the user's environment may be passed to any package.
+    unknown = sorted(p for p in set(permissions) - set(target.grantable) if not env_grant_name(p))
+    widening = sorted(set(permissions) & set(target.widening))
+    if not unknown and (args.widen or not widening):
+        return None
+    asked = unknown or widening
+    hint = (
+        f"; to widen its sandbox anyway: gateway permissions {target.id} "
+        f"{' '.join(widening)} --widen ({'; '.join(_OPENS[w] for w in widening)})"
+        if not unknown
+        else f" (any package may be granted {', '.join(SANDBOX_PERMISSIONS)}, env:NAME)"
+    )
+    return (
+        f"{target.id} does not request {', '.join(asked)}; "
+        f"it requests: {', '.join(target.requested) or 'nothing'}{hint}"
+    )
+
+
+def _apply(
+    config: GatewayConfig, target: _Target, permissions: list[str], action: str
+) -> dict[str, Any]:
+    with StateStore.open(config.home) as store:
+        if target.discovered:
+            if action == "grant":
+                granted = store.grant_extension(target.id, permissions)
+            elif action == "revoke":
+                granted = store.revoke_extension(target.id, permissions)
+            else:
+                granted = store.extension_granted(target.id)
+        elif action == "grant":
+            grantable = [*target.grantable, *(p for p in permissions if env_grant_name(p))]
+            granted = store.grant(target.id, permissions, grantable)
+        elif action == "revoke":
+            granted = store.revoke(target.id, permissions)
+        else:
+            granted = store.granted(target.id)
+    return {"id": target.id, "requested": list(target.requested), "granted": sorted(granted)}
+
+
+def _print(target: _Target, result: dict[str, Any], granting: list[str], several: bool) -> None:
+    granted: list[str] = result["granted"]
+    if several:
+        print(f"{target.id}:")
+    for name in sorted(set(granting) & set(target.widening)):
+        print(f"widened {target.id}'s sandbox: {_OPENS[name]}")
+    if target.discovered:
+        for name in SANDBOX_PERMISSIONS:
+            print(f"  {'granted' if name in granted else 'not granted':12} {name}")
+        return
+    listed = [*target.grantable, *(p for p in granted if env_grant_name(p))]
+    for name in dict.fromkeys(listed):
+        if name in target.requested or name in granted:
+            state = "granted" if name in granted else "not granted"
+            print(f"  {state:12} {name}{' (optional)' if name in target.optional else ''}")
+    if not target.requested:
+        extra = [name for name in granted if name in SANDBOX_PERMISSIONS]
+        widened = f"; its sandbox is widened by: {', '.join(extra)}" if extra else ""
+        print(f"{target.id} requests no permissions{widened}")

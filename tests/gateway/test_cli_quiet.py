@@ -1,0 +1,48 @@
+"""After ``call`` and ``command``: the called package's warnings, one line for the rest;
+``-q`` the result and errors only, ``-v`` everything."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gateway.test_cli import gateway, ws
+
+
+@pytest.fixture
+def crowded(workspace):
+    """``ext`` (tool act, command note) beside two extensions that fail to start."""
+    workspace.add_extension("ext", commands=["note"])
+    for name in ("broken1", "broken2"):
+        workspace.add_extension(name, tools=[name], before_register="crash")
+    return workspace
+
+
+def run(workspace, *args: str):
+    return gateway(workspace, *args, "--workspace", ws(workspace), "--trust")
+
+
+@pytest.mark.parametrize("verb", [("call", "act", "{}"), ("command", "note")])
+def test_other_packages_warnings_are_one_line(crowded, verb) -> None:
+    done = run(crowded, *verb)
+    assert done.returncode == 0, done.stderr
+    assert "broken1" not in done.stderr and "broken2" not in done.stderr
+    assert done.stderr.splitlines() == [
+        "2 other packages have warnings: -v shows them (or gateway list, gateway status)"
+    ]
+
+
+def test_verbose_shows_every_package_warning(crowded) -> None:
+    done = run(crowded, "call", "act", "{}", "-v")
+    assert "broken1" in done.stderr and "broken2" in done.stderr
+    assert "other packages" not in done.stderr
+
+
+def test_quiet_shows_only_the_result(crowded) -> None:
+    done = run(crowded, "call", "act", "{}", "-q")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("[ok] ")
+    assert len(done.stdout.splitlines()) == 1
+
+
+def test_quiet_and_verbose_together_are_bad_usage(crowded) -> None:
+    assert run(crowded, "call", "act", "{}", "-q", "-v").returncode == 2
