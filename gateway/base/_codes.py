@@ -315,6 +315,15 @@ INSTALL_NEEDS_GRANT = define_code(
     "the message shows where.",
     "Grant it knowingly with the command in the hint, or leave it denied.",
 )
+INSTALL_NATIVE_ADDON_UNBUILT = define_code(
+    "install.native_addon_unbuilt",
+    W,
+    "A dependency of the installed package builds its native addon when it is installed "
+    "(binding.gyp) and holds no prebuilt binary for this platform; install scripts never run "
+    'here, so loading the package fails ("Failed to load native module").',
+    "Install a version of the package (or of that dependency) that ships a prebuilt binary "
+    "for this platform; the gateway does not build native code for a package.",
+)
 MODEL_INSTRUCTIONS = define_code(
     "package.model_instructions",
     W,

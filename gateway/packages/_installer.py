@@ -40,6 +40,7 @@ from gateway.model import CatalogEntry
 from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
 from gateway.packages._instructions import declared_instructions
 from gateway.packages._locks import LOCKS, held, lock_path, try_lock
+from gateway.packages._native import unbuilt_native_addons
 from gateway.packages._sources import FetchError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
@@ -280,8 +281,9 @@ def _install(
         diagnostics += grant_hints(
             version_dir, entry.id, frozenset(known), widen=declares, entries=entry.entries
         )
-    # What it gives the model to read, before the user trusts it.
+    # What it gives the model to read, and native addons it cannot load, before it is trusted.
     diagnostics += declared_instructions(entry, version_dir)
+    diagnostics += unbuilt_native_addons(version_dir, entry.id)
     return InstallReport(result.package, result, entry, files, size, diagnostics)
 
 
