@@ -24,6 +24,7 @@ from adapters.openclaw.runtime import (
     MIN_NODE,
     PRIVACY_ENV,
     TIMEOUT_VARIABLE,
+    _granted,
     _manifest_id,
     missing_required,
     openclaw_package_spec,
@@ -150,15 +151,8 @@ def _spec(entry: CatalogEntry, home: Path, found: list[Diagnostic]) -> dict | No
                 hint=f"gateway config {entry.id} {name} VALUE",
             )
         )
-    return None if missing else openclaw_package_spec(entry, home, _granted(home, entry.id))
-
-
-def _granted(home: Path, extension_id: str) -> frozenset[str]:
-    """What the user granted the discovered plugin by its id (``conversation_access``)."""
-    if not (home / STATE_FILE).exists():
-        return frozenset()
-    try:
-        with StateStore.open(home) as store:
-            return store.extension_granted(extension_id)
-    except StoreError:
-        return frozenset()
+    return (
+        None
+        if missing
+        else openclaw_package_spec(entry, home, _granted(home, entry.id, discovered=True))
+    )

@@ -65,11 +65,14 @@ def _plugin_id(entry: CatalogEntry) -> str:
     return value if isinstance(value, str) and value else entry.id
 
 
-def _granted(home: Path, package_id: str) -> frozenset[str]:
+def _granted(home: Path, package_id: str, *, discovered: bool = False) -> frozenset[str]:
+    """What the user granted an installed package, or a discovered plugin by its id."""
     if not (home / STATE_FILE).exists():
         return frozenset()
     try:
         with StateStore.open(home) as store:
+            if discovered:
+                return store.extension_granted(package_id)
             return store.granted(package_id)
     except (StoreError, KeyError):
         return frozenset()
