@@ -138,3 +138,11 @@ def test_no_shell_is_a_usage_error_with_its_code(workspace):
     done = gateway(workspace, "completion")
     assert done.returncode == 2
     assert "[completion.unknown_shell]" in done.stderr
+
+
+def test_completing_ids_and_printing_docs_load_nothing_heavy(workspace):
+    from tests.gateway.test_cli_start import loaded
+
+    installed(workspace, "gamma")
+    for argv in (["__complete", "ids"], ["docs", "cli"], ["completion", "bash"]):
+        assert loaded(workspace, f"from gateway.cli import main; main({argv!r})") == [], argv
