@@ -53,6 +53,7 @@ __all__ = [
     "SOURCE_DIR",
     "SidecarSetupError",
     "compile_cache_dir",
+    "doctor_check",
     "install_modules",
     "setup_step",
     "sidecar_dir",
@@ -278,6 +279,20 @@ def setup_step(progress: Callable[[str], None], home: Path) -> str:
     except SidecarSetupError as error:
         raise SidecarSetupError(f"Node sidecar: {error}") from None
     return f"Node sidecar: modules installed in {where}"
+
+
+def doctor_check(home: Path) -> list[tuple[str, str, str, str]]:
+    """``gateway doctor``'s check of the Node sidecar (entry point
+    ``extension_gateway.doctor``): ``(name, ok|warn|fail, what was found, the fix)``. Reads
+    files only; starts no Node."""
+    where = sidecar_dir()
+    problem = sidecar_problem("sidecar.mjs")
+    if problem is not None:
+        return [("node sidecar", "fail", problem, SETUP_COMMAND)]
+    if not _prepared(where):
+        found = f"modules in {where}, but no bundles or compile cache: Pi packages start slower"
+        return [("node sidecar", "warn", found, SETUP_COMMAND)]
+    return [("node sidecar", "ok", f"modules in {where}", "")]
 
 
 def _read_stamp(where: Path) -> dict[str, object]:

@@ -427,6 +427,34 @@ ARGUMENT_INVALID = define_code(
     "deeper than the gateway accepts.",
     "Give the argument explicitly; `.` names the current folder.",
 )
+DOCS_TOPIC_UNKNOWN = define_code(
+    "docs.unknown_topic",
+    E,
+    "`gateway docs TOPIC` was given a topic the shipped documentation does not have; the "
+    "message lists the topics.",
+    "`gateway docs` lists the topics; give one of them (e.g. `gateway docs cli`).",
+)
+DOCS_MISSING = define_code(
+    "docs.missing",
+    E,
+    "The installation ships no documentation: `gateway/_docs` is missing or empty (a wheel "
+    "built without its package data, or a checkout without `docs/`).",
+    "Reinstall extension-gateway (`pip install --force-reinstall extension-gateway`).",
+)
+COMPLETION_SHELL_UNKNOWN = define_code(
+    "completion.unknown_shell",
+    E,
+    "`gateway completion` was given no SHELL, or `--install` without one and `$SHELL` names "
+    "none of bash, zsh and fish.",
+    "Name the shell: `gateway completion bash|zsh|fish [--install]`.",
+)
+COMPLETION_INSTALL_FAILED = define_code(
+    "completion.install_failed",
+    E,
+    "`gateway completion --install` could not write the script where the shell looks for it "
+    "(a folder that cannot be made, a read-only file system).",
+    "Print it instead (`gateway completion SHELL > FILE`) and put it where your shell loads it.",
+)
 PACKAGE_UNKNOWN = define_code(
     "package.unknown",
     E,

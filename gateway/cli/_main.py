@@ -52,6 +52,10 @@ _VERBS: dict[str, tuple[str, str]] = {
     "audit": ("gateway.cli._audit", "run_audit"),
     "lock": ("gateway.cli._lock", "run_lock"),
     "sync": ("gateway.cli._lock", "run_sync"),
+    "doctor": ("gateway.cli._doctor", "run_doctor"),
+    "completion": ("gateway.cli._completion", "run_completion"),
+    "docs": ("gateway.cli._docs", "run_docs"),
+    "__complete": ("gateway.cli._completion", "run_complete"),
 }
 """Verb → (module, function) running it with the parsed arguments and the configuration."""
 
@@ -59,6 +63,8 @@ _VERBS: dict[str, tuple[str, str]] = {
 _ONE_SHOT = ("list", "call", "command")
 # Commands that only read the gateway's state: a missing home is not made for them.
 _READ_ONLY_VERBS = ("inspect", "status", "audit", "lock", "logs")
+# Commands that report on the home, or need none: nothing is checked or made before them.
+_HOMELESS = ("doctor", "completion", "docs", "__complete")
 # Positional arguments that name something: empty, each would mean the current folder.
 _NAMED = ("target", "targets", "source", "id", "ids", "tool", "name", "call")
 
@@ -152,7 +158,8 @@ def _run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     config = GatewayConfig()
     try:
         _check_arguments(args)
-        ensure_home(config.home, write=args.verb not in _READ_ONLY_VERBS)
+        if args.verb not in _HOMELESS:
+            ensure_home(config.home, write=args.verb not in _READ_ONLY_VERBS)
     except BadArgument as problem:
         _refuse_argument(args, str(problem))
         return 2

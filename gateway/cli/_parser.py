@@ -23,6 +23,7 @@ from gateway.cli._parser_packages import (
     add_secret,
     add_ungroup,
 )
+from gateway.cli._parser_tools import TOOL_VERBS
 
 TYPE_CHECKING = False  # typing itself costs several ms at start
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ __all__ = [
     "build_parser",
 ]
 
-DESCRIPTION = "``gateway``: a thin command line over the Python API (see docs/cli.md)."
+DESCRIPTION = "``gateway``: a thin command line over the Python API (see `gateway docs cli`)."
 PACKAGE_VERBS = (
     "install", "inspect", "permissions", "enable", "disable", "uninstall", "status", "group",
     "ungroup",
@@ -81,7 +82,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="verb", required=True, metavar="COMMAND")
     named = _named_verb(sys.argv[1:] if argv is None else argv)
     for verb, (text, add_arguments, description) in _VERBS.items():
-        sub = commands.add_parser(verb, help=text, description=description)
+        if text:
+            sub = commands.add_parser(verb, help=text, description=description)
+        else:  # no help line: a hidden verb
+            sub = commands.add_parser(verb, description=description)
         if verb == named:
             add_arguments(sub)
     return parser
@@ -316,7 +320,7 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
         add_group,
         "Put installed packages in group NAME. Packages of one group whose runtime can host "
         "several, granted the same permissions, run in one process: cheaper, but nothing "
-        "separates them there (docs/security.md). Every other package runs alone.",
+        "separates them there (`gateway docs security`). Every other package runs alone.",
     ),
     "ungroup": ("give packages their own process again", add_ungroup, None),
     "status": (
@@ -348,5 +352,6 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "token": ("create, list or revoke the bearer tokens of serve --http", token_arguments, None),
     "lock": ("write gateway.lock: every installed package, exactly", _lock, None),
     "sync": ("make the installed packages match gateway.lock", _sync, None),
+    **TOOL_VERBS,
 }
 """Each verb: its help line, what adds its arguments, its description (for its --help)."""

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         process_token,
     )
     from gateway.store._policies import AdoptedPolicy, PolicyRecords, bundle_digest
+    from gateway.store._readonly import check_store, read_installed_ids
     from gateway.store._schema import (
         SCHEMA_VERSION,
         InstalledPackage,
@@ -72,9 +73,11 @@ _WHERE: dict[str, str] = {
     "WorkspaceTrust": "gateway.store._schema",
     "arguments_digest": "gateway.store._journal",
     "bundle_digest": "gateway.store._policies",
+    "check_store": "gateway.store._readonly",
     "content_hash": "gateway.store._hashing",
     "fingerprint_changed": "gateway.store._hashing",
     "process_token": "gateway.store._journal",
+    "read_installed_ids": "gateway.store._readonly",
 }
 
 __all__ = [
@@ -103,9 +106,11 @@ __all__ = [
     "WorkspaceTrust",
     "arguments_digest",
     "bundle_digest",
+    "check_store",
     "content_hash",
     "fingerprint_changed",
     "process_token",
+    "read_installed_ids",
 ]
 
 __getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

@@ -140,15 +140,22 @@ def test_an_unwritable_place_says_to_set_gateway_sidecar_dir(
         _sidecars.setup_step(lambda message: None, tmp_path / "gw")
 
 
-def test_the_wheel_carries_every_sidecar_source_and_no_modules(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of this checkout, built once for the module's tests."""
+    out = tmp_path_factory.mktemp("wheel")
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
         capture_output=True,
         text=True,
     )
     if done.returncode != 0:
         pytest.skip(f"cannot build a wheel here: {done.stderr.strip().splitlines()[-1:]}")
-    (wheel,) = tmp_path.glob("*.whl")
+    (built,) = out.glob("*.whl")
+    return built
+
+
+def test_the_wheel_carries_every_sidecar_source_and_no_modules(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     shipped = sorted(
         name.removeprefix("sidecars/") for name in names if name.startswith("sidecars/")
@@ -161,3 +168,11 @@ def test_the_wheel_carries_every_sidecar_source_and_no_modules(tmp_path: Path) -
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[extension_gateway.setup]" in text and "adapters._sidecars:setup_step" in text
     assert json.loads((REPO / "sidecars" / "package.json").read_text())["private"] is True
+
+
+def test_the_wheel_carries_every_doc_for_gateway_docs(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    docs = sorted(path.name for path in (REPO / "docs").glob("*.md"))
+    assert docs and all(f"gateway/_docs/{name}" in names for name in docs)
+    cli = zipfile.ZipFile(wheel).read("gateway/_docs/cli.md").decode()
+    assert cli == (REPO / "docs" / "cli.md").read_text(encoding="utf-8")

@@ -1,0 +1,61 @@
+"""The arguments of the verbs about the gateway itself rather than packages: ``doctor``,
+``completion``, ``docs`` and the hidden ``__complete`` that completion scripts call.
+argparse alone, like ``gateway.cli._parser``, which lists them (``TOOL_VERBS``)."""
+
+from __future__ import annotations
+
+import argparse
+
+TYPE_CHECKING = False  # typing itself costs several ms at start
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["COMPLETE_VERB", "SHELLS", "TOOL_VERBS"]
+
+SHELLS = ("bash", "zsh", "fish")
+COMPLETE_VERB = "__complete"
+"""Hidden: what completion scripts call for the installed ids (reads the store only)."""
+
+
+def _doctor(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _completion(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("shell", nargs="?", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
+    sub.add_argument(
+        "--install",
+        action="store_true",
+        help="write the script where SHELL finds it (default SHELL: the one $SHELL names)",
+    )
+
+
+def _docs(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("topic", nargs="?", metavar="TOPIC", help="e.g. cli (without: the topics)")
+
+
+def _complete(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("what", choices=("ids",))
+
+
+_DOCTOR = (
+    "Check this installation and GATEWAY_HOME: Python, Node and the private Node "
+    "environment, the Node sidecar's modules, the sandbox, the state store, disk use and "
+    "every installed package's gates. One line per check (ok, warn or fail) with the command "
+    "that fixes it; exit 1 when a check fails."
+)
+TOOL_VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | None]] = {
+    "doctor": (
+        "check the installation and GATEWAY_HOME, and say how to fix them",
+        _doctor,
+        _DOCTOR,
+    ),
+    "completion": (
+        "print or install a shell completion script (bash, zsh, fish)",
+        _completion,
+        None,
+    ),
+    "docs": ("print the documentation shipped with the gateway", _docs, None),
+    COMPLETE_VERB: ("", _complete, None),
+}
+"""Each verb: its help line ("" for a hidden one), what adds its arguments, its description."""
