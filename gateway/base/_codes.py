@@ -123,6 +123,14 @@ PROTOCOL_LATE_REPLY = define_code(
     "A reply arrived after its request had timed out or was cancelled; it was ignored.",
     "Answer faster, or raise response_timeout_seconds.",
 )
+PROTOCOL_TOOL_UPDATE_INVALID = define_code(
+    "protocol.tool_update_invalid",
+    W,
+    "An extension sent a `tool_update` whose `content` is neither text nor an array of text "
+    "parts (a number, an object, an image part, a part without a string `text`); the update "
+    "was not shown and the call went on.",
+    'Send `content` as a string, or as `[{"type": "text", "text": ...}]`.',
+)
 UI_UNANSWERED = define_code(
     "ui.unanswered",
     I,
