@@ -257,6 +257,15 @@ PACKAGE_CHANGED = define_code(
     "different content); its trust was revoked.",
     "Inspect the package, then `gateway trust ID` again if the change is yours.",
 )
+UPDATE_PERMISSIONS_GREW = define_code(
+    "update.permissions_grew",
+    W,
+    "`gateway update` installed a newer version of a trusted package that requests "
+    "permissions the installed one did not; its trust was revoked (an update whose "
+    "permissions did not grow keeps its trust).",
+    "Inspect the package, grant what it needs (`gateway permissions ID PERM…`), then "
+    "`gateway trust ID`.",
+)
 PACKAGE_GROUP_SPLIT = define_code(
     "package.group_split",
     I,

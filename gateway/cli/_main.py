@@ -52,6 +52,8 @@ _VERBS: dict[str, tuple[str, str]] = {
     "audit": ("gateway.cli._audit", "run_audit"),
     "lock": ("gateway.cli._lock", "run_lock"),
     "sync": ("gateway.cli._lock", "run_sync"),
+    "outdated": ("gateway.cli._update", "run_outdated"),
+    "update": ("gateway.cli._update", "run_update"),
 }
 """Verb → (module, function) running it with the parsed arguments and the configuration."""
 

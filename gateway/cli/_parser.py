@@ -23,6 +23,7 @@ from gateway.cli._parser_packages import (
     add_secret,
     add_ungroup,
 )
+from gateway.cli._parser_update import add_outdated, add_update
 
 TYPE_CHECKING = False  # typing itself costs several ms at start
 if TYPE_CHECKING:
@@ -348,5 +349,7 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "token": ("create, list or revoke the bearer tokens of serve --http", token_arguments, None),
     "lock": ("write gateway.lock: every installed package, exactly", _lock, None),
     "sync": ("make the installed packages match gateway.lock", _sync, None),
+    "outdated": ("installed packages whose source has something newer", add_outdated, None),
+    "update": ("reinstall packages whose source has something newer", add_update, None),
 }
 """Each verb: its help line, what adds its arguments, its description (for its --help)."""
