@@ -123,6 +123,14 @@ PROTOCOL_LATE_REPLY = define_code(
     "A reply arrived after its request had timed out or was cancelled; it was ignored.",
     "Answer faster, or raise response_timeout_seconds.",
 )
+PROTOCOL_TOOL_UPDATE_INVALID = define_code(
+    "protocol.tool_update_invalid",
+    W,
+    "An extension sent a `tool_update` whose `content` is neither text nor an array of text "
+    "parts (a number, an object, an image part, a part without a string `text`); the update "
+    "was not shown and the call went on.",
+    'Send `content` as a string, or as `[{"type": "text", "text": ...}]`.',
+)
 UI_UNANSWERED = define_code(
     "ui.unanswered",
     I,
@@ -248,6 +256,15 @@ PACKAGE_CHANGED = define_code(
     "An installed package's files changed since it was trusted (or a reinstall brought "
     "different content); its trust was revoked.",
     "Inspect the package, then `gateway trust ID` again if the change is yours.",
+)
+UPDATE_PERMISSIONS_GREW = define_code(
+    "update.permissions_grew",
+    W,
+    "`gateway update` installed a newer version of a trusted package that requests "
+    "permissions the installed one did not; its trust was revoked (an update whose "
+    "permissions did not grow keeps its trust).",
+    "Inspect the package, grant what it needs (`gateway permissions ID PERM…`), then "
+    "`gateway trust ID`.",
 )
 PACKAGE_GROUP_SPLIT = define_code(
     "package.group_split",

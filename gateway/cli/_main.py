@@ -56,6 +56,8 @@ _VERBS: dict[str, tuple[str, str]] = {
     "completion": ("gateway.cli._completion", "run_completion"),
     "docs": ("gateway.cli._docs", "run_docs"),
     "__complete": ("gateway.cli._completion", "run_complete"),
+    "outdated": ("gateway.cli._update", "run_outdated"),
+    "update": ("gateway.cli._update", "run_update"),
 }
 """Verb → (module, function) running it with the parsed arguments and the configuration."""
 

@@ -7,13 +7,19 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from gateway.base import GatewayConfig
 from gateway.cli._output import print_diagnostics, print_json, summary, table
 from gateway.cli._refusal import print_each, refuse, refuse_unknown
 from gateway.cli._trust import installed_ids
 from gateway.host import describe_sandbox
-from gateway.packages import evaluate_packages, load_adapters, recalled_denials
+from gateway.packages import (
+    evaluate_packages,
+    load_adapters,
+    observed_registration,
+    recalled_denials,
+)
 from gateway.packages.environment import describe_environment
 from gateway.store import StateStore, UnknownPackage
 
@@ -63,6 +69,8 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
         with StateStore.open(config.home) as store:
             granted = store.granted(target)
         data["sandbox"] = describe_sandbox(entry, granted, config)
+        observed = observed_registration(config.home, target)
+        data["registered"] = observed.to_dict() if observed is not None else None
     if args.json:
         print_json(data)
         return 0
@@ -85,8 +93,23 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
         for d in data["dependencies"]
     ]
     table("Dependencies", ("kind", "name", "specifier", ""), dependencies, sys.stdout)
+    if "registered" in data:
+        _print_registered(data["registered"])
     print_diagnostics(entry.diagnostics, sys.stdout)
     return 0
+
+
+def _print_registered(registered: dict[str, Any] | None) -> None:
+    """What an installed package registered at its last start (the registration cache)."""
+    if registered is None:
+        print("Registered: not observed yet: it has not started")
+        return
+    when = registered["observed_at"].replace("T", " ")
+    rows = [("tool", t["name"], summary(t["description"])) for t in registered["tools"]]
+    rows += [("command", c["name"], summary(c["description"])) for c in registered["commands"]]
+    rows += [("hook", name, "") for name in registered["hooks"]]
+    title = f"Registered (observed at its last start on {when})"
+    table(title, ("kind", "name", "description"), rows, sys.stdout)
 
 
 def _group(args: argparse.Namespace, config: GatewayConfig) -> int:

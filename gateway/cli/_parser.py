@@ -24,6 +24,7 @@ from gateway.cli._parser_packages import (
     add_ungroup,
 )
 from gateway.cli._parser_tools import TOOL_VERBS
+from gateway.cli._parser_update import add_outdated, add_update
 
 TYPE_CHECKING = False  # typing itself costs several ms at start
 if TYPE_CHECKING:
@@ -353,5 +354,7 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "lock": ("write gateway.lock: every installed package, exactly", _lock, None),
     "sync": ("make the installed packages match gateway.lock", _sync, None),
     **TOOL_VERBS,
+    "outdated": ("installed packages whose source has something newer", add_outdated, None),
+    "update": ("reinstall packages whose source has something newer", add_update, None),
 }
 """Each verb: its help line, what adds its arguments, its description (for its --help)."""

@@ -35,6 +35,7 @@ from gateway.wire import (
     ToolSpec,
     ToolUpdate,
     read_tool_content,
+    read_update_text,
 )
 from gateway.wire.features import HOST_ACTIONS, TOOL_PARTS, CommandExtras, ToolExtras
 
@@ -168,9 +169,19 @@ class ProcessEntries:
                 )
             )
             return
-        if not isinstance(update.content, str) or not update.content:
-            return  # upstream ignores it too; nothing to show
-        item = {"id": update.id, "text": update.content, "delta": True}
+        text, problem = read_update_text(update.content)
+        if problem is not None:
+            self._state.diagnostics.add(
+                _codes.PROTOCOL_TOOL_UPDATE_INVALID(
+                    f"extension {process.name}: tool_update for call {update.id!r}: "
+                    f"{problem}; not shown, the call goes on",
+                    package=self._state.owner_of(process),
+                )
+            )
+            return
+        if not text:
+            return  # nothing to show
+        item = {"id": update.id, "text": text, "delta": True}
         self.progress(process, item)
 
     def progress(self, process: ExtensionProcess, item: dict[str, Any]) -> None:

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         render_lockfile,
         write_lockfile,
     )
+    from gateway.packages._observed import ObservedRegistration, observed_registration
     from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
     from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
@@ -64,6 +65,8 @@ _WHERE: dict[str, str] = {
     "read_lockfile": "gateway.packages._lockfile",
     "render_lockfile": "gateway.packages._lockfile",
     "write_lockfile": "gateway.packages._lockfile",
+    "ObservedRegistration": "gateway.packages._observed",
+    "observed_registration": "gateway.packages._observed",
     "SyncRefused": "gateway.packages._sync",
     "SyncReport": "gateway.packages._sync",
     "sync": "gateway.packages._sync",
@@ -118,6 +121,7 @@ __all__ = [
     "Lockfile",
     "LockfileError",
     "NoAdapters",
+    "ObservedRegistration",
     "PackageConfigError",
     "PackageStatus",
     "Source",
@@ -135,6 +139,7 @@ __all__ = [
     "installed_instructions",
     "load_adapters",
     "lock_home",
+    "observed_registration",
     "package_folder",
     "package_settings",
     "parse_config_value",

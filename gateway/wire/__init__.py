@@ -23,7 +23,12 @@ if TYPE_CHECKING:
     from gateway.wire._pause import DeadlinePause
     from gateway.wire._pipes import ChildPipes, PipeClosed
     from gateway.wire._plan import LaunchPlan, TransportConfig
-    from gateway.wire._tool_content import INVALID_RESULT, after_rewrite, read_tool_content
+    from gateway.wire._tool_content import (
+        INVALID_RESULT,
+        after_rewrite,
+        read_tool_content,
+        read_update_text,
+    )
     from gateway.wire.process import ExtensionProcess, UiHandler
     from gateway.wire.protocol import (
         CancelMessage,
@@ -101,6 +106,7 @@ _WHERE: dict[str, str] = {
     "parse_extension_message": "gateway.wire.protocol",
     "read_lines": "gateway.wire._framing",
     "read_tool_content": "gateway.wire._tool_content",
+    "read_update_text": "gateway.wire._tool_content",
     "split_registration": "gateway.wire._owners",
     "split_specs": "gateway.wire._owners",
 }
@@ -154,6 +160,7 @@ __all__ = [
     "parse_extension_message",
     "read_lines",
     "read_tool_content",
+    "read_update_text",
     "runtime_log",
     "split_registration",
     "split_specs",

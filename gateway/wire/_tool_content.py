@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["INVALID_RESULT", "ToolContent", "after_rewrite", "read_tool_content"]
+__all__ = [
+    "INVALID_RESULT",
+    "ToolContent",
+    "after_rewrite",
+    "read_tool_content",
+    "read_update_text",
+]
 
 INVALID_RESULT = "invalid_extension_result"
 """Upstream's error code for a tool reply whose content it cannot read."""
@@ -62,6 +68,26 @@ def read_tool_content(content: str | list[Any] | None, workspace: Path) -> ToolC
         else:
             return ToolContent("", error=_WRONG_PART)
     return ToolContent("\n".join(texts), parts)
+
+
+def read_update_text(content: Any) -> tuple[str, str | None]:
+    """A ``tool_update``'s ``content``: text, or an array of text parts joined with a newline
+    as a result's are; returns the text and what is wrong with it (None when usable).
+    Progress is text only: an image part is a problem too."""
+    if isinstance(content, str):
+        return content, None
+    if not isinstance(content, list):
+        kind = "missing" if content is None else f"a {type(content).__name__}"
+        return "", f"content is {kind}, not text or an array of text parts"
+    texts: list[str] = []
+    for index, part in enumerate(content):
+        if not isinstance(part, dict) or part.get("type") != "text":
+            return "", f"content[{index}] is not a text part (progress is text only)"
+        text = part.get("text")
+        if not isinstance(text, str):
+            return "", f"content[{index}]: a text part needs a string text"
+        texts.append(text)
+    return "\n".join(texts), None
 
 
 def _image(part: dict[str, Any], workspace: Path) -> dict[str, Any] | str:

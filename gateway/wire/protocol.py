@@ -233,8 +233,9 @@ class UiRequest(_Wire):
 
 
 class ToolUpdate(_Wire):
-    """Current nimlet: progress text for an in-flight ``tool`` request. No reply. A
-    ``content`` that is not a non-empty string is ignored, as upstream ignores it."""
+    """Current nimlet: progress text for an in-flight ``tool`` request. No reply.
+    ``content`` is text or an array of text parts (``read_update_text``); the host reports
+    any other as ``protocol.tool_update_invalid``, so it is not validated here."""
 
     type: Literal["tool_update"]
     id: StrictStr

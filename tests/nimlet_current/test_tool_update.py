@@ -87,3 +87,34 @@ async def test_a_flood_of_updates_keeps_the_latest_thousand(workspace, current) 
     assert len(seen) == 5000  # the listener sees every one
     assert len(result.progress) == 1000
     assert result.progress[-1]["text"] == "step 4999" and result.progress[0]["text"] == "step 4000"
+
+
+async def test_an_update_of_text_parts_shows_them_joined(workspace, current) -> None:
+    current("ext", tools=[tool("t")])
+    parts = [{"type": "text", "text": "half"}, {"type": "text", "text": "way"}]
+    update = {"send": {"type": "tool_update", "id": "$id", "content": parts}}
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("t", script(update, {"reply": {"content": "done"}}))
+    assert [item["text"] for item in result.progress] == ["half\nway"]
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (42, "content is a int"),
+        ({"text": "x"}, "content is a dict"),
+        ([{"type": "image", "data": "aGk=", "mimeType": "image/png"}], "content[0] is not a text"),
+        ([{"type": "text", "text": 7}], "content[0]: a text part needs a string text"),
+    ],
+)
+async def test_a_malformed_update_is_a_diagnostic_and_the_call_goes_on(
+    workspace, current, content: Any, problem: str
+) -> None:
+    current("ext", tools=[tool("t")])
+    update = {"send": {"type": "tool_update", "id": "$id", "content": content}}
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        result = await gateway.call_tool("t", script(update, {"reply": {"content": "done"}}))
+        said = [d for d in gateway.diagnostics if d.code == "protocol.tool_update_invalid"]
+    assert result.content == "done" and not result.is_error and result.progress == []
+    assert len(said) == 1 and said[0].package == "ext"
+    assert "extension ext" in said[0].message and problem in said[0].message

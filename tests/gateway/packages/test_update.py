@@ -1,0 +1,97 @@
+"""``gateway outdated`` and ``gateway update``: a local folder whose content changed, new
+commits on a git source's ref; an update keeps trust only when the requested permissions
+did not grow."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.gateway.packages._helpers import git, nanobot
+
+PACKAGE = "upd.pkg"
+
+
+@pytest.fixture
+def gw(run_cli):
+    def run(home: Path, *args: str, code: int = 0):
+        done = run_cli(home, *args, "--json")
+        assert done.returncode == code, (done.stdout, done.stderr)
+        return json.loads(done.stdout)
+
+    return run
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    return nanobot(tmp_path / "src", PACKAGE, permissions=["workspace.read"])
+
+
+@pytest.fixture
+def home(tmp_path: Path, source: Path, gw) -> Path:
+    home = tmp_path / "home"
+    gw(home, "install", str(source))
+    gw(home, "trust", PACKAGE)
+    return home
+
+
+def _trusted(gw, home: Path) -> bool:
+    (package,) = gw(home, "status")["packages"]
+    return bool(package["gates"]["trusted"])
+
+
+def test_an_unchanged_local_folder_is_not_outdated(home: Path, gw) -> None:
+    (check,) = gw(home, "outdated")["packages"]
+    assert (check["id"], check["kind"], check["outdated"]) == (PACKAGE, "local", False)
+
+
+def test_a_changed_local_folder_is_outdated(home: Path, source: Path, gw) -> None:
+    (source / "notes.txt").write_text("new")
+    (check,) = gw(home, "outdated")["packages"]
+    assert check["outdated"] is True and check["available"].startswith("sha256:")
+
+
+def test_an_update_whose_permissions_did_not_grow_keeps_trust(home: Path, source: Path, gw) -> None:
+    (source / "notes.txt").write_text("new")
+    (result,) = gw(home, "update", PACKAGE)["packages"]
+    assert result["updated"] is True and result["trust_kept"] is True
+    assert _trusted(gw, home)
+    assert gw(home, "outdated")["packages"][0]["outdated"] is False
+
+
+def test_an_update_whose_permissions_grew_revokes_trust_and_names_the_command(
+    tmp_path: Path, home: Path, gw
+) -> None:
+    nanobot(tmp_path / "src", PACKAGE, permissions=["workspace.read", "net.fetch"])
+    (result,) = gw(home, "update")["packages"]
+    assert result["permissions_grown"] == ["net.fetch"] and result["trusted"] is False
+    (said,) = [d for d in result["diagnostics"] if d["code"] == "update.permissions_grew"]
+    assert said["hint"] == f"gateway trust {PACKAGE}"
+    assert not _trusted(gw, home)
+
+
+def test_an_unknown_id_is_refused_and_nothing_changes(home: Path, source: Path, gw) -> None:
+    (source / "notes.txt").write_text("new")
+    refused = gw(home, "update", PACKAGE, "no.such", code=1)
+    assert [d["code"] for d in refused["diagnostics"]] == ["package.unknown"]
+    assert gw(home, "outdated")["packages"][0]["outdated"] is True
+
+
+def test_new_commits_on_the_recorded_git_ref_are_outdated(tmp_path: Path, gw) -> None:
+    repository = nanobot(tmp_path / "repo", PACKAGE)
+    git(repository, "init", "-q")
+    git(repository, "add", "-A")
+    git(repository, "commit", "-qm", "one")
+    home = tmp_path / "home"
+    gw(home, "install", f"{repository}#main", "--kind", "git")
+    assert gw(home, "outdated")["packages"][0]["outdated"] is False
+    (repository / "more.txt").write_text("two")
+    git(repository, "add", "-A")
+    git(repository, "commit", "-qm", "two")
+    (check,) = gw(home, "outdated")["packages"]
+    assert check["outdated"] is True and check["available"] == git(repository, "rev-parse", "HEAD")
+    (result,) = gw(home, "update")["packages"]
+    assert result["updated"] is True
+    assert gw(home, "outdated")["packages"][0]["outdated"] is False
