@@ -24,15 +24,21 @@ __all__ = ["reachable_sources"]
 
 _JS = (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".jsx")
 _DECLARATION = re.compile(r"\.d\.[cm]?ts$")
+# A module specifier is the string literal after `from` (`import … from`, `export … from`),
+# after a bare `import`, or inside `require(` / `import(`: each alternative is a fixed prefix,
+# so a hostile file keeps the matcher linear. Bounded repetitions for the same reason.
 _JS_SPECIFIER = re.compile(
-    r"""(?:\bimport\s*(?:[\w*{}\s,$]+\s*from\s*)?|\bexport\s*[\w*{}\s,$]*\s*from\s*"""
-    r"""|\brequire\s*\(\s*|\bimport\s*\(\s*)(['"])([^'"\n]{1,300})\1"""
+    r"""(?:\bfrom|\bimport|\brequire\s*\(|\bimport\s*\()\s*(['"])([^'"\n]{1,300})\1"""
 )
 _PY_IMPORT = re.compile(
-    r"^\s*(?:from\s+(\.*[\w.]*)\s+import\s+([\w\s,()*]+)|import\s+([\w.\s,]+))", re.MULTILINE
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]{0,300})[ \t]+import[ \t]+(\([^)]{0,3000}\)|[\w \t,*]{1,1000})"
+    r"|import[ \t]+([\w. \t,]{1,1000}))",
+    re.MULTILINE,
 )
 _CONDITIONS = ("import", "node", "require", "default")
 _READ_LIMIT = 512 * 1024
+_TOTAL_BYTES = 32 * 1024 * 1024
+"""Of all the files the walk reads for their imports."""
 
 
 def reachable_sources(root: Path, entries: Iterable[str], limit: int) -> list[Path]:
@@ -47,10 +53,13 @@ def reachable_sources(root: Path, entries: Iterable[str], limit: int) -> list[Pa
             seen.add(found)
             queue.append(found)
     ordered: list[Path] = []
+    budget = _TOTAL_BYTES
     while queue and len(ordered) < limit:
         path = queue.popleft()
         ordered.append(path)
-        for target in _imports(base, path):
+        text = _read(path) if budget > 0 else ""
+        budget -= len(text)
+        for target in _imports(base, path, text):
             if target not in seen and len(seen) < limit:
                 seen.add(target)
                 queue.append(target)
@@ -80,8 +89,7 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _imports(base: Path, path: Path) -> list[Path]:
-    text = _read(path)
+def _imports(base: Path, path: Path, text: str) -> list[Path]:
     if path.suffix == ".py":
         return _python_imports(base, path, text)
     if path.suffix not in _JS:
@@ -182,7 +190,7 @@ def _python_imports(base: Path, path: Path, text: str) -> list[Path]:
             for name in match.group(3).split(","):
                 found += _python_module(base, path, name.split(" as ")[0].strip())
             continue
-        module, names = match.group(1), match.group(2).strip("() \n")
+        module, names = match.group(1), match.group(2).strip("() \n").replace("\n", " ")
         found += _python_module(base, path, module)
         for name in names.split(","):  # from package import submodule
             name = name.split(" as ")[0].strip()

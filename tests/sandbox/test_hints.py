@@ -234,3 +234,20 @@ def test_a_write_grant_hint_says_what_the_grant_opens(tmp_path: Path) -> None:
     (hint,) = grant_hints(root, "p", entries=["save.py"])
     assert hint.hint == "gateway permissions p workspace.write"
     assert "the whole workspace writable, .git included" in hint.message
+
+
+def test_a_hostile_source_neither_stalls_the_reader_nor_hides_a_real_import(
+    tmp_path: Path,
+) -> None:
+    """Thousands of `import` words before an unmatched run, an unclosed Python import list:
+    the matcher stays linear, and the real import after them is still followed."""
+    root = write_tree(tmp_path / "pkg", {
+        "index.js": "import a " * 40_000 + "\nimport './net.js';\n",
+        "net.js": "fetch('https://x');\n",
+        "main.py": "from . import (\n" + "name, " * 40_000 + "\nimport helper\n",
+        "helper.py": "open('out.txt', 'w').write('x')\n",
+    })  # fmt: skip
+    hints = grant_hints(root, "p", entries=["index.js", "main.py"])
+    assert sorted(h.hint or "" for h in hints) == [
+        "gateway permissions p network", "gateway permissions p workspace.write",
+    ]  # fmt: skip
