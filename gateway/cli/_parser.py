@@ -151,6 +151,10 @@ def _command(sub: argparse.ArgumentParser) -> None:
 def _shell(sub: argparse.ArgumentParser) -> None:
     _common(sub, json_flag=False)
     sub.add_argument(
+        "-v", "--verbose", action="store_true",
+        help="every package's start-up warnings, not one line for them",
+    )  # fmt: skip
+    sub.add_argument(
         "--permissions",
         choices=("ask", "allow"),
         default=None,

@@ -17,7 +17,14 @@ from collections import deque
 import anyio
 
 from gateway.base import GatewayConfig
-from gateway.cli._shell_ui import approver, asker, show_diagnostic, show_effect, show_progress
+from gateway.cli._shell_ui import (
+    StartupDiagnostics,
+    approver,
+    asker,
+    show_diagnostic,
+    show_effect,
+    show_progress,
+)
 from gateway.cli._terminal import Terminal
 from gateway.host import Gateway, UnknownCommand, UnknownTool, open_gateway, terminal_editor
 from gateway.model import AgentLink, SessionActionError, SessionNotFound, UserMessage, render_call
@@ -28,6 +35,7 @@ HELP = """\
 /commands             commands
 /call TOOL [JSON]     call a tool (one turn around it)
 /status               status lines and widgets
+/diagnostics          every diagnostic so far (start-up warnings included)
 /reload               restart extensions
 /new                  start a new session
 /resume ID            resume a session
@@ -90,6 +98,8 @@ async def run_shell(args: argparse.Namespace, config: GatewayConfig) -> int:
         else None,
         submit_input=inbox.put,
     )
+    # What the extensions say while they start is summed up once they have (-v: all of it).
+    startup = StartupDiagnostics(verbose=bool(getattr(args, "verbose", False)))
     async with open_gateway(
         args.workspace,
         trust=True if args.trust else None,
@@ -98,12 +108,13 @@ async def run_shell(args: argparse.Namespace, config: GatewayConfig) -> int:
         ui=asker(terminal),
         session_id=args.session,
         on_effect=show_effect,
-        on_diagnostic=show_diagnostic,
+        on_diagnostic=startup.add,
         agent=link,
     ) as gateway:
         gateway.progress_listener = show_progress(terminal)
         terminal.say(f"gateway shell — workspace {gateway.workspace}, session {gateway.session.id}")
         terminal.say("type /help for commands")
+        startup.release()
         await gateway.start_session()
         while True:
             source, line = await _next_input(terminal, inbox)
@@ -170,6 +181,9 @@ async def _handle(gateway: Gateway, line: str, *, from_extension: bool = False) 
             print(f"  {key}: {text}")
         for key, lines in gateway.session.widgets.items():
             print(f"  {key}: " + " | ".join(lines))
+    elif verb == "diagnostics":
+        for diagnostic in gateway.diagnostics:
+            show_diagnostic(diagnostic)
     elif verb == "call":
         await _call(gateway, rest)
     elif verb == "reload":

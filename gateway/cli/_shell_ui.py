@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from gateway.base import Diagnostic
+from gateway.base import Diagnostic, Severity
 from gateway.cli._terminal import Terminal
 from gateway.model import Approval, ApprovalRequest, SessionEffect
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
@@ -83,3 +83,32 @@ def show_effect(effect: SessionEffect) -> None:
 
 def show_diagnostic(diagnostic: Diagnostic) -> None:
     print(f"  ({diagnostic.severity.value}) {diagnostic.message} [{diagnostic.code}]")
+
+
+class StartupDiagnostics:
+    """The shell's diagnostics: held while the extensions start, then errors in full and
+    one line for the warnings (``-v``: all of them), and live after that."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.held: list[Diagnostic] | None = []
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        if self.held is None:
+            show_diagnostic(diagnostic)
+        else:
+            self.held.append(diagnostic)
+
+    def release(self) -> None:
+        held, self.held = self.held or [], None
+        shown = [d for d in held if self.verbose or d.severity is Severity.ERROR]
+        for diagnostic in shown:
+            show_diagnostic(diagnostic)
+        rest = [d for d in held if d not in shown and d.severity is Severity.WARNING]
+        if rest:
+            packages = len({d.package for d in rest})
+            print(
+                f"  ({len(rest)} warnings from {packages} "
+                f"{'package' if packages == 1 else 'packages'} at start: /diagnostics shows "
+                "them, gateway status too; -v prints them here)"
+            )

@@ -46,3 +46,28 @@ def test_quiet_shows_only_the_result(crowded) -> None:
 
 def test_quiet_and_verbose_together_are_bad_usage(crowded) -> None:
     assert run(crowded, "call", "act", "{}", "-q", "-v").returncode == 2
+
+
+@pytest.fixture
+def noisy(workspace):
+    """``ext`` beside two extensions whose tool names collide with it (warnings at start)."""
+    workspace.add_extension("ext", tools=["act"])
+    for name in ("copy1", "copy2"):
+        workspace.add_extension(name, tools=["act"])
+    return workspace
+
+
+def test_the_shell_sums_up_start_up_warnings_in_one_line(noisy) -> None:
+    done = gateway(noisy, "shell", "--workspace", ws(noisy), "--trust", stdin="/quit\n")
+    assert done.returncode == 0, done.stderr
+    summary = [line for line in done.stdout.splitlines() if "warnings from" in line]
+    assert len(summary) == 1 and "/diagnostics shows them" in summary[0]
+    assert "(warning)" not in done.stdout
+
+
+def test_the_shell_lists_them_on_request_and_with_verbose(noisy) -> None:
+    asked = gateway(noisy, "shell", "--workspace", ws(noisy), "--trust", stdin="/diagnostics\n")
+    loud = gateway(noisy, "shell", "--workspace", ws(noisy), "--trust", "-v", stdin="/quit\n")
+    for done in (asked, loud):
+        assert "(warning)" in done.stdout, done.stdout
+    assert "warnings from" not in loud.stdout
