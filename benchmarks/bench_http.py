@@ -15,9 +15,10 @@ and its streamable-HTTP app on uvicorn. Both are driven by the SDK's streamable-
 2. C concurrent clients (default 50), each its own MCP session making N calls one after
    another (default 1,000; ``--quick``: 50): throughput, p50/p99, and the server process's
    CPU time per call (from /proc), the two servers one after the other, twice (ABAB).
-3. ``--soak SECONDS`` (off by default): 10 clients keep calling the gateway, each opening a
-   new session every 200 calls, while the gateway process's resident memory (VmRSS from
-   /proc/PID/status) is sampled every second: start, end, max, and whether it stays flat.
+3. ``--soak SECONDS`` (off by default): 10 clients keep calling each server (both at once,
+   the SDK's server as the baseline), each opening a new session every 200 calls, while
+   each server process's resident memory (VmRSS from /proc/PID/status) is sampled every
+   second: start, end, max, and whether it stays flat after warm-up.
 
 Load only on 127.0.0.1, bounded in count and time. Linux only (/proc).
 """
@@ -290,6 +291,13 @@ async def soak(server: Server, seconds: float, clients: int = 10, per_session: i
     print(f"  trace (MiB): {trace}")
 
 
+async def soak_both(servers: tuple[Server, ...], seconds: float) -> None:
+    """The same soak against each server at once: the SDK's is the same-run baseline."""
+    async with anyio.create_task_group() as group:
+        for server in servers:
+            group.start_soon(soak, server, seconds)
+
+
 # ------------------------------------------------------------------ report
 
 
@@ -349,7 +357,7 @@ def main() -> None:
         print(f"RSS now: gateway {rss_kib(gateway.pid) / 1024:.1f} MiB,"
               f" SDK server {rss_kib(sdk.pid) / 1024:.1f} MiB")  # fmt: skip
         if args.soak > 0:
-            anyio.run(soak, gateway, args.soak)
+            anyio.run(soak_both, (sdk, gateway), args.soak)
     load = os.getloadavg()
     print(f"\nload average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
