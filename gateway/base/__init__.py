@@ -9,6 +9,7 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
+    from gateway.base._atomic import write_json_atomically
     from gateway.base._codes import PROTOCOL_INVALID_JSON, USER_MESSAGE_DROPPED
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
     from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "write_json_atomically": "gateway.base._atomic",
     "INSTRUCTION_OVERRIDE": "gateway.base._model_text",
     "TextFlag": "gateway.base._model_text",
     "model_text_flags": "gateway.base._model_text",
@@ -163,6 +165,7 @@ __all__ = [
     "schema_problem",
     "terminal_progress",
     "withheld",
+    "write_json_atomically",
 ]
 
 __getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gateway.base import gateway_version
+from gateway.base import gateway_version, write_json_atomically
 from gateway.wire import RegisterMessage, ToolSpec
 
 __all__ = ["CachedRegistration", "RegistrationCache", "registration_key"]
@@ -98,10 +96,7 @@ class RegistrationCache:
         }
         try:
             self._folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            handle, temporary = tempfile.mkstemp(dir=self._folder, suffix=".tmp")
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(document, out)
-            os.replace(temporary, self._path(package_id))
+            write_json_atomically(self._path(package_id), document)
         except OSError:
             return
 

@@ -10,13 +10,11 @@ Keys are dotted paths into nested objects (``oss.llm.provider``). The top-level 
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Final
 
-from gateway.base import PathRefused, encode_name, safe_join
+from gateway.base import PathRefused, encode_name, safe_join, write_json_atomically
 
 __all__ = [
     "GATEWAY_SETTINGS",
@@ -81,15 +79,7 @@ def write_package_config(home: Path, package_id: str, data: dict[str, Any]) -> P
     """Replace the stored object atomically (readable by the owner only: it may hold keys)."""
     path = config_path(home, package_id)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_json_atomically(path, data, indent=2, ensure_ascii=False)
     return path
 
 

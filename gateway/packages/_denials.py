@@ -15,12 +15,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic, _codes, write_json_atomically
 
 __all__ = ["DENIAL_CODE", "recalled_denials", "remember_denials"]
 
@@ -52,10 +50,7 @@ def remember_denials(
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(document, out, ensure_ascii=True)
-        os.replace(temporary, path)
+        write_json_atomically(path, document)
     except (OSError, ValueError):
         return
 

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from gateway.base import MAX_NAME_BYTES, private_dir, safe_join
+from gateway.base import MAX_NAME_BYTES, private_dir, safe_join, write_json_atomically
 
 __all__ = [
     "SECRET_NAME",
@@ -74,19 +72,9 @@ def read_secrets(home: Path, package_id: str) -> dict[str, str]:
 
 
 def _write(home: Path, package_id: str, values: dict[str, str]) -> None:
-    folder = private_dir(secrets_dir(home))
+    private_dir(secrets_dir(home))  # the file goes straight in it (secrets_path)
     path = secrets_path(home, package_id)
-    # mkstemp makes the file 0600 before anything is written to it.
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".secrets-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"package": package_id, "values": values}, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_json_atomically(path, {"package": package_id, "values": values}, durable=True)
 
 
 def set_secret(home: Path, package_id: str, name: str, value: str) -> None:
