@@ -132,12 +132,13 @@ def package_checks(home: Path) -> list[Check]:
     checks: list[Check] = []
     for status in evaluate_packages(home, load_adapters()):
         name = f"package {status.id}"
-        version = status.package.record.version
+        # A package without a version (a nimlet folder) says nothing where it would stand.
+        version = f"{status.package.record.version}: " if status.package.record.version else ""
         if status.active:
-            checks.append(Check(name, OK, f"{version}: active"))
+            checks.append(Check(name, OK, f"{version}active"))
             continue
         hints = [d.hint for d in status.diagnostics if d.hint and d.package == status.id]
         failed = any(d.severity is Severity.ERROR for d in status.diagnostics)
-        found = f"{version}: inactive: " + "; ".join(status.reasons)
+        found = f"{version}inactive: " + "; ".join(status.reasons)
         checks.append(Check(name, FAIL if failed else WARN, found, "; ".join(dict.fromkeys(hints))))
     return checks
