@@ -123,7 +123,7 @@ class Lifecycle:
         before = await self.emit(
             "session_before_compact",
             {**state.base_payload(), "instruction": instruction, "tokens_before": tokens_before,
-             "entries": list(session.entries)},
+             "entries": session.history()},
         )  # fmt: skip
         final_instruction = before.payload.get("instruction") or ""
         if not before.allowed:
@@ -140,7 +140,7 @@ class Lifecycle:
                  "details": custom.details}
             )  # fmt: skip
         elif summarizer is not None:
-            summary, kept = _summary(await summarizer(final_instruction, list(session.entries)))
+            summary, kept = _summary(await summarizer(final_instruction, session.history()))
             result = CompactionResult(
                 True, summary, kept, "Compacted context", final_instruction, False
             )
