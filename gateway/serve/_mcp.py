@@ -367,7 +367,17 @@ class McpBridge:
     async def ask(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
         """An extension's ``ui_request`` as an elicitation form, when the client declared
         it can answer one; otherwise cancelled (``ui.unanswered``)."""
-        session, schema = self._session, elicitation_schema(request)
+        return await self._ask_client(self._session, process, request)
+
+    async def _ask_client(
+        self,
+        session: ServerSession | None,
+        process: ExtensionProcess,
+        request: UiRequest,
+        nobody: str = "the MCP client cannot answer questions (no elicitation capability)",
+    ) -> UiAnswer:
+        """Ask ``session``'s client; ``nobody``: why no one was asked when it is None."""
+        schema = elicitation_schema(request)
         capable = session is not None and session.check_client_capability(
             types.ClientCapabilities(elicitation=types.ElicitationCapability())
         )
@@ -375,6 +385,8 @@ class McpBridge:
             why = (
                 "MCP forbids asking for a password through elicitation"
                 if request.method == "password"
+                else nobody
+                if session is None
                 else "the MCP client cannot answer questions (no elicitation capability)"
             )
             if self._opened is None:  # asked while the gateway is still opening
