@@ -219,6 +219,49 @@ async def test_a_question_to_a_client_that_cannot_answer_is_cancelled(server: Se
         assert texts(await session.call_tool("alpha_ask", {})) == ["no"]
 
 
+def _post(server: Server, token: str, body: dict[str, Any], session: str | None) -> Any:
+    """One JSON-RPC request as a plain HTTP client sends it; the reply from JSON or SSE."""
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-06-18",
+    }
+    if session:
+        headers["Mcp-Session-Id"] = session
+    response = httpx2.post(server.url, headers=headers, json=body, timeout=30)
+    assert response.status_code in (200, 202), response.text
+    if "id" not in body:
+        return response
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+        replies = [json.loads(d) for d in data if d]
+        return response, next(r for r in replies if r.get("id") == body["id"])
+    return response, response.json()
+
+
+async def test_a_plain_http_client_without_the_sdk_calls_its_tools(server: Server) -> None:
+    token = server.tokens["b"]
+    opened, hello = _post(
+        server, token,
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "curl-like", "version": "1"}}},
+        None,
+    )  # fmt: skip
+    session = opened.headers.get("mcp-session-id")
+    assert hello["result"]["serverInfo"]["name"]
+    _post(server, token, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+    _, listed = _post(server, token, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session)
+    _, called = _post(
+        server, token,
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "beta_echo", "arguments": {"plain": True}}},
+        session,
+    )  # fmt: skip
+    assert {tool["name"] for tool in listed["result"]["tools"]} == {"beta_echo", "beta_ask"}
+    assert called["result"]["content"] == [{"type": "text", "text": 'beta {"plain": true}'}]
+
+
 async def test_no_token_is_refused_with_401_and_a_bearer_challenge(server: Server) -> None:
     response = httpx2.post(server.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert response.status_code == 401
