@@ -97,11 +97,12 @@ def _env(base: Path) -> dict[str, str]:
 
 
 def _start(
-    env: dict[str, str], workspace: Path, errors: Path
+    env: dict[str, str], workspace: Path, errors: Path, *extra: str
 ) -> tuple[subprocess.Popen[bytes], str]:
     with errors.open("wb") as sink:
         process = subprocess.Popen(
-            [*GATEWAY, "serve", "--mcp", "--http", "127.0.0.1:0", "--workspace", str(workspace)],
+            [*GATEWAY, "serve", "--mcp", "--http", "127.0.0.1:0", "--workspace", str(workspace),
+             *extra],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink,
         )  # fmt: skip
     deadline = time.monotonic() + 30
