@@ -129,6 +129,12 @@ def _contract(entry: CatalogEntry) -> list[str] | None:
     return [c.name for c in entry.contributions if c.kind == "tool"]
 
 
+def _host_rules(entry: CatalogEntry) -> str:
+    """``2026.10``: the plugin declares a newer OpenClaw, whose rules apply (docs/openclaw.md)."""
+    rules = entry.metadata.get("host_rules")
+    return rules if entry.ecosystem == "openclaw" and isinstance(rules, str) else "2026.9"
+
+
 def openclaw_package_spec(
     entry: CatalogEntry, home: Path, granted: frozenset[str]
 ) -> dict[str, Any]:
@@ -150,6 +156,7 @@ def openclaw_package_spec(
         "configSchema": schema if isinstance(schema, dict) else None,
         "conversationAccess": CONVERSATION_ACCESS in granted,
         "contractsTools": _contract(entry),
+        "hostRules": _host_rules(entry),
         "optionalTools": list(entry.metadata.get("optional_tools") or []),
         "commandAliases": _aliases(entry),
         "stateDir": str(state),

@@ -51,6 +51,7 @@ function pluginFor(pkg, entry, config, settings) {
 		stateDir: pkg.stateDir ?? path.join(pkg.root, ".openclaw-state"),
 		conversationAccess: pkg.conversationAccess === true,
 		contractsTools: Array.isArray(pkg.contractsTools) ? pkg.contractsTools : null,
+		hostRules: pkg.hostRules === "2026.10" ? "2026.10" : "2026.9",
 		optionalTools: pkg.optionalTools ?? [],
 		gatewaySettings: settings,
 		hookSettings: settings.hooks ?? {},
