@@ -25,8 +25,9 @@ from adapters.openclaw._host_api import (
     RUNTIME_RUNS,
     UNDEFINED,
 )
+from adapters.openclaw._lines import openclaw_host_lines
 from adapters.openclaw._semver import HOST_VERSION
-from gateway.audit import Evidence, Found, Item, SourceFile, Support, Target
+from gateway.audit import Evidence, Found, HostLine, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 
 __all__ = ["OpenClawAudit"]
@@ -235,6 +236,13 @@ class OpenClawAudit:
             slot = Item("memory", "memory slot", "openclaw", {"kind": "memory"})
             found.append(Found(slot, "openclaw.plugin.json", None, Evidence.DECLARED))
         return found
+
+    def host_lines(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[HostLine]:
+        """OpenClaw 2026.11, 2026.10 and 2026.9.36 LTS: which the plugin works with
+        (``_lines``: its declared host range, the compat registry's removals)."""
+        if entry.ecosystem != "openclaw":
+            return []
+        return openclaw_host_lines(entry.metadata, sources)
 
     def targets(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Target]:
         found = []

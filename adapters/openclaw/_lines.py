@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from adapters import _codes as codes
 from adapters._semver import Version, parse_version, satisfies
-from gateway.audit import SourceFile
+from gateway.audit import HostLine, SourceFile
 
 __all__ = [
     "LINES",
@@ -39,6 +40,7 @@ __all__ = [
     "floor",
     "gone_from",
     "line_admitted",
+    "openclaw_host_lines",
     "removed_uses",
     "rules_for",
 ]
@@ -159,7 +161,9 @@ def _import_pattern(module: str) -> re.Pattern[str]:
 
 def _finder(surface: Mapping[str, str]) -> re.Pattern[str] | None:
     if "call" in surface:
-        return re.compile(rf"(?<![\w$])\w+\s*\.\s*{re.escape(surface['call'])}\s*\(")
+        # ``api.x(``, and feature-detected ``api?.x?.(``
+        name = re.escape(surface["call"])
+        return re.compile(rf"(?<![\w$])\w+\s*\??\.\s*{name}\s*(?:\?\.)?\s*\(")
     if "path" in surface:
         parts = r"\s*\.\s*".join(map(re.escape, surface["path"].split(".")))
         return re.compile(rf"(?<![\w$]){parts}(?![\w$])")
@@ -206,3 +210,28 @@ def gone_from(use: RemovedUse, line: Line) -> bool:
     """Whether ``line`` no longer has the surface ``use`` uses."""
     removed, through = parse_version(use.removed_in), parse_version(line.removed_through)
     return removed is not None and through is not None and removed <= through
+
+
+def openclaw_host_lines(
+    metadata: Mapping[str, Any], sources: Sequence[SourceFile]
+) -> list[HostLine]:
+    """Each current line: refused at install by a declared range that admits none of its
+    versions, or missing a surface the code uses; else it works."""
+    uses = removed_uses(sources)
+    found: list[HostLine] = []
+    for line in LINES:
+        refused = [(codes.OPENCLAW_HOST_VERSION.code, why) for why in line_admitted(metadata, line)]
+        refused += [
+            (
+                codes.OPENCLAW_SURFACE_REMOVED.code,
+                f"{use.surface} ({use.path}:{use.line}) was removed in OpenClaw "
+                f"{use.removed_in} [{use.code}]; use {use.replacement}",
+            )
+            for use in uses
+            if gone_from(use, line)
+        ]
+        code = refused[0][0] if refused else None
+        found.append(
+            HostLine("openclaw", line.name, not refused, code, tuple(r for _, r in refused))
+        )
+    return found
