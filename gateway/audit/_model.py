@@ -172,6 +172,18 @@ class PackageAudit:
             phrases.append(f"{lines[0].label.removesuffix(lines[0].line)}{tail}")
         return phrases
 
+    def refusals(self) -> list[tuple[str, str | None, tuple[str, ...]]]:
+        """The lines it does not work with, those refused for the same reasons together:
+        ``("OpenClaw 2026.11, 2026.10", code, reasons)``."""
+        groups: dict[tuple[str, str | None, tuple[str, ...]], list[HostLine]] = {}
+        for line in self.compatibility:
+            if not line.works:
+                groups.setdefault((line.host, line.code, line.reasons), []).append(line)
+        return [
+            (lines[0].label + "".join(f", {line.line}" for line in lines[1:]), code, reasons)
+            for (_, code, reasons), lines in groups.items()
+        ]
+
     @property
     def label(self) -> str:
         return " ".join(part for part in (self.id or self.source, self.version) if part)

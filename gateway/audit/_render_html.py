@@ -162,12 +162,11 @@ def _package(index: int, package: PackageAudit) -> str:
     if package.compatibility:
         works = " · ".join(package.works_with) or "no current host version"
         meta.append(f"<p class=meta>works with <b>{escape(works)}</b></p>")
-        for line in package.compatibility:
-            if not line.works:
-                why = escape("; ".join(line.reasons[:3]))
-                meta.append(
-                    f"<p class=meta>not {escape(line.label)} <code>{escape(line.code or '')}</code>: {why}</p>"
-                )
+        for names, refused, reasons in package.refusals():
+            why = escape("; ".join(reasons[:3]))
+            meta.append(
+                f"<p class=meta>not {escape(names)} <code>{escape(refused or '')}</code>: {why}</p>"
+            )
     if package.observation is not None:
         seen = package.observation
         state = "loaded" if seen.loaded else f"did not load: {seen.error}"

@@ -56,10 +56,9 @@ def _package(package: PackageAudit) -> list[str]:
     if package.compatibility:
         works = " · ".join(package.works_with) or "no current host version"
         lines.append(f"- works with: **{_cell(works)}**")
-        for line in package.compatibility:
-            if not line.works:
-                why = _cell("; ".join(line.reasons[:3]))
-                lines.append(f"  - not {_cell(line.label)} (`{line.code}`): {why}")
+        for names, code, reasons in package.refusals():
+            why = _cell("; ".join(reasons[:3]))
+            lines.append(f"  - not {_cell(names)} (`{code}`): {why}")
     limited = [row for row in package.rows if row.cells[GATEWAY].support.status is not Status.RUNS]
     if limited:
         lines += ["", "**Not fully running in the gateway**", ""]

@@ -57,10 +57,9 @@ def _package(out: StringIO, package: PackageAudit) -> None:
     if package.compatibility:
         works = " · ".join(package.works_with) or "no current host version"
         out.write(f"  works with: {works}\n")
-        for line in package.compatibility:
-            if not line.works:
-                why = "; ".join(line.reasons[:3]) + (" …" if len(line.reasons) > 3 else "")
-                out.write(f"    not {line.label} [{line.code}]: {why}\n")
+        for lines, refused, reasons in package.refusals():
+            why = "; ".join(reasons[:3]) + (" …" if len(reasons) > 3 else "")
+            out.write(f"    not {lines} [{refused}]: {why}\n")
     verdicts = " · ".join(f"{host} {LABELS[package.verdicts[host].status]}" for host in HOSTS)
     out.write(f"  verdicts: {verdicts}\n")
     if package.observation is not None:

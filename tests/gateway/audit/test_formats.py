@@ -79,7 +79,7 @@ def test_markdown_has_a_summary_row_per_package_and_the_codes(report):
     assert len(summary) >= len(SOURCES)
     rows = [line for line in text.splitlines() if line.startswith("|")]
     assert not any("`openclaw.tool_contract`" in row for row in rows)  # the gateway runs them
-    assert "OpenClaw 2026.10 (`openclaw.tool_contract`)" in text  # OpenClaw itself does not
+    assert "OpenClaw 2026.11, 2026.10, 2026.9.36 LTS (`openclaw.tool_contract`)" in text
     assert "`pi.event_unmapped`" in text and "not audited" in text
 
 
