@@ -616,8 +616,9 @@ OPENCLAW_TRUSTED_CONTRACT = define_code(
     "openclaw.trusted_contract",
     WARNING,
     "The manifest declares a trusted contract (contracts.agentToolResultMiddleware or "
-    "contracts.trustedToolPolicies): OpenClaw 2026.10+ lets only trusted plugins register "
-    "tool-result middleware or trusted tool policies; the gateway runs neither.",
+    "contracts.trustedToolPolicies): OpenClaw runs such tool-result middleware or trusted tool "
+    "policies for bundled plugins, or for a plugin that declares them and is explicitly "
+    "enabled; the gateway runs neither.",
     "Nothing runs of it in the gateway; the plugin's other contributions are unaffected.",
 )
 OPENCLAW_SURFACE_REMOVED = define_code(
