@@ -111,3 +111,25 @@ def test_the_json_report_carries_the_lines(config):
         "code": None,
         "reasons": [],
     }
+
+
+def test_the_vendored_subpath_removals_agree_with_the_pinned_openclaw():
+    """Whole-subpath records: what the data says is gone from the 2026.9 line is not exported
+    by the installed openclaw 2026.9.6, and what it says 2026.10 removed still is."""
+    from adapters._semver import parse_version
+    from adapters.openclaw._lines import DATA
+
+    exports = json.loads(
+        (ROOT / "sidecars" / "node_modules" / "openclaw" / "package.json").read_text()
+    )["exports"]
+    checked = 0
+    for record in json.loads(DATA.read_text())["records"]:
+        for surface in record["surfaces"]:
+            module = surface.get("import", "")
+            if "name" in surface or not module.startswith("openclaw/plugin-sdk"):
+                continue
+            exported = "./" + module.removeprefix("openclaw/") in exports
+            gone_by_2026_9 = parse_version(record["removed_in"]) <= (2026, 9, 0)
+            assert exported != gone_by_2026_9, (record["code"], module)
+            checked += 1
+    assert checked >= 25
