@@ -24,7 +24,7 @@ from adapters import _codes as codes
 from adapters._fields import Fields
 from adapters._files import Inspection, jsonable, normalize_relative, safe_exists, safe_is_file
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
-from adapters.openclaw._lines import NEWER, declared_ranges, rules_for
+from adapters.openclaw._lines import NEWER, declared_ranges, floor_range, rules_for
 from adapters.openclaw._manifest import PLUGIN_JSON, read_plugin_manifest
 from adapters.openclaw._semver import HOST_VERSION, satisfies
 from gateway.model import (
@@ -128,7 +128,9 @@ def _entries(inspection: Inspection, block: object, metadata: dict[str, Any]) ->
     min_gateway = compat.get("minGatewayVersion")
     if isinstance(min_gateway, str):
         metadata["min_gateway_version"] = min_gateway
-        _check_host_version(inspection, f"{where}.compat.minGatewayVersion", f">={min_gateway}")
+        _check_host_version(
+            inspection, f"{where}.compat.minGatewayVersion", floor_range(min_gateway)
+        )
     metadata["install"] = _install(inspection, soft)
     metadata["channel"] = _channel(soft)
     if "extensions" not in block:

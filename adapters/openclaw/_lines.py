@@ -38,6 +38,7 @@ __all__ = [
     "RemovedUse",
     "declared_ranges",
     "floor",
+    "floor_range",
     "gone_from",
     "line_admitted",
     "openclaw_host_lines",
@@ -76,13 +77,20 @@ def declared_ranges(metadata: Mapping[str, Any]) -> list[tuple[str, str]]:
     if isinstance(metadata.get("plugin_api"), str):
         found.append(("compat.pluginApi", metadata["plugin_api"]))
     if isinstance(metadata.get("min_gateway_version"), str):
-        found.append(("compat.minGatewayVersion", f">={metadata['min_gateway_version']}"))
+        found.append(("compat.minGatewayVersion", floor_range(metadata["min_gateway_version"])))
     install = metadata.get("install")
     if isinstance(install, dict) and isinstance(install.get("minHostVersion"), str):
         found.append(("install.minHostVersion", install["minHostVersion"]))
     if isinstance(metadata.get("openclaw_peer"), str):
         found.append(("peerDependencies.openclaw", metadata["openclaw_peer"]))
     return found
+
+
+def floor_range(value: str) -> str:
+    """A ``minGatewayVersion`` as a range: OpenClaw takes ``>=x.y.z`` and, as legacy, a bare
+    ``x.y.z`` (its ``parseMinHostVersionRequirement``)."""
+    value = value.strip()
+    return value if value.startswith(">=") else f">={value}"
 
 
 def _lower_bound(spec: str) -> Version | None:

@@ -71,6 +71,11 @@ def test_min_gateway_version_and_the_openclaw_peer_range_count_too(tmp_path: Pat
     assert entry.metadata["host_rules"] == "2026.10"
     assert "openclaw.host_version_unsatisfied" in [d.code for d in entry.diagnostics]
     shutil.rmtree(by_gateway)
+    # OpenClaw's own form is a floor, ">=x.y.z" (the bare version is its legacy form).
+    as_floor = _with_package(tmp_path, {"compat": {"minGatewayVersion": ">=2026.4.24"}})
+    assert inspect_plugin(as_floor).metadata["host_rules"] == "2026.9"
+    assert "openclaw.host_version_unsatisfied" not in _codes(as_floor)
+    shutil.rmtree(as_floor)
     by_peer = _with_package(tmp_path, {}, peerDependencies={"openclaw": ">=2026.11.1"})
     assert inspect_plugin(by_peer).metadata["host_rules"] == "2026.10"
 
