@@ -19,7 +19,7 @@ from typing import Final
 from adapters import _codes as codes
 from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
 from adapters.pi._inspect import inspect_package
-from adapters.pi._removed import pi_host_lines
+from adapters.pi._removed import pi_ai_globals, pi_host_lines
 from gateway.audit import Found, HostLine, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 
@@ -296,7 +296,7 @@ class PiAudit:
             found.append(
                 Target("pi", "no Pi package named", "type-only or no imports of Pi's packages")
             )
-        return found
+        return found + pi_ai_globals(sources)
 
 
 def _pi_wrapper(entry: CatalogEntry) -> bool:

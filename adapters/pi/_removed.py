@@ -21,9 +21,9 @@ from typing import Final
 from adapters import _codes as codes
 from adapters._semver import parse_version
 from adapters.pi._host_versions import pinned_versions
-from gateway.audit import HostLine, SourceFile
+from gateway.audit import HostLine, SourceFile, Target
 
-__all__ = ["REMOVALS", "Removal", "current_line", "pi_host_lines"]
+__all__ = ["REMOVALS", "Removal", "current_line", "pi_ai_globals", "pi_host_lines"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,3 +88,35 @@ def pi_host_lines(sources: Sequence[SourceFile]) -> list[HostLine]:
                 break
     code = codes.PI_API_REMOVED.code if reasons else None
     return [HostLine("pi", current_line(), not reasons, code, tuple(reasons))]
+
+
+_PI_AI_GLOBALS: Final = (
+    "stream", "complete", "completeSimple", "streamSimple", "getModel", "getModels",
+    "getProviders", "registerApiProvider", "getEnvApiKey",
+)  # fmt: skip
+_PI_AI_ROOT = re.compile(
+    r"import\s*\{([^}]*)\}\s*from\s*[\"'](?:@earendil-works|@mariozechner)/pi-ai[\"']"
+)
+
+
+def pi_ai_globals(sources: Sequence[SourceFile]) -> list[Target]:
+    """pi-ai's old global API imported from its root: moved behind ``pi-ai/compat`` in 0.80,
+    still served through Pi's loader alias in 1.6, to be removed later (a target, not a
+    refusal)."""
+    used: set[str] = set()
+    for source in sources:
+        if not source.reachable:
+            continue
+        for match in _PI_AI_ROOT.finditer(source.text):
+            names = {part.split(" as ")[0].strip() for part in match[1].split(",")}
+            used |= names & set(_PI_AI_GLOBALS)
+    if not used:
+        return []
+    return [
+        Target(
+            "pi-ai global API",
+            ", ".join(sorted(used)),
+            "moved to @earendil-works/pi-ai/compat in Pi 0.80; Pi 1.6 still resolves the root "
+            "import (loader alias), a later release removes it",
+        )
+    ]

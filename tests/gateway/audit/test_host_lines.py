@@ -133,3 +133,15 @@ def test_the_vendored_subpath_removals_agree_with_the_pinned_openclaw():
             assert exported != gone_by_2026_9, (record["code"], module)
             checked += 1
     assert checked >= 25
+
+
+def test_pi_ai_globals_from_the_root_are_a_target_not_a_refusal(config, tmp_path):
+    root = tmp_path / "pi-ai-globals"
+    shutil.copytree(FIXTURES / "pi-works", root)
+    source = (root / "index.ts").read_text()
+    header = 'import { complete, getModel as model } from "@earendil-works/pi-ai";\n'
+    (root / "index.ts").write_text(header + source)
+    package = one(root, config)
+    (target,) = [t for t in package.targets if t.api == "pi-ai global API"]
+    assert target.value == "complete, getModel" and "pi-ai/compat in Pi 0.80" in target.note
+    assert package.works_with == ["Pi 1.6"]
