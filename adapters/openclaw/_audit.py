@@ -258,6 +258,20 @@ class OpenClawAudit:
         install = entry.metadata.get("install")
         if isinstance(install, dict) and isinstance(install.get("minHostVersion"), str):
             found.append(Target("openclaw install.minHostVersion", install["minHostVersion"]))
+        if isinstance(entry.metadata.get("min_gateway_version"), str):
+            found.append(
+                Target("openclaw compat.minGatewayVersion", entry.metadata["min_gateway_version"])
+            )
+        if isinstance(entry.metadata.get("openclaw_peer"), str):
+            found.append(Target("openclaw peerDependencies", entry.metadata["openclaw_peer"]))
+        if entry.metadata.get("host_rules") == "2026.10":
+            found.append(
+                Target(
+                    "openclaw host rules",
+                    "2026.10+",
+                    "declares a newer OpenClaw; undeclared tools are refused, see docs/openclaw.md",
+                )
+            )
         subpaths = sorted(
             {m.group(1) or "" for s in sources if s.reachable for m in _SDK_IMPORT.finditer(s.text)}
         )

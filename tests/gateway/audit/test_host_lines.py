@@ -58,7 +58,9 @@ def test_a_surface_removed_in_2026_10_names_the_record_and_its_replacement(confi
 
 
 def test_a_declared_host_range_shuts_out_the_lines_it_does_not_admit(config):
-    found = lines(one(OPENCLAW / "host-2026-11", config))
+    package = one(OPENCLAW / "host-2026-11", config)
+    assert ("openclaw host rules", "2026.10+") in {(t.api, t.value) for t in package.targets}
+    found = lines(package)
     assert found["OpenClaw 2026.11"].works
     for older in ("OpenClaw 2026.10", "OpenClaw 2026.9.36 LTS"):
         assert found[older].code == "openclaw.host_version_unsatisfied"
