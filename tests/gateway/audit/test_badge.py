@@ -4,6 +4,8 @@ a package works with. Real ``gateway audit`` subprocesses; the SVG must parse
 
 from __future__ import annotations
 
+import json
+import shutil
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -67,3 +69,20 @@ def test_hostile_package_text_is_escaped_and_stripped_of_control_characters():
     first = texts(svg)[0]
     assert first.startswith("evil</text><script>alert(1)") and "\x1b" not in first
     assert svg.get("aria-label", "").startswith("evil</text><script>")
+
+
+def test_a_hostile_version_in_package_json_comes_out_escaped(tmp_path):
+    root = tmp_path / "hostile"
+    shutil.copytree(FIXTURES / "pi-works", root)
+    package = json.loads((root / "package.json").read_text())
+    package["version"] = "1.0.0</text><script>alert(1)</script>&\x1b[31m\u202e"
+    (root / "package.json").write_text(json.dumps(package))
+    done = gateway(tmp_path, str(root), "--format", "badge", "--output", "badge.svg")
+    assert done.returncode == 0, done.stderr
+    raw = (tmp_path / "badge.svg").read_text()
+    assert "\x1b" not in raw and "\u202e" not in raw and "<script>" not in raw
+    svg = ElementTree.fromstring(raw)
+    assert svg.findtext(f"{SVG}title") == (
+        "pi-works 1.0.0</text><script>alert(1)</script>&[31m: works with Pi 1.6"
+    )
+    assert texts(svg) == ["works with", "Pi 1.6"]
