@@ -44,6 +44,7 @@ __all__ = [
     "openclaw_host_lines",
     "removed_uses",
     "rules_for",
+    "withdrawn_subpaths",
 ]
 
 DATA: Final = Path(__file__).parent / "data" / "compat-removed.json"
@@ -243,3 +244,23 @@ def openclaw_host_lines(
             HostLine("openclaw", line.name, not refused, code, tuple(r for _, r in refused))
         )
     return found
+
+
+def withdrawn_subpaths(rules: str) -> list[tuple[str, str]]:
+    """``(subpath, line)``: the SDK subpaths a plugin under ``rules`` no longer gets ("" is
+    the root barrel) — those its hosts removed, though the pinned 2026.9.6 still serves some.
+    None under the 2026.9 rules."""
+    if rules != NEWER:
+        return []
+    limit = parse_version(NEWER)
+    sdk = "openclaw/plugin-sdk"
+    found: dict[str, str] = {}
+    for record in _records():
+        removed = parse_version(record["removed_in"])
+        if removed is None or limit is None or removed > limit:
+            continue
+        for surface in record["surfaces"]:
+            module = surface.get("import", "")
+            if "name" not in surface and (module == sdk or module.startswith(f"{sdk}/")):
+                found.setdefault(module[len(sdk) :].lstrip("/"), record["removed_in"])
+    return sorted(found.items())

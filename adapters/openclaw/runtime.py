@@ -20,6 +20,7 @@ from typing import Any, Final
 from adapters import _codes as codes
 from adapters._sidecar import plan_sidecar, request_timeout
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
+from adapters.openclaw._lines import withdrawn_subpaths
 from adapters.openclaw._manifest import PLUGIN_JSON, loads_json5
 from gateway.base import Diagnostic, PathRefused, encode_name, safe_join
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
@@ -157,6 +158,7 @@ def openclaw_package_spec(
         "conversationAccess": CONVERSATION_ACCESS in granted,
         "contractsTools": _contract(entry),
         "hostRules": _host_rules(entry),
+        "removedSdk": [list(pair) for pair in withdrawn_subpaths(_host_rules(entry))],
         "optionalTools": list(entry.metadata.get("optional_tools") or []),
         "commandAliases": _aliases(entry),
         "stateDir": str(state),

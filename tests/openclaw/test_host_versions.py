@@ -20,6 +20,7 @@ from tests._backends import both_backends  # noqa: F401  (this module: asyncio a
 from .conftest import FIXTURES, install_ready, messages
 
 OLD, NEW = FIXTURES / "host-2026-9", FIXTURES / "host-2026-11"
+REMOVED_SDK = FIXTURES / "host-2026-11-removed-sdk"
 
 
 def _codes(root: Path) -> list[str]:
@@ -57,6 +58,33 @@ async def test_a_plugin_declaring_2026_11_has_its_undeclared_tool_refused(worksp
         (refused,) = messages(gateway, "openclaw.tool_undeclared")
         assert "undeclared_11" in refused and "not registered" in refused
         assert messages(gateway, "openclaw.tool_contract") == []
+
+
+@pytest.mark.anyio
+async def test_a_plugin_declaring_2026_11_cannot_import_a_subpath_2026_10_removed(
+    workspace: Any,
+) -> None:
+    install_ready(workspace.config.home, REMOVED_SDK)
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        assert "infra_probe" not in {t.name for t in gateway.tools()}
+        (refused,) = messages(gateway, "openclaw.sdk_unavailable")
+        assert "openclaw/plugin-sdk/infra-runtime" in refused
+        assert "OpenClaw 2026.10 removed it" in refused
+
+
+@pytest.mark.anyio
+async def test_the_same_import_still_loads_for_a_plugin_built_for_2026_9(
+    workspace: Any, tmp_path: Path
+) -> None:
+    root = tmp_path / "for-2026-9"
+    shutil.copytree(REMOVED_SDK, root)
+    package = json.loads((root / "package.json").read_text())
+    package["openclaw"]["compat"]["pluginApi"] = "^2026.9.0"
+    (root / "package.json").write_text(json.dumps(package))
+    install_ready(workspace.config.home, root)
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        assert (await gateway.call_tool("infra_probe", {})).content == "true"
+        assert messages(gateway, "openclaw.sdk_unavailable") == []
 
 
 def test_the_declared_host_version_picks_the_rules() -> None:
