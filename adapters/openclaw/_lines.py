@@ -8,9 +8,9 @@ Two inputs, both read without running anything:
   ``openclaw`` peer range. The lowest version every declaration admits is the plugin's
   *floor*; a floor at or above 2026.10 means the plugin was built for the newer hosts and
   gets their rules (``rules_for``), anything else keeps the 2026.9 behaviour;
-- **OpenClaw's compatibility registry** (vendored: ``data/compat-removed.json``, its source
-  commits noted there): the SDK surfaces removed, and in which line. A plugin whose code
-  uses a surface a line removed does not work with that line.
+- **OpenClaw's compatibility registry** (``_compat_registry``): the SDK surfaces removed,
+  and in which line. A plugin whose code uses a surface a line removed does not work with
+  that line.
 
 The lines (``LINES``) are the ones OpenClaw ships now: 2026.11, 2026.10 and the 2026.9
 extended-stable line (2026.9.36 LTS). They were read from OpenClaw's published notes,
@@ -19,35 +19,27 @@ docs and source; the npm registry here serves ``openclaw`` up to 2026.9.6 only.
 
 from __future__ import annotations
 
-import functools
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final
 
 from adapters import _codes as codes
 from adapters._semver import Version, parse_version, satisfies
+from adapters.openclaw._compat_registry import NEWER, gone_from, removed_uses
 from gateway.audit import HostLine, SourceFile
 
 __all__ = [
     "LINES",
     "NEWER",
     "Line",
-    "RemovedUse",
     "declared_ranges",
     "floor",
     "floor_range",
-    "gone_from",
     "line_admitted",
     "openclaw_host_lines",
-    "removed_uses",
     "rules_for",
-    "withdrawn_subpaths",
 ]
-
-DATA: Final = Path(__file__).parent / "data" / "compat-removed.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +59,6 @@ LINES: Final = (
     Line("2026.9.36 LTS", "2026.9.36", "2026.9.99", "2026.9"),
 )
 """Newest first."""
-
-NEWER: Final = "2026.10"
-"""From this host version on, the newer rules apply (``rules_for``)."""
 
 
 def declared_ranges(metadata: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -141,86 +130,6 @@ def line_admitted(metadata: Mapping[str, Any], line: Line) -> list[str]:
     return refused
 
 
-@dataclass(frozen=True, slots=True)
-class RemovedUse:
-    code: str
-    """The registry record's code."""
-    surface: str
-    removed_in: str
-    replacement: str
-    path: str
-    line: int
-
-
-@functools.cache
-def _records() -> tuple[dict[str, Any], ...]:
-    data = json.loads(DATA.read_text(encoding="utf-8"))
-    return tuple(data["records"])
-
-
-def _import_pattern(module: str) -> re.Pattern[str]:
-    """A module specifier in quotes; ``openclaw/plugin-sdk…`` also under its ``@openclaw``
-    alias."""
-    sdk = "openclaw/plugin-sdk"
-    if module.startswith(sdk):
-        rest = re.escape(module[len(sdk) :])
-        return re.compile(rf"""["'](?:@openclaw/plugin-sdk|openclaw/plugin-sdk){rest}["']""")
-    return re.compile(rf"""["']{re.escape(module)}["']""")
-
-
-def _finder(surface: Mapping[str, str]) -> re.Pattern[str] | None:
-    if "call" in surface:
-        # ``api.x(``, and feature-detected ``api?.x?.(``
-        name = re.escape(surface["call"])
-        return re.compile(rf"(?<![\w$])\w+\s*\??\.\s*{name}\s*(?:\?\.)?\s*\(")
-    if "path" in surface:
-        parts = r"\s*\.\s*".join(map(re.escape, surface["path"].split(".")))
-        return re.compile(rf"(?<![\w$]){parts}(?![\w$])")
-    if "hook" in surface:
-        return re.compile(rf"""\.\s*on\s*\(\s*["']{re.escape(surface["hook"])}["']""")
-    if "name" in surface:
-        return re.compile(rf"(?<![\w$]){re.escape(surface['name'])}(?![\w$])")
-    if "import" in surface:
-        return _import_pattern(surface["import"])
-    return None
-
-
-def removed_uses(sources: Sequence[SourceFile]) -> list[RemovedUse]:
-    """Every registry surface the reachable ``sources`` use, where (the first use per file)."""
-    found: list[RemovedUse] = []
-    for record in _records():
-        for surface in record["surfaces"]:
-            pattern = _finder(surface)
-            if pattern is None:
-                continue
-            imported = _import_pattern(surface["import"]) if "name" in surface else None
-            for source in sources:
-                if not source.reachable:
-                    continue
-                if imported is not None and not imported.search(source.text):
-                    continue
-                match = pattern.search(source.text)
-                if match is None:
-                    continue
-                found.append(
-                    RemovedUse(
-                        record["code"],
-                        surface["surface"],
-                        record["removed_in"],
-                        record["replacement"],
-                        source.path,
-                        source.line_of(match.start()),
-                    )
-                )
-    return found
-
-
-def gone_from(use: RemovedUse, line: Line) -> bool:
-    """Whether ``line`` no longer has the surface ``use`` uses."""
-    removed, through = parse_version(use.removed_in), parse_version(line.removed_through)
-    return removed is not None and through is not None and removed <= through
-
-
 def openclaw_host_lines(
     metadata: Mapping[str, Any], sources: Sequence[SourceFile]
 ) -> list[HostLine]:
@@ -237,30 +146,10 @@ def openclaw_host_lines(
                 f"{use.removed_in} [{use.code}]; use {use.replacement}",
             )
             for use in uses
-            if gone_from(use, line)
+            if gone_from(use, line.removed_through)
         ]
         code = refused[0][0] if refused else None
         found.append(
             HostLine("openclaw", line.name, not refused, code, tuple(r for _, r in refused))
         )
     return found
-
-
-def withdrawn_subpaths(rules: str) -> list[tuple[str, str]]:
-    """``(subpath, line)``: the SDK subpaths a plugin under ``rules`` no longer gets ("" is
-    the root barrel) — those its hosts removed, though the pinned 2026.9.6 still serves some.
-    None under the 2026.9 rules."""
-    if rules != NEWER:
-        return []
-    limit = parse_version(NEWER)
-    sdk = "openclaw/plugin-sdk"
-    found: dict[str, str] = {}
-    for record in _records():
-        removed = parse_version(record["removed_in"])
-        if removed is None or limit is None or removed > limit:
-            continue
-        for surface in record["surfaces"]:
-            module = surface.get("import", "")
-            if "name" not in surface and (module == sdk or module.startswith(f"{sdk}/")):
-                found.setdefault(module[len(sdk) :].lstrip("/"), record["removed_in"])
-    return sorted(found.items())

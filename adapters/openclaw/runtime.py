@@ -19,8 +19,8 @@ from typing import Any, Final
 
 from adapters import _codes as codes
 from adapters._sidecar import plan_sidecar, request_timeout
+from adapters.openclaw._compat_registry import withdrawn_subpaths
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
-from adapters.openclaw._lines import withdrawn_subpaths
 from adapters.openclaw._manifest import PLUGIN_JSON, loads_json5
 from gateway.base import Diagnostic, PathRefused, encode_name, safe_join
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec

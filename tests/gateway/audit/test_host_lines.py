@@ -119,7 +119,7 @@ def test_the_vendored_subpath_removals_agree_with_the_pinned_openclaw():
     """Whole-subpath records: what the data says is gone from the 2026.9 line is not exported
     by the installed openclaw 2026.9.6, and what it says 2026.10 removed still is."""
     from adapters._semver import parse_version
-    from adapters.openclaw._lines import DATA
+    from adapters.openclaw._compat_registry import DATA
 
     exports = json.loads(
         (ROOT / "sidecars" / "node_modules" / "openclaw" / "package.json").read_text()
