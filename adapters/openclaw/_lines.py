@@ -13,8 +13,9 @@ Two inputs, both read without running anything:
   that line.
 
 The lines (``LINES``) are the ones OpenClaw ships now: 2026.11, 2026.10 and the 2026.9
-extended-stable line (2026.9.36 LTS). They were read from OpenClaw's published notes,
-docs and source; the npm registry here serves ``openclaw`` up to 2026.9.6 only.
+extended-stable line (2026.9.36 LTS), as the project's issue 21 names them; what each lacks
+comes from the compat registry's source and OpenClaw's docs (the npm registry here serves
+``openclaw`` up to 2026.9.6 only, and no release notes of the newer lines were found).
 """
 
 from __future__ import annotations
