@@ -339,6 +339,13 @@ PI_HOST_PACKAGE_BUNDLED = define_code(
     "A Pi host package (pi-ai, pi-coding-agent, pi-tui, typebox, ...) is in dependencies.",
     'List it in peerDependencies as "*"; the host supplies it.',
 )
+PI_API_REMOVED = define_code(
+    "pi.api_removed",
+    WARNING,
+    "The package's code uses a Pi API (an event, a method, an import) that a Pi release removed "
+    "(gateway audit: the package does not work with Pi from that release on).",
+    "Move to the replacement the audit names (Pi's CHANGELOG for that release).",
+)
 PI_HOST_VERSION_MISMATCH = define_code(
     "pi.host_version_mismatch",
     WARNING,
@@ -589,6 +596,37 @@ OPENCLAW_TOOL_CONTRACT = define_code(
     "A tool was registered that the manifest's contracts.tools does not list (or the "
     "manifest has no contracts.tools); OpenClaw >= 2026.5 rejects it, the gateway registers it.",
     "Add the tool name to contracts.tools in openclaw.plugin.json.",
+)
+OPENCLAW_TOOL_UNDECLARED = define_code(
+    "openclaw.tool_undeclared",
+    ERROR,
+    "A plugin that declares OpenClaw >= 2026.10 (compat.pluginApi, compat.minGatewayVersion, "
+    "install.minHostVersion or its openclaw peer range) registered a tool its manifest's "
+    "contracts.tools does not list; the newer hosts refuse it, and so does the gateway.",
+    "Add the tool name to contracts.tools in openclaw.plugin.json.",
+)
+OPENCLAW_HOST_RULES = define_code(
+    "openclaw.host_rules",
+    INFO,
+    "The plugin declares OpenClaw >= 2026.10; the gateway applies the newer hosts' rules to it "
+    "(an undeclared tool refused, not warned) while loading it with the 2026.9.6 SDK it pins.",
+    "Nothing to do; a plugin built for 2026.9 keeps the 2026.9 behaviour.",
+)
+OPENCLAW_TRUSTED_CONTRACT = define_code(
+    "openclaw.trusted_contract",
+    WARNING,
+    "The manifest declares a trusted contract (contracts.agentToolResultMiddleware or "
+    "contracts.trustedToolPolicies): OpenClaw runs such tool-result middleware or trusted tool "
+    "policies for bundled plugins, or for a plugin that declares them and is explicitly "
+    "enabled; the gateway runs neither.",
+    "Nothing runs of it in the gateway; the plugin's other contributions are unaffected.",
+)
+OPENCLAW_SURFACE_REMOVED = define_code(
+    "openclaw.surface_removed",
+    WARNING,
+    "The plugin's code uses an SDK surface OpenClaw's compatibility registry lists as removed "
+    "in a release line (gateway audit: the plugin does not work with that line).",
+    "Move to the replacement the audit names (OpenClaw's plugin SDK migration guide).",
 )
 OPENCLAW_TOOL_OPTIONAL = define_code(
     "openclaw.tool_optional",

@@ -19,7 +19,8 @@ from typing import Final
 from adapters import _codes as codes
 from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
 from adapters.pi._inspect import inspect_package
-from gateway.audit import Found, Item, SourceFile, Support, Target
+from adapters.pi._removed import pi_ai_globals, pi_host_lines
+from gateway.audit import Found, HostLine, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 
 __all__ = ["GATEWAY_EVENTS", "PI_EVENTS", "TRANSLATED_EVENTS", "PiAudit"]
@@ -261,6 +262,12 @@ class PiAudit:
         found += call_sites(sources, ui, "pi", receiver=r"ctx\.ui", prefix="ctx.ui.")
         return found
 
+    def host_lines(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[HostLine]:
+        """The current Pi (1.6), and what of the package's code it removed (``_removed``)."""
+        if entry.ecosystem != "pi":
+            return []
+        return pi_host_lines(sources)
+
     def targets(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Target]:
         declared = _declared_scopes(Path(entry.root))
         imported = {
@@ -289,7 +296,7 @@ class PiAudit:
             found.append(
                 Target("pi", "no Pi package named", "type-only or no imports of Pi's packages")
             )
-        return found
+        return found + pi_ai_globals(sources)
 
 
 def _pi_wrapper(entry: CatalogEntry) -> bool:

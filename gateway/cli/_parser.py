@@ -46,7 +46,7 @@ PACKAGE_VERBS = (
     "ungroup",
 )  # fmt: skip
 MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin")
-AUDIT_FORMATS = ("text", "json", "markdown", "html", "sarif")
+AUDIT_FORMATS = ("text", "json", "markdown", "html", "sarif", "badge")
 """``gateway.audit.FORMATS``."""
 AUDIT_FAIL_ON = ("unsupported", "partial", "risk")
 """``gateway.audit.FAIL_ON``."""

@@ -27,6 +27,7 @@ export const CODES = Object.freeze([
 	"openclaw.legacy_api",
 	"openclaw.conversation_access",
 	"openclaw.tool_contract",
+	"openclaw.tool_undeclared",
 	"openclaw.tool_optional",
 	"openclaw.tool_conflict",
 	"openclaw.registration_invalid",
