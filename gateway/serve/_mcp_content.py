@@ -26,7 +26,6 @@ from gateway.model import (
     parse_front_matter,
 )
 from gateway.packages import PackageStatus
-from gateway.wire import UiAnswer, UiRequest
 
 __all__ = [
     "ARGUMENTS",
@@ -35,8 +34,6 @@ __all__ = [
     "SKILL_BYTES",
     "ServedSkill",
     "ServedTemplate",
-    "answer_from_elicitation",
-    "elicitation_schema",
     "expand_template",
     "mcp_name",
     "mcp_prompt",
@@ -274,32 +271,3 @@ def read_skill(skill: ServedSkill) -> str:
     if len(data) > SKILL_BYTES:
         text += f"\n\n[cut at {SKILL_BYTES // 1024} KiB by gateway serve]\n"
     return text
-
-
-# --------------------------------------------------------------------------- questions
-
-
-def elicitation_schema(request: UiRequest) -> dict[str, Any] | None:
-    """A nimlet question as an MCP form; None for what a form must not carry (a password:
-    MCP forbids asking for secrets through elicitation) or an unknown method."""
-    prompt = request.prompt or "Answer"
-    if request.method == "question":
-        field: dict[str, Any] = {"type": "string", "title": prompt, "enum": list(request.options)}
-    elif request.method == "confirm":
-        field = {"type": "boolean", "title": prompt}
-    elif request.method == "input":
-        field = {"type": "string", "title": prompt}
-    else:
-        return None
-    return {"type": "object", "properties": {"answer": field}, "required": ["answer"]}
-
-
-def answer_from_elicitation(request: UiRequest, result: types.ElicitResult) -> UiAnswer:
-    if result.action != "accept" or not result.content:
-        return UiAnswer(cancelled=True)
-    value = result.content.get("answer")
-    if request.method == "confirm":
-        return UiAnswer(confirmed=bool(value), cancelled=False)
-    if not isinstance(value, str) or not value:
-        return UiAnswer(cancelled=True)
-    return UiAnswer(answer=value)
