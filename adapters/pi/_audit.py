@@ -22,7 +22,7 @@ from adapters.pi._inspect import inspect_package
 from gateway.audit import Found, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 
-__all__ = ["GATEWAY_EVENTS", "PI_EVENTS", "TRANSLATED_EVENTS", "PiAudit"]
+__all__ = ["GATEWAY_EVENTS", "PI_EVENTS", "SIDECAR_EVENTS", "TRANSLATED_EVENTS", "PiAudit"]
 
 PI_EVENTS: Final = frozenset({
     "project_trust", "resources_discover", "session_start", "session_info_changed",
@@ -66,6 +66,12 @@ GATEWAY_EVENTS: Final = {
     "message_end": ("message_received", "message_sending"),
 }
 """Pi event -> the canonical events the gateway dispatches it at (docs/pi.md, "Events")."""
+SIDECAR_EVENTS: Final = {
+    "session_info_changed": "emitted by the sidecar's Pi host when pi.setSessionName names the "
+    "session, as Pi emits it (not at a canonical event)",
+}
+"""Pi events the sidecar's Pi host emits itself from a Pi API call (``sidecars/lib/pi/
+dispatch.mjs`` ``SIDECAR_EVENTS``), with why."""
 TRANSLATED_EVENTS: Final = frozenset({"session_switch", "session_fork"})
 """Removed events the sidecar translates to their replacement (``sidecars/lib/pi/legacy.mjs``)."""
 
@@ -86,8 +92,13 @@ API: Final[dict[str, tuple[str, str, str]]] = {
     "appendEntry": ("api", _RUNS, "a session entry, never sent to a model"),
     "exec": ("api", _RUNS, "runs on the host under Gateway.exec_policy (host.request exec)"),
     "sendMessage": ("api", _PARTIAL, "in a command: the reply's message; else a notification"),
-    "sendUserMessage": ("api", _PARTIAL, "in a command: the reply's prompt; else a notification"),
-    "setSessionName": ("api", _PARTIAL, "kept inside the sidecar"),
+    "sendUserMessage": (
+        "api",
+        _RUNS,
+        "in a command: the reply's prompt; else a user_message, deliverAs steer/followUp onto "
+        "the host's steering/follow-up queues",
+    ),
+    "setSessionName": ("api", _PARTIAL, "kept inside the sidecar; fires session_info_changed"),
     "getSessionName": ("api", _PARTIAL, "kept inside the sidecar"),
     "setLabel": ("api", _PARTIAL, "kept inside the sidecar"),
     "getSettings": ("api", _PARTIAL, "an empty settings object"),
@@ -229,6 +240,8 @@ class PiAudit:
                 f"{event!r} was removed in Pi 0.65; translated to session_start's reason and "
                 f"dispatched at the canonical {', '.join(canonical or ())}",
             )
+        if event in SIDECAR_EVENTS:
+            return runs(SIDECAR_EVENTS[event])
         if canonical is None:
             return unsupported(
                 codes.PI_EVENT_UNMAPPED,

@@ -7,6 +7,15 @@ import { makeContext, refreshEntries } from "./context.mjs";
 import { loopState, runHandlers } from "./dispatch.mjs";
 import { legacySessionEvents } from "./legacy.mjs";
 import { addDiscovered } from "./resources.mjs";
+import { since } from "./versions.mjs";
+
+// Pi >= 0.79.10: the compaction events say why compaction runs. The gateway's compaction is
+// one the embedding agent asked for: "manual" unless the host's payload names a reason.
+function compactionFields(pi, packageId, payload) {
+	if (!since(pi, packageId, "compactionReason")) return {};
+	const reason = ["manual", "threshold", "overflow"].includes(payload.reason) ? payload.reason : "manual";
+	return { reason, willRetry: payload.will_retry === true };
+}
 
 // A Pi custom message ({customType, content, display, details}) as a canonical message.
 function canonicalMessage(message) {
@@ -122,17 +131,16 @@ const HANDLERS = {
 		return {};
 	},
 
-	async session_before_compact({ run, payload, signal }) {
+	async session_before_compact({ pi, run, payload, signal }) {
 		const reply = {};
-		const event = {
+		const event = (packageId) => ({
 			type: "session_before_compact",
 			preparation: { tokensBefore: payload.tokens_before ?? 0 },
 			branchEntries: payload.entries ?? [],
 			customInstructions: payload.instruction || undefined,
 			signal,
-			reason: "manual",
-			willRetry: false,
-		};
+			...compactionFields(pi, packageId, payload),
+		});
 		await run("session_before_compact", event, (result) => {
 			if (result?.cancel) {
 				reply.allow = false;
@@ -148,9 +156,10 @@ const HANDLERS = {
 		return reply;
 	},
 
-	async session_compact({ run, payload }) {
+	async session_compact({ pi, run, payload }) {
 		const compactionEntry = { type: "compaction", summary: payload.summary, firstKeptEntryId: String(payload.first_kept_index ?? 0), tokensBefore: payload.tokens_before };
-		await run("session_compact", { type: "session_compact", compactionEntry, fromExtension: false, reason: "manual", willRetry: false });
+		const event = (packageId) => ({ type: "session_compact", compactionEntry, fromExtension: false, ...compactionFields(pi, packageId, payload) });
+		await run("session_compact", event);
 		return {};
 	},
 
@@ -171,15 +180,20 @@ const HANDLERS = {
 		return text !== original ? { action: "transform", text } : { action: "continue" };
 	},
 
-	async before_agent_start({ run, payload, ctx }) {
+	async before_agent_start({ pi, run, payload, ctx }) {
 		// Pi's emitBeforeAgentStart: every returned message is injected; a returned systemPrompt
-		// replaces the prompt for this run, and the next handler sees it.
+		// replaces the prompt for this run, and the next handler sees it. Since Pi 1.2 the event
+		// is a union on messageType; the gateway starts runs on user prompts only ("user"), and
+		// a package targeting an older Pi gets the event without the field, as then.
 		const reply = {};
 		let systemPrompt = String(payload.system_prompt ?? "");
 		let replaced = false;
 		const messages = [];
 		ctx.getSystemPrompt = () => systemPrompt;
-		const event = () => ({ type: "before_agent_start", prompt: String(payload.prompt ?? ""), systemPrompt, messageType: "user", systemPromptOptions: {} });
+		const event = (packageId) => {
+			const fields = { type: "before_agent_start", prompt: String(payload.prompt ?? ""), systemPrompt, systemPromptOptions: {} };
+			return since(pi, packageId, "busyRunStart") ? { ...fields, messageType: "user" } : fields;
+		};
 		await run("before_agent_start", event, (result) => {
 			if (!result || typeof result !== "object") return;
 			if (result.message) messages.push(canonicalMessage(result.message));

@@ -20,7 +20,9 @@ function newPi() {
 		extensions: [], // {ext, packageId, root}, in load order
 		tools: new Map(), // name -> {definition, ext, packageId, extPath}
 		commands: new Map(), // invocation name -> {command, packageId, source?: "prompt"}
-		activeTools: null, // Set of names, or null (= all)
+		activeTools: null, // Set of names (setActiveTools), or null (= all but `inactive`)
+		inactive: new Set(), // tools registered inactive (defaultActive: false, exposure; registry.mjs)
+		hostVersions: new Map(), // package id -> the older Pi it targets (versions.mjs)
 		conflicts: new Set(), // tool conflicts already reported
 		reportedEvents: new Set(), // unmapped or translated Pi events already reported
 		reportedErrors: new Set(), // handler failures already reported (dispatch.mjs)
@@ -38,6 +40,7 @@ export async function loadHost(state, packages) {
 	const eventBus = createEventBus();
 	const runtime = createExtensionRuntime();
 	for (const pkg of packages) {
+		if (typeof pkg.hostVersion === "string") pi.hostVersions.set(pkg.id, pkg.hostVersion);
 		useCache(pkg.cache); // where this package's compiled modules are (compile.mjs)
 		const result = await loadExtensions(pkg.entries, process.cwd(), eventBus, runtime);
 		for (const error of result.errors) {

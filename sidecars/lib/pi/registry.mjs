@@ -6,6 +6,7 @@ import path from "node:path";
 import { diagnostic } from "../diagnostics.mjs";
 import { sendRegistrationDelta } from "../registration.mjs";
 import { log } from "../stdio.mjs";
+import { since } from "./versions.mjs";
 
 export function unsupported(state, api, where, pkg) {
 	diagnostic(state, "pi.unsupported_api", `${api} is not supported by a headless host${where ? ` (${where})` : ""}`, api, pkg);
@@ -17,7 +18,28 @@ export function packageOfPath(pi, extensionPath) {
 }
 
 export function isActive(pi, name) {
-	return pi.activeTools === null || pi.activeTools.has(name);
+	return pi.activeTools === null ? !pi.inactive.has(name) : pi.activeTools.has(name);
+}
+
+// Pi >= 0.99 (AgentSession._isActivatedOnRegistration): registering a `direct` (default) or
+// `model-only` tool activates it unless it sets `defaultActive: false`; `codemode`, `deferred`
+// and `hidden` tools are not activated on registration. Older Pi knew neither field.
+function activatedOnRegistration(pi, packageId, def) {
+	if (!since(pi, packageId, "toolExposure")) return true;
+	const exposure = def.exposure ?? "direct";
+	return (exposure === "direct" || exposure === "model-only") && def.defaultActive !== false;
+}
+
+// A tool registered (or registered again) now: active or not, as Pi decides at registration
+// (an explicit active set, from setActiveTools, gains the tools that activate, as in Pi).
+function applyRegistrationState(pi, name, packageId, def) {
+	const active = activatedOnRegistration(pi, packageId, def);
+	if (active) pi.inactive.delete(name);
+	else pi.inactive.add(name);
+	if (pi.activeTools !== null) {
+		if (active) pi.activeTools.add(name);
+		else if (def.exposure === "hidden") pi.activeTools.delete(name); // withdrawn
+	}
 }
 
 /** Take the extensions' tools (again, after a late registerTool); `late` tells the host. */
@@ -34,10 +56,19 @@ export function collectTools(state, pi, late) {
 				}
 				continue;
 			}
+			const changed = owner?.definition !== tool.definition;
 			pi.tools.set(name, { ...tool, ext, packageId, extPath: owner?.extPath ?? ext.path });
 			if (!owner) added.push(name);
+			if (changed) {
+				applyRegistrationState(pi, name, packageId, tool.definition);
+				if (owner) added.push(name); // registered again (e.g. hidden to withdraw it)
+			}
 			if ((tool.definition.renderCall || tool.definition.renderResult) && !late) {
 				unsupported(state, "tool renderCall/renderResult", `tool ${name}`, packageId);
+			}
+			if (changed && tool.definition.outputSchema && since(pi, packageId, "toolExposure")) {
+				const detail = `tool ${name}: the gateway's tool model carries no output schema; the model gets the result's content, as in Pi, and structuredContent is not passed on`;
+				unsupported(state, "tool outputSchema", detail, packageId);
 			}
 		}
 	}
