@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from gateway.base import Diagnostic
 
@@ -62,6 +62,11 @@ class ToolResult:
         if self.policy is not None:
             found["policy"] = self.policy
         return found
+
+
+CompactionReason = Literal["manual", "threshold", "overflow"]
+"""Why the embedding agent compacts (``Gateway.compact``): asked for, the context grew past its
+limit, or a request overflowed it."""
 
 
 @dataclass(frozen=True, slots=True)

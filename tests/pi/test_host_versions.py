@@ -126,8 +126,11 @@ async def test_compaction_events_carry_reason_and_will_retry_since_pi_0_79_10(
     gateway: Gateway,
 ) -> None:
     await gateway.compact("", 1000, None)
-    assert "compact:manual:false" in await seen(gateway, "now")
-    assert "compact:undefined:undefined" in await seen(gateway, "old")
+    await gateway.compact("", 9000, None, reason="overflow", will_retry=True)
+    now, old = await seen(gateway, "now"), await seen(gateway, "old")
+    assert "compact:manual:false" in now and "compacted:manual:false" in now
+    assert "compact:overflow:true" in now and "compacted:overflow:true" in now
+    assert "compact:undefined:undefined" in old and "compact:overflow:true" not in old
 
 
 async def test_project_trust_is_reported_as_the_users_decision(gateway: Gateway) -> None:
