@@ -105,7 +105,8 @@ const HANDLERS = {
 		// Pi's extendResourcesFromExtensions: the paths every handler returns are loaded as
 		// skills and prompt templates for this session (themes: TUI only).
 		const found = [];
-		await run("resources_discover", { type: "resources_discover", cwd: ctx.cwd, reason: "startup" }, (result, item) => {
+		const discover = { type: "resources_discover", cwd: ctx.cwd, reason: reason === "reload" ? "reload" : "startup" }; // as Pi
+		await run("resources_discover", discover, (result, item) => {
 			for (const kind of ["skillPaths", "promptPaths"]) {
 				for (const where of Array.isArray(result?.[kind]) ? result[kind] : []) found.push({ kind, path: String(where), item });
 			}
