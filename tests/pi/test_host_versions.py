@@ -61,7 +61,7 @@ async def test_default_active_false_and_deferred_tools_register_inactive(gateway
     # A package for Pi 0.70 (before defaultActive and exposure): every tool is active.
     assert {"old_plain", "old_lazy", "old_deferred"} <= names
     active = next(item for item in await seen(gateway, "now") if item.startswith("active:"))
-    assert "now_lazy" not in active and "now_plain" in active
+    assert "now_lazy" not in active and "now_deferred" not in active and "now_ns" in active
 
 
 async def test_set_active_tools_activates_a_default_inactive_tool(gateway: Gateway) -> None:
@@ -69,6 +69,13 @@ async def test_set_active_tools_activates_a_default_inactive_tool(gateway: Gatew
     assert "now_lazy" in {tool.name for tool in gateway.tools()}
     result = await gateway.call_tool("now_lazy", {})
     assert result.content == "lazy ran"
+
+
+async def test_registering_a_tool_again_hidden_withdraws_it(gateway: Gateway) -> None:
+    await gateway.run_command("now-withdraw")
+    await gateway.run_command("old-withdraw")  # Pi 0.70 knew no exposure: it stays
+    names = {tool.name for tool in gateway.tools()}
+    assert "now_plain" not in names and "old_plain" in names
 
 
 async def test_namespaced_tool_keeps_its_name_and_namespace(gateway: Gateway) -> None:
@@ -109,7 +116,8 @@ async def test_send_user_message_delivers_as_steering_or_follow_up(gateway: Gate
     assert "now plain" not in steering + follow_ups
     assert "old plain" in follow_ups and "old steer" in follow_ups
     assert "now from tool" not in steering + follow_ups
-    assert [d for d in gateway.diagnostics if d.code == "pi.user_message_dropped"]
+    dropped = codes_about(gateway, "pi.user_message_dropped", "pi-now-current")
+    assert dropped and "deliverAs" in dropped[0]
 
 
 async def test_set_session_name_fires_session_info_changed(gateway: Gateway) -> None:

@@ -29,6 +29,12 @@ export function enterPiEvent(state, pi, piEvent, packageId) {
 	const current = currentRequest(state);
 	if (!current) return;
 	current.piBusy = DURING_RUN.has(piEvent) || (piEvent === "before_agent_start" && since(pi, packageId, "busyRunStart"));
+	current.piPackage = packageId;
+}
+
+/** The package whose code runs in the current request (a tool's owner, a handler's package). */
+export function currentPackage(state) {
+	return currentRequest(state)?.piPackage;
 }
 
 export function isBusy(state) {

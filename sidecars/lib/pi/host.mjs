@@ -6,6 +6,7 @@
 import path from "node:path";
 import { errorReply, toolReply, contentText } from "../content.mjs";
 import { diagnostic } from "../diagnostics.mjs";
+import { currentRequest } from "../state.mjs";
 import { hostExec, progress } from "../wire.mjs";
 import { eventBusUrl, loaderUrl, piTheme, themeLoaded } from "./modules.mjs";
 import { makeContext, refreshEntries } from "./context.mjs";
@@ -97,6 +98,8 @@ async function callTool(state, pi, name, message, signal) {
 	const entry = pi.tools.get(name);
 	if (!entry || !isActive(pi, name)) return { content: `Tool ${name} not found`, is_error: true };
 	const ctx = makeContext(state, pi, signal, false);
+	const current = currentRequest(state);
+	if (current) current.piPackage = entry.packageId;
 	const onUpdate = (partial) => progress(state, message.id, partial?.content ?? [], partial?.details ?? null, contentText(partial?.content));
 	try {
 		const result = await entry.definition.execute(`call_${message.id}`, message.arguments ?? {}, signal, onUpdate, ctx);

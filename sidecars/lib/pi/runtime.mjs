@@ -8,7 +8,7 @@ import { currentRequest } from "../state.mjs";
 import { log } from "../stdio.mjs";
 import { update } from "../wire.mjs";
 import { diagnostic } from "../diagnostics.mjs";
-import { isBusy } from "./busy.mjs";
+import { currentPackage, isBusy } from "./busy.mjs";
 import { makeContext } from "./context.mjs";
 import { runHandlers } from "./dispatch.mjs";
 import { collectTools, isActive } from "./registry.mjs";
@@ -86,7 +86,7 @@ function sendUserMessage(state, content, options) {
 	}
 	if (!options?.deliverAs) {
 		const message = "sendUserMessage while the agent is busy needs deliverAs \"steer\" or \"followUp\" (Pi: Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.); dropped";
-		diagnostic(state, "pi.user_message_dropped", message, "sendUserMessage");
+		diagnostic(state, "pi.user_message_dropped", message, "sendUserMessage", currentPackage(state));
 		return;
 	}
 	const deliverAs = options.deliverAs === "followUp" ? "follow_up" : "steer";
