@@ -3,7 +3,7 @@
 // busy (docs/pi.md, "sendUserMessage"). A tool call runs inside a run; an event handler is
 // busy when Pi emits its event during a run. Since Pi 1.2 the session is also busy while a
 // run starts, during `before_agent_start` handlers; a package targeting an older Pi sees it
-// idle there.
+// idle there. While compaction runs the session is not idle either, though no run is active.
 
 import { currentRequest } from "../state.mjs";
 import { since } from "./versions.mjs";
@@ -24,11 +24,16 @@ const DURING_RUN = new Set([
 	"message_end",
 ]);
 
+// Pi events emitted while compaction runs: the session is not idle (AgentSession.isIdle), though
+// no run is active.
+const COMPACTING = new Set(["session_before_compact", "session_compact"]);
+
 /** Mark the current event request busy or idle for the Pi event about to run. */
 export function enterPiEvent(state, pi, piEvent, packageId) {
 	const current = currentRequest(state);
 	if (!current) return;
 	current.piBusy = DURING_RUN.has(piEvent) || (piEvent === "before_agent_start" && since(pi, packageId, "busyRunStart"));
+	current.piCompacting = COMPACTING.has(piEvent);
 	current.piPackage = packageId;
 }
 
@@ -37,6 +42,12 @@ export function currentPackage(state) {
 	return currentRequest(state)?.piPackage;
 }
 
+/** Pi's `ctx.isIdle()`: no run active and no compaction running. */
+export function isIdle(state) {
+	return !isBusy(state) && currentRequest(state)?.piCompacting !== true;
+}
+
+/** Whether an agent run is active (Pi's isStreaming). */
 export function isBusy(state) {
 	const current = currentRequest(state);
 	if (!current) return false;
