@@ -72,6 +72,13 @@ SIDECAR_EVENTS: Final = {
 }
 """Pi events the sidecar's Pi host emits itself from a Pi API call (``sidecars/lib/pi/
 dispatch.mjs`` ``SIDECAR_EVENTS``), with why."""
+UNMAPPED_BECAUSE: Final = {
+    "project_trust": "Pi asks global extensions to decide project trust before project "
+    "resources load; in the gateway workspace trust is the user's decision (gateway trust), "
+    "never a package's",
+}
+"""Why an unmapped event cannot run, where the general reason says too little (the sidecar
+says the same: ``sidecars/lib/pi/dispatch.mjs`` ``UNMAPPED_BECAUSE``)."""
 TRANSLATED_EVENTS: Final = frozenset({"session_switch", "session_fork"})
 """Removed events the sidecar translates to their replacement (``sidecars/lib/pi/legacy.mjs``)."""
 
@@ -243,9 +250,10 @@ class PiAudit:
         if event in SIDECAR_EVENTS:
             return runs(SIDECAR_EVENTS[event])
         if canonical is None:
+            because = f": {UNMAPPED_BECAUSE[event]}" if event in UNMAPPED_BECAUSE else ""
             return unsupported(
                 codes.PI_EVENT_UNMAPPED,
-                f"{event!r} has no canonical event in the gateway; its handlers never run",
+                f"{event!r} has no canonical event in the gateway{because}; its handlers never run",
             )
         return runs(f"dispatched at the canonical {', '.join(canonical)}, with Pi's return rules")
 
