@@ -83,12 +83,26 @@ async def test_namespaced_tool_keeps_its_name_and_namespace(gateway: Gateway) ->
     assert "ns:docs" in await seen(gateway, "now")
 
 
-async def test_output_schema_is_reported_not_carried(gateway: Gateway) -> None:
-    messages = codes_about(gateway, "pi.unsupported_api", "pi-now-current")
-    assert any("outputSchema" in m and "now_data" in m for m in messages)
-    assert not any(
-        "outputSchema" in m for m in codes_about(gateway, "pi.unsupported_api", "pi-now-older")
-    )
+async def test_output_schema_and_structured_content_reach_the_registry(gateway: Gateway) -> None:
+    now = gateway.registry.tool("now_data")
+    assert now is not None and now.output_schema is not None
+    assert now.output_schema["properties"] == {"n": {"type": "number"}}
+    result = await gateway.call_tool("now_data", {})
+    assert result.content == "n is 42" and result.structured == {"n": 42}
+    # Pi 0.70 knew no output schemas: the tool has none, its structuredContent is not used.
+    old = gateway.registry.tool("old_data")
+    assert old is not None and old.output_schema is None
+    assert (await gateway.call_tool("old_data", {})).structured is None
+    assert not any("outputSchema" in d.message for d in gateway.diagnostics)
+
+
+async def test_an_output_schema_that_is_not_an_object_schema_is_said_and_left_out(
+    gateway: Gateway,
+) -> None:
+    said = codes_about(gateway, "tool.output_schema_invalid", "pi-now-current")
+    assert len(said) == 1 and "now_scalar" in said[0] and 'type "object"' in said[0]
+    scalar = gateway.registry.tool("now_scalar")
+    assert scalar is not None and scalar.output_schema is None
 
 
 async def test_pi_ai_root_import_resolves_to_the_compat_entry(gateway: Gateway) -> None:

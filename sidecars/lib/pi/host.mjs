@@ -67,7 +67,7 @@ function piHost(state, pi) {
 	const events = () => (owners ??= eventOwners(state, pi));
 	return {
 		ecosystem: "pi",
-		tools: () => activeToolSpecs(pi),
+		tools: () => activeToolSpecs(state, pi),
 		commands: () => [...pi.commands.entries()].map(([name, c]) => ({ name, description: c.command.description ?? "" })),
 		events: () => Object.keys(events()),
 		eventOwners: events,

@@ -4,6 +4,7 @@
 
 import path from "node:path";
 import { diagnostic } from "../diagnostics.mjs";
+import { FEATURE, offered } from "../features.mjs";
 import { sendRegistrationDelta } from "../registration.mjs";
 import { log } from "../stdio.mjs";
 import { since } from "./versions.mjs";
@@ -66,10 +67,7 @@ export function collectTools(state, pi, late) {
 			if ((tool.definition.renderCall || tool.definition.renderResult) && !late) {
 				unsupported(state, "tool renderCall/renderResult", `tool ${name}`, packageId);
 			}
-			if (changed && tool.definition.outputSchema && since(pi, packageId, "toolExposure")) {
-				const detail = `tool ${name}: the gateway's tool model carries no output schema; the model gets the result's content, as in Pi, and structuredContent is not passed on`;
-				unsupported(state, "tool outputSchema", detail, packageId);
-			}
+
 		}
 	}
 	if (late && added.length) sendRegistrationDelta(state);
@@ -103,16 +101,28 @@ export function collectCommands(state, pi) {
 	}
 }
 
-/** The protocol's ToolSpec of a Pi tool (the JSON round trip drops TypeBox's symbols). */
-export function toolSpec(name, tool) {
+/** The protocol's ToolSpec of a Pi tool (the JSON round trip drops TypeBox's symbols). Its
+ * output schema (Pi >= 0.99) goes in `gateway.output_schema` when the host offered
+ * `tool.output`; otherwise it is reported once as not carried. */
+export function toolSpec(state, pi, name, tool) {
 	const def = tool.definition;
 	const schema = JSON.parse(JSON.stringify(def.parameters ?? { type: "object", properties: {} }));
 	const description = [def.description ?? def.label ?? name, def.promptSnippet].filter(Boolean).join("\n\n");
-	return { name, description, input_schema: schema };
+	const spec = { name, description, input_schema: schema };
+	if (def.outputSchema && since(pi, tool.packageId, "toolExposure")) {
+		if (offered(state, FEATURE.output)) {
+			spec.gateway = { output_schema: JSON.parse(JSON.stringify(def.outputSchema)) };
+		} else if (!pi.conflicts.has(`output\0${name}`)) {
+			pi.conflicts.add(`output\0${name}`);
+			const detail = `tool ${name}: the host did not offer tool.output, so no output schema is carried; the model gets the result's content, as in Pi`;
+			unsupported(state, "tool outputSchema", detail, tool.packageId);
+		}
+	}
+	return spec;
 }
 
-export function activeToolSpecs(pi) {
-	return [...pi.tools.entries()].filter(([name]) => isActive(pi, name)).map(([name, tool]) => toolSpec(name, tool));
+export function activeToolSpecs(state, pi) {
+	return [...pi.tools.entries()].filter(([name]) => isActive(pi, name)).map(([name, tool]) => toolSpec(state, pi, name, tool));
 }
 
 function where(root, ext) {
