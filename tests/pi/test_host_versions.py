@@ -118,7 +118,7 @@ async def test_before_agent_start_is_busy_with_message_type_since_pi_1_2(gateway
 
 async def test_send_user_message_delivers_as_steering_or_follow_up(gateway: Gateway) -> None:
     gateway.take_steering("all"), gateway.take_follow_ups("all")
-    await gateway.before_agent_start("please send", "system")
+    started = await gateway.before_agent_start("please send", "system")
     await gateway.call_tool("now_send", {})
     steering = [m.content for m in gateway.take_steering("all")]
     follow_ups = [m.content for m in gateway.take_follow_ups("all")]
@@ -132,6 +132,10 @@ async def test_send_user_message_delivers_as_steering_or_follow_up(gateway: Gate
     assert "now from tool" not in steering + follow_ups
     dropped = codes_about(gateway, "pi.user_message_dropped", "pi-now-current")
     assert dropped and "deliverAs" in dropped[0]
+    # Pi 1.2: a custom message sent while the run starts is queued into it (for a package
+    # targeting Pi 0.70 it is a notification, as a message sent outside a command).
+    queued = [m["content"] for m in started.messages if m.get("custom_type") == "note"]
+    assert queued == ["now queued"]
 
 
 async def test_set_session_name_fires_session_info_changed(gateway: Gateway) -> None:

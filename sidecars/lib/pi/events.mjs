@@ -2,6 +2,7 @@
 // One small handler per canonical event; each returns the protocol reply.
 
 import { contentText } from "../content.mjs";
+import { currentRequest } from "../state.mjs";
 import { log } from "../stdio.mjs";
 import { makeContext, refreshEntries } from "./context.mjs";
 import { loopState, runHandlers } from "./dispatch.mjs";
@@ -18,7 +19,7 @@ function compactionFields(pi, packageId, payload) {
 }
 
 // A Pi custom message ({customType, content, display, details}) as a canonical message.
-function canonicalMessage(message) {
+export function canonicalMessage(message) {
 	const out = { role: "custom", custom_type: String(message.customType ?? ""), content: message.content ?? "", display: message.display !== false };
 	if (message.details !== undefined) out.details = message.details;
 	return out;
@@ -181,7 +182,7 @@ const HANDLERS = {
 		return text !== original ? { action: "transform", text } : { action: "continue" };
 	},
 
-	async before_agent_start({ pi, run, payload, ctx }) {
+	async before_agent_start({ state, pi, run, payload, ctx }) {
 		// Pi's emitBeforeAgentStart: every returned message is injected; a returned systemPrompt
 		// replaces the prompt for this run, and the next handler sees it. Since Pi 1.2 the event
 		// is a union on messageType; the gateway starts runs on user prompts only ("user"), and
@@ -191,6 +192,9 @@ const HANDLERS = {
 		let replaced = false;
 		const messages = [];
 		ctx.getSystemPrompt = () => systemPrompt;
+		// Pi >= 1.2: a pi.sendMessage() while the run starts is queued into it (runtime.mjs).
+		const current = currentRequest(state);
+		if (current) current.runMessages = messages;
 		const event = (packageId) => {
 			const fields = { type: "before_agent_start", prompt: String(payload.prompt ?? ""), systemPrompt, systemPromptOptions: {} };
 			return since(pi, packageId, "busyRunStart") ? { ...fields, messageType: "user" } : fields;

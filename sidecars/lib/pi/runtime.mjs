@@ -10,6 +10,7 @@ import { update } from "../wire.mjs";
 import { diagnostic } from "../diagnostics.mjs";
 import { currentPackage, isBusy } from "./busy.mjs";
 import { makeContext } from "./context.mjs";
+import { canonicalMessage } from "./events.mjs";
 import { runHandlers } from "./dispatch.mjs";
 import { collectTools, isActive } from "./registry.mjs";
 
@@ -18,6 +19,7 @@ export function bindRuntime(state, pi, runtime) {
 		const text = contentText(message?.content);
 		const current = currentRequest(state);
 		if (current?.kind === "command") current.messages.push(text);
+		else if (current?.runMessages && isBusy(state)) current.runMessages.push(canonicalMessage(message ?? {}));
 		else update(state, { notification: { level: "info", message: text } });
 	};
 	runtime.sendUserMessage = (content, options) => sendUserMessage(state, content, options);
