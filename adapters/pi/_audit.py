@@ -98,7 +98,12 @@ API: Final[dict[str, tuple[str, str, str]]] = {
     "getCommands": ("api", _RUNS, "the sidecar's commands"),
     "appendEntry": ("api", _RUNS, "a session entry, never sent to a model"),
     "exec": ("api", _RUNS, "runs on the host under Gateway.exec_policy (host.request exec)"),
-    "sendMessage": ("api", _PARTIAL, "in a command: the reply's message; else a notification"),
+    "sendMessage": (
+        "api",
+        _PARTIAL,
+        "in a command: the reply's message; while a run starts (Pi >= 1.2) queued into it; "
+        "else a notification",
+    ),
     "sendUserMessage": (
         "api",
         _RUNS,
