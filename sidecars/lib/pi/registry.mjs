@@ -43,7 +43,8 @@ function applyRegistrationState(pi, name, packageId, def) {
 	}
 }
 
-/** Take the extensions' tools (again, after a late registerTool); `late` tells the host. */
+/** Take the extensions' tools (again, after a late registerTool); `late` tells the host when
+ * a tool was added or registered again. Returns the names that changed. */
 export function collectTools(state, pi, late) {
 	const added = [];
 	for (const { ext, packageId } of pi.extensions) {
@@ -57,17 +58,15 @@ export function collectTools(state, pi, late) {
 				}
 				continue;
 			}
-			const changed = owner?.definition !== tool.definition;
+			const changed = owner?.definition !== tool.definition; // new, or registered again
 			pi.tools.set(name, { ...tool, ext, packageId, extPath: owner?.extPath ?? ext.path });
-			if (!owner) added.push(name);
 			if (changed) {
+				added.push(name);
 				applyRegistrationState(pi, name, packageId, tool.definition);
-				if (owner) added.push(name); // registered again (e.g. hidden to withdraw it)
 			}
 			if ((tool.definition.renderCall || tool.definition.renderResult) && !late) {
 				unsupported(state, "tool renderCall/renderResult", `tool ${name}`, packageId);
 			}
-
 		}
 	}
 	if (late && added.length) sendRegistrationDelta(state);

@@ -1,17 +1,18 @@
 // Pi's extension runtime (the object behind `pi.sendMessage`, `pi.setActiveTools`, …) bound
-// to this host: messages ride on the current command's reply or become notifications,
-// entries become session entries, the active tool set is what the host registers.
+// to this host: messages ride on the current command's reply, join a starting run or become
+// notifications, user messages become the host's `user_message` deliveries, entries become
+// session entries, the active tool set is what the host registers.
 
 import { contentText } from "../content.mjs";
+import { diagnostic } from "../diagnostics.mjs";
 import { sendRegistrationDelta } from "../registration.mjs";
 import { currentRequest } from "../state.mjs";
 import { log } from "../stdio.mjs";
 import { update } from "../wire.mjs";
-import { diagnostic } from "../diagnostics.mjs";
 import { currentPackage, isBusy } from "./busy.mjs";
 import { makeContext } from "./context.mjs";
-import { canonicalMessage } from "./events.mjs";
 import { runHandlers } from "./dispatch.mjs";
+import { canonicalMessage } from "./events.mjs";
 import { collectTools, isActive } from "./registry.mjs";
 
 export function bindRuntime(state, pi, runtime) {
@@ -96,9 +97,12 @@ function sendUserMessage(state, content, options) {
 }
 
 // Pi's AgentSession.setSessionName: session_info_changed {name} to every extension (not
-// awaited), whatever it was called from.
+// awaited), whatever it was called from; outside the request that called it, so its handlers
+// do not change what that request's code sees (busy.mjs).
 function sessionInfoChanged(state, pi) {
 	const event = { type: "session_info_changed", name: pi.session.name || undefined };
-	const ctx = makeContext(state, pi, undefined, false);
-	void runHandlers(state, pi, undefined, "session_info_changed", event, ctx).catch((error) => log(`session_info_changed: ${error?.stack ?? error}`));
+	state.requests.exit(() => {
+		const ctx = makeContext(state, pi, undefined, false);
+		void runHandlers(state, pi, undefined, "session_info_changed", event, ctx).catch((error) => log(`session_info_changed: ${error?.stack ?? error}`));
+	});
 }
