@@ -58,6 +58,7 @@ def check_host_ranges(inspection: Inspection, raw: dict[str, object]) -> None:
     if not isinstance(peers, dict):
         return
     pinned = pinned_versions()
+    deciding, target = _deciding_range(peers)
     for name, wanted in peers.items():
         runs_as = _ALIASES.get(str(name), str(name))
         version = pinned.get(runs_as)
@@ -67,9 +68,15 @@ def check_host_ranges(inspection: Inspection, raw: dict[str, object]) -> None:
         verdict = satisfies(version, wanted)
         where = f"package.json peerDependencies {name} {wanted!r}"
         if verdict is False:
+            keeps = ""
+            if name == deciding and target is not None:
+                keeps = (
+                    f"; where Pi's behaviour changed after {target}, the package keeps "
+                    f'{target}\'s (docs/pi.md, "Host versions")'
+                )
             inspection.add(
                 codes.PI_HOST_VERSION_MISMATCH(
-                    f"{where} excludes {loads}, the version the gateway runs it with"
+                    f"{where} excludes {loads}, the version the gateway runs it with{keeps}"
                 )
             )
         elif verdict is None:
@@ -103,16 +110,21 @@ def declared_host_version(root: Path) -> str | None:
     except (OSError, ValueError):
         return None
     peers = raw.get("peerDependencies") if isinstance(raw, dict) else None
-    if not isinstance(peers, dict):
-        return None
+    return _deciding_range(peers)[1] if isinstance(peers, dict) else None
+
+
+def _deciding_range(peers: dict[str, object]) -> tuple[str | None, str | None]:
+    """The peer dependency whose range decides the Pi a package targets, and that Pi (None:
+    the pinned one's behaviour)."""
     pinned = pinned_versions().get(_CODING_AGENT)
     if pinned is None:
-        return None
+        return None, None
     for name in ("pi-coding-agent", "pi-agent-core", "pi-ai", "pi-tui"):
-        wanted = peers.get(f"{_CURRENT_SCOPE}/{name}", peers.get(f"@mariozechner/{name}"))
-        if not isinstance(wanted, str):
-            continue
-        if satisfies(pinned, wanted) is not False:
-            return None
-        return next((v for v in pi_releases() if satisfies(v, wanted)), None)
-    return None
+        for scoped in (f"{_CURRENT_SCOPE}/{name}", f"@mariozechner/{name}"):
+            wanted = peers.get(scoped)
+            if not isinstance(wanted, str):
+                continue
+            if satisfies(pinned, wanted) is not False:
+                return scoped, None
+            return scoped, next((v for v in pi_releases() if satisfies(v, wanted)), None)
+    return None, None

@@ -11,6 +11,7 @@ import pytest
 
 from adapters.pi._host_versions import declared_host_version, pi_releases
 from gateway import Gateway, GatewayConfig, open_gateway
+from gateway.packages import load_adapters
 
 from .conftest import FIXTURES, install_ready
 
@@ -52,6 +53,9 @@ def test_declared_range_excluding_the_pinned_pi_targets_its_newest_release() -> 
     assert "0.70.6" in pi_releases()
     assert declared_host_version(HOST / "older") == "0.70.6"
     assert declared_host_version(HOST / "current") is None
+    # `gateway inspect` says so with the range's mismatch.
+    said = [d.message for d in load_adapters().inspect(HOST / "older").diagnostics]
+    assert any("excludes" in m and "keeps 0.70.6's" in m for m in said)
 
 
 async def test_default_active_false_and_deferred_tools_register_inactive(gateway: Gateway) -> None:
