@@ -485,6 +485,14 @@ PI_HANDLER_FAILED = define_code(
     "Reported once per extension, event and message (update.gateway.diagnostics).",
     "Read the message (the stack is in the package's log); fix the handler or report it.",
 )
+PI_USER_MESSAGE_DROPPED = define_code(
+    "pi.user_message_dropped",
+    WARNING,
+    "A Pi extension called pi.sendUserMessage while the agent was busy (a tool call, an event "
+    "during a run; since Pi 1.2 also before_agent_start) without deliverAs. Pi fails such a "
+    'call ("Agent is already processing"); the gateway drops the message and says so.',
+    'Pass deliverAs: "steer" or "followUp" to queue it for the running turn.',
+)
 PI_LOAD_FAILED = define_code(
     "pi.load_failed",
     ERROR,

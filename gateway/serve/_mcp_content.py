@@ -83,6 +83,7 @@ def mcp_tool(
         name=name or tool.name,
         description=tool.description if description is None else description,
         input_schema=schema,
+        output_schema=tool.output_schema,
         annotations=types.ToolAnnotations(
             read_only_hint=capabilities <= PLAN_CAPABILITIES,
             open_world_hint="network" in capabilities,
@@ -94,7 +95,8 @@ def mcp_tool(
 
 def mcp_result(result: ToolResult) -> types.CallToolResult:
     """Text and image parts as MCP content; an image the extension left in a workspace file
-    is a ``resource_link`` to it (the gateway never reads it); ``details`` in ``_meta``."""
+    is a ``resource_link`` to it (the gateway never reads it); ``details`` in ``_meta``; a
+    structured result (``tool.output``) as ``structuredContent``."""
     content: list[types.ContentBlock] = []
     for part in result.parts or []:
         kind = part.get("type")
@@ -118,7 +120,12 @@ def mcp_result(result: ToolResult) -> types.CallToolResult:
         # The text is what hooks, sessions and models see: never lose it.
         content.insert(0, types.TextContent(type="text", text=result.content))
     meta = {DETAILS_META: result.details} if result.details is not None else None
-    return types.CallToolResult(content=content, is_error=result.is_error, _meta=meta)
+    return types.CallToolResult(
+        content=content,
+        is_error=result.is_error,
+        structured_content=result.structured,
+        _meta=meta,
+    )
 
 
 def progress_message(item: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ export const CODES = Object.freeze([
 	"pi.legacy_event_translated",
 	"pi.load_failed",
 	"pi.handler_failed",
+	"pi.user_message_dropped",
 	"sidecar.name_conflict",
 	"openclaw.load_failed",
 	"openclaw.sdk_unavailable",
