@@ -16,7 +16,8 @@ NOT_DETECTED = define_code(
     ERROR,
     "No adapter recognises the directory as a package root.",
     "Check the path; a package needs extension.json, tool.json, SKILL.md, "
-    "nanobot.extension.json, openclaw.plugin.json, or package.json with a pi/nu/openclaw key.",
+    "nanobot.extension.json, openclaw.plugin.json, .claude-plugin/plugin.json, or package.json "
+    "with a pi/nu/openclaw key.",
 )
 ROOT_INVALID = define_code(
     "package.root_invalid",
@@ -28,7 +29,7 @@ UNKNOWN_ECOSYSTEM = define_code(
     "package.unknown_ecosystem",
     ERROR,
     "An ecosystem was requested that no adapter handles.",
-    "Use one of: nanobot, openclaw, pi, nu, nimlet.",
+    "Use one of: nanobot, openclaw, pi, nu, claude, nimlet.",
 )
 ADAPTER_FAILED = define_code(
     "package.adapter_failed",
