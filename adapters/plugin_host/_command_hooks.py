@@ -13,7 +13,9 @@ fields of the gateway event (``gateway.model.events``):
 - UserPromptSubmit → ``input``: a block erases the prompt (``action: "handled"``); plain
   stdout and ``additionalContext`` are appended to the text the agent sees.
 - SessionStart → ``session_start``; its context (plain stdout, ``additionalContext``) is
-  added as a system block to every model request of the session (``context``).
+  appended to the system prompt each time the agent runs on a prompt in that session
+  (``before_agent_start``, an extended event: the host negotiates ``events.extended``, under
+  which ``context`` would mean Pi's chained one).
 - SessionEnd → ``session_end``; PreCompact → ``session_before_compact`` (a block stops it).
 
 A hook that fails without exit code 2 — another code, a timeout, a crash — is a diagnostic
@@ -101,17 +103,25 @@ class CommandHooks:
 
     @property
     def events(self) -> list[str]:
-        """The gateway events to subscribe to (``context`` carries SessionStart's context)."""
+        """The gateway events to subscribe to (``before_agent_start`` carries SessionStart's
+        context)."""
         claude = {hook.event for hook in self._hooks}
         names = [gateway for event, gateway in EVENT_OF.items() if event in claude]
         if "SessionStart" in claude:
-            names.append("context")
+            names.append("before_agent_start")
         return names
 
     async def dispatch(self, event: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Run the hooks for one gateway event; the reply fields for that event."""
-        if event == "context":
-            return {"system": list(self._session_context)} if self._session_context else {}
+        if event == "before_agent_start":
+            system = payload.get("system_prompt")
+            if not self._session_context or not isinstance(system, str):
+                return {}
+            return {
+                "system_prompt": "\n\n".join(
+                    [system, *self._session_context] if system else self._session_context
+                )
+            }
         claude = _CLAUDE_OF.get(event)
         if claude is None:
             return {}

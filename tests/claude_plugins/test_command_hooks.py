@@ -258,27 +258,28 @@ async def test_user_prompt_plain_stdout_is_added_to_the_text(tmp_path: Path) -> 
     assert reply == {"text": "fix it\n\nCurrent branch: main", "action": "transform"}
 
 
-async def test_session_start_context_reaches_every_model_request(tmp_path: Path) -> None:
+async def test_session_start_context_joins_the_system_prompt(tmp_path: Path) -> None:
     reply = {
         "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "Be brief."}
     }
     hook = _script(tmp_path, "s.sh", f"echo '{json.dumps(reply)}'\n")
     hooks = _hooks(tmp_path, {"SessionStart": [_command(hook)]})
-    assert hooks.events == ["session_start", "context"]
-    assert await hooks.dispatch("context", {"system": [], "messages": []}) == {}
+    assert hooks.events == ["session_start", "before_agent_start"]
+    start = {"prompt": "hi", "system_prompt": "You help."}
+    assert await hooks.dispatch("before_agent_start", start) == {}
     assert await hooks.dispatch("session_start", {"session_id": "s", "reason": "startup"}) == {}
-    assert await hooks.dispatch("context", {"system": [], "messages": []}) == {
-        "system": ["Be brief."]
-    }
+    reply_fields = await hooks.dispatch("before_agent_start", start)
+    assert reply_fields == {"system_prompt": "You help.\n\nBe brief."}
 
 
 async def test_session_start_matcher_is_the_source(tmp_path: Path) -> None:
     hook = _script(tmp_path, "s.sh", "echo resumed\n")
     hooks = _hooks(tmp_path, {"SessionStart": [_command(hook, "resume")]})
+    start = {"prompt": "hi", "system_prompt": ""}
     await hooks.dispatch("session_start", {"session_id": "s", "reason": "startup"})
-    assert await hooks.dispatch("context", {}) == {}
+    assert await hooks.dispatch("before_agent_start", start) == {}
     await hooks.dispatch("session_start", {"session_id": "s", "reason": "resume"})
-    assert await hooks.dispatch("context", {}) == {"system": ["resumed"]}
+    assert await hooks.dispatch("before_agent_start", start) == {"system_prompt": "resumed"}
 
 
 async def test_pre_compact_block_stops_the_compaction(tmp_path: Path) -> None:
