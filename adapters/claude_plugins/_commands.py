@@ -83,16 +83,18 @@ def argument_names(front: dict[str, object]) -> tuple[str, ...]:
     return tuple(item for item in items if isinstance(item, str) and _NAME.match(item))
 
 
-def command_issues(inspection: Inspection, rel: str, text: str) -> None:
-    """Say what the gateway will not apply when it expands this command."""
+def command_issues(inspection: Inspection, rel: str, text: str) -> list[str]:
+    """Say what the gateway will not apply when it expands this command (and return it)."""
     front = parse_front_matter(text)
-    ignored = [f"`{key}`" for key in _IGNORED_FIELDS if key in front.data]
+    ignored: list[str] = [key for key in _IGNORED_FIELDS if key in front.data]
     if _SHELL_LINE.search(front.body):
-        ignored.append("`!` shell commands (kept as text, not run)")
+        ignored.append("! shell commands")
     if ignored:
+        listed = ", ".join(f"`{key}`" for key in ignored)
         inspection.add(
-            codes.CLAUDE_COMMAND_FIELD_IGNORED(f"{rel}: not applied: {', '.join(ignored)}")
+            codes.CLAUDE_COMMAND_FIELD_IGNORED(f"{rel}: not applied (kept as text): {listed}")
         )
+    return ignored
 
 
 def package_resources(entry: CatalogEntry) -> Discovery:

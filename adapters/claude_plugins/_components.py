@@ -26,9 +26,12 @@ MCP_FILE: Final = ".mcp.json"
 _REMOTE: Final = ("http", "sse", "ws", "streamable-http")
 
 
-def read_hook_sources(inspection: Inspection, extra: list[Any]) -> dict[str, Any] | None:
+def read_hook_sources(
+    inspection: Inspection, extra: list[Any]
+) -> tuple[dict[str, Any] | None, list[str]]:
     """The plugin's hooks as one hooks.json object of the events the gateway has (None:
-    nothing that can run; every problem is already a diagnostic)."""
+    nothing that can run; every problem is already a diagnostic), and the events it has
+    hooks for that never run in the gateway."""
     sources: list[tuple[str, Any]] = []
     if safe_is_file(inspection.root / HOOKS_FILE):
         sources.append((HOOKS_FILE, inspection.read_json(HOOKS_FILE)))
@@ -38,9 +41,8 @@ def read_hook_sources(inspection: Inspection, extra: list[Any]) -> dict[str, Any
                 sources.append((item, inspection.read_json(item)))
         else:
             sources.append(("plugin.json hooks", item))
-    if not sources:
-        return None
     merged: dict[str, list[Any]] = {}
+    skipped: list[str] = []
     for label, data in sources:
         if not isinstance(data, Mapping):
             if data is not ABSENT:
@@ -58,9 +60,11 @@ def read_hook_sources(inspection: Inspection, extra: list[Any]) -> dict[str, Any
         for event, groups in events.items():
             if event in EVENT_OF and isinstance(groups, list):
                 merged.setdefault(str(event), []).extend(groups)
+            elif event not in EVENT_OF and str(event) not in skipped:
+                skipped.append(str(event))
     # Only what can run: the events the gateway has, with at least one command hook.
     runnable, _ = read_hooks({"hooks": merged})
-    return {"hooks": merged} if runnable else None
+    return ({"hooks": merged} if runnable else None), skipped
 
 
 def read_mcp_servers(

@@ -47,7 +47,7 @@ def inspect_plugin(root: Any) -> CatalogEntry:
                 "runs no subagents"
             )
         )
-    hooks = read_hook_sources(inspection, manifest.hooks)
+    hooks, skipped_events = read_hook_sources(inspection, manifest.hooks)
     servers, remote = read_mcp_servers(inspection, manifest.mcp)
     for event in (hooks or {}).get("hooks", {}):
         if event in EVENT_OF:
@@ -61,6 +61,7 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         "homepage": manifest.homepage,
         "agents": agents,
         "hooks": hooks,
+        "unsupported_hook_events": skipped_events,
         "mcp_servers": servers,
         "remote_mcp_servers": remote,
     }
@@ -76,8 +77,10 @@ def _command(inspection: Inspection, entry: CatalogEntry, rel: str) -> None:
     front = parse_front_matter(text)
     if front.problem:
         inspection.add(codes.SKILL_INVALID(f"{rel}: {front.problem}"))
-    command_issues(inspection, rel, text)
     detail: dict[str, Any] = {"path": rel}
+    ignored = command_issues(inspection, rel, text)
+    if ignored:
+        detail["not_applied"] = ignored
     hint = front.data.get("argument-hint")
     if isinstance(hint, str | list):
         detail["argument_hint"] = hint if isinstance(hint, str) else " ".join(map(str, hint))

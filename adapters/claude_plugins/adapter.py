@@ -6,6 +6,7 @@ listed and reported, never run. See docs/claude-plugins.md."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from adapters.claude_plugins._commands import package_resources
@@ -13,11 +14,24 @@ from adapters.claude_plugins._inspect import ECOSYSTEM, inspect_plugin, is_claud
 from adapters.claude_plugins.runtime import plan_plugin_host
 from gateway.model import CatalogEntry, DiscoveredLaunch, Discovery, LaunchRefusal, LaunchSpec
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from adapters.claude_plugins._audit import ClaudeAudit
+
 __all__ = ["ClaudePluginsAdapter"]
 
 
 class ClaudePluginsAdapter:
     ecosystem = ECOSYSTEM
+
+    @functools.cached_property
+    def audit(self) -> ClaudeAudit:
+        """What the gateway does with a plugin's contributions, for ``gateway audit``."""
+        # Imported here: a gateway start loads the adapters, the audit knowledge is
+        # for `gateway audit`.
+        from adapters.claude_plugins._audit import ClaudeAudit
+
+        return ClaudeAudit()
 
     def detect(self, root: Path) -> bool:
         return is_claude_plugin(root)

@@ -130,7 +130,7 @@ class CommandHooks:
         subject = _subject(claude, stdin)
         chosen: dict[str, CommandHook] = {}
         for hook in self._hooks:
-            test = matcher_test(hook.matcher)
+            test = matcher_test("" if claude in _NO_MATCHER else hook.matcher)
             if hook.event == claude and test is not None and test(subject):
                 chosen.setdefault(hook.command, hook)  # identical commands run once
         if not chosen and claude != "SessionStart":
@@ -286,6 +286,10 @@ def _subject(claude: str, stdin: Mapping[str, Any]) -> str:
     source / trigger / reason)."""
     key = {"SessionStart": "source", "PreCompact": "trigger", "SessionEnd": "reason"}
     return str(stdin.get(key.get(claude, "tool_name"), ""))
+
+
+_NO_MATCHER: Final = frozenset({"UserPromptSubmit"})
+"""Events Claude Code runs every hook of, whatever its matcher says."""
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

@@ -258,6 +258,13 @@ async def test_user_prompt_plain_stdout_is_added_to_the_text(tmp_path: Path) -> 
     assert reply == {"text": "fix it\n\nCurrent branch: main", "action": "transform"}
 
 
+async def test_a_user_prompt_hook_runs_whatever_its_matcher_says(tmp_path: Path) -> None:
+    hook = _script(tmp_path, "any.sh", "echo 'note'\n")
+    hooks = _hooks(tmp_path, {"UserPromptSubmit": [_command(hook, "Write")]})
+    reply = await hooks.dispatch("input", {"text": "hi", "source": "interactive"})
+    assert reply == {"text": "hi\n\nnote", "action": "transform"}
+
+
 async def test_session_start_context_joins_the_system_prompt(tmp_path: Path) -> None:
     reply = {
         "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "Be brief."}
