@@ -840,7 +840,8 @@ CLAUDE_COMMAND_FIELD_IGNORED = define_code(
     INFO,
     "A slash command uses something the gateway does not apply when it expands the command: "
     "`allowed-tools`, `model`, `disable-model-invocation` front matter, `!`-prefixed shell "
-    "lines or `@file` references; the text is kept as written.",
+    "commands (the text is kept as written, never run); a command marked "
+    "`user-invocable: false` is not offered.",
     "Nothing to fix; the gateway's own permission prompts and model apply instead.",
 )
 CLAUDE_HOOKS_INVALID = define_code(

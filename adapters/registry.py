@@ -4,9 +4,10 @@
 Order matters: a nanobot manifest wraps Pi and OpenClaw runtimes, so it is checked
 first; an OpenClaw plugin may also carry a ``pi``-less package.json, so it precedes Pi;
 a Claude Code plugin (``.claude-plugin/plugin.json``) is read as one unless a nanobot,
-OpenClaw, Pi or Nu manifest claims the folder (a native plugin of those hosts wins, as in
-OpenClaw, which loads its own format before a Claude bundle); nimlet is last because its
-skills/prompts folders are the loosest signal.
+OpenClaw, Pi or Nu manifest claims the folder (the host-specific manifest is the more
+specific signal; OpenClaw itself prefers its native format only when the package also
+declares ``openclaw.extensions``); nimlet is last because its skills/prompts folders are
+the loosest signal.
 """
 
 from __future__ import annotations

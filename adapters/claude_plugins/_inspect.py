@@ -30,15 +30,14 @@ def inspect_plugin(root: Any) -> CatalogEntry:
     manifest = read_manifest(inspection, entry.name)
     entry.id = entry.name = manifest.name
     entry.version, entry.description = manifest.version, manifest.description
-    for rel in _markdown_files(inspection, "commands", manifest.paths.get("commands", [])):
-        _command(inspection, entry, rel)
+    for rel, name in _markdown_files(inspection, "commands", manifest.paths.get("commands", [])):
+        _command(inspection, entry, rel, name)
     for rel in _skills(inspection, manifest.paths.get("skills", [])):
         skill = skill_contribution(inspection, rel)
         if skill is not None:
             entry.contributions.append(skill)
     agents = [
-        posixpath.splitext(posixpath.basename(rel))[0]
-        for rel in _markdown_files(inspection, "agents", manifest.paths.get("agents", []))
+        name for _, name in _markdown_files(inspection, "agents", manifest.paths.get("agents", []))
     ]
     if agents:
         inspection.add(
@@ -70,13 +69,24 @@ def inspect_plugin(root: Any) -> CatalogEntry:
     return entry
 
 
-def _command(inspection: Inspection, entry: CatalogEntry, rel: str) -> None:
+def _command(inspection: Inspection, entry: CatalogEntry, rel: str, name: str) -> None:
+    """A slash command named by its front matter's ``name``, else by its path below its
+    folder with ``:`` between the parts (``git/commit.md`` is ``git:commit``), as OpenClaw's
+    loader of Claude bundles names them."""
     text = inspection.read_text(rel)
     if text is None:
         return
     front = parse_front_matter(text)
     if front.problem:
         inspection.add(codes.SKILL_INVALID(f"{rel}: {front.problem}"))
+    if front.data.get("user-invocable") is False:
+        inspection.add(
+            codes.CLAUDE_COMMAND_FIELD_IGNORED(
+                f"{rel}: `user-invocable: false`: not a slash command (in Claude Code only "
+                "the model invokes it; the gateway has no such path)"
+            )
+        )
+        return
     detail: dict[str, Any] = {"path": rel}
     ignored = command_issues(inspection, rel, text)
     if ignored:
@@ -87,28 +97,30 @@ def _command(inspection: Inspection, entry: CatalogEntry, rel: str) -> None:
     entry.contributions.append(
         Contribution(
             kind="prompt",
-            name=posixpath.splitext(posixpath.basename(rel))[0],
+            name=front.text("name") or name,
             description=front.description,
             detail=detail,
         )
     )
 
 
-def _markdown_files(inspection: Inspection, default: str, extra: list[str]) -> list[str]:
+def _markdown_files(
+    inspection: Inspection, default: str, extra: list[str]
+) -> list[tuple[str, str]]:
     """The ``*.md`` files of the default folder and of the manifest's paths (files or
-    folders), each once, in order."""
-    found: list[str] = []
+    folders), each once, in order, with their path below that folder without ``.md``
+    (parts joined by ``:``)."""
+    found: dict[str, str] = {}
     for place in [default, *extra]:
         if safe_is_file(inspection.root / place):
-            candidates = [place] if place.endswith(".md") else []
+            if place.endswith(".md"):
+                found.setdefault(place, posixpath.splitext(posixpath.basename(place))[0])
         elif safe_is_dir(inspection.root / place):
-            candidates = [
-                rel for rel, is_dir in inspection.walk(place) if not is_dir and rel.endswith(".md")
-            ]
-        else:
-            continue
-        found += [rel for rel in candidates if rel not in found]
-    return found
+            for rel, is_dir in inspection.walk(place):
+                if not is_dir and rel.endswith(".md"):
+                    below = posixpath.relpath(rel, place)
+                    found.setdefault(rel, posixpath.splitext(below)[0].replace("/", ":"))
+    return list(found.items())
 
 
 def _skills(inspection: Inspection, extra: list[str]) -> list[str]:

@@ -95,6 +95,21 @@ def test_commands_become_prompts_with_their_front_matter(tmp_path: Path) -> None
     assert deploy.description == "Deploy $0 to $1"  # no description: the first line
 
 
+def test_nested_commands_are_named_by_their_path_or_their_front_matter(tmp_path: Path) -> None:
+    root = _plugin(
+        tmp_path,
+        **{
+            "commands__git__commit.md": "Commit\n",
+            "commands__renamed.md": "---\nname: better\n---\nBody\n",
+            "commands__hidden.md": "---\nuser-invocable: false\n---\nFor the model only\n",
+        },
+    )
+    entry = inspect_package(root)
+    assert sorted(c.name for c in entry.contributions) == ["better", "git:commit"]
+    (message,) = [d.message for d in entry.diagnostics]
+    assert "commands/hidden.md" in message and "user-invocable" in message
+
+
 def test_arguments_is_everything_typed() -> None:
     assert expand("Fix #$ARGUMENTS now", ' 12 "a b" ') == 'Fix # 12 "a b"  now'
 
