@@ -7,7 +7,7 @@ config written under ``GATEWAY_HOME/plugin_host/``:
 
 ``${CLAUDE_PLUGIN_ROOT}`` and ``${CLAUDE_PLUGIN_DATA}`` in the servers' fields are expanded
 here (the installed folder and the package's data folder); the hook commands get them in
-their environment and the host expands them in the command. ``tool_names: "claude"``: the
+their environment, where the shell expands them. ``tool_names: "claude"``: the
 servers' tools are named as Claude Code names a plugin's MCP tools,
 ``mcp__plugin_<plugin>_<server>__<tool>``.
 
@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from adapters.plugin_host._hook_config import read_hooks
 from gateway.base import private_dir, private_file
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.sandbox import package_dirs, python_runtime_paths, safe_name
@@ -38,6 +39,7 @@ HOST_COMMAND: Final = (sys.executable, "-P", "-m", "adapters.plugin_host")
 SOURCE_ROOT: Final = Path(__file__).resolve().parents[2]
 _ROOT, _DATA = "${CLAUDE_PLUGIN_ROOT}", "${CLAUDE_PLUGIN_DATA}"
 _WRAPPERS: Final = frozenset({"env", "exec", "command", "sh", "bash", "zsh"})
+DEFAULT_RESPONSE_TIMEOUT: Final = 30.0
 
 
 def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec:
@@ -73,8 +75,12 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec:
     ]
     programs = [*_programs(commands, Path(root)), *(s["command"] for s in servers.values())]
     guarded = (Path.home(), home)
+    hooks_only, _ = read_hooks(hooks) if hooks else ([], [])
+    longest = max((hook.timeout for hook in hooks_only), default=0.0)
     return LaunchSpec(
         command=[*HOST_COMMAND, "--config", str(path)],
+        # An event waits for its slowest hook (they run at once), up to its own timeout.
+        response_timeout=max(DEFAULT_RESPONSE_TIMEOUT, longest + 5.0),
         reads=(
             *python_runtime_paths(),
             SOURCE_ROOT,

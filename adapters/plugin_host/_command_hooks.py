@@ -86,6 +86,7 @@ class CommandHooks:
         self.diagnostics: list[dict[str, Any]] = list(diagnostics or [])
         """Nimlet-protocol diagnostics (``{"code", "message"}``): the hooks.json problems
         first, then what happened at run time."""
+        self._reported = 0
 
     @classmethod
     def from_config(
@@ -96,6 +97,19 @@ class CommandHooks:
         found, problems = read_hooks(hooks)
         diagnostics = [{"code": p.code, "message": printable(p.message)} for p in problems]
         return cls(found, root=root, data_dir=data_dir, env=env, diagnostics=diagnostics)
+
+    def new_diagnostics(self) -> list[dict[str, Any]]:
+        """The diagnostics added since the last call (the first call: all of them), for a
+        host that reports run-time problems as they happen (``update.diagnostics``)."""
+        fresh = self.diagnostics[self._reported :]
+        self._reported = len(self.diagnostics)
+        return fresh
+
+    @property
+    def longest_timeout(self) -> float:
+        """The longest any one event can take (its hooks run at once): the longest hook
+        timeout, 0 without hooks."""
+        return max((hook.timeout for hook in self._hooks), default=0.0)
 
     @property
     def hooks(self) -> list[CommandHook]:
@@ -145,9 +159,10 @@ class CommandHooks:
         runs: list[HookRun | None] = [None] * len(hooks)
 
         async def one(index: int, hook: CommandHook) -> None:
-            command = hook.command.replace("${CLAUDE_PLUGIN_ROOT}", self._root)
+            # ${CLAUDE_PLUGIN_ROOT} is left to the shell, from the environment: a folder
+            # name never becomes shell syntax.
             runs[index] = await run_hook_command(
-                command, data, seconds=hook.timeout, cwd=self._cwd, env=self._child_env()
+                hook.command, data, seconds=hook.timeout, cwd=self._cwd, env=self._child_env()
             )
 
         async with anyio.create_task_group() as group:

@@ -244,6 +244,7 @@ def test_the_plugin_host_is_planned_with_its_config(tmp_path: Path) -> None:
     }
     assert config["hooks"] == hooks
     assert Path(data) in spec.writes
+    assert spec.response_timeout == 65.0  # the default hook timeout, 60 s, and a margin
 
 
 def test_the_launch_reads_the_interpreters_hooks_name_outside_system_folders(

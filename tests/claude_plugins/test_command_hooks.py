@@ -310,3 +310,23 @@ async def test_hook_text_in_diagnostics_is_printable(tmp_path: Path) -> None:
     await hooks.dispatch("tool_call", CALL)
     assert "\x1b" not in hooks.diagnostics[0]["message"]
     assert "\\x1b" in hooks.diagnostics[0]["message"]
+
+
+async def test_the_plugin_root_is_expanded_by_the_shell_never_spliced(tmp_path: Path) -> None:
+    root = tmp_path / "a;>pwned;$(id)b"
+    root.mkdir()
+    hook = _script(root, "deny.sh", "echo 'ran' >&2\nexit 2\n")
+    hooks = _hooks(root, {"PreToolUse": [_command(hook)]})
+    assert await hooks.dispatch("tool_call", CALL) == {"allow": False, "reason": "ran"}
+    assert not list(tmp_path.rglob("pwned")) and not (Path.cwd() / "pwned").exists()
+
+
+async def test_new_diagnostics_are_handed_out_once(tmp_path: Path) -> None:
+    hook = _script(tmp_path, "one.sh", "exit 1\n")
+    hooks = _hooks(tmp_path, {"PreToolUse": [_command(hook)], "Stop": [_command(hook)]})
+    assert [d["code"] for d in hooks.new_diagnostics()] == [
+        codes.CLAUDE_HOOK_EVENT_UNSUPPORTED.code
+    ]
+    assert hooks.new_diagnostics() == []
+    await hooks.dispatch("tool_call", CALL)
+    assert [d["code"] for d in hooks.new_diagnostics()] == [codes.CLAUDE_HOOK_FAILED.code]
