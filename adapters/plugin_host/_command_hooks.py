@@ -118,11 +118,11 @@ class CommandHooks:
     @property
     def events(self) -> list[str]:
         """The gateway events to subscribe to (``before_agent_start`` carries SessionStart's
-        context)."""
+        context; ``session_compact`` is SessionStart with source ``compact``)."""
         claude = {hook.event for hook in self._hooks}
         names = [gateway for event, gateway in EVENT_OF.items() if event in claude]
         if "SessionStart" in claude:
-            names.append("before_agent_start")
+            names += ["session_compact", "before_agent_start"]
         return names
 
     async def dispatch(self, event: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -136,6 +136,12 @@ class CommandHooks:
                     [system, *self._session_context] if system else self._session_context
                 )
             }
+        if event == "session_compact":
+            # Claude Code starts the session again after compacting it (source "compact"),
+            # and its SessionStart hooks put their context back.
+            if not payload.get("did_compact"):
+                return {}
+            event, payload = "session_start", {**payload, "reason": "compact"}
         claude = _CLAUDE_OF.get(event)
         if claude is None:
             return {}

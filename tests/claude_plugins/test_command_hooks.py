@@ -271,7 +271,7 @@ async def test_session_start_context_joins_the_system_prompt(tmp_path: Path) -> 
     }
     hook = _script(tmp_path, "s.sh", f"echo '{json.dumps(reply)}'\n")
     hooks = _hooks(tmp_path, {"SessionStart": [_command(hook)]})
-    assert hooks.events == ["session_start", "before_agent_start"]
+    assert hooks.events == ["session_start", "session_compact", "before_agent_start"]
     start = {"prompt": "hi", "system_prompt": "You help."}
     assert await hooks.dispatch("before_agent_start", start) == {}
     assert await hooks.dispatch("session_start", {"session_id": "s", "reason": "startup"}) == {}
@@ -287,6 +287,16 @@ async def test_session_start_matcher_is_the_source(tmp_path: Path) -> None:
     assert await hooks.dispatch("before_agent_start", start) == {}
     await hooks.dispatch("session_start", {"session_id": "s", "reason": "resume"})
     assert await hooks.dispatch("before_agent_start", start) == {"system_prompt": "resumed"}
+
+
+async def test_a_compaction_starts_the_session_again_with_source_compact(tmp_path: Path) -> None:
+    hook = _script(tmp_path, "s.sh", 'echo "again: $(cat | grep -o compact)"\n')
+    hooks = _hooks(tmp_path, {"SessionStart": [_command(hook, "compact")]})
+    start = {"prompt": "hi", "system_prompt": ""}
+    assert await hooks.dispatch("session_compact", {"did_compact": False}) == {}
+    assert await hooks.dispatch("before_agent_start", start) == {}
+    assert await hooks.dispatch("session_compact", {"did_compact": True, "summary": "s"}) == {}
+    assert await hooks.dispatch("before_agent_start", start) == {"system_prompt": "again: compact"}
 
 
 async def test_pre_compact_block_stops_the_compaction(tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ async def test_explanatory_output_style_session_context_reaches_the_model(tmp_pa
     hooks = CommandHooks.from_config(
         entry.metadata["hooks"], root=entry.root, data_dir=str(tmp_path), env={}
     )
-    assert hooks.events == ["session_start", "before_agent_start"]
+    assert hooks.events == ["session_start", "session_compact", "before_agent_start"]
     assert await hooks.dispatch("session_start", {"session_id": "s", "reason": "startup"}) == {}
     reply = await hooks.dispatch("before_agent_start", {"prompt": "hi", "system_prompt": "Base."})
     assert reply["system_prompt"].startswith("Base.\n\nYou are in 'explanatory' output style")
