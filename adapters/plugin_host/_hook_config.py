@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT: Final = 60.0
-"""Seconds a hook command may run when it names no ``timeout`` (Claude Code's default)."""
+"""Seconds a hook command may run when it names no ``timeout``: Claude Code's first default
+(its current one is 600 s; docs/claude-plugins.md says why the gateway keeps 60)."""
 
 EVENT_OF: Final = {
     "PreToolUse": "tool_call",
