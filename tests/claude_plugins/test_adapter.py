@@ -189,6 +189,22 @@ def test_inline_manifest_hooks_merge_with_hooks_json(tmp_path: Path) -> None:
     assert [g["hooks"][0]["command"] for g in groups] == ["a", "b"]
 
 
+def test_a_manifest_naming_the_default_files_reads_them_once(tmp_path: Path) -> None:
+    hooks = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "a"}]}]}}
+    manifest = {"name": "demo", "hooks": "./hooks/hooks.json", "mcpServers": "./.mcp.json"}
+    root = _plugin(
+        tmp_path,
+        manifest,
+        **{
+            "hooks__hooks.json": json.dumps(hooks),
+            ".mcp.json": json.dumps({"s": {"command": "x"}}),
+        },
+    )
+    entry = inspect_package(root)
+    assert len(entry.metadata["hooks"]["hooks"]["PreToolUse"]) == 1
+    assert list(entry.metadata["mcp_servers"]) == ["s"] and entry.diagnostics == []
+
+
 def test_malformed_hooks_json_is_a_diagnostic(tmp_path: Path) -> None:
     entry = inspect_package(_plugin(tmp_path, **{"hooks__hooks.json": "{not json"}))
     assert _codes(entry) == [codes.JSON_INVALID.code] and entry.runtime == "declarative"
