@@ -249,7 +249,8 @@ class CommandHooks:
         if claude == "PreCompact" and (blocks or stops):
             return {"allow": False, "reason": "; ".join([*blocks, *stops])}
         if blocks or stops:
-            self._ignored(f"{claude} cannot be blocked; shown to the user: {'; '.join(blocks)}")
+            said = "; ".join([*blocks, *stops])
+            self._ignored(f"{claude} cannot be blocked or stopped; for the user: {said}")
         return {}
 
     # -- the event Claude Code's way -----------------------------------------------------

@@ -340,3 +340,13 @@ async def test_new_diagnostics_are_handed_out_once(tmp_path: Path) -> None:
     assert hooks.new_diagnostics() == []
     await hooks.dispatch("tool_call", CALL)
     assert [d["code"] for d in hooks.new_diagnostics()] == [codes.CLAUDE_HOOK_FAILED.code]
+
+
+async def test_stopping_at_session_start_is_reported_not_obeyed(tmp_path: Path) -> None:
+    reply = {"continue": False, "stopReason": "no license"}
+    hook = _script(tmp_path, "stop.sh", f"echo '{json.dumps(reply)}'\n")
+    hooks = _hooks(tmp_path, {"SessionStart": [_command(hook)]})
+    assert await hooks.dispatch("session_start", {"session_id": "s", "reason": "startup"}) == {}
+    (diagnostic,) = hooks.diagnostics
+    assert diagnostic["code"] == codes.CLAUDE_HOOK_OUTPUT_IGNORED.code
+    assert "no license" in diagnostic["message"]
