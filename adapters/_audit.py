@@ -31,6 +31,7 @@ ECOSYSTEMS: Final = {
     "nanobot": "nanobot",
     "pi": "Pi",
     "openclaw": "OpenClaw",
+    "claude": "Claude Code",
 }
 _KIND_LABELS: Final = {
     "llm_provider": "model provider",

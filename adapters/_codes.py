@@ -16,7 +16,8 @@ NOT_DETECTED = define_code(
     ERROR,
     "No adapter recognises the directory as a package root.",
     "Check the path; a package needs extension.json, tool.json, SKILL.md, "
-    "nanobot.extension.json, openclaw.plugin.json, or package.json with a pi/nu/openclaw key.",
+    "nanobot.extension.json, openclaw.plugin.json, .claude-plugin/plugin.json, or package.json "
+    "with a pi/nu/openclaw key.",
 )
 ROOT_INVALID = define_code(
     "package.root_invalid",
@@ -28,7 +29,7 @@ UNKNOWN_ECOSYSTEM = define_code(
     "package.unknown_ecosystem",
     ERROR,
     "An ecosystem was requested that no adapter handles.",
-    "Use one of: nanobot, openclaw, pi, nu, nimlet.",
+    "Use one of: nanobot, openclaw, pi, nu, claude, nimlet.",
 )
 ADAPTER_FAILED = define_code(
     "package.adapter_failed",
@@ -854,4 +855,85 @@ NU_HOOK_UNKNOWN = define_code(
     "An audit found a Nu extension hook that is not one of Nu's four (before_agent_start, "
     "input, turn_end, tool_execution_end).",
     "Check the hook name against the Nu document.",
+)
+
+# --- Claude Code plugins (.claude-plugin/plugin.json) -------------------------------------
+
+CLAUDE_MANIFEST_INVALID = define_code(
+    "claude.manifest_invalid",
+    ERROR,
+    "A Claude Code plugin's .claude-plugin/plugin.json breaks Claude's plugin reference: no "
+    "`name`, a name that is not kebab-case, or a field of the wrong type.",
+    "Fix the field named in the message (see docs/claude-plugins.md).",
+)
+CLAUDE_MANIFEST_FIELD_UNKNOWN = define_code(
+    "claude.manifest_field_unknown",
+    INFO,
+    "plugin.json has a field Claude Code's plugin reference does not list; it is ignored.",
+    "Remove the field, or check its spelling against the plugin reference.",
+)
+CLAUDE_COMPONENT_UNSUPPORTED = define_code(
+    "claude.component_unsupported",
+    WARNING,
+    "The plugin ships a component a headless host cannot run (subagents in agents/, output "
+    "styles, LSP servers, status lines, monitors, http/sse MCP servers); it is listed, never "
+    "run.",
+    "Nothing to fix; the plugin's commands, skills, command hooks and stdio MCP servers "
+    "still work.",
+)
+CLAUDE_COMMAND_FIELD_IGNORED = define_code(
+    "claude.command_field_ignored",
+    INFO,
+    "A slash command uses something the gateway does not apply when it expands the command: "
+    "`allowed-tools`, `model`, `disable-model-invocation` front matter, `!`-prefixed shell "
+    "commands (the text is kept as written, never run); a command marked "
+    "`user-invocable: false` is not offered.",
+    "Nothing to fix; the gateway's own permission prompts and model apply instead.",
+)
+CLAUDE_HOOKS_INVALID = define_code(
+    "claude.hooks_invalid",
+    ERROR,
+    "An entry of the plugin's hooks.json is malformed (not an object, no `hooks` list, no "
+    "`command`, a bad timeout, a matcher that is not a valid regular expression); that "
+    "entry is skipped, the others load.",
+    "Fix the entry named in the message (Claude Code's hooks reference).",
+)
+CLAUDE_HOOK_EVENT_UNSUPPORTED = define_code(
+    "claude.hook_event_unsupported",
+    WARNING,
+    "hooks.json subscribes to a Claude Code event a headless host has no counterpart for "
+    "(Stop, SubagentStop, Notification, PermissionRequest, …) or to an unknown event; those "
+    "hooks never run.",
+    "Nothing to fix for the gateway; see docs/claude-plugins.md for the events that map.",
+)
+CLAUDE_HOOK_TYPE_UNSUPPORTED = define_code(
+    "claude.hook_type_unsupported",
+    WARNING,
+    "A hook is not a `command` hook (`prompt`, `agent`, `http`, `mcp_tool`): the gateway "
+    "runs shell command hooks only, so it never runs.",
+    "Write the check as a command hook, or accept that it does not run in the gateway.",
+)
+CLAUDE_HOOK_FAILED = define_code(
+    "claude.hook_failed",
+    WARNING,
+    "A hook command failed without blocking: it exited with a code other than 0 or 2, timed "
+    "out (its process group was killed), could not start, or wrote more output than the cap. "
+    "As in Claude Code, the event goes on as if the hook had not answered.",
+    "Run the hook by hand with the JSON event on stdin; block with exit code 2 only.",
+)
+CLAUDE_HOOK_OUTPUT_IGNORED = define_code(
+    "claude.hook_output_ignored",
+    INFO,
+    "A hook answered with something the gateway cannot carry for that event (stopping the "
+    "whole agent, a message shown only to the user, a decision on an event that cannot be "
+    "blocked); the rest of its answer applies.",
+    "Nothing to fix; docs/claude-plugins.md says what each answer becomes.",
+)
+CLAUDE_MCP_INVALID = define_code(
+    "claude.mcp_invalid",
+    ERROR,
+    "The plugin's .mcp.json (or plugin.json `mcpServers`) is malformed: not an object, a "
+    "server without `command` or `url`, `args` not a list of strings, `env` not an object "
+    "of strings; that server is skipped.",
+    "Fix the server entry named in the message.",
 )

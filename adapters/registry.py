@@ -3,7 +3,11 @@
 
 Order matters: a nanobot manifest wraps Pi and OpenClaw runtimes, so it is checked
 first; an OpenClaw plugin may also carry a ``pi``-less package.json, so it precedes Pi;
-nimlet is last because its skills/prompts folders are the loosest signal.
+a Claude Code plugin (``.claude-plugin/plugin.json``) is read as one unless a nanobot,
+OpenClaw, Pi or Nu manifest claims the folder (the host-specific manifest is the more
+specific signal; OpenClaw itself prefers its native format only when the package also
+declares ``openclaw.extensions``); nimlet is last because its skills/prompts folders are
+the loosest signal.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
+from adapters.claude_plugins import ClaudePluginsAdapter
 from adapters.nanobot import NanobotAdapter
 from adapters.nimlet import NimletAdapter
 from adapters.nu import NuAdapter
@@ -36,6 +41,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     OpenClawAdapter(),
     PiAdapter(),
     NuAdapter(),
+    ClaudePluginsAdapter(),
     NimletAdapter(),
 )
 
@@ -78,7 +84,9 @@ def inspect_package(root: Path | str, ecosystem: str | None = None) -> CatalogEn
             return _empty(
                 root,
                 "unknown",
-                codes.NOT_DETECTED(f"{root}: no nimlet, Nu, nanobot, Pi or OpenClaw metadata"),
+                codes.NOT_DETECTED(
+                    f"{root}: no nimlet, Nu, nanobot, Pi, OpenClaw or Claude Code plugin metadata"
+                ),
             )
         adapter = detected[0]
     try:
@@ -99,7 +107,7 @@ def _safe_detect(adapter: Adapter, root: Path) -> bool:
 
 
 _MANIFESTS = ("nanobot.extension.json", "openclaw.plugin.json", "package.json", "extension.json",
-              "tool.json", "tool.yaml")  # fmt: skip
+              "tool.json", "tool.yaml", ".claude-plugin/plugin.json")  # fmt: skip
 """Every ecosystem's metadata file: one that is there but does not parse is why nothing
 detected the package, and says so (``package.json_invalid``), not "no metadata"."""
 
@@ -129,7 +137,7 @@ def _empty(root: Path, ecosystem: str, *diagnostics: Diagnostic) -> CatalogEntry
 
 
 class BuiltinAdapters:
-    """The five built-in adapters as an ``AdapterSet`` (gateway.model)."""
+    """The built-in adapters as an ``AdapterSet`` (gateway.model)."""
 
     @property
     def adapters(self) -> Sequence[Adapter]:

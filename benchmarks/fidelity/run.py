@@ -35,6 +35,7 @@ REPO = HERE.parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(1, str(REPO))
 
+from _claude import claude_argv, claude_differences, claude_host  # noqa: E402
 from _compare import HOST_VIEWS, Difference, differences, gateway_view  # noqa: E402
 from _corpus import (  # noqa: E402
     SIDECAR_MODULES,
@@ -46,6 +47,7 @@ from _corpus import (  # noqa: E402
     materialize,
 )
 
+HOST_VIEWS["claude"] = claude_host
 EXPECTED = HERE / "quick_expected.json"
 NANOBOT_UPSTREAM = ("HKUDS/nanobot", "a521cf31d952c9403581bdbb6d91e77f1d5f8b85")
 NANOBOT_FILES = (
@@ -209,6 +211,8 @@ def run_host(ecosystem: str, jobs: list[dict[str, Any]], ctx: Context) -> dict[s
             "--out",
             str(out_file),
         ]
+    elif ecosystem == "claude":
+        argv = claude_argv(ctx.node, SIDECAR_MODULES / "openclaw", out_file)
     elif ecosystem == "nanobot":
         upstream = nanobot_upstream(ctx)
         if upstream is None:
@@ -391,7 +395,10 @@ def judge(pkg: Package, host: dict[str, Any], gw: dict[str, Any]) -> dict[str, A
                 cause = "native-deps"
         diffs = [Difference("load", "load", [], cause, failed[:400])]
     else:
-        diffs = differences(pkg.ecosystem, host_view, gw_view, host)
+        if pkg.ecosystem == "claude":
+            diffs = claude_differences(host_view, gw_view, host)
+        else:
+            diffs = differences(pkg.ecosystem, host_view, gw_view, host)
     record["differences"] = [d.to_dict() for d in diffs]
     record["verdict"] = "identical" if not diffs else "differs"
     return record
@@ -534,7 +541,7 @@ def run_all(packages: list[Package], ctx: Context) -> list[dict[str, Any]]:
         gateways.update(run_gateway(group, sources, ctx))
 
     groups: list[list[Package]] = []
-    for ecosystem in ("pi", "openclaw", "nanobot", "nimlet"):
+    for ecosystem in ("pi", "openclaw", "nanobot", "nimlet", "claude"):
         members = [p for p in ready if p.ecosystem == ecosystem]
         if ctx.args.quick:  # one process per ecosystem: the host starts once
             groups += [members] if members else []

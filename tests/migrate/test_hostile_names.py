@@ -20,7 +20,7 @@ from tests.migrate import _hostile
 from tests.migrate._helpers import config_for, run
 from tests.serve._helpers import GATEWAY, REPO
 
-UNSUPPORTED = {("nimlet", "nanobot"), ("nu", "nanobot")}
+UNSUPPORTED = {("nimlet", "nanobot"), ("nu", "nanobot"), ("claude", "nanobot")}
 
 
 def _layout(tmp_path):
