@@ -45,7 +45,7 @@ PACKAGE_VERBS = (
     "install", "inspect", "permissions", "enable", "disable", "uninstall", "status", "group",
     "ungroup",
 )  # fmt: skip
-MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin")
+MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin", "nanobot-manifest")
 AUDIT_FORMATS = ("text", "json", "markdown", "html", "sarif", "badge")
 """``gateway.audit.FORMATS``."""
 AUDIT_FAIL_ON = ("unsupported", "partial", "risk")
@@ -233,7 +233,14 @@ def _serve(sub: argparse.ArgumentParser) -> None:
 
 def _migrate(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("source", metavar="PKG", help="folder, tarball, npm spec, git URL or id")
-    sub.add_argument("--to", required=True, choices=MIGRATE_TARGETS, dest="target")
+    sub.add_argument(
+        "--to",
+        required=True,
+        choices=MIGRATE_TARGETS,
+        dest="target",
+        help="nanobot: an Agent Plugin for released nanobot (0.3.x); nanobot-manifest: the "
+        "unreleased nanobot.extension.json format",
+    )
     sub.add_argument("--out", required=True, metavar="DIR", help="where to write (empty)")
     sub.add_argument(
         "--load",
