@@ -191,6 +191,13 @@ def _setup(sub: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="where --node downloads from (a mirror of https://nodejs.org/download/release)",
     )
+    sub.add_argument(
+        "--openclaw",
+        action="store_true",
+        help="also install the OpenClaw SDK that OpenClaw plugins need (by default only when "
+        "an installed package needs it)",
+    )
+    sub.add_argument("--all", action="store_true", help="install every optional set (--openclaw)")
     sub.add_argument("--json", action="store_true")
 
 
