@@ -121,7 +121,10 @@ def plan_install(
         )
     if base_installed:
         what = extra.describe() if extra else unmeasured
-        statement = f"adding the OpenClaw SDK: {what}; npm reinstalls the rest from its cache"
+        statement = (
+            f"adding the OpenClaw SDK: {what} (npm ci reinstalls the rest; what its cache "
+            "holds is not downloaded again)"
+        )
     elif base and extra:
         total = SetSize(
             base.packages + extra.packages,
