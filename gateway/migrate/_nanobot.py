@@ -8,6 +8,7 @@ the gateway's nanobot path reads."""
 from __future__ import annotations
 
 import re
+import shlex
 
 from gateway.migrate._codes import (
     MIGRATE_CONTRIBUTIONS_UNKNOWN,
@@ -60,7 +61,8 @@ def to_nanobot(migration: Migration, gateway: list[str]) -> None:
         "1. Copy the folder into the workspace's `plugins/` folder (the workspace is "
         "`agents.defaults.workspace` in `~/.nanobot/config.json`, by default "
         f"`{NANOBOT_WORKSPACE}`):\n\n"
-        f"       mkdir -p {NANOBOT_WORKSPACE}/plugins && cp -r {migration.out} {folder}\n\n"
+        f"       mkdir -p {NANOBOT_WORKSPACE}/plugins && cp -r {shlex.quote(str(migration.out))} "
+        f"{folder}\n\n"
         "2. Enable it — an installed plugin stays off until then: in nanobot's web UI "
         f"(`nanobot webui`), Settings → MCP, the entry `plugin-{name}` → Enable; or with "
         "the Python nanobot is installed in:\n\n"
