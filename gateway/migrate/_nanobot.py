@@ -64,7 +64,7 @@ def to_nanobot(migration: Migration, gateway: list[str]) -> None:
         f"       mkdir -p {NANOBOT_WORKSPACE}/plugins && cp -r {shlex.quote(str(migration.out))} "
         f"{folder}\n\n"
         "2. Enable it — an installed plugin stays off until then: in nanobot's web UI "
-        f"(`nanobot webui`), Settings → MCP, the entry `plugin-{name}` → Enable; or with "
+        f"(`nanobot webui`), Settings → MCP, the Agent Plugin `{name}` → Enable; or with "
         "the Python nanobot is installed in:\n\n"
         f'       python -c "{enable}"\n\n'
         "   nanobot binds the enablement to the folder's content: after changing any file "

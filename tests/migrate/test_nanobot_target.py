@@ -71,7 +71,7 @@ def test_migration_md_gives_released_nanobots_install_and_enable_steps(tmp_path)
     run(SOURCES["pi"], "nanobot", out, tmp_path / "home")
     text = (out / "MIGRATION.md").read_text()
     assert f"cp -r {out} ~/.nanobot/workspace/plugins/pi-tickets" in text
-    assert "`plugin-pi-tickets` → Enable" in text
+    assert "Settings → MCP, the Agent Plugin `pi-tickets` → Enable" in text
     assert (
         "set_agent_plugin_enabled(Path('~/.nanobot/workspace').expanduser(), 'pi-tickets', True)"
         in text
