@@ -520,6 +520,15 @@ OPENCLAW_SDK_UNAVAILABLE = define_code(
     "OpenClaw does not export or that cannot load headless; the plugin is metadata only.",
     "Nothing to fix for the gateway; its manifest contributions are still listed.",
 )
+OPENCLAW_SDK_NOT_INSTALLED = define_code(
+    "openclaw.sdk_not_installed",
+    ERROR,
+    "The OpenClaw SDK (the real `openclaw` package, whose SDK OpenClaw plugins import) is not "
+    "installed: `gateway setup` installs the Pi and Nu runtimes only, so an OpenClaw plugin "
+    "(or a nanobot package with `runtime: openclaw`) is refused instead of downloading it "
+    "unasked.",
+    "Run `gateway setup --openclaw`; it says how much it downloads before it does.",
+)
 OPENCLAW_CONFIG_INVALID = define_code(
     "openclaw.config_invalid",
     ERROR,

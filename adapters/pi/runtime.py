@@ -133,11 +133,12 @@ def plan_pi(
 
 
 def install_sidecar() -> int:
-    """``python -m adapters.pi.runtime``: the same as ``gateway setup`` (the README's
-    set-up from a clone): the modules of every host (pi-coding-agent, openclaw, jiti)."""
+    """``python -m adapters.pi.runtime``: ``gateway setup --all`` (the README's set-up from
+    a clone, and CI's): the modules of every host (pi-coding-agent, jiti, esbuild and the
+    OpenClaw SDK), since the test suite runs OpenClaw plugins too."""
     from gateway.cli import main
 
-    return main(["setup"])
+    return main(["setup", "--all"])
 
 
 if __name__ == "__main__":
