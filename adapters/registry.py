@@ -1,9 +1,10 @@
 """The adapters in detection order: the ``AdapterSet`` the gateway reaches through the
 ``extension_gateway.adapters`` entry point (``BUILTIN``).
 
-Order matters: a nanobot manifest wraps Pi and OpenClaw runtimes, so it is checked
-first; an OpenClaw plugin may also carry a ``pi``-less package.json, so it precedes Pi;
-nimlet is last because its skills/prompts folders are the loosest signal.
+Order matters: an Agent Plugin's ``plugin.json`` names an agent-plugins.org schema, the
+surest signal, so it is checked first; a nanobot manifest wraps Pi and OpenClaw runtimes,
+so it is checked next; an OpenClaw plugin may also carry a ``pi``-less package.json, so
+it precedes Pi; nimlet is last because its skills/prompts folders are the loosest signal.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
+from adapters.agent_plugins import AgentPluginsAdapter
 from adapters.nanobot import NanobotAdapter
 from adapters.nimlet import NimletAdapter
 from adapters.nu import NuAdapter
@@ -32,6 +34,7 @@ __all__ = [
 ]
 
 ADAPTERS: tuple[Adapter, ...] = (
+    AgentPluginsAdapter(),
     NanobotAdapter(),
     OpenClawAdapter(),
     PiAdapter(),
@@ -78,7 +81,9 @@ def inspect_package(root: Path | str, ecosystem: str | None = None) -> CatalogEn
             return _empty(
                 root,
                 "unknown",
-                codes.NOT_DETECTED(f"{root}: no nimlet, Nu, nanobot, Pi or OpenClaw metadata"),
+                codes.NOT_DETECTED(
+                    f"{root}: no nimlet, Nu, nanobot, Pi, OpenClaw or Agent Plugins metadata"
+                ),
             )
         adapter = detected[0]
     try:
@@ -98,7 +103,8 @@ def _safe_detect(adapter: Adapter, root: Path) -> bool:
         return False
 
 
-_MANIFESTS = ("nanobot.extension.json", "openclaw.plugin.json", "package.json", "extension.json",
+_MANIFESTS = ("plugin.json", "nanobot.extension.json", "openclaw.plugin.json", "package.json",
+              "extension.json",
               "tool.json", "tool.yaml")  # fmt: skip
 """Every ecosystem's metadata file: one that is there but does not parse is why nothing
 detected the package, and says so (``package.json_invalid``), not "no metadata"."""
@@ -129,7 +135,7 @@ def _empty(root: Path, ecosystem: str, *diagnostics: Diagnostic) -> CatalogEntry
 
 
 class BuiltinAdapters:
-    """The five built-in adapters as an ``AdapterSet`` (gateway.model)."""
+    """The six built-in adapters as an ``AdapterSet`` (gateway.model)."""
 
     @property
     def adapters(self) -> Sequence[Adapter]:

@@ -1,0 +1,172 @@
+"""Reading an Agent Plugin (Agent Plugins 1.0.0): the closed ``plugin.json``, the
+``skills/<name>/SKILL.md`` folders and the ``mcp.json`` servers, strictly, with the JSON
+Schemas ``gateway migrate`` writes by (``gateway.base.agent_plugins``). Reads files only.
+
+A bad ``plugin.json`` refuses the plugin (as every Agent Plugins client does); a bad
+``mcp.json`` refuses its servers; a bad server entry refuses that server, naming it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from jsonschema import Draft202012Validator
+
+from adapters import _codes as codes
+from adapters._files import Inspection, safe_is_dir, safe_is_file
+from adapters._markdown import skill_contribution
+from gateway.base.agent_plugins import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID, SCHEMA_HOST, schema
+from gateway.base.agent_plugins import schema_problems as problems_of
+from gateway.model import Contribution
+
+__all__ = ["MANIFEST", "MCP_FILE", "PluginReading", "is_agent_plugin", "read_plugin"]
+
+MANIFEST = "plugin.json"
+MCP_FILE = "mcp.json"
+PACKAGE_RUNNERS = frozenset({"npx", "uvx", "pipx", "bunx", "pnpx", "dlx", "deno"})
+"""Commands that fetch the server's package when they start (network)."""
+
+
+@dataclass(slots=True)
+class PluginReading:
+    name: str | None = None
+    manifest: dict[str, Any] = field(default_factory=dict)
+    skills: list[Contribution] = field(default_factory=list)
+    stdio: dict[str, dict[str, Any]] = field(default_factory=dict)
+    remote: dict[str, dict[str, str]] = field(default_factory=dict)
+    valid: bool = False
+
+
+def _schema_id(data: object) -> object:
+    return data.get("$schema") if isinstance(data, dict) else None
+
+
+def is_agent_plugin(inspection: Inspection) -> bool:
+    """A ``plugin.json`` at the root naming an agent-plugins.org schema (any version: one
+    this reader does not know is then said so, not passed to another adapter)."""
+    if not safe_is_file(inspection.root / MANIFEST):
+        return False
+    data = inspection.read_json_object(MANIFEST, required=False)
+    schema = _schema_id(data)
+    return isinstance(schema, str) and schema.startswith(SCHEMA_HOST)
+
+
+def read_plugin(inspection: Inspection) -> PluginReading:
+    reading = PluginReading()
+    data = inspection.read_json_object(MANIFEST)
+    if data is None:
+        return reading
+    reading.manifest = data
+    if isinstance(data.get("name"), str):
+        reading.name = data["name"]
+    schema = data.get("$schema")
+    if schema != PLUGIN_SCHEMA_ID:
+        inspection.add(codes.AGENT_PLUGINS_SCHEMA_UNKNOWN(
+            f"{MANIFEST}: $schema {schema!r} is not {PLUGIN_SCHEMA_ID} (Agent Plugins 1.0.0, "
+            "the one version read here); the plugin is not read"
+        ))  # fmt: skip
+        return reading
+    problems = problems_of("plugin", data)
+    for problem in problems:
+        inspection.add(codes.AGENT_PLUGINS_MANIFEST_INVALID(f"{MANIFEST}: {problem}"))
+    if problems:
+        return reading
+    reading.valid = True
+    reading.skills = _skills(inspection)
+    if safe_is_file(inspection.root / MCP_FILE):
+        _servers(inspection, reading)
+    return reading
+
+
+def _skills(inspection: Inspection) -> list[Contribution]:
+    found: list[Contribution] = []
+    if not safe_is_dir(inspection.root / "skills"):
+        return found
+    for rel, is_dir in sorted(inspection.walk("skills", recursive=False)):
+        skill_md = posixpath.join(rel, "SKILL.md")
+        if is_dir and safe_is_file(inspection.root / skill_md):
+            contribution = skill_contribution(inspection, skill_md)
+            if contribution is not None:
+                found.append(contribution)
+    return found
+
+
+def _servers(inspection: Inspection, reading: PluginReading) -> None:
+    data = inspection.read_json_object(MCP_FILE)
+    if data is None:
+        return
+    schema = data.get("$schema")
+    if schema != MCP_SCHEMA_ID:
+        code = (
+            codes.AGENT_PLUGINS_SCHEMA_UNKNOWN
+            if isinstance(schema, str) and schema.startswith(SCHEMA_HOST)
+            else codes.AGENT_PLUGINS_MCP_INVALID
+        )
+        inspection.add(code(f"{MCP_FILE}: $schema {schema!r} is not {MCP_SCHEMA_ID}"))
+        return
+    servers = data.get("mcpServers")
+    extra = sorted(set(data) - {"$schema", "mcpServers"})
+    if not isinstance(servers, dict) or extra:
+        why = f"unknown field(s) {', '.join(extra)}" if extra else "mcpServers is not an object"
+        inspection.add(codes.AGENT_PLUGINS_MCP_INVALID(f"{MCP_FILE}: {why}; no server is read"))
+        return
+    for name, raw in servers.items():
+        problem = _server_problem(inspection, name, raw)
+        if problem is not None:
+            inspection.add(codes.AGENT_PLUGINS_SERVER_INVALID(
+                f"{MCP_FILE}: server {name!r}: {problem}; skipped", contribution=name
+            ))  # fmt: skip
+        elif raw["type"] == "stdio":
+            reading.stdio[name] = {
+                "command": raw["command"],
+                "args": list(raw.get("args", [])),
+                "env": dict(raw.get("env", {})),
+                "cwd": raw.get("cwd"),
+            }
+        else:
+            reading.remote[name] = {"type": raw["type"], "url": raw["url"]}
+
+
+def _server_problem(inspection: Inspection, name: str, raw: object) -> str | None:
+    if not name or len(name) > 128 or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return "the name is empty, over 128 characters or has control characters"
+    problems = problems_of("mcp", {"$schema": MCP_SCHEMA_ID, "mcpServers": {name: raw}})
+    if problems:
+        return _plain(problems, raw)
+    assert isinstance(raw, dict)
+    if raw["type"] != "stdio":
+        return None
+    command: str = raw["command"]
+    label = f"{MCP_FILE} server {name!r} command"
+    if command.startswith("./") and inspection.resolve(command, label=label) is None:
+        return f"command {command!r} is not a file inside the plugin"
+    cwd = raw.get("cwd")
+    if isinstance(cwd, str) and cwd.startswith("./"):
+        rel = inspection.resolve(cwd, label=f"{MCP_FILE} server {name!r} cwd")
+        if rel is None or not safe_is_dir(inspection.root / rel):
+            return f"cwd {cwd!r} is not a folder inside the plugin"
+    if isinstance(cwd, str) and ".." in cwd.split("/"):
+        return f"cwd {cwd!r} climbs out of its base with '..'"
+    return None
+
+
+def _plain(problems: list[str], raw: object) -> str:
+    """The schema's ``oneOf`` says little; name the variant's own rule where one fails."""
+    if isinstance(raw, dict) and raw.get("type") in ("stdio", "streamable-http", "sse"):
+        variant = "stdio" if raw["type"] == "stdio" else "remote"
+        defs = schema("mcp")["$defs"]
+        validator = Draft202012Validator({**defs[variant], "$defs": defs})
+        errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.path))
+        if errors:
+            return "; ".join(
+                f"{'/'.join(str(p) for p in e.absolute_path) or '(entry)'}: {e.message}"
+                for e in errors
+            )
+    return "; ".join(p.partition(": ")[2] or p for p in problems)
+
+
+def remote_host(url: str) -> str:
+    return urlsplit(url).hostname or "?"
