@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution
+from gateway.base import Severity
 from gateway.base.agent_plugins import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID, SCHEMA_HOST, schema
 from gateway.base.agent_plugins import schema_problems as problems_of
 from gateway.model import Contribution
@@ -69,7 +70,7 @@ def read_plugin(inspection: Inspection) -> PluginReading:
             "the one version read here); the plugin is not read"
         ))  # fmt: skip
         return reading
-    problems = problems_of("plugin", data)
+    problems = problems_of("plugin", _known_fields(inspection, data))
     for problem in problems:
         inspection.add(codes.AGENT_PLUGINS_MANIFEST_INVALID(f"{MANIFEST}: {problem}"))
     if problems:
@@ -81,16 +82,52 @@ def read_plugin(inspection: Inspection) -> PluginReading:
     return reading
 
 
+_FIELDS = frozenset(schema("plugin")["properties"])
+
+
+def _known_fields(inspection: Inspection, data: dict[str, Any]) -> dict[str, Any]:
+    """The manifest without what §5.2 and §8.1 say to report and ignore: unknown top-level
+    fields and an ``extensions`` that is not an object."""
+    kept = {}
+    for key, value in data.items():
+        if key not in _FIELDS:
+            inspection.add(codes.AGENT_PLUGINS_FIELD_IGNORED(
+                f"{MANIFEST}: unknown field {key!r} (not in Agent Plugins 1.0.0); ignored"
+            ))  # fmt: skip
+        elif key == "extensions" and not isinstance(value, dict):
+            inspection.add(codes.AGENT_PLUGINS_FIELD_IGNORED(
+                f"{MANIFEST}: extensions is not an object; ignored"
+            ))  # fmt: skip
+        else:
+            kept[key] = value
+    return kept
+
+
 def _skills(inspection: Inspection) -> list[Contribution]:
     found: list[Contribution] = []
     if not safe_is_dir(inspection.root / "skills"):
         return found
     for rel, is_dir in sorted(inspection.walk("skills", recursive=False)):
         skill_md = posixpath.join(rel, "SKILL.md")
-        if is_dir and safe_is_file(inspection.root / skill_md):
-            contribution = skill_contribution(inspection, skill_md)
-            if contribution is not None:
-                found.append(contribution)
+        if not is_dir or not safe_is_file(inspection.root / skill_md):
+            continue
+        before = len(inspection.diagnostics)
+        text = inspection.read_text(skill_md) or ""
+        if not text.lstrip("\ufeff").startswith("---"):
+            inspection.add(
+                codes.SKILL_INVALID(f"{skill_md}: no --- frontmatter (name, description)")
+            )
+        contribution = skill_contribution(inspection, skill_md)
+        folder = posixpath.basename(rel)
+        if contribution is not None and contribution.name != folder:
+            inspection.add(codes.SKILL_INVALID(
+                f"{skill_md}: name {contribution.name!r} is not its folder's name {folder!r}"
+            ))  # fmt: skip
+        if contribution is None or len(inspection.diagnostics) > before:
+            # §7.1: a skill that is not a valid Agent Skill is skipped, the others load.
+            inspection.add(codes.SKILL_INVALID(f"{skill_md}: skipped (see above)"))
+            continue
+        found.append(contribution)
     return found
 
 
@@ -105,7 +142,10 @@ def _servers(inspection: Inspection, reading: PluginReading) -> None:
             if isinstance(schema, str) and schema.startswith(SCHEMA_HOST)
             else codes.AGENT_PLUGINS_MCP_INVALID
         )
-        inspection.add(code(f"{MCP_FILE}: $schema {schema!r} is not {MCP_SCHEMA_ID}"))
+        inspection.add(code(
+            f"{MCP_FILE}: $schema {schema!r} is not {MCP_SCHEMA_ID}; no server is read",
+            severity=Severity.WARNING,
+        ))  # fmt: skip
         return
     servers = data.get("mcpServers")
     extra = sorted(set(data) - {"$schema", "mcpServers"})

@@ -10,6 +10,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 from mcp.shared.exceptions import MCPError
+from mcp.types import CONNECTION_CLOSED
 
 from adapters import _codes as codes
 from adapters.plugin_host._channel import Channel, log
@@ -99,7 +100,9 @@ class Requests:
                 progress_callback=_Progress(self, request_id) if self.progress else None,
             )
         except MCPError as error:
-            return {"content": f"MCP error: {error}", "is_error": True}
+            if error.code == CONNECTION_CLOSED:
+                return self._lost(target.server, error)
+            return {"content": f"MCP error: {error.error.message}", "is_error": True}
         except Exception as error:
             return self._lost(target.server, error)
         return tool_reply(result, self.parts)
@@ -120,7 +123,9 @@ class Requests:
         try:
             result = await session.get_prompt(target.name, values)
         except MCPError as error:
-            return {"message": f"/{name}: MCP error: {error}"}
+            if error.code == CONNECTION_CLOSED:
+                return {"message": self._lost(target.server, error)["content"]}
+            return {"message": f"/{name}: MCP error: {error.error.message}"}
         except Exception as error:
             return {"message": self._lost(target.server, error)["content"]}
         return {"prompt": prompt_text(result)}

@@ -1,0 +1,30 @@
+"""Gateway names for MCP tools follow released nanobot 0.3's scheme."""
+
+from __future__ import annotations
+
+import hashlib
+
+from adapters.plugin_host._naming import host_name, mcp_name
+
+
+def test_a_single_server_is_named_after_the_plugin() -> None:
+    assert host_name("acme.tools", "db", 1) == "acme.tools"
+    assert host_name("acme.tools", "db", 2) == "acme.tools--db"
+
+
+def test_tools_resources_and_prompts_get_nanobots_prefixes() -> None:
+    assert mcp_name("acme", "query") == "mcp_acme_query"
+    assert mcp_name("acme", "docs", "resource") == "mcp_acme_resource_docs"
+    assert mcp_name("acme", "review", "prompt") == "mcp_acme_prompt_review"
+
+
+def test_characters_outside_the_tool_alphabet_become_one_underscore() -> None:
+    assert mcp_name("acme.tools--db", "a b/c") == "mcp_acme_tools--db_a_b_c"
+    assert mcp_name("x", "__y__") == "mcp_x_y_"
+
+
+def test_a_long_name_is_cut_with_a_sha1_suffix() -> None:
+    name = mcp_name("p", "t" * 80)
+    full = "mcp_p_" + "t" * 80
+    assert len(name) == 64
+    assert name == f"{full[:55]}_{hashlib.sha1(full.encode()).hexdigest()[:8]}"
