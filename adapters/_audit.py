@@ -31,6 +31,7 @@ ECOSYSTEMS: Final = {
     "nanobot": "nanobot",
     "pi": "Pi",
     "openclaw": "OpenClaw",
+    "agent-plugins": "Agent Plugins",
 }
 _KIND_LABELS: Final = {
     "llm_provider": "model provider",

@@ -85,7 +85,7 @@ def _fill(inspection: Inspection, entry: CatalogEntry, reading: PluginReading) -
         command = " ".join([server["command"], *server["args"]])
         entry.contributions.append(Contribution(
             kind="mcp_server", name=name, description=f"stdio MCP server: {command}",
-            detail={"transport": "stdio", **server},
+            detail={"transport": "stdio", "path": MCP_FILE, **server},
         ))  # fmt: skip
         if server["command"] in PACKAGE_RUNNERS:
             inspection.add(codes.AGENT_PLUGINS_SERVER_NEEDS_NETWORK(
@@ -97,7 +97,7 @@ def _fill(inspection: Inspection, entry: CatalogEntry, reading: PluginReading) -
         host = remote_host(remote["url"])
         entry.contributions.append(Contribution(
             kind="mcp_server", name=name, description=f"{remote['type']} MCP server at {host}",
-            detail={"transport": remote["type"], "host": host},
+            detail={"transport": remote["type"], "host": host, "path": MCP_FILE},
         ))  # fmt: skip
         inspection.add(codes.AGENT_PLUGINS_REMOTE_SERVER(
             f"{MCP_FILE}: {remote['type']} server {name!r} ({host}) is listed, not connected: "

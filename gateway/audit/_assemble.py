@@ -105,6 +105,7 @@ def _manifest(entry: CatalogEntry) -> str:
     return {
         "nanobot": "nanobot.extension.json",
         "openclaw": "openclaw.plugin.json",
+        "agent-plugins": "plugin.json",
         "nimlet": "extension.json" if entry.runtime == "nimlet-process" else "manifest",
     }.get(entry.ecosystem, "package.json")
 
