@@ -141,3 +141,27 @@ def test_a_command_not_on_path_is_a_launch_diagnostic(tmp_path: Path) -> None:
     spec = ADAPTER.plan_launch(entry, tmp_path / "home")
     assert spec is not None
     assert [d.code for d in spec.diagnostics] == ["agent_plugins.command_not_found"]
+
+
+def test_a_plugin_relative_command_resolves_inside_the_plugin(tmp_path: Path) -> None:
+    notes = DEMO.parent / "notes"
+    entry = inspect_package(notes)
+    home = tmp_path / "home"
+    spec = ADAPTER.plan_launch(entry, home)
+    assert spec is not None and spec.diagnostics == []
+    server = json.loads(config_file(home, entry.id).read_text())["servers"]["notes"]
+    assert server["command"] == str((notes / "server.py").resolve())
+    data, _ = package_dirs(home, entry.id, create=False)
+    assert server["args"] == ["--store", f"{data}/notes.txt"] and server["cwd"] == str(notes)
+    assert (notes / "server.py").resolve() in spec.reads
+
+
+def test_a_plugin_relative_command_escaping_by_symlink_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.py"
+    outside.write_text("")
+    root = write_plugin(tmp_path / "p", servers={"x": {"type": "stdio", "command": "./link"}})
+    (root / "link").symlink_to(outside)
+    entry = inspect_package(root)
+    assert [d.code for d in entry.diagnostics if d.contribution == "x"] == [
+        "agent_plugins.server_invalid"
+    ]
