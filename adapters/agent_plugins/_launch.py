@@ -19,6 +19,7 @@ from typing import Any
 
 from adapters import _codes as codes
 from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
+from adapters.plugin_host._config import start_timeout
 from adapters.plugin_host._naming import SCHEME
 from gateway.base import Diagnostic, private_dir, private_file
 from gateway.model import CatalogEntry, LaunchSpec
@@ -126,6 +127,8 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
     return LaunchSpec(
         command=[*HOST_COMMAND, "--config", str(path)],
         response_timeout=response_timeout(),
+        # The host registers once every server has started or failed (each bounded).
+        start_timeout=start_timeout() + 15,
         diagnostics=diagnostics,
         reads=tuple(dict.fromkeys([*reads, path])),
         writes=(data,),

@@ -13,13 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from jsonschema import Draft202012Validator
-
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution
 from gateway.base import Severity
-from gateway.base.agent_plugins import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID, SCHEMA_HOST, schema
+from gateway.base.agent_plugins import (
+    MCP_SCHEMA_ID,
+    PLUGIN_SCHEMA_ID,
+    SCHEMA_HOST,
+    schema,
+    variant_problems,
+)
 from gateway.base.agent_plugins import schema_problems as problems_of
 from gateway.model import Contribution
 
@@ -181,30 +185,38 @@ def _server_problem(inspection: Inspection, name: str, raw: object) -> str | Non
         return None
     command: str = raw["command"]
     label = f"{MCP_FILE} server {name!r} command"
-    if command.startswith("./") and inspection.resolve(command, label=label) is None:
-        return f"command {command!r} is not a file inside the plugin"
+    if command.startswith("./"):
+        rel = inspection.resolve(command, label=label)
+        if rel is None or not safe_is_file(inspection.root / rel):
+            return f"command {command!r} is not a file inside the plugin"
     cwd = raw.get("cwd")
-    if isinstance(cwd, str) and cwd.startswith("./"):
-        rel = inspection.resolve(cwd, label=f"{MCP_FILE} server {name!r} cwd")
-        if rel is None or not safe_is_dir(inspection.root / rel):
-            return f"cwd {cwd!r} is not a folder inside the plugin"
-    if isinstance(cwd, str) and ".." in cwd.split("/"):
+    return _cwd_problem(inspection, name, cwd) if isinstance(cwd, str) else None
+
+
+def _cwd_problem(inspection: Inspection, name: str, cwd: str) -> str | None:
+    """§7.2.1: ``./`` or ``${PLUGIN_ROOT}``-rooted stays inside the plugin (an existing
+    folder); ``${PLUGIN_DATA}``-rooted never climbs out with ``..``."""
+    if ".." in cwd.split("/"):
         return f"cwd {cwd!r} climbs out of its base with '..'"
+    root_rel = cwd.removeprefix("${PLUGIN_ROOT}").strip("/")
+    if cwd.startswith("./"):
+        relative = cwd
+    elif cwd.startswith("${PLUGIN_ROOT}") and root_rel:
+        relative = f"./{root_rel}"
+    else:
+        return None
+    rel = inspection.resolve(relative, label=f"{MCP_FILE} server {name!r} cwd")
+    if rel is None or not safe_is_dir(inspection.root / rel):
+        return f"cwd {cwd!r} is not a folder inside the plugin"
     return None
 
 
 def _plain(problems: list[str], raw: object) -> str:
     """The schema's ``oneOf`` says little; name the variant's own rule where one fails."""
     if isinstance(raw, dict) and raw.get("type") in ("stdio", "streamable-http", "sse"):
-        variant = "stdio" if raw["type"] == "stdio" else "remote"
-        defs = schema("mcp")["$defs"]
-        validator = Draft202012Validator({**defs[variant], "$defs": defs})
-        errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.path))
-        if errors:
-            return "; ".join(
-                f"{'/'.join(str(p) for p in e.absolute_path) or '(entry)'}: {e.message}"
-                for e in errors
-            )
+        found = variant_problems("stdio" if raw["type"] == "stdio" else "remote", raw)
+        if found:
+            return "; ".join(found)
     return "; ".join(p.partition(": ")[2] or p for p in problems)
 
 

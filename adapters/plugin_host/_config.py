@@ -9,12 +9,33 @@ already expanded, ``PLUGIN_ROOT`` and ``PLUGIN_DATA`` already in each ``env``.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.plugin_host._naming import SCHEME
 
-__all__ = ["ConfigError", "HostConfig", "ServerSpec", "load_config"]
+__all__ = [
+    "START_TIMEOUT_VARIABLE",
+    "ConfigError",
+    "HostConfig",
+    "ServerSpec",
+    "load_config",
+    "start_timeout",
+]
+
+START_TIMEOUT_VARIABLE = "GATEWAY_PLUGIN_HOST_START_TIMEOUT"
+"""Seconds each server gets to start, complete the MCP handshake and be listed (default 20;
+the servers start together, so this bounds the whole start)."""
+DEFAULT_START_TIMEOUT = 20.0
+
+
+def start_timeout() -> float:
+    try:
+        value = float(os.environ.get(START_TIMEOUT_VARIABLE, "") or DEFAULT_START_TIMEOUT)
+    except ValueError:
+        return DEFAULT_START_TIMEOUT
+    return value if value > 0 else DEFAULT_START_TIMEOUT
 
 
 class ConfigError(Exception):

@@ -6,6 +6,7 @@ is described in a text part rather than dropped."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from mcp import types
@@ -45,8 +46,6 @@ def tool_reply(result: types.CallToolResult, parts_negotiated: bool) -> dict[str
     parts = [_part(block) for block in result.content]
     text = "\n".join(p["text"] for p in parts if p["type"] == "text")
     if not text and result.structured_content is not None:
-        import json
-
         text = json.dumps(result.structured_content, ensure_ascii=False)
     reply: dict[str, Any] = {"content": text, "is_error": bool(result.is_error)}
     if parts_negotiated and (

@@ -13,18 +13,15 @@ import anyio
 from anyio.abc import TaskGroup
 
 from adapters.plugin_host._channel import Channel, log
-from adapters.plugin_host._config import ConfigError, HostConfig, load_config
+from adapters.plugin_host._config import ConfigError, HostConfig, load_config, start_timeout
 from adapters.plugin_host._naming import host_name
 from adapters.plugin_host._registry import Registry
 from adapters.plugin_host._requests import Requests
 from adapters.plugin_host._servers import McpServer
 
-__all__ = ["START_TIMEOUT", "main"]
+__all__ = ["main"]
 
 USAGE = "usage: python -P -m adapters.plugin_host --config FILE\n"
-START_TIMEOUT = float(os.environ.get("GATEWAY_PLUGIN_HOST_START_TIMEOUT", "20") or 20)
-"""Seconds each server gets to start and complete the MCP handshake (the gateway's own
-``register`` timeout is longer: the nanobot runtime's, 30 s by default)."""
 SHUTDOWN_SECONDS = 3.0
 
 
@@ -74,7 +71,7 @@ async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -
     servers = [McpServer(s, host_name(config.package, s.name, count)) for s in config.servers]
     async with anyio.create_task_group() as group:
         for server in servers:
-            group.start_soon(server.run, stop, START_TIMEOUT)
+            group.start_soon(server.run, stop, start_timeout())
         for server in servers:
             await server.ready.wait()
         registry = Registry()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from mcp import types
 
@@ -122,10 +121,6 @@ class Registry:
                 "diagnostics": self.diagnostics,
             }
         return message
-
-
-def remote_host(url: str) -> str:
-    return urlsplit(url).hostname or "?"
 
 
 def _prompt_description(prompt: types.Prompt) -> str:

@@ -165,3 +165,18 @@ def test_a_plugin_relative_command_escaping_by_symlink_is_refused(tmp_path: Path
     assert [d.code for d in entry.diagnostics if d.contribution == "x"] == [
         "agent_plugins.server_invalid"
     ]
+
+
+def test_a_cwd_under_plugin_root_must_be_a_folder_inside_the_plugin(tmp_path: Path) -> None:
+    servers = {
+        "ok": {"type": "stdio", "command": "python3", "cwd": "${PLUGIN_ROOT}/sub"},
+        "absent": {"type": "stdio", "command": "python3", "cwd": "${PLUGIN_ROOT}/nowhere"},
+        "relative": {"type": "stdio", "command": "python3", "cwd": "sub"},
+    }
+    root = write_plugin(tmp_path / "p", servers=servers)
+    (root / "sub").mkdir()
+    entry = inspect_package(root)
+    assert [c.name for c in entry.contributions] == ["ok"]
+    assert sorted(
+        d.contribution for d in entry.diagnostics if d.code == "agent_plugins.server_invalid"
+    ) == ["absent", "relative"]
