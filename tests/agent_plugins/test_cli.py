@@ -49,3 +49,54 @@ def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path) -> None:
     error = cli(home, "call", "mcp_demo-plugin--calc_echo", '{"text": "x", "fail": true}',
                 *ws, env=env)  # fmt: skip
     assert error.returncode == 1 and "echo refused 'x'" in (error.stdout + error.stderr)
+
+
+WRITER = """
+import os
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("writer")
+
+
+@server.tool(description="Write a file; say what happened.")
+def write(path: str) -> str:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("x")
+    except OSError as error:
+        return f"refused: {error.strerror}"
+    return "wrote"
+
+
+server.run()
+"""
+
+
+def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
+    """The MCP servers are the plugin host's children: they write only to PLUGIN_DATA."""
+    from gateway.sandbox import package_dirs
+
+    from ._helpers import write_plugin
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    root = write_plugin(tmp_path / "src" / "writer",
+                        servers={"w": {"type": "stdio", "command": "python3",
+                                       "args": ["${PLUGIN_ROOT}/writer.py"]}})  # fmt: skip
+    (root / "writer.py").write_text(WRITER)
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for verb in (("install", str(root)), ("trust", "writer"), ("enable", "writer")):
+        cli_json(home, *verb, env=env)
+    data, _ = package_dirs(home, "writer", create=False)
+
+    def write(path: Path) -> str:
+        arguments = json.dumps({"path": str(path)})
+        done = cli(home, "call", "mcp_writer_write", arguments, "--workspace", str(project),
+                   env=env)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "wrote" in write(data / "ok.txt") and (data / "ok.txt").exists()
+    assert "refused" in write(project / "nope.txt")
+    assert not (project / "nope.txt").exists()
+    assert "refused" in write(tmp_path / "user" / "nope.txt")
