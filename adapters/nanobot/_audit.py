@@ -273,4 +273,8 @@ def _agent_plugin(item: Item) -> Support:
                 "nanobot 0.3 starts an Agent Plugin's stdio servers only; remote ones are skipped",
             )
         return runs("started as an MCP server, its tools named mcp_<server>_<tool>")
+    if item.kind == "tool":
+        return runs("an MCP tool (or resource) of the plugin's server, under the same name")
+    if item.kind == "command":
+        return runs("an MCP prompt: nanobot offers it as a tool of the same name")
     return not_applicable("nanobot", item.kind)
