@@ -28,3 +28,22 @@ def test_a_long_name_is_cut_with_a_sha1_suffix() -> None:
     full = "mcp_p_" + "t" * 80
     assert len(name) == 64
     assert name == f"{full[:55]}_{hashlib.sha1(full.encode()).hexdigest()[:8]}"
+
+
+def test_prompt_arguments_by_name_by_position_and_the_rest_to_the_last() -> None:
+    from mcp import types
+
+    from adapters.plugin_host._registry import prompt_arguments
+
+    prompt = types.Prompt(name="p", arguments=[
+        types.PromptArgument(name="topic", required=True), types.PromptArgument(name="tone"),
+    ])  # fmt: skip
+    assert prompt_arguments(prompt, "cats tone=kind") == ({"topic": "cats", "tone": "kind"}, None)
+    assert prompt_arguments(prompt, "cats very kind") == ({"topic": "cats", "tone": "very kind"},
+                                                          None)  # fmt: skip
+    assert prompt_arguments(prompt, 'tone=x "big cats"') == ({"tone": "x", "topic": "big cats"},
+                                                             None)  # fmt: skip
+    values, problem = prompt_arguments(prompt, "tone=x")
+    assert values == {} and problem is not None and "missing topic" in problem
+    single = types.Prompt(name="s", arguments=[types.PromptArgument(name="text", required=True)])
+    assert prompt_arguments(single, "a b=c d") == ({"text": "a b=c d"}, None)

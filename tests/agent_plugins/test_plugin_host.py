@@ -17,15 +17,41 @@ RESOURCE = "mcp_demo-plugin--calc_resource_constants"
 PROMPT = "mcp_demo-plugin--calc_prompt_review"
 
 DYING = """
+import base64
 import os
-from mcp.server.mcpserver import MCPServer
+
+from mcp.server.mcpserver import Image, MCPServer
 
 server = MCPServer("dying")
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 
 @server.tool(description="Exit the server process.")
 def die() -> str:
     os._exit(7)
+
+
+@server.tool(name="a.b", description="Maps to mcp_demo-plugin--dying_a_b.")
+def dotted() -> str:
+    return "dotted"
+
+
+@server.tool(name="a_b", description="Maps to the same name: refused.")
+def underscored() -> str:
+    return "underscored"
+
+
+@server.tool(description="A picture.")
+def picture() -> Image:
+    return Image(data=PNG, format="png")
+
+
+@server.resource("notes://{note_id}", description="A note by id (a template).")
+def note(note_id: str) -> str:
+    return note_id
 
 
 server.run()
@@ -56,7 +82,14 @@ def test_register_lists_tools_and_resources_as_tools_and_prompts_as_commands(hos
     _, register = host
     assert register["type"] == "register"
     tools = {t["name"]: t for t in register["tools"]}
-    assert set(tools) == {ADD, ECHO, RESOURCE, "mcp_demo-plugin--dying_die"}
+    assert set(tools) == {
+        ADD,
+        ECHO,
+        RESOURCE,
+        "mcp_demo-plugin--dying_die",
+        "mcp_demo-plugin--dying_a_b",
+        "mcp_demo-plugin--dying_picture",
+    }
     assert tools[ADD]["description"] == "Add two integers."
     assert tools[ADD]["input_schema"]["required"] == ["a", "b"]
     assert tools[RESOURCE]["capabilities"] == ["read"]
@@ -131,6 +164,29 @@ def test_cancel_cancels_the_mcp_request_in_the_server(host, data: Path) -> None:
     assert float(marker.read_text()) < 10
     # No reply for a cancelled request; the next one is answered.
     assert running.tool("after-cancel", ADD, a=1, b=1)["content"] == "2"
+
+
+def test_two_mcp_names_mapping_to_one_gateway_name_keep_the_first(host) -> None:
+    running, register = host
+    [collision] = [d for d in register["gateway"]["diagnostics"]
+                   if d["code"] == "agent_plugins.name_collision"]  # fmt: skip
+    assert "'a_b'" in collision["message"] and "'a.b'" in collision["message"]
+    assert running.tool("dotted", "mcp_demo-plugin--dying_a_b")["content"] == "dotted"
+
+
+def test_resource_templates_are_reported_not_offered(host) -> None:
+    _, register = host
+    [templates] = [d for d in register["gateway"]["diagnostics"]
+                   if d["code"] == "agent_plugins.resource_templates_unsupported"]  # fmt: skip
+    assert templates["contribution"] == "dying"
+
+
+def test_an_image_result_is_an_image_part(host) -> None:
+    running, _ = host
+    reply = running.tool("picture", "mcp_demo-plugin--dying_picture")
+    [part] = reply["gateway"]["parts"]
+    assert part["type"] == "image" and part["mime_type"] == "image/png" and part["data"]
+    assert reply["is_error"] is False
 
 
 def _exited(running: Host) -> list[dict]:
