@@ -50,6 +50,11 @@ def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path) -> None:
                 *ws, env=env)  # fmt: skip
     assert error.returncode == 1 and "echo refused 'x'" in (error.stdout + error.stderr)
 
+    prompt = cli(home, "command", "mcp_demo-plugin--calc_prompt_review", "the parser tone=strict",
+                 *ws, env=env)  # fmt: skip
+    assert prompt.returncode == 0, prompt.stderr
+    assert "Please review the parser in a strict tone." in prompt.stdout
+
 
 WRITER = """
 import os
