@@ -256,6 +256,14 @@ _NANOBOT_NAME = re.compile(r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?")
 
 def to_nanobot(migration: Migration, gateway: list[str]) -> None:
     entry = migration.package.entry
+    if entry.ecosystem == "agent-plugins":
+        migration.note(
+            MIGRATE_TARGET_UNSUPPORTED,
+            "an Agent Plugin needs no nanobot form: nanobot 0.3 reads Agent Plugins as they "
+            "are (place the plugin under <workspace>/plugins/ and enable it there), or try "
+            "--to nimlet or mcp",
+        )
+        return
     if entry.ecosystem not in _NANOBOT_RUNTIME:
         migration.note(
             MIGRATE_TARGET_UNSUPPORTED,
