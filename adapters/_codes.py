@@ -888,6 +888,13 @@ AGENT_PLUGINS_SERVER_EXITED = define_code(
     "plugin host restarts (a reload).",
     "Read the package's log (the server's stderr).",
 )
+AGENT_PLUGINS_TOOL_INVALID = define_code(
+    "agent_plugins.tool_invalid",
+    WARNING,
+    "An MCP tool's inputSchema is not a valid JSON Schema; that tool is not offered (one bad "
+    "tool must not fail the registration of the plugin's others).",
+    "Fix the tool's inputSchema in its server.",
+)
 AGENT_PLUGINS_NAME_COLLISION = define_code(
     "agent_plugins.name_collision",
     WARNING,

@@ -48,7 +48,8 @@ def main(argv: list[str]) -> int:
         return 0
     gateway = initialize.get("gateway")
     features = gateway.get("features") if isinstance(gateway, dict) else None
-    negotiated = frozenset(f for f in features or [] if isinstance(f, str))
+    listed = features if isinstance(features, list) else []
+    negotiated = frozenset(f for f in listed if isinstance(f, str))
     try:
         anyio.run(_run, channel, config, negotiated)
     except KeyboardInterrupt:

@@ -16,6 +16,7 @@ from mcp import types
 from adapters import _codes as codes
 from adapters.plugin_host._naming import mcp_name
 from adapters.plugin_host._servers import McpServer
+from gateway.base import schema_problem
 
 __all__ = ["Registry", "Target", "prompt_arguments"]
 
@@ -57,6 +58,15 @@ class Registry:
                 "description": tool.description or tool.title or tool.name,
                 "input_schema": tool.input_schema or dict(_EMPTY_SCHEMA),
             }
+            problem = schema_problem(spec["input_schema"])
+            if problem is not None:
+                self.diagnose(
+                    codes.AGENT_PLUGINS_TOOL_INVALID.code,
+                    f"tool {tool.name!r} of MCP server {name!r}: its inputSchema is not a "
+                    f"valid JSON Schema ({problem}); not offered",
+                    spec["name"],
+                )
+                continue
             annotations = tool.annotations
             if annotations is not None and annotations.read_only_hint:
                 spec["capabilities"] = ["read"]
