@@ -27,6 +27,19 @@ CASES: dict[str, dict[str, Any]] = {
     "http-server": {"servers": {"a": STDIO,
                                 "h": {"type": "streamable-http", "url": "https://x.example/mcp"},
                                 "s": {"type": "sse", "url": "https://y.example/sse"}}},
+    "remote-url-rules": {"servers": {
+        "plain": {"type": "streamable-http", "url": "http://example.com/mcp"},
+        "loop": {"type": "streamable-http", "url": "http://127.0.0.1:8000/mcp"},
+        "local": {"type": "sse", "url": "http://localhost/sse"},
+        "v6": {"type": "sse", "url": "http://[::1]:9/sse"},
+        "user": {"type": "streamable-http", "url": "https://u:p@example.com/mcp"},
+        "fragment": {"type": "streamable-http", "url": "https://example.com/mcp#x"},
+        "twice": {"type": "streamable-http", "url": "https://example.com/mcp",
+                  "headers": {"X-A": "1", "x-a": "2"}},
+        "badname": {"type": "streamable-http", "url": "https://example.com/mcp",
+                    "headers": {"Bad Name": "1"}},
+        "ok": {"type": "streamable-http", "url": "https://example.com/mcp",
+               "headers": {"X-Tenant": "t"}}}},
     "unknown-version": {"manifest": {
         "$schema": "https://agent-plugins.org/schemas/1.1.0/plugin.schema.json"}},
 }  # fmt: skip
