@@ -125,16 +125,32 @@ def _skills(inspection: Inspection) -> list[Contribution]:
             )
         contribution = skill_contribution(inspection, skill_md)
         folder = posixpath.basename(rel)
-        if contribution is not None and contribution.name != folder:
-            inspection.add(codes.SKILL_INVALID(
-                f"{skill_md}: name {contribution.name!r} is not its folder's name {folder!r}"
-            ))  # fmt: skip
+        if contribution is not None:
+            problem = _skill_identity_problem(contribution, folder)
+            if problem is not None:
+                inspection.add(codes.SKILL_INVALID(f"{skill_md}: {problem}"))
         if contribution is None or len(inspection.diagnostics) > before:
             # §7.1: a skill that is not a valid Agent Skill is skipped, the others load.
             inspection.add(codes.SKILL_INVALID(f"{skill_md}: skipped (see above)"))
             continue
         found.append(contribution)
     return found
+
+
+_SKILL_NAME = re.compile(r"^(?!.*--)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
+
+
+def _skill_identity_problem(skill: Contribution, folder: str) -> str | None:
+    """The Agent Skills identity rules (as nanobot 0.3 checks them): ``name`` is the folder's
+    name, 1-64 of ``a-z 0-9 -`` without ``--``, alphanumeric at both ends; a description of
+    1-1024 characters."""
+    if skill.name != folder:
+        return f"name {skill.name!r} is not its folder's name {folder!r}"
+    if len(folder) > 64 or not _SKILL_NAME.match(folder):
+        return f"name {folder!r} is not 1-64 of a-z 0-9 - (alphanumeric at both ends, no --)"
+    if not 1 <= len(skill.description.strip()) <= 1024:
+        return "the description is empty or over 1024 characters"
+    return None
 
 
 def _servers(inspection: Inspection, reading: PluginReading) -> None:

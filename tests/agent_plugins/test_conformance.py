@@ -115,3 +115,32 @@ def test_mcp_json_version_must_be_1_0_for_both(tmp_path: Path) -> None:
     mcp = {"$schema": MCP_SCHEMA_ID.replace("1.0.0", "1.1.0"), "mcpServers": {"a": STDIO}}
     root = write_plugin(tmp_path / "plugin", mcp=mcp)
     assert gateway(root) == reference(root)
+
+
+# Where the independent reader (0.2.4) is more lenient than the specification's text, the
+# gateway follows the text and released nanobot; each such case is pinned here, so a change
+# on either side shows.
+
+
+def test_a_command_with_whitespace_is_refused_as_nanobot_refuses_it(tmp_path: Path) -> None:
+    """§7.2.1: one executable token, not a shell string (nanobot 0.3: no whitespace)."""
+    servers = {"a": {"type": "stdio", "command": "python3 -m x"}, "b": STDIO}
+    root = write_plugin(tmp_path / "plugin", servers=servers)
+    assert gateway(root)["servers"] == {"b": "stdio"}  # type: ignore[index]
+    assert reference(root)["servers"] == {"a": "stdio", "b": "stdio"}  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("folder", "text"),
+    [("a", skill_text("b")), ("Abc", skill_text("Abc")), ("a--b", skill_text("a--b")),
+     ("a_b", skill_text("a_b")), ("a", skill_text("a", "x" * 1025))],
+    ids=["name-not-folder", "uppercase", "double-hyphen", "underscore", "long-description"],
+)  # fmt: skip
+def test_a_skill_breaking_the_agent_skills_identity_is_skipped_as_nanobot_skips_it(
+    tmp_path: Path, folder: str, text: str
+) -> None:
+    """§7.1 and the Agent Skills specification (nanobot 0.3's ``valid_skill_metadata``); the
+    independent reader lists every folder with a SKILL.md."""
+    root = write_plugin(tmp_path / "plugin", skills={folder: text, "c": skill_text("c")})
+    assert gateway(root)["skills"] == ["c"]  # type: ignore[index]
+    assert reference(root)["skills"] == sorted([folder, "c"])  # type: ignore[index]
