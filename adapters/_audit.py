@@ -31,6 +31,7 @@ ECOSYSTEMS: Final = {
     "nanobot": "nanobot",
     "pi": "Pi",
     "openclaw": "OpenClaw",
+    "claude": "Claude Code",
     "agent-plugins": "Agent Plugins",
 }
 _KIND_LABELS: Final = {

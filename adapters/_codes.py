@@ -16,8 +16,8 @@ NOT_DETECTED = define_code(
     ERROR,
     "No adapter recognises the directory as a package root.",
     "Check the path; a package needs extension.json, tool.json, SKILL.md, "
-    "nanobot.extension.json, openclaw.plugin.json, an Agent Plugins plugin.json, or "
-    "package.json with a pi/nu/openclaw key.",
+    "nanobot.extension.json, openclaw.plugin.json, .claude-plugin/plugin.json, an Agent "
+    "Plugins plugin.json, or package.json with a pi/nu/openclaw key.",
 )
 ROOT_INVALID = define_code(
     "package.root_invalid",
@@ -29,7 +29,7 @@ UNKNOWN_ECOSYSTEM = define_code(
     "package.unknown_ecosystem",
     ERROR,
     "An ecosystem was requested that no adapter handles.",
-    "Use one of: agent-plugins, nanobot, openclaw, pi, nu, nimlet.",
+    "Use one of: agent-plugins, nanobot, openclaw, pi, nu, claude, nimlet.",
 )
 ADAPTER_FAILED = define_code(
     "package.adapter_failed",
@@ -340,6 +340,13 @@ PI_HOST_PACKAGE_BUNDLED = define_code(
     "A Pi host package (pi-ai, pi-coding-agent, pi-tui, typebox, ...) is in dependencies.",
     'List it in peerDependencies as "*"; the host supplies it.',
 )
+PI_API_REMOVED = define_code(
+    "pi.api_removed",
+    WARNING,
+    "The package's code uses a Pi API (an event, a method, an import) that a Pi release removed "
+    "(gateway audit: the package does not work with Pi from that release on).",
+    "Move to the replacement the audit names (Pi's CHANGELOG for that release).",
+)
 PI_HOST_VERSION_MISMATCH = define_code(
     "pi.host_version_mismatch",
     WARNING,
@@ -479,6 +486,14 @@ PI_HANDLER_FAILED = define_code(
     "Reported once per extension, event and message (update.gateway.diagnostics).",
     "Read the message (the stack is in the package's log); fix the handler or report it.",
 )
+PI_USER_MESSAGE_DROPPED = define_code(
+    "pi.user_message_dropped",
+    WARNING,
+    "A Pi extension called pi.sendUserMessage while the agent was busy (a tool call, an event "
+    "during a run; since Pi 1.2 also before_agent_start) without deliverAs. Pi fails such a "
+    'call ("Agent is already processing"); the gateway drops the message and says so.',
+    'Pass deliverAs: "steer" or "followUp" to queue it for the running turn.',
+)
 PI_LOAD_FAILED = define_code(
     "pi.load_failed",
     ERROR,
@@ -504,6 +519,15 @@ OPENCLAW_SDK_UNAVAILABLE = define_code(
     "An OpenClaw plugin imports an SDK subpath (openclaw/plugin-sdk/...) that the pinned "
     "OpenClaw does not export or that cannot load headless; the plugin is metadata only.",
     "Nothing to fix for the gateway; its manifest contributions are still listed.",
+)
+OPENCLAW_SDK_NOT_INSTALLED = define_code(
+    "openclaw.sdk_not_installed",
+    ERROR,
+    "The OpenClaw SDK (the real `openclaw` package, whose SDK OpenClaw plugins import) is not "
+    "installed: `gateway setup` installs the Pi and Nu runtimes only, so an OpenClaw plugin "
+    "(or a nanobot package with `runtime: openclaw`) is refused instead of downloading it "
+    "unasked.",
+    "Run `gateway setup --openclaw`; it says how much it downloads before it does.",
 )
 OPENCLAW_CONFIG_INVALID = define_code(
     "openclaw.config_invalid",
@@ -590,6 +614,37 @@ OPENCLAW_TOOL_CONTRACT = define_code(
     "A tool was registered that the manifest's contracts.tools does not list (or the "
     "manifest has no contracts.tools); OpenClaw >= 2026.5 rejects it, the gateway registers it.",
     "Add the tool name to contracts.tools in openclaw.plugin.json.",
+)
+OPENCLAW_TOOL_UNDECLARED = define_code(
+    "openclaw.tool_undeclared",
+    ERROR,
+    "A plugin that declares OpenClaw >= 2026.10 (compat.pluginApi, compat.minGatewayVersion, "
+    "install.minHostVersion or its openclaw peer range) registered a tool its manifest's "
+    "contracts.tools does not list; the newer hosts refuse it, and so does the gateway.",
+    "Add the tool name to contracts.tools in openclaw.plugin.json.",
+)
+OPENCLAW_HOST_RULES = define_code(
+    "openclaw.host_rules",
+    INFO,
+    "The plugin declares OpenClaw >= 2026.10; the gateway applies the newer hosts' rules to it "
+    "(an undeclared tool refused, not warned) while loading it with the 2026.9.6 SDK it pins.",
+    "Nothing to do; a plugin built for 2026.9 keeps the 2026.9 behaviour.",
+)
+OPENCLAW_TRUSTED_CONTRACT = define_code(
+    "openclaw.trusted_contract",
+    WARNING,
+    "The manifest declares a trusted contract (contracts.agentToolResultMiddleware or "
+    "contracts.trustedToolPolicies): OpenClaw runs such tool-result middleware or trusted tool "
+    "policies for bundled plugins, or for a plugin that declares them and is explicitly "
+    "enabled; the gateway runs neither.",
+    "Nothing runs of it in the gateway; the plugin's other contributions are unaffected.",
+)
+OPENCLAW_SURFACE_REMOVED = define_code(
+    "openclaw.surface_removed",
+    WARNING,
+    "The plugin's code uses an SDK surface OpenClaw's compatibility registry lists as removed "
+    "in a release line (gateway audit: the plugin does not work with that line).",
+    "Move to the replacement the audit names (OpenClaw's plugin SDK migration guide).",
 )
 OPENCLAW_TOOL_OPTIONAL = define_code(
     "openclaw.tool_optional",
@@ -809,6 +864,87 @@ NU_HOOK_UNKNOWN = define_code(
     "An audit found a Nu extension hook that is not one of Nu's four (before_agent_start, "
     "input, turn_end, tool_execution_end).",
     "Check the hook name against the Nu document.",
+)
+
+# --- Claude Code plugins (.claude-plugin/plugin.json) -------------------------------------
+
+CLAUDE_MANIFEST_INVALID = define_code(
+    "claude.manifest_invalid",
+    ERROR,
+    "A Claude Code plugin's .claude-plugin/plugin.json breaks Claude's plugin reference: no "
+    "`name`, a name that is not kebab-case, or a field of the wrong type.",
+    "Fix the field named in the message (see docs/claude-plugins.md).",
+)
+CLAUDE_MANIFEST_FIELD_UNKNOWN = define_code(
+    "claude.manifest_field_unknown",
+    INFO,
+    "plugin.json has a field Claude Code's plugin reference does not list; it is ignored.",
+    "Remove the field, or check its spelling against the plugin reference.",
+)
+CLAUDE_COMPONENT_UNSUPPORTED = define_code(
+    "claude.component_unsupported",
+    WARNING,
+    "The plugin ships a component a headless host cannot run (subagents in agents/, output "
+    "styles, LSP servers, status lines, monitors, http/sse MCP servers); it is listed, never "
+    "run.",
+    "Nothing to fix; the plugin's commands, skills, command hooks and stdio MCP servers "
+    "still work.",
+)
+CLAUDE_COMMAND_FIELD_IGNORED = define_code(
+    "claude.command_field_ignored",
+    INFO,
+    "A slash command uses something the gateway does not apply when it expands the command: "
+    "`allowed-tools`, `model`, `disable-model-invocation` front matter, `!`-prefixed shell "
+    "commands (the text is kept as written, never run); a command marked "
+    "`user-invocable: false` is not offered.",
+    "Nothing to fix; the gateway's own permission prompts and model apply instead.",
+)
+CLAUDE_HOOKS_INVALID = define_code(
+    "claude.hooks_invalid",
+    ERROR,
+    "An entry of the plugin's hooks.json is malformed (not an object, no `hooks` list, no "
+    "`command`, a bad timeout, a matcher that is not a valid regular expression); that "
+    "entry is skipped, the others load.",
+    "Fix the entry named in the message (Claude Code's hooks reference).",
+)
+CLAUDE_HOOK_EVENT_UNSUPPORTED = define_code(
+    "claude.hook_event_unsupported",
+    WARNING,
+    "hooks.json subscribes to a Claude Code event a headless host has no counterpart for "
+    "(Stop, SubagentStop, Notification, PermissionRequest, …) or to an unknown event; those "
+    "hooks never run.",
+    "Nothing to fix for the gateway; see docs/claude-plugins.md for the events that map.",
+)
+CLAUDE_HOOK_TYPE_UNSUPPORTED = define_code(
+    "claude.hook_type_unsupported",
+    WARNING,
+    "A hook is not a `command` hook (`prompt`, `agent`, `http`, `mcp_tool`): the gateway "
+    "runs shell command hooks only, so it never runs.",
+    "Write the check as a command hook, or accept that it does not run in the gateway.",
+)
+CLAUDE_HOOK_FAILED = define_code(
+    "claude.hook_failed",
+    WARNING,
+    "A hook command failed without blocking: it exited with a code other than 0 or 2, timed "
+    "out (its process group was killed), could not start, or wrote more output than the cap. "
+    "As in Claude Code, the event goes on as if the hook had not answered.",
+    "Run the hook by hand with the JSON event on stdin; block with exit code 2 only.",
+)
+CLAUDE_HOOK_OUTPUT_IGNORED = define_code(
+    "claude.hook_output_ignored",
+    INFO,
+    "A hook answered with something the gateway cannot carry for that event (stopping the "
+    "whole agent, a message shown only to the user, a decision on an event that cannot be "
+    "blocked); the rest of its answer applies.",
+    "Nothing to fix; docs/claude-plugins.md says what each answer becomes.",
+)
+CLAUDE_MCP_INVALID = define_code(
+    "claude.mcp_invalid",
+    ERROR,
+    "The plugin's .mcp.json (or plugin.json `mcpServers`) is malformed: not an object, a "
+    "server without `command` or `url`, `args` not a list of strings, `env` not an object "
+    "of strings; that server is skipped.",
+    "Fix the server entry named in the message.",
 )
 
 # --- Agent Plugins 1.0 (plugin.json + skills/ + mcp.json) -------------------------------

@@ -16,7 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from adapters._codes import OPENCLAW_SDK_NOT_INSTALLED
 from adapters._node_flags import NODE_FLAGS, TIER_UP_FLAGS
+from adapters._sidecar_sets import OPENCLAW, read_sizes
 from adapters._sidecars import (
     SETUP_COMMAND,
     SOURCE_DIR,
@@ -32,6 +34,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "HOST_MODULES",
     "NODE_FLAGS",
+    "OPENCLAW_SETUP_COMMAND",
     "PROTOCOL_FDS",
     "SIDECAR_DIR",
     "SIDECAR_SCRIPT",
@@ -83,11 +86,25 @@ def sidecar_ready(host: str = "pi") -> str | None:
         return problem
     where = sidecar_dir()
     if not (where / "node_modules" / HOST_MODULES[host]).exists():
+        if host == "openclaw":
+            return _openclaw_missing(where)
         return (
             f"the Node sidecar's modules for {host} packages are not installed in {where}; "
             f"run `{SETUP_COMMAND}`"
         )
     return None
+
+
+OPENCLAW_SETUP_COMMAND: Final = f"{SETUP_COMMAND} --openclaw"
+
+
+def _openclaw_missing(where: Path) -> str:
+    size = (read_sizes(where) or {}).get(OPENCLAW)
+    download = f": {size.describe()}" if size else ""
+    return (
+        f"the OpenClaw SDK is not installed in {where} (`{SETUP_COMMAND}` installs the Pi and "
+        f"Nu runtimes only); run `{OPENCLAW_SETUP_COMMAND}`{download}"
+    )
 
 
 def request_timeout(variable: str) -> float | None:
@@ -115,6 +132,9 @@ def plan_sidecar(
     writes ``writes`` beyond each package's data and temp folders."""
     for host in dict.fromkeys(str(p.get("host", "pi")) for p in packages):
         problem = sidecar_ready(host)
+        if problem and host == "openclaw" and sidecar_problem(SIDECAR_SCRIPT_NAME) is None:
+            found = OPENCLAW_SDK_NOT_INSTALLED(problem, hint=f"run `{OPENCLAW_SETUP_COMMAND}`")
+            return LaunchRefusal(problem, hint=OPENCLAW_SETUP_COMMAND, diagnostics=[found])
         if problem:
             return LaunchRefusal(problem, hint=SETUP_COMMAND)
     node = find_node(minimum_node)

@@ -17,6 +17,10 @@ Outside a checkout ``gateway setup`` copies the sources there and records their 
 copy that no longer matches the installed sources (an upgrade) asks for ``gateway setup``
 again.
 
+The modules come in two sets from one lockfile (``adapters/_sidecar_sets.py``): the Pi and
+Nu hosts always, the OpenClaw SDK only when asked for (``--openclaw``, ``--all``), needed by
+an installed package, or installed before. Setup says what npm will download before it runs.
+
 After the modules, setup prepares what makes a sidecar start cheaply (docs/pi.md, "Cold
 start"): the bundles (``sidecars/bundle.mjs``: TypeBox, the Pi SDK) and Node's compile cache
 of the sidecar's modules (``COMPILE_CACHE``), written here once and only read by every
@@ -38,6 +42,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from adapters._node_flags import NODE_FLAGS
+from adapters._sidecar_sets import (
+    OPENCLAW_MODULE,
+    needed_by_installed,
+    plan_install,
+    read_sizes,
+    wants_openclaw,
+)
 from gateway.runtime import (
     MIN_SIDECAR_NODE,
     NpmError,
@@ -55,6 +66,7 @@ __all__ = [
     "compile_cache_dir",
     "doctor_check",
     "install_modules",
+    "openclaw_installed",
     "setup_step",
     "sidecar_dir",
     "sidecar_problem",
@@ -162,11 +174,22 @@ class SidecarSetupError(Exception):
     """The modules could not be installed; ``str()`` says why, with npm's own lines."""
 
 
+def openclaw_installed(where: Path | None = None) -> bool:
+    """Whether the OpenClaw SDK's set is installed in the sidecar's folder."""
+    return ((where or sidecar_dir()) / OPENCLAW_MODULE).is_file()
+
+
 def install_modules(
-    progress: Callable[[str], None] = lambda message: None, home: Path | None = None
-) -> Path:
+    progress: Callable[[str], None] = lambda message: None,
+    home: Path | None = None,
+    *,
+    openclaw: bool = False,
+    base_installed: bool = False,
+) -> tuple[Path, str | None]:
     """Copy the sources beside the modules (outside a checkout) and ``npm ci
-    --ignore-scripts`` there with a Node >= 22.19 first on PATH; returns the folder."""
+    --ignore-scripts`` there with a Node >= 22.19 first on PATH — the Pi and Nu set, and
+    the OpenClaw SDK's with ``openclaw`` — having said what it downloads; returns the folder
+    and, when the OpenClaw SDK was left out, how to add it."""
     node = find_node(MIN_SIDECAR_NODE, home)
     if node is None:
         raise SidecarSetupError(
@@ -188,19 +211,26 @@ def install_modules(
             f"cannot write {where}: {error.strerror or error}; set {_ENV_VARIABLE} to a "
             "folder you can write"
         ) from None
-    progress(f"installing the Node sidecar's modules in {where} (npm ci)")
+    plan = plan_install(openclaw=openclaw, sizes=read_sizes(where), base_installed=base_installed)
+    progress(plan.statement)
+    progress(f"installing the Node sidecar's modules in {where} (npm ci {plan.npm_args[0]})")
     env = npm_environment(home=home)
     env["PATH"] = f"{Path(node).parent}{os.pathsep}{env.get('PATH', '')}"
-    command = [*npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
+    command = [*npm, "ci", *plan.npm_args, "--ignore-scripts", "--no-audit", "--no-fund",
+               "--loglevel=error"]  # fmt: skip
     try:
         run_tool(command, where, f"npm ci in {where}", env=env)
     except NpmError as error:
         raise SidecarSetupError(str(error)) from None
+    if openclaw and not openclaw_installed(where) and (where / "node_modules").is_dir():
+        declared = json.loads((where / "package.json").read_text(encoding="utf-8"))
+        if "openclaw" in declared.get("devDependencies", {}):
+            raise SidecarSetupError(f"npm ci in {where} did not install the OpenClaw SDK")
     _bundle(node, where, env, progress)
     _warm_compile_cache(node, where, env, progress)
-    stamp = {"sources": _digest(where), "node": node, "files": files}
+    stamp = {"sources": _digest(where), "node": node, "files": files, "openclaw": openclaw}
     (where / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", encoding="utf-8")
-    return where
+    return where, plan.hint
 
 
 def _bundle(node: str, where: Path, env: dict[str, str], progress: Callable[[str], None]) -> None:
@@ -261,24 +291,42 @@ def _prepared(where: Path) -> bool:
     )
 
 
-def setup_step(progress: Callable[[str], None], home: Path) -> str:
+def setup_step(
+    progress: Callable[[str], None], home: Path, extras: frozenset[str] = frozenset()
+) -> str:
     """``gateway setup``'s step for the Node sidecar (entry point
-    ``extension_gateway.setup``): install its modules unless they are up to date, and the
-    bundles and compile cache unless they are there."""
+    ``extension_gateway.setup``): install its modules unless they are up to date — the
+    OpenClaw SDK's too when ``extras`` asks for it, an installed package needs it, or it
+    was there before — and the bundles and compile cache unless they are there."""
     where = sidecar_dir()
-    if sidecar_problem("package.json") is None and _read_stamp(where):
+    had_openclaw = openclaw_installed(where)
+    reason = wants_openclaw(extras, installed_before=had_openclaw, home=home)
+    up_to_date = sidecar_problem("package.json") is None and bool(_read_stamp(where))
+    if up_to_date and (reason is None or had_openclaw):
         if not _prepared(where):
             node = find_node(MIN_SIDECAR_NODE, home)
             if node is not None:
                 env = npm_environment(home=home)
                 _bundle(node, where, env, progress)
                 _warm_compile_cache(node, where, env, progress)
-        return f"Node sidecar: modules up to date in {where}"
+        return f"Node sidecar: modules up to date in {where}{_openclaw_note(had_openclaw)}"
+    if reason is not None and reason != "installed before":
+        progress(f"the OpenClaw SDK is installed too ({reason})")
     try:
-        install_modules(progress, home)
+        _, hint = install_modules(
+            progress, home, openclaw=reason is not None, base_installed=up_to_date
+        )
     except SidecarSetupError as error:
         raise SidecarSetupError(f"Node sidecar: {error}") from None
-    return f"Node sidecar: modules installed in {where}"
+    if hint:
+        progress(hint)
+    return f"Node sidecar: modules installed in {where}{_openclaw_note(reason is not None)}"
+
+
+def _openclaw_note(installed: bool) -> str:
+    if installed:
+        return " (with the OpenClaw SDK)"
+    return " (the OpenClaw SDK is not: `gateway setup --openclaw` adds it)"
 
 
 def doctor_check(home: Path) -> list[tuple[str, str, str, str]]:
@@ -291,8 +339,30 @@ def doctor_check(home: Path) -> list[tuple[str, str, str, str]]:
         return [("node sidecar", "fail", problem, SETUP_COMMAND)]
     if not _prepared(where):
         found = f"modules in {where}, but no bundles or compile cache: Pi packages start slower"
-        return [("node sidecar", "warn", found, SETUP_COMMAND)]
-    return [("node sidecar", "ok", f"modules in {where}", "")]
+        return [("node sidecar", "warn", found, SETUP_COMMAND), _openclaw_check(where, home)]
+    return [("node sidecar", "ok", f"modules in {where}", ""), _openclaw_check(where, home)]
+
+
+def _openclaw_check(where: Path, home: Path) -> tuple[str, str, str, str]:
+    """Whether the OpenClaw SDK is installed; a warning when an installed package needs it."""
+    if openclaw_installed(where):
+        version = _module_version(where / OPENCLAW_MODULE)
+        return ("openclaw sdk", "ok", f"installed (openclaw {version})", "")
+    needing = needed_by_installed(home)
+    if needing:
+        verb = "needs" if len(needing) == 1 else "need"
+        found = f"not installed, and {', '.join(needing)} {verb} it: refused until it is"
+        return ("openclaw sdk", "warn", found, f"{SETUP_COMMAND} --openclaw")
+    found = "not installed (only OpenClaw plugins need it)"
+    return ("openclaw sdk", "ok", found, "")
+
+
+def _module_version(manifest: Path) -> str:
+    try:
+        version = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+    except (OSError, ValueError, AttributeError):
+        return "?"
+    return version if isinstance(version, str) else "?"
 
 
 def _read_stamp(where: Path) -> dict[str, object]:

@@ -4,7 +4,11 @@
 Order matters: an Agent Plugin's ``plugin.json`` names an agent-plugins.org schema, the
 surest signal, so it is checked first; a nanobot manifest wraps Pi and OpenClaw runtimes,
 so it is checked next; an OpenClaw plugin may also carry a ``pi``-less package.json, so
-it precedes Pi; nimlet is last because its skills/prompts folders are the loosest signal.
+it precedes Pi; a Claude Code plugin (``.claude-plugin/plugin.json``) is read as one unless
+a nanobot, OpenClaw, Pi or Nu manifest claims the folder (the host-specific manifest is the
+more specific signal; OpenClaw itself prefers its native format only when the package also
+declares ``openclaw.extensions``); nimlet is last because its skills/prompts folders are
+the loosest signal.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters.agent_plugins import AgentPluginsAdapter
+from adapters.claude_plugins import ClaudePluginsAdapter
 from adapters.nanobot import NanobotAdapter
 from adapters.nimlet import NimletAdapter
 from adapters.nu import NuAdapter
@@ -39,6 +44,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     OpenClawAdapter(),
     PiAdapter(),
     NuAdapter(),
+    ClaudePluginsAdapter(),
     NimletAdapter(),
 )
 
@@ -82,7 +88,8 @@ def inspect_package(root: Path | str, ecosystem: str | None = None) -> CatalogEn
                 root,
                 "unknown",
                 codes.NOT_DETECTED(
-                    f"{root}: no nimlet, Nu, nanobot, Pi, OpenClaw or Agent Plugins metadata"
+                    f"{root}: no nimlet, Nu, nanobot, Pi, OpenClaw, Claude Code plugin or "
+                    "Agent Plugins metadata"
                 ),
             )
         adapter = detected[0]
@@ -104,8 +111,7 @@ def _safe_detect(adapter: Adapter, root: Path) -> bool:
 
 
 _MANIFESTS = ("plugin.json", "nanobot.extension.json", "openclaw.plugin.json", "package.json",
-              "extension.json",
-              "tool.json", "tool.yaml")  # fmt: skip
+              "extension.json", "tool.json", "tool.yaml", ".claude-plugin/plugin.json")  # fmt: skip
 """Every ecosystem's metadata file: one that is there but does not parse is why nothing
 detected the package, and says so (``package.json_invalid``), not "no metadata"."""
 
@@ -135,7 +141,7 @@ def _empty(root: Path, ecosystem: str, *diagnostics: Diagnostic) -> CatalogEntry
 
 
 class BuiltinAdapters:
-    """The six built-in adapters as an ``AdapterSet`` (gateway.model)."""
+    """The built-in adapters as an ``AdapterSet`` (gateway.model)."""
 
     @property
     def adapters(self) -> Sequence[Adapter]:

@@ -72,6 +72,16 @@ async def main() -> int:
         show("installed packages", install_packages(Path(home)))
         async with open_gateway(WORKSPACE, trust=True, config=config) as gateway:
             gateway.register_builtin_tool("bash", "Run a shell command", BASH_SCHEMA, bash)
+            if "style_guide" not in {t["name"] for t in gateway.tool_schemas()}:
+                # The OpenClaw plugin's host needs the OpenClaw SDK, which a plain
+                # `gateway setup` leaves out.
+                print(
+                    "the demo's OpenClaw plugin (examples/packages/house-style) did not start: "
+                    "without the OpenClaw SDK run `gateway setup --openclaw` (a clone: "
+                    "`python -m adapters.pi.runtime`), else see `gateway status`",
+                    file=sys.stderr,
+                )
+                return 1
             show(
                 "tools offered to a model (owner)",
                 [f"{t['name']} ({t['owner']})" for t in gateway.tool_schemas()],

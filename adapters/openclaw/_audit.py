@@ -25,8 +25,9 @@ from adapters.openclaw._host_api import (
     RUNTIME_RUNS,
     UNDEFINED,
 )
+from adapters.openclaw._lines import openclaw_host_lines
 from adapters.openclaw._semver import HOST_VERSION
-from gateway.audit import Evidence, Found, Item, SourceFile, Support, Target
+from gateway.audit import Evidence, Found, HostLine, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 
 __all__ = ["OpenClawAudit"]
@@ -236,6 +237,13 @@ class OpenClawAudit:
             found.append(Found(slot, "openclaw.plugin.json", None, Evidence.DECLARED))
         return found
 
+    def host_lines(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[HostLine]:
+        """OpenClaw 2026.11, 2026.10 and 2026.9.36 LTS: which the plugin works with
+        (``_lines``: its declared host range, the compat registry's removals)."""
+        if entry.ecosystem != "openclaw":
+            return []
+        return openclaw_host_lines(entry.metadata, sources)
+
     def targets(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Target]:
         found = []
         plugin_api = entry.metadata.get("plugin_api")
@@ -250,6 +258,20 @@ class OpenClawAudit:
         install = entry.metadata.get("install")
         if isinstance(install, dict) and isinstance(install.get("minHostVersion"), str):
             found.append(Target("openclaw install.minHostVersion", install["minHostVersion"]))
+        if isinstance(entry.metadata.get("min_gateway_version"), str):
+            found.append(
+                Target("openclaw compat.minGatewayVersion", entry.metadata["min_gateway_version"])
+            )
+        if isinstance(entry.metadata.get("openclaw_peer"), str):
+            found.append(Target("openclaw peerDependencies", entry.metadata["openclaw_peer"]))
+        if entry.metadata.get("host_rules") == "2026.10":
+            found.append(
+                Target(
+                    "openclaw host rules",
+                    "2026.10+",
+                    "declares a newer OpenClaw; undeclared tools are refused, see docs/openclaw.md",
+                )
+            )
         subpaths = sorted(
             {m.group(1) or "" for s in sources if s.reachable for m in _SDK_IMPORT.finditer(s.text)}
         )

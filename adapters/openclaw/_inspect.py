@@ -24,6 +24,7 @@ from adapters import _codes as codes
 from adapters._fields import Fields
 from adapters._files import Inspection, jsonable, normalize_relative, safe_exists, safe_is_file
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
+from adapters.openclaw._lines import NEWER, declared_ranges, floor_range, rules_for
 from adapters.openclaw._manifest import PLUGIN_JSON, read_plugin_manifest
 from adapters.openclaw._semver import HOST_VERSION, satisfies
 from gateway.model import (
@@ -87,6 +88,10 @@ def inspect_plugin(root: Path) -> CatalogEntry:
     else:
         entry.name = package.name if package else entry.id
     entry.entries = _entries(inspection, block, entry.metadata)
+    peers = package.raw.get("peerDependencies") if package is not None else None
+    if isinstance(peers, dict) and isinstance(peers.get("openclaw"), str):
+        entry.metadata["openclaw_peer"] = peers["openclaw"]
+    _host_rules(inspection, entry.metadata)
     channel = entry.metadata.get("channel")
     if isinstance(channel, dict) and channel.get("id") not in names(entry, "channel"):
         entry.contributions.append(Contribution("channel", channel["id"]))
@@ -120,6 +125,12 @@ def _entries(inspection: Inspection, block: object, metadata: dict[str, Any]) ->
     if isinstance(plugin_api, str):
         metadata["plugin_api"] = plugin_api
         _check_host_version(inspection, f"{where}.compat.pluginApi", plugin_api)
+    min_gateway = compat.get("minGatewayVersion")
+    if isinstance(min_gateway, str):
+        metadata["min_gateway_version"] = min_gateway
+        _check_host_version(
+            inspection, f"{where}.compat.minGatewayVersion", floor_range(min_gateway)
+        )
     metadata["install"] = _install(inspection, soft)
     metadata["channel"] = _channel(soft)
     if "extensions" not in block:
@@ -188,6 +199,33 @@ def _check_host_version(inspection: Inspection, where: str, spec: str) -> None:
             "skip the plugin, the gateway loads it and reports what fails"
         )
     )
+
+
+def _host_rules(inspection: Inspection, metadata: dict[str, Any]) -> None:
+    """Which OpenClaw's rules the gateway applies: the newer hosts' for a plugin that
+    declares OpenClaw >= 2026.10, else today's; and the trusted contracts it cannot honour."""
+    metadata["host_rules"] = rules_for(metadata)
+    if metadata["host_rules"] == NEWER:
+        declared = ", ".join(f"{where} {spec!r}" for where, spec in declared_ranges(metadata))
+        inspection.add(
+            codes.OPENCLAW_HOST_RULES(
+                f"{declared}: built for OpenClaw >= {NEWER}; the gateway applies those hosts' "
+                "rules (a tool outside contracts.tools is refused)"
+            )
+        )
+    trusted = [
+        key
+        for key in ("agentToolResultMiddleware", "trustedToolPolicies")
+        if metadata.get("trusted_contracts", {}).get(key)
+    ]
+    for key in trusted:
+        names = ", ".join(metadata["trusted_contracts"][key])
+        inspection.add(
+            codes.OPENCLAW_TRUSTED_CONTRACT(
+                f"{PLUGIN_JSON} contracts.{key} ({names}): a trusted contract; the gateway "
+                "runs no tool-result middleware and no trusted tool policy"
+            )
+        )
 
 
 def _install(inspection: Inspection, soft: Fields) -> dict[str, Any] | None:

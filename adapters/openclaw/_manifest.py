@@ -181,7 +181,17 @@ def _runtime_facts(data: dict[str, Any]) -> dict[str, Any]:
         for key, hint in (hints.items() if isinstance(hints, dict) else ())
         if isinstance(hint, dict) and hint.get("sensitive") is True
     ]
-    return {"contracts_tools": tools, "optional_tools": optional, "sensitive_config": sensitive}
+    trusted = {
+        key: [name for name in contracts[key] if isinstance(name, str)]
+        for key in ("agentToolResultMiddleware", "trustedToolPolicies")
+        if isinstance(contracts, dict) and isinstance(contracts.get(key), list)
+    }
+    return {
+        "contracts_tools": tools,
+        "optional_tools": optional,
+        "sensitive_config": sensitive,
+        "trusted_contracts": trusted,
+    }
 
 
 def _kind(soft: Fields, data: dict[str, Any]) -> list[str]:

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from adapters import _codes as codes
 from adapters._sidecar import plan_sidecar, request_timeout
+from adapters.openclaw._compat_registry import withdrawn_subpaths
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
 from adapters.openclaw._manifest import PLUGIN_JSON, loads_json5
 from gateway.base import Diagnostic, PathRefused, encode_name, safe_join
@@ -129,6 +130,12 @@ def _contract(entry: CatalogEntry) -> list[str] | None:
     return [c.name for c in entry.contributions if c.kind == "tool"]
 
 
+def _host_rules(entry: CatalogEntry) -> str:
+    """``2026.10``: the plugin declares a newer OpenClaw, whose rules apply (docs/openclaw.md)."""
+    rules = entry.metadata.get("host_rules")
+    return rules if entry.ecosystem == "openclaw" and isinstance(rules, str) else "2026.9"
+
+
 def openclaw_package_spec(
     entry: CatalogEntry, home: Path, granted: frozenset[str]
 ) -> dict[str, Any]:
@@ -150,6 +157,8 @@ def openclaw_package_spec(
         "configSchema": schema if isinstance(schema, dict) else None,
         "conversationAccess": CONVERSATION_ACCESS in granted,
         "contractsTools": _contract(entry),
+        "hostRules": _host_rules(entry),
+        "removedSdk": [list(pair) for pair in withdrawn_subpaths(_host_rules(entry))],
         "optionalTools": list(entry.metadata.get("optional_tools") or []),
         "commandAliases": _aliases(entry),
         "stateDir": str(state),

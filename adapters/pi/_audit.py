@@ -19,10 +19,11 @@ from typing import Final
 from adapters import _codes as codes
 from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
 from adapters.pi._inspect import inspect_package
-from gateway.audit import Found, Item, SourceFile, Support, Target
+from adapters.pi._removed import pi_ai_globals, pi_host_lines
+from gateway.audit import Found, HostLine, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 
-__all__ = ["GATEWAY_EVENTS", "PI_EVENTS", "TRANSLATED_EVENTS", "PiAudit"]
+__all__ = ["GATEWAY_EVENTS", "PI_EVENTS", "SIDECAR_EVENTS", "TRANSLATED_EVENTS", "PiAudit"]
 
 PI_EVENTS: Final = frozenset({
     "project_trust", "resources_discover", "session_start", "session_info_changed",
@@ -66,6 +67,19 @@ GATEWAY_EVENTS: Final = {
     "message_end": ("message_received", "message_sending"),
 }
 """Pi event -> the canonical events the gateway dispatches it at (docs/pi.md, "Events")."""
+SIDECAR_EVENTS: Final = {
+    "session_info_changed": "emitted by the sidecar's Pi host when pi.setSessionName names the "
+    "session, as Pi emits it (not at a canonical event)",
+}
+"""Pi events the sidecar's Pi host emits itself from a Pi API call (``sidecars/lib/pi/
+dispatch.mjs`` ``SIDECAR_EVENTS``), with why."""
+UNMAPPED_BECAUSE: Final = {
+    "project_trust": "Pi asks global extensions to decide project trust before project "
+    "resources load; in the gateway workspace trust is the user's decision (gateway trust), "
+    "never a package's",
+}
+"""Why an unmapped event cannot run, where the general reason says too little (the sidecar
+says the same: ``sidecars/lib/pi/dispatch.mjs`` ``UNMAPPED_BECAUSE``)."""
 TRANSLATED_EVENTS: Final = frozenset({"session_switch", "session_fork"})
 """Removed events the sidecar translates to their replacement (``sidecars/lib/pi/legacy.mjs``)."""
 
@@ -85,9 +99,19 @@ API: Final[dict[str, tuple[str, str, str]]] = {
     "getCommands": ("api", _RUNS, "the sidecar's commands"),
     "appendEntry": ("api", _RUNS, "a session entry, never sent to a model"),
     "exec": ("api", _RUNS, "runs on the host under Gateway.exec_policy (host.request exec)"),
-    "sendMessage": ("api", _PARTIAL, "in a command: the reply's message; else a notification"),
-    "sendUserMessage": ("api", _PARTIAL, "in a command: the reply's prompt; else a notification"),
-    "setSessionName": ("api", _PARTIAL, "kept inside the sidecar"),
+    "sendMessage": (
+        "api",
+        _PARTIAL,
+        "in a command: the reply's message; while a run starts (Pi >= 1.2) queued into it; "
+        "else a notification",
+    ),
+    "sendUserMessage": (
+        "api",
+        _RUNS,
+        "in a command: the reply's prompt; else a user_message, deliverAs steer/followUp onto "
+        "the host's steering/follow-up queues",
+    ),
+    "setSessionName": ("api", _PARTIAL, "kept inside the sidecar; fires session_info_changed"),
     "getSessionName": ("api", _PARTIAL, "kept inside the sidecar"),
     "setLabel": ("api", _PARTIAL, "kept inside the sidecar"),
     "getSettings": ("api", _PARTIAL, "an empty settings object"),
@@ -229,10 +253,13 @@ class PiAudit:
                 f"{event!r} was removed in Pi 0.65; translated to session_start's reason and "
                 f"dispatched at the canonical {', '.join(canonical or ())}",
             )
+        if event in SIDECAR_EVENTS:
+            return runs(SIDECAR_EVENTS[event])
         if canonical is None:
+            because = f": {UNMAPPED_BECAUSE[event]}" if event in UNMAPPED_BECAUSE else ""
             return unsupported(
                 codes.PI_EVENT_UNMAPPED,
-                f"{event!r} has no canonical event in the gateway; its handlers never run",
+                f"{event!r} has no canonical event in the gateway{because}; its handlers never run",
             )
         return runs(f"dispatched at the canonical {', '.join(canonical)}, with Pi's return rules")
 
@@ -260,6 +287,12 @@ class PiAudit:
         ui = {m[3:]: k for m, k in _CTX_METHODS.items() if m.startswith("ui.")}
         found += call_sites(sources, ui, "pi", receiver=r"ctx\.ui", prefix="ctx.ui.")
         return found
+
+    def host_lines(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[HostLine]:
+        """The current Pi (1.6), and what of the package's code it removed (``_removed``)."""
+        if entry.ecosystem != "pi":
+            return []
+        return pi_host_lines(sources)
 
     def targets(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Target]:
         declared = _declared_scopes(Path(entry.root))
@@ -289,7 +322,7 @@ class PiAudit:
             found.append(
                 Target("pi", "no Pi package named", "type-only or no imports of Pi's packages")
             )
-        return found
+        return found + pi_ai_globals(sources)
 
 
 def _pi_wrapper(entry: CatalogEntry) -> bool:

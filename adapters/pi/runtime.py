@@ -26,6 +26,7 @@ from adapters._sidecar import (
     sidecar_script,
 )
 from adapters._sidecar import sidecar_ready as _ready
+from adapters.pi._host_versions import declared_host_version
 from gateway.base import ToolRules
 from gateway.model import LaunchRefusal, LaunchSpec
 from gateway.runtime import MIN_SIDECAR_NODE as MIN_NODE
@@ -71,8 +72,9 @@ def sidecar_ready() -> str | None:
 def pi_package_spec(
     package_id: str, root: Path, entries: Iterable[str], cache: Path | None = None
 ) -> dict[str, Any]:
-    """A package for the sidecar's Pi host: its id, root and absolute entry paths, and the
-    folder of its compiled modules (jiti's cache; None: jiti's default)."""
+    """A package for the sidecar's Pi host: its id, root and absolute entry paths, the
+    folder of its compiled modules (jiti's cache; None: jiti's default), and the older Pi it
+    targets (``hostVersion``, when its declared range excludes the pinned Pi)."""
     spec: dict[str, Any] = {
         "id": package_id,
         "host": "pi",
@@ -81,6 +83,9 @@ def pi_package_spec(
     }
     if cache is not None:
         spec["cache"] = str(cache)
+    host_version = declared_host_version(root)
+    if host_version is not None:
+        spec["hostVersion"] = host_version
     return spec
 
 
@@ -128,11 +133,12 @@ def plan_pi(
 
 
 def install_sidecar() -> int:
-    """``python -m adapters.pi.runtime``: the same as ``gateway setup`` (the README's
-    set-up from a clone): the modules of every host (pi-coding-agent, openclaw, jiti)."""
+    """``python -m adapters.pi.runtime``: ``gateway setup --all`` (the README's set-up from
+    a clone, and CI's): the modules of every host (pi-coding-agent, jiti, esbuild and the
+    OpenClaw SDK), since the test suite runs OpenClaw plugins too."""
     from gateway.cli import main
 
-    return main(["setup"])
+    return main(["setup", "--all"])
 
 
 if __name__ == "__main__":

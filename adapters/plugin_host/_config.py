@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.plugin_host._naming import SCHEME
+from adapters.plugin_host._naming import SCHEME, SCHEMES
 
 __all__ = [
     "START_TIMEOUT_VARIABLE",
@@ -108,8 +108,8 @@ def load_config(path: str) -> HostConfig:
             )
         )
     scheme = data.get("tool_names", SCHEME)
-    if scheme != SCHEME:
-        raise ConfigError(f"tool_names {scheme!r} is not a known scheme (only {SCHEME!r})")
+    if scheme not in SCHEMES:
+        raise ConfigError(f"tool_names {scheme!r} is not a known scheme ({', '.join(SCHEMES)})")
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
         raise ConfigError("hooks must be an object or null")

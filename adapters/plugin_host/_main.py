@@ -4,20 +4,23 @@ close every MCP session and child, bounded."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio
 from anyio.abc import TaskGroup
 
 from adapters.plugin_host._channel import Channel, log
 from adapters.plugin_host._config import ConfigError, HostConfig, load_config, start_timeout
-from adapters.plugin_host._naming import host_name
+from adapters.plugin_host._naming import namer
 from adapters.plugin_host._registry import Registry
 from adapters.plugin_host._requests import Requests
 from adapters.plugin_host._servers import McpServer
+from gateway.base import HOOK_EVENTS
+
+if TYPE_CHECKING:
+    from adapters.plugin_host._command_hooks import CommandHooks
 
 __all__ = ["main"]
 
@@ -57,11 +60,14 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _load_hooks(config: HostConfig) -> Any:
-    """The hook seat: Claude Code style command hooks (``adapters.plugin_host._command_hooks``,
-    its own module) are loaded only when the configuration has ``hooks``."""
-    module = importlib.import_module("adapters.plugin_host._command_hooks")
-    return module.CommandHooks.from_config(
+def _load_hooks(config: HostConfig) -> CommandHooks | None:
+    """The hook seat: Claude Code command hooks (``_command_hooks``, hooks.json on the
+    gateway's hook chain), loaded only when the configuration has ``hooks``."""
+    if config.hooks is None:
+        return None
+    from adapters.plugin_host._command_hooks import CommandHooks
+
+    return CommandHooks.from_config(
         config.hooks, root=config.root, data_dir=config.data_dir, env=dict(os.environ)
     )
 
@@ -69,7 +75,10 @@ def _load_hooks(config: HostConfig) -> Any:
 async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -> None:
     stop = anyio.Event()
     count = len(config.servers)
-    servers = [McpServer(s, host_name(config.package, s.name, count)) for s in config.servers]
+    servers = [
+        McpServer(s, namer(config.tool_names, config.package, s.name, count))
+        for s in config.servers
+    ]
     async with anyio.create_task_group() as group:
         for server in servers:
             group.start_soon(server.run, stop, start_timeout())
@@ -78,12 +87,17 @@ async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -
         registry = Registry()
         for server in servers:
             registry.add_server(server)
-        hooks = _load_hooks(config) if config.hooks is not None else None
+        hooks = _load_hooks(config)
         events: list[str] = list(hooks.events) if hooks is not None else []
         if hooks is not None:
-            registry.diagnostics += list(hooks.diagnostics)
+            registry.diagnostics += list(hooks.new_diagnostics())  # all of them, the first time
         diagnostics = "register.diagnostics" in features
-        channel.send(registry.register_message(events, diagnostics))
+        # The hooks' `input` and `before_agent_start` are extended events (docs/protocol.md):
+        # subscribed only where negotiated; a plain nimlet host gets its own nine.
+        extended = "events.extended" in features and any(e not in HOOK_EVENTS for e in events)
+        if "events.extended" not in features:
+            events = [event for event in events if event in HOOK_EVENTS]
+        channel.send(registry.register_message(events, diagnostics, extended=extended))
         requests = Requests(channel, registry, hooks, features)
         for server in servers:
             group.start_soon(requests.watch_exit, server, stop)

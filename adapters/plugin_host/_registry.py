@@ -14,7 +14,6 @@ from typing import Any
 from mcp import types
 
 from adapters import _codes as codes
-from adapters.plugin_host._naming import mcp_name
 from adapters.plugin_host._servers import McpServer
 from gateway.base import schema_problem
 
@@ -54,7 +53,7 @@ class Registry:
             return
         for tool in server.tools:
             spec: dict[str, Any] = {
-                "name": mcp_name(server.host, tool.name),
+                "name": server.names(tool.name),
                 "description": tool.description or tool.title or tool.name,
                 "input_schema": tool.input_schema or dict(_EMPTY_SCHEMA),
             }
@@ -73,7 +72,7 @@ class Registry:
             self._add(self.tools, spec, Target("tool", server, tool.name), f"tool {tool.name!r}")
         for resource in server.resources:
             spec = {
-                "name": mcp_name(server.host, resource.name, "resource"),
+                "name": server.names(resource.name, "resource"),
                 "description": f"[MCP Resource] {resource.description or resource.name}\n"
                 f"URI: {resource.uri}",
                 "input_schema": dict(_EMPTY_SCHEMA),
@@ -83,7 +82,7 @@ class Registry:
             self._add(self.tools, spec, target, f"resource {resource.name!r}")
         for prompt in server.prompts:
             spec = {
-                "name": mcp_name(server.host, prompt.name, "prompt"),
+                "name": server.names(prompt.name, "prompt"),
                 "description": _prompt_description(prompt),
             }
             target = Target("prompt", server, prompt.name, prompt)
@@ -116,7 +115,9 @@ class Registry:
             return
         table[gateway_name] = (target, spec)
 
-    def register_message(self, events: list[str], diagnostics: bool) -> dict[str, Any]:
+    def register_message(
+        self, events: list[str], diagnostics: bool, *, extended: bool = False
+    ) -> dict[str, Any]:
         message: dict[str, Any] = {
             "type": "register",
             "commands": [spec for _, spec in self.commands.values()],
@@ -125,11 +126,12 @@ class Registry:
             message["tools"] = [spec for _, spec in self.tools.values()]
         if events:
             message["events"] = events
+        used = [*(["register.diagnostics"] if diagnostics else []),
+                 *(["events.extended"] if extended else [])]  # fmt: skip
+        if used:
+            message["gateway"] = {"features": used}
         if diagnostics:
-            message["gateway"] = {
-                "features": ["register.diagnostics"],
-                "diagnostics": self.diagnostics,
-            }
+            message["gateway"]["diagnostics"] = self.diagnostics
         return message
 
 

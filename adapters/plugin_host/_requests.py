@@ -139,6 +139,9 @@ class Requests:
         except Exception as error:
             log(f"{event} hooks failed: {describe_error(error)}")
             return {}
+        fresh = self.hooks.new_diagnostics()  # what this dispatch found (a hook that failed)
+        if fresh and self.updates:
+            self.channel.send({"type": "update", "gateway": {"diagnostics": fresh}})
         return fields
 
     def _progress(

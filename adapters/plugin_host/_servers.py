@@ -16,6 +16,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from adapters.plugin_host._channel import log
 from adapters.plugin_host._config import ServerSpec
+from adapters.plugin_host._naming import Namer
 
 __all__ = ["McpServer", "describe_error"]
 
@@ -44,8 +45,10 @@ async def _pages(list_page: Callable[..., Awaitable[Any]], attribute: str) -> li
 class McpServer:
     """A server's state: ``ready`` is set once it is listed or has failed (``failure``)."""
 
-    def __init__(self, spec: ServerSpec, host: str) -> None:
-        self.spec, self.host = spec, host
+    def __init__(self, spec: ServerSpec, names: Namer) -> None:
+        self.spec = spec
+        self.names = names
+        """The gateway name of one of its items (``_naming``)."""
         self.session: ClientSession | None = None
         self.ready = anyio.Event()
         self.finished = anyio.Event()

@@ -31,6 +31,10 @@ CAUSES = {
     "nanobot-hook-point-unsupported": "an AgentHook point the gateway never calls",
     "extra-hooks-listed": "the gateway lists a hook for an event the package never subscribed "
     "to (nanobot: turn_end for every hook)",
+    "pi-tool-inactive-by-host-version": "a tool Pi 1.6 registers inactive (defaultActive: false "
+    "or an exposure other than direct / model-only) that the gateway registers active because "
+    'the package declares a Pi before 0.99, which knew neither field (docs/pi.md, "Host '
+    'versions")',
     "flags-not-surfaced": "Pi flags (registerFlag) load, but `gateway list` does not show them",
     "openclaw-skills-dropped": "the skills an OpenClaw plugin's manifest names are not listed",
     "openclaw-lenient": "the gateway registers what OpenClaw 2026.9.6 refuses (tools without "
@@ -49,8 +53,9 @@ CAUSES = {
     "unexplained": "a difference none of the above explains",
 }
 
-# docs/pi.md, "Events (nimlet canonical → Pi)".
-PI_EVENTS: dict[str, tuple[str, ...]] = {
+# docs/pi.md, "Events (nimlet canonical → Pi)"; `None`: emitted by the sidecar's Pi host
+# itself from a Pi API call (session_info_changed on setSessionName), not a subscription.
+PI_EVENTS: dict[str, tuple[str, ...] | None] = {
     "tool_execution_start": ("tool_call",),
     "tool_call": ("tool_call",),
     "tool_result": ("tool_result",),
@@ -74,6 +79,7 @@ PI_EVENTS: dict[str, tuple[str, ...]] = {
     "context": ("context_transform",),
     "message_start": ("message_received", "message_sending"),
     "message_end": ("message_received", "message_sending"),
+    "session_info_changed": None,
 }
 PI_LEGACY_EVENTS = frozenset({"session_directory"})
 
@@ -202,8 +208,13 @@ def pi_host(result: dict[str, Any]) -> tuple[View, bool]:
         skills=set(result.get("skills", [])),
         prompts=set(result.get("prompts", [])),
     )
+    # Tools Pi registers inactive are offered to no model until activated; the gateway's
+    # registry holds the active ones (docs/pi.md, "Host versions").
+    view.tools -= set(result.get("inactiveTools", []))
     for event in result.get("events", []):
-        mapped = PI_EVENTS.get(event)
+        mapped = PI_EVENTS.get(event, ())
+        if mapped is None:
+            continue
         if mapped:
             view.events.update(mapped)
         else:
@@ -403,6 +414,8 @@ def _extra_cause(
             return "openclaw-context-engine-fallback"
     if category == "events":
         return "extra-hooks-listed"
+    if ecosystem == "pi" and category == "tools" and item in host_raw.get("inactiveTools", []):
+        return "pi-tool-inactive-by-host-version"
     return "unexplained"
 
 

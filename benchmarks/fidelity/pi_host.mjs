@@ -61,11 +61,16 @@ async function loadOne(job) {
 	}));
 	// Pi's own cross-extension rules: first tool wins, duplicate commands get `:N`.
 	let tools;
+	let inactiveTools = [];
 	let commands;
 	let flags;
 	try {
 		const runner = new ExtensionRunner(result.extensions, result.runtime, job.cwd, undefined, undefined);
-		tools = runner.getAllRegisteredTools().map((t) => t.definition.name);
+		const registered = runner.getAllRegisteredTools();
+		tools = registered.map((t) => t.definition.name);
+		// AgentSession._isActivatedOnRegistration: not activated on registration.
+		const activates = (d) => ["direct", "model-only"].includes(d.exposure ?? "direct") && d.defaultActive !== false;
+		inactiveTools = registered.filter((t) => !activates(t.definition)).map((t) => t.definition.name);
 		commands = runner.resolveRegisteredCommands().map((c) => c.invocationName);
 		flags = [...runner.getFlags().keys()];
 	} catch (error) {
@@ -81,6 +86,7 @@ async function loadOne(job) {
 		errors: result.errors.map((e) => ({ path: e.path, error: String(e.error).slice(0, 2000) })),
 		warnings: (result.warnings ?? []).map((w) => (typeof w === "string" ? w : JSON.stringify(w)).slice(0, 500)),
 		tools,
+		inactiveTools,
 		commands,
 		flags,
 		events: [...new Set(extensions.flatMap((e) => e.events))],

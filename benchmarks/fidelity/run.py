@@ -36,6 +36,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(1, str(REPO))
 
 import _agent_plugins  # noqa: E402
+from _claude import claude_argv, claude_differences, claude_host  # noqa: E402
 from _compare import HOST_VIEWS, Difference, differences, gateway_view  # noqa: E402
 from _corpus import (  # noqa: E402
     SIDECAR_MODULES,
@@ -47,6 +48,7 @@ from _corpus import (  # noqa: E402
     materialize,
 )
 
+HOST_VIEWS["claude"] = claude_host
 HOST_VIEWS["agent-plugins"] = _agent_plugins.host_view
 EXPECTED = HERE / "quick_expected.json"
 NANOBOT_UPSTREAM = ("HKUDS/nanobot", "a521cf31d952c9403581bdbb6d91e77f1d5f8b85")
@@ -214,6 +216,8 @@ def run_host(ecosystem: str, jobs: list[dict[str, Any]], ctx: Context) -> dict[s
             "--out",
             str(out_file),
         ]
+    elif ecosystem == "claude":
+        argv = claude_argv(ctx.node, SIDECAR_MODULES / "openclaw", out_file)
     elif ecosystem == "nanobot":
         upstream = nanobot_upstream(ctx)
         if upstream is None:
@@ -401,7 +405,10 @@ def judge(pkg: Package, host: dict[str, Any], gw: dict[str, Any]) -> dict[str, A
                 cause = "native-deps"
         diffs = [Difference("load", "load", [], cause, failed[:400])]
     else:
-        diffs = differences(pkg.ecosystem, host_view, gw_view, host)
+        if pkg.ecosystem == "claude":
+            diffs = claude_differences(host_view, gw_view, host)
+        else:
+            diffs = differences(pkg.ecosystem, host_view, gw_view, host)
     record["differences"] = [d.to_dict() for d in diffs]
     record["verdict"] = "identical" if not diffs else "differs"
     return record
@@ -544,7 +551,7 @@ def run_all(packages: list[Package], ctx: Context) -> list[dict[str, Any]]:
         gateways.update(run_gateway(group, sources, ctx))
 
     groups: list[list[Package]] = []
-    for ecosystem in ("pi", "openclaw", "nanobot", "nimlet", "agent-plugins"):
+    for ecosystem in ("pi", "openclaw", "nanobot", "nimlet", "claude", "agent-plugins"):
         members = [p for p in ready if p.ecosystem == ecosystem]
         if ctx.args.quick:  # one process per ecosystem: the host starts once
             groups += [members] if members else []

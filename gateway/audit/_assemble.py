@@ -17,7 +17,9 @@ from gateway.audit._support import (
     Evidence,
     Found,
     HostKnowledge,
+    HostLine,
     Item,
+    SourceFile,
     Status,
     Support,
 )
@@ -74,7 +76,36 @@ def assemble(
         package.diagnostics += observed.diagnostics
     package.rows = _rows(entry, found, knowledge, observed)
     package.verdicts = {host: _verdict(host, package.rows) for host in HOSTS}
+    if own is not None:
+        package.compatibility = _host_lines(own, entry, scan.sources, package.rows)
     return package
+
+
+def _host_lines(
+    own: HostKnowledge, entry: CatalogEntry, sources: Sequence[SourceFile], rows: Sequence[Row]
+) -> list[HostLine]:
+    """The release lines of the package's own host it works with: the optional
+    ``host_lines`` answer of its adapter (what each line removed or refuses), and on every
+    line what the host's column already says its host cannot use (an unsupported row)."""
+    answer = getattr(own, "host_lines", None)
+    if answer is None or entry.ecosystem not in HOSTS:
+        return []
+    refused = [
+        (cell.support.code, f"{row.kind} {row.name}: {cell.support.reason}")
+        for row in rows
+        for cell in (row.cells[entry.ecosystem],)
+        if cell.support.status is Status.UNSUPPORTED
+    ]
+    found: list[HostLine] = []
+    for line in answer(entry, sources):
+        if not isinstance(line, HostLine):
+            continue
+        if refused:
+            code = line.code or refused[0][0]
+            reasons = (*line.reasons, *(reason for _, reason in refused))
+            line = HostLine(line.host, line.line, False, code, reasons)
+        found.append(line)
+    return found
 
 
 def _declared(entry: CatalogEntry) -> list[Found]:
@@ -106,6 +137,7 @@ def _manifest(entry: CatalogEntry) -> str:
         "nanobot": "nanobot.extension.json",
         "openclaw": "openclaw.plugin.json",
         "agent-plugins": "plugin.json",
+        "claude": ".claude-plugin/plugin.json",
         "nimlet": "extension.json" if entry.runtime == "nimlet-process" else "manifest",
     }.get(entry.ecosystem, "package.json")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.audit._support import HOSTS, Evidence, Status, Support, Target
+from gateway.audit._support import HOSTS, Evidence, HostLine, Status, Support, Target
 from gateway.base import Diagnostic
 
 __all__ = [
@@ -20,8 +20,10 @@ __all__ = [
     "Verdict",
 ]
 
-SCHEMA_VERSION = 1
-SCHEMA_ID = "https://extension-gateway.dev/schemas/audit-v1.json"
+SCHEMA_VERSION = 2
+"""2: each package says which release lines of its own host it works with
+(``compatibility``)."""
+SCHEMA_ID = "https://extension-gateway.dev/schemas/audit-v2.json"
 
 # How good each status is, for verdicts and sorting (best first).
 RANK: dict[Status, int] = {
@@ -152,6 +154,35 @@ class PackageAudit:
     risks: list[Risk] = field(default_factory=list)
     observation: Observation | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    compatibility: list[HostLine] = field(default_factory=list)
+    """The release lines of its ecosystem's host it works with, and why not (newest first)."""
+
+    @property
+    def works_with(self) -> list[str]:
+        """ "Pi 1.6", "OpenClaw 2026.11 and 2026.9.36 LTS": the lines it works with, one
+        phrase per host."""
+        by_host: dict[str, list[HostLine]] = {}
+        for line in self.compatibility:
+            if line.works:
+                by_host.setdefault(line.host, []).append(line)
+        phrases = []
+        for lines in by_host.values():
+            names = [line.line for line in lines]
+            tail = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+            phrases.append(f"{lines[0].label.removesuffix(lines[0].line)}{tail}")
+        return phrases
+
+    def refusals(self) -> list[tuple[str, str | None, tuple[str, ...]]]:
+        """The lines it does not work with, those refused for the same reasons together:
+        ``("OpenClaw 2026.11, 2026.10", code, reasons)``."""
+        groups: dict[tuple[str, str | None, tuple[str, ...]], list[HostLine]] = {}
+        for line in self.compatibility:
+            if not line.works:
+                groups.setdefault((line.host, line.code, line.reasons), []).append(line)
+        return [
+            (lines[0].label + "".join(f", {line.line}" for line in lines[1:]), code, reasons)
+            for (_, code, reasons), lines in groups.items()
+        ]
 
     @property
     def label(self) -> str:
@@ -175,6 +206,16 @@ class PackageAudit:
             "risks": [risk.to_dict() for risk in self.risks],
             "observation": self.observation.to_dict() if self.observation else None,
             "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "compatibility": [
+                {
+                    "host": line.host,
+                    "line": line.line,
+                    "works": line.works,
+                    "code": line.code,
+                    "reasons": list(line.reasons),
+                }
+                for line in self.compatibility
+            ],
         }
 
 

@@ -7,7 +7,7 @@ from gateway.base import json_text
 
 __all__ = ["FORMATS", "render"]
 
-FORMATS: tuple[str, ...] = ("text", "json", "markdown", "html", "sarif")
+FORMATS: tuple[str, ...] = ("text", "json", "markdown", "html", "sarif", "badge")
 
 
 def render(report: AuditReport, format: str = "text") -> str:
@@ -30,4 +30,8 @@ def render(report: AuditReport, format: str = "text") -> str:
         from gateway.audit._render_sarif import render_sarif
 
         return json_text(render_sarif(report)) + "\n"
+    if format == "badge":
+        from gateway.audit._render_badge import render_badge
+
+        return render_badge(report)
     raise ValueError(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")

@@ -159,6 +159,14 @@ def _package(index: int, package: PackageAudit) -> str:
         meta.append(
             f"<p class=meta>targets <b>{escape(target.api)}</b>: <code>{escape(target.value)}</code> {escape(target.note)}</p>"
         )
+    if package.compatibility:
+        works = " · ".join(package.works_with) or "no current host version"
+        meta.append(f"<p class=meta>works with <b>{escape(works)}</b></p>")
+        for names, refused, reasons in package.refusals():
+            why = escape("; ".join(reasons[:3]))
+            meta.append(
+                f"<p class=meta>not {escape(names)} <code>{escape(refused or '')}</code>: {why}</p>"
+            )
     if package.observation is not None:
         seen = package.observation
         state = "loaded" if seen.loaded else f"did not load: {seen.error}"

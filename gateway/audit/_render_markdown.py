@@ -53,6 +53,12 @@ def _package(package: PackageAudit) -> list[str]:
         lines.append(
             f"- targets **{_cell(target.api)}**: `{_cell(target.value)}` {_cell(target.note)}"
         )
+    if package.compatibility:
+        works = " · ".join(package.works_with) or "no current host version"
+        lines.append(f"- works with: **{_cell(works)}**")
+        for names, code, reasons in package.refusals():
+            why = _cell("; ".join(reasons[:3]))
+            lines.append(f"  - not {_cell(names)} (`{code}`): {why}")
     limited = [row for row in package.rows if row.cells[GATEWAY].support.status is not Status.RUNS]
     if limited:
         lines += ["", "**Not fully running in the gateway**", ""]

@@ -54,6 +54,12 @@ def _package(out: StringIO, package: PackageAudit) -> None:
     for target in package.targets:
         note = f" ({target.note})" if target.note else ""
         out.write(f"  targets {target.api}: {target.value}{note}\n")
+    if package.compatibility:
+        works = " · ".join(package.works_with) or "no current host version"
+        out.write(f"  works with: {works}\n")
+        for lines, refused, reasons in package.refusals():
+            why = "; ".join(reasons[:3]) + (" …" if len(reasons) > 3 else "")
+            out.write(f"    not {lines} [{refused}]: {why}\n")
     verdicts = " · ".join(f"{host} {LABELS[package.verdicts[host].status]}" for host in HOSTS)
     out.write(f"  verdicts: {verdicts}\n")
     if package.observation is not None:

@@ -25,6 +25,7 @@ __all__ = [
     "Evidence",
     "Found",
     "HostKnowledge",
+    "HostLine",
     "Item",
     "SourceFile",
     "Status",
@@ -119,6 +120,32 @@ class Target:
     api: str
     value: str
     note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HostLine:
+    """Whether a package works with one release line of its ecosystem's own host (a column
+    of "works with": ``Pi 1.6``, ``OpenClaw 2026.9.36 LTS``), and why not.
+
+    An adapter that knows its host's history answers these with an optional
+    ``host_lines(entry, sources)`` method beside ``HostKnowledge``'s."""
+
+    host: str
+    """The ecosystem (``pi``, ``openclaw``)."""
+    line: str
+    """The release line as people name it: ``1.6``, ``2026.11``, ``2026.9.36 LTS``."""
+    works: bool
+    code: str | None = None
+    """Why not: a catalogued diagnostic code (None when it works)."""
+    reasons: tuple[str, ...] = ()
+    """What the package uses that this line removed or refuses (empty when it works)."""
+
+    @property
+    def label(self) -> str:
+        return f"{_HOST_NAMES.get(self.host, self.host)} {self.line}"
+
+
+_HOST_NAMES = {"pi": "Pi", "openclaw": "OpenClaw", "nanobot": "nanobot", "nu": "Nu"}
 
 
 @runtime_checkable

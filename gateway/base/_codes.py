@@ -169,6 +169,14 @@ TOOL_INVALID_RESULT = define_code(
     "`invalid_extension_result`.",
     "Send text parts and image parts (`mimeType` with base64 `data` or a workspace `path`).",
 )
+TOOL_OUTPUT_SCHEMA_INVALID = define_code(
+    "tool.output_schema_invalid",
+    W,
+    "A runtime's tool spec carried an output schema (negotiated `tool.output`: "
+    "`gateway.output_schema`) that is not a valid JSON Schema of an object (MCP's rule for "
+    "`outputSchema`). The tool registers without one; its structured results are not passed on.",
+    'Declare the output schema as a JSON Schema with `type: "object"`.',
+)
 PERMISSIONS_FILE_INVALID = define_code(
     "permissions.file_invalid",
     W,

@@ -11,6 +11,12 @@ from gateway.cli._output import fail, print_diagnostics, print_json
 
 __all__ = ["run_migrate"]
 
+_FORMS = {
+    "nanobot": "an Agent Plugin, for released nanobot's Agent Plugins support (nanobot 0.3.x)",
+    "nanobot-manifest": "nanobot.extension.json, the unreleased nanobot extension-manifest "
+    "format (released nanobot does not read it; --to nanobot does)",
+}
+
 
 def run_migrate(args: argparse.Namespace, config: GatewayConfig) -> int:
     from gateway.migrate import MigrationError, migrate
@@ -36,7 +42,10 @@ def run_migrate(args: argparse.Namespace, config: GatewayConfig) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0 if result.ok else 1
-    print(f"migrated {result.package.id} ({result.package.entry.ecosystem}) to {args.target}:")
+    form = f" — {_FORMS[args.target]}" if args.target in _FORMS else ""
+    print(
+        f"migrated {result.package.id} ({result.package.entry.ecosystem}) to {args.target}{form}:"
+    )
     for path in result.files:
         print(f"  {path}")
     carried = len(result.carried)

@@ -45,8 +45,8 @@ PACKAGE_VERBS = (
     "install", "inspect", "permissions", "enable", "disable", "uninstall", "status", "group",
     "ungroup",
 )  # fmt: skip
-MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin")
-AUDIT_FORMATS = ("text", "json", "markdown", "html", "sarif")
+MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin", "nanobot-manifest")
+AUDIT_FORMATS = ("text", "json", "markdown", "html", "sarif", "badge")
 """``gateway.audit.FORMATS``."""
 AUDIT_FAIL_ON = ("unsupported", "partial", "risk")
 """``gateway.audit.FAIL_ON``."""
@@ -191,6 +191,13 @@ def _setup(sub: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="where --node downloads from (a mirror of https://nodejs.org/download/release)",
     )
+    sub.add_argument(
+        "--openclaw",
+        action="store_true",
+        help="also install the OpenClaw SDK that OpenClaw plugins need (by default only when "
+        "an installed package needs it)",
+    )
+    sub.add_argument("--all", action="store_true", help="install every optional set (--openclaw)")
     sub.add_argument("--json", action="store_true")
 
 
@@ -233,7 +240,14 @@ def _serve(sub: argparse.ArgumentParser) -> None:
 
 def _migrate(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("source", metavar="PKG", help="folder, tarball, npm spec, git URL or id")
-    sub.add_argument("--to", required=True, choices=MIGRATE_TARGETS, dest="target")
+    sub.add_argument(
+        "--to",
+        required=True,
+        choices=MIGRATE_TARGETS,
+        dest="target",
+        help="nanobot: an Agent Plugin for released nanobot (0.3.x); nanobot-manifest: the "
+        "unreleased nanobot.extension.json format",
+    )
     sub.add_argument("--out", required=True, metavar="DIR", help="where to write (empty)")
     sub.add_argument(
         "--load",

@@ -22,6 +22,27 @@ def serve_http_arguments(sub: argparse.ArgumentParser) -> None:
         metavar="N",
         help="--http: calls one token may have in flight (default: 8)",
     )
+    sub.add_argument(
+        "--oauth-issuer",
+        metavar="URL",
+        help="--http: also accept this OAuth 2.1 issuer's JWT access tokens (keys from its "
+        "JWKS; scopes package:ID limit a token to packages)",
+    )
+    sub.add_argument(
+        "--oauth-jwks", metavar="URL", help="--oauth-issuer: the issuer's key set (default: "
+        "the jwks_uri of its /.well-known metadata)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--oauth-audience", metavar="AUD", help="--oauth-issuer: the audience tokens must name "
+        "(default: --oauth-resource)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--oauth-resource", metavar="URL", help="--oauth-issuer: this server's /mcp URL as "
+        "clients reach it (default: http://HOST:PORT/mcp)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--oauth-scope", metavar="SCOPE", help="--oauth-issuer: a scope every token must carry",
+    )  # fmt: skip
 
 
 def token_arguments(sub: argparse.ArgumentParser) -> None:

@@ -15,7 +15,7 @@ from gateway.cli._refusal import print_each, refuse, refuse_unknown
 from gateway.cli._trust import installed_ids
 from gateway.packages import load_adapters
 from gateway.packages.environment import env_grant_name
-from gateway.sandbox import SANDBOX_PERMISSIONS
+from gateway.sandbox import SANDBOX_PERMISSIONS, reopened_names
 from gateway.store import StateStore
 
 __all__ = ["run_permissions"]
@@ -104,7 +104,7 @@ def _check(config: GatewayConfig, package_id: str, discovered: bool) -> _Target:
 def _refusal(args: argparse.Namespace, target: _Target, permissions: list[str]) -> str | None:
     """Why ``permissions`` cannot be granted to ``target``, or None."""
     if target.discovered:
-        unknown = sorted(set(permissions) - set(SANDBOX_PERMISSIONS))
+        unknown = sorted(set(permissions) - set(SANDBOX_PERMISSIONS) - _reopening(permissions))
         if unknown:
             return (
                 f"{target.id} is a discovered extension; it may be granted "
@@ -112,21 +112,39 @@ def _refusal(args: argparse.Namespace, target: _Target, permissions: list[str]) 
             )
         return None
     # env:NAME: any variable of the user's environment may be passed to any package.
-    unknown = sorted(p for p in set(permissions) - set(target.grantable) if not env_grant_name(p))
-    widening = sorted(set(permissions) & set(target.widening))
+    reopening = _reopening(permissions)
+    unknown = sorted(
+        p for p in set(permissions) - set(target.grantable) - reopening if not env_grant_name(p)
+    )
+    widening = sorted(
+        (set(permissions) & set(target.widening))
+        | (reopening if "workspace.write" in target.widening else set())
+    )
     if not unknown and (args.widen or not widening):
         return None
     asked = unknown or widening
     hint = (
         f"; to widen its sandbox anyway: gateway permissions {target.id} "
-        f"{' '.join(widening)} --widen ({'; '.join(_OPENS[w] for w in widening)})"
+        f"{' '.join(widening)} --widen ({'; '.join(_opens(w) for w in widening)})"
         if not unknown
-        else f" (any package may be granted {', '.join(SANDBOX_PERMISSIONS)}, env:NAME)"
+        else f" (any package may be granted {', '.join(SANDBOX_PERMISSIONS)}, env:NAME, "
+        "workspace.write:PATH)"
     )
     return (
         f"{target.id} does not request {', '.join(asked)}; "
         f"it requests: {', '.join(target.requested) or 'nothing'}{hint}"
     )
+
+
+def _opens(name: str) -> str:
+    if name in _OPENS:
+        return _OPENS[name]
+    return f"{name.partition(':')[2]} becomes writable inside the workspace (a protected path)"
+
+
+def _reopening(permissions: list[str]) -> set[str]:
+    """``workspace.write:PATH`` grants that name a protected workspace path validly."""
+    return {p for p in permissions if reopened_names([p])}
 
 
 def _apply(
@@ -141,7 +159,10 @@ def _apply(
             else:
                 granted = store.extension_granted(target.id)
         elif action == "grant":
-            grantable = [*target.grantable, *(p for p in permissions if env_grant_name(p))]
+            grantable = [
+                *target.grantable,
+                *(p for p in permissions if env_grant_name(p) or reopened_names([p])),
+            ]
             granted = store.grant(target.id, permissions, grantable)
         elif action == "revoke":
             granted = store.revoke(target.id, permissions)
@@ -154,13 +175,13 @@ def _print(target: _Target, result: dict[str, Any], granting: list[str], several
     granted: list[str] = result["granted"]
     if several:
         print(f"{target.id}:")
-    for name in sorted(set(granting) & set(target.widening)):
-        print(f"widened {target.id}'s sandbox: {_OPENS[name]}")
+    for name in sorted(set(granting) & {*target.widening, *_reopening(granting)}):
+        print(f"widened {target.id}'s sandbox: {_opens(name)}")
     if target.discovered:
         for name in SANDBOX_PERMISSIONS:
             print(f"  {'granted' if name in granted else 'not granted':12} {name}")
         return
-    listed = [*target.grantable, *(p for p in granted if env_grant_name(p))]
+    listed = [*target.grantable, *(p for p in granted if env_grant_name(p) or reopened_names([p]))]
     for name in dict.fromkeys(listed):
         if name in target.requested or name in granted:
             state = "granted" if name in granted else "not granted"

@@ -49,4 +49,16 @@ def _serve_http(args: argparse.Namespace, options: ServeOptions) -> int:
         raise Usage("--http serves MCP: use it with --mcp")
     if args.max_calls < 1:
         raise Usage("--max-calls must be at least 1")
-    return anyio.run(serve_mcp_http, options, args.http, args.max_calls)
+    oauth = None
+    if args.oauth_issuer:
+        from gateway.serve import OAuthSettings
+
+        oauth = OAuthSettings(
+            issuer=args.oauth_issuer, resource=args.oauth_resource or "",
+            jwks_url=args.oauth_jwks, required_scope=args.oauth_scope,
+            audience=args.oauth_audience,
+        )  # fmt: skip
+    elif any((args.oauth_jwks, args.oauth_audience, args.oauth_resource, args.oauth_scope)):
+        raise Usage("--oauth-jwks, --oauth-audience, --oauth-resource and --oauth-scope need "
+                    "--oauth-issuer")  # fmt: skip
+    return anyio.run(serve_mcp_http, options, args.http, args.max_calls, oauth)

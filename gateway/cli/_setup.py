@@ -18,8 +18,13 @@ def run_setup_verb(args: argparse.Namespace, config: GatewayConfig) -> int:
         return 2
     with terminal_progress(quiet=args.json) as progress:
         try:
+            extras = frozenset(name for name in ("openclaw", "all") if getattr(args, name))
             report = run_setup(
-                config.home, node_version=args.node, mirror=args.mirror, progress=progress
+                config.home,
+                node_version=args.node,
+                mirror=args.mirror,
+                progress=progress,
+                extras=extras,
             )
         except SetupError as error:
             if args.json:

@@ -37,7 +37,13 @@ from gateway.wire import (
     read_tool_content,
     read_update_text,
 )
-from gateway.wire.features import HOST_ACTIONS, TOOL_PARTS, CommandExtras, ToolExtras
+from gateway.wire.features import (
+    HOST_ACTIONS,
+    TOOL_OUTPUT,
+    TOOL_PARTS,
+    CommandExtras,
+    ToolExtras,
+)
 
 __all__ = [
     "Activate",
@@ -63,11 +69,14 @@ class ProcessEntries:
         self._progress: dict[str, list[dict[str, Any]]] = {}
         self._in_flight: dict[str, ExtensionProcess] = {}
         self._call_listeners: dict[str, ProgressListener] = {}
+        self._said: set[tuple[str, str, str]] = set()  # output schemas refused, said once
 
     def tool(self, process: ExtensionProcess, owner: str, spec: ToolSpec) -> ToolEntry:
         """A tool whose calls are requests to ``process``."""
         progress, in_flight, listeners = self._progress, self._in_flight, self._call_listeners
         structured = TOOL_PARTS in process.plan.features
+        output = TOOL_OUTPUT in process.plan.features
+        output_schema = self._output_schema(owner, spec) if output else None
         workspace = self._state.workspace
 
         async def handler(arguments: dict[str, Any]) -> ToolOutcome:
@@ -102,11 +111,15 @@ class ProcessEntries:
             if content.parts is not None:
                 extra["parts"] = content.parts
                 extra["keep_images"] = True  # nimlet: a rewritten output keeps the images
-            extras = ToolExtras.parse(response.gateway if structured else None)
-            if extras.parts is not None:
+            extras = ToolExtras.parse(
+                response.gateway if structured or output else None, output=output
+            )
+            if extras.parts is not None and structured:
                 extra["parts"] = extras.parts
-            if extras.has_details:
+            if extras.has_details and structured:
                 extra["details"] = extras.details
+            if extras.has_structured and output_schema is not None:
+                extra["structured"] = extras.structured
             return ToolOutcome(content.text, bool(response.is_error), extra)
 
         return make_tool(
@@ -120,7 +133,22 @@ class ProcessEntries:
             # plans (Pi, nanobot) follow their ecosystems, which have none.
             ask_permission=not process.plan.restart,
             rules=process.plan.tool_rules,
+            output_schema=output_schema,
         )
+
+    def _output_schema(self, owner: str, spec: ToolSpec) -> dict[str, Any] | None:
+        """``tool.output``: the spec's output schema, or a diagnostic saying why not."""
+        schema, problem = ToolExtras.output_schema(spec)
+        if problem is not None and (owner, spec.name, problem) not in self._said:
+            self._said.add((owner, spec.name, problem))
+            self._state.diagnostics.add(
+                _codes.TOOL_OUTPUT_SCHEMA_INVALID(
+                    f"{owner}: tool {spec.name}: {problem}; it registers without one",
+                    package=owner,
+                    contribution=spec.name,
+                )
+            )
+        return schema
 
     def _invalid_result(
         self, owner: str, tool: str, problem: str, extra: dict[str, Any]
@@ -303,6 +331,9 @@ class DormantBinding:
             owner,
             handler,
             rules=self.rules,
+            output_schema=ToolExtras.output_schema(spec)[0]
+            if TOOL_OUTPUT in self.features
+            else None,
         )
 
     def command(self, owner: str, spec: CommandSpec) -> CommandEntry:

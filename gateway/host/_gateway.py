@@ -32,6 +32,7 @@ from gateway.model import (
     AgentLink,
     AgentStartResult,
     CommandOutcome,
+    CompactionReason,
     CompactionResult,
     Discovery,
     EventCatalogue,
@@ -309,10 +310,22 @@ class Gateway:
         return (await self.context([], messages)).messages
 
     async def compact(
-        self, instruction: str = "", tokens_before: int = 0, summarizer: Summarizer | None = None
+        self,
+        instruction: str = "",
+        tokens_before: int = 0,
+        summarizer: Summarizer | None = None,
+        *,
+        reason: CompactionReason = "manual",
+        will_retry: bool = False,
     ) -> CompactionResult:
-        """session_before_compact → (custom or built-in) summary → session_compact."""
-        return await self._lifecycle.compact(instruction, tokens_before, summarizer)
+        """session_before_compact → (custom or built-in) summary → session_compact.
+        ``reason``: why the embedding agent compacts — ``manual`` (asked for), ``threshold``
+        (the context grew past its limit) or ``overflow`` (a request overflowed; ``will_retry``:
+        it is retried after compacting). Both reach the compaction events' payloads when not
+        the defaults (Pi's ``reason`` and ``willRetry``)."""
+        return await self._lifecycle.compact(
+            instruction, tokens_before, summarizer, reason=reason, will_retry=will_retry
+        )
 
     # ------------------------------------------------------------------ restarts
 

@@ -93,7 +93,7 @@ class HostMethods:
                 "name": session.name,
                 "path": str(session.path),
                 "workspace": str(session.workspace),
-                "event_count": len(session.entries),
+                "event_count": session.entry_count,
             },
         )
 

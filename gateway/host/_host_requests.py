@@ -61,7 +61,7 @@ class HostRequestHandler:
         method = request.method
         if negotiated and request.negotiated_shape:
             if method == "session.entries":
-                return HostResponse(id=request.id, result=list(self._state.session.entries))
+                return HostResponse(id=request.id, result=self._state.session.history())
             if method == "ui.input":
                 return await self._free_text(process, request)
             if method == "ui.editor":

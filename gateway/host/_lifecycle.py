@@ -12,6 +12,7 @@ from gateway.host._state import GatewayState
 from gateway.model import (
     PLAN_EVENTS,
     AgentStartResult,
+    CompactionReason,
     CompactionResult,
     EventOutcome,
     InputResult,
@@ -116,14 +117,24 @@ class Lifecycle:
         return kept
 
     async def compact(
-        self, instruction: str, tokens_before: int, summarizer: Summarizer | None
+        self,
+        instruction: str,
+        tokens_before: int,
+        summarizer: Summarizer | None,
+        *,
+        reason: CompactionReason = "manual",
+        will_retry: bool = False,
     ) -> CompactionResult:
         state = self._state
         session = state.session
+        # Why it compacts, only when not a plain manual compaction (payloads stay as before).
+        why: dict[str, Any] = {}
+        if reason != "manual" or will_retry:
+            why = {"reason": reason, "will_retry": will_retry}
         before = await self.emit(
             "session_before_compact",
             {**state.base_payload(), "instruction": instruction, "tokens_before": tokens_before,
-             "entries": list(session.entries)},
+             "entries": session.history(), **why},
         )  # fmt: skip
         final_instruction = before.payload.get("instruction") or ""
         if not before.allowed:
@@ -140,7 +151,7 @@ class Lifecycle:
                  "details": custom.details}
             )  # fmt: skip
         elif summarizer is not None:
-            summary, kept = _summary(await summarizer(final_instruction, list(session.entries)))
+            summary, kept = _summary(await summarizer(final_instruction, session.history()))
             result = CompactionResult(
                 True, summary, kept, "Compacted context", final_instruction, False
             )
@@ -154,7 +165,7 @@ class Lifecycle:
             "session_compact",
             {**state.base_payload(), "did_compact": result.did_compact, "summary": result.summary,
              "first_kept_index": result.first_kept_index, "tokens_before": tokens_before,
-             "message": result.message},
+             "message": result.message, **why},
         )  # fmt: skip
         return result
 

@@ -119,6 +119,7 @@ class ToolPipeline:
         outcome = await _run_tool(tool, arguments)
         content, is_error = outcome.content, outcome.is_error
         parts = outcome.extra.get("parts")
+        structured = outcome.extra.get("structured")
         if hooked:
             after = await emit(
                 "tool_result",
@@ -129,6 +130,7 @@ class ToolPipeline:
                 parts = after_rewrite(
                     parts, bool(outcome.extra.get("keep_images")), str(after.payload["output"])
                 )
+                structured = None
             content, is_error = str(after.payload["output"]), bool(after.payload["is_error"])
         state.session.append(
             {"type": "tool_result", "id": state.next_id(), "output": content, "is_error": is_error}
@@ -137,7 +139,7 @@ class ToolPipeline:
             content, is_error, False, arguments, state.diagnostics.since(mark),
             parts=parts, details=outcome.extra.get("details"),
             progress=list(outcome.extra.get("progress") or []),
-            error_code=outcome.extra.get("error_code"), policy=policy,
+            error_code=outcome.extra.get("error_code"), policy=policy, structured=structured,
         )  # fmt: skip
 
 

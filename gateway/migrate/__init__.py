@@ -2,11 +2,13 @@
 by another host.
 
 Targets (docs/migrate.md): ``nimlet`` (an ``extension.json`` running ``gateway serve
---nimlet``, skills and prompt templates where nimlet finds them), ``nanobot`` (the package's
-files with a ``nanobot.extension.json``), ``mcp`` (the ``mcpServers`` entry MCP clients
-read), ``agent-plugin`` (an Agent Plugins 1.0 package whose MCP server is ``gateway serve
---mcp``). Every migration writes ``MIGRATION.md``. Nothing runs unless ``load`` is set, and
-then only in the throwaway sandbox (``_throwaway``).
+--nimlet``, skills and prompt templates where nimlet finds them), ``mcp`` (the
+``mcpServers`` entry MCP clients read), ``agent-plugin`` (an Agent Plugins 1.0 package whose
+MCP server is ``gateway serve --mcp``), ``nanobot`` (that Agent Plugin, with the steps that
+install and enable it in released nanobot), ``nanobot-manifest`` (the package's files with
+the unreleased ``nanobot.extension.json``). Every migration writes ``MIGRATION.md``.
+Nothing runs unless ``load`` is set, and then only in the throwaway sandbox
+(``_throwaway``).
 """
 
 from __future__ import annotations
@@ -29,14 +31,25 @@ from gateway.migrate._codes import (
 )
 from gateway.migrate._files import write_text
 from gateway.migrate._model import Migration, Observation, Package
+from gateway.migrate._nanobot import to_nanobot, to_nanobot_manifest
 from gateway.migrate._observe import declared, observed, recorded
 from gateway.migrate._report import render
 from gateway.migrate._source import SourceError, resolve
-from gateway.migrate._targets import SERVED, TARGETS
+from gateway.migrate._targets import Writer, to_agent_plugin, to_mcp, to_nimlet
 from gateway.migrate._throwaway import LoadFailed, load_in_throwaway
 from gateway.sandbox import SandboxUnavailable
 
 __all__ = ["TARGETS", "Migration", "MigrationError", "default_gateway_command", "migrate"]
+
+TARGETS: dict[str, Writer] = {
+    "nimlet": to_nimlet,
+    "nanobot": to_nanobot,
+    "mcp": to_mcp,
+    "agent-plugin": to_agent_plugin,
+    "nanobot-manifest": to_nanobot_manifest,
+}
+SERVED = frozenset({"nimlet", "nanobot", "mcp", "agent-plugin"})
+"""Targets whose output runs the package through ``gateway serve``: it must be installed."""
 
 
 class MigrationError(Exception):

@@ -22,9 +22,10 @@ MIGRATE_OUT_NOT_EMPTY = define_code(
 MIGRATE_TARGET_UNSUPPORTED = define_code(
     "migrate.target_unsupported",
     E,
-    "The package's ecosystem has no form in the target (e.g. a nimlet extension as a nanobot "
-    "package: nanobot runs python, pi and openclaw runtimes only).",
-    "Choose another target: `nimlet`, `mcp` and `agent-plugin` run any package the gateway runs.",
+    "The package's ecosystem has no form in the target (e.g. a nimlet extension as a "
+    "`nanobot-manifest` package: that format runs python, pi and openclaw runtimes only).",
+    "Choose another target: `nanobot`, `nimlet`, `mcp` and `agent-plugin` run any package the "
+    "gateway runs.",
 )
 MIGRATE_INSTALLED = define_code(
     "migrate.installed",
@@ -60,9 +61,10 @@ MIGRATE_NOT_CARRIED = define_code(
 MIGRATE_NAME_ADJUSTED = define_code(
     "migrate.name_adjusted",
     I,
-    "The package's name does not fit the target's naming rule (Agent Plugins `name`, a nanobot "
-    "`id`), so the output uses an adjusted one.",
-    "Pass `--name NAME` to choose it.",
+    "The package's name does not fit the target's naming rule (Agent Plugins and released "
+    "nanobot's plugin `name`, a `nanobot-manifest` `id`), so the output uses an adjusted one.",
+    "Nothing to do: the note (and MIGRATION.md) gives the name the output uses; refer to the "
+    "plugin by it.",
 )
 MIGRATE_NAME_RENAMED = define_code(
     "migrate.name_renamed",

@@ -1,7 +1,7 @@
-"""The four targets. Each writes its files into ``migration.out`` and says, item by item,
-what carried over and what did not (with a code): ``nimlet`` and ``mcp`` and
-``agent-plugin`` run the package through ``gateway serve``; ``nanobot`` rewraps its files
-for nanobot's own runtimes."""
+"""The targets that run the package through ``gateway serve``: ``nimlet``, ``mcp`` and
+``agent-plugin`` (whose writer the ``nanobot`` target shares, ``_nanobot``). Each writes its
+files into ``migration.out`` and says, item by item, what carried over and what did not
+(with a code)."""
 
 from __future__ import annotations
 
@@ -15,22 +15,21 @@ from gateway.migrate._codes import (
     MIGRATE_NAME_RENAMED,
     MIGRATE_NOT_CARRIED,
     MIGRATE_OUTPUT_INVALID,
-    MIGRATE_TARGET_UNSUPPORTED,
 )
-from gateway.migrate._files import copy_package, copy_prompts, copy_skills, write_json
+from gateway.migrate._files import copy_prompts, copy_skills, write_json
 from gateway.migrate._model import Migration
 from gateway.migrate._schemas import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID, schema_problems
 from gateway.model import NIMLET_EVENTS, Contribution
-from gateway.packages import load_adapters
 from gateway.serve._mcp_content import MCP_TOOL_NAME
 
-__all__ = ["TARGETS", "Writer"]
+__all__ = ["NOT_PORTABLE", "HostName", "Writer", "mcp_items", "server_name",
+           "to_agent_plugin", "to_mcp", "to_nimlet", "write_agent_plugin"]  # fmt: skip
 
 Writer = Callable[[Migration, list[str]], None]
 """(migration, the command that starts ``gateway``) → files written."""
 
 _NIMLET_EVENTS = frozenset(NIMLET_EVENTS.names())
-_NOT_PORTABLE = {
+NOT_PORTABLE = {
     "theme": "a Pi theme styles Pi's terminal; no other host draws it",
     "channel": "a channel is a chat transport the host must own",
     "llm_provider": "a model provider is the host's, not an extension's",
@@ -84,7 +83,7 @@ def _served_items(migration: Migration, how: str, *, events: str | None) -> None
         if _runs_in_gateway(migration, contribution):
             migration.carry("mcp_server", contribution.name, f"{how}: its tools and prompts")
             continue
-        reason = _NOT_PORTABLE.get(contribution.kind)
+        reason = NOT_PORTABLE.get(contribution.kind)
         if reason is not None:
             migration.note(
                 MIGRATE_NOT_CARRIED, f"{contribution.kind} {contribution.name!r}: {reason}",
@@ -132,8 +131,23 @@ def to_nimlet(migration: Migration, gateway: list[str]) -> None:
 # --------------------------------------------------------------------------- mcp
 
 
-def _mcp_items(migration: Migration) -> None:
-    how = "an MCP tool of `gateway serve --mcp`"
+HostName = Callable[[str, str], str]
+"""(``tool`` or ``prompt``, its MCP name) → how a client's model meets it."""
+
+_MCP_HOW = {"tool": "an MCP tool of `gateway serve --mcp`",
+            "command": "an MCP prompt (prompts/get runs it)",
+            "prompt": "an MCP prompt of the server"}  # fmt: skip
+
+
+def mcp_items(migration: Migration, *, host: HostName | None = None) -> None:
+    """What an MCP client gets of the served package; ``host`` names how a client's model
+    meets a tool or prompt (default: as MCP names it)."""
+
+    def how(kind: str, name: str) -> str:
+        return (
+            _MCP_HOW[kind] if host is None else host("tool" if kind == "tool" else "prompt", name)
+        )
+
     observation = migration.observation
     for tool in observation.tools:
         if not MCP_TOOL_NAME.match(tool["name"]):
@@ -143,9 +157,9 @@ def _mcp_items(migration: Migration) -> None:
                 "but an MCP client may refuse it",
                 tool["name"],
             )
-        migration.carry("tool", tool["name"], how)
+        migration.carry("tool", tool["name"], how("tool", tool["name"]))
     for command in observation.commands:
-        migration.carry("command", command["name"], "an MCP prompt (prompts/get runs it)")
+        migration.carry("command", command["name"], how("command", command["name"]))
     for event in observation.events:
         if event in ("tool_call", "tool_result"):
             migration.carry("hook", event, "applies to the server's own tool calls")
@@ -167,11 +181,11 @@ def _mcp_items(migration: Migration) -> None:
         )
     for contribution in migration.package.entry.contributions:
         if contribution.kind == "prompt":
-            migration.carry("prompt", contribution.name, "an MCP prompt of the server")
+            migration.carry("prompt", contribution.name, how("prompt", contribution.name))
         if _runs_in_gateway(migration, contribution):
             migration.carry("mcp_server", contribution.name, "its tools served by the server")
             continue
-        reason = _NOT_PORTABLE.get(contribution.kind)
+        reason = NOT_PORTABLE.get(contribution.kind)
         if reason is not None:
             migration.note(
                 MIGRATE_NOT_CARRIED, f"{contribution.kind} {contribution.name!r}: {reason}",
@@ -179,18 +193,21 @@ def _mcp_items(migration: Migration) -> None:
             )  # fmt: skip
 
 
-def _server_name(migration: Migration) -> str:
-    name = re.sub(r"[^a-z0-9.-]+", "-", migration.package.id.lower()).strip("-.")
-    return re.sub(r"-{2,}", "-", name) or "gateway"
+def server_name(migration: Migration) -> str:
+    """The package id as an Agent Plugins (and nanobot) name: a-z, 0-9, single '-' and '.',
+    at most 64 characters."""
+    name = re.sub(r"[^a-z0-9.-]+", "-", migration.package.id.lower())
+    name = re.sub(r"\.{2,}", ".", re.sub(r"-{2,}", "-", name))
+    return name[:64].strip("-.") or "gateway"
 
 
 def to_mcp(migration: Migration, gateway: list[str]) -> None:
     command = migration.serve_command(gateway, "--mcp")
-    name = _server_name(migration)
+    name = server_name(migration)
     write_json(
         migration, "mcp.json", {"mcpServers": {name: {"command": command[0], "args": command[1:]}}}
     )
-    _mcp_items(migration)
+    mcp_items(migration)
     for contribution in migration.package.entry.contributions:
         if contribution.kind == "skill":
             migration.carry(
@@ -206,9 +223,13 @@ def to_mcp(migration: Migration, gateway: list[str]) -> None:
 # --------------------------------------------------------------------------- agent-plugin
 
 
-def to_agent_plugin(migration: Migration, gateway: list[str]) -> None:
+def write_agent_plugin(
+    migration: Migration, gateway: list[str], *, host: Callable[[str, str, str], str] | None
+) -> str:
+    """``plugin.json``, ``mcp.json`` (Agent Plugins 1.0, checked against its schemas) and
+    ``skills/``; returns the plugin's (and its one MCP server's) name."""
     package, entry = migration.package, migration.package.entry
-    name = _server_name(migration)
+    name = server_name(migration)
     if name != package.id:
         migration.note(
             MIGRATE_NAME_ADJUSTED,
@@ -239,136 +260,15 @@ def to_agent_plugin(migration: Migration, gateway: list[str]) -> None:
         for problem in schema_problems(schema, data):
             migration.note(MIGRATE_OUTPUT_INVALID, f"{document}: {problem}")
         write_json(migration, document, data)
-    _mcp_items(migration)
+    mcp_items(migration, host=None if host is None else lambda kind, item: host(name, kind, item))
     copy_skills(migration, ("skills",), strict_names=True, how="copied to skills/ (Agent Skills)")
+    return name
+
+
+def to_agent_plugin(migration: Migration, gateway: list[str]) -> None:
+    write_agent_plugin(migration, gateway, host=None)
     migration.usage = (
         "Install the folder as an Agent Plugin in any client that reads Agent Plugins 1.0 "
         "(`plugin.json`, `skills/`, `mcp.json`). Its MCP server is `gateway serve --mcp`, "
         "so `gateway` must be on the client's PATH with this package installed."
     )
-
-
-# --------------------------------------------------------------------------- nanobot
-
-_NANOBOT_RUNTIME = {"pi": "pi", "openclaw": "openclaw", "nanobot": None}
-_NANOBOT_NAME = re.compile(r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?")
-
-
-def to_nanobot(migration: Migration, gateway: list[str]) -> None:
-    entry = migration.package.entry
-    if entry.ecosystem == "agent-plugins":
-        migration.note(
-            MIGRATE_TARGET_UNSUPPORTED,
-            "an Agent Plugin needs no nanobot form: nanobot 0.3 reads Agent Plugins as they "
-            "are (place the plugin under <workspace>/plugins/ and enable it there), or try "
-            "--to nimlet or mcp",
-        )
-        return
-    if entry.ecosystem not in _NANOBOT_RUNTIME:
-        migration.note(
-            MIGRATE_TARGET_UNSUPPORTED,
-            f"a {entry.ecosystem} package has no nanobot form: nanobot runs python, pi and "
-            "openclaw runtimes (try --to nimlet, mcp or agent-plugin)",
-        )
-        return
-    copy_package(migration)
-    if entry.ecosystem == "nanobot":
-        migration.carry("manifest", "nanobot.extension.json", "already a nanobot package: copied")
-        for c in entry.contributions:
-            migration.carry(c.kind, c.name, "declared in its manifest")
-    else:
-        _write_nanobot_manifest(migration)
-    written = load_adapters().inspect(migration.out)
-    problems = [d.message for d in written.diagnostics if d.severity.value == "error"]
-    if written.ecosystem != "nanobot" or problems:
-        for problem in problems or ["the strict nanobot reader did not take it"]:
-            migration.note(MIGRATE_OUTPUT_INVALID, f"nanobot.extension.json: {problem}")
-    migration.files.append(migration.out / "nanobot.extension.json")
-    migration.usage = (
-        f"Install the folder into nanobot (`nanobot extensions install {migration.out} --kind "
-        f"local`, then grant, trust and enable {entry.id}), or into the gateway "
-        f"(`gateway install {migration.out}`), which runs nanobot packages the same way."
-    )
-
-
-def _write_nanobot_manifest(migration: Migration) -> None:
-    entry, observation = migration.package.entry, migration.observation
-    package_id = entry.id.lower().lstrip("@").replace("/", ".")
-    package_id = re.sub(r"[^a-z0-9._-]+", "-", package_id).strip("._-") or "package"
-    if package_id != entry.id:
-        migration.note(MIGRATE_NAME_ADJUSTED, f"nanobot id {package_id!r} (lowercase ids)")
-    contributions: list[dict[str, object]] = []
-    # What nanobot does with each kind of a Pi / OpenClaw package (its compatibility matrix).
-    how = {
-        "tool": "declared; runs in nanobot's Node sidecar, projected as a native tool",
-        "command": "declared; registered in nanobot's command router",
-        "hook": "declared; nanobot delivers the event to observe only (it cannot change it)",
-        "skill": "declared; nanobot keeps it as catalog metadata, it installs no skill",
-    }
-
-    def add(kind: str, name: str, description: str) -> None:
-        if not _NANOBOT_NAME.fullmatch(name):
-            migration.note(
-                MIGRATE_NOT_CARRIED,
-                f"{kind} {name!r}: nanobot names are lowercase (a-z, 0-9, '.', '_', '-'); "
-                "nanobot would refuse the manifest, so it is not declared (and its runtime's "
-                "registration of it is refused)",
-                name,
-            )
-            return
-        item: dict[str, object] = {"kind": kind, "name": name}
-        if description:
-            item["description"] = description
-        contributions.append(item)
-        migration.carry(kind, name, how[kind])
-
-    for tool in observation.tools:
-        add("tool", tool["name"], tool.get("description", ""))
-    for command in observation.commands:
-        add("command", command["name"], command.get("description", ""))
-    for event in dict.fromkeys([*observation.events, *observation.named_hooks]):
-        add("hook", event, f"{event} handler")
-    for contribution in entry.contributions:
-        if contribution.kind == "skill":
-            add("skill", contribution.name, contribution.description)
-        elif contribution.kind in _NOT_PORTABLE or contribution.kind == "prompt":
-            reason = _NOT_PORTABLE.get(
-                contribution.kind, "nanobot has no prompt templates (its commands are code)"
-            )
-            migration.note(
-                MIGRATE_NOT_CARRIED, f"{contribution.kind} {contribution.name!r}: {reason}",
-                contribution.name,
-            )  # fmt: skip
-    if not observation.complete:
-        migration.note(
-            MIGRATE_CONTRIBUTIONS_UNKNOWN,
-            "nanobot refuses what a manifest does not declare, and the package's tools, "
-            "commands and hooks exist only when it runs: nothing ran, so none are declared "
-            "(run with --load)",
-        )
-    manifest: dict[str, object] = {
-        "id": package_id,
-        "name": entry.name or package_id,
-        "version": entry.version or "0.0.0",
-        "apiVersion": 1,
-        "runtime": _NANOBOT_RUNTIME[entry.ecosystem],
-        "entries": list(entry.entries),
-    }
-    if entry.description:
-        manifest["description"] = entry.description
-    license_ = entry.metadata.get("license")
-    if isinstance(license_, str) and license_:
-        manifest["license"] = license_
-    manifest["contributions"] = contributions
-    write_json(migration, "nanobot.extension.json", manifest)
-    migration.files.pop()  # appended once by the caller, after validation
-
-
-TARGETS: dict[str, Writer] = {
-    "nimlet": to_nimlet,
-    "nanobot": to_nanobot,
-    "mcp": to_mcp,
-    "agent-plugin": to_agent_plugin,
-}
-"""Targets whose output runs the package through ``gateway serve`` need it installed."""
-SERVED = frozenset({"nimlet", "mcp", "agent-plugin"})

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     )
     from gateway.model._results import (
         AgentStartResult,
+        CompactionReason,
         CompactionResult,
         InputResult,
         Summarizer,
@@ -122,6 +123,7 @@ _WHERE: dict[str, str] = {
     "CatalogEntry": "gateway.model.catalog",
     "CommandEntry": "gateway.model.registry",
     "CommandOutcome": "gateway.model.registry",
+    "CompactionReason": "gateway.model._results",
     "CompactionResult": "gateway.model._results",
     "Completion": "gateway.model.agent",
     "CompletionRequest": "gateway.model.agent",
@@ -214,6 +216,7 @@ __all__ = [
     "CatalogEntry",
     "CommandEntry",
     "CommandOutcome",
+    "CompactionReason",
     "CompactionResult",
     "Completion",
     "CompletionRequest",

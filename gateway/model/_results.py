@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from gateway.base import Diagnostic
 
@@ -42,6 +42,10 @@ class ToolResult:
     policy: dict[str, Any] | None = None
     """The policy decision when an adopted rule decided the call: ``{decision, rule,
     reason}``; None when no adopted bundle applies."""
+    structured: Any = None
+    """The tool's structured result (negotiated ``tool.output``; Pi's ``structuredContent``),
+    matching its ``ToolEntry.output_schema``; None without one, or when a ``tool_result``
+    hook replaced the output (the text is what counts then)."""
 
     def to_dict(self) -> dict[str, Any]:
         found = {
@@ -61,7 +65,14 @@ class ToolResult:
             found["error_code"] = self.error_code
         if self.policy is not None:
             found["policy"] = self.policy
+        if self.structured is not None:
+            found["structured"] = self.structured
         return found
+
+
+CompactionReason = Literal["manual", "threshold", "overflow"]
+"""Why the embedding agent compacts (``Gateway.compact``): asked for, the context grew past its
+limit, or a request overflowed it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,6 +85,10 @@ class ToolEntry:
     show as code); ``gateway shell`` shows it when the tool runs (``gateway.model.display``)."""
     rules: ToolRules = NIMLET_TOOL_RULES
     """How its name collides (the rules of the ecosystem whose runtime registered it)."""
+    output_schema: dict[str, Any] | None = None
+    """The JSON Schema (an object schema) of the tool's structured result, when its runtime
+    declared one (negotiated ``tool.output``; Pi's ``outputSchema``): offered as MCP's
+    ``outputSchema`` by ``gateway serve --mcp``."""
 
     def check_arguments(self, arguments: dict[str, Any]) -> str | None:
         """None when the arguments fit the tool's ``input_schema``, else why not."""
@@ -133,6 +137,7 @@ def make_tool(
     ask_permission: bool = False,
     display: dict[str, Any] | None = None,
     rules: ToolRules = NIMLET_TOOL_RULES,
+    output_schema: dict[str, Any] | None = None,
 ) -> ToolEntry:
     validator = ArgumentValidator(input_schema)
     return ToolEntry(
@@ -147,6 +152,7 @@ def make_tool(
         ask_permission,
         display,
         rules,
+        output_schema,
     )
 
 

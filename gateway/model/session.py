@@ -10,6 +10,11 @@ disk: at most ``MAX_EXTENSION_ENTRIES`` entries of at most ``MAX_ENTRY_BYTES`` e
 kept (the rest are counted, reported once as ``session.entries_dropped``, and the count is
 written to the file when the session closes), and the newest ``MAX_NOTIFICATIONS``
 notifications. The session folder is 0700 and its files 0600.
+
+Memory stays flat however long a session runs (a ``serve`` process answers calls for days,
+each leaving a ``tool_result`` entry): ``entries`` holds the newest ``MEMORY_WINDOW``
+entries, the file holds them all, and ``history()`` reads the whole session back from the
+file once older entries have left memory.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ __all__ = [
     "MAX_ENTRY_BYTES",
     "MAX_EXTENSION_ENTRIES",
     "MAX_NOTIFICATIONS",
+    "MEMORY_WINDOW",
     "Session",
     "SessionEffect",
     "SessionNotFound",
@@ -38,6 +44,8 @@ __all__ = [
 MAX_EXTENSION_ENTRIES = 10_000
 MAX_ENTRY_BYTES = 256 * 1024
 MAX_NOTIFICATIONS = 1_000
+MEMORY_WINDOW = 4_096
+"""Entries a session keeps in memory; older ones are read back from its file."""
 
 _SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
@@ -78,6 +86,7 @@ class Session:
     workspace: Path
     path: Path
     entries: list[dict[str, Any]] = field(default_factory=list)
+    """The newest entries (at most ``memory_window``); ``history()`` has them all."""
     statuses: dict[str, str] = field(default_factory=dict)
     widgets: dict[str, list[str]] = field(default_factory=dict)
     notifications: list[tuple[str, Notification]] = field(default_factory=list)
@@ -88,6 +97,9 @@ class Session:
     _extension_entries: int = 0
     name: str = ""
     """The session's title (the last ``name`` entry)."""
+    memory_window: int = MEMORY_WINDOW
+    _trimmed: int = 0
+    """Entries that have left memory (they are in the file)."""
     _handle: BinaryIO | None = field(default=None, repr=False)
 
     @classmethod
@@ -152,16 +164,18 @@ class Session:
             name=names[-1] if names else "",
         )
         session._extension_entries = sum(1 for e in entries if e.get("type") == "extension")
+        session._trim()
         return session
 
     def fork(self, directory: Path, message: int) -> Session:
         """A new session holding every entry before the ``message``-th (1-based) user
         message of this one (nimlet's ``fork``); ``SessionNotFound`` if there is none."""
-        users = [index for index, entry in enumerate(self.entries) if entry.get("type") == "user"]
+        entries = self.history()
+        users = [index for index, entry in enumerate(entries) if entry.get("type") == "user"]
         if not 1 <= message <= len(users):
             raise SessionNotFound("fork message not found")
         forked = Session.create(directory, self.workspace, diagnostics=self.diagnostics)
-        for entry in self.entries[: users[message - 1]]:
+        for entry in entries[: users[message - 1]]:
             forked.append(entry)
         forked.name = self.name
         return forked
@@ -173,6 +187,8 @@ class Session:
 
     def _write(self, entry: dict[str, Any], line: str) -> None:
         self.entries.append(entry)
+        if len(self.entries) > self.memory_window + self.memory_window // 8:
+            self._trim()  # in batches: deleting from a list's front moves the rest
         if self._handle is None:
             # Unbuffered: each entry is one write, on disk (in the page cache) at once.
             self._handle = open(private_file(self.path, append=True), "ab", buffering=0)  # noqa: SIM115 - closed in close()
@@ -213,6 +229,38 @@ class Session:
                 )
             )
 
+    def _trim(self) -> None:
+        excess = len(self.entries) - self.memory_window
+        if excess > 0:
+            del self.entries[:excess]
+            self._trimmed += excess
+
+    @property
+    def entry_count(self) -> int:
+        """Every entry of the session, in memory or only in its file."""
+        return self._trimmed + len(self.entries)
+
+    def history(self) -> list[dict[str, Any]]:
+        """Every entry of the session, oldest first: the ones in memory, or the file read
+        back when older ones have left memory (lines that cannot be read are skipped, as
+        ``resume`` reports them)."""
+        if not self._trimmed:
+            return list(self.entries)
+        try:
+            raw = self.path.read_bytes()
+        except OSError:
+            return list(self.entries)  # the file is gone: what memory still holds
+        entries: list[dict[str, Any]] = []
+        for line in raw.decode("utf-8", "replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            kind = record.get("type") if isinstance(record, dict) else None
+            if isinstance(kind, str) and kind != "session":
+                entries.append(record)
+        return entries
+
     def add_user_message(self, text: str) -> None:
         """Record a user message (nimlet's ``user`` entry: text content parts)."""
         self.append({"type": "user", "role": "user", "content": [{"type": "text", "text": text}]})
@@ -227,7 +275,7 @@ class Session:
         and assistant entries (a standalone tool result as a user message holding a
         ``tool_result`` part); after a compaction, a user message wrapping
         ``<summary>…</summary>`` and the entries it kept."""
-        entries = self.entries
+        entries = self.history()
         messages: list[dict[str, Any]] = []
         start = 0
         for index in range(len(entries) - 1, -1, -1):
@@ -274,7 +322,7 @@ class Session:
     def extension_entries(self, extension: str | None = None) -> list[Any]:
         return [
             entry["data"]
-            for entry in self.entries
+            for entry in self.history()
             if entry.get("type") == "extension"
             and (extension is None or entry.get("extension") == extension)
         ]

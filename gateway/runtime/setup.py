@@ -4,8 +4,9 @@
    wheel's Node, offline, or a downloaded version when one is asked for. Kept when it already
    is what was asked for.
 2. Every ``extension_gateway.setup`` entry point, in name order: the adapters' steps (the
-   Node sidecar's modules). A step is ``(progress, gateway home) -> summary line`` and raises
-   with a one-line reason when it cannot finish.
+   Node sidecar's modules). A step is ``(progress, gateway home, extras) -> summary line``
+   and raises with a one-line reason when it cannot finish; ``extras`` are the optional sets
+   the user asked for (``gateway setup --openclaw`` / ``--all``), each step's to interpret.
 
 Nothing here runs package code. Running it again is cheap: what is up to date is kept.
 """
@@ -26,8 +27,8 @@ __all__ = ["SETUP_ENTRY_POINTS", "SetupError", "SetupReport", "SetupStep", "run_
 
 SETUP_ENTRY_POINTS = "extension_gateway.setup"
 
-SetupStep = Callable[[Progress, Path], str]
-"""(progress reporter, gateway home) → a one-line summary of what it did."""
+SetupStep = Callable[[Progress, Path, frozenset[str]], str]
+"""(progress reporter, gateway home, extras asked for) → a one-line summary of what it did."""
 
 
 class SetupError(Exception):
@@ -57,9 +58,11 @@ def run_setup(
     mirror: str | None = None,
     progress: Progress = no_progress,
     steps: Sequence[tuple[str, SetupStep]] | None = None,
+    extras: frozenset[str] = frozenset(),
 ) -> SetupReport:
     """Make (or keep) the private Node environment, then run every setup step (``steps``,
-    default: the ``extension_gateway.setup`` entry points)."""
+    default: the ``extension_gateway.setup`` entry points) with the optional sets asked for
+    (``extras``)."""
     done: list[str] = []
     try:
         node = _node_env(home, node_version, mirror, progress)
@@ -68,7 +71,7 @@ def run_setup(
     done.append(f"Node {node.version} in {node.folder} (from {node.source})")
     for name, step in load_setup_steps() if steps is None else steps:
         try:
-            done.append(step(progress, home))
+            done.append(step(progress, home, extras))
         except Exception as error:  # a step's failure is a message, never a traceback
             raise SetupError(str(error) or f"{name}: {error!r}", done) from None
     return SetupReport(node, done)

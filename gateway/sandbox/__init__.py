@@ -67,6 +67,7 @@ if TYPE_CHECKING:
         is_subreaper,
         make_undumpable,
     )
+    from gateway.sandbox._protected import PROTECTED_NAMES, reopened_names
     from gateway.sandbox._spawn import SandboxError, spawn_confined, wait_for_exit
     from gateway.sandbox._support import (
         FULL_ABI,
@@ -110,6 +111,8 @@ _WHERE: dict[str, str] = {
     "family": "gateway.sandbox._descendants",
     "grant_hints": "gateway.sandbox._hints",
     "grants_from": "gateway.sandbox._builder",
+    "PROTECTED_NAMES": "gateway.sandbox._protected",
+    "reopened_names": "gateway.sandbox._protected",
     "is_dumpable": "gateway.sandbox._privileges",
     "is_subreaper": "gateway.sandbox._privileges",
     "kill_descendants": "gateway.sandbox._descendants",
@@ -134,6 +137,7 @@ __all__ = [
     "LIMITS_INVALID",
     "LIMIT_EXCEEDED",
     "LIMIT_NAMES",
+    "PROTECTED_NAMES",
     "SANDBOX_PERMISSIONS",
     "Cgroups",
     "KernelSupport",
@@ -174,6 +178,7 @@ __all__ = [
     "policy_for_entry",
     "python_runtime_paths",
     "reap_adopted",
+    "reopened_names",
     "safe_name",
     "spawn_confined",
     "support_diagnostics",

@@ -36,6 +36,7 @@ from gateway.base import private_dir
 from gateway.sandbox._limits import ResourceLimits
 from gateway.sandbox._names import safe_name
 from gateway.sandbox._policy import NetworkAccess, SandboxPolicy
+from gateway.sandbox._protected import protected_within, reopened_names
 
 __all__ = [
     "SANDBOX_PERMISSIONS",
@@ -82,6 +83,8 @@ class PackageGrants:
     network: bool = False
     read: tuple[Path, ...] = ()
     """Extra folders readable (e.g. a reference folder a user points a package at)."""
+    reopened: frozenset[str] = frozenset()
+    """Protected workspace paths made writable by name (``workspace.write:PATH``)."""
 
 
 def _is_network(name: str) -> bool:
@@ -95,6 +98,7 @@ def grants_from(granted: Iterable[str]) -> PackageGrants:
     return PackageGrants(
         workspace_write=bool(names & _WRITE_NAMES),
         network=any(_is_network(name) for name in names),
+        reopened=reopened_names(names),
     )
 
 
@@ -204,11 +208,17 @@ def package_sandbox(
     execute = [*runtime, *([package_root] if package_root is not None else [])]
     read = list(grants.read)
     write = [data, tmp]
+    read_only: tuple[Path, ...] = ()
+    reopened: tuple[Path, ...] = ()
     if workspace is not None:
         (write if grants.workspace_write else read).append(workspace)
+        if grants.workspace_write:
+            read_only, reopened = protected_within(workspace, grants.reopened)
     policy = SandboxPolicy(
         network=NetworkAccess.unrestricted() if grants.network else NetworkAccess(),
         limits=limits if limits is not None else ResourceLimits(group=package_id),
+        read_only_within=read_only,
+        reopened=reopened,
     )
     policy = policy.allowing(
         read=[*base.read, *read], execute=[*base.execute, *execute], write=[*base.write, *write]

@@ -20,6 +20,7 @@ from gateway.base import Diagnostic, _codes
 from gateway.sandbox._exceeded import explain_limit
 from gateway.sandbox._policy import SandboxPolicy
 from gateway.sandbox._reachable import reachable_sources
+from gateway.sandbox._support import detect_support
 
 __all__ = ["explain_denial", "grant_hints"]
 
@@ -153,19 +154,14 @@ def grant_hints(
             hints.append(
                 _codes.INSTALL_NEEDS_GRANT(
                     f"{prefix} write files ({where}) and names {protected}, which other "
-                    "programs run or trust outside any sandbox; `workspace.write` would make "
-                    "the whole workspace writable to it, that included. No grant is "
-                    "suggested: read its code first",
+                    f"programs run or trust outside any sandbox; {_protected_opens()}. No "
+                    "grant is suggested: read its code first",
                     package=package_id,
                 )
             )
             continue
         else:
-            opens = (
-                "; the grant makes the whole workspace writable, .git included"
-                if pattern.permission == "workspace.write"
-                else ""
-            )
+            opens = _workspace_opens() if pattern.permission == "workspace.write" else ""
             message = (
                 f"{prefix} need `{pattern.permission}` ({pattern.what}, e.g. {where}); "
                 f"its sandbox denies it until granted{opens}"
@@ -177,10 +173,32 @@ def grant_hints(
     return hints
 
 
+def _workspace_opens() -> str:
+    if detect_support().private_mounts:
+        return (
+            "; the grant makes the workspace writable, but for .git, CI and agent configs, "
+            "which stay read-only"
+        )
+    return "; the grant makes the whole workspace writable, .git included"
+
+
+def _protected_opens() -> str:
+    if detect_support().private_mounts:
+        return (
+            "`workspace.write` keeps those read-only here, and reopening one takes "
+            "`workspace.write:PATH`"
+        )
+    return "`workspace.write` would make the whole workspace writable to it, that included"
+
+
 _PATH_DENIED = re.compile(
     r"(?:EACCES: permission denied, \w+ '(?P<node>[^']+)'"
     r"|\[Errno 13\] Permission denied: '(?P<python>[^']+)'"
     r"|(?P<tool>/[^:\n]+): Permission denied)"
+)
+_READ_ONLY = re.compile(
+    r"(?:EROFS: read-only file system, \w+ '(?P<node>[^']+)'"
+    r"|\[Errno 30\] Read-only file system: '(?P<python>[^']+)')"
 )
 _NET_DENIED = re.compile(
     r"connect EACCES (?P<address>\S+)|socket: Permission denied|Error: socket EACCES"
@@ -210,6 +228,24 @@ def explain_denial(
             package=package_id,
             hint=f"gateway permissions {package_id} network",
         )
+    kept = _READ_ONLY.search(text)
+    if kept and policy.read_only_within:
+        path = Path(kept.group("node") or kept.group("python"))
+        if workspace is not None and not path.is_absolute():
+            path = workspace / path
+        protected = next(
+            (p for p in policy.read_only_within if path == p or p in path.parents), None
+        )
+        if protected is not None:
+            # No command to copy: reopening it lets the package write what runs outside
+            # any sandbox (docs/security.md, "What a writable workspace opens").
+            rel = protected.name if workspace is None else protected.relative_to(workspace)
+            return _codes.SANDBOX_DENIED(
+                f"{package_id}: wrote to {path}, beneath {rel}, which stays read-only even "
+                f"with workspace.write (other programs run or trust it). Reopening it takes "
+                f"the permission workspace.write:{rel}; read the package's code first",
+                package=package_id,
+            )
     match = _PATH_DENIED.search(text)
     if not match:
         return None

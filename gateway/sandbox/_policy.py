@@ -101,8 +101,15 @@ class SandboxPolicy:
     without a folder a Landlock rule could deny. No package is granted it."""
     limits: ResourceLimits | None = field(default_factory=ResourceLimits)
     """Memory, processes, file size and CPU share (``_limits``); None: none at all."""
+    read_only_within: tuple[Path, ...] = ()
+    """Paths beneath a writable folder that stay read-only (``_protected``: git hooks,
+    editor and CI configs in a writable workspace)."""
+    reopened: tuple[Path, ...] = ()
+    """Paths beneath those that the user made writable again, by name."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "read_only_within", _absolute(self.read_only_within, "read"))
+        object.__setattr__(self, "reopened", _absolute(self.reopened, "write"))
         object.__setattr__(self, "read", _absolute(self.read, "read"))
         object.__setattr__(self, "execute", _absolute(self.execute, "execute"))
         object.__setattr__(self, "write", _absolute(self.write, "write"))
@@ -143,4 +150,6 @@ class SandboxPolicy:
             parts.append("keeps capabilities")
         if self.anonymous_exec:
             parts.append("may execute anonymous files")
+        if self.read_only_within:
+            parts.append(f"read-only inside: {', '.join(p.name for p in self.read_only_within)}")
         return "; ".join(parts)

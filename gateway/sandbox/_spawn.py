@@ -57,6 +57,7 @@ from gateway.sandbox._limits import (
 )
 from gateway.sandbox._policy import SandboxPolicy
 from gateway.sandbox._privileges import PrivilegeError, drop_capabilities, set_no_new_privs
+from gateway.sandbox._protected import mount_read_only
 from gateway.sandbox._seccomp import FilterRules, SeccompError, build_filter, install_filter
 from gateway.sandbox._support import (
     KernelSupport,
@@ -276,11 +277,15 @@ def spawn_confined(
         command = gated(command, env)
     outcome: list[subprocess.Popen[bytes] | BaseException] = []
 
+    protect = bool(policy.read_only_within) and support.private_mounts
+
     def confine_and_spawn() -> None:
         try:
-            if gate:  # before seccomp, which may refuse unshare
+            if gate or protect:  # before seccomp, which may refuse unshare
                 try:
                     own_filesystem_context()
+                    if protect:  # before Landlock, which refuses mount changes
+                        mount_read_only(policy.read_only_within, policy.reopened)
                 except OSError as error:
                     raise SandboxError(
                         error.errno, f"cannot confine {argv[0]}: {error.strerror}"

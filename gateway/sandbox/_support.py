@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from gateway.base import Diagnostic, _codes
 from gateway.sandbox._landlock import probe_abi
 from gateway.sandbox._policy import SandboxPolicy
+from gateway.sandbox._protected import can_mount_privately
 from gateway.sandbox._seccomp import seccomp_available
 
 __all__ = [
@@ -50,6 +51,8 @@ class KernelSupport:
     """seccomp filters work and this architecture's syscall numbers are known."""
     reason: str = ""
     """Why Landlock is missing, when it is."""
+    private_mounts: bool = False
+    """The gateway may make mount namespaces (protected paths in a writable workspace)."""
 
     @property
     def landlock(self) -> bool:
@@ -73,7 +76,8 @@ def _reason(code: int) -> str:
 @functools.cache
 def detect_support() -> KernelSupport:
     abi, code = probe_abi()
-    return KernelSupport(abi, seccomp_available(), "" if abi else _reason(code))
+    mounts = sys.platform.startswith("linux") and can_mount_privately()
+    return KernelSupport(abi, seccomp_available(), "" if abi else _reason(code), mounts)
 
 
 def missing_protections(policy: SandboxPolicy, support: KernelSupport) -> list[str]:
@@ -103,6 +107,12 @@ def missing_protections(policy: SandboxPolicy, support: KernelSupport) -> list[s
         if not policy.unix_sockets:
             missing.append("Unix socket denial (seccomp)")
         missing.append("setuid/setgid chmod denial (seccomp)")
+    if policy.read_only_within and not support.private_mounts:
+        names = ", ".join(p.name for p in policy.read_only_within)
+        missing.append(
+            f"read-only {names} inside the writable workspace (a private mount namespace: "
+            "root or CAP_SYS_ADMIN)"
+        )
     return missing
 
 

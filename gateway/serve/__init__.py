@@ -2,7 +2,8 @@
 
 - ``serve_mcp``: an MCP server over stdio (tools, prompts, resources; docs/serve.md);
 - ``serve_mcp_http``: the same over MCP's streamable HTTP, many clients behind bearer
-  tokens (``TokenStore``, ``gateway token``);
+  tokens (``TokenStore``, ``gateway token``) and, optionally, an OAuth 2.1 issuer's
+  access tokens (``OAuthSettings``);
 - ``serve_nimlet``: one nimlet extension over stdio whose ``register`` lists every tool,
   command and event of the packages behind it.
 
@@ -19,11 +20,13 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
     from gateway.serve._http_run import serve_mcp_http
+    from gateway.serve._oauth import OAuthSettings
     from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
     from gateway.serve._run import serve_mcp, serve_nimlet
     from gateway.serve._tokens import TokenError, TokenRecord, TokenStore
 
 _WHERE: dict[str, str] = {
+    "OAuthSettings": "gateway.serve._oauth",
     "ServeError": "gateway.serve._open",
     "ServeOptions": "gateway.serve._open",
     "open_served": "gateway.serve._open",
@@ -37,6 +40,7 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "OAuthSettings",
     "ServeError",
     "ServeOptions",
     "TokenError",

@@ -95,3 +95,13 @@ SERVE_TOKENS_UNREADABLE = define_code(
     "is accepted until it is fixed.",
     "Fix or remove the file, then make new tokens with `gateway token create`.",
 )
+SERVE_OAUTH_UNAVAILABLE = define_code(
+    "serve.oauth_unavailable",
+    E,
+    "`gateway serve --http --oauth-issuer URL` could not find the issuer's key set: no "
+    "`--oauth-jwks` was given and neither `/.well-known/oauth-authorization-server` nor "
+    "`/.well-known/openid-configuration` under the issuer answered with a `jwks_uri`. The "
+    "server does not start.",
+    "Give the key set's address with `--oauth-jwks URL`, or check the issuer URL (and the "
+    "proxy and CA settings: `HTTPS_PROXY`, `SSL_CERT_FILE`).",
+)

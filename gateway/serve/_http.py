@@ -8,6 +8,9 @@ one ``HttpBridge`` and so on one gateway) behind a small ASGI front served by uv
   session is bound to the token that opened it;
 - ``/healthz``: 200 while the process is up; ``/readyz``: 200 once the gateway is open
   and its registry loaded, 503 before. Neither needs a token.
+- with ``--oauth-issuer``, JWT access tokens of that issuer too (``_oauth``), and the
+  protected-resource metadata at ``/.well-known/oauth-protected-resource[/mcp]``, which
+  every 401 names.
 
 It listens on 127.0.0.1 unless a host is given; on a loopback address the SDK's DNS
 rebinding protection checks ``Host`` and ``Origin``. SIGINT or SIGTERM stop it: no new
@@ -37,6 +40,7 @@ from starlette.types import Receive, Scope, Send
 
 from gateway.serve._codes import SERVE_HTTP_ADDRESS
 from gateway.serve._http_bridge import TOKEN_KEY, HttpBridge
+from gateway.serve._oauth import OAuthVerifier, looks_like_jwt
 from gateway.serve._open import ServeError
 from gateway.serve._tokens import TokenError, TokenStore
 
@@ -121,8 +125,8 @@ class HttpFront:
     """The ASGI app: routes, the bearer check, and the requests to cancel on shutdown."""
 
     def __init__(self, manager: StreamableHTTPSessionManager, bridge: HttpBridge,
-                 tokens: TokenStore) -> None:  # fmt: skip
-        self.manager, self.bridge, self.tokens = manager, bridge, tokens
+                 tokens: TokenStore, oauth: OAuthVerifier | None = None) -> None:  # fmt: skip
+        self.manager, self.bridge, self.tokens, self.oauth = manager, bridge, tokens, oauth
         self._requests: set[anyio.CancelScope] = set()
         self._said_unreadable = False
 
@@ -137,31 +141,31 @@ class HttpFront:
             await _respond(send, 200 if ready else 503, {"ready": ready})
         elif path in ("/mcp", "/mcp/"):
             await self._mcp(scope, receive, send)
+        elif self.oauth is not None and path in _METADATA_PATHS:
+            await _respond(send, 200, self.oauth.metadata())
         else:
             await _respond(send, 404, {"error": "not found; the MCP endpoint is /mcp"})
 
     async def _mcp(self, scope: Scope, receive: Receive, send: Send) -> None:
         given = _bearer(scope)
-        try:
-            record = None if given is None else self.tokens.verify(given)
-        except TokenError as error:
-            if not self._said_unreadable:
-                self._said_unreadable = True
-                print(f"gateway serve: error [{error.diagnostic.code}] {error}", file=sys.stderr)
-            await _respond(send, 503, {"error": "the server cannot read its tokens"})
-            return
+        error, description = "invalid_token", "unknown, revoked or expired"
+        if given is not None and self.oauth is not None and looks_like_jwt(given):
+            verdict = await self.oauth.verify(given)
+            record, error, description = verdict.record, verdict.error, verdict.description
+        else:
+            try:
+                record = None if given is None else self.tokens.verify(given)
+            except TokenError as problem:
+                if not self._said_unreadable:
+                    self._said_unreadable = True
+                    print(
+                        f"gateway serve: error [{problem.diagnostic.code}] {problem}",
+                        file=sys.stderr,
+                    )
+                await _respond(send, 503, {"error": "the server cannot read its tokens"})
+                return
         if record is None:
-            challenge = 'Bearer realm="extension-gateway"'
-            if given is not None:
-                challenge += (
-                    ', error="invalid_token", error_description="unknown, revoked or expired"'
-                )
-            await _respond(
-                send, 401,
-                {"error": "invalid_token" if given else "unauthorized",
-                 "error_description": "a bearer token from `gateway token create` is required"},
-                ((b"www-authenticate", challenge.encode()),),
-            )  # fmt: skip
+            await self._refuse(send, given, error, description)
             return
         user = AuthenticatedUser(
             AccessToken(token="", client_id=record.name, scopes=list(record.packages),
@@ -171,6 +175,29 @@ class HttpFront:
             await self.manager.handle_request(
                 {**scope, "user": user, TOKEN_KEY: record}, receive, send
             )
+
+    async def _refuse(self, send: Send, given: str | None, error: str, description: str) -> None:
+        """401 (no token, or one that is not valid) or 403 (valid, without the scope)."""
+        challenge = 'Bearer realm="extension-gateway"'
+        if self.oauth is not None:
+            resource = self.oauth.settings.resource
+            base = resource.split("/", 3)
+            where = "/".join(base[:3]) + _METADATA_PATHS[1] if len(base) >= 3 else resource
+            challenge += f', resource_metadata="{where}"'
+            if self.oauth.settings.required_scope:
+                challenge += f', scope="{self.oauth.settings.required_scope}"'
+        if given is not None:
+            challenge += f', error="{error}", error_description="{description}"'
+        status = 403 if error == "insufficient_scope" else 401
+        hint = "a bearer token from `gateway token create`" + (
+            " or the OAuth issuer" if self.oauth is not None else ""
+        )
+        await _respond(
+            send, status,
+            {"error": error if given else "unauthorized",
+             "error_description": description if given else f"{hint} is required"},
+            ((b"www-authenticate", challenge.encode()),),
+        )  # fmt: skip
 
     @contextlib.contextmanager
     def _cancellable(self) -> Iterator[anyio.CancelScope]:
@@ -185,6 +212,12 @@ class HttpFront:
         """End every request still open (the clients' event streams among them)."""
         for cancel in list(self._requests):
             cancel.cancel()
+
+
+_METADATA_PATHS = (
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-protected-resource/mcp",
+)
 
 
 def _bearer(scope: Scope) -> str | None:

@@ -12,8 +12,11 @@ The ASGI front (``_http``) checks the token and puts its record on the request's
 - every call is a line of the call log (``CallLog``): time, token, tool, outcome,
   duration; never its arguments.
 
-An extension's question is answered cancelled here (no one client owns the gateway's
-runtimes), and on shutdown ``cancel_calls`` ends the calls still in flight.
+An extension's question goes to the client whose call it is answering: the one client with
+calls in flight to the asking package's tools, else the one client with any call in flight
+(a hook asking during another package's tool). With several such clients, or none, no one
+client can speak for the gateway's shared runtimes, and it is answered cancelled
+(``ui.unanswered``). On shutdown ``cancel_calls`` ends the calls still in flight.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from mcp.shared.exceptions import MCPError
 from gateway.base import private_dir, private_file
 from gateway.serve._mcp import McpBridge
 from gateway.serve._tokens import TokenRecord
+from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
 __all__ = ["TOKEN_KEY", "CallLog", "HttpBridge"]
 
@@ -89,6 +93,8 @@ class HttpBridge(McpBridge):
         self.max_calls = max_calls
         self._in_flight: Counter[str] = Counter()
         self._scopes: set[anyio.CancelScope] = set()
+        self._callers: list[tuple[str | None, Any]] = []
+        """(the called tool's owner, the calling client's session) per call in flight."""
         self._idle = anyio.Event()
         self._idle.set()
 
@@ -135,11 +141,15 @@ class HttpBridge(McpBridge):
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         token = token_of(ctx)
-        if token.packages:
-            command = (await self._open()).registry.command(params.name)
-            if command is None or not token.allows(command.owner):
-                raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
-        return await super()._get_prompt(ctx, params)
+        command = (await self._open()).registry.command(params.name)
+        if token.packages and (command is None or not token.allows(command.owner)):
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
+        caller = (None if command is None else command.owner, ctx.session)
+        self._callers.append(caller)  # a command may ask its caller too
+        try:
+            return await super()._get_prompt(ctx, params)
+        finally:
+            self._callers.remove(caller)
 
     async def _list_resources(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -180,6 +190,8 @@ class HttpBridge(McpBridge):
         self._idle = anyio.Event() if self._idle.is_set() else self._idle
         scope = anyio.CancelScope()
         self._scopes.add(scope)
+        caller = (self._owner_of_tool(tool) if self._opened else None, ctx.session)
+        self._callers.append(caller)
         outcome = "failed"
         try:
             with scope:
@@ -193,10 +205,25 @@ class HttpBridge(McpBridge):
             raise
         finally:
             log(outcome)
+            self._callers.remove(caller)
             self._scopes.discard(scope)
             self._in_flight[token.name] -= 1
             if not +self._in_flight:
                 self._idle.set()
+
+    async def ask(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
+        waiting = _distinct(s for owner, s in self._callers if owner == process.name)
+        if not waiting:
+            waiting = _distinct(s for _, s in self._callers)
+        if len(waiting) == 1:
+            return await self._ask_client(waiting[0], process, request)
+        nobody = (
+            f"{len(waiting)} clients have calls in flight, and no one of them speaks for the "
+            "gateway's shared runtimes"
+            if waiting
+            else "no client's call is waiting on it"
+        )
+        return await self._ask_client(None, process, request, nobody)
 
     async def wait_idle(self) -> None:
         """Until no call is in flight."""
@@ -206,3 +233,12 @@ class HttpBridge(McpBridge):
         """Cancel every call in flight (each extension gets its ``cancel``)."""
         for scope in list(self._scopes):
             scope.cancel()
+
+
+def _distinct(sessions: Any) -> list[Any]:
+    """The sessions, each once, in order (sessions compare by identity)."""
+    found: list[Any] = []
+    for session in sessions:
+        if not any(session is seen for seen in found):
+            found.append(session)
+    return found

@@ -9,9 +9,11 @@ runtime warmed in the background) while the endpoint already answers ``/healthz`
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import anyio
 
+from gateway.serve._oauth import OAuthSettings, OAuthVerifier
 from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
 from gateway.serve._tokens import TokenError, TokenStore
 
@@ -20,9 +22,12 @@ __all__ = ["serve_mcp_http"]
 CALL_LOG = "calls.jsonl"
 
 
-async def serve_mcp_http(options: ServeOptions, address: str, max_calls: int = 8) -> int:
+async def serve_mcp_http(
+    options: ServeOptions, address: str, max_calls: int = 8, oauth: OAuthSettings | None = None
+) -> int:
     """An MCP server on streamable HTTP at ``address`` (``[HOST:]PORT``) until SIGINT or
-    SIGTERM; 0 then, 1 when it could not start (the reason is on stderr)."""
+    SIGTERM; 0 then, 1 when it could not start (the reason is on stderr). ``oauth``: also
+    accept that issuer's JWT access tokens (its ``resource`` empty: this server's URL)."""
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
     from gateway.base import gateway_version
@@ -58,11 +63,21 @@ async def serve_mcp_http(options: ServeOptions, address: str, max_calls: int = 8
         security_settings=security_for(host, sock.getsockname()[1]),
         max_sessions=MAX_SESSIONS,
     )
-    front = HttpFront(manager, bridge, tokens)
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    verifier = None
+    if oauth is not None:
+        resource = oauth.resource or f"http://{shown}:{bound_port}/mcp"
+        verifier = OAuthVerifier(replace(oauth, resource=resource))
+        try:
+            await verifier.start()
+        except ServeError as error:
+            sock.close()
+            report(error.diagnostic)
+            return 1
+    front = HttpFront(manager, bridge, tokens, verifier)
     print(f"gateway serve: MCP on http://{shown}:{bound_port}/mcp", file=sys.stderr, flush=True)
-    if not tokens.records():
+    if not tokens.records() and verifier is None:
         print(
             "gateway serve: no token can reach /mcp yet: make one with `gateway token create NAME`",
             file=sys.stderr,

@@ -42,13 +42,12 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from gateway.base import Severity, _codes, printable
+from gateway.base import printable
 from gateway.model import SessionActionError, UnknownCommand, UnknownTool
 from gateway.serve._codes import SERVE_TOOL_NAME
+from gateway.serve._elicit import NO_ELICITATION, ask_client
 from gateway.serve._mcp_content import (
     ARGUMENTS,
-    answer_from_elicitation,
-    elicitation_schema,
     expand_template,
     mcp_name,
     mcp_prompt,
@@ -367,32 +366,18 @@ class McpBridge:
     async def ask(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
         """An extension's ``ui_request`` as an elicitation form, when the client declared
         it can answer one; otherwise cancelled (``ui.unanswered``)."""
-        session, schema = self._session, elicitation_schema(request)
-        capable = session is not None and session.check_client_capability(
-            types.ClientCapabilities(elicitation=types.ElicitationCapability())
-        )
-        if session is None or schema is None or not capable:
-            why = (
-                "MCP forbids asking for a password through elicitation"
-                if request.method == "password"
-                else "the MCP client cannot answer questions (no elicitation capability)"
-            )
-            if self._opened is None:  # asked while the gateway is still opening
-                return UiAnswer(cancelled=True)
-            self._gateway.diagnostics.add(
-                _codes.UI_UNANSWERED(
-                    f"{process.name} asked {request.prompt!r} ({request.method}); {why}, so it "
-                    "was answered cancelled",
-                    package=process.name,
-                    severity=Severity.INFO,
-                )
-            )
-            return UiAnswer(cancelled=True)
-        try:
-            result = await session.elicit_form(request.prompt or "Answer", schema)
-        except MCPError:
-            return UiAnswer(cancelled=True)
-        return answer_from_elicitation(request, result)
+        return await self._ask_client(self._session, process, request)
+
+    async def _ask_client(
+        self,
+        session: ServerSession | None,
+        process: ExtensionProcess,
+        request: UiRequest,
+        nobody: str = NO_ELICITATION,
+    ) -> UiAnswer:
+        """Ask ``session``'s client; ``nobody``: why no one was asked when it is None."""
+        diagnostics = None if self._opened is None else self._opened.diagnostics
+        return await ask_client(session, process, request, diagnostics, nobody)
 
 
 async def run_mcp_stdio(bridge: McpBridge) -> None:

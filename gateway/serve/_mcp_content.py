@@ -26,7 +26,6 @@ from gateway.model import (
     parse_front_matter,
 )
 from gateway.packages import PackageStatus
-from gateway.wire import UiAnswer, UiRequest
 
 __all__ = [
     "ARGUMENTS",
@@ -35,8 +34,6 @@ __all__ = [
     "SKILL_BYTES",
     "ServedSkill",
     "ServedTemplate",
-    "answer_from_elicitation",
-    "elicitation_schema",
     "expand_template",
     "mcp_name",
     "mcp_prompt",
@@ -86,6 +83,7 @@ def mcp_tool(
         name=name or tool.name,
         description=tool.description if description is None else description,
         input_schema=schema,
+        output_schema=tool.output_schema,
         annotations=types.ToolAnnotations(
             read_only_hint=capabilities <= PLAN_CAPABILITIES,
             open_world_hint="network" in capabilities,
@@ -97,7 +95,8 @@ def mcp_tool(
 
 def mcp_result(result: ToolResult) -> types.CallToolResult:
     """Text and image parts as MCP content; an image the extension left in a workspace file
-    is a ``resource_link`` to it (the gateway never reads it); ``details`` in ``_meta``."""
+    is a ``resource_link`` to it (the gateway never reads it); ``details`` in ``_meta``; a
+    structured result (``tool.output``) as ``structuredContent``."""
     content: list[types.ContentBlock] = []
     for part in result.parts or []:
         kind = part.get("type")
@@ -121,7 +120,12 @@ def mcp_result(result: ToolResult) -> types.CallToolResult:
         # The text is what hooks, sessions and models see: never lose it.
         content.insert(0, types.TextContent(type="text", text=result.content))
     meta = {DETAILS_META: result.details} if result.details is not None else None
-    return types.CallToolResult(content=content, is_error=result.is_error, _meta=meta)
+    return types.CallToolResult(
+        content=content,
+        is_error=result.is_error,
+        structured_content=result.structured,
+        _meta=meta,
+    )
 
 
 def progress_message(item: dict[str, Any]) -> str:
@@ -274,32 +278,3 @@ def read_skill(skill: ServedSkill) -> str:
     if len(data) > SKILL_BYTES:
         text += f"\n\n[cut at {SKILL_BYTES // 1024} KiB by gateway serve]\n"
     return text
-
-
-# --------------------------------------------------------------------------- questions
-
-
-def elicitation_schema(request: UiRequest) -> dict[str, Any] | None:
-    """A nimlet question as an MCP form; None for what a form must not carry (a password:
-    MCP forbids asking for secrets through elicitation) or an unknown method."""
-    prompt = request.prompt or "Answer"
-    if request.method == "question":
-        field: dict[str, Any] = {"type": "string", "title": prompt, "enum": list(request.options)}
-    elif request.method == "confirm":
-        field = {"type": "boolean", "title": prompt}
-    elif request.method == "input":
-        field = {"type": "string", "title": prompt}
-    else:
-        return None
-    return {"type": "object", "properties": {"answer": field}, "required": ["answer"]}
-
-
-def answer_from_elicitation(request: UiRequest, result: types.ElicitResult) -> UiAnswer:
-    if result.action != "accept" or not result.content:
-        return UiAnswer(cancelled=True)
-    value = result.content.get("answer")
-    if request.method == "confirm":
-        return UiAnswer(confirmed=bool(value), cancelled=False)
-    if not isinstance(value, str) or not value:
-        return UiAnswer(cancelled=True)
-    return UiAnswer(answer=value)

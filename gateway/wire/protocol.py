@@ -135,6 +135,9 @@ class ToolSpec(_Wire):
     description: StrictStr
     input_schema: dict[str, Any]
     capabilities: list[StrictStr] | None = None
+    # Negotiated additions of a tool spec (docs/protocol.md; ``tool.output``: ``output_schema``),
+    # read only from a process offered them (``ToolExtras.output_schema``).
+    gateway: dict[str, Any] | None = None
 
     @model_validator(mode="before")
     @classmethod

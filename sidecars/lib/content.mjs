@@ -32,6 +32,11 @@ export function toolReply(state, result) {
 			details: result?.details ?? null,
 		};
 	}
+	// A structured result (Pi's structuredContent); the host keeps it only for a tool that
+	// declared an output schema.
+	if (offered(state, FEATURE.output) && result?.structuredContent !== undefined) {
+		reply.gateway = { ...(reply.gateway ?? {}), structured: result.structuredContent };
+	}
 	return reply;
 }
 

@@ -14,6 +14,7 @@ export const FEATURE = Object.freeze({
 	owners: "register.owners",
 	diagnosticsUpdate: "update.diagnostics",
 	flags: "register.flags",
+	output: "tool.output",
 });
 
 export const FEATURES = Object.freeze(Object.values(FEATURE));

@@ -62,8 +62,19 @@ def test_missing_modules_refuse_the_launch_naming_gateway_setup(
 def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Sidecar sources shaped like an installed wheel's: a module in a subfolder and a
     dependency npm installs from the sources themselves (no registry needed)."""
+    return _sources(tmp_path, monkeypatch, with_openclaw=False)
+
+
+@pytest.fixture
+def two_sets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The same with a second install set: an ``openclaw`` devDependency (local too)."""
+    return _sources(tmp_path, monkeypatch, with_openclaw=True)
+
+
+def _sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, with_openclaw: bool) -> Path:
     if find_node() is None:
         pytest.skip("no Node")
+    dev = {"devDependencies": {"openclaw": "file:./vendor/openclaw"}} if with_openclaw else {}
     folder = write_tree(
         tmp_path / "site-packages" / "sidecars",
         {
@@ -73,7 +84,9 @@ def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                 "private": True,
                 "type": "module",
                 "dependencies": {"local-dep": "file:./vendor/local-dep"},
+                **dev,
             },
+            "vendor/openclaw/package.json": {"name": "openclaw", "version": "2026.9.6"},
             "main.mjs": 'import value from "local-dep";\nconsole.log(value);\n',
             "pi/extra.mjs": "export const extra = 1;\n",
             "vendor/local-dep/package.json": {
@@ -103,7 +116,7 @@ def test_setup_copies_the_sources_beside_the_modules_and_the_sidecar_runs_there(
     assert "run `gateway setup`" in (_sidecars.sidecar_problem("main.mjs") or "")
     progress: list[str] = []
     summary = _sidecars.setup_step(progress.append, tmp_path / "gw")
-    assert summary == f"Node sidecar: modules installed in {where}"
+    assert summary.startswith(f"Node sidecar: modules installed in {where} (")
     assert (where / "pi" / "extra.mjs").is_file() and (where / "package-lock.json").is_file()
     assert (where / "node_modules" / "local-dep").exists()
     assert not (sources / "node_modules").exists()  # nothing written where the sources are
@@ -116,6 +129,25 @@ def test_setup_copies_the_sources_beside_the_modules_and_the_sidecar_runs_there(
     # again: nothing to do
     assert _sidecars.setup_step(progress.append, tmp_path / "gw").startswith(
         "Node sidecar: modules up to date"
+    )
+
+
+def test_setup_installs_the_openclaw_set_only_when_asked_for_and_keeps_it(
+    two_sets: Path, tmp_path: Path
+) -> None:
+    where, home = tmp_path / "share" / "sidecars", tmp_path / "gw"
+    progress: list[str] = []
+    summary = _sidecars.setup_step(progress.append, home)
+    assert (where / "node_modules" / "local-dep").exists()
+    assert not (where / "node_modules" / "openclaw").exists()
+    assert summary.endswith("(the OpenClaw SDK is not: `gateway setup --openclaw` adds it)")
+    assert "installing the Pi and Nu runtimes: size not measured for this lockfile" in progress
+    summary = _sidecars.setup_step(progress.append, home, frozenset({"openclaw"}))
+    assert summary == f"Node sidecar: modules installed in {where} (with the OpenClaw SDK)"
+    assert _sidecars.openclaw_installed(where) and (where / "node_modules" / "local-dep").exists()
+    # A plain setup later keeps it.
+    assert _sidecars.setup_step(progress.append, home) == (
+        f"Node sidecar: modules up to date in {where} (with the OpenClaw SDK)"
     )
 
 

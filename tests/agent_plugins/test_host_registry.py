@@ -5,12 +5,13 @@ from __future__ import annotations
 from mcp import types
 
 from adapters.plugin_host._config import ServerSpec
+from adapters.plugin_host._naming import namer
 from adapters.plugin_host._registry import Registry
 from adapters.plugin_host._servers import McpServer
 
 
 def listed(tools: list[types.Tool]) -> McpServer:
-    server = McpServer(ServerSpec("s", "python3", [], {}, "/"), "p")
+    server = McpServer(ServerSpec("s", "python3", [], {}, "/"), namer("nanobot", "p", "s", 1))
     server.tools = tools
     return server
 

@@ -65,10 +65,3 @@ def test_the_migrated_extension_serves_the_plugins_tools(tmp_path: Path) -> None
         process.stdin.write('{"type": "shutdown"}\n')
         process.stdin.close()
         assert process.wait(30) == 0
-
-
-def test_an_agent_plugin_needs_no_nanobot_form(tmp_path: Path) -> None:
-    migration = migrate(str(DEMO), "nanobot", tmp_path / "out", config=config_for(tmp_path / "h"),
-                        gateway_command=GATEWAY)  # fmt: skip
-    [note] = [n for n in migration.notes if n.code == "migrate.target_unsupported"]
-    assert "nanobot 0.3 reads Agent Plugins as they are" in note.message

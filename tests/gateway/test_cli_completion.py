@@ -146,3 +146,22 @@ def test_completing_ids_and_printing_docs_load_nothing_heavy(workspace):
     installed(workspace, "gamma")
     for argv in (["__complete", "ids"], ["docs", "cli"], ["completion", "bash"]):
         assert loaded(workspace, f"from gateway.cli import main; main({argv!r})") == [], argv
+
+
+def complete_fish(workspace: Any, line: str) -> list[str]:
+    """What fish offers for ``line`` with the script loaded (``complete -C``)."""
+    path = script(workspace, "fish")
+    done = subprocess.run(
+        ["fish", "--no-config", "-c", f"source {path}; complete -C '{line}'"],
+        capture_output=True, text=True, env=_env(workspace), cwd=workspace.home, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [word.split("\t")[0] for word in done.stdout.splitlines() if word]
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed here")
+def test_fish_completes_verbs_ids_and_options(workspace):
+    package_id = installed(workspace, "gamma")
+    assert complete_fish(workspace, "gateway tr") == ["trust"]
+    assert complete_fish(workspace, "gateway enable ") == [package_id]
+    assert "--packages" in complete_fish(workspace, "gateway list --pa")

@@ -221,6 +221,18 @@ async def test_compaction_instructions_append_with_newline_and_custom_summary_re
     assert compact_event[0]["payload"]["tokens_before"] == 1200
 
 
+async def test_compaction_reason_reaches_the_payloads_only_when_not_manual(workspace):
+    workspace.add_extension(
+        "why", tools=[], events=["session_before_compact", "session_compact"], hooks={}
+    )
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        await gateway.compact("", tokens_before=10)
+        await gateway.compact("", tokens_before=90, reason="overflow", will_retry=True)
+    payloads = [e["payload"] for e in events_received(workspace, "why")]
+    assert [("reason" in p, "will_retry" in p) for p in payloads[:2]] == [(False, False)] * 2
+    assert [(p["reason"], p["will_retry"]) for p in payloads[2:]] == [("overflow", True)] * 2
+
+
 async def test_compaction_is_skipped_when_a_subscriber_blocks(workspace):
     workspace.add_extension(
         "g1",

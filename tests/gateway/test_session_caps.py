@@ -90,3 +90,43 @@ def test_the_session_file_and_folder_are_private(tmp_path: Path) -> None:
     assert stat.S_IMODE(session.path.stat().st_mode) == 0o600
     for folder in (tmp_path / "a", tmp_path / "a" / "sessions"):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def test_memory_holds_only_the_newest_entries_and_the_file_holds_all(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, tmp_path, diagnostics=Diagnostics())
+    session.memory_window = 10
+    for number in range(100):
+        session.append({"type": "tool_result", "id": str(number), "output": "x"})
+    assert len(session.entries) <= 10 + 10 // 8
+    assert session.entries[-1]["id"] == "99"
+    assert session.entry_count == 100
+    assert [entry["id"] for entry in session.history()] == [str(n) for n in range(100)]
+    session.close()
+
+
+def test_history_and_forks_see_entries_that_left_memory(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, tmp_path, diagnostics=Diagnostics())
+    session.memory_window = 4
+    session.add_user_message("first")
+    session.apply("ext", update(entry={"n": 1}))
+    for number in range(20):
+        session.add_user_message(f"message {number}")
+    assert session.extension_entries("ext") == [{"n": 1}]
+    forked = session.fork(tmp_path, 2)
+    assert [e.get("type") for e in forked.history()] == ["user", "extension"]
+    assert len(session.model_messages()) == 21
+    forked.close()
+    session.close()
+
+
+def test_a_resumed_long_session_keeps_only_the_window_in_memory(tmp_path: Path) -> None:
+    session = Session.create(tmp_path, tmp_path, diagnostics=Diagnostics())
+    for number in range(50):
+        session.add_user_message(str(number))
+    session.close()
+    resumed = Session.resume(tmp_path, session.id, Diagnostics())
+    assert resumed.entry_count == 50
+    resumed.memory_window = 5
+    resumed.add_user_message("50")
+    assert resumed.entry_count == 51 and len(resumed.history()) == 51
+    resumed.close()

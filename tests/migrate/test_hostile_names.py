@@ -20,7 +20,8 @@ from tests.migrate import _hostile
 from tests.migrate._helpers import config_for, run
 from tests.serve._helpers import GATEWAY, REPO
 
-UNSUPPORTED = {("nimlet", "nanobot"), ("nu", "nanobot")}
+UNSUPPORTED = {("nimlet", "nanobot-manifest"), ("nu", "nanobot-manifest"),
+               ("claude", "nanobot-manifest")}  # fmt: skip
 
 
 def _layout(tmp_path):
@@ -42,7 +43,7 @@ def test_no_name_a_package_chooses_writes_outside_the_output(tmp_path, ecosystem
     assert (out / "MIGRATION.md").is_file()
     if (ecosystem, target) in UNSUPPORTED:
         assert not migration.ok
-    elif target != "nanobot":  # nanobot's output is the package's own files as they are
+    elif target != "nanobot-manifest":  # the package's own files as they are
         written = {part for path in out.rglob("*") for part in path.relative_to(out).parts}
         assert [name for name in written if name_problem(name) is not None] == []
 
@@ -121,7 +122,7 @@ def test_an_agent_skill_named_like_a_windows_device_is_refused_not_renamed(tmp_p
     assert "device name" in refused[0].message
 
 
-@pytest.mark.parametrize("target", ["nimlet", "mcp", "agent-plugin", "nanobot"])
+@pytest.mark.parametrize("target", list(TARGETS))
 def test_tool_and_command_names_never_become_paths(tmp_path, monkeypatch, target):
     src, home, out = _layout(tmp_path)
     names = _hostile.skill_names(tmp_path)
@@ -138,7 +139,8 @@ def test_tool_and_command_names_never_become_paths(tmp_path, monkeypatch, target
     assert sorted(p.name for p in out.iterdir()) == sorted(
         {"nimlet": [".nimlet", "MIGRATION.md"], "mcp": ["MIGRATION.md", "mcp.json"],
          "agent-plugin": ["MIGRATION.md", "mcp.json", "plugin.json"],
-         "nanobot": ["MIGRATION.md", "nanobot.extension.json", "package.json"]}[target]
+         "nanobot": ["MIGRATION.md", "mcp.json", "plugin.json"],
+         "nanobot-manifest": ["MIGRATION.md", "nanobot.extension.json", "package.json"]}[target]
     )  # fmt: skip
     text = (out / "MIGRATION.md").read_text(encoding="utf-8")
     assert "\x00" not in text  # a name's NUL or escape sequence is shown, not written
@@ -149,7 +151,7 @@ def test_links_in_the_package_are_copied_as_files_and_a_loop_ends(tmp_path):
     _hostile.nanobot(src, tmp_path)
     (src / "hostile_bot" / "loop").symlink_to("..")
     (src / "readme-link.md").symlink_to("hostile_bot/__init__.py")
-    migration = run(src, "nanobot", out, home)
+    migration = run(src, "nanobot-manifest", out, home)
     assert migration.ok, [n.message for n in migration.notes]
     assert not [p for p in out.rglob("*") if p.is_symlink()]
     assert (out / "readme-link.md").read_text().startswith("def register")

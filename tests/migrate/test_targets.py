@@ -1,7 +1,7 @@
-"""``gateway migrate`` to ``mcp``, ``agent-plugin`` and ``nanobot``: each output is read by
-what reads it for real (the MCP SDK's client through the written ``mcpServers`` entry, an
-independent Agent Plugins reader from PyPI, the gateway's strict nanobot reader and its
-nanobot path)."""
+"""``gateway migrate`` to ``mcp``, ``agent-plugin``, ``nanobot`` and ``nanobot-manifest``:
+each output is read by what reads it for real (the MCP SDK's client through the written
+``mcpServers`` entry, an independent Agent Plugins reader from PyPI, the gateway's strict
+nanobot reader and its nanobot path)."""
 
 from __future__ import annotations
 
@@ -59,11 +59,11 @@ async def test_a_nu_package_migrates_to_an_mcp_server_with_its_per_call_tools(tm
     assert await tools_of(server, tmp_path) == {"changelog__entry", "changelog__release"}
 
 
-def test_a_nu_package_has_no_nanobot_form_and_says_which_targets_it_has(tmp_path):
-    migration = run(SOURCES["nu"], "nanobot", tmp_path / "out", tmp_path / "home")
+def test_a_nu_package_has_no_nanobot_manifest_form_and_says_which_targets_it_has(tmp_path):
+    migration = run(SOURCES["nu"], "nanobot-manifest", tmp_path / "out", tmp_path / "home")
     assert not migration.ok and not (tmp_path / "out" / "nanobot.extension.json").exists()
     [refusal] = [n for n in migration.notes if n.code == "migrate.target_unsupported"]
-    assert "try --to nimlet, mcp or agent-plugin" in refusal.message
+    assert "try --to nanobot, nimlet, mcp or agent-plugin" in refusal.message
 
 
 async def test_an_agent_plugin_is_read_by_an_independent_reader_and_its_server_runs(tmp_path):
@@ -93,10 +93,10 @@ def _on_path(program: str) -> str:
     return shutil.which(program) or sys.executable
 
 
-async def test_a_nanobot_package_from_a_pi_package_runs_through_the_nanobot_path(tmp_path):
+async def test_a_nanobot_manifest_from_a_pi_package_runs_through_the_nanobot_path(tmp_path):
     need_sidecar()
     out = tmp_path / "out"
-    migration = run(SOURCES["pi"], "nanobot", out, tmp_path / "home", load=True)
+    migration = run(SOURCES["pi"], "nanobot-manifest", out, tmp_path / "home", load=True)
     assert migration.ok, [d.message for d in migration.notes]
     entry = load_adapters().inspect(out)
     assert entry.ecosystem == "nanobot" and entry.ok
@@ -122,9 +122,9 @@ async def test_a_nanobot_package_from_a_pi_package_runs_through_the_nanobot_path
     assert result.content.startswith("ticket opened: nb")
 
 
-def test_a_nimlet_extension_has_no_nanobot_form(tmp_path):
+def test_a_nimlet_extension_has_no_nanobot_manifest_form(tmp_path):
     out = tmp_path / "out"
-    migration = run(SOURCES["nimlet"], "nanobot", out, tmp_path / "home")
+    migration = run(SOURCES["nimlet"], "nanobot-manifest", out, tmp_path / "home")
     assert not migration.ok
     assert [d.code for d in migration.notes] == ["migrate.target_unsupported"]
     assert "`migrate.target_unsupported`" in (out / "MIGRATION.md").read_text()
@@ -149,10 +149,10 @@ def test_without_load_nothing_runs_and_with_it_only_in_the_sandbox(tmp_path):
         "    parameters: Type.Object({}), async execute() { return { content: [] }; } });\n"
         "}\n"
     )
-    static = run(package, "nanobot", tmp_path / "static", tmp_path / "home")
+    static = run(package, "nanobot-manifest", tmp_path / "static", tmp_path / "home")
     assert not marker.exists()
     assert "migrate.contributions_unknown" in {d.code for d in static.notes}
-    loaded = run(package, "nanobot", tmp_path / "loaded", tmp_path / "home", load=True)
+    loaded = run(package, "nanobot-manifest", tmp_path / "loaded", tmp_path / "home", load=True)
     # It ran (its tool was seen), but its write outside the throwaway folder was refused.
     assert [t["name"] for t in loaded.observation.tools] == ["shout"]
     assert loaded.observation.known == "observed"

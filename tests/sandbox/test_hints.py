@@ -15,6 +15,7 @@ import pytest
 from gateway.runtime import find_node
 from gateway.sandbox import (
     PackageGrants,
+    detect_support,
     explain_denial,
     grant_hints,
     node_runtime_paths,
@@ -233,7 +234,12 @@ def test_a_write_grant_hint_says_what_the_grant_opens(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "pkg", {"save.py": "open('notes.txt', 'w').write('x')\n"})
     (hint,) = grant_hints(root, "p", entries=["save.py"])
     assert hint.hint == "gateway permissions p workspace.write"
-    assert "the whole workspace writable, .git included" in hint.message
+    opens = (
+        "writable, but for .git, CI and agent configs, which stay read-only"
+        if detect_support().private_mounts
+        else "the whole workspace writable, .git included"
+    )
+    assert opens in hint.message
 
 
 def test_a_hostile_source_neither_stalls_the_reader_nor_hides_a_real_import(

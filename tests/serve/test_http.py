@@ -36,12 +36,21 @@ def send(message):
     sys.stdout.write(json.dumps(message) + "\\n")
     sys.stdout.flush()
 send({"type": "register", "tools": [{"name": "@NAME@_echo", "description": "echo",
+      "input_schema": {"type": "object"}}, {"name": "@NAME@_ask", "description": "ask",
       "input_schema": {"type": "object"}}], "commands": [], "events": []})
+asked = {}
 for line in sys.stdin:
     message = json.loads(line)
     if message.get("type") == "shutdown":
         break
-    if message.get("type") == "tool":
+    if message.get("type") == "tool" and message["name"] == "@NAME@_ask":
+        asked["q" + message["id"]] = message["id"]
+        send({"type": "ui_request", "id": "q" + message["id"], "method": "confirm",
+              "prompt": "Really?"})
+    elif message.get("type") == "ui_response":
+        answer = "yes" if message.get("confirmed") else "no"
+        send({"type": "response", "id": asked.pop(message["id"]), "content": answer})
+    elif message.get("type") == "tool":
         with open(@CALLS@, "a") as handle:
             handle.write("@NAME@\\n")
         send({"type": "response", "id": message["id"],
@@ -88,11 +97,12 @@ def _env(base: Path) -> dict[str, str]:
 
 
 def _start(
-    env: dict[str, str], workspace: Path, errors: Path
+    env: dict[str, str], workspace: Path, errors: Path, *extra: str
 ) -> tuple[subprocess.Popen[bytes], str]:
     with errors.open("wb") as sink:
         process = subprocess.Popen(
-            [*GATEWAY, "serve", "--mcp", "--http", "127.0.0.1:0", "--workspace", str(workspace)],
+            [*GATEWAY, "serve", "--mcp", "--http", "127.0.0.1:0", "--workspace", str(workspace),
+             *extra],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink,
         )  # fmt: skip
     deadline = time.monotonic() + 30
@@ -135,12 +145,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @asynccontextmanager
-async def client(server: Server, token: str) -> AsyncIterator[ClientSession]:
+async def client(server: Server, token: str, **options: Any) -> AsyncIterator[ClientSession]:
     headers = {"Authorization": f"Bearer {token}"}
     async with (
         create_mcp_http_client(headers=headers) as http,
         streamable_http_client(server.url, http_client=http) as (read, write),
-        ClientSession(read, write) as session,
+        ClientSession(read, write, **options) as session,
     ):
         await session.initialize()
         yield session
@@ -160,7 +170,7 @@ async def test_each_token_sees_only_its_packages_tools_at_once(server: Server) -
     async with anyio.create_task_group() as group:
         group.start_soon(listing, "a")
         group.start_soon(listing, "b")
-    assert seen == {"a": {"alpha_echo"}, "b": {"beta_echo"}}
+    assert seen == {"a": {"alpha_echo", "alpha_ask"}, "b": {"beta_echo", "beta_ask"}}
 
 
 async def test_each_token_calls_its_own_tools_at_once(server: Server) -> None:
@@ -184,6 +194,73 @@ async def test_a_call_outside_the_tokens_scope_is_an_error_and_runs_nothing(
         with pytest.raises(Exception, match="Unknown tool: beta_echo"):
             await session.call_tool("beta_echo", {})
     assert server.ran("beta") == before
+
+
+async def test_a_question_goes_to_the_client_whose_call_asked_it(server: Server) -> None:
+    asked: dict[str, int] = {"a": 0, "b": 0}
+
+    def answering(name: str, accept: bool) -> Any:
+        async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+            asked[name] += 1
+            return types.ElicitResult(action="accept", content={"answer": accept})
+
+        return answer
+
+    async with (
+        client(server, server.tokens["a"], elicitation_callback=answering("a", True)) as a,
+        client(server, server.tokens["b"], elicitation_callback=answering("b", False)) as b,
+    ):
+        yes = texts(await a.call_tool("alpha_ask", {}))
+        no = texts(await b.call_tool("beta_ask", {}))
+    assert (yes, no, asked) == (["yes"], ["no"], {"a": 1, "b": 1})
+
+
+async def test_a_question_to_a_client_that_cannot_answer_is_cancelled(server: Server) -> None:
+    async with client(server, server.tokens["a"]) as session:
+        assert texts(await session.call_tool("alpha_ask", {})) == ["no"]
+
+
+def _post(server: Server, token: str, body: dict[str, Any], session: str | None) -> Any:
+    """One JSON-RPC request as a plain HTTP client sends it; the reply from JSON or SSE."""
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-06-18",
+    }
+    if session:
+        headers["Mcp-Session-Id"] = session
+    response = httpx2.post(server.url, headers=headers, json=body, timeout=30)
+    assert response.status_code in (200, 202), response.text
+    if "id" not in body:
+        return response
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+        replies = [json.loads(d) for d in data if d]
+        return response, next(r for r in replies if r.get("id") == body["id"])
+    return response, response.json()
+
+
+async def test_a_plain_http_client_without_the_sdk_calls_its_tools(server: Server) -> None:
+    token = server.tokens["b"]
+    opened, hello = _post(
+        server, token,
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "curl-like", "version": "1"}}},
+        None,
+    )  # fmt: skip
+    session = opened.headers.get("mcp-session-id")
+    assert hello["result"]["serverInfo"]["name"]
+    _post(server, token, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+    _, listed = _post(server, token, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session)
+    _, called = _post(
+        server, token,
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "beta_echo", "arguments": {"plain": True}}},
+        session,
+    )  # fmt: skip
+    assert {tool["name"] for tool in listed["result"]["tools"]} == {"beta_echo", "beta_ask"}
+    assert called["result"]["content"] == [{"type": "text", "text": 'beta {"plain": true}'}]
 
 
 async def test_no_token_is_refused_with_401_and_a_bearer_challenge(server: Server) -> None:

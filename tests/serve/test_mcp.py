@@ -92,6 +92,16 @@ async def test_an_image_part_and_the_details_come_back_structured(served):
     assert result.meta["extension-gateway/details"] == {"title": "logo", "number": 7}
 
 
+async def test_an_output_schema_and_its_structured_result_reach_the_client(served):
+    async with client(served, "--package", IDS["pi"]) as connection:
+        tools = {tool.name: tool for tool in (await connection.list_tools()).tools}
+        result = await connection.call_tool("ticket_stats", {})
+    schema = tools["ticket_stats"].output_schema
+    assert schema is not None and schema["properties"] == {"open": {"type": "number"}}
+    assert tools["open_ticket"].output_schema is None
+    assert result.structured_content == {"open": 3} and texts(result) == ["3 open"]
+
+
 async def test_progress_of_a_call_reaches_the_client_that_asked_for_it(served):
     seen: list[tuple[float, str | None]] = []
 

@@ -38,6 +38,7 @@ __all__ = [
     "REGISTER_OWNERS",
     "REGISTRATION_UPDATE",
     "RUNTIME_FEATURES",
+    "TOOL_OUTPUT",
     "TOOL_PARTS",
     "TOOL_PROGRESS",
     "UPDATE_DIAGNOSTICS",
@@ -81,6 +82,11 @@ UPDATE_DIAGNOSTICS = "update.diagnostics"
 """``update.gateway.diagnostics``: problems a runtime found while running (a handler that
 threw), with catalogued codes, as ``register.diagnostics`` reports those found loading."""
 
+TOOL_OUTPUT = "tool.output"
+"""A tool spec's ``gateway.output_schema`` (the JSON Schema, an object schema, of the tool's
+structured result) and a tool ``response.gateway.structured`` (that result): MCP's
+``outputSchema`` / ``structuredContent``, Pi's tool ``outputSchema`` / ``structuredContent``."""
+
 REGISTER_FLAGS = "register.flags"
 """``register.gateway.flags``: the command-line flags a runtime's packages registered (Pi's
 ``registerFlag``), each ``{name, description, type, default, package?}``; listed by
@@ -96,6 +102,7 @@ ALL_FEATURES: tuple[str, ...] = (
     REGISTER_OWNERS,
     UPDATE_DIAGNOSTICS,
     REGISTER_FLAGS,
+    TOOL_OUTPUT,
 )
 
 EXTENSION_FEATURES: frozenset[str] = frozenset({REGISTER_DIAGNOSTICS})

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
+from gateway.base import schema_problem
 from gateway.wire.protocol import CommandSpec, ToolSpec, describe_validation_error
 
 __all__ = [
@@ -134,14 +135,40 @@ class ToolExtras:
     parts: list[dict[str, Any]] | None = None
     details: Any = None
     has_details: bool = False
+    structured: Any = None
+    """``tool.output``: the structured result (any JSON value); read only when offered."""
+    has_structured: bool = False
 
     @classmethod
-    def parse(cls, value: Any) -> ToolExtras:
+    def parse(cls, value: Any, *, output: bool = False) -> ToolExtras:
         if not isinstance(value, dict):
             return cls()  # absent, or not an object: nothing structured to read
         parts = value.get("parts")
         kept = [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else None
-        return cls(parts=kept, details=value.get("details"), has_details="details" in value)
+        has_structured = output and "structured" in value
+        return cls(
+            parts=kept,
+            details=value.get("details"),
+            has_details="details" in value,
+            structured=value.get("structured") if has_structured else None,
+            has_structured=has_structured,
+        )
+
+    @staticmethod
+    def output_schema(spec: ToolSpec) -> tuple[dict[str, Any] | None, str | None]:
+        """``tool.output``: the tool spec's ``gateway.output_schema`` when it is a valid JSON
+        Schema of an object (MCP's rule for ``outputSchema``), and why not when it is not
+        (``(None, None)``: the spec has none)."""
+        extras = spec.gateway if isinstance(spec.gateway, dict) else {}
+        if "output_schema" not in extras:
+            return None, None
+        schema = extras["output_schema"]
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            return None, 'the output schema is not a JSON Schema with type "object"'
+        problem = schema_problem(schema)
+        if problem is not None:
+            return None, f"the output schema is not a valid JSON Schema: {problem}"
+        return schema, None
 
 
 @dataclass(frozen=True, slots=True)

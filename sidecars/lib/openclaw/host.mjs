@@ -17,7 +17,7 @@ import { onEvent, subscribedEvents } from "./events.mjs";
 import { importEntry, resolveExport } from "./loader.mjs";
 import { addHook, observe } from "./run.mjs";
 import { createLogger } from "./runtime.mjs";
-import { installSdkResolver, sdkFailure, takeResolved } from "./sdk.mjs";
+import { installSdkResolver, sdkFailure, takeResolved, withdrawSubpaths } from "./sdk.mjs";
 import { callTool, rebuildTools } from "./tools.mjs";
 
 function newHost() {
@@ -51,6 +51,7 @@ function pluginFor(pkg, entry, config, settings) {
 		stateDir: pkg.stateDir ?? path.join(pkg.root, ".openclaw-state"),
 		conversationAccess: pkg.conversationAccess === true,
 		contractsTools: Array.isArray(pkg.contractsTools) ? pkg.contractsTools : null,
+		hostRules: pkg.hostRules === "2026.10" ? "2026.10" : "2026.9",
 		optionalTools: pkg.optionalTools ?? [],
 		gatewaySettings: settings,
 		hookSettings: settings.hooks ?? {},
@@ -135,6 +136,7 @@ export async function loadHost(state, packages) {
 			diagnostic(state, "openclaw.config_invalid", message, pkg.pluginId);
 			continue;
 		}
+		if (pkg.hostRules === "2026.10") withdrawSubpaths(pkg.root, pkg.removedSdk);
 		for (const entry of pkg.entries) await loadPlugin(state, oc, pluginFor(pkg, entry, checked.value, stored.settings));
 	}
 	reportAliases(state, oc, packages);

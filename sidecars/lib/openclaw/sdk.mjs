@@ -3,7 +3,8 @@
 // pinned in sidecars/package.json — whatever the plugin's location; the root barrel (gone from
 // OpenClaw's exports since 2026.8, still imported by older plugins) goes to ./sdk-root.mjs.
 // One module hook covers native ESM, require() and jiti (which resolves through Node).
-// A subpath the pinned SDK does not export fails the import with "requires host SDK subpath".
+// A subpath the pinned SDK does not export fails the import with "requires host SDK subpath";
+// so does one a plugin built for OpenClaw >= 2026.10 imports that those hosts removed.
 
 import fs from "node:fs";
 import { registerHooks } from "node:module";
@@ -45,8 +46,8 @@ export function sdkSubpath(specifier) {
 }
 
 export class SdkSubpathMissing extends Error {
-	constructor(specifier) {
-		super(`requires host SDK subpath ${specifier} (not in the pinned openclaw)`);
+	constructor(specifier, why = "not in the pinned openclaw") {
+		super(`requires host SDK subpath ${specifier} (${why})`);
 		this.code = "ERR_GATEWAY_SDK_SUBPATH";
 		this.specifier = specifier;
 	}
@@ -60,6 +61,30 @@ export function takeResolved() {
 	return taken;
 }
 
+/** Plugins built for a newer OpenClaw, which no longer has some subpaths the pinned one still
+ * serves: their roots, each with subpath -> the OpenClaw line that removed it. An import of
+ * one of those from inside such a root fails as it would on that host. */
+const withdrawn = [];
+export function withdrawSubpaths(rootDir, removed) {
+	if (!Array.isArray(removed) || !removed.length) return;
+	const root = rootDir.endsWith(path.sep) ? rootDir : rootDir + path.sep;
+	withdrawn.push({ root, removed: new Map(removed.filter((r) => Array.isArray(r) && r.length === 2)) });
+}
+
+function withdrawnLine(parentURL, subpath) {
+	if (!withdrawn.length || typeof parentURL !== "string" || !parentURL.startsWith("file:")) return null;
+	let file;
+	try {
+		file = fileURLToPath(parentURL);
+	} catch {
+		return null;
+	}
+	for (const entry of withdrawn) {
+		if (file.startsWith(entry.root) && entry.removed.has(subpath)) return entry.removed.get(subpath);
+	}
+	return null;
+}
+
 let installed = false;
 export function installSdkResolver() {
 	if (installed) return;
@@ -68,6 +93,8 @@ export function installSdkResolver() {
 		resolve(specifier, context, nextResolve) {
 			const subpath = sdkSubpath(specifier);
 			if (subpath === null) return nextResolve(specifier, context);
+			const line = withdrawnLine(context?.parentURL, subpath);
+			if (line) throw new SdkSubpathMissing(specifier, `OpenClaw ${line} removed it, and the plugin declares OpenClaw >= 2026.10`);
 			if (subpath === "") return { url: ROOT_SHIM, shortCircuit: true };
 			const url = SUBPATHS.get(subpath);
 			if (!url) throw new SdkSubpathMissing(specifier);

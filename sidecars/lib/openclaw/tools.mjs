@@ -1,7 +1,8 @@
 // OpenClaw tools: plain tool objects, tool factories (called per session with a tool context;
 // null hides the tool), `optional` tools exposed only when the plugin's gateway config allows
 // them, the manifest's contracts.tools checked (OpenClaw >= 2026.5 rejects an undeclared tool:
-// here a diagnostic, the lenient behaviour), and `execute(toolCallId, params, signal,
+// here a diagnostic, the lenient behaviour, unless the plugin declares OpenClaw >= 2026.10:
+// then refused, as those hosts do), and `execute(toolCallId, params, signal,
 // onUpdate)` with the request's AbortSignal and progress.
 
 import { contentText, errorReply, toolReply } from "../content.mjs";
@@ -52,6 +53,11 @@ function addTool(state, oc, tools, item) {
 	const contract = plugin.contractsTools;
 	if (!contract || !contract.includes(name)) {
 		const why = contract ? "is not in its contracts.tools" : "is registered but the manifest declares no contracts.tools";
+		if (plugin.hostRules === "2026.10") {
+			// Built for OpenClaw >= 2026.10: those hosts refuse it, and so does the gateway.
+			once(state, `contract:${plugin.pluginId}:${name}`, "openclaw.tool_undeclared", `plugin ${plugin.pluginId}: tool ${name} ${why}; the plugin declares OpenClaw >= 2026.10, which refuses it; not registered`, name);
+			return;
+		}
 		once(state, `contract:${plugin.pluginId}:${name}`, "openclaw.tool_contract", `plugin ${plugin.pluginId}: tool ${name} ${why}; OpenClaw >= 2026.5 rejects it, the gateway registers it`, name);
 	}
 	if ((item.optional || plugin.optionalTools.includes(name)) && !allowed(plugin, name)) {

@@ -5,6 +5,7 @@
 import { log } from "../stdio.mjs";
 import { askQuestion, hostAction, hostRequest, update } from "../wire.mjs";
 import { workspace } from "../state.mjs";
+import { isIdle } from "./busy.mjs";
 import { piTheme } from "./modules.mjs";
 import { unsupported } from "./registry.mjs";
 
@@ -152,7 +153,7 @@ export function makeContext(state, pi, signal, forCommand) {
 		scopedModels: [],
 		thinkingLevel: "off",
 		signal,
-		isIdle: () => true,
+		isIdle: () => isIdle(state),
 		abort: () => {},
 		hasPendingMessages: () => false,
 		shutdown: () => hostAction(state, "shutdown", LABEL),

@@ -6,6 +6,7 @@
 import { diagnostic } from "../diagnostics.mjs";
 import { FEATURE, offered } from "../features.mjs";
 import { log } from "../stdio.mjs";
+import { enterPiEvent } from "./busy.mjs";
 import { LEGACY_EVENTS } from "./legacy.mjs";
 import { extensionPath } from "./registry.mjs";
 
@@ -33,6 +34,15 @@ const EXTENDED_EVENTS = {
 	message_received: ["message_start", "message_end"],
 	message_sending: ["message_start", "message_end"],
 };
+// Pi events the sidecar's Pi host emits itself, from a Pi API call and not from a canonical
+// event: session_info_changed on pi.setSessionName (runtime.mjs).
+const SIDECAR_EVENTS = new Set(["session_info_changed"]);
+// Why an unmapped Pi event cannot run here, where the general reason says too little.
+const UNMAPPED_BECAUSE = {
+	project_trust:
+		"Pi asks global extensions to decide project trust before project resources load; in the gateway workspace trust is the user's decision (gateway trust), never a package's",
+};
+
 function canonicalsFor(state, piEvent) {
 	if (Object.hasOwn(LEGACY_EVENTS, piEvent)) return [LEGACY_EVENTS[piEvent].canonical];
 	const tables = offered(state, FEATURE.extendedEvents) ? [NIMLET_EVENTS, EXTENDED_EVENTS] : [NIMLET_EVENTS];
@@ -63,8 +73,9 @@ export function eventOwners(state, pi) {
 			if (legacy) {
 				const message = `event "${piEvent}" (${where}) is Pi's legacy API (removed in pi 0.65); translated to ${legacy.replacement}: its handlers run at the canonical ${legacy.canonical}`;
 				report(state, pi, piEvent, "pi.legacy_event_translated", message, packageId);
-			} else if (!canonicals.length) {
-				const message = `event "${piEvent}" (${where}) has no canonical mapping in this host; its handlers never run`;
+			} else if (!canonicals.length && !SIDECAR_EVENTS.has(piEvent)) {
+				const because = UNMAPPED_BECAUSE[piEvent] ? `: ${UNMAPPED_BECAUSE[piEvent]}` : "";
+				const message = `event "${piEvent}" (${where}) has no canonical mapping in this host${because}; its handlers never run`;
 				report(state, pi, piEvent, "pi.event_unmapped", message, packageId);
 			}
 		}
@@ -93,14 +104,16 @@ function handlerFailed(state, pi, item, piEvent, error) {
 }
 
 /** Run one Pi event's handlers. `event` is the event object, or a function that builds a fresh
- * one for each handler (for payloads that chain). `each(result)` may return "stop". */
+ * one for each handler (for payloads that chain, or that differ by the Pi a package targets:
+ * it gets the handler's package id). `each(result)` may return "stop". */
 export async function runHandlers(state, pi, target, piEvent, event, ctx, each) {
 	for (const item of pi.extensions) {
 		if (target !== undefined && item.packageId !== target) continue;
 		for (const handler of [...(item.ext.handlers.get(piEvent) ?? [])]) {
 			let result;
 			try {
-				result = await handler(typeof event === "function" ? event() : event, ctx);
+				enterPiEvent(state, pi, piEvent, item.packageId);
+				result = await handler(typeof event === "function" ? event(item.packageId) : event, ctx);
 			} catch (error) {
 				if (piEvent === "tool_call") throw error; // pi: tool_call errors block the tool
 				handlerFailed(state, pi, item, piEvent, error);

@@ -2,14 +2,24 @@
 // One small handler per canonical event; each returns the protocol reply.
 
 import { contentText } from "../content.mjs";
+import { currentRequest } from "../state.mjs";
 import { log } from "../stdio.mjs";
 import { makeContext, refreshEntries } from "./context.mjs";
 import { loopState, runHandlers } from "./dispatch.mjs";
 import { legacySessionEvents } from "./legacy.mjs";
 import { addDiscovered } from "./resources.mjs";
+import { since } from "./versions.mjs";
+
+// Pi >= 0.79.10: the compaction events say why compaction runs. The gateway's compaction is
+// one the embedding agent asked for: "manual" unless the host's payload names a reason.
+function compactionFields(pi, packageId, payload) {
+	if (!since(pi, packageId, "compactionReason")) return {};
+	const reason = ["manual", "threshold", "overflow"].includes(payload.reason) ? payload.reason : "manual";
+	return { reason, willRetry: payload.will_retry === true };
+}
 
 // A Pi custom message ({customType, content, display, details}) as a canonical message.
-function canonicalMessage(message) {
+export function canonicalMessage(message) {
 	const out = { role: "custom", custom_type: String(message.customType ?? ""), content: message.content ?? "", display: message.display !== false };
 	if (message.details !== undefined) out.details = message.details;
 	return out;
@@ -96,7 +106,8 @@ const HANDLERS = {
 		// Pi's extendResourcesFromExtensions: the paths every handler returns are loaded as
 		// skills and prompt templates for this session (themes: TUI only).
 		const found = [];
-		await run("resources_discover", { type: "resources_discover", cwd: ctx.cwd, reason: "startup" }, (result, item) => {
+		const discover = { type: "resources_discover", cwd: ctx.cwd, reason: reason === "reload" ? "reload" : "startup" }; // as Pi
+		await run("resources_discover", discover, (result, item) => {
 			for (const kind of ["skillPaths", "promptPaths"]) {
 				for (const where of Array.isArray(result?.[kind]) ? result[kind] : []) found.push({ kind, path: String(where), item });
 			}
@@ -122,17 +133,16 @@ const HANDLERS = {
 		return {};
 	},
 
-	async session_before_compact({ run, payload, signal }) {
+	async session_before_compact({ pi, run, payload, signal }) {
 		const reply = {};
-		const event = {
+		const event = (packageId) => ({
 			type: "session_before_compact",
 			preparation: { tokensBefore: payload.tokens_before ?? 0 },
 			branchEntries: payload.entries ?? [],
 			customInstructions: payload.instruction || undefined,
 			signal,
-			reason: "manual",
-			willRetry: false,
-		};
+			...compactionFields(pi, packageId, payload),
+		});
 		await run("session_before_compact", event, (result) => {
 			if (result?.cancel) {
 				reply.allow = false;
@@ -148,9 +158,10 @@ const HANDLERS = {
 		return reply;
 	},
 
-	async session_compact({ run, payload }) {
+	async session_compact({ pi, run, payload }) {
 		const compactionEntry = { type: "compaction", summary: payload.summary, firstKeptEntryId: String(payload.first_kept_index ?? 0), tokensBefore: payload.tokens_before };
-		await run("session_compact", { type: "session_compact", compactionEntry, fromExtension: false, reason: "manual", willRetry: false });
+		const event = (packageId) => ({ type: "session_compact", compactionEntry, fromExtension: false, ...compactionFields(pi, packageId, payload) });
+		await run("session_compact", event);
 		return {};
 	},
 
@@ -171,15 +182,23 @@ const HANDLERS = {
 		return text !== original ? { action: "transform", text } : { action: "continue" };
 	},
 
-	async before_agent_start({ run, payload, ctx }) {
+	async before_agent_start({ state, pi, run, payload, ctx }) {
 		// Pi's emitBeforeAgentStart: every returned message is injected; a returned systemPrompt
-		// replaces the prompt for this run, and the next handler sees it.
+		// replaces the prompt for this run, and the next handler sees it. Since Pi 1.2 the event
+		// is a union on messageType; the gateway starts runs on user prompts only ("user"), and
+		// a package targeting an older Pi gets the event without the field, as then.
 		const reply = {};
 		let systemPrompt = String(payload.system_prompt ?? "");
 		let replaced = false;
 		const messages = [];
 		ctx.getSystemPrompt = () => systemPrompt;
-		const event = () => ({ type: "before_agent_start", prompt: String(payload.prompt ?? ""), systemPrompt, messageType: "user", systemPromptOptions: {} });
+		// Pi >= 1.2: a pi.sendMessage() while the run starts is queued into it (runtime.mjs).
+		const current = currentRequest(state);
+		if (current) current.runMessages = messages;
+		const event = (packageId) => {
+			const fields = { type: "before_agent_start", prompt: String(payload.prompt ?? ""), systemPrompt, systemPromptOptions: {} };
+			return since(pi, packageId, "busyRunStart") ? { ...fields, messageType: "user" } : fields;
+		};
 		await run("before_agent_start", event, (result) => {
 			if (!result || typeof result !== "object") return;
 			if (result.message) messages.push(canonicalMessage(result.message));

@@ -6,6 +6,7 @@
 import path from "node:path";
 import { errorReply, toolReply, contentText } from "../content.mjs";
 import { diagnostic } from "../diagnostics.mjs";
+import { currentRequest } from "../state.mjs";
 import { hostExec, progress } from "../wire.mjs";
 import { eventBusUrl, loaderUrl, piTheme, themeLoaded } from "./modules.mjs";
 import { makeContext, refreshEntries } from "./context.mjs";
@@ -20,7 +21,9 @@ function newPi() {
 		extensions: [], // {ext, packageId, root}, in load order
 		tools: new Map(), // name -> {definition, ext, packageId, extPath}
 		commands: new Map(), // invocation name -> {command, packageId, source?: "prompt"}
-		activeTools: null, // Set of names, or null (= all)
+		activeTools: null, // Set of names (setActiveTools), or null (= all but `inactive`)
+		inactive: new Set(), // tools registered inactive (defaultActive: false, exposure; registry.mjs)
+		hostVersions: new Map(), // package id -> the older Pi it targets (versions.mjs)
 		conflicts: new Set(), // tool conflicts already reported
 		reportedEvents: new Set(), // unmapped or translated Pi events already reported
 		reportedErrors: new Set(), // handler failures already reported (dispatch.mjs)
@@ -38,6 +41,7 @@ export async function loadHost(state, packages) {
 	const eventBus = createEventBus();
 	const runtime = createExtensionRuntime();
 	for (const pkg of packages) {
+		if (typeof pkg.hostVersion === "string") pi.hostVersions.set(pkg.id, pkg.hostVersion);
 		useCache(pkg.cache); // where this package's compiled modules are (compile.mjs)
 		const result = await loadExtensions(pkg.entries, process.cwd(), eventBus, runtime);
 		for (const error of result.errors) {
@@ -63,7 +67,7 @@ function piHost(state, pi) {
 	const events = () => (owners ??= eventOwners(state, pi));
 	return {
 		ecosystem: "pi",
-		tools: () => activeToolSpecs(pi),
+		tools: () => activeToolSpecs(state, pi),
 		commands: () => [...pi.commands.entries()].map(([name, c]) => ({ name, description: c.command.description ?? "" })),
 		events: () => Object.keys(events()),
 		eventOwners: events,
@@ -94,6 +98,8 @@ async function callTool(state, pi, name, message, signal) {
 	const entry = pi.tools.get(name);
 	if (!entry || !isActive(pi, name)) return { content: `Tool ${name} not found`, is_error: true };
 	const ctx = makeContext(state, pi, signal, false);
+	const current = currentRequest(state);
+	if (current) current.piPackage = entry.packageId;
 	const onUpdate = (partial) => progress(state, message.id, partial?.content ?? [], partial?.details ?? null, contentText(partial?.content));
 	try {
 		const result = await entry.definition.execute(`call_${message.id}`, message.arguments ?? {}, signal, onUpdate, ctx);

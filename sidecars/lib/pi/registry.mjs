@@ -4,8 +4,10 @@
 
 import path from "node:path";
 import { diagnostic } from "../diagnostics.mjs";
+import { FEATURE, offered } from "../features.mjs";
 import { sendRegistrationDelta } from "../registration.mjs";
 import { log } from "../stdio.mjs";
+import { since } from "./versions.mjs";
 
 export function unsupported(state, api, where, pkg) {
 	diagnostic(state, "pi.unsupported_api", `${api} is not supported by a headless host${where ? ` (${where})` : ""}`, api, pkg);
@@ -17,10 +19,32 @@ export function packageOfPath(pi, extensionPath) {
 }
 
 export function isActive(pi, name) {
-	return pi.activeTools === null || pi.activeTools.has(name);
+	return pi.activeTools === null ? !pi.inactive.has(name) : pi.activeTools.has(name);
 }
 
-/** Take the extensions' tools (again, after a late registerTool); `late` tells the host. */
+// Pi >= 0.99 (AgentSession._isActivatedOnRegistration): registering a `direct` (default) or
+// `model-only` tool activates it unless it sets `defaultActive: false`; `codemode`, `deferred`
+// and `hidden` tools are not activated on registration. Older Pi knew neither field.
+function activatedOnRegistration(pi, packageId, def) {
+	if (!since(pi, packageId, "toolExposure")) return true;
+	const exposure = def.exposure ?? "direct";
+	return (exposure === "direct" || exposure === "model-only") && def.defaultActive !== false;
+}
+
+// A tool registered (or registered again) now: active or not, as Pi decides at registration
+// (an explicit active set, from setActiveTools, gains the tools that activate, as in Pi).
+function applyRegistrationState(pi, name, packageId, def) {
+	const active = activatedOnRegistration(pi, packageId, def);
+	if (active) pi.inactive.delete(name);
+	else pi.inactive.add(name);
+	if (pi.activeTools !== null) {
+		if (active) pi.activeTools.add(name);
+		else if (def.exposure === "hidden") pi.activeTools.delete(name); // withdrawn
+	}
+}
+
+/** Take the extensions' tools (again, after a late registerTool); `late` tells the host when
+ * a tool was added or registered again. Returns the names that changed. */
 export function collectTools(state, pi, late) {
 	const added = [];
 	for (const { ext, packageId } of pi.extensions) {
@@ -34,8 +58,12 @@ export function collectTools(state, pi, late) {
 				}
 				continue;
 			}
+			const changed = owner?.definition !== tool.definition; // new, or registered again
 			pi.tools.set(name, { ...tool, ext, packageId, extPath: owner?.extPath ?? ext.path });
-			if (!owner) added.push(name);
+			if (changed) {
+				added.push(name);
+				applyRegistrationState(pi, name, packageId, tool.definition);
+			}
 			if ((tool.definition.renderCall || tool.definition.renderResult) && !late) {
 				unsupported(state, "tool renderCall/renderResult", `tool ${name}`, packageId);
 			}
@@ -72,16 +100,28 @@ export function collectCommands(state, pi) {
 	}
 }
 
-/** The protocol's ToolSpec of a Pi tool (the JSON round trip drops TypeBox's symbols). */
-export function toolSpec(name, tool) {
+/** The protocol's ToolSpec of a Pi tool (the JSON round trip drops TypeBox's symbols). Its
+ * output schema (Pi >= 0.99) goes in `gateway.output_schema` when the host offered
+ * `tool.output`; otherwise it is reported once as not carried. */
+export function toolSpec(state, pi, name, tool) {
 	const def = tool.definition;
 	const schema = JSON.parse(JSON.stringify(def.parameters ?? { type: "object", properties: {} }));
 	const description = [def.description ?? def.label ?? name, def.promptSnippet].filter(Boolean).join("\n\n");
-	return { name, description, input_schema: schema };
+	const spec = { name, description, input_schema: schema };
+	if (def.outputSchema && since(pi, tool.packageId, "toolExposure")) {
+		if (offered(state, FEATURE.output)) {
+			spec.gateway = { output_schema: JSON.parse(JSON.stringify(def.outputSchema)) };
+		} else if (!pi.conflicts.has(`output\0${name}`)) {
+			pi.conflicts.add(`output\0${name}`);
+			const detail = `tool ${name}: the host did not offer tool.output, so no output schema is carried; the model gets the result's content, as in Pi`;
+			unsupported(state, "tool outputSchema", detail, tool.packageId);
+		}
+	}
+	return spec;
 }
 
-export function activeToolSpecs(pi) {
-	return [...pi.tools.entries()].filter(([name]) => isActive(pi, name)).map(([name, tool]) => toolSpec(name, tool));
+export function activeToolSpecs(state, pi) {
+	return [...pi.tools.entries()].filter(([name]) => isActive(pi, name)).map(([name, tool]) => toolSpec(state, pi, name, tool));
 }
 
 function where(root, ext) {

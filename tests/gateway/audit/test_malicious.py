@@ -24,7 +24,8 @@ BENIGN = [
     *sorted(p for p in (ROOT / "examples" / "packages").iterdir() if p.is_dir()),
     *sorted(p for p in (ROOT / "tests" / "nu" / "fixtures").iterdir() if p.is_dir() and p.name != "npm"),
     *sorted((ROOT / "tests" / "nu" / "fixtures" / "npm").glob("*.tgz")),
-    *sorted(p for p in (ROOT / "tests" / "pi" / "fixtures").iterdir() if p.is_dir()),
+    *sorted(p.parent for p in (ROOT / "tests" / "pi" / "fixtures").glob("*/package.json")),
+    *sorted(p.parent for p in (ROOT / "tests" / "pi" / "fixtures").glob("*/*/package.json")),
 ]  # fmt: skip
 
 

@@ -23,7 +23,13 @@ import pytest
 from adapters._sidecar import sidecar_ready
 from adapters.openclaw._host_api import HOOKS, LEGACY, RECORDED
 from adapters.openclaw.runtime import MIN_NODE
-from adapters.pi._audit import GATEWAY_EVENTS, PI_EVENTS, REMOVED_EVENTS, TRANSLATED_EVENTS
+from adapters.pi._audit import (
+    GATEWAY_EVENTS,
+    PI_EVENTS,
+    REMOVED_EVENTS,
+    SIDECAR_EVENTS,
+    TRANSLATED_EVENTS,
+)
 from adapters.pi.runtime import SIDECAR_DIR
 from gateway import GatewayConfig, open_gateway
 from gateway.audit import GATEWAY, PackageAudit, Status, audit
@@ -167,7 +173,7 @@ def test_the_pi_event_table_is_the_sidecars(tmp_path):
     for name, cell in hooks.items():
         if name in TRANSLATED_EVENTS:  # said by the sidecar itself
             assert cell.support.code == "pi.legacy_event_translated", name
-        elif name in GATEWAY_EVENTS:
+        elif name in GATEWAY_EVENTS or name in SIDECAR_EVENTS:
             assert cell.support.status is Status.RUNS, name
         else:
             assert cell.support.code == "pi.event_unmapped", name  # said by the sidecar itself

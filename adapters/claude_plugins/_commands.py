@@ -1,0 +1,129 @@
+"""A Claude Code plugin's slash commands (``commands/*.md``), served by the gateway itself
+and expanded by Claude Code's rules (its skills documentation, "pass arguments"):
+
+- ``$ARGUMENTS`` is everything typed after the command, as typed;
+- ``$ARGUMENTS[N]`` and its shorthand ``$N`` are the arguments split like a shell command
+  (quotes group words), counted from 0; one that was not given is empty;
+- ``$name`` for each name the front matter's ``arguments`` lists, in order;
+- when the body has none of these and arguments were typed, Claude Code appends
+  ``ARGUMENTS: <arguments>``;
+- ``${CLAUDE_PLUGIN_ROOT}`` is the plugin's installed folder.
+
+Values are not substituted again. What Claude Code does beyond the text — ``!`` shell lines
+run before the prompt is sent, ``allowed-tools``, ``model`` — is not applied (the command
+is reported with ``claude.command_field_ignored`` at inspection).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shlex
+from pathlib import Path
+from typing import Any, Final
+
+from adapters import _codes as codes
+from adapters._files import Inspection
+from gateway.model import CatalogEntry, Discovery, PromptTemplate, Skill, parse_front_matter
+
+__all__ = ["argument_names", "command_issues", "expand", "package_resources", "parse_arguments"]
+
+_IGNORED_FIELDS: Final = ("allowed-tools", "model", "disable-model-invocation")
+_SHELL_LINE = re.compile(r"!`[^`\n]+`|^```!", re.MULTILINE)
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ROOT = "${CLAUDE_PLUGIN_ROOT}"
+
+
+def parse_arguments(text: str) -> list[str]:
+    """The typed arguments split like a shell command; plain words when the quoting is
+    broken (an unclosed quote), as Claude Code falls back."""
+    if not text.strip():
+        return []
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def expand(body: str, arguments: str, *, names: tuple[str, ...] = (), root: str = "") -> str:
+    """A command's prompt for the typed ``arguments``."""
+    args = parse_arguments(arguments)
+    body = body.replace(_ROOT, root) if root else body
+    named = {name: args[i] if i < len(args) else "" for i, name in enumerate(names)}
+    alternatives = [r"\$ARGUMENTS\[(?P<indexed>\d+)\]", r"\$ARGUMENTS\b", r"\$(?P<digit>\d+)(?!\w)"]
+    if named:
+        longest_first = sorted(named, key=len, reverse=True)
+        alternatives.append(r"\$(?P<name>" + "|".join(map(re.escape, longest_first)) + r")\b")
+    pattern = re.compile("|".join(alternatives))
+    used = False
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal used
+        used = True
+        found = match.groupdict()
+        index = found.get("indexed") or found.get("digit")
+        if index is not None:
+            return args[int(index)] if int(index) < len(args) else ""
+        if found.get("name"):
+            return named[found["name"]]
+        return arguments
+
+    text = pattern.sub(replace, body)
+    if not used and arguments.strip():
+        text = f"{text}\n\nARGUMENTS: {arguments}"
+    return text
+
+
+def argument_names(front: dict[str, object]) -> tuple[str, ...]:
+    """The front matter's ``arguments``: a list of names, or names separated by spaces."""
+    raw = front.get("arguments")
+    items = raw.split() if isinstance(raw, str) else raw
+    if not isinstance(items, list):
+        return ()
+    return tuple(item for item in items if isinstance(item, str) and _NAME.match(item))
+
+
+def command_issues(inspection: Inspection, rel: str, text: str) -> list[str]:
+    """Say what the gateway will not apply when it expands this command (and return it)."""
+    front = parse_front_matter(text)
+    ignored: list[str] = [key for key in _IGNORED_FIELDS if key in front.data]
+    if _SHELL_LINE.search(front.body):
+        ignored.append("! shell commands")
+    if ignored:
+        listed = ", ".join(f"`{key}`" for key in ignored)
+        inspection.add(
+            codes.CLAUDE_COMMAND_FIELD_IGNORED(f"{rel}: not applied (kept as text): {listed}")
+        )
+    return ignored
+
+
+def package_resources(entry: CatalogEntry) -> Discovery:
+    """The skills (listed) and slash commands of an installed plugin."""
+    root = Path(entry.root)
+    inspection = Inspection(root)
+    found = Discovery()
+    for contribution in entry.contributions:
+        rel = str(contribution.detail.get("path", ""))
+        if contribution.kind == "skill":
+            found.skills.append(
+                Skill(contribution.name, contribution.description, root / rel, "package")
+            )
+        elif contribution.kind == "prompt":
+            text = inspection.read_text(rel)
+            if text is None:
+                continue  # unreadable since inspection: `inspect` reports it
+            front = parse_front_matter(text)
+            body = front.body.strip("\n")
+            rule: Any = functools.partial(expand, names=argument_names(front.data), root=str(root))
+            description = contribution.description or _first_line(body)
+            found.prompts.append(
+                PromptTemplate(
+                    contribution.name, description, body, root / rel, "package", entry.id, rule
+                )
+            )
+    found.diagnostics += inspection.finish(entry.id)
+    return found
+
+
+def _first_line(body: str) -> str:
+    return next((line.strip() for line in body.splitlines() if line.strip()), "")[:100]

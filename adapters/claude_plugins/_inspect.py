@@ -1,0 +1,131 @@
+"""Reading a Claude Code plugin into a catalog entry: its manifest, slash commands,
+skills, subagents (listed, unsupported), hooks and MCP servers. Runs nothing."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any, Final
+
+from adapters import _codes as codes
+from adapters._files import Inspection, safe_is_dir, safe_is_file
+from adapters._markdown import skill_contribution, skill_files
+from adapters.claude_plugins._commands import command_issues
+from adapters.claude_plugins._components import read_hook_sources, read_mcp_servers
+from adapters.claude_plugins._manifest import MANIFEST, read_manifest
+from adapters.plugin_host._hook_config import EVENT_OF
+from gateway.model import CatalogEntry, Contribution, parse_front_matter
+
+__all__ = ["ECOSYSTEM", "inspect_plugin", "is_claude_plugin"]
+
+ECOSYSTEM: Final = "claude"
+
+
+def is_claude_plugin(root: Any) -> bool:
+    return safe_is_file(root / MANIFEST)
+
+
+def inspect_plugin(root: Any) -> CatalogEntry:
+    inspection = Inspection(root)
+    entry = CatalogEntry.named_after(root, ECOSYSTEM)
+    manifest = read_manifest(inspection, entry.name)
+    entry.id = entry.name = manifest.name
+    entry.version, entry.description = manifest.version, manifest.description
+    for rel, name in _markdown_files(inspection, "commands", manifest.paths.get("commands", [])):
+        _command(inspection, entry, rel, name)
+    for rel in _skills(inspection, manifest.paths.get("skills", [])):
+        skill = skill_contribution(inspection, rel)
+        if skill is not None:
+            entry.contributions.append(skill)
+    agents = [
+        name for _, name in _markdown_files(inspection, "agents", manifest.paths.get("agents", []))
+    ]
+    if agents:
+        inspection.add(
+            codes.CLAUDE_COMPONENT_UNSUPPORTED(
+                f"agents: subagents {', '.join(agents)} are listed, never run: the gateway "
+                "runs no subagents"
+            )
+        )
+    hooks, skipped_events = read_hook_sources(inspection, manifest.hooks)
+    servers, remote = read_mcp_servers(inspection, manifest.mcp)
+    for event in (hooks or {}).get("hooks", {}):
+        if event in EVENT_OF:
+            entry.contributions.append(
+                Contribution(kind="hook", name=event, target=EVENT_OF[event])
+            )
+    for name in servers:
+        entry.contributions.append(Contribution(kind="mcp_server", name=name))
+    entry.metadata = {
+        "license": manifest.license,
+        "homepage": manifest.homepage,
+        "agents": agents,
+        "hooks": hooks,
+        "unsupported_hook_events": skipped_events,
+        "mcp_servers": servers,
+        "remote_mcp_servers": remote,
+    }
+    entry.runtime = "python-sidecar" if hooks or servers else "declarative"
+    entry.diagnostics = inspection.finish(entry.id)
+    return entry
+
+
+def _command(inspection: Inspection, entry: CatalogEntry, rel: str, name: str) -> None:
+    """A slash command named by its front matter's ``name``, else by its path below its
+    folder with ``:`` between the parts (``git/commit.md`` is ``git:commit``), as OpenClaw's
+    loader of Claude bundles names them."""
+    text = inspection.read_text(rel)
+    if text is None:
+        return
+    front = parse_front_matter(text)
+    if front.problem:
+        inspection.add(codes.SKILL_INVALID(f"{rel}: {front.problem}"))
+    if front.data.get("user-invocable") is False:
+        inspection.add(
+            codes.CLAUDE_COMMAND_FIELD_IGNORED(
+                f"{rel}: `user-invocable: false`: not a slash command (in Claude Code only "
+                "the model invokes it; the gateway has no such path)"
+            )
+        )
+        return
+    detail: dict[str, Any] = {"path": rel}
+    ignored = command_issues(inspection, rel, text)
+    if ignored:
+        detail["not_applied"] = ignored
+    hint = front.data.get("argument-hint")
+    if isinstance(hint, str | list):
+        detail["argument_hint"] = hint if isinstance(hint, str) else " ".join(map(str, hint))
+    entry.contributions.append(
+        Contribution(
+            kind="prompt",
+            name=front.text("name") or name,
+            description=front.description,
+            detail=detail,
+        )
+    )
+
+
+def _markdown_files(
+    inspection: Inspection, default: str, extra: list[str]
+) -> list[tuple[str, str]]:
+    """The ``*.md`` files of the default folder and of the manifest's paths (files or
+    folders), each once, in order, with their path below that folder without ``.md``
+    (parts joined by ``:``)."""
+    found: dict[str, str] = {}
+    for place in [default, *extra]:
+        if safe_is_file(inspection.root / place):
+            if place.endswith(".md"):
+                found.setdefault(place, posixpath.splitext(posixpath.basename(place))[0])
+        elif safe_is_dir(inspection.root / place):
+            for rel, is_dir in inspection.walk(place):
+                if not is_dir and rel.endswith(".md"):
+                    below = posixpath.relpath(rel, place)
+                    found.setdefault(rel, posixpath.splitext(below)[0].replace("/", ":"))
+    return list(found.items())
+
+
+def _skills(inspection: Inspection, extra: list[str]) -> list[str]:
+    found: list[str] = []
+    for place in ["skills", *extra]:
+        if safe_is_dir(inspection.root / place):
+            found += [rel for rel in skill_files(inspection, place) if rel not in found]
+    return found

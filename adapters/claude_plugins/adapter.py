@@ -1,0 +1,56 @@
+"""Claude Code plugins (``.claude-plugin/plugin.json``): slash commands and skills served
+by the gateway itself (``package_resources``); command hooks (``hooks.json``) and stdio
+MCP servers (``.mcp.json``) run in the plugin host, one process per plugin
+(``plan_launch``); subagents and the components a headless host has no place for are
+listed and reported, never run. See docs/claude-plugins.md."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from adapters.claude_plugins._commands import package_resources
+from adapters.claude_plugins._inspect import ECOSYSTEM, inspect_plugin, is_claude_plugin
+from adapters.claude_plugins.runtime import plan_plugin_host
+from gateway.model import CatalogEntry, DiscoveredLaunch, Discovery, LaunchRefusal, LaunchSpec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from adapters.claude_plugins._audit import ClaudeAudit
+
+__all__ = ["ClaudePluginsAdapter"]
+
+
+class ClaudePluginsAdapter:
+    ecosystem = ECOSYSTEM
+
+    @functools.cached_property
+    def audit(self) -> ClaudeAudit:
+        """What the gateway does with a plugin's contributions, for ``gateway audit``."""
+        # Imported here: a gateway start loads the adapters, the audit knowledge is
+        # for `gateway audit`.
+        from adapters.claude_plugins._audit import ClaudeAudit
+
+        return ClaudeAudit()
+
+    def detect(self, root: Path) -> bool:
+        return is_claude_plugin(root)
+
+    def inspect(self, root: Path) -> CatalogEntry:
+        return inspect_plugin(root)
+
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
+        """The plugin host when the plugin has hooks or stdio MCP servers; None for one of
+        commands and skills only (the gateway serves them itself)."""
+        if entry.runtime != "python-sidecar":
+            return None
+        return plan_plugin_host(entry, home)
+
+    def package_resources(self, entry: CatalogEntry) -> Discovery:
+        """Its skills (listed) and slash commands (expanded by Claude Code's rules)."""
+        return package_resources(entry)
+
+    def discover(
+        self, workspace: Path, user_home: Path, trusted: bool, home: Path
+    ) -> list[DiscoveredLaunch]:
+        return []  # Claude's own plugin folders are Claude's; install a plugin to use it

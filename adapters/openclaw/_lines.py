@@ -1,0 +1,156 @@
+"""OpenClaw's current release lines, which of them a plugin works with, and which rules the
+gateway applies to a plugin: decided by the host version the plugin declares.
+
+Two inputs, both read without running anything:
+
+- the **declared host version**: ``package.json`` ``openclaw.compat.pluginApi``,
+  ``openclaw.compat.minGatewayVersion``, ``openclaw.install.minHostVersion`` and the
+  ``openclaw`` peer range. The lowest version every declaration admits is the plugin's
+  *floor*; a floor at or above 2026.10 means the plugin was built for the newer hosts and
+  gets their rules (``rules_for``), anything else keeps the 2026.9 behaviour;
+- **OpenClaw's compatibility registry** (``_compat_registry``): the SDK surfaces removed,
+  and in which line. A plugin whose code uses a surface a line removed does not work with
+  that line.
+
+The lines (``LINES``) are the ones OpenClaw ships now: 2026.11, 2026.10 and the 2026.9
+extended-stable line (2026.9.36 LTS), as the project's issue 21 names them; what each lacks
+comes from the compat registry's source and OpenClaw's docs (the npm registry here serves
+``openclaw`` up to 2026.9.6 only, and no release notes of the newer lines were found).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from adapters import _codes as codes
+from adapters._semver import Version, parse_version, satisfies
+from adapters.openclaw._compat_registry import NEWER, gone_from, removed_uses
+from gateway.audit import HostLine, SourceFile
+
+__all__ = [
+    "LINES",
+    "NEWER",
+    "Line",
+    "declared_ranges",
+    "floor",
+    "floor_range",
+    "line_admitted",
+    "openclaw_host_lines",
+    "rules_for",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    name: str
+    """As people name it: ``2026.11``, ``2026.9.36 LTS``."""
+    first: str
+    last: str
+    """The versions a declared range is tried against (the line's first and a late patch)."""
+    removed_through: str
+    """Registry removals up to this line are gone from it (``2026.9`` keeps 2026.10's)."""
+
+
+LINES: Final = (
+    Line("2026.11", "2026.11.0", "2026.11.99", "2026.11"),
+    Line("2026.10", "2026.10.0", "2026.10.99", "2026.10"),
+    Line("2026.9.36 LTS", "2026.9.36", "2026.9.99", "2026.9"),
+)
+"""Newest first."""
+
+
+def declared_ranges(metadata: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(where, range)`` for each host version the plugin declares (catalog metadata)."""
+    found: list[tuple[str, str]] = []
+    if isinstance(metadata.get("plugin_api"), str):
+        found.append(("compat.pluginApi", metadata["plugin_api"]))
+    if isinstance(metadata.get("min_gateway_version"), str):
+        found.append(("compat.minGatewayVersion", floor_range(metadata["min_gateway_version"])))
+    install = metadata.get("install")
+    if isinstance(install, dict) and isinstance(install.get("minHostVersion"), str):
+        found.append(("install.minHostVersion", install["minHostVersion"]))
+    if isinstance(metadata.get("openclaw_peer"), str):
+        found.append(("peerDependencies.openclaw", metadata["openclaw_peer"]))
+    return found
+
+
+def floor_range(value: str) -> str:
+    """A ``minGatewayVersion`` as a range: OpenClaw takes ``>=x.y.z`` and, as legacy, a bare
+    ``x.y.z`` (its ``parseMinHostVersionRequirement``)."""
+    value = value.strip()
+    return value if value.startswith(">=") else f">={value}"
+
+
+def _lower_bound(spec: str) -> Version | None:
+    """The lowest version ``spec`` admits (its smallest alternative's bound); None when the
+    range cannot be read. ``*`` and bare upper bounds admit anything: ``(0, 0, 0)``."""
+    lowest: Version | None = None
+    for alternative in spec.split("||"):
+        alternative = re.sub(r"(>=|<=|>|<|=|\^|~)\s+", r"\1", alternative.strip())
+        hyphen = re.match(r"^(\S+)\s+-\s+\S+$", alternative)
+        tokens = [hyphen[1]] if hyphen else alternative.split()
+        bound: Version = (0, 0, 0)
+        for token in tokens:
+            match = re.match(r"^(>=|>|=|\^|~)?(.+)$", token)
+            if token.startswith("<") or match is None:
+                continue
+            version = parse_version(match[2]) if match[2] not in ("*", "x", "X") else (0, 0, 0)
+            if version is None:
+                return None
+            bound = max(bound, version)
+        lowest = bound if lowest is None else min(lowest, bound)
+    return lowest
+
+
+def floor(metadata: Mapping[str, Any]) -> Version | None:
+    """The lowest host version all the plugin's declarations admit (None: it declares none
+    that can be read)."""
+    bounds = [_lower_bound(spec) for _, spec in declared_ranges(metadata)]
+    known = [bound for bound in bounds if bound is not None]
+    return max(known) if known else None
+
+
+def rules_for(metadata: Mapping[str, Any]) -> str:
+    """``2026.10`` when the plugin declares a host of 2026.10 or later (the newer rules),
+    else ``2026.9`` (today's behaviour, the lenient one where the two differ)."""
+    lowest = floor(metadata)
+    newer = parse_version(NEWER)
+    return NEWER if lowest is not None and newer is not None and lowest >= newer else "2026.9"
+
+
+def line_admitted(metadata: Mapping[str, Any], line: Line) -> list[str]:
+    """The declarations that shut ``line`` out (a newer host refuses such a plugin at
+    install); empty when every declared range admits some version of the line."""
+    refused = []
+    for where, spec in declared_ranges(metadata):
+        if not (satisfies(line.first, spec) or satisfies(line.last, spec)):
+            refused.append(f"{where} {spec!r} admits no OpenClaw {line.name}")
+    return refused
+
+
+def openclaw_host_lines(
+    metadata: Mapping[str, Any], sources: Sequence[SourceFile]
+) -> list[HostLine]:
+    """Each current line: refused at install by a declared range that admits none of its
+    versions, or missing a surface the code uses; else it works."""
+    uses = removed_uses(sources)
+    found: list[HostLine] = []
+    for line in LINES:
+        refused = [(codes.OPENCLAW_HOST_VERSION.code, why) for why in line_admitted(metadata, line)]
+        refused += [
+            (
+                codes.OPENCLAW_SURFACE_REMOVED.code,
+                f"{use.surface} ({use.path}:{use.line}) was removed in OpenClaw "
+                f"{use.removed_in} [{use.code}]; use {use.replacement}",
+            )
+            for use in uses
+            if gone_from(use, line.removed_through)
+        ]
+        code = refused[0][0] if refused else None
+        found.append(
+            HostLine("openclaw", line.name, not refused, code, tuple(r for _, r in refused))
+        )
+    return found

@@ -1,0 +1,187 @@
+"""Paths inside a writable workspace that stay read-only: what other programs execute or
+trust without asking (git's hooks and config, editors' tasks, CI definitions, the agents'
+own settings and instructions, direnv, build scripts).
+
+A package granted ``workspace.write`` may write the workspace, but a hook written into
+``.git/hooks`` runs as the user at the next commit, outside every sandbox; a rewritten
+``AGENTS.md`` instructs every later agent. So these stay read-only unless the user grants
+one by name: ``workspace.write:.git/hooks`` reopens that folder (and what is beneath it)
+and nothing else. Coding agents' own sandboxes do the same for ``.git`` under their
+workspace-write modes.
+
+Landlock cannot take a subfolder back from a writable folder (its rules only add), so the
+confining thread makes a private mount namespace and binds each protected path read-only
+over itself before it confines itself and starts the child, which inherits the namespace;
+a reopened path is bound again, writable, on top. Making a mount namespace needs
+``CAP_SYS_ADMIN`` in the thread's user namespace — root, or a container's root — and a
+multi-threaded process cannot make a user namespace of its own; without it the paths are
+not protected and ``missing_protections`` says so. Only paths that exist when the child
+starts are bound: a protected file that does not exist yet (``.envrc`` in a folder without
+one) can be created.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import os
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+from typing import Final
+
+__all__ = [
+    "PROTECTED_GRANT_PREFIX",
+    "PROTECTED_NAMES",
+    "can_mount_privately",
+    "mount_read_only",
+    "protected_within",
+    "reopened_names",
+]
+
+PROTECTED_GRANT_PREFIX: Final = "workspace.write:"
+"""``workspace.write:PATH`` reopens one protected path (relative to the workspace)."""
+
+PROTECTED_NAMES: Final[dict[str, str]] = {
+    ".git": "git's hooks run at each commit; its config names programs (core.hooksPath, "
+    "core.fsmonitor, core.pager)",
+    ".hg": "Mercurial's hooks and config",
+    ".svn": "Subversion's working-copy data",
+    ".jj": "Jujutsu's repository and config",
+    ".envrc": "direnv runs it on entering the folder",
+    ".vscode": "VS Code tasks and settings run programs",
+    ".idea": "JetBrains run configurations",
+    ".zed": "Zed tasks and settings",
+    ".devcontainer": "dev container definitions run at build",
+    ".github": "CI workflows run with the repository's secrets",
+    ".gitlab-ci.yml": "CI pipeline",
+    ".circleci": "CI pipeline",
+    ".husky": "git hooks managed by husky",
+    ".pre-commit-config.yaml": "hooks run at each commit",
+    ".npmrc": "npm settings (script-shell, registry) read by every npm run",
+    ".claude": "Claude Code settings, hooks and commands",
+    ".codex": "Codex settings",
+    ".cursor": "Cursor rules and settings",
+    ".gemini": "Gemini CLI settings",
+    ".pi": "Pi extensions and settings, loaded on the next start",
+    ".nimlet": "nimlet extensions and settings",
+    ".agents": "agents' shared extensions and skills",
+    ".openclaw": "OpenClaw extensions",
+    ".mcp.json": "MCP servers an agent starts",
+    "AGENTS.md": "instructions every agent reads",
+    "CLAUDE.md": "instructions Claude Code reads",
+    "GEMINI.md": "instructions Gemini CLI reads",
+    "Makefile": "build script",
+    "justfile": "build script",
+}
+"""Each path, relative to the workspace, and why it stays read-only (docs/security.md)."""
+
+_CLONE_NEWNS = 0x00020000
+_MS_RDONLY = 0x1
+_MS_NOSUID = 0x2
+_MS_REMOUNT = 0x20
+_MS_BIND = 0x1000
+_MS_REC = 0x4000
+_MS_PRIVATE = 1 << 18
+_CAP_SYS_ADMIN = 21
+_KEPT_FLAGS = {  # statvfs's ST_* bit: the mount flag a remount must keep (it may be locked)
+    2: _MS_NOSUID, 4: 0x4, 8: 0x8, 1024: 0x400, 2048: 0x800, 4096: 1 << 21,
+}  # fmt: skip
+
+
+def reopened_names(granted: Iterable[str]) -> frozenset[str]:
+    """The protected paths the user reopened (``workspace.write:PATH``), normalised; a path
+    that is absolute, climbs out (``..``) or is empty reopens nothing."""
+    found = set()
+    for name in granted:
+        if not name.startswith(PROTECTED_GRANT_PREFIX):
+            continue
+        raw = name[len(PROTECTED_GRANT_PREFIX) :].strip().rstrip("/")
+        path = PurePosixPath(raw)
+        if not raw or path.is_absolute() or ".." in path.parts or "\0" in raw:
+            continue
+        found.add(str(path))
+    return frozenset(found)
+
+
+def protected_within(
+    workspace: Path, reopened: frozenset[str] = frozenset()
+) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """(what to bind read-only, what to bind writable again on top) for a writable
+    ``workspace``: the protected paths that exist (not reopened themselves), and the
+    reopened paths beneath them that exist. A symlink is never bound (its target may be
+    anywhere); Landlock's rules decide what it reaches."""
+    read_only = []
+    for name in PROTECTED_NAMES:
+        if name in reopened:
+            continue
+        path = workspace / name
+        if path.exists() and not path.is_symlink():
+            read_only.append(path)
+    again = []
+    for name in sorted(reopened):
+        path = workspace / name
+        beneath = any(path != ro and ro in path.parents for ro in read_only)
+        real = os.path.realpath(path)
+        inside = real == os.path.realpath(workspace) or real.startswith(
+            os.path.realpath(workspace) + os.sep
+        )
+        if beneath and inside and path.exists() and not path.is_symlink():
+            again.append(path)
+    return tuple(read_only), tuple(again)
+
+
+@functools.cache
+def can_mount_privately() -> bool:
+    """Whether the gateway may make a mount namespace (``CAP_SYS_ADMIN`` effective)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> _CAP_SYS_ADMIN & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+def _check(result: int, what: str, path: Path | None = None) -> None:
+    if result != 0:
+        code = ctypes.get_errno()
+        where = f" {path}" if path is not None else ""
+        raise OSError(code, f"{what}{where}: {os.strerror(code)}")
+
+
+def _kept(path: Path) -> int:
+    """The flags of the mount ``path`` is on that a bind remount must repeat (nodev,
+    noexec, nosuid, atime): a remount that drops a locked one fails, and dropping any
+    would widen what the child may do."""
+    try:
+        have = os.statvfs(path).f_flag
+    except OSError:
+        return _MS_NOSUID
+    return _MS_NOSUID | sum(flag for bit, flag in _KEPT_FLAGS.items() if have & bit)
+
+
+def mount_read_only(read_only: Iterable[Path], reopened: Iterable[Path] = ()) -> None:
+    """On the calling thread, which must have its own ``fs_struct`` (``unshare(CLONE_FS)``):
+    a private mount namespace in which each of ``read_only`` is bound read-only over itself,
+    then each of ``reopened`` bound writable on top. Raises ``OSError``."""
+    libc = _libc()
+    libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_void_p]
+    _check(libc.unshare(ctypes.c_int(_CLONE_NEWNS)), "unshare(CLONE_NEWNS)")
+    # Nothing done here may reach the gateway's own namespace.
+    _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "make / private")
+    for path in read_only:
+        target = os.fsencode(path)
+        _check(libc.mount(target, target, None, _MS_BIND | _MS_REC, None), "bind", path)
+        flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _kept(path)
+        _check(libc.mount(None, target, None, flags, None), "read-only", path)
+    for path in reopened:
+        target = os.fsencode(path)
+        _check(libc.mount(target, target, None, _MS_BIND | _MS_REC, None), "reopen", path)
+        flags = _MS_BIND | _MS_REMOUNT | (_kept(path.parent) & ~_MS_RDONLY)
+        _check(libc.mount(None, target, None, flags, None), "writable", path)

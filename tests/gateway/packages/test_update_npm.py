@@ -1,0 +1,132 @@
+"""``gateway outdated`` and ``gateway update`` for an npm package, against a registry on the
+loopback address that the real npm client reads (``GATEWAY_HOME/npmrc``): the newest version
+within the recorded spec, or the latest with ``--latest``; an update that keeps trust."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import tarfile
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+NAME, PACKAGE = "gw-demo-pkg", "gw.demo"
+
+
+def _tarball(version: str) -> bytes:
+    files = {
+        "package/package.json": {"name": NAME, "version": version},
+        "package/nanobot.extension.json": {
+            "id": PACKAGE, "name": PACKAGE, "version": version, "apiVersion": 1,
+            "runtime": "declarative", "permissions": [],
+        },
+    }  # fmt: skip
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, content in files.items():
+            data = json.dumps(content).encode()
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o644
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+class Registry:
+    """Packuments and tarballs of NAME; ``publish`` adds a version."""
+
+    def __init__(self) -> None:
+        self.tarballs: dict[str, bytes] = {}
+        self.url = ""
+
+    def publish(self, version: str) -> None:
+        self.tarballs[version] = _tarball(version)
+
+    def packument(self) -> dict[str, Any]:
+        versions = {}
+        for version, data in self.tarballs.items():
+            digest = base64.b64encode(hashlib.sha512(data).digest()).decode()
+            versions[version] = {
+                "name": NAME, "version": version,
+                "dist": {"tarball": f"{self.url}/{NAME}/-/{NAME}-{version}.tgz",
+                         "shasum": hashlib.sha1(data).hexdigest(),
+                         "integrity": f"sha512-{digest}"},
+            }  # fmt: skip
+        latest = max(self.tarballs, key=lambda v: tuple(int(p) for p in v.split(".")))
+        return {"name": NAME, "dist-tags": {"latest": latest}, "versions": versions}
+
+
+@pytest.fixture
+def registry() -> Iterator[Registry]:
+    served = Registry()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") == f"/{NAME}":
+                body = json.dumps(served.packument()).encode()
+            elif self.path.startswith(f"/{NAME}/-/"):
+                version = self.path.rsplit("-", 1)[1].removesuffix(".tgz")
+                body = served.tarballs.get(version, b"")
+            else:
+                body = b""
+            self.send_response(200 if body else 404)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    served.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield served
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def gw(run_cli):
+    def run(home: Path, *args: str, code: int = 0) -> Any:
+        done = run_cli(home, *args, "--json")
+        assert done.returncode == code, (done.stdout, done.stderr)
+        return json.loads(done.stdout)
+
+    return run
+
+
+@pytest.fixture
+def home(tmp_path: Path, registry: Registry, gw) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "npmrc").write_text(f"registry={registry.url}/\n")
+    registry.publish("1.0.0")
+    gw(home, "install", f"{NAME}@^1.0.0")
+    gw(home, "trust", PACKAGE)
+    registry.publish("1.1.0")
+    registry.publish("2.0.0")
+    return home
+
+
+def test_outdated_offers_the_newest_version_within_the_recorded_spec(home: Path, gw) -> None:
+    (check,) = gw(home, "outdated")["packages"]
+    assert (check["kind"], check["current"], check["available"]) == ("npm", "1.0.0", "1.1.0")
+
+
+def test_outdated_latest_offers_the_registrys_latest(home: Path, gw) -> None:
+    (check,) = gw(home, "outdated", "--latest")["packages"]
+    assert check["available"] == "2.0.0"
+
+
+def test_an_npm_update_installs_the_newest_within_the_spec_and_keeps_trust(home: Path, gw) -> None:
+    (result,) = gw(home, "update", PACKAGE)["packages"]
+    (package,) = gw(home, "status")["packages"]
+    assert result["updated"] is True and result["trust_kept"] is True
+    assert package["version"] == "1.1.0" and package["gates"]["trusted"]
+    assert gw(home, "outdated")["packages"][0]["outdated"] is False
