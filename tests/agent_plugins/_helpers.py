@@ -50,7 +50,11 @@ def skill_text(name: str, description: str = "Does a thing.") -> str:
 
 
 def host_config(
-    path: Path, data: Path, servers: dict[str, dict[str, Any]], package: str = "demo-plugin"
+    path: Path,
+    data: Path,
+    servers: dict[str, dict[str, Any]],
+    package: str = "demo-plugin",
+    tool_names: str = "nanobot",
 ) -> Path:
     """A plugin host configuration, as the adapter's launch planning writes it."""
     data.mkdir(parents=True, exist_ok=True)
@@ -64,7 +68,7 @@ def host_config(
         for name, server in servers.items()
     }
     document = {"package": package, "root": str(DEMO), "data_dir": str(data),
-                "servers": filled, "tool_names": "nanobot", "hooks": None}  # fmt: skip
+                "servers": filled, "tool_names": tool_names, "hooks": None}  # fmt: skip
     path.write_text(json.dumps(document))
     return path
 

@@ -47,3 +47,12 @@ def test_prompt_arguments_by_name_by_position_and_the_rest_to_the_last() -> None
     assert values == {} and problem is not None and "missing topic" in problem
     single = types.Prompt(name="s", arguments=[types.PromptArgument(name="text", required=True)])
     assert prompt_arguments(single, "a b=c d") == ({"text": "a b=c d"}, None)
+
+
+def test_the_claude_scheme_names_as_claude_code_names_plugin_servers() -> None:
+    from adapters.plugin_host._naming import namer
+
+    names = namer("claude", "my.plugin", "db server", 3)
+    assert names("run query") == "mcp__plugin_my_plugin_db_server__run_query"
+    assert names("review", "prompt") == "mcp__plugin_my_plugin_db_server__review"
+    assert names("docs", "resource") == "mcp__plugin_my_plugin_db_server__resource_docs"

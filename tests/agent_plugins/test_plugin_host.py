@@ -229,3 +229,17 @@ def test_a_plain_v1_host_sees_no_gateway_fields(tmp_path: Path) -> None:
         assert "gateway" not in register
         reply = running.tool("1", "mcp_demo-plugin--calc_add", a=1, b=1)
         assert reply == {"type": "response", "id": "1", "content": "2", "is_error": False}
+
+
+def test_claude_code_plugins_get_claude_codes_tool_names(tmp_path: Path) -> None:
+    """``tool_names: claude`` (the Claude Code plugins adapter's config)."""
+    config = host_config(tmp_path / "h.json", tmp_path / "d", {"calc": {"args": [str(CALC)]}},
+                         package="demo", tool_names="claude")  # fmt: skip
+    with Host(config) as running:
+        register = running.read()
+        assert {t["name"] for t in register["tools"]} == {
+            "mcp__plugin_demo_calc__add", "mcp__plugin_demo_calc__echo",
+            "mcp__plugin_demo_calc__resource_constants",
+        }  # fmt: skip
+        assert [c["name"] for c in register["commands"]] == ["mcp__plugin_demo_calc__review"]
+        assert running.tool("1", "mcp__plugin_demo_calc__add", a=1, b=1)["content"] == "2"
