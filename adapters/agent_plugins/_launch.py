@@ -32,8 +32,9 @@ HOST_COMMAND: tuple[str, ...] = (sys.executable, "-P", "-m", "adapters.plugin_ho
 
 
 def config_file(home: Path, package_id: str) -> Path:
-    """``GATEWAY_HOME/run/plugin-host/<id>.json``: outside the plugin's writable data."""
-    return home / "run" / "plugin-host" / f"{safe_name(package_id)}.json"
+    """``GATEWAY_HOME/plugin_host/<id>.json`` (where the Claude Code plugins adapter writes
+    its plugin host's configuration too): outside the plugin's writable data."""
+    return home / "plugin_host" / f"{safe_name(package_id)}.json"
 
 
 def resolve_command(command: str, root: Path) -> Path | None:
