@@ -32,6 +32,7 @@ ECOSYSTEMS: Final = {
     "pi": "Pi",
     "openclaw": "OpenClaw",
     "claude": "Claude Code",
+    "agent-plugins": "Agent Plugins",
 }
 _KIND_LABELS: Final = {
     "llm_provider": "model provider",

@@ -16,8 +16,8 @@ NOT_DETECTED = define_code(
     ERROR,
     "No adapter recognises the directory as a package root.",
     "Check the path; a package needs extension.json, tool.json, SKILL.md, "
-    "nanobot.extension.json, openclaw.plugin.json, .claude-plugin/plugin.json, or package.json "
-    "with a pi/nu/openclaw key.",
+    "nanobot.extension.json, openclaw.plugin.json, .claude-plugin/plugin.json, an Agent "
+    "Plugins plugin.json, or package.json with a pi/nu/openclaw key.",
 )
 ROOT_INVALID = define_code(
     "package.root_invalid",
@@ -29,7 +29,7 @@ UNKNOWN_ECOSYSTEM = define_code(
     "package.unknown_ecosystem",
     ERROR,
     "An ecosystem was requested that no adapter handles.",
-    "Use one of: nanobot, openclaw, pi, nu, claude, nimlet.",
+    "Use one of: agent-plugins, nanobot, openclaw, pi, nu, claude, nimlet.",
 )
 ADAPTER_FAILED = define_code(
     "package.adapter_failed",
@@ -945,4 +945,103 @@ CLAUDE_MCP_INVALID = define_code(
     "server without `command` or `url`, `args` not a list of strings, `env` not an object "
     "of strings; that server is skipped.",
     "Fix the server entry named in the message.",
+)
+
+# --- Agent Plugins 1.0 (plugin.json + skills/ + mcp.json) -------------------------------
+
+AGENT_PLUGINS_MANIFEST_INVALID = define_code(
+    "agent_plugins.manifest_invalid",
+    ERROR,
+    "An Agent Plugin's plugin.json breaks the closed 1.0.0 schema: an unknown field, a "
+    "missing or invalid name (1-64 of a-z 0-9 - ., alphanumeric at both ends, no -- or ..), "
+    "a field of the wrong type.",
+    "Fix plugin.json as the message says; Agent Plugins clients refuse the whole plugin.",
+)
+AGENT_PLUGINS_FIELD_IGNORED = define_code(
+    "agent_plugins.field_ignored",
+    WARNING,
+    "An Agent Plugin's plugin.json has a top-level field 1.0.0 does not define, or an "
+    "`extensions` that is not an object; the specification says to report and ignore it, "
+    "and the plugin loads.",
+    "Remove the field, or move client-specific data under `extensions.<namespace>`.",
+)
+AGENT_PLUGINS_SCHEMA_UNKNOWN = define_code(
+    "agent_plugins.schema_unknown",
+    ERROR,
+    "A plugin.json or mcp.json names an agent-plugins.org $schema other than 1.0.0's (such "
+    "as the 1.1.0 draft, which released nanobot and the agent-plugins reader refuse too); "
+    "its rules are not known here, so the document is not read (a plugin.json: the plugin is "
+    "refused; an mcp.json: its servers are, reported as a warning).",
+    "Use the 1.0.0 identifier (https://agent-plugins.org/schemas/1.0.0/...).",
+)
+AGENT_PLUGINS_MCP_INVALID = define_code(
+    "agent_plugins.mcp_invalid",
+    WARNING,
+    "An Agent Plugin's mcp.json is not the closed 1.0.0 object ($schema and mcpServers); no "
+    "server of it is read.",
+    "Fix mcp.json as the message says.",
+)
+AGENT_PLUGINS_SERVER_INVALID = define_code(
+    "agent_plugins.server_invalid",
+    WARNING,
+    "One server entry of mcp.json breaks the schema (unknown field, command not one token, "
+    "PLUGIN_ROOT/PLUGIN_DATA in env, cwd outside the plugin or its data, a ./ command "
+    "missing); that server is skipped, the others are read.",
+    "Fix the named server's entry.",
+)
+AGENT_PLUGINS_REMOTE_SERVER = define_code(
+    "agent_plugins.remote_server_unsupported",
+    WARNING,
+    "A streamable-http or sse MCP server of an Agent Plugin is listed but not connected: the "
+    "plugin host is a confined process without network by default.",
+    "Use the server from a client that connects to remote servers, or ship a stdio server.",
+)
+AGENT_PLUGINS_SERVER_NEEDS_NETWORK = define_code(
+    "agent_plugins.server_needs_network",
+    INFO,
+    "An MCP server starts through a package runner (npx, uvx, pipx, bunx…) that fetches "
+    "packages at start; its sandbox denies network until granted.",
+    "Grant it knowingly with the command in the hint, or vendor the server into the plugin.",
+)
+AGENT_PLUGINS_COMMAND_NOT_FOUND = define_code(
+    "agent_plugins.command_not_found",
+    ERROR,
+    "A stdio server's bare command is not on PATH when the gateway plans the plugin host's "
+    "launch; that server will fail to start.",
+    "Install the program (or put it on PATH), or ship the server inside the plugin (./...).",
+)
+AGENT_PLUGINS_SERVER_FAILED = define_code(
+    "agent_plugins.server_failed",
+    ERROR,
+    "A stdio MCP server did not start, did not complete the MCP handshake in time, or failed "
+    "listing its tools; its tools are absent, the plugin's other servers keep working.",
+    "Read the package's log (the server's stderr) and run the server by hand.",
+)
+AGENT_PLUGINS_SERVER_EXITED = define_code(
+    "agent_plugins.server_exited",
+    ERROR,
+    "A running stdio MCP server exited or closed its pipes; calls to its tools fail until the "
+    "plugin host restarts (a reload).",
+    "Read the package's log (the server's stderr).",
+)
+AGENT_PLUGINS_TOOL_INVALID = define_code(
+    "agent_plugins.tool_invalid",
+    WARNING,
+    "An MCP tool's inputSchema is not a valid JSON Schema; that tool is not offered (one bad "
+    "tool must not fail the registration of the plugin's others).",
+    "Fix the tool's inputSchema in its server.",
+)
+AGENT_PLUGINS_NAME_COLLISION = define_code(
+    "agent_plugins.name_collision",
+    WARNING,
+    "Two MCP tools, prompts or resources of one plugin map to the same gateway name "
+    "(mcp_<server>_<name>, sanitised as nanobot does); the first keeps it.",
+    "Rename one of them in its server.",
+)
+AGENT_PLUGINS_RESOURCE_TEMPLATES = define_code(
+    "agent_plugins.resource_templates_unsupported",
+    INFO,
+    "An MCP server offers resource templates (parameterised URIs); the plugin host offers "
+    "its static resources as tools, not its templates.",
+    "Expose what the template reads through a tool.",
 )

@@ -1,11 +1,12 @@
 """The adapters in detection order: the ``AdapterSet`` the gateway reaches through the
 ``extension_gateway.adapters`` entry point (``BUILTIN``).
 
-Order matters: a nanobot manifest wraps Pi and OpenClaw runtimes, so it is checked
-first; an OpenClaw plugin may also carry a ``pi``-less package.json, so it precedes Pi;
-a Claude Code plugin (``.claude-plugin/plugin.json``) is read as one unless a nanobot,
-OpenClaw, Pi or Nu manifest claims the folder (the host-specific manifest is the more
-specific signal; OpenClaw itself prefers its native format only when the package also
+Order matters: an Agent Plugin's ``plugin.json`` names an agent-plugins.org schema, the
+surest signal, so it is checked first; a nanobot manifest wraps Pi and OpenClaw runtimes,
+so it is checked next; an OpenClaw plugin may also carry a ``pi``-less package.json, so
+it precedes Pi; a Claude Code plugin (``.claude-plugin/plugin.json``) is read as one unless
+a nanobot, OpenClaw, Pi or Nu manifest claims the folder (the host-specific manifest is the
+more specific signal; OpenClaw itself prefers its native format only when the package also
 declares ``openclaw.extensions``); nimlet is last because its skills/prompts folders are
 the loosest signal.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
+from adapters.agent_plugins import AgentPluginsAdapter
 from adapters.claude_plugins import ClaudePluginsAdapter
 from adapters.nanobot import NanobotAdapter
 from adapters.nimlet import NimletAdapter
@@ -37,6 +39,7 @@ __all__ = [
 ]
 
 ADAPTERS: tuple[Adapter, ...] = (
+    AgentPluginsAdapter(),
     NanobotAdapter(),
     OpenClawAdapter(),
     PiAdapter(),
@@ -85,7 +88,8 @@ def inspect_package(root: Path | str, ecosystem: str | None = None) -> CatalogEn
                 root,
                 "unknown",
                 codes.NOT_DETECTED(
-                    f"{root}: no nimlet, Nu, nanobot, Pi, OpenClaw or Claude Code plugin metadata"
+                    f"{root}: no nimlet, Nu, nanobot, Pi, OpenClaw, Claude Code plugin or "
+                    "Agent Plugins metadata"
                 ),
             )
         adapter = detected[0]
@@ -106,8 +110,8 @@ def _safe_detect(adapter: Adapter, root: Path) -> bool:
         return False
 
 
-_MANIFESTS = ("nanobot.extension.json", "openclaw.plugin.json", "package.json", "extension.json",
-              "tool.json", "tool.yaml", ".claude-plugin/plugin.json")  # fmt: skip
+_MANIFESTS = ("plugin.json", "nanobot.extension.json", "openclaw.plugin.json", "package.json",
+              "extension.json", "tool.json", "tool.yaml", ".claude-plugin/plugin.json")  # fmt: skip
 """Every ecosystem's metadata file: one that is there but does not parse is why nothing
 detected the package, and says so (``package.json_invalid``), not "no metadata"."""
 

@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Final
 
 from adapters import _codes as codes
-from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
+from adapters._audit import (
+    call_sites,
+    foreign,
+    metadata,
+    not_applicable,
+    partial,
+    runs,
+    unsupported,
+)
 from gateway.audit import Found, Item, SourceFile, Status, Support, Target
 from gateway.audit import codes as audit_codes
 from gateway.model import CatalogEntry
@@ -56,12 +64,14 @@ class NanobotAudit:
     def host_support(self, entry: CatalogEntry, item: Item) -> Support:
         if entry.ecosystem == "nanobot":
             return self._native(entry, item)
+        if entry.ecosystem == "agent-plugins":
+            return _agent_plugin(item)
         if entry.ecosystem not in ("pi", "openclaw"):
             return foreign(
                 "nanobot",
                 item,
                 _CONCEPTS,
-                "it loads nanobot.extension.json, Pi and OpenClaw packages",
+                "it loads nanobot.extension.json, Pi and OpenClaw packages and Agent Plugins",
             )
         missing = _not_discoverable(entry)
         if missing:
@@ -249,3 +259,22 @@ def _gateway_only_calls(sources: Sequence[SourceFile]) -> list[Found]:
             item = Item("api", name, "nanobot", {"api": name, "gateway_only": True})
             found.append(Found(item, source.path, source.line_of(match.start())))
     return found
+
+
+def _agent_plugin(item: Item) -> Support:
+    """nanobot 0.3 reads Agent Plugins 1.0 (``nanobot/agent/plugins.py``): an enabled
+    plugin's skills, and its stdio MCP servers; a remote server entry it skips."""
+    if item.kind == "skill":
+        return runs("an enabled Agent Plugin's skills are offered to the agent")
+    if item.kind == "mcp_server":
+        if item.detail.get("transport") not in (None, "stdio"):
+            return unsupported(
+                codes.AGENT_PLUGINS_REMOTE_SERVER,
+                "nanobot 0.3 starts an Agent Plugin's stdio servers only; remote ones are skipped",
+            )
+        return runs("started as an MCP server, its tools named mcp_<server>_<tool>")
+    if item.kind == "tool":
+        return runs("an MCP tool (or resource) of the plugin's server, under the same name")
+    if item.kind == "command":
+        return runs("an MCP prompt: nanobot offers it as a tool of the same name")
+    return not_applicable("nanobot", item.kind)

@@ -27,7 +27,7 @@ class SourceUnavailable(Exception):
 @dataclass(slots=True)
 class Package:
     name: str
-    ecosystem: str  # pi | openclaw | nanobot | nimlet | claude
+    ecosystem: str  # pi | openclaw | nanobot | nimlet | claude | agent-plugins
     source: str  # npm | git | local | sidecar
     spec: str = ""  # npm: NAME@VERSION
     integrity: str = ""  # npm: dist.integrity
@@ -49,7 +49,7 @@ class Package:
     def installs(self) -> bool:
         """Installed with `gateway install` (npm and package folders); otherwise placed in
         the ecosystem's discovery folder (single extensions, as their users do)."""
-        if self.ecosystem in ("nanobot", "openclaw", "claude"):
+        if self.ecosystem in ("nanobot", "openclaw", "claude", "agent-plugins"):
             return True
         if self.ecosystem == "pi":
             return self.source == "npm"

@@ -35,6 +35,7 @@ REPO = HERE.parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(1, str(REPO))
 
+import _agent_plugins  # noqa: E402
 from _claude import claude_argv, claude_differences, claude_host  # noqa: E402
 from _compare import HOST_VIEWS, Difference, differences, gateway_view  # noqa: E402
 from _corpus import (  # noqa: E402
@@ -48,6 +49,7 @@ from _corpus import (  # noqa: E402
 )
 
 HOST_VIEWS["claude"] = claude_host
+HOST_VIEWS["agent-plugins"] = _agent_plugins.host_view
 EXPECTED = HERE / "quick_expected.json"
 NANOBOT_UPSTREAM = ("HKUDS/nanobot", "a521cf31d952c9403581bdbb6d91e77f1d5f8b85")
 NANOBOT_FILES = (
@@ -93,7 +95,10 @@ class Context:
         )
         self.npm = [npm] if npm else [node, str(cli)]
         self.env = {k: v for k, v in os.environ.items() if k not in ("GATEWAY_HOME",)}
-        self.env["PATH"] = f"{Path(node).parent}{os.pathsep}{self.env.get('PATH', '')}"
+        # Node first; then this Python's folder: an Agent Plugin's `python3` server is run
+        # by the Python that has the mcp SDK, on both sides.
+        path = os.pathsep.join([str(Path(node).parent), str(Path(sys.executable).parent)])
+        self.env["PATH"] = f"{path}{os.pathsep}{self.env.get('PATH', '')}"
         self.env.setdefault("npm_config_update_notifier", "false")
         self.mirrors = Path(args.git_mirrors)
 
@@ -226,6 +231,11 @@ def run_host(ecosystem: str, jobs: list[dict[str, Any]], ctx: Context) -> dict[s
             }
         env["PYTHONPATH"] = str(upstream)
         argv = [sys.executable, "-P", str(HERE / "_nanobot_host.py"), str(out_file)]
+    elif ecosystem == "agent-plugins":
+        python = _agent_plugins.reference_python(ctx.cache)
+        if isinstance(python, str):
+            return {j["key"]: {"unavailable": python} for j in jobs}
+        argv = [str(python), "-P", str(HERE / "_agent_plugins.py"), str(out_file)]
     else:
         argv = [sys.executable, str(HERE / "_nimlet_host.py"), str(out_file)]
     argv.append(str(job_file))
@@ -541,7 +551,7 @@ def run_all(packages: list[Package], ctx: Context) -> list[dict[str, Any]]:
         gateways.update(run_gateway(group, sources, ctx))
 
     groups: list[list[Package]] = []
-    for ecosystem in ("pi", "openclaw", "nanobot", "nimlet", "claude"):
+    for ecosystem in ("pi", "openclaw", "nanobot", "nimlet", "claude", "agent-plugins"):
         members = [p for p in ready if p.ecosystem == ecosystem]
         if ctx.args.quick:  # one process per ecosystem: the host starts once
             groups += [members] if members else []

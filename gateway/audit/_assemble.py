@@ -136,6 +136,7 @@ def _manifest(entry: CatalogEntry) -> str:
     return {
         "nanobot": "nanobot.extension.json",
         "openclaw": "openclaw.plugin.json",
+        "agent-plugins": "plugin.json",
         "claude": ".claude-plugin/plugin.json",
         "nimlet": "extension.json" if entry.runtime == "nimlet-process" else "manifest",
     }.get(entry.ecosystem, "package.json")

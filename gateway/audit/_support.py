@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 GATEWAY = "gateway"
-HOSTS: tuple[str, ...] = (GATEWAY, "nimlet", "nu", "nanobot", "pi", "openclaw")
+HOSTS: tuple[str, ...] = (GATEWAY, "nimlet", "nu", "nanobot", "pi", "openclaw", "agent-plugins")
 """The report's columns, in order: the gateway itself, then each ecosystem's own host."""
 
 

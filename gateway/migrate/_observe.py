@@ -19,7 +19,7 @@ from gateway.wire import RegisterMessage, ToolSpec
 
 __all__ = ["declared", "observed", "recorded"]
 
-_RUNTIME_ONLY = frozenset({"nimlet-process", "node-sidecar", "python-sidecar"})
+_RUNTIME_ONLY = frozenset({"nimlet-process", "node-sidecar", "python-sidecar", "plugin-host"})
 
 
 def observed(loaded: Loaded) -> Observation:

@@ -19,7 +19,7 @@ from gateway.migrate._codes import (
 from gateway.migrate._files import copy_prompts, copy_skills, write_json
 from gateway.migrate._model import Migration
 from gateway.migrate._schemas import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID, schema_problems
-from gateway.model import NIMLET_EVENTS
+from gateway.model import NIMLET_EVENTS, Contribution
 from gateway.serve._mcp_content import MCP_TOOL_NAME
 
 __all__ = ["NOT_PORTABLE", "HostName", "Writer", "mcp_items", "server_name",
@@ -42,6 +42,16 @@ NOT_PORTABLE = {
     "contract": "an OpenClaw contract kept as metadata",
     "mcp_server": "an MCP server declaration the package's own host starts",
 }
+
+
+def _runs_in_gateway(migration: Migration, contribution: Contribution) -> bool:
+    """A stdio MCP server of a package the gateway runs (an Agent Plugin's, in its plugin
+    host): its tools, resources and prompts are the served package's, so it carries over."""
+    return (
+        contribution.kind == "mcp_server"
+        and contribution.detail.get("transport") == "stdio"
+        and migration.package.entry.runtime != "declarative"
+    )
 
 
 def _served_items(migration: Migration, how: str, *, events: str | None) -> None:
@@ -70,6 +80,9 @@ def _served_items(migration: Migration, how: str, *, events: str | None) -> None
             "list cannot name them (run with --load to see them)",
         )
     for contribution in migration.package.entry.contributions:
+        if _runs_in_gateway(migration, contribution):
+            migration.carry("mcp_server", contribution.name, f"{how}: its tools and prompts")
+            continue
         reason = NOT_PORTABLE.get(contribution.kind)
         if reason is not None:
             migration.note(
@@ -169,6 +182,9 @@ def mcp_items(migration: Migration, *, host: HostName | None = None) -> None:
     for contribution in migration.package.entry.contributions:
         if contribution.kind == "prompt":
             migration.carry("prompt", contribution.name, how("prompt", contribution.name))
+        if _runs_in_gateway(migration, contribution):
+            migration.carry("mcp_server", contribution.name, "its tools served by the server")
+            continue
         reason = NOT_PORTABLE.get(contribution.kind)
         if reason is not None:
             migration.note(

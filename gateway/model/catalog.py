@@ -64,6 +64,7 @@ RUNTIMES: frozenset[str] = frozenset(
         "nimlet-tool",  # nimlet tool.json tools, one process per call
         "node-sidecar",  # Pi, OpenClaw and Nu extension modules in the Node sidecar
         "python-sidecar",  # nanobot python extensions
+        "plugin-host",  # an Agent Plugin's stdio MCP servers, in one Python plugin host
         "nu-tool",  # Nu tool.yaml tools, a fresh Node process per call
         "declarative",  # metadata only: skills, prompts, themes, declared contracts
     }

@@ -30,6 +30,7 @@ runtimes that host package code.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from typing import Any
 
 import pytest
 
+from adapters.agent_plugins._launch import plan_plugin_host
 from adapters.nanobot.runtime import plan_nanobot
 from adapters.pi.runtime import find_node as find_sidecar_node
 from adapters.pi.runtime import plan_pi, sidecar_ready
@@ -172,6 +174,20 @@ def _plan_nanobot(scratch: Path) -> Launch:
     return _launch(plan_nanobot(entry, scratch / "home"), scratch)
 
 
+def _plan_plugin_host(scratch: Path) -> Launch:
+    """The fixture's `python3` server resolved where the mcp SDK is: this Python first on
+    PATH, as for a user who installed the gateway (and so the SDK) in their environment."""
+    entry = load_adapters().inspect(FIXTURES / "agent-plugins-contract")
+    path = os.environ.get("PATH", "")
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{path}"
+    try:
+        spec = plan_plugin_host(entry, scratch / "home")
+    finally:
+        os.environ["PATH"] = path
+    assert spec is not None
+    return _launch(spec, scratch)
+
+
 def _installer(fixture: str) -> Callable[[Workspace], None]:
     def prepare(workspace: Workspace) -> None:
         install_ready(workspace.config.home, FIXTURES / fixture)
@@ -238,6 +254,17 @@ RUNTIMES: tuple[Runtime, ...] = (
         behaviours=_SIDECAR_BEHAVIOURS,
         features=RUNTIME_FEATURES,
         uses_extras=True,  # register.gateway.diagnostics (its channel is metadata only)
+        restarts=True,
+    ),
+    Runtime(
+        name="plugin-host",
+        plan=_plan_plugin_host,
+        prepare=_installer("agent-plugins-contract"),
+        call=lambda behaviour, arguments: (f"mcp_agent-plugins-contract_{behaviour}", arguments),
+        # No `crash`: a server that dies leaves the host running (tests/agent_plugins).
+        behaviours=frozenset({"echo", "slow", "noisy", "big"}),
+        features=RUNTIME_FEATURES,
+        uses_extras=True,  # register.gateway.diagnostics, tool replies' structured parts
         restarts=True,
     ),
 )

@@ -1,0 +1,113 @@
+"""Agent Plugins 1.0 (``plugin.json`` + ``skills/`` + ``mcp.json``), the format nanobot
+0.3, VS Code, Cursor, Copilot, Codex, Kiro and OpenClaw read: skills served by the gateway
+like every other skill, stdio MCP servers run by the plugin host (``adapters/plugin_host``).
+Checked first by the registry: its ``plugin.json`` names an agent-plugins.org schema, which
+no other ecosystem's metadata does."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from adapters import _codes as codes
+from adapters._files import Inspection
+from adapters.agent_plugins._launch import plan_plugin_host
+from adapters.agent_plugins._manifest import (
+    MCP_FILE,
+    PACKAGE_RUNNERS,
+    PluginReading,
+    is_agent_plugin,
+    read_plugin,
+    remote_host,
+)
+from gateway.model import CatalogEntry, Contribution, DiscoveredLaunch, LaunchSpec
+from gateway.model.discovery import Discovery, Skill
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from adapters.agent_plugins._audit import AgentPluginsAudit
+
+__all__ = ["ECOSYSTEM", "AgentPluginsAdapter"]
+
+ECOSYSTEM = "agent-plugins"
+RUNTIME = "plugin-host"
+
+
+class AgentPluginsAdapter:
+    ecosystem = ECOSYSTEM
+
+    @functools.cached_property
+    def audit(self) -> AgentPluginsAudit:
+        from adapters.agent_plugins._audit import AgentPluginsAudit
+
+        return AgentPluginsAudit()
+
+    def detect(self, root: Path) -> bool:
+        return is_agent_plugin(Inspection(root))
+
+    def inspect(self, root: Path) -> CatalogEntry:
+        inspection = Inspection(root)
+        entry = CatalogEntry.named_after(root, self.ecosystem)
+        reading = read_plugin(inspection)
+        if reading.name:
+            entry.id = entry.name = reading.name
+        if reading.valid:
+            _fill(inspection, entry, reading)
+        entry.diagnostics = inspection.finish(entry.id)
+        return entry
+
+    def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | None:
+        return plan_plugin_host(entry, home)
+
+    def package_resources(self, entry: CatalogEntry) -> Discovery:
+        """Its ``skills/<name>/SKILL.md``, listed and served by the gateway itself."""
+        root = Path(entry.root)
+        return Discovery(
+            skills=[
+                Skill(c.name, c.description, root / str(c.detail.get("path", "")), "package")
+                for c in entry.contributions
+                if c.kind == "skill"
+            ]
+        )
+
+    def discover(
+        self, workspace: Path, user_home: Path, trusted: bool, home: Path
+    ) -> list[DiscoveredLaunch]:
+        return []  # installed through the gateway only (clients' plugin folders differ)
+
+
+def _fill(inspection: Inspection, entry: CatalogEntry, reading: PluginReading) -> None:
+    manifest = reading.manifest
+    entry.version = str(manifest.get("version", ""))
+    entry.description = str(manifest.get("description", ""))
+    entry.contributions = list(reading.skills)
+    for name, server in reading.stdio.items():
+        command = " ".join([server["command"], *server["args"]])
+        entry.contributions.append(Contribution(
+            kind="mcp_server", name=name, description=f"stdio MCP server: {command}",
+            detail={"transport": "stdio", "path": MCP_FILE, **server},
+        ))  # fmt: skip
+        if server["command"] in PACKAGE_RUNNERS:
+            inspection.add(codes.AGENT_PLUGINS_SERVER_NEEDS_NETWORK(
+                f"MCP server {name!r} starts with {server['command']!r}, which fetches "
+                "packages from a registry; its sandbox denies network until granted",
+                contribution=name, hint=f"gateway permissions {entry.id} network",
+            ))  # fmt: skip
+    for name, remote in reading.remote.items():
+        host = remote_host(remote["url"])
+        entry.contributions.append(Contribution(
+            kind="mcp_server", name=name, description=f"{remote['type']} MCP server at {host}",
+            detail={"transport": remote["type"], "host": host, "path": MCP_FILE},
+        ))  # fmt: skip
+        inspection.add(codes.AGENT_PLUGINS_REMOTE_SERVER(
+            f"{MCP_FILE}: {remote['type']} server {name!r} ({host}) is listed, not connected: "
+            "the plugin host has no network by default", contribution=name,
+        ))  # fmt: skip
+    entry.runtime = RUNTIME if reading.stdio else "declarative"
+    entry.metadata = {
+        "stdio_servers": reading.stdio,
+        "remote_servers": {n: remote_host(r["url"]) for n, r in reading.remote.items()},
+        "homepage": manifest.get("homepage", ""),
+        "license": manifest.get("license", ""),
+        "repository": manifest.get("repository", ""),
+    }

@@ -1,0 +1,130 @@
+"""The plugin host's life: read ``initialize``, start every stdio server, write ``register``,
+serve ``tool`` / ``command`` / ``event`` / ``cancel`` until ``shutdown`` or end of input, then
+close every MCP session and child, bounded."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+import anyio
+from anyio.abc import TaskGroup
+
+from adapters.plugin_host._channel import Channel, log
+from adapters.plugin_host._config import ConfigError, HostConfig, load_config, start_timeout
+from adapters.plugin_host._naming import namer
+from adapters.plugin_host._registry import Registry
+from adapters.plugin_host._requests import Requests
+from adapters.plugin_host._servers import McpServer
+from gateway.base import HOOK_EVENTS
+
+if TYPE_CHECKING:
+    from adapters.plugin_host._command_hooks import CommandHooks
+
+__all__ = ["main"]
+
+USAGE = "usage: python -P -m adapters.plugin_host --config FILE\n"
+SHUTDOWN_SECONDS = 3.0
+
+
+def parse_args(argv: list[str]) -> str:
+    if len(argv) == 1 and argv[0].startswith("--config="):
+        return argv[0].partition("=")[2]
+    if len(argv) == 2 and argv[0] == "--config":
+        return argv[1]
+    sys.stderr.write(USAGE)
+    raise SystemExit(2)
+
+
+def main(argv: list[str]) -> int:
+    path = parse_args(argv)
+    try:
+        config = load_config(path)
+    except ConfigError as error:
+        sys.stderr.write(f"[plugin-host] invalid configuration: {error}\n")
+        return 2
+    sys.dont_write_bytecode = True  # never write into the (hashed, trusted) plugin root
+    channel = Channel.take_stdio()
+    initialize = channel.read_message()
+    if initialize is None or initialize.get("type") == "shutdown":
+        return 0
+    gateway = initialize.get("gateway")
+    features = gateway.get("features") if isinstance(gateway, dict) else None
+    listed = features if isinstance(features, list) else []
+    negotiated = frozenset(f for f in listed if isinstance(f, str))
+    try:
+        anyio.run(_run, channel, config, negotiated)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def _load_hooks(config: HostConfig) -> CommandHooks | None:
+    """The hook seat: Claude Code command hooks (``_command_hooks``, hooks.json on the
+    gateway's hook chain), loaded only when the configuration has ``hooks``."""
+    if config.hooks is None:
+        return None
+    from adapters.plugin_host._command_hooks import CommandHooks
+
+    return CommandHooks.from_config(
+        config.hooks, root=config.root, data_dir=config.data_dir, env=dict(os.environ)
+    )
+
+
+async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -> None:
+    stop = anyio.Event()
+    count = len(config.servers)
+    servers = [
+        McpServer(s, namer(config.tool_names, config.package, s.name, count))
+        for s in config.servers
+    ]
+    async with anyio.create_task_group() as group:
+        for server in servers:
+            group.start_soon(server.run, stop, start_timeout())
+        for server in servers:
+            await server.ready.wait()
+        registry = Registry()
+        for server in servers:
+            registry.add_server(server)
+        hooks = _load_hooks(config)
+        events: list[str] = list(hooks.events) if hooks is not None else []
+        if hooks is not None:
+            registry.diagnostics += list(hooks.new_diagnostics())  # all of them, the first time
+        diagnostics = "register.diagnostics" in features
+        # The hooks' `input` and `before_agent_start` are extended events (docs/protocol.md):
+        # subscribed only where negotiated; a plain nimlet host gets its own nine.
+        extended = "events.extended" in features and any(e not in HOOK_EVENTS for e in events)
+        if "events.extended" not in features:
+            events = [event for event in events if event in HOOK_EVENTS]
+        channel.send(registry.register_message(events, diagnostics, extended=extended))
+        requests = Requests(channel, registry, hooks, features)
+        for server in servers:
+            group.start_soon(requests.watch_exit, server, stop)
+        await _serve(channel, requests, group)
+        await _shut_down(stop, servers, requests, group)
+
+
+async def _serve(channel: Channel, requests: Requests, group: TaskGroup) -> None:
+    while True:
+        message = await anyio.to_thread.run_sync(channel.read_message, abandon_on_cancel=True)
+        if message is None or message.get("type") == "shutdown":
+            return
+        requests.handle(message, group)
+
+
+async def _shut_down(
+    stop: anyio.Event, servers: list[McpServer], requests: Requests, group: TaskGroup
+) -> None:
+    """Calls in flight get a moment to answer, then every session and child is closed
+    (the SDK's transport ends each child: stdin closed, then terminate, then kill)."""
+    with anyio.move_on_after(0.25):
+        await requests.idle()
+    requests.cancel_all()
+    stop.set()
+    with anyio.move_on_after(SHUTDOWN_SECONDS) as scope:
+        for server in servers:
+            await server.finished.wait()
+    if scope.cancelled_caught:
+        log("servers did not close in time; stopping them")
+    group.cancel_scope.cancel()

@@ -1,0 +1,107 @@
+"""The issue's "done when", through the ``gateway`` command line with a private
+GATEWAY_HOME (real subprocesses, the default sandbox): the demo plugin installs, is
+inspected, trusted and enabled; its skill is listed, a tool of its real MCP server is called
+end to end, and the server that crashes at start is a diagnostic."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from tests.nanobot._helpers import cli, cli_json
+
+from ._helpers import DEMO
+
+
+def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    source = shutil.copytree(DEMO, tmp_path / "src" / "demo")
+    # `python3` in mcp.json is looked up on PATH: the one with the mcp SDK first.
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    ws = ("--workspace", str(project))
+
+    installed = cli_json(home, "install", str(source), env=env)
+    assert (installed["id"], installed["ecosystem"]) == ("demo-plugin", "agent-plugins")
+    inspected = cli_json(home, "inspect", "demo-plugin", env=env)
+    assert inspected["runtime"] == "plugin-host"
+
+    refused = cli(home, "call", "mcp_demo-plugin--calc_add", '{"a": 1, "b": 2}', *ws, env=env)
+    assert refused.returncode == 1 and "unknown tool" in refused.stderr
+
+    cli_json(home, "trust", "demo-plugin", env=env)
+    cli_json(home, "enable", "demo-plugin", env=env)
+    [status] = cli_json(home, "status", env=env)["packages"]
+    assert status["active"] is True, status
+
+    listed = cli_json(home, "list", *ws, env=env)
+    assert "mcp_demo-plugin--calc_add" in json.dumps(listed)
+    assert "greeting" in json.dumps(listed)
+
+    done = cli(home, "call", "mcp_demo-plugin--calc_add", '{"a": 2, "b": 40}', *ws, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("42")
+    assert "agent_plugins.server_failed" in done.stderr and "'broken'" in done.stderr
+
+    error = cli(home, "call", "mcp_demo-plugin--calc_echo", '{"text": "x", "fail": true}',
+                *ws, env=env)  # fmt: skip
+    assert error.returncode == 1 and "echo refused 'x'" in (error.stdout + error.stderr)
+
+    prompt = cli(home, "command", "mcp_demo-plugin--calc_prompt_review", "the parser tone=strict",
+                 *ws, env=env)  # fmt: skip
+    assert prompt.returncode == 0, prompt.stderr
+    assert "Please review the parser in a strict tone." in prompt.stdout
+
+
+WRITER = """
+import os
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("writer")
+
+
+@server.tool(description="Write a file; say what happened.")
+def write(path: str) -> str:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("x")
+    except OSError as error:
+        return f"refused: {error.strerror}"
+    return "wrote"
+
+
+server.run()
+"""
+
+
+def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
+    """The MCP servers are the plugin host's children: they write only to PLUGIN_DATA."""
+    from gateway.sandbox import package_dirs
+
+    from ._helpers import write_plugin
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    root = write_plugin(tmp_path / "src" / "writer",
+                        servers={"w": {"type": "stdio", "command": "python3",
+                                       "args": ["${PLUGIN_ROOT}/writer.py"]}})  # fmt: skip
+    (root / "writer.py").write_text(WRITER)
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for verb in (("install", str(root)), ("trust", "writer"), ("enable", "writer")):
+        cli_json(home, *verb, env=env)
+    data, _ = package_dirs(home, "writer", create=False)
+
+    def write(path: Path) -> str:
+        arguments = json.dumps({"path": str(path)})
+        done = cli(home, "call", "mcp_writer_write", arguments, "--workspace", str(project),
+                   env=env)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "wrote" in write(data / "ok.txt") and (data / "ok.txt").exists()
+    assert "refused" in write(project / "nope.txt")
+    assert not (project / "nope.txt").exists()
+    assert "refused" in write(tmp_path / "user" / "nope.txt")
