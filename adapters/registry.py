@@ -88,8 +88,8 @@ def inspect_package(root: Path | str, ecosystem: str | None = None) -> CatalogEn
                 root,
                 "unknown",
                 codes.NOT_DETECTED(
-                    f"{root}: no nimlet, Nu, nanobot, Pi, OpenClaw, Claude Code plugin or "
-                    "Agent Plugins metadata"
+                    f"{root}: no nimlet, Nu, nanobot, Pi, OpenClaw, Agent Plugin or Claude "
+                    "Code plugin metadata"
                 ),
             )
         adapter = detected[0]

@@ -213,7 +213,7 @@ def package_sandbox(
     if workspace is not None:
         (write if grants.workspace_write else read).append(workspace)
         if grants.workspace_write:
-            read_only, reopened = protected_within(workspace, grants.reopened)
+            read_only, reopened = protected_within(workspace, grants.reopened, package_root)
     policy = SandboxPolicy(
         network=NetworkAccess.unrestricted() if grants.network else NetworkAccess(),
         limits=limits if limits is not None else ResourceLimits(group=package_id),

@@ -105,12 +105,14 @@ def reopened_names(granted: Iterable[str]) -> frozenset[str]:
 
 
 def protected_within(
-    workspace: Path, reopened: frozenset[str] = frozenset()
+    workspace: Path, reopened: frozenset[str] = frozenset(), own: Path | None = None
 ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """(what to bind read-only, what to bind writable again on top) for a writable
     ``workspace``: the protected paths that exist (not reopened themselves), and the
-    reopened paths beneath them that exist. A symlink is never bound (its target may be
-    anywhere); Landlock's rules decide what it reaches."""
+    reopened paths beneath them that exist. ``own``: the package's own folder, when the
+    workspace holds it (a nimlet extension in ``.nimlet/extensions/NAME`` keeps its state
+    beside its script): it stays writable, its neighbours do not. A symlink is never bound
+    (its target may be anywhere); Landlock's rules decide what it reaches."""
     read_only = []
     for name in PROTECTED_NAMES:
         if name in reopened:
@@ -119,7 +121,10 @@ def protected_within(
         if path.exists() and not path.is_symlink():
             read_only.append(path)
     again = []
-    for name in sorted(reopened):
+    names = sorted(reopened)
+    if own is not None and own.is_relative_to(workspace):  # installed ones live elsewhere
+        names.append(str(own.relative_to(workspace)))
+    for name in dict.fromkeys(names):
         path = workspace / name
         beneath = any(path != ro and ro in path.parents for ro in read_only)
         real = os.path.realpath(path)

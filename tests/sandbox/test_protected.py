@@ -176,3 +176,25 @@ def test_a_write_to_a_protected_path_is_explained_without_a_command_to_copy(
     said = explain_denial(line, sandbox.policy, "writer", workspace)
     assert said is not None and said.code == "sandbox.denied" and said.hint is None
     assert "workspace.write:.git" in said.message and "read the package's code" in said.message
+
+
+@needs_landlock
+@needs_mounts
+def test_an_extension_inside_a_protected_folder_keeps_its_own_folder_writable(
+    tmp_path: Path, workspace: Path
+) -> None:
+    own = workspace / ".nimlet" / "extensions" / "notes"
+    other = workspace / ".nimlet" / "extensions" / "guard"
+    own.mkdir(parents=True)
+    other.mkdir(parents=True)
+    sandbox = package_sandbox(
+        home=tmp_path / "home", package_id="notes", package_root=own, workspace=workspace,
+        grants=grants_from(["workspace.write"]), runtime=python_runtime_paths(), limits=None,
+    )  # fmt: skip
+    child = spawn_confined(
+        [sys.executable, "-c", WRITER, f"{own}/state.json", f"{other}/extension.json"],
+        policy=sandbox.policy, cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    out, _ = child.communicate(timeout=60)
+    done = dict(line.split(" ", 1) for line in out.decode().splitlines())
+    assert done == {f"{own}/state.json": "written", f"{other}/extension.json": "OSError 30"}

@@ -103,7 +103,8 @@ def test_package_over_a_limit_is_refused(
 def test_folder_without_package_metadata_is_refused(tmp_path: Path) -> None:
     source = write_tree(tmp_path / "src", {"README.txt": "just a folder", "main.py": "print(1)"})
     with pytest.raises(
-        InstallError, match="no nimlet, Nu, nanobot, Pi, OpenClaw or Claude Code plugin metadata"
+        InstallError,
+        match="no nimlet, Nu, nanobot, Pi, OpenClaw, Agent Plugin or Claude Code plugin metadata",
     ) as err:
         install_from(tmp_path / "home", source)
     assert [d.code for d in err.value.diagnostics] == ["package.not_detected"]
