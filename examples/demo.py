@@ -1,14 +1,17 @@
 """The main job, on the bundled workspace: an agent embedding the gateway for one session,
-with extensions of every ecosystem that runs today side by side.
+with packages of all seven formats it runs side by side.
 
     python examples/demo.py
 
 Installs the workspace's packages (examples/packages/*: a nanobot extension, an OpenClaw
-plugin, a Nu package) into a temporary GATEWAY_HOME and passes their gates, opens the gateway
+plugin, a Nu package, an Agent Plugin, a Claude Code plugin) into a temporary GATEWAY_HOME
+and passes their gates, opens the gateway
 on examples/ (trusted for this run only), shows what is offered to a model, then drives a
 session the way an agent would: tool calls through hooks of other ecosystems (a Pi hook
 redacts the argument of a nimlet tool and of a Nu tool; a nanobot hook stamps the result of
-a Pi tool; an OpenClaw hook rewrites and blocks calls of a nanobot tool), a Nu tool in a
+a Pi tool; an OpenClaw hook rewrites and blocks calls of a nanobot tool and rewrites the
+call of an Agent Plugin's MCP tool; a Claude Code plugin's PreToolUse hook blocks a Pi
+tool), a Nu tool in a
 fresh sandboxed Node process, the agent's own `bash` tool blocked by the project's nimlet
 guard, a slash command, a prompt template, a tool.json tool, compaction, and a resumed
 session that has its entries back. Nothing outside this folder and the temporary home
@@ -129,6 +132,18 @@ async def main() -> int:
                 "redacted its argument)",
                 entry.content,
             )
+            define = await gateway.call_tool("mcp_glossary_define", {"term": "  Cache "})
+            show(
+                "mcp_glossary_define '  Cache ' (an Agent Plugin's MCP tool, its stdio server "
+                "run by the plugin host; the OpenClaw hook rewrote the term)",
+                {"arguments it ran with": define.arguments, "result": define.content},
+            )
+            prod = await gateway.call_tool("open_ticket", {"title": "prod database down"})
+            show(
+                "open_ticket about prod (Pi tool; blocked by the Claude Code plugin's "
+                "PreToolUse hook, a shell command)",
+                prod.to_dict(),
+            )
             invalid = await gateway.call_tool("save_note", {})
             show("save_note with invalid arguments", invalid.content)
             await gateway.end_turn()
@@ -136,6 +151,8 @@ async def main() -> int:
             show("/NOTE remember the cache bug", note.message)
             template = await gateway.run_command("review", "gateway/host/_gateway.py")
             show("/review gateway/host/_gateway.py (prompt template)", template.prompt)
+            triage = await gateway.run_command("triage", "the cache forgets keys")
+            show("/triage the cache forgets keys (Claude Code plugin command)", triage.prompt)
             compaction = await gateway.compact("keep the decisions")
             show("compaction", compaction.message)
             show(
@@ -159,6 +176,11 @@ async def main() -> int:
         and vendored.blocked
         and guide.content.startswith("Names say what")
         and entry.content == "- **fix**: rotate the key [redacted]"
+        and define.arguments == {"term": "cache"}
+        and define.content.startswith("cache: A store of results")
+        and prod.blocked
+        and "on-call runbook" in prod.content
+        and (triage.prompt or "").startswith("Triage this bug report: the cache forgets keys")
         and not problems
     )
     return 0 if ok else 1

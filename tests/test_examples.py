@@ -41,3 +41,6 @@ def test_the_demo_shows_every_runnable_ecosystem_acting_on_another() -> None:
     assert "house-style: vendor/left_pad.py is vendored code" in out
     assert '"nu-changelog (nu)"' in out
     assert "- **fix**: rotate the key [redacted]" in out  # a Pi hook on a Nu tool
+    assert '"glossary (agent-plugins)"' in out and '"ticket-policy (claude)"' in out
+    assert '"term": "cache"' in out  # an OpenClaw hook on an Agent Plugin's MCP tool
+    assert "production incidents go through the on-call runbook" in out  # Claude hook, Pi tool

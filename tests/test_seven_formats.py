@@ -1,0 +1,132 @@
+"""The example workspace with a package of each of the seven formats, installed and driven
+the way a user does — the command line, and another host through ``gateway serve --mcp`` —
+where a Claude Code plugin's ``PreToolUse`` hook blocks a Pi tool and an OpenClaw hook
+rewrites an Agent Plugin's MCP tool call. (The Python API drives the same workspace in
+``examples/demo.py``, run by ``tests/test_examples.py``.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from adapters.pi.runtime import find_node, sidecar_ready
+
+REPO = Path(__file__).resolve().parents[1]
+GATEWAY = [sys.executable, "-m", "gateway"]
+PACKAGES = ("acme-review", "house-style", "nu-changelog", "glossary", "ticket-policy")
+IDS = ("acme.review", "house-style", "nu-changelog", "glossary", "ticket-policy")
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclass
+class Workspace:
+    root: Path
+    env: dict[str, str]
+
+    def gateway(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*GATEWAY, *args], env=self.env, capture_output=True, text=True, timeout=240
+        )
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        done = self.gateway(
+            "call", tool, json.dumps(arguments), "--workspace", str(self.root), "--trust",
+            "--json",
+        )  # fmt: skip
+        return done.returncode, json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    problem = sidecar_ready() or (None if find_node() else "no Node >= 22.19")
+    if problem:
+        pytest.skip(f"the Node sidecar is not available: {problem}")
+    base = tmp_path_factory.mktemp("seven")
+    root = base / "examples"
+    shutil.copytree(REPO / "examples", root, ignore=shutil.ignore_patterns("NOTES.md"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
+    env.update(GATEWAY_HOME=str(base / "home"), HOME=str(base))
+    if "GATEWAY_NODE" in os.environ:
+        env["GATEWAY_NODE"] = os.environ["GATEWAY_NODE"]
+    ws = Workspace(root, env)
+    for folder in PACKAGES:
+        done = ws.gateway("install", str(root / "packages" / folder))
+        assert done.returncode == 0, done.stderr
+    for args in (
+        ("permissions", "acme.review", "workspace.read"),
+        ("config", "nu-changelog", "project", "Gateway"),
+        ("trust", *IDS),
+        ("enable", *IDS),
+    ):
+        done = ws.gateway(*args)
+        assert done.returncode == 0, (args, done.stderr)
+    yield ws
+
+
+def test_one_package_of_each_format_offers_its_tools_and_hooks(workspace: Workspace) -> None:
+    done = workspace.gateway("list", "--workspace", str(workspace.root), "--trust", "--json")
+    listing = json.loads(done.stdout)
+    owners = {tool["name"]: tool["owner"] for tool in listing["tools"]}
+    hooks = {(hook["event"], hook["owner"]) for hook in listing["hooks"]}
+    assert {
+        "save_note": "notes",  # nimlet
+        "open_ticket": "pi:redact",  # Pi
+        "review_code": "acme.review",  # nanobot
+        "style_guide": "house-style",  # OpenClaw
+        "changelog__entry": "nu-changelog:tools",  # Nu
+        "mcp_glossary_define": "glossary",  # Agent Plugins
+    }.items() <= owners.items(), owners
+    assert ("tool_call", "ticket-policy") in hooks  # Claude Code plugin
+    assert "/triage" in {f"/{c['name']}" for c in listing["commands"]}
+
+
+def test_cli_the_openclaw_hook_rewrites_the_agent_plugins_mcp_call(workspace: Workspace) -> None:
+    code, result = workspace.call("mcp_glossary_define", {"term": "  Cache "})
+    assert code == 0, result
+    assert result["arguments"] == {"term": "cache"}
+    assert result["content"].startswith("cache: A store of results")
+
+
+def test_cli_the_claude_code_hook_blocks_the_pi_tool(workspace: Workspace) -> None:
+    code, result = workspace.call("open_ticket", {"title": "prod database down"})
+    assert code == 1 and result["blocked"] is True
+    assert "production incidents go through the on-call runbook" in result["content"]
+    allowed, ticket = workspace.call("open_ticket", {"title": "cache bug"})
+    assert allowed == 0 and ticket["content"].startswith("ticket opened: cache bug")
+
+
+async def test_serve_mcp_carries_both_hooks_to_another_host(workspace: Workspace) -> None:
+    params = StdioServerParameters(
+        command=GATEWAY[0],
+        args=[*GATEWAY[1:], "serve", "--mcp", "--workspace", str(workspace.root), "--trust"],
+        env=workspace.env,
+    )
+    with open(os.devnull, "w") as errors:
+        async with (
+            stdio_client(params, errlog=errors) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            defined = await session.call_tool("mcp_glossary_define", {"term": " HOOK"})
+            blocked = await session.call_tool("open_ticket", {"title": "Prod outage"})
+    assert not defined.is_error
+    assert defined.content[0].text.startswith("hook: Code that runs")  # type: ignore[union-attr]
+    assert blocked.is_error
+    assert "on-call runbook" in blocked.content[0].text  # type: ignore[union-attr]
