@@ -31,7 +31,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Served:
 
 
 @asynccontextmanager
-async def client(served: Served, *args: str, **session: Any):
+async def client(served: Served, *args: str, modern: bool = False, **session: Any):
+    """A connected SDK client: the initialize handshake, or with ``modern`` the stateless
+    2026-07-28 revision (``server/discover``, a version on every request)."""
     command, *rest = GATEWAY
     params = StdioServerParameters(
         command=command,
@@ -44,7 +46,7 @@ async def client(served: Served, *args: str, **session: Any):
             stdio_client(params, errlog=errors) as (read, write),
             ClientSession(read, write, **session) as connection,
         ):
-            await connection.initialize()
+            await (connection.discover() if modern else connection.initialize())
             yield connection
 
 
@@ -67,6 +69,15 @@ async def test_one_server_lists_the_tools_of_a_pi_a_nanobot_and_a_nimlet_package
     assert tools["save_note"].annotations.read_only_hint is True
     assert tools["review_code"].input_schema["properties"] == {"path": {"type": "string"}}
     assert tools["open_ticket"].meta["extension-gateway/owner"] == "pi-tickets"
+
+
+async def test_a_stateless_2026_07_28_client_lists_and_calls_without_a_handshake(served):
+    async with client(served, "--package", IDS["nimlet"], modern=True) as connection:
+        assert connection.discover_result is not None
+        assert "2026-07-28" in connection.discover_result.supported_versions
+        tools = {tool.name for tool in (await connection.list_tools()).tools}
+        saved = await connection.call_tool("save_note", {"text": "stateless"})
+    assert "save_note" in tools and texts(saved) == ["saved: stateless"]
 
 
 async def test_calls_reach_each_ecosystem_and_every_ecosystems_hooks_apply(served):
