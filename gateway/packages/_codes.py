@@ -40,7 +40,8 @@ LOCK_INTEGRITY_MISMATCH = define_code(
     "lock.integrity_mismatch",
     E,
     "A package fetched from its recorded source is not what the lockfile recorded: another "
-    "content hash, version or package id. Sync refused; nothing was changed.",
+    "content hash, version or package id, or an npm tarball whose `dist.integrity` differs "
+    "from the locked one. Sync refused; nothing was changed.",
     "Someone changed the source since the lockfile was made. Inspect it; if the change is "
     "wanted, install it and run `gateway lock` again.",
 )

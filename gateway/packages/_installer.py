@@ -67,9 +67,9 @@ Prepare = Callable[[CatalogEntry], list[Diagnostic]]
 Stage = Callable[[CatalogEntry, Path, "Path | None"], list[Diagnostic]]
 """The adapter's step on the staged package before it is hashed, given the installed
 version it replaces (``stage_install``: Nu bundles its tools); runs no package code."""
-Expect = Callable[[CatalogEntry, str], None]
-"""Told the staged package's entry and content hash before it is placed; raising
-``InstallError`` refuses it (``gateway sync``: the lockfile's integrity)."""
+Expect = Callable[[CatalogEntry, str, str | None], None]
+"""Told the staged package's entry, content hash and (npm) tarball integrity before it is
+placed; raising ``InstallError`` refuses it (``gateway sync``: the lockfile's integrity)."""
 
 
 class InstallError(Exception):
@@ -234,7 +234,7 @@ def _install(
         progress("recording the install")
         digest, cache = content_hash(fetched.root)
         if expect is not None:
-            expect(entry, digest)
+            expect(entry, digest, fetched.integrity)
         version_dir = private_dir(folder) / uuid.uuid4().hex
         fetched.root.rename(version_dir)
         checkpoint("placed")
@@ -248,6 +248,7 @@ def _install(
             path=version_dir,
             content_hash=digest,
             hash_cache=cache,
+            source_integrity=fetched.integrity,
         )
         with StateStore.open(home) as store:
             previous = _previous_path(store, entry.id)

@@ -67,9 +67,13 @@ class LockedSource:
     location: str  # the folder, the git URL, the npm spec (or tarball path)
     ref: str | None = None  # git: the branch, tag or commit asked for
     resolved: str | None = None  # git: the commit; npm: the tarball's file name
+    tarball_integrity: str | None = None
+    """npm: the tarball's ``dist.integrity`` (``sha512-…``), checked when sync fetches it."""
 
     @classmethod
-    def from_record(cls, kind: str, text: str) -> LockedSource:
+    def from_record(
+        cls, kind: str, text: str, tarball_integrity: str | None = None
+    ) -> LockedSource:
         """The store keeps ``SOURCE`` or ``SOURCE (RESOLVED)`` (``_installer._describe``)."""
         resolved = None
         if kind != "local" and text.endswith(")") and " (" in text:
@@ -78,14 +82,17 @@ class LockedSource:
         if kind == "git":
             location, _, ref = text.partition("#")
             return cls("git", location, ref or None, resolved)
-        return cls(kind, text, None, resolved)
+        return cls(kind, text, None, resolved, tarball_integrity if kind == "npm" else None)
 
     def to_dict(self) -> dict[str, Any]:
         if self.kind == "local":
             return {"kind": "local", "path": self.location}
         if self.kind == "git":
             return {"kind": "git", "url": self.location, "ref": self.ref, "commit": self.resolved}
-        return {"kind": "npm", "spec": self.location, "tarball": self.resolved}
+        found = {"kind": "npm", "spec": self.location, "tarball": self.resolved}
+        if self.tarball_integrity is not None:
+            found["integrity"] = self.tarball_integrity
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +156,7 @@ def locked(home: Path, package: InstalledPackage) -> LockedPackage:
         name=record.name,
         ecosystem=record.ecosystem,
         version=record.version,
-        source=LockedSource.from_record(record.source_kind, record.source),
+        source=LockedSource.from_record(record.source_kind, record.source, record.source_integrity),
         integrity=record.content_hash,
         trusted=package.trusted_for(record.content_hash),
         enabled=package.enabled,
@@ -315,14 +322,21 @@ def _source(value: Any, where: str) -> LockedSource:
             raise _Invalid(f"{where}.url must not hold '#'; the ref is its own field")
         return LockedSource("git", url, ref, commit)
     if kind == "npm":
-        _object(value, where, {"kind", "spec", "tarball"}, {"kind", "spec"})
+        _object(value, where, {"kind", "spec", "tarball", "integrity"}, {"kind", "spec"})
         spec = _text(value["spec"], f"{where}.spec")
         if spec.startswith("-"):
             raise _Invalid(f"{where}.spec must not start with '-'")
         tarball = _text(value.get("tarball"), f"{where}.tarball", optional=True)
-        return LockedSource("npm", spec, None, tarball)
+        integrity = value.get("integrity")
+        if integrity is not None and (
+            not isinstance(integrity, str) or not _NPM_INTEGRITY.match(integrity)
+        ):
+            raise _Invalid(f"{where}.integrity must be npm's sha512-<base64> digest or absent")
+        return LockedSource("npm", spec, None, tarball, integrity)
     raise _Invalid(f"{where}.kind must be 'local', 'git' or 'npm'")
 
+
+_NPM_INTEGRITY = re.compile(r"sha512-[A-Za-z0-9+/]{86}==\Z")
 
 _PACKAGE_KEYS = {
     "id", "name", "ecosystem", "version", "source", "integrity", "trusted", "enabled",

@@ -12,6 +12,8 @@ the user's own ``~/.npmrc`` is used (the user's file, never the package's).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import tempfile
@@ -27,7 +29,7 @@ from gateway.packages._tools import FetchError, run_tool
 from gateway.packages._verify import InstallLimits, VerifyError
 from gateway.runtime import MIN_SIDECAR_NODE, find_node, npm_command
 
-__all__ = ["NpmSettings", "fetch_npm_tarball"]
+__all__ = ["NpmSettings", "fetch_npm_tarball", "tarball_integrity"]
 
 _LOCKFILES = ("npm-shrinkwrap.json", "package-lock.json")
 _DEPENDENCY_TABLES = ("dependencies", "optionalDependencies", "peerDependencies")
@@ -93,9 +95,10 @@ def fetch_npm_tarball(
     limits: InstallLimits,
     home: Path,
     progress: Progress = no_progress,
-) -> tuple[Path, str]:
-    """The package folder (``staging/package``) and the tarball's name. npm runs only when
-    there is something to pack or install (finding it starts a Node)."""
+) -> tuple[Path, str, str]:
+    """The package folder (``staging/package``), the tarball's name and its digest in npm's
+    ``dist.integrity`` form. npm runs only when there is something to pack or install
+    (finding it starts a Node)."""
     settings = NpmSettings.for_home(home)
     tarball = Path(spec).expanduser()
     if tarball.is_file():
@@ -111,10 +114,20 @@ def fetch_npm_tarball(
             raise FetchError(f"npm pack {spec} produced no tarball")
         archive = staging / names[-1]
     target = staging / "package"
+    integrity = tarball_integrity(archive)
     progress(f"unpacking {archive.name}")
     _unpack(archive, target, limits)
     _install_dependencies(_npm, target, staging / "npm-install", settings, progress)
-    return target, archive.name
+    return target, archive.name, integrity
+
+
+def tarball_integrity(archive: Path) -> str:
+    """``sha512-<base64>``: the digest npm's registry publishes as ``dist.integrity``."""
+    digest = hashlib.sha512()
+    with archive.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return "sha512-" + base64.b64encode(digest.digest()).decode("ascii")
 
 
 def _unpack(archive: Path, target: Path, limits: InstallLimits) -> None:

@@ -40,6 +40,7 @@ class Fetched:
     source: Source
     root: Path  # the package root inside the staging folder
     resolved: str  # what was fetched exactly: a commit, an npm tarball name
+    integrity: str | None = None  # an npm tarball's sha512, in npm's dist.integrity form
 
 
 def parse_source(text: str, kind: str | None = None) -> Source:
@@ -122,10 +123,10 @@ def fetch(
         return Fetched(source, target, source.location)
     if source.kind == "git":
         return _fetch_git(source, staging)
-    target, name = fetch_npm_tarball(
+    target, name, integrity = fetch_npm_tarball(
         source.location, staging, limits=limits, home=home, progress=progress
     )
-    return Fetched(source, target, name)
+    return Fetched(source, target, name, integrity)
 
 
 def _fetch_git(source: Source, staging: Path) -> Fetched:

@@ -128,8 +128,14 @@ def _missing(package: LockedPackage, path: str) -> Diagnostic:
     )
 
 
-def _expect(package: LockedPackage) -> Callable[[CatalogEntry, str], None]:
-    def check(entry: CatalogEntry, digest: str) -> None:
+def _expect(package: LockedPackage) -> Callable[[CatalogEntry, str, str | None], None]:
+    def check(entry: CatalogEntry, digest: str, tarball: str | None) -> None:
+        locked = package.source.tarball_integrity
+        if locked is not None and tarball is not None and tarball != locked:
+            raise _Mismatch(
+                f"{package.id}: the fetched npm tarball's integrity {tarball[:23]}… differs "
+                f"from the locked {locked[:23]}…"
+            )
         found = (entry.id, entry.version, digest)
         wanted = (package.id, package.version, package.integrity)
         if found != wanted:

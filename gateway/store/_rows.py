@@ -49,7 +49,7 @@ def require_package(conn: sqlite3.Connection, package_id: str) -> InstalledPacka
 
 
 def load_package(conn: sqlite3.Connection, package_id: str) -> InstalledPackage | None:
-    loaded = (*COLUMNS, "process_group")
+    loaded = (*COLUMNS, "process_group", "source_integrity")
     row = conn.execute(
         f"SELECT {', '.join(loaded)} FROM packages WHERE id = ?", (package_id,)
     ).fetchone()
@@ -61,6 +61,7 @@ def load_package(conn: sqlite3.Connection, package_id: str) -> InstalledPackage 
         path=Path(v["path"]),
         hash_cache=HashCache.from_json(v["hash_cache"]),
         installed_at=datetime.fromisoformat(v["installed_at"]),
+        source_integrity=v["source_integrity"],
     )
     return InstalledPackage(
         record=record,

@@ -119,6 +119,9 @@ class PackageRecord:
     hash_cache: HashCache = field(default_factory=HashCache)
     # None means "now" when recorded; the store always returns a concrete time.
     installed_at: datetime | None = None
+    source_integrity: str | None = None
+    """For an npm install, the tarball's digest in npm's ``dist.integrity`` form
+    (``sha512-<base64>``), which the registry publishes too; None for other sources."""
 
     def __post_init__(self) -> None:
         if not self.id:
@@ -277,12 +280,21 @@ def _v3_process_groups_and_extension_grants(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _v4_source_integrity(conn: sqlite3.Connection) -> None:
+    # What npm publishes for a tarball (dist.integrity), so a lockfile can name it.
+    conn.execute(
+        "ALTER TABLE packages ADD COLUMN source_integrity TEXT "
+        "CHECK (source_integrity IS NULL OR source_integrity <> '')"
+    )
+
+
 # Append only: a released migration is never edited, because stores in the field have
 # already run it.
 MIGRATIONS: list[Migration] = [
     _v1_create_tables,
     _v2_journal_and_policies,
     _v3_process_groups_and_extension_grants,
+    _v4_source_integrity,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -115,7 +115,8 @@ class StateStore:
             keep_trust = old is not None and old.trusted and not hash_changed
             # An upsert, not INSERT OR REPLACE: REPLACE deletes the row first, which would
             # cascade to the grants we mean to keep.
-            columns = _rows.COLUMNS[:-4]  # new rows: disabled, untrusted (the column defaults)
+            # New rows: disabled, untrusted (the column defaults).
+            columns = (*_rows.COLUMNS[:-4], "source_integrity")
             conn.execute(
                 f"INSERT INTO packages ({', '.join(columns)}) "
                 f"VALUES ({', '.join('?' * len(columns))}) ON CONFLICT (id) DO UPDATE SET "
@@ -125,6 +126,7 @@ class StateStore:
                     str(record.path),
                     record.hash_cache.to_json(),
                     installed_at.isoformat(),
+                    record.source_integrity,
                 ),
             )
             if old is not None and not keep_trust:

@@ -3,6 +3,8 @@ lockfile in another — real store, real installs from folders and a packed npm 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -82,7 +84,11 @@ def test_lock_records_every_package_with_source_integrity_and_decisions(
     packages = {p["id"]: p for p in data["packages"]}
     demo, aliases = packages["lock.demo"], packages["pi-aliases"]
     assert demo["source"] == {"kind": "local", "path": str(source_home.parent / "src")}
-    assert aliases["source"] == {"kind": "npm", "spec": str(TARBALL), "tarball": TARBALL.name}
+    digest = base64.b64encode(hashlib.sha512(TARBALL.read_bytes()).digest()).decode()
+    assert aliases["source"] == {
+        "kind": "npm", "spec": str(TARBALL), "tarball": TARBALL.name,
+        "integrity": f"sha512-{digest}",  # npm's dist.integrity of that tarball
+    }  # fmt: skip
     assert (demo["trusted"], demo["enabled"], demo["grants"]) == (True, True, [PERMISSION])
     assert demo["process_group"] == "team"
     assert aliases["grants"] == ["env:LOCK_TEST_VAR", "network"]
@@ -190,6 +196,35 @@ def test_integrity_mismatch_refuses_and_changes_nothing(lockfile: Path, gw, tmp_
     assert [d["code"] for d in done["diagnostics"]] == ["lock.integrity_mismatch"]
     assert done["diagnostics"][0]["package"] == "lock.demo"
     assert _state(home) == before
+
+
+def test_an_npm_tarball_whose_integrity_differs_from_the_locked_one_is_refused(
+    lockfile: Path, gw, tmp_path: Path
+) -> None:
+    forged = "sha512-" + base64.b64encode(hashlib.sha512(b"another tarball").digest()).decode()
+
+    def change(data: dict[str, Any]) -> None:
+        (aliases,) = [p for p in data["packages"] if p["id"] == "pi-aliases"]
+        aliases["source"]["integrity"] = forged
+
+    _edit(lockfile, change)
+    home = tmp_path / "two"
+    done = _json(gw, home, "sync", "--lockfile", str(lockfile), "--accept", code=1)
+    (said,) = [d for d in done["diagnostics"] if d["package"] == "pi-aliases"]
+    assert said["code"] == "lock.integrity_mismatch" and "npm tarball" in said["message"]
+    assert recorded(home) == []
+
+
+def test_a_malformed_npm_integrity_is_a_lockfile_diagnostic(
+    lockfile: Path, gw, tmp_path: Path
+) -> None:
+    def change(data: dict[str, Any]) -> None:
+        (aliases,) = [p for p in data["packages"] if p["id"] == "pi-aliases"]
+        aliases["source"]["integrity"] = "md5-abc"
+
+    _edit(lockfile, change)
+    done = _json(gw, tmp_path / "two", "sync", "--lockfile", str(lockfile), code=1)
+    assert "integrity must be npm's sha512" in done["diagnostics"][0]["message"]
 
 
 def test_missing_local_source_is_a_diagnostic_and_changes_nothing(
