@@ -28,6 +28,7 @@ from adapters.openclaw._host_api import (
 from adapters.openclaw._lines import openclaw_host_lines
 from adapters.openclaw._semver import HOST_VERSION
 from gateway.audit import Evidence, Found, HostLine, Item, SourceFile, Support, Target
+from gateway.audit import codes as audit_codes
 from gateway.model import CatalogEntry
 
 __all__ = ["OpenClawAudit"]
@@ -51,6 +52,8 @@ class OpenClawAudit:
     # ------------------------------------------------------------------ the openclaw column
 
     def host_support(self, entry: CatalogEntry, item: Item) -> Support:
+        if entry.ecosystem == "claude":
+            return _claude_bundle(item)
         if entry.ecosystem != "openclaw" and not _openclaw_wrapper(entry):
             return foreign(
                 "openclaw", item, _CONCEPTS, "it loads plugins with openclaw.plugin.json"
@@ -305,3 +308,28 @@ def _openclaw_wrapper(entry: CatalogEntry) -> bool:
 
 def _typescript_only(path: str) -> bool:
     return path.endswith((".ts", ".mts", ".cts", ".tsx"))
+
+
+def _claude_bundle(item: Item) -> Support:
+    """OpenClaw installs Claude Code plugins as bundles (the pinned 2026.9.6:
+    ``bundle-manifest``, ``bundle-commands``, ``bundle-mcp``; measured against it by the
+    fidelity harness's ``claude_host.mjs``): commands, skills and stdio MCP servers, and the
+    hooks only recorded as a capability."""
+    if item.kind in ("prompt", "command"):
+        return runs("a bundle command (OpenClaw's reader of Claude bundles)")
+    if item.kind == "skill":
+        return runs("a skill of the bundle's skill roots")
+    if item.kind == "mcp_server":
+        if item.detail.get("remote"):
+            return partial(
+                audit_codes.LISTED_ONLY, "a remote server of the bundle's MCP config; not checked"
+            )
+        return runs("a bundle MCP server, started for agent runs (bundle-mcp)")
+    if item.kind == "hook":
+        return metadata(
+            audit_codes.LISTED_ONLY,
+            "recorded as the bundle's hooks capability; OpenClaw runs no hooks.json command",
+        )
+    return unsupported(
+        audit_codes.FOREIGN_PACKAGE, f"OpenClaw's Claude bundles have no {item.kind} support"
+    )

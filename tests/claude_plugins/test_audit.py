@@ -67,3 +67,15 @@ def test_skills_are_listed_and_a_remote_server_never_connects(config: GatewayCon
         Status.UNSUPPORTED,
         "claude.component_unsupported",
     )
+
+
+def test_openclaw_runs_a_bundles_commands_and_only_records_its_hooks(
+    config: GatewayConfig,
+) -> None:
+    """OpenClaw installs Claude Code plugins as bundles: the column says so, as measured by
+    the fidelity harness against its own bundle reader."""
+    package = _one("ralph-loop", config)
+    rows = {(r.kind, r.name): r.cells["openclaw"].support for r in package.rows}
+    assert rows[("prompt", "help")].status == Status.RUNS
+    hooks = [support for (kind, _), support in rows.items() if kind == "hook"]
+    assert hooks and {support.status for support in hooks} == {Status.METADATA_ONLY}
