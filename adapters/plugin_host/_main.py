@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import anyio
 from anyio.abc import TaskGroup
 
-from adapters.plugin_host._channel import Channel, log
+from adapters.plugin_host._channel import Channel, log, take_stdio
 from adapters.plugin_host._config import ConfigError, HostConfig, load_config, start_timeout
 from adapters.plugin_host._naming import namer
 from adapters.plugin_host._registry import Registry
@@ -45,7 +45,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(f"[plugin-host] invalid configuration: {error}\n")
         return 2
     sys.dont_write_bytecode = True  # never write into the (hashed, trusted) plugin root
-    channel = Channel.take_stdio()
+    channel = take_stdio()
     initialize = channel.read_message()
     if initialize is None or initialize.get("type") == "shutdown":
         return 0

@@ -12,7 +12,7 @@ import sys
 
 from gateway.wire.features import REGISTER_DIAGNOSTICS
 
-from ._channel import Channel, log
+from ._channel import log, take_stdio
 from ._diagnostics import Report
 from ._loader import load_packages
 
@@ -86,7 +86,7 @@ def main(argv: list[str]) -> int:
     # Installed package trees are hashed for trust: writing __pycache__ into one would
     # revoke it. (A pycache_prefix would also move the standard library's bytecode.)
     sys.dont_write_bytecode = True
-    channel = Channel.take_stdio()
+    channel = take_stdio()
     initialize = channel.read_message()
     if initialize is None or initialize.get("type") == "shutdown":
         return 0
