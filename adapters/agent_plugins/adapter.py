@@ -11,6 +11,7 @@ from pathlib import Path
 
 from adapters import _codes as codes
 from adapters._files import Inspection
+from adapters._skills import package_skills
 from adapters.agent_plugins._launch import plan_plugin_host
 from adapters.agent_plugins._manifest import (
     MCP_FILE,
@@ -21,7 +22,7 @@ from adapters.agent_plugins._manifest import (
     remote_host,
 )
 from gateway.model import CatalogEntry, Contribution, DiscoveredLaunch, LaunchSpec
-from gateway.model.discovery import Discovery, Skill
+from gateway.model.discovery import Discovery
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,14 +62,7 @@ class AgentPluginsAdapter:
 
     def package_resources(self, entry: CatalogEntry) -> Discovery:
         """Its ``skills/<name>/SKILL.md``, listed and served by the gateway itself."""
-        root = Path(entry.root)
-        return Discovery(
-            skills=[
-                Skill(c.name, c.description, root / str(c.detail.get("path", "")), "package")
-                for c in entry.contributions
-                if c.kind == "skill"
-            ]
-        )
+        return Discovery(skills=package_skills(entry))
 
     def discover(
         self, workspace: Path, user_home: Path, trusted: bool, home: Path

@@ -24,7 +24,8 @@ from typing import Any, Final
 
 from adapters import _codes as codes
 from adapters._files import Inspection
-from gateway.model import CatalogEntry, Discovery, PromptTemplate, Skill, parse_front_matter
+from adapters._skills import package_skill
+from gateway.model import CatalogEntry, Discovery, PromptTemplate, parse_front_matter
 
 __all__ = ["argument_names", "command_issues", "expand", "package_resources", "parse_arguments"]
 
@@ -106,7 +107,7 @@ def package_resources(entry: CatalogEntry) -> Discovery:
         rel = str(contribution.detail.get("path", ""))
         if contribution.kind == "skill":
             found.skills.append(
-                Skill(contribution.name, contribution.description, root / rel, "package")
+                package_skill(entry, contribution.name, contribution.description, rel)
             )
         elif contribution.kind == "prompt":
             text = inspection.read_text(rel)

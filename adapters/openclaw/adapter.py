@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from adapters._skills import package_skills
 from adapters.openclaw._inspect import CONVERSATION_ACCESS, inspect_plugin, is_plugin
 from adapters.openclaw.discovery import discover
 from adapters.openclaw.runtime import plan_openclaw
@@ -15,7 +16,6 @@ from gateway.model import (
     Discovery,
     LaunchRefusal,
     LaunchSpec,
-    Skill,
 )
 
 TYPE_CHECKING = False
@@ -53,14 +53,7 @@ class OpenClawAdapter:
     def package_resources(self, entry: CatalogEntry) -> Discovery:
         """The skills its manifest names (``skills``), listed as the package's; the gateway
         serves them itself, whether or not the plugin has code to run."""
-        root = Path(entry.root)
-        return Discovery(
-            skills=[
-                Skill(c.name, c.description, root / str(c.detail.get("path", "")), "package")
-                for c in entry.contributions
-                if c.kind == "skill"
-            ]
-        )
+        return Discovery(skills=package_skills(entry))
 
     def discover(
         self, workspace: Path, user_home: Path, trusted: bool, home: Path

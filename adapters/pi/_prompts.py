@@ -18,7 +18,8 @@ import re
 from pathlib import Path
 
 from adapters._files import Inspection
-from gateway.model import CatalogEntry, Discovery, PromptTemplate, Skill, parse_front_matter
+from adapters._skills import package_skill
+from gateway.model import CatalogEntry, Discovery, PromptTemplate, parse_front_matter
 
 __all__ = ["package_resources", "parse_command_args", "substitute_args"]
 
@@ -107,8 +108,9 @@ def package_resources(entry: CatalogEntry) -> Discovery:
     for contribution in entry.contributions:
         rel = str(contribution.detail.get("path", ""))
         if contribution.kind == "skill":
-            skill = Skill(contribution.name, contribution.description, root / rel, "package")
-            found.skills.append(skill)
+            found.skills.append(
+                package_skill(entry, contribution.name, contribution.description, rel)
+            )
         elif contribution.kind == "prompt":
             text = inspection.read_text(rel)
             if text is None:
