@@ -23,6 +23,13 @@ def serve_http_arguments(sub: argparse.ArgumentParser) -> None:
         help="--http: calls one token may have in flight (default: 8)",
     )
     sub.add_argument(
+        "--rate",
+        type=int,
+        default=0,
+        metavar="N",
+        help="--http: calls one token may make a minute (default: no limit)",
+    )
+    sub.add_argument(
         "--oauth-issuer",
         metavar="URL",
         help="--http: also accept this OAuth 2.1 issuer's JWT access tokens (keys from its "

@@ -49,6 +49,8 @@ def _serve_http(args: argparse.Namespace, options: ServeOptions) -> int:
         raise Usage("--http serves MCP: use it with --mcp")
     if args.max_calls < 1:
         raise Usage("--max-calls must be at least 1")
+    if args.rate < 0:
+        raise Usage("--rate must be 0 (no limit) or more")
     oauth = None
     if args.oauth_issuer:
         from gateway.serve import OAuthSettings
@@ -61,4 +63,4 @@ def _serve_http(args: argparse.Namespace, options: ServeOptions) -> int:
     elif any((args.oauth_jwks, args.oauth_audience, args.oauth_resource, args.oauth_scope)):
         raise Usage("--oauth-jwks, --oauth-audience, --oauth-resource and --oauth-scope need "
                     "--oauth-issuer")  # fmt: skip
-    return anyio.run(serve_mcp_http, options, args.http, args.max_calls, oauth)
+    return anyio.run(serve_mcp_http, options, args.http, args.max_calls, oauth, args.rate)

@@ -7,8 +7,9 @@ The ASGI front (``_http``) checks the token and puts its record on the request's
 - a token scoped to packages sees only their tools and commands in the listings (prompt
   templates and skills, which name no package, are offered only to unscoped tokens), and
   a call of anything else is answered as an unknown tool: nothing runs;
-- at most ``max_calls`` calls of one token are in flight; one more is refused with an
-  MCP error;
+- at most ``max_calls`` calls of one token are in flight, and with ``rate`` at most that
+  many calls a minute (a token bucket per token: ``rate`` calls at once, refilled evenly);
+  one more is refused with an MCP error;
 - every call is a line of the call log (``CallLog``): time, token, tool, outcome,
   duration; never its arguments.
 
@@ -86,11 +87,32 @@ def token_of(ctx: ServerRequestContext[Any, Any]) -> TokenRecord:
     return record
 
 
+class _Bucket:
+    """A token bucket: ``rate`` calls a minute, as a burst of ``rate`` refilled evenly."""
+
+    def __init__(self, rate: int) -> None:
+        self.rate, self.left, self.at = rate, float(rate), time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.left = min(self.rate, self.left + (now - self.at) * self.rate / 60)
+        self.at = now
+        if self.left < 1:
+            return False
+        self.left -= 1
+        return True
+
+
 class HttpBridge(McpBridge):
-    def __init__(self, *, calls_log: CallLog, max_calls: int = 8, **options: Any) -> None:
+    def __init__(
+        self, *, calls_log: CallLog, max_calls: int = 8, rate: int = 0, **options: Any
+    ) -> None:
         super().__init__(**options)
         self.calls_log = calls_log
         self.max_calls = max_calls
+        self.rate = rate
+        """Calls a minute one token may make; 0: no limit."""
+        self._buckets: dict[str, _Bucket] = {}
         self._in_flight: Counter[str] = Counter()
         self._scopes: set[anyio.CancelScope] = set()
         self._callers: list[tuple[str | None, Any]] = []
@@ -180,6 +202,12 @@ class HttpBridge(McpBridge):
             if not token.allows(self._owner_of_tool(tool)):
                 log("refused")
                 raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {tool}")
+        if self.rate and not self._buckets.setdefault(token.name, _Bucket(self.rate)).take():
+            log("limited")
+            raise MCPError(
+                TOO_MANY_CALLS,
+                f"too many calls for token {token.name!r} (at most {self.rate} a minute)",
+            )
         if self._in_flight[token.name] >= self.max_calls:
             log("limited")
             raise MCPError(

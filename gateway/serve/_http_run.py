@@ -23,7 +23,11 @@ CALL_LOG = "calls.jsonl"
 
 
 async def serve_mcp_http(
-    options: ServeOptions, address: str, max_calls: int = 8, oauth: OAuthSettings | None = None
+    options: ServeOptions,
+    address: str,
+    max_calls: int = 8,
+    oauth: OAuthSettings | None = None,
+    rate: int = 0,
 ) -> int:
     """An MCP server on streamable HTTP at ``address`` (``[HOST:]PORT``) until SIGINT or
     SIGTERM; 0 then, 1 when it could not start (the reason is on stderr). ``oauth``: also
@@ -56,7 +60,7 @@ async def serve_mcp_http(
     calls_log = CallLog(options.config.home / "logs" / CALL_LOG)
     bridge = HttpBridge(
         version=gateway_version(), strict=options.strict, calls_log=calls_log,
-        max_calls=max_calls,
+        max_calls=max_calls, rate=rate,
     )  # fmt: skip
     manager = StreamableHTTPSessionManager(
         bridge.server,

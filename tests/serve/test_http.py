@@ -263,6 +263,27 @@ async def test_a_plain_http_client_without_the_sdk_calls_its_tools(server: Serve
     assert called["result"]["content"] == [{"type": "text", "text": 'beta {"plain": true}'}]
 
 
+async def test_a_token_past_its_rate_is_refused_and_nothing_runs(
+    server: Server, tmp_path: Path
+) -> None:
+    (tmp_path / "workspace").mkdir()
+    process, url = _start(
+        server.env, tmp_path / "workspace", tmp_path / "stderr.log", "--rate", "2"
+    )
+    try:
+        limited = Server(server.home, url, server.tokens, server.env)
+        before = server.ran("alpha")
+        async with client(limited, server.tokens["a"]) as session:
+            await session.call_tool("alpha_echo", {})
+            await session.call_tool("alpha_echo", {})
+            with pytest.raises(Exception, match="at most 2 a minute"):
+                await session.call_tool("alpha_echo", {})
+        assert server.ran("alpha") == before + 2
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=20)
+
+
 async def test_no_token_is_refused_with_401_and_a_bearer_challenge(server: Server) -> None:
     response = httpx2.post(server.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert response.status_code == 401
