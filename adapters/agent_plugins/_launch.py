@@ -10,7 +10,6 @@ package's data folder (``GATEWAY_HOME/data/<id>``), the one place it may write.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -19,11 +18,11 @@ from typing import Any
 
 from adapters import _codes as codes
 from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
-from adapters.plugin_host._config import start_timeout
+from adapters.plugin_host._config import config_path, start_timeout, write_config
 from adapters.plugin_host._naming import SCHEME
-from gateway.base import Diagnostic, private_dir, private_file
+from gateway.base import Diagnostic, private_dir
 from gateway.model import CatalogEntry, LaunchSpec
-from gateway.sandbox import node_runtime_paths, package_dirs, python_runtime_paths, safe_name
+from gateway.sandbox import node_runtime_paths, package_dirs, python_runtime_paths
 
 __all__ = ["HOST_COMMAND", "config_file", "plan_plugin_host", "resolve_command"]
 
@@ -32,9 +31,8 @@ HOST_COMMAND: tuple[str, ...] = (sys.executable, "-P", "-m", "adapters.plugin_ho
 
 
 def config_file(home: Path, package_id: str) -> Path:
-    """``GATEWAY_HOME/plugin_host/<id>.json`` (where the Claude Code plugins adapter writes
-    its plugin host's configuration too): outside the plugin's writable data."""
-    return home / "plugin_host" / f"{safe_name(package_id)}.json"
+    """Where a plugin's host configuration is (``adapters.plugin_host._config``)."""
+    return config_path(home, package_id)
 
 
 def resolve_command(command: str, root: Path) -> Path | None:
@@ -119,12 +117,7 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
         "tool_names": SCHEME,
         "hooks": entry.metadata.get("hooks"),
     }
-    path = config_file(home, entry.id)
-    private_dir(path.parent)
-    descriptor = private_file(path)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.truncate()
-        json.dump(document, handle, indent=1)
+    path = write_config(home, entry.id, document)
     return LaunchSpec(
         command=[*HOST_COMMAND, "--config", str(path)],
         response_timeout=response_timeout(),

@@ -19,7 +19,6 @@ user's home itself or the gateway's home.
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import shutil
@@ -28,10 +27,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from adapters.plugin_host._config import write_config
 from adapters.plugin_host._hook_config import read_hooks
-from gateway.base import private_dir, private_file
 from gateway.model import CatalogEntry, LaunchSpec
-from gateway.sandbox import package_dirs, python_runtime_paths, safe_name
+from gateway.sandbox import package_dirs, python_runtime_paths
 
 __all__ = ["HOST_COMMAND", "plan_plugin_host", "program_paths"]
 
@@ -58,12 +57,7 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec:
         "tool_names": "claude",
         "hooks": hooks,
     }
-    folder = private_dir(home / "plugin_host")
-    path = folder / f"{safe_name(entry.id)}.json"
-    descriptor = private_file(path)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.truncate()
-        json.dump(config, handle, indent=2)
+    path = write_config(home, entry.id, config)
     commands = [
         str(h["command"]).replace(_ROOT, root)
         for groups in ((hooks or {}).get("hooks") or {}).values()

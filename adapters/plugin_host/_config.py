@@ -1,5 +1,6 @@
-"""The plugin host's configuration file, written by the adapter's launch planning
-(``adapters/agent_plugins/_launch.py``); its path is the only thing on the command line.
+"""The plugin host's configuration file, written by the adapters' launch planning
+(``write_config``: Agent Plugins, Claude Code plugins) at ``GATEWAY_HOME/plugin_host/<id>.json``;
+its path is the only thing on the command line.
 
 ``{"package", "root", "data_dir", "servers": {name: {"command", "args", "env", "cwd"}},
 "tool_names", "hooks"}``: commands already resolved to absolute paths, placeholders
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from adapters.plugin_host._naming import SCHEME, SCHEMES
@@ -20,14 +22,34 @@ __all__ = [
     "ConfigError",
     "HostConfig",
     "ServerSpec",
+    "config_path",
     "load_config",
     "start_timeout",
+    "write_config",
 ]
 
 START_TIMEOUT_VARIABLE = "GATEWAY_PLUGIN_HOST_START_TIMEOUT"
 """Seconds each server gets to start, complete the MCP handshake and be listed (default 20;
 the servers start together, so this bounds the whole start)."""
 DEFAULT_START_TIMEOUT = 20.0
+
+
+def config_path(home: Path, package_id: str) -> Path:
+    """``GATEWAY_HOME/plugin_host/<id>.json``: outside the plugin's writable data."""
+    from gateway.sandbox import safe_name
+
+    return home / "plugin_host" / f"{safe_name(package_id)}.json"
+
+
+def write_config(home: Path, package_id: str, document: dict[str, Any]) -> Path:
+    """Write a plugin's host configuration (0600, replaced whole, never half-written) and
+    return its path. Called by the adapters in the gateway, never by the host."""
+    from gateway.base import private_dir, write_json_atomically
+
+    path = config_path(home, package_id)
+    private_dir(path.parent)
+    write_json_atomically(path, document, indent=1)
+    return path
 
 
 def start_timeout() -> float:
