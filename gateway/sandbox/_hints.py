@@ -173,8 +173,13 @@ def grant_hints(
     return hints
 
 
+def _protects() -> bool:
+    support = detect_support()
+    return support.private_mounts or support.user_namespaces
+
+
 def _workspace_opens() -> str:
-    if detect_support().private_mounts:
+    if _protects():
         return (
             "; the grant makes the workspace writable, but for .git, CI and agent configs, "
             "which stay read-only"
@@ -183,7 +188,7 @@ def _workspace_opens() -> str:
 
 
 def _protected_opens() -> str:
-    if detect_support().private_mounts:
+    if _protects():
         return (
             "`workspace.write` keeps those read-only here, and reopening one takes "
             "`workspace.write:PATH`"

@@ -236,4 +236,9 @@ def restrict_self(ruleset: Ruleset) -> None:
     """Enforce the ruleset on the calling thread (and what it forks from now on).
 
     Needs ``no_new_privs`` set on the thread first (or CAP_SYS_ADMIN)."""
-    _syscall(_SYS_RESTRICT_SELF, ruleset.fd, 0)
+    restrict_self_fd(ruleset.fd)
+
+
+def restrict_self_fd(fd: int) -> None:
+    """``restrict_self`` with a ruleset's descriptor (one a child inherited)."""
+    _syscall(_SYS_RESTRICT_SELF, fd, 0)

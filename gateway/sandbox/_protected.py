@@ -9,15 +9,17 @@ one by name: ``workspace.write:.git/hooks`` reopens that folder (and what is ben
 and nothing else. Coding agents' own sandboxes do the same for ``.git`` under their
 workspace-write modes.
 
-Landlock cannot take a subfolder back from a writable folder (its rules only add), so the
-confining thread makes a private mount namespace and binds each protected path read-only
-over itself before it confines itself and starts the child, which inherits the namespace;
-a reopened path is bound again, writable, on top. Making a mount namespace needs
-``CAP_SYS_ADMIN`` in the thread's user namespace — root, or a container's root — and a
-multi-threaded process cannot make a user namespace of its own; without it the paths are
-not protected and ``missing_protections`` says so. Only paths that exist when the child
-starts are bound: a protected file that does not exist yet (``.envrc`` in a folder without
-one) can be created.
+Landlock cannot take a subfolder back from a writable folder (its rules only add), so a
+private mount namespace binds each protected path read-only over itself before Landlock is
+entered (it forbids mount changes after); a reopened path is bound again, writable, on top.
+With ``CAP_SYS_ADMIN`` (root, a container's root) the confining thread makes the namespace
+and the child inherits it. Without it a user namespace is needed, which a multi-threaded
+process cannot make: the child then starts as the single-threaded trampoline
+(``_trampoline``), which makes both namespaces, binds the paths, enters the same Landlock
+domain and seccomp filter, and execs the program. Where neither is possible (user
+namespaces disabled) the paths are not protected and ``missing_protections`` says so. Only
+paths that exist when the child starts are bound: a protected file that does not exist yet
+(``.envrc`` in a folder without one) can be created.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ __all__ = [
     "mount_read_only",
     "protected_within",
     "reopened_names",
+    "user_namespaces_allowed",
 ]
 
 PROTECTED_GRANT_PREFIX: Final = "workspace.write:"
@@ -77,6 +80,7 @@ PROTECTED_NAMES: Final[dict[str, str]] = {
 """Each path, relative to the workspace, and why it stays read-only (docs/security.md)."""
 
 _CLONE_NEWNS = 0x00020000
+_CLONE_NEWUSER = 0x10000000
 _MS_RDONLY = 0x1
 _MS_NOSUID = 0x2
 _MS_REMOUNT = 0x20
@@ -149,6 +153,29 @@ def can_mount_privately() -> bool:
 
 
 @functools.cache
+def user_namespaces_allowed() -> bool:
+    """Whether an unprivileged process may make a user namespace here (the sysctls that
+    turn it off: ``user.max_user_namespaces`` 0, Debian's
+    ``kernel.unprivileged_userns_clone`` 0, Ubuntu's AppArmor restriction)."""
+    checks = (
+        ("/proc/sys/user/max_user_namespaces", lambda v: int(v) > 0),
+        ("/proc/sys/kernel/unprivileged_userns_clone", lambda v: v != "0"),
+        ("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", lambda v: v != "1"),
+    )
+    for path, allows in checks:
+        try:
+            value = Path(path).read_text().strip()
+        except OSError:
+            continue  # not this kernel's knob
+        try:
+            if not allows(value):
+                return False
+        except ValueError:
+            return False
+    return Path("/proc/self/ns/user").exists()
+
+
+@functools.cache
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 
@@ -171,13 +198,25 @@ def _kept(path: Path) -> int:
     return _MS_NOSUID | sum(flag for bit, flag in _KEPT_FLAGS.items() if have & bit)
 
 
-def mount_read_only(read_only: Iterable[Path], reopened: Iterable[Path] = ()) -> None:
+def mount_read_only(
+    read_only: Iterable[Path], reopened: Iterable[Path] = (), *, user_namespace: bool = False
+) -> None:
     """On the calling thread, which must have its own ``fs_struct`` (``unshare(CLONE_FS)``):
     a private mount namespace in which each of ``read_only`` is bound read-only over itself,
-    then each of ``reopened`` bound writable on top. Raises ``OSError``."""
+    then each of ``reopened`` bound writable on top. ``user_namespace``: make a user
+    namespace first (the caller has no ``CAP_SYS_ADMIN``; only a single-threaded process
+    may), mapping only the caller's own ids. Raises ``OSError``."""
     libc = _libc()
     libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_void_p]
-    _check(libc.unshare(ctypes.c_int(_CLONE_NEWNS)), "unshare(CLONE_NEWNS)")
+    if user_namespace:
+        uid, gid = os.getuid(), os.getgid()  # before: inside, they read as unmapped
+        _check(libc.unshare(ctypes.c_int(_CLONE_NEWUSER | _CLONE_NEWNS)), "unshare(CLONE_NEWUSER)")
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                           ("gid_map", f"{gid} {gid} 1")):  # fmt: skip
+            with open(f"/proc/self/{name}", "w") as handle:
+                handle.write(text)
+    else:
+        _check(libc.unshare(ctypes.c_int(_CLONE_NEWNS)), "unshare(CLONE_NEWNS)")
     # Nothing done here may reach the gateway's own namespace.
     _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "make / private")
     for path in read_only:

@@ -18,6 +18,7 @@ Resource limits cannot be put on a thread: a child with limits starts behind a g
 from __future__ import annotations
 
 import functools
+import json
 import os
 import subprocess
 import sys
@@ -269,19 +270,32 @@ def spawn_confined(
             )
     confinement = _prepare(policy, support)
     limiting = _limiting(policy.limits)
+    protect = bool(policy.read_only_within) and support.private_mounts
+    # Without CAP_SYS_ADMIN a user namespace is needed, which this multi-threaded process
+    # cannot make: the child starts as the trampoline, which confines itself (_trampoline).
+    trampoline = (
+        bool(policy.read_only_within)
+        and not support.private_mounts
+        and support.user_namespaces
+        and confinement is not None
+    )
     command = list(argv)
     gate = limiting is not None and can_gate(env)
     if limiting is not None:
         command = node_heap_argument(command, limiting.limits)
+    fds = tuple(pass_fds)
+    if trampoline:
+        assert confinement is not None
+        spec, held = _trampoline_spec(policy, confinement)
+        fds += held
+        command = [sys.executable, "-I", "-S", str(_TRAMPOLINE), spec, *command]
     if gate:
         command = gated(command, env)
     outcome: list[subprocess.Popen[bytes] | BaseException] = []
 
-    protect = bool(policy.read_only_within) and support.private_mounts
-
     def confine_and_spawn() -> None:
         try:
-            if gate or protect:  # before seccomp, which may refuse unshare
+            if gate or protect or trampoline:  # before seccomp, which may refuse unshare
                 try:
                     own_filesystem_context()
                     if protect:  # before Landlock, which refuses mount changes
@@ -290,14 +304,14 @@ def spawn_confined(
                     raise SandboxError(
                         error.errno, f"cannot confine {argv[0]}: {error.strerror}"
                     ) from None
-            if confinement is not None:
+            if confinement is not None and not trampoline:
                 try:
                     confinement.apply()
                 except (PrivilegeError, LandlockError, SeccompError) as error:
                     raise SandboxError(
                         error.errno, f"cannot confine {argv[0]}: {error.strerror}"
                     ) from None
-            if gate:
+            if gate or trampoline:
                 check_program(argv[0], env, cwd)  # what Popen would raise for argv itself
             outcome.append(
                 subprocess.Popen(
@@ -308,7 +322,7 @@ def spawn_confined(
                     cwd=cwd,
                     env=env,
                     start_new_session=start_new_session,
-                    pass_fds=tuple(pass_fds),
+                    pass_fds=fds,
                     close_fds=True,
                 )
             )
@@ -329,6 +343,26 @@ def spawn_confined(
                 error.errno, f"cannot set the limits of {argv[0]}: {error.strerror or error}"
             ) from None
     return result
+
+
+_TRAMPOLINE = Path(__file__).with_name("_trampoline.py")
+_SOURCE_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _trampoline_spec(
+    policy: SandboxPolicy, confinement: _Confinement
+) -> tuple[str, tuple[int, ...]]:
+    """The trampoline's SPEC argument, and the descriptors it must inherit."""
+    ruleset = confinement.compiled.ruleset.fd if confinement.compiled is not None else -1
+    spec = {
+        "root": str(_SOURCE_ROOT),
+        "read_only": [str(p) for p in policy.read_only_within],
+        "reopened": [str(p) for p in policy.reopened],
+        "ruleset_fd": ruleset,
+        "seccomp": (confinement.seccomp or b"").hex(),
+        "drop_capabilities": confinement.drop_capabilities,
+    }
+    return json.dumps(spec), (ruleset,) if ruleset >= 0 else ()
 
 
 def _join(thread: threading.Thread) -> None:

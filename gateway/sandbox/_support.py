@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from gateway.base import Diagnostic, _codes
 from gateway.sandbox._landlock import probe_abi
 from gateway.sandbox._policy import SandboxPolicy
-from gateway.sandbox._protected import can_mount_privately
+from gateway.sandbox._protected import can_mount_privately, user_namespaces_allowed
 from gateway.sandbox._seccomp import seccomp_available
 
 __all__ = [
@@ -53,6 +53,8 @@ class KernelSupport:
     """Why Landlock is missing, when it is."""
     private_mounts: bool = False
     """The gateway may make mount namespaces (protected paths in a writable workspace)."""
+    user_namespaces: bool = False
+    """Without that, a child may make its own user and mount namespaces (the trampoline)."""
 
     @property
     def landlock(self) -> bool:
@@ -76,8 +78,10 @@ def _reason(code: int) -> str:
 @functools.cache
 def detect_support() -> KernelSupport:
     abi, code = probe_abi()
-    mounts = sys.platform.startswith("linux") and can_mount_privately()
-    return KernelSupport(abi, seccomp_available(), "" if abi else _reason(code), mounts)
+    linux = sys.platform.startswith("linux")
+    mounts = linux and can_mount_privately()
+    users = linux and not mounts and user_namespaces_allowed()
+    return KernelSupport(abi, seccomp_available(), "" if abi else _reason(code), mounts, users)
 
 
 def missing_protections(policy: SandboxPolicy, support: KernelSupport) -> list[str]:
@@ -107,11 +111,11 @@ def missing_protections(policy: SandboxPolicy, support: KernelSupport) -> list[s
         if not policy.unix_sockets:
             missing.append("Unix socket denial (seccomp)")
         missing.append("setuid/setgid chmod denial (seccomp)")
-    if policy.read_only_within and not support.private_mounts:
+    if policy.read_only_within and not (support.private_mounts or support.user_namespaces):
         names = ", ".join(p.name for p in policy.read_only_within)
         missing.append(
             f"read-only {names} inside the writable workspace (a private mount namespace: "
-            "root or CAP_SYS_ADMIN)"
+            "CAP_SYS_ADMIN, or user namespaces, which this kernel does not allow)"
         )
     return missing
 

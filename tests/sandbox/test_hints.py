@@ -236,7 +236,7 @@ def test_a_write_grant_hint_says_what_the_grant_opens(tmp_path: Path) -> None:
     assert hint.hint == "gateway permissions p workspace.write"
     opens = (
         "writable, but for .git, CI and agent configs, which stay read-only"
-        if detect_support().private_mounts
+        if detect_support().private_mounts or detect_support().user_namespaces
         else "the whole workspace writable, .git included"
     )
     assert opens in hint.message

@@ -3,6 +3,7 @@ read-only for a package granted ``workspace.write``, unless the user reopens one
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from gateway.sandbox import (
     python_runtime_paths,
     spawn_confined,
 )
-from gateway.sandbox._protected import protected_within, reopened_names
+from gateway.sandbox._protected import protected_within, reopened_names, user_namespaces_allowed
 
 from .conftest import needs_landlock
 
@@ -198,3 +199,46 @@ def test_an_extension_inside_a_protected_folder_keeps_its_own_folder_writable(
     out, _ = child.communicate(timeout=60)
     done = dict(line.split(" ", 1) for line in out.decode().splitlines())
     assert done == {f"{own}/state.json": "written", f"{other}/extension.json": "OSError 30"}
+
+
+@needs_landlock
+@pytest.mark.skipif(
+    not user_namespaces_allowed(), reason="this kernel does not allow user namespaces"
+)
+def test_without_cap_sys_admin_the_trampoline_protects_the_same_paths(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """As a user without CAP_SYS_ADMIN runs it: the child makes its own user and mount
+    namespaces (the trampoline), then enters the same sandbox."""
+    support = dataclasses.replace(detect_support(), private_mounts=False, user_namespaces=True)
+    sandbox = package_sandbox(
+        home=tmp_path / "home", package_id="writer", package_root=None, workspace=workspace,
+        grants=grants_from(["workspace.write", "workspace.write:.git/hooks"]),
+        runtime=python_runtime_paths(), limits=None,
+    )  # fmt: skip
+    paths = ["src/ok.py", ".git/hooks/pre-commit", ".git/config", "AGENTS.md", "/etc/hostname"]
+    child = spawn_confined(
+        [sys.executable, "-c", WRITER, *paths], policy=sandbox.policy, cwd=workspace,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, support=support,
+    )  # fmt: skip
+    out, _ = child.communicate(timeout=60)
+    done = dict(line.split(" ", 1) for line in out.decode().splitlines())
+    assert done == {
+        "src/ok.py": "written",
+        ".git/hooks/pre-commit": "written",
+        ".git/config": "OSError 30",
+        "AGENTS.md": "OSError 30",
+        "/etc/hostname": "PermissionError 13",  # Landlock, entered by the trampoline
+    }
+
+
+def test_a_missing_program_behind_the_trampoline_raises_as_popen_does(
+    tmp_path: Path, workspace: Path
+) -> None:
+    support = dataclasses.replace(detect_support(), private_mounts=False, user_namespaces=True)
+    sandbox = package_sandbox(
+        home=tmp_path / "home", package_id="writer", package_root=None, workspace=workspace,
+        grants=grants_from(["workspace.write"]), limits=None,
+    )  # fmt: skip
+    with pytest.raises(FileNotFoundError):
+        spawn_confined(["no-such-program-here"], policy=sandbox.policy, support=support)
