@@ -19,6 +19,7 @@ nanobot-ai==0.3.5``, never into the repository). The same file is both:
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import subprocess
@@ -33,7 +34,15 @@ INSTALL_SECONDS = 1200
 
 
 def reference_python(cache: Path) -> Path | str:
-    """The reference host's Python (made on first use); a str says why there is none."""
+    """The reference host's Python (made on first use); a str says why there is none.
+    Jobs run in parallel: the first makes the environment, the others wait for it."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f"{VENV}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _made(cache)
+
+
+def _made(cache: Path) -> Path | str:
     venv = cache / VENV
     python = venv / "bin" / "python"
     ready = venv / ".ready"
