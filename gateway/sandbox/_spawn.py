@@ -13,6 +13,11 @@ confining thread only makes syscalls, and if any of them fails, nothing is start
 
 Resource limits cannot be put on a thread: a child with limits starts behind a gate
 (``_gate``) that holds it until the caller's thread has set them.
+
+Protected paths inside a writable workspace (``_protected``) need a private mount namespace
+made before Landlock: as root the confining thread makes it; for any other user the child
+starts as the single-threaded trampoline (``_trampoline``), the one case with an extra
+interpreter start, which makes its own user and mount namespaces and then confines itself.
 """
 
 from __future__ import annotations
