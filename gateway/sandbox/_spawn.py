@@ -14,10 +14,9 @@ confining thread only makes syscalls, and if any of them fails, nothing is start
 Resource limits cannot be put on a thread: a child with limits starts behind a gate
 (``_gate``) that holds it until the caller's thread has set them.
 
-Protected paths inside a writable workspace (``_protected``) need a private mount namespace
-made before Landlock: as root the confining thread makes it; for any other user the child
-starts as the single-threaded trampoline (``_trampoline``), the one case with an extra
-interpreter start, which makes its own user and mount namespaces and then confines itself.
+Protected paths (``_protected``) need a mount namespace before Landlock: as root the thread
+makes it; otherwise the child starts as the trampoline (``_trampoline``), the one extra
+interpreter start, which makes its own user and mount namespaces, then confines itself.
 """
 
 from __future__ import annotations
@@ -276,8 +275,7 @@ def spawn_confined(
     confinement = _prepare(policy, support)
     limiting = _limiting(policy.limits)
     protect = bool(policy.read_only_within) and support.private_mounts
-    # Without CAP_SYS_ADMIN a user namespace is needed, which this multi-threaded process
-    # cannot make: the child starts as the trampoline, which confines itself (_trampoline).
+    # No CAP_SYS_ADMIN: the child makes the namespaces itself, as the trampoline.
     trampoline = (
         bool(policy.read_only_within)
         and not support.private_mounts
@@ -289,8 +287,7 @@ def spawn_confined(
     if limiting is not None:
         command = node_heap_argument(command, limiting.limits)
     fds = tuple(pass_fds)
-    if trampoline:
-        assert confinement is not None
+    if trampoline and confinement is not None:
         spec, held = _trampoline_spec(policy, confinement)
         fds += held
         command = [sys.executable, "-I", "-S", str(_TRAMPOLINE), spec, *command]
