@@ -14,7 +14,7 @@ from dataclasses import replace
 import anyio
 
 from gateway.serve._oauth import OAuthSettings, OAuthVerifier
-from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
+from gateway.serve._open import ServeError, ServeOptions, serve_bridge, stderr_reporter
 from gateway.serve._tokens import TokenError, TokenStore
 
 __all__ = ["serve_mcp_http"]
@@ -93,16 +93,7 @@ async def serve_mcp_http(
 
             async def serve_gateway() -> None:
                 try:
-                    async with open_served(options, ui=bridge.ask, on_diagnostic=report) as gateway:
-                        bridge.attach(gateway)
-                        try:
-                            await gateway.start_session()
-                            bridge.started()
-                            await gateway.warm()
-                            await anyio.sleep_forever()
-                        finally:
-                            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-                                await gateway.end_session()
+                    await serve_bridge(options, bridge, report)
                 except ServeError as error:
                     failure.append(error)
                     group.cancel_scope.cancel()  # nothing to serve: the server stops too

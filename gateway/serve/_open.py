@@ -19,7 +19,10 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+import anyio
+import anyio.lowlevel
 
 from gateway.base import Diagnostic, GatewayConfig, Severity
 from gateway.host import Gateway, open_gateway
@@ -30,6 +33,13 @@ from gateway.serve._codes import (
     SERVE_PACKAGE_UNKNOWN,
 )
 from gateway.wire import UiHandler
+
+if TYPE_CHECKING:
+    from gateway.serve._mcp import McpBridge
+
+_WARM_AFTER = 1.0
+"""Seconds ``serve_bridge`` waits for the client's first listing before it starts the
+runtimes."""
 
 __all__ = ["DEPTH_VARIABLE", "MAX_DEPTH", "ServeError", "ServeOptions", "open_served"]
 
@@ -152,3 +162,36 @@ def _check_packages(gateway: Gateway, wanted: tuple[str, ...]) -> None:
                     hint=f"gateway status; gateway trust {package_id}; gateway enable {package_id}",
                 )
             )
+
+
+async def serve_bridge(
+    options: ServeOptions,
+    bridge: McpBridge,
+    report: Callable[[Diagnostic], None],
+    *,
+    attached: anyio.Event | None = None,
+    warm_after: anyio.Event | None = None,
+) -> None:
+    """Open the gateway for ``bridge`` (stdio or HTTP) and serve it until cancelled: attach
+    it (then set ``attached``), start the session, start every runtime — once
+    ``warm_after`` is set or a second has passed, when given — and wait; the session ends
+    shielded and bounded. Raises ``ServeError`` when the gateway cannot open."""
+    async with open_served(options, ui=bridge.ask, on_diagnostic=report) as gateway:
+        bridge.attach(gateway)
+        if attached is not None:
+            attached.set()
+        try:
+            await gateway.start_session()
+            bridge.started()
+            if warm_after is not None:
+                # The runtimes compete for the CPU once the client's first listing is
+                # answered (or has not come within a second); a call that comes first
+                # starts what it needs itself.
+                with anyio.move_on_after(_WARM_AFTER):
+                    await warm_after.wait()
+                await anyio.lowlevel.checkpoint()
+            await gateway.warm()
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                await gateway.end_session()

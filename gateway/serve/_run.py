@@ -15,14 +15,16 @@ import anyio
 
 from gateway.model import AgentLink
 from gateway.serve._nimlet import Generation, NimletBridge
-from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
+from gateway.serve._open import (
+    ServeError,
+    ServeOptions,
+    open_served,
+    serve_bridge,
+    stderr_reporter,
+)
 from gateway.serve._stdio import StdioLines
 
 __all__ = ["serve_mcp", "serve_nimlet"]
-
-_WARM_AFTER = 1.0
-"""Seconds ``serve --mcp`` waits for the client's first ``tools/list`` before it starts
-every runtime."""
 
 
 def _version() -> str:
@@ -47,25 +49,9 @@ async def serve_mcp(options: ServeOptions) -> int:
 
         async def serve_gateway() -> None:
             try:
-                async with open_served(
-                    options, ui=bridge.ask, on_diagnostic=stderr_reporter()
-                ) as gateway:
-                    bridge.attach(gateway)
-                    settled.set()
-                    try:
-                        await gateway.start_session()
-                        bridge.started()
-                        # The runtimes compete for the CPU once the client's first listing
-                        # is answered (or has not come within a second); a call that comes
-                        # first starts what it needs itself.
-                        with anyio.move_on_after(_WARM_AFTER):
-                            await bridge.listed.wait()
-                        await anyio.lowlevel.checkpoint()
-                        await gateway.warm()
-                        await anyio.sleep_forever()
-                    finally:
-                        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-                            await gateway.end_session()
+                await serve_bridge(
+                    options, bridge, stderr_reporter(), attached=settled, warm_after=bridge.listed
+                )
             except ServeError as error:
                 failure.append(error)
                 group.cancel_scope.cancel()  # nothing to serve: the server stops too
