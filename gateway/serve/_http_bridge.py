@@ -199,9 +199,10 @@ class HttpBridge(McpBridge):
 
         if token.packages:
             await self._open()
-            if not token.allows(self._owner_of_tool(tool)):
-                log("refused")
-                raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {tool}")
+        owner = self._owner_of_tool(tool) if self._opened else None
+        if token.packages and not token.allows(owner):
+            log("refused")
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {tool}")
         if self.rate and not self._buckets.setdefault(token.name, _Bucket(self.rate)).take():
             log("limited")
             raise MCPError(
@@ -218,7 +219,7 @@ class HttpBridge(McpBridge):
         self._idle = anyio.Event() if self._idle.is_set() else self._idle
         scope = anyio.CancelScope()
         self._scopes.add(scope)
-        caller = (self._owner_of_tool(tool) if self._opened else None, ctx.session)
+        caller = (owner, ctx.session)
         self._callers.append(caller)
         outcome = "failed"
         try:
