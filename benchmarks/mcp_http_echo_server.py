@@ -1,5 +1,6 @@
 """The same echo tool as an MCP server on streamable HTTP (the SDK's own app on uvicorn),
-the baseline of ``bench_http.py``.
+the baseline of ``bench_http.py``: the stdio baseline's server (``mcp_echo_server.py``)
+served over HTTP.
 
     python benchmarks/mcp_http_echo_server.py PORT      # http://127.0.0.1:PORT/mcp
 """
@@ -7,20 +8,7 @@ the baseline of ``bench_http.py``.
 import sys
 
 import uvicorn
-
-try:  # mcp 2.x
-    from mcp.server.mcpserver import MCPServer as Server
-except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import FastMCP as Server
-
-server = Server("echo")
-
-
-@server.tool()
-def echo(text: str = "") -> str:
-    """Echo the text back."""
-    return text
-
+from mcp_echo_server import server  # this script's folder is first on sys.path
 
 if __name__ == "__main__":
     # The SDK's defaults, as `gateway serve --mcp --http` uses them: a stateful session per
