@@ -122,6 +122,12 @@ class PackageRecord:
     source_integrity: str | None = None
     """For an npm install, the tarball's digest in npm's ``dist.integrity`` form
     (``sha512-<base64>``), which the registry publishes too; None for other sources."""
+    source_version: str | None = None
+    """The version its source published it as (an npm package's ``package.json``), which
+    may differ from its format's own (a Claude plugin's ``plugin.json``); None unknown."""
+    source_hash: str | None = None
+    """The content hash of what was fetched, before the adapter's install step added to it
+    (Nu's bundles): what its source is compared with (``outdated``); None unknown."""
 
     def __post_init__(self) -> None:
         if not self.id:
@@ -143,6 +149,8 @@ class InstalledPackage:
     process_group: str | None = None
     """The group the user put it in (``gateway group``): packages of one group may share a
     process; a package in no group always runs alone."""
+    aliases: frozenset[str] = frozenset()
+    """The other names it answers to (its npm name, its folder's), recorded at install."""
 
     @property
     def id(self) -> str:
@@ -288,6 +296,27 @@ def _v4_source_integrity(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v5_source_pins_and_aliases(conn: sqlite3.Connection) -> None:
+    statements = (
+        # What the source itself says (an npm version; the fetched tree's hash before the
+        # install step), so lock, sync and outdated compare like with like.
+        "ALTER TABLE packages ADD COLUMN source_version TEXT "
+        "CHECK (source_version IS NULL OR source_version <> '')",
+        "ALTER TABLE packages ADD COLUMN source_hash TEXT "
+        "CHECK (source_hash IS NULL OR source_hash <> '')",
+        # The names a person types for a package besides its id (its npm name, its
+        # folder's), recorded at install.
+        """
+        CREATE TABLE package_aliases (
+            alias       TEXT PRIMARY KEY NOT NULL CHECK (alias <> ''),
+            package_id  TEXT NOT NULL REFERENCES packages (id) ON DELETE CASCADE
+        ) WITHOUT ROWID
+        """,
+    )
+    for statement in statements:
+        conn.execute(statement)
+
+
 # Append only: a released migration is never edited, because stores in the field have
 # already run it.
 MIGRATIONS: list[Migration] = [
@@ -295,6 +324,7 @@ MIGRATIONS: list[Migration] = [
     _v2_journal_and_policies,
     _v3_process_groups_and_extension_grants,
     _v4_source_integrity,
+    _v5_source_pins_and_aliases,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
