@@ -32,11 +32,11 @@ if TYPE_CHECKING:
     )
     from gateway.packages._denials import recalled_denials, remember_denials
     from gateway.packages._extract import ExtractError, extract_tarball
+    from gateway.packages._garbage import collect_garbage
     from gateway.packages._gates import PackageStatus, evaluate_packages
     from gateway.packages._installer import (
         InstallError,
         InstallReport,
-        collect_garbage,
         install,
         package_folder,
         uninstall,
@@ -47,10 +47,10 @@ if TYPE_CHECKING:
         Lockfile,
         LockfileError,
         lock_home,
-        read_lockfile,
         render_lockfile,
         write_lockfile,
     )
+    from gateway.packages._lockfile_read import read_lockfile
     from gateway.packages._observed import ObservedRegistration, observed_registration
     from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
     from gateway.packages._sync import SyncRefused, SyncReport, sync
@@ -62,7 +62,7 @@ _WHERE: dict[str, str] = {
     "Lockfile": "gateway.packages._lockfile",
     "LockfileError": "gateway.packages._lockfile",
     "lock_home": "gateway.packages._lockfile",
-    "read_lockfile": "gateway.packages._lockfile",
+    "read_lockfile": "gateway.packages._lockfile_read",
     "render_lockfile": "gateway.packages._lockfile",
     "write_lockfile": "gateway.packages._lockfile",
     "ObservedRegistration": "gateway.packages._observed",
@@ -82,7 +82,7 @@ _WHERE: dict[str, str] = {
     "PackageStatus": "gateway.packages._gates",
     "Source": "gateway.packages._sources",
     "VerifyError": "gateway.packages._verify",
-    "collect_garbage": "gateway.packages._installer",
+    "collect_garbage": "gateway.packages._garbage",
     "config_path": "gateway.packages._config",
     "discover_all": "gateway.packages._adapters",
     "evaluate_packages": "gateway.packages._gates",
