@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     )
     from gateway.packages._lockfile_read import read_lockfile
     from gateway.packages._observed import ObservedRegistration, observed_registration
+    from gateway.packages._package_trust import Trusted, trust_packages
     from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
     from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
@@ -66,6 +67,8 @@ _WHERE: dict[str, str] = {
     "render_lockfile": "gateway.packages._lockfile",
     "write_lockfile": "gateway.packages._lockfile",
     "ObservedRegistration": "gateway.packages._observed",
+    "Trusted": "gateway.packages._package_trust",
+    "trust_packages": "gateway.packages._package_trust",
     "observed_registration": "gateway.packages._observed",
     "SyncRefused": "gateway.packages._sync",
     "SyncReport": "gateway.packages._sync",
@@ -127,6 +130,7 @@ __all__ = [
     "Source",
     "SyncRefused",
     "SyncReport",
+    "Trusted",
     "VerifyError",
     "collect_garbage",
     "config_path",
@@ -154,6 +158,7 @@ __all__ = [
     "render_lockfile",
     "set_config_value",
     "sync",
+    "trust_packages",
     "uninstall",
     "unset_config_value",
     "verify_tree",
