@@ -22,6 +22,7 @@ from gateway.base import (
 from gateway.cli._errors import BadArgument, Usage, error
 from gateway.cli._flagged import flag_listing
 from gateway.cli._output import (
+    by_package,
     diagnostics_table,
     print_json,
     print_run_diagnostics,
@@ -123,7 +124,7 @@ def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
         for p in gateway.discovery.prompts
     ]
     listing = {"tools": tools, "commands": commands, "skills": skills, "prompts": prompts}
-    said = [*gateway.diagnostics, *flag_listing(listing, strict)]
+    said = by_package([*gateway.diagnostics, *flag_listing(listing, strict)])
     diagnostics = [d.to_dict() for d in said]
     if as_json:
         print_json(
