@@ -103,7 +103,7 @@ class SettingsWatch:
         self._fingerprints = {
             status.id: settings_fingerprint(home, status.id)
             for status in self._state.packages
-            if status.active
+            if status.ready
         }
 
     def start(self) -> None:
@@ -151,7 +151,7 @@ class SettingsWatch:
     async def _changed(self, paths: set[Path]) -> None:
         home = self._state.config.home
         for status in list(self._state.packages):
-            if not status.active or status.id not in self._fingerprints:
+            if not status.ready or status.id not in self._fingerprints:
                 continue
             files = {_config_file(home, status.id), secrets_path(home, status.id)}
             if not paths & files:

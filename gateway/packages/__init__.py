@@ -41,7 +41,8 @@ if TYPE_CHECKING:
         package_folder,
         uninstall,
     )
-    from gateway.packages._instructions import declared_instructions, installed_instructions
+    from gateway.packages._instructions import declared_instructions
+    from gateway.packages._last_start import recalled_load_failure, remember_start
     from gateway.packages._lockfile import (
         LOCKFILE_NAME,
         Lockfile,
@@ -64,6 +65,8 @@ _WHERE: dict[str, str] = {
     "LockfileError": "gateway.packages._lockfile",
     "lock_home": "gateway.packages._lockfile",
     "read_lockfile": "gateway.packages._lockfile_read",
+    "recalled_load_failure": "gateway.packages._last_start",
+    "remember_start": "gateway.packages._last_start",
     "render_lockfile": "gateway.packages._lockfile",
     "write_lockfile": "gateway.packages._lockfile",
     "ObservedRegistration": "gateway.packages._observed",
@@ -93,7 +96,6 @@ _WHERE: dict[str, str] = {
     "fetch": "gateway.packages._sources",
     "install": "gateway.packages._installer",
     "declared_instructions": "gateway.packages._instructions",
-    "installed_instructions": "gateway.packages._instructions",
     "load_adapters": "gateway.packages._adapters",
     "package_folder": "gateway.packages._installer",
     "package_settings": "gateway.packages._config",
@@ -140,7 +142,6 @@ __all__ = [
     "extract_tarball",
     "fetch",
     "install",
-    "installed_instructions",
     "load_adapters",
     "lock_home",
     "observed_registration",
@@ -153,7 +154,9 @@ __all__ = [
     "read_lockfile",
     "read_package_config",
     "recalled_denials",
+    "recalled_load_failure",
     "remember_denials",
+    "remember_start",
     "remove_tree",
     "render_lockfile",
     "set_config_value",
