@@ -217,6 +217,6 @@ def _lockfile(value: Any) -> Lockfile:
     ids = [p.id for p in found]
     duplicate = next((i for i in ids if ids.count(i) > 1), None)
     if duplicate is not None:
-        raise _Invalid(f"package {duplicate!r} is listed twice")
+        raise _Invalid(f"package {duplicate!r} is listed twice", duplicate)
     gateway = _text(data.get("gateway", "unknown"), "'gateway'")
     return Lockfile(tuple(found), gateway, dict(host))
