@@ -114,13 +114,26 @@ def _fetch_of(package: LockedPackage) -> _Fetch | Diagnostic:
         if not Path(spec).expanduser().is_file():
             return _missing(package, spec)
         return _Fetch(package, spec, "npm", False)
-    # The version npm published; a lockfile written before it was recorded has only the
-    # package's own, which is npm's for every format but a Claude plugin's.
-    version = source.version or package.version
     named = _NPM_NAME.match(spec)
+    version = _npm_version(package, named["name"] if named else None)
     if named and version and _EXACT.match(version):
         return _Fetch(package, f"{named['name']}@{version}", "npm", False)
     return _Fetch(package, spec, "npm", True)
+
+
+def _npm_version(package: LockedPackage, name: str | None) -> str | None:
+    """The version npm published: the lockfile's, else (written before it was recorded) the
+    one in the tarball's name npm gave it (``scope-name-1.4.0.tgz``), else the package's
+    own — npm's for every format but a Claude plugin's."""
+    source = package.source
+    if source.version is not None:
+        return source.version
+    if name is not None and source.resolved is not None:
+        stem = name.removeprefix("@").replace("/", "-") + "-"
+        tarball = source.resolved
+        if tarball.startswith(stem) and tarball.endswith(".tgz"):
+            return tarball[len(stem) : -len(".tgz")] or None
+    return package.version
 
 
 def _pin(record: Any) -> tuple[str | None, str]:

@@ -371,3 +371,24 @@ def test_git_source_is_locked_at_its_commit_and_synced_there(gw, tmp_path: Path)
     git(repository, "commit", "--quiet", "-am", "two")
     _json(gw, tmp_path / "two", "sync", "--lockfile", str(lock), "--frozen", "--accept")
     assert _state(tmp_path / "two") == _state(tmp_path / "one")
+
+
+@pytest.mark.parametrize(
+    ("source", "fetched"),
+    [
+        ({"version": "1.4.0", "tarball": "claude-x-1.4.0.tgz"}, "claude-x@1.4.0"),
+        # written before npm's version was recorded: the tarball's name npm gave it says it
+        ({"tarball": "claude-x-1.4.0.tgz"}, "claude-x@1.4.0"),
+        ({}, "claude-x@1.1.0"),  # nothing else: the package's own
+    ],
+)
+def test_an_npm_package_is_fetched_at_the_version_npm_published(
+    source: dict[str, str], fetched: str
+) -> None:
+    from gateway.packages._lockfile import LockedPackage, LockedSource
+    from gateway.packages._sync import _fetch_of
+
+    locked = LockedSource("npm", "claude-x@^1.0.0", None, source.get("tarball"), None,
+                          source.get("version"))  # fmt: skip
+    package = LockedPackage("x", "x", "claude", "1.1.0", locked, "sha256:" + "0" * 64)
+    assert _fetch_of(package).text == fetched  # type: ignore[union-attr]
