@@ -103,6 +103,7 @@ class InstallReport:
             "ecosystem": record.ecosystem,
             "source": record.source,
             "source_kind": record.source_kind,
+            "aliases": sorted(self.package.aliases),
             "path": str(record.path),
             "content_hash": record.content_hash,
             "files": self.files,

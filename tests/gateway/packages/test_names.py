@@ -60,3 +60,14 @@ def test_a_name_no_package_answers_to_says_what_was_meant(home: Path, run_cli) -
 
 def test_every_verb_taking_ids_resolves_names() -> None:
     assert sorted(PACKAGE_NAME_VERBS) == sorted(_ARGUMENTS)
+
+
+def test_install_says_the_other_names_it_answers_to(tmp_path: Path, run_cli) -> None:
+    folder = write_tree(tmp_path / "src" / TYPED, {
+        ".claude-plugin/plugin.json": {"name": ID, "version": "1.0.0"},
+        "commands/setup.md": "---\ndescription: set up\n---\nSet it up.\n",
+    })  # fmt: skip
+    home = tmp_path / "home"
+    assert _json(run_cli, home, "install", str(folder))["aliases"] == [TYPED]
+    done = run_cli(home, "install", str(folder))
+    assert f"also named {TYPED}" in done.stdout
