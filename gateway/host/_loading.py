@@ -314,7 +314,7 @@ class Loader:
     async def restart_package(self, package_id: str) -> bool:
         """Stop an installed package's runtime and what the gateway runs for it, evaluate
         its gates again, and start it with its current plan (new settings and secrets);
-        nothing else is touched. True when it runs again."""
+        nothing else is touched. True when it runs again (and its code loaded)."""
         state = self._state
         statuses = await anyio.to_thread.run_sync(self._evaluate_packages)
         status = next((s for s in statuses if s.id == package_id), None)
@@ -339,4 +339,5 @@ class Loader:
         if not status.ready or (status.runtime is None and status.calls is None):
             return False  # nimlet's own formats have no settings to restart with
         await self._starter.start_all(self._installed(status))
-        return True
+        self._note_load_failures()
+        return status.active
