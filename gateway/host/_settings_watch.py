@@ -95,6 +95,8 @@ class SettingsWatch:
         self._state = state
         self._restart = restart
         self._fingerprints: dict[str, str] = {}
+        self._restarts: dict[str, int] = {}
+        """Restarts per package: each is said (an event, not a problem said again)."""
         self._running = False
 
     def remember(self) -> None:
@@ -161,9 +163,11 @@ class SettingsWatch:
                 continue
             self._fingerprints[status.id] = fingerprint
             if await self._restart(status.id):
+                count = self._restarts[status.id] = self._restarts.get(status.id, 0) + 1
+                again = f" (restart {count} since the gateway opened)" if count > 1 else ""
                 self._state.diagnostics.add(
                     _codes.SETTINGS_RESTARTED(
-                        f"{status.id}: its settings or secrets changed; restarted",
+                        f"{status.id}: its settings or secrets changed; restarted{again}",
                         package=status.id,
                     )
                 )
