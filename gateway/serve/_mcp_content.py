@@ -193,7 +193,7 @@ def served_templates(gateway: Gateway) -> list[ServedTemplate]:
     """Prompt templates of the active packages, except where a command has the name."""
     found: dict[str, ServedTemplate] = {}
     for status in gateway.packages:
-        if status.active:
+        if status.ready:
             for name, description, path in _package_files(status, "prompt"):
                 if gateway.registry.command(name) is None:
                     found.setdefault(name, ServedTemplate(name, description, path))
@@ -257,7 +257,7 @@ def served_skills(gateway: Gateway) -> list[ServedSkill]:
     for skill in gateway.discovery.skills:
         found[skill.name] = ServedSkill(skill.name, skill.description, skill.path)
     for status in gateway.packages:
-        if status.active:
+        if status.ready:
             for name, description, path in _package_files(status, "skill"):
                 found[name] = ServedSkill(name, description, path)
     return list(found.values())

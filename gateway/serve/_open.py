@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 import anyio
 import anyio.lowlevel
 
-from gateway.base import Diagnostic, GatewayConfig, Severity
+from gateway.base import Diagnostic, GatewayConfig, Severity, did_you_mean
 from gateway.host import Gateway, open_gateway
 from gateway.model import AgentLink, SessionEffect
 from gateway.serve._codes import (
@@ -147,7 +147,8 @@ def _check_packages(gateway: Gateway, wanted: tuple[str, ...]) -> None:
         if status is None:
             raise ServeError(
                 SERVE_PACKAGE_UNKNOWN(
-                    f"package {package_id!r} is not installed in {gateway.config.home}",
+                    f"package {package_id!r} is not installed in {gateway.config.home}"
+                    f"{did_you_mean(package_id, statuses)}",
                     package=package_id,
                     hint=f"gateway install SRC, or check `gateway status` (GATEWAY_HOME="
                     f"{gateway.config.home})",
