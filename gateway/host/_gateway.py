@@ -181,10 +181,12 @@ class Gateway:
         return [tool.describe() for tool in self.tools()]
 
     def search_tools(self, query: str, limit: int = DEFAULT_LIMIT) -> list[ToolMatch]:
-        """The tools (at most ``limit``) that best match a task in plain words, best first:
-        BM25 over names, descriptions, parameters and package words; only tools that may
-        be used (offered now, not denied outright by an adopted policy)."""
+        """The usable tools that best match a task in plain words, best first."""
         return self._search.search(query, limit)
+
+    @property
+    def tool_search(self) -> ToolSearch:
+        return self._search
 
     def register_builtin_tool(
         self,

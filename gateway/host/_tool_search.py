@@ -215,7 +215,8 @@ class ToolSearch:
         """What a model is handed in deferred mode: the meta-tools, then the pinned tools."""
         pins = self.pinned(pinned)
         tools = self.usable()
-        return [*meta_schemas(*self.meta_names()), *(t.describe() for t in tools if t.name in pins)]
+        kept = sorted((t for t in tools if t.name in pins), key=lambda tool: tool.name)
+        return [*meta_schemas(*self.meta_names()), *(tool.describe() for tool in kept)]
 
     async def route(
         self, name: str, arguments: dict[str, Any] | None, call: CallTool
