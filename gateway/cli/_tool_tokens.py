@@ -23,7 +23,7 @@ from gateway.serve import listed_tools
 
 __all__ = ["CHARS_PER_TOKEN", "estimate_tokens", "print_tool_tokens", "tool_tokens"]
 
-CHARS_PER_TOKEN = 3.6
+CHARS_PER_TOKEN = 4.5
 
 
 def estimate_tokens(definitions: list[dict[str, Any]]) -> int:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.model._tool_words import name_words, schema_words, terms
+from gateway.model._tool_words import name_words, query_terms, schema_words, terms
 
 __all__ = ["IndexHit", "SearchDocument", "ToolIndex"]
 
@@ -78,7 +78,7 @@ class ToolIndex:
     def search(self, query: str, limit: int) -> list[IndexHit]:
         """The ``limit`` best tools for ``query`` (only tools sharing a term with it),
         best first; equal scores by name."""
-        wanted = [term for term in terms(query) if term in self._vocabulary]
+        wanted = [term for term in query_terms(query) if term in self._vocabulary]
         if not wanted or self._bm25 is None or limit <= 0:
             return []
         scores = self._bm25.get_scores(wanted)

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-__all__ = ["name_words", "schema_words", "terms"]
+__all__ = ["name_words", "query_terms", "schema_words", "terms"]
 
 MAX_TEXT = 8_000
 """Characters of one text (a description, a README summary) that count."""
@@ -46,6 +46,29 @@ def name_words(name: str) -> list[str]:
     for part in re.split(r"[^A-Za-z0-9]+", name[:MAX_TEXT]):
         words += [w.lower() for w in _CAMEL.findall(part)]
     return [w for w in words if w not in _NAME_NOISE]
+
+
+_SYNONYMS = {
+    # shell commands and abbreviations people type for what tools describe in words
+    "ls": "list directory", "dir": "directory", "folder": "directory", "folders": "directory",
+    "mkdir": "create directory", "rm": "delete remove", "mv": "move rename", "cp": "copy",
+    "cat": "read file", "grep": "search", "cd": "directory", "pwd": "directory",
+    "repo": "repository", "repos": "repository", "pr": "pull request", "prs": "pull request",
+    "ci": "status checks", "diff": "changes", "url": "web page", "website": "web page",
+    "internet": "web", "online": "web", "google": "search web", "browse": "web",
+    # memory as people say it, and as knowledge-graph tools describe it
+    "remember": "memory add create", "forget": "memory delete", "recall": "memory search",
+    "fact": "observation", "facts": "observations", "link": "relation",
+}  # fmt: skip
+"""Query words and what tools call the same thing: a person says "folder", "ls", "PR"; a
+tool's description says "directory", "list", "pull request". Only queries are expanded."""
+
+
+def query_terms(text: str) -> list[str]:
+    """A search's terms: ``terms`` of the text and of the synonyms of its words."""
+    words = [w.lower() for w in _WORD.findall(text[:MAX_TEXT])]
+    extra = " ".join(_SYNONYMS[w] for w in words if w in _SYNONYMS)
+    return terms(text) + (terms(extra) if extra else [])
 
 
 def terms(text: str) -> list[str]:

@@ -168,3 +168,16 @@ async def test_a_real_tool_keeps_a_meta_tools_name_and_the_meta_tool_moves(works
     assert names == ["gateway_search_tools", "call_tool"]
     assert real.content == 'ran with {"q": 1}'
     assert json.loads(meta.content)["tools"][0]["name"] == "save_note"
+
+
+def test_a_query_in_a_persons_words_meets_a_description_in_a_tools() -> None:
+    index = ToolIndex(
+        [
+            SearchDocument("list_directory", "Get a listing of the files in a directory."),
+            SearchDocument("create_pull_request", "Create a new pull request in a repository."),
+            SearchDocument("web_search", "Search the web for current information."),
+        ]
+    )
+    assert [h.name for h in index.search("what is in this folder", 1)] == ["list_directory"]
+    assert [h.name for h in index.search("open a PR on my repo", 1)] == ["create_pull_request"]
+    assert [h.name for h in index.search("google it", 1)] == ["web_search"]
