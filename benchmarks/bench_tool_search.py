@@ -6,7 +6,8 @@
 1. Tokens: the ``tools/list`` an MCP client of ``gateway serve --mcp`` receives, counted
    with a real tokenizer (OpenAI's cl100k_base through ``tiktoken``), without tool search
    and with it (``--tool-search``: the two meta-tools; also once two searches have added
-   their five tools each to the session's list). Target: at least 90 % fewer. Beside it, ``gateway list --tokens``'s estimate.
+   their five tools each to the session's list). Target: at least 90 % fewer. Beside it,
+   ``gateway list --tokens``'s estimate.
 2. Recall@5 on the labelled requests of ``benchmarks/tool_search/requests.toml`` (how they
    were made: its README): a request is found when any tool that does it is among the first
    five ``Gateway.search_tools`` returns. Target: at least 95 %.
