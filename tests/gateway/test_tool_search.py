@@ -181,3 +181,18 @@ def test_a_query_in_a_persons_words_meets_a_description_in_a_tools() -> None:
     assert [h.name for h in index.search("what is in this folder", 1)] == ["list_directory"]
     assert [h.name for h in index.search("open a PR on my repo", 1)] == ["create_pull_request"]
     assert [h.name for h in index.search("google it", 1)] == ["web_search"]
+
+
+async def test_list_tokens_counts_each_packages_definitions_and_the_deferred_list(
+    workspace,
+) -> None:
+    from gateway.cli._tool_tokens import tool_tokens
+
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        _register(gateway)
+        report = tool_tokens(gateway)
+    (builtin,) = report["packages"]
+    assert builtin["tools"] == len(TOOLS) == report["tools"]
+    assert builtin["tokens"] == report["tokens"] > 0
+    assert report["with_tool_search"]["tools"] == 2  # the meta-tools, nothing pinned
+    assert 0 < report["with_tool_search"]["tokens"] < report["tokens"]
