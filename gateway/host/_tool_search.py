@@ -153,6 +153,7 @@ class ToolSearch:
             OrderedDict()
         )
         self._package_words: dict[tuple[str, str], str] = {}
+        self._pins_said: set[tuple[str, str]] = set()
 
     def usable(self, allowed: ToolFilter | None = None) -> list[ToolEntry]:
         """The tools the caller may use now, in the registry's order."""
@@ -270,6 +271,10 @@ class ToolSearch:
             return setting
         if isinstance(setting, list) and all(isinstance(item, str) for item in setting):
             return setting
+        said = (package_id, json.dumps(setting, sort_keys=True)[:200])
+        if said in self._pins_said:
+            return None  # said once (listings read the pins again and again)
+        self._pins_said.add(said)
         self._state.diagnostics.add(
             SEARCH_PIN_INVALID(
                 f"{package_id}: $gateway.pin is {json.dumps(setting)[:80]}, not true or a "

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
         UnknownCommand,
         UnknownTool,
     )
-    from gateway.model._tool_index import IndexHit, SearchDocument, ToolIndex
+    from gateway.model._tool_index import IndexHit, SearchDocument, ToolIndex, load_ranking
     from gateway.model._tool_words import name_words
     from gateway.model.agent import (
         AgentLink,
@@ -190,6 +190,7 @@ _WHERE: dict[str, str] = {
     "load_extension_manifest": "gateway.model.manifest",
     "load_tool_manifest": "gateway.model.manifest",
     "make_tool": "gateway.model.registry",
+    "load_ranking": "gateway.model._tool_index",
     "name_words": "gateway.model._tool_words",
     "parse_front_matter": "gateway.model.frontmatter",
     "render_call": "gateway.model.display",
@@ -275,6 +276,7 @@ __all__ = [
     "expand_prompt",
     "fill_placeholders",
     "load_extension_manifest",
+    "load_ranking",
     "load_tool_manifest",
     "make_tool",
     "name_words",

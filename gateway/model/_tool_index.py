@@ -19,11 +19,19 @@ from typing import Any
 
 from gateway.model._tool_words import name_words, query_terms, schema_words, terms
 
-__all__ = ["IndexHit", "SearchDocument", "ToolIndex"]
+__all__ = ["IndexHit", "SearchDocument", "ToolIndex", "load_ranking"]
 
 NAME_WEIGHT = 3
 _DIGITS = 6
 """Scores are compared rounded to this many decimals: float noise never orders two hits."""
+
+
+def load_ranking() -> None:
+    """Import what ranking needs (``bm25s`` with numpy, the stemmer: about half a second)
+    ahead of the first search; a server calls it in a worker thread."""
+    import bm25s  # noqa: F401
+
+    terms("warm")
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Final
 
+import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
@@ -52,6 +53,7 @@ class DeferredTools:
         self.options = options
         self._found: OrderedDict[Hashable, set[str]] = OrderedDict()
         self._renamed_said = False
+        self._ranking_loaded = False
 
     def shown(
         self, gateway: Gateway, allowed: ToolFilter | None, session: Hashable | None
@@ -151,6 +153,12 @@ class DeferredTools:
         query, limit = arguments.get("query"), arguments.get("limit", 5)
         if not isinstance(query, str) or not isinstance(limit, int) or limit < 1:
             raise MCPError(types.INVALID_PARAMS, f"{search} takes a query and a limit >= 1")
+        if not self._ranking_loaded:
+            from gateway.model import load_ranking
+
+            # The first search imports bm25s and numpy: off the event loop.
+            await anyio.to_thread.run_sync(load_ranking)
+            self._ranking_loaded = True
         names = {name: mcp for mcp, name in offered.items()}
         listed, found = [], set()
         for match in gateway.tool_search.search(query, limit, allowed):

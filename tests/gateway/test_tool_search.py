@@ -196,3 +196,25 @@ async def test_list_tokens_counts_each_packages_definitions_and_the_deferred_lis
     assert builtin["tokens"] == report["tokens"] > 0
     assert report["with_tool_search"]["tools"] == 2  # the meta-tools, nothing pinned
     assert 0 < report["with_tool_search"]["tokens"] < report["tokens"]
+
+
+async def test_a_packages_pin_setting_pins_and_a_bad_one_is_said_once(
+    workspace, tmp_path: Path
+) -> None:
+    from gateway.packages import write_package_config
+
+    ids = []
+    for name in ("good", "bad"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "extension.json").write_text(json.dumps({"name": name, "command": ["true"]}))
+        ids.append(install_ready(workspace.config.home, folder))
+    write_package_config(workspace.config.home, ids[0], {"$gateway": {"pin": ["wordcount"]}})
+    write_package_config(workspace.config.home, ids[1], {"$gateway": {"pin": 5}})
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        _register(gateway)
+        first = gateway.tool_search.pinned()
+        second = gateway.tool_search.pinned(["save_note"])
+        said = [d for d in gateway.diagnostics if d.code == "search.pin_invalid"]
+    assert first == {"wordcount"} and second == {"wordcount", "save_note"}
+    assert len(said) == 1 and said[0].package == ids[1]
