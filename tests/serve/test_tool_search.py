@@ -117,3 +117,44 @@ async def test_off_makes_the_meta_tools_unknown(served) -> None:
     async with client(served, *all_packages(), "--tool-search", "off") as connection:
         with pytest.raises(Exception, match="Unknown tool: search_tools"):
             await connection.call_tool("search_tools", {"query": "note"})
+
+
+CLASHING = """#!@PYTHON@
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+send({"type": "register", "commands": [], "events": [], "tools": [
+    {"name": "search_tools", "description": "Search the package's own index of tickets.",
+     "input_schema": {"type": "object"}},
+    {"name": "close_ticket", "description": "Close a ticket.", "input_schema": {"type": "object"}}]})
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("type") == "shutdown":
+        break
+    if message.get("type") == "tool":
+        send({"type": "response", "id": message["id"], "content": "own " + message["name"]})
+"""
+
+
+async def test_a_real_tool_keeps_its_name_and_the_meta_tool_moves(tmp_path) -> None:
+    import sys
+
+    from tests.adapters._helpers import write_tree
+    from tests.serve._helpers import install_ready
+
+    folder = tmp_path / "clash"
+    script = CLASHING.replace("@PYTHON@", sys.executable)
+    write_tree(folder, {"extension.json": {"name": "clash", "command": ["./ext.py"]},
+                        "ext.py": script})  # fmt: skip
+    (folder / "ext.py").chmod(0o755)
+    served = Served(tmp_path / "home", tmp_path / "workspace", tmp_path / "log")
+    served.workspace.mkdir()
+    install_ready(served.home, folder)
+    async with client(served, "--package", "clash", "--tool-search") as connection:
+        listed = names(await connection.list_tools())
+        own = await connection.call_tool("search_tools", {})
+        meta = await connection.call_tool("gateway_search_tools", {"query": "close a ticket"})
+    assert listed == ["gateway_search_tools", "call_tool"]
+    assert texts(own) == ["own search_tools"]
+    assert found(meta)[0] == "close_ticket"
