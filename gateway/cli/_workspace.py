@@ -91,6 +91,11 @@ async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
         if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
             raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels")
     async with _open(args, config) as gateway:
+        if args.verb == "list" and args.tokens:
+            from gateway.cli._tool_tokens import print_tool_tokens
+
+            print_tool_tokens(gateway, args.json)
+            return 0
         if args.verb == "list":
             _list(gateway, args.json, args.strict)
             return 0

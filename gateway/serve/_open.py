@@ -32,6 +32,7 @@ from gateway.serve._codes import (
     SERVE_PACKAGE_INACTIVE,
     SERVE_PACKAGE_UNKNOWN,
 )
+from gateway.serve._search_options import ToolSearchOptions
 from gateway.wire import UiHandler
 
 if TYPE_CHECKING:
@@ -70,6 +71,8 @@ class ServeOptions:
     """False: ``workspace`` is a default, and ``serve --nimlet`` takes the host's."""
     strict: bool = False
     """``--mcp``: withhold descriptions that look like instructions to the model."""
+    tool_search: ToolSearchOptions = dataclasses.field(default_factory=ToolSearchOptions)
+    """``--mcp``: when ``tools/list`` is the pinned tools and the search meta-tools."""
 
 
 def stderr_reporter(stream: TextIO | None = None) -> Callable[[Diagnostic], None]:
