@@ -44,9 +44,10 @@ RESTART_WINDOW = 60.0
 
 
 class Starter:
-    """Owns the transport every process is reached through and the crash history of the
-    runtimes it restarts. Plans come from the ``Planner``; a started process is registered
-    by the ``Projector`` and asks the host through the ``HostRequestHandler``."""
+    """Owns the transport every process is reached through (and its settings) and the
+    crash history of the runtimes it restarts. Plans come from the ``Planner``; a started
+    process is registered by the ``Projector`` and asks the host through the
+    ``HostRequestHandler``."""
 
     def __init__(
         self,
@@ -59,13 +60,12 @@ class Starter:
         self._planner = planner
         self._projector = projector
         self._host_requests = host_requests
-        self._transport: Transport = state.transport or PipeTransport(
-            TransportConfig(
-                state.config.line_cap,
-                state.config.shutdown_grace,
-                state.config.term_grace,
-                state.config.require_sandbox,
-            )
+        self._transport: Transport = state.transport or PipeTransport()
+        self._transport_config = TransportConfig(
+            state.config.line_cap,
+            state.config.shutdown_grace,
+            state.config.term_grace,
+            state.config.require_sandbox,
         )
         self._host = _ProcessHost(state, projector, host_requests, self._on_process_exit)
         self._crashes: dict[str, list[float]] = {}
@@ -125,7 +125,7 @@ class Starter:
     def _new_process(self, plan: LaunchPlan) -> ExtensionProcess:
         state = self._state
         state.started.add(plan.name)
-        return ExtensionProcess(plan, self._host, self._transport)
+        return ExtensionProcess(plan, self._host, self._transport, self._transport_config)
 
     # ------------------------------------------------------------------ crash restarts
 

@@ -15,7 +15,7 @@ from anyio.abc import TaskGroup
 
 from gateway.base import Diagnostic, Diagnostics
 from gateway.wire._framing import OversizedLine
-from gateway.wire._plan import LaunchPlan
+from gateway.wire._plan import LaunchPlan, TransportConfig
 
 __all__ = ["Channel", "ChannelClosed", "LineSink", "PeerEnd", "Transport"]
 
@@ -70,10 +70,14 @@ class Transport(Protocol):
     """How a planned extension is reached."""
 
     async def connect(
-        self, plan: LaunchPlan, diagnostics: Diagnostics, tasks: TaskGroup
+        self,
+        plan: LaunchPlan,
+        config: TransportConfig,
+        diagnostics: Diagnostics,
+        tasks: TaskGroup,
     ) -> Channel:
-        """Start the extension ``plan`` describes and return its channel. ``diagnostics``
-        takes what the channel itself finds (sandbox refusals, a forced shutdown); a peer
-        that runs as a task runs in ``tasks``. Raises ``ExtensionStartError`` (or
-        ``SandboxRefused``) when it cannot start."""
+        """Start the extension ``plan`` describes and return its channel, framed and
+        stopped by ``config``. ``diagnostics`` takes what the channel itself finds (sandbox
+        refusals, a forced shutdown); a peer that runs as a task runs in ``tasks``. Raises
+        ``ExtensionStartError`` (or ``SandboxRefused``) when it cannot start."""
         ...

@@ -13,7 +13,7 @@ is proven over real pipes by the contract suite."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
@@ -54,11 +54,18 @@ class MemoryPeer:
         """What it raised, when it ended that way."""
         self.done = anyio.Event()
 
-    async def lines(self) -> AsyncIterator[bytes]:
+    def lines(self) -> MemoryPeer:
         """The lines the host sends (each one encoded message), until end of input."""
-        with contextlib.suppress(anyio.ClosedResourceError):
-            async for line in self._incoming:
-                yield line
+        return self
+
+    def __aiter__(self) -> MemoryPeer:
+        return self
+
+    async def __anext__(self) -> bytes:
+        try:
+            return await self._incoming.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
 
     async def send(self, data: bytes | str) -> None:
         """Write lines (a trailing newline is optional). Raises
@@ -173,22 +180,24 @@ class MemoryTransport:
         programs: Callable[[LaunchPlan], Program | None],
         *,
         otherwise: Transport | None = None,
-        config: TransportConfig | None = None,
     ) -> None:
         self._programs = programs
         self._otherwise = otherwise
-        self.config = config or TransportConfig()
 
     async def connect(
-        self, plan: LaunchPlan, diagnostics: Diagnostics, tasks: TaskGroup
+        self,
+        plan: LaunchPlan,
+        config: TransportConfig,
+        diagnostics: Diagnostics,
+        tasks: TaskGroup,
     ) -> Channel:
         program = self._programs(plan)
         if program is None:
             if self._otherwise is None:
                 raise ExtensionStartError(f"no program in memory for {plan.name}")
-            return await self._otherwise.connect(plan, diagnostics, tasks)
+            return await self._otherwise.connect(plan, config, diagnostics, tasks)
         to_peer, incoming = anyio.create_memory_object_stream[bytes](_BUFFER)
         outgoing, from_peer = anyio.create_memory_object_stream[bytes](_BUFFER)
         peer = MemoryPeer(plan, incoming, outgoing)
         await tasks.start(peer.run, program)
-        return MemoryChannel(plan, self.config, diagnostics, peer, to_peer, from_peer)
+        return MemoryChannel(plan, config, diagnostics, peer, to_peer, from_peer)

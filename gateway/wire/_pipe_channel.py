@@ -37,20 +37,21 @@ DRAIN_AFTER_EXIT = 0.5
 class PipeTransport:
     """Every extension a child process, spoken to over its stdin and stdout."""
 
-    def __init__(self, config: TransportConfig | None = None) -> None:
-        self.config = config or TransportConfig()
-
     async def connect(
-        self, plan: LaunchPlan, diagnostics: Diagnostics, tasks: TaskGroup
+        self,
+        plan: LaunchPlan,
+        config: TransportConfig,
+        diagnostics: Diagnostics,
+        tasks: TaskGroup,
     ) -> PipeChannel:
         log = await anyio.to_thread.run_sync(RotatingLog, plan.log_path)
         pipes = ChildPipes()
         try:
-            child, stderr = spawn(plan, self.config, pipes)
+            child, stderr = spawn(plan, config, pipes)
         except ExtensionError:
             log.close()
             raise
-        return PipeChannel(plan, self.config, diagnostics, child, pipes, stderr, log)
+        return PipeChannel(plan, config, diagnostics, child, pipes, stderr, log)
 
 
 class PipeChannel:

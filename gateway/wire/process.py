@@ -111,16 +111,22 @@ class ProcessHost(Protocol):
 
 class ExtensionProcess:
     """A started extension. Create with ``start``; close with ``aclose``. ``transport``
-    reaches it (default: a child process over its pipes)."""
+    reaches it (default: a child process over its pipes), with ``config``'s line cap and
+    shutdown graces."""
 
     def __init__(
-        self, plan: LaunchPlan, host: ProcessHost, transport: Transport | None = None
+        self,
+        plan: LaunchPlan,
+        host: ProcessHost,
+        transport: Transport | None = None,
+        config: TransportConfig | None = None,
     ) -> None:
         self.plan = plan
         self.name = plan.name
         self.registration: RegisterMessage | None = None
         self._host = host
         self._transport = transport or PipeTransport()
+        self._config = config or TransportConfig()
         self._diagnostics = host.diagnostics
         self._pause = host.pause
         self._answers = Answers(
@@ -166,7 +172,9 @@ class ExtensionProcess:
     async def start(self, task_group: TaskGroup, initialize: InitializeMessage) -> RegisterMessage:
         """Start it, send ``initialize``, wait for a valid ``register`` (or raise and clean
         up)."""
-        self._channel = await self._transport.connect(self.plan, self._diagnostics, task_group)
+        self._channel = await self._transport.connect(
+            self.plan, self._config, self._diagnostics, task_group
+        )
         self._pending = PendingRequests(self.plan.response_timeout, fast_path())
         self._pause.join(self._pending)
         host = self._host

@@ -144,7 +144,9 @@ async def test_a_failing_subscriber_is_fail_open() -> None:
 
 
 async def test_gateway_methods_fold_the_rules(workspace) -> None:
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.submit_input("hi")).action == "continue"
         gateway.registry.register(
             "first",
@@ -192,7 +194,9 @@ def _first_input(payload: dict[str, Any]) -> dict[str, Any]:
 
 async def test_a_plain_extension_cannot_subscribe_to_the_extended_events(workspace) -> None:
     workspace.add_extension("obs", tools=[], events=[*EXTENDED, "turn_end"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         unknown = [d.message for d in gateway.diagnostics if d.code == "event.unknown"]
         for event in EXTENDED:
             assert any(repr(event) in message for message in unknown)

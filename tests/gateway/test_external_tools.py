@@ -153,7 +153,9 @@ async def test_output_over_the_cap_is_an_error(workspace):
 async def test_output_cap_from_config_applies_through_gateway(workspace):
     make_tool(workspace, "big", 'print(json.dumps({"data": "x" * 5000}))\n')
     config = dataclasses.replace(workspace.config, tool_output_cap=1000)
-    async with open_gateway(workspace.root, trust=True, config=config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("big")
     assert result.is_error is True
     assert "tool.failed" in [d.code for d in result.diagnostics]
@@ -179,7 +181,9 @@ async def test_tool_sees_only_allow_listed_environment(workspace, monkeypatch):
     monkeypatch.setenv("HOME", str(workspace.home))
     make_tool(workspace, "env", ENV_DUMP)
     config = dataclasses.replace(workspace.config, passthrough_env=())
-    async with open_gateway(workspace.root, trust=True, config=config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("env")
     seen = json.loads(result.content)
     assert "GATEWAY_TEST_SECRET" not in seen
@@ -193,7 +197,9 @@ async def test_passthrough_variable_is_visible_to_the_tool(workspace, monkeypatc
     monkeypatch.setenv("GATEWAY_TEST_SECRET", "hunter2")
     make_tool(workspace, "env", ENV_DUMP)
     config = dataclasses.replace(workspace.config, passthrough_env=("GATEWAY_TEST_TOKEN",))
-    async with open_gateway(workspace.root, trust=True, config=config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("env")
     seen = json.loads(result.content)
     assert seen["GATEWAY_TEST_TOKEN"] == "t0ken"
@@ -211,7 +217,9 @@ async def test_tool_json_tool_is_called_through_the_gateway_with_hooks(workspace
     workspace.add_extension(
         "guard", tools=[], events=["tool_call"], hooks={"tool_call": {"arguments": {"n": 2}}}
     )
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         schema = next(t for t in gateway.tool_schemas() if t["name"] == "echo")
         result = await gateway.call_tool("echo", {"n": 1})
     assert schema["capabilities"] == ["read"]
@@ -233,7 +241,9 @@ async def test_invalid_arguments_never_reach_the_tool(workspace, tmp_path):
             "required": ["n"],
         },
     )
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("strict", {"n": "one"})
     assert result.is_error is True
     assert "invalid arguments" in result.content

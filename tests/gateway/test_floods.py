@@ -39,7 +39,9 @@ def _rss_kib() -> int:
 @pytest.mark.anyio
 async def test_a_flood_of_non_json_lines_keeps_memory_and_diagnostics_bounded(workspace):
     workspace.add_extension("ext")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         before = _rss_kib()
         result = await gateway.call_tool("act", {"do": "flood_lines", "count": 300_000})
         grown = _rss_kib() - before

@@ -21,7 +21,9 @@ def codes(gateway) -> list[str]:
 
 async def test_tool_call_round_trip(workspace, language):
     workspace.add_extension("ext", language=language)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("act", {"x": 1})
     assert json.loads(result.content) == {"tool": "act", "arguments": {"x": 1}}
     assert result.is_error is False
@@ -29,7 +31,9 @@ async def test_tool_call_round_trip(workspace, language):
 
 async def test_initialize_carries_workspace_and_session_id(workspace, language):
     workspace.add_extension("ext", language=language)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         session_id = gateway.session.id
     first = workspace.received("ext")[0]
     assert first == {
@@ -44,7 +48,9 @@ async def test_initialize_carries_workspace_and_session_id(workspace, language):
 async def test_replies_arrive_in_any_order_with_several_requests_in_flight(workspace, language):
     workspace.add_extension("ext", language=language)
     finished: list[str] = []
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
 
         async def call(label: str, seconds: float) -> None:
             result = await gateway.call_tool("act", {"do": "sleep", "seconds": seconds})
@@ -60,7 +66,9 @@ async def test_replies_arrive_in_any_order_with_several_requests_in_flight(works
 async def test_request_ids_are_unique_across_extensions(workspace, language):
     workspace.add_extension("one", language=language)
     workspace.add_extension("two", language=language, tools=["act2"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         for _ in range(3):
             await gateway.call_tool("act", {})
             await gateway.call_tool("act2", {})
@@ -76,7 +84,9 @@ async def test_request_ids_are_unique_across_extensions(workspace, language):
 
 async def test_timeout_fails_the_call_and_the_extension_keeps_running(workspace, language):
     workspace.add_extension("ext", language=language, timeout=1)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("act", {"do": "hang"})
         assert result.is_error and result.content == "extension response timed out"
         assert "extension.timeout" in codes(gateway)
@@ -86,7 +96,9 @@ async def test_timeout_fails_the_call_and_the_extension_keeps_running(workspace,
 
 async def test_timeout_sends_cancel_for_the_abandoned_request(workspace, language):
     workspace.add_extension("ext", language=language, timeout=1)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("act", {"do": "hang"})
         await gateway.call_tool("act", {})  # the cancel line is written before this request
     received = workspace.received("ext")
@@ -96,7 +108,9 @@ async def test_timeout_sends_cancel_for_the_abandoned_request(workspace, languag
 
 async def test_null_timeout_waits_as_long_as_it_takes(workspace, language):
     workspace.add_extension("ext", language=language, timeout=None)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         process = gateway.processes[0]
         assert process.timeout is None
         result = await gateway.call_tool("act", {"do": "sleep", "seconds": 1.2})
@@ -105,7 +119,9 @@ async def test_null_timeout_waits_as_long_as_it_takes(workspace, language):
 
 async def test_caller_cancellation_sends_cancel(workspace, language):
     workspace.add_extension("ext", language=language)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         with anyio.move_on_after(0.3):
             await gateway.call_tool("act", {"do": "wait_cancel"})
         await gateway.call_tool("act", {})
@@ -122,7 +138,11 @@ async def test_time_waiting_for_the_user_does_not_count_against_the_timeout(work
         return UiAnswer(answer=request.options[1])
 
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, ui=slow_user
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        ui=slow_user,
     ) as gateway:
         result = await gateway.call_tool("act", {"do": "ask", "options": ["x", "y"]})
     assert not result.is_error, result.content
@@ -131,7 +151,9 @@ async def test_time_waiting_for_the_user_does_not_count_against_the_timeout(work
 
 async def test_ui_request_is_answered_cancelled_when_no_one_can_answer(workspace, language):
     workspace.add_extension("ext", language=language)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("act", {"do": "ask"})
         assert "ui.unanswered" in codes(gateway)
     assert json.loads(result.content) == {"answer": "", "cancelled": True}
@@ -150,7 +172,9 @@ async def test_bad_lines_are_diagnosed_and_the_extension_keeps_running(
     workspace, language, behaviour, code, after
 ):
     workspace.add_extension("ext", language=language)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("act", {"do": behaviour})
         assert result.content == after
         # The duplicate arrives after the first reply resolved the call; the next call
@@ -166,7 +190,9 @@ async def test_oversized_line_is_skipped_and_the_stream_stays_in_sync(workspace,
 
     config = replace(workspace.config, line_cap=4096)
     workspace.add_extension("ext", language=language)
-    async with open_gateway(workspace.root, trust=True, config=config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("act", {"do": "oversized", "size": 300_000})
         assert result.content == "after oversized"
         assert "protocol.line_too_long" in codes(gateway)
@@ -175,7 +201,9 @@ async def test_oversized_line_is_skipped_and_the_stream_stays_in_sync(workspace,
 
 async def test_invalid_response_fails_its_call_at_once(workspace, language):
     workspace.add_extension("ext", language=language, timeout=30)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         with anyio.fail_after(10):
             result = await gateway.call_tool("act", {"do": "invalid_message"})
         assert result.is_error
@@ -185,7 +213,9 @@ async def test_invalid_response_fails_its_call_at_once(workspace, language):
 
 async def test_crash_mid_call_fails_the_call_and_is_reported(workspace, language):
     workspace.add_extension("ext", language=language)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("act", {"do": "crash"})
         assert result.is_error and "exited unexpectedly" in result.content
         assert "extension.exited" in codes(gateway)
@@ -202,7 +232,9 @@ async def test_failed_startup_is_a_warning_and_other_extensions_start(
 ):
     workspace.add_extension("bad", language=language, timeout=1, before_register=before)
     workspace.add_extension("good", language=language, tools=["fine"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [p.name for p in gateway.processes] == ["good"]
         messages = [d.message for d in gateway.diagnostics if d.package == "bad"]
         assert any("failed to start" in m and reason in m for m in messages), messages
@@ -237,7 +269,9 @@ async def test_failed_startup_is_a_warning_and_other_extensions_start(
 )
 async def test_invalid_register_stops_the_extension(workspace, register, problem):
     log = workspace.add_extension("bad", register=register)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == []
         (diagnostic,) = [d for d in gateway.diagnostics if d.package == "bad"]
         assert diagnostic.code == "extension.register_invalid"
@@ -247,7 +281,9 @@ async def test_invalid_register_stops_the_extension(workspace, register, problem
 
 async def test_stderr_flood_goes_to_the_log_file_and_never_blocks(workspace, language):
     workspace.add_extension("ext", language=language, stderr_flood=2_000_000)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         with anyio.fail_after(20):
             result = await gateway.call_tool("act", {"do": "stderr", "size": 1_000_000})
         assert result.content == "wrote stderr"
@@ -267,7 +303,9 @@ async def test_shutdown_escalates_for_an_extension_that_ignores_it(
     workspace.add_extension(
         "stubborn", language=language, ignore_shutdown=True, ignore_sigterm=ignore_sigterm
     )
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         pid = gateway.processes[0].pid
     assert pid is not None
     assert not Path(f"/proc/{pid}").exists()  # gone and reaped: no zombie
@@ -277,7 +315,9 @@ async def test_shutdown_escalates_for_an_extension_that_ignores_it(
 async def test_clean_shutdown_sends_shutdown_and_leaks_no_fds_or_zombies(workspace, language):
     workspace.add_extension("ext", language=language)
     before = set(os.listdir("/proc/self/fd"))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         pid = gateway.processes[0].pid
         await gateway.call_tool("act", {})
     assert not Path(f"/proc/{pid}").exists()
@@ -295,7 +335,9 @@ async def test_clean_shutdown_sends_shutdown_and_leaks_no_fds_or_zombies(workspa
 
 async def test_extension_runs_in_its_own_process_group(workspace, language):
     workspace.add_extension("ext", language=language)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         pid = gateway.processes[0].pid
         assert os.getpgid(pid) == pid != os.getpgrp()
 
@@ -306,8 +348,10 @@ async def test_children_get_an_allow_listed_environment(workspace, monkeypatch):
     monkeypatch.setenv("GATEWAY_TEST_SECRET", "hunter2")
     monkeypatch.setenv("GATEWAY_TEST_TOKEN", "allowed")
     config = replace(workspace.config, passthrough_env=("GATEWAY_TEST_TOKEN",))
-    workspace.add_extension("ext")
-    async with open_gateway(workspace.root, trust=True, config=config) as gateway:
+    workspace.add_extension("ext", language="python")
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=workspace.transport
+    ) as gateway:
         pid = gateway.processes[0].pid
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     names = {item.split(b"=", 1)[0].decode() for item in environ if item}

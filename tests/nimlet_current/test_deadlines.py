@@ -29,7 +29,9 @@ async def test_a_question_of_one_extension_pauses_every_deadline(workspace, curr
         return UiAnswer("ok")
 
     question = {"ask": {"type": "ui_request", "method": "input", "prompt": "wait"}}
-    async with open_gateway(workspace.root, trust=True, config=workspace.config, ui=ui) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport, ui=ui
+    ) as gateway:
         results: dict[str, Any] = {}
 
         async def slow() -> None:
@@ -59,7 +61,11 @@ async def test_a_host_request_pauses_every_deadline(workspace, current) -> None:
     request = {"ask": {"type": "host_request", "method": "model.complete", "prompt": "p"}}
     link = AgentLink(complete=complete)
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, agent=link
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        agent=link,
     ) as gateway:
         results: dict[str, Any] = {}
 
@@ -84,7 +90,9 @@ async def test_after_the_answer_the_full_timeout_starts_over(workspace, current)
 
     steps = script({"sleep": 0.7}, {"ask": {"type": "ui_request", "method": "input", "prompt": "?"}},
                    {"sleep": 0.7}, {"reply": {"content": "in time"}})  # fmt: skip
-    async with open_gateway(workspace.root, trust=True, config=workspace.config, ui=ui) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport, ui=ui
+    ) as gateway:
         result = await gateway.call_tool("t", steps)
         assert result.content == "in time"
         # Without a question, the same wait still times out.

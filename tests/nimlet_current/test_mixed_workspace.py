@@ -35,7 +35,9 @@ async def test_both_generations_run_side_by_side(workspace, current, language) -
         return UiAnswer("staging" if request.method == "question" else "Yes")
 
     seen: list[tuple[str, str]] = []
-    async with open_gateway(workspace.root, trust=True, config=workspace.config, ui=ui) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport, ui=ui
+    ) as gateway:
         gateway.progress_listener = lambda owner, item: seen.append((owner, item["text"]))
         assert {p.name for p in gateway.processes} == {"old", "new"}
         await gateway.start_turn()

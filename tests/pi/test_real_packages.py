@@ -155,7 +155,8 @@ async def test_agentuity_provider_only_package_loads_by_file_path(tmp_path: Path
             origin=root,
         ),
         host,
-        PipeTransport(TransportConfig(16 * 1024 * 1024, 0.3, 0.5)),
+        PipeTransport(),
+        TransportConfig(16 * 1024 * 1024, 0.3, 0.5),
     )
     import anyio
 

@@ -248,7 +248,9 @@ async def test_the_gateway_sees_a_crash_as_an_exit_and_restarts_a_planned_runtim
     runtime: Runtime, workspace: Workspace
 ) -> None:
     runtime.prepare(workspace)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         tools = {t.name for t in gateway.tools()}
         commands = {c.name for c in gateway.registry.commands()}
         (first,) = gateway.processes
