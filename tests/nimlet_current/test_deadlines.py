@@ -1,6 +1,9 @@
 """While any extension waits on the user (``ui_request``) or the host (``host_request``),
 no pending request of any extension times out; once it is answered, each starts over with
-its full timeout."""
+its full timeout.
+
+In memory on a virtual clock (``tests/_clock.py``): the 1 s timeouts and the steps' sleeps
+take no real time, and a loaded machine cannot stretch a step past a deadline."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import anyio
 import pytest
 
 from gateway import AgentLink, Completion, UiAnswer, open_gateway
+from tests._clock import virtual_time  # noqa: F401  (this module's anyio_backend)
 
 from .conftest import script, tool
 
@@ -22,9 +26,10 @@ LATE = script({"sleep": 1.5}, {"reply": {"content": "late but fine"}})
 async def test_a_question_of_one_extension_pauses_every_deadline(workspace, current) -> None:
     current("slow", tools=[tool("slow")], timeout=1)
     current("asker", tools=[tool("ask")])
-    slow_done = anyio.Event()
+    asked, slow_done = anyio.Event(), anyio.Event()
 
     async def ui(process: Any, request: Any) -> UiAnswer:
+        asked.set()
         await slow_done.wait()  # the question stays open until the slow call is over
         return UiAnswer("ok")
 
@@ -43,7 +48,7 @@ async def test_a_question_of_one_extension_pauses_every_deadline(workspace, curr
 
         async with anyio.create_task_group() as group:
             group.start_soon(asker)
-            await anyio.sleep(0.2)  # the question is open before the slow call starts
+            await asked.wait()  # the question is open before the slow call starts
             group.start_soon(slow)
     assert results["slow"].content == "late but fine"
     assert not results["slow"].is_error
@@ -52,9 +57,10 @@ async def test_a_question_of_one_extension_pauses_every_deadline(workspace, curr
 async def test_a_host_request_pauses_every_deadline(workspace, current) -> None:
     current("slow", tools=[tool("slow")], timeout=1)
     current("asker", tools=[tool("ask")])
-    slow_done = anyio.Event()
+    asked, slow_done = anyio.Event(), anyio.Event()
 
     async def complete(request: Any) -> Completion:
+        asked.set()
         await slow_done.wait()
         return Completion("done", "m")
 
@@ -75,7 +81,7 @@ async def test_a_host_request_pauses_every_deadline(workspace, current) -> None:
 
         async with anyio.create_task_group() as group:
             group.start_soon(gateway.call_tool, "ask", script(request, {"reply": {}}))
-            await anyio.sleep(0.2)
+            await asked.wait()
             group.start_soon(slow)
     assert results["slow"].content == "late but fine"
 
