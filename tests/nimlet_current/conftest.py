@@ -1,7 +1,9 @@
 """Extensions written the current nimlet way, added to a throwaway workspace: in memory
 (``fixtures/memory_current.py``, the default, for the host's handling of each message) or
 as real processes (``fixtures/current_extension.py`` and its JavaScript twin, in
-``test_real_processes.py``, where the pipes are what is tested)."""
+``test_real_processes.py``, where the pipes are what is tested). Async tests run on both
+backends on a virtual clock (``tests/_clock.py``): their timeouts and steps' sleeps take no
+real time."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import Any
 import pytest
 
 from gateway.runtime import find_node
+from tests._clock import virtual_time  # noqa: F401  (every async test here: virtual time)
 
 from ..conftest import Workspace
 

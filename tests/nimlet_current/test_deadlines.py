@@ -13,7 +13,6 @@ import anyio
 import pytest
 
 from gateway import AgentLink, Completion, UiAnswer, open_gateway
-from tests._clock import virtual_time  # noqa: F401  (this module's anyio_backend)
 
 from .conftest import script, tool
 
