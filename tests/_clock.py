@@ -4,10 +4,12 @@ offset jumps to the next deadline. A timeout, a ``sleep`` step or a deadline pau
 question then takes no real time, and the order of what happens no longer depends on how
 busy the machine is: a test that passes once passes every time.
 
-Only for extensions in memory: a child process works in real time, and the clock would jump
-past it while the test waits on its pipe. Use it by importing ``virtual_time`` into a test
-module (it registers as that module's ``anyio_backend``): asyncio gets a selector event
-loop whose ``time()`` is virtual, trio a ``trio.abc.Clock``.
+A child process works in real time: while one reached through the tests' transport runs
+(``REAL_WORK``, counted by ``tests/_memory.py``) the clock does not jump, and the test waits
+as it would on a real clock. Other children (a ``tool.json`` tool, the CLI) are not
+counted: a module that starts them stays on the real clock. Use it by importing
+``virtual_time`` into a test module or conftest (it registers as ``anyio_backend``):
+asyncio gets a selector event loop whose ``time()`` is virtual, trio a ``trio.abc.Clock``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,16 @@ import anyio.to_thread
 import pytest
 import trio
 
-__all__ = ["VirtualClock", "virtual_time"]
+__all__ = ["REAL_WORK", "VirtualClock", "virtual_time"]
+
+
+class _Count:
+    def __init__(self) -> None:
+        self.count = 0
+
+
+REAL_WORK = _Count()
+"""Child processes running now, which the clock must not jump past."""
 
 
 class VirtualClock:
@@ -37,7 +48,7 @@ class VirtualClock:
         return time.monotonic() + self.offset
 
     def may_jump(self) -> bool:
-        return self.busy == 0
+        return self.busy == 0 and REAL_WORK.count == 0
 
     def jump_to(self, deadline: float) -> None:
         self.offset += max(0.0, deadline - self.now())

@@ -15,12 +15,9 @@ BASH_SCHEMA = {
 }
 
 
-async def test_builtin_tool_registered_by_the_agent_passes_through_tool_call_hooks(
-    workspace, language
-):
+async def test_builtin_tool_registered_by_the_agent_passes_through_tool_call_hooks(workspace):
     workspace.add_extension(
         "guard",
-        language=language,
         tools=[],
         events=["tool_call"],
         hooks={"tool_call": {"allow": False, "reason": "no network"}},
@@ -148,8 +145,8 @@ async def test_unknown_tool_and_command_raise(workspace):
             await gateway.run_command("missing")
 
 
-async def test_command_reply_carries_message_and_prompt(workspace, language):
-    workspace.add_extension("ext", language=language, tools=[], commands=["Deploy"])
+async def test_command_reply_carries_message_and_prompt(workspace):
+    workspace.add_extension("ext", tools=[], commands=["Deploy"])
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from gateway import open_gateway
+from tests._clock import virtual_time  # noqa: F401  (in memory: virtual time)
 
 pytestmark = pytest.mark.anyio
 
@@ -15,11 +16,10 @@ def events_received(workspace, name: str) -> list[dict]:
     return [m for m in workspace.received(name) if m["type"] == "event"]
 
 
-async def test_subscribers_are_asked_in_startup_order(workspace, language):
+async def test_subscribers_are_asked_in_startup_order(workspace):
     # Discovery order: ~/.agents, ~/.nimlet, <ws>/.agents, <ws>/.nimlet.
     workspace.add_extension(
         "d",
-        language=language,
         root=".nimlet/extensions",
         tools=["t"],
         events=["tool_call"],
@@ -27,7 +27,6 @@ async def test_subscribers_are_asked_in_startup_order(workspace, language):
     )
     workspace.add_extension(
         "c",
-        language=language,
         root=".agents/extensions",
         tools=[],
         events=["tool_call"],
@@ -35,7 +34,6 @@ async def test_subscribers_are_asked_in_startup_order(workspace, language):
     )
     workspace.add_extension(
         "b",
-        language=language,
         root="~/.nimlet/extensions",
         tools=[],
         events=["tool_call"],
@@ -43,7 +41,6 @@ async def test_subscribers_are_asked_in_startup_order(workspace, language):
     )
     workspace.add_extension(
         "a",
-        language=language,
         root="~/.agents/extensions",
         tools=[],
         events=["tool_call"],
@@ -56,12 +53,11 @@ async def test_subscribers_are_asked_in_startup_order(workspace, language):
     assert result.content == "a; b; c; d"
 
 
-async def test_two_guards_both_denying_block_with_reasons_joined_by_semicolon(workspace, language):
-    workspace.add_extension("tool", language=language)
+async def test_two_guards_both_denying_block_with_reasons_joined_by_semicolon(workspace):
+    workspace.add_extension("tool")
     for name, reason in (("g1", "no network"), ("g2", "tests running")):
         workspace.add_extension(
             name,
-            language=language,
             tools=[],
             events=["tool_call"],
             hooks={"tool_call": {"allow": False, "reason": reason}},
@@ -100,16 +96,15 @@ async def test_allow_true_and_silent_replies_do_not_block(workspace):
     assert not result.is_error
 
 
-async def test_argument_rewrites_chain_through_subscribers(workspace, language):
-    workspace.add_extension("tool", language=language)
+async def test_argument_rewrites_chain_through_subscribers(workspace):
+    workspace.add_extension("tool")
     workspace.add_extension(
         "r1",
-        language=language,
         tools=[],
         events=["tool_call"],
         hooks={"tool_call": {"arguments": {"path": "first"}}},
     )
-    workspace.add_extension("r2", language=language, tools=[], events=["tool_call"])
+    workspace.add_extension("r2", tools=[], events=["tool_call"])
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
@@ -141,18 +136,16 @@ async def test_rewritten_arguments_are_validated_before_they_leave_the_host(work
     assert not [m for m in workspace.received("tool") if m["type"] == "tool"]
 
 
-async def test_tool_result_output_and_error_replacements_chain(workspace, language):
-    workspace.add_extension("tool", language=language)
+async def test_tool_result_output_and_error_replacements_chain(workspace):
+    workspace.add_extension("tool")
     workspace.add_extension(
         "p1",
-        language=language,
         tools=[],
         events=["tool_result"],
         hooks={"tool_result": {"output": "patched once", "is_error": True}},
     )
     workspace.add_extension(
         "p2",
-        language=language,
         tools=[],
         events=["tool_result"],
         hooks={"tool_result": {"is_error": False}},
@@ -181,11 +174,10 @@ async def test_allow_false_is_ignored_on_tool_result(workspace):
 
 
 @pytest.mark.parametrize("behave", ["crash", "hang", "malformed"])
-async def test_failing_hook_is_fail_open_with_a_warning(workspace, language, behave):
-    workspace.add_extension("tool", language=language)
+async def test_failing_hook_is_fail_open_with_a_warning(workspace, behave):
+    workspace.add_extension("tool")
     workspace.add_extension(
         "bad",
-        language=language,
         tools=[],
         events=["tool_call"],
         timeout=1,
@@ -193,7 +185,6 @@ async def test_failing_hook_is_fail_open_with_a_warning(workspace, language, beh
     )
     workspace.add_extension(
         "ok",
-        language=language,
         tools=[],
         events=["tool_call"],
         hooks={"tool_call": {"arguments": {"seen": True}}},
@@ -279,10 +270,9 @@ async def test_compaction_is_skipped_when_a_subscriber_blocks(workspace):
     assert not result.did_compact and result.message == "busy; later"
 
 
-async def test_session_and_turn_events_carry_their_payloads(workspace, language):
+async def test_session_and_turn_events_carry_their_payloads(workspace):
     workspace.add_extension(
         "obs",
-        language=language,
         tools=[],
         events=["session_start", "turn_start", "turn_end", "session_end"],
     )

@@ -11,6 +11,7 @@ import pytest
 from gateway import SessionNotFound, open_gateway
 from gateway.base import Diagnostics
 from gateway.model import Session
+from tests._clock import virtual_time  # noqa: F401  (in memory: virtual time)
 
 pytestmark = pytest.mark.anyio
 
@@ -34,9 +35,9 @@ def extension_lines(path: Path) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- status and widgets
 
 
-async def test_status_keys_are_namespaced_by_extension(workspace, language):
-    workspace.add_extension("alpha", language=language, tools=["a"])
-    workspace.add_extension("beta", language=language, tools=["b"])
+async def test_status_keys_are_namespaced_by_extension(workspace):
+    workspace.add_extension("alpha", tools=["a"])
+    workspace.add_extension("beta", tools=["b"])
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
@@ -58,9 +59,9 @@ async def test_empty_status_text_removes_it(workspace):
     assert statuses == {"ext:other": "stays"}
 
 
-async def test_widget_keys_are_namespaced_by_extension(workspace, language):
-    workspace.add_extension("alpha", language=language, tools=["a"])
-    workspace.add_extension("beta", language=language, tools=["b"])
+async def test_widget_keys_are_namespaced_by_extension(workspace):
+    workspace.add_extension("alpha", tools=["a"])
+    workspace.add_extension("beta", tools=["b"])
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
@@ -82,8 +83,8 @@ async def test_empty_widget_lines_remove_it(workspace):
     assert widgets == {"ext:keep": ["y"]}
 
 
-async def test_update_lines_apply_side_effects(workspace, language):
-    workspace.add_extension("ext", language=language)
+async def test_update_lines_apply_side_effects(workspace):
+    workspace.add_extension("ext")
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
@@ -197,8 +198,8 @@ async def test_entries_never_appear_in_a_tool_result(workspace):
     assert [payload["output"] for payload in hooks] == ["effects", "updated"]
 
 
-async def test_resumed_session_has_entries_back(workspace, language):
-    workspace.add_extension("ext", language=language, events=["session_before_compact"])
+async def test_resumed_session_has_entries_back(workspace):
+    workspace.add_extension("ext", events=["session_before_compact"])
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
