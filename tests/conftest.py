@@ -16,7 +16,7 @@ from gateway import GatewayConfig
 from gateway.runtime import find_node
 from gateway.sandbox import package_dirs
 from gateway.wire import Transport
-from tests._backends import both_backends  # noqa: F401  (every async test: both backends)
+from tests._backends import asyncio_only  # noqa: F401  (the default: see tests/_backends.py)
 from tests._memory import TRANSPORT
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -28,7 +28,7 @@ from gateway.wire._plan import LaunchPlan, TransportConfig
 __all__ = ["MemoryChannel", "MemoryPeer", "MemoryTransport", "Program"]
 
 _BUFFER = 256
-"""Lines either side may send ahead of the other's reading (a pipe's buffer, in lines)."""
+"""Writes either side may make ahead of the other's reading (a pipe's buffer, in writes)."""
 
 Program = Callable[["MemoryPeer"], Awaitable[int | None]]
 """An extension in memory: runs until it returns its exit status (None: 0)."""
@@ -68,11 +68,10 @@ class MemoryPeer:
             raise StopAsyncIteration from None
 
     async def send(self, data: bytes | str) -> None:
-        """Write lines (a trailing newline is optional). Raises
+        """Write one line or several, whole (a trailing newline is optional). Raises
         ``anyio.BrokenResourceError`` once the host stopped reading."""
         raw = data.encode() if isinstance(data, str) else data
-        for line in raw.removesuffix(b"\n").split(b"\n"):
-            await self._outgoing.send(line)
+        await self._outgoing.send(raw if raw.endswith(b"\n") else raw + b"\n")
 
     async def exit(self, status: int) -> None:
         """End at once with ``status``, as a process that calls ``_exit``: what it sent is
@@ -142,8 +141,9 @@ class MemoryChannel:
     async def receive(self, on_line: LineSink) -> None:
         cap = self._config.line_cap
         with self._reading, contextlib.suppress(anyio.ClosedResourceError):
-            async for line in self._from_peer:
-                on_line(line if len(line) <= cap else OversizedLine(len(line), cap))
+            async for lines in self._from_peer:  # whole lines, each with its newline
+                for line in lines[:-1].split(b"\n"):
+                    on_line(line if len(line) <= cap else OversizedLine(len(line), cap))
 
     async def close(self, shutdown: Callable[[], Awaitable[None]]) -> None:
         peer, name = self._peer, self._plan.name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gateway import ToolOutcome, UnknownCommand, UnknownTool, open_gateway
+from tests._clock import virtual_time  # noqa: F401  (in memory: both backends, virtual time)
 
 pytestmark = pytest.mark.anyio
 

@@ -22,6 +22,7 @@ from gateway.model import (
 )
 from gateway.wire import ExtensionError
 from gateway.wire.features import EVENTS_EXTENDED, EXTENSION_FEATURES, RUNTIME_FEATURES
+from tests._clock import virtual_time  # noqa: F401  (in memory: both backends, virtual time)
 
 pytestmark = pytest.mark.anyio
 

@@ -17,6 +17,7 @@ from gateway import open_gateway
 from gateway.host import run_tool_json
 from gateway.model import DiscoveredTool, load_tool_manifest
 from gateway.runtime import child_environment
+from tests._backends import both_backends  # noqa: F401  (the core's anyio code: both backends)
 
 pytestmark = pytest.mark.anyio
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gateway.wire import OversizedLine, read_lines
+from tests._backends import both_backends  # noqa: F401  (the core's anyio code: both backends)
 
 pytestmark = pytest.mark.anyio
 

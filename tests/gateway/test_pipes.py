@@ -17,6 +17,7 @@ import anyio
 import pytest
 
 from gateway import open_gateway
+from tests._backends import both_backends  # noqa: F401  (the core's anyio code: both backends)
 
 pytestmark = pytest.mark.anyio
 

@@ -8,6 +8,7 @@ from gateway import ToolOutcome, open_gateway
 from gateway.base import ToolRules
 from gateway.model import CommandEntry, CommandOutcome, HookEntry, Registry, make_tool
 from gateway.model.registry import BUILTIN_OWNER
+from tests._clock import virtual_time  # noqa: F401  (in memory: both backends, virtual time)
 
 BUILTINS = ["ask_user", "bash", "edit", "git", "glob", "grep", "read", "read_skill", "write"]
 

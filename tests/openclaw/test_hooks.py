@@ -18,7 +18,6 @@ import pytest
 
 from gateway import UiAnswer, open_gateway
 from gateway.model import ToolOutcome
-from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 
 from .conftest import FIXTURES, install_ready, messages
 

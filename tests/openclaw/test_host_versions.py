@@ -15,7 +15,6 @@ import pytest
 from adapters.openclaw._inspect import inspect_plugin
 from adapters.openclaw._lines import floor, rules_for
 from gateway import open_gateway
-from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 
 from .conftest import FIXTURES, install_ready, messages
 

@@ -13,7 +13,6 @@ import pytest
 
 from gateway import open_gateway
 from gateway.packages import write_package_config
-from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 
 from .conftest import FIXTURES, install_ready, messages
 
