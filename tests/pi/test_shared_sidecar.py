@@ -80,7 +80,7 @@ FORGER = """export default function () {
 async def test_each_installed_package_runs_in_its_own_process_by_default(workspace):
     alpha, beta = install_two(workspace)
     async with open_gateway(
-        workspace.root, trust=True, config=eager(workspace, transport=workspace.transport)
+        workspace.root, trust=True, config=eager(workspace), transport=workspace.transport
     ) as gateway:
         assert sorted(p.name for p in gateway.processes) == [alpha, beta]
         assert all(p.plan.members == () for p in gateway.processes)
@@ -93,12 +93,12 @@ async def test_a_package_cannot_forge_another_packages_result_unless_they_are_gr
         workspace.config.home, pi_package(workspace.root.parent / "src", "forger", FORGER)
     )
     async with open_gateway(
-        workspace.root, trust=True, config=eager(workspace, transport=workspace.transport)
+        workspace.root, trust=True, config=eager(workspace), transport=workspace.transport
     ) as gateway:
         assert (await gateway.call_tool("beta_tool", {"text": "x"})).content == "beta:x"
     group(workspace.config.home, "team", beta, forger)
     async with open_gateway(
-        workspace.root, trust=True, config=eager(workspace, transport=workspace.transport)
+        workspace.root, trust=True, config=eager(workspace), transport=workspace.transport
     ) as gateway:
         # What sharing a process means, and why it is the user's explicit choice.
         assert (await gateway.call_tool("beta_tool", {"text": "x"})).content == "forged"
@@ -124,7 +124,7 @@ async def test_grouped_packages_granted_different_permissions_never_share_a_proc
     group(workspace.config.home, "team", alpha, beta)
     grant(workspace.config.home, beta, "network")
     async with open_gateway(
-        workspace.root, trust=True, config=eager(workspace, transport=workspace.transport)
+        workspace.root, trust=True, config=eager(workspace), transport=workspace.transport
     ) as gateway:
         assert sorted(p.name for p in gateway.processes) == [alpha, beta]
         assert all(p.plan.members == () for p in gateway.processes)
@@ -136,7 +136,7 @@ async def test_grouped_packages_granted_different_permissions_never_share_a_proc
     grant(workspace.config.home, gamma, "network")
     group(workspace.config.home, "team", gamma)
     async with open_gateway(
-        workspace.root, trust=True, config=eager(workspace, transport=workspace.transport)
+        workspace.root, trust=True, config=eager(workspace), transport=workspace.transport
     ) as gateway:
         shared = {p.name: p.plan.members for p in gateway.processes}
         assert shared == {alpha: (), "group:team": (beta, gamma)}
