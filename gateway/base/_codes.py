@@ -6,6 +6,14 @@ from gateway.base.diagnostics import Severity, define_code
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
 
+DIAGNOSTICS_REPEATED = define_code(
+    "diagnostics.repeated",
+    I,
+    "More diagnostics of one code about one package arrived than are kept (a flood: e.g. an "
+    "extension writing thousands of lines that are not JSON).",
+    "Look at the first ones kept; the rest are counted (Diagnostics.suppressed).",
+)
+
 # Manifests and discovery
 MANIFEST_UNREADABLE = define_code(
     "manifest.unreadable",
