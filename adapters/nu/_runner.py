@@ -24,8 +24,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
-from adapters import _codes as codes
 from adapters._sidecars import sidecar_dir
+from adapters.nu import _codes as codes
 from adapters.nu._bundle import BUNDLES_DIR, Bundles, read_bundles
 from gateway.base import Diagnostic, find_code
 from gateway.model import CallPlan, CallTool, CatalogEntry, Contribution, PromptCommand, SkillFile

@@ -97,7 +97,7 @@ def _observed_support(
             return (
                 known
                 if known.status in (Status.RUNS, Status.PARTIAL)
-                else Support(Status.RUNS, _codes.RUNS.code, "registered")
+                else Support(Status.RUNS, _codes.AUDIT_RUNS.code, "registered")
             )
         if said is not None:
             return Support(Status.UNSUPPORTED, str(said["code"]), str(said.get("message", "")))

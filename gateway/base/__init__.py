@@ -10,7 +10,6 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
     from gateway.base._atomic import write_json_atomically
-    from gateway.base._codes import PROTOCOL_INVALID_JSON, USER_MESSAGE_DROPPED
     from gateway.base._collection import REPEAT_LIMIT, Diagnostics
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
     from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth
@@ -83,14 +82,12 @@ _WHERE: dict[str, str] = {
     "MAX_ARGUMENT_DEPTH": "gateway.base._json_depth",
     "MAX_NAME_BYTES": "gateway.base._paths",
     "PLAN_CAPABILITIES": "gateway.base.names",
-    "PROTOCOL_INVALID_JSON": "gateway.base._codes",
     "PROTOCOL_VERSION": "gateway.base.names",
     "PathRefused": "gateway.base._paths",
     "Progress": "gateway.base._progress",
     "READ_ONLY_CAPABILITIES": "gateway.base.names",
     "REPEAT_LIMIT": "gateway.base._collection",
     "Severity": "gateway.base.diagnostics",
-    "USER_MESSAGE_DROPPED": "gateway.base._codes",
     "catalogue": "gateway.base.codes",
     "find_code": "gateway.base.codes",
     "define_code": "gateway.base.diagnostics",
@@ -123,11 +120,9 @@ __all__ = [
     "MAX_NAME_BYTES",
     "NIMLET_TOOL_RULES",
     "PLAN_CAPABILITIES",
-    "PROTOCOL_INVALID_JSON",
     "PROTOCOL_VERSION",
     "READ_ONLY_CAPABILITIES",
     "REPEAT_LIMIT",
-    "USER_MESSAGE_DROPPED",
     "ArgumentValidator",
     "Diagnostic",
     "DiagnosticCode",

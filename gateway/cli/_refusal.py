@@ -38,7 +38,7 @@ def refuse_unknown(
 ) -> int:
     """Ids no installed package has (``package.unknown``), all named on one line; of
     ``given`` ids, none was acted on. ``what`` replaces the default wording."""
-    from gateway.base import _codes
+    from gateway.cli import _codes
 
     names = ", ".join(unknown)
     if what:

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gateway.base import _codes, find_code
+from gateway.base import find_code
+from gateway.host import _codes
 from gateway.host._state import GatewayState
 from gateway.model import Skill
 from gateway.wire import CommandSpec, MemberNames, ToolSpec

@@ -9,14 +9,17 @@ from pathlib import Path
 
 import anyio
 
-from gateway.base import _codes
+from gateway.host import _codes
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._planning import Planner
 from gateway.host._projection import Projector
 from gateway.host._state import GatewayState
 from gateway.model import DiscoveredExtension
 from gateway.runtime import LaunchError
+from gateway.sandbox import SANDBOX_REFUSED
 from gateway.wire import (
+    EXTENSION_EXITED,
+    EXTENSION_REGISTER_INVALID,
     ExtensionError,
     ExtensionProcess,
     LaunchPlan,
@@ -102,9 +105,9 @@ class Starter:
         """Report an extension that did not start."""
         code = _codes.EXTENSION_START_FAILED
         if isinstance(error, RegisterInvalid):
-            code = _codes.REGISTER_INVALID
+            code = EXTENSION_REGISTER_INVALID
         elif isinstance(error, SandboxRefused):
-            code = _codes.SANDBOX_REFUSED
+            code = SANDBOX_REFUSED
         self._state.diagnostics.add(
             code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
         )
@@ -143,7 +146,7 @@ class Starter:
         self._crashes[owner] = crashes
         if len(crashes) > len(RESTART_BACKOFF):
             state.diagnostics.add(
-                _codes.EXTENSION_EXITED(
+                EXTENSION_EXITED(
                     f"extension {owner} crashed {len(crashes)} times within "
                     f"{RESTART_WINDOW:g}s; not restarted again until a reload",
                     package=owner,

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from gateway.base import Diagnostics, _codes, private_dir, private_file
+from gateway.base import Diagnostics, private_dir, private_file
+from gateway.model import _codes
 from gateway.wire import Notification, ResponseMessage, UpdateMessage
 
 __all__ = [

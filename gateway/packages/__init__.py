@@ -19,6 +19,13 @@ if TYPE_CHECKING:
         plan_launch,
         prepare_install,
     )
+    from gateway.packages._codes import (
+        GATE_BLOCKED,
+        LOCK_HOME_DIFFERS,
+        LOCK_WRITE_FAILED,
+        RUNTIME_UNAVAILABLE,
+        STORE_UNUSABLE,
+    )
     from gateway.packages._config import (
         GATEWAY_SETTINGS,
         PackageConfigError,
@@ -58,6 +65,11 @@ if TYPE_CHECKING:
     from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 
 _WHERE: dict[str, str] = {
+    "GATE_BLOCKED": "gateway.packages._codes",
+    "LOCK_HOME_DIFFERS": "gateway.packages._codes",
+    "LOCK_WRITE_FAILED": "gateway.packages._codes",
+    "RUNTIME_UNAVAILABLE": "gateway.packages._codes",
+    "STORE_UNUSABLE": "gateway.packages._codes",
     "LOCKFILE_NAME": "gateway.packages._lockfile",
     "Lockfile": "gateway.packages._lockfile",
     "LockfileError": "gateway.packages._lockfile",
@@ -111,7 +123,12 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "GATEWAY_SETTINGS",
+    "GATE_BLOCKED",
     "LOCKFILE_NAME",
+    "LOCK_HOME_DIFFERS",
+    "LOCK_WRITE_FAILED",
+    "RUNTIME_UNAVAILABLE",
+    "STORE_UNUSABLE",
     "ExtractError",
     "FetchError",
     "Fetched",

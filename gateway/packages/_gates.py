@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic, _codes, find_code
+from gateway.base import Diagnostic, find_code
 from gateway.model import AdapterSet, CallPlan, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
+from gateway.packages import _codes
 from gateway.packages._adapters import plan_calls, plan_launch
 from gateway.packages.environment import environment_status
 from gateway.packages.secrets import secret_status

@@ -31,12 +31,12 @@ from gateway.base import (
     Diagnostic,
     Progress,
     Severity,
-    _codes,
     no_progress,
     private_dir,
     safe_join,
 )
 from gateway.model import CatalogEntry
+from gateway.packages import _codes
 from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
 from gateway.packages._instructions import declared_instructions
 from gateway.packages._locks import LOCKS, held, lock_path, try_lock

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         system_policy,
     )
     from gateway.sandbox._cgroups import Cgroups, cleanup_cgroups, detect_cgroups
-    from gateway.sandbox._codes import LIMIT_EXCEEDED, LIMITS_INVALID
+    from gateway.sandbox._codes import SANDBOX_DENIED, SANDBOX_REFUSED
     from gateway.sandbox._descendants import (
         descendants,
         family,
@@ -79,11 +79,11 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "SANDBOX_DENIED": "gateway.sandbox._codes",
+    "SANDBOX_REFUSED": "gateway.sandbox._codes",
     "Cgroups": "gateway.sandbox._cgroups",
     "cleanup_cgroups": "gateway.sandbox._cgroups",
     "FULL_ABI": "gateway.sandbox._support",
-    "LIMIT_EXCEEDED": "gateway.sandbox._codes",
-    "LIMITS_INVALID": "gateway.sandbox._codes",
     "LIMIT_NAMES": "gateway.sandbox._limits",
     "ResourceLimits": "gateway.sandbox._limits",
     "detect_cgroups": "gateway.sandbox._cgroups",
@@ -134,11 +134,11 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "FULL_ABI",
-    "LIMITS_INVALID",
-    "LIMIT_EXCEEDED",
     "LIMIT_NAMES",
     "PROTECTED_NAMES",
+    "SANDBOX_DENIED",
     "SANDBOX_PERMISSIONS",
+    "SANDBOX_REFUSED",
     "Cgroups",
     "KernelSupport",
     "NetworkAccess",

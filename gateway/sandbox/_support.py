@@ -13,7 +13,8 @@ import os
 import sys
 from dataclasses import dataclass
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic
+from gateway.sandbox import _codes
 from gateway.sandbox._landlock import probe_abi
 from gateway.sandbox._policy import SandboxPolicy
 from gateway.sandbox._protected import can_mount_privately, user_namespaces_allowed

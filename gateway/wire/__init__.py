@@ -9,6 +9,11 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
+    from gateway.wire._codes import (
+        EXTENSION_EXITED,
+        EXTENSION_REGISTER_INVALID,
+        PROTOCOL_UNKNOWN_ID,
+    )
     from gateway.wire._errors import ExtensionError, RegisterInvalid, SandboxRefused, UiAnswer
     from gateway.wire._framing import DEFAULT_LINE_CAP, LineFramer, OversizedLine, read_lines
     from gateway.wire._logfiles import (
@@ -57,6 +62,9 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "EXTENSION_EXITED": "gateway.wire._codes",
+    "EXTENSION_REGISTER_INVALID": "gateway.wire._codes",
+    "PROTOCOL_UNKNOWN_ID": "gateway.wire._codes",
     "CancelMessage": "gateway.wire.protocol",
     "ChildPipes": "gateway.wire._pipes",
     "CommandRequest": "gateway.wire.protocol",
@@ -113,7 +121,10 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "DEFAULT_LINE_CAP",
+    "EXTENSION_EXITED",
+    "EXTENSION_REGISTER_INVALID",
     "INVALID_RESULT",
+    "PROTOCOL_UNKNOWN_ID",
     "CancelMessage",
     "ChildPipes",
     "CommandRequest",

@@ -12,8 +12,9 @@ from typing import Any, TypeVar
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from gateway.base import Diagnostics, _codes
+from gateway.base import Diagnostics
 from gateway.runtime import Child
+from gateway.wire import _codes
 from gateway.wire._logfiles import RotatingLog
 from gateway.wire._loop import FastPath
 from gateway.wire._pipes import ChildPipes

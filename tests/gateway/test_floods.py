@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gateway import open_gateway
-from gateway.base import PROTOCOL_INVALID_JSON as NOISE
 from gateway.base import REPEAT_LIMIT, Diagnostics
+from gateway.wire._codes import PROTOCOL_INVALID_JSON as NOISE
 
 
 def test_the_first_fifty_of_a_code_are_kept_then_one_says_the_rest_are_counted() -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from gateway import open_gateway
-from gateway.base import _codes
 from gateway.packages import recalled_denials, remember_denials
+from gateway.sandbox import SANDBOX_DENIED
 from tests.conftest import Workspace
 from tests.gateway.test_cli import gateway as run_cli
 from tests.gateway.test_lazy_start import nimlet_package, starts
@@ -71,14 +71,14 @@ async def test_a_start_without_refusals_forgets_the_last_ones(workspace):
 
 
 def test_a_record_is_not_recalled_once_the_grants_changed(tmp_path: Path) -> None:
-    refused = _codes.SANDBOX_DENIED("p: refused", package="p", hint="gateway permissions p x")
+    refused = SANDBOX_DENIED("p: refused", package="p", hint="gateway permissions p x")
     remember_denials(tmp_path, "p", ["network"], [refused])
     assert [d.hint for d in recalled_denials(tmp_path, "p", ["network"])] == [refused.hint]
     assert recalled_denials(tmp_path, "p", ["network", "workspace.write"]) == []
 
 
 def test_an_unreadable_record_is_no_record(tmp_path: Path) -> None:
-    refused = _codes.SANDBOX_DENIED("p: refused", package="p")
+    refused = SANDBOX_DENIED("p: refused", package="p")
     remember_denials(tmp_path, "p", [], [refused])
     (record,) = (tmp_path / "cache" / "denials").iterdir()
     record.write_text("{not json")
