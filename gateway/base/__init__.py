@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from gateway.base.codes import catalogue, find_code
     from gateway.base.config import DEFAULT_LINE_CAP, DEFAULT_OUTPUT_CAP, GatewayConfig
     from gateway.base.diagnostics import Diagnostic, DiagnosticCode, Severity, define_code
+    from gateway.base.errors import GatewayError
     from gateway.base.lazy import lazy_attributes
     from gateway.base.names import (
         ADAPTERS_ENTRY_POINT,
@@ -77,6 +78,7 @@ _WHERE: dict[str, str] = {
     "Diagnostics": "gateway.base._collection",
     "FileNames": "gateway.base._paths",
     "GatewayConfig": "gateway.base.config",
+    "GatewayError": "gateway.base.errors",
     "HOOK_EVENTS": "gateway.base.names",
     "HomeUnusable": "gateway.base._home",
     "MAX_ARGUMENT_DEPTH": "gateway.base._json_depth",
@@ -129,6 +131,7 @@ __all__ = [
     "Diagnostics",
     "FileNames",
     "GatewayConfig",
+    "GatewayError",
     "HomeUnusable",
     "PathRefused",
     "PrintableStream",

@@ -59,7 +59,14 @@ if TYPE_CHECKING:
         write_lockfile,
     )
     from gateway.packages._observed import ObservedRegistration, observed_registration
-    from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
+    from gateway.packages._sources import (
+        Fetched,
+        FetchError,
+        Source,
+        SourceError,
+        fetch,
+        parse_source,
+    )
     from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
     from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
@@ -93,6 +100,7 @@ _WHERE: dict[str, str] = {
     "PackageConfigError": "gateway.packages._config",
     "PackageStatus": "gateway.packages._gates",
     "Source": "gateway.packages._sources",
+    "SourceError": "gateway.packages._sources",
     "VerifyError": "gateway.packages._verify",
     "collect_garbage": "gateway.packages._installer",
     "config_path": "gateway.packages._config",
@@ -142,6 +150,7 @@ __all__ = [
     "PackageConfigError",
     "PackageStatus",
     "Source",
+    "SourceError",
     "SyncRefused",
     "SyncReport",
     "VerifyError",

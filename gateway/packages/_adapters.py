@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from gateway.base import ADAPTERS_ENTRY_POINT, Diagnostic
+from gateway.base import ADAPTERS_ENTRY_POINT, Diagnostic, GatewayError
 from gateway.model import (
     AdapterSet,
     CallPlan,
@@ -38,7 +38,7 @@ __all__ = [
 ENTRY_POINT_GROUP = ADAPTERS_ENTRY_POINT
 
 
-class NoAdapters(RuntimeError):
+class NoAdapters(GatewayError, RuntimeError):
     pass
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from gateway.base import (
     MAX_NAME_BYTES,
     Diagnostic,
+    GatewayError,
     Progress,
     Severity,
     no_progress,
@@ -72,7 +73,7 @@ Expect = Callable[[CatalogEntry, str, str | None], None]
 placed; raising ``InstallError`` refuses it (``gateway sync``: the lockfile's integrity)."""
 
 
-class InstallError(Exception):
+class InstallError(GatewayError):
     """``str()`` is the whole reason in one message; ``subject`` ("cannot install SRC") is
     its head, for a display that lists the package's ``diagnostics`` under it instead."""
 

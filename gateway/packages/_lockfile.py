@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic, name_problem
+from gateway.base import Diagnostic, GatewayError, name_problem
 from gateway.base._version import gateway_version
 from gateway.packages import _codes
 from gateway.packages._config import PackageConfigError, config_path
@@ -50,7 +50,7 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 _MAX_TEXT = 4096
 
 
-class LockfileError(Exception):
+class LockfileError(GatewayError):
     """A lockfile that cannot be read or written; ``diagnostic`` says why, with its code."""
 
     def __init__(self, diagnostic: Diagnostic) -> None:
@@ -216,7 +216,7 @@ def write_lockfile(path: Path, text: str) -> None:
 # --------------------------------------------------------------------------- reading
 
 
-class _Invalid(Exception):
+class _Invalid(GatewayError):
     pass
 
 

@@ -68,10 +68,11 @@ if TYPE_CHECKING:
         make_undumpable,
     )
     from gateway.sandbox._protected import PROTECTED_NAMES, reopened_names
-    from gateway.sandbox._spawn import SandboxError, spawn_confined, wait_for_exit
+    from gateway.sandbox._spawn import spawn_confined, wait_for_exit
     from gateway.sandbox._support import (
         FULL_ABI,
         KernelSupport,
+        SandboxError,
         SandboxUnavailable,
         detect_support,
         missing_protections,
@@ -99,7 +100,7 @@ _WHERE: dict[str, str] = {
     "PackageSandbox": "gateway.sandbox._builder",
     "Ports": "gateway.sandbox._policy",
     "SANDBOX_PERMISSIONS": "gateway.sandbox._builder",
-    "SandboxError": "gateway.sandbox._spawn",
+    "SandboxError": "gateway.sandbox._support",
     "SandboxPolicy": "gateway.sandbox._policy",
     "SandboxUnavailable": "gateway.sandbox._support",
     "abi_version": "gateway.sandbox._landlock",

@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal, get_args
 
+from gateway.base import GatewayError
 from gateway.store._hashing import HashCache
 
 __all__ = [
@@ -45,7 +46,7 @@ APPLICATION_ID = 0x45475753
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-class StoreError(Exception):
+class StoreError(GatewayError):
     """Base class for every state-store failure the caller is expected to handle."""
 
 

@@ -14,7 +14,13 @@ if TYPE_CHECKING:
         EXTENSION_REGISTER_INVALID,
         PROTOCOL_UNKNOWN_ID,
     )
-    from gateway.wire._errors import ExtensionError, RegisterInvalid, SandboxRefused, UiAnswer
+    from gateway.wire._errors import (
+        ExtensionError,
+        MessageError,
+        RegisterInvalid,
+        SandboxRefused,
+        UiAnswer,
+    )
     from gateway.wire._framing import DEFAULT_LINE_CAP, LineFramer, OversizedLine, read_lines
     from gateway.wire._logfiles import (
         LogLimits,
@@ -45,7 +51,6 @@ if TYPE_CHECKING:
         HostRequest,
         HostResponse,
         InitializeMessage,
-        MessageError,
         Notification,
         RegisterMessage,
         ResponseMessage,
@@ -85,7 +90,7 @@ _WHERE: dict[str, str] = {
     "LogLimits": "gateway.wire._logfiles",
     "Member": "gateway.wire._owners",
     "MemberNames": "gateway.wire._owners",
-    "MessageError": "gateway.wire.protocol",
+    "MessageError": "gateway.wire._errors",
     "Notification": "gateway.wire.protocol",
     "OversizedLine": "gateway.wire._framing",
     "PipeClosed": "gateway.wire._pipes",

@@ -12,12 +12,11 @@ from typing import Any
 
 from gateway.base import DiagnosticCode, Diagnostics, Severity
 from gateway.wire import _codes
-from gateway.wire._errors import ExtensionError
+from gateway.wire._errors import ExtensionError, MessageError
 from gateway.wire._framing import LineFramer, OversizedLine
 from gateway.wire._pending import PendingRequests, Stray
 from gateway.wire.protocol import (
     HostRequest,
-    MessageError,
     RegisterMessage,
     ResponseMessage,
     ToolUpdate,
