@@ -1,6 +1,7 @@
 """Agent Plugins 1.0 (``plugin.json`` + ``skills/`` + ``mcp.json``), the format nanobot
 0.3, VS Code, Cursor, Copilot, Codex, Kiro and OpenClaw read: skills served by the gateway
-like every other skill, stdio MCP servers run by the plugin host (``adapters/plugin_host``).
+like every other skill, MCP servers run (stdio) or connected to (``streamable-http``, ``sse``)
+by the plugin host (``adapters/plugin_host``).
 Checked first by the registry: its ``plugin.json`` names an agent-plugins.org schema, which
 no other ecosystem's metadata does."""
 
@@ -19,7 +20,11 @@ from adapters.agent_plugins._manifest import (
     PluginReading,
     is_agent_plugin,
     read_plugin,
-    remote_host,
+)
+from adapters.plugin_host._remote_spec import (
+    remote_contribution,
+    remote_permissions,
+    remote_secrets,
 )
 from gateway.model import CatalogEntry, Contribution, DiscoveredLaunch, LaunchSpec
 from gateway.model.discovery import Discovery
@@ -88,19 +93,13 @@ def _fill(inspection: Inspection, entry: CatalogEntry, reading: PluginReading) -
                 contribution=name, hint=f"gateway permissions {entry.id} network",
             ))  # fmt: skip
     for name, remote in reading.remote.items():
-        host = remote_host(remote["url"])
-        entry.contributions.append(Contribution(
-            kind="mcp_server", name=name, description=f"{remote['type']} MCP server at {host}",
-            detail={"transport": remote["type"], "host": host, "path": MCP_FILE},
-        ))  # fmt: skip
-        inspection.add(codes.AGENT_PLUGINS_REMOTE_SERVER(
-            f"{MCP_FILE}: {remote['type']} server {name!r} ({host}) is listed, not connected: "
-            "the plugin host has no network by default", contribution=name,
-        ))  # fmt: skip
-    entry.runtime = RUNTIME if reading.stdio else "declarative"
+        entry.contributions.append(remote_contribution(name, remote, MCP_FILE))
+    entry.permissions = remote_permissions(reading.remote)
+    entry.secrets = remote_secrets(reading.remote)
+    entry.runtime = RUNTIME if reading.stdio or reading.remote else "declarative"
     entry.metadata = {
         "stdio_servers": reading.stdio,
-        "remote_servers": {n: remote_host(r["url"]) for n, r in reading.remote.items()},
+        "remote_servers": reading.remote,
         "homepage": manifest.get("homepage", ""),
         "license": manifest.get("license", ""),
         "repository": manifest.get("repository", ""),

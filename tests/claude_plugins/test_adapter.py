@@ -218,9 +218,12 @@ def test_mcp_servers_in_both_of_claudes_forms(tmp_path: Path) -> None:
         **{".mcp.json": json.dumps(wrapped)},
     )
     entry = inspect_package(root)
-    assert [c.name for c in entry.contributions if c.kind == "mcp_server"] == ["db"]
-    assert entry.metadata["remote_mcp_servers"] == ["web"]
-    assert _codes(entry) == [codes.CLAUDE_COMPONENT_UNSUPPORTED.code]
+    assert [c.name for c in entry.contributions if c.kind == "mcp_server"] == ["db", "web"]
+    assert entry.metadata["remote_servers"] == {
+        "web": {"transport": "streamable-http", "url": "https://x", "headers": {}}
+    }
+    assert [(p.name, p.optional) for p in entry.permissions] == [("network:x:443", True)]
+    assert _codes(entry) == []
     flat = _plugin(tmp_path / "flat", **{".mcp.json": json.dumps({"s": {"command": "srv"}})})
     assert inspect_package(flat).metadata["mcp_servers"] == {
         "s": {"command": "srv", "args": [], "env": {}}
