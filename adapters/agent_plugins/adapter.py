@@ -21,6 +21,7 @@ from adapters.agent_plugins._manifest import (
     is_agent_plugin,
     read_plugin,
 )
+from adapters.plugin_host import signing
 from adapters.plugin_host._remote_spec import (
     remote_contribution,
     remote_permissions,
@@ -61,6 +62,10 @@ class AgentPluginsAdapter:
             _fill(inspection, entry, reading)
         entry.diagnostics = inspection.finish(entry.id)
         return entry
+
+    # gateway auth (gateway.model.SignsIn): the remote MCP servers a person signs in to.
+    remote_servers = staticmethod(signing.remote_servers)
+    sign_in = staticmethod(signing.sign_in)
 
     def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | None:
         return plan_plugin_host(entry, home)

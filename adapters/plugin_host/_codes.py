@@ -65,3 +65,21 @@ REMOTE_FIELD_IGNORED = define_code(
     "MCP SDK's OAuth client discovers the authorization server and chooses scopes itself).",
     "Nothing to fix; put static headers in `headers` (with `${NAME}` for secrets).",
 )
+REMOTE_SCOPE_INSUFFICIENT = define_code(
+    "remote_mcp.scope_insufficient",
+    W,
+    "A remote MCP server answers 403 `insufficient_scope`: the sign-in was granted fewer "
+    "scopes than the server needs. The server's calls are held back (each says so); the "
+    "plugin host never widens a sign-in by itself.",
+    "Sign in again: `gateway auth ID` (the authorization server is asked for the scopes the "
+    "server names); if it refuses them, the account lacks access.",
+)
+REMOTE_SIGN_IN_FAILED = define_code(
+    "remote_mcp.sign_in_failed",
+    E,
+    "`gateway auth` did not complete: the authorization server refused the request (e.g. "
+    "`invalid_scope`, `access_denied`), no redirect came back in time, its metadata or "
+    "client registration failed, or the tokens could not be kept. Nothing was kept; an "
+    "earlier sign-in stays as it was.",
+    "Read the reason in the message; run `gateway auth ID` again once it is fixed.",
+)

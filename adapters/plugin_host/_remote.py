@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -26,7 +27,7 @@ from adapters.plugin_host._config import RemoteSpec
 from adapters.plugin_host._oauth_client import BearerAuth, TokenKeeper
 from adapters.plugin_host._remote_spec import VARIABLE
 
-__all__ = ["RemoteLink", "expand_headers", "network_denied"]
+__all__ = ["RemoteLink", "expand_headers", "network_denied", "streamable"]
 
 
 def expand_headers(
@@ -105,8 +106,8 @@ class RemoteLink:
 
     def failure(self, why: str) -> tuple[str, str]:
         """(code, message) for a connection that failed with ``why``."""
-        if self.needs_sign_in is not None:
-            return codes.REMOTE_SIGN_IN_REQUIRED.code, self.sign_in_text()
+        if self.keeper is not None and self.keeper.needs_sign_in is not None:
+            return self.keeper.needs_code, self.sign_in_text()
         return codes.REMOTE_UNREACHABLE.code, (
             f"MCP server {self.spec.name!r} ({self.spec.url}) could not be connected: {why}"
         )
@@ -116,12 +117,12 @@ class RemoteLink:
         auth = BearerAuth(self.keeper, self.spec.url) if self.keeper is not None else None
         if self.spec.transport == "sse":
             return sse_client(self.spec.url, headers=self.headers, timeout=30.0, auth=auth)
-        return _streamable(self.spec.url, self.headers, auth)
+        return streamable(self.spec.url, self.headers, auth)
 
 
 @asynccontextmanager
-async def _streamable(
-    url: str, headers: dict[str, str], auth: BearerAuth | None
+async def streamable(
+    url: str, headers: dict[str, str], auth: httpx2.Auth | None
 ) -> AsyncIterator[Any]:
     async with (
         create_mcp_http_client(headers=headers, auth=auth) as http,

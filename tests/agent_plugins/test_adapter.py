@@ -42,7 +42,10 @@ def test_the_demo_fixture_reads_skills_and_servers(tmp_path: Path) -> None:
     ]  # fmt: skip
     assert codes(entry) == []
     remote = entry.contributions[-1].detail
-    assert (remote["transport"], remote["grant"]) == ("streamable-http", "network:mcp.example.com:443")
+    assert (remote["transport"], remote["grant"]) == (
+        "streamable-http",
+        "network:mcp.example.com:443",
+    )
     assert [(p.name, p.optional) for p in entry.permissions] == [
         ("network:mcp.example.com:443", True)
     ]
