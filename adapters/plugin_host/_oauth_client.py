@@ -14,7 +14,10 @@ finish. So here:
   the sign-in: the server's tools stay listed, each call says ``gateway auth ID``, and one
   diagnostic says so at once (``remote_mcp.sign_in_required``) — never a tool that
   silently vanished;
-- a refresh that fails otherwise (unreachable) keeps the current token and is tried again.
+- a refresh that fails otherwise (unreachable) keeps the current token and is tried again;
+- a 403 ``insufficient_scope`` (the sign-in has fewer scopes than the server needs) holds
+  the server's calls back the same way (``remote_mcp.scope_insufficient``): widening a
+  sign-in takes a person.
 
 Hosts of the same package in two gateways share the sign-in file: a refresh reads it under
 ``lock_sign_ins`` first and takes a token another host already refreshed. The access token
@@ -26,6 +29,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
@@ -91,6 +95,8 @@ class TokenKeeper:
         self._failing = False
         self.needs_sign_in: str | None = None
         """Why a person must sign in again (None: they need not, as far as is known)."""
+        self.needs_code = codes.REMOTE_SIGN_IN_REQUIRED.code
+        """The diagnostic code of ``needs_sign_in``."""
         self.report: Report = lambda code, message: log(f"{code}: {message}")
         """Called with each new problem (set by the host: an ``update`` diagnostic)."""
         self.refreshes = 0
@@ -269,11 +275,18 @@ class TokenKeeper:
             self.report(codes.REMOTE_REFRESH_FAILED.code, message)
         return False
 
-    def _sign_in_needed(self, why: str) -> None:
+    def insufficient(self, scope: str | None) -> None:
+        """The server answered 403 ``insufficient_scope`` (naming the scope, or describing
+        it, if it did)."""
+        named = f" (it says {printable(scope[:200])!r})" if scope else ""
+        why = f"the server needs scopes the sign-in was not granted{named}"
+        self._sign_in_needed(why, codes.REMOTE_SCOPE_INSUFFICIENT.code)
+
+    def _sign_in_needed(self, why: str, code: str = codes.REMOTE_SIGN_IN_REQUIRED.code) -> None:
         if self.needs_sign_in is None:
-            self.needs_sign_in = why
+            self.needs_sign_in, self.needs_code = why, code
             message = f"MCP server {self._server!r} needs a person to sign in: {why}"
-            self.report(codes.REMOTE_SIGN_IN_REQUIRED.code, message)
+            self.report(code, message)
 
     # -- the timer ---------------------------------------------------------------------------
 
@@ -327,4 +340,15 @@ class BearerAuth(httpx2.Auth):
             retry = await self.keeper.rejected(token)
             if retry is not None:
                 request.headers["Authorization"] = f"Bearer {retry}"
-                yield request
+                response = yield request
+        if response.status_code == 403:
+            challenge = response.headers.get("WWW-Authenticate", "")
+            if _param(challenge, "error") == "insufficient_scope":
+                said = _param(challenge, "scope") or _param(challenge, "error_description")
+                self.keeper.insufficient(said)
+
+
+def _param(challenge: str, name: str) -> str | None:
+    """A parameter of a ``Bearer`` challenge (RFC 6750 §3), quoted or not."""
+    found = re.search(rf'(?:^|[\s,]){name}=(?:"([^"]*)"|([^\s,]+))', challenge)
+    return (found.group(1) if found.group(1) is not None else found.group(2)) if found else None

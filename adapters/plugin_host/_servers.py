@@ -99,6 +99,8 @@ class McpServer:
 
     def _keeper_said(self, code: str, message: str) -> None:
         log(f"{self.spec.name}: {code}: {message}")
+        if self.link is not None and self.link.needs_sign_in is not None:
+            message = f"{message}; run `gateway auth {self.link.package}`"
         self.report({"code": code, "message": message, "contribution": self.spec.name})
 
     async def run(self, stop: anyio.Event, start_timeout: float) -> None:
@@ -156,6 +158,8 @@ class McpServer:
         self.failure = problem
         log(f"{self.spec.name}: failed to start: {problem}")
         if self.link is not None:
+            if code is None and self.link.needs_sign_in is not None:
+                return  # the sign-in's keeper said why already (``_keeper_said``)
             code, message = (code, problem) if code else self.link.failure(problem)
             self.problems.append({"code": code, "message": message,
                                   "contribution": self.spec.name})  # fmt: skip
