@@ -68,11 +68,14 @@ class LoopbackRedirect:
         trace: TracebackType | None,
     ) -> bool | None:
         assert self._group is not None and self._listener is not None
+        # The listener's task only: what the body raised passes on as it is (a task group
+        # would wrap it in an exception group).
         self._group.cancel_scope.cancel()
         try:
-            return await self._group.__aexit__(kind, error, trace)
+            await self._group.__aexit__(None, None, None)
         finally:
             await self._listener.aclose()
+        return None
 
     async def wait(self) -> RedirectResult:
         """The redirect's parameters, once they came (the caller bounds the wait)."""
