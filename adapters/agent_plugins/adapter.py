@@ -10,9 +10,9 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from adapters import _codes as codes
 from adapters._files import Inspection
 from adapters._skills import package_skills
+from adapters.agent_plugins import _codes as codes
 from adapters.agent_plugins._launch import plan_plugin_host
 from adapters.agent_plugins._manifest import (
     MCP_FILE,

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from adapters import _codes as codes
 from adapters._files import Inspection
+from adapters.claude_plugins import _codes as codes
 from adapters.plugin_host import _codes as remote_codes
 from adapters.plugin_host._remote_spec import url_problem
 

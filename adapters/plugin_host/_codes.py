@@ -1,16 +1,78 @@
-"""The diagnostic codes of remote MCP servers (``remote_mcp.*``): read by the adapters,
-connected by the plugin host. ``docs/diagnostics.md``
-documents each one."""
+"""The diagnostic codes the plugin host reports (one process per Agent Plugin or Claude Code
+plugin): MCP servers that fail, exit or offer what it cannot use, and command hooks that
+fail or answer what is ignored; and remote MCP servers (``remote_mcp.*``: read by the
+adapters, connected and signed in to through the plugin host).
+"""
 
 from __future__ import annotations
 
 from gateway.base import Severity, define_code
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+CLAUDE_HOOK_TYPE_UNSUPPORTED = define_code(
+    "claude.hook_type_unsupported",
+    WARNING,
+    "A hook is not a `command` hook (`prompt`, `agent`, `http`, `mcp_tool`): the gateway "
+    "runs shell command hooks only, so it never runs.",
+    "Write the check as a command hook, or accept that it does not run in the gateway.",
+)
+CLAUDE_HOOK_FAILED = define_code(
+    "claude.hook_failed",
+    WARNING,
+    "A hook command failed without blocking: it exited with a code other than 0 or 2, timed "
+    "out (its process group was killed), could not start, or wrote more output than the cap. "
+    "As in Claude Code, the event goes on as if the hook had not answered.",
+    "Run the hook by hand with the JSON event on stdin; block with exit code 2 only.",
+)
+CLAUDE_HOOK_OUTPUT_IGNORED = define_code(
+    "claude.hook_output_ignored",
+    INFO,
+    "A hook answered with something the gateway cannot carry for that event (stopping the "
+    "whole agent, a message shown only to the user, a decision on an event that cannot be "
+    "blocked); the rest of its answer applies.",
+    "Nothing to fix; docs/claude-plugins.md says what each answer becomes.",
+)
+
+AGENT_PLUGINS_SERVER_FAILED = define_code(
+    "agent_plugins.server_failed",
+    ERROR,
+    "A stdio MCP server did not start, did not complete the MCP handshake in time, or failed "
+    "listing its tools; its tools are absent, the plugin's other servers keep working.",
+    "Read the package's log (the server's stderr) and run the server by hand.",
+)
+AGENT_PLUGINS_SERVER_EXITED = define_code(
+    "agent_plugins.server_exited",
+    ERROR,
+    "A running stdio MCP server exited or closed its pipes; calls to its tools fail until the "
+    "plugin host restarts (a reload).",
+    "Read the package's log (the server's stderr).",
+)
+AGENT_PLUGINS_TOOL_INVALID = define_code(
+    "agent_plugins.tool_invalid",
+    WARNING,
+    "An MCP tool's inputSchema is not a valid JSON Schema; that tool is not offered (one bad "
+    "tool must not fail the registration of the plugin's others).",
+    "Fix the tool's inputSchema in its server.",
+)
+AGENT_PLUGINS_NAME_COLLISION = define_code(
+    "agent_plugins.name_collision",
+    WARNING,
+    "Two MCP tools, prompts or resources of one plugin map to the same gateway name "
+    "(mcp_<server>_<name>, sanitised as nanobot does); the first keeps it.",
+    "Rename one of them in its server.",
+)
+AGENT_PLUGINS_RESOURCE_TEMPLATES = define_code(
+    "agent_plugins.resource_templates_unsupported",
+    INFO,
+    "An MCP server offers resource templates (parameterised URIs); the plugin host offers "
+    "its static resources as tools, not its templates.",
+    "Expose what the template reads through a tool.",
+)
 
 REMOTE_NOT_GRANTED = define_code(
     "remote_mcp.not_granted",
-    W,
+    WARNING,
     "A remote MCP server is not connected: the package's sandbox has no network grant for it "
     "(each server's host and port is an optional permission, `network:HOST:PORT`).",
     "Grant it: `gateway permissions ID network:HOST:PORT` (the hint names it); the package's "
@@ -18,7 +80,7 @@ REMOTE_NOT_GRANTED = define_code(
 )
 REMOTE_SIGN_IN_REQUIRED = define_code(
     "remote_mcp.sign_in_required",
-    W,
+    WARNING,
     "A remote MCP server answers 401 and no sign-in can be used: none was made, the refresh "
     "token was refused (revoked or expired), or the sign-in was made for another URL. Its "
     "tools stay listed and each call says so; none is run.",
@@ -27,7 +89,7 @@ REMOTE_SIGN_IN_REQUIRED = define_code(
 )
 REMOTE_REFRESH_FAILED = define_code(
     "remote_mcp.refresh_failed",
-    W,
+    WARNING,
     "Refreshing a remote MCP server's access token failed for a reason other than a refusal "
     "(the authorization server unreachable, an error page, a malformed answer); the current "
     "token is used while it lasts, and the refresh is tried again at the next use.",
@@ -36,14 +98,14 @@ REMOTE_REFRESH_FAILED = define_code(
 )
 REMOTE_UNREACHABLE = define_code(
     "remote_mcp.unreachable",
-    W,
+    WARNING,
     "A remote MCP server could not be connected (name resolution, a refused connection, TLS, "
     "no MCP answer within the start timeout, an HTTP error); its tools are not offered.",
     "Check the URL and that the server is up; `gateway logs ID` has the plugin host's view.",
 )
 REMOTE_HEADER_UNSET = define_code(
     "remote_mcp.header_unset",
-    W,
+    WARNING,
     "A header of a remote MCP server names a variable (`${NAME}`) that has no value: no "
     "secret of that name, no `env:NAME` grant, no `${NAME:-default}`; the server is not "
     "connected (a header sent empty would fail later and less clearly).",
@@ -52,14 +114,14 @@ REMOTE_HEADER_UNSET = define_code(
 )
 REMOTE_TRANSPORT_UNSUPPORTED = define_code(
     "remote_mcp.transport_unsupported",
-    W,
+    WARNING,
     "A remote MCP server entry names a transport the plugin host does not speak (Claude "
     "Code's `ws`); it is listed, never connected.",
     "Use the server's streamable HTTP or SSE endpoint if it has one.",
 )
 REMOTE_FIELD_IGNORED = define_code(
     "remote_mcp.field_ignored",
-    I,
+    INFO,
     "A field of a remote MCP server entry is read but not applied: `headersHelper` (a command "
     "Claude Code runs for headers), `oauth.scopes` and `oauth.authServerMetadataUrl` (the "
     "MCP SDK's OAuth client discovers the authorization server and chooses scopes itself).",
@@ -67,7 +129,7 @@ REMOTE_FIELD_IGNORED = define_code(
 )
 REMOTE_SCOPE_INSUFFICIENT = define_code(
     "remote_mcp.scope_insufficient",
-    W,
+    WARNING,
     "A remote MCP server answers 403 `insufficient_scope`: the sign-in was granted fewer "
     "scopes than the server needs. The server's calls are held back (each says so); the "
     "plugin host never widens a sign-in by itself.",
@@ -76,7 +138,7 @@ REMOTE_SCOPE_INSUFFICIENT = define_code(
 )
 REMOTE_SIGN_IN_FAILED = define_code(
     "remote_mcp.sign_in_failed",
-    E,
+    ERROR,
     "`gateway auth` did not complete: the authorization server refused the request (e.g. "
     "`invalid_scope`, `access_denied`), no redirect came back in time, its metadata or "
     "client registration failed, or the tokens could not be kept. Nothing was kept; an "
