@@ -145,3 +145,12 @@ REMOTE_SIGN_IN_FAILED = define_code(
     "earlier sign-in stays as it was.",
     "Read the reason in the message; run `gateway auth ID` again once it is fixed.",
 )
+REMOTE_HEADER_USER_CONFIG = define_code(
+    "remote_mcp.header_user_config",
+    WARNING,
+    "A header of a Claude Code plugin's remote MCP server names a plugin option "
+    "(`${user_config.KEY}`), which the gateway does not fill in remote server headers yet; "
+    "rather than send the placeholder as written, the server is listed, not connected.",
+    "Put the value in a secret and name it instead: `${NAME}` in the header, `gateway secret "
+    "set ID NAME`.",
+)
