@@ -148,9 +148,11 @@ CLAUDE_HOOK_EVENT_UNSUPPORTED = define_code(
 AGENT_PLUGINS_REMOTE_SERVER = define_code(
     "agent_plugins.remote_server_unsupported",
     WARNING,
-    "A streamable-http or sse MCP server of an Agent Plugin is listed but not connected: the "
-    "plugin host is a confined process without network by default.",
-    "Use the server from a client that connects to remote servers, or ship a stdio server.",
+    "An audited host does not connect an Agent Plugin's streamable-http or sse MCP server "
+    "(nanobot 0.3 starts stdio servers only). The gateway itself connects it through the "
+    "plugin host (`remote_mcp.*`).",
+    "Use the server from a host that connects remote servers (the gateway), or ship a stdio "
+    "server.",
 )
 
 # Audit cells: answers the adapters' host knowledge shares

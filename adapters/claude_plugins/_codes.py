@@ -25,8 +25,7 @@ CLAUDE_COMPONENT_UNSUPPORTED = define_code(
     "claude.component_unsupported",
     WARNING,
     "The plugin ships a component a headless host cannot run (subagents in agents/, output "
-    "styles, LSP servers, status lines, monitors, http/sse MCP servers); it is listed, never "
-    "run.",
+    "styles, LSP servers, status lines, monitors); it is listed, never run.",
     "Nothing to fix; the plugin's commands, skills, command hooks and stdio MCP servers "
     "still work.",
 )

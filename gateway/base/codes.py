@@ -82,6 +82,7 @@ SECTIONS: dict[str, str] = {
     "policy": "Policies",
     "claude": "Claude Code plugins",
     "agent_plugins": "Agent Plugins",
+    "remote_mcp": "Remote MCP servers (docs/remote-mcp.md)",
 }
 """The page's sections, in order: a code's section is the part of its name before the dot."""
 

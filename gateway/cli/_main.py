@@ -43,6 +43,7 @@ _VERBS: dict[str, tuple[str, str]] = {
     "setup": ("gateway.cli._setup", "run_setup_verb"),
     "config": ("gateway.cli._config", "run_config"),
     "secret": ("gateway.cli._secrets", "run_secret"),
+    "auth": ("gateway.cli._auth", "run_auth"),
     "policy": ("gateway.cli._policy", "run_policy"),
     "journal": ("gateway.cli._journal", "run_journal"),
     "logs": ("gateway.cli._logs", "run_logs"),
@@ -71,7 +72,8 @@ _HOMELESS = ("doctor", "completion", "docs", "__complete")
 # (``gateway.cli._names``).
 PACKAGE_NAME_VERBS = (
     "trust", "untrust", "inspect", "enable", "disable", "uninstall", "update", "group",
-    "ungroup", "permissions", "config", "secret", "policy", "logs", "serve", "audit", "migrate",
+    "ungroup", "permissions", "config", "secret", "auth", "policy", "logs", "serve", "audit",
+    "migrate",
 )  # fmt: skip
 # Positional arguments that name something: empty, each would mean the current folder.
 _NAMED = ("target", "targets", "source", "id", "ids", "tool", "name", "call")

@@ -13,6 +13,7 @@ import sys
 
 from gateway.cli._parser_http import serve_http_arguments, token_arguments
 from gateway.cli._parser_packages import (
+    add_auth,
     add_config,
     add_group,
     add_install,
@@ -368,6 +369,14 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
         None,
     ),
     "secret": ("set, unset or list a package's secrets", add_secret, None),
+    "auth": (
+        "sign in to a package's remote MCP servers (OAuth), or see and end those sign-ins",
+        add_auth,
+        "Sign in to the remote MCP servers ID connects to: the authorization URL is printed "
+        "(and opened in a browser), the redirect comes back to a loopback listener, and the "
+        "tokens are kept like secrets (never shown). --status shows the sign-ins, --sign-out "
+        "forgets them. A running gateway restarts the package afterwards.",
+    ),
     "policy": ("show, accept or revoke a package's policy rules", add_policy, None),
     "journal": ("interrupted at-most-once tool calls; resolve them", add_journal, None),
     "logs": ("what a package's processes wrote to stderr", add_logs, None),

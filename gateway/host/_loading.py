@@ -44,6 +44,7 @@ from gateway.packages import (
     remember_denials,
     remember_start,
 )
+from gateway.packages.sign_ins import sign_in_stamp
 from gateway.runtime import LaunchError
 from gateway.store import STATE_FILE, StoreError
 from gateway.wire import LaunchPlan
@@ -193,6 +194,7 @@ class Loader:
                 env,
                 state.config.home / "config" / f"{status.id}.json",
                 status.package.granted,
+                sign_in_stamp(state.config.home, status.id),
             )
             for status in statuses
         ]

@@ -5,8 +5,9 @@ when one of them is used (as VS Code's activation events and OpenClaw's
 
 An entry is valid only for the exact package it was made from: its key digests the
 package's content hash, the launch spec the adapter planned (command and declared
-environment), the package's settings file and granted permissions, and the gateway's own
-version. Anything else is a miss, and the package starts at once (and is cached again).
+environment), the package's settings file, the stamp of its sign-ins (a person signed in
+to a remote MCP server whose start was refused), its granted permissions, and the gateway's
+own version. Anything else is a miss, and the package starts at once (and is cached again).
 Files live under ``GATEWAY_HOME/cache/registrations``, one JSON document per package,
 written atomically; an unreadable one is a miss, never an error.
 """
@@ -37,12 +38,10 @@ def registration_key(
     env: dict[str, str],
     settings: Path,
     granted: Iterable[str],
+    sign_ins: Path | None = None,
 ) -> str:
     """The digest a cached registration must carry to be used."""
-    try:
-        settings_digest = hashlib.sha256(settings.read_bytes()).hexdigest()
-    except OSError:
-        settings_digest = ""
+    settings_digest, sign_ins_digest = _digest(settings), _digest(sign_ins)
     material = [
         _FORMAT,
         gateway_version(),
@@ -53,7 +52,16 @@ def registration_key(
         settings_digest,
         sorted(granted),
     ]
+    if sign_ins_digest:  # absent for most packages: their keys stay as they were
+        material.append(sign_ins_digest)
     return hashlib.sha256(json.dumps(material).encode()).hexdigest()
+
+
+def _digest(path: Path | None) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else ""
+    except OSError:
+        return ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from gateway.migrate._model import Observation, Package
 from gateway.migrate._throwaway import Loaded
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.packages import evaluate_packages, load_adapters
+from gateway.packages.sign_ins import sign_in_stamp
 from gateway.runtime import child_environment
 from gateway.store import STATE_FILE, StoreError
 from gateway.wire import RegisterMessage, ToolSpec
@@ -75,6 +76,7 @@ def recorded(package: Package, config: GatewayConfig) -> Observation | None:
         {k: v for k, v in spec.env.items() if base.get(k) != v},
         config.home / "config" / f"{status.id}.json",
         status.package.granted,
+        sign_in_stamp(config.home, status.id),
     )
     cached = RegistrationCache(config.home).load(status.id, key)
     if cached is None:
