@@ -203,9 +203,9 @@ def _skills(inspection: Inspection, directory: str, plugin: str) -> list[Contrib
     if not safe_is_dir(inspection.root / directory):
         return []
     found = []
-    for rel, is_dir in inspection.walk(directory, recursive=False):
-        skill_md = posixpath.join(rel, "SKILL.md")
-        if not is_dir or not safe_is_file(inspection.root / skill_md):
+    # Codex finds a SKILL.md at any depth (openai/plugins' moody-s: skills/shared/citations).
+    for skill_md, is_dir in inspection.walk(directory):
+        if is_dir or posixpath.basename(skill_md) != "SKILL.md" or skill_md.count("/") < 2:
             continue
         before = len(inspection.diagnostics)
         skill = skill_contribution(inspection, skill_md)
@@ -213,8 +213,21 @@ def _skills(inspection: Inspection, directory: str, plugin: str) -> list[Contrib
             inspection.add(adapters_codes.SKILL_INVALID(f"{skill_md}: skipped (see above)"))
             continue
         skill.name = f"{plugin}:{skill.name}"
+        if not _implicit(inspection, posixpath.dirname(skill_md)):
+            skill.detail["implicit"] = False
         found.append(skill)
     return found
+
+
+def _implicit(inspection: Inspection, folder: str) -> bool:
+    """``agents/openai.yaml``'s ``policy.allow_implicit_invocation``: false keeps the skill
+    out of the list Codex shows its model (it is still invoked by name)."""
+    rel = posixpath.join(folder, "agents", "openai.yaml")
+    if not safe_is_file(inspection.root / rel):
+        return True
+    data = inspection.read_yaml(rel)
+    policy = data.get("policy") if isinstance(data, dict) else None
+    return not (isinstance(policy, dict) and policy.get("allow_implicit_invocation") is False)
 
 
 def _marketplace(inspection: Inspection) -> None:

@@ -11,8 +11,8 @@ GEMINI_MANIFEST_INVALID = define_code(
     "gemini.manifest_invalid",
     ERROR,
     "gemini-extension.json is not what Gemini CLI loads: no `name` or `version`, a name "
-    "outside a-z A-Z 0-9 -, a field of the wrong type, or a context file outside the "
-    "extension (Gemini CLI skips the whole extension).",
+    "outside a-z A-Z 0-9 -, or a field of the wrong type (Gemini CLI skips the whole "
+    "extension).",
     "Fix gemini-extension.json as the message says (`gemini extensions validate DIR` agrees).",
 )
 GEMINI_FIELD_IGNORED = define_code(
@@ -60,6 +60,13 @@ GEMINI_CONTEXT_MISSING = define_code(
     "A context file `contextFileName` names (default GEMINI.md) does not exist; Gemini CLI "
     "drops it at load (`gemini extensions validate` calls it an error).",
     "Add the file or remove it from `contextFileName`.",
+)
+GEMINI_CONTEXT_INVALID = define_code(
+    "gemini.context_invalid",
+    WARNING,
+    "A `contextFileName` entry Gemini CLI 0.61 refuses and drops (the extension loads): "
+    "empty, absolute, holding `..` (also URI-encoded) or a NUL, or outside the extension.",
+    "Name the context file by a path relative to the extension's folder.",
 )
 GEMINI_COMMAND_INVALID = define_code(
     "gemini.command_invalid",

@@ -16,6 +16,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any, Final
+from urllib.parse import unquote
 
 from adapters import _codes as adapters_codes
 from adapters._files import Inspection, normalize_relative, safe_is_dir, safe_is_file, type_name
@@ -74,9 +75,9 @@ def read_extension(inspection: Inspection) -> ExtensionReading:
         reading.name = data["name"]
     for problem in problems:
         inspection.add(codes.GEMINI_MANIFEST_INVALID(f"{MANIFEST}: {problem}"))
-    context = _context_files(inspection, data.get("contextFileName", DEFAULT_CONTEXT))
-    if problems or context is None:
+    if problems:
         return reading
+    context = _context_files(inspection, data.get("contextFileName"))
     reading.valid = True
     _fields(inspection, data)
     reading.contributions += context
@@ -139,27 +140,28 @@ def _fields(inspection: Inspection, data: dict[str, Any]) -> None:
             ))  # fmt: skip
 
 
-def _context_files(inspection: Inspection, raw: object) -> list[Contribution] | None:
-    """The context files that exist (Gemini drops missing ones); None when one points
-    outside the extension (Gemini refuses the extension)."""
-    names = [raw] if isinstance(raw, str) else [r for r in raw if isinstance(r, str)] \
+def _context_files(inspection: Inspection, raw: object) -> list[Contribution]:
+    """The context files that exist, checked as Gemini CLI 0.61's ``validateContextFilePath``
+    does: an invalid one is dropped with a warning, a missing one quietly."""
+    declared = raw is not None
+    names: list[object] = [raw] if isinstance(raw, str) else list(raw) \
         if isinstance(raw, list) else [DEFAULT_CONTEXT]  # fmt: skip
-    root = str(inspection.root)
     found = []
     for name in names:
-        value = hydrate(name, {"extensionPath": root, "/": "/", "pathSeparator": "/"})
-        rel = normalize_relative(value[len(root) :].lstrip("/")) if value.startswith(root) \
-            else normalize_relative(value)  # fmt: skip
-        if rel is None or rel in (".", ""):
-            inspection.add(codes.GEMINI_MANIFEST_INVALID(
-                f"{MANIFEST}: invalid context file path {name!r}: context files must be "
-                "within the extension directory"
+        problem = _context_problem(name)
+        rel = normalize_relative(name) if problem is None and isinstance(name, str) else None
+        if problem is None and (rel is None or not inspection.inside(inspection.root / rel)):
+            problem = "it escapes the extension directory"
+        if problem is not None or rel is None:
+            inspection.add(codes.GEMINI_CONTEXT_INVALID(
+                f"{MANIFEST}: invalid contextFileName {name!r}: {problem}; dropped"
             ))  # fmt: skip
-            return None
+            continue
         if not safe_is_file(inspection.root / rel):
-            inspection.add(codes.GEMINI_CONTEXT_MISSING(
-                f"{MANIFEST}: context file {rel!r} does not exist; not loaded"
-            ))  # fmt: skip
+            if declared:  # the default GEMINI.md is optional
+                inspection.add(codes.GEMINI_CONTEXT_MISSING(
+                    f"{MANIFEST}: context file {rel!r} does not exist; not loaded"
+                ))  # fmt: skip
             continue
         if inspection.read_text(rel) is None:
             continue
@@ -169,6 +171,18 @@ def _context_files(inspection: Inspection, raw: object) -> list[Contribution] | 
             detail={"path": rel},
         ))  # fmt: skip
     return found
+
+
+def _context_problem(name: object) -> str | None:
+    if not isinstance(name, str) or not name.strip():
+        return "expected a non-empty string"
+    if "\0" in name:
+        return "null bytes are not allowed"
+    if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
+        return "absolute paths are not allowed"
+    if ".." in name or ".." in unquote(name):
+        return 'relative parent directory references ("..") are not allowed'
+    return None
 
 
 def _settings(inspection: Inspection, raw: object) -> list[str]:
