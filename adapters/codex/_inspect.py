@@ -19,7 +19,6 @@ no JSON Schema is published for it):
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from adapters import _codes as adapters_codes
@@ -27,6 +26,7 @@ from adapters._files import Inspection, normalize_relative, safe_is_dir, safe_is
 from adapters._markdown import skill_contribution
 from adapters.agent_plugins import is_agent_plugin, read_plugin
 from adapters.codex import _codes as codes
+from adapters.codex._reading import PluginReading
 from adapters.codex._servers import read_apps, read_hooks, read_servers
 from gateway.model import Contribution
 
@@ -42,19 +42,6 @@ _DEFAULTS: Final = {"skills": "./skills", "mcpServers": "./.mcp.json", "apps": "
                     "hooks": "./hooks/hooks.json"}  # fmt: skip
 
 
-@dataclass(slots=True)
-class PluginReading:
-    name: str | None = None
-    manifest: dict[str, Any] = field(default_factory=dict)
-    valid: bool = False
-    contributions: list[Contribution] = field(default_factory=list)
-    stdio: dict[str, dict[str, Any]] = field(default_factory=dict)
-    remote: dict[str, str] = field(default_factory=dict)
-    hooks: dict[str, Any] | None = None
-    env_vars: list[str] = field(default_factory=list)
-    agent_plugin: bool = False
-
-
 def is_codex_plugin(inspection: Inspection) -> bool:
     root = inspection.root
     return safe_is_file(root / MANIFEST) or (
@@ -68,18 +55,17 @@ def read_codex_plugin(inspection: Inspection) -> PluginReading:
     if not safe_is_file(root / MANIFEST) and safe_is_file(root / MARKETPLACE):
         _marketplace(inspection)
         return reading
-    overlay = inspection.read_json_object(MANIFEST, required=False) or {}
+    read = inspection.read_json_object(MANIFEST, required=False)
     if is_agent_plugin(inspection):
-        return _agent_plugin(inspection, reading, overlay)
+        return _agent_plugin(inspection, reading, read or {})
     if not safe_is_file(root / MANIFEST):
         inspection.add(codes.CODEX_MANIFEST_INVALID(
             f"missing {MANIFEST} or a valid Agent Plugin manifest"
         ))  # fmt: skip
         return reading
-    if not overlay:
-        if not inspection.diagnostics:
-            inspection.add(codes.CODEX_MANIFEST_INVALID(f"{MANIFEST}: an empty object"))
-        return reading
+    if read is None:
+        return reading  # not JSON, or not an object: said by the reading
+    overlay = read
     problems = _manifest_problems(overlay)
     for problem in problems:
         inspection.add(codes.CODEX_MANIFEST_INVALID(f"{MANIFEST}: {problem}"))

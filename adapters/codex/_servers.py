@@ -9,14 +9,12 @@ streamable HTTP), Claude's ``headers`` is ignored, an entry with neither ``comma
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from adapters._files import Inspection, safe_is_file, type_name
 from adapters.codex import _codes as codes
+from adapters.codex._reading import PluginReading
 from gateway.model import Contribution
-
-if TYPE_CHECKING:
-    from adapters.codex._inspect import PluginReading
 
 __all__ = ["read_apps", "read_hooks", "read_servers"]
 

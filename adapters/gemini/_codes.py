@@ -10,16 +10,16 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 GEMINI_MANIFEST_INVALID = define_code(
     "gemini.manifest_invalid",
     ERROR,
-    "gemini-extension.json is not what Gemini CLI loads: no `name` or `version`, a name "
-    "outside a-z A-Z 0-9 -, or a field of the wrong type (Gemini CLI skips the whole "
-    "extension).",
+    "gemini-extension.json is not what Gemini CLI loads: not a JSON object, no `name` or "
+    "`version`, or a name outside a-z A-Z 0-9 - (Gemini CLI skips the whole extension).",
     "Fix gemini-extension.json as the message says (`gemini extensions validate DIR` agrees).",
 )
 GEMINI_FIELD_IGNORED = define_code(
     "gemini.field_ignored",
     INFO,
-    "gemini-extension.json has a field Gemini CLI's ExtensionConfig does not define, or one "
-    "that only steers Gemini CLI's own update or planning (`migratedTo`, `plan`); ignored.",
+    "gemini-extension.json has a field Gemini CLI's ExtensionConfig does not define, one "
+    "that only steers Gemini CLI's own update or planning (`migratedTo`, `plan`), or one of "
+    "another type than ExtensionConfig's (Gemini CLI does not check; a warning); ignored.",
     "Nothing to do, or remove the field.",
 )
 GEMINI_UNSUPPORTED = define_code(

@@ -23,6 +23,7 @@ from adapters._files import Inspection, normalize_relative, safe_is_dir, safe_is
 from adapters._markdown import skill_contribution
 from adapters.gemini import _codes as codes
 from adapters.gemini._commands import read_commands
+from gateway.base import Severity
 from gateway.model import Contribution
 
 __all__ = ["MANIFEST", "ExtensionReading", "hydrate", "is_gemini_extension", "read_extension"]
@@ -77,10 +78,10 @@ def read_extension(inspection: Inspection) -> ExtensionReading:
         inspection.add(codes.GEMINI_MANIFEST_INVALID(f"{MANIFEST}: {problem}"))
     if problems:
         return reading
-    context = _context_files(inspection, data.get("contextFileName"))
     reading.valid = True
+    data = reading.manifest = _typed(inspection, data)
+    reading.contributions += _context_files(inspection, data.get("contextFileName"))
     _fields(inspection, data)
-    reading.contributions += context
     reading.settings = _settings(inspection, data.get("settings"))
     _servers(inspection, data.get("mcpServers"), reading)
     reading.contributions += _skills(inspection)
@@ -91,6 +92,8 @@ def read_extension(inspection: Inspection) -> ExtensionReading:
 
 
 def _manifest_problems(data: dict[str, Any]) -> list[str]:
+    """What makes Gemini CLI skip the extension: only a missing ``name`` or ``version`` and
+    a name outside its pattern (``loadExtensionConfig``, ``validateName``)."""
     name, version = data.get("name"), data.get("version")
     found = []
     if not isinstance(name, str) or not name:
@@ -99,19 +102,41 @@ def _manifest_problems(data: dict[str, Any]) -> list[str]:
         found.append(f"invalid extension name {name!r}: only letters, numbers and dashes")
     if not version:
         found.append('missing "version"')
-    elif not isinstance(version, str):
-        found.append(f"version is {type_name(version)}, not a string")
-    for key, kind in (("description", str), ("mcpServers", dict), ("settings", list),
-                      ("excludeTools", list), ("themes", list), ("plan", dict)):  # fmt: skip
-        if key in data and not isinstance(data[key], kind):
-            found.append(f"{key} is {type_name(data[key])}, not {kind.__name__}")
-    context = data.get("contextFileName")
-    if context is not None and not (
-        isinstance(context, str)
-        or (isinstance(context, list) and all(isinstance(c, str) for c in context))
-    ):
-        found.append("contextFileName is neither a string nor a list of strings")
     return found
+
+
+_TYPED: Final = (
+    ("version", str),
+    ("description", str),
+    ("mcpServers", dict),
+    ("settings", list),
+    ("excludeTools", list),
+    ("themes", list),
+    ("plan", dict),
+)
+
+
+def _typed(inspection: Inspection, data: dict[str, Any]) -> dict[str, Any]:
+    """The manifest without the fields of a type ExtensionConfig does not declare: Gemini
+    CLI does not check them and loads the extension; each is reported and not used here."""
+    kept = dict(data)
+    for key, kind in _TYPED:
+        if key in data and not isinstance(data[key], kind):
+            use = "read as text" if key == "version" else "not used"
+            expected = {str: "a string", dict: "an object", list: "an array"}[kind]
+            inspection.add(codes.GEMINI_FIELD_IGNORED(
+                f"{MANIFEST}: {key} is {type_name(data[key])}, not {expected}; {use}",
+                severity=Severity.WARNING,
+            ))  # fmt: skip
+            kept[key] = str(data[key]) if key == "version" else None
+    context = data.get("contextFileName")
+    if context is not None and not isinstance(context, str | list):
+        inspection.add(codes.GEMINI_FIELD_IGNORED(
+            f"{MANIFEST}: contextFileName is {type_name(context)}, neither a string nor a "
+            "list; the default GEMINI.md is read", severity=Severity.WARNING,
+        ))  # fmt: skip
+        kept["contextFileName"] = None
+    return {key: value for key, value in kept.items() if value is not None}
 
 
 def _fields(inspection: Inspection, data: dict[str, Any]) -> None:

@@ -46,7 +46,8 @@ PACKAGE_VERBS = (
     "install", "inspect", "permissions", "enable", "disable", "uninstall", "status", "group",
     "ungroup",
 )  # fmt: skip
-MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin", "nanobot-manifest")
+MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin", "nanobot-manifest",
+                   "gemini-extension", "codex-plugin")  # fmt: skip
 AUDIT_FORMATS = ("text", "json", "markdown", "html", "sarif", "badge")
 """``gateway.audit.FORMATS``."""
 AUDIT_FAIL_ON = ("unsupported", "partial", "risk")
