@@ -153,7 +153,8 @@ def gemini_reference(corpus: dict[str, Path], bundle: Path, scratch: Path) -> di
     for item in listed:
         key = Path(item["path"]).name
         base = Path(item["path"])
-        found[key] = {"name": item["name"], "version": item.get("version", ""),
+        # The gateway keeps a version as text; Gemini CLI passes a number through.
+        found[key] = {"name": item["name"], "version": str(item.get("version", "")),
                       "servers": sorted(item.get("mcpServers") or {}),
                       "context": sorted(str(Path(c).relative_to(base))
                                         for c in item.get("contextFiles") or []),
@@ -286,6 +287,21 @@ def _stdio(folder: Path) -> set[str]:
     return set(entry.metadata.get("stdio_servers") or {})
 
 
+def _gemini(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
+    modules = _npm(GEMINI_SPEC, args.cache) if args.gemini is None else args.gemini.parents[3]
+    bundle = args.gemini or modules / "@google/gemini-cli/bundle/gemini.js"
+    corpus = gemini_corpus(scratch, modules, args.git_mirrors)
+    return compare_gemini(corpus, gemini_reference(corpus, bundle, scratch))
+
+
+def _codex(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
+    binary = args.codex or (
+        _npm(CODEX_SPEC, args.cache) / "@openai/codex/vendor/x86_64-unknown-linux-musl/bin/codex"
+    )
+    market = codex_corpus(scratch, args.git_mirrors)
+    return compare_codex(market, codex_reference(market, binary, scratch))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gemini", type=Path, help="gemini-cli's bundle/gemini.js")
@@ -295,19 +311,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--git-mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--only", choices=("gemini", "codex"), help="one host only")
     args = parser.parse_args(argv)
+    empty: dict[str, Any] = {"identical": 0, "total": 0, "rows": {},
+                             "servers": {"identical": True}}  # fmt: skip
+    gemini = codex = empty
     with tempfile.TemporaryDirectory(prefix="fidelity-formats-") as scratch_name:
         scratch = Path(scratch_name)
-        modules = _npm(GEMINI_SPEC, args.cache) if args.gemini is None else args.gemini.parents[3]
-        bundle = args.gemini or modules / "@google/gemini-cli/bundle/gemini.js"
-        corpus = gemini_corpus(scratch, modules, args.git_mirrors)
-        gemini = compare_gemini(corpus, gemini_reference(corpus, bundle, scratch))
-        binary = args.codex or (
-            _npm(CODEX_SPEC, args.cache)
-            / "@openai/codex/vendor/x86_64-unknown-linux-musl/bin/codex"
-        )
-        market = codex_corpus(scratch, args.git_mirrors)
-        codex = compare_codex(market, codex_reference(market, binary, scratch))
+        if args.only != "codex":
+            gemini = _gemini(args, scratch)
+        if args.only != "gemini":
+            codex = _codex(args, scratch)
     for label, result in (("gemini", gemini), ("codex", codex)):
         print(f"{label}: {result['identical']}/{result['total']} identical")
         for key, row in sorted(result["rows"].items()):
