@@ -260,7 +260,8 @@ def _migrate(sub: argparse.ArgumentParser) -> None:
         choices=MIGRATE_TARGETS,
         dest="target",
         help="nanobot: an Agent Plugin for released nanobot (0.3.x); nanobot-manifest: the "
-        "unreleased nanobot.extension.json format",
+        "unreleased nanobot.extension.json format; gemini-extension: a Gemini CLI extension; "
+        "codex-plugin: a Codex plugin",
     )
     sub.add_argument("--out", required=True, metavar="DIR", help="where to write (empty)")
     sub.add_argument(
