@@ -30,7 +30,7 @@ UNKNOWN_ECOSYSTEM = define_code(
     "package.unknown_ecosystem",
     ERROR,
     "An ecosystem was requested that no adapter handles.",
-    "Use one of: agent-plugins, nanobot, openclaw, pi, nu, claude, nimlet.",
+    "Use one of: agent-plugins, nanobot, openclaw, pi, nu, codex, claude, gemini, nimlet.",
 )
 ADAPTER_FAILED = define_code(
     "package.adapter_failed",

@@ -2,8 +2,9 @@
 (``write_config``: Agent Plugins, Claude Code plugins) at ``GATEWAY_HOME/plugin_host/<id>.json``;
 its path is the only thing on the command line.
 
-``{"package", "root", "data_dir", "servers": {name: {"command", "args", "env", "cwd"}},
-"remote": {name: {"transport", "url", "headers", "grant"}}, "sign_ins",
+``{"package", "root", "data_dir", "servers": {name: {"command", "args", "env", "cwd",
+"include_tools"?, "exclude_tools"?}}, "remote": {name: {"transport", "url", "headers",
+"grant"}}, "sign_ins",
 "tool_names", "hooks"}``: commands already resolved to absolute paths, placeholders
 already expanded, ``PLUGIN_ROOT`` and ``PLUGIN_DATA`` already in each ``env``; remote
 servers as ``_remote_plan`` plans them (header values still name their variables).
@@ -75,6 +76,15 @@ class ServerSpec:
     args: list[str]
     env: dict[str, str]
     cwd: str
+    include_tools: list[str] | None = None
+    """Only these tools are offered (Gemini's ``includeTools``, Codex's ``enabled_tools``)."""
+    exclude_tools: list[str] = field(default_factory=list)
+    """These are not (``excludeTools``, ``disabled_tools``); it wins over ``include_tools``."""
+
+    def offers(self, tool: str) -> bool:
+        if tool in self.exclude_tools:
+            return False
+        return self.include_tools is None or tool in self.include_tools
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +95,10 @@ class RemoteSpec:
     headers: dict[str, str] = field(default_factory=dict)
     grant: str = ""
     """The permission that opens the sandbox to it: ``network:HOST:PORT``."""
+
+    def offers(self, tool: str) -> bool:
+        """Every tool: no format read here declares a tool filter for a remote server."""
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +159,10 @@ def load_config(path: str) -> HostConfig:
                 args=_strings(raw.get("args", []), f"{where}args"),
                 env=_string_map(raw.get("env", {}), f"{where}env"),
                 cwd=_text(raw, "cwd", where),
+                include_tools=None
+                if raw.get("include_tools") is None
+                else _strings(raw["include_tools"], f"{where}include_tools"),
+                exclude_tools=_strings(raw.get("exclude_tools", []), f"{where}exclude_tools"),
             )
         )
     scheme = data.get("tool_names", SCHEME)

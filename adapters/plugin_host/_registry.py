@@ -54,6 +54,8 @@ class Registry:
                 )
             return
         for tool in server.tools:
+            if not server.spec.offers(tool.name):
+                continue  # filtered out by the package's own manifest
             spec: dict[str, Any] = {
                 "name": server.names(tool.name),
                 "description": tool.description or tool.title or tool.name,

@@ -83,6 +83,8 @@ SECTIONS: dict[str, str] = {
     "claude": "Claude Code plugins",
     "agent_plugins": "Agent Plugins",
     "remote_mcp": "Remote MCP servers (docs/remote-mcp.md)",
+    "gemini": "Gemini CLI extensions",
+    "codex": "Codex plugins",
 }
 """The page's sections, in order: a code's section is the part of its name before the dot."""
 

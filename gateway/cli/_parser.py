@@ -47,12 +47,23 @@ PACKAGE_VERBS = (
     "install", "inspect", "permissions", "enable", "disable", "uninstall", "status", "group",
     "ungroup",
 )  # fmt: skip
-MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin", "nanobot-manifest")
+MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin", "nanobot-manifest",
+                   "gemini-extension", "codex-plugin")  # fmt: skip
 AUDIT_FORMATS = ("text", "json", "markdown", "html", "sarif", "badge")
 """``gateway.audit.FORMATS``."""
 AUDIT_FAIL_ON = ("unsupported", "partial", "risk")
 """``gateway.audit.FAIL_ON``."""
-AUDIT_HOSTS = ("gateway", "nimlet", "nu", "nanobot", "pi", "openclaw", "agent-plugins")
+AUDIT_HOSTS = (
+    "gateway",
+    "nimlet",
+    "nu",
+    "nanobot",
+    "pi",
+    "openclaw",
+    "agent-plugins",
+    "gemini",
+    "codex",
+)
 """``gateway.audit.HOSTS``."""
 
 
@@ -250,7 +261,8 @@ def _migrate(sub: argparse.ArgumentParser) -> None:
         choices=MIGRATE_TARGETS,
         dest="target",
         help="nanobot: an Agent Plugin for released nanobot (0.3.x); nanobot-manifest: the "
-        "unreleased nanobot.extension.json format",
+        "unreleased nanobot.extension.json format; gemini-extension: a Gemini CLI extension; "
+        "codex-plugin: a Codex plugin",
     )
     sub.add_argument("--out", required=True, metavar="DIR", help="where to write (empty)")
     sub.add_argument(

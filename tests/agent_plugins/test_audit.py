@@ -29,7 +29,7 @@ def cells(path: Path, config: GatewayConfig) -> dict[str, dict[str, str]]:
 
 
 def test_agent_plugins_is_a_host_column() -> None:
-    assert HOSTS[-1] == "agent-plugins"
+    assert "agent-plugins" in HOSTS
 
 
 def test_the_demo_plugin_runs_in_its_host_and_the_gateway_and_nanobot_skips_the_remote_one(
