@@ -15,7 +15,7 @@ import anyio
 from gateway.base import Diagnostic, _codes
 from gateway.host._activation import Activator
 from gateway.host._call_tools import interrupted_calls
-from gateway.host._dependencies import depths, requires, selected
+from gateway.host._dependencies import depths, load_order, requires, selected
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._own_entries import OwnEntries, calls_owners
 from gateway.host._planning import Planner
@@ -73,7 +73,11 @@ class Loader:
 
     async def load(self) -> None:
         """Discover, evaluate installed packages, register what the gateway runs itself,
-        start what must run now and hold the rest dormant."""
+        start what must run now and hold the rest dormant — all in the load order
+        (``Registry.extend_order``), which decides name clashes and the order hooks are
+        asked in: the workspace's and user's prompt templates and ``tool.json`` tools,
+        discovered extensions (nimlet's root order), what the adapters discovered, then
+        installed packages in install order (dependencies first)."""
         state = self._state
         only = state.config.packages
         if only is None:
@@ -81,28 +85,45 @@ class Loader:
         else:
             state.discovery = Discovery()  # only the named packages: nothing discovered
         state.diagnostics.extend(state.discovery.diagnostics)
-        state.packages = await anyio.to_thread.run_sync(self._evaluate_packages)
+        state.packages = load_order(await anyio.to_thread.run_sync(self._evaluate_packages))
         if only is not None:
             state.packages = selected(state.packages, only)
         state.diagnostics.extend(await anyio.to_thread.run_sync(self._interrupted_calls))
+        registry = state.registry
+        registry.set_order(())
+        for prompt in state.discovery.prompts:
+            if prompt.owner is None:  # a package's are registered with the package
+                registry.extend_order([f"prompt:{prompt.name}"])
+                self._own.prompt(prompt)
+        for tool in state.discovery.tools:
+            registry.extend_order([f"tool.json:{tool.manifest.name}"])
+            self._own.tool_json(tool)
         launches: list[DiscoveredExtension | LaunchPlan] = [*state.discovery.extensions]
         if only is None:
             launches += self._planner.discovered()
+        registry.extend_order(found.manifest.name for found in state.discovery.extensions)
+        registry.extend_order(item.name for item in launches if isinstance(item, LaunchPlan))
         active = [status for status in state.packages if status.active]
         for status in state.packages:
             state.diagnostics.extend(status.diagnostics)
         shared, alone, notes = self._shared(active)
         state.diagnostics.extend(notes)
-        for group in shared:
-            launches += self._installed_group(group)
-        for status in alone:
-            launches += self._installed(status)
-        for prompt in state.discovery.prompts:
-            if prompt.owner is None:  # a package's are registered with the package
-                self._own.prompt(prompt)
-        for tool in state.discovery.tools:
-            self._own.tool_json(tool)
-        await self._start_in_dependency_order(launches)
+        groups = {group.statuses[0].id: group for group in shared}
+        alone_ids = {status.id for status in alone}
+        for status in (s for s in active if s.id in alone_ids or s.id in groups):
+            group = groups.get(status.id)
+            if group is not None:
+                registry.extend_order([group.name])
+                for member in group.statuses:
+                    registry.extend_order([member.id, *calls_owners(member.id)])
+                launches += self._installed_group(group)
+            else:
+                registry.extend_order([status.id, *calls_owners(status.id)])
+                launches += self._installed(status)
+        try:
+            await self._start_in_dependency_order(launches)
+        finally:
+            state.diagnostics.extend(registry.settle())
 
     def _shared(
         self, active: list[PackageStatus]
@@ -158,6 +179,7 @@ class Loader:
             self._state.diagnostics.extend(held.diagnostics)
             held_extensions, held.extensions = held.extensions, []
             self._state.discovery.extend(held)
+            self._state.registry.extend_order(found.manifest.name for found in held_extensions)
             for found in held_extensions:
                 try:
                     plans.append(self._planner.extension(found))
@@ -316,10 +338,11 @@ class Loader:
         self._activator.forget(package_id)
         for owner in calls_owners(package_id):
             state.registry.unregister(owner)
+        place = next((i for i, s in enumerate(state.packages) if s.id == package_id), None)
         state.packages = [s for s in state.packages if s.id != package_id]
         if status is None:
             return False
-        state.packages.append(status)
+        state.packages.insert(len(state.packages) if place is None else place, status)
         state.diagnostics.extend(status.diagnostics)
         if not status.active or (status.runtime is None and status.calls is None):
             return False  # nimlet's own formats have no settings to restart with

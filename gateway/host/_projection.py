@@ -169,6 +169,7 @@ class Projector:
         names = self._members.setdefault(owner, MemberNames(owner, plan.name))
         members = split_registration(registration, owners, plan.name, plan.members)
         named = [(names.owner(m.package, self.owner_name), m) for m in members]
+        self._state.registry.place_members(owner, [name for name, _ in named])
         for stale in set(names.names.values()) - {name for name, _ in named}:
             self._register(stale, [], [], [])  # a package that registers nothing now
         return named
