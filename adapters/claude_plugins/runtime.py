@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from adapters.plugin_host._config import write_config
 from adapters.plugin_host._hook_config import read_hooks
+from gateway.base import command_identity
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.sandbox import package_dirs, python_runtime_paths
 
@@ -82,6 +83,9 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec:
             *program_paths(programs, os.environ.get("PATH"), guarded),
         ),
         writes=(data,),
+        # What the servers and hooks run, as found on PATH now: a program installed later
+        # starts the plugin again rather than serving what its last start found.
+        depends_on=tuple(command_identity(p) for p in dict.fromkeys(programs)),
     )
 
 

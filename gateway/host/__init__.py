@@ -20,7 +20,7 @@ if TYPE_CHECKING:
         UnknownTool,
     )
     from gateway.host._open import open_gateway
-    from gateway.host._registrations import RegistrationCache, registration_key
+    from gateway.host._registrations import RegistrationCache, registration_key, start_inputs
     from gateway.host.editor import terminal_editor
     from gateway.host.external_tools import run_tool_json
 
@@ -37,6 +37,7 @@ _WHERE: dict[str, str] = {
     "interpreter_paths": "gateway.host._confinement",
     "open_gateway": "gateway.host._open",
     "registration_key": "gateway.host._registrations",
+    "start_inputs": "gateway.host._registrations",
     "run_tool_json": "gateway.host.external_tools",
     "terminal_editor": "gateway.host.editor",
 }
@@ -55,6 +56,7 @@ __all__ = [
     "open_gateway",
     "registration_key",
     "run_tool_json",
+    "start_inputs",
     "terminal_editor",
 ]
 

@@ -20,7 +20,7 @@ from gateway.host._host_requests import HostRequestHandler
 from gateway.host._own_entries import OwnEntries, calls_owners
 from gateway.host._planning import Planner
 from gateway.host._projection import Projector
-from gateway.host._registrations import RegistrationMemory, registration_key
+from gateway.host._registrations import RegistrationMemory, registration_key, start_inputs
 from gateway.host._sharing import SharedLaunch, shared_launches
 from gateway.host._starting import Starter
 from gateway.host._state import GatewayState
@@ -106,6 +106,8 @@ class Loader:
         active = [status for status in state.packages if status.active]
         for status in state.packages:
             state.diagnostics.extend(status.diagnostics)
+            if not status.active:  # disabled, untrusted, blocked: its next start is real
+                self._memory.start_failed(status.id)
         shared, alone, notes = self._shared(active)
         state.diagnostics.extend(notes)
         groups = {group.statuses[0].id: group for group in shared}
@@ -196,18 +198,12 @@ class Loader:
         base = state.env
         env = {k: v for k, v in plan.env.items() if base.get(k) != v}
         keys = [
-            registration_key(
-                status.id,
-                status.package.record.content_hash,
-                plan.command,
-                env,
-                state.config.home / "config" / f"{status.id}.json",
-                status.package.granted,
-            )
+            registration_key(plan.command, env, start_inputs(status, state.config.home))
             for status in statuses
         ]
         key = keys[0] if len(keys) == 1 else hashlib.sha256("".join(keys).encode()).hexdigest()
-        cached = self._memory.lookup(plan.name, key)
+        members = [status.id for status in statuses] if len(statuses) > 1 else []
+        cached = self._memory.lookup(plan.name, key, members)
         eager = any(isinstance(s.runtime, LaunchSpec) and s.runtime.eager for s in statuses)
         if cached is None or not state.config.lazy_start or (eager and not state.config.hold_eager):
             return False

@@ -129,6 +129,10 @@ class Projector:
         self._state.owners[process] = owner
         self._memory.started(process.plan.name, registration)
 
+    def start_failed(self, name: str) -> None:
+        """A process did not start: its cached registration is not served again."""
+        self._memory.start_failed(name)
+
     def register_dormant(
         self, owner: str, cached: CachedRegistration, plan: LaunchPlan, activate: Activate
     ) -> None:

@@ -99,7 +99,8 @@ class Starter:
         return True
 
     def failed(self, name: str, origin: Path | None, error: Exception) -> None:
-        """Report an extension that did not start."""
+        """Report an extension that did not start (its cached registration goes)."""
+        self._projector.start_failed(name)
         code = _codes.EXTENSION_START_FAILED
         if isinstance(error, RegisterInvalid):
             code = _codes.REGISTER_INVALID

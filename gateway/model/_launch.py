@@ -53,6 +53,11 @@ class LaunchSpec:
     that work."""
     tool_rules: ToolRules = NIMLET_TOOL_RULES
     """How its tools' names collide, by its ecosystem's rules (``gateway.base.ToolRules``)."""
+    depends_on: tuple[str, ...] = ()
+    """What its start depends on beyond the package's files, settings, secrets and grants
+    and the files of its command: e.g. each program its configuration names and what that
+    resolves to on PATH (``gateway.base.command_identity``), the runtime's build. The
+    registration cache is keyed on it, so a change starts the package again."""
 
 
 @dataclass(frozen=True, slots=True)

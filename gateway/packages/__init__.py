@@ -51,7 +51,12 @@ if TYPE_CHECKING:
         render_lockfile,
         write_lockfile,
     )
-    from gateway.packages._observed import ObservedRegistration, observed_registration
+    from gateway.packages._observed import (
+        ObservedRegistration,
+        forget_registrations,
+        observed_registration,
+        registration_file,
+    )
     from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
     from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
@@ -67,6 +72,8 @@ _WHERE: dict[str, str] = {
     "write_lockfile": "gateway.packages._lockfile",
     "ObservedRegistration": "gateway.packages._observed",
     "observed_registration": "gateway.packages._observed",
+    "forget_registrations": "gateway.packages._observed",
+    "registration_file": "gateway.packages._observed",
     "SyncRefused": "gateway.packages._sync",
     "SyncReport": "gateway.packages._sync",
     "sync": "gateway.packages._sync",
@@ -135,6 +142,7 @@ __all__ = [
     "evaluate_packages",
     "extract_tarball",
     "fetch",
+    "forget_registrations",
     "install",
     "installed_instructions",
     "load_adapters",
@@ -149,6 +157,7 @@ __all__ = [
     "read_lockfile",
     "read_package_config",
     "recalled_denials",
+    "registration_file",
     "remember_denials",
     "remove_tree",
     "render_lockfile",

@@ -41,6 +41,7 @@ from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
 from gateway.packages._instructions import declared_instructions
 from gateway.packages._locks import LOCKS, held, lock_path, try_lock
 from gateway.packages._native import unbuilt_native_addons
+from gateway.packages._observed import forget_registrations
 from gateway.packages._sources import FetchError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
@@ -259,6 +260,7 @@ def _install(
             # package, as the sandbox grants are.
             keep |= {p for p in _granted_before(store, entry.id) if env_grant_name(p)}
             result = store.record_install(record, requested=keep)
+        forget_registrations(home, [entry.id])  # a reinstall or update starts it for real
         checkpoint("recorded")
         if previous is not None and previous != version_dir:
             remove_tree(previous)
@@ -334,6 +336,7 @@ def uninstall(home: Path, package_id: str, checkpoint: Checkpoint = _noop) -> In
         with StateStore.open(home) as store:
             package = store.get_package(package_id)
             store.remove_package(package_id)
+        forget_registrations(home, [package_id])
         checkpoint("unrecorded")
         secrets_path(home, package_id).unlink(missing_ok=True)
         remove_tree(package.record.path)

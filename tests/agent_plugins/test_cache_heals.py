@@ -1,0 +1,78 @@
+"""A start that failed is never served from the registration cache: an Agent Plugin whose
+server command is missing fails, and heals on the next ``list`` once the command is on
+PATH — no cache file deleted by hand (gateway/host/_registrations.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from adapters.agent_plugins._launch import plan_plugin_host
+from gateway.packages import load_adapters
+from tests.nanobot._helpers import cli, cli_json
+
+from ._helpers import DEMO, write_plugin
+
+TOOL = "mcp_heal_add"
+
+
+def _plugin(root: Path) -> Path:
+    plugin = write_plugin(
+        root / "heal",
+        servers={"calc": {"type": "stdio", "command": "calc-server",
+                          "args": ["${PLUGIN_ROOT}/calc.py"]}},
+    )  # fmt: skip
+    shutil.copy(DEMO / "servers" / "calc.py", plugin / "calc.py")
+    return plugin
+
+
+def _install_server(folder: Path) -> None:
+    """``calc-server`` on PATH: a Python script running the server it is given."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "calc-server"
+    script.write_text(
+        f"#!{sys.executable}\nimport runpy, sys\n"
+        "sys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    script.chmod(0o755)
+
+
+def test_a_plugin_whose_server_command_was_missing_heals_on_the_next_list(tmp_path: Path):
+    home, project, bin_dir = tmp_path / "home", tmp_path / "project", tmp_path / "bin"
+    project.mkdir()
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    cli_json(home, "install", str(_plugin(tmp_path / "src")), env=env)
+    for verb in ("trust", "enable"):
+        cli_json(home, verb, "heal", env=env)
+
+    for _ in range(2):  # not healed by a cache either: the start failed, nothing is served
+        broken = cli_json(home, "list", "--workspace", str(project), env=env)
+        assert TOOL not in [t["name"] for t in broken["tools"]]
+        codes = {d["code"] for d in broken["diagnostics"]}
+        assert "agent_plugins.command_not_found" in codes
+
+    _install_server(bin_dir)
+    healed = cli_json(home, "list", "--workspace", str(project), env=env)
+    assert TOOL in [t["name"] for t in healed["tools"]], healed["diagnostics"]
+    done = cli(home, "call", TOOL, '{"a": 2, "b": 40}', "--workspace", str(project), env=env)
+    assert done.returncode == 0 and done.stdout.strip().endswith("42"), done.stderr
+
+
+def test_what_a_server_command_resolves_to_is_part_of_what_a_start_depends_on(
+    tmp_path: Path, monkeypatch
+):
+    bin_dir = tmp_path / "bin"
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    entry = load_adapters().inspect(_plugin(tmp_path / "src"))
+    home = tmp_path / "home"
+    missing = plan_plugin_host(entry, home)
+    _install_server(bin_dir)
+    found = plan_plugin_host(entry, home)
+    assert missing is not None and found is not None
+    assert missing.depends_on == ("calc-server -> not found",)
+    assert found.depends_on != missing.depends_on
+    assert str(bin_dir / "calc-server") in found.depends_on[0]
+    assert json.dumps(found.depends_on)  # plain strings: digested into the cache key
