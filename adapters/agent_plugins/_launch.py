@@ -20,7 +20,7 @@ from adapters import _codes as codes
 from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
 from adapters.plugin_host._config import config_path, start_timeout, write_config
 from adapters.plugin_host._naming import SCHEME
-from gateway.base import Diagnostic, file_identity, private_dir
+from gateway.base import Diagnostic, private_dir
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.sandbox import node_runtime_paths, package_dirs, python_runtime_paths
 
@@ -128,12 +128,6 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
         reads=tuple(dict.fromkeys([*reads, path])),
         writes=(data,),
         # A server whose command was missing starts once it is there (the cache is keyed
-        # on what each name resolves to).
-        depends_on=tuple(_resolution(command, root) for command in named),
+        # on what each name resolves to). One inside the plugin is its content.
+        programs=tuple(dict.fromkeys(c for c in named if not c.startswith("./"))),
     )
-
-
-def _resolution(command: str, root: Path) -> str:
-    """What a server's command resolves to now (``resolve_command``'s rules)."""
-    found = resolve_command(command, root)
-    return f"{command} -> {file_identity(found) if found is not None else 'not found'}"

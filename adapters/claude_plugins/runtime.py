@@ -29,7 +29,6 @@ from typing import Any, Final
 
 from adapters.plugin_host._config import write_config
 from adapters.plugin_host._hook_config import read_hooks
-from gateway.base import command_identity
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.sandbox import package_dirs, python_runtime_paths
 
@@ -85,7 +84,7 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec:
         writes=(data,),
         # What the servers and hooks run, as found on PATH now: a program installed later
         # starts the plugin again rather than serving what its last start found.
-        depends_on=tuple(command_identity(p) for p in dict.fromkeys(programs)),
+        programs=tuple(dict.fromkeys(programs)),
     )
 
 

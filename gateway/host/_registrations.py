@@ -1,20 +1,20 @@
 """What each installed package's runtime registered the last time it started, so the next
-gateway can list its tools, commands and hooks without starting it, and start it only
-when one of them is used (as VS Code's activation events and OpenClaw's
+gateway can list its tools, commands and hooks without starting it, and start it only when
+one of them is used (as VS Code's activation events and OpenClaw's
 ``activation.onStartup/onCommands`` do).
 
 A cache that cannot lie: an entry is used only for the exact start it was made from. Its
 key (``registration_key``) digests everything that start depended on — the package's
 content hash, the launch (command and declared environment), the files its command runs (a
 runtime upgraded in place is another start), what its adapter says it depends on beyond
-that (``LaunchSpec.depends_on``: each program its configuration names and where it resolves
-on PATH, the sidecar's modules), its settings and secrets, its grants and when it was
-trusted, and the gateway's version. Anything else is a miss, and the package starts at once
-(and is cached again). A start that failed is never cached, and drops what was: a runtime
-that did not start, or that registered with an error (an MCP server whose command was
-missing); the next load starts it again, so it heals as soon as what it lacked is there.
-Enabling, disabling, installing and uninstalling drop a package's entry too
-(``gateway.packages.forget_registrations``). Files live under
+that (``LaunchSpec.programs``: each program its configuration names, as it resolves on
+PATH; ``LaunchSpec.depends_on``: the sidecar's modules), its settings and secrets, its
+grants and when it was trusted, and the gateway's version. Anything else is a miss, and the
+package starts at once (and is cached again). A start that failed is never cached, and
+drops what was: a runtime that did not start, or that registered with an error (an MCP
+server whose command was missing); the next load starts it again, so it heals as soon as
+what it lacked is there. Enabling, disabling, installing and uninstalling drop a package's
+entry too (``gateway.packages.forget_registrations``). Files live under
 ``GATEWAY_HOME/cache/registrations``, one JSON document per process, written atomically; an
 unreadable one is a miss, never an error.
 """
@@ -31,7 +31,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gateway.base import Severity, catalogue, file_identity, gateway_version, write_json_atomically
+from gateway.base import (
+    Severity,
+    catalogue,
+    command_identity,
+    file_identity,
+    gateway_version,
+    write_json_atomically,
+)
 from gateway.host._settings_watch import settings_fingerprint
 from gateway.model import LaunchSpec
 from gateway.packages import PackageStatus, registration_file
@@ -60,6 +67,8 @@ class StartInputs:
     """A digest of its settings and secrets files (``settings_fingerprint``)."""
     granted: Iterable[str]
     trusted_at: str
+    programs: Sequence[str]
+    """What ``LaunchSpec.programs`` resolve to now (``command_identity``)."""
     depends_on: Sequence[str]
 
 
@@ -73,6 +82,9 @@ def start_inputs(status: PackageStatus, home: Path) -> StartInputs:
         settings=settings_fingerprint(home, status.id),
         granted=package.granted,
         trusted_at=package.trusted_at.isoformat() if package.trusted_at is not None else "",
+        programs=[command_identity(p) for p in spec.programs]
+        if isinstance(spec, LaunchSpec)
+        else [],
         depends_on=spec.depends_on if isinstance(spec, LaunchSpec) else (),
     )
 
@@ -93,6 +105,7 @@ def registration_key(command: Sequence[str], env: dict[str, str], inputs: StartI
         inputs.settings,
         sorted(inputs.granted),
         inputs.trusted_at,
+        list(inputs.programs),
         list(inputs.depends_on),
     ]
     return hashlib.sha256(json.dumps(material).encode()).hexdigest()

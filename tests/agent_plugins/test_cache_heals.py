@@ -4,13 +4,14 @@ PATH — no cache file deleted by hand (gateway/host/_registrations.py)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from adapters.agent_plugins._launch import plan_plugin_host
+from gateway.host import registration_key, start_inputs
 from gateway.packages import load_adapters
 from tests.nanobot._helpers import cli, cli_json
 
@@ -68,11 +69,13 @@ def test_what_a_server_command_resolves_to_is_part_of_what_a_start_depends_on(
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     entry = load_adapters().inspect(_plugin(tmp_path / "src"))
     home = tmp_path / "home"
-    missing = plan_plugin_host(entry, home)
+    spec = plan_plugin_host(entry, home)
+    assert spec is not None and spec.programs == ("calc-server",)
+    status = SimpleNamespace(id="heal", runtime=spec, package=SimpleNamespace(
+        record=SimpleNamespace(content_hash="h"), granted=frozenset(), trusted_at=None))  # fmt: skip
+    missing = start_inputs(status, home)  # type: ignore[arg-type]
     _install_server(bin_dir)
-    found = plan_plugin_host(entry, home)
-    assert missing is not None and found is not None
-    assert missing.depends_on == ("calc-server -> not found",)
-    assert found.depends_on != missing.depends_on
-    assert str(bin_dir / "calc-server") in found.depends_on[0]
-    assert json.dumps(found.depends_on)  # plain strings: digested into the cache key
+    found = start_inputs(status, home)  # type: ignore[arg-type]
+    assert missing.programs == ["calc-server -> not found"]
+    assert str(bin_dir / "calc-server") in found.programs[0]
+    assert registration_key([], {}, missing) != registration_key([], {}, found)
