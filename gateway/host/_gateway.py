@@ -16,6 +16,7 @@ from typing import Any
 
 from gateway.base import Diagnostics, GatewayConfig
 from gateway.host._delivery import QueueMode
+from gateway.host._freshness import InputsWatch
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._lifecycle import Lifecycle
 from gateway.host._loading import Loader
@@ -79,6 +80,7 @@ class Gateway:
         self._tools = ToolPipeline(state, self._lifecycle, self._policy)
         self._sessions = SessionSwitch(state, self._lifecycle, self.reload)
         self._settings = SettingsWatch(state, self.restart_package)
+        self._inputs = InputsWatch(state)
 
     # ------------------------------------------------------------------ what it holds
 
@@ -331,10 +333,24 @@ class Gateway:
 
     async def load(self) -> None:
         """Discover and start everything (``open_gateway`` calls it once)."""
-        await self._loader.load()
+        await self._inputs.around(self._loader.load)
         await self._policy.load()
         self._settings.remember()
         self._settings.start()
+
+    async def inputs_changed(self) -> bool:
+        """Whether anything the last (re)load read has changed since — installed packages,
+        their gates, settings and secrets, workspace trust, adopted policies, what discovery
+        finds, where the programs packages name resolve on PATH — so a gateway kept open
+        across runs loads again rather than serve a stale state. Needs
+        ``GatewayConfig.watch_inputs`` (else always False)."""
+        return await self._inputs.changed()
+
+    def use_session(self, session_id: str | None = None) -> None:
+        """Go on in a new session (or ``session_id`` resumed) without restarting anything:
+        for a host that serves one run after another with the same processes (the CLI's
+        warm session). Nothing is emitted; what the last run left pending goes."""
+        self._sessions.use(session_id)
 
     async def warm(self) -> None:
         """Start now every installed package held dormant (its registration came from the
@@ -348,7 +364,7 @@ class Gateway:
         policies are read again."""
         await self._loader.stop()
         self._state.renew_permissions()
-        await self._loader.load()
+        await self._inputs.around(self._loader.load)
         await self._policy.load()
         self._settings.remember()
 
