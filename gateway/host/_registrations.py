@@ -13,7 +13,7 @@ grants and when it was trusted, and the gateway's version. Anything else is a mi
 package starts at once (and is cached again). A start that failed is never cached, and
 drops what was: a runtime that did not start, or that registered with an error (an MCP
 server whose command was missing); the next load starts it again, so it heals as soon as
-what it lacked is there. Enabling, disabling, installing and uninstalling drop a package's
+what it lacked is there. Enabling, disabling and installing (again) drop a package's
 entry too (``gateway.packages.forget_registrations``). Files live under
 ``GATEWAY_HOME/cache/registrations``, one JSON document per process, written atomically; an
 unreadable one is a miss, never an error.

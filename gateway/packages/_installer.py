@@ -336,7 +336,6 @@ def uninstall(home: Path, package_id: str, checkpoint: Checkpoint = _noop) -> In
         with StateStore.open(home) as store:
             package = store.get_package(package_id)
             store.remove_package(package_id)
-        forget_registrations(home, [package_id])
         checkpoint("unrecorded")
         secrets_path(home, package_id).unlink(missing_ok=True)
         remove_tree(package.record.path)

@@ -1,9 +1,9 @@
-"""The host's registration cache (``GATEWAY_HOME/cache/registrations``) as the package
-floor sees it: where each package's document is (``registration_file``), dropping it when
-the package's gates change (``forget_registrations``: enable, disable, install, uninstall —
-its next start is a real one), and what an installed package registered when it last
-started, read for ``gateway inspect`` as plain JSON: the newest document that holds the
-package, whatever its key, so inspect never imports the host nor starts anything. A
+"""The host's registration cache (``GATEWAY_HOME/cache/registrations``) as the package floor
+sees it: where each package's document is (``registration_file``), dropping it when the
+package's gates change (``forget_registrations``: enable, disable, install (a reinstall, an
+update) — its next start is a real one), and what an installed package registered when it
+last started, read for ``gateway inspect`` as plain JSON: the newest document that holds
+the package, whatever its key, so inspect never imports the host nor starts anything. A
 document that cannot be read is skipped."""
 
 from __future__ import annotations
