@@ -461,6 +461,16 @@ ARGUMENT_INVALID = define_code(
     "deeper than the gateway accepts.",
     "Give the argument explicitly; `.` names the current folder.",
 )
+SESSION_UNREACHABLE = define_code(
+    "cli.session_unreachable",
+    W,
+    "`gateway list`, `call` or `command` could not use the workspace's warm session: it did "
+    "not start, stopped answering, or its folder or socket is not this user's alone "
+    "(GATEWAY_HOME/run must be a 0700 folder of the user's; the socket's peer must be the "
+    "same user). The command ran one-shot, as without a session.",
+    "`gateway session status` shows the sessions; the session log is "
+    "GATEWAY_HOME/logs/session.log. GATEWAY_SESSION=off runs every command one-shot.",
+)
 DOCS_TOPIC_UNKNOWN = define_code(
     "docs.unknown_topic",
     E,

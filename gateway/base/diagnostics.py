@@ -163,6 +163,16 @@ class Diagnostics:
     def since(self, mark: int) -> list[Diagnostic]:
         return self.items[mark:]
 
+    def truncate(self, mark: int) -> None:
+        """Forget what came after the first ``mark`` (and its counts): a host that serves one
+        run after another on one gateway keeps what its load said, as each run's start."""
+        del self.items[mark:]
+        self.suppressed.clear()
+        self._counts = {}
+        for diagnostic in self.items:
+            key = (diagnostic.code, diagnostic.package)
+            self._counts[key] = self._counts.get(key, 0) + 1
+
     def __len__(self) -> int:
         return len(self.items)
 

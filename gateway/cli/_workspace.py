@@ -7,7 +7,7 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anyio
@@ -15,6 +15,7 @@ import anyio
 from gateway.base import (
     MAX_ARGUMENT_DEPTH,
     USER_MESSAGE_DROPPED,
+    Diagnostic,
     GatewayConfig,
     json_depth,
 )
@@ -37,7 +38,7 @@ from gateway.sandbox import (
     reap_adopted,
 )
 
-__all__ = ["run_workspace_verb"]
+__all__ = ["call_arguments", "run_verb", "run_workspace_verb"]
 
 
 def run_workspace_verb(args: argparse.Namespace, config: GatewayConfig) -> int:
@@ -77,28 +78,52 @@ def _open(args: argparse.Namespace, config: GatewayConfig) -> Any:
 
 
 async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
-    if args.verb == "call":
-        try:
-            arguments = json.loads(args.arguments)
-        except json.JSONDecodeError as error:
-            raise Usage(f"JSON_ARGS is not JSON: {error}") from None
-        except RecursionError:
-            raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels") from None
-        if not isinstance(arguments, dict):
-            raise Usage("JSON_ARGS must be a JSON object")
-        if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
-            raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels")
+    arguments = call_arguments(args)
     async with _open(args, config) as gateway:
-        if args.verb == "list":
-            _list(gateway, args.json, args.strict)
-            return 0
-        if args.verb == "call":
-            return await _call(gateway, args.tool, arguments, args)
-        return await _command(gateway, args.name, " ".join(args.arguments), args)
-    raise AssertionError(args.verb)  # pragma: no cover
+        for note in getattr(args, "notes", ()):
+            gateway.diagnostics.add(note)
+        return await run_verb(gateway, args, arguments)
 
 
-def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
+def call_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """``call``'s JSON_ARGS, checked before anything opens (``{}`` for the other verbs)."""
+    if args.verb != "call":
+        return {}
+    try:
+        arguments = json.loads(args.arguments)
+    except json.JSONDecodeError as error:
+        raise Usage(f"JSON_ARGS is not JSON: {error}") from None
+    except RecursionError:
+        raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels") from None
+    if not isinstance(arguments, dict):
+        raise Usage("JSON_ARGS must be a JSON object")
+    if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
+        raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels")
+    return arguments
+
+
+Said = Callable[[], list[Diagnostic]]
+"""The diagnostics a verb reports: the gateway's (a warm session's: its load's and this
+run's)."""
+
+
+async def run_verb(
+    gateway: Gateway,
+    args: argparse.Namespace,
+    arguments: dict[str, Any],
+    said: Said | None = None,
+) -> int:
+    """``list``, ``call`` or ``command`` on an open gateway; the exit code."""
+    said = said or (lambda: list(gateway.diagnostics))
+    if args.verb == "list":
+        _list(gateway, args.json, args.strict, said)
+        return 0
+    if args.verb == "call":
+        return await _call(gateway, args.tool, arguments, args, said)
+    return await _command(gateway, args.name, " ".join(args.arguments), args, said)
+
+
+def _list(gateway: Gateway, as_json: bool, strict: bool, said: Said) -> None:
     tools = [
         {**tool.describe(), **({"display": tool.display} if tool.display else {})}
         for tool in gateway.tools()
@@ -122,8 +147,8 @@ def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
         for p in gateway.discovery.prompts
     ]
     listing = {"tools": tools, "commands": commands, "skills": skills, "prompts": prompts}
-    said = [*gateway.diagnostics, *flag_listing(listing, strict)]
-    diagnostics = [d.to_dict() for d in said]
+    shown = [*said(), *flag_listing(listing, strict)]
+    diagnostics = [d.to_dict() for d in shown]
     if as_json:
         print_json(
             {"workspace": str(gateway.workspace), "trusted": gateway.trusted, "plan": gateway.plan,
@@ -156,18 +181,16 @@ def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
     prompt_rows = [(p["name"], summary(p["description"])) for p in prompts]
     table("Prompts", ("name", "description"), prompt_rows, out)
     print(file=out)
-    diagnostics_table(said, out)
+    diagnostics_table(shown, out)
 
 
 async def _call(
-    gateway: Gateway, name: str, arguments: dict[str, Any], args: argparse.Namespace
+    gateway: Gateway, name: str, arguments: dict[str, Any], args: argparse.Namespace, said: Said
 ) -> int:
     as_json = bool(args.json)
     tool = gateway.registry.tool(name)
     if tool is None:
-        error(
-            _as(as_json), f"unknown tool {name!r} (see `gateway list`)", list(gateway.diagnostics)
-        )
+        error(_as(as_json), f"unknown tool {name!r} (see `gateway list`)", said())
         return 1
     if not as_json and not args.quiet:
         gateway.progress_listener = _print_progress
@@ -184,7 +207,7 @@ async def _call(
             {**result.to_dict(), "session_id": gateway.session.id,
              "statuses": gateway.session.statuses, "widgets": gateway.session.widgets,
              "notifications": _notifications(gateway),
-             "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
+             "diagnostics": [d.to_dict() for d in said()]}
         )  # fmt: skip
         return 1 if result.is_error else 0
     label = "blocked" if result.blocked else ("error" if result.is_error else "ok")
@@ -195,20 +218,18 @@ async def _call(
     if not args.quiet:
         _print_effects(gateway)
     # Info notes (the same ones on every run) stay in `gateway list` and --json.
-    print_run_diagnostics(
-        list(gateway.diagnostics), tool.owner, quiet=args.quiet, verbose=args.verbose
-    )
+    print_run_diagnostics(said(), tool.owner, quiet=args.quiet, verbose=args.verbose)
     return 1 if result.is_error else 0
 
 
-async def _command(gateway: Gateway, name: str, arguments: str, args: argparse.Namespace) -> int:
+async def _command(
+    gateway: Gateway, name: str, arguments: str, args: argparse.Namespace, said: Said
+) -> int:
     as_json = bool(args.json)
     name = name.removeprefix("/")
     command = gateway.registry.command(name)
     if command is None:
-        error(
-            _as(as_json), f"unknown command /{name} (see `gateway list`)", list(gateway.diagnostics)
-        )
+        error(_as(as_json), f"unknown command /{name} (see `gateway list`)", said())
         return 1
     await gateway.start_session()
     try:
@@ -224,7 +245,7 @@ async def _command(gateway: Gateway, name: str, arguments: str, args: argparse.N
              "reload": outcome.reload, "error": outcome.error,
              "session_id": gateway.session.id, "statuses": gateway.session.statuses,
              "widgets": gateway.session.widgets, "notifications": _notifications(gateway),
-             "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
+             "diagnostics": [d.to_dict() for d in said()]}
         )  # fmt: skip
         return 1 if outcome.error else 0
     if outcome.message:
@@ -239,9 +260,7 @@ async def _command(gateway: Gateway, name: str, arguments: str, args: argparse.N
         print(f"prompt: {outcome.prompt}")
     if not args.quiet:
         _print_effects(gateway)
-    print_run_diagnostics(
-        list(gateway.diagnostics), command.owner, quiet=args.quiet, verbose=args.verbose
-    )
+    print_run_diagnostics(said(), command.owner, quiet=args.quiet, verbose=args.verbose)
     return 1 if outcome.error else 0
 
 
