@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,6 +19,11 @@ from tests._backends import both_backends  # noqa: F401  (every async test: both
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LANGUAGES = ("python", "node")
+
+# `gateway list`, `call` and `command` run in a warm session when a terminal shows their
+# output (docs/session.md): never in the tests that run them in this process, even under
+# `pytest -s`; tests/gateway/test_cli_session.py asks for it.
+os.environ.setdefault("GATEWAY_SESSION", "off")
 
 
 @dataclass

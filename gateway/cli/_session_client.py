@@ -60,7 +60,8 @@ def request_of(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _interactive() -> bool:
-    return any(stream.isatty() for stream in (sys.stdin, sys.stdout) if stream is not None)
+    """Someone reads this command's output on a terminal (stdout, or stderr past a pipe)."""
+    return any(stream.isatty() for stream in (sys.stdout, sys.stderr) if stream is not None)
 
 
 def run_in_session(args: argparse.Namespace, home: Path) -> int | Fallback:

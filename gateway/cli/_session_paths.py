@@ -55,8 +55,9 @@ class SessionRefused(Exception):
 
 
 def session_wanted(environ: Mapping[str, str], interactive: bool) -> bool:
-    """``GATEWAY_SESSION``: ``on`` always, ``off`` never; unset, on a terminal only (as
-    build daemons advise: a CI job or a script that did not ask keeps one-shot runs)."""
+    """``GATEWAY_SESSION``: ``on`` always, ``off`` never; unset, when a terminal shows the
+    output (as build daemons advise: a CI job or a script that did not ask keeps one-shot
+    runs)."""
     value = environ.get("GATEWAY_SESSION", "").strip().lower()
     if value in ("1", "on", "yes", "true"):
         return True

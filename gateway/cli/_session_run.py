@@ -19,6 +19,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any, TextIO, cast
@@ -35,13 +36,26 @@ from gateway.host import Gateway, open_gateway
 
 __all__ = ["Holder", "run_command"]
 
+_TROUBLE = frozenset(
+    {"extension.start_failed", "extension.exited", "register.invalid", "sandbox.refused"}
+)
+"""A package that did not start or ended: a one-shot run would start it again."""
+
 
 class Holder:
     """The session's gateway: opened in ``run``'s task (its task group lives there), opened
     again on ``reopen``; ``gateway`` is None until it is open, or when it failed to open."""
 
-    def __init__(self, workspace: Path, trust: bool, plan: bool, config: GatewayConfig) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        trust: bool,
+        plan: bool,
+        config: GatewayConfig,
+        log: Callable[[str], None],
+    ) -> None:
         self.workspace = workspace
+        self._log = log
         self.trust = trust
         self.plan = plan
         self.config = config
@@ -49,6 +63,9 @@ class Holder:
         self.said = 0
         """How many diagnostics its load said: every command reports them."""
         self.failure: str | None = None
+        self.troubled = False
+        """A package failed to start or exited during the last command: the next one loads
+        again (a one-shot run would have started it afresh)."""
         self.loads = 0
         self._opened = anyio.Event()
         self._again = anyio.Event()
@@ -79,11 +96,19 @@ class Holder:
         failed to open last time)."""
         await self._opened.wait()
         gateway = self.gateway
-        if gateway is None or await gateway.inputs_changed():
+        if gateway is None:
+            self._log(f"loading again (it failed: {self.failure})")
+            await self.reopen()
+        elif self.troubled:
+            self._log("loading again: a package failed to start or exited")
+            await self.reopen()
+        elif await gateway.inputs_changed():
+            self._log("loading again: what its load read has changed")
             await self.reopen()
         return self.gateway
 
     async def reopen(self) -> None:
+        self.troubled = False
         self._opened = anyio.Event()
         self._again.set()
         await self._opened.wait()
@@ -163,6 +188,8 @@ async def run_command(
             os.environ.pop("COLUMNS", None)
         else:
             os.environ["COLUMNS"] = columns
+        said = gateway.diagnostics.since(holder.said)
+        holder.troubled = holder.troubled or any(d.code in _TROUBLE for d in said)
         # What this command said goes: the next one reports its own (as a one-shot run).
         gateway.diagnostics.truncate(holder.said)
 

@@ -40,7 +40,9 @@ _REQUEST_LIMIT = 1024 * 1024
 
 
 def _log(message: str) -> None:
-    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} session {os.getpid()}: {message}", file=sys.stderr)
+    """A line in ``logs/session.log`` (the process's own stderr: a command's is its client's)."""
+    line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} session {os.getpid()}: {message}"
+    print(line, file=sys.__stderr__, flush=True)
 
 
 class Session:
@@ -178,7 +180,7 @@ def main(argv: list[str]) -> int:
     except BlockingIOError:
         return 0  # another session of this key lives: the client connects to it
     sock = _listen(place)
-    holder = Holder(Path(workspace), trust == "1", plan == "1", config)
+    holder = Holder(Path(workspace), trust == "1", plan == "1", config, _log)
     session = Session(place, holder, idle_seconds(os.environ))
     place.info.write_text(json.dumps(session._status()), encoding="utf-8")
     os.chmod(place.info, 0o600)
