@@ -172,3 +172,35 @@ def test_an_idle_session_ends_by_itself(home: Home):
     assert home.gateway("list", GATEWAY_SESSION_IDLE="0.5").returncode == 0
     [lock] = home.run.glob("*.lock")
     assert wait_gone(SessionPlace(home.run, lock.stem), 60)
+
+
+def test_a_package_that_exited_is_started_afresh_by_the_next_command(home: Home):
+    home.gateway("call", "echo_tool", '{"do": "echo"}')
+    crashed = home.gateway("call", "echo_tool", '{"do": "crash"}')
+    assert crashed.returncode == 1
+    before = home.starts()
+    assert home.gateway("call", "echo_tool", '{"do": "echo"}').returncode == 0
+    assert home.starts() == before + 1
+
+
+@pytest.mark.anyio
+async def test_a_connection_from_another_user_is_closed_unanswered(tmp_path: Path, monkeypatch):
+    import anyio
+
+    from gateway import GatewayConfig
+    from gateway.cli import _session_server as server
+    from gateway.cli._session_run import Holder
+
+    monkeypatch.setattr(server, "peer_uid", lambda sock: os.getuid() + 1)
+    place = SessionPlace(tmp_path, "k")
+    holder = Holder(tmp_path, False, False, GatewayConfig(home=tmp_path / "home"), print)
+    session = server.Session(place, holder, 60.0)
+    ours, theirs = socket.socketpair()
+    with theirs:
+        theirs.sendall(b'{"kind": "status"}\n')
+        await session._connection(await anyio.abc.SocketStream.from_socket(ours))
+        try:
+            answer = theirs.recv(100)
+        except ConnectionResetError:  # closed with the request unread
+            answer = b""
+        assert answer == b""
