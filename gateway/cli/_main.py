@@ -197,9 +197,14 @@ def _in_session(args: argparse.Namespace, config: GatewayConfig) -> int | None:
     """The command run in the workspace's warm session (docs/session.md); None: run it
     here, one-shot — with a ``session.unreachable`` note when the session could not be
     used."""
-    from gateway.cli._session_client import run_in_session
+    from gateway.cli._session_client import Fallback, run_in_session
 
-    served = run_in_session(args, config.home)
+    if not args.workspace.is_dir():
+        return None  # the one-shot run says so
+    try:
+        served = run_in_session(args, config.home)
+    except OSError as error:
+        served = Fallback(str(error))
     if isinstance(served, int):
         return served
     if served.why is not None:

@@ -70,8 +70,16 @@ class Holder:
         self._opened = anyio.Event()
         self._again = anyio.Event()
         self._closing = False
+        self.closed = anyio.Event()
+        """Set once its gateway has closed, every process it started stopped."""
 
     async def run(self) -> None:
+        try:
+            await self._hold()
+        finally:
+            self.closed.set()
+
+    async def _hold(self) -> None:
         while not self._closing:
             self._again = anyio.Event()
             try:

@@ -68,6 +68,8 @@ class Session:
             group.start_soon(listener.serve, self._connection, group)
             await self.stop.wait()
             await self.holder.close()
+            with anyio.move_on_after(60):  # its processes stop in bounded steps
+                await self.holder.closed.wait()
             group.cancel_scope.cancel()
 
     async def _idle(self) -> None:

@@ -4,6 +4,7 @@ crashes too often."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -31,6 +32,10 @@ RESTART_BACKOFF: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 4.0)
 """Seconds before each restart attempt of a crashed runtime; then it stays down."""
 RESTART_WINDOW = 60.0
 """More than ``len(RESTART_BACKOFF)`` crashes within this many seconds: give up."""
+START_CONCURRENCY = max(4, 2 * (os.cpu_count() or 1))
+"""Processes starting (spawned, not registered yet) at once: thirty packages started
+together on two cores would each take thirty times as long and run out their start
+timeouts; each timeout counts from its own spawn."""
 
 
 class Starter:
@@ -56,6 +61,7 @@ class Starter:
             state.config.require_sandbox,
         )
         self._crashes: dict[str, list[float]] = {}
+        self._starting = anyio.CapacityLimiter(START_CONCURRENCY)
 
     async def start_all(self, items: Iterable[DiscoveredExtension | LaunchPlan]) -> None:
         """Start every extension at once; register them in discovery (startup) order."""
@@ -73,7 +79,7 @@ class Starter:
                     return
             process = self._new_process(plan)
             try:
-                await process.start(self._state.tasks, self._planner.initialize(plan))
+                await self._start(process, plan)
             except ExtensionError as error:
                 self.failed(plan.name, plan.origin, error)
                 return
@@ -91,12 +97,17 @@ class Starter:
         cached one (``Activator``'s ``StartPlan``)."""
         process = self._new_process(plan)
         try:
-            await process.start(self._state.tasks, self._planner.initialize(plan))
+            await self._start(process, plan)
         except ExtensionError as error:
             self.failed(plan.name, plan.origin, error)
             return False
         self._projector.register(process, owner)
         return True
+
+    async def _start(self, process: ExtensionProcess, plan: LaunchPlan) -> None:
+        """Spawn and wait for ``register``, at most ``START_CONCURRENCY`` at once."""
+        async with self._starting:
+            await process.start(self._state.tasks, self._planner.initialize(plan))
 
     def failed(self, name: str, origin: Path | None, error: Exception) -> None:
         """Report an extension that did not start (its cached registration goes)."""
@@ -156,7 +167,7 @@ class Starter:
             return  # stopped or reloaded meanwhile
         new = self._new_process(old.plan)
         try:
-            await new.start(state.tasks, self._planner.initialize(old.plan))
+            await self._start(new, old.plan)
         except ExtensionError as error:
             state.diagnostics.add(
                 _codes.EXTENSION_START_FAILED(
