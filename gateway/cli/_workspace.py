@@ -102,6 +102,16 @@ def call_arguments(args: argparse.Namespace) -> dict[str, Any]:
     return arguments
 
 
+_CALL_EVENTS = (
+    "session_start",
+    "turn_start",
+    "tool_call",
+    "tool_result",
+    "turn_end",
+    "session_end",
+)
+_COMMAND_EVENTS = ("session_start", "session_end")
+
 Said = Callable[[], list[Diagnostic]]
 """The diagnostics a verb reports: the gateway's (a warm session's: its load's and this
 run's)."""
@@ -196,6 +206,8 @@ async def _call(
         gateway.progress_listener = _print_progress
         for line in render_call(tool.display, arguments):
             print(line)
+    # What the turn will reach starts together, not one start after another.
+    await gateway.start_for(() if gateway.plan else _CALL_EVENTS, [name])
     await gateway.start_session()
     await gateway.start_turn()
     result = await gateway.call_tool(name, arguments)
@@ -231,6 +243,7 @@ async def _command(
     if command is None:
         error(_as(as_json), f"unknown command /{name} (see `gateway list`)", said())
         return 1
+    await gateway.start_for(() if gateway.plan else _COMMAND_EVENTS, [command.name])
     await gateway.start_session()
     try:
         outcome = await gateway.run_command(name, arguments)

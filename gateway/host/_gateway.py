@@ -308,7 +308,7 @@ class Gateway:
         return await self._lifecycle.context(list(system), list(messages))
 
     async def build_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``context`` with messages only (no system blocks): the messages to send."""
+        """``context`` with messages only: the messages to send."""
         return (await self.context([], messages)).messages
 
     async def compact(
@@ -339,17 +339,13 @@ class Gateway:
         self._settings.start()
 
     async def inputs_changed(self) -> bool:
-        """Whether anything the last (re)load read has changed since — installed packages,
-        their gates, settings and secrets, workspace trust, adopted policies, what discovery
-        finds, where the programs packages name resolve on PATH — so a gateway kept open
-        across runs loads again rather than serve a stale state. Needs
-        ``GatewayConfig.watch_inputs`` (else always False)."""
+        """Whether what the last (re)load read has changed (``_freshness``): a gateway kept
+        open across runs then reloads. Needs ``GatewayConfig.watch_inputs`` (else False)."""
         return await self._inputs.changed()
 
     def use_session(self, session_id: str | None = None) -> None:
-        """Go on in a new session (or ``session_id`` resumed) without restarting anything:
-        for a host that serves one run after another with the same processes (the CLI's
-        warm session). Nothing is emitted; what the last run left pending goes."""
+        """A new session (or ``session_id`` resumed), nothing restarted or emitted, nothing
+        pending kept: one run after another on one gateway (the CLI's warm session)."""
         self._sessions.use(session_id)
 
     async def warm(self) -> None:
@@ -357,6 +353,12 @@ class Gateway:
         cache), instead of at the first use of its tools, commands or hooks; one that fails
         to start is a diagnostic, as at first use."""
         await self._loader.warm()
+
+    async def start_for(self, events: Iterable[str], tools: Iterable[str] = ()) -> None:
+        """Start now, together, the dormant subscribers of ``events`` and owners of
+        ``tools`` (or commands): each would start at its first use, one after another; a
+        host that knows what a run emits (``gateway call``) waits for the slowest instead."""
+        await self._loader.start_for(events, tools)
 
     async def reload(self) -> None:
         """Stop everything and start again with a fresh ``initialize`` (same session).
@@ -390,8 +392,7 @@ class Gateway:
         await self._sessions.resume(session_id)
 
     async def set_trust(self, trusted: bool) -> None:
-        """A trust change restarts extensions (project roots come or go)."""
-        self._state.trusted = trusted
+        self._state.trusted = trusted  # a reload: project roots come or go
         await self.reload()
 
     async def aclose(self) -> None:

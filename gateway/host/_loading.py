@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import anyio
 
@@ -217,12 +217,25 @@ class Loader:
             state.diagnostics.extend(recalled_denials(state.config.home, status.id, granted))
         return True
 
-    async def warm(self) -> None:
-        """Start every runtime still held dormant, together (``gateway serve``: listed from
-        the cache at once, then warmed in the background)."""
+    async def warm(self, packages: Iterable[str] | None = None) -> None:
+        """Start every runtime still held dormant — or those of ``packages`` — together
+        (``gateway serve``: listed from the cache at once, then warmed in the background)."""
+        owners = self._activator.dormant()
+        if packages is not None:
+            owners = [o for o in dict.fromkeys(map(self._activator.owner_of, packages)) if o]
         async with anyio.create_task_group() as group:
-            for owner in self._activator.dormant():
+            for owner in owners:
                 group.start_soon(self._activator.activate, owner)
+
+    async def start_for(self, events: Iterable[str], tools: Iterable[str]) -> None:
+        """``Gateway.start_for``: the dormant subscribers of ``events`` and owners of
+        ``tools`` (or commands of those names), started together."""
+        registry = self._state.registry
+        owners = [hook.owner for event in events for hook in registry.hooks(event)]
+        for name in tools:
+            found = registry.tool(name) or registry.command(name)
+            owners += [found.owner] if found is not None else []
+        await self.warm(owners)
 
     async def stop(self) -> None:
         """Stop every process (shielded: a cancelled caller still stops them all)."""

@@ -16,6 +16,13 @@ __all__ = ["check_store", "read_installed_ids", "read_state_digest"]
 
 _NOT_DECISIONS = frozenset({"call_journal"})
 """Tables a tool call writes (the at-most-once journal): not what a load reads."""
+_DERIVED = frozenset({"hash_cache"})
+"""Columns that only speed up reading others (each file's size and mtime behind a content
+hash: large, and the content hash beside it says what matters)."""
+
+
+def _quoted(name: object) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -89,8 +96,10 @@ def read_state_digest(home: Path) -> str:
             if name in _NOT_DECISIONS or name.startswith("sqlite_"):
                 continue
             digest.update(f"\0{name}\0".encode())
-            quoted = '"' + str(name).replace('"', '""') + '"'
-            for row in conn.execute(f"SELECT * FROM {quoted} ORDER BY 1"):
+            quoted = _quoted(name)
+            columns = [row[1] for row in conn.execute(f"PRAGMA table_info({quoted})")]
+            kept = ", ".join(_quoted(c) for c in columns if c not in _DERIVED) or "1"
+            for row in conn.execute(f"SELECT {kept} FROM {quoted} ORDER BY 1"):
                 digest.update(repr(row).encode())
     except sqlite3.Error:
         return "unreadable"

@@ -273,3 +273,15 @@ async def test_a_program_replaced_in_place_is_another_start(workspace):
     shutil.copy(sys.executable, program)
     await warm(workspace)
     assert starts(log) == 2
+
+
+async def test_start_for_starts_together_what_a_run_will_use_and_nothing_else(workspace):
+    _, hooked = nimlet_package(workspace, "alpha", tools=[], events=["turn_end"])
+    _, owner = nimlet_package(workspace, "beta", tools=["beta_tool"])
+    _, idle = nimlet_package(workspace, "gamma", tools=["gamma_tool"], events=["input"])
+    await warm(workspace)
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        await gateway.start_for(["session_start", "turn_end"], ["beta_tool"])
+        assert sorted(p.name for p in gateway.processes) == ["alpha", "beta"]
+        await gateway.call_tool("beta_tool", {"do": "echo"})
+    assert (starts(hooked), starts(owner), starts(idle)) == (2, 2, 1)
