@@ -204,3 +204,12 @@ async def test_a_connection_from_another_user_is_closed_unanswered(tmp_path: Pat
         except ConnectionResetError:  # closed with the request unread
             answer = b""
         assert answer == b""
+
+
+def test_package_text_reaches_the_terminal_escaped_and_json_keeps_it_exact(home: Home):
+    hostile = '{"do": "say", "text": "\\u001b]52;c;aGk=\\u0007 \\u001b[31mred"}'
+    shown = home.gateway("call", "echo_tool", hostile)
+    assert shown.returncode == 0
+    assert "\x1b" not in shown.stdout and "\\x1b]52;c;aGk=\\x07 \\x1b[31mred" in shown.stdout
+    exact = json.loads(home.gateway("call", "echo_tool", hostile, "--json").stdout)
+    assert exact["content"] == "\x1b]52;c;aGk=\x07 \x1b[31mred"
