@@ -66,8 +66,8 @@ def _interactive() -> bool:
 
 def run_in_session(args: argparse.Namespace, home: Path) -> int | Fallback:
     """The command's exit code once the session ran it, or ``Fallback``."""
-    if not session_wanted(os.environ, _interactive()):
-        return Fallback()
+    if not session_wanted(os.environ, _interactive()) or not hasattr(socket, "SO_PEERCRED"):
+        return Fallback()  # off; or no way to tell who serves a socket: no session
     workspace = Path(args.workspace).resolve()
     try:
         place = SessionPlace(
