@@ -17,11 +17,13 @@ from gateway.base import (
     USER_MESSAGE_DROPPED,
     Diagnostic,
     GatewayConfig,
+    did_you_mean,
     json_depth,
 )
 from gateway.cli._errors import BadArgument, Usage, error
 from gateway.cli._flagged import flag_listing
 from gateway.cli._output import (
+    by_package,
     diagnostics_table,
     print_json,
     print_run_diagnostics,
@@ -125,6 +127,11 @@ async def run_verb(
 ) -> int:
     """``list``, ``call`` or ``command`` on an open gateway; the exit code."""
     said = said or (lambda: list(gateway.diagnostics))
+    if args.verb == "list" and args.tokens:
+        from gateway.cli._tool_tokens import print_tool_tokens
+
+        print_tool_tokens(gateway, args.json)
+        return 0
     if args.verb == "list":
         _list(gateway, args.json, args.strict, said)
         return 0
@@ -157,7 +164,7 @@ def _list(gateway: Gateway, as_json: bool, strict: bool, said: Said) -> None:
         for p in gateway.discovery.prompts
     ]
     listing = {"tools": tools, "commands": commands, "skills": skills, "prompts": prompts}
-    shown = [*said(), *flag_listing(listing, strict)]
+    shown = by_package([*said(), *flag_listing(listing, strict)])
     diagnostics = [d.to_dict() for d in shown]
     if as_json:
         print_json(
@@ -200,8 +207,8 @@ async def _call(
     as_json = bool(args.json)
     tool = gateway.registry.tool(name)
     if tool is None:
-        error(_as(as_json), f"unknown tool {name!r} (see `gateway list`)", said())
-        return 1
+        meant = did_you_mean(name, [t.name for t in gateway.registry.tools()])
+        return _unknown(f"unknown tool {name!r}{meant} (see `gateway list`)", args, said)
     if not as_json and not args.quiet:
         gateway.progress_listener = _print_progress
         for line in render_call(tool.display, arguments):
@@ -241,8 +248,9 @@ async def _command(
     name = name.removeprefix("/")
     command = gateway.registry.command(name)
     if command is None:
-        error(_as(as_json), f"unknown command /{name} (see `gateway list`)", said())
-        return 1
+        names = ["/" + c.name for c in gateway.registry.commands()]
+        meant = did_you_mean("/" + name, names)
+        return _unknown(f"unknown command /{name}{meant} (see `gateway list`)", args, said)
     await gateway.start_for(() if gateway.plan else _COMMAND_EVENTS, [command.name])
     await gateway.start_session()
     try:
@@ -277,6 +285,18 @@ async def _command(
     return 1 if outcome.error else 0
 
 
+def _unknown(message: str, args: argparse.Namespace, said: Said) -> int:
+    """An unknown tool or command, said once: with ``--json`` every diagnostic; else the
+    run's own warnings and one line for the packages' (``-v``: each of them; ``-q``: the
+    run's errors only) — another package's warnings are no reason for this one."""
+    if args.json:
+        error(args, message, said())
+        return 1
+    error(args, message)
+    print_run_diagnostics(said(), None, quiet=args.quiet, verbose=args.verbose)
+    return 1
+
+
 def _print_progress(owner: str, item: dict[str, Any]) -> None:
     text = item.get("text")
     if isinstance(text, str) and text:
@@ -302,10 +322,6 @@ def _notifications(gateway: Gateway) -> list[dict[str, str]]:
         {"extension": extension, "level": notification.level, "message": notification.message}
         for extension, notification in gateway.session.notifications
     ]
-
-
-def _as(as_json: bool) -> argparse.Namespace:
-    return argparse.Namespace(json=as_json)
 
 
 def _print_effects(gateway: Gateway) -> None:

@@ -50,7 +50,11 @@ async def test_settings_written_by_gateway_config_are_a_change(workspace):
 
 
 async def test_an_extension_added_or_edited_in_the_workspace_is_a_change(workspace):
-    async with open_gateway(workspace.root, trust=True, config=_watching(workspace)) as gateway:
+    config = _watching(workspace)
+    transport = workspace.transport
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=transport
+    ) as gateway:
         workspace.add_extension("late", tools=["late_tool"])
         assert await gateway.inputs_changed()
         await gateway.reload()
