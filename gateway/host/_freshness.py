@@ -103,7 +103,9 @@ def program_inputs(state: GatewayState) -> str:
     digest = hashlib.sha256()
     for status in state.packages:
         spec = status.runtime
-        if status.active and isinstance(spec, LaunchSpec):
+        # Ready, not active: a package whose start failed for want of a program is
+        # exactly the one to watch.
+        if status.ready and isinstance(spec, LaunchSpec):
             for program in spec.programs:
                 digest.update(f"{status.id}\0{command_identity(program)}\n".encode())
     return digest.hexdigest()

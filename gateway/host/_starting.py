@@ -5,7 +5,7 @@ crashes too often."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import anyio
@@ -16,6 +16,7 @@ from gateway.host._planning import Planner
 from gateway.host._projection import Projector
 from gateway.host._state import GatewayState
 from gateway.model import DiscoveredExtension
+from gateway.packages import remember_start
 from gateway.runtime import LaunchError
 from gateway.wire import (
     DeadlinePause,
@@ -95,7 +96,7 @@ class Starter:
             try:
                 await self._start(process, plan)
             except ExtensionError as error:
-                self.failed(plan.name, plan.origin, error)
+                self.failed(plan.name, plan.origin, error, plan.members)
                 return
             self._loaded(process)
             started[index] = process
@@ -114,7 +115,7 @@ class Starter:
         try:
             await self._start(process, plan)
         except ExtensionError as error:
-            self.failed(plan.name, plan.origin, error)
+            self.failed(plan.name, plan.origin, error, plan.members)
             return False
         self._loaded(process)
         self._projector.register(process, owner)
@@ -125,8 +126,11 @@ class Starter:
         async with self._starting:
             await process.start(self._state.tasks, self._planner.initialize(plan))
 
-    def failed(self, name: str, origin: Path | None, error: Exception) -> None:
-        """Report an extension that did not start (its cached registration goes)."""
+    def failed(
+        self, name: str, origin: Path | None, error: Exception, members: Sequence[str] = ()
+    ) -> None:
+        """Report an extension that did not start (its cached registration goes); so did
+        none of the packages of a shared process (``members``)."""
         self._projector.start_failed(name)
         code = _codes.EXTENSION_START_FAILED
         if isinstance(error, RegisterInvalid):
@@ -135,7 +139,9 @@ class Starter:
             code = _codes.SANDBOX_REFUSED
         said = code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
         self._state.diagnostics.add(said)
-        self._state.load_failures[name] = said.message
+        for package in (name, *members):
+            self._state.load_failures[package] = said.message
+        self._settle((name, *members))
 
     def _loaded(self, process: ExtensionProcess) -> None:
         """Whether each package the process hosts loaded: an error its runtime reported
@@ -153,6 +159,19 @@ class Starter:
             if known is not None and known.severity is Severity.ERROR:
                 package = item.package if item.package in plan.members else plan.name
                 failures.setdefault(package, item.message)
+        self._settle((plan.name, *plan.members))
+
+    def _settle(self, names: Iterable[str]) -> None:
+        """What a start of these packages just showed, said at once: on their status, and
+        in the record the commands that start nothing read (``status``, ``doctor``,
+        ``list --packages``) — a gateway kept open (the warm session, ``serve``) would
+        otherwise leave it unsaid until it stops."""
+        state, wanted = self._state, set(names)
+        for status in state.packages:
+            if status.id in wanted:
+                status.load_failure = state.load_failures.get(status.id)
+                content = status.package.record.content_hash
+                remember_start(state.config.home, status.id, content, status.load_failure)
 
     def _new_process(self, plan: LaunchPlan) -> ExtensionProcess:
         state = self._state
@@ -195,7 +214,9 @@ class Starter:
                 f"restart of extension {owner} failed: {error}", package=owner
             )
             state.diagnostics.add(said)
-            state.load_failures[owner] = said.message
+            for package in (owner, *old.plan.members):
+                state.load_failures[package] = said.message
+            self._settle((owner, *old.plan.members))
             self._on_process_exit(old)  # next attempt, with the next backoff step
             return
         self._loaded(new)

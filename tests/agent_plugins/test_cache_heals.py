@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from adapters.agent_plugins._launch import plan_plugin_host
 from gateway.host import registration_key, start_inputs
 from gateway.packages import load_adapters
@@ -41,25 +43,42 @@ def _install_server(folder: Path) -> None:
     script.chmod(0o755)
 
 
-def test_a_plugin_whose_server_command_was_missing_heals_on_the_next_list(tmp_path: Path):
+def _load_failure(home: Path, env: dict[str, str]) -> str | None:
+    """Why the package failed to load, as ``status`` (which starts nothing) reads it; None
+    when it is active."""
+    package = next(p for p in cli_json(home, "status", env=env)["packages"] if p["id"] == "heal")
+    assert package["active"] is (package["load_failure"] is None)
+    return package["load_failure"]
+
+
+@pytest.mark.parametrize("session", ["off", "on"])
+def test_a_plugin_whose_server_command_was_missing_heals_on_the_next_list(
+    tmp_path: Path, session: str
+):
     home, project, bin_dir = tmp_path / "home", tmp_path / "project", tmp_path / "bin"
     project.mkdir()
-    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "GATEWAY_SESSION": session}  # fmt: skip
     cli_json(home, "install", str(_plugin(tmp_path / "src")), env=env)
     for verb in ("trust", "enable"):
         cli_json(home, verb, "heal", env=env)
+    try:
+        for _ in range(2):  # not healed by a cache either: the start failed, nothing is served
+            broken = cli_json(home, "list", "--workspace", str(project), env=env)
+            assert TOOL not in [t["name"] for t in broken["tools"]]
+            codes = {d["code"] for d in broken["diagnostics"]}
+            assert "agent_plugins.command_not_found" in codes
+            # Never "active": said at once, even by a session that keeps running.
+            assert "calc-server" in (_load_failure(home, env) or "")
 
-    for _ in range(2):  # not healed by a cache either: the start failed, nothing is served
-        broken = cli_json(home, "list", "--workspace", str(project), env=env)
-        assert TOOL not in [t["name"] for t in broken["tools"]]
-        codes = {d["code"] for d in broken["diagnostics"]}
-        assert "agent_plugins.command_not_found" in codes
-
-    _install_server(bin_dir)
-    healed = cli_json(home, "list", "--workspace", str(project), env=env)
-    assert TOOL in [t["name"] for t in healed["tools"]], healed["diagnostics"]
-    done = cli(home, "call", TOOL, '{"a": 2, "b": 40}', "--workspace", str(project), env=env)
-    assert done.returncode == 0 and done.stdout.strip().endswith("42"), done.stderr
+        _install_server(bin_dir)
+        healed = cli_json(home, "list", "--workspace", str(project), env=env)
+        assert TOOL in [t["name"] for t in healed["tools"]], healed["diagnostics"]
+        assert _load_failure(home, env) is None
+        done = cli(home, "call", TOOL, '{"a": 2, "b": 40}', "--workspace", str(project), env=env)
+        assert done.returncode == 0 and done.stdout.strip().endswith("42"), done.stderr
+    finally:
+        cli(home, "session", "stop", "--all", env=env)
 
 
 def test_what_a_server_command_resolves_to_is_part_of_what_a_start_depends_on(
