@@ -269,6 +269,26 @@ async def test_disable_and_enable_drop_the_cached_registration(workspace, monkey
     assert starts(log) == 2
 
 
+async def test_a_grant_changed_is_a_cache_miss(workspace):
+    package_id, log = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
+    await warm(workspace)
+    with StateStore.open(workspace.config.home) as store:
+        store.grant(package_id, ["workspace.write"], requested=["workspace.write"])
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
+        assert [p.name for p in gateway.processes] == ["alpha"]
+    assert starts(log) == 2
+
+
+async def test_a_reinstall_of_the_same_content_drops_the_cached_registration(workspace):
+    nimlet_package(workspace, "alpha", tools=["alpha_tool"])
+    await warm(workspace)
+    assert _cached(workspace)
+    nimlet_package(workspace, "alpha", tools=["alpha_tool"])  # the same source again
+    assert not _cached(workspace)
+
+
 async def test_a_start_that_failed_is_not_served_from_the_cache(workspace):
     _, log = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
     await warm(workspace)
