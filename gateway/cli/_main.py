@@ -134,7 +134,7 @@ def _printable_output(args: argparse.Namespace) -> None:
 
 
 def _refuse_argument(args: argparse.Namespace, message: str) -> None:
-    from gateway.base import _codes
+    from gateway.cli import _codes
     from gateway.cli._output import refuse
 
     refuse(_codes.ARGUMENT_INVALID(message), as_json=bool(getattr(args, "json", False)))
@@ -218,7 +218,7 @@ def _in_session(args: argparse.Namespace, config: GatewayConfig) -> int | None:
     if isinstance(served, int):
         return served
     if served.why is not None:
-        from gateway.base import _codes
+        from gateway.cli import _codes
 
         args.notes = [
             _codes.SESSION_UNREACHABLE(

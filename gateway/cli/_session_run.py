@@ -179,6 +179,7 @@ async def run_command(
     sys.stderr = PrintableStream(cast(TextIO, _Frames("err", send, tty)))
     columns = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(request.get("columns") or 100)
+    start = gateway.diagnostics.mark()
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(_forward, receive, stream)
@@ -196,7 +197,7 @@ async def run_command(
             os.environ.pop("COLUMNS", None)
         else:
             os.environ["COLUMNS"] = columns
-        said = gateway.diagnostics.since(holder.said)
+        said = gateway.diagnostics.since(start)
         holder.troubled = holder.troubled or any(d.code in _TROUBLE for d in said)
         # What this command said goes: the next one reports its own (as a one-shot run).
         gateway.diagnostics.truncate(holder.said)

@@ -33,9 +33,9 @@ from pydantic import ValidationError
 
 from gateway.base import (
     Severity,
-    catalogue,
     command_identity,
     file_identity,
+    find_code,
     gateway_version,
     write_json_atomically,
 )
@@ -122,8 +122,7 @@ def failed(register: RegisterMessage) -> bool:
         items = RegisterExtras.parse(register.gateway).runtime_diagnostics()
     except ExtraError:  # reported where the registration is projected
         return False
-    known = catalogue()
-    codes = [known.get(item.code) for item in items if isinstance(item, RuntimeDiagnostic)]
+    codes = [find_code(item.code) for item in items if isinstance(item, RuntimeDiagnostic)]
     return any(code is not None and code.severity is Severity.ERROR for code in codes)
 
 

@@ -17,7 +17,8 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, TypeVar
 
-from gateway.base import BUILTIN_TOOL_NAMES, Diagnostic, ToolRules, _codes
+from gateway.base import BUILTIN_TOOL_NAMES, Diagnostic, ToolRules
+from gateway.model import _codes
 
 __all__ = ["OwnerOrder", "Rank", "arrange_commands", "arrange_tools", "load_position", "refused"]
 
