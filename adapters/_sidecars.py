@@ -366,6 +366,12 @@ def _module_version(manifest: Path) -> str:
     return version if isinstance(version, str) else "?"
 
 
+def sidecar_build() -> str:
+    """What ``gateway setup`` installed the sidecar's modules from (its stamp's digest), a
+    launch's ``depends_on``: a setup that changed them starts its packages again."""
+    return f"sidecar modules {_read_stamp(sidecar_dir()).get('sources', 'not set up')}"
+
+
 def _read_stamp(where: Path) -> dict[str, object]:
     try:
         stamp = json.loads((where / STAMP).read_text(encoding="utf-8"))

@@ -4,6 +4,7 @@ default: tests of the host's logic) or as real processes in Python and JS."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,6 +23,11 @@ from tests._memory import TRANSPORT
 FIXTURES = Path(__file__).parent / "fixtures"
 LANGUAGES = ("python", "node")
 """The real scripted extensions: where a child's pipes matter."""
+
+# `gateway list`, `call` and `command` run in a warm session when a terminal shows their
+# output (docs/session.md): never in the tests that run them in this process, even under
+# `pytest -s`; tests/gateway/test_cli_session.py asks for it.
+os.environ.setdefault("GATEWAY_SESSION", "off")
 
 
 @dataclass

@@ -122,6 +122,7 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
         **remote.document,
     }
     path = write_config(home, entry.id, document)
+    named = [str(server["command"]) for server in servers.values()]
     return LaunchSpec(
         command=[*HOST_COMMAND, "--config", str(path)],
         response_timeout=response_timeout(),
@@ -131,4 +132,7 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
         reads=tuple(dict.fromkeys([*reads, path])),
         writes=(data, *remote.writes),
         env=remote.env,
+        # A server whose command was missing starts once it is there (the cache is keyed
+        # on what each name resolves to). One inside the plugin is its content.
+        programs=tuple(dict.fromkeys(c for c in named if not c.startswith("./"))),
     )

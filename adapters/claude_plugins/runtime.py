@@ -87,6 +87,9 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec:
         writes=(data, *remote.writes),
         env=remote.env,
         diagnostics=list(remote.diagnostics),
+        # What the servers and hooks run, as found on PATH now: a program installed later
+        # starts the plugin again rather than serving what its last start found.
+        programs=tuple(dict.fromkeys(programs)),
     )
 
 

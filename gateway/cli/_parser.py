@@ -53,17 +53,8 @@ AUDIT_FORMATS = ("text", "json", "markdown", "html", "sarif", "badge")
 """``gateway.audit.FORMATS``."""
 AUDIT_FAIL_ON = ("unsupported", "partial", "risk")
 """``gateway.audit.FAIL_ON``."""
-AUDIT_HOSTS = (
-    "gateway",
-    "nimlet",
-    "nu",
-    "nanobot",
-    "pi",
-    "openclaw",
-    "agent-plugins",
-    "gemini",
-    "codex",
-)
+AUDIT_HOSTS = ("gateway", "nimlet", "nu", "nanobot", "pi", "openclaw", "agent-plugins",
+               "gemini", "codex")  # fmt: skip
 """``gateway.audit.HOSTS``."""
 
 

@@ -8,12 +8,11 @@ import json
 from typing import Any
 
 from gateway.base import GatewayConfig
-from gateway.host import RegistrationCache, registration_key
+from gateway.host import RegistrationCache, registration_key, start_inputs
 from gateway.migrate._model import Observation, Package
 from gateway.migrate._throwaway import Loaded
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.packages import evaluate_packages, load_adapters
-from gateway.packages.sign_ins import sign_in_stamp
 from gateway.runtime import child_environment
 from gateway.store import STATE_FILE, StoreError
 from gateway.wire import RegisterMessage, ToolSpec
@@ -69,15 +68,8 @@ def recorded(package: Package, config: GatewayConfig) -> Observation | None:
     if status is None or not isinstance(status.runtime, LaunchSpec):
         return None
     spec, base = status.runtime, child_environment(config.passthrough_env)
-    key = registration_key(
-        status.id,
-        status.package.record.content_hash,
-        spec.command,
-        {k: v for k, v in spec.env.items() if base.get(k) != v},
-        config.home / "config" / f"{status.id}.json",
-        status.package.granted,
-        sign_in_stamp(config.home, status.id),
-    )
+    env = {k: v for k, v in spec.env.items() if base.get(k) != v}
+    key = registration_key(spec.command, env, start_inputs(status, config.home))
     cached = RegistrationCache(config.home).load(status.id, key)
     if cached is None:
         return None

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gateway.base import GatewayError
+
 __all__ = ["RemoteServer", "SignInFailed", "SignInPrompt", "SignedIn"]
 
 
@@ -37,7 +39,7 @@ class SignedIn:
     refreshable: bool = False
 
 
-class SignInFailed(Exception):
+class SignInFailed(GatewayError):
     """The sign-in did not complete; ``str()`` says why, for a person, and ``code`` is the
     diagnostic code of the adapter that raised it (None: not known)."""
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from gateway.base import MAX_NAME_BYTES, private_dir, safe_join, write_json_atomically
+from gateway.base import MAX_NAME_BYTES, GatewayError, private_dir, safe_join, write_json_atomically
 
 __all__ = [
     "SignIn",
@@ -51,7 +51,7 @@ _SLUG_BYTES = MAX_NAME_BYTES - len("-123456789012.stamp")
 _FORMAT = 1
 
 
-class SignInError(Exception):
+class SignInError(GatewayError):
     """A sign-in file that cannot be read or written."""
 
 
