@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     )
     from gateway.host._open import open_gateway
     from gateway.host._registrations import RegistrationCache, registration_key
+    from gateway.host._tool_search import (
+        ToolFilter,
+        ToolMatch,
+        ToolSearch,
+        meta_names,
+        meta_schemas,
+    )
     from gateway.host.editor import terminal_editor
     from gateway.host.external_tools import run_tool_json
 
@@ -30,11 +37,16 @@ _WHERE: dict[str, str] = {
     "Gateway": "gateway.host._gateway",
     "InputResult": "gateway.host._gateway",
     "RegistrationCache": "gateway.host._registrations",
+    "ToolFilter": "gateway.host._tool_search",
+    "ToolMatch": "gateway.host._tool_search",
     "ToolResult": "gateway.host._gateway",
+    "ToolSearch": "gateway.host._tool_search",
     "UnknownCommand": "gateway.host._gateway",
     "UnknownTool": "gateway.host._gateway",
     "describe_sandbox": "gateway.host._confinement",
     "interpreter_paths": "gateway.host._confinement",
+    "meta_names": "gateway.host._tool_search",
+    "meta_schemas": "gateway.host._tool_search",
     "open_gateway": "gateway.host._open",
     "registration_key": "gateway.host._registrations",
     "run_tool_json": "gateway.host.external_tools",
@@ -47,11 +59,16 @@ __all__ = [
     "Gateway",
     "InputResult",
     "RegistrationCache",
+    "ToolFilter",
+    "ToolMatch",
     "ToolResult",
+    "ToolSearch",
     "UnknownCommand",
     "UnknownTool",
     "describe_sandbox",
     "interpreter_paths",
+    "meta_names",
+    "meta_schemas",
     "open_gateway",
     "registration_key",
     "run_tool_json",

@@ -154,7 +154,7 @@ async def test_a_timeout_kills_the_group_and_fails_open(tmp_path: Path) -> None:
     hooks = _hooks(tmp_path, {"PreToolUse": [_command(hook, timeout=0.5)]})
     started = time.monotonic()
     assert await hooks.dispatch("tool_call", CALL) == {}
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 25  # killed: not the 30 s the hook would sleep
     assert _codes_of(hooks) == [codes.CLAUDE_HOOK_FAILED.code]
     assert "timed out" in hooks.diagnostics[0]["message"]
     time.sleep(2.5)
