@@ -5,6 +5,7 @@ built artifacts."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import tomllib
@@ -29,6 +30,34 @@ def test_the_version_has_one_source() -> None:
     assert PYPROJECT["project"]["dynamic"] == ["version"]
     attr = PYPROJECT["tool"]["setuptools"]["dynamic"]["version"]["attr"]
     assert attr == "gateway.base._version.VERSION"
+
+
+# Where the version is written besides gateway/base/_version.py, because the format needs a
+# literal (npm's manifest and lockfile, an image tag): CHANGELOG.md's "Cutting a release"
+# names them; a bump that forgets one fails here.
+_IMAGE_TAG = re.compile(r"extension-gateway:(\d[^\s\"']*)")
+
+
+def test_every_file_that_must_name_the_version_names_this_one() -> None:
+    version = gateway_version()
+    manifest = json.loads((ROOT / "sidecars" / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((ROOT / "sidecars" / "package-lock.json").read_text(encoding="utf-8"))
+    found = {
+        "sidecars/package.json": [manifest["version"]],
+        "sidecars/package-lock.json": [lock["version"], lock["packages"][""]["version"]],
+    }
+    for name in ("deploy/kubernetes/deployment.yaml", "docs/deploy.md"):
+        found[name] = _IMAGE_TAG.findall((ROOT / name).read_text(encoding="utf-8"))
+    assert all(found.values()), found  # each still names it (a moved line is a changed rule)
+    assert {name: tags for name, tags in found.items() if set(tags) != {version}} == {}
+
+
+def test_the_release_steps_name_every_file_that_holds_the_version() -> None:
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    steps = changelog[changelog.index("## Cutting a release") :]
+    for name in ("gateway/base/_version.py", "sidecars/package.json", "sidecars/package-lock.json",
+                 "deploy/kubernetes/deployment.yaml", "docs/deploy.md"):  # fmt: skip
+        assert name in steps, name
 
 
 def test_every_classifier_is_one_pypi_knows() -> None:
