@@ -56,7 +56,7 @@ def doctor_checks(home: Path) -> list[Check]:
         *_safely("python", lambda: [python_check()]),
         *_safely("gateway", lambda: [gateway_check()]),
         *_safely("node", lambda: [node_check()]),
-        *_safely("node environment", lambda: [node_env_check()]),
+        *_safely("node environment", lambda: [node_env_check(home)]),
         *_safely("adapters", lambda: _adapter_checks(home)),
         *_safely("sandbox", sandbox_checks),
     ]

