@@ -320,7 +320,7 @@ def _sync(sub: argparse.ArgumentParser) -> None:
 
 
 _SETUP = (
-    "Make the private Node environment under GATEWAY_HOME/node (from the bundled Node, "
+    "Make this installation's private Node environment (from the bundled Node, "
     "offline, unless --node asks for another version) and install the Node sidecar's "
     "modules (npm ci --ignore-scripts). Safe to run again."
 )
