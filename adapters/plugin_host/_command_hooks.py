@@ -36,7 +36,13 @@ from typing import Any, Final
 import anyio
 
 from adapters.plugin_host import _codes as codes
-from adapters.plugin_host._hook_config import EVENT_OF, CommandHook, matcher_test, read_hooks
+from adapters.plugin_host._hook_config import (
+    EVENT_OF,
+    CommandHook,
+    exact_names,
+    matcher_test,
+    read_hooks,
+)
 from adapters.plugin_host._hook_process import HookRun, run_hook_command
 from gateway.base import printable
 
@@ -124,6 +130,19 @@ class CommandHooks:
         if "SessionStart" in claude:
             names += ["session_compact", "before_agent_start"]
         return names
+
+    @property
+    def hook_tools(self) -> dict[str, list[str]]:
+        """``register.hook_tools``: ``tool_call`` / ``tool_result`` → the only tools their
+        hooks can run for, when every matcher of that event lists exact names (a regular
+        expression, ``*`` or no matcher: the event is left out, every tool may match)."""
+        narrowed: dict[str, list[str]] = {}
+        for claude in ("PreToolUse", "PostToolUse"):
+            matchers = [hook.matcher for hook in self._hooks if hook.event == claude]
+            names = [exact_names(matcher) for matcher in matchers]
+            if matchers and all(found is not None for found in names):
+                narrowed[EVENT_OF[claude]] = sorted(set().union(*filter(None, names)))
+        return narrowed
 
     async def dispatch(self, event: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Run the hooks for one gateway event; the reply fields for that event."""

@@ -29,6 +29,7 @@ __all__ = [
     "UNSUPPORTED_EVENTS",
     "CommandHook",
     "HookProblem",
+    "exact_names",
     "matcher_test",
     "read_hooks",
 ]
@@ -92,6 +93,14 @@ def matcher_test(matcher: str) -> Callable[[str], bool] | None:
     except re.error:
         return None
     return lambda name: pattern.search(name) is not None
+
+
+def exact_names(matcher: str) -> frozenset[str] | None:
+    """The names ``matcher`` matches when it is a list of exact names (``matcher_test``'s
+    second rule); None when it matches more (everything, or a regular expression)."""
+    if matcher in ("", "*") or not _SIMPLE.fullmatch(matcher):
+        return None
+    return frozenset(matcher.split("|"))
 
 
 def read_hooks(data: Any) -> tuple[list[CommandHook], list[HookProblem]]:

@@ -32,6 +32,11 @@ class Lifecycle:
         """Dispatch one lifecycle event to its subscribers (in plan mode only ``context``)."""
         state = self._state
         subscribers = state.registry.hooks(event)
+        tool = payload.get("tool")
+        if isinstance(tool, str) and any(hook.tools is not None for hook in subscribers):
+            # Hooks whose runtime said they cannot apply to this tool are not asked (nor
+            # their dormant process started): their answer would be "no change".
+            subscribers = [hook for hook in subscribers if hook.applies_to(tool)]
         if (state.plan and event not in PLAN_EVENTS) or not subscribers:
             return EventOutcome(event, payload)
         return await dispatch(state.catalogue[event], payload, subscribers, state.diagnostics)

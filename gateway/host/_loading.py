@@ -243,7 +243,13 @@ class Loader:
         """``Gateway.start_for``: the dormant subscribers of ``events`` and owners of
         ``tools`` (or commands of those names), started together."""
         registry = self._state.registry
-        owners = [hook.owner for event in events for hook in registry.hooks(event)]
+        tools = list(tools)
+        owners = [
+            hook.owner
+            for event in events
+            for hook in registry.hooks(event)
+            if not tools or any(hook.applies_to(tool) for tool in tools)
+        ]
         for name in tools:
             found = registry.tool(name) or registry.command(name)
             owners += [found.owner] if found is not None else []

@@ -51,6 +51,7 @@ from gateway.wire import (
 from gateway.wire.features import (
     EVENTS_EXTENDED,
     REGISTER_FLAGS,
+    REGISTER_HOOK_TOOLS,
     REGISTER_OWNERS,
     REGISTRATION_UPDATE,
     TOOL_PROGRESS,
@@ -196,7 +197,7 @@ class Projector:
         tool_specs, command_specs = self._declarations.registered(owner, registration)
         entries = [binding.tool(owner, spec) for spec in tool_specs]
         commands = [binding.command(owner, spec) for spec in command_specs]
-        hooks = self._hooks(binding, owner, registration.events or [])
+        hooks = self._hooks(binding, owner, registration.events or [], registration.gateway)
         flags = []
         if REGISTER_FLAGS in binding.features:
             for flag in RegisterExtras.parse(registration.gateway).runtime_flags():
@@ -223,8 +224,11 @@ class Projector:
         )
         self._held[owner] = _Held(commands, hooks, flags)
 
-    def _hooks(self, binding: Binding, owner: str, events: list[str]) -> list[HookEntry]:
+    def _hooks(
+        self, binding: Binding, owner: str, events: list[str], extras: dict[str, Any] | None
+    ) -> list[HookEntry]:
         extended = EVENTS_EXTENDED in binding.features
+        narrowed = self._hook_tools(binding, owner, extras)
         hooks = []
         for wire in events:
             # Events beyond nimlet's exist only for processes offered them.
@@ -237,8 +241,24 @@ class Projector:
                     )
                 )
                 continue
-            hooks.append(HookEntry(event, owner, binding.hook(owner, event, wire)))
+            handler = binding.hook(owner, event, wire)
+            hooks.append(HookEntry(event, owner, handler, narrowed.get(event)))
         return hooks
+
+    def _hook_tools(
+        self, binding: Binding, owner: str, extras: dict[str, Any] | None
+    ) -> dict[str, frozenset[str]]:
+        """The tools each tool event's hooks are narrowed to (``register.hook_tools``); a
+        malformed declaration narrows nothing: every hook is asked, as without one."""
+        if REGISTER_HOOK_TOOLS not in binding.features:
+            return {}
+        try:
+            return RegisterExtras.parse(extras).hook_tool_filters()
+        except ExtraError as error:
+            self._state.diagnostics.add(
+                _codes.RUNTIME_DIAGNOSTIC_INVALID(f"{owner}: {error}", package=owner)
+            )
+            return {}
 
     def owner_name(self, name: str) -> str:
         # Extensions are not overridden by name: two extensions called "notes" both run.

@@ -177,6 +177,12 @@ class HookEntry:
     event: str
     owner: str
     handler: HookHandler
+    tools: frozenset[str] | None = None
+    """For ``tool_call`` / ``tool_result``: the only tools this hook can apply to, as its
+    runtime declared them (``register.hook_tools``); None: every tool."""
+
+    def applies_to(self, tool: str) -> bool:
+        return self.tools is None or tool in self.tools
 
 
 @dataclass(frozen=True, slots=True)

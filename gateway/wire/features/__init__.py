@@ -35,6 +35,7 @@ __all__ = [
     "PROTOCOL_ADDITIONS_VERSION",
     "REGISTER_DIAGNOSTICS",
     "REGISTER_FLAGS",
+    "REGISTER_HOOK_TOOLS",
     "REGISTER_OWNERS",
     "REGISTRATION_UPDATE",
     "RUNTIME_FEATURES",
@@ -91,6 +92,12 @@ REGISTER_FLAGS = "register.flags"
 """``register.gateway.flags``: the command-line flags a runtime's packages registered (Pi's
 ``registerFlag``), each ``{name, description, type, default, package?}``; listed by
 ``gateway list``, never parsed from a command line."""
+REGISTER_HOOK_TOOLS = "register.hook_tools"
+"""``register.gateway.hook_tools: {event: [tool name, …]}``: for ``tool_call`` and
+``tool_result``, the only tools the process's hooks of that event can apply to (their
+matchers are lists of exact names); an event it does not name applies to every tool. The host
+asks those hooks only about those tools, so a dormant process whose hooks cannot apply to a
+call is not started for it."""
 ALL_FEATURES: tuple[str, ...] = (
     REGISTER_DIAGNOSTICS,
     TOOL_PARTS,
@@ -103,6 +110,7 @@ ALL_FEATURES: tuple[str, ...] = (
     UPDATE_DIAGNOSTICS,
     REGISTER_FLAGS,
     TOOL_OUTPUT,
+    REGISTER_HOOK_TOOLS,
 )
 
 EXTENSION_FEATURES: frozenset[str] = frozenset({REGISTER_DIAGNOSTICS})
