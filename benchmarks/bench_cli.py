@@ -239,7 +239,11 @@ def serve_listing(env: dict[str, str], workspace: Path) -> tuple[float, int]:
     finally:
         assert process.stdin is not None
         process.stdin.close()
-        process.wait(timeout=60)
+        try:
+            process.wait(timeout=120)  # its packages stop first: slow on a loaded machine
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
     result = listed.get("result")
     tools = result.get("tools", []) if isinstance(result, dict) else []
     return elapsed, len(tools)
