@@ -38,6 +38,7 @@ __all__ = [
     "floor",
     "floor_range",
     "line_admitted",
+    "loader_for",
     "openclaw_host_lines",
     "rules_for",
 ]
@@ -119,6 +120,26 @@ def rules_for(metadata: Mapping[str, Any]) -> str:
     lowest = floor(metadata)
     newer = parse_version(NEWER)
     return NEWER if lowest is not None and newer is not None and lowest >= newer else "2026.9"
+
+
+LOADER_LINES: Final = (("2026.5.0", "jiti"), ("2026.8.0", "native-jiti"))
+"""Below each version, the loader OpenClaw used then: jiti's transform for every entry
+(2026.3-2026.4), native require with a jiti fallback on any error (2026.5-2026.7); from
+2026.8 native require with no fallback (the pinned 2026.9.6)."""
+
+
+def loader_for(metadata: Mapping[str, Any]) -> str:
+    """How the sidecar loads the plugin's entry: as the OpenClaw of its declared floor loads
+    plugins (``jiti``, ``native-jiti``); ``native`` (the pinned 2026.9.6's way) when it
+    declares 2026.8 or later, or nothing that can be read."""
+    lowest = floor(metadata)
+    if lowest is None:
+        return "native"
+    for below, loader in LOADER_LINES:
+        bound = parse_version(below)
+        if bound is not None and lowest < bound:
+            return loader
+    return "native"
 
 
 def line_admitted(metadata: Mapping[str, Any], line: Line) -> list[str]:

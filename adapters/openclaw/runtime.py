@@ -136,6 +136,12 @@ def _host_rules(entry: CatalogEntry) -> str:
     return rules if entry.ecosystem == "openclaw" and isinstance(rules, str) else "2026.9"
 
 
+def _loader(entry: CatalogEntry) -> str:
+    """How the sidecar loads the entry: as the OpenClaw the plugin declares (``_lines``)."""
+    loader = entry.metadata.get("loader")
+    return loader if entry.ecosystem == "openclaw" and isinstance(loader, str) else "native"
+
+
 def openclaw_package_spec(
     entry: CatalogEntry, home: Path, granted: frozenset[str]
 ) -> dict[str, Any]:
@@ -158,6 +164,7 @@ def openclaw_package_spec(
         "conversationAccess": CONVERSATION_ACCESS in granted,
         "contractsTools": _contract(entry),
         "hostRules": _host_rules(entry),
+        "loader": _loader(entry),
         "removedSdk": [list(pair) for pair in withdrawn_subpaths(_host_rules(entry))],
         "optionalTools": list(entry.metadata.get("optional_tools") or []),
         "commandAliases": _aliases(entry),
