@@ -143,3 +143,26 @@ async def test_devclaw_loads_as_the_openclaw_it_declares_loads_it(tmp_path: Path
         owned = {t.name for t in gw.tools() if t.owner == package}
         assert len(owned) == 23 and "task_create" in owned
         assert len(messages(gw, "openclaw.tool_contract")) == 23
+
+
+ROOT_BARREL_ENTRY = """\
+import { emptyPluginConfigSchema } from "openclaw/plugin-sdk";
+export default { id: "shim", configSchema: emptyPluginConfigSchema(), register() {} };
+"""
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("peer", "served"), [("^2026.9.0", False), ("^2026.3.2", True)])
+async def test_the_root_barrel_is_there_only_if_the_declared_openclaw_had_it(
+    tmp_path: Path, peer: str, served: bool
+) -> None:
+    home = tmp_path / "user" / ".gateway"
+    install_ready(home, _plugin(tmp_path / "src", peer, ROOT_BARREL_ENTRY))
+    async with open_gateway(home.parent, trust=True, config=config_for(home, home.parent)) as gw:
+        refused = messages(gw, "openclaw.sdk_unavailable")
+        assert messages(gw, "openclaw.entry_failed_in_host") == []
+        if served:
+            assert refused == []
+        else:
+            (said,) = refused
+            assert "openclaw/plugin-sdk (OpenClaw 2026.8 removed it" in said

@@ -158,7 +158,7 @@ export async function loadHost(state, packages) {
 			diagnostic(state, "openclaw.config_invalid", message, pkg.pluginId);
 			continue;
 		}
-		if (pkg.hostRules === "2026.10") withdrawSubpaths(pkg.root, pkg.removedSdk);
+		withdrawSubpaths(pkg.root, pkg.removedSdk);
 		for (const entry of pkg.entries) await loadPlugin(state, oc, pluginFor(pkg, entry, checked.value, stored.settings));
 	}
 	reportAliases(state, oc, packages);
