@@ -118,6 +118,9 @@ async def test_a_plugin_for_2026_9_fails_as_2026_9_fails_it(tmp_path: Path, peer
     assert 'Dynamic require of "process" is not supported' in said
     assert "OpenClaw 2026.9's loader" in said
     assert messages(gw, "openclaw.load_failed") == []
+    # what status, doctor and list --packages then say: failed to load, not active
+    (status,) = [s for s in gw.packages if s.id == "shim"]
+    assert not status.active and "Dynamic require" in (status.load_failure or "")
 
 
 @pytest.mark.anyio
