@@ -101,6 +101,12 @@ async function loadPlugin(state, oc, plugin) {
 		returned = found.register.call(found.definition, api);
 	} catch (error) {
 		close();
+		// only an SDK import refused during register (a lazy import), not any throw of the SDK
+		const needed = error?.code === "ERR_GATEWAY_SDK_SUBPATH" ? error.specifier : null;
+		if (needed) {
+			const message = `${where}: register failed, its registrations were rolled back: it requires host SDK subpath ${needed}: ${String(error?.message ?? error).split("\n")[0]}; metadata only`;
+			return diagnostic(state, "openclaw.sdk_unavailable", message, plugin.pluginId);
+		}
 		return diagnostic(state, "openclaw.load_failed", `${where}: register failed, its registrations were rolled back: ${error?.stack ?? error}`, plugin.pluginId);
 	} finally {
 		close();
