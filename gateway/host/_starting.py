@@ -9,14 +9,18 @@ from pathlib import Path
 
 import anyio
 
-from gateway.base import Diagnostics, Severity, _codes, catalogue
+from gateway.base import Diagnostics, Severity, find_code
+from gateway.host import _codes
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._planning import Planner
 from gateway.host._projection import Projector
 from gateway.host._state import GatewayState
 from gateway.model import DiscoveredExtension
 from gateway.runtime import LaunchError
+from gateway.sandbox import SANDBOX_REFUSED
 from gateway.wire import (
+    EXTENSION_EXITED,
+    EXTENSION_REGISTER_INVALID,
     DeadlinePause,
     ExtensionError,
     ExtensionProcess,
@@ -118,9 +122,9 @@ class Starter:
         """Report an extension that did not start."""
         code = _codes.EXTENSION_START_FAILED
         if isinstance(error, RegisterInvalid):
-            code = _codes.REGISTER_INVALID
+            code = EXTENSION_REGISTER_INVALID
         elif isinstance(error, SandboxRefused):
-            code = _codes.SANDBOX_REFUSED
+            code = SANDBOX_REFUSED
         said = code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
         self._state.diagnostics.add(said)
         self._state.load_failures[name] = said.message
@@ -135,9 +139,8 @@ class Starter:
         registration = process.registration
         if registration is None or registration.gateway is None:
             return
-        codes = catalogue()
         for item in RegisterExtras.parse(registration.gateway).runtime_diagnostics():
-            known = codes.get(item.code) if isinstance(item, RuntimeDiagnostic) else None
+            known = find_code(item.code) if isinstance(item, RuntimeDiagnostic) else None
             if known is not None and known.severity is Severity.ERROR:
                 package = item.package if item.package in plan.members else plan.name
                 failures.setdefault(package, item.message)
@@ -165,7 +168,7 @@ class Starter:
         self._crashes[owner] = crashes
         if len(crashes) > len(RESTART_BACKOFF):
             state.diagnostics.add(
-                _codes.EXTENSION_EXITED(
+                EXTENSION_EXITED(
                     f"extension {owner} crashed {len(crashes)} times within "
                     f"{RESTART_WINDOW:g}s; not restarted again until a reload",
                     package=owner,

@@ -11,7 +11,18 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
     from gateway.wire._channel import Channel, ChannelClosed, LineSink, PeerEnd, Transport
-    from gateway.wire._errors import ExtensionError, RegisterInvalid, SandboxRefused, UiAnswer
+    from gateway.wire._codes import (
+        EXTENSION_EXITED,
+        EXTENSION_REGISTER_INVALID,
+        PROTOCOL_UNKNOWN_ID,
+    )
+    from gateway.wire._errors import (
+        ExtensionError,
+        MessageError,
+        RegisterInvalid,
+        SandboxRefused,
+        UiAnswer,
+    )
     from gateway.wire._framing import DEFAULT_LINE_CAP, LineFramer, OversizedLine, read_lines
     from gateway.wire._logfiles import (
         LogLimits,
@@ -44,7 +55,6 @@ if TYPE_CHECKING:
         HostRequest,
         HostResponse,
         InitializeMessage,
-        MessageError,
         Notification,
         RegisterMessage,
         ResponseMessage,
@@ -61,6 +71,9 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "EXTENSION_EXITED": "gateway.wire._codes",
+    "EXTENSION_REGISTER_INVALID": "gateway.wire._codes",
+    "PROTOCOL_UNKNOWN_ID": "gateway.wire._codes",
     "CancelMessage": "gateway.wire.protocol",
     "Channel": "gateway.wire._channel",
     "ChannelClosed": "gateway.wire._channel",
@@ -87,7 +100,7 @@ _WHERE: dict[str, str] = {
     "MemoryChannel": "gateway.wire._memory",
     "MemoryPeer": "gateway.wire._memory",
     "MemoryTransport": "gateway.wire._memory",
-    "MessageError": "gateway.wire.protocol",
+    "MessageError": "gateway.wire._errors",
     "Notification": "gateway.wire.protocol",
     "OversizedLine": "gateway.wire._framing",
     "PeerEnd": "gateway.wire._channel",
@@ -129,7 +142,10 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "DEFAULT_LINE_CAP",
+    "EXTENSION_EXITED",
+    "EXTENSION_REGISTER_INVALID",
     "INVALID_RESULT",
+    "PROTOCOL_UNKNOWN_ID",
     "CancelMessage",
     "Channel",
     "ChannelClosed",

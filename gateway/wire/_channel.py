@@ -13,7 +13,7 @@ from typing import Protocol
 
 from anyio.abc import TaskGroup
 
-from gateway.base import Diagnostic, Diagnostics
+from gateway.base import Diagnostic, Diagnostics, GatewayError
 from gateway.wire._framing import OversizedLine
 from gateway.wire._plan import LaunchPlan, TransportConfig
 
@@ -23,7 +23,7 @@ LineSink = Callable[[bytes | OversizedLine], None]
 """Where a channel hands each line the extension writes (without its newline), in order."""
 
 
-class ChannelClosed(Exception):
+class ChannelClosed(GatewayError):
     """The extension's input is gone: nothing more can be sent to it."""
 
 

@@ -11,9 +11,10 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 
-from gateway.base import Diagnostics, _codes
+from gateway.base import Diagnostics
 from gateway.runtime import Child, start_child
 from gateway.sandbox import SandboxUnavailable, family, kill_family
+from gateway.wire import _codes
 from gateway.wire._channel import ChannelClosed
 from gateway.wire._errors import ExtensionError, ExtensionStartError, SandboxRefused
 from gateway.wire._pipes import ChildPipes

@@ -19,7 +19,8 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from gateway.base import Diagnostics, _codes
+from gateway.base import Diagnostics
+from gateway.wire import _codes
 from gateway.wire._channel import Channel, ChannelClosed, LineSink, PeerEnd, Transport
 from gateway.wire._errors import ExtensionError, ExtensionStartError
 from gateway.wire._framing import OversizedLine

@@ -15,9 +15,10 @@ from collections.abc import Awaitable, Callable
 import anyio
 from anyio.abc import TaskGroup
 
-from gateway.base import Diagnostics, _codes
+from gateway.base import Diagnostics
 from gateway.runtime import Child
 from gateway.sandbox import explain_exit
+from gateway.wire import _codes
 from gateway.wire._channel import ChannelClosed, LineSink, PeerEnd
 from gateway.wire._errors import ExtensionError
 from gateway.wire._framing import LineFramer

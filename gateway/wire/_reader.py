@@ -10,13 +10,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from gateway.base import DiagnosticCode, Diagnostics, Severity, _codes
-from gateway.wire._errors import ExtensionError
+from gateway.base import DiagnosticCode, Diagnostics, Severity
+from gateway.wire import _codes
+from gateway.wire._errors import ExtensionError, MessageError
 from gateway.wire._framing import OversizedLine
 from gateway.wire._pending import PendingRequests, Stray
 from gateway.wire.protocol import (
     HostRequest,
-    MessageError,
     RegisterMessage,
     ResponseMessage,
     ToolUpdate,
@@ -140,7 +140,11 @@ class MessageReader:
             if self._registered:
                 self._fail_malformed_reply(data, str(error))
             registering = not self._registered
-            code = _codes.REGISTER_INVALID if registering else _codes.PROTOCOL_INVALID_MESSAGE
+            code = (
+                _codes.EXTENSION_REGISTER_INVALID
+                if registering
+                else _codes.PROTOCOL_INVALID_MESSAGE
+            )
             return self._reject(code, str(error))
 
     def _reject(self, code: DiagnosticCode, reason: str) -> tuple[None, str]:

@@ -17,7 +17,8 @@ from typing import Protocol
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from gateway.base import Diagnostics, _codes
+from gateway.base import Diagnostics
+from gateway.wire import _codes
 from gateway.wire._channel import Channel, ChannelClosed, Transport
 from gateway.wire._errors import (
     ExtensionError,

@@ -77,9 +77,9 @@ def test_the_shell_lists_them_on_request_and_with_verbose(noisy) -> None:
 def renamed(workspace):
     """A tool named as a host renames an MCP server's (``mcp_<plugin>_<tool>``), beside two
     extensions that fail to start (warnings of other packages)."""
-    workspace.add_extension("notes", tools=["mcp_notes_lookup"])
+    workspace.add_extension("notes", language="python", tools=["mcp_notes_lookup"])
     for name in ("broken1", "broken2"):
-        workspace.add_extension(name, tools=[name], before_register="crash")
+        workspace.add_extension(name, language="python", tools=[name], before_register="crash")
     return workspace
 
 

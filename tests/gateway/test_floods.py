@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from gateway import open_gateway
-from gateway.base import PROTOCOL_INVALID_JSON as NOISE
 from gateway.base import REPEAT_LIMIT, Diagnostics
+from gateway.wire._codes import PROTOCOL_INVALID_JSON as NOISE
 from tests._clock import virtual_time  # noqa: F401  (in memory: both backends, virtual time)
 
 
