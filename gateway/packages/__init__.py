@@ -59,7 +59,12 @@ if TYPE_CHECKING:
         write_lockfile,
     )
     from gateway.packages._lockfile_read import read_lockfile
-    from gateway.packages._observed import ObservedRegistration, observed_registration
+    from gateway.packages._observed import (
+        ObservedRegistration,
+        forget_registrations,
+        observed_registration,
+        registration_file,
+    )
     from gateway.packages._package_trust import Trusted, trust_packages
     from gateway.packages._sources import (
         Fetched,
@@ -92,6 +97,8 @@ _WHERE: dict[str, str] = {
     "Trusted": "gateway.packages._package_trust",
     "trust_packages": "gateway.packages._package_trust",
     "observed_registration": "gateway.packages._observed",
+    "forget_registrations": "gateway.packages._observed",
+    "registration_file": "gateway.packages._observed",
     "SyncRefused": "gateway.packages._sync",
     "SyncReport": "gateway.packages._sync",
     "sync": "gateway.packages._sync",
@@ -167,6 +174,7 @@ __all__ = [
     "evaluate_packages",
     "extract_tarball",
     "fetch",
+    "forget_registrations",
     "install",
     "load_adapters",
     "lock_home",
@@ -181,6 +189,7 @@ __all__ = [
     "read_package_config",
     "recalled_denials",
     "recalled_load_failure",
+    "registration_file",
     "remember_denials",
     "remember_start",
     "remove_tree",
