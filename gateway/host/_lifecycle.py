@@ -36,7 +36,7 @@ class Lifecycle:
         if isinstance(tool, str) and any(hook.tools is not None for hook in subscribers):
             # Hooks whose runtime said they cannot apply to this tool are not asked (nor
             # their dormant process started): their answer would be "no change".
-            subscribers = [hook for hook in subscribers if hook.applies_to(tool)]
+            subscribers = [h for h in subscribers if h.tools is None or tool in h.tools]
         if (state.plan and event not in PLAN_EVENTS) or not subscribers:
             return EventOutcome(event, payload)
         return await dispatch(state.catalogue[event], payload, subscribers, state.diagnostics)

@@ -248,7 +248,7 @@ class Loader:
             hook.owner
             for event in events
             for hook in registry.hooks(event)
-            if not tools or any(hook.applies_to(tool) for tool in tools)
+            if not tools or hook.tools is None or not hook.tools.isdisjoint(tools)
         ]
         for name in tools:
             found = registry.tool(name) or registry.command(name)
