@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from gateway.base._atomic import write_json_atomically
     from gateway.base._codes import PROTOCOL_INVALID_JSON, USER_MESSAGE_DROPPED
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
-    from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth
+    from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth, lone_surrogate
     from gateway.base._model_text import (
         INSTRUCTION_OVERRIDE,
         TextFlag,
@@ -102,6 +102,7 @@ _WHERE: dict[str, str] = {
     "ensure_home": "gateway.base._home",
     "gateway_version": "gateway.base._version",
     "json_depth": "gateway.base._json_depth",
+    "lone_surrogate": "gateway.base._json_depth",
     "lazy_attributes": "gateway.base.lazy",
     "name_problem": "gateway.base._paths",
     "no_progress": "gateway.base._progress",
@@ -153,6 +154,7 @@ __all__ = [
     "json_depth",
     "json_text",
     "lazy_attributes",
+    "lone_surrogate",
     "model_text_flags",
     "name_problem",
     "no_progress",
