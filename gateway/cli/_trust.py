@@ -12,7 +12,7 @@ from gateway.base import GatewayConfig
 from gateway.cli._errors import Usage
 from gateway.cli._output import print_diagnostics
 from gateway.cli._refusal import print_each, refuse_unknown
-from gateway.packages import installed_instructions
+from gateway.packages import installed_notices
 from gateway.packages.trust import set_workspace_trust
 from gateway.store import STATE_FILE, StateStore
 
@@ -77,7 +77,7 @@ def _package(config: GatewayConfig, package_id: str, trusted: bool) -> dict[str,
         store.set_trusted(package_id, trusted)
         package = store.get_package(package_id)
     # Trusting lets its text reach the model: what looks like instructions is said again.
-    flagged = installed_instructions(config.home, package_id) if trusted else []
+    flagged = installed_notices(config.home, package_id) if trusted else []
     return {
         "changed": "package",
         "id": package.id,

@@ -115,6 +115,7 @@ class Projector:
         assert registration is not None
         taking_over = owner is not None
         owner = owner or self.owner_name(process.name)
+        self._belongs(owner, process.plan)
         members = self._split(owner, process.plan, registration, None)
         if members is None:
             binding = LiveBinding(self._entries, process)
@@ -136,6 +137,7 @@ class Projector:
         time without starting it: the first use of any of its tools, commands or hooks
         starts it (``activate``), and then the live registration replaces these entries."""
         dormant = DormantBinding(self._state, owner, plan.features, activate, plan.tool_rules)
+        self._belongs(owner, plan)
         members = self._split(owner, plan, cached.register, cached.tools)
         if members is None:
             self._project(owner, cached.register, cached.tools, dormant, report=True)
@@ -168,7 +170,7 @@ class Projector:
             registration = registration.model_copy(update={"tools": tools})
         names = self._members.setdefault(owner, MemberNames(owner, plan.name))
         members = split_registration(registration, owners, plan.name, plan.members)
-        named = [(names.owner(m.package, self.owner_name), m) for m in members]
+        named = [(self._member(names, m.package), m) for m in members]
         for stale in set(names.names.values()) - {name for name, _ in named}:
             self._register(stale, [], [], [])  # a package that registers nothing now
         return named
@@ -234,6 +236,16 @@ class Projector:
                 continue
             hooks.append(HookEntry(event, owner, binding.hook(owner, event, wire)))
         return hooks
+
+    def _belongs(self, owner: str, plan: LaunchPlan) -> None:
+        """``owner`` is the process of ``plan``: its grants and pins are its package's."""
+        self._state.owner_packages[owner] = plan.grants_id or plan.name
+
+    def _member(self, names: MemberNames, package: str) -> str:
+        """The owner name of one package of a shared process (its grants are its own)."""
+        owner = names.owner(package, self.owner_name)
+        self._state.owner_packages[owner] = package
+        return owner
 
     def owner_name(self, name: str) -> str:
         # Extensions are not overridden by name: two extensions called "notes" both run.
@@ -320,7 +332,7 @@ class Projector:
             commands_of = split_specs(commands or [], update.owners.commands, process.name)
             for package in dict.fromkeys([*names.names, *tools_of, *commands_of]):
                 listed = None if commands is None else commands_of.get(package, [])
-                member = names.owner(package, self.owner_name)
+                member = self._member(names, package)
                 self._replace(process, member, tools_of.get(package, []), listed)
         add_runtime_skills(state, owner, update)
         owners = update.owners.tools if update.owners is not None else None

@@ -53,6 +53,9 @@ class GatewayState:
     """Running processes in startup order."""
     owners: dict[ExtensionProcess, str] = field(default_factory=dict)
     """The registry owner of each running process (its name, or ``name#N``)."""
+    owner_packages: dict[str, str] = field(default_factory=dict)
+    """The package (the id its grants and pins are kept under) of each registry owner that
+    is not that id itself: ``name#N``, a shared process's members, per-call tools."""
     packages: list[PackageStatus] = field(default_factory=list)
     started: set[str] = field(default_factory=set)
     """Names of the processes started (or tried) since the extensions last stopped."""
@@ -103,6 +106,10 @@ class GatewayState:
 
     def owner_of(self, process: ExtensionProcess) -> str:
         return self.owners.get(process, process.name)
+
+    def package_of(self, owner: str) -> str:
+        """The package a registry owner belongs to (``owner_packages``, else itself)."""
+        return self.owner_packages.get(owner, owner)
 
     @property
     def env(self) -> dict[str, str]:

@@ -83,6 +83,7 @@ if TYPE_CHECKING:
         EventCatalogue,
         EventOutcome,
         EventSpec,
+        RewriteCheck,
         dispatch,
     )
     from gateway.model.frontmatter import SKILL_SCAN_LINES, parse_front_matter
@@ -140,6 +141,7 @@ _WHERE: dict[str, str] = {
     "EventCatalogue": "gateway.model.events",
     "EventOutcome": "gateway.model.events",
     "EventSpec": "gateway.model.events",
+    "RewriteCheck": "gateway.model.events",
     "FlagEntry": "gateway.model.registry",
     "HookEntry": "gateway.model.registry",
     "HookHandler": "gateway.model.registry",
@@ -243,6 +245,7 @@ __all__ = [
     "PromptCommand",
     "PromptTemplate",
     "Registry",
+    "RewriteCheck",
     "ServesResources",
     "Session",
     "SessionAction",

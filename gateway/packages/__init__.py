@@ -32,16 +32,20 @@ if TYPE_CHECKING:
     )
     from gateway.packages._denials import recalled_denials, remember_denials
     from gateway.packages._extract import ExtractError, extract_tarball
+    from gateway.packages._garbage import collect_garbage
     from gateway.packages._gates import PackageStatus, evaluate_packages
     from gateway.packages._installer import (
         InstallError,
         InstallReport,
-        collect_garbage,
         install,
         package_folder,
         uninstall,
     )
-    from gateway.packages._instructions import declared_instructions, installed_instructions
+    from gateway.packages._instructions import (
+        decision_notices,
+        declared_instructions,
+        installed_notices,
+    )
     from gateway.packages._lockfile import (
         LOCKFILE_NAME,
         Lockfile,
@@ -52,6 +56,13 @@ if TYPE_CHECKING:
         write_lockfile,
     )
     from gateway.packages._observed import ObservedRegistration, observed_registration
+    from gateway.packages._rewrites import (
+        HOOK_PERMISSIONS,
+        HOOKS_REWRITE,
+        REWRITING_EVENTS,
+        rewrite_notice,
+        rewrite_refused,
+    )
     from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
     from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
@@ -66,6 +77,11 @@ _WHERE: dict[str, str] = {
     "render_lockfile": "gateway.packages._lockfile",
     "write_lockfile": "gateway.packages._lockfile",
     "ObservedRegistration": "gateway.packages._observed",
+    "HOOK_PERMISSIONS": "gateway.packages._rewrites",
+    "HOOKS_REWRITE": "gateway.packages._rewrites",
+    "REWRITING_EVENTS": "gateway.packages._rewrites",
+    "rewrite_notice": "gateway.packages._rewrites",
+    "rewrite_refused": "gateway.packages._rewrites",
     "observed_registration": "gateway.packages._observed",
     "SyncRefused": "gateway.packages._sync",
     "SyncReport": "gateway.packages._sync",
@@ -82,15 +98,16 @@ _WHERE: dict[str, str] = {
     "PackageStatus": "gateway.packages._gates",
     "Source": "gateway.packages._sources",
     "VerifyError": "gateway.packages._verify",
-    "collect_garbage": "gateway.packages._installer",
+    "collect_garbage": "gateway.packages._garbage",
     "config_path": "gateway.packages._config",
     "discover_all": "gateway.packages._adapters",
     "evaluate_packages": "gateway.packages._gates",
     "extract_tarball": "gateway.packages._extract",
     "fetch": "gateway.packages._sources",
     "install": "gateway.packages._installer",
+    "decision_notices": "gateway.packages._instructions",
     "declared_instructions": "gateway.packages._instructions",
-    "installed_instructions": "gateway.packages._instructions",
+    "installed_notices": "gateway.packages._instructions",
     "load_adapters": "gateway.packages._adapters",
     "package_folder": "gateway.packages._installer",
     "package_settings": "gateway.packages._config",
@@ -111,7 +128,10 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "GATEWAY_SETTINGS",
+    "HOOKS_REWRITE",
+    "HOOK_PERMISSIONS",
     "LOCKFILE_NAME",
+    "REWRITING_EVENTS",
     "ExtractError",
     "FetchError",
     "Fetched",
@@ -130,13 +150,14 @@ __all__ = [
     "VerifyError",
     "collect_garbage",
     "config_path",
+    "decision_notices",
     "declared_instructions",
     "discover_all",
     "evaluate_packages",
     "extract_tarball",
     "fetch",
     "install",
-    "installed_instructions",
+    "installed_notices",
     "load_adapters",
     "lock_home",
     "observed_registration",
@@ -152,6 +173,8 @@ __all__ = [
     "remember_denials",
     "remove_tree",
     "render_lockfile",
+    "rewrite_notice",
+    "rewrite_refused",
     "set_config_value",
     "sync",
     "uninstall",

@@ -19,7 +19,6 @@ import contextlib
 import dataclasses
 import hashlib
 import re
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,16 +31,18 @@ from gateway.base import (
     Progress,
     Severity,
     _codes,
+    lone_surrogate,
     no_progress,
     private_dir,
     safe_join,
 )
 from gateway.model import CatalogEntry
 from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
-from gateway.packages._instructions import declared_instructions
-from gateway.packages._locks import LOCKS, held, lock_path, try_lock
+from gateway.packages._instructions import decision_notices
+from gateway.packages._locks import held, lock_path
 from gateway.packages._native import unbuilt_native_addons
-from gateway.packages._sources import FetchError, fetch, parse_source
+from gateway.packages._rewrites import HOOKS_REWRITE
+from gateway.packages._sources import Fetched, FetchError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 from gateway.packages.environment import env_grant, env_grant_name
@@ -49,6 +50,7 @@ from gateway.packages.secrets import secrets_path
 from gateway.sandbox import SANDBOX_PERMISSIONS, grant_hints
 from gateway.store import (
     STATE_FILE,
+    HashCache,
     InstalledPackage,
     InstallResult,
     PackageRecord,
@@ -57,9 +59,9 @@ from gateway.store import (
     content_hash,
 )
 
-__all__ = ["InstallError", "InstallReport", "collect_garbage", "install", "uninstall"]
+__all__ = ["STAGING", "InstallError", "InstallReport", "install", "packages_dir", "uninstall"]
 
-_STAGING = ".staging"
+STAGING = ".staging"
 Checkpoint = Callable[[str], None]
 """Called with the name of each step; tests use it to kill the process between steps."""
 Prepare = Callable[[CatalogEntry], list[Diagnostic]]
@@ -178,7 +180,7 @@ def install(
         raise InstallError(str(error)) from None
     packages = private_dir(packages_dir(home))
     name = uuid.uuid4().hex
-    staging = packages / _STAGING / name
+    staging = packages / STAGING / name
     with held(lock_path(packages, f"staging-{name}")):
         private_dir(staging)
         try:
@@ -225,6 +227,13 @@ def _install(
         reason = problems[0].message if problems else "no package metadata found"
         subject = f"cannot install {source.describe()}"
         raise InstallError(f"{subject}: {reason}", shown, subject)
+    # Every adapter's reader refuses a lone surrogate; this holds for one that did not.
+    not_text = lone_surrogate([entry.id, entry.name, entry.version])
+    if not_text is not None:
+        raise InstallError(
+            f"cannot install {source.describe()}: its id, name or version is not text "
+            f"(a lone surrogate): \u201c{not_text}\u201d"
+        )
     folder = package_folder(home, entry.id)
     with held(lock_path(packages_dir(home), folder.name)):
         # Under the package's lock: the version it replaces stays in place meanwhile.
@@ -237,28 +246,15 @@ def _install(
             expect(entry, digest, fetched.integrity)
         version_dir = private_dir(folder) / uuid.uuid4().hex
         fetched.root.rename(version_dir)
-        checkpoint("placed")
-        record = PackageRecord(
-            id=entry.id,
-            name=entry.name,
-            version=entry.version,
-            ecosystem=entry.ecosystem,
-            source=_describe(source.describe(), fetched.resolved),
-            source_kind=source.kind,
-            path=version_dir,
-            content_hash=digest,
-            hash_cache=cache,
-            source_integrity=fetched.integrity,
-        )
-        with StateStore.open(home) as store:
-            previous = _previous_path(store, entry.id)
-            # A reinstall keeps the sandbox grants too (SANDBOX_PERMISSIONS: any package
-            # may be granted them, requested or not).
-            keep = {p.name for p in entry.permissions} | set(SANDBOX_PERMISSIONS)
-            # And the variables the user passed through (env:NAME): consent given to the
-            # package, as the sandbox grants are.
-            keep |= {p for p in _granted_before(store, entry.id) if env_grant_name(p)}
-            result = store.record_install(record, requested=keep)
+        try:
+            result, previous = _record(home, entry, source, fetched, version_dir, digest, cache,
+                                       checkpoint)  # fmt: skip
+        except BaseException:
+            # Nothing is left behind of an install that was not recorded.
+            remove_tree(version_dir)
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when no other version lives there
+            raise
         checkpoint("recorded")
         if previous is not None and previous != version_dir:
             remove_tree(previous)
@@ -283,9 +279,45 @@ def _install(
             version_dir, entry.id, frozenset(known), widen=declares, entries=entry.entries
         )
     # What it gives the model to read, and native addons it cannot load, before it is trusted.
-    diagnostics += declared_instructions(entry, version_dir)
+    diagnostics += decision_notices(entry, version_dir, result.package.granted)
     diagnostics += unbuilt_native_addons(version_dir, entry.id)
     return InstallReport(result.package, result, entry, files, size, diagnostics)
+
+
+def _record(
+    home: Path,
+    entry: CatalogEntry,
+    source: Any,
+    fetched: Fetched,
+    version_dir: Path,
+    digest: str,
+    cache: HashCache,
+    checkpoint: Checkpoint,
+) -> tuple[InstallResult, Path | None]:
+    """The placed install recorded in the store: (the result, the version it replaced)."""
+    checkpoint("placed")
+    record = PackageRecord(
+        id=entry.id,
+        name=entry.name,
+        version=entry.version,
+        ecosystem=entry.ecosystem,
+        source=_describe(source.describe(), fetched.resolved),
+        source_kind=source.kind,
+        path=version_dir,
+        content_hash=digest,
+        hash_cache=cache,
+        source_integrity=fetched.integrity,
+    )
+    with StateStore.open(home) as store:
+        previous = _previous_path(store, entry.id)
+        # A reinstall keeps the sandbox grants and hooks.rewrite too (any package may be
+        # granted them, requested or not).
+        keep = {p.name for p in entry.permissions} | set(SANDBOX_PERMISSIONS) | {HOOKS_REWRITE}
+        # And the variables the user passed through (env:NAME): consent given to the
+        # package, as the sandbox grants are.
+        keep |= {p for p in _granted_before(store, entry.id) if env_grant_name(p)}
+        result = store.record_install(record, requested=keep)
+    return result, previous
 
 
 def _adapters_stage(entry: CatalogEntry, root: Path, previous: Path | None) -> list[Diagnostic]:
@@ -341,58 +373,3 @@ def uninstall(home: Path, package_id: str, checkpoint: Checkpoint = _noop) -> In
         if parent.is_dir() and not any(parent.iterdir()):
             parent.rmdir()
     return package
-
-
-def collect_garbage(home: Path, min_age: float = 0.0) -> list[Path]:
-    """Delete version folders no record names, and the staging of installs that died.
-
-    A package whose install lock is held is skipped: its unrecorded version folder belongs
-    to a live install. ``min_age`` (seconds) spares younger folders as well.
-    """
-    root = packages_dir(home)
-    if not root.is_dir():
-        return []
-    removed = _collect_staging(root)
-    cutoff = time.time() - min_age
-    # No store yet: nothing is recorded, so every unlocked version folder is left over.
-    has_store = (home / STATE_FILE).exists()
-    with StateStore.open(home) if has_store else contextlib.nullcontext() as store:
-        for folder in sorted(root.iterdir()):
-            if folder.name in (_STAGING, LOCKS) or not folder.is_dir():
-                continue
-            with try_lock(lock_path(root, folder.name)) as free:
-                if not free:
-                    continue  # an install or uninstall of this package is under way
-                packages = store.list_packages() if store is not None else []
-                in_use = {package.record.path for package in packages}
-                for version in sorted(folder.iterdir()):
-                    if version not in in_use and _mtime(version) <= cutoff:
-                        remove_tree(version)
-                        removed.append(version)
-                if not any(folder.iterdir()):
-                    folder.rmdir()
-            _unlink(lock_path(root, folder.name))
-    return removed
-
-
-def _collect_staging(root: Path) -> list[Path]:
-    """Staging folders whose install is gone (its lock is free), and their lock files."""
-    removed: list[Path] = []
-    staging = root / _STAGING
-    if staging.is_dir():
-        for folder in sorted(staging.iterdir()):
-            lock = lock_path(root, f"staging-{folder.name}")
-            with try_lock(lock) as free:
-                if free:
-                    remove_tree(folder)
-                    removed.append(folder)
-            if free:
-                _unlink(lock)
-    return removed
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.lstat().st_mtime
-    except OSError:
-        return 0.0

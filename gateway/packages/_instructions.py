@@ -1,5 +1,7 @@
-"""What a package declares for the model to read, checked for instruction-like text
-(``base._model_text``) when the user decides about it: at ``install`` and at ``trust``.
+"""What the user is told when they decide about a package — at ``install`` and at
+``trust``: what it declares for the model to read, checked for instruction-like text
+(``base._model_text``), and what its hooks may do to other packages' tools
+(``hooks.rewrite``).
 
 Declared: its contributions' descriptions, and the bodies of the skills and prompt
 templates it ships (read from the package's folder, never outside it). What a runtime
@@ -10,6 +12,7 @@ registers only when it runs (a Pi or OpenClaw tool) is checked where it is shown
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Collection
 from pathlib import Path
 
 from gateway.base import (
@@ -21,8 +24,9 @@ from gateway.base import (
     safe_join,
 )
 from gateway.model import CatalogEntry
+from gateway.packages._rewrites import rewrite_notice
 
-__all__ = ["declared_instructions", "installed_instructions"]
+__all__ = ["decision_notices", "declared_instructions", "installed_notices"]
 
 _READ = ("tool", "command", "skill", "prompt")
 
@@ -45,12 +49,20 @@ def declared_instructions(entry: CatalogEntry, root: Path) -> list[Diagnostic]:
     return found
 
 
-def installed_instructions(home: Path, package_id: str) -> list[Diagnostic]:
+def decision_notices(entry: CatalogEntry, root: Path, granted: Collection[str]) -> list[Diagnostic]:
+    """What the user is told when they decide about a package (``install``, ``trust``):
+    the text it gives the model, and what its hooks may do to other packages' tools."""
+    notice = rewrite_notice(entry, granted)
+    return [*declared_instructions(entry, root), *([notice] if notice else [])]
+
+
+def installed_notices(home: Path, package_id: str) -> list[Diagnostic]:
     """The same for an installed package, read again from its installed folder."""
     from gateway.packages._adapters import load_adapters
     from gateway.packages._gates import evaluate_packages
 
     for status in evaluate_packages(home, load_adapters()):
         if status.id == package_id:
-            return declared_instructions(status.entry, Path(status.entry.root))
+            root = Path(status.entry.root)
+            return decision_notices(status.entry, root, status.package.granted)
     return []

@@ -102,6 +102,7 @@ async def test_argument_rewrites_chain_through_subscribers(workspace, language):
         hooks={"tool_call": {"arguments": {"path": "first"}}},
     )
     workspace.add_extension("r2", language=language, tools=[], events=["tool_call"])
+    workspace.grant("r1", "hooks.rewrite")  # it changes another extension's tool
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         result = await gateway.call_tool("act", {"path": "original"})
     # r2 saw r1's rewrite; the tool got it.
@@ -121,6 +122,7 @@ async def test_rewritten_arguments_are_validated_before_they_leave_the_host(work
         events=["tool_call"],
         hooks={"tool_call": {"arguments": {"n": "not a number"}}},
     )
+    workspace.grant("r", "hooks.rewrite")
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         result = await gateway.call_tool("act", {"n": 1})
     assert (
@@ -145,6 +147,8 @@ async def test_tool_result_output_and_error_replacements_chain(workspace, langua
         events=["tool_result"],
         hooks={"tool_result": {"is_error": False}},
     )
+    workspace.grant("p1", "hooks.rewrite")
+    workspace.grant("p2", "hooks.rewrite")
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         result = await gateway.call_tool("act", {"a": 1})
     (p2_event,) = events_received(workspace, "p2")
@@ -182,6 +186,7 @@ async def test_failing_hook_is_fail_open_with_a_warning(workspace, language, beh
         events=["tool_call"],
         hooks={"tool_call": {"arguments": {"seen": True}}},
     )
+    workspace.grant("ok", "hooks.rewrite")
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         result = await gateway.call_tool("act", {})
         assert any(d.code == "hook.failed" and d.package == "bad" for d in gateway.diagnostics)
