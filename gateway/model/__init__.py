@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         SharesProcesses,
         StagesInstalls,
     )
+    from gateway.model._codes import HOOK_FAILED
     from gateway.model._commands import (
         SESSION_ID,
         SessionAction,
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
         UnknownCommand,
         UnknownTool,
     )
+    from gateway.model._tool_index import IndexHit, SearchDocument, ToolIndex, load_ranking
+    from gateway.model._tool_words import name_words
     from gateway.model.agent import (
         AgentLink,
         Approval,
@@ -109,6 +112,7 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "HOOK_FAILED": "gateway.model._codes",
     "Adapter": "gateway.model._adapter",
     "AdapterSet": "gateway.model._adapter",
     "AgentLink": "gateway.model.agent",
@@ -145,6 +149,7 @@ _WHERE: dict[str, str] = {
     "FlagEntry": "gateway.model.registry",
     "HookEntry": "gateway.model.registry",
     "HookHandler": "gateway.model.registry",
+    "IndexHit": "gateway.model._tool_index",
     "InputResult": "gateway.model._results",
     "LaunchRefusal": "gateway.model._launch",
     "LaunchSpec": "gateway.model._launch",
@@ -162,6 +167,7 @@ _WHERE: dict[str, str] = {
     "Registry": "gateway.model.registry",
     "SESSION_ID": "gateway.model._commands",
     "SKILL_SCAN_LINES": "gateway.model.frontmatter",
+    "SearchDocument": "gateway.model._tool_index",
     "ServesResources": "gateway.model._adapter",
     "Session": "gateway.model.session",
     "SessionAction": "gateway.model._commands",
@@ -174,6 +180,7 @@ _WHERE: dict[str, str] = {
     "StagesInstalls": "gateway.model._adapter",
     "Summarizer": "gateway.model._results",
     "ToolEntry": "gateway.model.registry",
+    "ToolIndex": "gateway.model._tool_index",
     "ToolOutcome": "gateway.model.registry",
     "ToolResult": "gateway.model._results",
     "UnknownCommand": "gateway.model._results",
@@ -187,6 +194,8 @@ _WHERE: dict[str, str] = {
     "load_extension_manifest": "gateway.model.manifest",
     "load_tool_manifest": "gateway.model.manifest",
     "make_tool": "gateway.model.registry",
+    "load_ranking": "gateway.model._tool_index",
+    "name_words": "gateway.model._tool_words",
     "parse_front_matter": "gateway.model.frontmatter",
     "render_call": "gateway.model.display",
     "session_action": "gateway.model._commands",
@@ -198,6 +207,7 @@ __all__ = [
     "CONTRIBUTION_KINDS",
     "EXTENDED_ALIASES",
     "EXTENDED_EVENTS",
+    "HOOK_FAILED",
     "MAX_ENTRY_BYTES",
     "MAX_NOTIFICATIONS",
     "NANOBOT_CONTRIBUTION_KINDS",
@@ -236,6 +246,7 @@ __all__ = [
     "FlagEntry",
     "HookEntry",
     "HookHandler",
+    "IndexHit",
     "InputResult",
     "LaunchRefusal",
     "LaunchSpec",
@@ -246,6 +257,7 @@ __all__ = [
     "PromptTemplate",
     "Registry",
     "RewriteCheck",
+    "SearchDocument",
     "ServesResources",
     "Session",
     "SessionAction",
@@ -258,6 +270,7 @@ __all__ = [
     "StagesInstalls",
     "Summarizer",
     "ToolEntry",
+    "ToolIndex",
     "ToolOutcome",
     "ToolResult",
     "UnknownCommand",
@@ -269,8 +282,10 @@ __all__ = [
     "expand_prompt",
     "fill_placeholders",
     "load_extension_manifest",
+    "load_ranking",
     "load_tool_manifest",
     "make_tool",
+    "name_words",
     "parse_front_matter",
     "render_call",
     "session_action",

@@ -32,7 +32,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.base import HOOK_EVENTS, Diagnostic, Diagnostics, _codes
+from gateway.base import HOOK_EVENTS, Diagnostic, Diagnostics
+from gateway.model import _codes
 from gateway.model.registry import HookEntry
 from gateway.wire import ExtensionError
 

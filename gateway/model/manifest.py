@@ -30,10 +30,10 @@ from gateway.base import (
     CAPABILITIES,
     DEFAULT_CAPABILITIES,
     Diagnostic,
-    _codes,
     lone_surrogate,
     schema_problem,
 )
+from gateway.model import _codes
 
 __all__ = [
     "DEFAULT_TIMEOUT",

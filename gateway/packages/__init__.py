@@ -19,6 +19,13 @@ if TYPE_CHECKING:
         plan_launch,
         prepare_install,
     )
+    from gateway.packages._codes import (
+        GATE_BLOCKED,
+        LOCK_HOME_DIFFERS,
+        LOCK_WRITE_FAILED,
+        RUNTIME_UNAVAILABLE,
+        STORE_UNUSABLE,
+    )
     from gateway.packages._config import (
         GATEWAY_SETTINGS,
         PackageConfigError,
@@ -41,21 +48,19 @@ if TYPE_CHECKING:
         package_folder,
         uninstall,
     )
-    from gateway.packages._instructions import (
-        decision_notices,
-        declared_instructions,
-        installed_notices,
-    )
+    from gateway.packages._instructions import decision_notices, declared_instructions
+    from gateway.packages._last_start import recalled_load_failure, remember_start
     from gateway.packages._lockfile import (
         LOCKFILE_NAME,
         Lockfile,
         LockfileError,
         lock_home,
-        read_lockfile,
         render_lockfile,
         write_lockfile,
     )
+    from gateway.packages._lockfile_read import read_lockfile
     from gateway.packages._observed import ObservedRegistration, observed_registration
+    from gateway.packages._package_trust import Trusted, trust_packages
     from gateway.packages._rewrites import (
         HOOK_PERMISSIONS,
         HOOKS_REWRITE,
@@ -63,17 +68,31 @@ if TYPE_CHECKING:
         rewrite_notice,
         rewrite_refused,
     )
-    from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
+    from gateway.packages._sources import (
+        Fetched,
+        FetchError,
+        Source,
+        SourceError,
+        fetch,
+        parse_source,
+    )
     from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
     from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 
 _WHERE: dict[str, str] = {
+    "GATE_BLOCKED": "gateway.packages._codes",
+    "LOCK_HOME_DIFFERS": "gateway.packages._codes",
+    "LOCK_WRITE_FAILED": "gateway.packages._codes",
+    "RUNTIME_UNAVAILABLE": "gateway.packages._codes",
+    "STORE_UNUSABLE": "gateway.packages._codes",
     "LOCKFILE_NAME": "gateway.packages._lockfile",
     "Lockfile": "gateway.packages._lockfile",
     "LockfileError": "gateway.packages._lockfile",
     "lock_home": "gateway.packages._lockfile",
-    "read_lockfile": "gateway.packages._lockfile",
+    "read_lockfile": "gateway.packages._lockfile_read",
+    "recalled_load_failure": "gateway.packages._last_start",
+    "remember_start": "gateway.packages._last_start",
     "render_lockfile": "gateway.packages._lockfile",
     "write_lockfile": "gateway.packages._lockfile",
     "ObservedRegistration": "gateway.packages._observed",
@@ -82,6 +101,8 @@ _WHERE: dict[str, str] = {
     "REWRITING_EVENTS": "gateway.packages._rewrites",
     "rewrite_notice": "gateway.packages._rewrites",
     "rewrite_refused": "gateway.packages._rewrites",
+    "Trusted": "gateway.packages._package_trust",
+    "trust_packages": "gateway.packages._package_trust",
     "observed_registration": "gateway.packages._observed",
     "SyncRefused": "gateway.packages._sync",
     "SyncReport": "gateway.packages._sync",
@@ -97,6 +118,7 @@ _WHERE: dict[str, str] = {
     "PackageConfigError": "gateway.packages._config",
     "PackageStatus": "gateway.packages._gates",
     "Source": "gateway.packages._sources",
+    "SourceError": "gateway.packages._sources",
     "VerifyError": "gateway.packages._verify",
     "collect_garbage": "gateway.packages._garbage",
     "config_path": "gateway.packages._config",
@@ -107,7 +129,6 @@ _WHERE: dict[str, str] = {
     "install": "gateway.packages._installer",
     "decision_notices": "gateway.packages._instructions",
     "declared_instructions": "gateway.packages._instructions",
-    "installed_notices": "gateway.packages._instructions",
     "load_adapters": "gateway.packages._adapters",
     "package_folder": "gateway.packages._installer",
     "package_settings": "gateway.packages._config",
@@ -128,10 +149,15 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "GATEWAY_SETTINGS",
+    "GATE_BLOCKED",
     "HOOKS_REWRITE",
     "HOOK_PERMISSIONS",
     "LOCKFILE_NAME",
+    "LOCK_HOME_DIFFERS",
+    "LOCK_WRITE_FAILED",
     "REWRITING_EVENTS",
+    "RUNTIME_UNAVAILABLE",
+    "STORE_UNUSABLE",
     "ExtractError",
     "FetchError",
     "Fetched",
@@ -145,8 +171,10 @@ __all__ = [
     "PackageConfigError",
     "PackageStatus",
     "Source",
+    "SourceError",
     "SyncRefused",
     "SyncReport",
+    "Trusted",
     "VerifyError",
     "collect_garbage",
     "config_path",
@@ -157,7 +185,6 @@ __all__ = [
     "extract_tarball",
     "fetch",
     "install",
-    "installed_notices",
     "load_adapters",
     "lock_home",
     "observed_registration",
@@ -170,13 +197,16 @@ __all__ = [
     "read_lockfile",
     "read_package_config",
     "recalled_denials",
+    "recalled_load_failure",
     "remember_denials",
+    "remember_start",
     "remove_tree",
     "render_lockfile",
     "rewrite_notice",
     "rewrite_refused",
     "set_config_value",
     "sync",
+    "trust_packages",
     "uninstall",
     "unset_config_value",
     "verify_tree",

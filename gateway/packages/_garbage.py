@@ -1,5 +1,5 @@
-"""Garbage collection of ``GATEWAY_HOME/packages``: version folders no record names, and
-the staging of installs that died — never what a live install or uninstall holds (its lock)."""
+"""Garbage collection of the package folders: version folders no record names, and the
+staging of installs that died (``gateway.packages._installer`` explains the layout)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,11 @@ from gateway.packages._trees import remove_tree
 from gateway.store import STATE_FILE, StateStore
 
 __all__ = ["collect_garbage"]
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
 
 
 def collect_garbage(home: Path, min_age: float = 0.0) -> list[Path]:
@@ -68,8 +73,3 @@ def _mtime(path: Path) -> float:
         return path.lstat().st_mtime
     except OSError:
         return 0.0
-
-
-def _unlink(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        path.unlink()

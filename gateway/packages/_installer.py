@@ -28,21 +28,23 @@ from typing import Any
 from gateway.base import (
     MAX_NAME_BYTES,
     Diagnostic,
+    GatewayError,
     Progress,
     Severity,
-    _codes,
     lone_surrogate,
     no_progress,
     private_dir,
     safe_join,
 )
 from gateway.model import CatalogEntry
+from gateway.packages import _codes
 from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
+from gateway.packages._aliases import install_aliases, source_version
 from gateway.packages._instructions import decision_notices
 from gateway.packages._locks import held, lock_path
 from gateway.packages._native import unbuilt_native_addons
 from gateway.packages._rewrites import HOOKS_REWRITE
-from gateway.packages._sources import Fetched, FetchError, fetch, parse_source
+from gateway.packages._sources import FetchError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 from gateway.packages.environment import env_grant, env_grant_name
@@ -50,7 +52,7 @@ from gateway.packages.secrets import secrets_path
 from gateway.sandbox import SANDBOX_PERMISSIONS, grant_hints
 from gateway.store import (
     STATE_FILE,
-    HashCache,
+    ContentHashError,
     InstalledPackage,
     InstallResult,
     PackageRecord,
@@ -74,7 +76,7 @@ Expect = Callable[[CatalogEntry, str, str | None], None]
 placed; raising ``InstallError`` refuses it (``gateway sync``: the lockfile's integrity)."""
 
 
-class InstallError(Exception):
+class InstallError(GatewayError):
     """``str()`` is the whole reason in one message; ``subject`` ("cannot install SRC") is
     its head, for a display that lists the package's ``diagnostics`` under it instead."""
 
@@ -104,6 +106,7 @@ class InstallReport:
             "ecosystem": record.ecosystem,
             "source": record.source,
             "source_kind": record.source_kind,
+            "aliases": sorted(self.package.aliases),
             "path": str(record.path),
             "content_hash": record.content_hash,
             "files": self.files,
@@ -235,7 +238,11 @@ def _install(
             f"(a lone surrogate): \u201c{not_text}\u201d"
         )
     folder = package_folder(home, entry.id)
+    aliases = install_aliases(source.kind, source.location, fetched.root, entry)
     with held(lock_path(packages_dir(home), folder.name)):
+        # A folder's content before the install step adds to it (Nu's bundles): what
+        # `outdated` compares the folder with. Git and npm sources compare commits, versions.
+        fetched_hash = _source_hash(source, fetched.root)
         # Under the package's lock: the version it replaces stays in place meanwhile.
         staged = stage(entry, fetched.root, _installed_path(home, entry.id))
         shown += _at_source(staged, fetched.root, source.describe())
@@ -246,9 +253,23 @@ def _install(
             expect(entry, digest, fetched.integrity)
         version_dir = private_dir(folder) / uuid.uuid4().hex
         fetched.root.rename(version_dir)
+        record = PackageRecord(
+            id=entry.id,
+            name=entry.name,
+            version=entry.version,
+            ecosystem=entry.ecosystem,
+            source=_describe(source.describe(), fetched.resolved),
+            source_kind=source.kind,
+            path=version_dir,
+            content_hash=digest,
+            hash_cache=cache,
+            source_integrity=fetched.integrity,
+            source_version=source_version(source.kind, version_dir),
+            source_hash=fetched_hash,
+        )
         try:
-            result, previous = _record(home, entry, source, fetched, version_dir, digest, cache,
-                                       checkpoint)  # fmt: skip
+            checkpoint("placed")
+            result, previous = _record(home, entry, record, aliases)
         except BaseException:
             # Nothing is left behind of an install that was not recorded.
             remove_tree(version_dir)
@@ -285,29 +306,9 @@ def _install(
 
 
 def _record(
-    home: Path,
-    entry: CatalogEntry,
-    source: Any,
-    fetched: Fetched,
-    version_dir: Path,
-    digest: str,
-    cache: HashCache,
-    checkpoint: Checkpoint,
+    home: Path, entry: CatalogEntry, record: PackageRecord, aliases: frozenset[str]
 ) -> tuple[InstallResult, Path | None]:
     """The placed install recorded in the store: (the result, the version it replaced)."""
-    checkpoint("placed")
-    record = PackageRecord(
-        id=entry.id,
-        name=entry.name,
-        version=entry.version,
-        ecosystem=entry.ecosystem,
-        source=_describe(source.describe(), fetched.resolved),
-        source_kind=source.kind,
-        path=version_dir,
-        content_hash=digest,
-        hash_cache=cache,
-        source_integrity=fetched.integrity,
-    )
     with StateStore.open(home) as store:
         previous = _previous_path(store, entry.id)
         # A reinstall keeps the sandbox grants and hooks.rewrite too (any package may be
@@ -316,8 +317,17 @@ def _record(
         # And the variables the user passed through (env:NAME): consent given to the
         # package, as the sandbox grants are.
         keep |= {p for p in _granted_before(store, entry.id) if env_grant_name(p)}
-        result = store.record_install(record, requested=keep)
+        result = store.record_install(record, requested=keep, aliases=aliases)
     return result, previous
+
+
+def _source_hash(source: Any, root: Path) -> str | None:
+    if source.kind != "local":
+        return None
+    try:
+        return content_hash(root)[0]
+    except ContentHashError as error:
+        raise InstallError(f"cannot install {source.describe()}: {error}") from None
 
 
 def _adapters_stage(entry: CatalogEntry, root: Path, previous: Path | None) -> list[Diagnostic]:

@@ -26,7 +26,7 @@ from gateway.base import (
 from gateway.model import CatalogEntry
 from gateway.packages._rewrites import rewrite_notice
 
-__all__ = ["decision_notices", "declared_instructions", "installed_notices"]
+__all__ = ["decision_notices", "declared_instructions"]
 
 _READ = ("tool", "command", "skill", "prompt")
 
@@ -54,15 +54,3 @@ def decision_notices(entry: CatalogEntry, root: Path, granted: Collection[str]) 
     the text it gives the model, and what its hooks may do to other packages' tools."""
     notice = rewrite_notice(entry, granted)
     return [*declared_instructions(entry, root), *([notice] if notice else [])]
-
-
-def installed_notices(home: Path, package_id: str) -> list[Diagnostic]:
-    """The same for an installed package, read again from its installed folder."""
-    from gateway.packages._adapters import load_adapters
-    from gateway.packages._gates import evaluate_packages
-
-    for status in evaluate_packages(home, load_adapters()):
-        if status.id == package_id:
-            root = Path(status.entry.root)
-            return decision_notices(status.entry, root, status.package.granted)
-    return []
