@@ -365,7 +365,6 @@ class Gateway:
         policies are read again."""
         await self._loader.stop()
         self._state.renew_permissions()
-        self._lifecycle.rewrites.forget()
         await self._loader.load()
         await self._policy.load()
         self._settings.remember()

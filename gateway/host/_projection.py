@@ -21,6 +21,7 @@ from gateway.host._entries import (
     ProcessEntries,
     prompt_command,
 )
+from gateway.host._pinning import PinGate
 from gateway.host._registrations import CachedRegistration, RegistrationMemory
 from gateway.host._runtime_extras import add_runtime_skills, report_runtime, update_specs
 from gateway.host._state import GatewayState
@@ -82,6 +83,8 @@ class Projector:
         self._state = state
         self._memory = memory
         self._declarations = Declarations(state)
+        self.pins = PinGate(state)
+        """Tools whose definition changed since their package was trusted are held back."""
         self._held: dict[str, _Held] = {}
         self._entries = ProcessEntries(state)
         self._members: dict[str, MemberNames] = {}
@@ -105,6 +108,7 @@ class Projector:
         self._members.clear()
         self._resources.clear()
         self._bound.clear()
+        self.pins.forget()
         self._state.registry.clear()
 
     def register(self, process: ExtensionProcess, owner: str | None = None) -> None:
@@ -211,6 +215,7 @@ class Projector:
         """(Re)place everything ``owner`` registers, with the prompts served for it."""
         registry = self._state.registry
         registry.unregister(owner)
+        tools = self.pins.admit(owner, tools)
         served = self._resources.get(owner, [])
         flags = flags or []
         self._state.diagnostics.extend(

@@ -26,15 +26,11 @@ __all__ = ["RewriteGate"]
 
 class RewriteGate:
     """Answers the ``rewrite`` check of ``tool_call`` / ``tool_result`` dispatch; reads a
-    discovered extension's grants from the store once per load."""
+    discovered extension's grants from the store once per load
+    (``GatewayState.discovered_grants``, renewed with the permissions)."""
 
     def __init__(self, state: GatewayState) -> None:
         self._state = state
-        self._discovered: dict[str, frozenset[str]] = {}
-
-    def forget(self) -> None:
-        """Grants are read again (the extensions restart)."""
-        self._discovered.clear()
 
     def check(self, event: str, payload: dict[str, Any], tool: ToolEntry | None) -> RewriteCheck:
         """The check for one dispatch of ``event`` about ``tool`` (None: the registry's
@@ -66,7 +62,8 @@ class RewriteGate:
         for status in self._state.packages:
             if status.id == package:
                 return status.package.granted
-        if package not in self._discovered:
+        known = self._state.discovered_grants
+        if package not in known:
             found = extension_grants(self._state.config.home, [package])
-            self._discovered[package] = found.get(package, frozenset())
-        return self._discovered[package]
+            known[package] = found.get(package, frozenset())
+        return known[package]

@@ -53,6 +53,8 @@ class GatewayState:
     """Running processes in startup order."""
     owners: dict[ExtensionProcess, str] = field(default_factory=dict)
     """The registry owner of each running process (its name, or ``name#N``)."""
+    discovered_grants: dict[str, frozenset[str]] = field(default_factory=dict)
+    """What the store grants each discovered extension (by id), read once per load."""
     owner_packages: dict[str, str] = field(default_factory=dict)
     """The package (the id its grants and pins are kept under) of each registry owner that
     is not that id itself: ``name#N``, a shared process's members, per-call tools."""
@@ -92,6 +94,7 @@ class GatewayState:
         """Session grants end, project grants are read again (nimlet renews its policy
         whenever the extensions restart)."""
         self.permissions = PermissionPolicy(self.workspace, self.trusted, self.diagnostics)
+        self.discovered_grants = {}
 
     @property
     def in_progress(self) -> bool:

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from gateway.packages._lockfile_read import read_lockfile
     from gateway.packages._observed import ObservedRegistration, observed_registration
     from gateway.packages._package_trust import Trusted, trust_packages
+    from gateway.packages._pins import PinnedTool, ToolPins, forget_pins, pin_digest
     from gateway.packages._rewrites import (
         HOOK_PERMISSIONS,
         HOOKS_REWRITE,
@@ -102,6 +103,10 @@ _WHERE: dict[str, str] = {
     "rewrite_notice": "gateway.packages._rewrites",
     "rewrite_refused": "gateway.packages._rewrites",
     "Trusted": "gateway.packages._package_trust",
+    "PinnedTool": "gateway.packages._pins",
+    "ToolPins": "gateway.packages._pins",
+    "forget_pins": "gateway.packages._pins",
+    "pin_digest": "gateway.packages._pins",
     "trust_packages": "gateway.packages._package_trust",
     "observed_registration": "gateway.packages._observed",
     "SyncRefused": "gateway.packages._sync",
@@ -170,10 +175,12 @@ __all__ = [
     "ObservedRegistration",
     "PackageConfigError",
     "PackageStatus",
+    "PinnedTool",
     "Source",
     "SourceError",
     "SyncRefused",
     "SyncReport",
+    "ToolPins",
     "Trusted",
     "VerifyError",
     "collect_garbage",
@@ -184,6 +191,7 @@ __all__ = [
     "evaluate_packages",
     "extract_tarball",
     "fetch",
+    "forget_pins",
     "install",
     "load_adapters",
     "lock_home",
@@ -192,6 +200,7 @@ __all__ = [
     "package_settings",
     "parse_config_value",
     "parse_source",
+    "pin_digest",
     "plan_launch",
     "prepare_install",
     "read_lockfile",
