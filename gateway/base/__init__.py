@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         flagged_text,
         model_text_flags,
         read_model_text,
+        schema_text,
         withheld,
     )
     from gateway.base._paths import (
@@ -59,6 +60,7 @@ _WHERE: dict[str, str] = {
     "model_text_flags": "gateway.base._model_text",
     "flagged_text": "gateway.base._model_text",
     "read_model_text": "gateway.base._model_text",
+    "schema_text": "gateway.base._model_text",
     "withheld": "gateway.base._model_text",
     "PrintableStream": "gateway.base._printable",
     "json_text": "gateway.base._printable",
@@ -166,6 +168,7 @@ __all__ = [
     "read_model_text",
     "safe_join",
     "schema_problem",
+    "schema_text",
     "suggest",
     "terminal_progress",
     "withheld",

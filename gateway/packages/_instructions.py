@@ -22,6 +22,7 @@ from gateway.base import (
     model_text_flags,
     read_model_text,
     safe_join,
+    schema_text,
 )
 from gateway.model import CatalogEntry
 from gateway.packages._rewrites import rewrite_notice
@@ -38,6 +39,9 @@ def declared_instructions(entry: CatalogEntry, root: Path) -> list[Diagnostic]:
         if contribution.kind not in _READ:
             continue
         text = contribution.description
+        schema = contribution.detail.get("input_schema")
+        if schema:  # a tool's schema descriptions reach the model as its description does
+            text += "\n" + schema_text(schema)
         path = contribution.detail.get("path")
         if isinstance(path, str) and path:
             # A path leading out of the package is no text of its own.
