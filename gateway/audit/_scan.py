@@ -26,7 +26,8 @@ from gateway.model import CatalogEntry
 
 __all__ = ["Budget", "Scan", "scan_package"]
 
-_CODE = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".py")
+_CODE = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".py", ".sh", ".bash")
+"""Code the scan reads; hook scripts (``.sh``) run with the package's grants too."""
 _SKIP_DIRS = frozenset({".git", "__pycache__", ".venv", "venv", "dist-types", ".hg", ".svn"})
 _INSTALL_SCRIPTS = ("preinstall", "install", "postinstall", "prepare")
 _TS_FOR_JS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",)}
