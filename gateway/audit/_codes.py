@@ -211,3 +211,11 @@ LOAD_REQUEST = define_code(
     "request, an update); the audit answered no and recorded it.",
     "Nothing to do; it shows what the package does at start.",
 )
+TYPOSQUAT = define_code(
+    "audit.typosquat",
+    W,
+    "A dependency of the package is named one typo away from a popular npm or PyPI package "
+    "(a letter added, dropped, changed or two swapped: `expresss`, `lodahs`) — how "
+    "typosquatting malware is installed; the package's own name so close is information.",
+    "Check the dependency's name against the package it meant; fix the name if it is a typo.",
+)

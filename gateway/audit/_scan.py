@@ -21,6 +21,7 @@ from gateway.audit import _codes
 from gateway.audit._model import Risk
 from gateway.audit._signals import TextFile, code_risks, text_risks
 from gateway.audit._support import SourceFile
+from gateway.audit._typosquat import typosquat_risks
 from gateway.base import Diagnostic, Severity
 from gateway.model import CatalogEntry
 
@@ -71,6 +72,7 @@ def scan_package(entry: CatalogEntry, budget: Budget | None = None) -> Scan:
         )
     scan.risks += _install_scripts(root, budget)
     scan.risks += _native_addons(root, budget)
+    scan.risks += typosquat_risks(root, entry.name)
     scan.risks += _code_risks(scan.sources, _declared_variables(entry))
     scan.risks += text_risks([*_read_texts(root, budget), *scan.sources])
     return scan
