@@ -223,6 +223,9 @@ def describe_sandbox(entry: object, granted: Iterable[str], config: GatewayConfi
     grants = grants_from(granted)
     workspace = "read-write" if grants.workspace_write else "read-only"
     network = "open" if grants.network else "closed"
+    if grants.network and grants.connect_ports is not None:
+        ports = ",".join(str(p) for p in sorted(grants.connect_ports))
+        network = f"TCP connect to port {ports} only"
     return f"workspace {workspace}, network {network}, writes only its data and temp folders"
 
 

@@ -59,7 +59,13 @@ if TYPE_CHECKING:
         write_lockfile,
     )
     from gateway.packages._lockfile_read import read_lockfile
-    from gateway.packages._observed import ObservedRegistration, observed_registration
+    from gateway.packages._observed import (
+        ObservedRegistration,
+        forget_registrations,
+        observed_registration,
+        registration_file,
+    )
+    from gateway.packages._outdated import Outdated, check_outdated
     from gateway.packages._package_trust import Trusted, trust_packages
     from gateway.packages._pins import PinnedTool, ToolPins, forget_pins, pin_digest
     from gateway.packages._rewrites import (
@@ -79,9 +85,13 @@ if TYPE_CHECKING:
     )
     from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
+    from gateway.packages._update import update_package
     from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 
 _WHERE: dict[str, str] = {
+    "Outdated": "gateway.packages._outdated",
+    "check_outdated": "gateway.packages._outdated",
+    "update_package": "gateway.packages._update",
     "GATE_BLOCKED": "gateway.packages._codes",
     "LOCK_HOME_DIFFERS": "gateway.packages._codes",
     "LOCK_WRITE_FAILED": "gateway.packages._codes",
@@ -109,6 +119,8 @@ _WHERE: dict[str, str] = {
     "pin_digest": "gateway.packages._pins",
     "trust_packages": "gateway.packages._package_trust",
     "observed_registration": "gateway.packages._observed",
+    "forget_registrations": "gateway.packages._observed",
+    "registration_file": "gateway.packages._observed",
     "SyncRefused": "gateway.packages._sync",
     "SyncReport": "gateway.packages._sync",
     "sync": "gateway.packages._sync",
@@ -173,6 +185,7 @@ __all__ = [
     "LockfileError",
     "NoAdapters",
     "ObservedRegistration",
+    "Outdated",
     "PackageConfigError",
     "PackageStatus",
     "PinnedTool",
@@ -183,6 +196,7 @@ __all__ = [
     "ToolPins",
     "Trusted",
     "VerifyError",
+    "check_outdated",
     "collect_garbage",
     "config_path",
     "decision_notices",
@@ -192,6 +206,7 @@ __all__ = [
     "extract_tarball",
     "fetch",
     "forget_pins",
+    "forget_registrations",
     "install",
     "load_adapters",
     "lock_home",
@@ -207,6 +222,7 @@ __all__ = [
     "read_package_config",
     "recalled_denials",
     "recalled_load_failure",
+    "registration_file",
     "remember_denials",
     "remember_start",
     "remove_tree",
@@ -218,6 +234,7 @@ __all__ = [
     "trust_packages",
     "uninstall",
     "unset_config_value",
+    "update_package",
     "verify_tree",
     "write_lockfile",
     "write_package_config",

@@ -43,6 +43,7 @@ from gateway.packages._aliases import install_aliases, source_version
 from gateway.packages._instructions import decision_notices
 from gateway.packages._locks import held, lock_path
 from gateway.packages._native import unbuilt_native_addons
+from gateway.packages._observed import forget_registrations
 from gateway.packages._rewrites import HOOKS_REWRITE
 from gateway.packages._sources import FetchError, fetch, parse_source
 from gateway.packages._trees import remove_tree
@@ -276,6 +277,7 @@ def _install(
             with contextlib.suppress(OSError):
                 folder.rmdir()  # only when no other version lives there
             raise
+        forget_registrations(home, [entry.id])  # a reinstall or update starts it for real
         checkpoint("recorded")
         if previous is not None and previous != version_dir:
             remove_tree(previous)

@@ -85,10 +85,33 @@ class PackageGrants:
     """Extra folders readable (e.g. a reference folder a user points a package at)."""
     reopened: frozenset[str] = frozenset()
     """Protected workspace paths made writable by name (``workspace.write:PATH``)."""
+    connect_ports: frozenset[int] | None = None
+    """When every network grant names a destination (``network:HOST:PORT``, a remote MCP
+    server's): TCP connect only to those ports, no bind. The kernel (Landlock) filters TCP by
+    port, not by host: the host part is not enforced. None: the network as a whole."""
 
 
 def _is_network(name: str) -> bool:
     return name in ("network", "net") or name.startswith(("network.", "network:", "net."))
+
+
+def _destination_port(name: str) -> int | None:
+    """The port of ``network:HOST:PORT`` (an IPv6 host in brackets); None otherwise."""
+    if not name.startswith("network:"):
+        return None
+    _, _, port = name.rpartition(":")
+    host = name[len("network:") : -len(port) - 1] if port else ""
+    if not host or not port.isdigit() or not 0 < int(port) <= 65535:
+        return None
+    return int(port)
+
+
+def _connect_ports(names: set[str]) -> frozenset[int] | None:
+    network = [name for name in names if _is_network(name)]
+    ports = [_destination_port(name) for name in network]
+    if not network or any(port is None for port in ports):
+        return None
+    return frozenset(port for port in ports if port is not None)
 
 
 def grants_from(granted: Iterable[str]) -> PackageGrants:
@@ -98,8 +121,17 @@ def grants_from(granted: Iterable[str]) -> PackageGrants:
     return PackageGrants(
         workspace_write=bool(names & _WRITE_NAMES),
         network=any(_is_network(name) for name in names),
+        connect_ports=_connect_ports(names),
         reopened=reopened_names(names),
     )
+
+
+def _network(grants: PackageGrants) -> NetworkAccess:
+    if not grants.network:
+        return NetworkAccess()
+    if grants.connect_ports is not None:
+        return NetworkAccess(connect=grants.connect_ports)
+    return NetworkAccess.unrestricted()
 
 
 def _existing(paths: Iterable[str | Path]) -> tuple[Path, ...]:
@@ -215,7 +247,7 @@ def package_sandbox(
         if grants.workspace_write:
             read_only, reopened = protected_within(workspace, grants.reopened, package_root)
     policy = SandboxPolicy(
-        network=NetworkAccess.unrestricted() if grants.network else NetworkAccess(),
+        network=_network(grants),
         limits=limits if limits is not None else ResourceLimits(group=package_id),
         read_only_within=read_only,
         reopened=reopened,

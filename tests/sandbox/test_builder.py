@@ -30,6 +30,23 @@ def test_nimlet_capabilities_and_namespaced_permissions_become_grants() -> None:
     assert not grants_from(["networking.fun", "acme.network"]).network
 
 
+def test_destination_grants_open_only_their_tcp_ports(tmp_path: Path) -> None:
+    """A remote MCP server's ``network:HOST:PORT``: connect to that port only, no bind (the
+    kernel filters by port; the host is not enforced). A bare ``network`` opens it all."""
+
+    def network(*granted: str) -> NetworkAccess:
+        grants = grants_from(granted)
+        return package_sandbox(home=tmp_path / "home", package_id="p", package_root=None,
+                               workspace=None, grants=grants, create=False).policy.network  # fmt: skip
+
+    assert network("network:mcp.example.com:443", "network:[::1]:8443") == NetworkAccess(
+        connect=frozenset({443, 8443})
+    )
+    assert network("network:mcp.example.com:443", "network") == NetworkAccess.unrestricted()
+    assert network("network:no-port") == NetworkAccess.unrestricted()
+    assert network() == NetworkAccess()
+
+
 def test_a_package_gets_its_own_data_and_temp_folders_0700(tmp_path: Path) -> None:
     sandbox = package_sandbox(home=tmp_path / "home", package_id="@acme/../tool",
                               package_root=None, workspace=None, grants=PackageGrants())  # fmt: skip
