@@ -50,14 +50,21 @@ def lone_surrogate(value: Any) -> str | None:
     """The first string (a key or a value) of ``value`` that holds a lone surrogate, with
     the surrogate shown as its escape (``name\\ud800x``), or None when every string is text."""
     stack: list[Any] = [value]
+    # YAML aliases share one object many times over (an alias bomb expands to billions of
+    # paths): each container is read once, which also ends cycles.
+    seen: set[int] = set()
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             if _SURROGATE.search(item):
                 return item.encode("utf-8", "backslashreplace").decode("utf-8")[:80]
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
+        elif isinstance(item, dict | list | tuple):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            if isinstance(item, dict):
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            else:
+                stack.extend(item)
     return None
