@@ -107,6 +107,16 @@ class Workspace:
         self.logs[name] = log
         return log
 
+    def grant(self, name: str, *permissions: str) -> None:
+        """Grant a discovered ``extension.json`` extension permissions by its id
+        (``gateway permissions nimlet:NAME …``): ``hooks.rewrite`` lets its hooks change
+        other extensions' tool calls."""
+        from gateway.store import StateStore
+
+        self.config.home.mkdir(parents=True, exist_ok=True)
+        with StateStore.open(self.config.home) as store:
+            store.grant_extension(f"nimlet:{name}", permissions)
+
     def received(self, name: str) -> list[dict[str, Any]]:
         log = self.logs[name]
         if not log.exists():

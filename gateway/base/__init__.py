@@ -13,13 +13,14 @@ if TYPE_CHECKING:
     from gateway.base._collection import REPEAT_LIMIT, Diagnostics
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
     from gateway.base._identity import command_identity, file_identity
-    from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth
+    from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth, lone_surrogate
     from gateway.base._model_text import (
         INSTRUCTION_OVERRIDE,
         TextFlag,
         flagged_text,
         model_text_flags,
         read_model_text,
+        schema_text,
         withheld,
     )
     from gateway.base._paths import (
@@ -62,6 +63,7 @@ _WHERE: dict[str, str] = {
     "model_text_flags": "gateway.base._model_text",
     "flagged_text": "gateway.base._model_text",
     "read_model_text": "gateway.base._model_text",
+    "schema_text": "gateway.base._model_text",
     "withheld": "gateway.base._model_text",
     "PrintableStream": "gateway.base._printable",
     "json_text": "gateway.base._printable",
@@ -102,6 +104,7 @@ _WHERE: dict[str, str] = {
     "ensure_home": "gateway.base._home",
     "gateway_version": "gateway.base._version",
     "json_depth": "gateway.base._json_depth",
+    "lone_surrogate": "gateway.base._json_depth",
     "lazy_attributes": "gateway.base.lazy",
     "name_problem": "gateway.base._paths",
     "no_progress": "gateway.base._progress",
@@ -159,6 +162,7 @@ __all__ = [
     "json_depth",
     "json_text",
     "lazy_attributes",
+    "lone_surrogate",
     "model_text_flags",
     "name_problem",
     "no_progress",
@@ -169,6 +173,7 @@ __all__ = [
     "read_model_text",
     "safe_join",
     "schema_problem",
+    "schema_text",
     "suggest",
     "terminal_progress",
     "withheld",

@@ -23,6 +23,7 @@ __all__ = [
     "flagged_text",
     "model_text_flags",
     "read_model_text",
+    "schema_text",
     "withheld",
 ]
 
@@ -45,6 +46,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:(?:ba|z|da|k)?sh|python3?|node|iex|powershell)\b", re.IGNORECASE)),
     ("hides characters the user cannot see", re.compile(
         "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")),
+    ("hides text in an HTML comment", re.compile(r"<!--[\s\S]*?(?:-->|$)")),
     ("carries a long encoded blob", re.compile(r"[A-Za-z0-9+/]{120,}={0,2}")),
     ("names a data-collection endpoint", re.compile(
         r"https?://[^\s\"'<>]*(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\."
@@ -73,6 +75,28 @@ def model_text_flags(text: str) -> list[TextFlag]:
             excerpt = " ".join(text[start : start + _EXCERPT].split())
             flags.append(TextFlag(what, excerpt))
     return flags
+
+
+_SCHEMA_STRINGS = 4096
+
+
+def schema_text(schema: object) -> str:
+    """The text of a tool's input schema the model reads too — every string in it (property
+    names, descriptions, titles, enums, defaults, examples) — one per line, for
+    ``model_text_flags``; at most the first 4096 strings, walked without recursion."""
+    found: list[str] = []
+    stack = [schema]
+    while stack and len(found) < _SCHEMA_STRINGS:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                stack.append(value)
+                stack.append(str(key))
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return "\n".join(found)
 
 
 _BODY_BYTES = 256 * 1024

@@ -232,3 +232,14 @@ SEARCH_PIN_INVALID = define_code(
     "nor a list of tool names; nothing of that package is pinned.",
     "`gateway config ID '$gateway.pin' true`, or `'[\"TOOL\", …]'`; `--unset` removes it.",
 )
+
+# Pinned tool definitions
+TOOL_DEFINITION_CHANGED = define_code(
+    "tool.definition_changed",
+    W,
+    "A tool of an installed package no longer has the name, description or input schema it "
+    "had when first listed after the package was trusted (a rug pull: a definition changed "
+    "at a later start or in the middle of a session); the tool is held back — not listed, "
+    "not callable — and the message says what changed.",
+    "Read the new definition (`gateway inspect ID`), then `gateway trust ID` to accept it.",
+)

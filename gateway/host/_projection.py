@@ -21,6 +21,7 @@ from gateway.host._entries import (
     ProcessEntries,
     prompt_command,
 )
+from gateway.host._pinning import PinGate
 from gateway.host._registrations import CachedRegistration, RegistrationMemory
 from gateway.host._runtime_extras import add_runtime_skills, report_runtime, update_specs
 from gateway.host._state import GatewayState
@@ -83,6 +84,8 @@ class Projector:
         self._state = state
         self._memory = memory
         self._declarations = Declarations(state)
+        self.pins = PinGate(state)
+        """Tools whose definition changed since their package was trusted are held back."""
         self._held: dict[str, _Held] = {}
         self._entries = ProcessEntries(state)
         self._members: dict[str, MemberNames] = {}
@@ -106,6 +109,7 @@ class Projector:
         self._members.clear()
         self._resources.clear()
         self._bound.clear()
+        self.pins.forget()
         self._state.registry.clear()
 
     def register(self, process: ExtensionProcess, owner: str | None = None) -> None:
@@ -116,6 +120,7 @@ class Projector:
         assert registration is not None
         taking_over = owner is not None
         owner = owner or self.owner_name(process.name)
+        self._belongs(owner, process.plan)
         members = self._split(owner, process.plan, registration, None)
         if members is None:
             binding = LiveBinding(self._entries, process)
@@ -141,6 +146,7 @@ class Projector:
         time without starting it: the first use of any of its tools, commands or hooks
         starts it (``activate``), and then the live registration replaces these entries."""
         dormant = DormantBinding(self._state, owner, plan.features, activate, plan.tool_rules)
+        self._belongs(owner, plan)
         members = self._split(owner, plan, cached.register, cached.tools)
         if members is None:
             self._project(owner, cached.register, cached.tools, dormant, report=True)
@@ -173,7 +179,7 @@ class Projector:
             registration = registration.model_copy(update={"tools": tools})
         names = self._members.setdefault(owner, MemberNames(owner, plan.name))
         members = split_registration(registration, owners, plan.name, plan.members)
-        named = [(names.owner(m.package, self.owner_name), m) for m in members]
+        named = [(self._member(names, m.package), m) for m in members]
         self._state.registry.place_members(owner, [name for name, _ in named])
         for stale in set(names.names.values()) - {name for name, _ in named}:
             self._register(stale, [], [], [])  # a package that registers nothing now
@@ -215,6 +221,7 @@ class Projector:
         """(Re)place everything ``owner`` registers, with the prompts served for it."""
         registry = self._state.registry
         registry.unregister(owner)
+        tools = self.pins.admit(owner, tools)
         served = self._resources.get(owner, [])
         flags = flags or []
         self._state.diagnostics.extend(
@@ -259,6 +266,16 @@ class Projector:
                 _codes.RUNTIME_DIAGNOSTIC_INVALID(f"{owner}: {error}", package=owner)
             )
             return {}
+
+    def _belongs(self, owner: str, plan: LaunchPlan) -> None:
+        """``owner`` is the process of ``plan``: its grants and pins are its package's."""
+        self._state.owner_packages[owner] = plan.grants_id or plan.name
+
+    def _member(self, names: MemberNames, package: str) -> str:
+        """The owner name of one package of a shared process (its grants are its own)."""
+        owner = names.owner(package, self.owner_name)
+        self._state.owner_packages[owner] = package
+        return owner
 
     def owner_name(self, name: str) -> str:
         # Extensions are not overridden by name: two extensions called "notes" both run.
@@ -345,7 +362,7 @@ class Projector:
             commands_of = split_specs(commands or [], update.owners.commands, process.name)
             for package in dict.fromkeys([*names.names, *tools_of, *commands_of]):
                 listed = None if commands is None else commands_of.get(package, [])
-                member = names.owner(package, self.owner_name)
+                member = self._member(names, package)
                 self._replace(process, member, tools_of.get(package, []), listed)
         add_runtime_skills(state, owner, update)
         owners = update.owners.tools if update.owners is not None else None

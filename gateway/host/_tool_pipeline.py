@@ -101,7 +101,7 @@ class ToolPipeline:
                 error_code="approval_denied",
             )  # fmt: skip
         if hooked:
-            gate = await emit("tool_call", {"tool": name, "arguments": arguments})
+            gate = await emit("tool_call", {"tool": name, "arguments": arguments}, tool)
             arguments = gate.payload["arguments"]
             if not gate.allowed:
                 return ToolResult(
@@ -124,6 +124,7 @@ class ToolPipeline:
             after = await emit(
                 "tool_result",
                 {"tool": name, "arguments": arguments, "output": content, "is_error": is_error},
+                tool,
             )
             if str(after.payload["output"]) != content:
                 # A hook replaced the output: the text is what counts now.

@@ -88,6 +88,7 @@ if TYPE_CHECKING:
         EventCatalogue,
         EventOutcome,
         EventSpec,
+        RewriteCheck,
         dispatch,
     )
     from gateway.model.frontmatter import SKILL_SCAN_LINES, parse_front_matter
@@ -146,6 +147,7 @@ _WHERE: dict[str, str] = {
     "EventCatalogue": "gateway.model.events",
     "EventOutcome": "gateway.model.events",
     "EventSpec": "gateway.model.events",
+    "RewriteCheck": "gateway.model.events",
     "FlagEntry": "gateway.model.registry",
     "HookEntry": "gateway.model.registry",
     "HookHandler": "gateway.model.registry",
@@ -262,6 +264,7 @@ __all__ = [
     "PromptTemplate",
     "Registry",
     "RemoteServer",
+    "RewriteCheck",
     "SearchDocument",
     "ServesResources",
     "Session",

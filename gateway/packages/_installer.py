@@ -31,6 +31,7 @@ from gateway.base import (
     GatewayError,
     Progress,
     Severity,
+    lone_surrogate,
     no_progress,
     private_dir,
     safe_join,
@@ -39,10 +40,11 @@ from gateway.model import CatalogEntry
 from gateway.packages import _codes
 from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
 from gateway.packages._aliases import install_aliases, source_version
-from gateway.packages._instructions import declared_instructions
+from gateway.packages._instructions import decision_notices
 from gateway.packages._locks import held, lock_path
 from gateway.packages._native import unbuilt_native_addons
 from gateway.packages._observed import forget_registrations
+from gateway.packages._rewrites import HOOKS_REWRITE
 from gateway.packages._sources import FetchError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
@@ -229,6 +231,13 @@ def _install(
         reason = problems[0].message if problems else "no package metadata found"
         subject = f"cannot install {source.describe()}"
         raise InstallError(f"{subject}: {reason}", shown, subject)
+    # Every adapter's reader refuses a lone surrogate; this holds for one that did not.
+    not_text = lone_surrogate([entry.id, entry.name, entry.version])
+    if not_text is not None:
+        raise InstallError(
+            f"cannot install {source.describe()}: its id, name or version is not text "
+            f"(a lone surrogate): \u201c{not_text}\u201d"
+        )
     folder = package_folder(home, entry.id)
     aliases = install_aliases(source.kind, source.location, fetched.root, entry)
     with held(lock_path(packages_dir(home), folder.name)):
@@ -245,7 +254,6 @@ def _install(
             expect(entry, digest, fetched.integrity)
         version_dir = private_dir(folder) / uuid.uuid4().hex
         fetched.root.rename(version_dir)
-        checkpoint("placed")
         record = PackageRecord(
             id=entry.id,
             name=entry.name,
@@ -260,15 +268,15 @@ def _install(
             source_version=source_version(source.kind, version_dir),
             source_hash=fetched_hash,
         )
-        with StateStore.open(home) as store:
-            previous = _previous_path(store, entry.id)
-            # A reinstall keeps the sandbox grants too (SANDBOX_PERMISSIONS: any package
-            # may be granted them, requested or not).
-            keep = {p.name for p in entry.permissions} | set(SANDBOX_PERMISSIONS)
-            # And the variables the user passed through (env:NAME): consent given to the
-            # package, as the sandbox grants are.
-            keep |= {p for p in _granted_before(store, entry.id) if env_grant_name(p)}
-            result = store.record_install(record, requested=keep, aliases=aliases)
+        try:
+            checkpoint("placed")
+            result, previous = _record(home, entry, record, aliases)
+        except BaseException:
+            # Nothing is left behind of an install that was not recorded.
+            remove_tree(version_dir)
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when no other version lives there
+            raise
         forget_registrations(home, [entry.id])  # a reinstall or update starts it for real
         checkpoint("recorded")
         if previous is not None and previous != version_dir:
@@ -294,9 +302,25 @@ def _install(
             version_dir, entry.id, frozenset(known), widen=declares, entries=entry.entries
         )
     # What it gives the model to read, and native addons it cannot load, before it is trusted.
-    diagnostics += declared_instructions(entry, version_dir)
+    diagnostics += decision_notices(entry, version_dir, result.package.granted)
     diagnostics += unbuilt_native_addons(version_dir, entry.id)
     return InstallReport(result.package, result, entry, files, size, diagnostics)
+
+
+def _record(
+    home: Path, entry: CatalogEntry, record: PackageRecord, aliases: frozenset[str]
+) -> tuple[InstallResult, Path | None]:
+    """The placed install recorded in the store: (the result, the version it replaced)."""
+    with StateStore.open(home) as store:
+        previous = _previous_path(store, entry.id)
+        # A reinstall keeps the sandbox grants and hooks.rewrite too (any package may be
+        # granted them, requested or not).
+        keep = {p.name for p in entry.permissions} | set(SANDBOX_PERMISSIONS) | {HOOKS_REWRITE}
+        # And the variables the user passed through (env:NAME): consent given to the
+        # package, as the sandbox grants are.
+        keep |= {p for p in _granted_before(store, entry.id) if env_grant_name(p)}
+        result = store.record_install(record, requested=keep, aliases=aliases)
+    return result, previous
 
 
 def _source_hash(source: Any, root: Path) -> str | None:

@@ -25,6 +25,7 @@ from gateway.model import CatalogEntry
 from gateway.packages import _codes
 from gateway.packages._installer import InstallError, Prepare, install, uninstall
 from gateway.packages._lockfile import LockedPackage, Lockfile, config_digest
+from gateway.packages._rewrites import HOOKS_REWRITE
 from gateway.packages._trees import remove_tree
 from gateway.packages.environment import env_grant_name
 from gateway.sandbox import SANDBOX_PERMISSIONS
@@ -171,7 +172,8 @@ def _expect(package: LockedPackage) -> Callable[[CatalogEntry, str, str | None],
 
 def _allowed(entry: CatalogEntry, grants: tuple[str, ...]) -> set[str]:
     own = {p.name for p in entry.permissions}
-    return own | set(SANDBOX_PERMISSIONS) | {g for g in grants if env_grant_name(g)}
+    anyone = {*SANDBOX_PERMISSIONS, HOOKS_REWRITE}  # what any package may be granted
+    return own | anyone | {g for g in grants if env_grant_name(g)}
 
 
 def _refused_grants(package: LockedPackage, entry: CatalogEntry) -> Diagnostic | None:

@@ -106,6 +106,16 @@ SERVE_OAUTH_UNAVAILABLE = define_code(
     "Give the key set's address with `--oauth-jwks URL`, or check the issuer URL (and the "
     "proxy and CA settings: `HTTPS_PROXY`, `SSL_CERT_FILE`).",
 )
+SERVE_SESSIONS_PER_TOKEN = define_code(
+    "serve.sessions_per_token",
+    W,
+    "`serve --mcp --http`: a token (an OAuth user) asked for a new MCP session while it "
+    "already holds as many open sessions as one token may (`MAX_SESSIONS_PER_TOKEN`); it is "
+    "refused with 429, and the other tokens keep their share of the server's sessions.",
+    "End sessions the client no longer uses (HTTP DELETE on /mcp), or give each client its "
+    "own token.",
+)
+
 SERVE_INPUT_REQUIRED_UNSUPPORTED = define_code(
     "serve.input_required_unsupported",
     W,

@@ -61,6 +61,9 @@ class TokenRecord:
     """The packages whose tools the token sees; () means every package served."""
     created: float = 0.0
     expires: float | None = None
+    subject: str = ""
+    """Who holds it, when more than the token itself says (an OAuth token's ``sub``): the
+    identity sessions are bound to beside the name."""
 
     def expired(self, now: float | None = None) -> bool:
         return self.expires is not None and (time.time() if now is None else now) >= self.expires

@@ -159,7 +159,8 @@ async def test_a_user_prompt_hook_blocks_or_adds_context(workspace: Any) -> None
 
 async def test_post_tool_use_feedback_reaches_the_tool_result(workspace: Any) -> None:
     _needs_plugin_host()  # needs the agent-plugins branch's plugin host
-    _install_ready(workspace.config.home, _hook_plugin(workspace.home / "src" / "guard"))
+    home = workspace.config.home
+    guard = _install_ready(home, _hook_plugin(workspace.home / "src" / "guard"))
 
     async def edit(arguments: dict[str, Any]) -> ToolOutcome:
         return ToolOutcome("edited")
@@ -167,6 +168,15 @@ async def test_post_tool_use_feedback_reaches_the_tool_result(workspace: Any) ->
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
+        gateway.register_builtin_tool("Edit", "Edit a file", {"type": "object"}, edit)
+        refused = await gateway.call_tool("Edit", {"path": "a.py"})
+    # Its feedback changes the result of the agent's own tool: that takes hooks.rewrite.
+    assert refused.content == "edited"
+    assert [d.code for d in refused.diagnostics] == ["hook.rewrite_refused"]
+    with StateStore.open(home) as store:
+        store.grant(guard, ["hooks.rewrite"], ["hooks.rewrite"])
+
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         gateway.register_builtin_tool("Edit", "Edit a file", {"type": "object"}, edit)
         result = await gateway.call_tool("Edit", {"path": "a.py"})
     assert result.content == "edited\n\nlint: 2 warnings" and not result.is_error

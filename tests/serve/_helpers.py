@@ -80,5 +80,8 @@ def served_home(tmp_path: Path, *, kinds: tuple[str, ...] = ("pi", "nanobot", "n
     folders = {"pi": PI, "nanobot": NANOBOT, "nimlet": NIMLET}
     for kind in kinds:
         install_ready(home, folders[kind])
+    with StateStore.open(home) as store:  # each one's hooks change another one's tool
+        for kind in kinds:
+            store.grant(IDS[kind], ["hooks.rewrite"], ["hooks.rewrite"])
     # Where the confined desk extension may write: its data folder in this home.
     return Served(home, workspace, package_dirs(home, IDS["nimlet"])[0] / "received.jsonl")

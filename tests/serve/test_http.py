@@ -97,11 +97,11 @@ def _env(base: Path) -> dict[str, str]:
 
 
 def _start(
-    env: dict[str, str], workspace: Path, errors: Path, *extra: str
+    env: dict[str, str], workspace: Path, errors: Path, *extra: str, address: str = "127.0.0.1:0"
 ) -> tuple[subprocess.Popen[bytes], str]:
     with errors.open("wb") as sink:
         process = subprocess.Popen(
-            [*GATEWAY, "serve", "--mcp", "--http", "127.0.0.1:0", "--workspace", str(workspace),
+            [*GATEWAY, "serve", "--mcp", "--http", address, "--workspace", str(workspace),
              *extra],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink,
         )  # fmt: skip
