@@ -41,13 +41,29 @@ if TYPE_CHECKING:
         system_policy,
     )
     from gateway.sandbox._cgroups import Cgroups, cleanup_cgroups, detect_cgroups
-    from gateway.sandbox._codes import LIMIT_EXCEEDED, LIMITS_INVALID
+    from gateway.sandbox._codes import (
+        EGRESS_UPSTREAM,
+        LIMIT_EXCEEDED,
+        LIMITS_INVALID,
+        NAME_PROTECTED,
+        NETWORK_DENIED,
+    )
     from gateway.sandbox._descendants import (
         descendants,
         family,
         kill_descendants,
         kill_family,
         reap_adopted,
+    )
+    from gateway.sandbox._destinations import (
+        NETWORK_GRANT_PREFIX,
+        Destination,
+        DestinationError,
+        destination_grant,
+        destinations_from,
+        is_wide_network,
+        normal_host,
+        parse_destination,
     )
     from gateway.sandbox._exceeded import explain_exit, explain_limit, explain_output
     from gateway.sandbox._hints import explain_denial, grant_hints
@@ -60,6 +76,7 @@ if TYPE_CHECKING:
         parse_size,
     )
     from gateway.sandbox._names import safe_name
+    from gateway.sandbox._netns import EGRESS_HOST, EGRESS_PORT
     from gateway.sandbox._policy import NetworkAccess, Ports, SandboxPolicy
     from gateway.sandbox._privileges import (
         become_subreaper,
@@ -79,6 +96,19 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "EGRESS_UPSTREAM": "gateway.sandbox._codes",
+    "NAME_PROTECTED": "gateway.sandbox._codes",
+    "NETWORK_DENIED": "gateway.sandbox._codes",
+    "NETWORK_GRANT_PREFIX": "gateway.sandbox._destinations",
+    "Destination": "gateway.sandbox._destinations",
+    "DestinationError": "gateway.sandbox._destinations",
+    "destination_grant": "gateway.sandbox._destinations",
+    "destinations_from": "gateway.sandbox._destinations",
+    "is_wide_network": "gateway.sandbox._destinations",
+    "normal_host": "gateway.sandbox._destinations",
+    "parse_destination": "gateway.sandbox._destinations",
+    "EGRESS_HOST": "gateway.sandbox._netns",
+    "EGRESS_PORT": "gateway.sandbox._netns",
     "Cgroups": "gateway.sandbox._cgroups",
     "cleanup_cgroups": "gateway.sandbox._cgroups",
     "FULL_ABI": "gateway.sandbox._support",
@@ -133,13 +163,21 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "EGRESS_HOST",
+    "EGRESS_PORT",
+    "EGRESS_UPSTREAM",
     "FULL_ABI",
     "LIMITS_INVALID",
     "LIMIT_EXCEEDED",
     "LIMIT_NAMES",
+    "NAME_PROTECTED",
+    "NETWORK_DENIED",
+    "NETWORK_GRANT_PREFIX",
     "PROTECTED_NAMES",
     "SANDBOX_PERMISSIONS",
     "Cgroups",
+    "Destination",
+    "DestinationError",
     "KernelSupport",
     "NetworkAccess",
     "PackageGrants",
@@ -153,6 +191,8 @@ __all__ = [
     "become_subreaper",
     "cleanup_cgroups",
     "descendants",
+    "destination_grant",
+    "destinations_from",
     "detect_cgroups",
     "detect_support",
     "explain_denial",
@@ -166,14 +206,17 @@ __all__ = [
     "grants_from",
     "is_dumpable",
     "is_subreaper",
+    "is_wide_network",
     "kill_descendants",
     "kill_family",
     "limits_from_settings",
     "make_undumpable",
     "missing_protections",
     "node_runtime_paths",
+    "normal_host",
     "package_dirs",
     "package_sandbox",
+    "parse_destination",
     "parse_size",
     "policy_for_entry",
     "python_runtime_paths",
