@@ -90,27 +90,39 @@ class NamespacePlan:
 
 
 def private_tmp_plan(
-    private: Path | None, named: Iterable[Path]
+    private: Path | None, named: Iterable[Path], writable: Iterable[Path]
 ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """(the temp folders ``private`` goes over, the paths to bind back) for a policy that
-    names ``named``: a temp folder the policy names, or one beneath a path it names (a
-    workspace of ``/tmp``, a grant of ``/``), stays as it is."""
+    names ``named``, of which ``writable`` may be written.
+
+    Landlock's rules follow the path upward through a mount to the folder it is mounted
+    on, so whatever is bound back inside the private folder inherits its write right. A
+    temp folder is therefore covered only when everything named beneath it may be written
+    anyway (the package's own folders); a temp folder holding anything else the policy
+    names — a workspace in ``/tmp``, a package installed there, ``/`` granted — stays as
+    it is, and writes there are refused as before."""
     if private is None:
         return (), ()
     paths = {Path(os.path.abspath(p)) for p in named}
-    covered = tuple(
-        folder
-        for folder in TMP_FOLDERS
-        if folder.is_dir() and not folder.is_symlink()
-        and not any(p == folder or p in folder.parents for p in paths)
-    )  # fmt: skip
+    open_paths = [Path(os.path.abspath(p)) for p in writable]
+
+    def beneath(path: Path, folder: Path) -> bool:
+        return path == folder or folder in path.parents
+
+    covered = []
+    for folder in TMP_FOLDERS:
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        inside = [p for p in paths if beneath(folder, p) or folder in p.parents]
+        if all(folder in p.parents and any(beneath(p, w) for w in open_paths) for p in inside):
+            covered.append(folder)
     keep: list[Path] = []
     for path in sorted(paths, key=lambda p: len(p.parts)):
         if not any(folder in path.parents for folder in covered):
             continue
-        if not any(path == kept or kept in path.parents for kept in keep):
+        if not any(beneath(path, kept) for kept in keep):
             keep.append(path)
-    return covered, tuple(keep)
+    return tuple(covered), tuple(keep)
 
 
 @functools.cache

@@ -40,6 +40,7 @@ def test_a_package_gets_its_own_data_and_temp_folders_0700(tmp_path: Path) -> No
     assert sandbox.environment == {
         "TMPDIR": str(sandbox.tmp_dir),
         "GATEWAY_DATA_DIR": str(sandbox.data_dir),
+        "HOME": str(sandbox.home_dir),
     }
     assert sandbox.data_dir in sandbox.policy.write and sandbox.tmp_dir in sandbox.policy.write
 
