@@ -219,8 +219,17 @@ def describe_sandbox(entry: object, granted: Iterable[str], config: GatewayConfi
         )
     grants = grants_from(granted)
     workspace = "read-write" if grants.workspace_write else "read-only"
-    network = "open" if grants.network else "closed"
-    return f"workspace {workspace}, network {network}, writes only its data and temp folders"
+    if grants.network:
+        network = "network open (any host)"
+    elif grants.destinations:
+        shown = ", ".join(str(d) for d in grants.destinations)
+        network = f"network to {shown} only (through the gateway's proxy)"
+    else:
+        network = "network closed"
+    return (
+        f"workspace {workspace}, {network}, writes only its data and temp folders "
+        "(a private /tmp and HOME)"
+    )
 
 
 def prepare_run(config: GatewayConfig) -> list[Diagnostic]:

@@ -33,7 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from gateway.base import private_dir
-from gateway.sandbox._destinations import Destination, destinations_from, is_wide_network
+from gateway.sandbox._destinations import (
+    Destination,
+    DestinationError,
+    destination_grant,
+    destinations_from,
+    is_wide_network,
+)
 from gateway.sandbox._limits import ResourceLimits
 from gateway.sandbox._names import safe_name
 from gateway.sandbox._policy import NetworkAccess, SandboxPolicy
@@ -45,6 +51,7 @@ __all__ = [
     "PackageSandbox",
     "exposed_paths",
     "grants_from",
+    "is_sandbox_grant",
     "node_runtime_paths",
     "package_dirs",
     "package_home",
@@ -76,6 +83,17 @@ SANDBOX_PERMISSIONS: dict[str, str] = {
 (``_destinations``) and ``workspace.write:PATH`` (``_protected``)."""
 
 _WRITE_NAMES = frozenset({"write", "workspace.write", "filesystem.write", "fs.write"})
+
+
+def is_sandbox_grant(name: str) -> bool:
+    """A permission any package may be granted, requested or not: one of
+    ``SANDBOX_PERMISSIONS``, a valid ``network:HOST[:PORT]`` or ``workspace.write:PATH``."""
+    if name in SANDBOX_PERMISSIONS or reopened_names([name]):
+        return True
+    try:
+        return destination_grant(name) is not None
+    except DestinationError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
