@@ -6,7 +6,8 @@ import argparse
 import functools
 import sys
 
-from gateway.base import GatewayConfig, _codes, terminal_progress
+from gateway.base import GatewayConfig, terminal_progress
+from gateway.cli import _codes
 from gateway.cli._output import print_diagnostics, print_json
 from gateway.cli._policy import print_suggested, suggested_policy
 from gateway.cli._refusal import print_each, refuse, refuse_unknown
@@ -48,6 +49,8 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
     name = " ".join(part for part in (data["id"], data["version"]) if part)
     print(f"{verb} {name} ({data['ecosystem']}) from {data['source']}")
     print(f"  at {data['path']} ({data['files']} files)")
+    if data["aliases"]:
+        print(f"  also named {', '.join(data['aliases'])} (as its id, wherever an id is taken)")
     if report.result.created or report.result.trust_revoked:
         print("  nothing of it runs until you pass each gate:")
         optional = {p.name for p in report.entry.permissions if getattr(p, "optional", False)}

@@ -9,6 +9,12 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
+    from gateway.host._codes import (
+        CONTRIBUTION_MISSING,
+        EVENT_UNKNOWN,
+        UI_UNANSWERED,
+        USER_MESSAGE_DROPPED,
+    )
     from gateway.host._confinement import describe_sandbox, interpreter_paths
     from gateway.host._gateway import (
         AgentStartResult,
@@ -21,20 +27,36 @@ if TYPE_CHECKING:
     )
     from gateway.host._open import open_gateway
     from gateway.host._registrations import RegistrationCache, registration_key
+    from gateway.host._tool_search import (
+        ToolFilter,
+        ToolMatch,
+        ToolSearch,
+        meta_names,
+        meta_schemas,
+    )
     from gateway.host.editor import terminal_editor
     from gateway.host.external_tools import run_tool_json
 
 _WHERE: dict[str, str] = {
+    "CONTRIBUTION_MISSING": "gateway.host._codes",
+    "EVENT_UNKNOWN": "gateway.host._codes",
+    "UI_UNANSWERED": "gateway.host._codes",
+    "USER_MESSAGE_DROPPED": "gateway.host._codes",
     "AgentStartResult": "gateway.host._gateway",
     "CompactionResult": "gateway.host._gateway",
     "Gateway": "gateway.host._gateway",
     "InputResult": "gateway.host._gateway",
     "RegistrationCache": "gateway.host._registrations",
+    "ToolFilter": "gateway.host._tool_search",
+    "ToolMatch": "gateway.host._tool_search",
     "ToolResult": "gateway.host._gateway",
+    "ToolSearch": "gateway.host._tool_search",
     "UnknownCommand": "gateway.host._gateway",
     "UnknownTool": "gateway.host._gateway",
     "describe_sandbox": "gateway.host._confinement",
     "interpreter_paths": "gateway.host._confinement",
+    "meta_names": "gateway.host._tool_search",
+    "meta_schemas": "gateway.host._tool_search",
     "open_gateway": "gateway.host._open",
     "registration_key": "gateway.host._registrations",
     "run_tool_json": "gateway.host.external_tools",
@@ -42,16 +64,25 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "CONTRIBUTION_MISSING",
+    "EVENT_UNKNOWN",
+    "UI_UNANSWERED",
+    "USER_MESSAGE_DROPPED",
     "AgentStartResult",
     "CompactionResult",
     "Gateway",
     "InputResult",
     "RegistrationCache",
+    "ToolFilter",
+    "ToolMatch",
     "ToolResult",
+    "ToolSearch",
     "UnknownCommand",
     "UnknownTool",
     "describe_sandbox",
     "interpreter_paths",
+    "meta_names",
+    "meta_schemas",
     "open_gateway",
     "registration_key",
     "run_tool_json",

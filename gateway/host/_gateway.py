@@ -27,6 +27,7 @@ from gateway.host._session_switch import SessionSwitch
 from gateway.host._settings_watch import SettingsWatch
 from gateway.host._state import ExecPolicy, GatewayState, ProgressListener
 from gateway.host._tool_pipeline import ToolPipeline
+from gateway.host._tool_search import DEFAULT_LIMIT, ToolMatch, ToolSearch
 from gateway.model import (
     BUILTIN_OWNER,
     AgentLink,
@@ -77,6 +78,7 @@ class Gateway:
         self._lifecycle = Lifecycle(state)
         self._policy = PolicyGate(state)
         self._tools = ToolPipeline(state, self._lifecycle, self._policy)
+        self._search = ToolSearch(state, self._policy)
         self._sessions = SessionSwitch(state, self._lifecycle, self.reload)
         self._settings = SettingsWatch(state, self.restart_package)
 
@@ -170,8 +172,21 @@ class Gateway:
         """Tools to offer a model now (plan mode offers only read/user tools)."""
         return self._state.registry.tools(plan=self._state.plan)
 
-    def tool_schemas(self) -> list[dict[str, Any]]:
+    def tool_schemas(
+        self, deferred: bool = False, pinned: Iterable[str] = ()
+    ) -> list[dict[str, Any]]:
+        """``deferred``: ``search_tools``, ``call_tool`` and the pinned tools only."""
+        if deferred:
+            return self._search.deferred_schemas(pinned)
         return [tool.describe() for tool in self.tools()]
+
+    def search_tools(self, query: str, limit: int = DEFAULT_LIMIT) -> list[ToolMatch]:
+        """The usable tools that best match a task in plain words, best first."""
+        return self._search.search(query, limit)
+
+    @property
+    def tool_search(self) -> ToolSearch:
+        return self._search
 
     def register_builtin_tool(
         self,
@@ -204,7 +219,9 @@ class Gateway:
         ``tool_result`` to it (``gateway serve --nimlet``), so neither happens twice.
         ``progress``: called with (owner, item) for each progress update of this call only
         (``progress_listener`` sees every call's)."""
-        return await self._tools.call(name, arguments, hooks, progress)
+        return await self._search.route(
+            name, arguments, lambda n, a: self._tools.call(n, a, hooks, progress)
+        )
 
     async def call_tools(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[ToolResult]:
         """The calls one model step asked for, in order. As nimlet does, two or more calls

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import anyio
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic
 from gateway.host._activation import Activator
 from gateway.host._call_tools import interrupted_calls
 from gateway.host._dependencies import depths, requires, selected
@@ -34,12 +34,15 @@ from gateway.model import (
     discover_package,
 )
 from gateway.packages import (
+    GATE_BLOCKED,
+    STORE_UNUSABLE,
     NoAdapters,
     PackageStatus,
     evaluate_packages,
     load_adapters,
     recalled_denials,
     remember_denials,
+    remember_start,
 )
 from gateway.runtime import LaunchError
 from gateway.store import STATE_FILE, StoreError
@@ -88,7 +91,7 @@ class Loader:
         launches: list[DiscoveredExtension | LaunchPlan] = [*state.discovery.extensions]
         if only is None:
             launches += self._planner.discovered()
-        active = [status for status in state.packages if status.active]
+        active = [status for status in state.packages if status.ready]
         for status in state.packages:
             state.diagnostics.extend(status.diagnostics)
         shared, alone, notes = self._shared(active)
@@ -103,6 +106,15 @@ class Loader:
         for tool in state.discovery.tools:
             self._own.tool_json(tool)
         await self._start_in_dependency_order(launches)
+        self._note_load_failures()
+
+    def _note_load_failures(self) -> None:
+        """A package started here whose code did not load is not active (its status says
+        why); one that loaded is, whatever its last start said."""
+        state = self._state
+        for status in state.packages:
+            if status.id in state.started:
+                status.load_failure = state.load_failures.get(status.id)
 
     def _shared(
         self, active: list[PackageStatus]
@@ -222,13 +234,18 @@ class Loader:
 
     def _remember_denials(self) -> None:
         """For each installed package started since the last stop: what the sandbox refused
-        it (its stderr is drained by now), for the commands that will not start it."""
+        it (its stderr is drained by now), and whether its code loaded, for the commands
+        that will not start it."""
         state = self._state
         started, state.started = state.started, set()
+        failures, state.load_failures = state.load_failures, {}
+        home = state.config.home
         for status in state.packages:
             if status.id in started:
                 granted = status.package.granted
-                remember_denials(state.config.home, status.id, granted, state.diagnostics.items)
+                remember_denials(home, status.id, granted, state.diagnostics.items)
+                content = status.package.record.content_hash
+                remember_start(home, status.id, content, failures.get(status.id))
 
     def _evaluate_packages(self) -> list[PackageStatus]:
         """Installed packages and their gates; only active ones are loaded."""
@@ -240,13 +257,11 @@ class Loader:
             adapters = load_adapters()
             statuses = evaluate_packages(home, adapters)
         except (StoreError, NoAdapters) as error:
-            self._state.diagnostics.add(
-                _codes.STORE_UNUSABLE(f"installed packages not loaded: {error}")
-            )
+            self._state.diagnostics.add(STORE_UNUSABLE(f"installed packages not loaded: {error}"))
             return []
         for status in statuses:
             adapter = adapters.adapter(status.entry.ecosystem)
-            if status.active and isinstance(adapter, ServesResources):
+            if status.ready and isinstance(adapter, ServesResources):
                 self._resources[status.id] = adapter.package_resources(status.entry)
         return statuses
 
@@ -285,7 +300,7 @@ class Loader:
                 missing = sorted(needs.get(plan.name, set()) - running)
                 if missing:
                     state.diagnostics.add(
-                        _codes.GATE_BLOCKED(
+                        GATE_BLOCKED(
                             f"{plan.name}: not started because {', '.join(missing)} did not start",
                             package=plan.name,
                         )
@@ -299,7 +314,7 @@ class Loader:
     async def restart_package(self, package_id: str) -> bool:
         """Stop an installed package's runtime and what the gateway runs for it, evaluate
         its gates again, and start it with its current plan (new settings and secrets);
-        nothing else is touched. True when it runs again."""
+        nothing else is touched. True when it runs again (and its code loaded)."""
         state = self._state
         statuses = await anyio.to_thread.run_sync(self._evaluate_packages)
         status = next((s for s in statuses if s.id == package_id), None)
@@ -321,7 +336,8 @@ class Loader:
             return False
         state.packages.append(status)
         state.diagnostics.extend(status.diagnostics)
-        if not status.active or (status.runtime is None and status.calls is None):
+        if not status.ready or (status.runtime is None and status.calls is None):
             return False  # nimlet's own formats have no settings to restart with
         await self._starter.start_all(self._installed(status))
-        return True
+        self._note_load_failures()
+        return status.active

@@ -17,9 +17,10 @@ from typing import Final
 
 import anyio
 
-from gateway.base import _codes
+from gateway.host import _codes
 from gateway.host._state import GatewayState
 from gateway.model import Approval, ApprovalRequest, ToolEntry
+from gateway.packages import STORE_UNUSABLE
 from gateway.policy import ALLOWED, Decision, PolicyEngine, parse_bundle
 from gateway.store import STATE_FILE, PolicyRecords, StateStore, StoreError
 
@@ -53,9 +54,7 @@ class PolicyGate:
         try:
             adopted = await anyio.to_thread.run_sync(_adopted, home)
         except StoreError as error:
-            self._state.diagnostics.add(
-                _codes.STORE_UNUSABLE(f"adopted policies not loaded: {error}")
-            )
+            self._state.diagnostics.add(STORE_UNUSABLE(f"adopted policies not loaded: {error}"))
             adopted = []
         bundles = []
         for package, raw in adopted:
@@ -91,6 +90,11 @@ class PolicyGate:
         message = f"Blocked by policy rule {decision.rule}: {decision.reason or 'denied'}"
         self._refused(tool, decision, message)
         return Verdict(False, decision, message)
+
+    def may_use(self, tool: ToolEntry) -> bool:
+        """False when the adopted rules deny every call of ``tool`` (tool search never
+        names such a tool)."""
+        return self._engine.empty or self._engine.may_allow(tool.name, self._provider(tool.owner))
 
     def _provider(self, owner: str) -> str | None:
         """The installed package that provides a tool registered under ``owner`` (its id,

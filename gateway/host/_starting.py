@@ -4,26 +4,41 @@ crashes too often."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import anyio
 
-from gateway.base import _codes
+from gateway.base import Diagnostics, Severity, find_code
+from gateway.host import _codes
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._planning import Planner
 from gateway.host._projection import Projector
 from gateway.host._state import GatewayState
 from gateway.model import DiscoveredExtension
 from gateway.runtime import LaunchError
+from gateway.sandbox import SANDBOX_REFUSED
 from gateway.wire import (
+    EXTENSION_EXITED,
+    EXTENSION_REGISTER_INVALID,
+    DeadlinePause,
     ExtensionError,
     ExtensionProcess,
+    HostRequest,
+    HostResponse,
     LaunchPlan,
+    PipeTransport,
     RegisterInvalid,
+    ResponseMessage,
     SandboxRefused,
+    ToolUpdate,
+    Transport,
     TransportConfig,
+    UiAnswer,
+    UiRequest,
+    UpdateMessage,
 )
+from gateway.wire.features import RegisterExtras, RuntimeDiagnostic
 
 __all__ = ["RESTART_BACKOFF", "RESTART_WINDOW", "Starter"]
 
@@ -34,9 +49,10 @@ RESTART_WINDOW = 60.0
 
 
 class Starter:
-    """Owns the transport settings every process gets and the crash history of the
-    runtimes it restarts. Plans come from the ``Planner``; a started process is registered
-    by the ``Projector`` and asks the host through the ``HostRequestHandler``."""
+    """Owns the transport every process is reached through (and its settings) and the
+    crash history of the runtimes it restarts. Plans come from the ``Planner``; a started
+    process is registered by the ``Projector`` and asks the host through the
+    ``HostRequestHandler``."""
 
     def __init__(
         self,
@@ -49,12 +65,14 @@ class Starter:
         self._planner = planner
         self._projector = projector
         self._host_requests = host_requests
-        self._transport = TransportConfig(
+        self._transport: Transport = state.transport or PipeTransport()
+        self._transport_config = TransportConfig(
             state.config.line_cap,
             state.config.shutdown_grace,
             state.config.term_grace,
             state.config.require_sandbox,
         )
+        self._host = _ProcessHost(state, projector, host_requests, self._on_process_exit)
         self._crashes: dict[str, list[float]] = {}
 
     async def start_all(self, items: Iterable[DiscoveredExtension | LaunchPlan]) -> None:
@@ -77,6 +95,7 @@ class Starter:
             except ExtensionError as error:
                 self.failed(plan.name, plan.origin, error)
                 return
+            self._loaded(process)
             started[index] = process
 
         async with anyio.create_task_group() as group:
@@ -95,6 +114,7 @@ class Starter:
         except ExtensionError as error:
             self.failed(plan.name, plan.origin, error)
             return False
+        self._loaded(process)
         self._projector.register(process, owner)
         return True
 
@@ -102,28 +122,33 @@ class Starter:
         """Report an extension that did not start."""
         code = _codes.EXTENSION_START_FAILED
         if isinstance(error, RegisterInvalid):
-            code = _codes.REGISTER_INVALID
+            code = EXTENSION_REGISTER_INVALID
         elif isinstance(error, SandboxRefused):
-            code = _codes.SANDBOX_REFUSED
-        self._state.diagnostics.add(
-            code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
-        )
+            code = SANDBOX_REFUSED
+        said = code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
+        self._state.diagnostics.add(said)
+        self._state.load_failures[name] = said.message
+
+    def _loaded(self, process: ExtensionProcess) -> None:
+        """Whether each package the process hosts loaded: an error its runtime reported
+        as it registered (a module that failed to import, a register that threw) means its
+        code did not; a later start that loads clears it."""
+        plan, failures = process.plan, self._state.load_failures
+        for name in (plan.name, *plan.members):
+            failures.pop(name, None)
+        registration = process.registration
+        if registration is None or registration.gateway is None:
+            return
+        for item in RegisterExtras.parse(registration.gateway).runtime_diagnostics():
+            known = find_code(item.code) if isinstance(item, RuntimeDiagnostic) else None
+            if known is not None and known.severity is Severity.ERROR:
+                package = item.package if item.package in plan.members else plan.name
+                failures.setdefault(package, item.message)
 
     def _new_process(self, plan: LaunchPlan) -> ExtensionProcess:
         state = self._state
-        state.started.add(plan.name)
-        return ExtensionProcess(
-            plan,
-            next_id=state.next_id,
-            diagnostics=state.diagnostics,
-            on_effects=self._projector.on_effects,
-            ui_handler=self._host_requests.ask_user,
-            config=self._transport,
-            on_exit=self._on_process_exit,
-            host_handler=self._host_requests.answer,
-            on_tool_update=self._projector.on_tool_update,
-            pause=state.pause,
-        )
+        state.started.update((plan.name, *plan.members))
+        return ExtensionProcess(plan, self._host, self._transport, self._transport_config)
 
     # ------------------------------------------------------------------ crash restarts
 
@@ -143,7 +168,7 @@ class Starter:
         self._crashes[owner] = crashes
         if len(crashes) > len(RESTART_BACKOFF):
             state.diagnostics.add(
-                _codes.EXTENSION_EXITED(
+                EXTENSION_EXITED(
                     f"extension {owner} crashed {len(crashes)} times within "
                     f"{RESTART_WINDOW:g}s; not restarted again until a reload",
                     package=owner,
@@ -157,16 +182,60 @@ class Starter:
         try:
             await new.start(state.tasks, self._planner.initialize(old.plan))
         except ExtensionError as error:
-            state.diagnostics.add(
-                _codes.EXTENSION_START_FAILED(
-                    f"restart of extension {owner} failed: {error}", package=owner
-                )
+            said = _codes.EXTENSION_START_FAILED(
+                f"restart of extension {owner} failed: {error}", package=owner
             )
+            state.diagnostics.add(said)
+            state.load_failures[owner] = said.message
             self._on_process_exit(old)  # next attempt, with the next backoff step
             return
+        self._loaded(new)
         if old not in state.processes:
             await new.aclose()
             return
         state.processes.remove(old)
         state.owners.pop(old, None)
         self._projector.register(new, owner)
+
+
+class _ProcessHost:
+    """What the gateway's processes ask of it (``gateway.wire.ProcessHost``): ids, the
+    diagnostics and the deadline pause of the open gateway, their effects projected, their
+    questions answered, their crashes handled."""
+
+    def __init__(
+        self,
+        state: GatewayState,
+        projector: Projector,
+        host_requests: HostRequestHandler,
+        on_exit: Callable[[ExtensionProcess], None],
+    ) -> None:
+        self._state = state
+        self._projector = projector
+        self._host_requests = host_requests
+        self.on_exit = on_exit
+
+    @property
+    def diagnostics(self) -> Diagnostics:
+        return self._state.diagnostics
+
+    @property
+    def pause(self) -> DeadlinePause:
+        return self._state.pause
+
+    def next_id(self) -> str:
+        return self._state.next_id()
+
+    def on_effects(
+        self, process: ExtensionProcess, message: ResponseMessage | UpdateMessage
+    ) -> None:
+        self._projector.on_effects(process, message)
+
+    def on_tool_update(self, process: ExtensionProcess, update: ToolUpdate) -> None:
+        self._projector.on_tool_update(process, update)
+
+    async def ask_user(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
+        return await self._host_requests.ask_user(process, request)
+
+    async def answer(self, process: ExtensionProcess, request: HostRequest) -> HostResponse:
+        return await self._host_requests.answer(process, request)

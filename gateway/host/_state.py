@@ -23,7 +23,7 @@ from gateway.host._permissions import PermissionPolicy
 from gateway.model import AgentLink, Discovery, EventCatalogue, Registry, Session, SessionEffect
 from gateway.packages import PackageStatus
 from gateway.runtime import child_environment
-from gateway.wire import DeadlinePause, ExtensionProcess
+from gateway.wire import DeadlinePause, ExtensionProcess, Transport
 
 __all__ = ["CALL_PROGRESS", "ExecPolicy", "GatewayState", "ProgressListener"]
 
@@ -56,6 +56,9 @@ class GatewayState:
     packages: list[PackageStatus] = field(default_factory=list)
     started: set[str] = field(default_factory=set)
     """Names of the processes started (or tried) since the extensions last stopped."""
+    load_failures: dict[str, str] = field(default_factory=dict)
+    """Package (or process) name → why its code did not load when it started here: its
+    process did not start, or its runtime reported an error as it registered."""
     progress_listener: ProgressListener | None = None
     exec_policy: ExecPolicy | None = None
     """None allows every command (outside plan mode)."""
@@ -64,6 +67,8 @@ class GatewayState:
     session_listener: Callable[[SessionEffect], None] | None = None
     agent: AgentLink = field(default_factory=AgentLink)
     """What the embedding agent provides (model, messages, editor, approvals, …)."""
+    transport: Transport | None = None
+    """How its processes are reached (None: child processes over their pipes)."""
     pause: DeadlinePause = field(default_factory=DeadlinePause)
     """Paused while any extension waits on the user or the host."""
     turn_open: bool = False

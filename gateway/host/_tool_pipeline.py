@@ -85,7 +85,7 @@ class ToolPipeline:
     async def _run(self, tool: ToolEntry, arguments: dict[str, Any], hooks: bool) -> ToolResult:
         state = self._state
         emit = self._lifecycle.emit
-        mark = len(state.diagnostics)
+        mark = state.diagnostics.mark()
         name = tool.name
         if state.plan and not tool.plan_safe:
             return ToolResult(

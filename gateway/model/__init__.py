@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         SharesProcesses,
         StagesInstalls,
     )
+    from gateway.model._codes import HOOK_FAILED
     from gateway.model._commands import (
         SESSION_ID,
         SessionAction,
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
         UnknownCommand,
         UnknownTool,
     )
+    from gateway.model._tool_index import IndexHit, SearchDocument, ToolIndex, load_ranking
+    from gateway.model._tool_words import name_words
     from gateway.model.agent import (
         AgentLink,
         Approval,
@@ -108,6 +111,7 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "HOOK_FAILED": "gateway.model._codes",
     "Adapter": "gateway.model._adapter",
     "AdapterSet": "gateway.model._adapter",
     "AgentLink": "gateway.model.agent",
@@ -143,6 +147,7 @@ _WHERE: dict[str, str] = {
     "FlagEntry": "gateway.model.registry",
     "HookEntry": "gateway.model.registry",
     "HookHandler": "gateway.model.registry",
+    "IndexHit": "gateway.model._tool_index",
     "InputResult": "gateway.model._results",
     "LaunchRefusal": "gateway.model._launch",
     "LaunchSpec": "gateway.model._launch",
@@ -160,6 +165,7 @@ _WHERE: dict[str, str] = {
     "Registry": "gateway.model.registry",
     "SESSION_ID": "gateway.model._commands",
     "SKILL_SCAN_LINES": "gateway.model.frontmatter",
+    "SearchDocument": "gateway.model._tool_index",
     "ServesResources": "gateway.model._adapter",
     "Session": "gateway.model.session",
     "SessionAction": "gateway.model._commands",
@@ -172,6 +178,7 @@ _WHERE: dict[str, str] = {
     "StagesInstalls": "gateway.model._adapter",
     "Summarizer": "gateway.model._results",
     "ToolEntry": "gateway.model.registry",
+    "ToolIndex": "gateway.model._tool_index",
     "ToolOutcome": "gateway.model.registry",
     "ToolResult": "gateway.model._results",
     "UnknownCommand": "gateway.model._results",
@@ -185,6 +192,8 @@ _WHERE: dict[str, str] = {
     "load_extension_manifest": "gateway.model.manifest",
     "load_tool_manifest": "gateway.model.manifest",
     "make_tool": "gateway.model.registry",
+    "load_ranking": "gateway.model._tool_index",
+    "name_words": "gateway.model._tool_words",
     "parse_front_matter": "gateway.model.frontmatter",
     "render_call": "gateway.model.display",
     "session_action": "gateway.model._commands",
@@ -196,6 +205,7 @@ __all__ = [
     "CONTRIBUTION_KINDS",
     "EXTENDED_ALIASES",
     "EXTENDED_EVENTS",
+    "HOOK_FAILED",
     "MAX_ENTRY_BYTES",
     "MAX_NOTIFICATIONS",
     "NANOBOT_CONTRIBUTION_KINDS",
@@ -234,6 +244,7 @@ __all__ = [
     "FlagEntry",
     "HookEntry",
     "HookHandler",
+    "IndexHit",
     "InputResult",
     "LaunchRefusal",
     "LaunchSpec",
@@ -243,6 +254,7 @@ __all__ = [
     "PromptCommand",
     "PromptTemplate",
     "Registry",
+    "SearchDocument",
     "ServesResources",
     "Session",
     "SessionAction",
@@ -255,6 +267,7 @@ __all__ = [
     "StagesInstalls",
     "Summarizer",
     "ToolEntry",
+    "ToolIndex",
     "ToolOutcome",
     "ToolResult",
     "UnknownCommand",
@@ -266,8 +279,10 @@ __all__ = [
     "expand_prompt",
     "fill_placeholders",
     "load_extension_manifest",
+    "load_ranking",
     "load_tool_manifest",
     "make_tool",
+    "name_words",
     "parse_front_matter",
     "render_call",
     "session_action",

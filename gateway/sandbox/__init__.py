@@ -44,10 +44,9 @@ if TYPE_CHECKING:
     from gateway.sandbox._cgroups import Cgroups, cleanup_cgroups, detect_cgroups
     from gateway.sandbox._codes import (
         EGRESS_UPSTREAM,
-        LIMIT_EXCEEDED,
-        LIMITS_INVALID,
-        NAME_PROTECTED,
         NETWORK_DENIED,
+        SANDBOX_DENIED,
+        SANDBOX_REFUSED,
     )
     from gateway.sandbox._descendants import (
         descendants,
@@ -86,10 +85,11 @@ if TYPE_CHECKING:
         make_undumpable,
     )
     from gateway.sandbox._protected import PROTECTED_NAMES, reopened_names
-    from gateway.sandbox._spawn import SandboxError, spawn_confined, wait_for_exit
+    from gateway.sandbox._spawn import spawn_confined, wait_for_exit
     from gateway.sandbox._support import (
         FULL_ABI,
         KernelSupport,
+        SandboxError,
         SandboxUnavailable,
         detect_support,
         missing_protections,
@@ -98,7 +98,6 @@ if TYPE_CHECKING:
 
 _WHERE: dict[str, str] = {
     "EGRESS_UPSTREAM": "gateway.sandbox._codes",
-    "NAME_PROTECTED": "gateway.sandbox._codes",
     "NETWORK_DENIED": "gateway.sandbox._codes",
     "NETWORK_GRANT_PREFIX": "gateway.sandbox._destinations",
     "Destination": "gateway.sandbox._destinations",
@@ -110,11 +109,11 @@ _WHERE: dict[str, str] = {
     "parse_destination": "gateway.sandbox._destinations",
     "EGRESS_HOST": "gateway.sandbox._netns",
     "EGRESS_PORT": "gateway.sandbox._netns",
+    "SANDBOX_DENIED": "gateway.sandbox._codes",
+    "SANDBOX_REFUSED": "gateway.sandbox._codes",
     "Cgroups": "gateway.sandbox._cgroups",
     "cleanup_cgroups": "gateway.sandbox._cgroups",
     "FULL_ABI": "gateway.sandbox._support",
-    "LIMIT_EXCEEDED": "gateway.sandbox._codes",
-    "LIMITS_INVALID": "gateway.sandbox._codes",
     "LIMIT_NAMES": "gateway.sandbox._limits",
     "ResourceLimits": "gateway.sandbox._limits",
     "detect_cgroups": "gateway.sandbox._cgroups",
@@ -130,7 +129,7 @@ _WHERE: dict[str, str] = {
     "PackageSandbox": "gateway.sandbox._builder",
     "Ports": "gateway.sandbox._policy",
     "SANDBOX_PERMISSIONS": "gateway.sandbox._builder",
-    "SandboxError": "gateway.sandbox._spawn",
+    "SandboxError": "gateway.sandbox._support",
     "SandboxPolicy": "gateway.sandbox._policy",
     "SandboxUnavailable": "gateway.sandbox._support",
     "abi_version": "gateway.sandbox._landlock",
@@ -169,14 +168,13 @@ __all__ = [
     "EGRESS_PORT",
     "EGRESS_UPSTREAM",
     "FULL_ABI",
-    "LIMITS_INVALID",
-    "LIMIT_EXCEEDED",
     "LIMIT_NAMES",
-    "NAME_PROTECTED",
     "NETWORK_DENIED",
     "NETWORK_GRANT_PREFIX",
     "PROTECTED_NAMES",
+    "SANDBOX_DENIED",
     "SANDBOX_PERMISSIONS",
+    "SANDBOX_REFUSED",
     "Cgroups",
     "Destination",
     "DestinationError",

@@ -27,13 +27,9 @@ from gateway.sandbox._landlock import (
 from gateway.sandbox._policy import SandboxPolicy
 from gateway.sandbox._privileges import drop_capabilities, set_no_new_privs
 from gateway.sandbox._seccomp import FilterRules, build_filter, install_filter
-from gateway.sandbox._support import KernelSupport
+from gateway.sandbox._support import KernelSupport, SandboxError
 
-__all__ = ["Confinement", "SandboxError", "prepare"]
-
-
-class SandboxError(OSError):
-    """The kernel refused to confine the spawning thread; nothing was started."""
+__all__ = ["Confinement", "prepare"]
 
 
 class _Compiled:

@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from gateway.base import GatewayError
+
 __all__ = [
     "NETWORK_GRANT_PREFIX",
     "Destination",
@@ -34,7 +36,7 @@ _LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)$")
 _MAX_HOST = 253
 
 
-class DestinationError(ValueError):
+class DestinationError(GatewayError, ValueError):
     """A ``network:`` grant that names no destination; the message says why."""
 
 

@@ -38,7 +38,7 @@ import anyio
 
 from gateway.base import Diagnostic
 from gateway.sandbox._cgroups import CgroupGroup, detect_cgroups
-from gateway.sandbox._confine import SandboxError, prepare
+from gateway.sandbox._confine import prepare
 from gateway.sandbox._gate import (
     can_gate,
     check_program,
@@ -66,13 +66,14 @@ from gateway.sandbox._privileges import PrivilegeError
 from gateway.sandbox._seccomp import SeccompError
 from gateway.sandbox._support import (
     KernelSupport,
+    SandboxError,
     SandboxUnavailable,
     detect_support,
     missing_protections,
 )
 from gateway.sandbox.egress import proxy_environment
 
-__all__ = ["SandboxError", "spawn_confined", "wait_for_exit"]
+__all__ = ["spawn_confined", "wait_for_exit"]
 
 _File = int | IO[Any] | None
 

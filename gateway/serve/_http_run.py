@@ -59,8 +59,8 @@ async def serve_mcp_http(
         return 1
     calls_log = CallLog(options.config.home / "logs" / CALL_LOG)
     bridge = HttpBridge(
-        version=gateway_version(), strict=options.strict, calls_log=calls_log,
-        max_calls=max_calls, rate=rate,
+        version=gateway_version(), strict=options.strict, tool_search=options.tool_search,
+        calls_log=calls_log, max_calls=max_calls, rate=rate,
     )  # fmt: skip
     manager = StreamableHTTPSessionManager(
         bridge.server,

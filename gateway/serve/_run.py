@@ -41,7 +41,7 @@ async def serve_mcp(options: ServeOptions) -> int:
     runtimes start in the background."""
     from gateway.serve._mcp import McpBridge, run_mcp_stdio
 
-    bridge = McpBridge(version=_version(), strict=options.strict)
+    bridge = McpBridge(version=_version(), strict=options.strict, tool_search=options.tool_search)
     failure: list[ServeError] = []
     settled = anyio.Event()
     """The gateway is open, or could not open."""

@@ -20,6 +20,7 @@ import anyio
 from anyio.abc import ByteStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from gateway.base import GatewayError
 from gateway.sandbox.egress._http import MAX_HEAD
 from gateway.sandbox.egress._upstream import UpstreamConfig, UpstreamProxy
 
@@ -31,11 +32,11 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 _CONNECT_TIMEOUT = 30.0
 
 
-class Refused(Exception):
+class Refused(GatewayError):
     """The destination is granted, but where it leads is not (answered 403)."""
 
 
-class Unreachable(Exception):
+class Unreachable(GatewayError):
     """The destination cannot be reached (answered 502)."""
 
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
+from gateway.base import GatewayError
+
 __all__ = [
     "MAX_HEAD",
     "HeadError",
@@ -27,7 +29,7 @@ _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _HOP_BY_HOP = frozenset({"proxy-connection", "proxy-authorization", "connection", "keep-alive"})
 
 
-class HeadError(ValueError):
+class HeadError(GatewayError, ValueError):
     """Not an HTTP request head the proxy can act on."""
 
 
