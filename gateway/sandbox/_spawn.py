@@ -116,7 +116,7 @@ def spawn_confined(
     pass_fds: Sequence[int] = (),
     support: KernelSupport | None = None,
     require: bool = False,
-    on_denied: Callable[[Diagnostic], None] | None = None,
+    on_denied: Callable[[Diagnostic], object] | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` confined by ``policy``; the arguments are ``subprocess.Popen``'s.
 

@@ -33,7 +33,7 @@ from gateway.sandbox.egress._upstream import UpstreamConfig, upstream_from_envir
 
 __all__ = ["EgressService", "Report", "denial_diagnostic", "egress_service"]
 
-Report = Callable[[Diagnostic], None]
+Report = Callable[[Diagnostic], object]
 
 
 def denial_diagnostic(denial: Denial) -> Diagnostic:
