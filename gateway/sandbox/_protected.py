@@ -74,6 +74,8 @@ PROTECTED_NAMES: Final[dict[str, str]] = {
     "GEMINI.md": "instructions Gemini CLI reads",
     "Makefile": "build script",
     "justfile": "build script",
+    "package.json": "its scripts (postinstall, test, …) run at the user's next npm install or "
+    "npm test",
 }
 """Each path, relative to the workspace, and why it stays read-only (docs/security.md)."""
 
