@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import functools
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,34 +161,68 @@ def _remount(target: Path, flags: int, what: str) -> None:
     _check(_libc().mount(None, os.fsencode(target), None, flags, None), what, target)
 
 
-def _mountpoint(private: Path, folder: Path, path: Path) -> None:
-    """Make ``path``'s place inside ``private``, which will be bound over ``folder``."""
-    inside = private / path.relative_to(folder)
-    if path.is_dir():
-        inside.mkdir(parents=True, exist_ok=True)
-    else:
-        inside.parent.mkdir(parents=True, exist_ok=True)
-        inside.touch(exist_ok=True)
+def _step(parent: int, name: str, *, folder: bool, create: bool) -> int:
+    """An ``O_PATH`` descriptor of ``name`` in ``parent``, never through a symlink: the
+    package writes its temp folder, and may have left a link there for the next start to
+    follow (as root, before Landlock). Made when missing and ``create``."""
+    flags = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(name, flags, dir_fd=parent)
+    except FileNotFoundError:
+        if not create:
+            raise
+        if folder:
+            os.mkdir(name, 0o700, dir_fd=parent)
+        else:
+            made = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            os.close(os.open(name, made, 0o600, dir_fd=parent))
+        fd = os.open(name, flags, dir_fd=parent)
+    mode = os.fstat(fd).st_mode
+    if not (stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode)):
+        os.close(fd)
+        raise OSError(errno.ELOOP, f"not a {'folder' if folder else 'file'}: {name}")
+    return fd
+
+
+def _walk(root: Path, parts: tuple[str, ...], *, folder: bool, create: bool) -> int:
+    """``root``/``parts`` as an ``O_PATH`` descriptor, each part opened without following
+    a symlink (``_step``)."""
+    current = os.open(root, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for index, name in enumerate(parts):
+            last = index == len(parts) - 1
+            step = _step(current, name, folder=folder or not last, create=create)
+            os.close(current)
+            current = step
+    except BaseException:
+        os.close(current)
+        raise
+    return current
 
 
 def _private_tmp(private: Path, covered: tuple[Path, ...], keep: tuple[Path, ...]) -> None:
     """``private`` over each of ``covered``; then each of ``keep`` (held open first: the
     bind hides it) bound back at its own path. Their places in ``private`` are made first,
-    while every path still means what it meant."""
-    held: list[tuple[Path, int]] = []
+    and found again after the bind, without following a link the package left there."""
+    held: list[tuple[Path, tuple[str, ...], bool, int]] = []
     try:
         for path in keep:
             folder = next((f for f in covered if f in path.parents), None)
             if folder is None or not os.path.exists(path):
                 continue
-            _mountpoint(private, folder, path)
-            held.append((path, os.open(path, os.O_PATH | os.O_CLOEXEC)))
+            parts, is_folder = path.relative_to(folder).parts, path.is_dir()
+            os.close(_walk(private, parts, folder=is_folder, create=True))
+            held.append((folder, parts, is_folder, os.open(path, os.O_PATH | os.O_CLOEXEC)))
         for folder in covered:
             _bind(os.fsencode(private), folder, f"private {folder}")
-        for path, fd in held:
-            _bind(f"/proc/self/fd/{fd}".encode(), path, "keep")
+        for folder, parts, is_folder, source in held:
+            target = _walk(folder, parts, folder=is_folder, create=False)
+            try:
+                _bind(f"/proc/self/fd/{source}".encode(), Path(f"/proc/self/fd/{target}"), "keep")
+            finally:
+                os.close(target)
     finally:
-        for _, fd in held:
+        for *_, fd in held:
             os.close(fd)
 
 

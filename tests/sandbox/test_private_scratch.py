@@ -22,6 +22,7 @@ import pytest
 
 from gateway.sandbox import (
     KernelSupport,
+    SandboxError,
     detect_support,
     grants_from,
     missing_protections,
@@ -165,3 +166,39 @@ def test_a_kernel_without_namespaces_refuses_tmp_as_before(outside: Path) -> Non
     assert missing_protections(sandbox.policy, bare) == missing_protections(
         dataclasses.replace(sandbox.policy, private_tmp=None), bare
     )
+
+
+@needs_landlock
+@_WAYS
+def test_a_link_left_in_its_temp_folder_is_never_followed_at_the_next_start(
+    tmp_path: Path, support: KernelSupport
+) -> None:
+    """Where its folders are under /tmp, their places are made inside its private /tmp (its
+    temp folder) before Landlock, as root: a link it left there must not lead them out."""
+    if not str(tmp_path).startswith("/tmp/"):
+        pytest.skip("pytest's folders are not in /tmp here")
+    home = tmp_path / "gw"
+    sandbox = package_sandbox(
+        home=home, package_id="scratch", package_root=None, workspace=None,
+        grants=grants_from(()), runtime=python_runtime_paths(), limits=None,
+    )  # fmt: skip
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    first = tmp_path.relative_to("/tmp").parts[0]
+    (sandbox.tmp_dir / first).symlink_to(elsewhere)
+    try:
+        child = spawn_confined(
+            [sys.executable, "-c", "print('ran')"], policy=sandbox.policy,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, support=support,
+        )  # fmt: skip
+        out, err = child.communicate(timeout=60)
+        assert b"ran" not in out and child.returncode == 126, err
+    except SandboxError as error:
+        assert "not a folder" in str(error) or "Too many levels" in str(error)
+    assert list(elsewhere.iterdir()) == [], "a folder was made through the link"
+    (sandbox.tmp_dir / first).unlink()
+    child = spawn_confined(  # the control: without the link it starts
+        [sys.executable, "-c", "print('ran')"], policy=sandbox.policy,
+        stdout=subprocess.PIPE, support=support,
+    )  # fmt: skip
+    assert child.communicate(timeout=60)[0] == b"ran\n"
