@@ -112,6 +112,11 @@ class Trampoline:
         if self.sender is not None:
             self.sender.close()
 
+    def abandon(self) -> None:
+        """Nothing started: the gateway's end goes too."""
+        if self.receiver is not None:
+            self.receiver.close()
+
     def listener(self) -> int | None:
         """The egress listener the trampoline sent back; None when it sent none (it failed
         to confine, and said so on stderr)."""

@@ -206,11 +206,17 @@ def spawn_confined(
     if isinstance(result, BaseException):
         for fd in listener:
             os.close(fd)
+        if trampoline is not None:
+            trampoline.abandon()
         raise result
     if limiting is not None:
         try:
             (release if gate else release_started)(result, limiting.prepare)
         except OSError as error:
+            for fd in listener:
+                os.close(fd)
+            if trampoline is not None:
+                trampoline.abandon()
             raise SandboxError(
                 error.errno, f"cannot set the limits of {argv[0]}: {error.strerror or error}"
             ) from None
