@@ -33,6 +33,8 @@ def test_a_grant_by_destination_is_accepted_shown_and_locked(tmp_path: Path) -> 
     assert (
         "network to api.example.com:443 only (through the gateway's proxy)" in (package["sandbox"])
     )
+    trusted = cli(home, "trust", "quiet-pi")
+    assert "sandbox: workspace read-only, network to api.example.com:443 only" in trusted.stdout
     lock = tmp_path / "gateway.lock"
     assert cli(home, "lock", "--out", str(lock)).returncode == 0
     assert "network:api.example.com:443" in lock.read_text()
