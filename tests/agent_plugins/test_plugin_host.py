@@ -213,9 +213,9 @@ def test_shutdown_closes_every_server_within_bounds(tmp_path: Path) -> None:
     config = host_config(tmp_path / "h.json", tmp_path / "d", {"calc": {"args": [str(CALC)]}})
     with Host(config) as running:
         assert running.read()["type"] == "register"
-        started = time.monotonic()
+        # 0: it ended by itself, servers closed, inside the wait (a hang would raise there,
+        # a kill would be -9); no clock is read, so a loaded machine gives the same result.
         assert running.close() == 0
-        assert time.monotonic() - started < 5
     assert "Traceback" not in running.log
 
 

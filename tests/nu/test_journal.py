@@ -85,7 +85,9 @@ async def test_a_call_cut_short_while_the_gateway_runs_is_indeterminate(
             first = await gateway.call_tool("probe__send", {"url": server.url})
             again = await gateway.call_tool("probe__send", {"url": server.url})
     assert first.content == "probe__send timed out after 1s"
-    assert again.error_code == "indeterminate" and len(server.requests) == 1
+    # The second call is refused, never sent; whether the first reached the server inside
+    # its 1 s is the machine's load, and is why its outcome is indeterminate.
+    assert again.error_code == "indeterminate" and len(server.requests) <= 1
     (entry,) = journal(home)
     assert (entry["state"], entry["outcome"]) == ("indeterminate", "interrupted")
 
