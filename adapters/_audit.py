@@ -41,6 +41,8 @@ ECOSYSTEMS: Final = {
     "openclaw": "OpenClaw",
     "claude": "Claude Code",
     "agent-plugins": "Agent Plugins",
+    "gemini": "Gemini CLI",
+    "codex": "Codex",
 }
 _KIND_LABELS: Final = {
     "llm_provider": "model provider",

@@ -30,7 +30,7 @@ UNKNOWN_ECOSYSTEM = define_code(
     "package.unknown_ecosystem",
     ERROR,
     "An ecosystem was requested that no adapter handles.",
-    "Use one of: agent-plugins, nanobot, openclaw, pi, nu, claude, nimlet.",
+    "Use one of: agent-plugins, nanobot, openclaw, pi, nu, codex, claude, gemini, nimlet.",
 )
 ADAPTER_FAILED = define_code(
     "package.adapter_failed",
@@ -145,13 +145,6 @@ CLAUDE_HOOK_EVENT_UNSUPPORTED = define_code(
 )
 
 # MCP servers: Agent Plugins, and nanobot's host knowledge of them
-AGENT_PLUGINS_REMOTE_SERVER = define_code(
-    "agent_plugins.remote_server_unsupported",
-    WARNING,
-    "A streamable-http or sse MCP server of an Agent Plugin is listed but not connected: the "
-    "plugin host is a confined process without network by default.",
-    "Use the server from a client that connects to remote servers, or ship a stdio server.",
-)
 
 # Audit cells: answers the adapters' host knowledge shares
 NOT_APPLICABLE = define_code(

@@ -23,6 +23,7 @@ from adapters._sidecars import (
     SETUP_COMMAND,
     SOURCE_DIR,
     compile_cache_dir,
+    sidecar_build,
     sidecar_dir,
     sidecar_problem,
 )
@@ -175,4 +176,5 @@ def plan_sidecar(
         ),
         writes=tuple(writes),
         share_key=share_key,
+        depends_on=(sidecar_build(),),
     )

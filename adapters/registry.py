@@ -7,8 +7,11 @@ so it is checked next; an OpenClaw plugin may also carry a ``pi``-less package.j
 it precedes Pi; a Claude Code plugin (``.claude-plugin/plugin.json``) is read as one unless
 a nanobot, OpenClaw, Pi or Nu manifest claims the folder (the host-specific manifest is the
 more specific signal; OpenClaw itself prefers its native format only when the package also
-declares ``openclaw.extensions``); nimlet is last because its skills/prompts folders are
-the loosest signal.
+declares ``openclaw.extensions``); a Codex plugin (``.codex-plugin/plugin.json``) precedes
+Claude's, as Codex itself reads its own manifest before ``.claude-plugin``'s (a root Agent
+Plugin stays the Agent Plugins adapter's, which reads it as Codex does); a Gemini CLI
+extension's ``gemini-extension.json`` is its own; nimlet is last because its skills/prompts
+folders are the loosest signal.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters.agent_plugins import AgentPluginsAdapter
 from adapters.claude_plugins import ClaudePluginsAdapter
+from adapters.codex import CodexAdapter
+from adapters.gemini import GeminiAdapter
 from adapters.nanobot import NanobotAdapter
 from adapters.nimlet import NimletAdapter
 from adapters.nu import NuAdapter
@@ -44,7 +49,9 @@ ADAPTERS: tuple[Adapter, ...] = (
     OpenClawAdapter(),
     PiAdapter(),
     NuAdapter(),
+    CodexAdapter(),
     ClaudePluginsAdapter(),
+    GeminiAdapter(),
     NimletAdapter(),
 )
 

@@ -108,7 +108,7 @@ async def calls(root: Path, count: int) -> dict[str, list[float]]:
     bundles = read_bundles(report.package.record.path)
     assert bundles is not None
     bundle = report.package.record.path / BUNDLES_DIR / bundles.tools["bench__t0"].file
-    node = tool_node(home)
+    node = tool_node()
     assert node is not None
     runner = (sidecar_dir() / RUNNER).read_text()
     workspace = root / "ws"

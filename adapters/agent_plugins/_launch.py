@@ -1,5 +1,6 @@
 """How an Agent Plugin starts: the plugin host (``adapters/plugin_host``), one process per
-plugin, given a configuration file that holds each stdio server resolved for this machine.
+plugin, given a configuration file that holds each stdio server resolved for this machine
+and its remote servers (``adapters.plugin_host._remote_plan``).
 
 At plan time each server's command is resolved — ``./path`` inside the plugin, or a bare
 name on PATH — and what running it needs (``gateway.runtime.program_reads``: the program,
@@ -20,8 +21,7 @@ from typing import Any
 
 from adapters.agent_plugins import _codes as codes
 from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
-from adapters.plugin_host._config import config_path, start_timeout, write_config
-from adapters.plugin_host._naming import SCHEME
+from adapters.plugin_host import SCHEME, config_path, plan_remote, start_timeout, write_config
 from gateway.base import Diagnostic, private_dir
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.runtime import program_reads
@@ -67,11 +67,12 @@ def _cwd(raw: object, root: Path, data: Path) -> Path:
 
 def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
     servers: dict[str, dict[str, Any]] = entry.metadata.get("stdio_servers") or {}
-    if not servers:
+    remote = plan_remote(entry, home)
+    if not servers and not remote.servers:
         return None  # skills only: the gateway serves them itself
     root = Path(entry.root)
     data, _ = package_dirs(home, entry.id)
-    diagnostics: list[Diagnostic] = []
+    diagnostics: list[Diagnostic] = list(remote.diagnostics)
     reads: list[Path] = [*python_runtime_paths(), SOURCE_ROOT]
     resolved: dict[str, dict[str, Any]] = {}
     for name, server in servers.items():
@@ -109,8 +110,10 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
         "servers": resolved,
         "tool_names": SCHEME,
         "hooks": entry.metadata.get("hooks"),
+        **remote.document,
     }
     path = write_config(home, entry.id, document)
+    named = [str(server["command"]) for server in servers.values()]
     return LaunchSpec(
         command=[*HOST_COMMAND, "--config", str(path)],
         response_timeout=response_timeout(),
@@ -118,5 +121,9 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
         start_timeout=start_timeout() + 15,
         diagnostics=diagnostics,
         reads=tuple(dict.fromkeys([*reads, path])),
-        writes=(data,),
+        writes=(data, *remote.writes),
+        env=remote.env,
+        # A server whose command was missing starts once it is there (the cache is keyed
+        # on what each name resolves to). One inside the plugin is its content.
+        programs=tuple(dict.fromkeys(c for c in named if not c.startswith("./"))),
     )

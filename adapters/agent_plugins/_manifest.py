@@ -8,7 +8,6 @@ A bad ``plugin.json`` refuses the plugin (as every Agent Plugins client does); a
 
 from __future__ import annotations
 
-import ipaddress
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from adapters import _codes as adapters_codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution
 from adapters.agent_plugins import _codes as codes
+from adapters.plugin_host import url_problem
 from gateway.base import Severity
 from gateway.base.agent_plugins import (
     MCP_SCHEMA_ID,
@@ -44,7 +44,7 @@ class PluginReading:
     manifest: dict[str, Any] = field(default_factory=dict)
     skills: list[Contribution] = field(default_factory=list)
     stdio: dict[str, dict[str, Any]] = field(default_factory=dict)
-    remote: dict[str, dict[str, str]] = field(default_factory=dict)
+    remote: dict[str, dict[str, Any]] = field(default_factory=dict)
     valid: bool = False
 
 
@@ -190,7 +190,11 @@ def _servers(inspection: Inspection, reading: PluginReading) -> None:
                 "cwd": raw.get("cwd"),
             }
         else:
-            reading.remote[name] = {"type": raw["type"], "url": raw["url"]}
+            reading.remote[name] = {
+                "transport": raw["type"],
+                "url": raw["url"],
+                "headers": dict(raw.get("headers") or {}),
+            }
 
 
 def _server_problem(inspection: Inspection, name: str, raw: object) -> str | None:
@@ -201,7 +205,7 @@ def _server_problem(inspection: Inspection, name: str, raw: object) -> str | Non
         return _plain(problems, raw)
     assert isinstance(raw, dict)
     if raw["type"] != "stdio":
-        return _remote_problem(raw["url"], raw.get("headers") or {})
+        return url_problem(raw["url"], raw.get("headers") or {})
     command: str = raw["command"]
     label = f"{MCP_FILE} server {name!r} command"
     if command.startswith("./"):
@@ -210,46 +214,6 @@ def _server_problem(inspection: Inspection, name: str, raw: object) -> str | Non
             return f"command {command!r} is not a file inside the plugin"
     cwd = raw.get("cwd")
     return _cwd_problem(inspection, name, cwd) if isinstance(cwd, str) else None
-
-
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-_HEADER_VALUE = re.compile(r"^[\t\x20-\x7e\x80-\U0010ffff]*$")
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _remote_problem(url: str, headers: dict[str, str]) -> str | None:
-    """§7.2.1: an absolute http(s) URL, HTTPS unless the host is loopback, without user
-    information or a fragment; valid header fields, no name twice in any casing."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        has_user = parts.username is not None or parts.password is not None
-    except ValueError as error:
-        return f"url {url!r} does not parse: {error}"
-    if parts.scheme not in ("http", "https") or not host:
-        return f"url {url!r} is not an absolute HTTP or HTTPS URL"
-    if parts.scheme == "http" and not _loopback(host):
-        return f"url {url!r}: plain HTTP is allowed only to a loopback host"
-    if has_user:
-        return f"url {url!r} carries user information"
-    if parts.fragment or "#" in url:
-        return f"url {url!r} has a fragment"
-    seen: set[str] = set()
-    for name, value in headers.items():
-        if not _HEADER_NAME.match(name) or not _HEADER_VALUE.match(value):
-            return f"header {name!r} is not a valid HTTP header field"
-        if name.lower() in seen:
-            return f"header {name!r} appears twice (names are case-insensitive)"
-        seen.add(name.lower())
-    return None
 
 
 def _cwd_problem(inspection: Inspection, name: str, cwd: str) -> str | None:

@@ -1,6 +1,7 @@
 """Agent Plugins 1.0 (``plugin.json`` + ``skills/`` + ``mcp.json``), the format nanobot
 0.3, VS Code, Cursor, Copilot, Codex, Kiro and OpenClaw read: skills served by the gateway
-like every other skill, stdio MCP servers run by the plugin host (``adapters/plugin_host``).
+like every other skill, MCP servers run (stdio) or connected to (``streamable-http``, ``sse``)
+by the plugin host (``adapters/plugin_host``).
 Checked first by the registry: its ``plugin.json`` names an agent-plugins.org schema, which
 no other ecosystem's metadata does."""
 
@@ -9,7 +10,6 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from adapters import _codes as adapters_codes
 from adapters._files import Inspection
 from adapters._skills import package_skills
 from adapters.agent_plugins import _codes as codes
@@ -20,7 +20,12 @@ from adapters.agent_plugins._manifest import (
     PluginReading,
     is_agent_plugin,
     read_plugin,
-    remote_host,
+)
+from adapters.plugin_host import (
+    remote_contribution,
+    remote_permissions,
+    remote_secrets,
+    signing,
 )
 from gateway.model import CatalogEntry, Contribution, DiscoveredLaunch, LaunchSpec
 from gateway.model.discovery import Discovery
@@ -58,6 +63,10 @@ class AgentPluginsAdapter:
         entry.diagnostics = inspection.finish(entry.id)
         return entry
 
+    # gateway auth (gateway.model.SignsIn): the remote MCP servers a person signs in to.
+    remote_servers = staticmethod(signing.remote_servers)
+    sign_in = staticmethod(signing.sign_in)
+
     def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | None:
         return plan_plugin_host(entry, home)
 
@@ -89,19 +98,13 @@ def _fill(inspection: Inspection, entry: CatalogEntry, reading: PluginReading) -
                 contribution=name, hint=f"gateway permissions {entry.id} network",
             ))  # fmt: skip
     for name, remote in reading.remote.items():
-        host = remote_host(remote["url"])
-        entry.contributions.append(Contribution(
-            kind="mcp_server", name=name, description=f"{remote['type']} MCP server at {host}",
-            detail={"transport": remote["type"], "host": host, "path": MCP_FILE},
-        ))  # fmt: skip
-        inspection.add(adapters_codes.AGENT_PLUGINS_REMOTE_SERVER(
-            f"{MCP_FILE}: {remote['type']} server {name!r} ({host}) is listed, not connected: "
-            "the plugin host has no network by default", contribution=name,
-        ))  # fmt: skip
-    entry.runtime = RUNTIME if reading.stdio else "declarative"
+        entry.contributions.append(remote_contribution(name, remote, MCP_FILE))
+    entry.permissions = remote_permissions(reading.remote)
+    entry.secrets = remote_secrets(reading.remote)
+    entry.runtime = RUNTIME if reading.stdio or reading.remote else "declarative"
     entry.metadata = {
         "stdio_servers": reading.stdio,
-        "remote_servers": {n: remote_host(r["url"]) for n, r in reading.remote.items()},
+        "remote_servers": reading.remote,
         "homepage": manifest.get("homepage", ""),
         "license": manifest.get("license", ""),
         "repository": manifest.get("repository", ""),

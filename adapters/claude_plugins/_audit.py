@@ -14,7 +14,7 @@ from typing import Final
 from adapters import _codes as adapters_codes
 from adapters._audit import foreign, metadata, partial, runs, unsupported
 from adapters.claude_plugins import _codes as codes
-from adapters.plugin_host._hook_config import EVENT_OF, UNSUPPORTED_EVENTS
+from adapters.plugin_host import EVENT_OF, UNSUPPORTED_EVENTS
 from gateway.audit import Evidence, Found, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 
@@ -58,9 +58,10 @@ class ClaudeAudit:
             why = UNSUPPORTED_EVENTS.get(item.name, "not an event the gateway knows")
             return unsupported(adapters_codes.CLAUDE_HOOK_EVENT_UNSUPPORTED, f"never runs: {why}")
         if item.kind == "mcp_server":
-            if item.detail.get("remote"):
-                return unsupported(
-                    codes.CLAUDE_COMPONENT_UNSUPPORTED, "a remote MCP server: never connected"
+            if item.detail.get("url"):
+                return runs(
+                    f"connected by the plugin host over {item.detail.get('transport')} with the "
+                    f"grant {item.detail.get('grant')} (OAuth sign-in: gateway auth)"
                 )
             return runs("a stdio MCP server in the plugin host; its tools named as Claude does")
         if item.kind == "agent":
@@ -69,7 +70,7 @@ class ClaudeAudit:
 
     def code_items(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Found]:
         """What the catalog entry lists without a contribution: subagents, hooks of events
-        that never run, remote MCP servers (all declared in the plugin's files)."""
+        that never run (both declared in the plugin's files)."""
         if entry.ecosystem != "claude":
             return []
         found: list[Found] = []
@@ -79,9 +80,6 @@ class ClaudeAudit:
         for event in entry.metadata.get("unsupported_hook_events") or []:
             item = Item("hook", str(event), "claude")
             found.append(Found(item, "hooks/hooks.json", None, Evidence.DECLARED))
-        for server in entry.metadata.get("remote_mcp_servers") or []:
-            item = Item("mcp_server", str(server), "claude", {"remote": True})
-            found.append(Found(item, ".mcp.json", None, Evidence.DECLARED))
         return found
 
     def targets(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Target]:

@@ -6,7 +6,7 @@ checked with the plugin host's own reader (``adapters.plugin_host._hook_config``
 ``inspect`` reports is what will run. MCP servers come from ``.mcp.json`` and the
 manifest's ``mcpServers``, in Claude's format — ``{"mcpServers": {name: {...}}}`` or the
 servers at the top level; stdio servers (``command``, ``args``, ``env``, ``cwd``) run in
-the plugin host; ``http``/``sse`` servers are listed, never started.
+the plugin host; ``http``/``sse`` servers are connected by it (``_remote``).
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from typing import Any, Final
 from adapters import _codes as adapters_codes
 from adapters._files import ABSENT, Inspection, safe_is_file, type_name
 from adapters.claude_plugins import _codes as codes
-from adapters.plugin_host._hook_config import EVENT_OF, read_hooks
+from adapters.claude_plugins._remote import REMOTE_TYPES, read_remote
+from adapters.plugin_host import EVENT_OF, read_hooks
 from gateway.base import catalogue
 
 __all__ = ["HOOKS_FILE", "MCP_FILE", "read_hook_sources", "read_mcp_servers"]
 
 HOOKS_FILE: Final = "hooks/hooks.json"
 MCP_FILE: Final = ".mcp.json"
-_REMOTE: Final = ("http", "sse", "ws", "streamable-http")
 
 
 def read_hook_sources(
@@ -72,9 +72,9 @@ def read_hook_sources(
 
 def read_mcp_servers(
     inspection: Inspection, extra: list[Any]
-) -> tuple[dict[str, dict[str, Any]], list[str]]:
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     """The stdio servers (raw: ``${CLAUDE_PLUGIN_ROOT}`` is expanded when the plugin
-    starts, its folder known) and the names of the remote ones."""
+    starts, its folder known) and the remote ones (``_remote``)."""
     sources: list[tuple[str, Any]] = []
     if safe_is_file(inspection.root / MCP_FILE):
         sources.append((MCP_FILE, inspection.read_json(MCP_FILE)))
@@ -85,7 +85,7 @@ def read_mcp_servers(
         else:
             sources.append(("plugin.json mcpServers", item))
     stdio: dict[str, dict[str, Any]] = {}
-    remote: list[str] = []
+    remote: dict[str, dict[str, Any]] = {}
     invalid = codes.CLAUDE_MCP_INVALID
     for label, data in sources:
         if not isinstance(data, Mapping):
@@ -102,14 +102,10 @@ def read_mcp_servers(
                 inspection.add(invalid(f"{where} is not an object"))
                 continue
             kind = server.get("type", "stdio")
-            if kind in _REMOTE or ("url" in server and "command" not in server):
-                remote.append(str(name))
-                inspection.add(
-                    codes.CLAUDE_COMPONENT_UNSUPPORTED(
-                        f"{where} is a remote ({kind}) MCP server: listed, never connected; "
-                        "the plugin host runs stdio servers only"
-                    )
-                )
+            if kind in REMOTE_TYPES or ("url" in server and "command" not in server):
+                found = read_remote(inspection, where, server)
+                if found is not None:
+                    remote[str(name)] = found
                 continue
             checked = _stdio(server)
             if isinstance(checked, str):

@@ -13,7 +13,12 @@ from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import command_issues
 from adapters.claude_plugins._components import read_hook_sources, read_mcp_servers
 from adapters.claude_plugins._manifest import MANIFEST, read_manifest
-from adapters.plugin_host._hook_config import EVENT_OF
+from adapters.plugin_host import (
+    EVENT_OF,
+    remote_contribution,
+    remote_permissions,
+    remote_secrets,
+)
 from gateway.model import CatalogEntry, Contribution, parse_front_matter
 
 __all__ = ["ECOSYSTEM", "inspect_plugin", "is_claude_plugin"]
@@ -56,6 +61,10 @@ def inspect_plugin(root: Any) -> CatalogEntry:
             )
     for name in servers:
         entry.contributions.append(Contribution(kind="mcp_server", name=name))
+    for name, server in remote.items():
+        entry.contributions.append(remote_contribution(name, server, ".mcp.json"))
+    entry.permissions = remote_permissions(remote)
+    entry.secrets = remote_secrets(remote)
     entry.metadata = {
         "license": manifest.license,
         "homepage": manifest.homepage,
@@ -63,9 +72,9 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         "hooks": hooks,
         "unsupported_hook_events": skipped_events,
         "mcp_servers": servers,
-        "remote_mcp_servers": remote,
+        "remote_servers": remote,
     }
-    entry.runtime = "python-sidecar" if hooks or servers else "declarative"
+    entry.runtime = "python-sidecar" if hooks or servers or remote else "declarative"
     entry.diagnostics = inspection.finish(entry.id)
     return entry
 

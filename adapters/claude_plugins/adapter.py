@@ -12,6 +12,7 @@ from pathlib import Path
 from adapters.claude_plugins._commands import package_resources
 from adapters.claude_plugins._inspect import ECOSYSTEM, inspect_plugin, is_claude_plugin
 from adapters.claude_plugins.runtime import plan_plugin_host
+from adapters.plugin_host import signing
 from gateway.model import CatalogEntry, DiscoveredLaunch, Discovery, LaunchRefusal, LaunchSpec
 
 TYPE_CHECKING = False
@@ -38,6 +39,10 @@ class ClaudePluginsAdapter:
 
     def inspect(self, root: Path) -> CatalogEntry:
         return inspect_plugin(root)
+
+    # gateway auth (gateway.model.SignsIn): the remote MCP servers a person signs in to.
+    remote_servers = staticmethod(signing.remote_servers)
+    sign_in = staticmethod(signing.sign_in)
 
     def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
         """The plugin host when the plugin has hooks or stdio MCP servers; None for one of

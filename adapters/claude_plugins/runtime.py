@@ -1,4 +1,4 @@
-"""How a Claude Code plugin with hooks or stdio MCP servers starts: the plugin host
+"""How a Claude Code plugin with hooks or MCP servers starts: the plugin host
 (``python -P -m adapters.plugin_host --config FILE``), one process per plugin, given a JSON
 config written under ``GATEWAY_HOME/plugin_host/``:
 
@@ -27,8 +27,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from adapters.plugin_host._config import write_config
-from adapters.plugin_host._hook_config import read_hooks
+from adapters.plugin_host import plan_remote, read_hooks, write_config
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.runtime import program_reads, shebang
 from gateway.sandbox import package_dirs, python_runtime_paths
@@ -50,6 +49,7 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec:
         for name, server in dict(entry.metadata.get("mcp_servers") or {}).items()
     }
     hooks = entry.metadata.get("hooks")
+    remote = plan_remote(entry, home)
     config = {
         "package": entry.id,
         "root": root,
@@ -57,6 +57,7 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec:
         "servers": servers,
         "tool_names": "claude",
         "hooks": hooks,
+        **remote.document,
     }
     path = write_config(home, entry.id, config)
     commands = [
@@ -87,7 +88,12 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec:
                 own=Path(root),
             ),
         ),
-        writes=(data,),
+        writes=(data, *remote.writes),
+        env=remote.env,
+        diagnostics=list(remote.diagnostics),
+        # What the servers and hooks run, as found on PATH now: a program installed later
+        # starts the plugin again rather than serving what its last start found.
+        programs=tuple(dict.fromkeys(programs)),
     )
 
 

@@ -45,13 +45,13 @@ CAPABILITIES: Final = ("network",)
 process; the network is not closed by Node's permission model."""
 
 
-def tool_node(home: Path | None = None) -> str | None:
+def tool_node() -> str | None:
     """The Node binary a call runs (the private environment's shim resolved to the binary
     it execs: one process per call, not a shell and then a Node)."""
-    node = find_node(MIN_SIDECAR_NODE, home)
+    node = find_node(MIN_SIDECAR_NODE)
     if node is None:
         return None
-    env_dir = node_env_dir(home)
+    env_dir = node_env_dir()
     record = private_node_env(env_dir)
     real = record.get("node") if record else None
     if real and Path(node) == env_dir / "bin" / "node" and Path(real).is_file():
@@ -130,7 +130,7 @@ def plan_calls(entry: CatalogEntry, home: Path) -> CallPlan:
     secrets, unset = _secrets(entry, home)
     found += unset
     bundles = read_bundles(root)
-    node = tool_node(home)
+    node = tool_node()
     try:
         runner = (sidecar_dir() / RUNNER).read_text(encoding="utf-8")
     except OSError:

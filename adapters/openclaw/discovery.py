@@ -88,7 +88,7 @@ def _conflict(plugin_id: str, root: Path, owner: str) -> Diagnostic:
 
 def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> list[DiscoveredLaunch]:
     """Every discovered OpenClaw plugin, each its own sidecar launch (none found → [])."""
-    installed = _installed_ids(home)
+    installed: dict[str, str] | None = None  # read once a plugin is found (it costs a load)
     taken: dict[str, str] = {}
     launches: list[DiscoveredLaunch] = []
     found: list[Diagnostic] = []
@@ -97,6 +97,7 @@ def discover(workspace: Path, user_home: Path, trusted: bool, home: Path) -> lis
         for root in find_plugins(directory):
             entry = inspect_plugin(root)
             plugin_id = entry.metadata.get("plugin_id") or entry.id
+            installed = _installed_ids(home) if installed is None else installed
             owner = installed.get(plugin_id) or taken.get(plugin_id)
             if owner is not None:
                 found.append(_conflict(plugin_id, root, owner))

@@ -90,9 +90,10 @@ def pi_package_spec(
     return spec
 
 
-PI_TOOL_RULES = ToolRules("pi", builtin_names_free=True, first_wins=True)
+PI_TOOL_RULES = ToolRules("pi", builtin_names_free=True, first_wins=True, command_suffixes=True)
 """Pi's: an extension tool may take a built-in's name (bash, read, edit, write, grep …) unless
-the embedding agent registered that tool; of two Pi packages, the first tool wins."""
+the embedding agent registered that tool; of two Pi packages, the first tool wins; every
+duplicate command is kept, ``/name:1``, ``/name:2`` in load order."""
 
 PiPackage = tuple[str, Path, Sequence[str]] | tuple[str, Path, Sequence[str], Path | None]
 """``(id, root, entry paths[, compile cache])``."""

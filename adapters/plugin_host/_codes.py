@@ -1,6 +1,7 @@
 """The diagnostic codes the plugin host reports (one process per Agent Plugin or Claude Code
 plugin): MCP servers that fail, exit or offer what it cannot use, and command hooks that
-fail or answer what is ignored.
+fail or answer what is ignored; and remote MCP servers (``remote_mcp.*``: read by the
+adapters, connected and signed in to through the plugin host).
 """
 
 from __future__ import annotations
@@ -67,4 +68,65 @@ AGENT_PLUGINS_RESOURCE_TEMPLATES = define_code(
     "An MCP server offers resource templates (parameterised URIs); the plugin host offers "
     "its static resources as tools, not its templates.",
     "Expose what the template reads through a tool.",
+)
+
+REMOTE_NOT_GRANTED = define_code(
+    "remote_mcp.not_granted",
+    WARNING,
+    "A remote MCP server is not connected: the package's sandbox has no network grant for it "
+    "(each server's host and port is an optional permission, `network:HOST:PORT`).",
+    "Grant it: `gateway permissions ID network:HOST:PORT` (the hint names it); the package's "
+    "other contributions run meanwhile.",
+)
+REMOTE_SIGN_IN_REQUIRED = define_code(
+    "remote_mcp.sign_in_required",
+    WARNING,
+    "A remote MCP server answers 401 and no sign-in can be used: none was made, the refresh "
+    "token was refused (revoked or expired), or the sign-in was made for another URL. Its "
+    "tools stay listed and each call says so; none is run.",
+    "Sign in: `gateway auth ID` (it opens or prints the authorization URL and waits on a "
+    "loopback redirect); a running gateway restarts the package when it is done.",
+)
+REMOTE_REFRESH_FAILED = define_code(
+    "remote_mcp.refresh_failed",
+    WARNING,
+    "Refreshing a remote MCP server's access token failed for a reason other than a refusal "
+    "(the authorization server unreachable, an error page, a malformed answer); the current "
+    "token is used while it lasts, and the refresh is tried again at the next use.",
+    "Check that the authorization server is reachable from the package's sandbox (its "
+    "network grant names the MCP server's host; a token endpoint elsewhere needs its own).",
+)
+REMOTE_UNREACHABLE = define_code(
+    "remote_mcp.unreachable",
+    WARNING,
+    "A remote MCP server could not be connected (name resolution, a refused connection, TLS, "
+    "no MCP answer within the start timeout, an HTTP error); its tools are not offered.",
+    "Check the URL and that the server is up; `gateway logs ID` has the plugin host's view.",
+)
+REMOTE_HEADER_UNSET = define_code(
+    "remote_mcp.header_unset",
+    WARNING,
+    "A header of a remote MCP server names a variable (`${NAME}`) that has no value: no "
+    "secret of that name, no `env:NAME` grant, no `${NAME:-default}`; the server is not "
+    "connected (a header sent empty would fail later and less clearly).",
+    "Set it: `gateway secret set ID NAME` (or grant the variable: `gateway permissions ID "
+    "env:NAME`).",
+)
+REMOTE_SCOPE_INSUFFICIENT = define_code(
+    "remote_mcp.scope_insufficient",
+    WARNING,
+    "A remote MCP server answers 403 `insufficient_scope`: the sign-in was granted fewer "
+    "scopes than the server needs. The server's calls are held back (each says so); the "
+    "plugin host never widens a sign-in by itself.",
+    "Sign in again: `gateway auth ID` (the authorization server is asked for the scopes the "
+    "server names); if it refuses them, the account lacks access.",
+)
+REMOTE_SIGN_IN_FAILED = define_code(
+    "remote_mcp.sign_in_failed",
+    ERROR,
+    "`gateway auth` did not complete: the authorization server refused the request (e.g. "
+    "`invalid_scope`, `access_denied`), no redirect came back in time, its metadata or "
+    "client registration failed, or the tokens could not be kept. Nothing was kept; an "
+    "earlier sign-in stays as it was.",
+    "Read the reason in the message; run `gateway auth ID` again once it is fixed.",
 )

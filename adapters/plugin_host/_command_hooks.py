@@ -181,6 +181,8 @@ class CommandHooks:
         env["CLAUDE_PLUGIN_ROOT"] = self._root
         env["CLAUDE_PLUGIN_DATA"] = self._data_dir
         env["CLAUDE_PROJECT_DIR"] = self._cwd
+        # Codex gives plugin hooks both names (its own and Claude's, for compatibility).
+        env["PLUGIN_ROOT"], env["PLUGIN_DATA"] = self._root, self._data_dir
         return env
 
     def _read(self, hook: CommandHook, run: HookRun) -> _Answer:

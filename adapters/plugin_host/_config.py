@@ -2,9 +2,12 @@
 (``write_config``: Agent Plugins, Claude Code plugins) at ``GATEWAY_HOME/plugin_host/<id>.json``;
 its path is the only thing on the command line.
 
-``{"package", "root", "data_dir", "servers": {name: {"command", "args", "env", "cwd"}},
+``{"package", "root", "data_dir", "servers": {name: {"command", "args", "env", "cwd",
+"include_tools"?, "exclude_tools"?}}, "remote": {name: {"transport", "url", "headers",
+"grant"}}, "sign_ins",
 "tool_names", "hooks"}``: commands already resolved to absolute paths, placeholders
-already expanded, ``PLUGIN_ROOT`` and ``PLUGIN_DATA`` already in each ``env``.
+already expanded, ``PLUGIN_ROOT`` and ``PLUGIN_DATA`` already in each ``env``; remote
+servers as ``_remote_plan`` plans them (header values still name their variables).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ __all__ = [
     "START_TIMEOUT_VARIABLE",
     "ConfigError",
     "HostConfig",
+    "RemoteSpec",
     "ServerSpec",
     "config_path",
     "load_config",
@@ -72,6 +76,29 @@ class ServerSpec:
     args: list[str]
     env: dict[str, str]
     cwd: str
+    include_tools: list[str] | None = None
+    """Only these tools are offered (Gemini's ``includeTools``, Codex's ``enabled_tools``)."""
+    exclude_tools: list[str] = field(default_factory=list)
+    """These are not (``excludeTools``, ``disabled_tools``); it wins over ``include_tools``."""
+
+    def offers(self, tool: str) -> bool:
+        if tool in self.exclude_tools:
+            return False
+        return self.include_tools is None or tool in self.include_tools
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteSpec:
+    name: str
+    transport: str  # "streamable-http" | "sse"
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    grant: str = ""
+    """The permission that opens the sandbox to it: ``network:HOST:PORT``."""
+
+    def offers(self, tool: str) -> bool:
+        """Every tool: no format read here declares a tool filter for a remote server."""
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +109,10 @@ class HostConfig:
     servers: list[ServerSpec] = field(default_factory=list)
     tool_names: str = SCHEME
     hooks: dict[str, Any] | None = None
+    remote: list[RemoteSpec] = field(default_factory=list)
+    sign_ins: str | None = None
+    """The package's sign-in folder (``gateway.packages.sign_ins``), when it has remote
+    servers: the only place beside its data the host writes (refreshed tokens)."""
 
 
 def _strings(value: object, what: str) -> list[str]:
@@ -128,6 +159,10 @@ def load_config(path: str) -> HostConfig:
                 args=_strings(raw.get("args", []), f"{where}args"),
                 env=_string_map(raw.get("env", {}), f"{where}env"),
                 cwd=_text(raw, "cwd", where),
+                include_tools=None
+                if raw.get("include_tools") is None
+                else _strings(raw["include_tools"], f"{where}include_tools"),
+                exclude_tools=_strings(raw.get("exclude_tools", []), f"{where}exclude_tools"),
             )
         )
     scheme = data.get("tool_names", SCHEME)
@@ -136,6 +171,9 @@ def load_config(path: str) -> HostConfig:
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
         raise ConfigError("hooks must be an object or null")
+    sign_ins = data.get("sign_ins")
+    if sign_ins is not None and (not isinstance(sign_ins, str) or not os.path.isabs(sign_ins)):
+        raise ConfigError("sign_ins must be an absolute path or null")
     return HostConfig(
         package=_text(data, "package", ""),
         root=_text(data, "root", ""),
@@ -143,4 +181,29 @@ def load_config(path: str) -> HostConfig:
         servers=specs,
         tool_names=scheme,
         hooks=hooks,
+        remote=_remote(data.get("remote", {})),
+        sign_ins=sign_ins,
     )
+
+
+def _remote(servers: object) -> list[RemoteSpec]:
+    if not isinstance(servers, dict):
+        raise ConfigError("remote must be an object")
+    specs = []
+    for name, raw in servers.items():
+        if not isinstance(raw, dict):
+            raise ConfigError(f"remote.{name} must be an object")
+        where = f"remote.{name}."
+        transport = _text(raw, "transport", where)
+        if transport not in ("streamable-http", "sse"):
+            raise ConfigError(f"{where}transport {transport!r} is not streamable-http or sse")
+        specs.append(
+            RemoteSpec(
+                name=name,
+                transport=transport,
+                url=_text(raw, "url", where),
+                headers=_string_map(raw.get("headers", {}), f"{where}headers"),
+                grant=_text(raw, "grant", where),
+            )
+        )
+    return specs

@@ -1,6 +1,6 @@
-"""The plugin host's life: read ``initialize``, start every stdio server, write ``register``,
-serve ``tool`` / ``command`` / ``event`` / ``cancel`` until ``shutdown`` or end of input, then
-close every MCP session and child, bounded."""
+"""The plugin host's life: read ``initialize``, start every stdio server and connect every
+remote one, write ``register``, serve ``tool`` / ``command`` / ``event`` / ``cancel`` until
+``shutdown`` or end of input, then close every MCP session and child, bounded."""
 
 from __future__ import annotations
 
@@ -60,6 +60,22 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def remote_servers(config: HostConfig, count: int) -> list[McpServer]:
+    """The remote servers (``_remote``), loaded only when the configuration has some."""
+    if not config.remote:
+        return []
+    from adapters.plugin_host._remote import RemoteLink
+
+    return [
+        McpServer(
+            spec,
+            namer(config.tool_names, config.package, spec.name, count),
+            RemoteLink(spec, config.package, config.sign_ins, os.environ),
+        )
+        for spec in config.remote
+    ]
+
+
 def _load_hooks(config: HostConfig) -> CommandHooks | None:
     """The hook seat: Claude Code command hooks (``_command_hooks``, hooks.json on the
     gateway's hook chain), loaded only when the configuration has ``hooks``."""
@@ -74,11 +90,12 @@ def _load_hooks(config: HostConfig) -> CommandHooks | None:
 
 async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -> None:
     stop = anyio.Event()
-    count = len(config.servers)
+    count = len(config.servers) + len(config.remote)
     servers = [
         McpServer(s, namer(config.tool_names, config.package, s.name, count))
         for s in config.servers
     ]
+    servers += remote_servers(config, count)
     async with anyio.create_task_group() as group:
         for server in servers:
             group.start_soon(server.run, stop, start_timeout())
@@ -100,6 +117,7 @@ async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -
         channel.send(registry.register_message(events, diagnostics, extended=extended))
         requests = Requests(channel, registry, hooks, features)
         for server in servers:
+            server.report = requests.report_problem
             group.start_soon(requests.watch_exit, server, stop)
         await _serve(channel, requests, group)
         await _shut_down(stop, servers, requests, group)

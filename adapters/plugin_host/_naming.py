@@ -16,6 +16,12 @@ same names here as there.
 is ``mcp__<server>__<tool>`` with every character outside ``[A-Za-z0-9_-]`` as ``_``, so
 ``mcp__plugin_<plugin>_<server>__<tool>`` (docs/claude-plugins.md); a prompt (a command) the
 same; a resource ``mcp__plugin_<plugin>_<server>__resource_<name>``.
+
+``gemini`` (Gemini CLI extensions): ``mcp_<server>_<tool>``, the name Gemini CLI's hooks and
+policies see, sanitised and cut as ``nanobot``'s (prompts and resources likewise).
+
+``codex`` (Codex plugins): ``mcp__<server>__<tool>``, Codex's qualified MCP tool name, each
+part's characters outside ``[A-Za-z0-9_-]`` as ``_``.
 """
 
 from __future__ import annotations
@@ -28,7 +34,9 @@ __all__ = ["SCHEME", "SCHEMES", "Namer", "host_name", "mcp_name", "namer"]
 SCHEME = "nanobot"
 """The default scheme (Agent Plugins)."""
 CLAUDE = "claude"
-SCHEMES = (SCHEME, CLAUDE)
+GEMINI = "gemini"
+CODEX = "codex"
+SCHEMES = (SCHEME, CLAUDE, GEMINI, CODEX)
 
 _OUTSIDE = re.compile(r"[^a-zA-Z0-9_-]")
 _RUNS = re.compile(r"_+")
@@ -57,14 +65,16 @@ class Namer:
         self.scheme = scheme
         if scheme == CLAUDE:
             self.host = _OUTSIDE.sub("_", f"plugin:{plugin}:{server}")
+        elif scheme in (GEMINI, CODEX):
+            self.host = server
         else:
             self.host = host_name(plugin, server, server_count)
 
     def __call__(self, name: str, kind: str = "") -> str:
         """``kind``: "" for a tool, ``resource`` or ``prompt``."""
-        if self.scheme == CLAUDE:
+        if self.scheme in (CLAUDE, CODEX):
             item = _OUTSIDE.sub("_", f"resource_{name}" if kind == "resource" else name)
-            return f"mcp__{self.host}__{item}"
+            return f"mcp__{_OUTSIDE.sub('_', self.host)}__{item}"
         return mcp_name(self.host, name, kind)
 
 

@@ -44,14 +44,18 @@ class Registry:
 
     def add_server(self, server: McpServer) -> None:
         name = server.spec.name
+        self.diagnostics += server.problems  # a remote server's: why it is not connected
         if server.failure is not None:
-            self.diagnose(
-                codes.AGENT_PLUGINS_SERVER_FAILED.code,
-                f"MCP server {name!r} ({server.spec.command}) did not start: {server.failure}",
-                name,
-            )
+            if server.link is None:
+                self.diagnose(
+                    codes.AGENT_PLUGINS_SERVER_FAILED.code,
+                    f"MCP server {name!r} ({server.label}) did not start: {server.failure}",
+                    name,
+                )
             return
         for tool in server.tools:
+            if not server.spec.offers(tool.name):
+                continue  # filtered out by the package's own manifest
             spec: dict[str, Any] = {
                 "name": server.names(tool.name),
                 "description": tool.description or tool.title or tool.name,

@@ -100,6 +100,8 @@ class Requests:
                 progress_callback=_Progress(self, request_id) if self.progress else None,
             )
         except MCPError as error:
+            if (sign_in := _held(target.server)) is not None:
+                return {"content": f"{sign_in}; the tool was not run", "is_error": True}
             if error.code == CONNECTION_CLOSED:
                 return self._lost(target.server, error)
             return {"content": f"MCP error: {error.error.message}", "is_error": True}
@@ -123,6 +125,8 @@ class Requests:
         try:
             result = await session.get_prompt(target.name, values)
         except MCPError as error:
+            if (sign_in := _held(target.server)) is not None:
+                return {"message": f"/{name}: {sign_in}"}
             if error.code == CONNECTION_CLOSED:
                 return {"message": self._lost(target.server, error)["content"]}
             return {"message": f"/{name}: MCP error: {error.error.message}"}
@@ -153,7 +157,14 @@ class Requests:
         progress = {"id": request_id, "text": text, "content": [{"type": "text", "text": text}]}
         self.channel.send({"type": "update", "gateway": {"progress": progress}})
 
+    def report_problem(self, item: dict[str, Any]) -> None:
+        """A diagnostic found while running (a remote server's sign-in refused)."""
+        if self.updates:
+            self.channel.send({"type": "update", "gateway": {"diagnostics": [item]}})
+
     def _not_running(self, server: McpServer) -> dict[str, Any]:
+        if (held := _held(server)) is not None:
+            return {"content": held, "is_error": True}
         why = server.exited or server.failure or "stopped"
         return {
             "content": f"MCP server {server.spec.name!r} is not running ({why})",
@@ -161,6 +172,8 @@ class Requests:
         }
 
     def _lost(self, server: McpServer, error: BaseException) -> dict[str, Any]:
+        if (held := _held(server)) is not None:
+            return {"content": held, "is_error": True}
         problem = describe_error(error)
         if server.mark_exited(problem):
             self.report_exit(server)
@@ -179,6 +192,12 @@ class Requests:
         gone = not stop.is_set() and server.failure is None
         if gone and server.mark_exited(server.exited or "its transport closed"):
             self.report_exit(server)
+
+
+def _held(server: McpServer) -> str | None:
+    """Why a remote server's calls are held back: a person must sign in again."""
+    link = server.link
+    return link.sign_in_text() if link is not None and link.needs_sign_in is not None else None
 
 
 class _Progress:

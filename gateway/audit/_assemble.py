@@ -137,6 +137,8 @@ def _manifest(entry: CatalogEntry) -> str:
         "nanobot": "nanobot.extension.json",
         "openclaw": "openclaw.plugin.json",
         "agent-plugins": "plugin.json",
+        "gemini": "gemini-extension.json",
+        "codex": ".codex-plugin/plugin.json",
         "claude": ".claude-plugin/plugin.json",
         "nimlet": "extension.json" if entry.runtime == "nimlet-process" else "manifest",
     }.get(entry.ecosystem, "package.json")

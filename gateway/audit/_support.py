@@ -34,7 +34,17 @@ __all__ = [
 ]
 
 GATEWAY = "gateway"
-HOSTS: tuple[str, ...] = (GATEWAY, "nimlet", "nu", "nanobot", "pi", "openclaw", "agent-plugins")
+HOSTS: tuple[str, ...] = (
+    GATEWAY,
+    "nimlet",
+    "nu",
+    "nanobot",
+    "pi",
+    "openclaw",
+    "agent-plugins",
+    "gemini",
+    "codex",
+)
 """The report's columns, in order: the gateway itself, then each ecosystem's own host."""
 
 

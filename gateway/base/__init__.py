@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from gateway.base._atomic import write_json_atomically
     from gateway.base._collection import REPEAT_LIMIT, Diagnostics
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
+    from gateway.base._identity import command_identity, file_identity
     from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth
     from gateway.base._model_text import (
         INSTRUCTION_OVERRIDE,
@@ -54,6 +55,8 @@ if TYPE_CHECKING:
 
 _WHERE: dict[str, str] = {
     "write_json_atomically": "gateway.base._atomic",
+    "command_identity": "gateway.base._identity",
+    "file_identity": "gateway.base._identity",
     "INSTRUCTION_OVERRIDE": "gateway.base._model_text",
     "TextFlag": "gateway.base._model_text",
     "model_text_flags": "gateway.base._model_text",
@@ -143,11 +146,13 @@ __all__ = [
     "TextFlag",
     "ToolRules",
     "catalogue",
+    "command_identity",
     "define_code",
     "did_you_mean",
     "encode_name",
     "encoded_form",
     "ensure_home",
+    "file_identity",
     "find_code",
     "flagged_text",
     "gateway_version",

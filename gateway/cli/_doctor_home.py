@@ -15,7 +15,7 @@ __all__ = ["disk_check", "home_check", "package_checks", "settings_check", "stor
 
 _WALK_ENTRIES = 200_000
 _WALK_SECONDS = 3.0
-_SETTINGS = ("", "config", "cache", "node")
+_SETTINGS = ("", "config", "cache")
 """The folders whose ``*.json`` files are the gateway's own settings and records (a
 package's own files, its secrets and sessions are not read)."""
 _JSON_LIMIT = 4 * 1024 * 1024

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from gateway.base import GatewayConfig
 
-__all__ = ["main"]
+__all__ = ["explained", "main"]
 
 Verb = Callable[[argparse.Namespace, "GatewayConfig"], int]
 
@@ -43,6 +43,7 @@ _VERBS: dict[str, tuple[str, str]] = {
     "setup": ("gateway.cli._setup", "run_setup_verb"),
     "config": ("gateway.cli._config", "run_config"),
     "secret": ("gateway.cli._secrets", "run_secret"),
+    "auth": ("gateway.cli._auth", "run_auth"),
     "policy": ("gateway.cli._policy", "run_policy"),
     "journal": ("gateway.cli._journal", "run_journal"),
     "logs": ("gateway.cli._logs", "run_logs"),
@@ -55,6 +56,7 @@ _VERBS: dict[str, tuple[str, str]] = {
     "doctor": ("gateway.cli._doctor", "run_doctor"),
     "completion": ("gateway.cli._completion", "run_completion"),
     "docs": ("gateway.cli._docs", "run_docs"),
+    "session": ("gateway.cli._session_verb", "run_session"),
     "__complete": ("gateway.cli._completion", "run_complete"),
     "outdated": ("gateway.cli._update", "run_outdated"),
     "update": ("gateway.cli._update", "run_update"),
@@ -71,7 +73,8 @@ _HOMELESS = ("doctor", "completion", "docs", "__complete")
 # (``gateway.cli._names``).
 PACKAGE_NAME_VERBS = (
     "trust", "untrust", "inspect", "enable", "disable", "uninstall", "update", "group",
-    "ungroup", "permissions", "config", "secret", "policy", "logs", "serve", "audit", "migrate",
+    "ungroup", "permissions", "config", "secret", "auth", "policy", "logs", "serve", "audit",
+    "migrate",
 )  # fmt: skip
 # Positional arguments that name something: empty, each would mean the current folder.
 _NAMED = ("target", "targets", "source", "id", "ids", "tool", "name", "call")
@@ -158,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     from gateway.base import GatewayConfig, HomeUnusable, ensure_home
-    from gateway.sandbox._privileges import make_undumpable
+    from gateway.sandbox import make_undumpable
 
     # Same-user processes (the extensions among them) must not read our environment or
     # memory through /proc; see docs/security.md.
@@ -176,20 +179,16 @@ def _run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
 
         refuse(unusable.diagnostic(), as_json=bool(getattr(args, "json", False)))
         return 1
+    # `list --packages` reads the state store only: no workspace is opened.
+    verb = "status" if args.verb == "list" and args.packages else args.verb
     try:
         if args.verb in PACKAGE_NAME_VERBS:
             from gateway.cli._names import resolve_package_names
 
             resolve_package_names(args, config.home)
-        # `list --packages` reads the state store only: no workspace is opened.
-        verb = "status" if args.verb == "list" and args.packages else args.verb
-        code = _verb(verb)(args, config)
-    except Usage as problem:
-        error(args, str(problem))
-        return 2
-    except BadArgument as problem:
-        _refuse_argument(args, str(problem))
-        return 2
+        code = _in_session(args, config) if verb in _ONE_SHOT else None
+        if code is None:
+            code = _verb(verb)(args, config)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -197,13 +196,53 @@ def _run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the flush at exit
         return 0
     except Exception as problem:
-        if not _store_failure(problem):
+        code = explained(args, problem)
+        if code is None:
             raise
-        error(args, str(problem))
-        return 1
+        return code
     if argv is None and args.verb in _ONE_SHOT:
         _leave(code)
     return code
+
+
+def _in_session(args: argparse.Namespace, config: GatewayConfig) -> int | None:
+    """The command run in the workspace's warm session (docs/session.md); None: run it
+    here, one-shot — with a ``session.unreachable`` note when the session could not be
+    used."""
+    from gateway.cli._session_client import Fallback, run_in_session
+
+    if not args.workspace.is_dir():
+        return None  # the one-shot run says so
+    try:
+        served = run_in_session(args, config.home)
+    except OSError as error:
+        served = Fallback(str(error))
+    if isinstance(served, int):
+        return served
+    if served.why is not None:
+        from gateway.cli import _codes
+
+        args.notes = [
+            _codes.SESSION_UNREACHABLE(
+                f"the workspace's session could not be used ({served.why}); ran one-shot"
+            )
+        ]
+    return None
+
+
+def explained(args: argparse.Namespace, problem: Exception) -> int | None:
+    """What a verb's failure says and its exit code (None: not one the CLI explains). The
+    warm session explains its commands' failures the same way."""
+    if isinstance(problem, Usage):
+        error(args, str(problem))
+        return 2
+    if isinstance(problem, BadArgument):
+        _refuse_argument(args, str(problem))
+        return 2
+    if _store_failure(problem):
+        error(args, str(problem))
+        return 1
+    return None
 
 
 def _leave(code: int) -> NoReturn:

@@ -16,6 +16,7 @@ from gateway.cli._trust import installed_ids
 from gateway.host import describe_sandbox
 from gateway.packages import (
     evaluate_packages,
+    forget_registrations,
     load_adapters,
     observed_registration,
     recalled_denials,
@@ -140,6 +141,7 @@ def _enable(args: argparse.Namespace, config: GatewayConfig) -> int:
     with StateStore.open(config.home) as store:
         for package_id in ids:
             store.set_enabled(package_id, enabled)
+    forget_registrations(config.home, ids)  # enabled again: its next start is a real one
     if args.json:
         print_each(args, [{"changed": "package", "id": i, "enabled": enabled} for i in ids])
         return 0

@@ -13,6 +13,7 @@ import sys
 
 from gateway.cli._parser_http import serve_http_arguments, token_arguments
 from gateway.cli._parser_packages import (
+    add_auth,
     add_config,
     add_group,
     add_install,
@@ -46,12 +47,14 @@ PACKAGE_VERBS = (
     "install", "inspect", "permissions", "enable", "disable", "uninstall", "status", "group",
     "ungroup",
 )  # fmt: skip
-MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin", "nanobot-manifest")
+MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin", "nanobot-manifest",
+                   "gemini-extension", "codex-plugin")  # fmt: skip
 AUDIT_FORMATS = ("text", "json", "markdown", "html", "sarif", "badge")
 """``gateway.audit.FORMATS``."""
 AUDIT_FAIL_ON = ("unsupported", "partial", "risk")
 """``gateway.audit.FAIL_ON``."""
-AUDIT_HOSTS = ("gateway", "nimlet", "nu", "nanobot", "pi", "openclaw", "agent-plugins")
+AUDIT_HOSTS = ("gateway", "nimlet", "nu", "nanobot", "pi", "openclaw", "agent-plugins",
+               "gemini", "codex")  # fmt: skip
 """``gateway.audit.HOSTS``."""
 
 
@@ -68,7 +71,7 @@ class _Version(argparse.Action):
         )
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from gateway.base._version import gateway_version
+        from gateway.base import gateway_version
 
         sys.stdout.write(f"gateway {gateway_version()}\n")
         parser.exit()
@@ -249,7 +252,8 @@ def _migrate(sub: argparse.ArgumentParser) -> None:
         choices=MIGRATE_TARGETS,
         dest="target",
         help="nanobot: an Agent Plugin for released nanobot (0.3.x); nanobot-manifest: the "
-        "unreleased nanobot.extension.json format",
+        "unreleased nanobot.extension.json format; gemini-extension: a Gemini CLI extension; "
+        "codex-plugin: a Codex plugin",
     )
     sub.add_argument("--out", required=True, metavar="DIR", help="where to write (empty)")
     sub.add_argument(
@@ -316,7 +320,7 @@ def _sync(sub: argparse.ArgumentParser) -> None:
 
 
 _SETUP = (
-    "Make the private Node environment under GATEWAY_HOME/node (from the bundled Node, "
+    "Make this installation's private Node environment (from the bundled Node, "
     "offline, unless --node asks for another version) and install the Node sidecar's "
     "modules (npm ci --ignore-scripts). Safe to run again."
 )
@@ -368,6 +372,14 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
         None,
     ),
     "secret": ("set, unset or list a package's secrets", add_secret, None),
+    "auth": (
+        "sign in to a package's remote MCP servers (OAuth), or see and end those sign-ins",
+        add_auth,
+        "Sign in to the remote MCP servers ID connects to: the authorization URL is printed "
+        "(and opened in a browser), the redirect comes back to a loopback listener, and the "
+        "tokens are kept like secrets (never shown). --status shows the sign-ins, --sign-out "
+        "forgets them. A running gateway restarts the package afterwards.",
+    ),
     "policy": ("show, accept or revoke a package's policy rules", add_policy, None),
     "journal": ("interrupted at-most-once tool calls; resolve them", add_journal, None),
     "logs": ("what a package's processes wrote to stderr", add_logs, None),

@@ -1,4 +1,4 @@
-"""The arguments of the package verbs (install, permissions, group, config, secret,
+"""The arguments of the package verbs (install, permissions, group, config, secret, auth,
 policy, journal, logs): argparse alone, like ``gateway.cli._parser``, which lists them."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 __all__ = [
+    "add_auth",
     "add_config",
     "add_group",
     "add_install",
@@ -110,6 +111,36 @@ def add_secret(sub: argparse.ArgumentParser) -> None:
         if action != "list":
             verb.add_argument("name", metavar="NAME")
         verb.add_argument("--json", action="store_true")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
+    return value
+
+
+def add_auth(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("id", metavar="ID")
+    sub.add_argument(
+        "server", nargs="?", metavar="SERVER", help="one of its remote MCP servers (default: each)"
+    )
+    what = sub.add_mutually_exclusive_group()
+    what.add_argument(
+        "--status", action="store_true", help="signed in or not, until when (never a token)"
+    )
+    what.add_argument("--sign-out", action="store_true", help="forget the kept tokens")
+    sub.add_argument(
+        "--no-browser", action="store_true", help="print the authorization URL, open nothing"
+    )
+    sub.add_argument(
+        "--timeout", type=_seconds, default=300.0, metavar="S",
+        help="how long to wait for the browser's redirect (default 300)",
+    )  # fmt: skip
+    sub.add_argument("--json", action="store_true")
 
 
 def add_policy(sub: argparse.ArgumentParser) -> None:

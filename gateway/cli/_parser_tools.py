@@ -34,6 +34,17 @@ def _docs(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("topic", nargs="?", metavar="TOPIC", help="e.g. cli (without: the topics)")
 
 
+def _session(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "action",
+        choices=("status", "stop"),
+        help="status: every warm session of this GATEWAY_HOME; stop: the workspace's",
+    )
+    sub.add_argument("--workspace", help="stop: this workspace's session (default: the current)")
+    sub.add_argument("--all", action="store_true", help="stop: every session")
+    sub.add_argument("--json", action="store_true", help="machine-readable output")
+
+
 def _complete(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("what", choices=("ids",))
 
@@ -43,6 +54,12 @@ _DOCTOR = (
     "environment, the Node sidecar's modules, the sandbox, the state store, disk use and "
     "every installed package's gates. One line per check (ok, warn or fail) with the command "
     "that fixes it; exit 1 when a check fails."
+)
+_SESSION = (
+    "`gateway list`, `call` and `command` run in a warm session of their workspace, a "
+    "background process started on first use that keeps the packages' runtimes running "
+    "(on a terminal; GATEWAY_SESSION=on|off decides elsewhere). It ends after "
+    "GATEWAY_SESSION_IDLE seconds (600) without a command. See `gateway docs session`."
 )
 TOOL_VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | None]] = {
     "doctor": (
@@ -56,6 +73,11 @@ TOOL_VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str 
         None,
     ),
     "docs": ("print the documentation shipped with the gateway", _docs, None),
+    "session": (
+        "the warm sessions that serve list, call and command: status, stop",
+        _session,
+        _SESSION,
+    ),
     COMPLETE_VERB: ("", _complete, None),
 }
 """Each verb: its help line ("" for a hidden one), what adds its arguments, its description."""

@@ -7,12 +7,12 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anyio
 
-from gateway.base import MAX_ARGUMENT_DEPTH, GatewayConfig, did_you_mean, json_depth
+from gateway.base import MAX_ARGUMENT_DEPTH, Diagnostic, GatewayConfig, did_you_mean, json_depth
 from gateway.cli._errors import BadArgument, Usage, error
 from gateway.cli._flagged import flag_listing
 from gateway.cli._output import (
@@ -33,7 +33,7 @@ from gateway.sandbox import (
     reap_adopted,
 )
 
-__all__ = ["run_workspace_verb"]
+__all__ = ["call_arguments", "run_verb", "run_workspace_verb"]
 
 
 def run_workspace_verb(args: argparse.Namespace, config: GatewayConfig) -> int:
@@ -73,33 +73,67 @@ def _open(args: argparse.Namespace, config: GatewayConfig) -> Any:
 
 
 async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
-    if args.verb == "call":
-        try:
-            arguments = json.loads(args.arguments)
-        except json.JSONDecodeError as error:
-            raise Usage(f"JSON_ARGS is not JSON: {error}") from None
-        except RecursionError:
-            raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels") from None
-        if not isinstance(arguments, dict):
-            raise Usage("JSON_ARGS must be a JSON object")
-        if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
-            raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels")
+    arguments = call_arguments(args)
     async with _open(args, config) as gateway:
-        if args.verb == "list" and args.tokens:
-            from gateway.cli._tool_tokens import print_tool_tokens
-
-            print_tool_tokens(gateway, args.json)
-            return 0
-        if args.verb == "list":
-            _list(gateway, args.json, args.strict)
-            return 0
-        if args.verb == "call":
-            return await _call(gateway, args.tool, arguments, args)
-        return await _command(gateway, args.name, " ".join(args.arguments), args)
-    raise AssertionError(args.verb)  # pragma: no cover
+        for note in getattr(args, "notes", ()):
+            gateway.diagnostics.add(note)
+        return await run_verb(gateway, args, arguments)
 
 
-def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
+def call_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """``call``'s JSON_ARGS, checked before anything opens (``{}`` for the other verbs)."""
+    if args.verb != "call":
+        return {}
+    try:
+        arguments = json.loads(args.arguments)
+    except json.JSONDecodeError as error:
+        raise Usage(f"JSON_ARGS is not JSON: {error}") from None
+    except RecursionError:
+        raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels") from None
+    if not isinstance(arguments, dict):
+        raise Usage("JSON_ARGS must be a JSON object")
+    if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
+        raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels")
+    return arguments
+
+
+_CALL_EVENTS = (
+    "session_start",
+    "turn_start",
+    "tool_call",
+    "tool_result",
+    "turn_end",
+    "session_end",
+)
+_COMMAND_EVENTS = ("session_start", "session_end")
+
+Said = Callable[[], list[Diagnostic]]
+"""The diagnostics a verb reports: the gateway's (a warm session's: its load's and this
+run's)."""
+
+
+async def run_verb(
+    gateway: Gateway,
+    args: argparse.Namespace,
+    arguments: dict[str, Any],
+    said: Said | None = None,
+) -> int:
+    """``list``, ``call`` or ``command`` on an open gateway; the exit code."""
+    said = said or (lambda: list(gateway.diagnostics))
+    if args.verb == "list" and args.tokens:
+        from gateway.cli._tool_tokens import print_tool_tokens
+
+        print_tool_tokens(gateway, args.json)
+        return 0
+    if args.verb == "list":
+        _list(gateway, args.json, args.strict, said)
+        return 0
+    if args.verb == "call":
+        return await _call(gateway, args.tool, arguments, args, said)
+    return await _command(gateway, args.name, " ".join(args.arguments), args, said)
+
+
+def _list(gateway: Gateway, as_json: bool, strict: bool, said: Said) -> None:
     tools = [
         {**tool.describe(), **({"display": tool.display} if tool.display else {})}
         for tool in gateway.tools()
@@ -123,8 +157,8 @@ def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
         for p in gateway.discovery.prompts
     ]
     listing = {"tools": tools, "commands": commands, "skills": skills, "prompts": prompts}
-    said = by_package([*gateway.diagnostics, *flag_listing(listing, strict)])
-    diagnostics = [d.to_dict() for d in said]
+    shown = by_package([*said(), *flag_listing(listing, strict)])
+    diagnostics = [d.to_dict() for d in shown]
     if as_json:
         print_json(
             {"workspace": str(gateway.workspace), "trusted": gateway.trusted, "plan": gateway.plan,
@@ -157,21 +191,23 @@ def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
     prompt_rows = [(p["name"], summary(p["description"])) for p in prompts]
     table("Prompts", ("name", "description"), prompt_rows, out)
     print(file=out)
-    diagnostics_table(said, out)
+    diagnostics_table(shown, out)
 
 
 async def _call(
-    gateway: Gateway, name: str, arguments: dict[str, Any], args: argparse.Namespace
+    gateway: Gateway, name: str, arguments: dict[str, Any], args: argparse.Namespace, said: Said
 ) -> int:
     as_json = bool(args.json)
     tool = gateway.registry.tool(name)
     if tool is None:
         meant = did_you_mean(name, [t.name for t in gateway.registry.tools()])
-        return _unknown(gateway, f"unknown tool {name!r}{meant} (see `gateway list`)", args)
+        return _unknown(f"unknown tool {name!r}{meant} (see `gateway list`)", args, said)
     if not as_json and not args.quiet:
         gateway.progress_listener = _print_progress
         for line in render_call(tool.display, arguments):
             print(line)
+    # What the turn will reach starts together, not one start after another.
+    await gateway.start_for(() if gateway.plan else _CALL_EVENTS, [name])
     await gateway.start_session()
     await gateway.start_turn()
     result = await gateway.call_tool(name, arguments)
@@ -183,7 +219,7 @@ async def _call(
             {**result.to_dict(), "session_id": gateway.session.id,
              "statuses": gateway.session.statuses, "widgets": gateway.session.widgets,
              "notifications": _notifications(gateway),
-             "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
+             "diagnostics": [d.to_dict() for d in said()]}
         )  # fmt: skip
         return 1 if result.is_error else 0
     label = "blocked" if result.blocked else ("error" if result.is_error else "ok")
@@ -194,20 +230,21 @@ async def _call(
     if not args.quiet:
         _print_effects(gateway)
     # Info notes (the same ones on every run) stay in `gateway list` and --json.
-    print_run_diagnostics(
-        list(gateway.diagnostics), tool.owner, quiet=args.quiet, verbose=args.verbose
-    )
+    print_run_diagnostics(said(), tool.owner, quiet=args.quiet, verbose=args.verbose)
     return 1 if result.is_error else 0
 
 
-async def _command(gateway: Gateway, name: str, arguments: str, args: argparse.Namespace) -> int:
+async def _command(
+    gateway: Gateway, name: str, arguments: str, args: argparse.Namespace, said: Said
+) -> int:
     as_json = bool(args.json)
     name = name.removeprefix("/")
     command = gateway.registry.command(name)
     if command is None:
         names = ["/" + c.name for c in gateway.registry.commands()]
         meant = did_you_mean("/" + name, names)
-        return _unknown(gateway, f"unknown command /{name}{meant} (see `gateway list`)", args)
+        return _unknown(f"unknown command /{name}{meant} (see `gateway list`)", args, said)
+    await gateway.start_for(() if gateway.plan else _COMMAND_EVENTS, [command.name])
     await gateway.start_session()
     try:
         outcome = await gateway.run_command(name, arguments)
@@ -222,7 +259,7 @@ async def _command(gateway: Gateway, name: str, arguments: str, args: argparse.N
              "reload": outcome.reload, "error": outcome.error,
              "session_id": gateway.session.id, "statuses": gateway.session.statuses,
              "widgets": gateway.session.widgets, "notifications": _notifications(gateway),
-             "diagnostics": [d.to_dict() for d in gateway.diagnostics]}
+             "diagnostics": [d.to_dict() for d in said()]}
         )  # fmt: skip
         return 1 if outcome.error else 0
     if outcome.message:
@@ -237,22 +274,19 @@ async def _command(gateway: Gateway, name: str, arguments: str, args: argparse.N
         print(f"prompt: {outcome.prompt}")
     if not args.quiet:
         _print_effects(gateway)
-    print_run_diagnostics(
-        list(gateway.diagnostics), command.owner, quiet=args.quiet, verbose=args.verbose
-    )
+    print_run_diagnostics(said(), command.owner, quiet=args.quiet, verbose=args.verbose)
     return 1 if outcome.error else 0
 
 
-def _unknown(gateway: Gateway, message: str, args: argparse.Namespace) -> int:
+def _unknown(message: str, args: argparse.Namespace, said: Said) -> int:
     """An unknown tool or command, said once: with ``--json`` every diagnostic; else the
     run's own warnings and one line for the packages' (``-v``: each of them; ``-q``: the
     run's errors only) — another package's warnings are no reason for this one."""
-    said = list(gateway.diagnostics)
     if args.json:
-        error(args, message, said)
+        error(args, message, said())
         return 1
     error(args, message)
-    print_run_diagnostics(said, None, quiet=args.quiet, verbose=args.verbose)
+    print_run_diagnostics(said(), None, quiet=args.quiet, verbose=args.verbose)
     return 1
 
 

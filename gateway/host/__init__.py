@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         UnknownTool,
     )
     from gateway.host._open import open_gateway
-    from gateway.host._registrations import RegistrationCache, registration_key
+    from gateway.host._registrations import RegistrationCache, registration_key, start_inputs
     from gateway.host._tool_search import (
         ToolFilter,
         ToolMatch,
@@ -59,6 +59,7 @@ _WHERE: dict[str, str] = {
     "meta_schemas": "gateway.host._tool_search",
     "open_gateway": "gateway.host._open",
     "registration_key": "gateway.host._registrations",
+    "start_inputs": "gateway.host._registrations",
     "run_tool_json": "gateway.host.external_tools",
     "terminal_editor": "gateway.host.editor",
 }
@@ -86,6 +87,7 @@ __all__ = [
     "open_gateway",
     "registration_key",
     "run_tool_json",
+    "start_inputs",
     "terminal_editor",
 ]
 

@@ -56,6 +56,11 @@ class Activator:
     def is_dormant(self, package: str) -> bool:
         return self._owner_of_package.get(package) in self._dormant
 
+    def owner_of(self, package: str) -> str | None:
+        """The dormant process that runs ``package`` (None: it is not held)."""
+        owner = self._owner_of_package.get(package)
+        return owner if owner in self._dormant else None
+
     def dormant(self) -> list[str]:
         """Owners still waiting for their first use."""
         return list(self._dormant)

@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from gateway.base import Diagnostics
 from gateway.host import _codes
-from gateway.model import AgentLink, UserMessage
+from gateway.model import AgentLink, Session, UserMessage
 
-__all__ = ["DELIVERY_MODES", "Deliveries", "QueueMode"]
+__all__ = ["DELIVERY_MODES", "Deliveries", "QueueMode", "recorded"]
 
 DELIVERY_MODES = ("now", "steer", "follow_up")
 QueueMode = Literal["one-at-a-time", "all"]
@@ -71,3 +71,10 @@ def _take(queue: deque[UserMessage], mode: QueueMode) -> list[UserMessage]:
         queue.clear()
         return taken
     return [queue.popleft()] if queue else []
+
+
+def recorded(session: Session, messages: list[UserMessage]) -> list[UserMessage]:
+    """``messages`` as delivered: each recorded in ``session`` as a user message."""
+    for message in messages:
+        session.add_user_message(message.content)
+    return messages

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from gateway.packages import PackageStatus
 
-__all__ = ["depths", "requires", "selected"]
+__all__ = ["depths", "load_order", "requires", "selected"]
 
 
 def requires(status: PackageStatus) -> set[str]:
@@ -39,3 +39,17 @@ def depths(packages: Iterable[PackageStatus]) -> dict[str, int]:
     for status in packages:
         depth[status.id] = 1 + max((depth.get(d, -1) for d in requires(status)), default=-1)
     return depth
+
+
+def load_order(packages: list[PackageStatus]) -> list[PackageStatus]:
+    """The load order of installed packages (``packages`` with dependencies first): by
+    wave of starting, then install order (when each was first installed), then id. It
+    decides name clashes and the order hooks are asked in, so it depends on nothing a
+    start does (docs/architecture.md, "Name clashes")."""
+    depth = depths(packages)
+
+    def place(status: PackageStatus) -> tuple[int, str, str]:
+        when = status.package.record.installed_at
+        return depth[status.id], when.isoformat() if when is not None else "", status.id
+
+    return sorted(packages, key=place)

@@ -183,7 +183,8 @@ class ProcessEntries:
                 )
             return command_outcome(state, owner, response)
 
-        return CommandEntry(spec.name, spec.description, owner, handler)
+        rules = process.plan.tool_rules
+        return CommandEntry(spec.name, spec.description, owner, handler, rules=rules)
 
     def on_tool_update(self, process: ExtensionProcess, update: ToolUpdate) -> None:
         """``tool_update`` (current nimlet): output of an in-flight call of this process,
@@ -349,7 +350,7 @@ class DormantBinding:
                 return CommandOutcome(message=f"{owner} no longer provides /{spec.name}")
             return await live.handler(arguments)
 
-        return CommandEntry(spec.name, spec.description, owner, handler)
+        return CommandEntry(spec.name, spec.description, owner, handler, rules=self.rules)
 
     def hook(self, owner: str, event: str, wire: str) -> HookHandler:
         registry, activate = self.state.registry, self.activate

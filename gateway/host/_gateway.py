@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from gateway.base import Diagnostics, GatewayConfig
-from gateway.host._delivery import QueueMode
+from gateway.host._delivery import QueueMode, recorded
+from gateway.host._freshness import InputsWatch
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._lifecycle import Lifecycle
 from gateway.host._loading import Loader
@@ -81,6 +82,7 @@ class Gateway:
         self._search = ToolSearch(state, self._policy)
         self._sessions = SessionSwitch(state, self._lifecycle, self.reload)
         self._settings = SettingsWatch(state, self.restart_package)
+        self._inputs = InputsWatch(state)
 
     # ------------------------------------------------------------------ what it holds
 
@@ -214,19 +216,16 @@ class Gateway:
         """permission prompt → tool_call hooks → adopted policy rules → argument
         validation → the tool → tool_result hooks. In plan mode, a tool within
         ``read``/``user`` runs without prompt or hooks, and any other is an error result.
-        ``hooks=False``: a host in front
-        of this gateway already asked for permission and dispatched ``tool_call`` /
-        ``tool_result`` to it (``gateway serve --nimlet``), so neither happens twice.
-        ``progress``: called with (owner, item) for each progress update of this call only
-        (``progress_listener`` sees every call's)."""
+        ``hooks=False``: a host in front of this gateway already asked for permission and
+        dispatched ``tool_call`` / ``tool_result`` to it (``gateway serve --nimlet``).
+        ``progress``: (owner, item) of each progress update of this call only."""
         return await self._search.route(
             name, arguments, lambda n, a: self._tools.call(n, a, hooks, progress)
         )
 
     async def call_tools(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[ToolResult]:
-        """The calls one model step asked for, in order. As nimlet does, two or more calls
-        of tools declared exactly ``["read"]`` that need no prompt run concurrently;
-        otherwise one after another."""
+        """The calls one model step asked for, in order; as nimlet does, calls of tools
+        declared exactly ``["read"]`` that need no prompt run concurrently."""
         return await self._tools.call_all(calls)
 
     async def run_command(self, name: str, arguments: str = "") -> CommandOutcome:
@@ -255,22 +254,17 @@ class Gateway:
         """``user_message`` steering to deliver before the next model request of the
         running turn (after the current tool batch); each is recorded in the session as a
         user message. ``mode``: one message per call, or all."""
-        return self._delivered(self._state.deliveries.take_steering(mode))
+        return recorded(self._state.session, self._state.deliveries.take_steering(mode))
 
     def take_follow_ups(self, mode: QueueMode = "one-at-a-time") -> list[UserMessage]:
         """``user_message`` follow-ups to deliver after the final answer (the run goes on
         with them); recorded in the session like steering."""
-        return self._delivered(self._state.deliveries.take_follow_ups(mode))
+        return recorded(self._state.session, self._state.deliveries.take_follow_ups(mode))
 
     @property
     def pending_user_messages(self) -> list[UserMessage]:
         """Not delivered yet (steering first), left in place."""
         return self._state.deliveries.pending()
-
-    def _delivered(self, messages: list[UserMessage]) -> list[UserMessage]:
-        for message in messages:
-            self._state.session.add_user_message(message.content)
-        return messages
 
     # ------------------------------------------------------------------ lifecycle events
 
@@ -278,9 +272,7 @@ class Gateway:
         """Dispatch one lifecycle event to its subscribers (none in plan mode)."""
         return await self._lifecycle.emit(event, payload)
 
-    # ``payload``: what a host in front of this gateway sent (``gateway serve --nimlet``),
-    # passed on as it is; None: the gateway's own session id and workspace.
-
+    # ``payload``: a host in front's (``serve --nimlet``), as it is; None: the gateway's own.
     async def start_session(self, payload: dict[str, Any] | None = None) -> EventOutcome:
         return await self.emit("session_start", payload or self._state.base_payload())
 
@@ -316,14 +308,13 @@ class Gateway:
     async def context(
         self, system: Sequence[str], messages: Sequence[dict[str, Any]]
     ) -> ModelContext:
-        """``context``: call once before each model request (also in plan mode) with the
-        request's system blocks and messages; returns what to send. Runtimes that replace
-        messages (Pi) go first, chained; then nimlet extensions each see the same payload
-        and their additions are appended, for this request only (never saved)."""
+        """``context``, once before each model request (also in plan mode): what to send.
+        Runtimes that replace messages (Pi) go first, chained; then nimlet extensions' additions
+        are appended, for this request only (never saved)."""
         return await self._lifecycle.context(list(system), list(messages))
 
     async def build_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``context`` with messages only (no system blocks): the messages to send."""
+        """``context`` with messages only: the messages to send."""
         return (await self.context([], messages)).messages
 
     async def compact(
@@ -335,11 +326,10 @@ class Gateway:
         reason: CompactionReason = "manual",
         will_retry: bool = False,
     ) -> CompactionResult:
-        """session_before_compact → (custom or built-in) summary → session_compact.
-        ``reason``: why the embedding agent compacts — ``manual`` (asked for), ``threshold``
-        (the context grew past its limit) or ``overflow`` (a request overflowed; ``will_retry``:
-        it is retried after compacting). Both reach the compaction events' payloads when not
-        the defaults (Pi's ``reason`` and ``willRetry``)."""
+        """session_before_compact → (custom or built-in) summary → session_compact. ``reason``:
+        ``manual`` (asked for), ``threshold`` (the context grew past its limit) or ``overflow``
+        (a request overflowed; ``will_retry``: retried after compacting); both reach the
+        events' payloads when not the defaults (Pi's ``reason`` and ``willRetry``)."""
         return await self._lifecycle.compact(
             instruction, tokens_before, summarizer, reason=reason, will_retry=will_retry
         )
@@ -348,16 +338,27 @@ class Gateway:
 
     async def load(self) -> None:
         """Discover and start everything (``open_gateway`` calls it once)."""
-        await self._loader.load()
+        await self._inputs.around(self._loader.load)
         await self._policy.load()
         self._settings.remember()
         self._settings.start()
 
+    async def inputs_changed(self) -> bool:
+        """Whether what the last (re)load read has changed (needs ``watch_inputs``)."""
+        return await self._inputs.changed()
+
+    def use_session(self, session_id: str | None = None) -> None:
+        """A new session (or ``session_id`` resumed); nothing restarted, emitted or kept."""
+        self._sessions.use(session_id)
+
     async def warm(self) -> None:
-        """Start now every installed package held dormant (its registration came from the
-        cache), instead of at the first use of its tools, commands or hooks; one that fails
-        to start is a diagnostic, as at first use."""
+        """Start now every package held dormant (registered from the cache), not at first
+        use; one that fails to start is a diagnostic, as at first use."""
         await self._loader.warm()
+
+    async def start_for(self, events: Iterable[str], tools: Iterable[str] = ()) -> None:
+        """Start together the dormant subscribers of ``events`` and owners of ``tools``."""
+        await self._loader.start_for(events, tools)
 
     async def reload(self) -> None:
         """Stop everything and start again with a fresh ``initialize`` (same session).
@@ -365,15 +366,14 @@ class Gateway:
         policies are read again."""
         await self._loader.stop()
         self._state.renew_permissions()
-        await self._loader.load()
+        await self._inputs.around(self._loader.load)
         await self._policy.load()
         self._settings.remember()
 
     async def restart_package(self, package_id: str) -> bool:
-        """Restart one installed package with its current settings and secrets (its
-        runtime, and the tools the gateway runs for it); nothing else restarts. A running
-        gateway does this by itself when ``gateway config`` or ``gateway secret`` changes
-        them (on Linux). True when the package runs again."""
+        """Restart one installed package with its current settings and secrets (its runtime
+        and the tools the gateway runs for it), as a running gateway does by itself when
+        ``gateway config``/``secret`` change them (on Linux). True when it runs again."""
         restarted = await self._loader.restart_package(package_id)
         self._settings.remember()
         return restarted
@@ -391,8 +391,7 @@ class Gateway:
         await self._sessions.resume(session_id)
 
     async def set_trust(self, trusted: bool) -> None:
-        """A trust change restarts extensions (project roots come or go)."""
-        self._state.trusted = trusted
+        self._state.trusted = trusted  # a reload: project roots come or go
         await self.reload()
 
     async def aclose(self) -> None:

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import anyio
 
 from gateway.base import Diagnostic
 from gateway.host._activation import Activator
 from gateway.host._call_tools import interrupted_calls
-from gateway.host._dependencies import depths, requires, selected
+from gateway.host._dependencies import depths, load_order, requires, selected
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._own_entries import OwnEntries, calls_owners
 from gateway.host._planning import Planner
 from gateway.host._projection import Projector
-from gateway.host._registrations import RegistrationMemory, registration_key
+from gateway.host._registrations import RegistrationMemory, registration_key, start_inputs
 from gateway.host._sharing import SharedLaunch, shared_launches
 from gateway.host._starting import Starter
 from gateway.host._state import GatewayState
@@ -76,7 +76,11 @@ class Loader:
 
     async def load(self) -> None:
         """Discover, evaluate installed packages, register what the gateway runs itself,
-        start what must run now and hold the rest dormant."""
+        start what must run now and hold the rest dormant — all in the load order
+        (``Registry.extend_order``), which decides name clashes and the order hooks are
+        asked in: the workspace's and user's prompt templates and ``tool.json`` tools,
+        discovered extensions (nimlet's root order), what the adapters discovered, then
+        installed packages in install order (dependencies first)."""
         state = self._state
         only = state.config.packages
         if only is None:
@@ -84,28 +88,47 @@ class Loader:
         else:
             state.discovery = Discovery()  # only the named packages: nothing discovered
         state.diagnostics.extend(state.discovery.diagnostics)
-        state.packages = await anyio.to_thread.run_sync(self._evaluate_packages)
+        state.packages = load_order(await anyio.to_thread.run_sync(self._evaluate_packages))
         if only is not None:
             state.packages = selected(state.packages, only)
         state.diagnostics.extend(await anyio.to_thread.run_sync(self._interrupted_calls))
+        registry = state.registry
+        registry.set_order(())
+        for prompt in state.discovery.prompts:
+            if prompt.owner is None:  # a package's are registered with the package
+                registry.extend_order([f"prompt:{prompt.name}"])
+                self._own.prompt(prompt)
+        for tool in state.discovery.tools:
+            registry.extend_order([f"tool.json:{tool.manifest.name}"])
+            self._own.tool_json(tool)
         launches: list[DiscoveredExtension | LaunchPlan] = [*state.discovery.extensions]
         if only is None:
             launches += self._planner.discovered()
+        registry.extend_order(found.manifest.name for found in state.discovery.extensions)
+        registry.extend_order(item.name for item in launches if isinstance(item, LaunchPlan))
         active = [status for status in state.packages if status.ready]
         for status in state.packages:
             state.diagnostics.extend(status.diagnostics)
+            if not status.ready:  # disabled, untrusted, blocked: its next start is real
+                self._memory.start_failed(status.id)
         shared, alone, notes = self._shared(active)
         state.diagnostics.extend(notes)
-        for group in shared:
-            launches += self._installed_group(group)
-        for status in alone:
-            launches += self._installed(status)
-        for prompt in state.discovery.prompts:
-            if prompt.owner is None:  # a package's are registered with the package
-                self._own.prompt(prompt)
-        for tool in state.discovery.tools:
-            self._own.tool_json(tool)
-        await self._start_in_dependency_order(launches)
+        groups = {group.statuses[0].id: group for group in shared}
+        alone_ids = {status.id for status in alone}
+        for status in (s for s in active if s.id in alone_ids or s.id in groups):
+            group = groups.get(status.id)
+            if group is not None:
+                registry.extend_order([group.name])
+                for member in group.statuses:
+                    registry.extend_order([member.id, *calls_owners(member.id)])
+                launches += self._installed_group(group)
+            else:
+                registry.extend_order([status.id, *calls_owners(status.id)])
+                launches += self._installed(status)
+        try:
+            await self._start_in_dependency_order(launches)
+        finally:
+            state.diagnostics.extend(registry.settle())
         self._note_load_failures()
 
     def _note_load_failures(self) -> None:
@@ -170,6 +193,7 @@ class Loader:
             self._state.diagnostics.extend(held.diagnostics)
             held_extensions, held.extensions = held.extensions, []
             self._state.discovery.extend(held)
+            self._state.registry.extend_order(found.manifest.name for found in held_extensions)
             for found in held_extensions:
                 try:
                     plans.append(self._planner.extension(found))
@@ -186,18 +210,12 @@ class Loader:
         base = state.env
         env = {k: v for k, v in plan.env.items() if base.get(k) != v}
         keys = [
-            registration_key(
-                status.id,
-                status.package.record.content_hash,
-                plan.command,
-                env,
-                state.config.home / "config" / f"{status.id}.json",
-                status.package.granted,
-            )
+            registration_key(plan.command, env, start_inputs(status, state.config.home))
             for status in statuses
         ]
         key = keys[0] if len(keys) == 1 else hashlib.sha256("".join(keys).encode()).hexdigest()
-        cached = self._memory.lookup(plan.name, key)
+        members = [status.id for status in statuses] if len(statuses) > 1 else []
+        cached = self._memory.lookup(plan.name, key, members)
         eager = any(isinstance(s.runtime, LaunchSpec) and s.runtime.eager for s in statuses)
         if cached is None or not state.config.lazy_start or (eager and not state.config.hold_eager):
             return False
@@ -211,12 +229,25 @@ class Loader:
             state.diagnostics.extend(recalled_denials(state.config.home, status.id, granted))
         return True
 
-    async def warm(self) -> None:
-        """Start every runtime still held dormant, together (``gateway serve``: listed from
-        the cache at once, then warmed in the background)."""
+    async def warm(self, packages: Iterable[str] | None = None) -> None:
+        """Start every runtime still held dormant — or those of ``packages`` — together
+        (``gateway serve``: listed from the cache at once, then warmed in the background)."""
+        owners = self._activator.dormant()
+        if packages is not None:
+            owners = [o for o in dict.fromkeys(map(self._activator.owner_of, packages)) if o]
         async with anyio.create_task_group() as group:
-            for owner in self._activator.dormant():
+            for owner in owners:
                 group.start_soon(self._activator.activate, owner)
+
+    async def start_for(self, events: Iterable[str], tools: Iterable[str]) -> None:
+        """``Gateway.start_for``: the dormant subscribers of ``events`` and owners of
+        ``tools`` (or commands of those names), started together."""
+        registry = self._state.registry
+        owners = [hook.owner for event in events for hook in registry.hooks(event)]
+        for name in tools:
+            found = registry.tool(name) or registry.command(name)
+            owners += [found.owner] if found is not None else []
+        await self.warm(owners)
 
     async def stop(self) -> None:
         """Stop every process (shielded: a cancelled caller still stops them all)."""
@@ -331,10 +362,11 @@ class Loader:
         self._activator.forget(package_id)
         for owner in calls_owners(package_id):
             state.registry.unregister(owner)
+        place = next((i for i, s in enumerate(state.packages) if s.id == package_id), None)
         state.packages = [s for s in state.packages if s.id != package_id]
         if status is None:
             return False
-        state.packages.append(status)
+        state.packages.insert(len(state.packages) if place is None else place, status)
         state.diagnostics.extend(status.diagnostics)
         if not status.ready or (status.runtime is None and status.calls is None):
             return False  # nimlet's own formats have no settings to restart with

@@ -129,6 +129,10 @@ class Projector:
         self._state.owners[process] = owner
         self._memory.started(process.plan.name, registration)
 
+    def start_failed(self, name: str) -> None:
+        """A process did not start: its cached registration is not served again."""
+        self._memory.start_failed(name)
+
     def register_dormant(
         self, owner: str, cached: CachedRegistration, plan: LaunchPlan, activate: Activate
     ) -> None:
@@ -169,6 +173,7 @@ class Projector:
         names = self._members.setdefault(owner, MemberNames(owner, plan.name))
         members = split_registration(registration, owners, plan.name, plan.members)
         named = [(names.owner(m.package, self.owner_name), m) for m in members]
+        self._state.registry.place_members(owner, [name for name, _ in named])
         for stale in set(names.names.values()) - {name for name, _ in named}:
             self._register(stale, [], [], [])  # a package that registers nothing now
         return named

@@ -1,59 +1,129 @@
 """What each installed package's runtime registered the last time it started, so the next
-gateway can list its tools, commands and hooks without starting it, and start it only
-when one of them is used (as VS Code's activation events and OpenClaw's
+gateway can list its tools, commands and hooks without starting it, and start it only when
+one of them is used (as VS Code's activation events and OpenClaw's
 ``activation.onStartup/onCommands`` do).
 
-An entry is valid only for the exact package it was made from: its key digests the
-package's content hash, the launch spec the adapter planned (command and declared
-environment), the package's settings file and granted permissions, and the gateway's own
-version. Anything else is a miss, and the package starts at once (and is cached again).
-Files live under ``GATEWAY_HOME/cache/registrations``, one JSON document per package,
-written atomically; an unreadable one is a miss, never an error.
+A cache that cannot lie: an entry is used only for the exact start it was made from. Its
+key (``registration_key``) digests everything that start depended on — the package's
+content hash, the launch (command and declared environment), the files its command runs (a
+runtime upgraded in place is another start), what its adapter says it depends on beyond
+that (``LaunchSpec.programs``: each program its configuration names, as it resolves on
+PATH; ``LaunchSpec.depends_on``: the sidecar's modules), its settings, secrets and sign-ins, its
+grants and when it was trusted, and the gateway's version. Anything else is a miss, and the
+package starts at once (and is cached again). A start that failed is never cached, and
+drops what was: a runtime that did not start, or that registered with an error (an MCP
+server whose command was missing); the next load starts it again, so it heals as soon as
+what it lacked is there. Enabling, disabling and installing (again) drop a package's
+entry too (``gateway.packages.forget_registrations``). Files live under
+``GATEWAY_HOME/cache/registrations``, one JSON document per process, written atomically; an
+unreadable one is a miss, never an error.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from gateway.base import gateway_version, write_json_atomically
+from gateway.base import (
+    Severity,
+    command_identity,
+    file_identity,
+    find_code,
+    gateway_version,
+    write_json_atomically,
+)
+from gateway.host._settings_watch import settings_fingerprint
+from gateway.model import LaunchSpec
+from gateway.packages import PackageStatus, registration_file
 from gateway.wire import RegisterMessage, ToolSpec
+from gateway.wire.features import ExtraError, RegisterExtras, RuntimeDiagnostic
 
-__all__ = ["CachedRegistration", "RegistrationCache", "registration_key"]
+__all__ = [
+    "CachedRegistration",
+    "RegistrationCache",
+    "RegistrationMemory",
+    "StartInputs",
+    "registration_key",
+    "start_inputs",
+]
 
-_FORMAT = 1
+_FORMAT = 2
 
 
-def registration_key(
-    package_id: str,
-    content_hash: str,
-    command: Iterable[str],
-    env: dict[str, str],
-    settings: Path,
-    granted: Iterable[str],
-) -> str:
+@dataclass(frozen=True, slots=True)
+class StartInputs:
+    """What one package's start depends on (``registration_key``'s material)."""
+
+    package_id: str
+    content_hash: str
+    settings: str
+    """A digest of its settings and secrets files (``settings_fingerprint``)."""
+    granted: Iterable[str]
+    trusted_at: str
+    programs: Sequence[str]
+    """What ``LaunchSpec.programs`` resolve to now (``command_identity``)."""
+    depends_on: Sequence[str]
+
+
+def start_inputs(status: PackageStatus, home: Path) -> StartInputs:
+    """What an installed package's start depends on, for ``registration_key``."""
+    package = status.package
+    spec = status.runtime
+    return StartInputs(
+        package_id=status.id,
+        content_hash=package.record.content_hash,
+        settings=settings_fingerprint(home, status.id),
+        granted=package.granted,
+        trusted_at=package.trusted_at.isoformat() if package.trusted_at is not None else "",
+        programs=[command_identity(p) for p in spec.programs]
+        if isinstance(spec, LaunchSpec)
+        else [],
+        depends_on=spec.depends_on if isinstance(spec, LaunchSpec) else (),
+    )
+
+
+def registration_key(command: Sequence[str], env: dict[str, str], inputs: StartInputs) -> str:
     """The digest a cached registration must carry to be used."""
-    try:
-        settings_digest = hashlib.sha256(settings.read_bytes()).hexdigest()
-    except OSError:
-        settings_digest = ""
     material = [
         _FORMAT,
         gateway_version(),
-        package_id,
-        content_hash,
+        inputs.package_id,
+        inputs.content_hash,
         list(command),
         sorted(env.items()),
-        settings_digest,
-        sorted(granted),
+        # The programs the command runs (the interpreter, Node): one upgraded in place is
+        # another start. Not its other arguments: a configuration the planner rewrites at
+        # every load would never hit, and what it holds is ``depends_on``'s.
+        [file_identity(part) for part in command if _program(part)],
+        inputs.settings,
+        sorted(inputs.granted),
+        inputs.trusted_at,
+        list(inputs.programs),
+        list(inputs.depends_on),
     ]
     return hashlib.sha256(json.dumps(material).encode()).hexdigest()
+
+
+def _program(part: str) -> bool:
+    return part.startswith("/") and os.path.isfile(part) and os.access(part, os.X_OK)
+
+
+def failed(register: RegisterMessage) -> bool:
+    """A registration that reports an error (e.g. a server of the package did not start):
+    the start failed, at least in part, and must not be served again."""
+    try:
+        items = RegisterExtras.parse(register.gateway).runtime_diagnostics()
+    except ExtraError:  # reported where the registration is projected
+        return False
+    codes = [find_code(item.code) for item in items if isinstance(item, RuntimeDiagnostic)]
+    return any(code is not None and code.severity is Severity.ERROR for code in codes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,15 +136,11 @@ class CachedRegistration:
 
 class RegistrationCache:
     def __init__(self, home: Path) -> None:
-        self._folder = home / "cache" / "registrations"
+        self._home = home
 
-    def _path(self, package_id: str) -> Path:
-        name = hashlib.sha256(package_id.encode()).hexdigest()[:32]
-        return self._folder / f"{name}.json"
-
-    def load(self, package_id: str, key: str) -> CachedRegistration | None:
+    def load(self, owner: str, key: str) -> CachedRegistration | None:
         try:
-            data = json.loads(self._path(package_id).read_text(encoding="utf-8"))
+            data = json.loads(registration_file(self._home, owner).read_text(encoding="utf-8"))
             if not isinstance(data, dict) or data.get("key") != key:
                 return None
             register = RegisterMessage.model_validate(data["register"])
@@ -85,24 +151,31 @@ class RegistrationCache:
         return CachedRegistration(register, specs)
 
     def store(
-        self, package_id: str, key: str, register: RegisterMessage, tools: list[ToolSpec] | None
+        self,
+        owner: str,
+        key: str,
+        register: RegisterMessage,
+        tools: list[ToolSpec] | None,
+        members: Sequence[str] = (),
     ) -> None:
         """Best effort: a cache that cannot be written only costs a start next time."""
         document: dict[str, Any] = {
             "key": key,
-            "package": package_id,
+            "package": owner,
+            "members": list(members),
             "register": register.model_dump(mode="json", exclude_none=True),
             "tools": None if tools is None else [t.model_dump(mode="json") for t in tools],
         }
+        path = registration_file(self._home, owner)
         try:
-            self._folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            write_json_atomically(self._path(package_id), document)
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            write_json_atomically(path, document)
         except OSError:
             return
 
-    def forget(self, package_id: str) -> None:
+    def forget(self, owner: str) -> None:
         try:
-            self._path(package_id).unlink()
+            registration_file(self._home, owner).unlink()
         except OSError:
             return
 
@@ -114,17 +187,31 @@ class RegistrationMemory:
     def __init__(self, cache: RegistrationCache) -> None:
         self._cache = cache
         self._keys: dict[str, str] = {}
+        self._members: dict[str, tuple[str, ...]] = {}
         self._registers: dict[str, RegisterMessage] = {}
 
-    def lookup(self, owner: str, key: str) -> CachedRegistration | None:
+    def lookup(
+        self, owner: str, key: str, members: Sequence[str] = ()
+    ) -> CachedRegistration | None:
         self._keys[owner] = key
+        self._members[owner] = tuple(members)
         return self._cache.load(owner, key)
 
     def started(self, owner: str, register: RegisterMessage) -> None:
         key = self._keys.get(owner)
-        if key is not None:
-            self._registers[owner] = register
-            self._cache.store(owner, key, register, None)
+        if key is None:
+            return
+        if failed(register):
+            self.start_failed(owner)
+            return
+        self._registers[owner] = register
+        self._cache.store(owner, key, register, None, self._members.get(owner, ()))
+
+    def start_failed(self, owner: str) -> None:
+        """``owner`` did not start, or started with an error (or is not active): what was
+        cached for it goes."""
+        self._registers.pop(owner, None)
+        self._cache.forget(owner)
 
     def tools_replaced(
         self, owner: str, tools: list[ToolSpec], tool_owners: dict[str, str] | None = None
@@ -141,8 +228,9 @@ class RegistrationMemory:
             gateway["owners"] = owners
             register = register.model_copy(update={"gateway": gateway})
             self._registers[owner] = register
-        self._cache.store(owner, key, register, tools)
+        self._cache.store(owner, key, register, tools, self._members.get(owner, ()))
 
     def clear(self) -> None:
         self._keys.clear()
+        self._members.clear()
         self._registers.clear()

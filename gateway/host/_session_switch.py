@@ -26,6 +26,20 @@ class SessionSwitch:
         self._lifecycle = lifecycle
         self._reload = reload
 
+    def use(self, session_id: str | None) -> None:
+        """``Gateway.use_session``: the next session, the extensions as they are."""
+        state = self._state
+        if session_id is None:
+            session = Session.create(state.config.sessions_dir, state.workspace, None)
+        else:
+            session = Session.resume(state.config.sessions_dir, session_id, state.diagnostics)
+        state.session.close()
+        session.listener = state.session_listener
+        state.session = session
+        state.deliveries.clear()
+        state.requested_actions.clear()
+        state.turn_open = False
+
     async def new(self) -> None:
         state = self._state
         await self._end("new")

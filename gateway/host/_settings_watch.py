@@ -2,7 +2,9 @@
 services when … its settings or secrets change. Running turns carry on afterwards."
 
 ``gateway config`` and ``gateway secret`` (often another process) replace
-``GATEWAY_HOME/config/<id>.json`` and ``GATEWAY_HOME/secrets/<file>.json`` atomically. The
+``GATEWAY_HOME/config/<id>.json`` and ``GATEWAY_HOME/secrets/<file>.json`` atomically;
+``gateway auth`` the stamp of the package's sign-ins (``GATEWAY_HOME/sign-ins/<file>.stamp``:
+a person signed in to a remote MCP server, whose tools are then listed again). The
 watcher waits on Linux's inotify for those folders (no polling), and restarts each active
 package whose settings fingerprint changed; a write that leaves the content as it was
 restarts nothing. Other platforms have no such notification here: the gateway says so
@@ -26,6 +28,7 @@ from gateway.host import _codes
 from gateway.host._state import GatewayState
 from gateway.packages import PackageConfigError, config_path
 from gateway.packages.secrets import secrets_dir, secrets_path
+from gateway.packages.sign_ins import sign_in_stamp, sign_ins_dir
 
 __all__ = ["SettingsWatch", "settings_fingerprint"]
 
@@ -39,15 +42,24 @@ Restart = Callable[[str], Awaitable[bool]]
 
 
 def settings_fingerprint(home: Path, package_id: str) -> str:
-    """A digest of the package's settings and secrets files (never kept, never shown)."""
+    """A digest of the package's settings and secrets files and its sign-in stamp (never
+    kept, never shown)."""
     digest = hashlib.sha256()
-    for path in (_config_file(home, package_id), secrets_path(home, package_id)):
+    for path in _watched_files(home, package_id):
         try:
             digest.update(path.read_bytes() if path is not None else b"")
         except OSError:
             digest.update(b"\0absent")
         digest.update(b"\0\0")
     return digest.hexdigest()
+
+
+def _watched_files(home: Path, package_id: str) -> tuple[Path | None, ...]:
+    return (
+        _config_file(home, package_id),
+        secrets_path(home, package_id),
+        sign_in_stamp(home, package_id),
+    )
 
 
 def _config_file(home: Path, package_id: str) -> Path | None:
@@ -137,12 +149,14 @@ class SettingsWatch:
                 if child.is_dir():  # npm scopes: config/@scope/name.json
                     inotify.add(child)
             inotify.add(private_dir(secrets_dir(home)))
+            inotify.add(private_dir(sign_ins_dir(home)))
             while True:
                 await anyio.wait_readable(inotify.fd)
                 changed = set()
                 for folder, name, mask in inotify.read():
                     if mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO):
-                        inotify.add(folder / name)
+                        if folder != sign_ins_dir(home):  # a package's own tokens: no restart
+                            inotify.add(folder / name)
                     elif not name.startswith("."):
                         changed.add(folder / name)
                 await self._changed(changed)
@@ -156,7 +170,7 @@ class SettingsWatch:
         for status in list(self._state.packages):
             if not status.ready or status.id not in self._fingerprints:
                 continue
-            files = {_config_file(home, status.id), secrets_path(home, status.id)}
+            files = set(_watched_files(home, status.id))
             if not paths & files:
                 continue
             fingerprint = settings_fingerprint(home, status.id)
@@ -168,7 +182,7 @@ class SettingsWatch:
                 again = f" (restart {count} since the gateway opened)" if count > 1 else ""
                 self._state.diagnostics.add(
                     _codes.SETTINGS_RESTARTED(
-                        f"{status.id}: its settings or secrets changed; restarted{again}",
+                        f"{status.id}: its settings, secrets or sign-ins changed; restarted{again}",
                         package=status.id,
                     )
                 )

@@ -4,7 +4,8 @@ crashes too often."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import anyio
@@ -16,6 +17,7 @@ from gateway.host._planning import Planner
 from gateway.host._projection import Projector
 from gateway.host._state import GatewayState
 from gateway.model import DiscoveredExtension
+from gateway.packages import remember_start
 from gateway.runtime import LaunchError
 from gateway.sandbox import SANDBOX_REFUSED
 from gateway.wire import (
@@ -46,6 +48,10 @@ RESTART_BACKOFF: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 4.0)
 """Seconds before each restart attempt of a crashed runtime; then it stays down."""
 RESTART_WINDOW = 60.0
 """More than ``len(RESTART_BACKOFF)`` crashes within this many seconds: give up."""
+START_CONCURRENCY = max(4, 2 * (os.cpu_count() or 1))
+"""Processes starting (spawned, not registered yet) at once: thirty packages started
+together on two cores would each take thirty times as long and run out their start
+timeouts; each timeout counts from its own spawn."""
 
 
 class Starter:
@@ -74,6 +80,7 @@ class Starter:
         )
         self._host = _ProcessHost(state, projector, host_requests, self._on_process_exit)
         self._crashes: dict[str, list[float]] = {}
+        self._starting = anyio.CapacityLimiter(START_CONCURRENCY)
 
     async def start_all(self, items: Iterable[DiscoveredExtension | LaunchPlan]) -> None:
         """Start every extension at once; register them in discovery (startup) order."""
@@ -91,9 +98,9 @@ class Starter:
                     return
             process = self._new_process(plan)
             try:
-                await process.start(self._state.tasks, self._planner.initialize(plan))
+                await self._start(process, plan)
             except ExtensionError as error:
-                self.failed(plan.name, plan.origin, error)
+                self.failed(plan.name, plan.origin, error, plan.members)
                 return
             self._loaded(process)
             started[index] = process
@@ -110,16 +117,25 @@ class Starter:
         cached one (``Activator``'s ``StartPlan``)."""
         process = self._new_process(plan)
         try:
-            await process.start(self._state.tasks, self._planner.initialize(plan))
+            await self._start(process, plan)
         except ExtensionError as error:
-            self.failed(plan.name, plan.origin, error)
+            self.failed(plan.name, plan.origin, error, plan.members)
             return False
         self._loaded(process)
         self._projector.register(process, owner)
         return True
 
-    def failed(self, name: str, origin: Path | None, error: Exception) -> None:
-        """Report an extension that did not start."""
+    async def _start(self, process: ExtensionProcess, plan: LaunchPlan) -> None:
+        """Spawn and wait for ``register``, at most ``START_CONCURRENCY`` at once."""
+        async with self._starting:
+            await process.start(self._state.tasks, self._planner.initialize(plan))
+
+    def failed(
+        self, name: str, origin: Path | None, error: Exception, members: Sequence[str] = ()
+    ) -> None:
+        """Report an extension that did not start (its cached registration goes); so did
+        none of the packages of a shared process (``members``)."""
+        self._projector.start_failed(name)
         code = _codes.EXTENSION_START_FAILED
         if isinstance(error, RegisterInvalid):
             code = EXTENSION_REGISTER_INVALID
@@ -127,7 +143,9 @@ class Starter:
             code = SANDBOX_REFUSED
         said = code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
         self._state.diagnostics.add(said)
-        self._state.load_failures[name] = said.message
+        for package in (name, *members):
+            self._state.load_failures[package] = said.message
+        self._settle((name, *members))
 
     def _loaded(self, process: ExtensionProcess) -> None:
         """Whether each package the process hosts loaded: an error its runtime reported
@@ -144,6 +162,19 @@ class Starter:
             if known is not None and known.severity is Severity.ERROR:
                 package = item.package if item.package in plan.members else plan.name
                 failures.setdefault(package, item.message)
+        self._settle((plan.name, *plan.members))
+
+    def _settle(self, names: Iterable[str]) -> None:
+        """What a start of these packages just showed, said at once: on their status, and
+        in the record the commands that start nothing read (``status``, ``doctor``,
+        ``list --packages``) — a gateway kept open (the warm session, ``serve``) would
+        otherwise leave it unsaid until it stops."""
+        state, wanted = self._state, set(names)
+        for status in state.packages:
+            if status.id in wanted:
+                status.load_failure = state.load_failures.get(status.id)
+                content = status.package.record.content_hash
+                remember_start(state.config.home, status.id, content, status.load_failure)
 
     def _new_process(self, plan: LaunchPlan) -> ExtensionProcess:
         state = self._state
@@ -180,13 +211,15 @@ class Starter:
             return  # stopped or reloaded meanwhile
         new = self._new_process(old.plan)
         try:
-            await new.start(state.tasks, self._planner.initialize(old.plan))
+            await self._start(new, old.plan)
         except ExtensionError as error:
             said = _codes.EXTENSION_START_FAILED(
                 f"restart of extension {owner} failed: {error}", package=owner
             )
             state.diagnostics.add(said)
-            state.load_failures[owner] = said.message
+            for package in (owner, *old.plan.members):
+                state.load_failures[package] = said.message
+            self._settle((owner, *old.plan.members))
             self._on_process_exit(old)  # next attempt, with the next backoff step
             return
         self._loaded(new)

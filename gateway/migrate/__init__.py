@@ -30,6 +30,7 @@ from gateway.migrate._codes import (
     MIGRATE_SOURCE_UNUSABLE,
 )
 from gateway.migrate._files import write_text
+from gateway.migrate._hosts import to_codex_plugin, to_gemini_extension
 from gateway.migrate._model import Migration, Observation, Package
 from gateway.migrate._nanobot import to_nanobot, to_nanobot_manifest
 from gateway.migrate._observe import declared, observed, recorded
@@ -48,8 +49,11 @@ TARGETS: dict[str, Writer] = {
     "mcp": to_mcp,
     "agent-plugin": to_agent_plugin,
     "nanobot-manifest": to_nanobot_manifest,
+    "gemini-extension": to_gemini_extension,
+    "codex-plugin": to_codex_plugin,
 }
-SERVED = frozenset({"nimlet", "nanobot", "mcp", "agent-plugin"})
+SERVED = frozenset({"nimlet", "nanobot", "mcp", "agent-plugin", "gemini-extension",
+                    "codex-plugin"})  # fmt: skip
 """Targets whose output runs the package through ``gateway serve``: it must be installed."""
 
 

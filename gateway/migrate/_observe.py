@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from gateway.base import GatewayConfig
-from gateway.host import RegistrationCache, registration_key
+from gateway.host import RegistrationCache, registration_key, start_inputs
 from gateway.migrate._model import Observation, Package
 from gateway.migrate._throwaway import Loaded
 from gateway.model import CatalogEntry, LaunchSpec
@@ -68,14 +68,8 @@ def recorded(package: Package, config: GatewayConfig) -> Observation | None:
     if status is None or not isinstance(status.runtime, LaunchSpec):
         return None
     spec, base = status.runtime, child_environment(config.passthrough_env)
-    key = registration_key(
-        status.id,
-        status.package.record.content_hash,
-        spec.command,
-        {k: v for k, v in spec.env.items() if base.get(k) != v},
-        config.home / "config" / f"{status.id}.json",
-        status.package.granted,
-    )
+    env = {k: v for k, v in spec.env.items() if base.get(k) != v}
+    key = registration_key(spec.command, env, start_inputs(status, config.home))
     cached = RegistrationCache(config.home).load(status.id, key)
     if cached is None:
         return None

@@ -79,7 +79,7 @@ def load_in_throwaway(
         for path in (workspace, user, tmp):
             path.mkdir(mode=0o700)
         package_id, spec = _install_ready(home, package_root)
-        node = find_node(home=config.home)
+        node = find_node()
         policy = _policy(scratch, node, spec)
         env = child_environment()
         env.update(HOME=str(user), GATEWAY_HOME=str(home), TMPDIR=str(tmp))

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         PreparesInstalls,
         ServesResources,
         SharesProcesses,
+        SignsIn,
         StagesInstalls,
     )
     from gateway.model._codes import HOOK_FAILED
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
         UnknownCommand,
         UnknownTool,
     )
+    from gateway.model._sign_in import RemoteServer, SignedIn, SignInFailed, SignInPrompt
     from gateway.model._tool_index import IndexHit, SearchDocument, ToolIndex, load_ranking
     from gateway.model._tool_words import name_words
     from gateway.model.agent import (
@@ -163,6 +165,7 @@ _WHERE: dict[str, str] = {
     "PromptTemplate": "gateway.model.discovery",
     "RUNTIMES": "gateway.model.catalog",
     "Registry": "gateway.model.registry",
+    "RemoteServer": "gateway.model._sign_in",
     "SESSION_ID": "gateway.model._commands",
     "SKILL_SCAN_LINES": "gateway.model.frontmatter",
     "SearchDocument": "gateway.model._tool_index",
@@ -173,6 +176,10 @@ _WHERE: dict[str, str] = {
     "SessionEffect": "gateway.model.session",
     "SessionNotFound": "gateway.model.session",
     "SharesProcesses": "gateway.model._adapter",
+    "SignInFailed": "gateway.model._sign_in",
+    "SignInPrompt": "gateway.model._sign_in",
+    "SignedIn": "gateway.model._sign_in",
+    "SignsIn": "gateway.model._adapter",
     "Skill": "gateway.model.discovery",
     "SkillFile": "gateway.model._launch",
     "StagesInstalls": "gateway.model._adapter",
@@ -254,6 +261,7 @@ __all__ = [
     "PromptCommand",
     "PromptTemplate",
     "Registry",
+    "RemoteServer",
     "SearchDocument",
     "ServesResources",
     "Session",
@@ -262,6 +270,10 @@ __all__ = [
     "SessionEffect",
     "SessionNotFound",
     "SharesProcesses",
+    "SignInFailed",
+    "SignInPrompt",
+    "SignedIn",
+    "SignsIn",
     "Skill",
     "SkillFile",
     "StagesInstalls",

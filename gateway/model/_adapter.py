@@ -16,6 +16,7 @@ from gateway.model._launch import CallPlan, DiscoveredLaunch, LaunchRefusal, Lau
 from gateway.model.catalog import CatalogEntry
 
 if TYPE_CHECKING:
+    from gateway.model._sign_in import RemoteServer, SignedIn, SignInPrompt
     from gateway.model.discovery import Discovery
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "PreparesInstalls",
     "ServesResources",
     "SharesProcesses",
+    "SignsIn",
     "StagesInstalls",
 ]
 
@@ -114,6 +116,24 @@ class StagesInstalls(Protocol):
     ) -> list[Diagnostic]:
         """Called by ``install`` on the staged package before it is hashed and placed
         (``previous``: the installed version it replaces). Runs no package code."""
+        ...
+
+
+@runtime_checkable
+class SignsIn(Protocol):
+    """An adapter whose packages connect to remote MCP servers a person may have to sign in
+    to (OAuth 2.1): what ``gateway auth`` runs."""
+
+    def remote_servers(self, entry: CatalogEntry) -> list[RemoteServer]:
+        """The package's remote servers, in its order (reads metadata only)."""
+        ...
+
+    async def sign_in(
+        self, entry: CatalogEntry, home: Path, server: str, prompt: SignInPrompt
+    ) -> SignedIn:
+        """Sign a person in to ``server`` (metadata discovery, client registration, PKCE,
+        a loopback redirect) and keep the tokens with the package's sign-ins. Raises
+        ``SignInFailed``."""
         ...
 
 

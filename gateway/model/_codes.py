@@ -60,15 +60,24 @@ TOOL_BUILTIN_NAME = define_code(
 TOOL_OVERRIDDEN = define_code(
     "registry.tool_overridden",
     W,
-    "Two extensions registered a tool with the same name; the one loaded later wins.",
+    "Two extensions registered a tool with the same name; the later one in load order wins "
+    "(of two Pi packages, the first), whatever order they started in.",
     "Rename one of the tools, or remove one extension.",
 )
 COMMAND_OVERRIDDEN = define_code(
     "registry.command_overridden",
     W,
     "Two sources registered the same command (names compare case-insensitively); the later "
-    "one wins.",
+    "one in load order wins, whatever order they started in.",
     "Rename one of the commands.",
+)
+COMMAND_RENAMED = define_code(
+    "registry.command_renamed",
+    I,
+    "Two or more packages of an ecosystem that keeps every duplicate command (Pi) registered "
+    "the same command, each in its own process; each is kept with a load-order suffix "
+    "(/name:1, /name:2), as Pi does in one process.",
+    "Invoke the suffixed name (`gateway list` shows them); the load order is install order.",
 )
 HOOK_FAILED = define_code(
     "hook.failed",

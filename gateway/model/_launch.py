@@ -53,6 +53,15 @@ class LaunchSpec:
     that work."""
     tool_rules: ToolRules = NIMLET_TOOL_RULES
     """How its tools' names collide, by its ecosystem's rules (``gateway.base.ToolRules``)."""
+    programs: tuple[str, ...] = ()
+    """The programs its configuration names for it to run (an MCP server's command, a
+    hook's program): a bare name is looked up on PATH when it starts. The registration
+    cache is keyed on what each resolves to (``gateway.base.command_identity``), and a warm
+    session reloads when that changes: one installed later starts it again."""
+    depends_on: tuple[str, ...] = ()
+    """Anything else its start depends on beyond the package's files, settings, secrets,
+    grants and the programs above (e.g. the build of the sidecar's modules): the
+    registration cache is keyed on it."""
 
 
 @dataclass(frozen=True, slots=True)

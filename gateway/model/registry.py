@@ -1,19 +1,18 @@
 """One registry of tools, commands and hook subscriptions, each with an owner.
 
 Registration and removal are per owner and all-or-nothing. Each name keeps a stack of
-entries in registration order; the top one is in effect, so unregistering the owner that
+entries arranged in the owners' load order by the rules of their ecosystems
+(``gateway.model._clashes``); the top one is in effect, so unregistering the owner that
 overrode a tool brings the earlier one back.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from gateway.base import (
-    BUILTIN_TOOL_NAMES,
     NIMLET_TOOL_RULES,
     PLAN_CAPABILITIES,
     READ_ONLY_CAPABILITIES,
@@ -21,7 +20,13 @@ from gateway.base import (
     Diagnostic,
     ToolRules,
 )
-from gateway.model import _codes
+from gateway.model._clashes import (
+    OwnerOrder,
+    arrange_commands,
+    arrange_tools,
+    load_position,
+    refused,
+)
 
 if TYPE_CHECKING:
     from gateway.model._commands import SessionAction
@@ -163,6 +168,8 @@ class CommandEntry:
     owner: str
     handler: CommandHandler
     ecosystem: str = "nimlet"
+    rules: ToolRules = NIMLET_TOOL_RULES
+    """How its name collides (``ToolRules.command_suffixes``: Pi keeps every duplicate)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +190,10 @@ class FlagEntry:
     owner: str
 
 
+def _renamed(command: CommandEntry, name: str) -> CommandEntry:
+    return replace(command, name=name)
+
+
 @dataclass(slots=True)
 class _Owned:
     tools: list[ToolEntry]
@@ -192,22 +203,57 @@ class _Owned:
 
 
 class Registry:
-    """Tools, commands and hooks; hooks are asked in owner order (startup order)."""
+    """Tools, commands and hooks. Hooks are asked, and clashing names decided, in the
+    owners' load order (``set_order``; ``gateway.model._clashes``), never in the order
+    their registrations arrived."""
 
     def __init__(self) -> None:
         self._owners: dict[str, _Owned] = {}
+        self._order = OwnerOrder()
         self._tools: dict[str, list[ToolEntry]] = {}
-        self._commands: dict[str, list[CommandEntry]] = {}
+        """Tool name -> its contributors, arranged: the top one is in effect."""
+        self._commands: dict[str, list[CommandEntry]] | None = None
+        """Invocation name (case-folded) -> its stack; None: to arrange again."""
+        self._ranked: list[str] | None = None
+        """Owners in load order; None: to sort again."""
         self._hooks_by_event: dict[str, list[HookEntry]] = {}
-        self._first: dict[str, int] = {}
-        """Owner -> when it first registered (kept across its re-registrations until
-        ``clear``): "first" for the first-wins rule."""
-        self._order = itertools.count()
+        self._said: set[Diagnostic] = set()
+        """Clash diagnostics returned already (an owner registering again, e.g. a dormant
+        package started, does not say them twice)."""
+        self._settled = True
+        """False while a load registers (``set_order`` … ``settle``): clashes wait."""
         self.on_change: Callable[[], None] | None = None
         """Called after an owner's contributions came or went (a runtime registered tools
         late, a dormant package started, a reload): ``gateway serve`` tells its clients."""
 
     # ------------------------------------------------------------------ changes
+
+    def set_order(self, owners: Iterable[str]) -> None:
+        """The load order clashes are decided by and hooks asked in (the loader's: what is
+        discovered in nimlet's root order, then installed packages in install order).
+        Owners outside it come after, in the order they first registered. Begins a load:
+        clash diagnostics wait for ``settle``."""
+        self._order.set(owners)
+        self._settled = False
+        self._rearrange(set(self._tools))
+
+    def settle(self) -> list[Diagnostic]:
+        """The load's owners are all registered: the clash diagnostics not said yet; later
+        changes say theirs when they happen."""
+        self._settled = True
+        return self._rearrange(set(self._tools))
+
+    def extend_order(self, owners: Iterable[str]) -> None:
+        """Place ``owners`` after those in the load order (the loader names each owner
+        before it registers, so the order is whole by the time two of them clash)."""
+        if any(owner in self._owners for owner in self._order.extend(owners)):
+            self._rearrange(set(self._tools))
+
+    def place_members(self, owner: str, members: Sequence[str]) -> None:
+        """The packages one process hosts (``register.owners``), in its spec's order, at
+        the place of the process's owner in the load order."""
+        if self._order.place_members(owner, members):
+            self._rearrange(set(self._tools))
 
     def register(
         self,
@@ -223,99 +269,42 @@ class Registry:
             raise ValueError(f"owner {owner!r} is already registered")
         diagnostics: list[Diagnostic] = []
         accepted_tools: list[ToolEntry] = []
-        beneath: set[str] = set()  # names whose current tool keeps them (first wins)
         for tool in tools:
-            problem = self._collision(owner, tool)
-            if isinstance(problem, Diagnostic):
-                diagnostics.append(problem)
-                continue
+            problem = refused(owner, tool, self.tool(tool.name))
             if problem is not None:
-                diagnostics.append(problem[0])
-                if problem[1]:
-                    beneath.add(tool.name)
-            accepted_tools.append(tool)
-        accepted_commands = list(commands)
-        for command in accepted_commands:
-            current_command = self.command(command.name)
-            if current_command is not None:
-                diagnostics.append(
-                    _codes.COMMAND_OVERRIDDEN(
-                        f"command /{command.name} of {owner} replaces the one of "
-                        f"{current_command.owner}",
-                        package=owner,
-                        contribution=command.name,
-                    )
-                )
-        # Nothing above mutates: the owner's contributions land together or not at all.
-        self._owners[owner] = _Owned(accepted_tools, accepted_commands, list(hooks), list(flags))
-        self._hooks_by_event.clear()
-        self._first.setdefault(owner, next(self._order))
-        for tool in accepted_tools:
-            stack = self._tools.setdefault(tool.name, [])
-            if tool.name in beneath:
-                stack.insert(self._first_wins_place(stack, tool), tool)
+                diagnostics.append(problem)
             else:
-                stack.append(tool)
-        for command in accepted_commands:
-            self._commands.setdefault(command.name.casefold(), []).append(command)
+                accepted_tools.append(tool)
+        # Nothing above mutates: the owner's contributions land together or not at all.
+        self._owners[owner] = _Owned(accepted_tools, list(commands), list(hooks), list(flags))
+        self._order.arrived(owner)
+        for tool in accepted_tools:
+            self._tools.setdefault(tool.name, []).append(tool)
+        diagnostics += self._rearrange({tool.name for tool in accepted_tools})
         self._changed()
         return diagnostics
 
-    def _collision(
-        self, owner: str, tool: ToolEntry
-    ) -> Diagnostic | tuple[Diagnostic, bool] | None:
-        """None: the name is free. A diagnostic alone: refused. A diagnostic and whether the
-        tool goes beneath the current one (first wins) rather than over it."""
-        current = self.tool(tool.name)
-        if tool.builtin:
-            if current is None:
-                return None
-            message = f"the agent's built-in tool {tool.name!r} replaces the one of {current.owner}"
-            return _codes.TOOL_OVERRIDDEN(
-                message, package=current.owner, contribution=tool.name
-            ), False
-        if current is not None and current.builtin:
-            return _codes.TOOL_BUILTIN_NAME(
-                f"{owner}: tool {tool.name!r} collides with the agent's built-in tool "
-                f"{tool.name!r}, which wins; skipped",
-                package=owner,
-                contribution=tool.name,
-            )
-        if tool.name in BUILTIN_TOOL_NAMES and not tool.rules.builtin_names_free:
-            return _codes.TOOL_BUILTIN_NAME(
-                f"{owner}: tool {tool.name!r} collides with a built-in tool; skipped",
-                package=owner,
-                contribution=tool.name,
-            )
-        if current is None:
-            return None
-        if self._first_wins(tool, current) and self._earlier(current.owner, owner):
-            message = (
-                f"tool {tool.name!r} of {owner} is shadowed by the one of {current.owner}: "
-                f"the first registration wins ({tool.rules.ecosystem}'s rule)"
-            )
-            return _codes.TOOL_OVERRIDDEN(message, package=owner, contribution=tool.name), True
-        message = f"tool {tool.name!r} of {owner} replaces the one of {current.owner}"
-        return _codes.TOOL_OVERRIDDEN(message, package=owner, contribution=tool.name), False
-
-    @staticmethod
-    def _first_wins(tool: ToolEntry, other: ToolEntry) -> bool:
-        return tool.rules.first_wins and other.rules == tool.rules and not other.builtin
-
-    def _earlier(self, one: str, other: str) -> bool:
-        """Did ``one`` first register before ``other`` (an owner never seen: last)?"""
-        never = len(self._first) + 1
-        return self._first.get(one, never) < self._first.get(other, never)
-
-    def _first_wins_place(self, stack: list[ToolEntry], tool: ToolEntry) -> int:
-        """Where a tool that does not win goes: beneath the same-rules tools of owners that
-        registered before it, so that the earliest is on top."""
-        place = len(stack)
-        while place > 0 and self._first_wins(tool, stack[place - 1]):
-            if not self._earlier(stack[place - 1].owner, tool.owner):
-                break
-            place -= 1
-        return place
+    def _rearrange(self, names: set[str]) -> list[Diagnostic]:
+        """Arrange the tools of ``names`` and every command again, in load order; the
+        clash diagnostics not said before."""
+        said: list[Diagnostic] = []
+        for name in sorted(names):
+            stack, found = arrange_tools(name, self._tools.get(name, []), self._order.rank)
+            if stack:
+                self._tools[name] = stack
+            else:
+                self._tools.pop(name, None)
+            said += found
+        everything = [c for owned in self._owners.values() for c in owned.commands]
+        self._commands, found = arrange_commands(everything, self._order.rank, _renamed)
+        said += found
+        self._ranked = None
+        self._hooks_by_event.clear()
+        if not self._settled:
+            return []
+        new = [d for d in dict.fromkeys(said) if d not in self._said]
+        self._said.update(new)
+        return new
 
     def _changed(self) -> None:
         if self.on_change is not None:
@@ -325,47 +314,59 @@ class Registry:
         owned = self._owners.pop(owner, None)
         if owned is None:
             return
-        self._hooks_by_event.clear()
-        for tool in owned.tools:
-            self._remove(self._tools, tool.name, owner)
-        for command in owned.commands:
-            self._remove(self._commands, command.name.casefold(), owner)
+        names = {tool.name for tool in owned.tools}
+        for name in names:
+            self._tools[name] = [t for t in self._tools.get(name, []) if t.owner != owner]
+        self._rearrange(names)
         self._changed()
-
-    @staticmethod
-    def _remove(table: dict[str, list[Any]], key: str, owner: str) -> None:
-        stack = [entry for entry in table.get(key, []) if entry.owner != owner]
-        if stack:
-            table[key] = stack
-        else:
-            table.pop(key, None)
 
     def clear(self, keep: Iterable[str] = (BUILTIN_OWNER,)) -> None:
         kept = set(keep)
         for owner in [name for name in self._owners if name not in kept]:
             self.unregister(owner)
-            self._first.pop(owner, None)
+            self._order.forget(owner)
+        self._said.clear()
 
     # ------------------------------------------------------------------ queries
 
     @property
     def owners(self) -> list[str]:
-        return list(self._owners)
+        """Registered owners, in load order."""
+        if self._ranked is None:
+            self._ranked = sorted(self._owners, key=self._order.rank)
+        return list(self._ranked)
 
     def tool(self, name: str) -> ToolEntry | None:
         stack = self._tools.get(name)
         return stack[-1] if stack else None
 
     def tools(self, *, plan: bool = False) -> list[ToolEntry]:
-        effective = [stack[-1] for stack in self._tools.values()]
+        """Tools in effect, in their owners' load order."""
+        effective = [
+            tool
+            for owner in self.owners
+            for tool in self._owners[owner].tools
+            if self.tool(tool.name) is tool
+        ]
         return [tool for tool in effective if tool.plan_safe or not plan]
 
     def command(self, name: str) -> CommandEntry | None:
-        stack = self._commands.get(name.casefold())
+        stack = self._view().get(name.casefold())
         return stack[-1] if stack else None
 
     def commands(self) -> list[CommandEntry]:
-        return [stack[-1] for stack in self._commands.values()]
+        """Commands in effect under the names they are invoked with, in their owners' load
+        order."""
+        effective = [stack[-1] for stack in self._view().values()]
+        owners = self.owners
+        listed = {owner: [c.name for c in self._owners[owner].commands] for owner in owners}
+        return sorted(effective, key=lambda c: load_position(c.name, c.owner, owners, listed))
+
+    def _view(self) -> dict[str, list[CommandEntry]]:
+        if self._commands is None:
+            self._rearrange(set())
+        assert self._commands is not None
+        return self._commands
 
     def tool_of(self, owner: str, name: str) -> ToolEntry | None:
         owned = self._owners.get(owner)
@@ -379,21 +380,21 @@ class Registry:
 
     def flags(self) -> list[FlagEntry]:
         """Every owner's flags, in owner order."""
-        return [flag for owned in self._owners.values() for flag in owned.flags]
+        return [flag for owner in self.owners for flag in self._owners[owner].flags]
 
     def hooks_of(self, owner: str) -> list[HookEntry]:
         owned = self._owners.get(owner)
         return list(owned.hooks) if owned else []
 
     def hooks(self, event: str | None = None) -> list[HookEntry]:
-        """Subscribers in owner order (the order owners registered: startup order)."""
+        """Subscribers in the owners' load order."""
         if event is not None:
             # Asked on every tool call; cached until an owner comes or goes.
             cached = self._hooks_by_event.get(event)
             if cached is None:
                 cached = self._hooks_by_event[event] = [
-                    hook for owned in self._owners.values() for hook in owned.hooks
+                    hook for owner in self.owners for hook in self._owners[owner].hooks
                     if hook.event == event
                 ]  # fmt: skip
             return cached
-        return [hook for owned in self._owners.values() for hook in owned.hooks]
+        return [hook for owner in self.owners for hook in self._owners[owner].hooks]

@@ -59,7 +59,13 @@ if TYPE_CHECKING:
         write_lockfile,
     )
     from gateway.packages._lockfile_read import read_lockfile
-    from gateway.packages._observed import ObservedRegistration, observed_registration
+    from gateway.packages._observed import (
+        ObservedRegistration,
+        forget_registrations,
+        observed_registration,
+        registration_file,
+    )
+    from gateway.packages._outdated import Outdated, check_outdated
     from gateway.packages._package_trust import Trusted, trust_packages
     from gateway.packages._sources import (
         Fetched,
@@ -71,9 +77,13 @@ if TYPE_CHECKING:
     )
     from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
+    from gateway.packages._update import update_package
     from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 
 _WHERE: dict[str, str] = {
+    "Outdated": "gateway.packages._outdated",
+    "check_outdated": "gateway.packages._outdated",
+    "update_package": "gateway.packages._update",
     "GATE_BLOCKED": "gateway.packages._codes",
     "LOCK_HOME_DIFFERS": "gateway.packages._codes",
     "LOCK_WRITE_FAILED": "gateway.packages._codes",
@@ -92,6 +102,8 @@ _WHERE: dict[str, str] = {
     "Trusted": "gateway.packages._package_trust",
     "trust_packages": "gateway.packages._package_trust",
     "observed_registration": "gateway.packages._observed",
+    "forget_registrations": "gateway.packages._observed",
+    "registration_file": "gateway.packages._observed",
     "SyncRefused": "gateway.packages._sync",
     "SyncReport": "gateway.packages._sync",
     "sync": "gateway.packages._sync",
@@ -152,6 +164,7 @@ __all__ = [
     "LockfileError",
     "NoAdapters",
     "ObservedRegistration",
+    "Outdated",
     "PackageConfigError",
     "PackageStatus",
     "Source",
@@ -160,6 +173,7 @@ __all__ = [
     "SyncReport",
     "Trusted",
     "VerifyError",
+    "check_outdated",
     "collect_garbage",
     "config_path",
     "declared_instructions",
@@ -167,6 +181,7 @@ __all__ = [
     "evaluate_packages",
     "extract_tarball",
     "fetch",
+    "forget_registrations",
     "install",
     "load_adapters",
     "lock_home",
@@ -181,6 +196,7 @@ __all__ = [
     "read_package_config",
     "recalled_denials",
     "recalled_load_failure",
+    "registration_file",
     "remember_denials",
     "remember_start",
     "remove_tree",
@@ -190,6 +206,7 @@ __all__ = [
     "trust_packages",
     "uninstall",
     "unset_config_value",
+    "update_package",
     "verify_tree",
     "write_lockfile",
     "write_package_config",

@@ -42,6 +42,7 @@ from gateway.packages._aliases import install_aliases, source_version
 from gateway.packages._instructions import declared_instructions
 from gateway.packages._locks import held, lock_path
 from gateway.packages._native import unbuilt_native_addons
+from gateway.packages._observed import forget_registrations
 from gateway.packages._sources import FetchError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
@@ -270,6 +271,7 @@ def _install(
             # And the grants that carry a name (network:HOST, workspace.write:PATH).
             keep |= {p for p in _granted_before(store, entry.id) if is_sandbox_grant(p)}
             result = store.record_install(record, requested=keep, aliases=aliases)
+        forget_registrations(home, [entry.id])  # a reinstall or update starts it for real
         checkpoint("recorded")
         if previous is not None and previous != version_dir:
             remove_tree(previous)

@@ -1,17 +1,62 @@
-"""What an installed package registered when it last started, read for ``gateway inspect``
-from the host's registration cache (``GATEWAY_HOME/cache/registrations``) as plain JSON:
-the newest document that holds the package, whatever its key, so inspect never imports the
-host nor starts anything. A document that cannot be read is skipped."""
+"""The host's registration cache (``GATEWAY_HOME/cache/registrations``) as the package floor
+sees it: where each package's document is (``registration_file``), dropping it when the
+package's gates change (``forget_registrations``: enable, disable, install (a reinstall, an
+update) — its next start is a real one), and what an installed package registered when it
+last started, read for ``gateway inspect`` as plain JSON: the newest document that holds
+the package, whatever its key, so inspect never imports the host nor starts anything. A
+document that cannot be read is skipped."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ObservedRegistration", "observed_registration"]
+__all__ = [
+    "ObservedRegistration",
+    "forget_registrations",
+    "observed_registration",
+    "registration_file",
+    "registrations_dir",
+]
+
+
+def registrations_dir(home: Path) -> Path:
+    return home / "cache" / "registrations"
+
+
+def registration_file(home: Path, owner: str) -> Path:
+    """The cache document of one process (an installed package's id, or a shared
+    process's name): named by a digest, so no package name becomes a path."""
+    name = hashlib.sha256(owner.encode()).hexdigest()[:32]
+    return registrations_dir(home) / f"{name}.json"
+
+
+def forget_registrations(home: Path, package_ids: Iterable[str]) -> None:
+    """Drop what ``package_ids`` registered at their last start, and every shared
+    process's document that names one of them: their next start is a real one. Best
+    effort (a document that cannot be removed is a miss anyway once the key moves)."""
+    wanted = set(package_ids)
+    for package_id in wanted:
+        with contextlib.suppress(OSError):
+            registration_file(home, package_id).unlink(missing_ok=True)
+    try:
+        paths = list(registrations_dir(home).glob("*.json"))
+    except OSError:
+        return
+    for path in paths:
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+            members = document.get("members") if isinstance(document, dict) else None
+            if isinstance(members, list) and wanted & {str(m) for m in members}:
+                path.unlink(missing_ok=True)
+        except (OSError, ValueError, RecursionError):
+            continue
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +81,7 @@ class ObservedRegistration:
 def observed_registration(home: Path, package_id: str) -> ObservedRegistration | None:
     """The newest cached registration naming ``package_id`` (its own, or its part of a
     shared process's), or None when it has not started yet."""
-    folder = home / "cache" / "registrations"
+    folder = registrations_dir(home)
     found: list[tuple[float, ObservedRegistration]] = []
     try:
         paths = sorted(folder.glob("*.json"))

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         resolve_command,
         signal_group,
     )
+    from gateway.runtime.installation import install_share_dir
     from gateway.runtime.node import (
         MIN_SIDECAR_NODE,
         bundled_node_dir,
@@ -43,6 +44,7 @@ _WHERE: dict[str, str] = {
     "bundled_node_dir": "gateway.runtime.node",
     "child_environment": "gateway.runtime._spawn",
     "find_node": "gateway.runtime.node",
+    "install_share_dir": "gateway.runtime.installation",
     "kill_group": "gateway.runtime._spawn",
     "node_env_dir": "gateway.runtime.node",
     "node_version": "gateway.runtime.node",
@@ -68,6 +70,7 @@ __all__ = [
     "bundled_node_dir",
     "child_environment",
     "find_node",
+    "install_share_dir",
     "kill_group",
     "node_env_dir",
     "node_version",

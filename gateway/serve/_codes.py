@@ -106,3 +106,13 @@ SERVE_OAUTH_UNAVAILABLE = define_code(
     "Give the key set's address with `--oauth-jwks URL`, or check the issuer URL (and the "
     "proxy and CA settings: `HTTPS_PROXY`, `SSL_CERT_FILE`).",
 )
+SERVE_INPUT_REQUIRED_UNSUPPORTED = define_code(
+    "serve.input_required_unsupported",
+    W,
+    "An extension asked a question during a call from an MCP 2026-07-28 client. That revision "
+    "asks the client through `input_required` results (the client answers and retries the "
+    "call), not through a server-initiated elicitation, and `gateway serve` does not return "
+    "`input_required` yet: the question was answered cancelled.",
+    "Answer extension questions from a handshake-era client (2025-11-25 or earlier, which "
+    "`serve` asks by elicitation), or give the extension a default.",
+)

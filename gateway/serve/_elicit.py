@@ -7,10 +7,11 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.session import ServerSession
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, NoBackChannelError
 
 from gateway.base import Diagnostics, Severity
 from gateway.host import UI_UNANSWERED
+from gateway.serve._codes import SERVE_INPUT_REQUIRED_UNSUPPORTED
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
 __all__ = ["NO_ELICITATION", "answer_from_elicitation", "ask_client", "elicitation_schema"]
@@ -24,10 +25,16 @@ async def ask_client(
     request: UiRequest,
     diagnostics: Diagnostics | None,
     nobody: str = NO_ELICITATION,
+    *,
+    modern: bool = False,
 ) -> UiAnswer:
     """Ask ``session``'s client; cancelled when there is none (``nobody`` says why), it
     cannot answer forms, or the question is one a form must not carry. ``diagnostics``:
-    where ``ui.unanswered`` goes (None while the gateway is still opening)."""
+    where ``ui.unanswered`` goes (None while the gateway is still opening). ``modern``: the
+    call came from a 2026-07-28 client, which is never asked by elicitation
+    (``serve.input_required_unsupported``)."""
+    if modern and session is None:
+        return _not_asked_modern(process, request, diagnostics)
     schema = elicitation_schema(request)
     capable = session is not None and session.check_client_capability(
         types.ClientCapabilities(elicitation=types.ElicitationCapability())
@@ -52,9 +59,26 @@ async def ask_client(
         return UiAnswer(cancelled=True)
     try:
         result = await session.elicit_form(request.prompt or "Answer", schema)
+    except NoBackChannelError:  # a 2026-07-28 request over HTTP: no server-initiated requests
+        return _not_asked_modern(process, request, diagnostics)
     except MCPError:
         return UiAnswer(cancelled=True)
     return answer_from_elicitation(request, result)
+
+
+def _not_asked_modern(
+    process: ExtensionProcess, request: UiRequest, diagnostics: Diagnostics | None
+) -> UiAnswer:
+    if diagnostics is not None:
+        diagnostics.add(
+            SERVE_INPUT_REQUIRED_UNSUPPORTED(
+                f"{process.name} asked {request.prompt!r} ({request.method}) during a call from "
+                "an MCP 2026-07-28 client; serve does not return input_required results yet, "
+                "so it was answered cancelled",
+                package=process.name,
+            )
+        )
+    return UiAnswer(cancelled=True)
 
 
 def elicitation_schema(request: UiRequest) -> dict[str, Any] | None:

@@ -99,6 +99,8 @@ class McpBridge:
         self.listed = anyio.Event()
         """Set when the client first listed tools (``serve_mcp`` warms the runtimes then)."""
         self._session: ServerSession | None = None
+        self._modern = False
+        """A 2026-07-28 client has sent a request (it has no session to be asked through)."""
         """The handshake-era connection's session, for notifications outside a request."""
         self._bus = InMemorySubscriptionBus()
         self._changed = anyio.Event()
@@ -160,7 +162,9 @@ class McpBridge:
     async def _remember_session(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        if self._session is None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            self._modern = True  # questions then are not asked: serve.input_required_unsupported
+        elif self._session is None:
             self._session = ctx.session
         return await call_next(ctx)
 
@@ -373,6 +377,9 @@ class McpBridge:
     async def ask(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
         """An extension's ``ui_request`` as an elicitation form, when the client declared
         it can answer one; otherwise cancelled (``ui.unanswered``)."""
+        if self._session is None and self._modern:
+            diagnostics = None if self._opened is None else self._opened.diagnostics
+            return await ask_client(None, process, request, diagnostics, modern=True)
         return await self._ask_client(self._session, process, request)
 
     async def _ask_client(

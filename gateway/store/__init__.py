@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         process_token,
     )
     from gateway.store._policies import AdoptedPolicy, PolicyRecords, bundle_digest
-    from gateway.store._readonly import check_store, read_installed_ids
+    from gateway.store._readonly import check_store, read_installed_ids, read_state_digest
     from gateway.store._schema import (
         SCHEMA_VERSION,
         InstalledPackage,
@@ -78,6 +78,7 @@ _WHERE: dict[str, str] = {
     "fingerprint_changed": "gateway.store._hashing",
     "process_token": "gateway.store._journal",
     "read_installed_ids": "gateway.store._readonly",
+    "read_state_digest": "gateway.store._readonly",
 }
 
 __all__ = [
@@ -111,6 +112,7 @@ __all__ = [
     "fingerprint_changed",
     "process_token",
     "read_installed_ids",
+    "read_state_digest",
 ]
 
 __getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

@@ -1,16 +1,28 @@
-"""Reading the state store without changing it: ``gateway doctor``'s integrity check and the
-installed ids that shell completion offers. Neither creates, migrates nor switches the file
+"""Reading the state store without changing it: ``gateway doctor``'s integrity check, the
+installed ids that shell completion offers, and a digest of every decision it holds (what
+a warm session compares to know it must load again). Neither creates, migrates nor switches the file
 to WAL: a read-only ``sqlite3`` connection (``mode=ro``) after the same header check."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 
 from gateway.store._connection import BUSY_TIMEOUT_S, STATE_FILE, translate
 from gateway.store._schema import StoreCorrupt, StoreError, check_header, check_readable
 
-__all__ = ["check_store", "read_installed_ids"]
+__all__ = ["check_store", "read_installed_ids", "read_state_digest"]
+
+_NOT_DECISIONS = frozenset({"call_journal"})
+"""Tables a tool call writes (the at-most-once journal): not what a load reads."""
+_DERIVED = frozenset({"hash_cache"})
+"""Columns that only speed up reading others (each file's size and mtime behind a content
+hash: large, and the content hash beside it says what matters)."""
+
+
+def _quoted(name: object) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -63,3 +75,34 @@ def read_installed_ids(home: Path) -> list[str]:
     finally:
         conn.close()
     return [str(row[0]) for row in rows]
+
+
+def read_state_digest(home: Path) -> str:
+    """A digest of every table a load reads — installed packages and their gates, grants,
+    groups, workspace trust, adopted policies — but not the call journal, which calls
+    write; ``""`` when there is no store, ``"unreadable"`` when it cannot be read."""
+    path = Path(home) / STATE_FILE
+    if not path.is_file():
+        return ""
+    digest = hashlib.sha256()
+    try:
+        conn = _connect(path)
+    except StoreError:
+        return "unreadable"
+    try:
+        names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        digest.update(str(conn.execute("PRAGMA user_version").fetchone()).encode())
+        for (name,) in sorted(names):
+            if name in _NOT_DECISIONS or name.startswith("sqlite_"):
+                continue
+            digest.update(f"\0{name}\0".encode())
+            quoted = _quoted(name)
+            columns = [row[1] for row in conn.execute(f"PRAGMA table_info({quoted})")]
+            kept = ", ".join(_quoted(c) for c in columns if c not in _DERIVED) or "1"
+            for row in conn.execute(f"SELECT {kept} FROM {quoted} ORDER BY 1"):
+                digest.update(repr(row).encode())
+    except sqlite3.Error:
+        return "unreadable"
+    finally:
+        conn.close()
+    return digest.hexdigest()

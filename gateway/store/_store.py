@@ -119,11 +119,14 @@ class StateStore:
             # An upsert, not INSERT OR REPLACE: REPLACE deletes the row first, which would
             # cascade to the grants we mean to keep.
             # New rows: disabled, untrusted (the column defaults).
+            # ``installed_at`` stays the first install's: the load order (install order)
+            # decides name clashes, and an update must not move a package to the end.
             columns = (*_rows.COLUMNS[:-4], *_rows.SOURCE_PINS)
+            updated = [c for c in columns[1:] if c != "installed_at"]
             conn.execute(
                 f"INSERT INTO packages ({', '.join(columns)}) "
                 f"VALUES ({', '.join('?' * len(columns))}) ON CONFLICT (id) DO UPDATE SET "
-                + ", ".join(f"{c} = excluded.{c}" for c in columns[1:]),
+                + ", ".join(f"{c} = excluded.{c}" for c in updated),
                 (
                     *(getattr(record, name) for name in _rows.RECORD_COLUMNS),
                     str(record.path),

@@ -29,7 +29,9 @@ def test_adapters_are_in_the_defined_order() -> None:
         "openclaw",
         "pi",
         "nu",
+        "codex",
         "claude",
+        "gemini",
         "nimlet",
     ]
     assert all(isinstance(a, Adapter) for a in ADAPTERS)
@@ -102,8 +104,8 @@ def test_file_as_root_is_a_diagnostic(tmp_path: Path) -> None:
 def test_unknown_ecosystem_is_a_diagnostic(tmp_path: Path) -> None:
     entry = inspect_package(tmp_path, "vscode")
     assert messages(entry, "package.unknown_ecosystem") == [
-        "unknown ecosystem 'vscode'; known: agent-plugins, nanobot, openclaw, pi, nu, claude, "
-        "nimlet"
+        "unknown ecosystem 'vscode'; known: agent-plugins, nanobot, openclaw, pi, nu, codex, "
+        "claude, gemini, nimlet"
     ]
 
 

@@ -40,8 +40,15 @@ def test_the_demo_fixture_reads_skills_and_servers(tmp_path: Path) -> None:
         ("skill", "greeting"), ("mcp_server", "calc"), ("mcp_server", "broken"),
         ("mcp_server", "remote"),
     ]  # fmt: skip
-    assert codes(entry) == ["agent_plugins.remote_server_unsupported"]
-    assert "mcp.example.com" in entry.diagnostics[0].message
+    assert codes(entry) == []
+    remote = entry.contributions[-1].detail
+    assert (remote["transport"], remote["grant"]) == (
+        "streamable-http",
+        "network:mcp.example.com:443",
+    )
+    assert [(p.name, p.optional) for p in entry.permissions] == [
+        ("network:mcp.example.com:443", True)
+    ]
 
 
 def test_an_invalid_name_refuses_the_plugin(tmp_path: Path) -> None:

@@ -219,9 +219,12 @@ def test_mcp_servers_in_both_of_claudes_forms(tmp_path: Path) -> None:
         **{".mcp.json": json.dumps(wrapped)},
     )
     entry = inspect_package(root)
-    assert [c.name for c in entry.contributions if c.kind == "mcp_server"] == ["db"]
-    assert entry.metadata["remote_mcp_servers"] == ["web"]
-    assert _codes(entry) == [codes.CLAUDE_COMPONENT_UNSUPPORTED.code]
+    assert [c.name for c in entry.contributions if c.kind == "mcp_server"] == ["db", "web"]
+    assert entry.metadata["remote_servers"] == {
+        "web": {"transport": "streamable-http", "url": "https://x", "headers": {}}
+    }
+    assert [(p.name, p.optional) for p in entry.permissions] == [("network:x:443", True)]
+    assert _codes(entry) == []
     flat = _plugin(tmp_path / "flat", **{".mcp.json": json.dumps({"s": {"command": "srv"}})})
     assert inspect_package(flat).metadata["mcp_servers"] == {
         "s": {"command": "srv", "args": [], "env": {}}
@@ -284,3 +287,19 @@ def test_a_plugin_of_commands_and_skills_starts_nothing(tmp_path: Path) -> None:
     entry = inspect_package(_plugin(tmp_path, **{"commands__a.md": "Hi $ARGUMENTS\n"}))
     assert entry.runtime == "declarative"
     assert ADAPTER.plan_launch(entry, tmp_path / "home") is None
+
+
+def test_remote_headers_naming_a_secret_are_kept_and_plugin_options_refused(
+    tmp_path: Path,
+) -> None:
+    servers = {"mcpServers": {
+        "api": {"type": "http", "url": "https://api.example.com/mcp",
+                "headers": {"X-Key": "${API_KEY}", "X-Org": "${ORG:-acme}"}},
+        "opt": {"type": "sse", "url": "https://opt.example.com/sse",
+                "headers": {"Authorization": "Bearer ${user_config.api_token}"}},
+    }}  # fmt: skip
+    entry = inspect_package(_plugin(tmp_path, **{".mcp.json": json.dumps(servers)}))
+    assert list(entry.metadata["remote_servers"]) == ["api"]
+    assert entry.secrets == ["API_KEY", "ORG"]
+    [said] = entry.diagnostics
+    assert said.code == "remote_mcp.header_user_config" and "user_config.api_token" in said.message

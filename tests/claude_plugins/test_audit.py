@@ -60,13 +60,10 @@ def test_subagents_are_rows_that_never_run(config: GatewayConfig) -> None:
     )
 
 
-def test_skills_are_listed_and_a_remote_server_never_connects(config: GatewayConfig) -> None:
+def test_skills_are_listed_and_a_remote_server_is_connected(config: GatewayConfig) -> None:
     package = _one("example-plugin", config)
     assert _cell(package, "skill", "example-skill") == (Status.METADATA_ONLY, "audit.listed_only")
-    assert _cell(package, "mcp_server", "example-server") == (
-        Status.UNSUPPORTED,
-        "claude.component_unsupported",
-    )
+    assert _cell(package, "mcp_server", "example-server") == (Status.RUNS, "audit.runs")
 
 
 def test_openclaw_runs_a_bundles_commands_and_only_records_its_hooks(

@@ -48,8 +48,9 @@ def test_example_plugin_lists_its_command_skills_and_remote_server() -> None:
     entry = _entry("example-plugin")
     assert _kinds(entry, "prompt") == ["example-command"]
     assert _kinds(entry, "skill") == ["example-command", "example-skill"]
-    assert entry.metadata["remote_mcp_servers"] == ["example-server"]
-    assert entry.runtime == "declarative"
+    assert list(entry.metadata["remote_servers"]) == ["example-server"]
+    assert [p.name for p in entry.permissions] == ["network:mcp.example.com:443"]
+    assert entry.runtime == "python-sidecar"  # the plugin host connects the remote server
     (prompt,) = ADAPTER.package_resources(entry).prompts
     assert prompt.expand is not None
     assert "invoked this command with: first second" in prompt.expand(prompt.body, "first second")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -77,15 +79,35 @@ def test_a_home_that_is_a_file_fails_without_a_traceback(workspace):
 
 
 def test_a_stale_private_node_environment_is_a_warning_naming_setup(workspace):
-    env = workspace.config.home / "node"
+    env = workspace.home / "installation" / "node"
     (env / "bin").mkdir(parents=True)
     (env / "bin" / "node").write_text("#!/bin/sh\n")
     gone = str(workspace.home / "gone" / "node")
     (env / "gateway-node.json").write_text(json.dumps({"node": gone, "version": "22.20.0"}))
-    _, checks = doctor(workspace)
+    done = subprocess.run(
+        [sys.executable, "-m", "gateway", "doctor", "--json"],
+        env={**os.environ, "GATEWAY_HOME": str(workspace.config.home), "GATEWAY_NODE_ENV": str(env)},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
     assert checks["node environment"]["status"] == "warn"
     assert gone in checks["node environment"]["found"]
     assert checks["node environment"]["fix"] == "gateway setup"
+
+
+def test_the_node_environment_an_older_gateway_made_in_the_home_is_named_as_unread(workspace):
+    older = workspace.config.home / "node"
+    (older / "bin").mkdir(parents=True)
+    (older / "gateway-node.json").write_text(json.dumps({"node": "/gone", "version": "22.20.0"}))
+    own = workspace.home / "installation" / "node"
+    done = subprocess.run(
+        [sys.executable, "-m", "gateway", "doctor", "--json"],
+        env={**os.environ, "GATEWAY_HOME": str(workspace.config.home), "GATEWAY_NODE_ENV": str(own)},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    check = {c["name"]: c for c in json.loads(done.stdout)["checks"]}["node environment"]
+    assert f"no private Node environment in {own}" in check["found"]
+    assert f"{older}: an older gateway's, no longer read" in check["found"]
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")

@@ -53,6 +53,20 @@ def test_a_problem_raised_again_after_a_mark_is_among_what_was_raised_since() ->
     assert [d.message for d in kept.since(mark)] == ["one"]
 
 
+def test_truncated_to_what_a_load_said_a_problem_said_after_is_kept_again_when_raised() -> None:
+    kept = Diagnostics()
+    kept.add(NOISE("load", package="p"))
+    count = len(kept)
+    kept.add(NOISE("a command's", package="p"))
+    kept.truncate(count)  # the warm session, between two commands
+    assert [d.message for d in kept] == ["load"]
+    mark = kept.mark()
+    kept.add(NOISE("a command's", package="p"))  # the next command meets it again
+    assert [d.message for d in kept] == ["load", "a command's"]
+    assert [d.message for d in kept.since(mark)] == ["a command's"]
+    assert kept.suppressed == {}
+
+
 FLOOD = 100_000
 """Lines of noise: the extension runs in memory, so this measures the host alone."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -248,3 +249,91 @@ async def test_the_live_registration_replaces_the_cached_one_and_is_cached(works
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
         assert gateway.processes == [] and gateway.registry.tool("extra") is not None
+
+
+def _cached(workspace: Workspace) -> list[Path]:
+    return list((workspace.config.home / "cache" / "registrations").glob("*.json"))
+
+
+async def test_disable_and_enable_drop_the_cached_registration(workspace, monkeypatch):
+    from gateway.cli import main
+
+    package_id, log = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
+    await warm(workspace)
+    assert _cached(workspace)
+    monkeypatch.setenv("GATEWAY_HOME", str(workspace.config.home))
+    for verb in ("disable", "enable"):
+        assert main([verb, package_id]) == 0
+        assert not _cached(workspace)
+        await warm(workspace)  # enabled again: started for real, and cached again
+    assert starts(log) == 2
+
+
+async def test_a_grant_changed_is_a_cache_miss(workspace):
+    package_id, log = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
+    await warm(workspace)
+    with StateStore.open(workspace.config.home) as store:
+        store.grant(package_id, ["workspace.write"], requested=["workspace.write"])
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
+        assert [p.name for p in gateway.processes] == ["alpha"]
+    assert starts(log) == 2
+
+
+async def test_a_reinstall_of_the_same_content_drops_the_cached_registration(workspace):
+    nimlet_package(workspace, "alpha", tools=["alpha_tool"])
+    await warm(workspace)
+    assert _cached(workspace)
+    nimlet_package(workspace, "alpha", tools=["alpha_tool"])  # the same source again
+    assert not _cached(workspace)
+
+
+async def test_a_start_that_failed_is_not_served_from_the_cache(workspace):
+    _, log = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
+    await warm(workspace)
+    config_path = workspace.root.parent / "alpha-config.json"
+    config_path.write_text(json.dumps({"log": str(log), "before_register": "crash"}))
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        assert (await gateway.call_tool("alpha_tool", {"do": "echo"})).is_error
+    assert not _cached(workspace)  # the next load starts it at once, and sees it fail
+    config_path.write_text(json.dumps({"log": str(log), "tools": ["alpha_tool"]}))
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        assert [p.name for p in gateway.processes] == ["alpha"]
+
+
+async def test_a_program_replaced_in_place_is_another_start(workspace):
+    source = workspace.root.parent / "sources" / "beta"
+    source.mkdir(parents=True)
+    program = workspace.root.parent / "bin" / "python-beta"
+    program.parent.mkdir()
+    program.symlink_to(sys.executable)
+    log = package_dirs(workspace.config.home, "beta")[0] / "received.jsonl"
+    config = workspace.root.parent / "beta-config.json"
+    config.write_text(json.dumps({"log": str(log), "tools": ["beta_tool"]}))
+    command = [str(program), str(FIXTURES / "scripted_extension.py"), str(config)]
+    (source / "extension.json").write_text(json.dumps({"name": "beta", "command": command}))
+    home = workspace.config.home
+    report = install(home, str(source), kind="local", inspector=load_adapters().inspect)
+    with StateStore.open(home) as store:
+        store.set_trusted(report.package.record.id, True)
+        store.set_enabled(report.package.record.id, True)
+    await warm(workspace)
+    await warm(workspace)
+    assert starts(log) == 1  # held dormant the second time
+    program.unlink()  # the same path now leads to another file: an upgrade in place
+    shutil.copy(sys.executable, program)
+    await warm(workspace)
+    assert starts(log) == 2
+
+
+async def test_start_for_starts_together_what_a_run_will_use_and_nothing_else(workspace):
+    _, hooked = nimlet_package(workspace, "alpha", tools=[], events=["turn_end"])
+    _, owner = nimlet_package(workspace, "beta", tools=["beta_tool"])
+    _, idle = nimlet_package(workspace, "gamma", tools=["gamma_tool"], events=["input"])
+    await warm(workspace)
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        await gateway.start_for(["session_start", "turn_end"], ["beta_tool"])
+        assert sorted(p.name for p in gateway.processes) == ["alpha", "beta"]
+        await gateway.call_tool("beta_tool", {"do": "echo"})
+    assert (starts(hooked), starts(owner), starts(idle)) == (2, 2, 1)

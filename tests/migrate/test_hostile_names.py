@@ -140,7 +140,9 @@ def test_tool_and_command_names_never_become_paths(tmp_path, monkeypatch, target
         {"nimlet": [".nimlet", "MIGRATION.md"], "mcp": ["MIGRATION.md", "mcp.json"],
          "agent-plugin": ["MIGRATION.md", "mcp.json", "plugin.json"],
          "nanobot": ["MIGRATION.md", "mcp.json", "plugin.json"],
-         "nanobot-manifest": ["MIGRATION.md", "nanobot.extension.json", "package.json"]}[target]
+         "nanobot-manifest": ["MIGRATION.md", "nanobot.extension.json", "package.json"],
+         "gemini-extension": ["MIGRATION.md", "gemini-extension.json"],
+         "codex-plugin": [".codex-plugin", ".mcp.json", "MIGRATION.md"]}[target]
     )  # fmt: skip
     text = (out / "MIGRATION.md").read_text(encoding="utf-8")
     assert "\x00" not in text  # a name's NUL or escape sequence is shown, not written

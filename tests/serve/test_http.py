@@ -145,14 +145,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @asynccontextmanager
-async def client(server: Server, token: str, **options: Any) -> AsyncIterator[ClientSession]:
+async def client(
+    server: Server, token: str, *, modern: bool = False, **options: Any
+) -> AsyncIterator[ClientSession]:
+    """The handshake, or with ``modern`` the stateless 2026-07-28 revision."""
     headers = {"Authorization": f"Bearer {token}"}
     async with (
         create_mcp_http_client(headers=headers) as http,
         streamable_http_client(server.url, http_client=http) as (read, write),
         ClientSession(read, write, **options) as session,
     ):
-        await session.initialize()
+        await (session.discover() if modern else session.initialize())
         yield session
 
 
@@ -218,6 +221,25 @@ async def test_a_question_goes_to_the_client_whose_call_asked_it(server: Server)
 async def test_a_question_to_a_client_that_cannot_answer_is_cancelled(server: Server) -> None:
     async with client(server, server.tokens["a"]) as session:
         assert texts(await session.call_tool("alpha_ask", {})) == ["no"]
+
+
+async def test_a_2026_07_28_callers_question_is_cancelled_with_a_named_diagnostic(
+    server: Server,
+) -> None:
+    """A stateless request has no back channel for an elicitation, and serve does not
+    return input_required yet: cancelled, and said (``serve.input_required_unsupported``)."""
+    asked: list[str] = []
+
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"answer": True})
+
+    log = server.home.parent / "stderr.log"
+    before = len(log.read_text())
+    async with client(server, server.tokens["a"], modern=True, elicitation_callback=answer) as s:
+        assert texts(await s.call_tool("alpha_ask", {})) == ["no"]
+    assert asked == []
+    assert "serve.input_required_unsupported" in log.read_text()[before:]
 
 
 def _post(server: Server, token: str, body: dict[str, Any], session: str | None) -> Any:

@@ -284,3 +284,24 @@ async def test_the_example_workspace_as_one_mcp_server(served):
     assert {"review", "note", "todos"} <= prompts
     assert skills >= {"release-notes"}
     assert "3" in texts(counted)[0]
+
+
+async def test_a_2026_07_28_client_is_told_its_questions_are_not_asked_yet(served):
+    """2026-07-28 asks through input_required results, which serve does not return yet:
+    the question is answered cancelled, with a named diagnostic, never silently."""
+    asked: list[str] = []
+
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"answer": True})
+
+    log = served.home.parent / "server-stderr.log"
+    before = log.read_text() if log.exists() else ""
+    async with client(
+        served, "--package", IDS["nimlet"], modern=True, elicitation_callback=answer
+    ) as connection:
+        reply = await connection.get_prompt("ask", {"arguments": "deploy"})
+    assert asked == []
+    assert [m.content.text for m in reply.messages] == ["answer: no"]
+    said = log.read_text()[len(before) :]
+    assert "serve.input_required_unsupported" in said and "Really deploy?" in said

@@ -17,7 +17,9 @@ Node ≥ 24 (with ``NODE_USE_ENV_PROXY=1``) honour.
 
 from __future__ import annotations
 
-from gateway.sandbox import EGRESS_HOST, EGRESS_PORT
+from collections.abc import Iterable
+
+from gateway.sandbox import EGRESS_HOST, EGRESS_PORT, Destination, normal_host
 from gateway.sandbox.egress._connect import Resolver, system_resolver
 from gateway.sandbox.egress._proxy import Denial, Grant, handle_client
 from gateway.sandbox.egress._service import (
@@ -58,10 +60,16 @@ PROXY_VARIABLES = (
 """What ``proxy_environment`` sets (every proxy variable of the user's is replaced)."""
 
 
-def proxy_environment() -> dict[str, str]:
-    """The variables that point a child at the egress proxy on its own loopback."""
+def proxy_environment(destinations: Iterable[Destination] = ()) -> dict[str, str]:
+    """The variables that point a child at the egress proxy on its own loopback.
+
+    The child's loopback is its own namespace's, so its local names stay direct
+    (``NO_PROXY``) — except those granted as destinations (``network:127.0.0.1:PORT``, a
+    remote MCP server on the user's machine): they mean the machine's loopback, which only
+    the proxy reaches."""
     url = f"http://{EGRESS_HOST}:{EGRESS_PORT}"
-    local = "localhost,127.0.0.1,::1"
+    granted = {normal_host(d.host) for d in destinations}
+    local = ",".join(name for name in ("localhost", "127.0.0.1", "::1") if name not in granted)
     return {
         "HTTP_PROXY": url, "HTTPS_PROXY": url, "ALL_PROXY": url,
         "http_proxy": url, "https_proxy": url, "all_proxy": url,

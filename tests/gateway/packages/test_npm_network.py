@@ -224,10 +224,11 @@ def test_npm_environment_has_the_network_settings_and_nothing_else() -> None:
         "NPM_TOKEN": "t0ken",
         "GATEWAY_PASSTHROUGH_ENV": "NPM_TOKEN",
         "AWS_SECRET_ACCESS_KEY": "secret",
+        "GATEWAY_NODE_ENV": "/nonexistent-node-env",
     }
     env = npm_environment(source=source, home=Path("/nonexistent-gateway-home"))
     for name in ("HTTPS_PROXY", "no_proxy", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE",
                  "npm_config_registry", "NPM_CONFIG_USERCONFIG", "NPM_TOKEN", "HOME"):  # fmt: skip
         assert env[name] == source[name], name
     assert "AWS_SECRET_ACCESS_KEY" not in env
-    assert "npm_config_prefix" not in env  # no private Node environment under that home
+    assert "npm_config_prefix" not in env  # no private Node environment there

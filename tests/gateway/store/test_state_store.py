@@ -389,3 +389,15 @@ def test_workspace_paths_are_resolved(
     assert store.is_workspace_trusted(".")
     [entry] = store.list_workspaces()
     assert entry.path == real.resolve() and entry.trusted and entry.decided_at.tzinfo is not None
+
+
+def test_a_reinstall_keeps_the_first_install_time_the_load_order_goes_by(store) -> None:
+    from datetime import UTC, datetime
+
+    first = datetime(2026, 1, 1, tzinfo=UTC)
+    store.record_install(record(installed_at=first), requested=REQUESTED)
+    store.record_install(
+        record(chash="sha256:" + "b" * 64, installed_at=datetime(2026, 6, 1, tzinfo=UTC)),
+        requested=REQUESTED,
+    )
+    assert store.get_package("pi:demo").record.installed_at == first

@@ -1,0 +1,85 @@
+"""How a Gemini CLI extension with stdio MCP servers starts: the plugin host, one process per
+extension (``adapters/_host_plan``), its tools named as Gemini CLI names them
+(``mcp_<server>_<tool>``).
+
+Each server entry is hydrated as Gemini CLI does (``variables.ts``): ``${extensionPath}`` is
+the installed folder, ``${workspacePath}`` the gateway's working directory, ``${/}`` and
+``${pathSeparator}`` the path separator; then ``$VAR``, ``${VAR}`` and ``${VAR:-default}`` in
+``env``, ``args`` and ``cwd`` from the extension's settings (``envResolver.ts``; here the values
+stored with ``gateway secret set``; the gateway's own environment is never read for them).
+Settings reach every server's environment, as in Gemini CLI. A server without ``cwd`` runs in
+the extension's folder (Gemini CLI: its own working directory, which the sandbox may not let
+a server read). ``timeout`` (ms) widens the response timeout; ``includeTools`` and
+``excludeTools`` filter the tools offered.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Final
+
+from adapters._host_plan import plan_servers, stored_secrets
+from adapters.gemini import _codes as codes
+from adapters.gemini._inspect import hydrate
+from gateway.model import CatalogEntry, LaunchSpec
+from gateway.sandbox import package_dirs
+
+__all__ = ["plan_extension", "resolve_env_vars"]
+
+_ENV_REF: Final = re.compile(
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))"
+)
+
+
+def resolve_env_vars(value: str, values: dict[str, str]) -> str:
+    """``$VAR``, ``${VAR}``, ``${VAR:-default}``; an unknown one without a default is kept."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(3)
+        if name in values:
+            return values[name]
+        return match.group(2) if match.group(2) is not None else match.group(0)
+
+    return _ENV_REF.sub(replace, value)
+
+
+def plan_extension(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
+    servers: dict[str, dict[str, Any]] = entry.metadata.get("stdio_servers") or {}
+    if not servers:
+        return None  # context files, skills and commands: the gateway serves them itself
+    data, _ = package_dirs(home, entry.id)
+    settings, diagnostics = stored_secrets(entry, home, lambda name: (
+        codes.GEMINI_SETTING_NOT_SUPPLIED(
+            f"setting {name} has no stored value; its servers start without it",
+            package=entry.id, contribution=name, hint=f"gateway secret set {entry.id} {name}",
+        )
+    ))  # fmt: skip
+    variables = {"extensionPath": entry.root, "workspacePath": os.getcwd(), "/": os.sep,
+                 "pathSeparator": os.sep}  # fmt: skip
+
+    def text(value: str) -> str:
+        return resolve_env_vars(hydrate(value, variables), settings)
+
+    resolved = {}
+    longest = 0.0
+    for name, server in servers.items():
+        cwd = server.get("cwd")
+        resolved[name] = {
+            "command": hydrate(server["command"], variables),
+            "args": [text(arg) for arg in server.get("args", [])],
+            "env": {**settings, **{k: text(v) for k, v in server.get("env", {}).items()}},
+            "cwd": str(Path(entry.root) / text(cwd)) if isinstance(cwd, str) else entry.root,
+            "include_tools": server.get("includeTools"),
+            "exclude_tools": list(server.get("excludeTools", [])),
+        }
+        longest = max(longest, float(server.get("timeout", 0)) / 1000)
+    return plan_servers(
+        entry, home, resolved, tool_names="gemini", data=data, diagnostics=diagnostics,
+        not_found=lambda name, command: codes.GEMINI_SERVER_INVALID(
+            f"MCP server {name!r}: command {command!r} is neither on PATH nor a file",
+            package=entry.id, contribution=name,
+        ),
+        response_seconds=longest or None,
+    )  # fmt: skip

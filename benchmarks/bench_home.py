@@ -1,0 +1,205 @@
+"""A home lived in (issue 29): what 30+ packages of the seven formats cost a command, as
+same-run ratios against a home of one package and an empty one.
+
+    python benchmarks/bench_home.py [--rounds N] [--root DIR]
+
+The home is ``benchmarks._home`` (packed real packages and generated ones, installed through
+the CLI, each trusted, granted and enabled); the tool called is the examples' Agent Plugin
+``glossary`` (``mcp_glossary_define``, an MCP server run by the plugin host). Each command
+runs as a user runs it, a fresh ``gateway`` process; the variants alternate round by round
+and the medians are compared:
+
+1. ``gateway call`` in the full home / in a home of ``glossary`` alone, one-shot
+   (``GATEWAY_SESSION=off``: every runtime whose hooks the call fires starts): target 1.5x;
+2. the same with the warm session (``GATEWAY_SESSION=on``, started before the rounds):
+   target 1.2x;
+3. ``gateway serve --mcp`` until ``initialize`` and ``tools/list`` are answered, full home /
+   no packages: target 2x;
+4. ``gateway list`` in the full home with the session warm: target 1 s;
+5. ``gateway trust`` and ``gateway enable`` of 16 ids at once: target 2 s each.
+
+``--root DIR`` keeps the homes in DIR (built once, reused by the next run). Nothing here is a
+test: the figures go to docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._home import Home, build_home, gateway_command
+
+TOOL = "mcp_glossary_define"
+ARGUMENTS = '{"term": "cache"}'
+
+
+def _timed(home: Home, *args: str, session: str) -> float:
+    env = {**home.env, "GATEWAY_SESSION": session}
+    start = time.perf_counter()
+    done = subprocess.run(
+        [*gateway_command(), *args], env=env, cwd=home.workspace, capture_output=True,
+        text=True, timeout=900, check=False,
+    )  # fmt: skip
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"gateway {' '.join(args)} failed: {done.stdout}{done.stderr}")
+    return elapsed
+
+
+def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(message).encode() + b"\n")
+    process.stdin.flush()
+
+
+def _reply(process: subprocess.Popen[bytes], wanted: int) -> dict[str, object]:
+    assert process.stdout is not None
+    while True:
+        line = process.stdout.readline()
+        if not line:
+            raise SystemExit("gateway serve --mcp closed its output")
+        message = json.loads(line)
+        if message.get("id") == wanted:
+            return dict(message)
+
+
+def serve_listing(home: Home) -> float:
+    """Seconds from spawning ``gateway serve --mcp`` to its ``tools/list`` answer."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [*gateway_command(), "serve", "--mcp", "--workspace", str(home.workspace)],
+        env=home.env, cwd=home.workspace, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        _send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "bench_home", "version": "1"}}})  # fmt: skip
+        _reply(process, 1)
+        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+        _reply(process, 2)
+        return time.perf_counter() - start
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        try:
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _homes(root: Path) -> dict[str, Home]:
+    """The full home, glossary alone, and none: built once under ``root``."""
+    made = {}
+    for name, only in (("full", None), ("one", ["glossary"]), ("empty", [])):
+        folder = root / name
+        marker = folder / "built.json"
+        if marker.is_file():
+            made[name] = Home(**{**json.loads(marker.read_text()), "root": folder})
+            made[name].workspace = Path(made[name].workspace)
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        print(f"building the {name} home …", flush=True)
+        home = build_home(folder, only)
+        marker.write_text(json.dumps({"env": home.env, "workspace": str(home.workspace),
+                                      "ids": home.ids}))  # fmt: skip
+        made[name] = home
+    return made
+
+
+def _settle(home: Home, tries: int = 3) -> None:
+    """Load the home until every package has started once (and its registration is
+    cached): the first load after the installs starts them all."""
+    for _ in range(tries):
+        listed = json.loads(home.gateway("list", "--json").stdout)
+        failed = [d for d in listed["diagnostics"] if d["code"] == "extension.start_failed"]
+        if not failed:
+            return
+    raise SystemExit(f"packages that do not start: {[d['message'] for d in failed]}")
+
+
+def _ids16(home: Home) -> list[str]:
+    return list(home.ids.values())[:16]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--root", type=Path, help="keep the homes here (reused when built)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-home-") as scratch:
+        root = args.root or Path(scratch)
+        root.mkdir(parents=True, exist_ok=True)
+        homes = _homes(root)
+        full, one, empty = homes["full"], homes["one"], homes["empty"]
+        call = ("call", TOOL, ARGUMENTS)
+        print(f"{len(full.ids)} packages in the full home", flush=True)
+        # Unmeasured: registration caches, byte code, and the two warm sessions.
+        for home in (full, one):
+            _settle(home)
+            _timed(home, *call, session="off")
+            _timed(home, *call, session="on")
+        _timed(full, "list", session="on")
+        variants: dict[str, Callable[[], float]] = {
+            "call, glossary alone, one-shot": lambda: _timed(one, *call, session="off"),
+            "call, full home, one-shot": lambda: _timed(full, *call, session="off"),
+            "call, glossary alone, warm": lambda: _timed(one, *call, session="on"),
+            "call, full home, warm": lambda: _timed(full, *call, session="on"),
+            "list, full home, warm": lambda: _timed(full, "list", session="on"),
+            "serve --mcp, no packages": lambda: serve_listing(empty),
+            "serve --mcp, full home": lambda: serve_listing(full),
+        }
+        samples: dict[str, list[float]] = {name: [] for name in variants}
+        for round_ in range(args.rounds):
+            for name, run in variants.items():
+                samples[name].append(run())
+            print(f"round {round_ + 1}/{args.rounds} done", flush=True)
+        for home in (full, one):
+            _timed(home, "session", "stop", "--all", session="off")
+        # Last: each of these changes the home (and so what the commands above would find).
+        ids = _ids16(full)
+        for verb, undo in (("trust", "untrust"), ("enable", "disable")):
+            samples[f"{verb} of 16 ids"] = []
+            for _ in range(args.rounds):
+                _timed(full, undo, *ids, session="off")
+                samples[f"{verb} of 16 ids"].append(_timed(full, verb, *ids, session="off"))
+    report(samples, len(full.ids))
+
+
+def report(samples: dict[str, list[float]], packages: int) -> None:
+    median = {name: statistics.median(values) for name, values in samples.items()}
+    rounds = len(next(iter(samples.values())))
+    print(f"\n== a home of {packages} packages (medians of {rounds} rounds) ==")
+    for name, value in median.items():
+        print(f"{name:38s} {value * 1000:9.0f} ms")
+    ratios = (
+        ("call one-shot, full / alone", "call, full home, one-shot",
+         "call, glossary alone, one-shot", 1.5),
+        ("call warm, full / alone", "call, full home, warm", "call, glossary alone, warm", 1.2),
+        ("serve --mcp, full / none", "serve --mcp, full home", "serve --mcp, no packages", 2.0),
+    )  # fmt: skip
+    print()
+    for label, top, bottom, target in ratios:
+        ratio = median[top] / median[bottom]
+        verdict = "met" if ratio <= target else "MISSED"
+        print(f"{label:38s} {ratio:6.2f}x  (target <= {target}x: {verdict})")
+    for name, target in (("list, full home, warm", 1.0), ("trust of 16 ids", 2.0),
+                         ("enable of 16 ids", 2.0)):  # fmt: skip
+        verdict = "met" if median[name] <= target else "MISSED"
+        print(f"{name:38s} {median[name]:6.2f} s  (target <= {target} s: {verdict})")
+
+
+if __name__ == "__main__":
+    main()
