@@ -134,7 +134,9 @@ def test_the_users_real_home_stays_unreadable(outside: Path) -> None:
         env={**os.environ, **sandbox.environment}, stdout=subprocess.PIPE,
     )  # fmt: skip
     out, _ = child.communicate(timeout=60)
-    assert out.decode().strip() == "PermissionError"
+    # Refused by Landlock, or hidden by the private /tmp when the home lives there (the
+    # suite's own isolated HOME does): unreadable either way, never listed.
+    assert out.decode().strip() in ("PermissionError", "FileNotFoundError")
 
 
 @needs_landlock
