@@ -16,12 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from adapters.agent_plugins import runtime_reads
 from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
 from adapters.plugin_host import start_timeout, write_config
 from gateway.base import Diagnostic
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.packages.secrets import SecretsError, read_secrets
+from gateway.runtime import program_reads
 from gateway.sandbox import python_runtime_paths
 
 __all__ = ["HOST_COMMAND", "find_command", "plan_servers", "stored_secrets"]
@@ -83,7 +83,14 @@ def plan_servers(
         if executable is None:
             diagnostics.append(not_found(name, server["command"]))
         else:
-            reads += runtime_reads(executable)
+            # A bare name is looked up on the user's PATH again there: the user's word, not
+            # the package's (a path the package names is held to its own folder).
+            command = server["command"]
+            program = command if "/" not in command else str(executable)
+            reads += program_reads(
+                [program], path_env=os.environ.get("PATH"), home=Path.home(),
+                guarded=(home,), own=root,
+            )  # fmt: skip
         resolved[name] = {
             **server,
             "command": str(executable) if executable is not None else server["command"],

@@ -3,10 +3,12 @@ plugin, given a configuration file that holds each stdio server resolved for thi
 and its remote servers (``adapters.plugin_host._remote_plan``).
 
 At plan time each server's command is resolved — ``./path`` inside the plugin, or a bare
-name on PATH — and its real executable and runtime (the Python installation, Node's) are
-added to the launch's ``reads`` so the confined servers can execute them. ``${PLUGIN_ROOT}``
-and ``${PLUGIN_DATA}`` are expanded in ``args``, ``env`` and ``cwd``; ``PLUGIN_DATA`` is the
-package's data folder (``GATEWAY_HOME/data/<id>``), the one place it may write.
+name on PATH — and what running it needs (``gateway.runtime.program_reads``: the program,
+the interpreter of a script, the venv or installation it belongs to, never a toolchain's
+credential files) is added to the launch's ``reads`` so the confined servers can run it.
+``${PLUGIN_ROOT}`` and ``${PLUGIN_DATA}`` are expanded in ``args``, ``env`` and ``cwd``;
+``PLUGIN_DATA`` is the package's data folder (``GATEWAY_HOME/data/<id>``), the one place it
+may write.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
 from adapters.plugin_host import SCHEME, config_path, plan_remote, start_timeout, write_config
 from gateway.base import Diagnostic, private_dir
 from gateway.model import CatalogEntry, LaunchSpec
-from gateway.sandbox import node_runtime_paths, package_dirs, python_runtime_paths
+from gateway.runtime import program_reads
+from gateway.sandbox import package_dirs, python_runtime_paths
 
 __all__ = ["HOST_COMMAND", "config_file", "plan_plugin_host", "resolve_command"]
 
@@ -45,22 +48,6 @@ def resolve_command(command: str, root: Path) -> Path | None:
         return candidate if inside and candidate.is_file() else None
     found = shutil.which(command)
     return Path(found) if found else None
-
-
-def runtime_reads(executable: Path) -> list[Path]:
-    """The executable and the installation it runs from."""
-    real = Path(os.path.realpath(executable))
-    reads = [executable, real]
-    if real == Path(os.path.realpath(sys.executable)):
-        reads += python_runtime_paths()  # the gateway's own Python (a venv of it included)
-    elif real.name.startswith("python"):
-        venv = executable.parent.parent
-        if (venv / "pyvenv.cfg").is_file():
-            reads.append(venv)
-        reads.append(real.parent.parent)
-    elif real.name in ("node", "bun", "deno") or executable.name in ("npx", "npm", "node"):
-        reads += node_runtime_paths(executable)
-    return reads
 
 
 def _expand(value: str, root: Path, data: Path) -> str:
@@ -97,7 +84,13 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
                 package=entry.id,
             ))  # fmt: skip
         else:
-            reads += runtime_reads(executable)
+            # A bare name is looked up on the user's PATH again there: the user's word, not
+            # the package's (a path the package names is held to its own folder).
+            program = command if "/" not in command else str(executable)
+            reads += program_reads(
+                [program], path_env=os.environ.get("PATH"), home=Path.home(),
+                guarded=(home,), own=root,
+            )  # fmt: skip
         env = {key: _expand(value, root, data) for key, value in server.get("env", {}).items()}
         resolved[name] = {
             "command": str(executable) if executable is not None else command,

@@ -12,16 +12,16 @@ servers' tools are named as Claude Code names a plugin's MCP tools,
 ``mcp__plugin_<plugin>_<server>__<tool>``.
 
 The sandbox reads the host needs beyond the plugin folder: the gateway's Python and source,
-the config, and the installation of every program the hook commands and servers name that
-is not a system folder (``bash``, ``node``, ``uvx`` from a version manager), never the
-user's home itself or the gateway's home.
+the config, and what every program the hook commands and servers name needs to run
+(``gateway.runtime.program_reads``: ``bash``, ``node``, ``uvx`` from a version manager, a
+venv's Python), never the user's home itself, the gateway's home or a toolchain's
+credential files.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -29,9 +29,10 @@ from typing import Any, Final
 
 from adapters.plugin_host import plan_remote, read_hooks, write_config
 from gateway.model import CatalogEntry, LaunchSpec
+from gateway.runtime import program_reads, shebang
 from gateway.sandbox import package_dirs, python_runtime_paths
 
-__all__ = ["HOST_COMMAND", "plan_plugin_host", "program_paths"]
+__all__ = ["HOST_COMMAND", "plan_plugin_host"]
 
 HOST_COMMAND: Final = (sys.executable, "-P", "-m", "adapters.plugin_host")
 SOURCE_ROOT: Final = Path(__file__).resolve().parents[2]
@@ -69,7 +70,6 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec:
         if isinstance(h, dict) and isinstance(h.get("command"), str)
     ]
     programs = [*_programs(commands, Path(root)), *(s["command"] for s in servers.values())]
-    guarded = (Path.home(), home)
     hooks_only, _ = read_hooks(hooks) if hooks else ([], [])
     longest = max((hook.timeout for hook in hooks_only), default=0.0)
     return LaunchSpec(
@@ -80,7 +80,13 @@ def plan_plugin_host(entry: CatalogEntry, home: Path) -> LaunchSpec:
             *python_runtime_paths(),
             SOURCE_ROOT,
             path,
-            *program_paths(programs, os.environ.get("PATH"), guarded),
+            *program_reads(
+                programs,
+                path_env=os.environ.get("PATH"),
+                home=Path.home(),
+                guarded=(home,),
+                own=Path(root),
+            ),
         ),
         writes=(data, *remote.writes),
         env=remote.env,
@@ -121,41 +127,5 @@ def _programs(commands: Iterable[str], root: Path) -> list[str]:
                 break
         for word in words:
             if word.startswith(str(root)) and os.path.isfile(word):
-                found += _shebang(Path(word))
+                found += shebang(Path(word))
     return found
-
-
-def _shebang(path: Path) -> list[str]:
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(256)
-    except OSError:
-        return []
-    if not head.startswith(b"#!"):
-        return []
-    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
-    if words and Path(words[0]).name == "env":
-        return [w for w in words[1:] if not w.startswith("-")][:1]
-    return words[:1]
-
-
-def program_paths(
-    programs: Iterable[str], path_env: str | None, guarded: Iterable[Path]
-) -> tuple[Path, ...]:
-    """The installation each bare program name belongs to on ``PATH`` (the folder above
-    its ``bin``), never a folder holding a guarded one; names with a ``/`` are the
-    plugin's own files or system paths, not looked up."""
-    protected = [Path(os.path.realpath(p)) for p in guarded]
-    found: list[Path] = []
-    for program in dict.fromkeys(programs):
-        if "/" in program:
-            continue
-        located = shutil.which(program, path=path_env)
-        if not located:
-            continue
-        for candidate in (Path(located).absolute(), Path(os.path.realpath(located))):
-            parent = candidate.parent
-            top = parent.parent if parent.name in ("bin", "shims") else parent
-            if not any(p == top or top in p.parents for p in protected):
-                found.append(top)
-    return tuple(dict.fromkeys(found))

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from adapters._host_plan import plan_servers, stored_secrets
-from adapters.claude_plugins.runtime import program_paths
 from adapters.codex import _codes as codes
 from gateway.model import CatalogEntry, LaunchSpec
+from gateway.runtime import program_reads
 from gateway.sandbox import package_dirs
 
 __all__ = ["plan_plugin"]
@@ -70,8 +70,8 @@ def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
             package=entry.id, contribution=name,
         ),
         response_seconds=longest or None, hooks=hooks,
-        extra_reads=program_paths(_hook_programs(hooks), os.environ.get("PATH"),
-                                  (Path.home(), home)),
+        extra_reads=program_reads(_hook_programs(hooks), path_env=os.environ.get("PATH"),
+                                  home=Path.home(), guarded=(home,), own=Path(root)),
     )  # fmt: skip
 
 

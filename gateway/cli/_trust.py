@@ -60,6 +60,8 @@ def run_trust(args: argparse.Namespace, config: GatewayConfig) -> int:
         elif result["trusted"] == trusted:
             state = state if trusted else "no longer trusted"
             print(f"package {result['id']} is {state} (content {result['content_hash'][:19]}…)")
+            if trusted:  # what trusting it lets run, and where it can reach
+                print(f"  sandbox: {result['sandbox']}")
         else:
             print(f"package {result['id']} is not trusted")
     flagged = [d for result in results for d in result.get("flagged", [])]
@@ -79,6 +81,7 @@ def _workspace(config: GatewayConfig, target: Path, trusted: bool) -> dict[str, 
 def _packages(config: GatewayConfig, ids: list[str], trusted: bool) -> dict[str, dict[str, Any]]:
     """Each package trusted (its content hashed again first) and, trusted, what it declares
     for the model read again: its text reaches the model once it runs."""
+    from gateway.host import describe_sandbox
     from gateway.packages import load_adapters, trust_packages
 
     done = trust_packages(config.home, ids, trusted, load_adapters())
@@ -88,6 +91,7 @@ def _packages(config: GatewayConfig, ids: list[str], trusted: bool) -> dict[str,
             "id": result.package.id,
             "trusted": result.package.trusted,
             "content_hash": result.package.record.content_hash,
+            "sandbox": describe_sandbox(result.package.record, result.package.granted, config),
             "diagnostics": [d.to_dict() for d in result.diagnostics],
             "flagged": result.diagnostics,
         }

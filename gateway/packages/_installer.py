@@ -50,7 +50,7 @@ from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 from gateway.packages.environment import env_grant, env_grant_name
 from gateway.packages.secrets import secrets_path
-from gateway.sandbox import SANDBOX_PERMISSIONS, grant_hints
+from gateway.sandbox import SANDBOX_PERMISSIONS, grant_hints, is_sandbox_grant
 from gateway.store import (
     STATE_FILE,
     ContentHashError,
@@ -319,6 +319,8 @@ def _record(
         # And the variables the user passed through (env:NAME): consent given to the
         # package, as the sandbox grants are.
         keep |= {p for p in _granted_before(store, entry.id) if env_grant_name(p)}
+        # And the grants that carry a name (network:HOST, workspace.write:PATH).
+        keep |= {p for p in _granted_before(store, entry.id) if is_sandbox_grant(p)}
         result = store.record_install(record, requested=keep, aliases=aliases)
     return result, previous
 

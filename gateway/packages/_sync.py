@@ -28,7 +28,7 @@ from gateway.packages._lockfile import LockedPackage, Lockfile, config_digest
 from gateway.packages._rewrites import HOOKS_REWRITE
 from gateway.packages._trees import remove_tree
 from gateway.packages.environment import env_grant_name
-from gateway.sandbox import SANDBOX_PERMISSIONS
+from gateway.sandbox import SANDBOX_PERMISSIONS, is_sandbox_grant
 from gateway.store import STATE_FILE, InstalledPackage, StateStore
 
 __all__ = ["SyncRefused", "SyncReport", "sync"]
@@ -173,7 +173,8 @@ def _expect(package: LockedPackage) -> Callable[[CatalogEntry, str, str | None],
 def _allowed(entry: CatalogEntry, grants: tuple[str, ...]) -> set[str]:
     own = {p.name for p in entry.permissions}
     anyone = {*SANDBOX_PERMISSIONS, HOOKS_REWRITE}  # what any package may be granted
-    return own | anyone | {g for g in grants if env_grant_name(g)}
+    named = {g for g in grants if env_grant_name(g) or is_sandbox_grant(g)}
+    return own | anyone | named
 
 
 def _refused_grants(package: LockedPackage, entry: CatalogEntry) -> Diagnostic | None:

@@ -123,6 +123,13 @@ def missing_protections(policy: SandboxPolicy, support: KernelSupport) -> list[s
             f"read-only {names} inside the writable workspace (a private mount namespace: "
             "CAP_SYS_ADMIN, or user namespaces, which this kernel does not allow)"
         )
+    namespaces = support.private_mounts or support.user_namespaces
+    if policy.network.destinations and not namespaces:
+        shown = ", ".join(str(d) for d in policy.network.destinations)
+        missing.append(
+            f"network to {shown} (a network namespace: CAP_SYS_ADMIN, or user namespaces, "
+            "which this kernel does not allow); it gets no network instead"
+        )
     return missing
 
 

@@ -105,3 +105,49 @@ def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
     assert "refused" in write(project / "nope.txt")
     assert not (project / "nope.txt").exists()
     assert "refused" in write(tmp_path / "user" / "nope.txt")
+
+
+SERVER = """
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("venv")
+
+
+@server.tool(description="Say where the server runs from.")
+def where() -> str:
+    import sys
+
+    return "served from " + sys.prefix
+
+
+server.run()
+"""
+
+
+def test_an_mcp_server_installed_as_a_console_script_in_its_own_venv_starts(
+    tmp_path: Path,
+) -> None:
+    """Issue 31: a Python MCP server installed the normal way — a console script in its own
+    venv, in the user's home, found on PATH — starts in the plugin's sandbox (it failed
+    with ``PermissionError …/pyvenv.cfg``)."""
+    import subprocess
+
+    from ._helpers import write_plugin
+
+    home, project, user = tmp_path / "home", tmp_path / "project", tmp_path / "user"
+    project.mkdir()
+    venv = user / ".local" / "share" / "venvs" / "where"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python*/site-packages"))
+    (site / "sdk.pth").write_text(next(p for p in sys.path if p.endswith("site-packages")))
+    script = venv / "bin" / "where-server"
+    script.write_text(f"#!{venv / 'bin' / 'python'}\n{SERVER}")
+    script.chmod(0o755)
+    root = write_plugin(tmp_path / "src" / "where",
+                        servers={"w": {"type": "stdio", "command": "where-server"}})  # fmt: skip
+    env = {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for verb in (("install", str(root)), ("trust", "where"), ("enable", "where")):
+        cli_json(home, *verb, env=env)
+    done = cli(home, "call", "mcp_where_where", "{}", "--workspace", str(project), env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"served from {venv}" in done.stdout

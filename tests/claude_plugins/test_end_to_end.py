@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +181,32 @@ async def test_post_tool_use_feedback_reaches_the_tool_result(workspace: Any) ->
         gateway.register_builtin_tool("Edit", "Edit a file", {"type": "object"}, edit)
         result = await gateway.call_tool("Edit", {"path": "a.py"})
     assert result.content == "edited\n\nlint: 2 warnings" and not result.is_error
+
+
+async def test_a_hook_run_by_a_venvs_python_runs_in_the_sandbox(
+    workspace: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: a hook command that is a console script of a venv in the user's home (its
+    `#!` names the venv's `python`) runs; it failed on the venv's `pyvenv.cfg`."""
+    import subprocess
+    import sys
+
+    _needs_plugin_host()
+    venv = workspace.home / "tools" / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    script = venv / "bin" / "rules-hook"
+    script.write_text(f"#!{venv / 'bin' / 'python'}\nimport sys\nprint('Rules from', sys.prefix)\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("HOME", str(workspace.home))
+    monkeypatch.setenv("PATH", f"{venv / 'bin'}:{os.environ['PATH']}")
+    root = workspace.home / "src" / "rules"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "rules"}))
+    hooks = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "rules-hook"}]}]}}
+    (root / "hooks").mkdir()
+    (root / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    _install_ready(workspace.config.home, root)
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        await gateway.start_session()
+        started = await gateway.before_agent_start("hi", "You are helpful.")
+    assert started.system_prompt == f"You are helpful.\n\nRules from {venv}"
