@@ -9,8 +9,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import anyio
+
 from gateway.base import NIMLET_TOOL_RULES, Severity, ToolRules, _codes
 from gateway.host._command_replies import command_context, command_outcome
+from gateway.host._observe import wire_request
 from gateway.host._state import CALL_PROGRESS, GatewayState, ProgressListener
 from gateway.model import (
     CommandEntry,
@@ -30,6 +33,7 @@ from gateway.wire import (
     EventRequest,
     ExtensionError,
     ExtensionProcess,
+    HostMessage,
     ResponseMessage,
     ToolRequest,
     ToolSpec,
@@ -70,6 +74,37 @@ class ProcessEntries:
         self._in_flight: dict[str, ExtensionProcess] = {}
         self._call_listeners: dict[str, ProgressListener] = {}
         self._said: set[tuple[str, str, str]] = set()  # output schemas refused, said once
+        self._busy: dict[ExtensionProcess, int] = {}
+        """Requests in flight per process (tools, commands, events)."""
+        self._idle: dict[ExtensionProcess, anyio.Event] = {}
+
+    async def request(
+        self,
+        process: ExtensionProcess,
+        owner: str,
+        kind: str,
+        name: str,
+        build: Callable[[str, dict[str, Any] | None], HostMessage],
+    ) -> ResponseMessage:
+        """``process.request`` of a ``kind`` request (``tool``, ``command``, ``event``) for
+        ``owner``: in its span, with that span's trace context for the runtime when it
+        negotiated ``trace.context`` (``build``'s second argument, else None), counted as in
+        flight until it is answered (``drained``)."""
+        self._busy[process] = self._busy.get(process, 0) + 1
+        try:
+            with wire_request(self._state, process, owner, kind, name) as trace:
+                return await process.request(lambda rid: build(rid, trace))
+        finally:
+            left = self._busy.pop(process) - 1
+            if left:
+                self._busy[process] = left
+            elif (idle := self._idle.pop(process, None)) is not None:
+                idle.set()
+
+    async def drained(self, process: ExtensionProcess) -> None:
+        """Until no request to ``process`` is in flight."""
+        if process in self._busy:
+            await self._idle.setdefault(process, anyio.Event()).wait()
 
     def tool(self, process: ExtensionProcess, owner: str, spec: ToolSpec) -> ToolEntry:
         """A tool whose calls are requests to ``process``."""
@@ -82,18 +117,20 @@ class ProcessEntries:
         async def handler(arguments: dict[str, Any]) -> ToolOutcome:
             ids: list[str] = []
 
-            def build(request_id: str) -> ToolRequest:
+            def build(request_id: str, trace: dict[str, Any] | None) -> ToolRequest:
                 ids.append(request_id)
                 progress[request_id] = []
                 in_flight[request_id] = process
                 listener = CALL_PROGRESS.get()
                 if listener is not None:
                     listeners[request_id] = listener
-                return ToolRequest(id=request_id, name=spec.name, arguments=arguments)
+                return ToolRequest(
+                    id=request_id, name=spec.name, arguments=arguments, gateway=trace
+                )
 
             failure: ExtensionError | None = None
             try:
-                response = await process.request(build)
+                response = await self.request(process, owner, "tool", spec.name, build)
             except ExtensionError as error:
                 failure = error
             finally:
@@ -170,11 +207,12 @@ class ProcessEntries:
 
         async def handler(arguments: str) -> CommandOutcome:
             context = command_context(state)
-            response = await process.request(
-                lambda rid: CommandRequest(
-                    id=rid, name=spec.name, arguments=arguments, context=context
-                )
-            )
+            response = await self.request(
+                process, owner, "command", spec.name,
+                lambda rid, trace: CommandRequest(
+                    id=rid, name=spec.name, arguments=arguments, context=context, gateway=trace
+                ),
+            )  # fmt: skip
             if offered:
                 actions.extend(
                     (owner, action) for action in CommandExtras.parse(response.gateway).actions
@@ -291,13 +329,17 @@ class LiveBinding:
         return self.entries.command(self.process, owner, spec)
 
     def hook(self, owner: str, event: str, wire: str) -> HookHandler:
-        process = self.process
+        process, request = self.process, self.entries.request
         addressed = {"package": self.package} if self.package is not None else None
 
         async def handler(event: str, payload: dict[str, Any]) -> ResponseMessage:
-            return await process.request(
-                lambda rid: EventRequest(id=rid, event=wire, payload=payload, gateway=addressed)
-            )
+            return await request(
+                process, owner, "event", event,
+                lambda rid, trace: EventRequest(
+                    id=rid, event=wire, payload=payload,
+                    gateway=addressed if trace is None else {**(addressed or {}), **trace},
+                ),
+            )  # fmt: skip
 
         return handler
 

@@ -19,6 +19,7 @@ from gateway.host._delivery import QueueMode
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._lifecycle import Lifecycle
 from gateway.host._loading import Loader
+from gateway.host._observe import command_span
 from gateway.host._permissions import PermissionPolicy
 from gateway.host._policy_gate import PolicyGate
 from gateway.host._projection import Projector
@@ -220,9 +221,12 @@ class Gateway:
             raise UnknownCommand(name)
         self._state.running += 1
         try:
-            return await command.handler(arguments)
-        except ExtensionError as error:
-            return CommandOutcome(message=f"/{name} failed: {error}")
+            with command_span(self._state, command) as span:
+                try:
+                    return await command.handler(arguments)
+                except ExtensionError as error:
+                    span.error(type(error).__name__, str(error))
+                    return CommandOutcome(message=f"/{name} failed: {error}")
         finally:
             self._state.running -= 1
 

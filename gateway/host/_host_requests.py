@@ -14,6 +14,7 @@ for a negotiated method gets upstream's "unknown host request".
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 from gateway.base import _codes
@@ -135,7 +136,8 @@ class HostRequestHandler:
             done = await run_child(
                 [command, *args], policy=process.plan.sandbox,
                 require_sandbox=state.config.require_sandbox, stdin=subprocess.DEVNULL,
-                cwd=cwd, env=state.env, time_limit=seconds, cap=cap,
+                cwd=cwd, env={**state.env, **trace_environment(params.get("trace"))},
+                time_limit=seconds, cap=cap,
             )  # fmt: skip
         except (OSError, SandboxUnavailable) as error:
             return HostResponse(id=request.id, error=f"exec: {error}")
@@ -152,6 +154,25 @@ class HostRequestHandler:
                     "code": done.returncode, "killed": False,
                     "truncated": done.stdout_cut or done.stderr_cut or len(out) + len(err) > cap},
         )  # fmt: skip
+
+
+_TRACEPARENT = re.compile(r"[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")
+_TRACESTATE = re.compile(r"[\x20-\x7e]{0,512}")
+
+
+def trace_environment(trace: object) -> dict[str, str]:
+    """``exec``'s ``trace`` (negotiated ``trace.context``: the W3C trace context of the
+    request the command runs for) as ``TRACEPARENT`` / ``TRACESTATE``, the variables a
+    traced program reads its parent from; {} when absent or malformed."""
+    if not isinstance(trace, dict):
+        return {}
+    parent, state = trace.get("traceparent"), trace.get("tracestate")
+    if not isinstance(parent, str) or not _TRACEPARENT.fullmatch(parent):
+        return {}
+    found = {"TRACEPARENT": parent}
+    if isinstance(state, str) and state and _TRACESTATE.fullmatch(state):
+        found["TRACESTATE"] = state
+    return found
 
 
 def _text(value: object) -> str:

@@ -11,6 +11,7 @@ import anyio
 
 from gateway.base import _codes
 from gateway.host._host_requests import HostRequestHandler
+from gateway.host._observe import observe_start
 from gateway.host._planning import Planner
 from gateway.host._projection import Projector
 from gateway.host._state import GatewayState
@@ -71,13 +72,7 @@ class Starter:
                 except LaunchError as error:
                     self.failed(item.manifest.name, item.folder / "extension.json", error)
                     return
-            process = self._new_process(plan)
-            try:
-                await process.start(self._state.tasks, self._planner.initialize(plan))
-            except ExtensionError as error:
-                self.failed(plan.name, plan.origin, error)
-                return
-            started[index] = process
+            started[index] = await self._start(plan)
 
         async with anyio.create_task_group() as group:
             for index, item in enumerate(found):
@@ -89,14 +84,23 @@ class Starter:
     async def start_dormant(self, plan: LaunchPlan, owner: str) -> bool:
         """Activate a dormant package: start it and let its live registration replace the
         cached one (``Activator``'s ``StartPlan``)."""
-        process = self._new_process(plan)
-        try:
-            await process.start(self._state.tasks, self._planner.initialize(plan))
-        except ExtensionError as error:
-            self.failed(plan.name, plan.origin, error)
+        process = await self._start(plan)
+        if process is None:
             return False
         self._projector.register(process, owner)
         return True
+
+    async def _start(self, plan: LaunchPlan) -> ExtensionProcess | None:
+        """One process started from ``plan`` (in its span), or None (a diagnostic says why)."""
+        with observe_start(self._state, plan.name) as ok:
+            process = self._new_process(plan)
+            try:
+                await process.start(self._state.tasks, self._planner.initialize(plan))
+            except ExtensionError as error:
+                self.failed(plan.name, plan.origin, error)
+                return None
+            ok.append(True)
+            return process
 
     def failed(self, name: str, origin: Path | None, error: Exception) -> None:
         """Report an extension that did not start."""
@@ -153,17 +157,19 @@ class Starter:
         await anyio.sleep(RESTART_BACKOFF[len(crashes) - 1])
         if old not in state.processes:
             return  # stopped or reloaded meanwhile
-        new = self._new_process(old.plan)
-        try:
-            await new.start(state.tasks, self._planner.initialize(old.plan))
-        except ExtensionError as error:
-            state.diagnostics.add(
-                _codes.EXTENSION_START_FAILED(
-                    f"restart of extension {owner} failed: {error}", package=owner
+        with observe_start(state, owner, restart=True) as ok:
+            new = self._new_process(old.plan)
+            try:
+                await new.start(state.tasks, self._planner.initialize(old.plan))
+            except ExtensionError as error:
+                state.diagnostics.add(
+                    _codes.EXTENSION_START_FAILED(
+                        f"restart of extension {owner} failed: {error}", package=owner
+                    )
                 )
-            )
-            self._on_process_exit(old)  # next attempt, with the next backoff step
-            return
+                self._on_process_exit(old)  # next attempt, with the next backoff step
+                return
+            ok.append(True)
         if old not in state.processes:
             await new.aclose()
             return

@@ -9,7 +9,13 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from gateway.wire._errors import ExtensionError, RegisterInvalid, SandboxRefused, UiAnswer
+    from gateway.wire._errors import (
+        ExtensionError,
+        ExtensionTimeout,
+        RegisterInvalid,
+        SandboxRefused,
+        UiAnswer,
+    )
     from gateway.wire._framing import DEFAULT_LINE_CAP, LineFramer, OversizedLine, read_lines
     from gateway.wire._logfiles import (
         LogLimits,
@@ -66,6 +72,7 @@ _WHERE: dict[str, str] = {
     "DeadlinePause": "gateway.wire._pause",
     "EventRequest": "gateway.wire.protocol",
     "ExtensionError": "gateway.wire._errors",
+    "ExtensionTimeout": "gateway.wire._errors",
     "ExtensionProcess": "gateway.wire.process",
     "HostMessage": "gateway.wire.protocol",
     "HostRequest": "gateway.wire.protocol",
@@ -122,6 +129,7 @@ __all__ = [
     "DeadlinePause",
     "EventRequest",
     "ExtensionError",
+    "ExtensionTimeout",
     "ExtensionProcess",
     "HostMessage",
     "HostRequest",

@@ -326,6 +326,8 @@ class ToolRequest(_Outgoing):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    gateway: dict[str, Any] | None = None
+    """Negotiated ``trace.context``: ``{traceparent, tracestate?}``. Omitted otherwise."""
 
 
 class CommandRequest(_Outgoing):
@@ -335,6 +337,8 @@ class CommandRequest(_Outgoing):
     arguments: str = ""
     context: dict[str, Any] | None = None
     """Current nimlet: ``{mode, workspace, session_id, provider, model, messages}``."""
+    gateway: dict[str, Any] | None = None
+    """Negotiated ``trace.context``: ``{traceparent, tracestate?}``. Omitted otherwise."""
 
 
 class EventRequest(_Outgoing):
@@ -344,7 +348,8 @@ class EventRequest(_Outgoing):
     payload: dict[str, Any]
     gateway: dict[str, Any] | None = None
     """Negotiated ``register.owners``: ``{"package": id}`` addresses the event to one package
-    of a process hosting several. Omitted otherwise."""
+    of a process hosting several; negotiated ``trace.context``: ``traceparent`` and
+    ``tracestate`` beside it. Omitted otherwise."""
 
 
 class CancelMessage(_Outgoing):
