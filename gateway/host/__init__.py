@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         UnknownCommand,
         UnknownTool,
     )
+    from gateway.host._observe import ecosystem_of, package_of
     from gateway.host._open import open_gateway
     from gateway.host._registrations import RegistrationCache, registration_key
     from gateway.host.editor import terminal_editor
@@ -34,6 +35,8 @@ _WHERE: dict[str, str] = {
     "UnknownCommand": "gateway.host._gateway",
     "UnknownTool": "gateway.host._gateway",
     "describe_sandbox": "gateway.host._confinement",
+    "ecosystem_of": "gateway.host._observe",
+    "package_of": "gateway.host._observe",
     "interpreter_paths": "gateway.host._confinement",
     "open_gateway": "gateway.host._open",
     "registration_key": "gateway.host._registrations",
@@ -51,8 +54,10 @@ __all__ = [
     "UnknownCommand",
     "UnknownTool",
     "describe_sandbox",
+    "ecosystem_of",
     "interpreter_paths",
     "open_gateway",
+    "package_of",
     "registration_key",
     "run_tool_json",
     "terminal_editor",

@@ -6,7 +6,7 @@ installed; the trail of a tool call is filled for whoever asked for one (the aud
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
@@ -16,6 +16,7 @@ from gateway.base import telemetry
 from gateway.base.telemetry import CALL_TRAIL, CallTrail, SpanHandle
 from gateway.host._state import GatewayState
 from gateway.model import BUILTIN_OWNER, CommandEntry, ToolEntry, ToolResult
+from gateway.packages import PackageStatus
 from gateway.wire import ExtensionError, ExtensionProcess, ExtensionTimeout
 from gateway.wire.features import TRACE_CONTEXT
 
@@ -43,9 +44,11 @@ def package_of(owner: str) -> str:
     return owner
 
 
-def ecosystem_of(state: GatewayState, owner: str) -> str:
+def ecosystem_of(packages: Iterable[PackageStatus], owner: str) -> str:
+    """The ecosystem of the package ``owner`` stands for (``nimlet`` for an extension found
+    through ``extension.json``, ``gateway`` for the embedding agent's own tools)."""
     package = package_of(owner)
-    for status in state.packages:
+    for status in packages:
         if status.id == package:
             return status.entry.ecosystem
     for prefix in _DISCOVERED:
@@ -73,7 +76,7 @@ def observe_tool_call(state: GatewayState, tool: ToolEntry) -> Iterator[CallTrai
     (``finish``)."""
     trail = CALL_TRAIL.get() or CallTrail()
     trail.package = package = package_of(tool.owner)
-    trail.ecosystem = ecosystem = ecosystem_of(state, tool.owner)
+    trail.ecosystem = ecosystem = ecosystem_of(state.packages, tool.owner)
     trail.outcome = "failed"
     began = time.perf_counter()
     with telemetry.span(
@@ -111,7 +114,7 @@ def observe_start(state: GatewayState, name: str, restart: bool = False) -> Iter
     """Around one package start: its span (``start NAME``), count and duration. The caller
     appends True to the yielded list once the package runs."""
     package = package_of(name)
-    ecosystem = ecosystem_of(state, name)
+    ecosystem = ecosystem_of(state.packages, name)
     ok: list[bool] = []
     began = time.perf_counter()
     with telemetry.span(
@@ -141,7 +144,7 @@ def command_span(state: GatewayState, command: CommandEntry) -> AbstractContextM
         {
             telemetry.PROMPT_NAME: command.name,
             telemetry.PACKAGE: package,
-            telemetry.ECOSYSTEM: ecosystem_of(state, command.owner),
+            telemetry.ECOSYSTEM: ecosystem_of(state.packages, command.owner),
         },
     )
 
@@ -174,7 +177,7 @@ def _wire_request(
         f"{kind} {name}",
         "client",
         {_NAME_ATTRIBUTE[kind]: name, telemetry.PACKAGE: package,
-         telemetry.ECOSYSTEM: ecosystem_of(state, owner)},
+         telemetry.ECOSYSTEM: ecosystem_of(state.packages, owner)},
     ) as span:  # fmt: skip
         trace = telemetry.carrier() if TRACE_CONTEXT in process.plan.features else None
         try:

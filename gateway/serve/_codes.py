@@ -105,3 +105,20 @@ SERVE_OAUTH_UNAVAILABLE = define_code(
     "Give the key set's address with `--oauth-jwks URL`, or check the issuer URL (and the "
     "proxy and CA settings: `HTTPS_PROXY`, `SSL_CERT_FILE`).",
 )
+SERVE_TELEMETRY_UNAVAILABLE = define_code(
+    "serve.telemetry_unavailable",
+    W,
+    "The `OTEL_*` variables ask `gateway serve` for OpenTelemetry traces or metrics, but they "
+    "cannot be had: OpenTelemetry's SDK or its OTLP exporter is not installed, or the protocol "
+    "asked for is not OTLP over HTTP (`http/protobuf`). The server runs without them.",
+    "Install the extra (`pip install 'extension-gateway[otel]'`) and export to the "
+    "collector's OTLP/HTTP port (4318) with `OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf`.",
+)
+SERVE_METRICS_ADDRESS = define_code(
+    "serve.metrics_address",
+    E,
+    "`gateway serve --metrics` was given something that is neither `token` nor an address it "
+    "can listen on (`[HOST:]PORT`, a free port, a local address).",
+    "Give `--metrics 127.0.0.1:9464` (its own listener) or `--metrics token` (`/metrics` on the "
+    "`--http` address, for tokens made with `gateway token create NAME --metrics`).",
+)

@@ -43,7 +43,7 @@ from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.base import printable
-from gateway.model import SessionActionError, UnknownCommand, UnknownTool
+from gateway.model import SessionActionError, ToolEntry, UnknownCommand, UnknownTool
 from gateway.serve._codes import SERVE_TOOL_NAME
 from gateway.serve._elicit import NO_ELICITATION, ask_client
 from gateway.serve._mcp_content import (
@@ -129,6 +129,19 @@ class McpBridge:
     def started(self) -> None:
         """``session_start`` was dispatched: calls and commands may run."""
         self._started.set()
+
+    @property
+    def opened(self) -> Gateway | None:
+        """The gateway, once attached (None before)."""
+        return self._opened
+
+    def tool_of(self, offered: str) -> ToolEntry | None:
+        """The registry's tool offered under the name ``offered`` (None: no such tool, or
+        the gateway is not open yet)."""
+        gateway = self._opened
+        if gateway is None:
+            return None
+        return gateway.registry.tool(self._offered(gateway).get(offered, offered))
 
     @property
     def _gateway(self) -> Gateway:

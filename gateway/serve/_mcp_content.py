@@ -278,3 +278,15 @@ def read_skill(skill: ServedSkill) -> str:
     if len(data) > SKILL_BYTES:
         text += f"\n\n[cut at {SKILL_BYTES // 1024} KiB by gateway serve]\n"
     return text
+
+
+def result_text(result: types.CallToolResult | None) -> dict[str, Any] | None:
+    """A call's result as the audit trail keeps it when asked to (``--audit-arguments``):
+    its text, whether it is an error, and its structured content."""
+    if result is None:
+        return None
+    text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+    found: dict[str, Any] = {"text": text, "is_error": bool(result.is_error)}
+    if result.structured_content is not None:
+        found["structured"] = result.structured_content
+    return found

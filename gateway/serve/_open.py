@@ -70,6 +70,13 @@ class ServeOptions:
     """False: ``workspace`` is a default, and ``serve --nimlet`` takes the host's."""
     strict: bool = False
     """``--mcp``: withhold descriptions that look like instructions to the model."""
+    metrics: str | None = None
+    """``--mcp``: Prometheus ``/metrics`` on a listener of its own (``[HOST:]PORT``), or
+    ``token`` (on the ``--http`` address, for metrics tokens); None: no metrics endpoint."""
+    audit_arguments: bool = False
+    """``--http``: the audit log keeps each call's arguments and result too."""
+    lockfile: Path | None = None
+    """``--mcp``: sync this lockfile whenever it changes, and serve the new package set."""
 
 
 def stderr_reporter(stream: TextIO | None = None) -> Callable[[Diagnostic], None]:
