@@ -155,7 +155,7 @@ def http_gauges(manager: Any, bridge: HttpBridge) -> Gauges:
     owners: dict[str, Any] = getattr(manager, "_session_owners", {})
 
     def in_use() -> Mapping[Labels, float]:
-        names = {getattr(owners.get(s), "client_id", None) for s in list(sessions)}
+        names = {(owners.get(s) or {}).get("client_id") for s in list(sessions)}
         names.discard(None)
         return Gauges.one(len(names | set(bridge.in_flight())))
 
