@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from gateway.base._atomic import write_json_atomically
     from gateway.base._codes import PROTOCOL_INVALID_JSON, USER_MESSAGE_DROPPED
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
+    from gateway.base._inotify import Inotify
     from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth
     from gateway.base._model_text import (
         INSTRUCTION_OVERRIDE,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "Inotify": "gateway.base._inotify",
     "write_json_atomically": "gateway.base._atomic",
     "INSTRUCTION_OVERRIDE": "gateway.base._model_text",
     "TextFlag": "gateway.base._model_text",
@@ -137,6 +139,7 @@ __all__ = [
     "FileNames",
     "GatewayConfig",
     "HomeUnusable",
+    "Inotify",
     "PathRefused",
     "PrintableStream",
     "Progress",

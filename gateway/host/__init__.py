@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     )
     from gateway.host._observe import ecosystem_of, package_of
     from gateway.host._open import open_gateway
+    from gateway.host._package_set import PackageChanges
     from gateway.host._registrations import RegistrationCache, registration_key
     from gateway.host.editor import terminal_editor
     from gateway.host.external_tools import run_tool_json
@@ -39,6 +40,7 @@ _WHERE: dict[str, str] = {
     "package_of": "gateway.host._observe",
     "interpreter_paths": "gateway.host._confinement",
     "open_gateway": "gateway.host._open",
+    "PackageChanges": "gateway.host._package_set",
     "registration_key": "gateway.host._registrations",
     "run_tool_json": "gateway.host.external_tools",
     "terminal_editor": "gateway.host.editor",
@@ -49,6 +51,7 @@ __all__ = [
     "CompactionResult",
     "Gateway",
     "InputResult",
+    "PackageChanges",
     "RegistrationCache",
     "ToolResult",
     "UnknownCommand",

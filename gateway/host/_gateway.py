@@ -20,6 +20,7 @@ from gateway.host._host_requests import HostRequestHandler
 from gateway.host._lifecycle import Lifecycle
 from gateway.host._loading import Loader
 from gateway.host._observe import command_span
+from gateway.host._package_set import PackageChanges, PackageSet
 from gateway.host._permissions import PermissionPolicy
 from gateway.host._policy_gate import PolicyGate
 from gateway.host._projection import Projector
@@ -80,6 +81,7 @@ class Gateway:
         self._tools = ToolPipeline(state, self._lifecycle, self._policy)
         self._sessions = SessionSwitch(state, self._lifecycle, self.reload)
         self._settings = SettingsWatch(state, self.restart_package)
+        self._package_set = PackageSet(state, self._loader, self.reload)
 
     # ------------------------------------------------------------------ what it holds
 
@@ -221,12 +223,10 @@ class Gateway:
             raise UnknownCommand(name)
         self._state.running += 1
         try:
-            with command_span(self._state, command) as span:
-                try:
-                    return await command.handler(arguments)
-                except ExtensionError as error:
-                    span.error(type(error).__name__, str(error))
-                    return CommandOutcome(message=f"/{name} failed: {error}")
+            with command_span(self._state, command):
+                return await command.handler(arguments)
+        except ExtensionError as error:
+            return CommandOutcome(message=f"/{name} failed: {error}")
         finally:
             self._state.running -= 1
 
@@ -339,6 +339,7 @@ class Gateway:
         await self._policy.load()
         self._settings.remember()
         self._settings.start()
+        await self._package_set.remember()
 
     async def warm(self) -> None:
         """Start now every installed package held dormant (its registration came from the
@@ -355,6 +356,7 @@ class Gateway:
         await self._loader.load()
         await self._policy.load()
         self._settings.remember()
+        await self._package_set.remember()
 
     async def restart_package(self, package_id: str) -> bool:
         """Restart one installed package with its current settings and secrets (its
@@ -364,6 +366,16 @@ class Gateway:
         restarted = await self._loader.restart_package(package_id)
         self._settings.remember()
         return restarted
+
+    async def apply_package_changes(self) -> PackageChanges:
+        """Run the installed packages as they are now: removed ones stop once their calls
+        in flight are answered, added ones start, changed ones restart; nothing else is
+        touched (``gateway.host._package_set``)."""
+        return await self._package_set.apply()
+
+    async def follow_packages(self, told: Callable[[PackageChanges], None] | None = None) -> None:
+        """``apply_package_changes`` whenever the store changes, until cancelled."""
+        await self._package_set.follow(told)
 
     async def new_session(self) -> None:
         await self._sessions.new()

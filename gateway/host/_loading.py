@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 
 import anyio
 
@@ -300,28 +301,67 @@ class Loader:
         """Stop an installed package's runtime and what the gateway runs for it, evaluate
         its gates again, and start it with its current plan (new settings and secrets);
         nothing else is touched. True when it runs again."""
-        state = self._state
-        statuses = await anyio.to_thread.run_sync(self._evaluate_packages)
+        statuses = await self.evaluate()
         status = next((s for s in statuses if s.id == package_id), None)
-        old = [p for p in state.processes if p.plan.name == package_id]
+        await self.retire_package(package_id)
+        return await self.start_package(status) if status is not None else False
+
+    async def evaluate(self) -> list[PackageStatus]:
+        """Installed packages and their gates, as they are now (``--package`` applied)."""
+        statuses = await anyio.to_thread.run_sync(self._evaluate_packages)
+        only = self._state.config.packages
+        return statuses if only is None else selected(statuses, only)
+
+    async def retire_package(self, package_id: str, drain: float = 0) -> None:
+        """Take a package out: its tools, commands and hooks leave the registry at once (a
+        new call is an unknown tool), the requests already sent to its processes get up to
+        ``drain`` seconds to be answered, then its processes stop."""
+        state = self._state
+        gone = next((s for s in state.packages if s.id == package_id), None)
+        root = gone.package.record.path if gone is not None else None
+
+        def inside(path: Path | None) -> bool:
+            return root is not None and path is not None and path.is_relative_to(root)
+
+        old = [p for p in state.processes if p.plan.name == package_id or inside(p.plan.origin)]
         for process in old:
             state.processes.remove(process)
-            owner = state.owners.pop(process, package_id)
-            state.registry.unregister(owner)
-        with anyio.CancelScope(shield=True):
-            async with anyio.create_task_group() as group:
-                for process in old:
-                    group.start_soon(process.aclose)
+            state.registry.unregister(state.owners.pop(process, package_id))
         state.registry.unregister(package_id)  # a dormant registration
         self._activator.forget(package_id)
         for owner in calls_owners(package_id):
             state.registry.unregister(owner)
         state.packages = [s for s in state.packages if s.id != package_id]
-        if status is None:
-            return False
+        found = state.discovery  # what the gateway serves itself from its files
+        for tool in [t for t in found.tools if inside(t.folder)]:
+            state.registry.unregister(f"tool.json:{tool.manifest.name}")
+        for prompt in [p for p in found.prompts if p.owner is None and inside(p.path)]:
+            state.registry.unregister(f"prompt:{prompt.name}")
+        found.tools = [t for t in found.tools if not inside(t.folder)]
+        found.prompts = [p for p in found.prompts if p.owner != package_id and not inside(p.path)]
+        found.skills = [s for s in found.skills if not inside(s.path)]
+        with anyio.move_on_after(drain):
+            for process in old:
+                await self._projector.drained(process)
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as group:
+                for process in old:
+                    group.start_soon(process.aclose)
+
+    async def start_package(self, status: PackageStatus) -> bool:
+        """Start an installed package (held dormant when its registration is cached) as a
+        load would; True when it is active."""
+        state = self._state
         state.packages.append(status)
         state.diagnostics.extend(status.diagnostics)
-        if not status.active or (status.runtime is None and status.calls is None):
-            return False  # nimlet's own formats have no settings to restart with
-        await self._starter.start_all(self._installed(status))
+        if not status.active:
+            return False
+        tools, prompts = len(state.discovery.tools), len(state.discovery.prompts)
+        plans = self._installed(status)
+        for prompt in state.discovery.prompts[prompts:]:
+            if prompt.owner is None:  # a package's are registered with the package
+                self._own.prompt(prompt)
+        for tool in state.discovery.tools[tools:]:
+            self._own.tool_json(tool)
+        await self._starter.start_all(plans)
         return True

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 
 from gateway.base import telemetry
-from gateway.base.telemetry import CALL_TRAIL, CallTrail, SpanHandle
+from gateway.base.telemetry import CALL_TRAIL, CallTrail
 from gateway.host._state import GatewayState
 from gateway.model import BUILTIN_OWNER, CommandEntry, ToolEntry, ToolResult
 from gateway.packages import PackageStatus
@@ -133,20 +133,29 @@ def observe_start(state: GatewayState, name: str, restart: bool = False) -> Iter
                 span.error("start_failed")
 
 
-def command_span(state: GatewayState, command: CommandEntry) -> AbstractContextManager[SpanHandle]:
-    """The span of one command run (``command NAME``)."""
+def command_span(state: GatewayState, command: CommandEntry) -> AbstractContextManager[object]:
+    """The span of one command run (``command NAME``); a runtime's failure marks it."""
     if not telemetry.tracing():
-        return telemetry.span("")
-    package = package_of(command.owner)
-    return telemetry.span(
+        return _UNTRACED
+    return _command_span(state, command)
+
+
+@contextmanager
+def _command_span(state: GatewayState, command: CommandEntry) -> Iterator[None]:
+    with telemetry.span(
         f"command {command.name}",
         "internal",
         {
             telemetry.PROMPT_NAME: command.name,
-            telemetry.PACKAGE: package,
+            telemetry.PACKAGE: package_of(command.owner),
             telemetry.ECOSYSTEM: ecosystem_of(state.packages, command.owner),
         },
-    )
+    ) as span:
+        try:
+            yield
+        except ExtensionError as error:
+            span.error(type(error).__name__, str(error))
+            raise
 
 
 _UNTRACED: AbstractContextManager[dict[str, Any] | None] = nullcontext(None)

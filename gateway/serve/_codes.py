@@ -122,3 +122,12 @@ SERVE_METRICS_ADDRESS = define_code(
     "Give `--metrics 127.0.0.1:9464` (its own listener) or `--metrics token` (`/metrics` on the "
     "`--http` address, for tokens made with `gateway token create NAME --metrics`).",
 )
+SERVE_SYNC_FAILED = define_code(
+    "serve.sync_failed",
+    W,
+    "`gateway serve --lockfile FILE` saw FILE change, but `gateway sync --frozen --accept` of it "
+    "failed or did not run (a package that cannot be fetched, a hash that does not match, a "
+    "lockfile that does not parse). The server keeps serving the packages it had.",
+    "Run `gateway sync --frozen --lockfile FILE` against the same home to see why; fix the "
+    "lockfile (or what it points at) and write it again.",
+)

@@ -26,12 +26,14 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
+from collections.abc import Callable, Collection
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.base import telemetry
 from gateway.base.telemetry import CALL_TRAIL, CallTrail
@@ -91,6 +93,12 @@ class HttpBridge(McpBridge):
         """(the called tool's owner, the calling client's session) per call in flight."""
         self._idle = anyio.Event()
         self._idle.set()
+        self._sessions: dict[str, Any] = {}
+        """``Mcp-Session-Id`` → a handshake-era session's last request's ``ServerSession``
+        (whose connection's own stream carries list changes)."""
+        self.live_sessions: Callable[[], Collection[str]] | None = None
+        """The ids of the sessions still open (the server sets it: the SDK's session
+        manager knows)."""
 
     @property
     def ready(self) -> bool:
@@ -100,8 +108,25 @@ class HttpBridge(McpBridge):
     async def _remember_session(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        # No one client's session speaks for the server (questions, notifications).
+        # No one client's session speaks for the server (questions); each handshake-era
+        # session is told of list changes (on its GET stream, when it keeps one open).
+        session = _session_of(ctx)
+        if session is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            if session not in self._sessions:
+                self._prune()
+            self._sessions[session] = ctx.session
         return await call_next(ctx)
+
+    def notified(self) -> list[Any]:
+        self._prune()
+        return list(self._sessions.values())
+
+    def _prune(self) -> None:
+        """Forget the sessions that ended (closed, expired, deleted)."""
+        if self.live_sessions is not None:
+            live = self.live_sessions()
+            for gone in [s for s in self._sessions if s not in live]:
+                del self._sessions[gone]
 
     # ------------------------------------------------------------------ listings
 

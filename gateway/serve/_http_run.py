@@ -71,6 +71,10 @@ async def serve_mcp_http(
         security_settings=security_for(host, sock.getsockname()[1]),
         max_sessions=MAX_SESSIONS,
     )
+    # The SDK's session manager keeps its open sessions privately; without them no
+    # handshake-era session is told of list changes (2026-07-28 clients still are).
+    sessions: dict[str, object] = getattr(manager, "_server_instances", {})
+    bridge.live_sessions = lambda: sessions
     observed = start_observing(
         bridge, http_gauges(manager, bridge), prometheus=options.metrics is not None,
         transport="tcp", report=report,
@@ -121,6 +125,7 @@ async def serve_mcp_http(
                     group.cancel_scope.cancel()  # nothing to serve: the server stops too
 
             group.start_soon(serve_gateway)
+            group.start_soon(bridge.announce_changes)
             if metrics_sock is not None and metrics is not None:
                 group.start_soon(serve_metrics, metrics, metrics_sock)
             await run_http(front, sock)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -73,6 +74,8 @@ __all__ = ["McpBridge", "run_mcp_stdio"]
 
 _RESOURCE_NOT_FOUND = -32002
 """MCP's error code for an unknown resource URI."""
+_NOTIFY_LIMIT = 5.0
+"""Seconds a list-changed notification may take to reach one client."""
 _PROGRESS_BACKLOG = 256
 """Progress items waiting to be sent for one call; past it the oldest news is dropped."""
 
@@ -163,7 +166,7 @@ class McpBridge:
             NotificationOptions(prompts_changed=True, tools_changed=True)
         )
         async with anyio.create_task_group() as group:
-            group.start_soon(self._announce_changes)
+            group.start_soon(self.announce_changes)
             await self.server.run(read, write, options)
             group.cancel_scope.cancel()
 
@@ -185,8 +188,8 @@ class McpBridge:
     def _prompt_list(self) -> list[tuple[str, str]]:
         return [(c.name, c.description) for c in self._gateway.registry.commands()]
 
-    async def _announce_changes(self) -> None:
-        """Tell the client when what it listed changed; several registry changes in a row
+    async def announce_changes(self) -> None:
+        """Tell the clients when what they listed changed; several registry changes in a row
         (a reload) make one notification each for tools and prompts."""
         await self._ready.wait()
         while True:
@@ -201,12 +204,20 @@ class McpBridge:
             self._announced = (tools, prompts)
             if tools_changed:
                 await self._bus.publish(ToolsListChanged())
-                if self._session is not None:
-                    await self._session.send_tool_list_changed()
+                await self._tell(ServerSession.send_tool_list_changed)
             if prompts_changed:
                 await self._bus.publish(PromptsListChanged())
-                if self._session is not None:
-                    await self._session.send_prompt_list_changed()
+                await self._tell(ServerSession.send_prompt_list_changed)
+
+    async def _tell(self, send: Callable[[ServerSession], Awaitable[None]]) -> None:
+        for session in self.notified():
+            # A client that went away, or reads no more, does not keep the others waiting.
+            with anyio.move_on_after(_NOTIFY_LIMIT), contextlib.suppress(Exception):
+                await send(session)
+
+    def notified(self) -> list[ServerSession]:
+        """The handshake-era sessions told of list changes (stdio: the one connection)."""
+        return [] if self._session is None else [self._session]
 
     # ------------------------------------------------------------------ tools
 

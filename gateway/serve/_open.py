@@ -183,6 +183,8 @@ async def serve_bridge(
     it (then set ``attached``), start the session, start every runtime — once
     ``warm_after`` is set or a second has passed, when given — and wait; the session ends
     shielded and bounded. Raises ``ServeError`` when the gateway cannot open."""
+    from gateway.serve._reload import follow_package_set
+
     async with open_served(options, ui=bridge.ask, on_diagnostic=report) as gateway:
         bridge.attach(gateway)
         if attached is not None:
@@ -198,7 +200,7 @@ async def serve_bridge(
                     await warm_after.wait()
                 await anyio.lowlevel.checkpoint()
             await gateway.warm()
-            await anyio.sleep_forever()
+            await follow_package_set(gateway, options, report)  # until cancelled
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
                 await gateway.end_session()

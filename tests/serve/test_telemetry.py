@@ -65,6 +65,13 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(autouse=True)
+def depth(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``open_served`` counts its nesting in this process's environment: put it back after
+    each test, or a later ``serve`` child of this worker would count it."""
+    monkeypatch.setenv("GATEWAY_SERVE_DEPTH", "0")
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     folder = tmp_path / "ws" / ".nimlet" / "extensions" / "desk"
