@@ -36,7 +36,8 @@ def run_serve(args: argparse.Namespace, config: GatewayConfig) -> int:
         strict=args.strict,
         metrics=args.metrics,
         audit_arguments=args.audit_arguments,
-        lockfile=Path(args.lockfile).expanduser().resolve() if args.lockfile else None,
+        # Not resolved: a ConfigMap's key is a link that an update points elsewhere.
+        lockfile=Path(args.lockfile).expanduser().absolute() if args.lockfile else None,
     )
     if not args.mcp and (args.metrics or args.lockfile):
         raise Usage("--metrics and --lockfile are for serve --mcp")

@@ -28,10 +28,13 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from gateway.sandbox import package_dirs
 from tests.adapters._helpers import write_tree
-from tests.serve._helpers import GATEWAY, install_ready
+from tests.serve._helpers import GATEWAY, PI, install_ready, need_sidecar
 from tests.serve.test_http import _start
 
 pytestmark = pytest.mark.anyio
+
+PI_TICKETS = PI
+PI_TRACE = Path(__file__).resolve().parent / "fixtures" / "pi-trace"
 
 # NAME_echo answers at once; NAME_wait says it started (a "started" file) and answers once
 # a "release" file is in its data folder.
@@ -160,6 +163,7 @@ async def test_a_package_removed_under_a_connected_client_is_refused_after_its_c
 
 async def test_a_disabled_package_leaves_and_the_server_says_so(tmp_path: Path) -> None:
     async with connected(tmp_path) as client:
+        assert await client.tool_names() == {"alpha_echo", "alpha_wait"}  # the gateway is open
         client.gateway("disable", "alpha")
         await client.next_change()
         assert await client.tool_names() == set()
@@ -229,3 +233,68 @@ async def test_an_http_client_is_told_of_a_package_installed_under_it(tmp_path: 
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
+
+
+def _config_map(folder: Path, version: str, lockfile: str) -> None:
+    """What the kubelet does for a ConfigMap volume (as for a Secret, tests/test_deploy.py):
+    the file in a versioned folder, ``..data`` pointing at it, the key a link through
+    ``..data``; an update writes a new folder and swaps ``..data`` atomically."""
+    versioned = folder / f"..{version}"
+    versioned.mkdir()
+    (versioned / "gateway.lock").write_text(lockfile, encoding="utf-8")
+    link = folder / "..data_tmp"
+    link.symlink_to(versioned.name)
+    link.replace(folder / "..data")
+    if not (folder / "gateway.lock").is_symlink():
+        (folder / "gateway.lock").symlink_to("..data/gateway.lock")
+
+
+async def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Path) -> None:
+    source, served, workspace = tmp_path / "admin", tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
+    admin, replica = {**env, "GATEWAY_HOME": str(source)}, {**env, "GATEWAY_HOME": str(served)}
+
+    def gateway(where: dict[str, str], *args: str) -> None:
+        done = subprocess.run([*GATEWAY, *args], env=where, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+    # Lockfiles name versions: Pi packages (a nimlet extension's folder has none).
+    need_sidecar()
+    install_ready(source, PI_TRACE)
+    gateway(admin, "lock", "--out", str(tmp_path / "one.lock"))
+    install_ready(source, PI_TICKETS)
+    gateway(admin, "lock", "--out", str(tmp_path / "two.lock"))
+    mounted = tmp_path / "lock"
+    mounted.mkdir()
+    _config_map(mounted, "v1", (tmp_path / "one.lock").read_text())
+    lockfile = mounted / "gateway.lock"
+    gateway(replica, "sync", "--frozen", "--accept", "--lockfile", str(lockfile))
+    token = json.loads(subprocess.run([*GATEWAY, "token", "create", "u", "--json"], env=replica,
+                                      capture_output=True, text=True, check=True).stdout)["token"]  # fmt: skip
+    process, url = _start(replica, workspace, tmp_path / "stderr.log", "--lockfile", str(lockfile))
+    changed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    try:
+        async with (
+            create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+            streamable_http_client(url, http_client=http) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
+            await session.initialize()
+            assert {t.name for t in (await session.list_tools()).tools} == {"trace_env"}
+            _config_map(mounted, "v2", (tmp_path / "two.lock").read_text())
+            with anyio.fail_after(120):
+                await changed.wait()
+            names = {t.name for t in (await session.list_tools()).tools}
+        assert {"trace_env", "open_ticket", "ticket_stats"} <= names
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    log = (tmp_path / "stderr.log").read_text()
+    assert f"gateway serve: {lockfile} changed; syncing" in log
+    assert "gateway serve: packages changed: added pi-tickets" in log
