@@ -74,8 +74,7 @@ class ProcessEntries:
         self._in_flight: dict[str, ExtensionProcess] = {}
         self._call_listeners: dict[str, ProgressListener] = {}
         self._said: set[tuple[str, str, str]] = set()  # output schemas refused, said once
-        self._busy: dict[ExtensionProcess, int] = {}
-        """Requests in flight per process (tools, commands, events)."""
+        self._busy: dict[ExtensionProcess, int] = {}  # requests in flight per process
         self._idle: dict[ExtensionProcess, anyio.Event] = {}
 
     async def request(
@@ -86,10 +85,8 @@ class ProcessEntries:
         name: str,
         build: Callable[[str, dict[str, Any] | None], HostMessage],
     ) -> ResponseMessage:
-        """``process.request`` of a ``kind`` request (``tool``, ``command``, ``event``) for
-        ``owner``: in its span, with that span's trace context for the runtime when it
-        negotiated ``trace.context`` (``build``'s second argument, else None), counted as in
-        flight until it is answered (``drained``)."""
+        """``process.request`` for ``owner`` in its span (``build`` gets the span's trace
+        context when the runtime negotiated ``trace.context``), in flight until answered."""
         self._busy[process] = self._busy.get(process, 0) + 1
         try:
             with wire_request(self._state, process, owner, kind, name) as trace:

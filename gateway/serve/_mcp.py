@@ -74,8 +74,7 @@ __all__ = ["McpBridge", "run_mcp_stdio"]
 
 _RESOURCE_NOT_FOUND = -32002
 """MCP's error code for an unknown resource URI."""
-_NOTIFY_LIMIT = 5.0
-"""Seconds a list-changed notification may take to reach one client."""
+_NOTIFY_LIMIT = 5.0  # seconds a list-changed notification may take to reach one client
 _PROGRESS_BACKLOG = 256
 """Progress items waiting to be sent for one call; past it the oldest news is dropped."""
 
@@ -135,14 +134,11 @@ class McpBridge:
 
     @property
     def opened(self) -> Gateway | None:
-        """The gateway, once attached (None before)."""
         return self._opened
 
     def tool_of(self, offered: str) -> ToolEntry | None:
-        """The registry's tool offered under the name ``offered`` (None: no such tool, or
-        the gateway is not open yet)."""
-        gateway = self._opened
-        if gateway is None:
+        """The tool offered as ``offered`` (None: no such tool, or not open yet)."""
+        if (gateway := self._opened) is None:
             return None
         return gateway.registry.tool(self._offered(gateway).get(offered, offered))
 
@@ -210,14 +206,13 @@ class McpBridge:
                 await self._tell(ServerSession.send_prompt_list_changed)
 
     async def _tell(self, send: Callable[[ServerSession], Awaitable[None]]) -> None:
-        for session in self.notified():
-            # A client that went away, or reads no more, does not keep the others waiting.
+        for session in self.notified():  # one gone or not reading keeps no other waiting
             with anyio.move_on_after(_NOTIFY_LIMIT), contextlib.suppress(Exception):
                 await send(session)
 
     def notified(self) -> list[ServerSession]:
         """The handshake-era sessions told of list changes (stdio: the one connection)."""
-        return [] if self._session is None else [self._session]
+        return [self._session] if self._session else []
 
     # ------------------------------------------------------------------ tools
 

@@ -200,7 +200,7 @@ async def serve_bridge(
                     await warm_after.wait()
                 await anyio.lowlevel.checkpoint()
             await gateway.warm()
-            await follow_package_set(gateway, options, report)  # until cancelled
+            await follow_package_set(gateway, options.lockfile, report)  # until cancelled
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
                 await gateway.end_session()

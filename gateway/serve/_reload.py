@@ -29,7 +29,6 @@ import anyio
 from gateway.base import Diagnostic, Inotify
 from gateway.host import Gateway, PackageChanges
 from gateway.serve._codes import SERVE_SYNC_FAILED
-from gateway.serve._open import ServeOptions
 
 __all__ = ["follow_package_set", "said"]
 
@@ -52,14 +51,14 @@ def _tell(changes: PackageChanges) -> None:
 
 
 async def follow_package_set(
-    gateway: Gateway, options: ServeOptions, report: Callable[[Diagnostic], None]
+    gateway: Gateway, lockfile: Path | None, report: Callable[[Diagnostic], None]
 ) -> None:
-    """Until cancelled: the store, SIGHUP and, with ``options.lockfile``, the lockfile."""
+    """Until cancelled: the store, SIGHUP and, with ``lockfile``, that file."""
     async with anyio.create_task_group() as group:
         group.start_soon(gateway.follow_packages, _tell)
         group.start_soon(_on_hangup, gateway)
-        if options.lockfile is not None:
-            group.start_soon(_follow_lockfile, options, report)
+        if lockfile is not None:
+            group.start_soon(_follow_lockfile, lockfile, gateway.config.home, report)
 
 
 async def _on_hangup(gateway: Gateway) -> None:
@@ -79,9 +78,7 @@ def _digest(path: Path) -> str | None:
         return None
 
 
-async def _follow_lockfile(options: ServeOptions, report: Callable[[Diagnostic], None]) -> None:
-    path = options.lockfile
-    assert path is not None
+async def _follow_lockfile(path: Path, home: Path, report: Callable[[Diagnostic], None]) -> None:
     try:
         inotify = Inotify()
     except OSError:
@@ -95,17 +92,17 @@ async def _follow_lockfile(options: ServeOptions, report: Callable[[Diagnostic],
             current = await anyio.to_thread.run_sync(_digest, path)
             if current is None or current == synced:
                 continue
-            if await _sync(options, path, report):
+            if await _sync(home, path, report):
                 synced = current
     finally:
         inotify.close()
 
 
-async def _sync(options: ServeOptions, path: Path, report: Callable[[Diagnostic], None]) -> bool:
+async def _sync(home: Path, path: Path, report: Callable[[Diagnostic], None]) -> bool:
     """``gateway sync --frozen --accept --lockfile PATH`` against the served home."""
     command = [sys.executable, "-m", "gateway", "sync", "--frozen", "--accept",
                "--lockfile", str(path)]  # fmt: skip
-    env = {**os.environ, "GATEWAY_HOME": str(options.config.home)}
+    env = {**os.environ, "GATEWAY_HOME": str(home)}
     print(f"gateway serve: {path} changed; syncing", file=sys.stderr, flush=True)
     try:
         with anyio.fail_after(_SYNC_TIMEOUT):

@@ -326,8 +326,7 @@ class ToolRequest(_Outgoing):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
-    gateway: dict[str, Any] | None = None
-    """Negotiated ``trace.context``: ``{traceparent, tracestate?}``. Omitted otherwise."""
+    gateway: dict[str, Any] | None = None  # negotiated trace.context: {traceparent, tracestate?}
 
 
 class CommandRequest(_Outgoing):
@@ -337,8 +336,7 @@ class CommandRequest(_Outgoing):
     arguments: str = ""
     context: dict[str, Any] | None = None
     """Current nimlet: ``{mode, workspace, session_id, provider, model, messages}``."""
-    gateway: dict[str, Any] | None = None
-    """Negotiated ``trace.context``: ``{traceparent, tracestate?}``. Omitted otherwise."""
+    gateway: dict[str, Any] | None = None  # negotiated trace.context: {traceparent, tracestate?}
 
 
 class EventRequest(_Outgoing):

@@ -338,6 +338,18 @@ async def test_the_audit_log_says_refused_for_a_call_outside_the_tokens_scope(
     )  # fmt: skip
 
 
+async def test_gateway_logs_server_reads_the_audit_log(server: Server) -> None:
+    async with client(server, server.tokens["b"]) as session:
+        await session.call_tool("beta_echo", {})
+    shown = server.gateway("logs", "--server", "-n", "1")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.count("\n") == 1
+    assert "  b  beta_echo  beta (nimlet)  ok  " in shown.stdout
+    raw = server.gateway("logs", "--server", "-n", "1", "--json")
+    assert json.loads(raw.stdout)["tool"] == "beta_echo"
+    assert server.gateway("logs").returncode == 2  # neither an ID nor --server
+
+
 async def test_token_list_never_shows_a_token_or_its_hash(server: Server) -> None:
     listed = server.gateway("token", "list", "--json")
     assert "gw_" not in listed.stdout
