@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     )
     from gateway.base._printable import PrintableStream, json_text, printable, raw_stream
     from gateway.base._progress import Progress, no_progress, terminal_progress
+    from gateway.base._suggest import did_you_mean, suggest
     from gateway.base._tool_rules import NIMLET_TOOL_RULES, ToolRules
     from gateway.base._validation import ArgumentValidator, schema_problem
     from gateway.base._version import DISTRIBUTION, gateway_version
@@ -110,6 +111,8 @@ _WHERE: dict[str, str] = {
     "private_dir": "gateway.base._home",
     "private_file": "gateway.base._home",
     "safe_join": "gateway.base._paths",
+    "did_you_mean": "gateway.base._suggest",
+    "suggest": "gateway.base._suggest",
     "schema_problem": "gateway.base._validation",
     "terminal_progress": "gateway.base._progress",
 }
@@ -148,6 +151,7 @@ __all__ = [
     "ToolRules",
     "catalogue",
     "define_code",
+    "did_you_mean",
     "encode_name",
     "encoded_form",
     "ensure_home",
@@ -166,6 +170,7 @@ __all__ = [
     "read_model_text",
     "safe_join",
     "schema_problem",
+    "suggest",
     "terminal_progress",
     "withheld",
     "write_json_atomically",

@@ -123,18 +123,28 @@ _REPEATED = define_code(
 class Diagnostics:
     """An ordered collection with an optional live listener (the shell prints as they come).
 
-    A flood cannot grow it without bound: of each (code, package) the first
-    ``REPEAT_LIMIT`` are kept, then one ``diagnostics.repeated`` says so, and the rest are
-    counted in ``suppressed``."""
+    Each problem is said once: a diagnostic identical to one kept (code, severity, package,
+    contribution, message, hint) is not kept again, nor told to the listener, but counted in
+    ``suppressed``; ``since`` still counts it as raised again. A flood cannot grow it without
+    bound: of each (code, package) the first ``REPEAT_LIMIT`` are kept, then one
+    ``diagnostics.repeated`` says so, and the rest are counted in ``suppressed``."""
 
     items: list[Diagnostic] = field(default_factory=list)
     listener: Callable[[Diagnostic], None] | None = None
     limit: int = REPEAT_LIMIT
     suppressed: dict[tuple[str, str | None], int] = field(default_factory=dict)
     _counts: dict[tuple[str, str | None], int] = field(default_factory=dict)
+    _raised: dict[Diagnostic, int] = field(default_factory=dict)
+    """Each kept diagnostic → when it was last raised (``mark``'s count)."""
+    _added: int = 0
 
     def add(self, diagnostic: Diagnostic) -> Diagnostic:
+        self._added += 1
         key = (diagnostic.code, diagnostic.package)
+        if diagnostic in self._raised:
+            self._raised[diagnostic] = self._added
+            self.suppressed[key] = self.suppressed.get(key, 0) + 1
+            return diagnostic
         seen = self._counts[key] = self._counts.get(key, 0) + 1
         if seen > self.limit:
             self.suppressed[key] = self.suppressed.get(key, 0) + 1
@@ -152,6 +162,7 @@ class Diagnostics:
         return diagnostic
 
     def _keep(self, diagnostic: Diagnostic) -> None:
+        self._raised[diagnostic] = self._added
         self.items.append(diagnostic)
         if self.listener is not None:
             self.listener(diagnostic)
@@ -160,8 +171,14 @@ class Diagnostics:
         for diagnostic in diagnostics:
             self.add(diagnostic)
 
+    def mark(self) -> int:
+        """A point to ask ``since`` from."""
+        return self._added
+
     def since(self, mark: int) -> list[Diagnostic]:
-        return self.items[mark:]
+        """What was raised after ``mark`` (also a problem said once before: it is raised
+        again), in the order first said."""
+        return [d for d in self.items if self._raised.get(d, 0) > mark]
 
     def __len__(self) -> int:
         return len(self.items)

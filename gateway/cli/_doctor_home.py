@@ -138,7 +138,11 @@ def package_checks(home: Path) -> list[Check]:
             checks.append(Check(name, OK, f"{version}active"))
             continue
         hints = [d.hint for d in status.diagnostics if d.hint and d.package == status.id]
+        if status.ready:  # every gate passed, but its code did not load when it last started
+            hint = f"gateway logs {status.id}; then `gateway list` starts it again"
+            checks.append(Check(name, FAIL, f"{version}{status.state}", hint))
+            continue
         failed = any(d.severity is Severity.ERROR for d in status.diagnostics)
-        found = f"{version}inactive: " + "; ".join(status.reasons)
+        found = f"{version}{status.state}"
         checks.append(Check(name, FAIL if failed else WARN, found, "; ".join(dict.fromkeys(hints))))
     return checks

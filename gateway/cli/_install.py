@@ -48,6 +48,8 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
     name = " ".join(part for part in (data["id"], data["version"]) if part)
     print(f"{verb} {name} ({data['ecosystem']}) from {data['source']}")
     print(f"  at {data['path']} ({data['files']} files)")
+    if data["aliases"]:
+        print(f"  also named {', '.join(data['aliases'])} (as its id, wherever an id is taken)")
     if report.result.created or report.result.trust_revoked:
         print("  nothing of it runs until you pass each gate:")
         optional = {p.name for p in report.entry.permissions if getattr(p, "optional", False)}

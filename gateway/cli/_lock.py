@@ -46,7 +46,8 @@ def run_lock(args: argparse.Namespace, config: GatewayConfig) -> int:
     else:
         print(f"wrote {path}: {len(ids)} package{'' if len(ids) == 1 else 's'}")
         for package in sorted(lock.packages, key=lambda p: p.id):
-            print(f"  {package.id} {package.version} ({package.source.kind})")
+            version = package.version or "(no version: pinned by content)"
+            print(f"  {package.id} {version} ({package.source.kind})")
     return 0
 
 

@@ -67,6 +67,12 @@ _ONE_SHOT = ("list", "call", "command")
 _READ_ONLY_VERBS = ("inspect", "status", "audit", "lock", "logs")
 # Commands that report on the home, or need none: nothing is checked or made before them.
 _HOMELESS = ("doctor", "completion", "docs", "__complete")
+# Verbs taking installed packages' ids, which a package's other names resolve to
+# (``gateway.cli._names``).
+PACKAGE_NAME_VERBS = (
+    "trust", "untrust", "inspect", "enable", "disable", "uninstall", "update", "group",
+    "ungroup", "permissions", "config", "secret", "policy", "logs", "serve", "audit", "migrate",
+)  # fmt: skip
 # Positional arguments that name something: empty, each would mean the current folder.
 _NAMED = ("target", "targets", "source", "id", "ids", "tool", "name", "call")
 
@@ -171,6 +177,10 @@ def _run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
         refuse(unusable.diagnostic(), as_json=bool(getattr(args, "json", False)))
         return 1
     try:
+        if args.verb in PACKAGE_NAME_VERBS:
+            from gateway.cli._names import resolve_package_names
+
+            resolve_package_names(args, config.home)
         # `list --packages` reads the state store only: no workspace is opened.
         verb = "status" if args.verb == "list" and args.packages else args.verb
         code = _verb(verb)(args, config)

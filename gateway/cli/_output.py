@@ -98,14 +98,32 @@ def _wrap(text: str, columns: int) -> list[str]:
     return lines
 
 
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def by_package(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
+    """Each problem once, grouped by package — the run's own first, then each package by
+    its id — errors before warnings before notes within a group, else in the order said:
+    the same on every run, whichever process started first."""
+    unique = list(dict.fromkeys(diagnostics))
+    return sorted(unique, key=lambda d: (d.package is not None, d.package or "", _RANK[d.severity]))
+
+
 def diagnostics_table(diagnostics: Sequence[Diagnostic], out: TextIO) -> None:
-    rows = [(d.severity.value, d.code, d.message) for d in diagnostics]
+    """One table, grouped by package (``by_package``): a group's package named on its
+    first row."""
+    grouped = by_package(diagnostics)
+    rows = []
+    for index, d in enumerate(grouped):
+        first = index == 0 or grouped[index - 1].package != d.package
+        rows.append(((d.package or "(gateway)") if first else "", d.severity.value, d.code,
+                     d.message))  # fmt: skip
     table(
         "Diagnostics",
-        ("severity", "code", "message"),
+        ("package", "severity", "code", "message"),
         rows,
         out,
-        notes=[d.hint for d in diagnostics],
+        notes=[d.hint for d in grouped],
     )
 
 
@@ -119,7 +137,7 @@ def print_diagnostics(
     """One line each (``severity: message [code]``), its hint under it; those below
     ``least`` are left to ``gateway list`` and ``--json``."""
     order = [Severity.INFO, Severity.WARNING, Severity.ERROR]
-    for diagnostic in diagnostics:
+    for diagnostic in dict.fromkeys(diagnostics):  # each problem once
         if order.index(diagnostic.severity) < order.index(least):
             continue
         print(

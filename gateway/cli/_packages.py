@@ -154,7 +154,7 @@ def _installed(args: argparse.Namespace, config: GatewayConfig) -> int:
     statuses = evaluate_packages(config.home, load_adapters()) if installed_ids(config) else []
     packages = [
         {"id": s.id, "version": s.package.record.version, "ecosystem": s.package.record.ecosystem,
-         "active": s.active, "reasons": list(s.reasons)}
+         "active": s.active, "load_failure": s.load_failure, "reasons": list(s.reasons)}
         for s in statuses
     ]  # fmt: skip
     if args.json:
@@ -162,7 +162,7 @@ def _installed(args: argparse.Namespace, config: GatewayConfig) -> int:
         return 0
     rows = [
         (s.id, s.package.record.version or "-", s.package.record.ecosystem,
-         "active" if s.active else "inactive: " + "; ".join(s.reasons))
+         s.state)
         for s in statuses
     ]  # fmt: skip
     table("Packages", ("id", "version", "ecosystem", "state"), rows, sys.stdout)
@@ -200,7 +200,7 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
             f"{name}:{'yes' if gates[name] else 'NO'}"
             for name in ("trusted", "permissions", "dependencies", "enabled")
         )
-        state = "active" if status.active else "inactive: " + "; ".join(status.reasons)
+        state = status.state
         if data["secrets"]:
             shown = ", ".join(f"{name} {value}" for name, value in data["secrets"].items())
             state += f" (secrets: {shown})"

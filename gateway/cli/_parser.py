@@ -23,6 +23,7 @@ from gateway.cli._parser_packages import (
     add_secret,
     add_ungroup,
 )
+from gateway.cli._parser_search import list_token_arguments, serve_search_arguments
 from gateway.cli._parser_tools import TOOL_VERBS
 from gateway.cli._parser_update import add_outdated, add_update
 
@@ -120,6 +121,7 @@ def _list(sub: argparse.ArgumentParser) -> None:
         action="store_true",
         help="withhold descriptions whose text looks like instructions to the model",
     )
+    list_token_arguments(sub)
 
 
 def _verbosity(sub: argparse.ArgumentParser) -> None:
@@ -236,6 +238,7 @@ def _serve(sub: argparse.ArgumentParser) -> None:
         help="--nimlet: the host's protocol generation (default: current nimlet)",
     )
     serve_http_arguments(sub)
+    serve_search_arguments(sub)
 
 
 def _migrate(sub: argparse.ArgumentParser) -> None:

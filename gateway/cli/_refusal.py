@@ -36,10 +36,12 @@ def refuse(
 def refuse_unknown(
     args: argparse.Namespace, unknown: list[str], *, given: int, what: str = ""
 ) -> int:
-    """Ids no installed package has (``package.unknown``), all named on one line; of
-    ``given`` ids, none was acted on. ``what`` replaces the default wording."""
+    """Ids no installed package has (``package.unknown``), all named on one line with the
+    names each probably meant; of ``given`` ids, none was acted on. ``what`` replaces the
+    default wording."""
     from gateway.base import _codes
 
+    known = _known_names()
     names = ", ".join(unknown)
     if what:
         message = f"{names} {what}"
@@ -47,8 +49,37 @@ def refuse_unknown(
         message = f"no installed package with id {unknown[0]!r}"
     else:
         message = f"no installed packages with ids {names}"
+    if len(unknown) == 1:
+        found = _meant(unknown[0], known)
+        message += f" (did you mean {' or '.join(found)}?)" if found else ""
+    else:
+        meant = [f"{name}: {' or '.join(found)}" for name in unknown
+                 if (found := _meant(name, known))]  # fmt: skip
+        message += f" (did you mean {'; '.join(meant)}?)" if meant else ""
     message += "; nothing was changed" if given > 1 else ""
     return refuse(args, message, [_codes.PACKAGE_UNKNOWN(message, package=unknown[0])])
+
+
+def _meant(typed: str, known: dict[str, str]) -> list[str]:
+    """The names ``typed`` probably meant, one per package (the closest of its names)."""
+    from gateway.base import suggest
+
+    found = suggest(typed, known)
+    return [
+        name for name in found if known[name] not in {known[n] for n in found[: found.index(name)]}
+    ]
+
+
+def _known_names() -> dict[str, str]:
+    """The installed packages' ids and aliases → their ids, in the home this command runs on."""
+    from gateway.base import GatewayConfig
+    from gateway.cli._names import known_names
+    from gateway.store import StoreError
+
+    try:
+        return known_names(GatewayConfig().home)
+    except StoreError:
+        return {}
 
 
 def print_each(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:

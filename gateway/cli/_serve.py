@@ -13,7 +13,7 @@ from gateway.cli._errors import Usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from gateway.serve import ServeOptions
+    from gateway.serve import ServeOptions, ToolSearchOptions
 
 __all__ = ["run_serve"]
 
@@ -34,6 +34,7 @@ def run_serve(args: argparse.Namespace, config: GatewayConfig) -> int:
         config=config,
         workspace_given=given is not None,
         strict=args.strict,
+        tool_search=_tool_search(args),
         metrics=args.metrics,
         audit_arguments=args.audit_arguments,
         # Not resolved: a ConfigMap's key is a link that an update points elsewhere.
@@ -48,6 +49,21 @@ def run_serve(args: argparse.Namespace, config: GatewayConfig) -> int:
     if args.mcp:
         return anyio.run(serve_mcp, options)
     return anyio.run(serve_nimlet, options, args.protocol)
+
+
+def _tool_search(args: argparse.Namespace) -> ToolSearchOptions:
+    """``--tool-search``, ``--tool-search-above``, ``--pin`` as ``ToolSearchOptions``."""
+    from gateway.serve import ToolSearchOptions
+
+    above = args.tool_search_above
+    if not args.mcp and (args.tool_search != "auto" or args.pin or above is not None):
+        raise Usage("--tool-search, --tool-search-above and --pin are for --mcp")
+    if above is not None and above < 0:
+        raise Usage("--tool-search-above must be 0 or more")
+    pins = tuple(dict.fromkeys(args.pin))
+    if above is None:
+        return ToolSearchOptions(args.tool_search, pins=pins)
+    return ToolSearchOptions(args.tool_search, above, pins)
 
 
 def _serve_http(args: argparse.Namespace, options: ServeOptions) -> int:

@@ -12,7 +12,6 @@ from gateway.base import GatewayConfig
 from gateway.cli._errors import Usage
 from gateway.cli._output import print_diagnostics
 from gateway.cli._refusal import print_each, refuse_unknown
-from gateway.packages import installed_instructions
 from gateway.packages.trust import set_workspace_trust
 from gateway.store import STATE_FILE, StateStore
 
@@ -43,24 +42,29 @@ def run_trust(args: argparse.Namespace, config: GatewayConfig) -> int:
             else "is neither an installed package id nor a folder"
         )
         return refuse_unknown(args, unknown, given=len(targets), what=what)
+    packages = [target for target in targets if target not in folders]
+    trusting = _packages(config, packages, trusted) if packages else {}
     results = [
-        _workspace(config, Path(target), trusted)
-        if target in folders
-        else _package(config, target, trusted)
+        _workspace(config, Path(target), trusted) if target in folders else trusting[target]
         for target in targets
     ]
+    # A package whose files are gone or cannot be hashed is not trusted (and says why).
+    code = 1 if any(r["trusted"] != trusted for r in results) else 0
     if args.json:
         print_each(args, [{k: v for k, v in r.items() if k != "flagged"} for r in results])
-        return 0
-    state = "trusted" if trusted else "no longer trusted"
+        return code
     for result in results:
+        state = "trusted" if result["trusted"] else "not trusted"
         if result["changed"] == "workspace":
-            print(f"workspace {result['workspace']} is {state}")
-        else:
+            print(f"workspace {result['workspace']} is {state if trusted else 'no longer trusted'}")
+        elif result["trusted"] == trusted:
+            state = state if trusted else "no longer trusted"
             print(f"package {result['id']} is {state} (content {result['content_hash'][:19]}…)")
+        else:
+            print(f"package {result['id']} is not trusted")
     flagged = [d for result in results for d in result.get("flagged", [])]
     print_diagnostics(flagged, sys.stdout)
-    return 0
+    return code
 
 
 def _looks_like_a_path(target: str) -> bool:
@@ -72,17 +76,20 @@ def _workspace(config: GatewayConfig, target: Path, trusted: bool) -> dict[str, 
     return {"changed": "workspace", "workspace": str(target.resolve()), "trusted": trusted}
 
 
-def _package(config: GatewayConfig, package_id: str, trusted: bool) -> dict[str, Any]:
-    with StateStore.open(config.home) as store:
-        store.set_trusted(package_id, trusted)
-        package = store.get_package(package_id)
-    # Trusting lets its text reach the model: what looks like instructions is said again.
-    flagged = installed_instructions(config.home, package_id) if trusted else []
+def _packages(config: GatewayConfig, ids: list[str], trusted: bool) -> dict[str, dict[str, Any]]:
+    """Each package trusted (its content hashed again first) and, trusted, what it declares
+    for the model read again: its text reaches the model once it runs."""
+    from gateway.packages import load_adapters, trust_packages
+
+    done = trust_packages(config.home, ids, trusted, load_adapters())
     return {
-        "changed": "package",
-        "id": package.id,
-        "trusted": trusted,
-        "content_hash": package.record.content_hash,
-        "diagnostics": [d.to_dict() for d in flagged],
-        "flagged": flagged,
+        result.package.id: {
+            "changed": "package",
+            "id": result.package.id,
+            "trusted": result.package.trusted,
+            "content_hash": result.package.record.content_hash,
+            "diagnostics": [d.to_dict() for d in result.diagnostics],
+            "flagged": result.diagnostics,
+        }
+        for result in done
     }

@@ -16,11 +16,13 @@ from gateway.base import (
     MAX_ARGUMENT_DEPTH,
     USER_MESSAGE_DROPPED,
     GatewayConfig,
+    did_you_mean,
     json_depth,
 )
 from gateway.cli._errors import BadArgument, Usage, error
 from gateway.cli._flagged import flag_listing
 from gateway.cli._output import (
+    by_package,
     diagnostics_table,
     print_json,
     print_run_diagnostics,
@@ -89,6 +91,11 @@ async def _run(args: argparse.Namespace, config: GatewayConfig) -> int:
         if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
             raise BadArgument(f"JSON_ARGS nests deeper than {MAX_ARGUMENT_DEPTH} levels")
     async with _open(args, config) as gateway:
+        if args.verb == "list" and args.tokens:
+            from gateway.cli._tool_tokens import print_tool_tokens
+
+            print_tool_tokens(gateway, args.json)
+            return 0
         if args.verb == "list":
             _list(gateway, args.json, args.strict)
             return 0
@@ -122,7 +129,7 @@ def _list(gateway: Gateway, as_json: bool, strict: bool = False) -> None:
         for p in gateway.discovery.prompts
     ]
     listing = {"tools": tools, "commands": commands, "skills": skills, "prompts": prompts}
-    said = [*gateway.diagnostics, *flag_listing(listing, strict)]
+    said = by_package([*gateway.diagnostics, *flag_listing(listing, strict)])
     diagnostics = [d.to_dict() for d in said]
     if as_json:
         print_json(
@@ -165,10 +172,8 @@ async def _call(
     as_json = bool(args.json)
     tool = gateway.registry.tool(name)
     if tool is None:
-        error(
-            _as(as_json), f"unknown tool {name!r} (see `gateway list`)", list(gateway.diagnostics)
-        )
-        return 1
+        meant = did_you_mean(name, [t.name for t in gateway.registry.tools()])
+        return _unknown(gateway, f"unknown tool {name!r}{meant} (see `gateway list`)", args)
     if not as_json and not args.quiet:
         gateway.progress_listener = _print_progress
         for line in render_call(tool.display, arguments):
@@ -206,10 +211,9 @@ async def _command(gateway: Gateway, name: str, arguments: str, args: argparse.N
     name = name.removeprefix("/")
     command = gateway.registry.command(name)
     if command is None:
-        error(
-            _as(as_json), f"unknown command /{name} (see `gateway list`)", list(gateway.diagnostics)
-        )
-        return 1
+        names = ["/" + c.name for c in gateway.registry.commands()]
+        meant = did_you_mean("/" + name, names)
+        return _unknown(gateway, f"unknown command /{name}{meant} (see `gateway list`)", args)
     await gateway.start_session()
     try:
         outcome = await gateway.run_command(name, arguments)
@@ -245,6 +249,19 @@ async def _command(gateway: Gateway, name: str, arguments: str, args: argparse.N
     return 1 if outcome.error else 0
 
 
+def _unknown(gateway: Gateway, message: str, args: argparse.Namespace) -> int:
+    """An unknown tool or command, said once: with ``--json`` every diagnostic; else the
+    run's own warnings and one line for the packages' (``-v``: each of them; ``-q``: the
+    run's errors only) — another package's warnings are no reason for this one."""
+    said = list(gateway.diagnostics)
+    if args.json:
+        error(args, message, said)
+        return 1
+    error(args, message)
+    print_run_diagnostics(said, None, quiet=args.quiet, verbose=args.verbose)
+    return 1
+
+
 def _print_progress(owner: str, item: dict[str, Any]) -> None:
     text = item.get("text")
     if isinstance(text, str) and text:
@@ -270,10 +287,6 @@ def _notifications(gateway: Gateway) -> list[dict[str, str]]:
         {"extension": extension, "level": notification.level, "message": notification.message}
         for extension, notification in gateway.session.notifications
     ]
-
-
-def _as(as_json: bool) -> argparse.Namespace:
-    return argparse.Namespace(json=as_json)
 
 
 def _print_effects(gateway: Gateway) -> None:

@@ -21,8 +21,19 @@ if TYPE_CHECKING:
     )
     from gateway.host._observe import ecosystem_of, package_of
     from gateway.host._open import open_gateway
-    from gateway.host._package_set import PackageChanges
+    from gateway.host._package_set import (
+        PackageChanges,
+        apply_package_changes,
+        follow_packages,
+    )
     from gateway.host._registrations import RegistrationCache, registration_key
+    from gateway.host._tool_search import (
+        ToolFilter,
+        ToolMatch,
+        ToolSearch,
+        meta_names,
+        meta_schemas,
+    )
     from gateway.host.editor import terminal_editor
     from gateway.host.external_tools import run_tool_json
 
@@ -32,15 +43,22 @@ _WHERE: dict[str, str] = {
     "Gateway": "gateway.host._gateway",
     "InputResult": "gateway.host._gateway",
     "RegistrationCache": "gateway.host._registrations",
+    "ToolFilter": "gateway.host._tool_search",
+    "ToolMatch": "gateway.host._tool_search",
     "ToolResult": "gateway.host._gateway",
+    "ToolSearch": "gateway.host._tool_search",
     "UnknownCommand": "gateway.host._gateway",
     "UnknownTool": "gateway.host._gateway",
     "describe_sandbox": "gateway.host._confinement",
     "ecosystem_of": "gateway.host._observe",
     "package_of": "gateway.host._observe",
     "interpreter_paths": "gateway.host._confinement",
+    "meta_names": "gateway.host._tool_search",
+    "meta_schemas": "gateway.host._tool_search",
     "open_gateway": "gateway.host._open",
     "PackageChanges": "gateway.host._package_set",
+    "apply_package_changes": "gateway.host._package_set",
+    "follow_packages": "gateway.host._package_set",
     "registration_key": "gateway.host._registrations",
     "run_tool_json": "gateway.host.external_tools",
     "terminal_editor": "gateway.host.editor",
@@ -53,12 +71,19 @@ __all__ = [
     "InputResult",
     "PackageChanges",
     "RegistrationCache",
+    "ToolFilter",
+    "ToolMatch",
     "ToolResult",
+    "ToolSearch",
     "UnknownCommand",
     "UnknownTool",
+    "apply_package_changes",
     "describe_sandbox",
     "ecosystem_of",
+    "follow_packages",
     "interpreter_paths",
+    "meta_names",
+    "meta_schemas",
     "open_gateway",
     "package_of",
     "registration_key",

@@ -9,11 +9,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import anyio
-
 from gateway.base import NIMLET_TOOL_RULES, Severity, ToolRules, _codes
 from gateway.host._command_replies import command_context, command_outcome
-from gateway.host._observe import wire_request
+from gateway.host._requests import RequestsInFlight
 from gateway.host._state import CALL_PROGRESS, GatewayState, ProgressListener
 from gateway.model import (
     CommandEntry,
@@ -33,7 +31,6 @@ from gateway.wire import (
     EventRequest,
     ExtensionError,
     ExtensionProcess,
-    HostMessage,
     ResponseMessage,
     ToolRequest,
     ToolSpec,
@@ -74,34 +71,7 @@ class ProcessEntries:
         self._in_flight: dict[str, ExtensionProcess] = {}
         self._call_listeners: dict[str, ProgressListener] = {}
         self._said: set[tuple[str, str, str]] = set()  # output schemas refused, said once
-        self._busy: dict[ExtensionProcess, int] = {}  # requests in flight per process
-        self._idle: dict[ExtensionProcess, anyio.Event] = {}
-
-    async def request(
-        self,
-        process: ExtensionProcess,
-        owner: str,
-        kind: str,
-        name: str,
-        build: Callable[[str, dict[str, Any] | None], HostMessage],
-    ) -> ResponseMessage:
-        """``process.request`` for ``owner`` in its span (``build`` gets the span's trace
-        context when the runtime negotiated ``trace.context``), in flight until answered."""
-        self._busy[process] = self._busy.get(process, 0) + 1
-        try:
-            with wire_request(self._state, process, owner, kind, name) as trace:
-                return await process.request(lambda rid: build(rid, trace))
-        finally:
-            left = self._busy.pop(process) - 1
-            if left:
-                self._busy[process] = left
-            elif (idle := self._idle.pop(process, None)) is not None:
-                idle.set()
-
-    async def drained(self, process: ExtensionProcess) -> None:
-        """Until no request to ``process`` is in flight."""
-        if process in self._busy:
-            await self._idle.setdefault(process, anyio.Event()).wait()
+        self.requests = RequestsInFlight(state)
 
     def tool(self, process: ExtensionProcess, owner: str, spec: ToolSpec) -> ToolEntry:
         """A tool whose calls are requests to ``process``."""
@@ -127,7 +97,7 @@ class ProcessEntries:
 
             failure: ExtensionError | None = None
             try:
-                response = await self.request(process, owner, "tool", spec.name, build)
+                response = await self.requests.send(process, owner, "tool", spec.name, build)
             except ExtensionError as error:
                 failure = error
             finally:
@@ -204,7 +174,7 @@ class ProcessEntries:
 
         async def handler(arguments: str) -> CommandOutcome:
             context = command_context(state)
-            response = await self.request(
+            response = await self.requests.send(
                 process, owner, "command", spec.name,
                 lambda rid, trace: CommandRequest(
                     id=rid, name=spec.name, arguments=arguments, context=context, gateway=trace
@@ -326,7 +296,7 @@ class LiveBinding:
         return self.entries.command(self.process, owner, spec)
 
     def hook(self, owner: str, event: str, wire: str) -> HookHandler:
-        process, request = self.process, self.entries.request
+        process, request = self.process, self.entries.requests.send
         addressed = {"package": self.package} if self.package is not None else None
 
         async def handler(event: str, payload: dict[str, Any]) -> ResponseMessage:

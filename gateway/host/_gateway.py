@@ -19,8 +19,6 @@ from gateway.host._delivery import QueueMode
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._lifecycle import Lifecycle
 from gateway.host._loading import Loader
-from gateway.host._observe import command_span
-from gateway.host._package_set import PackageChanges, PackageSet
 from gateway.host._permissions import PermissionPolicy
 from gateway.host._policy_gate import PolicyGate
 from gateway.host._projection import Projector
@@ -29,6 +27,7 @@ from gateway.host._session_switch import SessionSwitch
 from gateway.host._settings_watch import SettingsWatch
 from gateway.host._state import ExecPolicy, GatewayState, ProgressListener
 from gateway.host._tool_pipeline import ToolPipeline
+from gateway.host._tool_search import DEFAULT_LIMIT, ToolMatch, ToolSearch
 from gateway.model import (
     BUILTIN_OWNER,
     AgentLink,
@@ -79,9 +78,9 @@ class Gateway:
         self._lifecycle = Lifecycle(state)
         self._policy = PolicyGate(state)
         self._tools = ToolPipeline(state, self._lifecycle, self._policy)
+        self._search = ToolSearch(state, self._policy)
         self._sessions = SessionSwitch(state, self._lifecycle, self.reload)
         self._settings = SettingsWatch(state, self.restart_package)
-        self._package_set = PackageSet(state, self._loader, self.reload)
 
     # ------------------------------------------------------------------ what it holds
 
@@ -173,8 +172,21 @@ class Gateway:
         """Tools to offer a model now (plan mode offers only read/user tools)."""
         return self._state.registry.tools(plan=self._state.plan)
 
-    def tool_schemas(self) -> list[dict[str, Any]]:
+    def tool_schemas(
+        self, deferred: bool = False, pinned: Iterable[str] = ()
+    ) -> list[dict[str, Any]]:
+        """``deferred``: ``search_tools``, ``call_tool`` and the pinned tools only."""
+        if deferred:
+            return self._search.deferred_schemas(pinned)
         return [tool.describe() for tool in self.tools()]
+
+    def search_tools(self, query: str, limit: int = DEFAULT_LIMIT) -> list[ToolMatch]:
+        """The usable tools that best match a task in plain words, best first."""
+        return self._search.search(query, limit)
+
+    @property
+    def tool_search(self) -> ToolSearch:
+        return self._search
 
     def register_builtin_tool(
         self,
@@ -207,7 +219,9 @@ class Gateway:
         ``tool_result`` to it (``gateway serve --nimlet``), so neither happens twice.
         ``progress``: called with (owner, item) for each progress update of this call only
         (``progress_listener`` sees every call's)."""
-        return await self._tools.call(name, arguments, hooks, progress)
+        return await self._search.route(
+            name, arguments, lambda n, a: self._tools.call(n, a, hooks, progress)
+        )
 
     async def call_tools(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[ToolResult]:
         """The calls one model step asked for, in order. As nimlet does, two or more calls
@@ -223,8 +237,7 @@ class Gateway:
             raise UnknownCommand(name)
         self._state.running += 1
         try:
-            with command_span(self._state, command):
-                return await command.handler(arguments)
+            return await command.handler(arguments)
         except ExtensionError as error:
             return CommandOutcome(message=f"/{name} failed: {error}")
         finally:
@@ -339,7 +352,6 @@ class Gateway:
         await self._policy.load()
         self._settings.remember()
         self._settings.start()
-        await self._package_set.remember()
 
     async def warm(self) -> None:
         """Start now every installed package held dormant (its registration came from the
@@ -356,26 +368,15 @@ class Gateway:
         await self._loader.load()
         await self._policy.load()
         self._settings.remember()
-        await self._package_set.remember()
 
-    async def restart_package(self, package_id: str) -> bool:
+    async def restart_package(self, package_id: str, drain: float = 0) -> bool:
         """Restart one installed package with its current settings and secrets (its
         runtime, and the tools the gateway runs for it); nothing else restarts. A running
         gateway does this by itself when ``gateway config`` or ``gateway secret`` changes
-        them (on Linux). True when the package runs again."""
-        restarted = await self._loader.restart_package(package_id)
+        them (on Linux). True when it runs again; its calls in flight get ``drain`` s first."""
+        restarted = await self._loader.restart_package(package_id, drain)
         self._settings.remember()
         return restarted
-
-    async def apply_package_changes(self) -> PackageChanges:
-        """Run the installed packages as they are now: removed ones stop once their calls
-        in flight are answered, added ones start, changed ones restart; nothing else is
-        touched (``gateway.host._package_set``)."""
-        return await self._package_set.apply()
-
-    async def follow_packages(self, told: Callable[[PackageChanges], None] | None = None) -> None:
-        """``apply_package_changes`` whenever the store changes, until cancelled."""
-        await self._package_set.follow(told)
 
     async def new_session(self) -> None:
         await self._sessions.new()

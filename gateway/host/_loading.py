@@ -41,6 +41,7 @@ from gateway.packages import (
     load_adapters,
     recalled_denials,
     remember_denials,
+    remember_start,
 )
 from gateway.runtime import LaunchError
 from gateway.store import STATE_FILE, StoreError
@@ -89,7 +90,7 @@ class Loader:
         launches: list[DiscoveredExtension | LaunchPlan] = [*state.discovery.extensions]
         if only is None:
             launches += self._planner.discovered()
-        active = [status for status in state.packages if status.active]
+        active = [status for status in state.packages if status.ready]
         for status in state.packages:
             state.diagnostics.extend(status.diagnostics)
         shared, alone, notes = self._shared(active)
@@ -104,6 +105,15 @@ class Loader:
         for tool in state.discovery.tools:
             self._own.tool_json(tool)
         await self._start_in_dependency_order(launches)
+        self._note_load_failures()
+
+    def _note_load_failures(self) -> None:
+        """A package started here whose code did not load is not active (its status says
+        why); one that loaded is, whatever its last start said."""
+        state = self._state
+        for status in state.packages:
+            if status.id in state.started:
+                status.load_failure = state.load_failures.get(status.id)
 
     def _shared(
         self, active: list[PackageStatus]
@@ -223,13 +233,18 @@ class Loader:
 
     def _remember_denials(self) -> None:
         """For each installed package started since the last stop: what the sandbox refused
-        it (its stderr is drained by now), for the commands that will not start it."""
+        it (its stderr is drained by now), and whether its code loaded, for the commands
+        that will not start it."""
         state = self._state
         started, state.started = state.started, set()
+        failures, state.load_failures = state.load_failures, {}
+        home = state.config.home
         for status in state.packages:
             if status.id in started:
                 granted = status.package.granted
-                remember_denials(state.config.home, status.id, granted, state.diagnostics.items)
+                remember_denials(home, status.id, granted, state.diagnostics.items)
+                content = status.package.record.content_hash
+                remember_start(home, status.id, content, failures.get(status.id))
 
     def _evaluate_packages(self) -> list[PackageStatus]:
         """Installed packages and their gates; only active ones are loaded."""
@@ -247,7 +262,7 @@ class Loader:
             return []
         for status in statuses:
             adapter = adapters.adapter(status.entry.ecosystem)
-            if status.active and isinstance(adapter, ServesResources):
+            if status.ready and isinstance(adapter, ServesResources):
                 self._resources[status.id] = adapter.package_resources(status.entry)
         return statuses
 
@@ -297,13 +312,13 @@ class Loader:
 
     # ------------------------------------------------------------------ one package again
 
-    async def restart_package(self, package_id: str) -> bool:
+    async def restart_package(self, package_id: str, drain: float = 0) -> bool:
         """Stop an installed package's runtime and what the gateway runs for it, evaluate
         its gates again, and start it with its current plan (new settings and secrets);
-        nothing else is touched. True when it runs again."""
+        nothing else is touched. True when it runs again (and its code loaded)."""
         statuses = await self.evaluate()
         status = next((s for s in statuses if s.id == package_id), None)
-        await self.retire_package(package_id)
+        await self.retire_package(package_id, drain)
         return await self.start_package(status) if status is not None else False
 
     async def evaluate(self) -> list[PackageStatus]:
@@ -350,11 +365,11 @@ class Loader:
 
     async def start_package(self, status: PackageStatus) -> bool:
         """Start an installed package (held dormant when its registration is cached) as a
-        load would; True when it is active."""
+        load would; True when it is active (ready, and its code loaded)."""
         state = self._state
         state.packages.append(status)
         state.diagnostics.extend(status.diagnostics)
-        if not status.active:
+        if not status.ready:
             return False
         tools, prompts = len(state.discovery.tools), len(state.discovery.prompts)
         plans = self._installed(status)
@@ -364,4 +379,5 @@ class Loader:
         for tool in state.discovery.tools[tools:]:
             self._own.tool_json(tool)
         await self._starter.start_all(plans)
-        return True
+        self._note_load_failures()
+        return status.active

@@ -1,53 +1,50 @@
 """A package set that changes under a running gateway: ``gateway install``, ``update``,
 ``uninstall``, ``sync``, ``grant``, ``trust``, ``enable`` (often another process) change the
-store; the gateway applies the difference without stopping what did not change.
+store; ``apply_package_changes`` runs the difference without stopping what did not change.
 
-``apply`` evaluates the installed packages again and compares each with what runs:
-
-- a package that is no longer installed or no longer active is **retired**: its tools,
-  commands and hooks leave the registry at once (a call that comes now is an unknown tool),
-  the requests already sent to it get ``DRAIN`` seconds to be answered, then it stops;
-- a package that is new, or newly active, **starts** (held dormant when its registration is
-  cached, as at load);
-- an active package whose version, files, grants or group changed is retired and started
-  again, in dependency order.
-
-A change that touches a package the user grouped into a shared process (``gateway group``)
-reloads every package instead (``Gateway.reload``: the calls in flight then fail), since the
-members of a shared process start and stop together. The registry's change reaches the
+It evaluates the installed packages again and compares each with what the gateway holds;
+each package that differs (added, removed, a gate passed or lost, another version or files,
+other grants) is restarted on its own (``Gateway.restart_package``): its tools, commands
+and hooks leave the registry at once (a call that comes now is an unknown tool), the
+requests already sent to it get ``DRAIN`` seconds to be answered, then it stops, and —
+when it is (still) installed and ready — it starts again as a load would, in dependency
+order. A change that touches a package the user grouped into a shared process (``gateway
+group``) reloads every package instead (``Gateway.reload``: calls in flight then fail), as
+the members of a shared process start and stop together. The registry's change reaches the
 clients (``notifications/tools/list_changed``).
 
-``follow`` waits on inotify for the store to change (Linux; elsewhere only ``apply`` does
-it, as ``gateway serve`` does on SIGHUP) and applies when the package set's fingerprint
-(``package_set_fingerprint``: versions, files, gates, groups, grants) is not the one
-applied last, so the gateway's own reads and its call journal change nothing.
+``follow_packages`` applies at once (what changed since the gateway loaded) and then each
+time the store changes (inotify on Linux; elsewhere ``gateway serve`` applies on SIGHUP),
+when the package set's fingerprint (``package_set_fingerprint``: versions, files, gates,
+groups, grants) is not the one applied last — the gateway's own reads and its call journal
+change nothing.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import anyio
 
 from gateway.base import Inotify
-from gateway.host._dependencies import depths
-from gateway.host._loading import Loader
-from gateway.host._state import GatewayState
-from gateway.packages import PackageStatus
-from gateway.store import STATE_FILE, package_set_fingerprint
+from gateway.host._dependencies import depths, selected
+from gateway.host._gateway import Gateway
+from gateway.packages import NoAdapters, PackageStatus, evaluate_packages, load_adapters
+from gateway.store import STATE_FILE, StoreError, package_set_fingerprint
 
-__all__ = ["DRAIN", "PackageChanges", "PackageSet"]
+__all__ = ["DRAIN", "PackageChanges", "apply_package_changes", "follow_packages"]
 
 DRAIN = 30.0
-"""Seconds the calls in flight to a retired package get before it stops."""
+"""Seconds the calls in flight to a package that leaves or restarts get before it stops."""
 _STORE_FILES = frozenset({STATE_FILE, f"{STATE_FILE}-wal"})
 
 
 @dataclass(frozen=True, slots=True)
 class PackageChanges:
-    """What one ``apply`` did (ids, in the order it did them)."""
+    """What one ``apply_package_changes`` did (ids, in the order it did them)."""
 
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
@@ -59,99 +56,100 @@ class PackageChanges:
 
 
 def _shape(status: PackageStatus) -> tuple[object, ...]:
-    """What a running package was started from: a difference means a restart."""
+    """What a package runs as: a difference means it is restarted."""
     package = status.package
     return (
+        status.ready,
         package.record.version,
         package.record.content_hash,
         str(package.record.path),
         tuple(sorted(package.granted)),
         package.process_group,
         status.runtime,
+        tuple(status.reasons) if not status.ready else (),
     )
 
 
-class PackageSet:
-    def __init__(
-        self,
-        state: GatewayState,
-        loader: Loader,
-        reload: Callable[[], Awaitable[None]],
-    ) -> None:
-        self._state = state
-        self._loader = loader
-        self._reload = reload
-        self._lock = anyio.Lock()
-        self._applied: str | None = None
+def _evaluate(gateway: Gateway) -> list[PackageStatus] | None:
+    """The installed packages and their gates now; None when the store cannot say."""
+    home = gateway.config.home
+    if not (home / STATE_FILE).exists():
+        return []
+    try:
+        statuses = evaluate_packages(home, load_adapters())
+    except (StoreError, NoAdapters):
+        return None  # the next load reports it; the running packages stay as they are
+    only = gateway.config.packages
+    return statuses if only is None else selected(statuses, only)
 
-    async def remember(self) -> None:
-        """The store as the gateway (re)loaded it: the fingerprint ``follow`` compares with."""
-        self._applied = await anyio.to_thread.run_sync(
-            package_set_fingerprint, self._state.config.home
-        )
 
-    async def apply(self) -> PackageChanges:
-        async with self._lock:
-            fingerprint = await anyio.to_thread.run_sync(
-                package_set_fingerprint, self._state.config.home
-            )
-            changes = await self._apply()
-            self._applied = fingerprint
-            return changes
+_LOCKS: weakref.WeakKeyDictionary[Gateway, anyio.Lock] = weakref.WeakKeyDictionary()
 
-    async def _apply(self) -> PackageChanges:
-        state = self._state
-        statuses = await self._loader.evaluate()
-        before = {s.id: s for s in state.packages if s.active}
-        after = {s.id: s for s in statuses}
-        removed = [i for i in before if i not in after or not after[i].active]
-        added = [i for i, s in after.items() if s.active and i not in before]
-        restarted = [
-            i for i in before if i not in removed and _shape(before[i]) != _shape(after[i])
-        ]
-        # Inactive packages are listed with their new gates (gateway status, serve).
-        inactive = [s for s in statuses if not s.active]
-        if not (removed or added or restarted):
-            state.packages = [*[s for s in state.packages if s.active], *inactive]
+
+async def apply_package_changes(gateway: Gateway) -> PackageChanges:
+    """Run the installed packages as they are now (one apply at a time per gateway)."""
+    lock = _LOCKS.setdefault(gateway, anyio.Lock())
+    async with lock:
+        statuses = await anyio.to_thread.run_sync(_evaluate, gateway)
+        if statuses is None:
             return PackageChanges()
-        touched = [*removed, *added, *restarted]
+        before = {s.id: s for s in gateway.packages}
+        after = {s.id: s for s in statuses}
+        changed = [
+            i for i in {**before, **after}
+            if i not in before or i not in after or _shape(before[i]) != _shape(after[i])
+        ]  # fmt: skip
+        if not changed:
+            return PackageChanges()
+        ready = {i for i, s in before.items() if s.ready}
+        added = tuple(i for i in changed if i not in ready and i in after and after[i].ready)
+        removed = tuple(i for i in changed if i in ready and (i not in after or not after[i].ready))
+        restarted = tuple(i for i in changed if i in ready and i not in removed)
         grouped = any(
-            (before.get(i) or after[i]).package.process_group is not None for i in touched
+            status.package.process_group is not None
+            for i in changed
+            for status in (before.get(i), after.get(i))
+            if status is not None
         )
         if grouped:
-            await self._reload()
-            return PackageChanges(tuple(added), tuple(removed), tuple(restarted), True)
-        for package_id in [*removed, *restarted]:
-            await self._loader.retire_package(package_id, DRAIN)
+            await gateway.reload()
+            return PackageChanges(added, removed, restarted, reloaded=True)
         depth = depths(statuses)
-        for package_id in sorted([*restarted, *added], key=lambda i: depth.get(i, 0)):
-            await self._loader.start_package(after[package_id])
-        state.packages = [*[s for s in state.packages if s.active], *inactive]
-        return PackageChanges(tuple(added), tuple(removed), tuple(restarted))
+        for package_id in sorted(changed, key=lambda i: (i not in removed, depth.get(i, 0))):
+            await gateway.restart_package(package_id, DRAIN)
+        return PackageChanges(added, removed, restarted)
 
-    async def _changed(self) -> bool:
-        """The store's package set is not the one applied last."""
-        current = await anyio.to_thread.run_sync(package_set_fingerprint, self._state.config.home)
-        return current is not None and current != self._applied
 
-    async def follow(self, applied: Callable[[PackageChanges], None] | None = None) -> None:
-        """Apply each change of the store's package set until cancelled (``applied`` is told
-        what changed). Returns at once where inotify is not available."""
-        if not sys.platform.startswith("linux"):
-            return
-        try:
-            inotify = Inotify()
-        except OSError:
-            return  # no inotify here: SIGHUP (serve) or a reload applies a change
-        try:
-            inotify.add(self._state.config.home)
-            changed = True  # a change since the load, before the watch, counts too
-            while True:
-                if changed and await self._changed():
-                    changes = await self.apply()
-                    if applied is not None and changes:
-                        applied(changes)
-                await anyio.wait_readable(inotify.fd)
-                changed = any(name in _STORE_FILES for _, name, _ in inotify.read())
-        finally:
-            inotify.close()
+async def follow_packages(
+    gateway: Gateway, told: Callable[[PackageChanges], None] | None = None
+) -> None:
+    """Apply what changed since the gateway loaded, then each change of the store's package
+    set, until cancelled (``told`` hears of each). Where inotify is not available it
+    applies once and returns."""
+    home = gateway.config.home
+
+    async def apply() -> str | None:
+        seen = await anyio.to_thread.run_sync(package_set_fingerprint, home)
+        changes = await apply_package_changes(gateway)
+        if told is not None and changes:
+            told(changes)
+        return seen
+
+    applied = await apply()
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        inotify = Inotify()
+    except OSError:
+        return  # no inotify here: SIGHUP (serve) or a reload applies a change
+    try:
+        inotify.add(home)
+        while True:
+            await anyio.wait_readable(inotify.fd)
+            if not any(name in _STORE_FILES for _, name, _ in inotify.read()):
+                continue
+            current = await anyio.to_thread.run_sync(package_set_fingerprint, home)
+            if current is not None and current != applied:
+                applied = await apply()
+    finally:
+        inotify.close()

@@ -92,6 +92,11 @@ class PolicyGate:
         self._refused(tool, decision, message)
         return Verdict(False, decision, message)
 
+    def may_use(self, tool: ToolEntry) -> bool:
+        """False when the adopted rules deny every call of ``tool`` (tool search never
+        names such a tool)."""
+        return self._engine.empty or self._engine.may_allow(tool.name, self._provider(tool.owner))
+
     def _provider(self, owner: str) -> str | None:
         """The installed package that provides a tool registered under ``owner`` (its id,
         ``id#N``, or ``id:tools``)."""

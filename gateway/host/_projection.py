@@ -109,7 +109,7 @@ class Projector:
 
     async def drained(self, process: ExtensionProcess) -> None:
         """Until no request to ``process`` is in flight."""
-        await self._entries.drained(process)
+        await self._entries.requests.drained(process)
 
     def register(self, process: ExtensionProcess, owner: str | None = None) -> None:
         """Project a started process's ``register``. ``owner`` is given for a process that

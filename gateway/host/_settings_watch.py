@@ -52,6 +52,8 @@ class SettingsWatch:
         self._state = state
         self._restart = restart
         self._fingerprints: dict[str, str] = {}
+        self._restarts: dict[str, int] = {}
+        """Restarts per package: each is said (an event, not a problem said again)."""
         self._running = False
 
     def remember(self) -> None:
@@ -60,7 +62,7 @@ class SettingsWatch:
         self._fingerprints = {
             status.id: settings_fingerprint(home, status.id)
             for status in self._state.packages
-            if status.active
+            if status.ready
         }
 
     def start(self) -> None:
@@ -108,7 +110,7 @@ class SettingsWatch:
     async def _changed(self, paths: set[Path]) -> None:
         home = self._state.config.home
         for status in list(self._state.packages):
-            if not status.active or status.id not in self._fingerprints:
+            if not status.ready or status.id not in self._fingerprints:
                 continue
             files = {_config_file(home, status.id), secrets_path(home, status.id)}
             if not paths & files:
@@ -118,9 +120,11 @@ class SettingsWatch:
                 continue
             self._fingerprints[status.id] = fingerprint
             if await self._restart(status.id):
+                count = self._restarts[status.id] = self._restarts.get(status.id, 0) + 1
+                again = f" (restart {count} since the gateway opened)" if count > 1 else ""
                 self._state.diagnostics.add(
                     _codes.SETTINGS_RESTARTED(
-                        f"{status.id}: its settings or secrets changed; restarted",
+                        f"{status.id}: its settings or secrets changed; restarted{again}",
                         package=status.id,
                     )
                 )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 
-from gateway.base import _codes
+from gateway.base import Severity, _codes, catalogue
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._observe import observe_start
 from gateway.host._planning import Planner
@@ -25,6 +25,7 @@ from gateway.wire import (
     SandboxRefused,
     TransportConfig,
 )
+from gateway.wire.features import RegisterExtras, RuntimeDiagnostic
 
 __all__ = ["RESTART_BACKOFF", "RESTART_WINDOW", "Starter"]
 
@@ -72,7 +73,10 @@ class Starter:
                 except LaunchError as error:
                     self.failed(item.manifest.name, item.folder / "extension.json", error)
                     return
-            started[index] = await self._start(plan)
+            process = await self._start(plan)
+            if process is not None:
+                self._loaded(process)
+            started[index] = process
 
         async with anyio.create_task_group() as group:
             for index, item in enumerate(found):
@@ -87,6 +91,7 @@ class Starter:
         process = await self._start(plan)
         if process is None:
             return False
+        self._loaded(process)
         self._projector.register(process, owner)
         return True
 
@@ -109,13 +114,30 @@ class Starter:
             code = _codes.REGISTER_INVALID
         elif isinstance(error, SandboxRefused):
             code = _codes.SANDBOX_REFUSED
-        self._state.diagnostics.add(
-            code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
-        )
+        said = code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
+        self._state.diagnostics.add(said)
+        self._state.load_failures[name] = said.message
+
+    def _loaded(self, process: ExtensionProcess) -> None:
+        """Whether each package the process hosts loaded: an error its runtime reported
+        as it registered (a module that failed to import, a register that threw) means its
+        code did not; a later start that loads clears it."""
+        plan, failures = process.plan, self._state.load_failures
+        for name in (plan.name, *plan.members):
+            failures.pop(name, None)
+        registration = process.registration
+        if registration is None or registration.gateway is None:
+            return
+        codes = catalogue()
+        for item in RegisterExtras.parse(registration.gateway).runtime_diagnostics():
+            known = codes.get(item.code) if isinstance(item, RuntimeDiagnostic) else None
+            if known is not None and known.severity is Severity.ERROR:
+                package = item.package if item.package in plan.members else plan.name
+                failures.setdefault(package, item.message)
 
     def _new_process(self, plan: LaunchPlan) -> ExtensionProcess:
         state = self._state
-        state.started.add(plan.name)
+        state.started.update((plan.name, *plan.members))
         return ExtensionProcess(
             plan,
             next_id=state.next_id,
@@ -162,14 +184,15 @@ class Starter:
             try:
                 await new.start(state.tasks, self._planner.initialize(old.plan))
             except ExtensionError as error:
-                state.diagnostics.add(
-                    _codes.EXTENSION_START_FAILED(
-                        f"restart of extension {owner} failed: {error}", package=owner
-                    )
+                said = _codes.EXTENSION_START_FAILED(
+                    f"restart of extension {owner} failed: {error}", package=owner
                 )
+                state.diagnostics.add(said)
+                state.load_failures[owner] = said.message
                 self._on_process_exit(old)  # next attempt, with the next backoff step
                 return
             ok.append(True)
+        self._loaded(new)
         if old not in state.processes:
             await new.aclose()
             return

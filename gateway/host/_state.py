@@ -56,6 +56,9 @@ class GatewayState:
     packages: list[PackageStatus] = field(default_factory=list)
     started: set[str] = field(default_factory=set)
     """Names of the processes started (or tried) since the extensions last stopped."""
+    load_failures: dict[str, str] = field(default_factory=dict)
+    """Package (or process) name → why its code did not load when it started here: its
+    process did not start, or its runtime reported an error as it registered."""
     progress_listener: ProgressListener | None = None
     exec_policy: ExecPolicy | None = None
     """None allows every command (outside plan mode)."""

@@ -91,7 +91,7 @@ class ToolPipeline:
     ) -> ToolResult:
         state = self._state
         emit = self._lifecycle.emit
-        mark = len(state.diagnostics)
+        mark = state.diagnostics.mark()
         name = tool.name
         if state.plan and not tool.plan_safe:
             return ToolResult(

@@ -126,7 +126,7 @@ def _install_ready(home: Path, package_root: Path) -> tuple[str, LaunchSpec | No
         store.set_trusted(package_id, True)
         store.set_enabled(package_id, True)
     status = next(s for s in evaluate_packages(home, load_adapters()) if s.id == package_id)
-    if not status.active:
+    if not status.ready:
         raise LoadFailed(f"{package_id} cannot run here: {'; '.join(status.reasons)}")
     return package_id, status.runtime if isinstance(status.runtime, LaunchSpec) else None
 

@@ -32,26 +32,28 @@ if TYPE_CHECKING:
     )
     from gateway.packages._denials import recalled_denials, remember_denials
     from gateway.packages._extract import ExtractError, extract_tarball
+    from gateway.packages._garbage import collect_garbage
     from gateway.packages._gates import PackageStatus, evaluate_packages
     from gateway.packages._installer import (
         InstallError,
         InstallReport,
-        collect_garbage,
         install,
         package_folder,
         uninstall,
     )
-    from gateway.packages._instructions import declared_instructions, installed_instructions
+    from gateway.packages._instructions import declared_instructions
+    from gateway.packages._last_start import recalled_load_failure, remember_start
     from gateway.packages._lockfile import (
         LOCKFILE_NAME,
         Lockfile,
         LockfileError,
         lock_home,
-        read_lockfile,
         render_lockfile,
         write_lockfile,
     )
+    from gateway.packages._lockfile_read import read_lockfile
     from gateway.packages._observed import ObservedRegistration, observed_registration
+    from gateway.packages._package_trust import Trusted, trust_packages
     from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
     from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
@@ -62,10 +64,14 @@ _WHERE: dict[str, str] = {
     "Lockfile": "gateway.packages._lockfile",
     "LockfileError": "gateway.packages._lockfile",
     "lock_home": "gateway.packages._lockfile",
-    "read_lockfile": "gateway.packages._lockfile",
+    "read_lockfile": "gateway.packages._lockfile_read",
+    "recalled_load_failure": "gateway.packages._last_start",
+    "remember_start": "gateway.packages._last_start",
     "render_lockfile": "gateway.packages._lockfile",
     "write_lockfile": "gateway.packages._lockfile",
     "ObservedRegistration": "gateway.packages._observed",
+    "Trusted": "gateway.packages._package_trust",
+    "trust_packages": "gateway.packages._package_trust",
     "observed_registration": "gateway.packages._observed",
     "SyncRefused": "gateway.packages._sync",
     "SyncReport": "gateway.packages._sync",
@@ -82,7 +88,7 @@ _WHERE: dict[str, str] = {
     "PackageStatus": "gateway.packages._gates",
     "Source": "gateway.packages._sources",
     "VerifyError": "gateway.packages._verify",
-    "collect_garbage": "gateway.packages._installer",
+    "collect_garbage": "gateway.packages._garbage",
     "config_path": "gateway.packages._config",
     "discover_all": "gateway.packages._adapters",
     "evaluate_packages": "gateway.packages._gates",
@@ -90,7 +96,6 @@ _WHERE: dict[str, str] = {
     "fetch": "gateway.packages._sources",
     "install": "gateway.packages._installer",
     "declared_instructions": "gateway.packages._instructions",
-    "installed_instructions": "gateway.packages._instructions",
     "load_adapters": "gateway.packages._adapters",
     "package_folder": "gateway.packages._installer",
     "package_settings": "gateway.packages._config",
@@ -127,6 +132,7 @@ __all__ = [
     "Source",
     "SyncRefused",
     "SyncReport",
+    "Trusted",
     "VerifyError",
     "collect_garbage",
     "config_path",
@@ -136,7 +142,6 @@ __all__ = [
     "extract_tarball",
     "fetch",
     "install",
-    "installed_instructions",
     "load_adapters",
     "lock_home",
     "observed_registration",
@@ -149,11 +154,14 @@ __all__ = [
     "read_lockfile",
     "read_package_config",
     "recalled_denials",
+    "recalled_load_failure",
     "remember_denials",
+    "remember_start",
     "remove_tree",
     "render_lockfile",
     "set_config_value",
     "sync",
+    "trust_packages",
     "uninstall",
     "unset_config_value",
     "verify_tree",

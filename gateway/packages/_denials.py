@@ -23,6 +23,7 @@ from gateway.base import Diagnostic, _codes, write_json_atomically
 __all__ = ["DENIAL_CODE", "recalled_denials", "remember_denials"]
 
 DENIAL_CODE = _codes.SANDBOX_DENIED.code
+_RECALLED = " (at its last start)"
 _KEPT = 20
 """Refusals kept per package: one per missing grant is what the reporter emits."""
 
@@ -37,7 +38,13 @@ def remember_denials(
 ) -> None:
     """Replace the package's record with the refusals of this start (none: no record).
     Best effort: a record that cannot be written only loses a reminder."""
-    denials = [d for d in found if d.code == DENIAL_CODE and d.package == package_id][:_KEPT]
+    # A refusal recalled earlier in this run (its package held dormant, then started) is
+    # the same refusal: kept once, as it was said at the start, never with the note again.
+    hints: dict[str, str | None] = {}
+    for said in found:
+        if said.code == DENIAL_CODE and said.package == package_id:
+            hints.setdefault(_as_said(said.message), said.hint)
+    denials = list(hints)[:_KEPT]
     path = _path(home, package_id)
     if not denials:
         with contextlib.suppress(OSError):
@@ -46,7 +53,7 @@ def remember_denials(
     document = {
         "package": package_id,
         "granted": sorted(set(granted)),
-        "denials": [{"message": d.message, "hint": d.hint} for d in denials],
+        "denials": [{"message": message, "hint": hints[message]} for message in denials],
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -71,6 +78,14 @@ def recalled_denials(home: Path, package_id: str, granted: Iterable[str]) -> lis
         if not isinstance(item, dict) or not isinstance(item.get("message"), str):
             continue
         hint = item.get("hint") if isinstance(item.get("hint"), str) else None
-        message = f"{item['message']} (at its last start)"
+        message = _as_said(item["message"]) + _RECALLED
         recalled.append(_codes.SANDBOX_DENIED(message, package=package_id, hint=hint))
     return recalled
+
+
+def _as_said(message: str) -> str:
+    """The refusal without the notes recalling added (a record written before they were
+    stripped holds one per run)."""
+    while message.endswith(_RECALLED):
+        message = message[: -len(_RECALLED)]
+    return message

@@ -19,6 +19,7 @@ from typing import Any
 from gateway.base import Diagnostic, _codes, catalogue
 from gateway.model import AdapterSet, CallPlan, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
 from gateway.packages._adapters import plan_calls, plan_launch
+from gateway.packages._last_start import recalled_load_failure
 from gateway.packages.environment import environment_status
 from gateway.packages.secrets import secret_status
 from gateway.store import (
@@ -53,6 +54,9 @@ class PackageStatus:
     environment: dict[str, dict[str, bool]] = field(default_factory=dict)
     """Each variable it declares needing (``environment`` dependencies): set in the user's
     environment or not, granted to it (``env:NAME``) or not — never the value."""
+    load_failure: str | None = None
+    """Why its code did not load when it last started (this content), or in this gateway
+    once started here; None: it loaded, or has not started yet."""
 
     @property
     def id(self) -> str:
@@ -73,8 +77,14 @@ class PackageStatus:
         return not isinstance(self.runtime, LaunchRefusal)
 
     @property
-    def active(self) -> bool:
+    def ready(self) -> bool:
+        """Every gate passed and its runtime available: what a gateway starts."""
         return self.gates_passed and self.runtime_available
+
+    @property
+    def active(self) -> bool:
+        """Ready, and its code did not fail to load when it last started."""
+        return self.ready and self.load_failure is None
 
     @property
     def reasons(self) -> list[str]:
@@ -92,7 +102,20 @@ class PackageStatus:
             reasons.append("blocked by inactive " + ", ".join(self.blocked_by))
         if self.gates_passed and isinstance(self.runtime, LaunchRefusal):
             reasons.append(self.runtime.reason)
+        if self.ready and self.load_failure is not None:
+            reasons.append(f"failed to load: {self.load_failure}")
         return reasons
+
+    @property
+    def state(self) -> str:
+        """One phrase: ``active``, ``failed to load at its last start: …`` (``--json`` has
+        the whole reason) or ``inactive: …``."""
+        if self.active:
+            return "active"
+        if self.ready:  # the reason's first line: a stack trace's head says what failed
+            first = (self.load_failure or "").strip().splitlines() or [""]
+            return f"failed to load at its last start: {first[0][:300]}"
+        return "inactive: " + "; ".join(self.reasons)
 
     def to_dict(self) -> dict[str, Any]:
         record = self.package.record
@@ -119,6 +142,7 @@ class PackageStatus:
             },
             "environment": self.environment,
             "active": self.active,
+            "load_failure": self.load_failure,
             "reasons": self.reasons,
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
@@ -246,8 +270,9 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
             # An optional permission holds back only what needs it, never the package.
             requested = [p.name for p in entry.permissions if not p.optional]
             secrets = secret_status(home, package.id, entry.secrets)
+            current = store.get_package(package.id)  # its hash refreshed
             status = PackageStatus(
-                package=store.get_package(package.id),
+                package=current,
                 entry=entry,
                 trusted=trusted,
                 missing_permissions=[p for p in requested if p not in package.granted],
@@ -264,6 +289,7 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
                 enabled=package.enabled,
                 runtime=plan_launch(adapters, entry, home),
                 calls=plan_calls(adapters, entry, home),
+                load_failure=recalled_load_failure(home, package.id, current.record.content_hash),
                 secrets=secrets,
                 environment=environment_status(
                     [d.name for d in entry.dependencies if d.kind == "environment"],
@@ -293,7 +319,7 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
                 and not dependency.optional
                 and target is not None
                 and package_id not in cyclic
-                and not target.active
+                and not target.ready
             ):
                 status.blocked_by.append(dependency.name)
         status.diagnostics.extend(_gate_diagnostics(status))

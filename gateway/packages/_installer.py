@@ -19,7 +19,6 @@ import contextlib
 import dataclasses
 import hashlib
 import re
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,8 +37,9 @@ from gateway.base import (
 )
 from gateway.model import CatalogEntry
 from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
+from gateway.packages._aliases import install_aliases, source_version
 from gateway.packages._instructions import declared_instructions
-from gateway.packages._locks import LOCKS, held, lock_path, try_lock
+from gateway.packages._locks import held, lock_path
 from gateway.packages._native import unbuilt_native_addons
 from gateway.packages._sources import FetchError, fetch, parse_source
 from gateway.packages._trees import remove_tree
@@ -49,6 +49,7 @@ from gateway.packages.secrets import secrets_path
 from gateway.sandbox import SANDBOX_PERMISSIONS, grant_hints
 from gateway.store import (
     STATE_FILE,
+    ContentHashError,
     InstalledPackage,
     InstallResult,
     PackageRecord,
@@ -57,9 +58,9 @@ from gateway.store import (
     content_hash,
 )
 
-__all__ = ["InstallError", "InstallReport", "collect_garbage", "install", "uninstall"]
+__all__ = ["STAGING", "InstallError", "InstallReport", "install", "packages_dir", "uninstall"]
 
-_STAGING = ".staging"
+STAGING = ".staging"
 Checkpoint = Callable[[str], None]
 """Called with the name of each step; tests use it to kill the process between steps."""
 Prepare = Callable[[CatalogEntry], list[Diagnostic]]
@@ -102,6 +103,7 @@ class InstallReport:
             "ecosystem": record.ecosystem,
             "source": record.source,
             "source_kind": record.source_kind,
+            "aliases": sorted(self.package.aliases),
             "path": str(record.path),
             "content_hash": record.content_hash,
             "files": self.files,
@@ -178,7 +180,7 @@ def install(
         raise InstallError(str(error)) from None
     packages = private_dir(packages_dir(home))
     name = uuid.uuid4().hex
-    staging = packages / _STAGING / name
+    staging = packages / STAGING / name
     with held(lock_path(packages, f"staging-{name}")):
         private_dir(staging)
         try:
@@ -226,7 +228,11 @@ def _install(
         subject = f"cannot install {source.describe()}"
         raise InstallError(f"{subject}: {reason}", shown, subject)
     folder = package_folder(home, entry.id)
+    aliases = install_aliases(source.kind, source.location, fetched.root, entry)
     with held(lock_path(packages_dir(home), folder.name)):
+        # A folder's content before the install step adds to it (Nu's bundles): what
+        # `outdated` compares the folder with. Git and npm sources compare commits, versions.
+        fetched_hash = _source_hash(source, fetched.root)
         # Under the package's lock: the version it replaces stays in place meanwhile.
         staged = stage(entry, fetched.root, _installed_path(home, entry.id))
         shown += _at_source(staged, fetched.root, source.describe())
@@ -249,6 +255,8 @@ def _install(
             content_hash=digest,
             hash_cache=cache,
             source_integrity=fetched.integrity,
+            source_version=source_version(source.kind, version_dir),
+            source_hash=fetched_hash,
         )
         with StateStore.open(home) as store:
             previous = _previous_path(store, entry.id)
@@ -258,7 +266,7 @@ def _install(
             # And the variables the user passed through (env:NAME): consent given to the
             # package, as the sandbox grants are.
             keep |= {p for p in _granted_before(store, entry.id) if env_grant_name(p)}
-            result = store.record_install(record, requested=keep)
+            result = store.record_install(record, requested=keep, aliases=aliases)
         checkpoint("recorded")
         if previous is not None and previous != version_dir:
             remove_tree(previous)
@@ -286,6 +294,15 @@ def _install(
     diagnostics += declared_instructions(entry, version_dir)
     diagnostics += unbuilt_native_addons(version_dir, entry.id)
     return InstallReport(result.package, result, entry, files, size, diagnostics)
+
+
+def _source_hash(source: Any, root: Path) -> str | None:
+    if source.kind != "local":
+        return None
+    try:
+        return content_hash(root)[0]
+    except ContentHashError as error:
+        raise InstallError(f"cannot install {source.describe()}: {error}") from None
 
 
 def _adapters_stage(entry: CatalogEntry, root: Path, previous: Path | None) -> list[Diagnostic]:
@@ -341,58 +358,3 @@ def uninstall(home: Path, package_id: str, checkpoint: Checkpoint = _noop) -> In
         if parent.is_dir() and not any(parent.iterdir()):
             parent.rmdir()
     return package
-
-
-def collect_garbage(home: Path, min_age: float = 0.0) -> list[Path]:
-    """Delete version folders no record names, and the staging of installs that died.
-
-    A package whose install lock is held is skipped: its unrecorded version folder belongs
-    to a live install. ``min_age`` (seconds) spares younger folders as well.
-    """
-    root = packages_dir(home)
-    if not root.is_dir():
-        return []
-    removed = _collect_staging(root)
-    cutoff = time.time() - min_age
-    # No store yet: nothing is recorded, so every unlocked version folder is left over.
-    has_store = (home / STATE_FILE).exists()
-    with StateStore.open(home) if has_store else contextlib.nullcontext() as store:
-        for folder in sorted(root.iterdir()):
-            if folder.name in (_STAGING, LOCKS) or not folder.is_dir():
-                continue
-            with try_lock(lock_path(root, folder.name)) as free:
-                if not free:
-                    continue  # an install or uninstall of this package is under way
-                packages = store.list_packages() if store is not None else []
-                in_use = {package.record.path for package in packages}
-                for version in sorted(folder.iterdir()):
-                    if version not in in_use and _mtime(version) <= cutoff:
-                        remove_tree(version)
-                        removed.append(version)
-                if not any(folder.iterdir()):
-                    folder.rmdir()
-            _unlink(lock_path(root, folder.name))
-    return removed
-
-
-def _collect_staging(root: Path) -> list[Path]:
-    """Staging folders whose install is gone (its lock is free), and their lock files."""
-    removed: list[Path] = []
-    staging = root / _STAGING
-    if staging.is_dir():
-        for folder in sorted(staging.iterdir()):
-            lock = lock_path(root, f"staging-{folder.name}")
-            with try_lock(lock) as free:
-                if free:
-                    remove_tree(folder)
-                    removed.append(folder)
-            if free:
-                _unlink(lock)
-    return removed
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.lstat().st_mtime
-    except OSError:
-        return 0.0

@@ -22,7 +22,7 @@ from gateway.base import (
 )
 from gateway.model import CatalogEntry
 
-__all__ = ["declared_instructions", "installed_instructions"]
+__all__ = ["declared_instructions"]
 
 _READ = ("tool", "command", "skill", "prompt")
 
@@ -43,14 +43,3 @@ def declared_instructions(entry: CatalogEntry, root: Path) -> list[Diagnostic]:
         if flags:
             found.append(flagged_text(contribution.kind, contribution.name, entry.id, flags))
     return found
-
-
-def installed_instructions(home: Path, package_id: str) -> list[Diagnostic]:
-    """The same for an installed package, read again from its installed folder."""
-    from gateway.packages._adapters import load_adapters
-    from gateway.packages._gates import evaluate_packages
-
-    for status in evaluate_packages(home, load_adapters()):
-        if status.id == package_id:
-            return declared_instructions(status.entry, Path(status.entry.root))
-    return []

@@ -1,7 +1,10 @@
 """``gateway outdated``: whether an installed package's source has something newer — an npm
 version within the recorded spec (or the registry's latest), new commits on a git source's
-recorded ref, changed content in a local folder. Runs nothing of any package: npm and git
-are asked through the same runners the installer uses."""
+recorded ref, changed content in a local folder. Like is compared with like: a folder with
+the hash of what was copied from it (before the install step built anything into it, as Nu's
+bundles), an npm package by the version npm published (not its format's own, which a Claude
+plugin's ``plugin.json`` may say differently). Runs nothing of any package: npm and git are
+asked through the same runners the installer uses."""
 
 from __future__ import annotations
 
@@ -12,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gateway.packages._aliases import source_version
 from gateway.packages._npm import NpmSettings, _npm, _run
 from gateway.packages._sources import _GIT_URL, _SCP_LIKE
 from gateway.packages._tools import FetchError, run_tool
 from gateway.store import ContentHashError, InstalledPackage, content_hash
 
-__all__ = ["Outdated", "check_outdated"]
+__all__ = ["Outdated", "check_outdated", "npm_version"]
 
 _COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 
@@ -80,8 +84,11 @@ def _local(package: InstalledPackage) -> Outdated:
         digest, _ = content_hash(folder)
     except ContentHashError as error:
         return _unchecked(package, str(error))
-    newer = digest if digest != record.content_hash else None
-    return Outdated(record.id, "local", record.content_hash, newer, str(folder))
+    # Recorded before schema 5: only the installed hash, which is the copy's for every
+    # format but one whose install step builds into it (Nu).
+    copied = record.source_hash or record.content_hash
+    newer = digest if digest != copied else None
+    return Outdated(record.id, "local", copied, newer, str(folder))
 
 
 def _git(package: InstalledPackage) -> Outdated:
@@ -120,9 +127,17 @@ def _npm_source(home: Path, package: InstalledPackage, latest: bool) -> Outdated
     asked = name if latest else spec
     versions = _npm_view(home, asked)
     best = max(versions, key=_semver, default=None)
-    newer = best is not None and _semver(best) > _semver(record.version or "0")
+    current = npm_version(package)
+    newer = best is not None and _semver(best) > _semver(current or "0")
     install = f"{name}@{best}" if latest and best else spec
-    return Outdated(record.id, "npm", record.version, best if newer else None, install)
+    return Outdated(record.id, "npm", current or "", best if newer else None, install)
+
+
+def npm_version(package: InstalledPackage) -> str | None:
+    """The version npm published of an npm-installed package (recorded at install, or read
+    from its ``package.json`` when installed before that was recorded)."""
+    record = package.record
+    return record.source_version or source_version("npm", record.path)
 
 
 def _npm_name(spec: str) -> str | None:

@@ -115,9 +115,31 @@ def _fetch_of(package: LockedPackage) -> _Fetch | Diagnostic:
             return _missing(package, spec)
         return _Fetch(package, spec, "npm", False)
     named = _NPM_NAME.match(spec)
-    if named and _EXACT.match(package.version):
-        return _Fetch(package, f"{named['name']}@{package.version}", "npm", False)
+    version = _npm_version(package, named["name"] if named else None)
+    if named and version and _EXACT.match(version):
+        return _Fetch(package, f"{named['name']}@{version}", "npm", False)
     return _Fetch(package, spec, "npm", True)
+
+
+def _npm_version(package: LockedPackage, name: str | None) -> str | None:
+    """The version npm published: the lockfile's, else (written before it was recorded) the
+    one in the tarball's name npm gave it (``scope-name-1.4.0.tgz``), else the package's
+    own — npm's for every format but a Claude plugin's."""
+    source = package.source
+    if source.version is not None:
+        return source.version
+    if name is not None and source.resolved is not None:
+        stem = name.removeprefix("@").replace("/", "-") + "-"
+        tarball = source.resolved
+        if tarball.startswith(stem) and tarball.endswith(".tgz"):
+            return tarball[len(stem) : -len(".tgz")] or None
+    return package.version
+
+
+def _pin(record: Any) -> tuple[str | None, str]:
+    """What a lockfile pins of an installed record: its version (None without one) and
+    its content hash."""
+    return record.version or None, record.content_hash
 
 
 def _missing(package: LockedPackage, path: str) -> Diagnostic:
@@ -136,7 +158,7 @@ def _expect(package: LockedPackage) -> Callable[[CatalogEntry, str, str | None],
                 f"{package.id}: the fetched npm tarball's integrity {tarball[:23]}… differs "
                 f"from the locked {locked[:23]}…"
             )
-        found = (entry.id, entry.version, digest)
+        found = (entry.id, entry.version or None, digest)
         wanted = (package.id, package.version, package.integrity)
         if found != wanted:
             names = ("id", "version", "content")
@@ -184,7 +206,8 @@ def _check_fetches(
                 problems.append(_codes.LOCK_INTEGRITY_MISMATCH(str(error), package=package.id))
                 continue
             except InstallError as error:
-                problems.append(_codes.LOCK_FETCH_FAILED(str(error), package=package.id))
+                said = f"{package.id}: {error}"
+                problems.append(_codes.LOCK_FETCH_FAILED(said, package=package.id))
                 continue
             refused = _refused_grants(package, report.entry) if accept else None
             problems += [refused] if refused else []
@@ -238,10 +261,9 @@ def differences(home: Path, lock: Lockfile, *, decisions: bool) -> list[str]:
         current = have.get(package.id)
         if current is None:
             found.append(f"{package.id} is not installed")
-        elif (current.record.version, current.record.content_hash) != (
-            package.version, package.integrity,
-        ):  # fmt: skip
-            found.append(f"{package.id} is {current.record.version} with other content")
+        elif _pin(current.record) != (package.version, package.integrity):
+            version = current.record.version or "(no version)"
+            found.append(f"{package.id} is {version} with other content")
         elif decisions:
             found += _decisions(package, current)
     return found
@@ -265,8 +287,7 @@ def sync(
     problems: list[Diagnostic] = []
     for package in sorted(lock.packages, key=lambda p: p.id):
         current = have.get(package.id)
-        same = current is not None and (current.record.version, current.record.content_hash) == (
-            package.version, package.integrity)  # fmt: skip
+        same = current is not None and _pin(current.record) == (package.version, package.integrity)
         if same:
             report.unchanged.append(package.id)
             continue
@@ -344,17 +365,21 @@ def _apply(
     progress: Progress,
 ) -> None:
     done = 0
-    try:
-        for fetch in fetches:
+    for fetch in fetches:
+        package_id = fetch.package.id
+        try:
             install(home, fetch.text, kind=fetch.kind, inspector=inspector, progress=progress,
                     prepare=prepare, expect=_expect(fetch.package))  # fmt: skip
-            done += 1
-        for package_id in removed:
-            progress(f"uninstalling {package_id}")
-            uninstall(home, package_id)
-            done += 1
-    except InstallError as error:
-        code = _codes.LOCK_INTEGRITY_MISMATCH if isinstance(error, _Mismatch) else (
-            _codes.LOCK_FETCH_FAILED)  # fmt: skip
-        diagnostic = code(f"{error} (after {done} of the changes were made)")
-        raise SyncRefused([diagnostic], partial=True) from None
+        except InstallError as error:
+            code = _codes.LOCK_INTEGRITY_MISMATCH if isinstance(error, _Mismatch) else (
+                _codes.LOCK_FETCH_FAILED)  # fmt: skip
+            said = str(error) if str(error).startswith(f"{package_id}:") else (
+                f"{package_id}: {error}")  # fmt: skip
+            diagnostic = code(f"{said} (after {done} of the changes were made)",
+                              package=package_id)  # fmt: skip
+            raise SyncRefused([diagnostic], partial=True) from None
+        done += 1
+    for package_id in removed:
+        progress(f"uninstalling {package_id}")
+        uninstall(home, package_id)
+        done += 1

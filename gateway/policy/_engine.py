@@ -86,6 +86,23 @@ class PolicyEngine:
         reason = "" if bundle.default_action == "allow" else "no rule allows it"
         return Decision(bundle.default_action, f"{provider}:default_action", reason)
 
+    def may_allow(self, tool: str, provider: str | None) -> bool:
+        """Whether some call of ``tool`` could be let through (allowed, or allowed once
+        approved): False only when every call is denied whatever its arguments — the first
+        rule that matches every call denies, or no rule matches and the
+        provider's default denies. Rules that look at arguments may deny some calls and
+        not others: those leave the tool usable."""
+        for _, rule in self._rules:
+            if not _matches_name(rule, tool):
+                continue
+            if rule.arguments:
+                if rule.decision != "deny":
+                    return True  # some calls (those arguments) are let through
+                continue  # those calls are denied; the others go on down the list
+            return rule.decision != "deny"
+        bundle = self._bundles.get(provider) if provider is not None else None
+        return bundle is None or bundle.default_action != "deny"
+
     def _over_limit(self, name: str, rule: Rule, session: str, now: float) -> str | None:
         limit = rule.rate_limit
         if limit is None:
@@ -103,10 +120,15 @@ def _order(item: tuple[int, str, int, Rule]) -> tuple[int, str, int]:
     return item[0], item[1], item[2]
 
 
-def _matches(rule: Rule, tool: str, arguments: dict[str, Any]) -> bool:
+def _matches_name(rule: Rule, tool: str) -> bool:
+    """The rule applies to calls of ``tool`` (its arguments aside)."""
     if rule.agent_ids or rule.step_kind not in (None, "tool_call"):
         return False
-    if rule.targets and not any(pattern.match(tool) for pattern in rule.targets):
+    return not rule.targets or any(pattern.match(tool) for pattern in rule.targets)
+
+
+def _matches(rule: Rule, tool: str, arguments: dict[str, Any]) -> bool:
+    if not _matches_name(rule, tool):
         return False
     for test in rule.arguments:
         if test.name not in arguments:

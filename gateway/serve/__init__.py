@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from gateway.serve._oauth import OAuthSettings
     from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
     from gateway.serve._run import serve_mcp, serve_nimlet
+    from gateway.serve._search_options import ToolSearchOptions
     from gateway.serve._tokens import TokenError, TokenRecord, TokenStore
+    from gateway.serve._tool_search import listed_tools
 
 _WHERE: dict[str, str] = {
     "AUDIT_LOG": "gateway.serve._audit",
@@ -37,6 +39,8 @@ _WHERE: dict[str, str] = {
     "TokenError": "gateway.serve._tokens",
     "TokenRecord": "gateway.serve._tokens",
     "TokenStore": "gateway.serve._tokens",
+    "ToolSearchOptions": "gateway.serve._search_options",
+    "listed_tools": "gateway.serve._tool_search",
     "serve_nimlet": "gateway.serve._run",
     "stderr_reporter": "gateway.serve._open",
 }
@@ -49,6 +53,8 @@ __all__ = [
     "TokenError",
     "TokenRecord",
     "TokenStore",
+    "ToolSearchOptions",
+    "listed_tools",
     "open_served",
     "serve_mcp",
     "serve_mcp_http",

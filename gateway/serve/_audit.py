@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
+
 from gateway.base.telemetry import CallTrail
 from gateway.serve._tokens import TokenRecord
 from gateway.wire import LogLimits, RotatingLog
 
-__all__ = ["AUDIT_LOG", "AUDIT_VERSION", "LIMITS", "AuditLog", "AuditRecord"]
+__all__ = ["AUDIT_LOG", "AUDIT_VERSION", "LIMITS", "AuditLog", "AuditRecord", "result_text"]
 
 AUDIT_LOG = "audit.jsonl"
 AUDIT_VERSION = 1
@@ -51,6 +53,18 @@ class AuditRecord:
 
 def _iso(now: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+
+
+def result_text(result: types.CallToolResult | None) -> dict[str, Any] | None:
+    """A call's result as the trail keeps it when asked to (``--audit-arguments``): its
+    text, whether it is an error, and its structured content."""
+    if result is None:
+        return None
+    text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+    found: dict[str, Any] = {"text": text, "is_error": bool(result.is_error)}
+    if result.structured_content is not None:
+        found["structured"] = result.structured_content
+    return found
 
 
 def _kept(value: Any) -> Any:

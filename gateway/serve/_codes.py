@@ -45,6 +45,14 @@ SERVE_TOOL_NAME = define_code(
     "offered name another tool already has is left out.",
     "Rename the tool in its package to keep its name in MCP clients.",
 )
+SERVE_META_TOOL_RENAMED = define_code(
+    "serve.meta_tool_renamed",
+    I,
+    "Tool search is on and a tool the server offers is itself called `search_tools` or "
+    "`call_tool`: the real tool keeps its name, and the meta-tool is offered as "
+    "`gateway_search_tools` / `gateway_call_tool` (then `…_2`, `…_3`).",
+    "Nothing to fix; clients see the meta-tools' names in `tools/list`.",
+)
 SERVE_CLIENT_FAILED = define_code(
     "serve.client_failed",
     W,

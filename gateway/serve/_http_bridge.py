@@ -26,20 +26,21 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Hashable
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.base import telemetry
 from gateway.base.telemetry import CALL_TRAIL, CallTrail
-from gateway.serve._audit import AuditLog, AuditRecord
+from gateway.host import ToolFilter
+from gateway.serve._audit import AuditLog, AuditRecord, result_text
 from gateway.serve._mcp import McpBridge
-from gateway.serve._mcp_content import result_text
 from gateway.serve._tokens import TokenRecord
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
@@ -131,17 +132,19 @@ class HttpBridge(McpBridge):
     # ------------------------------------------------------------------ listings
 
     def _owner_of_tool(self, offered: str) -> str | None:
-        tool = self.tool_of(offered)
+        name = self._offered(self._gateway).get(offered, offered)
+        tool = self._gateway.registry.tool(name)
         return None if tool is None else tool.owner
 
-    async def _list_tools(
-        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
+    def _tool_filter(self, ctx: ServerRequestContext[Any, Any]) -> ToolFilter | None:
         token = token_of(ctx)
-        result = await super()._list_tools(ctx, params)
-        if token.packages:
-            result.tools = [t for t in result.tools if token.allows(self._owner_of_tool(t.name))]
-        return result
+        return (lambda tool: token.allows(tool.owner)) if token.packages else None
+
+    def _session_key(self, ctx: ServerRequestContext[Any, Any]) -> Hashable | None:
+        # A stateless (2026-07-28) request has no session to remember found tools in.
+        headers = getattr(ctx.request, "headers", None)
+        session = headers.get(MCP_SESSION_ID_HEADER) if headers is not None else None
+        return None if session is None else (token_of(ctx).name, session)
 
     async def _list_prompts(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None

@@ -63,8 +63,8 @@ async def serve_mcp_http(
         return 1
     audit = AuditLog(options.config.home / "logs" / AUDIT_LOG, arguments=options.audit_arguments)
     bridge = HttpBridge(
-        version=gateway_version(), strict=options.strict, audit=audit,
-        max_calls=max_calls, rate=rate,
+        version=gateway_version(), strict=options.strict, tool_search=options.tool_search,
+        audit=audit, max_calls=max_calls, rate=rate,
     )  # fmt: skip
     manager = StreamableHTTPSessionManager(
         bridge.server,

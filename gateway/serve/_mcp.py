@@ -23,6 +23,7 @@ from starting runtimes), calls and commands also for ``session_start`` (``starte
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -44,7 +45,7 @@ from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.base import printable
-from gateway.model import SessionActionError, ToolEntry, UnknownCommand, UnknownTool
+from gateway.model import SessionActionError, UnknownCommand, UnknownTool
 from gateway.serve._codes import SERVE_TOOL_NAME
 from gateway.serve._elicit import NO_ELICITATION, ask_client
 from gateway.serve._mcp_content import (
@@ -56,25 +57,24 @@ from gateway.serve._mcp_content import (
     mcp_tool,
     progress_message,
     prompt_messages,
-    read_skill,
-    served_skills,
+    read_skill_resource,
     served_templates,
-    skill_for,
-    skill_uri,
+    skill_resources,
     template_prompt,
 )
+from gateway.serve._search_options import ToolSearchOptions
 from gateway.serve._strict import Withholder
+from gateway.serve._tool_search import DeferredTools
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
 TYPE_CHECKING = False  # the host is imported while the server already answers
 if TYPE_CHECKING:
-    from gateway.host import Gateway
+    from collections.abc import Hashable
+
+    from gateway.host import Gateway, ToolFilter
 
 __all__ = ["McpBridge", "run_mcp_stdio"]
 
-_RESOURCE_NOT_FOUND = -32002
-"""MCP's error code for an unknown resource URI."""
-_NOTIFY_LIMIT = 5.0  # seconds a list-changed notification may take to reach one client
 _PROGRESS_BACKLOG = 256
 """Progress items waiting to be sent for one call; past it the oldest news is dropped."""
 
@@ -88,8 +88,10 @@ class McpBridge:
         name: str = "extension-gateway",
         version: str = "",
         strict: bool = False,
+        tool_search: ToolSearchOptions | None = None,
     ) -> None:
         self._withholder = Withholder(strict)
+        self._deferred = DeferredTools(tool_search or ToolSearchOptions("off"))
         self._opened: Gateway | None = None
         self._ready = anyio.Event()
         """Set once the gateway is open: listings wait for it."""
@@ -107,9 +109,9 @@ class McpBridge:
             name,
             version=version,
             instructions="Tools, slash commands (as prompts) and skills (as resources) of "
-            "the extension packages behind this gateway.",
+            "the extension packages behind this gateway." + self._deferred.options.instructions(),
             on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
+            on_call_tool=self._on_call_tool,
             on_list_prompts=self._list_prompts,
             on_get_prompt=self._get_prompt,
             on_list_resources=self._list_resources,
@@ -131,16 +133,6 @@ class McpBridge:
     def started(self) -> None:
         """``session_start`` was dispatched: calls and commands may run."""
         self._started.set()
-
-    @property
-    def opened(self) -> Gateway | None:
-        return self._opened
-
-    def tool_of(self, offered: str) -> ToolEntry | None:
-        """The tool offered as ``offered`` (None: no such tool, or not open yet)."""
-        if (gateway := self._opened) is None:
-            return None
-        return gateway.registry.tool(self._offered(gateway).get(offered, offered))
 
     @property
     def _gateway(self) -> Gateway:
@@ -207,7 +199,7 @@ class McpBridge:
 
     async def _tell(self, send: Callable[[ServerSession], Awaitable[None]]) -> None:
         for session in self.notified():  # one gone or not reading keeps no other waiting
-            with anyio.move_on_after(_NOTIFY_LIMIT), contextlib.suppress(Exception):
+            with anyio.move_on_after(5), contextlib.suppress(Exception):
                 await send(session)
 
     def notified(self) -> list[ServerSession]:
@@ -222,10 +214,16 @@ class McpBridge:
         gateway = await self._open()
         self.listed.set()
         by_name = {tool.name: tool for tool in gateway.tools()}
-        offered = self._offered(gateway)
-        tools = []
-        for mcp, name in offered.items():
+        allowed = self._tool_filter(ctx)
+        offered = self._deferred.visible(gateway, self._offered(gateway), allowed)
+        shown = self._deferred.shown(gateway, allowed, self._session_key(ctx))
+        tools = [] if shown is None else self._deferred.meta_tools(gateway, offered)
+        # Tool search: the pinned and found tools, by name (not by which runtime came first).
+        listed = offered.items() if shown is None else sorted(offered.items())
+        for mcp, name in listed:
             tool = by_name[name]
+            if shown is not None and name not in shown:
+                continue
             text = self._said(gateway, "tool", name, tool.owner, tool.description)
             tools.append(mcp_tool(tool, mcp, text))
         return types.ListToolsResult(tools=tools)
@@ -256,6 +254,28 @@ class McpBridge:
                 )
             )
         return offered
+
+    def _tool_filter(self, ctx: ServerRequestContext[Any, Any]) -> ToolFilter | None:
+        """Which tools this request's caller may see (None: every tool offered)."""
+        return None
+
+    def _session_key(self, ctx: ServerRequestContext[Any, Any]) -> Hashable | None:
+        """Whose list the tools a search found join (stdio: the one client)."""
+        return "stdio"
+
+    async def _on_call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        """A tool search meta-tool's call is answered (or made a call of its tool) first."""
+        if self._deferred.may_answer(params.name):
+            gateway = await self._open()
+            answer = await self._deferred.call(
+                gateway, ctx, params, self._offered(gateway), self._tool_filter(ctx),
+                functools.partial(self._said, gateway, "tool"), self._session_key(ctx), self._bus,
+            )  # fmt: skip
+            if answer is not None:
+                return answer
+        return await self._call_tool(ctx, params)
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -349,36 +369,12 @@ class McpBridge:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         gateway = await self._open()
-        return types.ListResourcesResult(
-            resources=[
-                types.Resource(
-                    name=skill.name, uri=skill_uri(skill.name),
-                    description=self._said(
-                        gateway, "skill", skill.name, None, skill.description
-                    ) or None,
-                    mime_type="text/markdown",
-                )
-                for skill in served_skills(gateway)
-            ]
-        )  # fmt: skip
+        return skill_resources(gateway, functools.partial(self._said, gateway, "skill"))
 
     async def _read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        skill = skill_for(served_skills(await self._open()), str(params.uri))
-        if skill is None:
-            raise MCPError(_RESOURCE_NOT_FOUND, f"Resource not found: {params.uri}")
-        try:
-            text = await anyio.to_thread.run_sync(read_skill, skill)
-        except OSError as error:
-            raise MCPError(types.INTERNAL_ERROR, f"cannot read {skill.path}: {error}") from None
-        return types.ReadResourceResult(
-            contents=[
-                types.TextResourceContents(
-                    uri=str(params.uri), mime_type="text/markdown", text=text
-                )
-            ]
-        )
+        return await read_skill_resource(await self._open(), str(params.uri))
 
     # ------------------------------------------------------------------ questions
 

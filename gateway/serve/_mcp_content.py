@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+import anyio
 import mcp_types as types
 
 from gateway.base import PLAN_CAPABILITIES
@@ -31,6 +33,7 @@ __all__ = [
     "ARGUMENTS",
     "DETAILS_META",
     "MCP_TOOL_NAME",
+    "RESOURCE_NOT_FOUND",
     "SKILL_BYTES",
     "ServedSkill",
     "ServedTemplate",
@@ -42,13 +45,17 @@ __all__ = [
     "progress_message",
     "prompt_messages",
     "read_skill",
+    "read_skill_resource",
     "served_skills",
     "served_templates",
     "skill_for",
+    "skill_resources",
     "skill_uri",
     "template_prompt",
 ]
 
+RESOURCE_NOT_FOUND = -32002
+"""MCP's error code for an unknown resource URI."""
 DETAILS_META = "extension-gateway/details"
 """``_meta`` key of a tool result carrying the runtime's ``details`` (Pi's, a sidecar's)."""
 MCP_TOOL_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -193,7 +200,7 @@ def served_templates(gateway: Gateway) -> list[ServedTemplate]:
     """Prompt templates of the active packages, except where a command has the name."""
     found: dict[str, ServedTemplate] = {}
     for status in gateway.packages:
-        if status.active:
+        if status.ready:
             for name, description, path in _package_files(status, "prompt"):
                 if gateway.registry.command(name) is None:
                     found.setdefault(name, ServedTemplate(name, description, path))
@@ -257,7 +264,7 @@ def served_skills(gateway: Gateway) -> list[ServedSkill]:
     for skill in gateway.discovery.skills:
         found[skill.name] = ServedSkill(skill.name, skill.description, skill.path)
     for status in gateway.packages:
-        if status.active:
+        if status.ready:
             for name, description, path in _package_files(status, "skill"):
                 found[name] = ServedSkill(name, description, path)
     return list(found.values())
@@ -280,13 +287,33 @@ def read_skill(skill: ServedSkill) -> str:
     return text
 
 
-def result_text(result: types.CallToolResult | None) -> dict[str, Any] | None:
-    """A call's result as the audit trail keeps it when asked to (``--audit-arguments``):
-    its text, whether it is an error, and its structured content."""
-    if result is None:
-        return None
-    text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
-    found: dict[str, Any] = {"text": text, "is_error": bool(result.is_error)}
-    if result.structured_content is not None:
-        found["structured"] = result.structured_content
-    return found
+def skill_resources(
+    gateway: Gateway, describe: Callable[[str, str | None, str], str]
+) -> types.ListResourcesResult:
+    """Each served skill as a resource; ``describe`` (name, owner, text) → its description."""
+    return types.ListResourcesResult(
+        resources=[
+            types.Resource(
+                name=skill.name, uri=skill_uri(skill.name),
+                description=describe(skill.name, None, skill.description) or None,
+                mime_type="text/markdown",
+            )
+            for skill in served_skills(gateway)
+        ]
+    )  # fmt: skip
+
+
+async def read_skill_resource(gateway: Gateway, uri: str) -> types.ReadResourceResult:
+    """A served skill's ``SKILL.md``, by its ``skill://`` URI."""
+    from mcp.shared.exceptions import MCPError  # the SDK's server: not for serve --nimlet
+
+    skill = skill_for(served_skills(gateway), uri)
+    if skill is None:
+        raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}")
+    try:
+        text = await anyio.to_thread.run_sync(read_skill, skill)
+    except OSError as error:
+        raise MCPError(types.INTERNAL_ERROR, f"cannot read {skill.path}: {error}") from None
+    return types.ReadResourceResult(
+        contents=[types.TextResourceContents(uri=uri, mime_type="text/markdown", text=text)]
+    )

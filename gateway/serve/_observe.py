@@ -65,7 +65,7 @@ def start_observing(
     telemetry.install(otel.tracer, sinks)
     observed = Observed(metrics, otel)
     if observed.active:
-        bridge.server.middleware.append(McpObserver(bridge, transport))
+        bridge.server.middleware.append(McpObserver(transport))
     return observed
 
 
@@ -73,8 +73,7 @@ class McpObserver:
     """Server middleware: the gateway's attributes on the MCP SDK's request span, and the
     trail and count of each tool call."""
 
-    def __init__(self, bridge: McpBridge, transport: str) -> None:
-        self._bridge = bridge
+    def __init__(self, transport: str) -> None:
         self._transport = transport
 
     async def __call__(
@@ -92,55 +91,30 @@ class McpObserver:
         finally:
             CALL_TRAIL.reset(given)
             if method == "tools/call" and not trail.package:
-                # Never reached a tool: unknown, outside the token's scope, or limited.
-                offered = self._bridge.tool_of(name)
-                telemetry.count_tool_call(
-                    offered.name if offered else "", trail.package, "", trail.outcome, 0.0
-                )
+                # Never reached a tool (unknown, out of the token's scope, limited): counted
+                # under tool="", never under a name the client chose.
+                telemetry.count_tool_call("", "", "", trail.outcome, 0.0)
             if telemetry.tracing():
-                self._describe(ctx, method, name, trail)
+                self._describe(ctx, trail)
 
-    def _describe(
-        self, ctx: ServerRequestContext[Any, Any], method: str, name: str, trail: CallTrail
-    ) -> None:
+    def _describe(self, ctx: ServerRequestContext[Any, Any], trail: CallTrail) -> None:
+        """The gateway's attributes on the MCP SDK's span of this request."""
         from opentelemetry.trace import get_current_span
 
-        from gateway.host import ecosystem_of, package_of  # open by now: no start cost
-
-        span = get_current_span()  # the MCP SDK's span of this request
+        span = get_current_span()
         span.set_attribute("network.transport", self._transport)
         headers = getattr(ctx.request, "headers", None)
         session = headers.get("mcp-session-id") if headers is not None else None
         if isinstance(session, str):
             span.set_attribute(telemetry.MCP_SESSION, session[:64])
-        gateway = self._bridge.opened
-        if gateway is None:
-            return
-        if method == "tools/call":
-            found = self._bridge.tool_of(name)
-            owner = found.owner if found is not None else None
-        else:
-            command = gateway.registry.command(name)
-            owner = command.owner if command is not None else None
-        if owner is not None:
-            span.set_attribute(telemetry.PACKAGE, package_of(owner))
-            span.set_attribute(telemetry.ECOSYSTEM, ecosystem_of(gateway.packages, owner))
+        if trail.package:  # the tool's owner (a command's is on its own span)
+            span.set_attribute(telemetry.PACKAGE, trail.package)
+            span.set_attribute(telemetry.ECOSYSTEM, trail.ecosystem)
 
 
-def _running(bridge: McpBridge) -> Gauges:
-    gauges = Gauges()
-
-    def packages() -> Mapping[Labels, float]:
-        gateway = bridge.opened
-        return Gauges.one(0 if gateway is None else len(gateway.processes))
-
-    gauges.add("package_processes", "{process}", "Package processes running", packages)
-    return gauges
-
-
-def stdio_gauges(bridge: McpBridge) -> Gauges:
+def stdio_gauges() -> Gauges:
     """``serve --mcp`` on stdio: one MCP connection while it runs."""
-    gauges = _running(bridge)
+    gauges = Gauges()
     gauges.add("mcp_sessions", "{session}", "Open MCP sessions",
                lambda: Gauges.one(1, transport="stdio"))  # fmt: skip
     return gauges
@@ -149,7 +123,7 @@ def stdio_gauges(bridge: McpBridge) -> Gauges:
 def http_gauges(manager: Any, bridge: HttpBridge) -> Gauges:
     """``serve --mcp --http``: the SDK session manager's open sessions, the tokens in use
     (holding an open session or a call in flight) and the calls in flight."""
-    gauges = _running(bridge)
+    gauges = Gauges()
     # The session manager keeps both maps privately; without them the gauges read 0.
     sessions: dict[str, Any] = getattr(manager, "_server_instances", {})
     owners: dict[str, Any] = getattr(manager, "_session_owners", {})

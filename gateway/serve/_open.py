@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 import anyio
 import anyio.lowlevel
 
-from gateway.base import Diagnostic, GatewayConfig, Severity
+from gateway.base import Diagnostic, GatewayConfig, Severity, did_you_mean
 from gateway.host import Gateway, open_gateway
 from gateway.model import AgentLink, SessionEffect
 from gateway.serve._codes import (
@@ -32,6 +32,7 @@ from gateway.serve._codes import (
     SERVE_PACKAGE_INACTIVE,
     SERVE_PACKAGE_UNKNOWN,
 )
+from gateway.serve._search_options import ToolSearchOptions
 from gateway.wire import UiHandler
 
 if TYPE_CHECKING:
@@ -70,6 +71,8 @@ class ServeOptions:
     """False: ``workspace`` is a default, and ``serve --nimlet`` takes the host's."""
     strict: bool = False
     """``--mcp``: withhold descriptions that look like instructions to the model."""
+    tool_search: ToolSearchOptions = dataclasses.field(default_factory=ToolSearchOptions)
+    """``--mcp``: when ``tools/list`` is the pinned tools and the search meta-tools."""
     metrics: str | None = None
     """``--mcp``: Prometheus ``/metrics`` on a listener of its own (``[HOST:]PORT``), or
     ``token`` (on the ``--http`` address, for metrics tokens); None: no metrics endpoint."""
@@ -154,7 +157,8 @@ def _check_packages(gateway: Gateway, wanted: tuple[str, ...]) -> None:
         if status is None:
             raise ServeError(
                 SERVE_PACKAGE_UNKNOWN(
-                    f"package {package_id!r} is not installed in {gateway.config.home}",
+                    f"package {package_id!r} is not installed in {gateway.config.home}"
+                    f"{did_you_mean(package_id, statuses)}",
                     package=package_id,
                     hint=f"gateway install SRC, or check `gateway status` (GATEWAY_HOME="
                     f"{gateway.config.home})",

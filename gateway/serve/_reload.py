@@ -27,7 +27,7 @@ from pathlib import Path
 import anyio
 
 from gateway.base import Diagnostic, Inotify
-from gateway.host import Gateway, PackageChanges
+from gateway.host import Gateway, PackageChanges, apply_package_changes, follow_packages
 from gateway.serve._codes import SERVE_SYNC_FAILED
 
 __all__ = ["follow_package_set", "said"]
@@ -55,7 +55,7 @@ async def follow_package_set(
 ) -> None:
     """Until cancelled: the store, SIGHUP and, with ``lockfile``, that file."""
     async with anyio.create_task_group() as group:
-        group.start_soon(gateway.follow_packages, _tell)
+        group.start_soon(follow_packages, gateway, _tell)
         group.start_soon(_on_hangup, gateway)
         if lockfile is not None:
             group.start_soon(_follow_lockfile, lockfile, gateway.config.home, report)
@@ -64,7 +64,7 @@ async def follow_package_set(
 async def _on_hangup(gateway: Gateway) -> None:
     with anyio.open_signal_receiver(signal.SIGHUP) as signals:
         async for _ in signals:
-            changes = await gateway.apply_package_changes()
+            changes = await apply_package_changes(gateway)
             if changes:
                 _tell(changes)
             else:

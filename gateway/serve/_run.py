@@ -48,7 +48,7 @@ async def serve_mcp(options: ServeOptions) -> int:
     from gateway.serve._mcp import McpBridge
     from gateway.serve._observe import start_observing, stdio_gauges
 
-    bridge = McpBridge(version=_version(), strict=options.strict)
+    bridge = McpBridge(version=_version(), strict=options.strict, tool_search=options.tool_search)
     metrics_sock = None
     if options.metrics is not None:
         from gateway.serve._http import metrics_listener
@@ -64,7 +64,7 @@ async def serve_mcp(options: ServeOptions) -> int:
             stderr_reporter()(error.diagnostic)
             return 1
     observed = start_observing(
-        bridge, stdio_gauges(bridge), prometheus=metrics_sock is not None, transport="pipe",
+        bridge, stdio_gauges(), prometheus=metrics_sock is not None, transport="pipe",
         report=stderr_reporter(),
     )  # fmt: skip
     try:

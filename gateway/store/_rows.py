@@ -15,16 +15,21 @@ from gateway.store._schema import InstalledPackage, PackageRecord, UnknownPackag
 __all__ = [
     "COLUMNS",
     "RECORD_COLUMNS",
+    "SOURCE_PINS",
+    "aliases_of",
     "delete_grants",
     "granted",
     "load_package",
     "now",
     "require_package",
+    "set_aliases",
     "set_trust",
 ]
 
 # Columns copied verbatim between PackageRecord and the packages table.
 RECORD_COLUMNS = ("id", "name", "version", "ecosystem", "source", "source_kind", "content_hash")
+SOURCE_PINS = ("source_integrity", "source_version", "source_hash")
+"""What the source said of what was installed (schema 4 and 5), copied verbatim too."""
 COLUMNS = (
     *RECORD_COLUMNS,
     "path",
@@ -49,7 +54,7 @@ def require_package(conn: sqlite3.Connection, package_id: str) -> InstalledPacka
 
 
 def load_package(conn: sqlite3.Connection, package_id: str) -> InstalledPackage | None:
-    loaded = (*COLUMNS, "process_group", "source_integrity")
+    loaded = (*COLUMNS, "process_group", *SOURCE_PINS)
     row = conn.execute(
         f"SELECT {', '.join(loaded)} FROM packages WHERE id = ?", (package_id,)
     ).fetchone()
@@ -61,7 +66,7 @@ def load_package(conn: sqlite3.Connection, package_id: str) -> InstalledPackage 
         path=Path(v["path"]),
         hash_cache=HashCache.from_json(v["hash_cache"]),
         installed_at=datetime.fromisoformat(v["installed_at"]),
-        source_integrity=v["source_integrity"],
+        **{name: v[name] for name in SOURCE_PINS},
     )
     return InstalledPackage(
         record=record,
@@ -71,6 +76,25 @@ def load_package(conn: sqlite3.Connection, package_id: str) -> InstalledPackage 
         trusted_at=None if v["trusted_at"] is None else datetime.fromisoformat(v["trusted_at"]),
         granted=granted(conn, package_id),
         process_group=v["process_group"],
+        aliases=aliases_of(conn, package_id),
+    )
+
+
+def aliases_of(conn: sqlite3.Connection, package_id: str) -> frozenset[str]:
+    rows = conn.execute("SELECT alias FROM package_aliases WHERE package_id = ?", (package_id,))
+    return frozenset(row[0] for row in rows)
+
+
+def set_aliases(conn: sqlite3.Connection, package_id: str, aliases: frozenset[str]) -> None:
+    """The package's aliases become ``aliases``: a name another package's id already is
+    stays that package's; a name another package had as an alias moves to this one (the
+    latest install of that name)."""
+    conn.execute("DELETE FROM package_aliases WHERE package_id = ?", (package_id,))
+    ids = {row[0] for row in conn.execute("SELECT id FROM packages")}
+    conn.executemany(
+        "INSERT INTO package_aliases (alias, package_id) VALUES (?, ?) "
+        "ON CONFLICT (alias) DO UPDATE SET package_id = excluded.package_id",
+        [(alias, package_id) for alias in sorted(aliases - ids)],
     )
 
 

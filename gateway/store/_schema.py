@@ -1,4 +1,5 @@
-"""Schema: record types, SQL migrations, and the errors of the state store.
+"""Schema: record types, running the migrations (``gateway.store._migrations``), and the
+errors of the state store.
 
 The schema version lives in ``PRAGMA user_version``; ``MIGRATIONS[i]`` takes a store from
 version ``i`` to ``i + 1``. Each migration runs in its own ``BEGIN IMMEDIATE`` transaction
@@ -11,13 +12,15 @@ silently "repairing" it would throw away the user's trust decisions.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Literal, get_args
 
 from gateway.store._hashing import HashCache
+from gateway.store._migrations import APPLICATION_ID, MIGRATIONS
+
+SCHEMA_VERSION = len(MIGRATIONS)
 
 __all__ = [
     "APPLICATION_ID",
@@ -39,9 +42,6 @@ __all__ = [
     "migrate",
 ]
 
-# "EGWS" in ASCII. Lets us tell our own file from some other SQLite database someone
-# pointed GATEWAY_HOME at; ``0`` means "not stamped yet" (a brand new, empty file).
-APPLICATION_ID = 0x45475753
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -122,6 +122,12 @@ class PackageRecord:
     source_integrity: str | None = None
     """For an npm install, the tarball's digest in npm's ``dist.integrity`` form
     (``sha512-<base64>``), which the registry publishes too; None for other sources."""
+    source_version: str | None = None
+    """The version its source published it as (an npm package's ``package.json``), which
+    may differ from its format's own (a Claude plugin's ``plugin.json``); None unknown."""
+    source_hash: str | None = None
+    """The content hash of what was fetched, before the adapter's install step added to it
+    (Nu's bundles): what its source is compared with (``outdated``); None unknown."""
 
     def __post_init__(self) -> None:
         if not self.id:
@@ -143,6 +149,8 @@ class InstalledPackage:
     process_group: str | None = None
     """The group the user put it in (``gateway group``): packages of one group may share a
     process; a package in no group always runs alone."""
+    aliases: frozenset[str] = frozenset()
+    """The other names it answers to (its npm name, its folder's), recorded at install."""
 
     @property
     def id(self) -> str:
@@ -171,132 +179,6 @@ class WorkspaceTrust:
     path: Path
     trusted: bool
     decided_at: datetime
-
-
-Migration = Callable[[sqlite3.Connection], None]
-
-
-def _v1_create_tables(conn: sqlite3.Connection) -> None:
-    # One statement per execute(): executescript() would COMMIT our transaction first.
-    statements = (
-        f"PRAGMA application_id = {APPLICATION_ID}",
-        """
-        CREATE TABLE packages (
-            id            TEXT PRIMARY KEY NOT NULL CHECK (id <> ''),
-            name          TEXT NOT NULL,
-            version       TEXT NOT NULL,
-            ecosystem     TEXT NOT NULL,
-            source        TEXT NOT NULL,
-            source_kind   TEXT NOT NULL CHECK (source_kind IN ('local', 'git', 'npm')),
-            path          TEXT NOT NULL,
-            content_hash  TEXT NOT NULL,
-            hash_cache    TEXT NOT NULL DEFAULT '{}',
-            installed_at  TEXT NOT NULL,
-            -- every gate is passed explicitly: a new install is disabled and untrusted
-            enabled       INTEGER NOT NULL DEFAULT 0 CHECK (enabled IN (0, 1)),
-            trusted       INTEGER NOT NULL DEFAULT 0 CHECK (trusted IN (0, 1)),
-            trusted_hash  TEXT,
-            trusted_at    TEXT,
-            -- trust is meaningless without the hash it was given for
-            CHECK ((trusted = 0 AND trusted_hash IS NULL)
-                   OR (trusted = 1 AND trusted_hash IS NOT NULL))
-        )
-        """,
-        """
-        CREATE TABLE grants (
-            package_id  TEXT NOT NULL REFERENCES packages (id) ON DELETE CASCADE,
-            permission  TEXT NOT NULL CHECK (permission <> ''),
-            granted_at  TEXT NOT NULL,
-            PRIMARY KEY (package_id, permission)
-        ) WITHOUT ROWID
-        """,
-        """
-        CREATE TABLE workspaces (
-            path        TEXT PRIMARY KEY NOT NULL,
-            trusted     INTEGER NOT NULL CHECK (trusted IN (0, 1)),
-            decided_at  TEXT NOT NULL
-        )
-        """,
-    )
-    for statement in statements:
-        conn.execute(statement)
-
-
-def _v2_journal_and_policies(conn: sqlite3.Connection) -> None:
-    statements = (
-        # Calls that must not run twice (Nu's at_most_once tools): a row is written before
-        # the call starts and finished after; a row left ``running`` by a gateway that is
-        # gone is an interrupted call, which only the user may settle.
-        """
-        CREATE TABLE call_journal (
-            id                TEXT PRIMARY KEY NOT NULL CHECK (id <> ''),
-            package_id        TEXT NOT NULL,
-            tool              TEXT NOT NULL,
-            arguments         TEXT NOT NULL,
-            arguments_digest  TEXT NOT NULL,
-            session_id        TEXT NOT NULL,
-            owner             TEXT NOT NULL,
-            state             TEXT NOT NULL
-                CHECK (state IN ('running', 'done', 'indeterminate', 'resolved')),
-            started_at        TEXT NOT NULL,
-            finished_at       TEXT,
-            outcome           TEXT
-        )
-        """,
-        "CREATE INDEX call_journal_open ON call_journal (state, package_id, tool, "
-        "arguments_digest)",
-        # Policy rules a user adopted from a package (``gateway policy accept``): the
-        # bundle as it was accepted, applied to every tool call.
-        """
-        CREATE TABLE policies (
-            package_id   TEXT PRIMARY KEY NOT NULL REFERENCES packages (id) ON DELETE CASCADE,
-            bundle       TEXT NOT NULL,
-            digest       TEXT NOT NULL,
-            accepted_at  TEXT NOT NULL
-        ) WITHOUT ROWID
-        """,
-    )
-    for statement in statements:
-        conn.execute(statement)
-
-
-def _v3_process_groups_and_extension_grants(conn: sqlite3.Connection) -> None:
-    statements = (
-        # Sharing a process is the user's explicit choice, never implied by equal grants.
-        "ALTER TABLE packages ADD COLUMN process_group TEXT "
-        "CHECK (process_group IS NULL OR process_group <> '')",
-        # Extensions the gateway discovers in an ecosystem's own folders (``pi:NAME``)
-        # are not installed packages, yet the user grants them by their id too.
-        """
-        CREATE TABLE extension_grants (
-            extension_id  TEXT NOT NULL CHECK (extension_id <> ''),
-            permission    TEXT NOT NULL CHECK (permission <> ''),
-            granted_at    TEXT NOT NULL,
-            PRIMARY KEY (extension_id, permission)
-        ) WITHOUT ROWID
-        """,
-    )
-    for statement in statements:
-        conn.execute(statement)
-
-
-def _v4_source_integrity(conn: sqlite3.Connection) -> None:
-    # What npm publishes for a tarball (dist.integrity), so a lockfile can name it.
-    conn.execute(
-        "ALTER TABLE packages ADD COLUMN source_integrity TEXT "
-        "CHECK (source_integrity IS NULL OR source_integrity <> '')"
-    )
-
-
-# Append only: a released migration is never edited, because stores in the field have
-# already run it.
-MIGRATIONS: list[Migration] = [
-    _v1_create_tables,
-    _v2_journal_and_policies,
-    _v3_process_groups_and_extension_grants,
-    _v4_source_integrity,
-]
-SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def check_header(path: Path) -> None:

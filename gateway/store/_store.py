@@ -101,11 +101,14 @@ class StateStore:
 
     # -- packages --------------------------------------------------------------------
 
-    def record_install(self, record: PackageRecord, *, requested: Collection[str]) -> InstallResult:
+    def record_install(
+        self, record: PackageRecord, *, requested: Collection[str], aliases: Iterable[str] = ()
+    ) -> InstallResult:
         """Insert or replace a package.
 
         Same content hash: trust, grants and enabled are kept. Different hash: trust is
-        dropped. Either way only grants still in ``requested`` survive.
+        dropped. Either way only grants still in ``requested`` survive. ``aliases``: the
+        other names it answers to (``resolve``), replacing those it had.
         """
         requested = _permissions(requested)
         installed_at = record.installed_at or datetime.now(UTC)
@@ -116,7 +119,7 @@ class StateStore:
             # An upsert, not INSERT OR REPLACE: REPLACE deletes the row first, which would
             # cascade to the grants we mean to keep.
             # New rows: disabled, untrusted (the column defaults).
-            columns = (*_rows.COLUMNS[:-4], "source_integrity")
+            columns = (*_rows.COLUMNS[:-4], *_rows.SOURCE_PINS)
             conn.execute(
                 f"INSERT INTO packages ({', '.join(columns)}) "
                 f"VALUES ({', '.join('?' * len(columns))}) ON CONFLICT (id) DO UPDATE SET "
@@ -126,9 +129,10 @@ class StateStore:
                     str(record.path),
                     record.hash_cache.to_json(),
                     installed_at.isoformat(),
-                    record.source_integrity,
+                    *(getattr(record, name) for name in _rows.SOURCE_PINS),
                 ),
             )
+            _rows.set_aliases(conn, record.id, frozenset(aliases) - {record.id})
             if old is not None and not keep_trust:
                 _rows.set_trust(conn, record.id, trusted=False)
             dropped = old.granted - requested if old is not None else frozenset()
@@ -168,12 +172,32 @@ class StateStore:
             ids = [row[0] for row in conn.execute("SELECT id FROM packages ORDER BY id")]
             return [_rows.require_package(conn, package_id) for package_id in ids]
 
+    def resolve(self, name: str) -> str | None:
+        """The id of the installed package ``name`` names: its id, else one of its aliases;
+        None when no package answers to it."""
+        with self._transaction(write=False) as conn:
+            if conn.execute("SELECT 1 FROM packages WHERE id = ?", (name,)).fetchone():
+                return name
+            row = conn.execute(
+                "SELECT package_id FROM package_aliases WHERE alias = ?", (name,)
+            ).fetchone()
+            return None if row is None else str(row[0])
+
+    def names(self) -> dict[str, str]:
+        """Every name a package answers to (its id, its aliases) → its id."""
+        with self._transaction(write=False) as conn:
+            found = {str(a): str(i) for a, i in conn.execute(
+                "SELECT alias, package_id FROM package_aliases")}  # fmt: skip
+            found.update((str(i), str(i)) for (i,) in conn.execute("SELECT id FROM packages"))
+            return found
+
     def remove_package(self, package_id: str) -> None:
         with self._transaction(write=True) as conn:
             _rows.require_package(conn, package_id)
             # Explicit, so grants go even on a connection without foreign_keys enabled.
             conn.execute("DELETE FROM grants WHERE package_id = ?", (package_id,))
             conn.execute("DELETE FROM policies WHERE package_id = ?", (package_id,))
+            conn.execute("DELETE FROM package_aliases WHERE package_id = ?", (package_id,))
             conn.execute("DELETE FROM packages WHERE id = ?", (package_id,))
 
     # -- trust, grants, enabled ------------------------------------------------------

@@ -71,3 +71,39 @@ def test_the_shell_lists_them_on_request_and_with_verbose(noisy) -> None:
     for done in (asked, loud):
         assert "(warning)" in done.stdout, done.stdout
     assert "warnings from" not in loud.stdout
+
+
+@pytest.fixture
+def renamed(workspace):
+    """A tool named as a host renames an MCP server's (``mcp_<plugin>_<tool>``), beside two
+    extensions that fail to start (warnings of other packages)."""
+    workspace.add_extension("notes", tools=["mcp_notes_lookup"])
+    for name in ("broken1", "broken2"):
+        workspace.add_extension(name, tools=[name], before_register="crash")
+    return workspace
+
+
+def test_an_unknown_tool_says_what_was_probably_meant(renamed) -> None:
+    done = run(renamed, "call", "lookup", "{}")
+    assert done.returncode == 1
+    first, *rest = done.stderr.splitlines()
+    assert "unknown tool 'lookup' (did you mean mcp_notes_lookup?)" in first
+    assert rest == [
+        "2 other packages have warnings: -v shows them (or gateway list, gateway status)"
+    ]
+
+
+def test_an_unknown_tool_with_quiet_is_one_line(renamed) -> None:
+    done = run(renamed, "call", "mcp_notes_lookp", "{}", "-q")
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "gateway: error: unknown tool 'mcp_notes_lookp' (did you mean mcp_notes_lookup?) "
+        "(see `gateway list`)"
+    ]
+
+
+def test_an_unknown_command_says_what_was_probably_meant(crowded) -> None:
+    done = run(crowded, "command", "/nte", "-q")
+    assert done.stderr.splitlines() == [
+        "gateway: error: unknown command /nte (did you mean /note?) (see `gateway list`)"
+    ]

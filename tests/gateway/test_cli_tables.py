@@ -66,3 +66,21 @@ def test_list_shows_a_multi_line_tool_description_as_its_first_line(workspace):
     assert lines[lines.index("Tools (1)") + 3] == ""
     listed = gateway(workspace, "list", "--workspace", ws(workspace), "--trust", "--json")
     assert json.loads(listed.stdout)["tools"][0]["description"] == description
+
+
+def test_list_groups_its_diagnostics_by_package_each_named_once(workspace) -> None:
+    """Two extensions that fail to start (started at once: which is said first varies) and a
+    tool name both of them and a third claim: grouped by package, the same on every run."""
+    for name in ("zeta", "alpha"):
+        workspace.add_extension(name, tools=[name], before_register="crash")
+    for name in ("one", "two"):
+        workspace.add_extension(name, tools=["shared"])
+    done = gateway(workspace, "list", "--workspace", ws(workspace), "--trust", "--json")
+    said = json.loads(done.stdout)["diagnostics"]
+    packages = [d["package"] for d in said]
+    assert packages == sorted(packages, key=lambda p: (p is not None, p or ""))
+    text = gateway(workspace, "list", "--workspace", ws(workspace), "--trust").stdout
+    table = text[text.index("Diagnostics (") :].splitlines()[2:]
+    firsts = [line.split()[0] for line in table if line.startswith("  ") and line[2] != " "]
+    assert firsts == sorted(set(firsts), key=lambda p: (p != "(gateway)", p))
+    assert {"alpha", "zeta"} <= set(firsts)

@@ -1,5 +1,6 @@
-"""A flood from an extension cannot grow the gateway without bound: diagnostics of one code
-about one package are kept up to a limit and counted after it."""
+"""A flood from an extension cannot grow the gateway without bound: a diagnostic identical
+to one kept is counted, not kept again, and diagnostics of one code about one package are
+kept up to a limit and counted after it."""
 
 from __future__ import annotations
 
@@ -28,6 +29,29 @@ def test_another_package_or_code_has_its_own_count() -> None:
     assert [d.package for d in kept if d.code == "protocol.invalid_json"].count("q") == 1
 
 
+def test_an_identical_diagnostic_is_kept_once_and_counted() -> None:
+    told: list[str] = []
+    kept = Diagnostics(listener=lambda d: told.append(d.message))
+    for _ in range(3):
+        kept.add(NOISE("the same line", package="p"))
+    kept.add(NOISE("the same line", package="q"))
+    assert [(d.message, d.package) for d in kept] == [
+        ("the same line", "p"),
+        ("the same line", "q"),
+    ]
+    assert told == ["the same line", "the same line"]
+    assert kept.suppressed == {("protocol.invalid_json", "p"): 2}
+
+
+def test_a_problem_raised_again_after_a_mark_is_among_what_was_raised_since() -> None:
+    kept = Diagnostics()
+    kept.add(NOISE("one", package="p"))
+    kept.add(NOISE("two", package="p"))
+    mark = kept.mark()
+    kept.add(NOISE("one", package="p"))  # a second call meeting the same problem
+    assert [d.message for d in kept.since(mark)] == ["one"]
+
+
 def _rss_kib() -> int:
     with open("/proc/self/status") as status:
         for line in status:
@@ -46,6 +70,7 @@ async def test_a_flood_of_non_json_lines_keeps_memory_and_diagnostics_bounded(wo
         malformed = [d for d in gateway.diagnostics if d.code == "protocol.invalid_json"]
         suppressed = sum(gateway.diagnostics.suppressed.values())
     assert result.content == "after the flood"  # it still works
-    assert len(malformed) == REPEAT_LIMIT and suppressed == 300_000 - REPEAT_LIMIT
+    # 300,000 identical lines: one problem, said once; the rest counted.
+    assert len(malformed) == 1 and suppressed == 300_000 - 1
     # Kept, 300,000 diagnostics would be hundreds of MB.
     assert grown < 64 * 1024, f"RSS grew by {grown} KiB"

@@ -91,7 +91,7 @@ async def served(workspace: Path) -> AsyncIterator[ClientSession]:
     async with open_served(options) as gateway:
         await gateway.start_session()
         bridge = McpBridge(gateway)
-        bridge.server.middleware.append(McpObserver(bridge, "pipe"))
+        bridge.server.middleware.append(McpObserver("pipe"))
         async with (
             create_client_server_memory_streams() as (client, server),
             anyio.create_task_group() as group,

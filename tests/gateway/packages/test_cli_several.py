@@ -147,3 +147,35 @@ def test_list_packages_shows_each_installed_package_and_whether_it_is_active(
 def test_list_packages_of_an_empty_home_is_an_empty_table(tmp_path: Path, run_cli) -> None:
     done = run_cli(tmp_path / "empty", "list", "--packages")
     assert (done.returncode, done.stdout) == (0, "Packages (0)\n  (none)\n")
+
+
+def test_trust_of_several_ids_reads_only_those_packages(
+    home: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each trusted package is inspected once, alone: never every package once per id."""
+    from gateway.packages import _adapters
+
+    inspected: list[str] = []
+    inspect = _adapters.load_adapters().inspect
+
+    def counting(root: Path):  # type: ignore[no-untyped-def]
+        entry = inspect(root)
+        inspected.append(entry.id)
+        return entry
+
+    adapters = _adapters.load_adapters()
+    monkeypatch.setattr(adapters, "inspect", counting)
+    monkeypatch.setattr(_adapters, "load_adapters", lambda: adapters)
+    done = run_cli(home, "trust", "one", "two")
+    assert done.returncode == 0, done.stderr
+    assert sorted(inspected) == ["one", "two"]
+
+
+def test_trust_covers_the_content_on_disk_now(home: Path, run_cli) -> None:
+    """Files changed after install: trust is given for them, not for the recorded hash
+    (which the next status would find stale, and revoke)."""
+    (one,) = [p for p in recorded(home) if p.id == "one"]
+    (one.record.path / "added.txt").write_text("changed after install\n")
+    done = run_cli(home, "trust", "one", "--json")
+    assert json.loads(done.stdout)["trusted"] is True
+    assert state(run_cli, home)["one"]["trusted"] is True

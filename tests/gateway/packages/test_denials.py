@@ -83,3 +83,27 @@ def test_an_unreadable_record_is_no_record(tmp_path: Path) -> None:
     (record,) = (tmp_path / "cache" / "denials").iterdir()
     record.write_text("{not json")
     assert recalled_denials(tmp_path, "p", []) == []
+
+
+def test_a_recalled_refusal_is_never_noted_twice(tmp_path: Path) -> None:
+    """Run after run — recalled, then started and remembered with the recalled copy among
+    what was said — the note stays one, and the refusal one."""
+    refused = _codes.SANDBOX_DENIED("p: refused", package="p")
+    said = [refused]
+    for _ in range(3):
+        remember_denials(tmp_path, "p", [], said)
+        recalled = recalled_denials(tmp_path, "p", [])
+        said = [*recalled, refused]
+    assert [d.message for d in recalled] == ["p: refused (at its last start)"]
+
+
+def test_a_record_holding_the_note_many_times_is_recalled_with_one(tmp_path: Path) -> None:
+    nested = _codes.SANDBOX_DENIED("p: refused" + " (at its last start)" * 11, package="p")
+    remember_denials(tmp_path, "p", [], [nested])
+    (record,) = (tmp_path / "cache" / "denials").iterdir()
+    document = json.loads(record.read_text())
+    document["denials"][0]["message"] = nested.message  # as an older gateway wrote it
+    record.write_text(json.dumps(document))
+    assert [d.message for d in recalled_denials(tmp_path, "p", [])] == [
+        "p: refused (at its last start)"
+    ]

@@ -88,6 +88,7 @@ def test_lock_records_every_package_with_source_integrity_and_decisions(
     assert aliases["source"] == {
         "kind": "npm", "spec": str(TARBALL), "tarball": TARBALL.name,
         "integrity": f"sha512-{digest}",  # npm's dist.integrity of that tarball
+        "version": "1.0.7",  # the version npm published (its package.json)
     }  # fmt: skip
     assert (demo["trusted"], demo["enabled"], demo["grants"]) == (True, True, [PERMISSION])
     assert demo["process_group"] == "team"
@@ -317,6 +318,9 @@ MALFORMED = {
         _package(source={"kind": "git", "url": "https://e.invalid/x.git", "commit": "HEAD"})
     ),
     "npm option": _with(_package(source={"kind": "npm", "spec": "--registry=evil"})),
+    "npm version a range": _with(
+        _package(source={"kind": "npm", "spec": "x", "version": "^1.0.0"})
+    ),
     "duplicate ids": _with(_package(), _package()),
     "deep nesting": "[" * 100_000 + "]" * 100_000,
 }
@@ -333,6 +337,14 @@ def test_malformed_lockfile_is_a_diagnostic_and_changes_nothing(
     done = _json(gw, home, "sync", "--lockfile", str(lock), code=1)
     assert [d["code"] for d in done["diagnostics"]] == ["lock.invalid"]
     assert [p.id for p in recorded(home)] == ["extra.pkg"]
+
+
+def test_a_problem_in_a_package_names_it_by_its_id(gw, tmp_path: Path) -> None:
+    lock = tmp_path / "bad.lock"
+    lock.write_text(_with(_package(), _package(id="second.pkg", trusted="yes")))
+    (said,) = _json(gw, tmp_path / "two", "sync", "--lockfile", str(lock), code=1)["diagnostics"]
+    assert said["package"] == "second.pkg"
+    assert "packages[1] (second.pkg).trusted must be true or false" in said["message"]
 
 
 def test_lockfile_that_is_not_utf8_is_a_diagnostic(gw, tmp_path: Path) -> None:
@@ -359,3 +371,24 @@ def test_git_source_is_locked_at_its_commit_and_synced_there(gw, tmp_path: Path)
     git(repository, "commit", "--quiet", "-am", "two")
     _json(gw, tmp_path / "two", "sync", "--lockfile", str(lock), "--frozen", "--accept")
     assert _state(tmp_path / "two") == _state(tmp_path / "one")
+
+
+@pytest.mark.parametrize(
+    ("source", "fetched"),
+    [
+        ({"version": "1.4.0", "tarball": "claude-x-1.4.0.tgz"}, "claude-x@1.4.0"),
+        # written before npm's version was recorded: the tarball's name npm gave it says it
+        ({"tarball": "claude-x-1.4.0.tgz"}, "claude-x@1.4.0"),
+        ({}, "claude-x@1.1.0"),  # nothing else: the package's own
+    ],
+)
+def test_an_npm_package_is_fetched_at_the_version_npm_published(
+    source: dict[str, str], fetched: str
+) -> None:
+    from gateway.packages._lockfile import LockedPackage, LockedSource
+    from gateway.packages._sync import _fetch_of
+
+    locked = LockedSource("npm", "claude-x@^1.0.0", None, source.get("tarball"), None,
+                          source.get("version"))  # fmt: skip
+    package = LockedPackage("x", "x", "claude", "1.1.0", locked, "sha256:" + "0" * 64)
+    assert _fetch_of(package).text == fetched  # type: ignore[union-attr]

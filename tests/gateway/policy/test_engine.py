@@ -121,3 +121,36 @@ def test_agent_id_rules_never_match() -> None:
         {"id": "ops", "priority": 1, "when": {"agent_id": "ops"}, "then": {"decision": "deny"}}
     ]})  # fmt: skip
     assert decide(policy, "x", provider="pkg") == ("allow", "pkg:default_action")
+
+
+def test_a_tool_every_call_of_which_is_denied_may_not_be_used() -> None:
+    policy = engine(pkg={"rules": [deny("no-rm", 1, target="rm"), allow("rest", 9, target="*")]})
+    assert policy.may_allow("rm", None) is False
+    assert policy.may_allow("ls", None) is True
+
+
+def test_a_deny_rule_on_some_arguments_leaves_the_tool_usable() -> None:
+    rule = deny("no-prod", 1, target="deploy", arguments={"env": {"equals": "prod"}})
+    policy = engine(
+        pkg={"default_action": "deny", "rules": [rule, allow("deploy", 5, target="deploy")]}
+    )
+    assert policy.may_allow("deploy", "pkg") is True
+
+
+def test_an_allow_rule_on_some_arguments_before_a_blanket_deny_leaves_the_tool_usable() -> None:
+    rule = allow("dev-only", 1, target="deploy", arguments={"env": {"equals": "dev"}})
+    policy = engine(pkg={"rules": [rule, deny("never", 5, target="deploy")]})
+    assert policy.may_allow("deploy", None) is True
+
+
+def test_the_providers_default_deny_makes_an_unmatched_tool_unusable() -> None:
+    policy = engine(pkg={"default_action": "deny", "rules": [allow("one", 1, target="pkg__one")]})
+    assert policy.may_allow("pkg__two", "pkg") is False
+    assert policy.may_allow("pkg__one", "pkg") is True
+    assert policy.may_allow("other", None) is True  # no bundle of its own: allowed
+
+
+def test_a_tool_that_needs_approval_stays_usable() -> None:
+    ask = {"id": "ask", "priority": 1, "when": {"target": "rm"},
+           "then": {"decision": "require_approval"}}  # fmt: skip
+    assert engine(pkg={"rules": [ask]}).may_allow("rm", None) is True

@@ -1,0 +1,74 @@
+"""``gateway trust ID…`` / ``untrust ID…`` for installed packages: each package's content is
+hashed again first (only what changed since the last hash: ``fingerprint_changed``), so trust
+covers the content now on disk; then what it declares for the model is read again, from that
+package alone — never by evaluating every installed package once per id (16 ids took 38 s)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gateway.base import Diagnostic, _codes
+from gateway.model import AdapterSet
+from gateway.packages._instructions import declared_instructions
+from gateway.store import (
+    ContentHashError,
+    InstalledPackage,
+    StateStore,
+    content_hash,
+    fingerprint_changed,
+)
+
+__all__ = ["Trusted", "trust_packages"]
+
+
+@dataclass(frozen=True, slots=True)
+class Trusted:
+    package: InstalledPackage
+    """As recorded afterwards (its content hash is the one trust was given for)."""
+    diagnostics: list[Diagnostic]
+    """What it declares for the model that reads like instructions (when trusted), and why
+    its content could not be hashed (then it stays untrusted)."""
+
+
+def trust_packages(
+    home: Path, ids: Iterable[str], trusted: bool, adapters: AdapterSet
+) -> list[Trusted]:
+    """Trust (or distrust) each installed package, in one store transaction each.
+    Raises ``UnknownPackage`` before changing anything when an id is not installed."""
+    results: list[Trusted] = []
+    with StateStore.open(home) as store:
+        packages = [store.get_package(package_id) for package_id in ids]
+        for package in packages:
+            problem = _rehash(store, package) if trusted else None
+            if problem is None:
+                store.set_trusted(package.id, trusted)
+            now = store.get_package(package.id)
+            said = [problem] if problem is not None else []
+            if trusted and problem is None:
+                entry = adapters.inspect(now.record.path)
+                said += declared_instructions(entry, now.record.path)
+            results.append(Trusted(now, said))
+    return results
+
+
+def _rehash(store: StateStore, package: InstalledPackage) -> Diagnostic | None:
+    """Record the hash of the content on disk (re-reading only what changed); a package
+    whose files are gone or cannot be hashed is not trusted, and this says why."""
+    record = package.record
+    if not record.path.is_dir():
+        return _codes.GATE_DEPENDENCY_MISSING(
+            f"{record.id}: installed files are missing at {record.path}; not trusted",
+            package=record.id,
+            hint=f"gateway install SRC again ({record.source})",
+        )
+    try:
+        if fingerprint_changed(record.path, record.hash_cache):
+            digest, cache = content_hash(record.path, record.hash_cache)
+            store.update_content_hash(record.id, digest, cache)
+    except ContentHashError as error:
+        return _codes.PACKAGE_CHANGED(
+            f"{record.id}: its files cannot be hashed ({error}); not trusted", package=record.id
+        )
+    return None
