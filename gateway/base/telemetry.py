@@ -29,6 +29,7 @@ __all__ = [
     "HOOK_EVENT",
     "MCP_METHOD",
     "MCP_SESSION",
+    "NO_SPAN",
     "OPERATION",
     "OUTCOMES",
     "PACKAGE",
@@ -133,6 +134,8 @@ class _NullSpan:
 
 
 _NULL = _NullSpan()
+NO_SPAN: AbstractContextManager[SpanHandle] = _NULL
+"""A span that records nothing (where the caller's span already says it all)."""
 _NO_ATTRIBUTES: Mapping[str, AttributeValue] = {}
 
 
@@ -208,6 +211,9 @@ class CallTrail:
     ``failed``, and ``blocked`` / ``rewrote`` (tool_call) or ``replaced`` (tool_result)."""
     policy: dict[str, Any] | None = None
     """The adopted policy's decision when a rule decided: ``{decision, rule, reason}``."""
+    spanned: bool = False
+    """The caller's span is this call's (an MCP server's ``tools/call NAME``, which is an
+    ``execute_tool`` span by the conventions): the gateway adds no span of its own for it."""
 
 
 CALL_TRAIL: ContextVar[CallTrail | None] = ContextVar("call_trail", default=None)

@@ -79,16 +79,21 @@ def observe_tool_call(state: GatewayState, tool: ToolEntry) -> Iterator[CallTrai
     trail.ecosystem = ecosystem = ecosystem_of(state.packages, tool.owner)
     trail.outcome = "failed"
     began = time.perf_counter()
-    with telemetry.span(
-        f"execute_tool {tool.name}",
-        "internal",
-        {
-            telemetry.OPERATION: "execute_tool",
-            telemetry.TOOL_NAME: tool.name,
-            telemetry.PACKAGE: package,
-            telemetry.ECOSYSTEM: ecosystem,
-        },
-    ) as span:
+    spanned = trail.spanned or not telemetry.tracing()
+    with (
+        telemetry.NO_SPAN
+        if spanned
+        else telemetry.span(
+            f"execute_tool {tool.name}",
+            "internal",
+            {
+                telemetry.OPERATION: "execute_tool",
+                telemetry.TOOL_NAME: tool.name,
+                telemetry.PACKAGE: package,
+                telemetry.ECOSYSTEM: ecosystem,
+            },
+        ) as span
+    ):
         try:
             yield trail
         except anyio.get_cancelled_exc_class():

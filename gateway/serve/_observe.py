@@ -84,7 +84,7 @@ class McpObserver:
             return await call_next(ctx)
         name = ctx.params.get("name") if ctx.params else None
         name = name if isinstance(name, str) else ""
-        trail = CallTrail()
+        trail = CallTrail(spanned=True)  # the MCP SDK's span is the call's
         given = CALL_TRAIL.set(trail)
         try:
             return await call_next(ctx)
@@ -110,6 +110,8 @@ class McpObserver:
         if trail.package:  # the tool's owner (a command's is on its own span)
             span.set_attribute(telemetry.PACKAGE, trail.package)
             span.set_attribute(telemetry.ECOSYSTEM, trail.ecosystem)
+        if ctx.method == "tools/call":  # error.type stays the SDK's (tool_error, a code)
+            span.set_attribute("extension_gateway.outcome", trail.outcome)
 
 
 def stdio_gauges() -> Gauges:

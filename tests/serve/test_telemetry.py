@@ -114,37 +114,56 @@ async def test_a_trace_started_by_the_client_continues_through_the_gateway_to_th
         spans = exporter.get_finished_spans()
     named = by_name(spans)
     trace_id = turn.get_span_context().trace_id
-    server, call = named["tools/call echo"], named["execute_tool echo"]
-    hook, request = named["event tool_call"], named["tool echo"]
-    assert {s.context.trace_id for s in (server, call, hook, request)} == {trace_id}
-    # client span (the SDK's, injected into _meta) → server span → the gateway's spans
+    server, hook, request = named["tools/call echo"], named["event tool_call"], named["tool echo"]
+    assert {s.context.trace_id for s in (server, hook, request)} == {trace_id}
+    # client span (the SDK's, injected into _meta) → server span (the execute_tool span of
+    # the conventions: the gateway adds none of its own) → the requests to the package
     assert parent_of(named["MCP send tools/call echo"]) == turn.get_span_context().span_id
     assert parent_of(server) == named["MCP send tools/call echo"].context.span_id
-    assert parent_of(call) == server.context.span_id
-    assert parent_of(hook) == parent_of(request) == call.context.span_id
-    assert (server.kind, call.kind, request.kind) == (SpanKind.SERVER, SpanKind.INTERNAL,
-                                                     SpanKind.CLIENT)  # fmt: skip
+    assert parent_of(hook) == parent_of(request) == server.context.span_id
+    assert "execute_tool echo" not in named
+    assert (server.kind, request.kind) == (SpanKind.SERVER, SpanKind.CLIENT)
     assert {"mcp.method.name": "tools/call", "gen_ai.tool.name": "echo",
-            "extension_gateway.package": "desk", "extension_gateway.ecosystem": "nimlet",
+            "gen_ai.operation.name": "execute_tool", "extension_gateway.package": "desk",
+            "extension_gateway.ecosystem": "nimlet", "extension_gateway.outcome": "ok",
             "network.transport": "pipe"}.items() <= attributes(server).items()  # fmt: skip
-    assert {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "echo",
-            "extension_gateway.package": "desk"}.items() <= attributes(call).items()  # fmt: skip
+    assert {"gen_ai.tool.name": "echo", "extension_gateway.package": "desk",
+            "extension_gateway.ecosystem": "nimlet"}.items() <= attributes(request).items()  # fmt: skip
     assert attributes(hook)["extension_gateway.hook.event"] == "tool_call"
     # A plain nimlet extension was offered no trace.context: its request has no gateway key.
     assert json.loads(result.content[0].text) == ["arguments", "id", "name", "type"]
 
 
-async def test_a_call_a_hook_blocks_is_an_error_span_named_blocked(workspace: Path) -> None:
+async def test_a_call_a_hook_blocks_is_an_error_span_whose_outcome_is_blocked(
+    workspace: Path,
+) -> None:
     with traced() as exporter:
         async with served(workspace) as session:
             result = await session.call_tool("danger", {})
         named = by_name(exporter.get_finished_spans())
     assert result.is_error
-    call = named["execute_tool danger"]
+    call = named["tools/call danger"]
     assert call.status.status_code is StatusCode.ERROR
-    assert attributes(call)["error.type"] == "blocked"
-    assert attributes(named["tools/call danger"])["error.type"] == "tool_error"
+    assert attributes(call)["error.type"] == "tool_error"  # the conventions' for isError
+    assert attributes(call)["extension_gateway.outcome"] == "blocked"  # and why
     assert "tool danger" not in named  # blocked before the request
+
+
+async def test_without_an_mcp_server_span_a_call_has_an_execute_tool_span(
+    workspace: Path,
+) -> None:
+    home = workspace.parent / "home"
+    options = ServeOptions(
+        workspace=workspace, trust=True, config=GatewayConfig(home=home, user_home=home)
+    )
+    with traced() as exporter:
+        async with open_served(options) as gateway:
+            await gateway.call_tool("echo", {})  # the embedding API: no MCP server around it
+        named = by_name(exporter.get_finished_spans())
+    call = named["execute_tool echo"]
+    assert {"gen_ai.operation.name": "execute_tool", "extension_gateway.package": "desk",
+            "extension_gateway.ecosystem": "nimlet"}.items() <= attributes(call).items()  # fmt: skip
+    assert parent_of(named["tool echo"]) == call.context.span_id
 
 
 async def test_a_command_and_the_package_start_have_spans(workspace: Path) -> None:
