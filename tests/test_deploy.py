@@ -480,3 +480,22 @@ def test_the_entrypoint_syncs_links_the_secret_and_serves(tmp_path: Path):
         assert (home.stat().st_mode & 0o777) == 0o700
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
+
+
+# ------------------------------------------------------------ the OpenTelemetry Collector
+
+
+def test_the_collector_takes_otlp_over_http_where_the_docs_point_the_gateway():
+    config = _documents(DEPLOY / "otel-collector.yaml")[0]
+    endpoint = config["receivers"]["otlp"]["protocols"]["http"]["endpoint"]
+    assert endpoint.endswith(":4318")
+    docs = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    assert re.search(r"OTEL_EXPORTER_OTLP_ENDPOINT\n\s+value: http://\S+:4318", docs)
+    # Every pipeline takes the gateway's OTLP and names only components defined above.
+    pipelines = config["service"]["pipelines"]
+    assert set(pipelines) == {"traces", "metrics"}
+    for pipeline in pipelines.values():
+        assert pipeline["receivers"] == ["otlp"]
+        for kind in ("receivers", "processors", "exporters"):
+            assert set(pipeline[kind]) <= set(config[kind])
+    assert "grpc" not in config["receivers"]["otlp"]["protocols"]  # the gateway speaks HTTP
