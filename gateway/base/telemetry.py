@@ -45,6 +45,7 @@ __all__ = [
     "count_hook_call",
     "count_package_start",
     "count_tool_call",
+    "counting",
     "install",
     "installed",
     "span",
@@ -161,6 +162,11 @@ def installed() -> tuple[Tracer | None, tuple[MetricsSink, ...]]:
 def tracing() -> bool:
     """Spans are recorded (a caller may skip building what only a span would show)."""
     return _now.tracer is not None
+
+
+def counting() -> bool:
+    """Counts go somewhere (a metrics sink is installed)."""
+    return bool(_now.sinks)
 
 
 def span(

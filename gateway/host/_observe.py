@@ -175,7 +175,7 @@ def wire_request(
     client span (``tool NAME``, …); an event is counted and timed as a hook call. Yields
     the ``gateway`` extra that passes the span's trace context on (``trace.context``), or
     None."""
-    if kind != "event" and not telemetry.tracing():
+    if not telemetry.tracing() and (kind != "event" or not telemetry.counting()):
         return _UNTRACED
     return _wire_request(state, process, owner, kind, name)
 

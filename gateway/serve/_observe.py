@@ -101,17 +101,17 @@ class McpObserver:
         """The gateway's attributes on the MCP SDK's span of this request."""
         from opentelemetry.trace import get_current_span
 
-        span = get_current_span()
-        span.set_attribute("network.transport", self._transport)
+        found: dict[str, Any] = {"network.transport": self._transport}
         headers = getattr(ctx.request, "headers", None)
         session = headers.get("mcp-session-id") if headers is not None else None
         if isinstance(session, str):
-            span.set_attribute(telemetry.MCP_SESSION, session[:64])
+            found[telemetry.MCP_SESSION] = session[:64]
         if trail.package:  # the tool's owner (a command's is on its own span)
-            span.set_attribute(telemetry.PACKAGE, trail.package)
-            span.set_attribute(telemetry.ECOSYSTEM, trail.ecosystem)
+            found[telemetry.PACKAGE] = trail.package
+            found[telemetry.ECOSYSTEM] = trail.ecosystem
         if ctx.method == "tools/call":  # error.type stays the SDK's (tool_error, a code)
-            span.set_attribute("extension_gateway.outcome", trail.outcome)
+            found["extension_gateway.outcome"] = trail.outcome
+        get_current_span().set_attributes(found)  # the MCP SDK's span of this request
 
 
 def stdio_gauges() -> Gauges:
