@@ -15,13 +15,12 @@ import anyio
 from gateway.base import telemetry
 from gateway.base.telemetry import CALL_TRAIL, CallTrail
 from gateway.host._state import GatewayState
-from gateway.model import BUILTIN_OWNER, CommandEntry, ToolEntry, ToolResult
+from gateway.model import BUILTIN_OWNER, ToolEntry, ToolResult
 from gateway.packages import PackageStatus
 from gateway.wire import ExtensionError, ExtensionProcess, ExtensionTimeout
 from gateway.wire.features import TRACE_CONTEXT
 
 __all__ = [
-    "command_span",
     "ecosystem_of",
     "finish",
     "observe_start",
@@ -136,31 +135,6 @@ def observe_start(state: GatewayState, name: str, restart: bool = False) -> Iter
             )
             if not ok:
                 span.error("start_failed")
-
-
-def command_span(state: GatewayState, command: CommandEntry) -> AbstractContextManager[object]:
-    """The span of one command run (``command NAME``); a runtime's failure marks it."""
-    if not telemetry.tracing():
-        return _UNTRACED
-    return _command_span(state, command)
-
-
-@contextmanager
-def _command_span(state: GatewayState, command: CommandEntry) -> Iterator[None]:
-    with telemetry.span(
-        f"command {command.name}",
-        "internal",
-        {
-            telemetry.PROMPT_NAME: command.name,
-            telemetry.PACKAGE: package_of(command.owner),
-            telemetry.ECOSYSTEM: ecosystem_of(state.packages, command.owner),
-        },
-    ) as span:
-        try:
-            yield
-        except ExtensionError as error:
-            span.error(type(error).__name__, str(error))
-            raise
 
 
 _UNTRACED: AbstractContextManager[dict[str, Any] | None] = nullcontext(None)
