@@ -16,6 +16,7 @@ the tool pipeline fills it, and the server writes its audit line from it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from contextvars import ContextVar
@@ -42,6 +43,7 @@ __all__ = [
     "SpanKind",
     "Tracer",
     "carrier",
+    "checked_trace",
     "count_hook_call",
     "count_package_start",
     "count_tool_call",
@@ -184,6 +186,26 @@ def carrier() -> dict[str, str]:
     """The current span's ``traceparent`` (and ``tracestate``) to pass on; {} untraced."""
     tracer = _now.tracer
     return {} if tracer is None else tracer.carrier()
+
+
+_TRACEPARENT = re.compile(r"[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")
+_TRACESTATE = re.compile(r"[\x20-\x7e]{1,512}")
+
+
+def checked_trace(value: object) -> dict[str, str]:
+    """A W3C trace context another process sent (``{traceparent, tracestate?}``: a
+    runtime's ``trace.context``), kept only in its W3C shape — a ``traceparent`` of hex
+    fields, a ``tracestate`` of at most 512 printable characters — so that nothing else
+    a process wrote reaches another program; {} when absent or malformed."""
+    if not isinstance(value, Mapping):
+        return {}
+    parent, state = value.get("traceparent"), value.get("tracestate")
+    if not isinstance(parent, str) or not _TRACEPARENT.fullmatch(parent):
+        return {}
+    found = {"traceparent": parent}
+    if isinstance(state, str) and _TRACESTATE.fullmatch(state):
+        found["tracestate"] = state
+    return found
 
 
 def count_tool_call(tool: str, package: str, ecosystem: str, outcome: str, seconds: float) -> None:

@@ -14,10 +14,9 @@ for a negotiated method gets upstream's "unknown host request".
 
 from __future__ import annotations
 
-import re
 import subprocess
 
-from gateway.base import _codes
+from gateway.base import _codes, telemetry
 from gateway.host._host_methods import UPSTREAM_METHODS, HostMethods
 from gateway.host._state import GatewayState
 from gateway.host.editor import UNAVAILABLE
@@ -156,23 +155,11 @@ class HostRequestHandler:
         )  # fmt: skip
 
 
-_TRACEPARENT = re.compile(r"[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")
-_TRACESTATE = re.compile(r"[\x20-\x7e]{0,512}")
-
-
 def trace_environment(trace: object) -> dict[str, str]:
     """``exec``'s ``trace`` (negotiated ``trace.context``: the W3C trace context of the
     request the command runs for) as ``TRACEPARENT`` / ``TRACESTATE``, the variables a
     traced program reads its parent from; {} when absent or malformed."""
-    if not isinstance(trace, dict):
-        return {}
-    parent, state = trace.get("traceparent"), trace.get("tracestate")
-    if not isinstance(parent, str) or not _TRACEPARENT.fullmatch(parent):
-        return {}
-    found = {"TRACEPARENT": parent}
-    if isinstance(state, str) and state and _TRACESTATE.fullmatch(state):
-        found["TRACESTATE"] = state
-    return found
+    return {key.upper(): value for key, value in telemetry.checked_trace(trace).items()}
 
 
 def _text(value: object) -> str:
