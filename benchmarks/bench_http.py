@@ -23,9 +23,9 @@ and its streamable-HTTP app on uvicorn. Both are driven by the SDK's streamable-
 4. Tracing and metrics: three ``gateway serve --mcp --http`` on one home — both off,
    ``--metrics`` (Prometheus), and ``OTEL_EXPORTER_OTLP_ENDPOINT`` (every call traced,
    exported over OTLP/HTTP to a stand-in collector in this process) with ``--metrics`` —
-   one client each, calls alternating in batches as in 1: p50 and p99 per call, the server
-   process's CPU time per call, and the ratio of each against both off. Target: p50 <=
-   1.05x. ``--observability-only`` runs only it.
+   one client each, calls alternating in batches as in 1 (the order rotating from round
+   to round): p50 and p99 per call, the server process's CPU time per call, and the ratio
+   of each against both off. Target: p50 <= 1.05x. ``--observability-only`` runs only it.
 
 Load only on 127.0.0.1, bounded in count and time. Linux only (/proc).
 """
@@ -356,15 +356,17 @@ async def overhead(
     servers: tuple[Server, ...], calls: int, batch: int = 50
 ) -> tuple[dict[str, list[float]], dict[str, float]]:
     """Latency per call (as ``single``) and the server process's CPU time per call, each
-    server's batches in turn."""
+    server's batches in turn, the order rotating from round to round."""
     cpu = {server.name: 0.0 for server in servers}
     async with contextlib.AsyncExitStack() as stack:
         clients = [(s, await stack.enter_async_context(session(s))) for s in servers]
         for _, client in clients:
             await timed(lambda c=client: call(c), 20)
         found: dict[str, list[float]] = {server.name: [] for server in servers}
-        for _ in range(max(1, calls // batch)):
-            for server, client in clients:
+        for round_ in range(max(1, calls // batch)):
+            # each round starts with the next server: none always runs first or last
+            shift = round_ % len(clients)
+            for server, client in clients[shift:] + clients[:shift]:
                 before = cpu_seconds(server.pid)
                 found[server.name] += await timed(lambda c=client: call(c), batch)
                 cpu[server.name] += cpu_seconds(server.pid) - before
