@@ -8,7 +8,8 @@ took, and the trace it belongs to. Never the arguments or the result, unless the
 started the server with ``--audit-arguments`` (then both, each cut at ``_KEPT`` characters).
 
 The file is private (0600 in a 0700 folder), written one line at a time by the server
-alone, and rotated at ``LIMITS`` (``audit.jsonl.1`` … ``.5``), so it costs at most 60 MiB.
+alone, and rotated at ``LIMITS`` (``audit.jsonl.1`` … ``.5``), so it costs at most 60 MiB;
+a line is never split between two files.
 ``gateway logs --server`` reads it. A full disk never fails a call: the line is lost.
 """
 
@@ -73,8 +74,9 @@ def _kept(value: Any) -> Any:
 
 
 class AuditLog:
-    def __init__(self, path: Path, *, arguments: bool = False) -> None:
+    def __init__(self, path: Path, *, arguments: bool = False, limits: LogLimits = LIMITS) -> None:
         self.path = path
+        self.limits = limits
         self.arguments = arguments
         """Whether the arguments and results are written too (``--audit-arguments``)."""
         self._log: RotatingLog | None = None
@@ -110,8 +112,8 @@ class AuditLog:
         data = (json.dumps(self.line(record), ensure_ascii=False) + "\n").encode()
         try:
             if self._log is None:
-                self._log = RotatingLog(self.path, LIMITS)
-            self._log.write(data)
+                self._log = RotatingLog(self.path, self.limits)
+            self._log.write_record(data)  # a line is never split across two files
         except OSError:
             pass  # a full disk must not fail the call; the trail is best effort
 
