@@ -10,8 +10,16 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
-from gateway.audit import Found, Item, SourceFile, Status, Support
-from gateway.audit import codes as audit_codes
+from adapters import _codes as codes
+from gateway.audit import (
+    AUDIT_FOREIGN_PACKAGE,
+    AUDIT_RUNS,
+    Found,
+    Item,
+    SourceFile,
+    Status,
+    Support,
+)
 from gateway.base import DiagnosticCode
 
 __all__ = [
@@ -52,7 +60,7 @@ _KIND_LABELS: Final = {
 
 
 def runs(reason: str) -> Support:
-    return Support(Status.RUNS, audit_codes.RUNS.code, reason)
+    return Support(Status.RUNS, AUDIT_RUNS.code, reason)
 
 
 def partial(code: DiagnosticCode, reason: str) -> Support:
@@ -71,7 +79,7 @@ def not_applicable(host: str, kind: str) -> Support:
     label = _KIND_LABELS.get(kind, kind.replace("_", " "))
     return Support(
         Status.NOT_APPLICABLE,
-        audit_codes.NOT_APPLICABLE.code,
+        codes.NOT_APPLICABLE.code,
         f"{ECOSYSTEMS.get(host, host)} has no {label}s",
     )
 
@@ -84,7 +92,7 @@ def foreign(host: str, item: Item, concepts: Iterable[str], how: str) -> Support
     theirs = ECOSYSTEMS.get(item.ecosystem, item.ecosystem)
     return Support(
         Status.UNSUPPORTED,
-        audit_codes.FOREIGN_PACKAGE.code,
+        AUDIT_FOREIGN_PACKAGE.code,
         f"{ECOSYSTEMS.get(host, host)} does not load {theirs} packages ({how})",
     )
 

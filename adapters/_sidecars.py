@@ -49,6 +49,7 @@ from adapters._sidecar_sets import (
     read_sizes,
     wants_openclaw,
 )
+from gateway.base import GatewayError
 from gateway.runtime import (
     MIN_SIDECAR_NODE,
     NpmError,
@@ -170,7 +171,7 @@ def sidecar_problem(script: str) -> str | None:
     return None
 
 
-class SidecarSetupError(Exception):
+class SidecarSetupError(GatewayError):
     """The modules could not be installed; ``str()`` says why, with npm's own lines."""
 
 

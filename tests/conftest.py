@@ -1,4 +1,5 @@
-"""Shared fixtures: a throwaway workspace and home, and scripted extensions in Python and JS."""
+"""Shared fixtures: a throwaway workspace and home, and scripted extensions — in memory (the
+default: tests of the host's logic) or as real processes in Python and JS."""
 
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ import pytest
 from gateway import GatewayConfig
 from gateway.runtime import find_node
 from gateway.sandbox import package_dirs
-from tests._backends import both_backends  # noqa: F401  (every async test: both backends)
+from gateway.wire import Transport
+from tests._backends import asyncio_only  # noqa: F401  (the default: see tests/_backends.py)
+from tests._memory import TRANSPORT
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LANGUAGES = ("python", "node")
+"""The real scripted extensions: where a child's pipes matter."""
 
 
 @dataclass
@@ -26,18 +30,22 @@ class Workspace:
     home: Path
     config: GatewayConfig
     logs: dict[str, Path] = field(default_factory=dict)
+    transport: Transport = TRANSPORT
+    """Open gateways with it: a ``memory`` extension runs in memory, anything else as a
+    process."""
 
     def add_extension(
         self,
         name: str,
         *,
-        language: str = "python",
+        language: str = "memory",
         root: str = ".nimlet/extensions",
         folder: str | None = None,
         timeout: int | str | None = "default",
         **behaviour: Any,
     ) -> Path:
-        """Write a scripted extension; returns the path of its message log."""
+        """Write a scripted extension (``memory``: run in memory by ``transport``;
+        ``python``, ``node``: a real process); returns the path of its message log."""
         base = (self.home if root.startswith("~/") else self.root) / root.removeprefix("~/")
         directory = base / (folder or name)
         directory.mkdir(parents=True, exist_ok=True)
@@ -46,7 +54,9 @@ class Workspace:
         log = data / f"received-{folder or name}-{root.strip('~/.').replace('/', '-')}.jsonl"
         behaviour.setdefault("log", str(log))
         (directory / "config.json").write_text(json.dumps(behaviour))
-        if language == "python":
+        if language == "memory":
+            command = [sys.executable, str(FIXTURES / "memory_scripted.py")]
+        elif language == "python":
             command = [sys.executable, str(FIXTURES / "scripted_extension.py")]
         else:
             node = find_node()

@@ -1,47 +1,88 @@
-"""docs/diagnostics.md and the code catalogue say the same thing."""
+"""The catalogue of diagnostic codes: every code is declared in a ``_codes.py`` the catalogue
+finds, and docs/diagnostics.md is the catalogue rendered (``python -m gateway.base.codes
+--markdown``)."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import re
+import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-import adapters
-import gateway
-from gateway.base import Diagnostic, Diagnostics, Severity, catalogue
+from gateway.base import Diagnostic, Diagnostics, Severity, catalogue, find_code
+from gateway.base.codes import CATALOGUE_MODULE, SECTIONS, declaring_modules, markdown
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "diagnostics.md"
-ROW = re.compile(r"^\| `([a-z0-9_.-]+)` \| (error|warning|info) \|", re.MULTILINE)
-
-
-def declared() -> dict[str, str]:
-    for package in (gateway, adapters):
-        for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
-            if not module.name.endswith("__main__"):
-                importlib.import_module(module.name)
-    return {code: entry.severity.value for code, entry in catalogue().items()}
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "diagnostics.md"
 
 
-def documented() -> dict[str, str]:
-    return dict(ROW.findall(DOC.read_text(encoding="utf-8")))
+def _module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
 
 
-def test_every_declared_code_is_documented_with_its_severity():
-    codes, docs = declared(), documented()
-    missing = {code: severity for code, severity in codes.items() if docs.get(code) != severity}
-    assert missing == {}
+def declarations() -> dict[str, str]:
+    """Every ``define_code("...")`` call in gateway/ and adapters/: code -> module."""
+    found: dict[str, str] = {}
+    for package in ("gateway", "adapters"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "define_code"
+                    and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                ):
+                    assert node.args[0].value not in found, f"{node.args[0].value} declared twice"
+                    found[node.args[0].value] = _module_name(path)
+    return found
 
 
-def test_every_documented_code_is_declared():
-    assert set(documented()) - set(declared()) == set()
+def test_the_page_is_the_catalogue_rendered():
+    assert DOC.read_text(encoding="utf-8") == markdown(), (
+        "docs/diagnostics.md is out of step: python -m gateway.base.codes --markdown > "
+        "docs/diagnostics.md"
+    )
+
+
+def test_every_code_is_declared_in_a_codes_module():
+    elsewhere = {
+        code: module
+        for code, module in declarations().items()
+        if module.rpartition(".")[2] != CATALOGUE_MODULE
+    }
+    assert elsewhere == {}
+
+
+def test_the_catalogue_finds_every_module_that_declares_codes():
+    assert set(declarations().values()) == set(declaring_modules())
+    assert {code: entry.module for code, entry in catalogue().items()} == declarations()
+
+
+def test_every_section_of_the_page_has_a_title_and_every_title_a_section():
+    prefixes = {code.split(".")[0] for code in catalogue()}
+    assert prefixes - set(SECTIONS) == set()
+    assert set(SECTIONS) - prefixes == set()
+
+
+def test_a_code_is_found_by_name_without_importing_its_package_first():
+    # A runtime reports a code of an adapter nothing in this process has imported yet.
+    script = (
+        "import sys; from gateway.base import find_code; "
+        "assert 'adapters' not in sys.modules; "
+        "code = find_code('sidecar.name_conflict'); "
+        "assert code is not None and code.severity == 'warning', code; "
+        "assert find_code('no.such_code') is None"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
 
 
 def test_a_diagnostic_with_an_uncatalogued_code_cannot_be_made():
     with pytest.raises(ValueError, match="not in the catalogue"):
         Diagnostic("no.such_code", Severity.WARNING, "message")
+    assert find_code("no.such_code") is None
 
 
 def test_diagnostics_collector_keeps_order_and_reports_new_items():
@@ -53,75 +94,3 @@ def test_diagnostics_collector_keeps_order_and_reports_new_items():
     collected.add(Diagnostic(code, Severity.INFO, "two"))
     assert [d.message for d in collected.since(mark)] == ["two"]
     assert seen == [code, code]
-
-
-TITLES = {
-    "manifest": "Manifests",
-    "workspace": "Workspace trust",
-    "resource": "Resources (tool.json, skills, prompts)",
-    "skill": "Skills",
-    "prompt": "Prompt templates",
-    "extension": "Extension processes",
-    "protocol": "Wire protocol",
-    "ui": "User questions",
-    "registry": "Registry",
-    "event": "Events",
-    "hook": "Hooks",
-    "session": "Sessions",
-    "tool": "Per-call tools",
-    "store": "State store",
-    "install": "Installing packages",
-    "gate": "Activation gates",
-    "lock": "Lockfiles (gateway lock, gateway sync)",
-    "runtime": "Runtimes",
-    "package": "Packages (all ecosystems)",
-    "nimlet": "nimlet packages",
-    "nu": "Nu packages",
-    "nanobot": "nanobot packages",
-    "sidecar": "Node sidecar",
-    "pi": "Pi packages",
-    "openclaw": "OpenClaw packages",
-    "sandbox": "The sandbox",
-    "home": "The gateway home",
-    "cli": "The command line",
-    "serve": "gateway serve",
-    "migrate": "gateway migrate",
-    "audit": "Compatibility audits (gateway audit)",
-}
-INTRO = """# Diagnostics
-
-Every refusal, skip, fallback and unsupported API use becomes a diagnostic with a stable
-`code`, a `severity` (error / warning / info), the `package` and `contribution` it concerns,
-a `message` and sometimes a `hint`. `gateway list --json` and every `--json` output carry
-them. This page lists every code the gateway emits; a test fails when code and page disagree,
-and a diagnostic with an uncatalogued code cannot be constructed.
-
-This page is generated from the catalogue: `python -m tests.test_diagnostics_catalogue`.
-"""
-
-
-def render() -> str:
-    declared()
-    groups: dict[str, list] = {}
-    for entry in catalogue().values():
-        groups.setdefault(entry.code.split(".")[0], []).append(entry)
-    lines = [INTRO]
-    for group in sorted(
-        groups, key=lambda name: list(TITLES).index(name) if name in TITLES else 99
-    ):
-        lines += [
-            f"## {TITLES.get(group, group)}",
-            "",
-            "| code | severity | trigger | what to do |",
-            "|---|---|---|---|",
-        ]
-        for entry in groups[group]:
-            cells = [entry.trigger, entry.remedy]
-            trigger, remedy = (cell.replace("|", "\\|").replace("\n", " ") for cell in cells)
-            lines.append(f"| `{entry.code}` | {entry.severity.value} | {trigger} | {remedy} |")
-        lines.append("")
-    return "\n".join(lines)
-
-
-if __name__ == "__main__":
-    DOC.write_text(render(), encoding="utf-8")

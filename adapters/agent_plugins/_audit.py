@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters._audit import foreign, runs, unsupported
 from gateway.audit import Found, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
@@ -42,7 +42,7 @@ class AgentPluginsAudit:
             transport = item.detail.get("transport")
             if transport not in (None, "stdio"):
                 return unsupported(
-                    codes.AGENT_PLUGINS_REMOTE_SERVER,
+                    adapters_codes.AGENT_PLUGINS_REMOTE_SERVER,
                     f"a {transport} server is listed, not connected (no network by default)",
                 )
             return runs(

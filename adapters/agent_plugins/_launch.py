@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from adapters import _codes as codes
+from adapters.agent_plugins import _codes as codes
 from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
 from adapters.plugin_host._config import config_path, start_timeout, write_config
 from adapters.plugin_host._naming import SCHEME

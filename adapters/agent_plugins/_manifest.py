@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution
+from adapters.agent_plugins import _codes as codes
 from gateway.base import Severity
 from gateway.base.agent_plugins import (
     MCP_SCHEMA_ID,
@@ -121,17 +122,17 @@ def _skills(inspection: Inspection) -> list[Contribution]:
         text = inspection.read_text(skill_md) or ""
         if not text.lstrip("\ufeff").startswith("---"):
             inspection.add(
-                codes.SKILL_INVALID(f"{skill_md}: no --- frontmatter (name, description)")
+                adapters_codes.SKILL_INVALID(f"{skill_md}: no --- frontmatter (name, description)")
             )
         contribution = skill_contribution(inspection, skill_md)
         folder = posixpath.basename(rel)
         if contribution is not None:
             problem = _skill_identity_problem(contribution, folder)
             if problem is not None:
-                inspection.add(codes.SKILL_INVALID(f"{skill_md}: {problem}"))
+                inspection.add(adapters_codes.SKILL_INVALID(f"{skill_md}: {problem}"))
         if contribution is None or len(inspection.diagnostics) > before:
             # §7.1: a skill that is not a valid Agent Skill is skipped, the others load.
-            inspection.add(codes.SKILL_INVALID(f"{skill_md}: skipped (see above)"))
+            inspection.add(adapters_codes.SKILL_INVALID(f"{skill_md}: skipped (see above)"))
             continue
         found.append(contribution)
     return found

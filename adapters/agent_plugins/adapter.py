@@ -9,9 +9,10 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters._files import Inspection
 from adapters._skills import package_skills
+from adapters.agent_plugins import _codes as codes
 from adapters.agent_plugins._launch import plan_plugin_host
 from adapters.agent_plugins._manifest import (
     MCP_FILE,
@@ -93,7 +94,7 @@ def _fill(inspection: Inspection, entry: CatalogEntry, reading: PluginReading) -
             kind="mcp_server", name=name, description=f"{remote['type']} MCP server at {host}",
             detail={"transport": remote["type"], "host": host, "path": MCP_FILE},
         ))  # fmt: skip
-        inspection.add(codes.AGENT_PLUGINS_REMOTE_SERVER(
+        inspection.add(adapters_codes.AGENT_PLUGINS_REMOTE_SERVER(
             f"{MCP_FILE}: {remote['type']} server {name!r} ({host}) is listed, not connected: "
             "the plugin host has no network by default", contribution=name,
         ))  # fmt: skip

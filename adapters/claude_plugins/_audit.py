@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters._audit import foreign, metadata, partial, runs, unsupported
+from adapters.claude_plugins import _codes as codes
 from adapters.plugin_host._hook_config import EVENT_OF, UNSUPPORTED_EVENTS
 from gateway.audit import Evidence, Found, Item, SourceFile, Support, Target
-from gateway.audit import codes as audit_codes
 from gateway.model import CatalogEntry
 
 __all__ = ["ClaudeAudit"]
@@ -46,7 +46,7 @@ class ClaudeAudit:
             return runs("a slash command with Claude Code's argument rules")
         if item.kind == "skill":
             return metadata(
-                audit_codes.LISTED_ONLY,
+                adapters_codes.LISTED_ONLY,
                 "name, description and path listed for the embedding agent, which reads the body",
             )
         if item.kind == "hook":
@@ -56,7 +56,7 @@ class ClaudeAudit:
                     "JSON decisions, matchers, timeouts, fail-open)"
                 )
             why = UNSUPPORTED_EVENTS.get(item.name, "not an event the gateway knows")
-            return unsupported(codes.CLAUDE_HOOK_EVENT_UNSUPPORTED, f"never runs: {why}")
+            return unsupported(adapters_codes.CLAUDE_HOOK_EVENT_UNSUPPORTED, f"never runs: {why}")
         if item.kind == "mcp_server":
             if item.detail.get("remote"):
                 return unsupported(

@@ -22,9 +22,9 @@ import shlex
 from pathlib import Path
 from typing import Any, Final
 
-from adapters import _codes as codes
 from adapters._files import Inspection
 from adapters._skills import package_skill
+from adapters.claude_plugins import _codes as codes
 from gateway.model import CatalogEntry, Discovery, PromptTemplate, parse_front_matter
 
 __all__ = ["argument_names", "command_issues", "expand", "package_resources", "parse_arguments"]

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters._files import ABSENT, Inspection, safe_is_file, type_name
+from adapters.claude_plugins import _codes as codes
 from adapters.plugin_host._hook_config import EVENT_OF, read_hooks
 from gateway.base import catalogue
 
@@ -47,7 +48,9 @@ def read_hook_sources(
         if not isinstance(data, Mapping):
             if data is not ABSENT:
                 inspection.add(
-                    codes.CLAUDE_HOOKS_INVALID(f"{label}: {type_name(data)}, not an object")
+                    adapters_codes.CLAUDE_HOOKS_INVALID(
+                        f"{label}: {type_name(data)}, not an object"
+                    )
                 )
             continue
         _, problems = read_hooks(data)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import posixpath
 from typing import Any, Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution, skill_files
+from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import command_issues
 from adapters.claude_plugins._components import read_hook_sources, read_mcp_servers
 from adapters.claude_plugins._manifest import MANIFEST, read_manifest
@@ -78,7 +79,7 @@ def _command(inspection: Inspection, entry: CatalogEntry, rel: str, name: str) -
         return
     front = parse_front_matter(text)
     if front.problem:
-        inspection.add(codes.SKILL_INVALID(f"{rel}: {front.problem}"))
+        inspection.add(adapters_codes.SKILL_INVALID(f"{rel}: {front.problem}"))
     if front.data.get("user-invocable") is False:
         inspection.add(
             codes.CLAUDE_COMMAND_FIELD_IGNORED(

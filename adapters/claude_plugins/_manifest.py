@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from adapters import _codes as codes
 from adapters._files import Inspection, type_name
+from adapters.claude_plugins import _codes as codes
 
 __all__ = ["MANIFEST", "Manifest", "read_manifest"]
 

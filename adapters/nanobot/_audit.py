@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters._audit import (
     call_sites,
     foreign,
@@ -25,8 +25,8 @@ from adapters._audit import (
     runs,
     unsupported,
 )
+from adapters.nanobot import _codes as codes
 from gateway.audit import Found, Item, SourceFile, Status, Support, Target
-from gateway.audit import codes as audit_codes
 from gateway.model import CatalogEntry
 
 __all__ = ["NanobotAudit"]
@@ -123,7 +123,7 @@ class NanobotAudit:
             if pi:
                 return Support(
                     Status.NOT_APPLICABLE,
-                    audit_codes.NOT_APPLICABLE.code,
+                    adapters_codes.NOT_APPLICABLE.code,
                     "not applicable to Pi packages in nanobot's matrix",
                 )
             return metadata(
@@ -269,7 +269,7 @@ def _agent_plugin(item: Item) -> Support:
     if item.kind == "mcp_server":
         if item.detail.get("transport") not in (None, "stdio"):
             return unsupported(
-                codes.AGENT_PLUGINS_REMOTE_SERVER,
+                adapters_codes.AGENT_PLUGINS_REMOTE_SERVER,
                 "nanobot 0.3 starts an Agent Plugin's stdio servers only; remote ones are skipped",
             )
         return runs("started as an MCP server, its tools named mcp_<server>_<tool>")

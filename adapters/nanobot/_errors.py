@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from adapters import _codes as codes
+from adapters.nanobot import _codes as codes
 from gateway.base import Diagnostic
 
 __all__ = ["format_location", "validation_diagnostics"]

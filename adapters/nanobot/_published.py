@@ -15,8 +15,8 @@ import tomllib
 from pathlib import Path
 from typing import Any, Final
 
-from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_file
+from adapters.nanobot import _codes as codes
 from gateway.model import CatalogEntry, Contribution
 
 __all__ = ["CHANNELS_GROUP", "inspect_channel_plugin", "is_channel_plugin"]

@@ -9,7 +9,7 @@ import posixpath
 from pathlib import Path
 from typing import Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters._files import Inspection, safe_is_file
 from adapters.nanobot._published import inspect_channel_plugin, is_channel_plugin
 from adapters.nanobot.manifest import MANIFEST_FILE, NanobotManifest, load_manifest
@@ -131,6 +131,8 @@ def _python_module_file(inspection: Inspection, spec: str) -> list[str]:
             rel = inspection.resolve(candidate, label=f"{MANIFEST_FILE} entry")
             return [rel] if rel else []
     inspection.add(
-        codes.ENTRY_NOT_FOUND(f"{MANIFEST_FILE}: entry module {spec!r} is not in the package")
+        adapters_codes.ENTRY_NOT_FOUND(
+            f"{MANIFEST_FILE}: entry module {spec!r} is not in the package"
+        )
     )
     return []

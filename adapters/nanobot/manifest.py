@@ -26,8 +26,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from adapters import _codes as codes
 from adapters._files import normalize_relative
+from adapters.nanobot import _codes as codes
 from adapters.nanobot._errors import validation_diagnostics
 from gateway.base import Diagnostic
 from gateway.model import NANOBOT_CONTRIBUTION_KINDS

@@ -13,10 +13,10 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from adapters import _codes as adapters_codes
 from adapters._audit import foreign, metadata, runs, unsupported
 from gateway.audit import Found, Item, SourceFile, Support, Target
-from gateway.audit import codes as audit_codes
-from gateway.base import _codes as gateway_codes
+from gateway.host import EVENT_UNKNOWN
 from gateway.model import CatalogEntry
 
 __all__ = ["NIMLET_EVENTS", "NimletAudit"]
@@ -50,7 +50,7 @@ class NimletAudit:
         if item.kind == "hook":
             if item.name not in NIMLET_EVENTS:
                 return unsupported(
-                    gateway_codes.EVENT_UNKNOWN,
+                    EVENT_UNKNOWN,
                     f"{item.name!r} is not a nimlet event: accepted, never fired",
                 )
             if item.name == "context":
@@ -62,12 +62,12 @@ class NimletAudit:
     def gateway_support(self, entry: CatalogEntry, item: Item) -> Support:
         if item.kind == "hook" and item.name not in NIMLET_EVENTS:
             return unsupported(
-                gateway_codes.EVENT_UNKNOWN,
+                EVENT_UNKNOWN,
                 f"{item.name!r} is not a nimlet event: accepted, never fired",
             )
         if item.kind == "skill":
             return metadata(
-                audit_codes.LISTED_ONLY,
+                adapters_codes.LISTED_ONLY,
                 "name, description and path listed for the embedding agent, which reads the body",
             )
         reasons = {

@@ -9,8 +9,8 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from adapters import _codes as codes
 from adapters._files import Inspection, is_absolute, normalize_relative, safe_is_file
+from adapters.nimlet import _codes as codes
 from gateway.base import BUILTIN_TOOL_NAMES, DEFAULT_CAPABILITIES, DiagnosticCode
 from gateway.model import Contribution
 from gateway.model import manifest as core

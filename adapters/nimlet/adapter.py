@@ -15,9 +15,9 @@ import os
 from pathlib import Path
 from typing import Final
 
-from adapters import _codes as codes
 from adapters._files import Inspection, safe_exists, safe_is_file
 from adapters._markdown import prompt_contribution, skill_contribution
+from adapters.nimlet import _codes as codes
 from adapters.nimlet._manifest import check_extension, check_tool, command_entries
 from gateway.model import CatalogEntry, Contribution, Dependency, DiscoveredLaunch, LaunchSpec
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from adapters import _codes as codes
 from adapters._audit import call_sites, foreign, runs, unsupported
+from adapters.nu import _codes as codes
 from gateway.audit import Found, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 

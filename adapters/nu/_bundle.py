@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from adapters import _codes as codes
 from adapters._sidecars import SETUP_COMMAND, sidecar_dir, sidecar_problem
+from adapters.nu import _codes as codes
 from gateway.base import Diagnostic, FileNames, name_problem
 from gateway.model import CatalogEntry, Contribution
 from gateway.runtime import MIN_SIDECAR_NODE, find_node

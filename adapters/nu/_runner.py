@@ -24,10 +24,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
-from adapters import _codes as codes
 from adapters._sidecars import sidecar_dir
+from adapters.nu import _codes as codes
 from adapters.nu._bundle import BUNDLES_DIR, Bundles, read_bundles
-from gateway.base import Diagnostic, catalogue
+from gateway.base import Diagnostic, find_code
 from gateway.model import CallPlan, CallTool, CatalogEntry, Contribution, PromptCommand, SkillFile
 from gateway.packages import PackageConfigError, package_settings, read_package_config
 from gateway.packages.secrets import SecretsError, read_secrets
@@ -113,7 +113,7 @@ def _secrets(entry: CatalogEntry, home: Path) -> tuple[dict[str, str], list[Diag
 def _repeat(entry: CatalogEntry, tool: Contribution, bundles: Bundles | None) -> Diagnostic:
     """Why a tool has no bundle, as the install said (or that it was never bundled)."""
     refusal = bundles.refused.get(tool.name) if bundles is not None else None
-    code = catalogue().get(refusal.get("code", "")) if refusal else None
+    code = find_code(refusal.get("code", "")) if refusal else None
     if refusal and code is not None:
         return code(refusal.get("message", ""), package=entry.id, contribution=tool.name)
     return codes.NU_TOOL_NOT_BUNDLED(

@@ -11,9 +11,10 @@ from __future__ import annotations
 import posixpath
 from typing import Any, Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters._fields import Fields
 from adapters._files import ABSENT, Inspection, fits, jsonable, type_name
+from adapters.nu import _codes as codes
 from gateway.base import schema_problem
 from gateway.model import Contribution
 
@@ -37,7 +38,9 @@ def check_tool_yaml(inspection: Inspection, rel: str, namespace: str | None) -> 
     if data is ABSENT:
         return None
     if not isinstance(data, dict):
-        inspection.add(codes.NOT_AN_OBJECT(f"{rel}: top level is {type_name(data)}, not a mapping"))
+        inspection.add(
+            adapters_codes.NOT_AN_OBJECT(f"{rel}: top level is {type_name(data)}, not a mapping")
+        )
         return None
     fields = Fields(inspection, codes.NU_TOOL_INVALID, rel, data)
     name = fields.string("name", required=True)

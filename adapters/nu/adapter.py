@@ -12,12 +12,13 @@ import functools
 from pathlib import Path
 from typing import Any, Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters import _glob
 from adapters._fields import Fields
 from adapters._files import ABSENT, Inspection, fits, jsonable, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution, skill_files
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
+from adapters.nu import _codes as codes
 from adapters.nu._bundle import prepare_bundles
 from adapters.nu._extensions import plan_extensions
 from adapters.nu._runner import plan_calls
@@ -173,7 +174,9 @@ class NuAdapter:
                     walked = [rel for rel, is_dir in inspection.walk() if not is_dir]
                 matches = [rel for rel in walked if _glob.match(pattern, rel)]
                 if not matches:
-                    inspection.add(codes.ENTRY_NOT_FOUND(f"{label}: {pattern!r} matches nothing"))
+                    inspection.add(
+                        adapters_codes.ENTRY_NOT_FOUND(f"{label}: {pattern!r} matches nothing")
+                    )
             files.extend(rel for rel in matches if rel not in files)
         return files
 
@@ -187,7 +190,7 @@ class NuAdapter:
             paths = skill_files(inspection, rel)
             if not paths:
                 inspection.add(
-                    codes.ENTRY_NOT_FOUND(
+                    adapters_codes.ENTRY_NOT_FOUND(
                         f"{PACKAGE_JSON} nu.skills[{index}]: no SKILL.md in {raw!r}"
                     )
                 )

@@ -14,8 +14,9 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
+from adapters.openclaw import _codes as codes
 from adapters.openclaw._host_api import (
     HOOKS,
     LEGACY,
@@ -27,8 +28,16 @@ from adapters.openclaw._host_api import (
 )
 from adapters.openclaw._lines import openclaw_host_lines
 from adapters.openclaw._semver import HOST_VERSION
-from gateway.audit import Evidence, Found, HostLine, Item, SourceFile, Support, Target
-from gateway.audit import codes as audit_codes
+from gateway.audit import (
+    AUDIT_FOREIGN_PACKAGE,
+    Evidence,
+    Found,
+    HostLine,
+    Item,
+    SourceFile,
+    Support,
+    Target,
+)
 from gateway.model import CatalogEntry
 
 __all__ = ["OpenClawAudit"]
@@ -322,14 +331,15 @@ def _claude_bundle(item: Item) -> Support:
     if item.kind == "mcp_server":
         if item.detail.get("remote"):
             return partial(
-                audit_codes.LISTED_ONLY, "a remote server of the bundle's MCP config; not checked"
+                adapters_codes.LISTED_ONLY,
+                "a remote server of the bundle's MCP config; not checked",
             )
         return runs("a bundle MCP server, started for agent runs (bundle-mcp)")
     if item.kind == "hook":
         return metadata(
-            audit_codes.LISTED_ONLY,
+            adapters_codes.LISTED_ONLY,
             "recorded as the bundle's hooks capability; OpenClaw runs no hooks.json command",
         )
     return unsupported(
-        audit_codes.FOREIGN_PACKAGE, f"OpenClaw's Claude bundles have no {item.kind} support"
+        AUDIT_FOREIGN_PACKAGE, f"OpenClaw's Claude bundles have no {item.kind} support"
     )

@@ -20,10 +20,10 @@ import posixpath
 from pathlib import Path
 from typing import Any, Final
 
-from adapters import _codes as codes
 from adapters._fields import Fields
 from adapters._files import Inspection, jsonable, normalize_relative, safe_exists, safe_is_file
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
+from adapters.openclaw import _codes as codes
 from adapters.openclaw._lines import NEWER, declared_ranges, floor_range, rules_for
 from adapters.openclaw._manifest import PLUGIN_JSON, read_plugin_manifest
 from adapters.openclaw._semver import HOST_VERSION, satisfies

@@ -25,8 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from adapters import _codes as codes
 from adapters._semver import Version, parse_version, satisfies
+from adapters.openclaw import _codes as codes
 from adapters.openclaw._compat_registry import NEWER, gone_from, removed_uses
 from gateway.audit import HostLine, SourceFile
 

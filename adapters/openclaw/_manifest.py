@@ -17,10 +17,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters._fields import Fields
 from adapters._files import Inspection, jsonable
 from adapters._markdown import skill_contribution, skill_files
+from adapters.openclaw import _codes as codes
 from gateway.model import Contribution
 
 __all__ = ["PLUGIN_JSON", "PluginManifest", "loads_json5", "read_plugin_manifest"]
@@ -106,13 +107,15 @@ def _read_json5(inspection: Inspection) -> dict[str, Any] | None:
         if found:
             line, problem, column = found.groups()
             where = f"line {line} column {column or 1}"
-            inspection.add(codes.JSON_INVALID(f"{PLUGIN_JSON}: invalid JSON at {where}: {problem}"))
+            inspection.add(
+                adapters_codes.JSON_INVALID(f"{PLUGIN_JSON}: invalid JSON at {where}: {problem}")
+            )
         else:
             detail = " ".join(str(error).split()) or "nested too deeply"
-            inspection.add(codes.JSON_INVALID(f"{PLUGIN_JSON}: invalid JSON: {detail}"))
+            inspection.add(adapters_codes.JSON_INVALID(f"{PLUGIN_JSON}: invalid JSON: {detail}"))
         return None
     if not isinstance(data, dict):
-        inspection.add(codes.NOT_AN_OBJECT(f"{PLUGIN_JSON}: top level is not an object"))
+        inspection.add(adapters_codes.NOT_AN_OBJECT(f"{PLUGIN_JSON}: top level is not an object"))
         return None
     return data
 
@@ -240,7 +243,9 @@ def _contributions(
             paths = skill_files(inspection, rel)
             if not paths:
                 inspection.add(
-                    codes.ENTRY_NOT_FOUND(f"{PLUGIN_JSON} skills[{index}]: no SKILL.md in {raw!r}")
+                    adapters_codes.ENTRY_NOT_FOUND(
+                        f"{PLUGIN_JSON} skills[{index}]: no SKILL.md in {raw!r}"
+                    )
                 )
             found += [c for p in paths if (c := skill_contribution(inspection, p)) is not None]
     found += _contracts(soft, data)

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from adapters import _codes as codes
 from adapters._sidecar import plan_sidecar, request_timeout
+from adapters.openclaw import _codes as codes
 from adapters.openclaw._inspect import inspect_plugin, is_plugin
 from adapters.openclaw.runtime import (
     MIN_NODE,

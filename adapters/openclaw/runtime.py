@@ -17,8 +17,8 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
-from adapters import _codes as codes
 from adapters._sidecar import plan_sidecar, request_timeout
+from adapters.openclaw import _codes as codes
 from adapters.openclaw._compat_registry import withdrawn_subpaths
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
 from adapters.openclaw._manifest import PLUGIN_JSON, loads_json5

@@ -16,8 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Final
 
-from adapters import _codes as codes
 from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
+from adapters.pi import _codes as codes
 from adapters.pi._inspect import inspect_package
 from adapters.pi._removed import pi_ai_globals, pi_host_lines
 from gateway.audit import Found, HostLine, Item, SourceFile, Support, Target

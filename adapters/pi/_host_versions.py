@@ -22,10 +22,10 @@ import re
 from pathlib import Path
 from typing import Final
 
-from adapters import _codes as codes
 from adapters._files import Inspection
 from adapters._semver import satisfies
 from adapters._sidecars import SOURCE_DIR
+from adapters.pi import _codes as codes
 
 __all__ = ["check_host_ranges", "declared_host_version", "pi_releases", "pinned_versions"]
 

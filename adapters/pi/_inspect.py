@@ -11,11 +11,11 @@ import posixpath
 from pathlib import Path
 from typing import Final
 
-from adapters import _codes as codes
 from adapters._fields import Fields
 from adapters._files import Inspection, safe_is_dir, type_name
 from adapters._markdown import prompt_contribution, skill_contribution
 from adapters._npm import PACKAGE_JSON, npm_dependencies, read_package
+from adapters.pi import _codes as codes
 from adapters.pi._host_versions import check_host_ranges
 from adapters.pi._resources import RESOURCE_TYPES, Resources
 from gateway.model import CatalogEntry, Contribution

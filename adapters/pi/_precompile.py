@@ -18,9 +18,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from adapters import _codes as codes
 from adapters._sidecar import sidecar_script
 from adapters._sidecars import sidecar_dir
+from adapters.pi import _codes as codes
 from adapters.pi.runtime import MIN_NODE, find_node, pi_package_spec, sidecar_ready
 from gateway.base import Diagnostic
 from gateway.model import CatalogEntry

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from adapters import _codes as codes
 from adapters._semver import parse_version
+from adapters.pi import _codes as codes
 from adapters.pi._host_versions import pinned_versions
 from gateway.audit import HostLine, SourceFile, Target
 

@@ -21,7 +21,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters import _glob
 from adapters._files import Inspection, normalize_relative, safe_is_dir, safe_is_file
 
@@ -51,7 +51,7 @@ class Resources:
                 matches = [rel for rel in self._all() if _glob.match(entry, rel)]
                 if not matches:
                     self.inspection.add(
-                        codes.ENTRY_NOT_FOUND(f"{label}: {entry!r} matches nothing")
+                        adapters_codes.ENTRY_NOT_FOUND(f"{label}: {entry!r} matches nothing")
                     )
                 paths += matches
             elif (rel := self.inspection.resolve(entry, label=label)) is not None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from adapters import _codes as codes
 from adapters._files import Inspection
+from adapters.pi import _codes as codes
 from adapters.pi._resources import Resources
 from adapters.pi.runtime import plan_pi_shared, timeout
 from gateway.model import DiscoveredLaunch

@@ -35,7 +35,7 @@ from typing import Any, Final
 
 import anyio
 
-from adapters import _codes as codes
+from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._hook_config import EVENT_OF, CommandHook, matcher_test, read_hooks
 from adapters.plugin_host._hook_process import HookRun, run_hook_command
 from gateway.base import printable

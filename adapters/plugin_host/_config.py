@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.plugin_host._naming import SCHEME, SCHEMES
+from gateway.base import GatewayError
 
 __all__ = [
     "START_TIMEOUT_VARIABLE",
@@ -60,7 +61,7 @@ def start_timeout() -> float:
     return value if value > 0 else DEFAULT_START_TIMEOUT
 
 
-class ConfigError(Exception):
+class ConfigError(GatewayError):
     """The file is missing or not the shape above (a gateway bug, or a hand-made file)."""
 
 

@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
+from adapters.plugin_host import _codes as codes
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -102,25 +103,27 @@ def read_hooks(data: Any) -> tuple[list[CommandHook], list[HookProblem]]:
         problems.append(HookProblem(code, f"hooks.json: {message}"))
 
     if not isinstance(data, Mapping):
-        problem(codes.CLAUDE_HOOKS_INVALID.code, "the top level is not an object")
+        problem(adapters_codes.CLAUDE_HOOKS_INVALID.code, "the top level is not an object")
         return hooks, problems
     events = data.get("hooks")
     if events is None and any(key in EVENT_OF or key in UNSUPPORTED_EVENTS for key in data):
         events = data  # the settings form, without the plugin's `hooks` wrapper
     if not isinstance(events, Mapping):
-        problem(codes.CLAUDE_HOOKS_INVALID.code, "`hooks` is not an object of events")
+        problem(adapters_codes.CLAUDE_HOOKS_INVALID.code, "`hooks` is not an object of events")
         return hooks, problems
     for event, groups in events.items():
         name = str(event)
         if name not in EVENT_OF:
             why = UNSUPPORTED_EVENTS.get(name, "not a Claude Code event the gateway knows")
             problem(
-                codes.CLAUDE_HOOK_EVENT_UNSUPPORTED.code,
+                adapters_codes.CLAUDE_HOOK_EVENT_UNSUPPORTED.code,
                 f"{name!r} hooks never run in the gateway ({why})",
             )
             continue
         if not isinstance(groups, list):
-            problem(codes.CLAUDE_HOOKS_INVALID.code, f"{name} is not a list of matcher groups")
+            problem(
+                adapters_codes.CLAUDE_HOOKS_INVALID.code, f"{name} is not a list of matcher groups"
+            )
             continue
         for index, group in enumerate(groups):
             hooks += _group(name, index, group, problem)
@@ -131,7 +134,7 @@ def _group(
     event: str, index: int, group: Any, problem: Callable[[str, str], None]
 ) -> list[CommandHook]:
     where = f"{event}[{index}]"
-    invalid = codes.CLAUDE_HOOKS_INVALID.code
+    invalid = adapters_codes.CLAUDE_HOOKS_INVALID.code
     if not isinstance(group, Mapping):
         problem(invalid, f"{where} is not an object")
         return []

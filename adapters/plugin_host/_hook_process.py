@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 
+from gateway.base import GatewayError
+
 __all__ = ["OUTPUT_LIMIT", "HookRun", "run_hook_command"]
 
 OUTPUT_LIMIT = 256 * 1024
@@ -34,7 +36,7 @@ class HookRun:
     failure: str | None = None
 
 
-class _Overflow(Exception):
+class _Overflow(GatewayError):
     pass
 
 

@@ -3,7 +3,7 @@
 without arguments that returns its contents (as released nanobot offers it), each prompt a
 command whose text fills the prompt's arguments and whose reply is the prompt's text.
 
-Problems are diagnostics with codes from ``adapters/_codes.py`` (docs/diagnostics.md)."""
+Problems are diagnostics with the plugin host's codes (``_codes.py``, docs/diagnostics.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from mcp import types
 
-from adapters import _codes as codes
+from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._servers import McpServer
 from gateway.base import schema_problem
 

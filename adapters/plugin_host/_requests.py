@@ -17,7 +17,7 @@ from anyio.abc import TaskGroup
 from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, RequestParamsMeta
 
-from adapters import _codes as codes
+from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._channel import Channel, log
 from adapters.plugin_host._content import prompt_text, resource_text, tool_reply
 from adapters.plugin_host._registry import Registry, prompt_arguments

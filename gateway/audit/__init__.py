@@ -15,17 +15,13 @@ as text, JSON, Markdown, self-contained HTML and SARIF 2.1.0.
 
 from __future__ import annotations
 
-import importlib
-
 from gateway.base.lazy import lazy_attributes
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from typing import Any
-
-    from gateway.audit import _codes as codes
     from gateway.audit._batch import FAIL_ON, FailOn, failures, parse_fail_on, read_sources
+    from gateway.audit._codes import AUDIT_FOREIGN_PACKAGE, AUDIT_RUNS
     from gateway.audit._model import (
         SCHEMA_ID,
         SCHEMA_VERSION,
@@ -53,6 +49,8 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "AUDIT_FOREIGN_PACKAGE": "gateway.audit._codes",
+    "AUDIT_RUNS": "gateway.audit._codes",
     "AuditReport": "gateway.audit._model",
     "Evidence": "gateway.audit._support",
     "FAIL_ON": "gateway.audit._batch",
@@ -85,6 +83,8 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "AUDIT_FOREIGN_PACKAGE",
+    "AUDIT_RUNS",
     "FAIL_ON",
     "FORMATS",
     "GATEWAY",
@@ -110,22 +110,10 @@ __all__ = [
     "Verdict",
     "audit",
     "audit_packages",
-    "codes",
     "failures",
     "parse_fail_on",
     "read_sources",
     "render",
 ]
 
-_attribute, _names = lazy_attributes(__name__, _WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    # ``codes`` is a module of its own (the audit's diagnostic codes), not one of its names.
-    if name == "codes":
-        return importlib.import_module("gateway.audit._codes")
-    return _attribute(name)
-
-
-def __dir__() -> list[str]:
-    return sorted([*_names(), "codes"])
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

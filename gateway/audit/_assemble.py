@@ -249,7 +249,7 @@ def _safe(answer: Any) -> Support:
 
 
 def _unknown(reason: str) -> Support:
-    return Support(Status.UNSUPPORTED, _codes.FOREIGN_PACKAGE.code, reason)
+    return Support(Status.UNSUPPORTED, _codes.AUDIT_FOREIGN_PACKAGE.code, reason)
 
 
 def _jsonable(value: Any) -> bool:

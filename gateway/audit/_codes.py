@@ -8,30 +8,18 @@ from gateway.base import Severity, define_code
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
 
 # Cells: answers shared by every host
-RUNS = define_code(
+AUDIT_RUNS = define_code(
     "audit.runs",
     I,
     "The host runs the contribution with its ecosystem's semantics.",
     "Nothing to do.",
 )
-FOREIGN_PACKAGE = define_code(
+AUDIT_FOREIGN_PACKAGE = define_code(
     "audit.foreign_package",
     I,
     "The host does not load packages of the package's ecosystem, so none of its "
     "contributions reach that host.",
     "Run it through the gateway, or port it (a manifest of that ecosystem).",
-)
-NOT_APPLICABLE = define_code(
-    "audit.not_applicable",
-    I,
-    "The host has no such kind of contribution (e.g. channels in nimlet).",
-    "Nothing to do.",
-)
-LISTED_ONLY = define_code(
-    "audit.listed_only",
-    I,
-    "The host reads and lists the contribution; nothing of it executes.",
-    "Nothing to do if metadata is all you need.",
 )
 NOT_REGISTERED = define_code(
     "audit.not_registered",
@@ -206,13 +194,6 @@ LOAD_UNAVAILABLE = define_code(
     "The observed load has nothing to start: the gateway has no runtime for the package "
     "(e.g. Nu), or it has no code.",
     "Nothing to do; the static rows stand.",
-)
-LOAD_UNCONFIRMED = define_code(
-    "audit.load_unconfirmed",
-    E,
-    "`--load` runs package code (in a throwaway sandbox) and needs confirmation: there was "
-    "no terminal to ask, or the answer was no.",
-    "Pass `--yes` to confirm in advance.",
 )
 LOAD_UNCONFINED = define_code(
     "audit.load_unconfined",

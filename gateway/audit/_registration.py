@@ -12,7 +12,7 @@ from gateway.audit import _codes
 from gateway.audit._assemble import Observed
 from gateway.audit._model import Observation
 from gateway.audit._support import Evidence, Found, HostKnowledge, Item, Status, Support
-from gateway.base import Diagnostic, catalogue
+from gateway.base import Diagnostic, find_code
 from gateway.model import CatalogEntry
 from gateway.wire import RegisterMessage
 
@@ -97,7 +97,7 @@ def _observed_support(
             return (
                 known
                 if known.status in (Status.RUNS, Status.PARTIAL)
-                else Support(Status.RUNS, _codes.RUNS.code, "registered")
+                else Support(Status.RUNS, _codes.AUDIT_RUNS.code, "registered")
             )
         if said is not None:
             return Support(Status.UNSUPPORTED, str(said["code"]), str(said.get("message", "")))
@@ -110,7 +110,7 @@ def _observed_support(
 
 
 def _diagnostic(entry: CatalogEntry, item: dict[str, Any]) -> Diagnostic | None:
-    code = catalogue().get(str(item.get("code")))
+    code = find_code(str(item.get("code")))
     if code is None:
         return None
     contribution = item.get("contribution")

@@ -9,7 +9,7 @@ from typing import Any
 
 from gateway.audit._model import AuditReport, PackageAudit, Row
 from gateway.audit._support import GATEWAY, Status
-from gateway.base import catalogue
+from gateway.base import find_code
 
 __all__ = ["render_sarif"]
 
@@ -92,7 +92,7 @@ def _result(
     line: int | None,
 ) -> dict[str, Any]:
     if code not in rules:
-        entry = catalogue().get(code)
+        entry = find_code(code)
         rule: dict[str, Any] = {"id": code, "name": code.replace(".", "_")}
         if entry is not None:
             rule["shortDescription"] = {"text": entry.trigger}

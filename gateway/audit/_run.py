@@ -14,10 +14,10 @@ from gateway.audit import _codes
 from gateway.audit._assemble import assemble, knowledge_of
 from gateway.audit._model import AuditReport, PackageAudit
 from gateway.audit._scan import Budget, scan_package
-from gateway.audit._sources import SourceError, locate
+from gateway.audit._sources import locate
 from gateway.base import Diagnostic, GatewayConfig
 from gateway.model import AdapterSet
-from gateway.packages import load_adapters
+from gateway.packages import SourceError, load_adapters
 
 __all__ = ["Progress", "audit", "audit_packages"]
 

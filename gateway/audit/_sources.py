@@ -19,6 +19,7 @@ from gateway.packages import (
     ExtractError,
     FetchError,
     InstallLimits,
+    SourceError,
     VerifyError,
     extract_tarball,
     fetch,
@@ -28,11 +29,7 @@ from gateway.packages import (
 )
 from gateway.store import STATE_FILE, StateStore, StoreError
 
-__all__ = ["Located", "SourceError", "locate"]
-
-
-class SourceError(Exception):
-    """The package cannot be fetched or read; ``str()`` says why."""
+__all__ = ["Located", "locate"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
     from gateway.base._atomic import write_json_atomically
-    from gateway.base._codes import PROTOCOL_INVALID_JSON, USER_MESSAGE_DROPPED
+    from gateway.base._collection import REPEAT_LIMIT, Diagnostics
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
     from gateway.base._inotify import Inotify
     from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth
@@ -37,18 +37,13 @@ if TYPE_CHECKING:
     from gateway.base._tool_rules import NIMLET_TOOL_RULES, ToolRules
     from gateway.base._validation import ArgumentValidator, schema_problem
     from gateway.base._version import DISTRIBUTION, gateway_version
+    from gateway.base.codes import catalogue, find_code
     from gateway.base.config import DEFAULT_LINE_CAP, DEFAULT_OUTPUT_CAP, GatewayConfig
-    from gateway.base.diagnostics import (
-        REPEAT_LIMIT,
-        Diagnostic,
-        DiagnosticCode,
-        Diagnostics,
-        Severity,
-        catalogue,
-        define_code,
-    )
+    from gateway.base.diagnostics import Diagnostic, DiagnosticCode, Severity, define_code
+    from gateway.base.errors import GatewayError
     from gateway.base.lazy import lazy_attributes
     from gateway.base.names import (
+        ADAPTERS_ENTRY_POINT,
         BUILTIN_TOOL_NAMES,
         CAPABILITIES,
         DEFAULT_CAPABILITIES,
@@ -72,6 +67,7 @@ _WHERE: dict[str, str] = {
     "printable": "gateway.base._printable",
     "raw_stream": "gateway.base._printable",
     "ArgumentValidator": "gateway.base._validation",
+    "ADAPTERS_ENTRY_POINT": "gateway.base.names",
     "BUILTIN_TOOL_NAMES": "gateway.base.names",
     "NIMLET_TOOL_RULES": "gateway.base._tool_rules",
     "ToolRules": "gateway.base._tool_rules",
@@ -82,23 +78,23 @@ _WHERE: dict[str, str] = {
     "DISTRIBUTION": "gateway.base._version",
     "Diagnostic": "gateway.base.diagnostics",
     "DiagnosticCode": "gateway.base.diagnostics",
-    "Diagnostics": "gateway.base.diagnostics",
+    "Diagnostics": "gateway.base._collection",
     "FileNames": "gateway.base._paths",
     "GatewayConfig": "gateway.base.config",
+    "GatewayError": "gateway.base.errors",
     "HOOK_EVENTS": "gateway.base.names",
     "HomeUnusable": "gateway.base._home",
     "MAX_ARGUMENT_DEPTH": "gateway.base._json_depth",
     "MAX_NAME_BYTES": "gateway.base._paths",
     "PLAN_CAPABILITIES": "gateway.base.names",
-    "PROTOCOL_INVALID_JSON": "gateway.base._codes",
     "PROTOCOL_VERSION": "gateway.base.names",
     "PathRefused": "gateway.base._paths",
     "Progress": "gateway.base._progress",
     "READ_ONLY_CAPABILITIES": "gateway.base.names",
-    "REPEAT_LIMIT": "gateway.base.diagnostics",
+    "REPEAT_LIMIT": "gateway.base._collection",
     "Severity": "gateway.base.diagnostics",
-    "USER_MESSAGE_DROPPED": "gateway.base._codes",
-    "catalogue": "gateway.base.diagnostics",
+    "catalogue": "gateway.base.codes",
+    "find_code": "gateway.base.codes",
     "define_code": "gateway.base.diagnostics",
     "encode_name": "gateway.base._paths",
     "encoded_form": "gateway.base._paths",
@@ -118,6 +114,7 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "ADAPTERS_ENTRY_POINT",
     "BUILTIN_TOOL_NAMES",
     "CAPABILITIES",
     "DEFAULT_CAPABILITIES",
@@ -130,17 +127,16 @@ __all__ = [
     "MAX_NAME_BYTES",
     "NIMLET_TOOL_RULES",
     "PLAN_CAPABILITIES",
-    "PROTOCOL_INVALID_JSON",
     "PROTOCOL_VERSION",
     "READ_ONLY_CAPABILITIES",
     "REPEAT_LIMIT",
-    "USER_MESSAGE_DROPPED",
     "ArgumentValidator",
     "Diagnostic",
     "DiagnosticCode",
     "Diagnostics",
     "FileNames",
     "GatewayConfig",
+    "GatewayError",
     "HomeUnusable",
     "Inotify",
     "PathRefused",
@@ -155,6 +151,7 @@ __all__ = [
     "encode_name",
     "encoded_form",
     "ensure_home",
+    "find_code",
     "flagged_text",
     "gateway_version",
     "json_depth",

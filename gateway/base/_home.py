@@ -16,11 +16,12 @@ from pathlib import Path
 
 from gateway.base import _codes
 from gateway.base.diagnostics import Diagnostic
+from gateway.base.errors import GatewayError
 
 __all__ = ["HomeUnusable", "ensure_home", "private_dir", "private_file"]
 
 
-class HomeUnusable(Exception):
+class HomeUnusable(GatewayError):
     """``GATEWAY_HOME`` is not a folder, or cannot be created or written."""
 
     def diagnostic(self) -> Diagnostic:

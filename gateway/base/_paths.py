@@ -26,6 +26,8 @@ import re
 import unicodedata
 from pathlib import Path
 
+from gateway.base.errors import GatewayError
+
 __all__ = ["FileNames", "PathRefused", "encode_name", "name_problem", "safe_join"]
 
 MAX_NAME_BYTES = 255
@@ -43,7 +45,7 @@ _UNSAFE = re.compile(r'[/\\<>:"|?*\x00-\x1f\x7f-\x9f\ud800-\udfff]+')
 _NOT_ASCII = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-class PathRefused(OSError):
+class PathRefused(GatewayError, OSError):
     """A name that is not one harmless file name, or a path that would leave its root. An
     ``OSError``: whoever handles a file it cannot write handles this one too."""
 

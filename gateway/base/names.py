@@ -1,5 +1,6 @@
 """The nimlet protocol's fixed vocabulary, in one place: its version, its nine events,
-tool capabilities and the built-in tool names.
+tool capabilities and the built-in tool names; and the entry point group the gateway
+reaches its adapters through.
 
 This module imports nothing, so the runtimes the gateway starts (the nanobot sidecar
 counts every millisecond of its start) use these names instead of repeating them.
@@ -8,6 +9,7 @@ counts every millisecond of its start) use these names instead of repeating them
 from __future__ import annotations
 
 __all__ = [
+    "ADAPTERS_ENTRY_POINT",
     "BUILTIN_TOOL_NAMES",
     "CAPABILITIES",
     "CONTEXT_EVENT",
@@ -19,6 +21,10 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
+
+ADAPTERS_ENTRY_POINT = "extension_gateway.adapters"
+"""The entry point group that names the adapters (pyproject.toml): the gateway reaches
+them, and the codes they declare, through it and never by importing them."""
 
 HOOK_EVENTS: tuple[str, ...] = (
     "tool_call",

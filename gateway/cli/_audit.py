@@ -14,15 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from gateway.audit import (
-    audit,
-    codes,
-    failures,
-    parse_fail_on,
-    read_sources,
-    render,
-)
+from gateway.audit import audit, failures, parse_fail_on, read_sources, render
 from gateway.base import GatewayConfig
+from gateway.cli import _codes
 from gateway.cli._output import refuse
 
 __all__ = ["run_audit"]
@@ -48,7 +42,7 @@ def run_audit(args: argparse.Namespace, config: GatewayConfig) -> int:
         confirmed_by = _confirm(args, len(sources))
         if confirmed_by is None:
             refuse(
-                codes.LOAD_UNCONFIRMED(
+                _codes.LOAD_UNCONFIRMED(
                     "--load not confirmed: pass --yes, or answer y on a terminal"
                 )
             )
@@ -70,8 +64,6 @@ def run_audit(args: argparse.Namespace, config: GatewayConfig) -> int:
 
 
 def _invalid() -> Any:
-    from gateway.base import _codes
-
     return _codes.ARGUMENT_INVALID
 
 

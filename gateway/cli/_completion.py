@@ -11,7 +11,8 @@ import os
 import sys
 from pathlib import Path
 
-from gateway.base import GatewayConfig, _codes
+from gateway.base import GatewayConfig
+from gateway.cli import _codes
 from gateway.cli._completion_scripts import VerbWords, script
 from gateway.cli._output import refuse
 from gateway.cli._parser_tools import SHELLS

@@ -10,7 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from gateway.base import GatewayConfig, _codes
+from gateway.base import GatewayConfig
+from gateway.cli import _codes
 from gateway.cli._output import refuse
 
 __all__ = ["DOCS_DIR", "run_docs", "topics"]

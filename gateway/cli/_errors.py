@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from gateway.base import GatewayError
+
 TYPE_CHECKING = False  # typing itself costs several ms at start
 if TYPE_CHECKING:
     import argparse
@@ -11,11 +13,11 @@ if TYPE_CHECKING:
 __all__ = ["BadArgument", "Usage", "error"]
 
 
-class Usage(Exception):
+class Usage(GatewayError):
     """Bad usage detected after parsing (exit 2)."""
 
 
-class BadArgument(Exception):
+class BadArgument(GatewayError):
     """An argument that cannot be used (exit 2, with ``cli.invalid_argument``)."""
 
 

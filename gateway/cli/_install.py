@@ -6,7 +6,8 @@ import argparse
 import functools
 import sys
 
-from gateway.base import GatewayConfig, _codes, terminal_progress
+from gateway.base import GatewayConfig, terminal_progress
+from gateway.cli import _codes
 from gateway.cli._output import print_diagnostics, print_json
 from gateway.cli._policy import print_suggested, suggested_policy
 from gateway.cli._refusal import print_each, refuse, refuse_unknown

@@ -12,10 +12,11 @@ from gateway.base import GatewayConfig, terminal_progress
 from gateway.cli._output import print_diagnostics, print_json
 from gateway.cli._refusal import refuse
 from gateway.packages import (
+    LOCK_HOME_DIFFERS,
+    LOCK_WRITE_FAILED,
     LOCKFILE_NAME,
     LockfileError,
     SyncRefused,
-    _codes,
     collect_garbage,
     load_adapters,
     lock_home,
@@ -35,7 +36,7 @@ def run_lock(args: argparse.Namespace, config: GatewayConfig) -> int:
     try:
         if path.is_dir():
             raise LockfileError(
-                _codes.LOCK_WRITE_FAILED(f"cannot write {path}: it is a folder", hint="--out PATH")
+                LOCK_WRITE_FAILED(f"cannot write {path}: it is a folder", hint="--out PATH")
             )
         write_lockfile(path, render_lockfile(lock))
     except LockfileError as error:
@@ -80,9 +81,7 @@ def run_sync(args: argparse.Namespace, config: GatewayConfig) -> int:
         return refuse(args, f"{subject}: {refused}", shown, shown=shown, subject=subject)
     if args.frozen and report.differences:
         report.diagnostics.append(
-            _codes.LOCK_HOME_DIFFERS(
-                f"the home differs from {path}: {'; '.join(report.differences)}"
-            )
+            LOCK_HOME_DIFFERS(f"the home differs from {path}: {'; '.join(report.differences)}")
         )
     failed = args.frozen and bool(report.differences)
     if args.json:

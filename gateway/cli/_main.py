@@ -133,7 +133,7 @@ def _printable_output(args: argparse.Namespace) -> None:
 
 
 def _refuse_argument(args: argparse.Namespace, message: str) -> None:
-    from gateway.base import _codes
+    from gateway.cli import _codes
     from gateway.cli._output import refuse
 
     refuse(_codes.ARGUMENT_INVALID(message), as_json=bool(getattr(args, "json", False)))

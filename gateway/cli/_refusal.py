@@ -39,7 +39,7 @@ def refuse_unknown(
     """Ids no installed package has (``package.unknown``), all named on one line with the
     names each probably meant; of ``given`` ids, none was acted on. ``what`` replaces the
     default wording."""
-    from gateway.base import _codes
+    from gateway.cli import _codes
 
     known = _known_names()
     names = ", ".join(unknown)

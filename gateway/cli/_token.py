@@ -11,9 +11,9 @@ import argparse
 import sys
 
 from gateway.base import GatewayConfig
+from gateway.cli import _codes
 from gateway.cli._errors import Usage
 from gateway.cli._output import print_json, refuse
-from gateway.serve._codes import SERVE_TOKEN_SCOPE
 from gateway.serve._tokens import TokenError, TokenRecord, TokenStore, parse_duration
 
 __all__ = ["run_token"]
@@ -67,7 +67,7 @@ def _check_installed(config: GatewayConfig, packages: tuple[str, ...]) -> None:
                 state.get_package(package_id)
             except UnknownPackage:
                 raise TokenError(
-                    SERVE_TOKEN_SCOPE(
+                    _codes.SERVE_TOKEN_SCOPE(
                         f"--package {package_id!r} is not installed in {config.home}",
                         package=package_id,
                         hint="gateway status lists the installed packages",

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gateway.base import GatewayConfig, _codes, terminal_progress
+from gateway.base import GatewayConfig, terminal_progress
+from gateway.cli import _codes
 from gateway.cli._output import print_diagnostics, print_json, table
 from gateway.cli._refusal import refuse, refuse_unknown
 from gateway.packages import InstallError

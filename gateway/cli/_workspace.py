@@ -12,13 +12,7 @@ from typing import Any
 
 import anyio
 
-from gateway.base import (
-    MAX_ARGUMENT_DEPTH,
-    USER_MESSAGE_DROPPED,
-    GatewayConfig,
-    did_you_mean,
-    json_depth,
-)
+from gateway.base import MAX_ARGUMENT_DEPTH, GatewayConfig, did_you_mean, json_depth
 from gateway.cli._errors import BadArgument, Usage, error
 from gateway.cli._flagged import flag_listing
 from gateway.cli._output import (
@@ -29,7 +23,7 @@ from gateway.cli._output import (
     summary,
     table,
 )
-from gateway.host import Gateway, UnknownCommand, open_gateway
+from gateway.host import USER_MESSAGE_DROPPED, Gateway, UnknownCommand, open_gateway
 from gateway.model import render_call
 from gateway.sandbox import (
     become_subreaper,

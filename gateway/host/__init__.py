@@ -9,6 +9,12 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
+    from gateway.host._codes import (
+        CONTRIBUTION_MISSING,
+        EVENT_UNKNOWN,
+        UI_UNANSWERED,
+        USER_MESSAGE_DROPPED,
+    )
     from gateway.host._confinement import describe_sandbox, interpreter_paths
     from gateway.host._gateway import (
         AgentStartResult,
@@ -38,6 +44,10 @@ if TYPE_CHECKING:
     from gateway.host.external_tools import run_tool_json
 
 _WHERE: dict[str, str] = {
+    "CONTRIBUTION_MISSING": "gateway.host._codes",
+    "EVENT_UNKNOWN": "gateway.host._codes",
+    "UI_UNANSWERED": "gateway.host._codes",
+    "USER_MESSAGE_DROPPED": "gateway.host._codes",
     "AgentStartResult": "gateway.host._gateway",
     "CompactionResult": "gateway.host._gateway",
     "Gateway": "gateway.host._gateway",
@@ -65,6 +75,10 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "CONTRIBUTION_MISSING",
+    "EVENT_UNKNOWN",
+    "UI_UNANSWERED",
+    "USER_MESSAGE_DROPPED",
     "AgentStartResult",
     "CompactionResult",
     "Gateway",

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import anyio
 
-from gateway.base import _codes
 from gateway.host._state import GatewayState
+from gateway.packages import GATE_BLOCKED
 from gateway.wire import LaunchPlan
 
 __all__ = ["Activator", "StartPlan"]
@@ -112,7 +112,7 @@ class Activator:
                 missing.append(package)
         if missing:
             self._state.diagnostics.add(
-                _codes.GATE_BLOCKED(
+                GATE_BLOCKED(
                     f"{', '.join(dormant.packages)}: not started because "
                     f"{', '.join(missing)} did not start",
                     package=dormant.packages[0],

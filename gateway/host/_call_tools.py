@@ -33,7 +33,8 @@ from typing import IO, Any
 
 import anyio
 
-from gateway.base import Diagnostic, _codes, private_dir, private_file
+from gateway.base import Diagnostic, private_dir, private_file
+from gateway.host import _codes
 from gateway.host._call_result import read_call_result
 from gateway.host._confinement import Confinement
 from gateway.host._state import GatewayState

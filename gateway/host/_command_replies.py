@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.base import _codes
+from gateway.host import _codes
 from gateway.host._state import GatewayState
 from gateway.model import CommandOutcome, SessionActionError, session_action
 from gateway.wire import ResponseMessage

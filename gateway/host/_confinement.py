@@ -28,9 +28,9 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from gateway.base import CAPABILITIES, Diagnostic, GatewayConfig, _codes, ensure_home
+from gateway.base import CAPABILITIES, Diagnostic, GatewayConfig, ensure_home
+from gateway.host import _codes
 from gateway.sandbox import (
-    LIMITS_INVALID,
     ResourceLimits,
     SandboxPolicy,
     detect_support,
@@ -75,7 +75,7 @@ class Confinement:
         limits, problems = limits_from_settings(settings.get("limits"), name)
         diagnostics = self._state.diagnostics
         for problem in problems:
-            said = LIMITS_INVALID(f"{name}: {problem}", package=name)
+            said = _codes.LIMITS_INVALID(f"{name}: {problem}", package=name)
             if said not in diagnostics.items:  # once per run, not once per process started
                 diagnostics.add(said)
         return limits

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from gateway.base import _codes
+from gateway.host import _codes
 from gateway.host._state import GatewayState
 from gateway.model import BUILTIN_OWNER, CatalogEntry
 from gateway.wire import CommandSpec, RegisterMessage, ToolSpec

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Literal
 
-from gateway.base import Diagnostics, _codes
+from gateway.base import Diagnostics
+from gateway.host import _codes
 from gateway.model import AgentLink, UserMessage
 
 __all__ = ["DELIVERY_MODES", "Deliveries", "QueueMode"]

@@ -9,7 +9,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from gateway.base import NIMLET_TOOL_RULES, Severity, ToolRules, _codes
+from gateway.base import NIMLET_TOOL_RULES, Severity, ToolRules
+from gateway.host import _codes
 from gateway.host._command_replies import command_context, command_outcome
 from gateway.host._requests import RequestsInFlight
 from gateway.host._state import CALL_PROGRESS, GatewayState, ProgressListener
@@ -26,6 +27,7 @@ from gateway.model import (
 )
 from gateway.wire import (
     INVALID_RESULT,
+    PROTOCOL_UNKNOWN_ID,
     CommandRequest,
     CommandSpec,
     EventRequest,
@@ -194,7 +196,7 @@ class ProcessEntries:
         never saved, never seen by a model, no effect on the timeout."""
         if self._in_flight.get(update.id) is not process:
             self._state.diagnostics.add(
-                _codes.PROTOCOL_UNKNOWN_ID(
+                PROTOCOL_UNKNOWN_ID(
                     f"extension {process.name}: tool_update for {update.id!r}, which is not "
                     "one of its calls in flight; ignored",
                     package=process.name,

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import subprocess
 
-from gateway.base import _codes, telemetry
+from gateway.base import telemetry
+from gateway.host import _codes
 from gateway.host._host_methods import UPSTREAM_METHODS, HostMethods
 from gateway.host._state import GatewayState
 from gateway.host.editor import UNAVAILABLE

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from gateway.base import _codes
 from gateway.host._state import GatewayState
 from gateway.model import (
+    HOOK_FAILED,
     PLAN_EVENTS,
     AgentStartResult,
     CompactionReason,
@@ -83,7 +83,7 @@ class Lifecycle:
         kept = [item for item in items if isinstance(item, str)]
         if len(kept) != len(items):
             self._state.diagnostics.add(
-                _codes.HOOK_FAILED(
+                HOOK_FAILED(
                     f"context: {len(items) - len(kept)} system addition(s) that are not text "
                     "were ignored"
                 )
@@ -100,7 +100,7 @@ class Lifecycle:
         ):
             return True
         self._state.diagnostics.add(
-            _codes.HOOK_FAILED(f"extension context message ignored: {message!r:.120}")
+            HOOK_FAILED(f"extension context message ignored: {message!r:.120}")
         )
         return False
 
@@ -109,7 +109,7 @@ class Lifecycle:
         kept = [item for item in listed if isinstance(item, dict)]
         if len(kept) != len(listed):
             self._state.diagnostics.add(
-                _codes.HOOK_FAILED(
+                HOOK_FAILED(
                     f"{event}: {len(listed) - len(kept)} message(s) that are not objects were "
                     "dropped"
                 )

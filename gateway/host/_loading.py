@@ -13,7 +13,7 @@ from pathlib import Path
 
 import anyio
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic
 from gateway.host._activation import Activator
 from gateway.host._call_tools import interrupted_calls
 from gateway.host._dependencies import depths, requires, selected
@@ -35,6 +35,8 @@ from gateway.model import (
     discover_package,
 )
 from gateway.packages import (
+    GATE_BLOCKED,
+    STORE_UNUSABLE,
     NoAdapters,
     PackageStatus,
     evaluate_packages,
@@ -256,9 +258,7 @@ class Loader:
             adapters = load_adapters()
             statuses = evaluate_packages(home, adapters)
         except (StoreError, NoAdapters) as error:
-            self._state.diagnostics.add(
-                _codes.STORE_UNUSABLE(f"installed packages not loaded: {error}")
-            )
+            self._state.diagnostics.add(STORE_UNUSABLE(f"installed packages not loaded: {error}"))
             return []
         for status in statuses:
             adapter = adapters.adapter(status.entry.ecosystem)
@@ -301,7 +301,7 @@ class Loader:
                 missing = sorted(needs.get(plan.name, set()) - running)
                 if missing:
                     state.diagnostics.add(
-                        _codes.GATE_BLOCKED(
+                        GATE_BLOCKED(
                             f"{plan.name}: not started because {', '.join(missing)} did not start",
                             package=plan.name,
                         )

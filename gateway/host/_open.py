@@ -16,7 +16,7 @@ from gateway.host._gateway import Gateway
 from gateway.host._state import GatewayState
 from gateway.model import CANONICAL_EVENTS, AgentLink, EventCatalogue, Session, SessionEffect
 from gateway.packages.trust import is_workspace_trusted
-from gateway.wire import UiHandler
+from gateway.wire import Transport, UiHandler
 
 __all__ = ["open_gateway"]
 
@@ -43,6 +43,7 @@ async def open_gateway(
     on_diagnostic: Callable[[Diagnostic], None] | None = None,
     catalogue: EventCatalogue = CANONICAL_EVENTS,
     agent: AgentLink | None = None,
+    transport: Transport | None = None,
 ) -> AsyncIterator[Gateway]:
     """Open a gateway: discover, start extensions, yield; stop everything on exit.
 
@@ -51,6 +52,8 @@ async def open_gateway(
     process is made non-dumpable (docs/security.md). Raises ``HomeUnusable`` when
     ``GATEWAY_HOME`` cannot be used. ``session_id`` resumes that session. ``agent`` is what the
     embedding agent provides (model, messages, editor, approvals; ``gateway.model.agent``).
+    ``transport`` reaches the extensions (default: child processes over their pipes;
+    ``gateway.wire.MemoryTransport`` runs them as tasks of this process, for tests).
     """
     config = config or GatewayConfig()
     prepared = await anyio.to_thread.run_sync(prepare_run, config)
@@ -78,6 +81,7 @@ async def open_gateway(
                 diagnostics=diagnostics,
                 session_listener=on_effect,
                 agent=agent or AgentLink(),
+                transport=transport,
             )
             gateway = Gateway(state, ui)
             try:

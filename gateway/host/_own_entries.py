@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.base import _codes
+from gateway.host import _codes
 from gateway.host._call_tools import CallRunner
 from gateway.host._confinement import Confinement
 from gateway.host._entries import client_command, prompt_command

@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostics, _codes
+from gateway.base import Diagnostics
+from gateway.host import _codes
 from gateway.model import AgentLink, Approval, ApprovalRequest, ToolEntry
 
 __all__ = ["DENIED", "PermissionPolicy"]

@@ -10,12 +10,18 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from gateway.base import DEFAULT_CAPABILITIES, _codes
+from gateway.base import DEFAULT_CAPABILITIES
 from gateway.host._confinement import Confinement
 from gateway.host._sharing import SharedLaunch
 from gateway.host._state import GatewayState
 from gateway.model import DiscoveredExtension, DiscoveredLaunch, LaunchRefusal, LaunchSpec
-from gateway.packages import NoAdapters, PackageStatus, discover_all, load_adapters
+from gateway.packages import (
+    RUNTIME_UNAVAILABLE,
+    NoAdapters,
+    PackageStatus,
+    discover_all,
+    load_adapters,
+)
 from gateway.packages.environment import granted_environment
 from gateway.runtime import resolve_command
 from gateway.sandbox import SandboxPolicy
@@ -73,7 +79,7 @@ class Planner:
             state.diagnostics.extend(item.diagnostics)
             if isinstance(item.launch, LaunchRefusal):
                 state.diagnostics.add(
-                    _codes.RUNTIME_UNAVAILABLE(
+                    RUNTIME_UNAVAILABLE(
                         f"{item.name} ({item.origin}) not started: {item.launch.reason}",
                         package=item.name,
                         hint=item.launch.hint,

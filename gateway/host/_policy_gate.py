@@ -17,9 +17,10 @@ from typing import Final
 
 import anyio
 
-from gateway.base import _codes
+from gateway.host import _codes
 from gateway.host._state import GatewayState
 from gateway.model import Approval, ApprovalRequest, ToolEntry
+from gateway.packages import STORE_UNUSABLE
 from gateway.policy import ALLOWED, Decision, PolicyEngine, parse_bundle
 from gateway.store import STATE_FILE, PolicyRecords, StateStore, StoreError
 
@@ -53,9 +54,7 @@ class PolicyGate:
         try:
             adopted = await anyio.to_thread.run_sync(_adopted, home)
         except StoreError as error:
-            self._state.diagnostics.add(
-                _codes.STORE_UNUSABLE(f"adopted policies not loaded: {error}")
-            )
+            self._state.diagnostics.add(STORE_UNUSABLE(f"adopted policies not loaded: {error}"))
             adopted = []
         bundles = []
         for package, raw in adopted:

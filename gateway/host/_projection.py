@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.base import _codes
+from gateway.host import _codes
 from gateway.host._declarations import Declarations
 from gateway.host._entries import (
     Activate,

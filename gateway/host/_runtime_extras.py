@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gateway.base import _codes, catalogue
+from gateway.base import find_code
+from gateway.host import _codes
 from gateway.host._state import GatewayState
 from gateway.model import Skill
 from gateway.wire import CommandSpec, MemberNames, ToolSpec
@@ -27,9 +28,8 @@ def report_runtime(
     """Diagnostics a runtime reports, with catalogued codes, under the package they name
     when it hosts several (``names``, its ``register.owners``; ``fresh`` names an owner
     not seen before); anything else is ``protocol.diagnostic_invalid``."""
-    known_codes = catalogue()
     for item in items:
-        known = known_codes.get(item.code) if isinstance(item, RuntimeDiagnostic) else None
+        known = find_code(item.code) if isinstance(item, RuntimeDiagnostic) else None
         if known is None or not isinstance(item, RuntimeDiagnostic):
             state.diagnostics.add(
                 _codes.RUNTIME_DIAGNOSTIC_INVALID(f"{owner}: {item!r}", package=owner)

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import anyio
 
-from gateway.base import Inotify, _codes, private_dir
+from gateway.base import Inotify, private_dir
+from gateway.host import _codes
 from gateway.host._state import GatewayState
 from gateway.packages import PackageConfigError, config_path
 from gateway.packages.secrets import secrets_dir, secrets_path

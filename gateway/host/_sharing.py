@@ -22,7 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic
+from gateway.host import _codes
 from gateway.model import AdapterSet, LaunchRefusal, LaunchSpec, SharesProcesses
 from gateway.packages import PackageStatus
 

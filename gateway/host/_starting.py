@@ -4,12 +4,13 @@ crashes too often."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import anyio
 
-from gateway.base import Severity, _codes, catalogue
+from gateway.base import Diagnostics, Severity, find_code
+from gateway.host import _codes
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._observe import observe_start
 from gateway.host._planning import Planner
@@ -17,13 +18,26 @@ from gateway.host._projection import Projector
 from gateway.host._state import GatewayState
 from gateway.model import DiscoveredExtension
 from gateway.runtime import LaunchError
+from gateway.sandbox import SANDBOX_REFUSED
 from gateway.wire import (
+    EXTENSION_EXITED,
+    EXTENSION_REGISTER_INVALID,
+    DeadlinePause,
     ExtensionError,
     ExtensionProcess,
+    HostRequest,
+    HostResponse,
     LaunchPlan,
+    PipeTransport,
     RegisterInvalid,
+    ResponseMessage,
     SandboxRefused,
+    ToolUpdate,
+    Transport,
     TransportConfig,
+    UiAnswer,
+    UiRequest,
+    UpdateMessage,
 )
 from gateway.wire.features import RegisterExtras, RuntimeDiagnostic
 
@@ -36,9 +50,10 @@ RESTART_WINDOW = 60.0
 
 
 class Starter:
-    """Owns the transport settings every process gets and the crash history of the
-    runtimes it restarts. Plans come from the ``Planner``; a started process is registered
-    by the ``Projector`` and asks the host through the ``HostRequestHandler``."""
+    """Owns the transport every process is reached through (and its settings) and the
+    crash history of the runtimes it restarts. Plans come from the ``Planner``; a started
+    process is registered by the ``Projector`` and asks the host through the
+    ``HostRequestHandler``."""
 
     def __init__(
         self,
@@ -51,12 +66,14 @@ class Starter:
         self._planner = planner
         self._projector = projector
         self._host_requests = host_requests
-        self._transport = TransportConfig(
+        self._transport: Transport = state.transport or PipeTransport()
+        self._transport_config = TransportConfig(
             state.config.line_cap,
             state.config.shutdown_grace,
             state.config.term_grace,
             state.config.require_sandbox,
         )
+        self._host = _ProcessHost(state, projector, host_requests, self._on_process_exit)
         self._crashes: dict[str, list[float]] = {}
 
     async def start_all(self, items: Iterable[DiscoveredExtension | LaunchPlan]) -> None:
@@ -111,9 +128,9 @@ class Starter:
         """Report an extension that did not start."""
         code = _codes.EXTENSION_START_FAILED
         if isinstance(error, RegisterInvalid):
-            code = _codes.REGISTER_INVALID
+            code = EXTENSION_REGISTER_INVALID
         elif isinstance(error, SandboxRefused):
-            code = _codes.SANDBOX_REFUSED
+            code = SANDBOX_REFUSED
         said = code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
         self._state.diagnostics.add(said)
         self._state.load_failures[name] = said.message
@@ -128,9 +145,8 @@ class Starter:
         registration = process.registration
         if registration is None or registration.gateway is None:
             return
-        codes = catalogue()
         for item in RegisterExtras.parse(registration.gateway).runtime_diagnostics():
-            known = codes.get(item.code) if isinstance(item, RuntimeDiagnostic) else None
+            known = find_code(item.code) if isinstance(item, RuntimeDiagnostic) else None
             if known is not None and known.severity is Severity.ERROR:
                 package = item.package if item.package in plan.members else plan.name
                 failures.setdefault(package, item.message)
@@ -138,18 +154,7 @@ class Starter:
     def _new_process(self, plan: LaunchPlan) -> ExtensionProcess:
         state = self._state
         state.started.update((plan.name, *plan.members))
-        return ExtensionProcess(
-            plan,
-            next_id=state.next_id,
-            diagnostics=state.diagnostics,
-            on_effects=self._projector.on_effects,
-            ui_handler=self._host_requests.ask_user,
-            config=self._transport,
-            on_exit=self._on_process_exit,
-            host_handler=self._host_requests.answer,
-            on_tool_update=self._projector.on_tool_update,
-            pause=state.pause,
-        )
+        return ExtensionProcess(plan, self._host, self._transport, self._transport_config)
 
     # ------------------------------------------------------------------ crash restarts
 
@@ -169,7 +174,7 @@ class Starter:
         self._crashes[owner] = crashes
         if len(crashes) > len(RESTART_BACKOFF):
             state.diagnostics.add(
-                _codes.EXTENSION_EXITED(
+                EXTENSION_EXITED(
                     f"extension {owner} crashed {len(crashes)} times within "
                     f"{RESTART_WINDOW:g}s; not restarted again until a reload",
                     package=owner,
@@ -199,3 +204,46 @@ class Starter:
         state.processes.remove(old)
         state.owners.pop(old, None)
         self._projector.register(new, owner)
+
+
+class _ProcessHost:
+    """What the gateway's processes ask of it (``gateway.wire.ProcessHost``): ids, the
+    diagnostics and the deadline pause of the open gateway, their effects projected, their
+    questions answered, their crashes handled."""
+
+    def __init__(
+        self,
+        state: GatewayState,
+        projector: Projector,
+        host_requests: HostRequestHandler,
+        on_exit: Callable[[ExtensionProcess], None],
+    ) -> None:
+        self._state = state
+        self._projector = projector
+        self._host_requests = host_requests
+        self.on_exit = on_exit
+
+    @property
+    def diagnostics(self) -> Diagnostics:
+        return self._state.diagnostics
+
+    @property
+    def pause(self) -> DeadlinePause:
+        return self._state.pause
+
+    def next_id(self) -> str:
+        return self._state.next_id()
+
+    def on_effects(
+        self, process: ExtensionProcess, message: ResponseMessage | UpdateMessage
+    ) -> None:
+        self._projector.on_effects(process, message)
+
+    def on_tool_update(self, process: ExtensionProcess, update: ToolUpdate) -> None:
+        self._projector.on_tool_update(process, update)
+
+    async def ask_user(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
+        return await self._host_requests.ask_user(process, request)
+
+    async def answer(self, process: ExtensionProcess, request: HostRequest) -> HostResponse:
+        return await self._host_requests.answer(process, request)

@@ -23,7 +23,7 @@ from gateway.host._permissions import PermissionPolicy
 from gateway.model import AgentLink, Discovery, EventCatalogue, Registry, Session, SessionEffect
 from gateway.packages import PackageStatus
 from gateway.runtime import child_environment
-from gateway.wire import DeadlinePause, ExtensionProcess
+from gateway.wire import DeadlinePause, ExtensionProcess, Transport
 
 __all__ = ["CALL_PROGRESS", "ExecPolicy", "GatewayState", "ProgressListener"]
 
@@ -67,6 +67,8 @@ class GatewayState:
     session_listener: Callable[[SessionEffect], None] | None = None
     agent: AgentLink = field(default_factory=AgentLink)
     """What the embedding agent provides (model, messages, editor, approvals, …)."""
+    transport: Transport | None = None
+    """How its processes are reached (None: child processes over their pipes)."""
     pause: DeadlinePause = field(default_factory=DeadlinePause)
     """Paused while any extension waits on the user or the host."""
     turn_open: bool = False

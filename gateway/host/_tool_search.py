@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from gateway.base import Severity, define_code
+from gateway.host._codes import SEARCH_PIN_INVALID
 from gateway.host._policy_gate import PolicyGate
 from gateway.host._state import GatewayState
 from gateway.model import SearchDocument, ToolEntry, ToolIndex, ToolResult
@@ -58,14 +58,6 @@ _SUMMARY_WORDS = 120
 ToolFilter = Callable[[ToolEntry], bool]
 """The caller's own say on a tool (e.g. a token's package scope): True to let it through."""
 CallTool = Callable[[str, dict[str, Any] | None], Awaitable[ToolResult]]
-
-SEARCH_PIN_INVALID = define_code(
-    "search.pin_invalid",
-    Severity.WARNING,
-    "A package's `$gateway.pin` setting is neither `true` (pin every tool of the package) "
-    "nor a list of tool names; nothing of that package is pinned.",
-    "`gateway config ID '$gateway.pin' true`, or `'[\"TOOL\", …]'`; `--unset` removes it.",
-)
 
 
 @dataclass(frozen=True, slots=True)

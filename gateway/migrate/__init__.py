@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from gateway.base import Diagnostic, GatewayConfig, PathRefused, Severity
+from gateway.base import Diagnostic, GatewayConfig, GatewayError, PathRefused, Severity
 from gateway.migrate._codes import (
     MIGRATE_GATES_PENDING,
     MIGRATE_INSTALLED,
@@ -34,9 +34,10 @@ from gateway.migrate._model import Migration, Observation, Package
 from gateway.migrate._nanobot import to_nanobot, to_nanobot_manifest
 from gateway.migrate._observe import declared, observed, recorded
 from gateway.migrate._report import render
-from gateway.migrate._source import SourceError, resolve
+from gateway.migrate._source import resolve
 from gateway.migrate._targets import Writer, to_agent_plugin, to_mcp, to_nimlet
 from gateway.migrate._throwaway import LoadFailed, load_in_throwaway
+from gateway.packages import SourceError
 from gateway.sandbox import SandboxUnavailable
 
 __all__ = ["TARGETS", "Migration", "MigrationError", "default_gateway_command", "migrate"]
@@ -52,7 +53,7 @@ SERVED = frozenset({"nimlet", "nanobot", "mcp", "agent-plugin"})
 """Targets whose output runs the package through ``gateway serve``: it must be installed."""
 
 
-class MigrationError(Exception):
+class MigrationError(GatewayError):
     """Nothing (useful) was written; ``diagnostic`` says why."""
 
     def __init__(self, diagnostic: Diagnostic, details: list[Diagnostic] | None = None) -> None:

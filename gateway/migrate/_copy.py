@@ -20,6 +20,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from gateway.base import GatewayError
 from gateway.packages import InstallLimits
 
 __all__ = ["Skipped", "copy_file", "copy_tree"]
@@ -37,7 +38,7 @@ class Skipped:
     """It would have been written over a file already there."""
 
 
-class _Stop(Exception):
+class _Stop(GatewayError):
     """A limit was crossed: nothing more is copied."""
 
 

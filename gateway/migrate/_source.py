@@ -8,19 +8,17 @@ from pathlib import Path
 
 from gateway.base import GatewayConfig
 from gateway.migrate._model import Package
-from gateway.packages import InstallError, evaluate_packages, install, load_adapters
+from gateway.packages import (
+    InstallError,
+    SourceError,
+    evaluate_packages,
+    install,
+    load_adapters,
+)
 from gateway.packages import PackageStatus as _Status
 from gateway.store import STATE_FILE, StateStore, StoreError
 
-__all__ = ["SourceError", "installed_package", "resolve"]
-
-
-class SourceError(Exception):
-    """PKG cannot be used; ``str()`` says why (and ``diagnostics`` the package's own)."""
-
-    def __init__(self, message: str, diagnostics: list | None = None) -> None:  # type: ignore[type-arg]
-        super().__init__(message)
-        self.diagnostics = diagnostics or []
+__all__ = ["installed_package", "resolve"]
 
 
 def _status(home: Path, package_id: str) -> _Status | None:

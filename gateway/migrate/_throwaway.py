@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic, GatewayConfig, Severity, catalogue
+from gateway.base import Diagnostic, GatewayConfig, GatewayError, Severity, find_code
 from gateway.model import LaunchSpec
 from gateway.packages import InstallError, evaluate_packages, install, load_adapters
 from gateway.runtime import child_environment, find_node
@@ -49,7 +49,7 @@ _CODE_ROOT = Path(__file__).resolve().parents[2]
 """Where the ``gateway`` and ``adapters`` packages are imported from."""
 
 
-class LoadFailed(Exception):
+class LoadFailed(GatewayError):
     """The load could not be made or did not finish; ``str()`` says why."""
 
 
@@ -158,10 +158,9 @@ def _parse(out: bytes) -> Loaded:
         data = json.loads(out)
     except ValueError:
         raise LoadFailed(f"the throwaway load said something else: {out[:200]!r}") from None
-    known = catalogue()
     diagnostics = []
     for item in data.get("diagnostics", []):
-        code = known.get(item.get("code"))
+        code = find_code(str(item.get("code")))
         if code is not None:
             diagnostics.append(
                 code(

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         SharesProcesses,
         StagesInstalls,
     )
+    from gateway.model._codes import HOOK_FAILED
     from gateway.model._commands import (
         SESSION_ID,
         SessionAction,
@@ -110,6 +111,7 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "HOOK_FAILED": "gateway.model._codes",
     "Adapter": "gateway.model._adapter",
     "AdapterSet": "gateway.model._adapter",
     "AgentLink": "gateway.model.agent",
@@ -203,6 +205,7 @@ __all__ = [
     "CONTRIBUTION_KINDS",
     "EXTENDED_ALIASES",
     "EXTENDED_EVENTS",
+    "HOOK_FAILED",
     "MAX_ENTRY_BYTES",
     "MAX_NOTIFICATIONS",
     "NANOBOT_CONTRIBUTION_KINDS",

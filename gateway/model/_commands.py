@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gateway.base import GatewayError
+
 __all__ = [
     "SESSION_ACTIONS",
     "SESSION_ID",
@@ -21,7 +23,7 @@ SESSION_ID = re.compile(r"^[A-Za-z0-9_-]+$")
 """What ``switch`` accepts as a session id (upstream's rule)."""
 
 
-class SessionActionError(Exception):
+class SessionActionError(GatewayError):
     """A session action that cannot be carried out; ``str()`` is upstream's wording."""
 
 

@@ -6,14 +6,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gateway.base import Diagnostic
+from gateway.base import Diagnostic, GatewayError
 
 
-class UnknownTool(LookupError):
+class UnknownTool(GatewayError, LookupError):
     pass
 
 
-class UnknownCommand(LookupError):
+class UnknownCommand(GatewayError, LookupError):
     pass
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic
+from gateway.model import _codes
 from gateway.model.frontmatter import SKILL_SCAN_LINES, parse_front_matter
 from gateway.model.manifest import (
     ExtensionManifest,

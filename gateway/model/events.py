@@ -28,7 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.base import HOOK_EVENTS, Diagnostics, _codes
+from gateway.base import HOOK_EVENTS, Diagnostics
+from gateway.model import _codes
 from gateway.model.registry import HookEntry
 from gateway.wire import ExtensionError
 

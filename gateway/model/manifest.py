@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from gateway.base import CAPABILITIES, DEFAULT_CAPABILITIES, Diagnostic, _codes, schema_problem
+from gateway.base import CAPABILITIES, DEFAULT_CAPABILITIES, Diagnostic, schema_problem
+from gateway.model import _codes
 
 __all__ = [
     "DEFAULT_TIMEOUT",

@@ -20,8 +20,8 @@ from gateway.base import (
     ArgumentValidator,
     Diagnostic,
     ToolRules,
-    _codes,
 )
+from gateway.model import _codes
 
 if TYPE_CHECKING:
     from gateway.model._commands import SessionAction

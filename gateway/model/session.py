@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from gateway.base import Diagnostics, _codes, private_dir, private_file
+from gateway.base import Diagnostics, GatewayError, private_dir, private_file
+from gateway.model import _codes
 from gateway.wire import Notification, ResponseMessage, UpdateMessage
 
 __all__ = [
@@ -50,7 +51,7 @@ MEMORY_WINDOW = 4_096
 _SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
 
-class SessionNotFound(Exception):
+class SessionNotFound(GatewayError):
     pass
 
 

@@ -19,6 +19,13 @@ if TYPE_CHECKING:
         plan_launch,
         prepare_install,
     )
+    from gateway.packages._codes import (
+        GATE_BLOCKED,
+        LOCK_HOME_DIFFERS,
+        LOCK_WRITE_FAILED,
+        RUNTIME_UNAVAILABLE,
+        STORE_UNUSABLE,
+    )
     from gateway.packages._config import (
         GATEWAY_SETTINGS,
         PackageConfigError,
@@ -54,12 +61,24 @@ if TYPE_CHECKING:
     from gateway.packages._lockfile_read import read_lockfile
     from gateway.packages._observed import ObservedRegistration, observed_registration
     from gateway.packages._package_trust import Trusted, trust_packages
-    from gateway.packages._sources import Fetched, FetchError, Source, fetch, parse_source
+    from gateway.packages._sources import (
+        Fetched,
+        FetchError,
+        Source,
+        SourceError,
+        fetch,
+        parse_source,
+    )
     from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
     from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 
 _WHERE: dict[str, str] = {
+    "GATE_BLOCKED": "gateway.packages._codes",
+    "LOCK_HOME_DIFFERS": "gateway.packages._codes",
+    "LOCK_WRITE_FAILED": "gateway.packages._codes",
+    "RUNTIME_UNAVAILABLE": "gateway.packages._codes",
+    "STORE_UNUSABLE": "gateway.packages._codes",
     "LOCKFILE_NAME": "gateway.packages._lockfile",
     "Lockfile": "gateway.packages._lockfile",
     "LockfileError": "gateway.packages._lockfile",
@@ -87,6 +106,7 @@ _WHERE: dict[str, str] = {
     "PackageConfigError": "gateway.packages._config",
     "PackageStatus": "gateway.packages._gates",
     "Source": "gateway.packages._sources",
+    "SourceError": "gateway.packages._sources",
     "VerifyError": "gateway.packages._verify",
     "collect_garbage": "gateway.packages._garbage",
     "config_path": "gateway.packages._config",
@@ -116,7 +136,12 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "GATEWAY_SETTINGS",
+    "GATE_BLOCKED",
     "LOCKFILE_NAME",
+    "LOCK_HOME_DIFFERS",
+    "LOCK_WRITE_FAILED",
+    "RUNTIME_UNAVAILABLE",
+    "STORE_UNUSABLE",
     "ExtractError",
     "FetchError",
     "Fetched",
@@ -130,6 +155,7 @@ __all__ = [
     "PackageConfigError",
     "PackageStatus",
     "Source",
+    "SourceError",
     "SyncRefused",
     "SyncReport",
     "Trusted",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from gateway.base import Diagnostic
+from gateway.base import ADAPTERS_ENTRY_POINT, Diagnostic, GatewayError
 from gateway.model import (
     AdapterSet,
     CallPlan,
@@ -35,10 +35,10 @@ __all__ = [
     "stage_install",
 ]
 
-ENTRY_POINT_GROUP = "extension_gateway.adapters"
+ENTRY_POINT_GROUP = ADAPTERS_ENTRY_POINT
 
 
-class NoAdapters(RuntimeError):
+class NoAdapters(GatewayError, RuntimeError):
     pass
 
 

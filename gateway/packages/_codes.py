@@ -1,5 +1,6 @@
-"""The diagnostic codes of ``gateway lock`` and ``gateway sync``. ``docs/diagnostics.md``
-documents each one."""
+"""The diagnostic codes of packages: ``gateway lock`` and ``gateway sync``, the state store,
+installs and updates, and the activation gates.
+"""
 
 from __future__ import annotations
 
@@ -80,4 +81,88 @@ LOCK_CONFIG_DIFFERS = define_code(
     "configurations may hold keys and are never written to a lockfile, so sync cannot copy "
     "them).",
     "Set it with `gateway config ID KEY VALUE` if it should match.",
+)
+
+# State store
+STORE_UNUSABLE = define_code(
+    "store.unusable",
+    E,
+    "The state store under GATEWAY_HOME is corrupt, written by a newer gateway, or locked "
+    "for too long; it was left untouched and treated as empty for this run (nothing trusted).",
+    "Follow the message: restore or move the file aside, or upgrade the gateway.",
+)
+
+# Install, update and the activation gates
+PACKAGE_CHANGED = define_code(
+    "gate.content_changed",
+    W,
+    "An installed package's files changed since it was trusted (or a reinstall brought "
+    "different content); its trust was revoked.",
+    "Inspect the package, then `gateway trust ID` again if the change is yours.",
+)
+UPDATE_PERMISSIONS_GREW = define_code(
+    "update.permissions_grew",
+    W,
+    "`gateway update` installed a newer version of a trusted package that requests "
+    "permissions the installed one did not; its trust was revoked (an update whose "
+    "permissions did not grow keeps its trust).",
+    "Inspect the package, grant what it needs (`gateway permissions ID PERM…`), then "
+    "`gateway trust ID`.",
+)
+GATE_UNTRUSTED = define_code(
+    "gate.untrusted",
+    I,
+    "An installed package is not trusted, so nothing of it runs.",
+    "`gateway inspect ID`, then `gateway trust ID`.",
+)
+GATE_PERMISSION_MISSING = define_code(
+    "gate.permission_missing",
+    W,
+    "An installed package requests permissions that are not granted; it stays inactive.",
+    "`gateway permissions ID PERM…` grants them (the reasons are in `gateway inspect ID`).",
+)
+GATE_DEPENDENCY_MISSING = define_code(
+    "gate.dependency_missing",
+    W,
+    "A hard dependency of an installed package is not met (python distribution or version, "
+    "npm module, executable on PATH, environment variable, another package); it stays inactive.",
+    "Install or set what the message names; optional dependencies never block.",
+)
+GATE_DISABLED = define_code(
+    "gate.disabled",
+    I,
+    "An installed package is disabled (new installs start disabled).",
+    "`gateway enable ID`.",
+)
+GATE_BLOCKED = define_code(
+    "gate.blocked",
+    W,
+    "An installed package depends on another package that is not active.",
+    "Activate the named dependency first.",
+)
+GATE_DEPENDENCY_CYCLE = define_code(
+    "gate.dependency_cycle",
+    E,
+    "Installed packages depend on each other in a cycle (optional edges excepted); none of "
+    "them is activated.",
+    "Break the cycle: make one edge optional or remove a package.",
+)
+RUNTIME_UNAVAILABLE = define_code(
+    "runtime.unavailable",
+    W,
+    "A package passed every gate, but the runtime it needs is not available: the Node "
+    "sidecar's modules are not installed (or were installed for another version of the "
+    "gateway), no Node new enough was found, or the runtime is not built yet (OpenClaw, Nu); "
+    "it was not started.",
+    "Run `gateway setup` when the message names it; otherwise the runtime comes in a later "
+    "release and `gateway inspect` shows the package's metadata meanwhile.",
+)
+INSTALL_NATIVE_ADDON_UNBUILT = define_code(
+    "install.native_addon_unbuilt",
+    W,
+    "A dependency of the installed package builds its native addon when it is installed "
+    "(binding.gyp) and holds no prebuilt binary for this platform; install scripts never run "
+    'here, so loading the package fails ("Failed to load native module").',
+    "Install a version of the package (or of that dependency) that ships a prebuilt binary "
+    "for this platform; the gateway does not build native code for a package.",
 )

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
-from gateway.base import PathRefused, encode_name, safe_join, write_json_atomically
+from gateway.base import GatewayError, PathRefused, encode_name, safe_join, write_json_atomically
 
 __all__ = [
     "GATEWAY_SETTINGS",
@@ -32,7 +32,7 @@ GATEWAY_SETTINGS: Final = "$gateway"
 _SAFE_ID = re.compile(r"^(?:@[A-Za-z0-9._~-]+/)?[A-Za-z0-9._~:-]+$")
 
 
-class PackageConfigError(Exception):
+class PackageConfigError(GatewayError):
     """A config file that cannot be read or written, or a bad key."""
 
 

@@ -18,11 +18,12 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from gateway.base import Diagnostic, _codes, write_json_atomically
+from gateway.base import Diagnostic, write_json_atomically
+from gateway.sandbox import SANDBOX_DENIED
 
 __all__ = ["DENIAL_CODE", "recalled_denials", "remember_denials"]
 
-DENIAL_CODE = _codes.SANDBOX_DENIED.code
+DENIAL_CODE = SANDBOX_DENIED.code
 _RECALLED = " (at its last start)"
 _KEPT = 20
 """Refusals kept per package: one per missing grant is what the reporter emits."""
@@ -79,7 +80,7 @@ def recalled_denials(home: Path, package_id: str, granted: Iterable[str]) -> lis
             continue
         hint = item.get("hint") if isinstance(item.get("hint"), str) else None
         message = _as_said(item["message"]) + _RECALLED
-        recalled.append(_codes.SANDBOX_DENIED(message, package=package_id, hint=hint))
+        recalled.append(SANDBOX_DENIED(message, package=package_id, hint=hint))
     return recalled
 
 

@@ -19,6 +19,7 @@ import tarfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from gateway.base import GatewayError
 from gateway.packages._trees import Budget, file_mode
 from gateway.packages._verify import InstallLimits
 
@@ -27,7 +28,7 @@ __all__ = ["ExtractError", "extract_tarball"]
 _CHUNK = 1 << 20
 
 
-class ExtractError(Exception):
+class ExtractError(GatewayError):
     """The tarball cannot be unpacked safely; ``str()`` names the member and the rule."""
 
 

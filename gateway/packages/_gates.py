@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic, _codes, catalogue
+from gateway.base import Diagnostic, find_code
 from gateway.model import AdapterSet, CallPlan, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
+from gateway.packages import _codes
 from gateway.packages._adapters import plan_calls, plan_launch
 from gateway.packages._last_start import recalled_load_failure
 from gateway.packages.environment import environment_status
@@ -327,7 +328,7 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
 
 
 def _lasting(diagnostic: Diagnostic) -> bool:
-    code = catalogue().get(diagnostic.code)
+    code = find_code(diagnostic.code)
     return code is not None and code.lasting
 
 

@@ -28,14 +28,15 @@ from typing import Any
 from gateway.base import (
     MAX_NAME_BYTES,
     Diagnostic,
+    GatewayError,
     Progress,
     Severity,
-    _codes,
     no_progress,
     private_dir,
     safe_join,
 )
 from gateway.model import CatalogEntry
+from gateway.packages import _codes
 from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
 from gateway.packages._aliases import install_aliases, source_version
 from gateway.packages._instructions import declared_instructions
@@ -73,7 +74,7 @@ Expect = Callable[[CatalogEntry, str, str | None], None]
 placed; raising ``InstallError`` refuses it (``gateway sync``: the lockfile's integrity)."""
 
 
-class InstallError(Exception):
+class InstallError(GatewayError):
     """``str()`` is the whole reason in one message; ``subject`` ("cannot install SRC") is
     its head, for a display that lists the package's ``diagnostics`` under it instead."""
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic
+from gateway.base import Diagnostic, GatewayError
 from gateway.base._version import gateway_version
 from gateway.packages import _codes
 from gateway.packages._aliases import source_version
@@ -42,7 +42,7 @@ LOCKFILE_NAME = "gateway.lock"
 LOCKFILE_VERSION = 1
 
 
-class LockfileError(Exception):
+class LockfileError(GatewayError):
     """A lockfile that cannot be read or written; ``diagnostic`` says why, with its code."""
 
     def __init__(self, diagnostic: Diagnostic) -> None:

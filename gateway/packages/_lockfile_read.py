@@ -13,7 +13,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from gateway.base import name_problem
+from gateway.base import GatewayError, name_problem
 from gateway.packages import _codes
 from gateway.packages._lockfile import (
     LOCKFILE_VERSION,
@@ -31,7 +31,7 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 _MAX_TEXT = 4096
 
 
-class _Invalid(Exception):
+class _Invalid(GatewayError):
     def __init__(self, message: str, package: str | None = None) -> None:
         super().__init__(message)
         self.package = package

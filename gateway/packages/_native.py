@@ -17,7 +17,8 @@ import platform
 import sys
 from pathlib import Path
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic
+from gateway.packages import _codes
 
 __all__ = ["native_platform", "unbuilt_native_addons"]
 

@@ -9,8 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic
 from gateway.model import AdapterSet
+from gateway.packages import _codes
 from gateway.packages._instructions import declared_instructions
 from gateway.store import (
     ContentHashError,

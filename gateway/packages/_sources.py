@@ -11,18 +11,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from gateway.base import Progress, no_progress
+from gateway.base import Diagnostic, GatewayError, Progress, no_progress
 from gateway.packages._npm import fetch_npm_tarball
 from gateway.packages._tools import FetchError, run_tool
 from gateway.packages._trees import copy_tree, remove_tree
 from gateway.packages._verify import InstallLimits
 
-__all__ = ["FetchError", "Fetched", "Source", "fetch", "parse_source"]
+__all__ = ["FetchError", "Fetched", "Source", "SourceError", "fetch", "parse_source"]
 
 SOURCE_KINDS = ("local", "git", "npm")
 _GIT_URL = re.compile(r"^(?:git\+)?(?:https?|ssh|git)://|^[\w.-]+@[\w.-]+:|\.git(?:#.*)?$")
 _REFUSED_URL = re.compile(r"(?i)^(git\+)?(file://|[a-z][\w+.-]*::)")
 _SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:")
+
+
+class SourceError(GatewayError):
+    """A package named as ``gateway install`` takes it, or by an installed id, cannot be
+    fetched, read or used (by ``gateway audit``, ``gateway migrate``); ``str()`` says why,
+    ``diagnostics`` are the package's own (those of the install that refused it)."""
+
+    def __init__(self, message: str, diagnostics: list[Diagnostic] | None = None) -> None:
+        super().__init__(message)
+        self.diagnostics = diagnostics or []
 
 
 @dataclass(frozen=True, slots=True)

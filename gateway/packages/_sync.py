@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic, Progress, no_progress
+from gateway.base import Diagnostic, GatewayError, Progress, no_progress
 from gateway.model import CatalogEntry
 from gateway.packages import _codes
 from gateway.packages._installer import InstallError, Prepare, install, uninstall
@@ -38,7 +38,7 @@ _TARBALL = (".tgz", ".tar.gz", ".tar")
 Inspector = Callable[[Path], CatalogEntry]
 
 
-class SyncRefused(Exception):
+class SyncRefused(GatewayError):
     """Sync did not change the home (unless ``partial``); ``diagnostics`` say why."""
 
     def __init__(self, diagnostics: list[Diagnostic], *, partial: bool = False) -> None:

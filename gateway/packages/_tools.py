@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from gateway.base import GatewayError
 from gateway.runtime import NpmError, npm_environment
 from gateway.runtime import run_tool as _run
 from gateway.sandbox import SandboxPolicy
@@ -15,7 +16,7 @@ from gateway.sandbox import SandboxPolicy
 __all__ = ["FetchError", "run_tool", "tool_environment"]
 
 
-class FetchError(Exception):
+class FetchError(GatewayError):
     """The source cannot be fetched; ``str()`` says why (with the tool's own error lines)."""
 
 

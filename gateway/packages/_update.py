@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic, Progress, _codes, no_progress
+from gateway.base import Diagnostic, Progress, no_progress
 from gateway.model import CatalogEntry
+from gateway.packages import _codes
 from gateway.packages._adapters import load_adapters, prepare_install
 from gateway.packages._installer import InstallReport, install
 from gateway.packages._outdated import Outdated, check_outdated

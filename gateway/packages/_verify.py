@@ -13,10 +13,12 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from gateway.base import GatewayError
+
 __all__ = ["InstallLimits", "VerifyError", "verify_tree"]
 
 
-class VerifyError(Exception):
+class VerifyError(GatewayError):
     pass
 
 

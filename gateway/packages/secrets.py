@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from gateway.base import MAX_NAME_BYTES, private_dir, safe_join, write_json_atomically
+from gateway.base import MAX_NAME_BYTES, GatewayError, private_dir, safe_join, write_json_atomically
 
 __all__ = [
     "SECRET_NAME",
@@ -33,7 +33,7 @@ SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 """A secret is handed to a process as an environment variable: its name must be one."""
 
 
-class SecretsError(Exception):
+class SecretsError(GatewayError):
     """A secrets file that cannot be read or written, or a bad name or value."""
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic
+from gateway.packages import _codes
 from gateway.store import STATE_FILE, StateStore, StoreError
 
 __all__ = ["StoreError", "is_workspace_trusted", "set_workspace_trust"]

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gateway.base import GatewayError
 from gateway.runtime.node import (
     NODE_ENV_RECORD,
     bundled_node_dir,
@@ -30,7 +31,7 @@ from gateway.runtime.npm import NETWORK_ENVIRONMENT, npm_error_lines, npm_timeou
 __all__ = ["NodeEnv", "NodeEnvError", "make_node_env"]
 
 
-class NodeEnvError(Exception):
+class NodeEnvError(GatewayError):
     """The environment could not be made; ``str()`` says why, with nodeenv's own lines."""
 
 

@@ -12,6 +12,7 @@ import signal
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from gateway.base import GatewayError
 from gateway.runtime.node import bundled_node_dir
 
 ALLOWED_ENVIRONMENT: tuple[str, ...] = (
@@ -42,7 +43,7 @@ _WINDOWS_PYTHON: tuple[tuple[str, ...], ...] = (("py",), ("python",))
 ``python``."""
 
 
-class LaunchError(Exception):
+class LaunchError(GatewayError):
     """The command cannot be started as given (missing interpreter, not executable)."""
 
 

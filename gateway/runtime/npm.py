@@ -18,6 +18,7 @@ import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from gateway.base import GatewayError
 from gateway.runtime._spawn import child_environment, kill_group
 from gateway.runtime.node import node_env_dir, private_node_env
 from gateway.sandbox import SandboxError, SandboxPolicy, SandboxUnavailable, spawn_confined
@@ -56,7 +57,7 @@ _ERROR_PREFIXES = ("npm error", "npm ERR!", "error:", "fatal:", "Error:")
 _MAX_LINES = 20
 
 
-class NpmError(Exception):
+class NpmError(GatewayError):
     """npm (or git) failed; ``str()`` is a headline plus the tool's own error lines."""
 
 

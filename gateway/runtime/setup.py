@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from gateway.base import Progress, no_progress
+from gateway.base import GatewayError, Progress, no_progress
 from gateway.runtime._nodeenv import NodeEnv, NodeEnvError, make_node_env
 from gateway.runtime.node import bundled_node_dir, node_env_dir, npm_command, private_node_env
 
@@ -31,7 +31,7 @@ SetupStep = Callable[[Progress, Path, frozenset[str]], str]
 """(progress reporter, gateway home, extras asked for) → a one-line summary of what it did."""
 
 
-class SetupError(Exception):
+class SetupError(GatewayError):
     """A step failed; ``str()`` names the step and says why."""
 
     def __init__(self, message: str, done: list[str]) -> None:

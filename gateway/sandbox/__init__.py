@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         system_policy,
     )
     from gateway.sandbox._cgroups import Cgroups, cleanup_cgroups, detect_cgroups
-    from gateway.sandbox._codes import LIMIT_EXCEEDED, LIMITS_INVALID
+    from gateway.sandbox._codes import SANDBOX_DENIED, SANDBOX_REFUSED
     from gateway.sandbox._descendants import (
         descendants,
         family,
@@ -68,10 +68,11 @@ if TYPE_CHECKING:
         make_undumpable,
     )
     from gateway.sandbox._protected import PROTECTED_NAMES, reopened_names
-    from gateway.sandbox._spawn import SandboxError, spawn_confined, wait_for_exit
+    from gateway.sandbox._spawn import spawn_confined, wait_for_exit
     from gateway.sandbox._support import (
         FULL_ABI,
         KernelSupport,
+        SandboxError,
         SandboxUnavailable,
         detect_support,
         missing_protections,
@@ -79,11 +80,11 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "SANDBOX_DENIED": "gateway.sandbox._codes",
+    "SANDBOX_REFUSED": "gateway.sandbox._codes",
     "Cgroups": "gateway.sandbox._cgroups",
     "cleanup_cgroups": "gateway.sandbox._cgroups",
     "FULL_ABI": "gateway.sandbox._support",
-    "LIMIT_EXCEEDED": "gateway.sandbox._codes",
-    "LIMITS_INVALID": "gateway.sandbox._codes",
     "LIMIT_NAMES": "gateway.sandbox._limits",
     "ResourceLimits": "gateway.sandbox._limits",
     "detect_cgroups": "gateway.sandbox._cgroups",
@@ -99,7 +100,7 @@ _WHERE: dict[str, str] = {
     "PackageSandbox": "gateway.sandbox._builder",
     "Ports": "gateway.sandbox._policy",
     "SANDBOX_PERMISSIONS": "gateway.sandbox._builder",
-    "SandboxError": "gateway.sandbox._spawn",
+    "SandboxError": "gateway.sandbox._support",
     "SandboxPolicy": "gateway.sandbox._policy",
     "SandboxUnavailable": "gateway.sandbox._support",
     "abi_version": "gateway.sandbox._landlock",
@@ -134,11 +135,11 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "FULL_ABI",
-    "LIMITS_INVALID",
-    "LIMIT_EXCEEDED",
     "LIMIT_NAMES",
     "PROTECTED_NAMES",
+    "SANDBOX_DENIED",
     "SANDBOX_PERMISSIONS",
+    "SANDBOX_REFUSED",
     "Cgroups",
     "KernelSupport",
     "NetworkAccess",

@@ -1,13 +1,17 @@
-"""The diagnostic codes of resource limits. The sandbox's other codes are the core's
-(``gateway/base/_codes.py``); ``docs/diagnostics.md`` documents each one."""
+"""The diagnostic codes of confinement: what the kernel cannot enforce, what the sandbox
+refused, resource limits a package went over, and grants its sources suggest it needs.
+"""
 
 from __future__ import annotations
 
 from gateway.base import Severity, define_code
 
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
+
+# Resource limits
 LIMIT_EXCEEDED = define_code(
     "sandbox.limit_exceeded",
-    Severity.WARNING,
+    W,
     "A package's process went over one of its resource limits: memory (killed by the "
     "kernel's OOM killer in its cgroup, or an allocation refused), processes (a fork or a "
     "thread refused), or file size (a write past it). The message names the package and the "
@@ -16,11 +20,51 @@ LIMIT_EXCEEDED = define_code(
     "'$gateway.limits.memory' 4G` (also `pids`, `file_size`, `cpu_weight`; docs/security.md); "
     "otherwise nothing to do — the limit did its job.",
 )
-LIMITS_INVALID = define_code(
-    "sandbox.limits_invalid",
-    Severity.WARNING,
-    "A package's `$gateway.limits` setting cannot be used (not a size, a number out of "
-    "range, an unknown limit); that limit keeps its default.",
-    "Fix it with `gateway config ID '$gateway.limits.KEY' VALUE` (sizes such as `512M`, "
-    "`2G` or `off`), or remove it with `--unset`.",
+
+# What a package's sources suggest it needs
+INSTALL_NEEDS_GRANT = define_code(
+    "install.needs_grant",
+    I,
+    "A package's code appears (by a text scan of its own sources) to use something its "
+    "sandbox denies by default — network, writing the workspace, reading the user's home; "
+    "the message shows where.",
+    "Grant it knowingly with the command in the hint, or leave it denied.",
+)
+
+# What the kernel enforces and what it refused
+SANDBOX_UNAVAILABLE = define_code(
+    "sandbox.unavailable",
+    W,
+    "The kernel cannot confine the processes the gateway starts (no Landlock: another OS, "
+    "a Linux before 5.13, or Landlock not enabled at boot). They run with the fallback "
+    "checks only: no capabilities, no_new_privs, and the seccomp socket filter where "
+    "available. Reported once per run.",
+    "Use Linux 6.12 or later with Landlock enabled (`lsm=…,landlock` on the kernel command "
+    "line); set GATEWAY_REQUIRE_SANDBOX=1 to refuse to run anything unconfined.",
+)
+SANDBOX_PARTIAL = define_code(
+    "sandbox.partial",
+    I,
+    "The kernel's Landlock is older than the gateway's sandbox needs: the message names "
+    "what is not enforced (TCP port rules need ABI 4, scoping of signals and abstract "
+    "sockets ABI 6). Reported once per run.",
+    "Use a newer kernel; set GATEWAY_REQUIRE_SANDBOX=1 to refuse to run what cannot be "
+    "confined fully.",
+)
+SANDBOX_DENIED = define_code(
+    "sandbox.denied",
+    W,
+    "A confined package printed an error showing the sandbox refused it something (an open, "
+    "a connect, a socket); the message names the grant that would allow it, where one "
+    "exists.",
+    "If the package should do it, grant what the hint names (`gateway permissions ID "
+    "PERM`); otherwise nothing to do — the sandbox did its job.",
+)
+SANDBOX_REFUSED = define_code(
+    "sandbox.refused",
+    E,
+    "A process was not started: the gateway is configured to require the sandbox "
+    "(GATEWAY_REQUIRE_SANDBOX=1 or GatewayConfig.require_sandbox) and this kernel cannot "
+    "enforce all of its policy; the message names what is missing.",
+    "Run on a kernel with Landlock ABI 6 or later, or unset GATEWAY_REQUIRE_SANDBOX.",
 )

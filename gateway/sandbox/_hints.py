@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic
+from gateway.sandbox import _codes
 from gateway.sandbox._exceeded import explain_limit
 from gateway.sandbox._policy import SandboxPolicy
 from gateway.sandbox._reachable import reachable_sources

@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gateway.base import GatewayError
+
 __all__ = [
     "FS_READ",
     "FS_READ_EXECUTE",
@@ -108,7 +110,7 @@ FS_READ_WRITE = (
 """Everything but execute and device nodes: a writable folder holds data, not programs."""
 
 
-class LandlockError(OSError):
+class LandlockError(GatewayError, OSError):
     """A Landlock syscall failed; the errno says why (EOPNOTSUPP: disabled at boot)."""
 
 

@@ -17,6 +17,8 @@ import os
 import sys
 from dataclasses import dataclass
 
+from gateway.base import GatewayError
+
 __all__ = [
     "CapabilityDrop",
     "PrivilegeError",
@@ -41,7 +43,7 @@ _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAPABILITY_VERSION_3 = 0x20080522
 
 
-class PrivilegeError(OSError):
+class PrivilegeError(GatewayError, OSError):
     """A prctl or capset call failed."""
 
 

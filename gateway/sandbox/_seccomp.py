@@ -38,6 +38,8 @@ import struct
 import sys
 from dataclasses import dataclass
 
+from gateway.base import GatewayError
+
 __all__ = ["FilterRules", "SeccompError", "build_filter", "install_filter", "seccomp_available"]
 
 _PR_GET_SECCOMP = 21
@@ -80,7 +82,7 @@ _ARCHES = {
 }  # fmt: skip
 
 
-class SeccompError(OSError):
+class SeccompError(GatewayError, OSError):
     pass
 
 

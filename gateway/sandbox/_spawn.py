@@ -66,18 +66,15 @@ from gateway.sandbox._protected import mount_read_only
 from gateway.sandbox._seccomp import FilterRules, SeccompError, build_filter, install_filter
 from gateway.sandbox._support import (
     KernelSupport,
+    SandboxError,
     SandboxUnavailable,
     detect_support,
     missing_protections,
 )
 
-__all__ = ["SandboxError", "spawn_confined", "wait_for_exit"]
+__all__ = ["spawn_confined", "wait_for_exit"]
 
 _File = int | IO[Any] | None
-
-
-class SandboxError(OSError):
-    """The kernel refused to confine the spawning thread; nothing was started."""
 
 
 class _Compiled:

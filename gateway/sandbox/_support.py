@@ -13,7 +13,8 @@ import os
 import sys
 from dataclasses import dataclass
 
-from gateway.base import Diagnostic, _codes
+from gateway.base import Diagnostic, GatewayError
+from gateway.sandbox import _codes
 from gateway.sandbox._landlock import probe_abi
 from gateway.sandbox._policy import SandboxPolicy
 from gateway.sandbox._protected import can_mount_privately, user_namespaces_allowed
@@ -22,6 +23,7 @@ from gateway.sandbox._seccomp import seccomp_available
 __all__ = [
     "FULL_ABI",
     "KernelSupport",
+    "SandboxError",
     "SandboxUnavailable",
     "detect_support",
     "missing_protections",
@@ -32,7 +34,11 @@ FULL_ABI = 6
 """The first Landlock ABI with everything the policy uses (filesystem, TCP, scoping)."""
 
 
-class SandboxUnavailable(Exception):
+class SandboxError(GatewayError, OSError):
+    """The kernel refused to confine the spawning thread; nothing was started."""
+
+
+class SandboxUnavailable(GatewayError):
     """The policy cannot be enforced here and the configuration requires it."""
 
     def __init__(self, message: str, missing: list[str]) -> None:

@@ -89,13 +89,6 @@ SERVE_TOKEN_UNKNOWN = define_code(
     "`gateway token revoke NAME` names no token.",
     "`gateway token list` names every token.",
 )
-SERVE_TOKEN_SCOPE = define_code(
-    "serve.token_scope",
-    E,
-    "`gateway token create --package ID` names a package that is not installed in this "
-    "gateway home: the token would see nothing of it.",
-    "Install the package first, or check the id with `gateway status`.",
-)
 SERVE_TOKENS_UNREADABLE = define_code(
     "serve.tokens_unreadable",
     E,

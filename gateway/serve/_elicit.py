@@ -9,7 +9,8 @@ import mcp_types as types
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
-from gateway.base import Diagnostics, Severity, _codes
+from gateway.base import Diagnostics, Severity
+from gateway.host import UI_UNANSWERED
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
 __all__ = ["NO_ELICITATION", "answer_from_elicitation", "ask_client", "elicitation_schema"]
@@ -41,7 +42,7 @@ async def ask_client(
         )
         if diagnostics is not None:
             diagnostics.add(
-                _codes.UI_UNANSWERED(
+                UI_UNANSWERED(
                     f"{process.name} asked {request.prompt!r} ({request.method}); {why}, so it "
                     "was answered cancelled",
                     package=process.name,

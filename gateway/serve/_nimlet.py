@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 import anyio
 
+from gateway.base import GatewayError
 from gateway.host import Gateway
 from gateway.model import (
     AgentLink,
@@ -48,7 +49,7 @@ Generation = Literal["current", "older"]
 _QUESTIONS = {"current": ("question", "confirm", "input", "password"), "older": ("question",)}
 
 
-class HostRequestFailed(Exception):
+class HostRequestFailed(GatewayError):
     """The host answered a ``host_request`` with an error (its text) or cancelled it."""
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 import anyio
 import anyio.lowlevel
 
-from gateway.base import Diagnostic, GatewayConfig, Severity, did_you_mean
+from gateway.base import Diagnostic, GatewayConfig, GatewayError, Severity, did_you_mean
 from gateway.host import Gateway, open_gateway
 from gateway.model import AgentLink, SessionEffect
 from gateway.serve._codes import (
@@ -49,7 +49,7 @@ DEPTH_VARIABLE = "GATEWAY_SERVE_DEPTH"
 MAX_DEPTH = 4
 
 
-class ServeError(Exception):
+class ServeError(GatewayError):
     """The server cannot start; ``diagnostic`` says why."""
 
     def __init__(self, diagnostic: Diagnostic) -> None:

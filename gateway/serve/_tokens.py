@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic, private_dir, private_file
+from gateway.base import Diagnostic, GatewayError, private_dir, private_file
 from gateway.serve._codes import (
     SERVE_TOKEN_EXISTS,
     SERVE_TOKEN_INVALID,
@@ -45,7 +45,7 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _MAX_SECONDS = 10 * 366 * 86400
 
 
-class TokenError(Exception):
+class TokenError(GatewayError):
     """A token verb cannot be done; ``diagnostic`` says why (with its code)."""
 
     def __init__(self, diagnostic: Diagnostic) -> None:

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from gateway.base import GatewayError
+
 __all__ = [
     "ContentHashError",
     "FileEntry",
@@ -40,7 +42,7 @@ _CACHE_FORMAT = 1
 _RACY_WINDOW_NS = 2_000_000_000
 
 
-class ContentHashError(Exception):
+class ContentHashError(GatewayError):
     """The tree could not be hashed (unreadable file, special file, vanished entry)."""
 
 

@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal, get_args
 
+from gateway.base import GatewayError
 from gateway.store._hashing import HashCache
 from gateway.store._migrations import APPLICATION_ID, MIGRATIONS
 
@@ -45,7 +46,7 @@ __all__ = [
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-class StoreError(Exception):
+class StoreError(GatewayError):
     """Base class for every state-store failure the caller is expected to handle."""
 
 

@@ -1,5 +1,6 @@
-"""The nimlet wire: message models, framing, pipes, the reader, pending requests, one
-``ExtensionProcess`` per child, and the negotiated gateway features.
+"""The nimlet wire: message models, framing, the transports (a child's pipes, an in-memory
+pair), the reader, pending requests, one ``ExtensionProcess`` per extension, and the
+negotiated gateway features.
 """
 
 from __future__ import annotations
@@ -9,9 +10,16 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
+    from gateway.wire._channel import Channel, ChannelClosed, LineSink, PeerEnd, Transport
+    from gateway.wire._codes import (
+        EXTENSION_EXITED,
+        EXTENSION_REGISTER_INVALID,
+        PROTOCOL_UNKNOWN_ID,
+    )
     from gateway.wire._errors import (
         ExtensionError,
         ExtensionTimeout,
+        MessageError,
         RegisterInvalid,
         SandboxRefused,
         UiAnswer,
@@ -25,8 +33,10 @@ if TYPE_CHECKING:
         open_log,
         runtime_log,
     )
+    from gateway.wire._memory import MemoryChannel, MemoryPeer, MemoryTransport, Program
     from gateway.wire._owners import Member, MemberNames, split_registration, split_specs
     from gateway.wire._pause import DeadlinePause
+    from gateway.wire._pipe_channel import PipeChannel, PipeTransport
     from gateway.wire._pipes import ChildPipes, PipeClosed
     from gateway.wire._plan import LaunchPlan, TransportConfig
     from gateway.wire._tool_content import (
@@ -35,7 +45,7 @@ if TYPE_CHECKING:
         read_tool_content,
         read_update_text,
     )
-    from gateway.wire.process import ExtensionProcess, UiHandler
+    from gateway.wire.process import ExtensionProcess, ProcessHost, UiHandler
     from gateway.wire.protocol import (
         CancelMessage,
         CommandRequest,
@@ -46,7 +56,6 @@ if TYPE_CHECKING:
         HostRequest,
         HostResponse,
         InitializeMessage,
-        MessageError,
         Notification,
         RegisterMessage,
         ResponseMessage,
@@ -63,7 +72,12 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "EXTENSION_EXITED": "gateway.wire._codes",
+    "EXTENSION_REGISTER_INVALID": "gateway.wire._codes",
+    "PROTOCOL_UNKNOWN_ID": "gateway.wire._codes",
     "CancelMessage": "gateway.wire.protocol",
+    "Channel": "gateway.wire._channel",
+    "ChannelClosed": "gateway.wire._channel",
     "ChildPipes": "gateway.wire._pipes",
     "CommandRequest": "gateway.wire.protocol",
     "CommandSpec": "gateway.wire.protocol",
@@ -72,8 +86,8 @@ _WHERE: dict[str, str] = {
     "DeadlinePause": "gateway.wire._pause",
     "EventRequest": "gateway.wire.protocol",
     "ExtensionError": "gateway.wire._errors",
-    "ExtensionTimeout": "gateway.wire._errors",
     "ExtensionProcess": "gateway.wire.process",
+    "ExtensionTimeout": "gateway.wire._errors",
     "HostMessage": "gateway.wire.protocol",
     "HostRequest": "gateway.wire.protocol",
     "HostResponse": "gateway.wire.protocol",
@@ -81,13 +95,22 @@ _WHERE: dict[str, str] = {
     "InitializeMessage": "gateway.wire.protocol",
     "LaunchPlan": "gateway.wire._plan",
     "LineFramer": "gateway.wire._framing",
+    "LineSink": "gateway.wire._channel",
     "LogLimits": "gateway.wire._logfiles",
     "Member": "gateway.wire._owners",
     "MemberNames": "gateway.wire._owners",
-    "MessageError": "gateway.wire.protocol",
+    "MemoryChannel": "gateway.wire._memory",
+    "MemoryPeer": "gateway.wire._memory",
+    "MemoryTransport": "gateway.wire._memory",
+    "MessageError": "gateway.wire._errors",
     "Notification": "gateway.wire.protocol",
     "OversizedLine": "gateway.wire._framing",
+    "PeerEnd": "gateway.wire._channel",
+    "PipeChannel": "gateway.wire._pipe_channel",
     "PipeClosed": "gateway.wire._pipes",
+    "PipeTransport": "gateway.wire._pipe_channel",
+    "ProcessHost": "gateway.wire.process",
+    "Program": "gateway.wire._memory",
     "RegisterInvalid": "gateway.wire._errors",
     "RegisterMessage": "gateway.wire.protocol",
     "ResponseMessage": "gateway.wire.protocol",
@@ -97,6 +120,7 @@ _WHERE: dict[str, str] = {
     "ToolRequest": "gateway.wire.protocol",
     "ToolSpec": "gateway.wire.protocol",
     "ToolUpdate": "gateway.wire.protocol",
+    "Transport": "gateway.wire._channel",
     "TransportConfig": "gateway.wire._plan",
     "UiAnswer": "gateway.wire._errors",
     "UiHandler": "gateway.wire.process",
@@ -104,24 +128,29 @@ _WHERE: dict[str, str] = {
     "UiResponse": "gateway.wire.protocol",
     "UpdateMessage": "gateway.wire.protocol",
     "after_rewrite": "gateway.wire._tool_content",
+    "calls_log": "gateway.wire._logfiles",
     "describe_validation_error": "gateway.wire.protocol",
     "encode": "gateway.wire.protocol",
-    "calls_log": "gateway.wire._logfiles",
     "log_path": "gateway.wire._logfiles",
     "open_log": "gateway.wire._logfiles",
-    "runtime_log": "gateway.wire._logfiles",
     "parse_extension_message": "gateway.wire.protocol",
     "read_lines": "gateway.wire._framing",
     "read_tool_content": "gateway.wire._tool_content",
     "read_update_text": "gateway.wire._tool_content",
+    "runtime_log": "gateway.wire._logfiles",
     "split_registration": "gateway.wire._owners",
     "split_specs": "gateway.wire._owners",
 }
 
 __all__ = [
     "DEFAULT_LINE_CAP",
+    "EXTENSION_EXITED",
+    "EXTENSION_REGISTER_INVALID",
     "INVALID_RESULT",
+    "PROTOCOL_UNKNOWN_ID",
     "CancelMessage",
+    "Channel",
+    "ChannelClosed",
     "ChildPipes",
     "CommandRequest",
     "CommandSpec",
@@ -137,13 +166,22 @@ __all__ = [
     "InitializeMessage",
     "LaunchPlan",
     "LineFramer",
+    "LineSink",
     "LogLimits",
     "Member",
     "MemberNames",
+    "MemoryChannel",
+    "MemoryPeer",
+    "MemoryTransport",
     "MessageError",
     "Notification",
     "OversizedLine",
+    "PeerEnd",
+    "PipeChannel",
     "PipeClosed",
+    "PipeTransport",
+    "ProcessHost",
+    "Program",
     "RegisterInvalid",
     "RegisterMessage",
     "ResponseMessage",
@@ -153,6 +191,7 @@ __all__ = [
     "ToolRequest",
     "ToolSpec",
     "ToolUpdate",
+    "Transport",
     "TransportConfig",
     "UiAnswer",
     "UiHandler",

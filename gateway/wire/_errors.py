@@ -1,4 +1,5 @@
-"""What a request to an extension can fail with, and the answer to a user question.
+"""What a request to an extension can fail with, a line that is not a protocol message,
+and the answer to a user question.
 
 Apart from ``process`` so the reader half of a process can use them too.
 """
@@ -7,18 +8,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gateway.base import GatewayError
+
 __all__ = [
     "ExtensionError",
     "ExtensionExited",
     "ExtensionStartError",
     "ExtensionTimeout",
+    "MessageError",
     "RegisterInvalid",
     "SandboxRefused",
     "UiAnswer",
 ]
 
 
-class ExtensionError(Exception):
+class MessageError(GatewayError, ValueError):
+    """A line that is JSON but not a valid protocol message. ``str()`` names the problem."""
+
+
+class ExtensionError(GatewayError):
     """A request to an extension failed; ``str()`` is the user-facing reason."""
 
 

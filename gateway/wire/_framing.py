@@ -17,7 +17,10 @@ __all__ = ["DEFAULT_LINE_CAP", "LineFramer", "OversizedLine", "read_lines"]
 
 @dataclass(frozen=True, slots=True)
 class OversizedLine:
+    """A line longer than the cap, skipped: its size and the cap it broke, in bytes."""
+
     size: int
+    cap: int
 
 
 class LineFramer:
@@ -46,16 +49,18 @@ class LineFramer:
                     buffer += chunk[start:]
                 return lines
             if self._discarding:
-                lines.append(OversizedLine(self._discarding + newline - start))
+                lines.append(OversizedLine(self._discarding + newline - start, cap))
                 self._discarding = 0
             elif not buffer:
                 if newline - start > cap:
-                    lines.append(OversizedLine(newline - start))
+                    lines.append(OversizedLine(newline - start, cap))
                 else:
                     lines.append(chunk[start:newline])
             else:
                 buffer += chunk[start:newline]
-                lines.append(OversizedLine(len(buffer)) if len(buffer) > cap else bytes(buffer))
+                lines.append(
+                    OversizedLine(len(buffer), cap) if len(buffer) > cap else bytes(buffer)
+                )
                 buffer.clear()
             start = newline + 1
 
@@ -63,7 +68,7 @@ class LineFramer:
         """At end of input: the last line, if it had no newline."""
         if self._discarding:
             size, self._discarding = self._discarding, 0
-            return [OversizedLine(size)]
+            return [OversizedLine(size, self._cap)]
         if self._buffer:
             line = bytes(self._buffer)
             self._buffer.clear()

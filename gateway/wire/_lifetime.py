@@ -11,13 +11,14 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 
-from gateway.base import Diagnostics, _codes
+from gateway.base import Diagnostics
 from gateway.runtime import Child, start_child
 from gateway.sandbox import SandboxUnavailable, family, kill_family
+from gateway.wire import _codes
+from gateway.wire._channel import ChannelClosed
 from gateway.wire._errors import ExtensionError, ExtensionStartError, SandboxRefused
 from gateway.wire._pipes import ChildPipes
 from gateway.wire._plan import LaunchPlan, TransportConfig
-from gateway.wire.protocol import HostMessage, ShutdownMessage
 
 __all__ = ["describe_exit", "spawn", "stop"]
 
@@ -54,18 +55,18 @@ async def stop(
     child: Child,
     name: str,
     *,
-    write: Callable[[HostMessage], Awaitable[None]],
+    shutdown: Callable[[], Awaitable[None]],
     pipes: ChildPipes,
     config: TransportConfig,
     diagnostics: Diagnostics,
 ) -> None:
-    """shutdown → close stdin → grace → SIGTERM group → SIGKILL group; ``write`` sends the
-    ``shutdown``. An extension that ignores it is reported."""
+    """shutdown → close stdin → grace → SIGTERM group → SIGKILL group; ``shutdown`` sends
+    the ``shutdown`` message. An extension that ignores it is reported."""
     # Its descendants as they are now, the ones that left its group with setsid()
     # included: once it exits they are re-parented and cannot be found from it.
     escaped = await anyio.to_thread.run_sync(family, child.pid)
     try:
-        await _stop_group(child, name, write, pipes, config, diagnostics)
+        await _stop_group(child, name, shutdown, pipes, config, diagnostics)
     finally:
         await anyio.to_thread.run_sync(kill_family, escaped)
 
@@ -73,14 +74,14 @@ async def stop(
 async def _stop_group(
     child: Child,
     name: str,
-    write: Callable[[HostMessage], Awaitable[None]],
+    shutdown: Callable[[], Awaitable[None]],
     pipes: ChildPipes,
     config: TransportConfig,
     diagnostics: Diagnostics,
 ) -> None:
     if child.returncode is None:
-        with anyio.move_on_after(0.5), contextlib.suppress(ExtensionError):
-            await write(ShutdownMessage())
+        with anyio.move_on_after(0.5), contextlib.suppress(ExtensionError, ChannelClosed):
+            await shutdown()
         pipes.close_stdin()
         with anyio.move_on_after(config.shutdown_grace):
             await child.wait()

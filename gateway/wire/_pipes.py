@@ -14,12 +14,14 @@ from collections.abc import AsyncIterator
 
 import anyio
 
+from gateway.base import GatewayError
+
 __all__ = ["ChildPipes", "PipeClosed"]
 
 _READ_SIZE = 256 * 1024
 
 
-class PipeClosed(Exception):
+class PipeClosed(GatewayError):
     """The other end of the pipe is gone."""
 
 

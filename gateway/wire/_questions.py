@@ -7,7 +7,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable
 
-from gateway.base import Diagnostics, _codes
+from gateway.base import Diagnostics
+from gateway.wire import _codes
 from gateway.wire._errors import ExtensionError, UiAnswer
 from gateway.wire._pause import DeadlinePause
 from gateway.wire.protocol import HostMessage, HostRequest, HostResponse, UiRequest, UiResponse

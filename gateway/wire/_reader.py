@@ -1,8 +1,8 @@
-"""The reading half of an extension process: frames, decodes and routes every line the
-extension writes. Replies resolve their waiters (at once, on the caller's behalf), updates
-become side effects, tool progress goes to whoever shows it, questions and host requests
-are handed to the process to answer, and anything malformed is a diagnostic. It does no
-I/O itself: the process feeds it chunks, from a reader callback or a reader task."""
+"""The reading half of an extension process: decodes and routes every line the extension
+writes. Replies resolve their waiters (at once, on the caller's behalf), updates become side
+effects, tool progress goes to whoever shows it, questions and host requests are handed to
+the process to answer, and anything malformed is a diagnostic. It does no I/O itself: the
+process's channel hands it lines (``gateway.wire._channel``), framed by the transport."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from gateway.base import DiagnosticCode, Diagnostics, Severity, _codes
-from gateway.wire._errors import ExtensionError
-from gateway.wire._framing import LineFramer, OversizedLine
+from gateway.base import DiagnosticCode, Diagnostics, Severity
+from gateway.wire import _codes
+from gateway.wire._errors import ExtensionError, MessageError
+from gateway.wire._framing import OversizedLine
 from gateway.wire._pending import PendingRequests, Stray
 from gateway.wire.protocol import (
     HostRequest,
-    MessageError,
     RegisterMessage,
     ResponseMessage,
     ToolUpdate,
@@ -44,7 +44,6 @@ class MessageReader:
         self,
         name: str,
         *,
-        line_cap: int,
         diagnostics: Diagnostics,
         pending: PendingRequests,
         on_effects: Callable[[ResponseMessage | UpdateMessage], None],
@@ -54,8 +53,6 @@ class MessageReader:
         on_tool_update: Callable[[ToolUpdate], None] | None = None,
     ) -> None:
         self._name = name
-        self._framer = LineFramer(line_cap)
-        self._line_cap = line_cap
         self._diagnostics = diagnostics
         self._pending = pending
         self._on_effects = on_effects
@@ -65,18 +62,10 @@ class MessageReader:
         self._on_tool_update = on_tool_update
         self._registered = False
 
-    def feed(self, chunk: bytes) -> None:
-        for line in self._framer.feed(chunk):
-            self._line(line)
-
-    def finish(self) -> None:
-        """End of the extension's output."""
-        for line in self._framer.finish():
-            self._line(line)
-
     # ------------------------------------------------------------------ one line
 
-    def _line(self, line: bytes | OversizedLine) -> None:
+    def line(self, line: bytes | OversizedLine) -> None:
+        """One line the extension wrote (a ``LineSink``)."""
         if isinstance(line, bytes) and not line.strip():
             return
         message, problem = self._decode(line)
@@ -128,7 +117,7 @@ class MessageReader:
         if isinstance(line, OversizedLine):
             return self._reject(
                 _codes.PROTOCOL_LINE_TOO_LONG,
-                f"line of {line.size} bytes exceeds the {self._line_cap}-byte cap",
+                f"line of {line.size} bytes exceeds the {line.cap}-byte cap",
             )
         try:
             text = line.decode("utf-8")
@@ -151,7 +140,11 @@ class MessageReader:
             if self._registered:
                 self._fail_malformed_reply(data, str(error))
             registering = not self._registered
-            code = _codes.REGISTER_INVALID if registering else _codes.PROTOCOL_INVALID_MESSAGE
+            code = (
+                _codes.EXTENSION_REGISTER_INVALID
+                if registering
+                else _codes.PROTOCOL_INVALID_MESSAGE
+            )
             return self._reject(code, str(error))
 
     def _reject(self, code: DiagnosticCode, reason: str) -> tuple[None, str]:

@@ -1,25 +1,25 @@
-"""One long-running extension process and its JSON-lines conversation.
+"""One long-running extension and its JSON-lines conversation.
 
-An ``ExtensionProcess`` owns its pipes, a ``MessageReader`` (the reading half) and the
-``Output`` task that feeds it, its ``PendingRequests`` (waiters and deadlines) and its
-``Answers`` (to what it asks the host). On asyncio the reader stays registered with the loop
-and resolves each caller's waiter straight from the pipe's readiness callback; on other
-backends a reader task does the same. Deadlines pause while any extension waits for the user
-or the host (``gateway.wire._pause``). The child itself is spawned and stopped by
-``gateway.wire._lifetime``; teardown is shielded and every wait in it is bounded.
+An ``ExtensionProcess`` owns its ``Channel`` (``gateway.wire._channel``: the child's pipes,
+or an in-memory pair), a ``MessageReader`` (the reading half) fed from it, its
+``PendingRequests`` (waiters and deadlines) and its ``Answers`` (to what it asks the host).
+What it needs from the host that runs it is one object, a ``ProcessHost``. Deadlines pause
+while any extension waits for the user or the host (``gateway.wire._pause``); teardown is
+shielded and every wait in it is bounded.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from gateway.base import Diagnostics, _codes
-from gateway.runtime import Child
-from gateway.sandbox import explain_exit
+from gateway.base import Diagnostics
+from gateway.wire import _codes
+from gateway.wire._channel import Channel, ChannelClosed, Transport
 from gateway.wire._errors import (
     ExtensionError,
     ExtensionExited,
@@ -29,13 +29,10 @@ from gateway.wire._errors import (
     SandboxRefused,
     UiAnswer,
 )
-from gateway.wire._lifetime import describe_exit, spawn, stop
-from gateway.wire._logfiles import RotatingLog
 from gateway.wire._loop import fast_path
-from gateway.wire._output import Output
 from gateway.wire._pause import DeadlinePause
 from gateway.wire._pending import PendingRequests
-from gateway.wire._pipes import ChildPipes, PipeClosed
+from gateway.wire._pipe_channel import PipeTransport
 from gateway.wire._plan import LaunchPlan, TransportConfig
 from gateway.wire._questions import Answers
 from gateway.wire._reader import MessageReader
@@ -47,6 +44,7 @@ from gateway.wire.protocol import (
     InitializeMessage,
     RegisterMessage,
     ResponseMessage,
+    ShutdownMessage,
     ToolUpdate,
     UiRequest,
     UpdateMessage,
@@ -60,6 +58,7 @@ __all__ = [
     "ExtensionStartError",
     "ExtensionTimeout",
     "LaunchPlan",
+    "ProcessHost",
     "RegisterInvalid",
     "SandboxRefused",
     "TransportConfig",
@@ -69,56 +68,81 @@ __all__ = [
 
 
 UiHandler = Callable[["ExtensionProcess", UiRequest], Awaitable[UiAnswer]]
-HostHandler = Callable[["ExtensionProcess", HostRequest], Awaitable[HostResponse]]
-EffectsHandler = Callable[["ExtensionProcess", ResponseMessage | UpdateMessage], None]
-ToolUpdateHandler = Callable[["ExtensionProcess", ToolUpdate], None]
 
 
-async def _unknown_host_request(process: ExtensionProcess, request: HostRequest) -> HostResponse:
-    return HostResponse(id=request.id, error=f"unknown host request: {request.method}")
+class ProcessHost(Protocol):
+    """What an ``ExtensionProcess`` asks of the host that runs it."""
+
+    @property
+    def diagnostics(self) -> Diagnostics:
+        """Where everything that goes wrong with the process is reported."""
+        ...
+
+    @property
+    def pause(self) -> DeadlinePause:
+        """The pause every open question puts on every process's deadlines."""
+        ...
+
+    def next_id(self) -> str:
+        """A request id, unique across the host's processes."""
+        ...
+
+    def on_effects(
+        self, process: ExtensionProcess, message: ResponseMessage | UpdateMessage
+    ) -> None:
+        """The side effects of a reply or an update (applied before the caller resumes)."""
+        ...
+
+    def on_tool_update(self, process: ExtensionProcess, update: ToolUpdate) -> None:
+        """Output of one of its calls in flight."""
+        ...
+
+    async def ask_user(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
+        """A ``ui_request``: the user's answer (no deadline runs meanwhile)."""
+        ...
+
+    async def answer(self, process: ExtensionProcess, request: HostRequest) -> HostResponse:
+        """A ``host_request``: the host's reply (no deadline runs meanwhile)."""
+        ...
+
+    def on_exit(self, process: ExtensionProcess) -> None:
+        """It ended on its own, after it registered (its pending calls already failed)."""
+        ...
 
 
 class ExtensionProcess:
-    """A started extension. Create with ``start``; close with ``aclose``."""
+    """A started extension. Create with ``start``; close with ``aclose``. ``transport``
+    reaches it (default: a child process over its pipes), with ``config``'s line cap and
+    shutdown graces."""
 
     def __init__(
         self,
         plan: LaunchPlan,
-        *,
-        next_id: Callable[[], str],
-        diagnostics: Diagnostics,
-        on_effects: EffectsHandler,
-        ui_handler: UiHandler,
+        host: ProcessHost,
+        transport: Transport | None = None,
         config: TransportConfig | None = None,
-        on_exit: Callable[[ExtensionProcess], None] | None = None,
-        host_handler: HostHandler | None = None,
-        on_tool_update: ToolUpdateHandler | None = None,
-        pause: DeadlinePause | None = None,
     ) -> None:
         self.plan = plan
         self.name = plan.name
         self.registration: RegisterMessage | None = None
-        self._next_id = next_id
-        self._diagnostics = diagnostics
-        self._on_effects = on_effects
-        self._on_tool_update = on_tool_update
-        self._pause = pause or DeadlinePause()
-        serve_host = host_handler or _unknown_host_request
+        self._host = host
+        self._transport = transport or PipeTransport()
+        self._config = config or TransportConfig()
+        self._diagnostics = host.diagnostics
+        self._pause = host.pause
         self._answers = Answers(
             plan.name,
-            diagnostics,
+            self._diagnostics,
             self._pause,
-            lambda request: ui_handler(self, request),
-            lambda request: serve_host(self, request),
+            lambda request: host.ask_user(self, request),
+            lambda request: host.answer(self, request),
             self._write,
         )
-        self._on_exit = on_exit
-        self._config = config or TransportConfig()
-        self._process: Child | None = None
-        self._log: RotatingLog | None = None
-        self._pipes: ChildPipes | None = None
+        self._channel: Channel | None = None
+        self._reader: MessageReader
         self._pending = PendingRequests(plan.response_timeout, None)
-        self._output: Output | None = None
+        self._reading = anyio.CancelScope()
+        self._work: TaskGroup | None = None
         self._registered = anyio.Event()
         self._register_error: str | None = None
         self._first_line_seen = False
@@ -133,7 +157,9 @@ class ExtensionProcess:
 
     @property
     def pid(self) -> int | None:
-        return self._process.pid if self._process else None
+        """The child's process id (None before it started, or for an extension in
+        memory)."""
+        return self._channel.pid if self._channel else None
 
     @property
     def timeout(self) -> float | None:
@@ -145,41 +171,23 @@ class ExtensionProcess:
         return start if start is not None else self.timeout
 
     async def start(self, task_group: TaskGroup, initialize: InitializeMessage) -> RegisterMessage:
-        """Spawn, send ``initialize``, wait for a valid ``register`` (or raise and clean up)."""
-        self._log = await anyio.to_thread.run_sync(RotatingLog, self.plan.log_path)
-        self._pipes = ChildPipes()
-        try:
-            self._process, stderr = spawn(self.plan, self._config, self._pipes)
-        except ExtensionError:
-            self._log.close()
-            self._log = None
-            raise
-        fast = fast_path()
-        self._pending = PendingRequests(self.plan.response_timeout, fast)
+        """Start it, send ``initialize``, wait for a valid ``register`` (or raise and clean
+        up)."""
+        self._channel = await self._transport.connect(
+            self.plan, self._config, self._diagnostics, task_group
+        )
+        self._pending = PendingRequests(self.plan.response_timeout, fast_path())
         self._pause.join(self._pending)
-        on_tool_update = self._on_tool_update
-        reader = MessageReader(
+        host = self._host
+        self._reader = MessageReader(
             self.name,
-            line_cap=self._config.line_cap,
             diagnostics=self._diagnostics,
             pending=self._pending,
-            on_effects=lambda message: self._on_effects(self, message),
+            on_effects=lambda message: host.on_effects(self, message),
             on_question=self._ask_user,
             on_host_request=self._serve_host,
             on_register=self._accept_register,
-            on_tool_update=(
-                (lambda update: on_tool_update(self, update)) if on_tool_update else None
-            ),
-        )
-        self._output = Output(
-            self.plan,
-            self._process,
-            self._pipes,
-            stderr,
-            self._log,
-            reader,
-            fast,
-            self._diagnostics,
+            on_tool_update=lambda update: host.on_tool_update(self, update),
         )
         self._alive = True
         await task_group.start(self._run)
@@ -203,43 +211,34 @@ class ExtensionProcess:
         return self.registration
 
     async def aclose(self) -> None:
-        """shutdown → close stdin → grace → SIGTERM group → SIGKILL group; shielded, bounded."""
+        """shutdown → end of input → grace → force (SIGTERM, SIGKILL to a child's group);
+        shielded, bounded."""
         with anyio.CancelScope(shield=True):
             self._closing = True
-            process = self._process
-            if process is not None:
-                assert self._pipes is not None
-                await stop(
-                    process,
-                    self.name,
-                    write=self._write,
-                    pipes=self._pipes,
-                    config=self._config,
-                    diagnostics=self._diagnostics,
-                )
-                if self._output is not None:
-                    await self._output.stderr_drained()
-            if self._output is not None:
-                self._output.cancel()
-                self._output.stop_watching()
+            if self._channel is not None:
+                await self._channel.close(self._shutdown)
+            self._reading.cancel()
             self._pause.leave(self._pending)
             self._pending.fail_all(ExtensionExited(f"extension {self.name} was shut down"))
-            if process is not None:
-                await process.reap()
-            if self._pipes is not None:
-                self._pipes.close()
-            if self._log is not None:
-                self._log.close()
-                self._log = None
             self._alive = False
+
+    async def _shutdown(self) -> None:
+        await self._write(ShutdownMessage())
 
     # ------------------------------------------------------------------ reading
 
     async def _run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        """Read until end of file, or until reading is cancelled (shutdown, a bad
-        register); then tell how it ended."""
-        assert self._output is not None
-        await self._output.run(task_status=task_status)
+        """Read until its output ends, or until reading is cancelled (shutdown, a bad
+        register); what its messages start (answers) runs beside and ends with it. Then
+        tell how it ended."""
+        assert self._channel is not None
+        with self._reading:
+            async with anyio.create_task_group() as work:
+                self._work = work
+                task_status.started()
+                await self._channel.receive(self._reader.line)
+                work.cancel_scope.cancel()
+        self._work = None
         await self._on_eof()
 
     def _accept_register(self, message: RegisterMessage | None, problem: str | None) -> None:
@@ -249,34 +248,27 @@ class ExtensionProcess:
         self._registered.set()
         if message is None:
             # Strict: an invalid register fails startup; start() stops the process.
-            assert self._output is not None
-            self._output.cancel()
+            self._reading.cancel()
 
     async def _on_eof(self) -> None:
-        process = self._process
+        assert self._channel is not None
         if not self._registered.is_set():
-            code = await describe_exit(process)
-            self._register_error = self._register_error or f"exited before register ({code})"
+            end = await self._channel.ended()
+            self._register_error = (
+                self._register_error or f"exited before register ({end.description})"
+            )
             self._registered.set()
-            self._note_limits(process)
+            self._diagnostics.extend(list(end.findings))
             return
         if self._closing or self.registration is None:
             return
         self._alive = False
-        code = await describe_exit(process)
-        message = f"extension {self.name} exited unexpectedly ({code})"
+        end = await self._channel.ended()
+        message = f"extension {self.name} exited unexpectedly ({end.description})"
         self._pending.fail_all(ExtensionExited(message))
         self._diagnostics.add(_codes.EXTENSION_EXITED(message, package=self.name))
-        self._note_limits(process)
-        if self._on_exit is not None:
-            self._on_exit(self)
-
-    def _note_limits(self, process: Child | None) -> None:
-        """Which of its resource limits it ran into, if any (``sandbox.limit_exceeded``)."""
-        policy = self.plan.sandbox
-        if policy is not None and process is not None:
-            for found in explain_exit(process.returncode, policy, self.name):
-                self._diagnostics.add(found)
+        self._diagnostics.extend(list(end.findings))
+        self._host.on_exit(self)
 
     # ------------------------------------------------------------------ requests
 
@@ -284,7 +276,7 @@ class ExtensionProcess:
         """Send a request built around a fresh id and wait for its response."""
         if not self._alive or self._closing:
             raise ExtensionExited(f"extension {self.name} is not running")
-        request_id = self._next_id()
+        request_id = self._host.next_id()
         pending = self._pending.open(request_id)
         abandoned = False
         try:
@@ -312,22 +304,22 @@ class ExtensionProcess:
             await self._write(CancelMessage(id=request_id))
 
     async def _write(self, message: HostMessage) -> None:
-        if self._pipes is None:
+        if self._channel is None:
             raise ExtensionExited(f"extension {self.name} is not running")
         try:
-            await self._pipes.send(encode(message))
-        except PipeClosed:
+            await self._channel.send(encode(message))
+        except ChannelClosed:
             raise ExtensionExited(f"extension {self.name} closed its input") from None
 
     # ------------------------------------------------------------------ questions
 
     def _ask_user(self, request: UiRequest) -> None:
-        if self._output is not None:
-            self._output.start_soon(self._answers.ui, request)
+        if self._work is not None:
+            self._work.start_soon(self._answers.ui, request)
 
     def _serve_host(self, request: HostRequest) -> None:
-        if self._output is not None:
-            self._output.start_soon(self._answers.host, request)
+        if self._work is not None:
+            self._work.start_soon(self._answers.host, request)
 
     @property
     def pause(self) -> DeadlinePause:

@@ -31,6 +31,7 @@ from pydantic import (
 from pydantic import ValidationError as PydanticValidationError
 
 from gateway.base import CAPABILITIES, DEFAULT_CAPABILITIES, PROTOCOL_VERSION, schema_problem
+from gateway.wire._errors import MessageError
 
 __all__ = [
     "CancelMessage",
@@ -42,7 +43,6 @@ __all__ = [
     "HostRequest",
     "HostResponse",
     "InitializeMessage",
-    "MessageError",
     "Notification",
     "RegisterMessage",
     "ResponseMessage",
@@ -280,10 +280,6 @@ _BY_TYPE: dict[str, type[_Wire]] = {
     "host_request": HostRequest,
     "tool_update": ToolUpdate,
 }
-
-
-class MessageError(ValueError):
-    """A line that is JSON but not a valid protocol message. ``str()`` names the problem."""
 
 
 def describe_validation_error(error: PydanticValidationError) -> str:

@@ -2,7 +2,8 @@
 // (negotiated `register.diagnostics`), and those found later while running (a handler that
 // threw), sent in `update.gateway.diagnostics` (negotiated `update.diagnostics`); all are
 // written to the log. CODES is every code the sidecar emits; each must be catalogued on the
-// Python side (adapters/_codes.py), which tests/sidecars/test_names.py checks.
+// Python side (the _codes.py of adapters/pi, adapters/openclaw, adapters/nu, and
+// adapters/_codes.py for sidecar.*), which tests/sidecars/test_names.py checks.
 
 import { FEATURE, offered } from "./features.mjs";
 import { log } from "./stdio.mjs";

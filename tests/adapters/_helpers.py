@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from adapters._codes import ALL_CODES
-from gateway.base import Severity
+from gateway.base import Severity, catalogue
 from gateway.model import CONTRIBUTION_KINDS, RUNTIMES, CatalogEntry
 
-DECLARED = {code.code for code in ALL_CODES}
+# Every code an adapter declares (in adapters/_codes.py or its own adapters/<eco>/_codes.py).
+DECLARED = {code for code, entry in catalogue().items() if entry.module.startswith("adapters.")}
 
 # The example manifest of the nanobot extension-authoring document (the review package).
 NANOBOT_DOCUMENT_EXAMPLE: dict[str, Any] = {

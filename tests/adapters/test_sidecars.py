@@ -5,6 +5,7 @@ the gateway names `gateway setup` whenever they are missing or stale."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -172,12 +173,24 @@ def test_an_unwritable_place_says_to_set_gateway_sidecar_dir(
         _sidecars.setup_step(lambda message: None, tmp_path / "gw")
 
 
+_NOT_SOURCES = (".git", ".venv", "node_modules", "__pycache__", "*.egg-info", "build", "dist",
+                ".pytest_cache", ".ruff_cache", ".mypy_cache", ".hypothesis")  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel of this checkout, built once for the module's tests."""
+    """The wheel of this checkout's sources, built once for the module's tests. Built from
+    a copy: setuptools walks everything under ``sidecars/`` before it excludes
+    ``node_modules``, and a real one (hundreds of MB) takes minutes to walk; the copy gets a
+    small ``node_modules`` instead, which the wheel must still leave out."""
+    source = tmp_path_factory.mktemp("source") / "checkout"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(*_NOT_SOURCES))
+    module = source / "sidecars" / "node_modules" / "left-pad"
+    module.mkdir(parents=True)
+    (module / "index.js").write_text("module.exports = (s) => s;\n")
     out = tmp_path_factory.mktemp("wheel")
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
         capture_output=True,
         text=True,
     )

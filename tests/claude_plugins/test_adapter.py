@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters.claude_plugins import ClaudePluginsAdapter
+from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import expand
 from adapters.registry import ADAPTERS, detect_ecosystem, inspect_package
 from gateway.model import Adapter, CatalogEntry, LaunchSpec, ServesResources
@@ -65,7 +66,7 @@ def test_unknown_manifest_fields_are_named(tmp_path: Path) -> None:
 
 def test_a_manifest_path_that_leaves_the_plugin_is_refused(tmp_path: Path) -> None:
     entry = inspect_package(_plugin(tmp_path / "p", {"name": "demo", "commands": "../x"}))
-    assert codes.PATH_ESCAPE.code in _codes(entry)
+    assert adapters_codes.PATH_ESCAPE.code in _codes(entry)
 
 
 def test_commands_become_prompts_with_their_front_matter(tmp_path: Path) -> None:
@@ -167,7 +168,7 @@ def test_hooks_are_read_with_unsupported_events_named(tmp_path: Path) -> None:
     assert [(c.kind, c.name, c.target) for c in entry.contributions] == [
         ("hook", "PreToolUse", "tool_call")
     ]
-    assert _codes(entry) == [codes.CLAUDE_HOOK_EVENT_UNSUPPORTED.code]
+    assert _codes(entry) == [adapters_codes.CLAUDE_HOOK_EVENT_UNSUPPORTED.code]
     assert "Stop" not in entry.metadata["hooks"]["hooks"]
     assert entry.runtime == "python-sidecar"
 
@@ -207,7 +208,7 @@ def test_a_manifest_naming_the_default_files_reads_them_once(tmp_path: Path) -> 
 
 def test_malformed_hooks_json_is_a_diagnostic(tmp_path: Path) -> None:
     entry = inspect_package(_plugin(tmp_path, **{"hooks__hooks.json": "{not json"}))
-    assert _codes(entry) == [codes.JSON_INVALID.code] and entry.runtime == "declarative"
+    assert _codes(entry) == [adapters_codes.JSON_INVALID.code] and entry.runtime == "declarative"
 
 
 def test_mcp_servers_in_both_of_claudes_forms(tmp_path: Path) -> None:

@@ -39,7 +39,9 @@ def _needs_plugin_host() -> None:
 async def test_installed_commands_run_with_claudes_argument_rules(workspace: Any) -> None:
     home = workspace.config.home
     assert _install_ready(home, FIXTURES / "commit-commands") == "commit-commands"
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         command = gateway.registry.command("commit")
         assert command is not None and command.owner == "commit-commands"
         assert command.description == "Create a git commit"
@@ -52,7 +54,9 @@ async def test_installed_commands_run_with_claudes_argument_rules(workspace: Any
 
 async def test_installed_skills_are_listed(workspace: Any) -> None:
     _install_ready(workspace.config.home, FIXTURES / "example-plugin")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         names = {s.name for s in gateway.discovery.skills}
         assert {"example-skill", "example-command"} <= names
         outcome = await gateway.run_command("example-command", "alpha beta")
@@ -119,7 +123,9 @@ async def test_a_pre_tool_use_hook_blocks_a_builtin_tool_call(workspace: Any) ->
         return ToolOutcome("ran")
 
     schema = {"type": "object", "properties": {"command": {"type": "string"}}}
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         gateway.register_builtin_tool("Bash", "Run a shell command", schema, bash)
         blocked = await gateway.call_tool("Bash", {"command": "rm -rf /"})
         allowed = await gateway.call_tool("Bash", {"command": "ls"})
@@ -131,7 +137,9 @@ async def test_a_pre_tool_use_hook_blocks_a_builtin_tool_call(workspace: Any) ->
 async def test_session_start_context_joins_the_system_prompt(workspace: Any) -> None:
     _needs_plugin_host()  # needs the agent-plugins branch's plugin host
     _install_ready(workspace.config.home, _hook_plugin(workspace.home / "src" / "guard"))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.start_session()
         started = await gateway.before_agent_start("hi", "You are helpful.")
     assert started.system_prompt == "You are helpful.\n\nProject rule: be brief."
@@ -140,7 +148,9 @@ async def test_session_start_context_joins_the_system_prompt(workspace: Any) -> 
 async def test_a_user_prompt_hook_blocks_or_adds_context(workspace: Any) -> None:
     _needs_plugin_host()  # needs the agent-plugins branch's plugin host
     _install_ready(workspace.config.home, _hook_plugin(workspace.home / "src" / "guard"))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         blocked = await gateway.submit_input("my password is hunter2")
         passed = await gateway.submit_input("fix the build")
     assert blocked.action == "handled"
@@ -154,7 +164,9 @@ async def test_post_tool_use_feedback_reaches_the_tool_result(workspace: Any) ->
     async def edit(arguments: dict[str, Any]) -> ToolOutcome:
         return ToolOutcome("edited")
 
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         gateway.register_builtin_tool("Edit", "Edit a file", {"type": "object"}, edit)
         result = await gateway.call_tool("Edit", {"path": "a.py"})
     assert result.content == "edited\n\nlint: 2 warnings" and not result.is_error

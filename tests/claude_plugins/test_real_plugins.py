@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters import _codes as codes
+from adapters import _codes as adapters_codes
 from adapters.claude_plugins import ClaudePluginsAdapter
+from adapters.claude_plugins import _codes as codes
 from adapters.plugin_host._command_hooks import CommandHooks
 from adapters.registry import inspect_package
 from gateway.base import Severity
@@ -65,7 +66,7 @@ def test_feature_dev_reports_its_subagents() -> None:
 
 def test_ralph_loop_names_its_stop_hook_and_starts_nothing() -> None:
     entry = _entry("ralph-loop")
-    assert codes.CLAUDE_HOOK_EVENT_UNSUPPORTED.code in [d.code for d in entry.diagnostics]
+    assert adapters_codes.CLAUDE_HOOK_EVENT_UNSUPPORTED.code in [d.code for d in entry.diagnostics]
     assert entry.runtime == "declarative" and entry.metadata["hooks"] is None
     assert _kinds(entry, "prompt") == ["cancel-ralph", "help", "ralph-loop"]
 

@@ -45,7 +45,7 @@ def ws(workspace: Any) -> str:
 
 
 def test_list_json_has_the_contract_keys(workspace):
-    workspace.add_extension("ext", commands=["note"], events=["turn_start"])
+    workspace.add_extension("ext", language="python", commands=["note"], events=["turn_start"])
     (workspace.root / ".nimlet/extensions/broken").mkdir()
     (workspace.root / ".nimlet/extensions/broken/extension.json").write_text('{"command": ["x"]}')
     listing = gateway_json(workspace, "list", "--workspace", ws(workspace), "--trust")
@@ -66,10 +66,14 @@ def test_list_json_has_the_contract_keys(workspace):
 
 
 def test_list_plan_hides_write_tools_and_keeps_read_only_ones(workspace):
-    workspace.add_extension("reader", tools=["look"], capabilities=["read"])
-    workspace.add_extension("asker", tools=["ask"], capabilities=["read", "user"])
-    workspace.add_extension("writer", tools=["change"], capabilities=["read", "write"])
-    workspace.add_extension("default", tools=["anything"])
+    workspace.add_extension("reader", language="python", tools=["look"], capabilities=["read"])
+    workspace.add_extension(
+        "asker", language="python", tools=["ask"], capabilities=["read", "user"]
+    )
+    workspace.add_extension(
+        "writer", language="python", tools=["change"], capabilities=["read", "write"]
+    )
+    workspace.add_extension("default", language="python", tools=["anything"])
     act = gateway_json(workspace, "list", "--workspace", ws(workspace), "--trust")
     plan = gateway_json(workspace, "list", "--workspace", ws(workspace), "--trust", "--plan")
     assert sorted(t["name"] for t in act["tools"]) == ["anything", "ask", "change", "look"]
@@ -77,7 +81,7 @@ def test_list_plan_hides_write_tools_and_keeps_read_only_ones(workspace):
 
 
 def test_human_list_output_has_table_headings(workspace):
-    workspace.add_extension("ext", commands=["note"], events=["turn_end"])
+    workspace.add_extension("ext", language="python", commands=["note"], events=["turn_end"])
     done = gateway(workspace, "list", "--workspace", ws(workspace), "--trust")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -93,7 +97,7 @@ def test_human_list_output_has_table_headings(workspace):
 
 
 def test_call_json_prints_content_is_error_and_diagnostics(workspace):
-    workspace.add_extension("ext")
+    workspace.add_extension("ext", language="python")
     result = gateway_json(
         workspace, "call", "act", '{"x": 1}', "--workspace", ws(workspace), "--trust"
     )
@@ -103,7 +107,7 @@ def test_call_json_prints_content_is_error_and_diagnostics(workspace):
 
 
 def test_call_with_an_error_result_exits_1_and_still_prints_the_whole_result(workspace):
-    workspace.add_extension("ext")
+    workspace.add_extension("ext", language="python")
     args = ("call", "act", '{"do": "error", "content": "disk full"}')
     result = gateway_json(workspace, *args, "--workspace", ws(workspace), "--trust", code=1)
     assert (result["content"], result["is_error"]) == ("disk full", True)
@@ -111,7 +115,7 @@ def test_call_with_an_error_result_exits_1_and_still_prints_the_whole_result(wor
 
 
 def test_call_with_an_error_result_exits_1_in_human_output_too(workspace):
-    workspace.add_extension("ext")
+    workspace.add_extension("ext", language="python")
     args = ("call", "act", '{"do": "error", "content": "disk full"}')
     done = gateway(workspace, *args, "--workspace", ws(workspace), "--trust")
     assert (done.returncode, done.stdout.splitlines()[-1]) == (1, "[error] disk full")
@@ -121,11 +125,12 @@ def test_blocked_call_exits_1_with_the_joined_reasons(workspace):
     for name, reason in (("guard1", "r1"), ("guard2", "r2")):
         workspace.add_extension(
             name,
+            language="python",
             tools=[],
             events=["tool_call"],
             hooks={"tool_call": {"allow": False, "reason": reason}},
         )
-    workspace.add_extension("ext")
+    workspace.add_extension("ext", language="python")
     result = gateway_json(
         workspace, "call", "act", "{}", "--workspace", ws(workspace), "--trust", code=1
     )
@@ -134,7 +139,7 @@ def test_blocked_call_exits_1_with_the_joined_reasons(workspace):
 
 
 def test_call_of_an_unknown_tool_exits_1(workspace):
-    workspace.add_extension("ext")
+    workspace.add_extension("ext", language="python")
     done = gateway(workspace, "call", "nope", "{}", "--workspace", ws(workspace), "--trust")
     assert done.returncode == 1
     assert "nope" in done.stderr
@@ -152,7 +157,7 @@ def test_call_of_an_unknown_tool_exits_1(workspace):
     ],
 )
 def test_bad_usage_exits_2(workspace, args, one_line):
-    workspace.add_extension("ext", root="~/.nimlet/extensions")
+    workspace.add_extension("ext", language="python", root="~/.nimlet/extensions")
     missing = str(workspace.root / "no-such-folder")
     done = gateway(workspace, *[arg.replace("{missing}", missing) for arg in args])
     assert done.returncode == 2, done.stderr
@@ -184,7 +189,7 @@ def test_call_runs_one_whole_turn_in_order(workspace, language):
 
 
 def test_command_json_prints_message_and_prompt(workspace):
-    workspace.add_extension("ext", commands=["note"])
+    workspace.add_extension("ext", language="python", commands=["note"])
     run = ("--workspace", ws(workspace), "--trust")
     plain = gateway_json(workspace, "command", "note", "remember", "the", "bug", *run)
     assert (plain["message"], plain["prompt"]) == ("ran note remember the bug", None)
@@ -194,7 +199,7 @@ def test_command_json_prints_message_and_prompt(workspace):
 
 
 def test_command_names_are_case_insensitive(workspace):
-    workspace.add_extension("ext", commands=["act"])
+    workspace.add_extension("ext", language="python", commands=["act"])
     result = gateway_json(
         workspace, "command", "/ACT", "x", "--workspace", ws(workspace), "--trust"
     )
@@ -204,7 +209,7 @@ def test_command_names_are_case_insensitive(workspace):
 
 
 def test_unknown_command_exits_1(workspace):
-    workspace.add_extension("ext", commands=["note"])
+    workspace.add_extension("ext", language="python", commands=["note"])
     done = gateway(workspace, "command", "nope", "--workspace", ws(workspace), "--trust")
     assert done.returncode == 1
     assert "nope" in done.stderr
@@ -214,7 +219,7 @@ def test_unknown_command_exits_1(workspace):
 
 
 def test_trust_persists_and_untrust_stops_project_extensions(workspace):
-    workspace.add_extension("project")
+    workspace.add_extension("project", language="python")
     root = str(workspace.root.resolve())
 
     def tools() -> list[str]:
@@ -238,7 +243,7 @@ def test_trust_persists_and_untrust_stops_project_extensions(workspace):
 
 
 def test_shell_driven_through_stdin(workspace):
-    workspace.add_extension("ext", commands=["note"])
+    workspace.add_extension("ext", language="python", commands=["note"])
     question = {"do": "ask", "prompt": "Which environment?", "options": ["staging", "production"]}
     script = "\n".join(
         [

@@ -100,7 +100,9 @@ def test_an_info_note_is_not_repeated_in_every_calls_output(workspace):
 
 
 def test_list_wraps_long_messages_instead_of_cutting_them_and_shows_hints(workspace):
-    workspace.add_extension("ext", tools=["t"])  # untrusted: not loaded, a note with a hint
+    workspace.add_extension(
+        "ext", language="python", tools=["t"]
+    )  # untrusted: not loaded, a note with a hint
     done = gateway(workspace, "list", "--workspace", ws(workspace))
     lines = done.stdout.splitlines()
     table = lines[lines.index("Diagnostics (1)") :]

@@ -11,9 +11,9 @@ from tests.gateway.test_cli import gateway, ws
 @pytest.fixture
 def crowded(workspace):
     """``ext`` (tool act, command note) beside two extensions that fail to start."""
-    workspace.add_extension("ext", commands=["note"])
+    workspace.add_extension("ext", language="python", commands=["note"])
     for name in ("broken1", "broken2"):
-        workspace.add_extension(name, tools=[name], before_register="crash")
+        workspace.add_extension(name, language="python", tools=[name], before_register="crash")
     return workspace
 
 
@@ -51,9 +51,9 @@ def test_quiet_and_verbose_together_are_bad_usage(crowded) -> None:
 @pytest.fixture
 def noisy(workspace):
     """``ext`` beside two extensions whose tool names collide with it (warnings at start)."""
-    workspace.add_extension("ext", tools=["act"])
+    workspace.add_extension("ext", language="python", tools=["act"])
     for name in ("copy1", "copy2"):
-        workspace.add_extension(name, tools=["act"])
+        workspace.add_extension(name, language="python", tools=["act"])
     return workspace
 
 
@@ -77,9 +77,9 @@ def test_the_shell_lists_them_on_request_and_with_verbose(noisy) -> None:
 def renamed(workspace):
     """A tool named as a host renames an MCP server's (``mcp_<plugin>_<tool>``), beside two
     extensions that fail to start (warnings of other packages)."""
-    workspace.add_extension("notes", tools=["mcp_notes_lookup"])
+    workspace.add_extension("notes", language="python", tools=["mcp_notes_lookup"])
     for name in ("broken1", "broken2"):
-        workspace.add_extension(name, tools=[name], before_register="crash")
+        workspace.add_extension(name, language="python", tools=[name], before_register="crash")
     return workspace
 
 

@@ -124,7 +124,7 @@ def test_a_call_still_gets_the_hooks_of_a_package_it_does_not_call(workspace):
     when the hook is dispatched, its hook decides the call."""
     hooks = {"tool_call": {"allow": False, "reason": "alpha says no"}}
     _, alpha = nimlet_package(workspace, "alpha", tools=[], events=["tool_call"], hooks=hooks)
-    workspace.add_extension("beta", tools=["beta_tool"])
+    workspace.add_extension("beta", language="python", tools=["beta_tool"])
     call = ("call", "beta_tool", '{"do": "echo"}', "--workspace", ws(workspace), "--trust")
     first = gateway(workspace, *call, "--json")
     second = gateway(workspace, *call, "--json")  # alpha's registration is cached now
@@ -135,7 +135,7 @@ def test_a_call_still_gets_the_hooks_of_a_package_it_does_not_call(workspace):
 
 
 def test_a_call_leaves_its_output_whole_when_it_exits_without_teardown(workspace):
-    workspace.add_extension("beta", tools=["beta_tool"])
+    workspace.add_extension("beta", language="python", tools=["beta_tool"])
     done = gateway(
         workspace, "call", "beta_tool", '{"do": "echo"}', "--workspace", ws(workspace), "--trust"
     )

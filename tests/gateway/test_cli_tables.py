@@ -57,7 +57,7 @@ def test_list_shows_a_multi_line_tool_description_as_its_first_line(workspace):
     description = "Saves a note.\n\n## Arguments\n- text: what to save\n"
     tool = {"name": "save", "description": description, "input_schema": {"type": "object"}}
     register = {"type": "register", "commands": [], "tools": [tool]}
-    workspace.add_extension("ext", register=register)
+    workspace.add_extension("ext", language="python", register=register)
     done = gateway(workspace, "list", "--workspace", ws(workspace), "--trust")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()

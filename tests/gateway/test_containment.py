@@ -90,7 +90,9 @@ def running(pid: int) -> bool:
 @pytest.mark.anyio
 async def test_a_grandchild_that_left_the_group_is_killed_when_its_extension_stops(workspace):
     write_escaping(workspace.root, "escaper", double_fork=False)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("act")).content == "done"
         pid = escaped_pid(workspace.config.home, "escaper")
         assert os.getpgid(pid) != gateway.processes[0].pid  # out of the group's reach

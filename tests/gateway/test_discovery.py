@@ -74,7 +74,9 @@ async def test_hooks_are_asked_in_startup_order(workspace):
             hooks={"tool_call": {"arguments": {"by": name}}},
         )
     workspace.add_extension("tool", root="~/.nimlet/extensions")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("act", {"by": "model"})
     seen = [
         next(m for m in workspace.received(name) if m.get("event") == "tool_call")["payload"]
@@ -90,7 +92,9 @@ async def test_every_extension_folder_starts_even_with_the_same_name(workspace):
     first = workspace.add_extension("twin", folder="one", tools=["first"])
     second = workspace.add_extension("twin", folder="two", tools=["second"])
     third = workspace.add_extension("twin", root="~/.nimlet/extensions", tools=["third"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert len(gateway.processes) == 3
         results = [await gateway.call_tool(tool) for tool in ("first", "second", "third")]
     assert [r.is_error for r in results] == [False, False, False]
@@ -104,7 +108,9 @@ async def test_every_extension_folder_starts_even_with_the_same_name(workspace):
 async def test_same_tool_name_in_two_extensions_last_loaded_wins(workspace):
     workspace.add_extension("early", root="~/.nimlet/extensions")
     workspace.add_extension("late", root=".nimlet/extensions")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("act", {"x": 1})
         owner = gateway.registry.tool("act").owner
     assert result.is_error is False
@@ -129,12 +135,16 @@ async def test_project_roots_skipped_until_workspace_trusted(workspace):
     workspace.add_extension("mine", root="~/.nimlet/extensions")
     workspace.add_extension("shared", root=".agents/extensions")
     workspace.add_extension("project", root=".nimlet/extensions")
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         untrusted = sorted(p.name for p in gateway.processes)
     assert untrusted == ["mine"]
     assert workspace.received("project") == []
     assert workspace.received("shared") == []
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         trusted = sorted(p.name for p in gateway.processes)
     assert trusted == ["mine", "project", "shared"]
 
@@ -143,10 +153,14 @@ async def test_project_roots_skipped_until_workspace_trusted(workspace):
 async def test_persisted_trust_loads_project_roots(workspace):
     workspace.add_extension("project")
     set_workspace_trust(workspace.config.home, workspace.root, True)
-    async with open_gateway(workspace.root, trust=None, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=None, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [p.name for p in gateway.processes] == ["project"]
     set_workspace_trust(workspace.config.home, workspace.root, False)
-    async with open_gateway(workspace.root, trust=None, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=None, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == []
 
 
@@ -154,7 +168,9 @@ async def test_persisted_trust_loads_project_roots(workspace):
 async def test_subfolder_inherits_persisted_trust(workspace):
     workspace.add_extension("nested", root="pkg/app/.nimlet/extensions")
     set_workspace_trust(workspace.config.home, workspace.root, True)
-    async with open_gateway(workspace.root / "pkg" / "app", config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root / "pkg" / "app", config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [p.name for p in gateway.processes] == ["nested"]
 
 
@@ -271,7 +287,9 @@ async def test_bad_manifests_do_not_stop_other_extensions(workspace):
     (manifest_path(workspace, "d_json").parent).mkdir(parents=True)
     manifest_path(workspace, "d_json").write_text("{")
     workspace.add_extension("good", folder="e_good")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("act", {"ok": True})
         found = codes(gateway.diagnostics)
     assert result.is_error is False
@@ -302,7 +320,9 @@ async def test_relative_command_is_resolved_against_extension_folder(workspace):
         "assert sys.argv[1:] == ['extra-arg'], sys.argv\n"
         f"os.execv(sys.executable, [sys.executable, {str(folder / FIXTURE.name)!r}, {str(folder / 'config.json')!r}])\n",
     )
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert codes(gateway.diagnostics) == []
         result = await gateway.call_tool("act", {"x": 1})
     assert json.loads(result.content) == {"tool": "act", "arguments": {"x": 1}}
@@ -318,7 +338,9 @@ async def test_sh_script_is_launched_through_bash(workspace):
         f'exec "{sys.executable}" "{folder / FIXTURE.name}" "{folder / "config.json"}"\n',
         executable=False,
     )
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert codes(gateway.diagnostics) == []
         result = await gateway.call_tool("act")
     assert result.is_error is False
@@ -368,7 +390,9 @@ async def test_extension_working_directory_is_the_workspace(workspace, form):
         else [sys.executable, ".nimlet/extensions/notes/extension.py"]
     )
     write_json(folder / "extension.json", {"name": "notes", "command": command})
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("save_note", {"text": "remember the cache bug"})
         outcome = await gateway.run_command("note", "second line")
     assert (result.content, result.is_error, outcome.message) == (
@@ -587,7 +611,9 @@ async def test_prompt_templates_become_commands(workspace):
     )
     add_prompt(workspace.home / ".agents/prompts", "plain", "# Title\nSay hello to $ARGUMENTS\n")
     (ws(workspace) / ".nimlet/prompts/notes.txt").write_text("not a template")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         commands = {c.name: c.description for c in gateway.registry.commands()}
         review = await gateway.run_command("REVIEW", "a.py b.py")
         plain = await gateway.run_command("plain", "Ada")

@@ -22,6 +22,7 @@ from gateway.model import (
 )
 from gateway.wire import ExtensionError
 from gateway.wire.features import EVENTS_EXTENDED, EXTENSION_FEATURES, RUNTIME_FEATURES
+from tests._clock import virtual_time  # noqa: F401  (in memory: both backends, virtual time)
 
 pytestmark = pytest.mark.anyio
 
@@ -144,7 +145,9 @@ async def test_a_failing_subscriber_is_fail_open() -> None:
 
 
 async def test_gateway_methods_fold_the_rules(workspace) -> None:
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.submit_input("hi")).action == "continue"
         gateway.registry.register(
             "first",
@@ -192,7 +195,9 @@ def _first_input(payload: dict[str, Any]) -> dict[str, Any]:
 
 async def test_a_plain_extension_cannot_subscribe_to_the_extended_events(workspace) -> None:
     workspace.add_extension("obs", tools=[], events=[*EXTENDED, "turn_end"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         unknown = [d.message for d in gateway.diagnostics if d.code == "event.unknown"]
         for event in EXTENDED:
             assert any(repr(event) in message for message in unknown)

@@ -56,13 +56,17 @@ def starts(log: Path) -> int:
 
 async def warm(workspace: Workspace) -> None:
     """A first open: nothing is cached yet, so everything starts (and is cached)."""
-    async with open_gateway(workspace.root, trust=True, config=workspace.config):
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ):
         pass
 
 
 async def test_a_package_starts_at_once_the_first_time_and_is_cached(workspace):
     _, log = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [p.name for p in gateway.processes] == ["alpha"]
     assert starts(log) == 1
     assert list((workspace.config.home / "cache" / "registrations").glob("*.json"))
@@ -71,7 +75,9 @@ async def test_a_package_starts_at_once_the_first_time_and_is_cached(workspace):
 async def test_a_cached_package_is_listed_without_starting(workspace):
     _, log = nimlet_package(workspace, "alpha", tools=["alpha_tool"], commands=["alpha_cmd"])
     await warm(workspace)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == []
         tool = gateway.registry.tool("alpha_tool")
         assert tool is not None and tool.owner == "alpha"
@@ -82,7 +88,9 @@ async def test_a_cached_package_is_listed_without_starting(workspace):
 async def test_the_first_call_starts_a_dormant_package_and_gets_the_live_result(workspace):
     _, log = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
     await warm(workspace)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("alpha_tool", {"do": "echo"})
         assert not result.is_error
         assert json.loads(result.content) == {"tool": "alpha_tool", "arguments": {"do": "echo"}}
@@ -96,7 +104,9 @@ async def test_concurrent_first_calls_start_the_package_once(workspace):
     _, log = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
     await warm(workspace)
     results = []
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
 
         async def call() -> None:
             results.append(await gateway.call_tool("alpha_tool", {"do": "echo"}))
@@ -111,7 +121,9 @@ async def test_concurrent_first_calls_start_the_package_once(workspace):
 async def test_a_command_of_a_dormant_package_starts_it(workspace):
     _, log = nimlet_package(workspace, "alpha", tools=[], commands=["alpha_cmd"])
     await warm(workspace)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         outcome = await gateway.run_command("alpha_cmd", "now")
     assert outcome.message == "ran alpha_cmd now"
     assert starts(log) == 2
@@ -122,7 +134,9 @@ async def test_an_event_a_dormant_package_hooks_starts_it_and_its_answer_counts(
     nimlet_package(workspace, "alpha", tools=[], events=["tool_call"], hooks=hooks)
     _, other_log = nimlet_package(workspace, "beta", tools=["beta_tool"])
     await warm(workspace)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == []
         result = await gateway.call_tool("beta_tool", {"do": "echo"})
     assert result.blocked and result.content == "alpha says no"
@@ -133,7 +147,9 @@ async def test_packages_nobody_uses_never_start(workspace):
     _, used = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
     _, idle = nimlet_package(workspace, "beta", tools=["beta_tool"])
     await warm(workspace)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("alpha_tool", {"do": "echo"})
     assert (starts(used), starts(idle)) == (2, 1)
 
@@ -142,7 +158,9 @@ async def test_changed_content_is_a_cache_miss_and_the_package_starts(workspace)
     _, log = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
     await warm(workspace)
     nimlet_package(workspace, "alpha", version="2", tools=["alpha_tool", "new_tool"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [p.name for p in gateway.processes] == ["alpha"]
         assert gateway.registry.tool("new_tool") is not None
     assert starts(log) == 2
@@ -154,7 +172,9 @@ async def test_changed_settings_are_a_cache_miss(workspace):
     settings = workspace.config.home / "config" / f"{package_id}.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text('{"level": 2}')
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [p.name for p in gateway.processes] == ["alpha"]
     assert starts(log) == 2
 
@@ -164,7 +184,9 @@ async def test_an_unreadable_cache_is_a_miss_not_an_error(workspace):
     await warm(workspace)
     for path in (workspace.config.home / "cache" / "registrations").glob("*.json"):
         path.write_text("{not json")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [p.name for p in gateway.processes] == ["alpha"]
         assert not [d for d in gateway.diagnostics if d.severity.value == "error"]
     assert starts(log) == 2
@@ -174,7 +196,9 @@ async def test_lazy_start_off_starts_every_package(workspace):
     _, log = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
     await warm(workspace)
     config = dataclasses.replace(workspace.config, lazy_start=False)
-    async with open_gateway(workspace.root, trust=True, config=config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=workspace.transport
+    ) as gateway:
         assert [p.name for p in gateway.processes] == ["alpha"]
     assert starts(log) == 2
 
@@ -184,7 +208,9 @@ async def test_a_dormant_package_that_fails_to_start_fails_the_call_and_says_why
     await warm(workspace)
     config_path = workspace.root.parent / "alpha-config.json"
     config_path.write_text(json.dumps({"log": str(log), "before_register": "crash"}))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         first = await gateway.call_tool("alpha_tool", {"do": "echo"})
         second = await gateway.call_tool("alpha_tool", {"do": "echo"})
         failures = [d for d in gateway.diagnostics if d.code == "extension.start_failed"]
@@ -199,7 +225,9 @@ async def test_a_tool_gone_from_the_live_registration_is_an_error_result(workspa
     await warm(workspace)
     config_path = workspace.root.parent / "alpha-config.json"
     config_path.write_text(json.dumps({"log": str(log), "tools": ["renamed"]}))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("alpha_tool", {"do": "echo"})
         assert gateway.registry.tool("renamed") is not None
     assert result.is_error and "no longer provides tool alpha_tool" in result.content
@@ -210,9 +238,13 @@ async def test_the_live_registration_replaces_the_cached_one_and_is_cached(works
     await warm(workspace)
     config_path = workspace.root.parent / "alpha-config.json"
     config_path.write_text(json.dumps({"log": str(log), "tools": ["alpha_tool", "extra"]}))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.registry.tool("extra") is None  # the cache does not know it yet
         await gateway.call_tool("alpha_tool", {"do": "echo"})
         assert gateway.registry.tool("extra") is not None
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == [] and gateway.registry.tool("extra") is not None

@@ -69,7 +69,9 @@ def codes(gateway: Any, code: str) -> list[Any]:
 async def test_a_package_over_its_memory_limit_is_named_and_the_others_carry_on(workspace):
     extension(workspace, "hog", {"memory": "64M"})
     extension(workspace, "calm")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         eaten = await gateway.call_tool("hog_eat")
         assert eaten.is_error
         [said] = codes(gateway, "sandbox.limit_exceeded")
@@ -83,7 +85,9 @@ async def test_a_cpu_spinner_does_not_keep_another_packages_call_from_finishing(
     the weight its setting gives)."""
     extension(workspace, "spinner", {"cpu_weight": 1})
     extension(workspace, "calm")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("spinner_spin")).content == "spin True"
         with anyio.fail_after(120):
             for _ in range(3):
@@ -97,7 +101,9 @@ async def test_a_cpu_spinner_does_not_keep_another_packages_call_from_finishing(
 
 async def test_a_limit_that_cannot_be_used_is_said_and_the_package_runs(workspace):
     extension(workspace, "odd", {"memory": "lots"})
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("odd_ping")).content == "ping True"
         [said] = codes(gateway, "sandbox.limits_invalid")
         assert said.package == "odd" and "memory" in said.message
@@ -121,7 +127,9 @@ def per_call_tool(workspace: Any, name: str, body: str, limits: dict[str, Any]) 
 async def test_a_per_call_tool_over_its_memory_limit_is_named_too(workspace):
     eat = "chunks = []\nwhile True:\n    chunks.append(bytearray(1 << 20))\n"
     per_call_tool(workspace, "glutton", eat, {"memory": "64M"})
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("glutton")).is_error
         [said] = codes(gateway, "sandbox.limit_exceeded")
         assert said.package == "glutton" and "memory limit (64 MiB)" in said.message
@@ -129,7 +137,9 @@ async def test_a_per_call_tool_over_its_memory_limit_is_named_too(workspace):
 
 async def test_an_unusable_limit_is_said_once_however_many_calls_start(workspace):
     per_call_tool(workspace, "odd_tool", 'print("{}")\n', {"pids": "many"})
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         for _ in range(3):
             assert (await gateway.call_tool("odd_tool")).content == "{}"
         [said] = codes(gateway, "sandbox.limits_invalid")

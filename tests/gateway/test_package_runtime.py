@@ -75,7 +75,9 @@ def installed(workspace, monkeypatch, tmp_path: Path):
 
 
 async def test_undeclared_tool_is_refused_and_the_declared_one_runs(workspace, installed):
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.registry.tool("undeclared_tool") is None
         tool = gateway.registry.tool("review_code")
         assert tool is not None and tool.owner == "acme.review"
@@ -85,13 +87,17 @@ async def test_undeclared_tool_is_refused_and_the_declared_one_runs(workspace, i
 
 
 async def test_declared_tool_never_registered_is_reported(workspace, installed):
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         codes = {(d.code, d.contribution) for d in gateway.diagnostics}
     assert ("package.contribution_missing", "never_registered") in codes
 
 
 async def test_package_process_gets_the_environment_its_spec_declares(workspace, installed):
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         (process,) = gateway.processes
         environ = Path(f"/proc/{process.pid}/environ").read_bytes().split(b"\0")
     assert b"ACME_TOKEN=t" in environ
@@ -118,7 +124,9 @@ async def test_runtime_diagnostics_in_register_are_added_under_the_package(
         },
     }
     (tmp_path / "behaviour.json").write_text(json.dumps(behaviour))
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         found = [(d.code, d.package) for d in gateway.diagnostics if d.package == "acme.review"]
     assert ("runtime.unavailable", "acme.review") in found
     assert found.count(("protocol.diagnostic_invalid", "acme.review")) == 2
@@ -127,7 +135,9 @@ async def test_runtime_diagnostics_in_register_are_added_under_the_package(
 async def test_a_package_failing_a_gate_is_not_started(workspace, installed):
     with StateStore.open(workspace.config.home) as store:
         store.set_enabled("acme.review", False)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == []
         assert any(d.code == "gate.disabled" for d in gateway.diagnostics)
 
@@ -161,7 +171,9 @@ async def test_a_package_whose_dependency_fails_to_start_is_not_started(
     monkeypatch.setattr(
         NanobotAdapter, "plan_launch", lambda self, entry, home: launcher(entry, home)
     )
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == []
         blocked = [d for d in gateway.diagnostics if d.code == "gate.blocked"]
     assert [d.package for d in blocked] == ["acme.dependent"]
@@ -188,7 +200,9 @@ async def test_a_declared_tool_replaces_another_packages_only_when_it_says_so(
     with StateStore.open(home) as store:
         store.set_trusted("zeta.review", True)
         store.set_enabled("zeta.review", True)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         owner = gateway.registry.tool("review_code").owner
         conflicts = [d for d in gateway.diagnostics if d.code == "package.contribution_conflict"]
     if replaces:

@@ -8,6 +8,7 @@ from gateway import ToolOutcome, open_gateway
 from gateway.base import ToolRules
 from gateway.model import CommandEntry, CommandOutcome, HookEntry, Registry, make_tool
 from gateway.model.registry import BUILTIN_OWNER
+from tests._clock import virtual_time  # noqa: F401  (in memory: both backends, virtual time)
 
 BUILTINS = ["ask_user", "bash", "edit", "git", "glob", "grep", "read", "read_skill", "write"]
 
@@ -126,10 +127,16 @@ def test_plan_mode_offers_only_tools_within_read_and_user(capabilities, offered)
 @pytest.mark.anyio
 async def test_omitted_capabilities_mean_write_shell_network(workspace):
     workspace.add_extension("ext")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.registry.tool("act").capabilities == ("write", "shell", "network")
     async with open_gateway(
-        workspace.root, trust=True, plan=True, config=workspace.config
+        workspace.root,
+        trust=True,
+        plan=True,
+        config=workspace.config,
+        transport=workspace.transport,
     ) as gateway:
         assert gateway.tools() == []
         result = await gateway.call_tool("act", {})
@@ -139,7 +146,9 @@ async def test_omitted_capabilities_mean_write_shell_network(workspace):
 @pytest.mark.anyio
 async def test_extension_tool_with_builtin_name_is_skipped_through_the_host(workspace):
     workspace.add_extension("ext", tools=["bash", "fine"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.registry.tool("bash") is None
         assert gateway.registry.tool("fine") is not None
         assert any(d.code == "registry.builtin_name" for d in gateway.diagnostics)
@@ -149,7 +158,9 @@ async def test_extension_tool_with_builtin_name_is_skipped_through_the_host(work
 async def test_two_extensions_with_one_name_both_run(workspace):
     workspace.add_extension("twin", folder="one", tools=["t1"])
     workspace.add_extension("twin", folder="two", tools=["t2"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert len(gateway.processes) == 2
         assert {t.name for t in gateway.tools()} == {"t1", "t2"}
         assert not (await gateway.call_tool("t1", {})).is_error

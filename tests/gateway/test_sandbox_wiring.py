@@ -52,7 +52,9 @@ def secret_in_home(workspace) -> Path:  # type: ignore[no-untyped-def]
 @needs_landlock
 async def test_an_extension_cannot_read_the_users_home(workspace):
     snooping(workspace, secret_in_home(workspace))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.registry.tool("snoop").description == "PermissionError"
         assert "sandbox.off" not in {d.code for d in gateway.diagnostics}
 
@@ -60,7 +62,9 @@ async def test_an_extension_cannot_read_the_users_home(workspace):
 async def test_switched_off_it_runs_unconfined_and_says_so_once(workspace):
     snooping(workspace, secret_in_home(workspace))
     config = dataclasses.replace(workspace.config, sandbox=False)
-    async with open_gateway(workspace.root, trust=True, config=config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=workspace.transport
+    ) as gateway:
         assert gateway.registry.tool("snoop").description == "read"
         assert [d.code for d in gateway.diagnostics].count("sandbox.off") == 1
 
@@ -69,7 +73,9 @@ async def test_switched_off_it_runs_unconfined_and_says_so_once(workspace):
 async def test_requiring_the_sandbox_wins_over_switching_it_off(workspace):
     snooping(workspace, secret_in_home(workspace))
     config = dataclasses.replace(workspace.config, sandbox=False, require_sandbox=True)
-    async with open_gateway(workspace.root, trust=True, config=config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=workspace.transport
+    ) as gateway:
         assert gateway.registry.tool("snoop").description == "PermissionError"
         assert "sandbox.off" not in {d.code for d in gateway.diagnostics}
 
@@ -82,7 +88,9 @@ async def test_a_gateway_home_that_is_a_file_raises_home_unusable(workspace):
         shutil.rmtree(workspace.config.home)
     workspace.config.home.write_text("not a folder")
     with pytest.raises(HomeUnusable, match="is not a folder"):
-        async with open_gateway(workspace.root, trust=True, config=workspace.config):
+        async with open_gateway(
+            workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+        ):
             pass
 
 

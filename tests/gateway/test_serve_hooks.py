@@ -17,7 +17,9 @@ pytestmark = pytest.mark.anyio
 async def test_strict_plain_v1_offers_nothing_and_announces_nothing(workspace):
     workspace.add_extension("plain")
     config = dataclasses.replace(workspace.config, plain_v1=True)
-    async with open_gateway(workspace.root, trust=True, config=config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes[0].plan.features == frozenset()
     initialize = workspace.received("plain")[0]
     assert initialize == {"type": "initialize", "version": 1,
@@ -26,7 +28,9 @@ async def test_strict_plain_v1_offers_nothing_and_announces_nothing(workspace):
 
 async def test_without_it_an_extension_is_offered_its_additions(workspace):
     workspace.add_extension("plain")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         offered = gateway.processes[0].plan.features
     assert workspace.received("plain")[0]["gateway"] == announcement(offered)
 
@@ -34,7 +38,9 @@ async def test_without_it_an_extension_is_offered_its_additions(workspace):
 async def test_naming_packages_loads_nothing_discovered(workspace):
     workspace.add_extension("discovered")
     config = dataclasses.replace(workspace.config, packages=("not-installed",))
-    async with open_gateway(workspace.root, trust=True, config=config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == [] and gateway.tools() == []
         assert gateway.packages == []
     assert workspace.received("discovered") == []
@@ -42,7 +48,9 @@ async def test_naming_packages_loads_nothing_discovered(workspace):
 
 async def test_the_registry_tells_its_listener_when_an_owner_comes_or_goes(workspace):
     workspace.add_extension("one")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         changes: list[int] = []
         gateway.registry.on_change = lambda: changes.append(len(gateway.tools()))
         await gateway.reload()
@@ -53,7 +61,9 @@ async def test_the_registry_tells_its_listener_when_an_owner_comes_or_goes(works
 async def test_a_call_without_hooks_skips_tool_call_and_tool_result(workspace):
     workspace.add_extension("tooly")
     workspace.add_extension("hooked", tools=[], events=["tool_call", "tool_result"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("act", {"do": "echo"}, hooks=False)
         events = [m for m in workspace.received("hooked") if m.get("type") == "event"]
         assert events == []
@@ -70,7 +80,9 @@ async def test_the_progress_of_one_call_goes_to_its_own_listener(workspace):
         {"updates": {"text": "step {n}", "count": 2, "every": 0}},
         {"reply": {"content": "done"}},
     ]
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         mine: list[str] = []
         everyone: list[str] = []
         gateway.progress_listener = lambda owner, item: everyone.append(item["text"])

@@ -11,6 +11,7 @@ import pytest
 from gateway import SessionNotFound, open_gateway
 from gateway.base import Diagnostics
 from gateway.model import Session
+from tests._clock import virtual_time  # noqa: F401  (in memory: virtual time)
 
 pytestmark = pytest.mark.anyio
 
@@ -34,10 +35,12 @@ def extension_lines(path: Path) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- status and widgets
 
 
-async def test_status_keys_are_namespaced_by_extension(workspace, language):
-    workspace.add_extension("alpha", language=language, tools=["a"])
-    workspace.add_extension("beta", language=language, tools=["b"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+async def test_status_keys_are_namespaced_by_extension(workspace):
+    workspace.add_extension("alpha", tools=["a"])
+    workspace.add_extension("beta", tools=["b"])
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("a", effects(status={"key": "job", "text": "alpha working"}))
         await gateway.call_tool("b", effects(status={"key": "job", "text": "beta working"}))
         statuses = dict(gateway.session.statuses)
@@ -46,7 +49,9 @@ async def test_status_keys_are_namespaced_by_extension(workspace, language):
 
 async def test_empty_status_text_removes_it(workspace):
     workspace.add_extension("ext")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("act", effects(status={"key": "job", "text": "busy"}))
         await gateway.call_tool("act", effects(status={"key": "other", "text": "stays"}))
         await gateway.call_tool("act", effects(status={"key": "job", "text": ""}))
@@ -54,10 +59,12 @@ async def test_empty_status_text_removes_it(workspace):
     assert statuses == {"ext:other": "stays"}
 
 
-async def test_widget_keys_are_namespaced_by_extension(workspace, language):
-    workspace.add_extension("alpha", language=language, tools=["a"])
-    workspace.add_extension("beta", language=language, tools=["b"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+async def test_widget_keys_are_namespaced_by_extension(workspace):
+    workspace.add_extension("alpha", tools=["a"])
+    workspace.add_extension("beta", tools=["b"])
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("a", effects(widget={"key": "agents", "lines": ["✓ one", "… two"]}))
         await gateway.call_tool("b", effects(widget={"key": "agents", "lines": ["b"]}))
         widgets = dict(gateway.session.widgets)
@@ -66,7 +73,9 @@ async def test_widget_keys_are_namespaced_by_extension(workspace, language):
 
 async def test_empty_widget_lines_remove_it(workspace):
     workspace.add_extension("ext")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("act", effects(widget={"key": "w", "lines": ["x"]}))
         await gateway.call_tool("act", effects(widget={"key": "keep", "lines": ["y"]}))
         await gateway.call_tool("act", effects(widget={"key": "w", "lines": []}))
@@ -74,9 +83,11 @@ async def test_empty_widget_lines_remove_it(workspace):
     assert widgets == {"ext:keep": ["y"]}
 
 
-async def test_update_lines_apply_side_effects(workspace, language):
-    workspace.add_extension("ext", language=language)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+async def test_update_lines_apply_side_effects(workspace):
+    workspace.add_extension("ext")
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool(
             "act",
             update(
@@ -98,7 +109,9 @@ async def test_update_lines_apply_side_effects(workspace, language):
 
 async def test_notifications_are_recorded_in_order(workspace):
     workspace.add_extension("ext")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("act", effects(notification={"level": "warning", "message": "one"}))
         await gateway.call_tool("act", update(notification={"level": "custom", "message": "two"}))
         recorded = [(e, n.level, n.message) for e, n in gateway.session.notifications]
@@ -109,7 +122,11 @@ async def test_side_effects_are_reported_to_the_listener(workspace):
     workspace.add_extension("ext")
     seen: list[Any] = []
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, on_effect=seen.append
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        on_effect=seen.append,
     ) as gateway:
         await gateway.call_tool("act", effects(status={"key": "k", "text": "t"}, entry=1))
     assert [(e.kind, e.extension, e.key, e.value) for e in seen] == [
@@ -128,7 +145,9 @@ async def test_side_effects_are_reported_to_the_listener(workspace):
 )
 async def test_entry_is_written_to_the_session_file(workspace, data):
     workspace.add_extension("lifecycle")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("act", effects(entry=data))
         path = gateway.session.path
     assert extension_lines(path) == [{"type": "extension", "extension": "lifecycle", "data": data}]
@@ -136,7 +155,9 @@ async def test_entry_is_written_to_the_session_file(workspace, data):
 
 async def test_entry_written_from_update_in_node_extension(workspace):
     workspace.add_extension("lifecycle", language="node")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("act", update(entry={"count": 1}))
         await gateway.call_tool("act", update(entry=None))
         path = gateway.session.path
@@ -148,7 +169,9 @@ async def test_entry_written_from_update_in_node_extension(workspace):
 
 async def test_no_entry_field_writes_no_entry(workspace):
     workspace.add_extension("ext")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("act", effects(status={"key": "k", "text": "t"}))
         path = gateway.session.path
     assert extension_lines(path) == []
@@ -157,7 +180,9 @@ async def test_no_entry_field_writes_no_entry(workspace):
 async def test_entries_never_appear_in_a_tool_result(workspace):
     workspace.add_extension("ext", events=["tool_result"])
     secret = {"private": "only-for-the-extension"}
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         first = await gateway.call_tool("act", effects(entry=secret))
         second = await gateway.call_tool("act", update(entry=secret))
         path = gateway.session.path
@@ -173,14 +198,20 @@ async def test_entries_never_appear_in_a_tool_result(workspace):
     assert [payload["output"] for payload in hooks] == ["effects", "updated"]
 
 
-async def test_resumed_session_has_entries_back(workspace, language):
-    workspace.add_extension("ext", language=language, events=["session_before_compact"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+async def test_resumed_session_has_entries_back(workspace):
+    workspace.add_extension("ext", events=["session_before_compact"])
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("act", effects(entry={"n": 1}))
         await gateway.call_tool("act", update(entry=["n", 2]))
         session_id = gateway.session.id
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, session_id=session_id
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        session_id=session_id,
     ) as gateway:
         assert gateway.session.id == session_id
         assert gateway.session.extension_entries("ext") == [{"n": 1}, ["n", 2]]
@@ -198,7 +229,9 @@ async def test_resumed_session_has_entries_back(workspace, language):
 
 async def test_workspace_is_only_on_the_session_header(workspace):
     workspace.add_extension("ext", events=["session_before_compact"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("act", effects(entry=1))
         await gateway.compact()
         path = gateway.session.path
@@ -220,7 +253,9 @@ async def test_workspace_is_only_on_the_session_header(workspace):
 
 async def test_corrupt_session_line_is_skipped_and_the_rest_loads(workspace):
     workspace.add_extension("ext")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("act", effects(entry={"n": 1}))
         path, session_id = gateway.session.path, gateway.session.id
     with path.open("a") as handle:
@@ -228,7 +263,11 @@ async def test_corrupt_session_line_is_skipped_and_the_rest_loads(workspace):
         handle.write("[1, 2]\n")
         handle.write(json.dumps({"type": "extension", "extension": "ext", "data": {"n": 2}}) + "\n")
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, session_id=session_id
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        session_id=session_id,
     ) as gateway:
         assert gateway.session.extension_entries("ext") == [{"n": 1}, {"n": 2}]
         corrupt = [d for d in gateway.diagnostics if d.code == "session.file_corrupt"]
@@ -241,7 +280,11 @@ async def test_unknown_session_id_raises_session_not_found(workspace):
     workspace.add_extension("ext")
     with pytest.raises(SessionNotFound):
         async with open_gateway(
-            workspace.root, trust=True, config=workspace.config, session_id="1234567890"
+            workspace.root,
+            trust=True,
+            config=workspace.config,
+            transport=workspace.transport,
+            session_id="1234567890",
         ):
             pass  # pragma: no cover - never reached
 

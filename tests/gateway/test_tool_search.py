@@ -92,7 +92,9 @@ def test_a_readme_summary_is_its_first_prose() -> None:
 
 
 async def test_search_finds_a_tool_from_a_task_in_plain_words(workspace) -> None:
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         _register(gateway)
         found = gateway.search_tools("report a bug in the issue tracker")
         counted = gateway.search_tools("count how many words a text has", limit=1)
@@ -122,7 +124,9 @@ async def test_a_tool_an_adopted_policy_denies_outright_is_never_found(
                          "then": {"decision": "deny"}}]}  # fmt: skip
     with StateStore.open(workspace.config.home) as store:
         PolicyRecords(store).accept(package, bundle)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         _register(gateway)
         found = gateway.search_tools("delete files from the disk", limit=20)
         schemas = gateway.tool_schemas(deferred=True, pinned=["rm_files"])
@@ -131,7 +135,9 @@ async def test_a_tool_an_adopted_policy_denies_outright_is_never_found(
 
 
 async def test_deferred_schemas_are_the_meta_tools_and_the_pinned_tools(workspace) -> None:
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         _register(gateway)
         schemas = gateway.tool_schemas(deferred=True, pinned=["wordcount"])
         everything = gateway.tool_schemas()
@@ -145,7 +151,9 @@ async def test_the_meta_tools_search_then_call_through_the_hooks(workspace) -> N
         "guard", tools=[], events=["tool_call"],
         hooks={"tool_call": {"allow": False, "reason": "blocked by the guard"}},
     )  # fmt: skip
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         _register(gateway)
         searched = await gateway.call_tool("search_tools", {"query": "save a note", "limit": 2})
         called = await gateway.call_tool(
@@ -159,7 +167,9 @@ async def test_the_meta_tools_search_then_call_through_the_hooks(workspace) -> N
 
 
 async def test_a_real_tool_keeps_a_meta_tools_name_and_the_meta_tool_moves(workspace) -> None:
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         _register(gateway, ("save_note",))
         gateway.register_builtin_tool("search_tools", "A package's own search.", OBJECT, _ok)
         names = [s["name"] for s in gateway.tool_schemas(deferred=True)]
@@ -188,7 +198,9 @@ async def test_list_tokens_counts_each_packages_definitions_and_the_deferred_lis
 ) -> None:
     from gateway.cli._tool_tokens import tool_tokens
 
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         _register(gateway)
         report = tool_tokens(gateway)
     (builtin,) = report["packages"]
@@ -211,7 +223,9 @@ async def test_a_packages_pin_setting_pins_and_a_bad_one_is_said_once(
         ids.append(install_ready(workspace.config.home, folder))
     write_package_config(workspace.config.home, ids[0], {"$gateway": {"pin": ["wordcount"]}})
     write_package_config(workspace.config.home, ids[1], {"$gateway": {"pin": 5}})
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         _register(gateway)
         first = gateway.tool_search.pinned()
         second = gateway.tool_search.pinned(["save_note"])

@@ -13,14 +13,18 @@ pytestmark = pytest.mark.anyio
 async def test_persisted_trust_loads_project_extensions(workspace):
     workspace.add_extension("project", tools=["p"])
     set_workspace_trust(workspace.config.home, workspace.root, True)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.trusted and gateway.registry.tool("p") is not None
 
 
 async def test_explicit_trust_false_overrides_the_persisted_decision(workspace):
     workspace.add_extension("project", tools=["p"])
     set_workspace_trust(workspace.config.home, workspace.root, True)
-    async with open_gateway(workspace.root, trust=False, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=False, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.registry.tool("p") is None
 
 
@@ -36,7 +40,9 @@ async def test_corrupt_store_is_a_diagnostic_the_workspace_is_untrusted_and_the_
     workspace.config.home.mkdir(parents=True, exist_ok=True)
     state = workspace.config.home / "state.sqlite3"
     state.write_bytes(b"not a database")
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert not gateway.trusted
         assert gateway.registry.tool("p") is None
         errors = [d for d in gateway.diagnostics if d.severity.value == "error"]

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import adapters._codes  # noqa: F401 - declares the adapter codes
-import gateway.base._codes  # noqa: F401 - declares package.contribution_missing
 from adapters.nanobot.sidecar import _diagnostics
 from gateway.base import catalogue
 

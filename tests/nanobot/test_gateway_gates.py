@@ -69,20 +69,26 @@ async def test_nothing_runs_until_every_gate_is_passed(workspace, tmp_path):
         if step == "granted":
             with StateStore.open(home) as store:
                 store.grant("test.marked", ["workspace.read"], ["workspace.read"])
-        async with open_gateway(workspace.root, config=workspace.config) as gateway:
+        async with open_gateway(
+            workspace.root, config=workspace.config, transport=workspace.transport
+        ) as gateway:
             assert gateway.tools() == []
             assert code in codes(gateway.diagnostics), step
         assert not marker.exists(), f"package code ran after: {step}"
     with StateStore.open(home) as store:
         store.set_trusted("test.marked", True)
         store.revoke("test.marked", ["workspace.read"])
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.tools() == []
         assert "gate.permission_missing" in codes(gateway.diagnostics)
     assert not marker.exists()
     with StateStore.open(home) as store:
         store.grant("test.marked", ["workspace.read"], ["workspace.read"])
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [t.name for t in gateway.tools()] == ["env_value"]
     assert marker.read_text() == "imported"
 
@@ -101,13 +107,17 @@ async def test_a_missing_hard_dependency_leaves_the_package_inactive(
         ],
     )
     install_ready(workspace.config.home, package)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.tools() == []
         [missing] = [d for d in gateway.diagnostics if d.code == "gate.dependency_missing"]
         assert "ACME_REVIEW_TOKEN" in missing.message
     assert not marker.exists()
     monkeypatch.setenv("ACME_REVIEW_TOKEN", "s3cret")
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [t.name for t in gateway.tools()] == ["env_value"]
 
 
@@ -123,12 +133,16 @@ async def test_a_declared_variable_reaches_the_sidecar_only_once_the_user_passes
         tmp_path, home, dependencies=[{"kind": "environment", "name": "ACME_REVIEW_TOKEN"}]
     )
     install_ready(home, package)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         value = await gateway.call_tool("env_value", {"name": "ACME_REVIEW_TOKEN"})
         assert value.content == "<unset>"
     with StateStore.open(home) as store:
         store.grant("test.marked", ["env:ACME_REVIEW_TOKEN"], ["env:ACME_REVIEW_TOKEN"])
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         value = await gateway.call_tool("env_value", {"name": "ACME_REVIEW_TOKEN"})
         assert value.content == "s3cret"
         # A grant passes the one variable it names, nothing else.
@@ -146,7 +160,9 @@ async def test_a_stored_secret_reaches_the_sidecar_without_the_users_environment
     )
     install_ready(home, package)
     set_secret(home, "test.marked", "ACME_REVIEW_TOKEN", "st0red")
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         value = await gateway.call_tool("env_value", {"name": "ACME_REVIEW_TOKEN"})
         assert value.content == "st0red"
 
@@ -176,7 +192,9 @@ async def test_a_missing_python_distribution_leaves_the_package_inactive(workspa
         dependencies=[{"kind": "python", "name": "acme-not-installed-core", "specifier": ">=1,<2"}],
     )  # fmt: skip
     install_ready(workspace.config.home, package)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.tools() == []
         assert "gate.dependency_missing" in codes(gateway.diagnostics)
     assert not marker.exists()
@@ -197,7 +215,9 @@ async def test_runtimes_the_python_sidecar_does_not_run_say_why(
         (root / "index.js").write_text("export default function () {}\n")
     (root / "nanobot.extension.json").write_text(json.dumps(manifest))
     install_ready(workspace.config.home, root)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         [unavailable] = [d for d in gateway.diagnostics if d.code == "runtime.unavailable"]
     assert unavailable.package == f"test.{runtime}" and reason in unavailable.message
 
@@ -216,7 +236,9 @@ async def test_a_runtime_pi_package_runs_its_entries_in_the_pi_sidecar(workspace
                 "contributions": [{"kind": "command", "name": "hello", "description": "greets"}]}  # fmt: skip
     (root / "nanobot.extension.json").write_text(json.dumps(manifest))
     install_ready(workspace.config.home, root)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert not [d for d in gateway.diagnostics if d.code == "runtime.unavailable"]
         command = gateway.registry.command("hello")
         assert command is not None and command.owner == "test.piwrapped"

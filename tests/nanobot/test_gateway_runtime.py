@@ -79,7 +79,9 @@ async def test_a_package_runs_calls_and_commands_through_the_gateway(workspace, 
     package = write_package(tmp_path / "src" / "echo", "acme.echo", source, tools=["echo_a"],
                             commands=["hello"])  # fmt: skip
     install_ready(workspace.config.home, package)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [(t.name, t.owner) for t in gateway.tools()] == [("echo_a", "acme.echo")]
         result = await gateway.call_tool("echo_a", {"text": "hi"})
         assert (result.content, result.is_error) == ("acme.echo:hi", False)
@@ -100,7 +102,9 @@ async def test_a_package_that_blocks_in_register_does_not_block_the_host(
     install_ready(workspace.config.home, sleepy)
     install_ready(workspace.config.home, echo_package(tmp_path / "src", "test.good", "good"))
     started = time.monotonic()
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert time.monotonic() - started < 10
         assert (await gateway.call_tool("echo_good", {"text": "x"})).content == "test.good:x"
         failed = [d for d in gateway.diagnostics if d.code == "extension.start_failed"]
@@ -114,7 +118,9 @@ async def test_a_package_that_crashes_its_sidecar_is_reported_and_others_keep_wo
     home = workspace.config.home
     install_ready(home, echo_package(tmp_path / "src", "test.crash", "c", ("echo", "crash")))
     install_ready(home, echo_package(tmp_path / "src", "test.other", "o"))
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         crashed = await gateway.call_tool("crash_c", {})
         assert crashed.is_error and "exited unexpectedly" in crashed.content
         assert "extension.exited" in codes(gateway.diagnostics)
@@ -127,7 +133,9 @@ async def test_a_slow_call_times_out_alone_and_the_sidecar_survives(
     monkeypatch.setenv("GATEWAY_NANOBOT_TIMEOUT", "1")
     package = echo_package(tmp_path / "src", "test.slow", "s", ("echo", "slow"))
     install_ready(workspace.config.home, package)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         timed_out = await gateway.call_tool("slow_s", {"seconds": 30})
         assert timed_out.is_error and "timed out" in timed_out.content
         assert (await gateway.call_tool("echo_s", {"text": "z"})).content == "test.slow:z"
@@ -158,7 +166,9 @@ async def test_two_packages_shipping_the_same_module_names_are_isolated(workspac
             tools=[f"which_{name}"],
         )  # fmt: skip
         install_ready(workspace.config.home, package)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         for name in ("alpha", "beta"):
             assert (await gateway.call_tool(f"which_{name}", {})).content == f"helpers of {name}"
 
@@ -193,7 +203,9 @@ async def test_a_hook_blocks_and_rewrites_built_in_and_extension_tool_calls(work
         ran.append(arguments)
         return ToolOutcome(f"ran {arguments['command']}")
 
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         gateway.register_builtin_tool("bash", "run a command", {"type": "object"}, bash)
         assert [(h.event, h.owner) for h in gateway.registry.hooks()] == [
             ("tool_call", "test.guard"), ("tool_result", "test.guard"), ("turn_end", "test.guard"),
@@ -252,7 +264,9 @@ async def test_turn_session_and_compaction_hooks_follow_the_gateway(workspace, t
     package = write_package(tmp_path / "src" / "turns", "test.turns", TURNS, tools=["seen"],
                             hooks=["watch"])  # fmt: skip
     install_ready(workspace.config.home, package)
-    async with open_gateway(workspace.root, config=workspace.config, plan=False) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport, plan=False
+    ) as gateway:
         await gateway.start_session()
         await gateway.start_turn()
         await gateway.call_tool("seen", {})
@@ -275,7 +289,9 @@ async def test_removing_a_package_removes_its_hooks_and_keeps_the_others(workspa
                                       hooks=["guard"]))  # fmt: skip
     install_ready(home, write_package(tmp_path / "src" / "turns", "test.turns", TURNS,
                                       tools=["seen"], hooks=["watch"]))  # fmt: skip
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert {h.owner for h in gateway.registry.hooks()} == {"test.guard", "test.turns"}
         assert [h.owner for h in gateway.registry.hooks("tool_call")] == ["test.guard"]
         _set(home, "test.guard", enabled=False)
@@ -292,7 +308,9 @@ async def test_read_only_tools_are_offered_in_plan_mode(workspace, tmp_path):
             tmp_path / "src" / "turns", "test.turns", TURNS, tools=["seen"], hooks=["watch"]
         ),
     )
-    async with open_gateway(workspace.root, config=workspace.config, plan=True) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport, plan=True
+    ) as gateway:
         assert [(t.name, t.capabilities) for t in gateway.tools()] == [("seen", ("read",))]
 
 
@@ -315,7 +333,9 @@ def register(api):
         extra=[{"kind": "channel", "name": "telegram"}],
     )  # fmt: skip
     install_ready(workspace.config.home, package)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [t.name for t in gateway.tools()] == ["declared"]
         found = {(d.code, d.package, d.contribution) for d in gateway.diagnostics}
     assert found == {
@@ -337,7 +357,9 @@ async def test_duplicate_tool_names_across_packages_are_diagnostics(workspace, t
         tools=["bash"],
     )  # fmt: skip
     install_ready(home, bash)
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         found = codes(gateway.diagnostics)
         # nanobot's rule across packages: the first keeps it unless `replaces` names it.
         assert "package.contribution_conflict" in found and "registry.builtin_name" in found
@@ -363,7 +385,9 @@ async def test_one_broken_package_does_not_block_unrelated_packages(workspace, t
         ),
     )
     install_ready(home, echo_package(tmp_path / "src", "test.fine", "fine"))
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("echo_fine", {"text": "ok"})).content == "test.fine:ok"
         failed = {d.package: d.message for d in gateway.diagnostics
                   if d.code == "nanobot.register_failed"}  # fmt: skip
@@ -388,7 +412,9 @@ async def test_disable_untrust_uninstall_and_reload_remove_registrations(
     home = workspace.config.home
     install_ready(home, echo_package(tmp_path / "src", "test.gone", "gone"))
     install_ready(home, echo_package(tmp_path / "src", "test.stays", "stays"))
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert {t.name for t in gateway.tools()} == {"echo_gone", "echo_stays"}
         if change == "disable":
             _set(home, "test.gone", enabled=False)
@@ -409,7 +435,9 @@ async def test_reload_runs_the_updated_source(workspace, tmp_path):
     home = workspace.config.home
     src = tmp_path / "src"
     install_ready(home, echo_package(src, "test.update", "u"))
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("echo_u", {"text": "1"})).content == "test.update:1"
         source = (src / "test.update" / "extension.py").read_text()
         (src / "test.update" / "extension.py").write_text(source.replace('"test.update:"', '"v2:"'))
@@ -433,6 +461,8 @@ async def test_the_package_config_file_reaches_api_config(workspace, tmp_path):
     install_ready(home, package)
     (home / "config").mkdir(parents=True, exist_ok=True)
     (home / "config" / "test.configured.json").write_text('{"level": 3}')
-    async with open_gateway(workspace.root, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("show_config", {})
     assert json.loads(result.content) == {"level": 3}

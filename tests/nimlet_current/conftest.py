@@ -1,5 +1,9 @@
-"""Real extensions written the current nimlet way (``fixtures/current_extension.py`` and
-its JavaScript twin), added to a throwaway workspace."""
+"""Extensions written the current nimlet way, added to a throwaway workspace: in memory
+(``fixtures/memory_current.py``, the default, for the host's handling of each message) or
+as real processes (``fixtures/current_extension.py`` and its JavaScript twin, in
+``test_real_processes.py``, where the pipes are what is tested). Async tests run on both
+backends on a virtual clock (``tests/_clock.py``): their timeouts and steps' sleeps take no
+real time."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from typing import Any
 import pytest
 
 from gateway.runtime import find_node
+from tests._clock import virtual_time  # noqa: F401  (every async test here: virtual time)
 
 from ..conftest import Workspace
 
@@ -37,14 +42,17 @@ def add_current(
     folder: str | None = None,
     **config: Any,
 ) -> Path:
-    """Write a current-style extension under the workspace's ``.nimlet/extensions``;
-    returns the path of the log of what it received."""
+    """Write a current-style extension under the workspace's ``.nimlet/extensions``
+    (``memory``: run in memory by the workspace's transport; ``python``, ``node``: a real
+    process); returns the path of the log of what it received."""
     directory = workspace.root / ".nimlet/extensions" / (folder or name)
     directory.mkdir(parents=True, exist_ok=True)
     log = directory / "received.jsonl"
     config.setdefault("log", str(log))
     (directory / "config.json").write_text(json.dumps(config))
-    if language == "python":
+    if language == "memory":
+        command = [sys.executable, str(FIXTURES / "memory_current.py")]
+    elif language == "python":
         command = [sys.executable, str(FIXTURES / "current_extension.py")]
     else:
         node = find_node()
@@ -69,11 +77,12 @@ def script(*steps: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def current(workspace: Workspace, language: str) -> Any:
-    """``current(name, **config)``: a current-style extension in the test's language."""
+def current(workspace: Workspace) -> Any:
+    """``current(name, **config)``: a current-style extension, in memory unless
+    ``language`` says otherwise."""
 
     def add(name: str, **config: Any) -> Path:
-        config.setdefault("language", language)
+        config.setdefault("language", "memory")
         return add_current(workspace, name, **config)
 
     return add

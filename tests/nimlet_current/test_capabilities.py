@@ -18,7 +18,9 @@ async def test_capabilities_are_read_case_insensitively_with_the_unsafe_default(
 ) -> None:
     current("ext", tools=[tool("mixed", ["READ", "User", "read"]), tool("missing"),
                           tool("null", None), tool("none", [])])  # fmt: skip
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         found = {t.name: t.capabilities for t in gateway.tools()}
     assert found == {
         "mixed": ("read", "user"),
@@ -27,7 +29,11 @@ async def test_capabilities_are_read_case_insensitively_with_the_unsafe_default(
         "none": (),
     }
     async with open_gateway(
-        workspace.root, trust=True, plan=True, config=workspace.config
+        workspace.root,
+        trust=True,
+        plan=True,
+        config=workspace.config,
+        transport=workspace.transport,
     ) as gateway:
         assert sorted(t.name for t in gateway.tools()) == ["mixed", "none"]
 
@@ -46,7 +52,9 @@ async def test_one_invalid_value_rejects_the_whole_register(
     register = {"type": "register", "commands": [{"name": "cmd"}],
                 "tools": [tool("fine", ["read"]), tool("bad", capabilities)]}  # fmt: skip
     current("ext", register=register)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == [] and gateway.tools() == []
         assert gateway.registry.command("cmd") is None
         [failure] = [d for d in gateway.diagnostics if d.code == "extension.register_invalid"]
@@ -60,7 +68,9 @@ RESULT = {"reply": {"content": "$answers"}}
 async def test_read_only_calls_of_one_step_run_concurrently(workspace, current) -> None:
     current("ext", tools=[tool("look", ["read"]), tool("peek", ["READ"]),
                           tool("user", ["read", "user"])])  # fmt: skip
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         together = await gateway.call_tools(
             [("look", script(BARRIER, RESULT)), ("peek", script(BARRIER, RESULT))]
         )

@@ -32,7 +32,11 @@ async def test_the_context_comes_from_the_embedding_agent(workspace, current) ->
 
     link = AgentLink(provider="anthropic", model="claude-x", messages=lambda: messages)
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, agent=link
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        agent=link,
     ) as gateway:
         await gateway.run_command("ctx", "a b")
         gateway.agent.edit_text = editor
@@ -53,7 +57,9 @@ async def test_the_context_comes_from_the_embedding_agent(workspace, current) ->
 
 async def test_without_an_agent_the_messages_are_the_sessions(workspace, current) -> None:
     current("ext", commands={"ctx": reply()})
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         gateway.session.add_user_message("remember me")
         await gateway.run_command("ctx")
     context = commands_received(workspace, "ext")[0]["context"]
@@ -76,7 +82,9 @@ async def test_side_effects_and_message_then_one_action_in_upstreams_order(
             "bad": reply(message="before", session={"action": "explode"}),
         },
     )  # fmt: skip
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         everything = await gateway.run_command("all")
         assert gateway.session.statuses["ext:job"] == "busy"  # applied before the outcome
         assert (everything.message, everything.session, everything.reload, everything.prompt) == (
@@ -99,7 +107,9 @@ async def test_new_fork_and_switch_restart_the_extensions_on_another_session(
     workspace, current
 ) -> None:
     current("ext", subscribe=["session_start", "session_end"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         first = gateway.session.id
         for text in ("one", "two", "three"):
             gateway.session.add_user_message(text)
@@ -126,7 +136,9 @@ async def test_new_fork_and_switch_restart_the_extensions_on_another_session(
 
 async def test_compact_runs_both_compaction_hooks(workspace, current) -> None:
     current("ext", subscribe=["session_before_compact", "session_compact"])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert await gateway.apply_session_action(SessionAction("compact", instruction="x")) == ""
     events = [m for m in workspace.received("ext") if m["type"] == "event"]
     assert [e["event"] for e in events] == ["session_before_compact", "session_compact"]

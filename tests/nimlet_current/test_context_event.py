@@ -40,7 +40,9 @@ async def test_additions_are_appended_in_startup_order_from_one_payload(workspac
     )
     current("c", subscribe=["context"],
             events={"context": reply(allow=False, system=["never"], messages=[note("never")])})  # fmt: skip
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         order = [p.name for p in gateway.processes]
         first = await gateway.context(SYSTEM, MESSAGES)
         again = await gateway.context(SYSTEM, MESSAGES)
@@ -56,7 +58,9 @@ async def test_additions_are_appended_in_startup_order_from_one_payload(workspac
 async def test_invalid_additions_are_ignored_with_a_warning(workspace, current) -> None:
     current("ext", subscribe=["context"],
             events={"context": reply(system=["ok", 3], messages=[note("ok"), {"type": "system"}, "x"])})  # fmt: skip
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.context([], [])
         warnings = [d.message for d in gateway.diagnostics if d.code == "hook.failed"]
     assert (result.system, result.messages) == (["ok"], [note("ok")])
@@ -75,7 +79,11 @@ async def test_plan_mode_dispatches_only_context_and_runs_plan_tools_bare(
         raise AssertionError("no permission prompt in plan mode")
 
     async with open_gateway(
-        workspace.root, trust=True, plan=True, config=workspace.config
+        workspace.root,
+        trust=True,
+        plan=True,
+        config=workspace.config,
+        transport=workspace.transport,
     ) as gateway:
         gateway.agent.approve = deny
         assert [t.name for t in gateway.tools()] == ["look"]
@@ -96,7 +104,9 @@ async def test_runtimes_replacing_messages_go_first(workspace, current) -> None:
     async def replace(event: str, payload: dict[str, Any]) -> dict[str, Any]:
         return {"messages": [note("replaced")]}
 
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         # How a Pi runtime's `context` subscription is filed (events.extended).
         gateway.registry.register("pi", hooks=[HookEntry("context_transform", "pi", replace)])
         result = await gateway.context(SYSTEM, MESSAGES)

@@ -1,6 +1,9 @@
 """While any extension waits on the user (``ui_request``) or the host (``host_request``),
 no pending request of any extension times out; once it is answered, each starts over with
-its full timeout."""
+its full timeout.
+
+In memory on a virtual clock (``tests/_clock.py``): the 1 s timeouts and the steps' sleeps
+take no real time, and a loaded machine cannot stretch a step past a deadline."""
 
 from __future__ import annotations
 
@@ -22,14 +25,17 @@ LATE = script({"sleep": 1.5}, {"reply": {"content": "late but fine"}})
 async def test_a_question_of_one_extension_pauses_every_deadline(workspace, current) -> None:
     current("slow", tools=[tool("slow")], timeout=1)
     current("asker", tools=[tool("ask")])
-    slow_done = anyio.Event()
+    asked, slow_done = anyio.Event(), anyio.Event()
 
     async def ui(process: Any, request: Any) -> UiAnswer:
+        asked.set()
         await slow_done.wait()  # the question stays open until the slow call is over
         return UiAnswer("ok")
 
     question = {"ask": {"type": "ui_request", "method": "input", "prompt": "wait"}}
-    async with open_gateway(workspace.root, trust=True, config=workspace.config, ui=ui) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport, ui=ui
+    ) as gateway:
         results: dict[str, Any] = {}
 
         async def slow() -> None:
@@ -41,7 +47,7 @@ async def test_a_question_of_one_extension_pauses_every_deadline(workspace, curr
 
         async with anyio.create_task_group() as group:
             group.start_soon(asker)
-            await anyio.sleep(0.2)  # the question is open before the slow call starts
+            await asked.wait()  # the question is open before the slow call starts
             group.start_soon(slow)
     assert results["slow"].content == "late but fine"
     assert not results["slow"].is_error
@@ -50,16 +56,21 @@ async def test_a_question_of_one_extension_pauses_every_deadline(workspace, curr
 async def test_a_host_request_pauses_every_deadline(workspace, current) -> None:
     current("slow", tools=[tool("slow")], timeout=1)
     current("asker", tools=[tool("ask")])
-    slow_done = anyio.Event()
+    asked, slow_done = anyio.Event(), anyio.Event()
 
     async def complete(request: Any) -> Completion:
+        asked.set()
         await slow_done.wait()
         return Completion("done", "m")
 
     request = {"ask": {"type": "host_request", "method": "model.complete", "prompt": "p"}}
     link = AgentLink(complete=complete)
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, agent=link
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        agent=link,
     ) as gateway:
         results: dict[str, Any] = {}
 
@@ -69,7 +80,7 @@ async def test_a_host_request_pauses_every_deadline(workspace, current) -> None:
 
         async with anyio.create_task_group() as group:
             group.start_soon(gateway.call_tool, "ask", script(request, {"reply": {}}))
-            await anyio.sleep(0.2)
+            await asked.wait()
             group.start_soon(slow)
     assert results["slow"].content == "late but fine"
 
@@ -84,7 +95,9 @@ async def test_after_the_answer_the_full_timeout_starts_over(workspace, current)
 
     steps = script({"sleep": 0.7}, {"ask": {"type": "ui_request", "method": "input", "prompt": "?"}},
                    {"sleep": 0.7}, {"reply": {"content": "in time"}})  # fmt: skip
-    async with open_gateway(workspace.root, trust=True, config=workspace.config, ui=ui) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport, ui=ui
+    ) as gateway:
         result = await gateway.call_tool("t", steps)
         assert result.content == "in time"
         # Without a question, the same wait still times out.

@@ -44,7 +44,11 @@ async def run(workspace: Any, current: Any, *steps: dict[str, Any], **link: Any)
     current("ext", tools=[tool("t")])
     agent = AgentLink(**link)
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, agent=agent
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        agent=agent,
     ) as gateway:
         return await gateway.call_tool("t", script(*steps, ANSWERS)), gateway
 
@@ -155,7 +159,9 @@ async def test_unknown_and_negotiated_methods_are_upstreams_error(workspace, cur
 async def test_nothing_is_answered_outside_a_turn_or_command(workspace, current) -> None:
     current("ext", subscribe=["session_start"],
             events={"session_start": [host("session.info"), ANSWERS]})  # fmt: skip
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.start_session()
     [response] = [m for m in workspace.received("ext") if m["type"] == "host_response"]
     assert {k: v for k, v in response.items() if k != "id"} == {
@@ -188,7 +194,11 @@ async def test_one_message_type_serves_both_generations(workspace) -> None:
     runtime: Any = Runtime()
     link = AgentLink(edit_text=editor)
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, agent=link
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        agent=link,
     ) as gateway:
         answer = gateway._host_requests.answer
         gateway._state.running += 1  # as during a command

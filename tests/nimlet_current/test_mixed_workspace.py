@@ -17,12 +17,11 @@ from .conftest import reply, script, tool
 pytestmark = pytest.mark.anyio
 
 
-async def test_both_generations_run_side_by_side(workspace, current, language) -> None:
+async def test_both_generations_run_side_by_side(workspace, current) -> None:
     # The older extension: string content, a `question`, the eight events.
     workspace.add_extension(
-        "old", language=language, tools=["old_tool"], commands=["old_cmd"],
-        events=["tool_call", "turn_end"],
-    )  # fmt: skip
+        "old", tools=["old_tool"], commands=["old_cmd"], events=["tool_call", "turn_end"]
+    )
     current(
         "new", tools=[tool("new_tool", ["read"])], commands={"new_cmd": reply(message="new ran")},
         subscribe=["tool_result", "context"],
@@ -35,7 +34,9 @@ async def test_both_generations_run_side_by_side(workspace, current, language) -
         return UiAnswer("staging" if request.method == "question" else "Yes")
 
     seen: list[tuple[str, str]] = []
-    async with open_gateway(workspace.root, trust=True, config=workspace.config, ui=ui) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport, ui=ui
+    ) as gateway:
         gateway.progress_listener = lambda owner, item: seen.append((owner, item["text"]))
         assert {p.name for p in gateway.processes} == {"old", "new"}
         await gateway.start_turn()

@@ -39,7 +39,11 @@ async def test_the_prompt_comes_before_the_hook_and_a_denial_skips_it(workspace,
     asked, approve = approvals(Approval.DENY, Approval.ONCE, Approval.ONCE)
     link = AgentLink(approve=approve)
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, agent=link
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        agent=link,
     ) as gateway:
         denied = await gateway.call_tool("t", {"x": 1})
         assert hooked(workspace) == []
@@ -63,7 +67,11 @@ async def test_session_grants_last_until_a_restart_project_grants_are_saved(
     asked, approve = approvals(Approval.SESSION, Approval.PROJECT, Approval.ONCE)
     link = AgentLink(approve=approve)
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, agent=link
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        agent=link,
     ) as gateway:
         for _ in range(2):
             await gateway.call_tool("a", {})
@@ -75,14 +83,18 @@ async def test_session_grants_last_until_a_restart_project_grants_are_saved(
     assert [r.tool for r in asked] == ["a", "b", "a"]
     saved = json.loads((workspace.root / ".nimlet/permissions.json").read_text())
     assert saved == {"allow": ["tool:b"]}
-    async with open_gateway(workspace.root, trust=False, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=False, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.permissions.grants()["project"] == []  # read only when trusted
 
 
 async def test_no_one_to_ask_or_yolo_runs_without_asking(workspace, current) -> None:
     current("ext", tools=[tool("t")])
     asked, approve = approvals()
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert not (await gateway.call_tool("t", {})).is_error
         gateway.agent.approve = approve
         gateway.agent.yolo = True
@@ -100,7 +112,11 @@ async def test_tool_json_tools_ask_too(workspace) -> None:
     asked, approve = approvals(Approval.DENY)
     link = AgentLink(approve=approve)
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, agent=link
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        agent=link,
     ) as gateway:
         result = await gateway.call_tool("hello", {})
     assert result.error_code == "approval_denied" and [r.key for r in asked] == ["tool:hello"]

@@ -20,7 +20,9 @@ PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n....").decode()
 
 async def call(workspace: Any, current: Any, content: Any) -> Any:
     current("ext", tools=[tool("t")])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("t", script(*reply(content=content)))
         return result, list(gateway.diagnostics)
 
@@ -96,7 +98,9 @@ async def test_a_rewritten_output_keeps_the_images(workspace, current) -> None:
         {"type": "text", "text": "old"},
         {"type": "image", "mimeType": "image/png", "data": PNG},
     ]
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("t", script(*reply(content=content)))
     assert result.content == "NEW"
     assert result.parts == [
@@ -109,7 +113,9 @@ async def test_the_tool_result_hook_and_session_see_the_joined_text(workspace, c
     log = current("observer", subscribe=["tool_result"])
     current("ext", tools=[tool("t")])
     content = [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.call_tool("t", script(*reply(content=content)))
         saved = [e for e in gateway.session.entries if e["type"] == "tool_result"]
     events = [m for m in workspace.received("observer") if m["type"] == "event"]

@@ -23,7 +23,9 @@ UPDATES = {"updates": {"text": "step {n}", "count": 3}}
 async def test_updates_reach_the_listener_and_the_result_in_order(workspace, current) -> None:
     current("ext", tools=[tool("t")], subscribe=["tool_result"])
     seen: list[tuple[str, dict[str, Any]]] = []
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         gateway.progress_listener = lambda owner, item: seen.append((owner, item))
         result = await gateway.call_tool(
             "t", script(UPDATES, {"send": {"type": "tool_update", "id": "$id", "content": ""}},
@@ -43,7 +45,9 @@ async def test_an_update_for_a_call_not_in_flight_is_ignored(workspace, current)
     current("ext", tools=[tool("t")])
     seen: list[Any] = []
     stray = {"send": {"type": "tool_update", "id": "no-such-call", "content": "stray"}}
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         gateway.progress_listener = lambda owner, item: seen.append(item)
         result = await gateway.call_tool("t", script(stray, {"reply": {"content": "ok"}}))
         assert result.progress == [] and seen == []
@@ -56,7 +60,9 @@ async def test_an_update_for_a_call_not_in_flight_is_ignored(workspace, current)
 async def test_updates_do_not_extend_the_timeout(workspace, current) -> None:
     current("ext", tools=[tool("t")], timeout=1)
     endless = {"updates": {"text": "still here {n}", "count": 100, "every": 0.1}}
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("t", script(endless, {"reply": {"content": "late"}}))
     assert result.is_error and "timed out" in result.content
     assert 1 <= len(result.progress) < 100
@@ -81,7 +87,9 @@ async def test_a_flood_of_updates_keeps_the_latest_thousand(workspace, current) 
     current("ext", tools=[tool("t")])
     flood = {"updates": {"text": "step {n}", "count": 5000}}
     seen: list[Any] = []
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         gateway.progress_listener = lambda owner, item: seen.append(item)
         result = await gateway.call_tool("t", script(flood, {"reply": {"content": "done"}}))
     assert len(seen) == 5000  # the listener sees every one
@@ -93,7 +101,9 @@ async def test_an_update_of_text_parts_shows_them_joined(workspace, current) -> 
     current("ext", tools=[tool("t")])
     parts = [{"type": "text", "text": "half"}, {"type": "text", "text": "way"}]
     update = {"send": {"type": "tool_update", "id": "$id", "content": parts}}
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("t", script(update, {"reply": {"content": "done"}}))
     assert [item["text"] for item in result.progress] == ["half\nway"]
 
@@ -112,7 +122,9 @@ async def test_a_malformed_update_is_a_diagnostic_and_the_call_goes_on(
 ) -> None:
     current("ext", tools=[tool("t")])
     update = {"send": {"type": "tool_update", "id": "$id", "content": content}}
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("t", script(update, {"reply": {"content": "done"}}))
         said = [d for d in gateway.diagnostics if d.code == "protocol.tool_update_invalid"]
     assert result.content == "done" and not result.is_error and result.progress == []

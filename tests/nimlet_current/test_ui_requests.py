@@ -44,7 +44,9 @@ async def test_each_method_reaches_the_ui_and_is_answered_in_its_shape(workspace
 
     steps = [ask("question", "pick", options=["a", "b"]), ask("confirm", "sure"),
              ask("input", "name"), ask("confirm", "sure again")]  # fmt: skip
-    async with open_gateway(workspace.root, trust=True, config=workspace.config, ui=ui) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport, ui=ui
+    ) as gateway:
         result = await gateway.call_tool("t", script(*steps, ANSWERS))
         # The password goes to the extension, which keeps it to itself.
         kept = await gateway.call_tool(
@@ -77,7 +79,9 @@ async def test_an_empty_answer_is_cancelled(workspace, current) -> None:
     async def ui(process: Any, request: Any) -> UiAnswer:
         return UiAnswer("")
 
-    async with open_gateway(workspace.root, trust=True, config=workspace.config, ui=ui) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport, ui=ui
+    ) as gateway:
         result = await gateway.call_tool("t", script(ask("input"), ask("confirm"), ANSWERS))
     assert answers(result) == [
         {"type": "ui_response", "answer": "", "cancelled": True},
@@ -88,7 +92,9 @@ async def test_an_empty_answer_is_cancelled(workspace, current) -> None:
 async def test_no_ui_and_unknown_methods_are_cancelled_at_once(workspace, current) -> None:
     current("ext", tools=[tool("t")])
     steps = [ask("password"), ask("color", options=["red"]), ANSWERS]
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("t", script(*steps))
         codes = [d.code for d in gateway.diagnostics]
     assert answers(result) == [
@@ -108,7 +114,9 @@ async def test_outside_a_turn_or_command_no_one_is_asked(workspace, current) -> 
         asked.append(request.prompt)
         return UiAnswer("yes")
 
-    async with open_gateway(workspace.root, trust=True, config=workspace.config, ui=ui) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport, ui=ui
+    ) as gateway:
         await gateway.start_session()
         await gateway.start_turn()
         await gateway.end_turn()

@@ -27,7 +27,9 @@ def texts(messages: list[UserMessage]) -> list[str]:
 
 async def test_steering_and_follow_ups_wait_in_their_queues(workspace, current) -> None:
     current("ext", tools=[tool("t")])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.start_turn()
         await gateway.call_tool("t", script(*reply(content="1", **said("s1", "steer"))))
         await gateway.call_tool("t", script(*reply(content="2", **said("s2", "steer"))))
@@ -47,7 +49,11 @@ async def test_now_while_idle_is_submitted_as_typed_input(workspace, current) ->
     typed: list[UserMessage] = []
     link = AgentLink(submit_input=typed.append)
     async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, agent=link
+        workspace.root,
+        trust=True,
+        config=workspace.config,
+        transport=workspace.transport,
+        agent=link,
     ) as gateway:
         await gateway.run_command("later")
         assert texts(typed) == ["/later"] and gateway.pending_user_messages == []
@@ -60,7 +66,9 @@ async def test_a_malformed_user_message_is_dropped_and_said(workspace, current) 
     bad = {"user_message": {"content": "x", "deliver_as": "later"}}
     empty = {"user_message": {"content": "", "deliver_as": "now"}}
     current("ext", tools=[tool("t")])
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         result = await gateway.call_tool("t", script(*reply(content="fine", **bad)))
         await gateway.call_tool("t", script(*reply(content="fine", **empty)))
         assert result.content == "fine" and gateway.pending_user_messages == []

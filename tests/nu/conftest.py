@@ -1,4 +1,3 @@
-"""Nu runtime tests run on asyncio, except the modules that import ``both_backends``
-(tests/_backends.py)."""
+"""Nu runtime tests: real packages, real Node processes, on asyncio (tests/_backends.py)."""
 
 from tests._backends import asyncio_only  # noqa: F401

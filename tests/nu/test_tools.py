@@ -13,7 +13,6 @@ import pytest
 from gateway import open_gateway
 from gateway.packages import write_package_config
 from gateway.packages.secrets import set_secret
-from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 from tests.nu._packages import (
     Recorder,
     codes,

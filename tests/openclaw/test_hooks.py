@@ -18,7 +18,6 @@ import pytest
 
 from gateway import UiAnswer, open_gateway
 from gateway.model import ToolOutcome
-from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 
 from .conftest import FIXTURES, install_ready, messages
 
@@ -209,7 +208,9 @@ async def test_unmapped_unknown_and_legacy_hooks_are_reported_by_name(ready: Any
 
 async def test_conversation_hooks_need_the_grant(workspace: Any) -> None:
     install_ready(workspace.config.home, FIXTURES / "conformance")  # no grant
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         held = messages(gateway, "openclaw.conversation_access")
         for hook in ("before_prompt_build", "agent_end", "llm_input", "before_agent_run"):
             assert any(f'"{hook}"' in m for m in held)

@@ -15,7 +15,6 @@ import pytest
 from adapters.openclaw._inspect import inspect_plugin
 from adapters.openclaw._lines import floor, rules_for
 from gateway import open_gateway
-from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 
 from .conftest import FIXTURES, install_ready, messages
 
@@ -42,7 +41,9 @@ async def test_a_plugin_built_for_2026_9_keeps_its_undeclared_tool_with_a_warnin
     workspace: Any,
 ) -> None:
     install_ready(workspace.config.home, OLD)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert {"declared_9", "undeclared_9"} <= {t.name for t in gateway.tools()}
         (warned,) = messages(gateway, "openclaw.tool_contract")
         assert "undeclared_9 is not in its contracts.tools" in warned
@@ -52,7 +53,9 @@ async def test_a_plugin_built_for_2026_9_keeps_its_undeclared_tool_with_a_warnin
 @pytest.mark.anyio
 async def test_a_plugin_declaring_2026_11_has_its_undeclared_tool_refused(workspace: Any) -> None:
     install_ready(workspace.config.home, NEW)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         names = {t.name for t in gateway.tools()}
         assert "declared_11" in names and "undeclared_11" not in names
         (refused,) = messages(gateway, "openclaw.tool_undeclared")
@@ -65,7 +68,9 @@ async def test_a_plugin_declaring_2026_11_cannot_import_a_subpath_2026_10_remove
     workspace: Any,
 ) -> None:
     install_ready(workspace.config.home, REMOVED_SDK)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert "infra_probe" not in {t.name for t in gateway.tools()}
         (refused,) = messages(gateway, "openclaw.sdk_unavailable")
         assert "openclaw/plugin-sdk/infra-runtime" in refused
@@ -82,7 +87,9 @@ async def test_the_same_import_still_loads_for_a_plugin_built_for_2026_9(
     package["openclaw"]["compat"]["pluginApi"] = "^2026.9.0"
     (root / "package.json").write_text(json.dumps(package))
     install_ready(workspace.config.home, root)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("infra_probe", {})).content == "true"
         assert messages(gateway, "openclaw.sdk_unavailable") == []
 

@@ -55,7 +55,9 @@ async def test_a_required_config_field_is_named_at_status_with_the_command(works
     )
     write_package_config(home, "needs-token", {"token": "abc"})
     assert status(home)["needs-token"]["active"]
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("t1", {})).content == "t1 abc"
 
 
@@ -100,7 +102,9 @@ async def test_a_nanobot_package_with_runtime_openclaw_runs_with_its_contributio
 """
     )
     install_ready(workspace.config.home, folder)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("declared_tool", {})).content == "declared_tool ran"
         assert gateway.registry.tool("undeclared_tool") is None
         refused = [(d.code, d.contribution) for d in gateway.diagnostics]
@@ -116,7 +120,9 @@ async def test_discovery_roots_precedence_and_trust(workspace: Any) -> None:
     plugin(user, "mine", "shared-id", "user_tool")
     plugin(user, "dup-of-installed", "taken", "never_tool")
     plugin(user, "only-user", "only-user", "only_user_tool")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         # One sidecar hosts the discovered plugins; each tool keeps its plugin as owner.
         owners = {t.name: t.owner for t in gateway.tools()}
         assert owners == {"installed_tool": "installed-pkg", "project_tool": "openclaw:shared-id",
@@ -126,7 +132,9 @@ async def test_discovery_roots_precedence_and_trust(workspace: Any) -> None:
         ]
         assert any("'shared-id'" in m and str(user / "mine") in m for m in conflicts)
         assert any("'taken'" in m and "installed-pkg" in m for m in conflicts)
-    async with open_gateway(workspace.root, trust=False, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=False, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert "user_tool" in {t.name for t in gateway.tools()}  # the project copy is not read
         assert "project_tool" not in {t.name for t in gateway.tools()}
         assert "openclaw.project_plugins_untrusted" in [d.code for d in gateway.diagnostics]
@@ -140,7 +148,9 @@ async def test_a_discovered_plugin_reads_its_config_and_keeps_its_private_folder
     home = workspace.config.home
     plugin(workspace.home / ".openclaw" / "extensions", "found", "found", "found_tool", SCHEMA)
     write_package_config(home, "openclaw:found", {"token": "xyz"})
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("found_tool", {})).content == "found_tool xyz"
         refused = [d.message for d in gateway.diagnostics if d.code.startswith("sandbox.")]
         assert refused == []

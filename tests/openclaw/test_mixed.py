@@ -26,7 +26,9 @@ async def test_openclaw_guard_blocks_a_nimlet_tool_and_rewrites_a_pi_tool(worksp
     workspace.add_extension("nimlet-guard", tools=["nimlet_tool"], events=["tool_call"])
     install_ready(workspace.config.home, FIXTURES / "mixed-claw")
     install_ready(workspace.config.home, FIXTURES / "mixed-pi")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         order = [hook.owner for hook in gateway.registry.hooks("tool_call")]
         assert order == ["nimlet-guard", "mixed-claw", "mixed-pi"]  # startup order
 
@@ -62,7 +64,9 @@ async def test_one_sidecar_process_hosts_pi_and_openclaw_together(
     monkeypatch.setattr(
         OpenClawAdapter, "plan_launch", lambda self, entry, home: launcher(entry, home)
     )
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert len(gateway.processes) == 1
         # Each package keeps its own owner (register.owners), in the process's spec order.
         assert [h.owner for h in gateway.registry.hooks("tool_call")] == ["mixed-pi", "mixed-claw"]
@@ -106,7 +110,9 @@ async def test_a_name_two_hosts_register_stays_with_the_first(
     monkeypatch.setattr(
         OpenClawAdapter, "plan_launch", lambda self, entry, home: launcher(entry, home)
     )
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("pi_greet", {"name": "x"})).content == "hello x"
         clashes = [d.message for d in gateway.diagnostics if d.code == "sidecar.name_conflict"]
         assert len(clashes) == 2

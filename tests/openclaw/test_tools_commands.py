@@ -13,7 +13,6 @@ import pytest
 
 from gateway import open_gateway
 from gateway.packages import write_package_config
-from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 
 from .conftest import FIXTURES, install_ready, messages
 
@@ -77,11 +76,17 @@ async def test_structured_results_progress_and_thrown_errors(ready: Any) -> None
 
 
 async def test_cancel_aborts_the_tools_signal(ready: Any) -> None:
+    async def seen(gateway: Any, what: str) -> None:
+        with anyio.fail_after(60):  # caps a hang; each look is a command round trip
+            while what not in (await gateway.run_command("tools-seen")).message:
+                await anyio.sleep(0.05)
+
     async with opened(ready) as gateway:
-        with anyio.move_on_after(0.3):
-            await gateway.call_tool("slow", {"ms": 5000})
-        await anyio.sleep(0.2)
-        assert "aborted:cancelled by the host" in (await gateway.run_command("tools-seen")).message
+        async with anyio.create_task_group() as group:
+            group.start_soon(gateway.call_tool, "slow", {"ms": 600_000})
+            await seen(gateway, "slow:started")  # cancelled while it runs
+            group.cancel_scope.cancel()
+        await seen(gateway, "aborted:cancelled by the host")
         assert (await gateway.call_tool("slow", {"ms": 1})).content == "slept 1"
 
 

@@ -12,9 +12,17 @@ import pytest
 
 from gateway import UiAnswer, open_gateway
 from gateway.model import ToolOutcome
-from tests._backends import both_backends  # noqa: F401  (this module: asyncio and trio)
 
 from .conftest import FIXTURES, install_ready
+
+
+async def until(check: Any, bound: float = 60) -> None:
+    """Wait for what the sidecar sends after a reply (an update, a late registration); the
+    bound only caps a hang."""
+    with anyio.fail_after(bound):
+        while not await check():
+            await anyio.sleep(0.05)
+
 
 pytestmark = pytest.mark.anyio
 
@@ -148,8 +156,12 @@ async def test_command_side_effects_dialogs_and_api_state(ready: Any) -> None:
         out = await gateway.run_command("effects", "run tests")
         assert out.message == "a custom message"
         assert out.prompt == "please run tests"
-        await anyio.sleep(0.1)
         session = gateway.session
+
+        async def applied() -> bool:
+            return f"{PKG}:w" in session.widgets and bool(session.extension_entries(PKG))
+
+        await until(applied)
         assert session.statuses[f"{PKG}:job"] == "working"
         assert session.widgets[f"{PKG}:w"] == ["line one", "line two"]
         assert {"customType": "note", "data": {"args": "run tests"}} in session.extension_entries(
@@ -188,7 +200,11 @@ async def test_late_tool_registration_and_active_set(ready: Any) -> None:
     async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
         assert "late_tool" not in {t.name for t in gateway.tools()}
         await gateway.run_command("late")
-        await anyio.sleep(0.2)
+
+        async def registered() -> bool:
+            return "late_tool" in {t.name for t in gateway.tools()}
+
+        await until(registered)
         names = {t.name for t in gateway.tools()}
         assert "late_tool" in names
         assert "soft_error" not in names  # setActiveTools narrowed the set
@@ -204,8 +220,11 @@ async def test_per_call_timeout_fails_the_call_not_the_process(
         result = await gateway.call_tool("slow", {"ms": 5000})
         assert result.is_error and "timed out" in result.content
         assert (await gateway.call_tool("slow", {"ms": 10})).content == "slept 10"
-        await anyio.sleep(0.2)
-        assert "aborted" in (await gateway.run_command("info")).message
+
+        async def aborted() -> bool:
+            return "aborted" in (await gateway.run_command("info")).message
+
+        await until(aborted)
 
 
 async def test_host_request_free_text_and_session_transcript(ready: Any) -> None:
@@ -218,7 +237,11 @@ async def test_host_request_free_text_and_session_transcript(ready: Any) -> None
     async with open_gateway(ready.root, trust=True, config=ready.config, ui=ui) as gateway:
         await gateway.run_command("effects", "x")  # appendEntry("note", …)
         await gateway.call_tool("echo", {"text": "a", "mode": "plain"})
-        await anyio.sleep(0.1)
+
+        async def noted() -> bool:
+            return bool(gateway.session.extension_entries(PKG))
+
+        await until(noted)
         out = await gateway.run_command("name")
         assert asked == [("input", "Your name?")]
         assert out.message == "name=Ada custom=note results=1"

@@ -52,18 +52,24 @@ async def run(gateway: Any, name: str) -> str:
 
 async def test_project_extension_runs_only_when_trusted(workspace: Any) -> None:
     write(project_dir(workspace) / "proj.ts", extension("proj"))
-    async with open_gateway(workspace.root, trust=False, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=False, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert "proj" not in {c.name for c in gateway.registry.commands()}
         assert not gateway.processes
         untrusted = [d for d in gateway.diagnostics if d.code == "pi.project_extensions_untrusted"]
         assert untrusted and ".pi/extensions" in untrusted[0].message
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await run(gateway, "proj")
 
 
 async def test_user_extension_always_runs(workspace: Any) -> None:
     write(user_dir(workspace) / "mine.ts", extension("mine"))
-    async with open_gateway(workspace.root, trust=False, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=False, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await run(gateway, "mine")
 
 
@@ -77,7 +83,9 @@ async def test_subdirectories_index_and_manifest(workspace: Any) -> None:
         json.dumps({"name": "listed", "pi": {"extensions": ["src/main.ts"]}}),
     )
     write(user_dir(workspace) / "empty" / "README.md", "no entry here")
-    async with open_gateway(workspace.root, trust=False, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=False, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await run(gateway, "indexed")
         await run(gateway, "listed")
         assert "ignored" not in {c.name for c in gateway.registry.commands()}
@@ -88,7 +96,9 @@ async def test_each_discovered_extension_runs_in_its_own_process_under_its_own_i
 ) -> None:
     write(project_dir(workspace) / "one.ts", extension("one"))
     write(user_dir(workspace) / "two.js", extension("two").replace(": any", ""))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert sorted(p.name for p in gateway.processes) == ["pi:one.ts", "pi:two.js"]
         assert all(p.plan.members == () for p in gateway.processes)
         assert await run(gateway, "one") != await run(gateway, "two")  # two processes
@@ -99,6 +109,8 @@ async def test_each_discovered_extension_runs_in_its_own_process_under_its_own_i
 async def test_nothing_discovered_starts_no_sidecar(workspace: Any) -> None:
     user_dir(workspace).mkdir(parents=True)
     (project_dir(workspace)).mkdir(parents=True)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert not gateway.processes
         assert not [d for d in gateway.diagnostics if d.code == "runtime.unavailable"]

@@ -48,13 +48,17 @@ def hooked(gateway: Any) -> set[str]:
 
 async def test_a_package_listening_to_turn_start_is_not_subscribed_to_turn_end(workspace):
     install_ready(workspace.config.home, recorder(workspace.root.parent, ["turn_start"]))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert hooked(gateway) == {"turn_start"}
 
 
 async def test_the_turn_index_advances_for_a_package_that_sees_only_turn_start(workspace):
     install_ready(workspace.config.home, recorder(workspace.root.parent, ["turn_start"]))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         await gateway.start_turn()
         await gateway.start_turn()
         assert (await gateway.run_command("seen")).message == "turn_start0,turn_start1"
@@ -63,7 +67,9 @@ async def test_the_turn_index_advances_for_a_package_that_sees_only_turn_start(w
 async def test_agent_settled_runs_at_turn_end_after_agent_end(workspace):
     events = ["agent_end", "agent_settled"]
     install_ready(workspace.config.home, recorder(workspace.root.parent, events))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert hooked(gateway) == {"turn_end"}
         await gateway.end_turn()
         assert (await gateway.run_command("seen")).message == "agent_end,agent_settled"
@@ -73,7 +79,9 @@ async def test_agent_settled_runs_at_turn_end_after_agent_end(workspace):
 async def test_legacy_session_switch_runs_at_session_start_after_a_switch(workspace):
     events = ["session_switch", "session_fork"]
     install_ready(workspace.config.home, recorder(workspace.root.parent, events))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert hooked(gateway) == {"session_start"}
         await gateway.start_session({"session_id": "s", "workspace": "w", "reason": "resume"})
         await gateway.start_session({"session_id": "s", "workspace": "w", "reason": "fork"})
@@ -83,7 +91,9 @@ async def test_legacy_session_switch_runs_at_session_start_after_a_switch(worksp
 
 async def test_a_translated_legacy_event_is_a_diagnostic_naming_it(workspace):
     install_ready(workspace.config.home, recorder(workspace.root.parent, ["session_switch"]))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         found = [d for d in gateway.diagnostics if d.code == "pi.legacy_event_translated"]
         assert [d.contribution for d in found] == ["session_switch"]
         assert "pi.event_unmapped" not in [d.code for d in gateway.diagnostics]
@@ -92,7 +102,9 @@ async def test_a_translated_legacy_event_is_a_diagnostic_naming_it(workspace):
 async def test_session_before_switch_runs_at_session_end_before_a_switch_only(workspace):
     events = ["session_before_switch", "session_before_fork", "session_shutdown"]
     install_ready(workspace.config.home, recorder(workspace.root.parent, events))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert hooked(gateway) == {"session_end"}
         await gateway.end_session({"session_id": "s", "workspace": "w", "reason": "new"})
         await gateway.end_session({"session_id": "s", "workspace": "w", "reason": "fork"})

@@ -82,7 +82,9 @@ async def test_shipped_skills_and_prompt_templates_are_listed_and_prompts_run(re
 
 async def test_a_package_of_skills_and_prompts_only_runs_no_process(workspace: Any) -> None:
     package_id = install_ready(workspace.config.home, FIXTURES / "declarative")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == []
         assert [s.name for s in gateway.discovery.skills] == ["lint"]
         outcome = await gateway.run_command("fix", "typo README.md docs/")

@@ -36,7 +36,9 @@ def flagged(root: Path) -> Path:
 
 async def test_flags_a_pi_package_registers_are_listed_with_their_owner(workspace):
     install_ready(workspace.config.home, flagged(workspace.root.parent))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         flags = {(f.name, f.type, f.default, f.owner) for f in gateway.registry.flags()}
         assert flags == {
             ("plan", "boolean", False, "flagged"),
@@ -46,7 +48,11 @@ async def test_flags_a_pi_package_registers_are_listed_with_their_owner(workspac
 
 async def test_flags_stay_listed_when_the_package_is_held_dormant(workspace):
     install_ready(workspace.config.home, flagged(workspace.root.parent))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config):
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ):
         pass  # fills the registration cache
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert {f.name for f in gateway.registry.flags()} == {"plan", "model-name"}

@@ -17,7 +17,9 @@ pytestmark = pytest.mark.anyio
 
 async def test_message_start_and_end_run_for_user_and_assistant_messages(workspace: Any) -> None:
     install_ready(workspace.config.home, FIXTURES / "message-events")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         for event in ("message_received", "message_sending"):
             assert [h.owner for h in gateway.registry.hooks(event)] == ["pi-message-events"]
         await gateway.emit("message_received", {"text": "hi there", "source": "interactive"})

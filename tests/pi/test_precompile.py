@@ -89,7 +89,9 @@ async def test_install_compiles_what_the_first_start_then_reads(workspace: Any) 
     stems = {name.rsplit(".", 2)[0] for name in compiled}
     assert stems == {"extensions-index", "lib-shout", "lib-lazy", "ts-dep-index"}, compiled
     assert not (cache.parent / "pi-module-ran").exists()  # nothing of it ran
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("shout", {"text": "hi"})).content == "HIHI!"
     assert snapshot(cache) == compiled  # every module came from the cache: none rewritten
 

@@ -11,10 +11,16 @@ import pytest
 
 from adapters.pi.runtime import plan_pi
 from gateway import open_gateway
-from gateway.base import Diagnostics
 from gateway.model import LaunchSpec, ToolOutcome
-from gateway.wire import ExtensionProcess, InitializeMessage, LaunchPlan, TransportConfig
+from gateway.wire import (
+    ExtensionProcess,
+    InitializeMessage,
+    LaunchPlan,
+    PipeTransport,
+    TransportConfig,
+)
 from gateway.wire.features import RUNTIME_FEATURES, announcement
+from tests._process_host import StandaloneHost
 
 from .conftest import NPM_FIXTURES, install_ready
 
@@ -137,11 +143,7 @@ async def test_agentuity_provider_only_package_loads_by_file_path(tmp_path: Path
     main = json.loads((root / "package.json").read_text())["main"]
     spec = plan_pi("@agentuity/pi", root, [main])
     assert isinstance(spec, LaunchSpec)
-    diagnostics = Diagnostics()
-
-    async def effects(*_: Any) -> None:
-        return None
-
+    host = StandaloneHost()
     process = ExtensionProcess(
         LaunchPlan(
             name="@agentuity/pi",
@@ -152,11 +154,9 @@ async def test_agentuity_provider_only_package_loads_by_file_path(tmp_path: Path
             response_timeout=30,
             origin=root,
         ),
-        next_id=iter(str(i) for i in range(1, 100)).__next__,
-        diagnostics=diagnostics,
-        on_effects=lambda *_: None,
-        ui_handler=None,
-        config=TransportConfig(16 * 1024 * 1024, 0.3, 0.5),
+        host,
+        PipeTransport(),
+        TransportConfig(16 * 1024 * 1024, 0.3, 0.5),
     )
     import anyio
 

@@ -79,7 +79,9 @@ FORGER = """export default function () {
 
 async def test_each_installed_package_runs_in_its_own_process_by_default(workspace):
     alpha, beta = install_two(workspace)
-    async with open_gateway(workspace.root, trust=True, config=eager(workspace)) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=eager(workspace), transport=workspace.transport
+    ) as gateway:
         assert sorted(p.name for p in gateway.processes) == [alpha, beta]
         assert all(p.plan.members == () for p in gateway.processes)
         assert (await gateway.call_tool("beta_tool", {"text": "x"})).content == "beta:x"
@@ -90,10 +92,14 @@ async def test_a_package_cannot_forge_another_packages_result_unless_they_are_gr
     forger = install_ready(
         workspace.config.home, pi_package(workspace.root.parent / "src", "forger", FORGER)
     )
-    async with open_gateway(workspace.root, trust=True, config=eager(workspace)) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=eager(workspace), transport=workspace.transport
+    ) as gateway:
         assert (await gateway.call_tool("beta_tool", {"text": "x"})).content == "beta:x"
     group(workspace.config.home, "team", beta, forger)
-    async with open_gateway(workspace.root, trust=True, config=eager(workspace)) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=eager(workspace), transport=workspace.transport
+    ) as gateway:
         # What sharing a process means, and why it is the user's explicit choice.
         assert (await gateway.call_tool("beta_tool", {"text": "x"})).content == "forged"
 
@@ -101,7 +107,9 @@ async def test_a_package_cannot_forge_another_packages_result_unless_they_are_gr
 async def test_grouped_packages_share_one_sidecar_each_under_its_own_owner(workspace):
     alpha, beta = install_two(workspace)
     group(workspace.config.home, "team", alpha, beta)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [p.name for p in gateway.processes] == ["group:team"]
         assert gateway.processes[0].plan.members == (alpha, beta)
         owners = {t.name: t.owner for t in gateway.tools()}
@@ -115,7 +123,9 @@ async def test_grouped_packages_granted_different_permissions_never_share_a_proc
     alpha, beta = install_two(workspace)
     group(workspace.config.home, "team", alpha, beta)
     grant(workspace.config.home, beta, "network")
-    async with open_gateway(workspace.root, trust=True, config=eager(workspace)) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=eager(workspace), transport=workspace.transport
+    ) as gateway:
         assert sorted(p.name for p in gateway.processes) == [alpha, beta]
         assert all(p.plan.members == () for p in gateway.processes)
         split = [d for d in gateway.diagnostics if d.code == "package.group_split"]
@@ -125,7 +135,9 @@ async def test_grouped_packages_granted_different_permissions_never_share_a_proc
     gamma = install_ready(workspace.config.home, pi_package(src, "gamma"))
     grant(workspace.config.home, gamma, "network")
     group(workspace.config.home, "team", gamma)
-    async with open_gateway(workspace.root, trust=True, config=eager(workspace)) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=eager(workspace), transport=workspace.transport
+    ) as gateway:
         shared = {p.name: p.plan.members for p in gateway.processes}
         assert shared == {alpha: (), "group:team": (beta, gamma)}
 
@@ -133,7 +145,9 @@ async def test_grouped_packages_granted_different_permissions_never_share_a_proc
 async def test_each_package_gets_its_own_hooks_and_sees_each_event_once(workspace):
     alpha, beta = install_two(workspace)
     group(workspace.config.home, "team", alpha, beta)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [h.owner for h in gateway.registry.hooks("turn_end")] == [alpha, beta]
         for _ in range(2):
             await gateway.start_turn()
@@ -146,9 +160,13 @@ async def test_each_package_gets_its_own_hooks_and_sees_each_event_once(workspac
 async def test_a_cached_shared_process_waits_and_any_member_starts_it(workspace):
     alpha, beta = install_two(workspace)
     group(workspace.config.home, "team", alpha, beta)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config):
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ):
         pass  # the first open starts it, and caches what each package registered
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == []
         owners = {t.name: t.owner for t in gateway.tools()}
         assert owners == {"alpha_tool": alpha, "beta_tool": beta}
@@ -162,11 +180,15 @@ async def test_a_cached_shared_process_waits_and_any_member_starts_it(workspace)
 async def test_a_new_member_invalidates_the_cached_group(workspace):
     alpha, beta = install_two(workspace)
     group(workspace.config.home, "team", alpha, beta)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config):
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ):
         pass
     gamma = install_ready(workspace.config.home, pi_package(workspace.root.parent / "src", "gamma"))
     group(workspace.config.home, "team", gamma)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [p.plan.members for p in gateway.processes] == [("alpha", "beta", "gamma")]
 
 
@@ -175,7 +197,9 @@ async def test_a_diagnostic_names_the_member_it_concerns(workspace):
     broken = pi_package(workspace.root.parent / "src", "broken", "export default 42;\n")
     broken_id = install_ready(workspace.config.home, broken)
     group(workspace.config.home, "team", alpha, beta, broken_id)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert [p.name for p in gateway.processes] == ["group:team"]
         failed = [d for d in gateway.diagnostics if d.code == "pi.load_failed"]
         assert [d.package for d in failed] == [broken_id]
@@ -186,5 +210,7 @@ async def test_sharing_can_be_turned_off_for_grouped_packages_too(workspace):
     alpha, beta = install_two(workspace)
     group(workspace.config.home, "team", alpha, beta)
     config = eager(workspace, shared_processes=False)
-    async with open_gateway(workspace.root, trust=True, config=config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=config, transport=workspace.transport
+    ) as gateway:
         assert sorted(p.name for p in gateway.processes) == [alpha, beta]

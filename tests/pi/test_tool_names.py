@@ -35,7 +35,9 @@ def package(root: Path, name: str, tool: str) -> Path:
 
 async def test_a_pi_tool_named_like_a_builtin_the_agent_did_not_register_is_listed(workspace):
     install_ready(workspace.config.home, package(workspace.root.parent, "mybash", "bash"))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.registry.tool("bash").owner == "mybash"
         assert (await gateway.call_tool("bash", {})).content == "mybash"
 
@@ -46,7 +48,9 @@ async def test_the_agents_own_builtin_wins_over_a_pi_tool_of_its_name(workspace)
     async def bash(arguments):
         return ToolOutcome("agent bash")
 
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         gateway.register_builtin_tool("bash", "run", {"type": "object"}, bash)
         assert (await gateway.call_tool("bash", {})).content == "agent bash"
         said = [d for d in gateway.diagnostics if d.contribution == "bash"]
@@ -57,7 +61,9 @@ async def test_of_two_isolated_pi_packages_the_first_tool_wins(workspace):
     home, src = workspace.config.home, workspace.root.parent
     install_ready(home, package(src, "alpha", "same"))
     install_ready(home, package(src, "beta", "same"))
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         first = gateway.registry.tool("same").owner
         assert first == "alpha"
         assert (await gateway.call_tool("same", {})).content == "alpha"

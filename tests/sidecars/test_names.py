@@ -17,7 +17,6 @@ from adapters.pi.runtime import SIDECAR_DIR, find_node
 from gateway.base import catalogue
 from gateway.model import CANONICAL_EVENTS, EXTENDED_ALIASES
 from gateway.wire.features import RUNTIME_FEATURES
-from tests.test_diagnostics_catalogue import declared
 
 NODE = find_node()
 pytestmark = pytest.mark.skipif(NODE is None, reason="no Node >= 22.19")
@@ -60,7 +59,6 @@ def test_the_feature_list_is_the_one_the_gateway_offers_sidecars(sidecar: dict) 
 
 
 def test_every_sidecar_code_is_catalogued_with_the_same_name(sidecar: dict) -> None:
-    declared()
     assert set(sidecar["CODES"]) - set(catalogue()) == set()
 
 

@@ -1,11 +1,11 @@
 """Diagnostics the sidecar reports in ``register.gateway.diagnostics``, with the codes
-declared (with severity, trigger and remedy) in ``adapters/_codes.py`` and
-``gateway/base/_codes.py``."""
+declared (with severity, trigger and remedy) in ``adapters/nanobot/_codes.py``, and the
+host's ``package.contribution_missing``."""
 
 from __future__ import annotations
 
-from adapters import _codes as codes
-from gateway.base import _codes as gateway_codes
+from adapters.nanobot import _codes as codes
+from gateway import host
 
 from ._channel import log
 
@@ -27,7 +27,7 @@ METADATA_ONLY = codes.NANOBOT_CONTRIBUTION_METADATA_ONLY.code
 CONFIG_INVALID = codes.NANOBOT_CONFIG_INVALID.code
 # The gateway's own code for "declared but never registered" (the host checks tools and
 # commands; hooks are checked here because the host cannot see which factory is which).
-CONTRIBUTION_MISSING = gateway_codes.CONTRIBUTION_MISSING.code
+CONTRIBUTION_MISSING = host.CONTRIBUTION_MISSING.code
 
 CODES: tuple[str, ...] = (
     REGISTER_FAILED,

@@ -12,6 +12,8 @@ import json
 import os
 import re
 
+from gateway.base import GatewayError
+
 # For type checkers only: importing typing would cost the sidecar ≈7 ms at start.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +25,7 @@ MANIFEST_FILE = "nanobot.extension.json"
 _ENTRY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?::[A-Za-z_]\w*)?")
 
 
-class ManifestError(Exception):
+class ManifestError(GatewayError):
     """The package cannot be loaded by this sidecar; ``str()`` says why."""
 
 

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
-from gateway.base import schema_problem
+from gateway.base import GatewayError, schema_problem
 from gateway.wire.protocol import CommandSpec, ToolSpec, describe_validation_error
 
 __all__ = [
@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 
-class ExtraError(ValueError):
+class ExtraError(GatewayError, ValueError):
     """A ``gateway`` extra that does not have the announced shape; ``str()`` says why."""
 
 

@@ -29,7 +29,9 @@ async def test_trusted_enabled_nimlet_package_runs_like_a_discovered_extension(
     workspace, tmp_path: Path
 ) -> None:
     marker = install_extension(workspace, tmp_path)
-    async with open_gateway(workspace.root, trust=False, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=False, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         (status,) = gateway.packages
         assert status.id == NAME and status.active
         tool = gateway.registry.tool("pkg_echo")
@@ -52,7 +54,9 @@ async def test_untrusted_or_disabled_package_never_starts(
     workspace, tmp_path: Path, gates: dict[str, bool], code: str
 ) -> None:
     marker = install_extension(workspace, tmp_path, **gates)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         (status,) = gateway.packages
         assert not status.active
         assert gateway.registry.tool("pkg_echo") is None

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from gateway import open_gateway
-from gateway.base import _codes
 from gateway.packages import recalled_denials, remember_denials
+from gateway.sandbox import SANDBOX_DENIED
 from tests.conftest import Workspace
 from tests.gateway.test_cli import gateway as run_cli
 from tests.gateway.test_lazy_start import nimlet_package, starts
@@ -33,9 +33,13 @@ def _writer(workspace: Workspace, writes: bool = True) -> tuple[str, Path]:
 
 async def test_a_refusal_at_start_is_said_again_while_the_registration_is_cached(workspace):
     package_id, log = _writer(workspace)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         live = _denied(gateway.diagnostics, package_id)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert gateway.processes == []  # from the cache: not started again
         recalled = _denied(gateway.diagnostics, package_id)
     assert starts(log) == 1
@@ -45,7 +49,9 @@ async def test_a_refusal_at_start_is_said_again_while_the_registration_is_cached
 
 async def test_status_shows_the_refusal_of_the_last_start(workspace):
     package_id, _ = _writer(workspace)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config):
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ):
         pass
     shown = run_cli(workspace, "status")
     assert shown.returncode == 0
@@ -58,27 +64,31 @@ async def test_status_shows_the_refusal_of_the_last_start(workspace):
 
 async def test_a_start_without_refusals_forgets_the_last_ones(workspace):
     package_id, _ = _writer(workspace)
-    async with open_gateway(workspace.root, trust=True, config=workspace.config):
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ):
         pass
     assert "refused" in run_cli(workspace, "status").stdout
     _writer(workspace, writes=False)  # now it writes nothing; a new registration starts it
     for cached in (workspace.config.home / "cache" / "registrations").iterdir():
         cached.unlink()
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
         assert _denied(gateway.diagnostics, package_id) == []
     assert recalled_denials(workspace.config.home, package_id, []) == []
     assert "refused" not in run_cli(workspace, "status").stdout
 
 
 def test_a_record_is_not_recalled_once_the_grants_changed(tmp_path: Path) -> None:
-    refused = _codes.SANDBOX_DENIED("p: refused", package="p", hint="gateway permissions p x")
+    refused = SANDBOX_DENIED("p: refused", package="p", hint="gateway permissions p x")
     remember_denials(tmp_path, "p", ["network"], [refused])
     assert [d.hint for d in recalled_denials(tmp_path, "p", ["network"])] == [refused.hint]
     assert recalled_denials(tmp_path, "p", ["network", "workspace.write"]) == []
 
 
 def test_an_unreadable_record_is_no_record(tmp_path: Path) -> None:
-    refused = _codes.SANDBOX_DENIED("p: refused", package="p")
+    refused = SANDBOX_DENIED("p: refused", package="p")
     remember_denials(tmp_path, "p", [], [refused])
     (record,) = (tmp_path / "cache" / "denials").iterdir()
     record.write_text("{not json")
@@ -88,7 +98,7 @@ def test_an_unreadable_record_is_no_record(tmp_path: Path) -> None:
 def test_a_recalled_refusal_is_never_noted_twice(tmp_path: Path) -> None:
     """Run after run — recalled, then started and remembered with the recalled copy among
     what was said — the note stays one, and the refusal one."""
-    refused = _codes.SANDBOX_DENIED("p: refused", package="p")
+    refused = SANDBOX_DENIED("p: refused", package="p")
     said = [refused]
     for _ in range(3):
         remember_denials(tmp_path, "p", [], said)
@@ -98,7 +108,7 @@ def test_a_recalled_refusal_is_never_noted_twice(tmp_path: Path) -> None:
 
 
 def test_a_record_holding_the_note_many_times_is_recalled_with_one(tmp_path: Path) -> None:
-    nested = _codes.SANDBOX_DENIED("p: refused" + " (at its last start)" * 11, package="p")
+    nested = SANDBOX_DENIED("p: refused" + " (at its last start)" * 11, package="p")
     remember_denials(tmp_path, "p", [], [nested])
     (record,) = (tmp_path / "cache" / "denials").iterdir()
     document = json.loads(record.read_text())

@@ -1,0 +1,49 @@
+"""The diagnostic codes of Claude Code plugins: ``.claude-plugin/plugin.json`` and its
+components.
+"""
+
+from __future__ import annotations
+
+from gateway.base import Severity, define_code
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+CLAUDE_MANIFEST_INVALID = define_code(
+    "claude.manifest_invalid",
+    ERROR,
+    "A Claude Code plugin's .claude-plugin/plugin.json breaks Claude's plugin reference: no "
+    "`name`, a name that is not kebab-case, or a field of the wrong type.",
+    "Fix the field named in the message (see docs/claude-plugins.md).",
+)
+CLAUDE_MANIFEST_FIELD_UNKNOWN = define_code(
+    "claude.manifest_field_unknown",
+    INFO,
+    "plugin.json has a field Claude Code's plugin reference does not list; it is ignored.",
+    "Remove the field, or check its spelling against the plugin reference.",
+)
+CLAUDE_COMPONENT_UNSUPPORTED = define_code(
+    "claude.component_unsupported",
+    WARNING,
+    "The plugin ships a component a headless host cannot run (subagents in agents/, output "
+    "styles, LSP servers, status lines, monitors, http/sse MCP servers); it is listed, never "
+    "run.",
+    "Nothing to fix; the plugin's commands, skills, command hooks and stdio MCP servers "
+    "still work.",
+)
+CLAUDE_COMMAND_FIELD_IGNORED = define_code(
+    "claude.command_field_ignored",
+    INFO,
+    "A slash command uses something the gateway does not apply when it expands the command: "
+    "`allowed-tools`, `model`, `disable-model-invocation` front matter, `!`-prefixed shell "
+    "commands (the text is kept as written, never run); a command marked "
+    "`user-invocable: false` is not offered.",
+    "Nothing to fix; the gateway's own permission prompts and model apply instead.",
+)
+CLAUDE_MCP_INVALID = define_code(
+    "claude.mcp_invalid",
+    ERROR,
+    "The plugin's .mcp.json (or plugin.json `mcpServers`) is malformed: not an object, a "
+    "server without `command` or `url`, `args` not a list of strings, `env` not an object "
+    "of strings; that server is skipped.",
+    "Fix the server entry named in the message.",
+)
