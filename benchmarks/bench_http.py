@@ -20,9 +20,10 @@ and its streamable-HTTP app on uvicorn. Both are driven by the SDK's streamable-
    each server process's resident memory (VmRSS from /proc/PID/status) is sampled every
    second: start, end, max, and whether it stays flat after warm-up.
 
-4. Tracing and metrics: three ``gateway serve --mcp --http`` on one home — both off,
-   ``--metrics`` (Prometheus), and ``OTEL_EXPORTER_OTLP_ENDPOINT`` (every call traced,
-   exported over OTLP/HTTP to a stand-in collector in this process) with ``--metrics`` —
+4. Tracing and metrics: four ``gateway serve --mcp --http`` on one home — both off,
+   ``--metrics`` (Prometheus), ``OTEL_EXPORTER_OTLP_ENDPOINT`` (every call traced,
+   exported over OTLP/HTTP to a stand-in collector in this process) with ``--metrics``,
+   and the same with one trace in ten sampled —
    one client each, calls alternating in batches as in 1 (the order rotating from round
    to round): p50 and p99 per call, the server process's CPU time per call, and the ratio
    of each against both off. Target: p50 <= 1.05x. ``--observability-only`` runs only it.
@@ -336,16 +337,21 @@ async def soak_both(servers: tuple[Server, ...], seconds: float) -> None:
 
 @contextlib.contextmanager
 def observed_gateways(root: Path, max_calls: int, sink: str) -> Iterator[tuple[Server, ...]]:
-    """The gateway three ways on one home: both off; Prometheus metrics on (``--metrics``);
+    """The gateway four ways on one home: both off; Prometheus metrics on (``--metrics``);
     OpenTelemetry traces and metrics (OTLP over HTTP to ``sink``, every call a sampled
-    span tree) and Prometheus metrics."""
+    span tree) and Prometheus metrics; the same with one trace in ten sampled
+    (``OTEL_TRACES_SAMPLER=parentbased_traceidratio``, ``…_ARG=0.1``: the client sends no
+    trace of its own)."""
     workspace, env, token = prepare(root)
     traced = {**env, "OTEL_EXPORTER_OTLP_ENDPOINT": sink, "OTEL_SERVICE_NAME": "bench"}
+    sampled = {**traced, "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+               "OTEL_TRACES_SAMPLER_ARG": "0.1"}  # fmt: skip
     metrics = ("--metrics", "127.0.0.1:0")
     servers: list[Server] = []
     try:
         for name, where, extra in (("both off", env, ()), ("metrics", env, metrics),
-                                   ("tracing + metrics", traced, metrics)):  # fmt: skip
+                                   ("tracing + metrics", traced, metrics),
+                                   ("1/10 traced + metrics", sampled, metrics)):  # fmt: skip
             servers.append(start_gateway(name, root, workspace, where, token, max_calls, extra))
         yield tuple(servers)
     finally:
