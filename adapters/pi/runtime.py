@@ -10,6 +10,7 @@ both.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -136,9 +137,17 @@ def install_sidecar() -> int:
     """``python -m adapters.pi.runtime``: ``gateway setup --all`` (the README's set-up from
     a clone, and CI's): the modules of every host (pi-coding-agent, jiti, esbuild and the
     OpenClaw SDK), since the test suite runs OpenClaw plugins too."""
-    from gateway.cli import main
+    from gateway.base import GatewayConfig, terminal_progress
+    from gateway.runtime import SetupError, run_setup
 
-    return main(["setup", "--all"])
+    try:
+        with terminal_progress(quiet=False) as progress:
+            report = run_setup(GatewayConfig().home, progress=progress, extras=frozenset({"all"}))
+    except SetupError as error:
+        print(f"setup did not finish: {error}", file=sys.stderr)
+        return 1
+    print("\n".join(f"  {line}" for line in report.steps))
+    return 0
 
 
 if __name__ == "__main__":

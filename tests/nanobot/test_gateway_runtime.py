@@ -4,7 +4,6 @@ their sidecars, called, hooked, and kept apart when one of them misbehaves."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -100,13 +99,14 @@ async def test_a_package_that_blocks_in_register_does_not_block_the_host(
         "import time\ndef register(api):\n    time.sleep(120)\n", tools=["never"],
     )  # fmt: skip
     install_ready(workspace.config.home, sleepy)
-    install_ready(workspace.config.home, echo_package(tmp_path / "src", "test.good", "good"))
-    started = time.monotonic()
+    # The other package is not a nanobot one: the 1 s timeout is for the sleeper alone, and
+    # a loaded machine may take longer than that to start a Python process.
+    workspace.add_extension("good", tools=["echo_good"])
     async with open_gateway(
-        workspace.root, config=workspace.config, transport=workspace.transport
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
-        assert time.monotonic() - started < 10
-        assert (await gateway.call_tool("echo_good", {"text": "x"})).content == "test.good:x"
+        result = await gateway.call_tool("echo_good", {"text": "x"})
+        assert (json.loads(result.content)["arguments"], result.is_error) == ({"text": "x"}, False)
         failed = [d for d in gateway.diagnostics if d.code == "extension.start_failed"]
         assert [d.package for d in failed] == ["test.sleepy"]
         assert "timed out" in failed[0].message

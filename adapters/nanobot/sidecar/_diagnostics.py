@@ -5,7 +5,7 @@ host's ``package.contribution_missing``."""
 from __future__ import annotations
 
 from adapters.nanobot import _codes as codes
-from gateway import host
+from gateway.host import CONTRIBUTION_MISSING as _CONTRIBUTION_MISSING
 
 from ._channel import log
 
@@ -27,7 +27,7 @@ METADATA_ONLY = codes.NANOBOT_CONTRIBUTION_METADATA_ONLY.code
 CONFIG_INVALID = codes.NANOBOT_CONFIG_INVALID.code
 # The gateway's own code for "declared but never registered" (the host checks tools and
 # commands; hooks are checked here because the host cannot see which factory is which).
-CONTRIBUTION_MISSING = host.CONTRIBUTION_MISSING.code
+CONTRIBUTION_MISSING = _CONTRIBUTION_MISSING.code
 
 CODES: tuple[str, ...] = (
     REGISTER_FAILED,
