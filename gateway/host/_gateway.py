@@ -370,11 +370,12 @@ class Gateway:
         await self._policy.load()
         self._settings.remember()
 
-    async def restart_package(self, package_id: str) -> bool:
-        """Restart one installed package with its current settings and secrets (its runtime
-        and the tools the gateway runs for it), as a running gateway does by itself when
-        ``gateway config``/``secret`` change them (on Linux). True when it runs again."""
-        restarted = await self._loader.restart_package(package_id)
+    async def restart_package(self, package_id: str, drain: float = 0) -> bool:
+        """Restart one installed package with its current settings and secrets (its
+        runtime, and the tools the gateway runs for it); nothing else restarts. A running
+        gateway does this by itself when ``gateway config`` or ``gateway secret`` changes
+        them (on Linux). True when it runs again; its calls in flight get ``drain`` s first."""
+        restarted = await self._loader.restart_package(package_id, drain)
         self._settings.remember()
         return restarted
 

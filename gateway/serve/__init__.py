@@ -19,6 +19,7 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
+    from gateway.serve._audit import AUDIT_LOG
     from gateway.serve._http_run import serve_mcp_http
     from gateway.serve._oauth import OAuthSettings
     from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from gateway.serve._tool_search import listed_tools
 
 _WHERE: dict[str, str] = {
+    "AUDIT_LOG": "gateway.serve._audit",
     "OAuthSettings": "gateway.serve._oauth",
     "ServeError": "gateway.serve._open",
     "ServeOptions": "gateway.serve._open",
@@ -44,6 +46,7 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "AUDIT_LOG",
     "OAuthSettings",
     "ServeError",
     "ServeOptions",

@@ -144,6 +144,7 @@ class OAuthVerifier:
             sha256="",
             packages=packages,
             expires=float(expires) if isinstance(expires, int | float) else None,
+            subject=printable(str(claims["sub"]))[:_NAME_MAX] if claims.get("sub") else None,
         )
         return OAuthVerdict(record)
 

@@ -15,6 +15,7 @@ export const FEATURE = Object.freeze({
 	diagnosticsUpdate: "update.diagnostics",
 	flags: "register.flags",
 	output: "tool.output",
+	trace: "trace.context",
 });
 
 export const FEATURES = Object.freeze(Object.values(FEATURE));

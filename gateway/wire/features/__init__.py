@@ -41,6 +41,7 @@ __all__ = [
     "TOOL_OUTPUT",
     "TOOL_PARTS",
     "TOOL_PROGRESS",
+    "TRACE_CONTEXT",
     "UPDATE_DIAGNOSTICS",
     "CommandExtras",
     "ExtraError",
@@ -91,6 +92,11 @@ REGISTER_FLAGS = "register.flags"
 """``register.gateway.flags``: the command-line flags a runtime's packages registered (Pi's
 ``registerFlag``), each ``{name, description, type, default, package?}``; listed by
 ``gateway list``, never parsed from a command line."""
+TRACE_CONTEXT = "trace.context"
+"""The host's ``tool``, ``command`` and ``event`` requests carry ``gateway: {traceparent,
+tracestate?}`` (W3C Trace Context) when the gateway traces: the span of that request, for
+what the runtime does or starts on its behalf to continue the trace (MCP's SEP-414 carries
+the same two keys in ``_meta``)."""
 ALL_FEATURES: tuple[str, ...] = (
     REGISTER_DIAGNOSTICS,
     TOOL_PARTS,
@@ -103,6 +109,7 @@ ALL_FEATURES: tuple[str, ...] = (
     UPDATE_DIAGNOSTICS,
     REGISTER_FLAGS,
     TOOL_OUTPUT,
+    TRACE_CONTEXT,
 )
 
 EXTENSION_FEATURES: frozenset[str] = frozenset({REGISTER_DIAGNOSTICS})
