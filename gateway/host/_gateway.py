@@ -4,12 +4,12 @@ Everything the gateway starts speaks the nimlet protocol. ``Gateway`` is the pub
 (``open_gateway`` builds it); it owns one ``GatewayState`` and the parts built around it:
 the ``Loader`` (starting and stopping processes), the ``Projector`` (their registrations on
 the registry), the ``HostRequestHandler`` (what they ask the host), the ``ToolPipeline``
-(the way a tool call goes), and the ``SessionSwitch`` (new, fork, resume). The lifecycle
-events an agent drives (sessions, turns, input, compaction) are dispatched by ``Lifecycle``.
-"""
+(the way a tool call goes), the ``SessionSwitch`` (new, fork, resume) and ``Lifecycle``
+(the events an agent drives: sessions, turns, input, compaction)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -371,11 +371,11 @@ class Gateway:
         self._settings.remember()
 
     async def restart_package(self, package_id: str, drain: float = 0) -> bool:
-        """Restart one installed package with its current settings and secrets (its
-        runtime, and the tools the gateway runs for it); nothing else restarts. A running
-        gateway does this by itself when ``gateway config`` or ``gateway secret`` changes
-        them (on Linux). True when it runs again; its calls in flight get ``drain`` s first."""
-        restarted = await self._loader.restart_package(package_id, drain)
+        """Restart one installed package with its current settings and secrets (a gateway
+        does it when ``gateway config``/``secret`` change them, on Linux); nothing else
+        restarts. True when it runs again; its calls in flight get ``drain`` s first."""
+        restart = functools.partial(self._loader.restart_package, package_id, drain)
+        restarted = await self._inputs.around(restart)
         self._settings.remember()
         return restarted
 
