@@ -86,8 +86,12 @@ def _evaluate(gateway: Gateway) -> list[PackageStatus] | None:
 _LOCKS: weakref.WeakKeyDictionary[Gateway, anyio.Lock] = weakref.WeakKeyDictionary()
 
 
-async def apply_package_changes(gateway: Gateway) -> PackageChanges:
-    """Run the installed packages as they are now (one apply at a time per gateway)."""
+async def apply_package_changes(
+    gateway: Gateway, told: Callable[[PackageChanges], None] | None = None
+) -> PackageChanges:
+    """Run the installed packages as they are now (one apply at a time per gateway).
+    ``told`` hears of the changes before they are applied: what a client sees next (a
+    changed list) is never news the server has not said yet."""
     lock = _LOCKS.setdefault(gateway, anyio.Lock())
     async with lock:
         statuses = await anyio.to_thread.run_sync(_evaluate, gateway)
@@ -111,13 +115,16 @@ async def apply_package_changes(gateway: Gateway) -> PackageChanges:
             for status in (before.get(i), after.get(i))
             if status is not None
         )
+        changes = PackageChanges(added, removed, restarted, reloaded=grouped)
+        if told is not None:
+            told(changes)
         if grouped:
             await gateway.reload()
-            return PackageChanges(added, removed, restarted, reloaded=True)
+            return changes
         depth = depths(statuses)
         for package_id in sorted(changed, key=lambda i: (i not in removed, depth.get(i, 0))):
             await gateway.restart_package(package_id, DRAIN)
-        return PackageChanges(added, removed, restarted)
+        return changes
 
 
 async def follow_packages(
@@ -130,9 +137,7 @@ async def follow_packages(
 
     async def apply() -> str | None:
         seen = await anyio.to_thread.run_sync(package_set_fingerprint, home)
-        changes = await apply_package_changes(gateway)
-        if told is not None and changes:
-            told(changes)
+        await apply_package_changes(gateway, told)
         return seen
 
     applied = await apply()

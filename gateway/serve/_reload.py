@@ -64,10 +64,8 @@ async def follow_package_set(
 async def _on_hangup(gateway: Gateway) -> None:
     with anyio.open_signal_receiver(signal.SIGHUP) as signals:
         async for _ in signals:
-            changes = await apply_package_changes(gateway)
-            if changes:
-                _tell(changes)
-            else:
+            changes = await apply_package_changes(gateway, _tell)
+            if not changes:
                 print("gateway serve: SIGHUP: no package changed", file=sys.stderr, flush=True)
 
 
