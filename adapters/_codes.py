@@ -145,15 +145,6 @@ CLAUDE_HOOK_EVENT_UNSUPPORTED = define_code(
 )
 
 # MCP servers: Agent Plugins, and nanobot's host knowledge of them
-AGENT_PLUGINS_REMOTE_SERVER = define_code(
-    "agent_plugins.remote_server_unsupported",
-    WARNING,
-    "An audited host does not connect an Agent Plugin's streamable-http or sse MCP server "
-    "(nanobot 0.3 starts stdio servers only). The gateway itself connects it through the "
-    "plugin host (`remote_mcp.*`).",
-    "Use the server from a host that connects remote servers (the gateway), or ship a stdio "
-    "server.",
-)
 
 # Audit cells: answers the adapters' host knowledge shares
 NOT_APPLICABLE = define_code(

@@ -12,7 +12,6 @@ from typing import Any, Final
 
 from adapters._files import Inspection
 from adapters.claude_plugins import _codes as codes
-from adapters.plugin_host import _codes as remote_codes
 from adapters.plugin_host._remote_spec import url_problem
 
 __all__ = ["REMOTE_TYPES", "read_remote"]
@@ -28,7 +27,7 @@ def read_remote(
     """The server in the remote shape, or None (each problem already a diagnostic)."""
     kind = server.get("type", "http")
     if kind == "ws":
-        inspection.add(remote_codes.REMOTE_TRANSPORT_UNSUPPORTED(
+        inspection.add(codes.REMOTE_TRANSPORT_UNSUPPORTED(
             f"{where} is a WebSocket (ws) MCP server: listed, never connected; the plugin host "
             "speaks streamable HTTP and SSE"
         ))  # fmt: skip
@@ -50,7 +49,7 @@ def read_remote(
         return None
     options = sorted({m for v in headers.values() for m in _USER_CONFIG.findall(v)})
     if options:
-        inspection.add(remote_codes.REMOTE_HEADER_USER_CONFIG(
+        inspection.add(codes.REMOTE_HEADER_USER_CONFIG(
             f"{where}: its headers name {', '.join(options)}: plugin options are not filled in "
             "remote server headers yet; listed, not connected"
         ))  # fmt: skip
@@ -59,7 +58,7 @@ def read_remote(
     ignored += [f"`oauth.{key}`" for key in ("scopes", "authServerMetadataUrl")
                 if isinstance(oauth, Mapping) and key in oauth]  # fmt: skip
     if ignored:
-        inspection.add(remote_codes.REMOTE_FIELD_IGNORED(
+        inspection.add(codes.REMOTE_FIELD_IGNORED(
             f"{where}: {', '.join(ignored)} read, not applied"
         ))  # fmt: skip
     remote: dict[str, Any] = {"transport": _TRANSPORT[str(kind)], "url": url,

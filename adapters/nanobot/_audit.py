@@ -269,7 +269,7 @@ def _agent_plugin(item: Item) -> Support:
     if item.kind == "mcp_server":
         if item.detail.get("transport") not in (None, "stdio"):
             return unsupported(
-                adapters_codes.AGENT_PLUGINS_REMOTE_SERVER,
+                codes.AGENT_PLUGINS_REMOTE_SERVER,
                 "nanobot 0.3 starts an Agent Plugin's stdio servers only; remote ones are skipped",
             )
         return runs("started as an MCP server, its tools named mcp_<server>_<tool>")

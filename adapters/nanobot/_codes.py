@@ -155,3 +155,13 @@ NANOBOT_HOST_NOT_DISCOVERABLE = define_code(
     "`runtimeExtensions`; this package lacks them.",
     "Add the keyword and the manifest key, or write a nanobot.extension.json for it.",
 )
+
+AGENT_PLUGINS_REMOTE_SERVER = define_code(
+    "agent_plugins.remote_server_unsupported",
+    WARNING,
+    "An audited host does not connect an Agent Plugin's streamable-http or sse MCP server "
+    "(nanobot 0.3 starts stdio servers only). The gateway itself connects it through the "
+    "plugin host (`remote_mcp.*`).",
+    "Use the server from a host that connects remote servers (the gateway), or ship a stdio "
+    "server.",
+)

@@ -112,21 +112,6 @@ REMOTE_HEADER_UNSET = define_code(
     "Set it: `gateway secret set ID NAME` (or grant the variable: `gateway permissions ID "
     "env:NAME`).",
 )
-REMOTE_TRANSPORT_UNSUPPORTED = define_code(
-    "remote_mcp.transport_unsupported",
-    WARNING,
-    "A remote MCP server entry names a transport the plugin host does not speak (Claude "
-    "Code's `ws`); it is listed, never connected.",
-    "Use the server's streamable HTTP or SSE endpoint if it has one.",
-)
-REMOTE_FIELD_IGNORED = define_code(
-    "remote_mcp.field_ignored",
-    INFO,
-    "A field of a remote MCP server entry is read but not applied: `headersHelper` (a command "
-    "Claude Code runs for headers), `oauth.scopes` and `oauth.authServerMetadataUrl` (the "
-    "MCP SDK's OAuth client discovers the authorization server and chooses scopes itself).",
-    "Nothing to fix; put static headers in `headers` (with `${NAME}` for secrets).",
-)
 REMOTE_SCOPE_INSUFFICIENT = define_code(
     "remote_mcp.scope_insufficient",
     WARNING,
@@ -144,13 +129,4 @@ REMOTE_SIGN_IN_FAILED = define_code(
     "client registration failed, or the tokens could not be kept. Nothing was kept; an "
     "earlier sign-in stays as it was.",
     "Read the reason in the message; run `gateway auth ID` again once it is fixed.",
-)
-REMOTE_HEADER_USER_CONFIG = define_code(
-    "remote_mcp.header_user_config",
-    WARNING,
-    "A header of a Claude Code plugin's remote MCP server names a plugin option "
-    "(`${user_config.KEY}`), which the gateway does not fill in remote server headers yet; "
-    "rather than send the placeholder as written, the server is listed, not connected.",
-    "Put the value in a secret and name it instead: `${NAME}` in the header, `gateway secret "
-    "set ID NAME`.",
 )
