@@ -149,8 +149,7 @@ class Gateway:
 
     @property
     def agent(self) -> AgentLink:
-        """What the embedding agent provides (docs/embedding.md); its fields may be changed
-        at any time."""
+        """What the embedding agent provides (docs/embedding.md); its fields may change."""
         return self._state.agent
 
     @property
@@ -160,8 +159,7 @@ class Gateway:
 
     @property
     def exec_policy(self) -> ExecPolicy | None:
-        """Decides ``host.request`` ``exec`` calls: (owner, command, args) → allowed.
-        None allows every command (outside plan mode)."""
+        """Decides ``exec`` requests: (owner, command, args) → allowed; None: any (not plan)."""
         return self._state.exec_policy
 
     @exec_policy.setter
@@ -370,11 +368,13 @@ class Gateway:
         await self._policy.load()
         self._settings.remember()
 
-    async def restart_package(self, package_id: str, drain: float = 0) -> bool:
-        """Restart one installed package with its current settings and secrets (a gateway
-        does it when ``gateway config``/``secret`` change them, on Linux); nothing else
-        restarts. True when it runs again; its calls in flight get ``drain`` s first."""
-        restart = functools.partial(self._loader.restart_package, package_id, drain)
+    async def restart_package(
+        self, package_id: str, drain: float = 0, evaluated: Sequence[PackageStatus] | None = None
+    ) -> bool:
+        """Restart one installed package alone, as it is now (on Linux a gateway does it when
+        ``gateway config``/``secret`` change it) or as a caller ``evaluated`` the packages.
+        True when it runs again; its calls in flight get ``drain`` s first."""
+        restart = functools.partial(self._loader.restart_package, package_id, drain, evaluated)
         restarted = await self._inputs.around(restart)
         self._settings.remember()
         return restarted

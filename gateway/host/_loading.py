@@ -17,6 +17,7 @@ from gateway.base import Diagnostic
 from gateway.host._activation import Activator
 from gateway.host._dependencies import depths, load_order, requires, selected
 from gateway.host._host_requests import HostRequestHandler
+from gateway.host._installed import evaluate_installed, served_resources
 from gateway.host._last_starts import remember_last_starts, unresolved_calls
 from gateway.host._own_entries import OwnEntries, calls_owners
 from gateway.host._planning import Planner
@@ -29,22 +30,18 @@ from gateway.model import (
     DiscoveredExtension,
     Discovery,
     LaunchSpec,
-    ServesResources,
     Skill,
     discover,
     discover_package,
 )
 from gateway.packages import (
     GATE_BLOCKED,
-    STORE_UNUSABLE,
     NoAdapters,
     PackageStatus,
-    evaluate_packages,
     load_adapters,
     recalled_denials,
 )
 from gateway.runtime import LaunchError
-from gateway.store import STATE_FILE, StoreError
 from gateway.wire import LaunchPlan
 
 __all__ = ["Loader"]
@@ -266,20 +263,8 @@ class Loader:
 
     def _evaluate_packages(self) -> list[PackageStatus]:
         """Installed packages and their gates; only active ones are loaded."""
-        home = self._state.config.home
-        self._resources = {}
-        if not (home / STATE_FILE).exists():
-            return []
-        try:
-            adapters = load_adapters()
-            statuses = evaluate_packages(home, adapters)
-        except (StoreError, NoAdapters) as error:
-            self._state.diagnostics.add(STORE_UNUSABLE(f"installed packages not loaded: {error}"))
-            return []
-        for status in statuses:
-            adapter = adapters.adapter(status.entry.ecosystem)
-            if status.ready and isinstance(adapter, ServesResources):
-                self._resources[status.id] = adapter.package_resources(status.entry)
+        statuses = evaluate_installed(self._state)
+        self._resources = served_resources(statuses)
         return statuses
 
     # ------------------------------------------------------------------ starting
@@ -321,11 +306,17 @@ class Loader:
 
     # ------------------------------------------------------------------ one package again
 
-    async def restart_package(self, package_id: str, drain: float = 0) -> bool:
+    async def restart_package(
+        self, package_id: str, drain: float = 0, evaluated: Sequence[PackageStatus] | None = None
+    ) -> bool:
         """Stop an installed package's runtime and what the gateway runs for it, evaluate
         its gates again, and start it with its current plan (new settings and secrets);
         nothing else is touched. True when it runs again (and its code loaded)."""
-        statuses = await self.evaluate()
+        if evaluated is None:
+            statuses = await self.evaluate()
+        else:  # the caller's word: what it said of the package runs, not a later store
+            statuses = list(evaluated)
+            self._resources = await anyio.to_thread.run_sync(served_resources, statuses)
         status = next((s for s in statuses if s.id == package_id), None)
         place = next((i for i, s in enumerate(self._state.packages) if s.id == package_id), None)
         await self.retire_package(package_id, drain)

@@ -91,7 +91,10 @@ async def apply_package_changes(
 ) -> PackageChanges:
     """Run the installed packages as they are now (one apply at a time per gateway).
     ``told`` hears of the changes before they are applied: what a client sees next (a
-    changed list) is never news the server has not said yet."""
+    changed list) is never news the server has not said yet. Each package restarts as this
+    evaluation found it, never as a later read of the store would (a ``gateway sync``
+    still writing): what was told is what runs. A change no client sees (a package
+    installed but not yet trusted) is applied and not told."""
     lock = _LOCKS.setdefault(gateway, anyio.Lock())
     async with lock:
         statuses = await anyio.to_thread.run_sync(_evaluate, gateway)
@@ -116,14 +119,14 @@ async def apply_package_changes(
             if status is not None
         )
         changes = PackageChanges(added, removed, restarted, reloaded=grouped)
-        if told is not None:
+        if told is not None and changes:
             told(changes)
         if grouped:
             await gateway.reload()
             return changes
         depth = depths(statuses)
         for package_id in sorted(changed, key=lambda i: (i not in removed, depth.get(i, 0))):
-            await gateway.restart_package(package_id, DRAIN)
+            await gateway.restart_package(package_id, DRAIN, statuses)
         return changes
 
 
