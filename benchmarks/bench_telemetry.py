@@ -54,7 +54,7 @@ def settings(sink: str) -> dict[str, Setting]:
     tracer providers share one span processor: flushing (or shutting down) one does both."""
     from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics import AlwaysOffExemplarFilter, MeterProvider
     from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -65,7 +65,8 @@ def settings(sink: str) -> dict[str, Setting]:
     for provider in (every, tenth):
         provider.add_span_processor(exporter)
     reader = PeriodicExportingMetricReader(OTLPMetricExporter(endpoint=f"{sink}/v1/metrics"))
-    meters = MeterProvider(metric_readers=[reader])
+    # As serve makes it: no exemplars unless OTEL_METRICS_EXEMPLAR_FILTER asks (_otel.py).
+    meters = MeterProvider(metric_readers=[reader], exemplar_filter=AlwaysOffExemplarFilter())
     otel_metrics = OtelMetrics(meters, Gauges())
     prometheus = PrometheusMetrics(Gauges())
     return {

@@ -7,7 +7,8 @@ both off. The exporter is OTLP over HTTP (protobuf), which reads its endpoint, h
 timeout, compression and certificates from ``OTEL_EXPORTER_OTLP_*`` itself; the resource
 from ``OTEL_SERVICE_NAME`` and ``OTEL_RESOURCE_ATTRIBUTES``, the sampler from
 ``OTEL_TRACES_SAMPLER``, the batching from ``OTEL_BSP_*``, the metric interval from
-``OTEL_METRIC_EXPORT_INTERVAL``. ``console`` writes to stderr (stdout is the protocol).
+``OTEL_METRIC_EXPORT_INTERVAL``; exemplars are off unless ``OTEL_METRICS_EXEMPLAR_FILTER``
+is set. ``console`` writes to stderr (stdout is the protocol).
 
 Nothing of OpenTelemetry's SDK is imported unless one is on. What is wanted and cannot be had
 — the ``otel`` extra not installed, a protocol other than ``http/protobuf`` — is
@@ -21,8 +22,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,8 @@ from gateway.serve._gauges import BUCKETS, Gauges
 __all__ = ["Telemetry", "otel_wanted", "start_otel"]
 
 _ON = ("otlp", "console")
+_OUTCOME = "extension_gateway.outcome"
+Attributes = dict[str, AttributeValue]
 _FLUSH_MS = 3000
 
 
@@ -58,10 +61,16 @@ def otel_wanted(env: Mapping[str, str] | None = None) -> tuple[str | None, str |
 
 
 class _Span:
-    __slots__ = ("_span",)
+    """One span, current while the block runs: what the SDK's ``start_as_current_span``
+    does (recording nothing of an exception), without the two generator-based context
+    managers it wraps each span in."""
 
-    def __init__(self, span: Any) -> None:
+    __slots__ = ("_span", "_token", "_tracer")
+
+    def __init__(self, span: Any, tracer: OtelTracer) -> None:
         self._span = span
+        self._tracer = tracer
+        self._token: object = None
 
     def set(self, key: str, value: AttributeValue) -> None:
         self._span.set_attribute(key, value)
@@ -72,37 +81,53 @@ class _Span:
         self._span.set_attribute(telemetry.ERROR_TYPE, error_type)
         self._span.set_status(StatusCode.ERROR, message or None)
 
+    def __enter__(self) -> _Span:
+        self._token = self._tracer.attach(self._span)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._tracer.detach(self._token)
+        finally:
+            self._span.end()
+
 
 class OtelTracer:
     """``gateway.base.telemetry.Tracer`` on an OpenTelemetry tracer provider."""
 
     def __init__(self, provider: Any) -> None:
-        from opentelemetry import propagate
+        from opentelemetry import context, trace
         from opentelemetry.trace import SpanKind as Kind
 
         self._tracer = provider.get_tracer("extension-gateway", gateway_version())
-        self._inject = propagate.inject
         self._kinds = {"internal": Kind.INTERNAL, "client": Kind.CLIENT, "server": Kind.SERVER}
+        self._current = trace.get_current_span
+        self._in_context = trace.set_span_in_context
+        self._context_attach = context.attach
+        self.detach: Callable[[Any], None] = context.detach
+
+    def attach(self, span: Any) -> object:
+        """Make ``span`` the current one (a token for ``detach``)."""
+        return self._context_attach(self._in_context(span))
 
     def span(
         self, name: str, kind: SpanKind, attributes: Mapping[str, AttributeValue]
     ) -> AbstractContextManager[SpanHandle]:
-        return self._span(name, kind, attributes)
-
-    @contextmanager
-    def _span(
-        self, name: str, kind: SpanKind, attributes: Mapping[str, AttributeValue]
-    ) -> Iterator[SpanHandle]:
-        with self._tracer.start_as_current_span(
-            name, kind=self._kinds[kind], attributes=attributes,
-            record_exception=False, set_status_on_exception=False,
-        ) as span:  # fmt: skip
-            yield _Span(span)
+        span = self._tracer.start_span(name, kind=self._kinds[kind], attributes=attributes)
+        return _Span(span, self)
 
     def carrier(self) -> dict[str, str]:
-        found: dict[str, str] = {}
-        self._inject(found)
-        return {key: found[key] for key in ("traceparent", "tracestate") if key in found}
+        """The current span's W3C Trace Context as the W3C propagator writes it (version
+        00), formatted here rather than through the global propagator (which
+        ``OTEL_PROPAGATORS`` may make another format): a runtime's ``trace.context`` and
+        SEP-414's ``_meta`` take ``traceparent`` / ``tracestate``."""
+        found = self._current().get_span_context()
+        if not found.is_valid:
+            return {}
+        parent = f"00-{found.trace_id:032x}-{found.span_id:016x}-{found.trace_flags:02x}"
+        if not found.trace_state:
+            return {"traceparent": parent}
+        return {"traceparent": parent, "tracestate": found.trace_state.to_header()}
 
 
 class OtelMetrics:
@@ -130,6 +155,7 @@ class OtelMetrics:
         self._starts = meter.create_counter(
             "gateway.package.starts", unit="{start}", description="Package starts and restarts"
         )
+        self._tool_labels: dict[tuple[str, str, str, str], tuple[Attributes, Attributes]] = {}
 
         def observe(read: Callable[[], Mapping[tuple[tuple[str, str], ...], float]]) -> Any:
             def callback(options: CallbackOptions) -> list[Any]:
@@ -146,10 +172,14 @@ class OtelMetrics:
     def tool_call(
         self, tool: str, package: str, ecosystem: str, outcome: str, seconds: float
     ) -> None:
-        labels = {telemetry.TOOL_NAME: tool, telemetry.PACKAGE: package,
-                  telemetry.ECOSYSTEM: ecosystem}  # fmt: skip
-        self._calls.add(1, {**labels, "extension_gateway.outcome": outcome})
-        self._call_time.record(seconds, labels)
+        key = (tool, package, ecosystem, outcome)
+        found = self._tool_labels.get(key)
+        if found is None:  # built once per series (the SDK keeps them, never changes them)
+            labels: Attributes = {telemetry.TOOL_NAME: tool, telemetry.PACKAGE: package,
+                                  telemetry.ECOSYSTEM: ecosystem}  # fmt: skip
+            found = self._tool_labels[key] = ({**labels, _OUTCOME: outcome}, labels)
+        self._calls.add(1, found[0])
+        self._call_time.record(seconds, found[1])
 
     def hook_call(self, event: str, package: str, outcome: str, seconds: float) -> None:
         labels = {telemetry.HOOK_EVENT: event, telemetry.PACKAGE: package}
@@ -224,7 +254,7 @@ def start_otel(
             done.providers.append(provider)
             done.tracer = OtelTracer(provider)
         if metrics is not None:
-            meters = _meter_provider(metrics, resource)
+            meters = _meter_provider(metrics, resource, env)
             otel_metrics.set_meter_provider(meters)
             done.providers.append(meters)
             done.metrics = OtelMetrics(meters, gauges)
@@ -250,8 +280,12 @@ def _tracer_provider(exporter: str, resource: Any) -> Any:
     return provider
 
 
-def _meter_provider(exporter: str, resource: Any) -> Any:
-    from opentelemetry.sdk.metrics import MeterProvider
+def _meter_provider(exporter: str, resource: Any, env: Mapping[str, str]) -> Any:
+    """Exemplars (a sampled span's id kept with a measurement) only when
+    ``OTEL_METRICS_EXEMPLAR_FILTER`` asks: the SDK's default (``trace_based``) offers one
+    for every measurement under a traced call — a cost per call for what the Prometheus
+    endpoint never shows."""
+    from opentelemetry.sdk.metrics import AlwaysOffExemplarFilter, MeterProvider
     from opentelemetry.sdk.metrics.export import (
         ConsoleMetricExporter,
         MetricExporter,
@@ -265,4 +299,9 @@ def _meter_provider(exporter: str, resource: Any) -> Any:
         from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
 
         chosen = OTLPMetricExporter()
-    return MeterProvider(resource=resource, metric_readers=[PeriodicExportingMetricReader(chosen)])
+    exemplars = None if env.get("OTEL_METRICS_EXEMPLAR_FILTER") else AlwaysOffExemplarFilter()
+    return MeterProvider(
+        resource=resource,
+        metric_readers=[PeriodicExportingMetricReader(chosen)],
+        exemplar_filter=exemplars,
+    )

@@ -18,6 +18,7 @@ cut at 128 characters; the library escapes them.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
@@ -85,13 +86,23 @@ class PrometheusMetrics:
             ["package"], buckets=BUCKETS, registry=self.registry,
         )  # fmt: skip
         self.registry.register(_GaugeCollector(gauges))
+        self._tool_series: dict[tuple[str, str, str, str], tuple[Any, Any]] = {}
+        """A tool call's two series, found once (``labels()`` checks and locks each time):
+        as many as the registry holds already."""
 
     def tool_call(
         self, tool: str, package: str, ecosystem: str, outcome: str, seconds: float
     ) -> None:
-        tool, package = _cut(tool), _cut(package)
-        self._calls.labels(tool, package, ecosystem, outcome).inc()
-        self._call_time.labels(tool, package).observe(seconds)
+        key = (tool, package, ecosystem, outcome)
+        series = self._tool_series.get(key)
+        if series is None:
+            tool, package = _cut(tool), _cut(package)
+            series = self._tool_series[key] = (
+                self._calls.labels(tool, package, ecosystem, outcome),
+                self._call_time.labels(tool, package),
+            )
+        series[0].inc()
+        series[1].observe(seconds)
 
     def hook_call(self, event: str, package: str, outcome: str, seconds: float) -> None:
         package = _cut(package)

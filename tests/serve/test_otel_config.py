@@ -58,3 +58,22 @@ def test_without_otel_variables_or_metrics_nothing_heavy_is_imported() -> None:
     done = subprocess.run([sys.executable, "-c", NOTHING_ASKED], env=env, capture_output=True,
                           text=True, timeout=120, check=True)  # fmt: skip
     assert json.loads(done.stdout) == {"active": False, "heavy": []}
+
+
+@pytest.mark.parametrize(
+    ("env", "kind"),
+    [({}, "AlwaysOffExemplarFilter"),
+     ({"OTEL_METRICS_EXEMPLAR_FILTER": "trace_based"}, "TraceBasedExemplarFilter")],
+)  # fmt: skip
+def test_exemplars_are_kept_only_when_the_otel_variable_asks(monkeypatch, env, kind) -> None:
+    from opentelemetry.sdk.resources import Resource
+
+    from gateway.serve._otel import _meter_provider
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)  # the SDK reads the variable itself
+    provider = _meter_provider("console", Resource.create({}), env)
+    try:
+        assert type(provider._sdk_config.exemplar_filter).__name__ == kind
+    finally:
+        provider.shutdown()

@@ -209,3 +209,28 @@ async def test_counts_and_durations_parse_with_the_prometheus_parser(workspace: 
     starts = [s for s in families["gateway_package_starts"].samples if s.name.endswith("_total")]
     assert [(s.labels["package"], s.labels["kind"], s.labels["outcome"], s.value)
             for s in starts] == [("desk", "start", "ok", 1.0)]  # fmt: skip
+
+
+def test_the_trace_passed_on_is_what_the_w3c_propagator_writes() -> None:
+    from opentelemetry import context, trace
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    from gateway.serve._otel import OtelTracer
+
+    tracer = OtelTracer(provider())
+    state = TraceState([("vendor", "a1"), ("other", "b2")])
+    for flags, kept in ((TraceFlags(1), state), (TraceFlags(0), TraceState())):
+        parent = SpanContext(0xABC, 0xDEF, is_remote=True, trace_flags=flags, trace_state=kept)
+        token = context.attach(trace.set_span_in_context(NonRecordingSpan(parent)))
+        try:
+            with tracer.span("tool echo", "client", {}):
+                written: dict[str, str] = {}
+                TraceContextTextMapPropagator().inject(written)
+                assert tracer.carrier() == written and written["traceparent"]
+            assert tracer.carrier() == {"traceparent": f"00-{0xABC:032x}-{0xDEF:016x}-"
+                                        f"{int(flags):02x}", **({"tracestate": "vendor=a1,other=b2"}
+                                        if kept else {})}  # fmt: skip
+        finally:
+            context.detach(token)
+    assert tracer.carrier() == {}  # no span: nothing to pass on
