@@ -144,8 +144,12 @@ class CommandHooks:
                 narrowed[EVENT_OF[claude]] = sorted(set().union(*filter(None, names)))
         return narrowed
 
-    async def dispatch(self, event: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """Run the hooks for one gateway event; the reply fields for that event."""
+    async def dispatch(
+        self, event: str, payload: dict[str, Any], *, trace: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        """Run the hooks for one gateway event; the reply fields for that event. ``trace``:
+        the event's W3C trace context, given to each hook command as ``TRACEPARENT`` /
+        ``TRACESTATE``."""
         if event == "before_agent_start":
             system = payload.get("system_prompt")
             if not self._session_context or not isinstance(system, str):
@@ -174,12 +178,14 @@ class CommandHooks:
                 chosen.setdefault(hook.command, hook)  # identical commands run once
         if not chosen and claude != "SessionStart":
             return {}
-        answers = await self._run_all(list(chosen.values()), stdin)
+        answers = await self._run_all(list(chosen.values()), stdin, trace or {})
         return self._fold(claude, payload, answers)
 
     # -- running -----------------------------------------------------------------------
 
-    async def _run_all(self, hooks: list[CommandHook], stdin: dict[str, Any]) -> list[_Answer]:
+    async def _run_all(
+        self, hooks: list[CommandHook], stdin: dict[str, Any], trace: Mapping[str, str]
+    ) -> list[_Answer]:
         data = json.dumps(stdin, ensure_ascii=False, default=str).encode("utf-8", "replace")
         runs: list[HookRun | None] = [None] * len(hooks)
 
@@ -187,7 +193,7 @@ class CommandHooks:
             # ${CLAUDE_PLUGIN_ROOT} is left to the shell, from the environment: a folder
             # name never becomes shell syntax.
             runs[index] = await run_hook_command(
-                hook.command, data, seconds=hook.timeout, cwd=self._cwd, env=self._child_env()
+                hook.command, data, seconds=hook.timeout, cwd=self._cwd, env=self._child_env(trace)
             )
 
         async with anyio.create_task_group() as group:
@@ -195,8 +201,9 @@ class CommandHooks:
                 group.start_soon(one, index, hook)
         return [self._read(hook, run) for hook, run in zip(hooks, runs, strict=True) if run]
 
-    def _child_env(self) -> dict[str, str]:
+    def _child_env(self, trace: Mapping[str, str]) -> dict[str, str]:
         env = {**os.environ, **self._env}
+        env.update({key.upper(): value for key, value in trace.items()})
         env["CLAUDE_PLUGIN_ROOT"] = self._root
         env["CLAUDE_PLUGIN_DATA"] = self._data_dir
         env["CLAUDE_PROJECT_DIR"] = self._cwd

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from gateway.base._collection import REPEAT_LIMIT, Diagnostics
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
     from gateway.base._identity import command_identity, file_identity
+    from gateway.base._inotify import Inotify
     from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth, lone_surrogate
     from gateway.base._model_text import (
         INSTRUCTION_OVERRIDE,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "Inotify": "gateway.base._inotify",
     "write_json_atomically": "gateway.base._atomic",
     "command_identity": "gateway.base._identity",
     "file_identity": "gateway.base._identity",
@@ -142,6 +144,7 @@ __all__ = [
     "GatewayConfig",
     "GatewayError",
     "HomeUnusable",
+    "Inotify",
     "PathRefused",
     "PrintableStream",
     "Progress",

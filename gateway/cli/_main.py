@@ -46,7 +46,7 @@ _VERBS: dict[str, tuple[str, str]] = {
     "auth": ("gateway.cli._auth", "run_auth"),
     "policy": ("gateway.cli._policy", "run_policy"),
     "journal": ("gateway.cli._journal", "run_journal"),
-    "logs": ("gateway.cli._logs", "run_logs"),
+    "logs": ("gateway.cli._logs_server", "run_logs_verb"),
     "serve": ("gateway.cli._serve", "run_serve"),
     "token": ("gateway.cli._token", "run_token"),
     "migrate": ("gateway.cli._migrate", "run_migrate"),

@@ -112,6 +112,10 @@ class Projector:
         self.pins.forget()
         self._state.registry.clear()
 
+    async def drained(self, process: ExtensionProcess) -> None:
+        """Until no request to ``process`` is in flight."""
+        await self._entries.requests.drained(process)
+
     def register(self, process: ExtensionProcess, owner: str | None = None) -> None:
         """Project a started process's ``register``. ``owner`` is given for a process that
         takes over a name already in the registry (a restart, or a dormant package that

@@ -13,17 +13,14 @@ once, and ``Gateway.restart_package`` (or a reload) applies a change.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
-import os
-import struct
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
 
-from gateway.base import private_dir
+from gateway.base import Inotify, private_dir
 from gateway.host import _codes
 from gateway.host._state import GatewayState
 from gateway.packages import PackageConfigError, config_path
@@ -31,12 +28,6 @@ from gateway.packages.secrets import secrets_dir, secrets_path
 from gateway.packages.sign_ins import sign_in_stamp, sign_ins_dir
 
 __all__ = ["SettingsWatch", "settings_fingerprint"]
-
-_IN_CLOSE_WRITE, _IN_MOVED_FROM, _IN_MOVED_TO = 0x8, 0x40, 0x80
-_IN_CREATE, _IN_DELETE, _IN_ISDIR = 0x100, 0x200, 0x40000000
-_IN_NONBLOCK, _IN_CLOEXEC = os.O_NONBLOCK, os.O_CLOEXEC
-_MASK = _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE
-_EVENT = struct.Struct("iIII")
 
 Restart = Callable[[str], Awaitable[bool]]
 
@@ -67,40 +58,6 @@ def _config_file(home: Path, package_id: str) -> Path | None:
         return config_path(home, package_id)
     except PackageConfigError:
         return None  # an id no config file can have
-
-
-class _Inotify:
-    def __init__(self) -> None:
-        # The C library this process already has: find_library("c") would run
-        # `ldconfig -p` in a subprocess at every gateway start.
-        self._libc = ctypes.CDLL(None, use_errno=True)
-        self.fd = self._libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
-        if self.fd < 0:
-            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
-        self.watches: dict[int, Path] = {}
-
-    def add(self, folder: Path) -> None:
-        wd = self._libc.inotify_add_watch(self.fd, os.fsencode(folder), _MASK)
-        if wd >= 0:
-            self.watches[wd] = folder
-
-    def read(self) -> list[tuple[Path, str, int]]:
-        try:
-            data = os.read(self.fd, 64 * 1024)
-        except BlockingIOError:
-            return []
-        events, offset = [], 0
-        while offset + _EVENT.size <= len(data):
-            wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
-            raw = data[offset + _EVENT.size : offset + _EVENT.size + length]
-            offset += _EVENT.size + length
-            folder = self.watches.get(wd)
-            if folder is not None:
-                events.append((folder, os.fsdecode(raw.rstrip(b"\0")), mask))
-        return events
-
-    def close(self) -> None:
-        os.close(self.fd)
 
 
 class SettingsWatch:
@@ -139,7 +96,7 @@ class SettingsWatch:
     async def _watch(self) -> None:
         home = self._state.config.home
         try:
-            inotify = _Inotify()
+            inotify = Inotify()
         except OSError:
             return  # no inotify (a seccomp profile, an old kernel): changes wait for a reload
         try:
@@ -154,7 +111,7 @@ class SettingsWatch:
                 await anyio.wait_readable(inotify.fd)
                 changed = set()
                 for folder, name, mask in inotify.read():
-                    if mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO):
+                    if Inotify.made_folder(mask):
                         if folder != sign_ins_dir(home):  # a package's own tokens: no restart
                             inotify.add(folder / name)
                     elif not name.startswith("."):

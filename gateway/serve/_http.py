@@ -40,8 +40,13 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
-from gateway.serve._codes import SERVE_HTTP_ADDRESS, SERVE_SESSIONS_PER_TOKEN
+from gateway.serve._codes import (
+    SERVE_HTTP_ADDRESS,
+    SERVE_METRICS_ADDRESS,
+    SERVE_SESSIONS_PER_TOKEN,
+)
 from gateway.serve._http_bridge import TOKEN_KEY, HttpBridge
+from gateway.serve._metrics_http import METRICS_PATH, MetricsApp
 from gateway.serve._oauth import OAuthVerifier, looks_like_jwt
 from gateway.serve._open import ServeError
 from gateway.serve._tokens import TokenError, TokenStore
@@ -53,6 +58,7 @@ __all__ = [
     "HttpFront",
     "bind",
     "is_loopback",
+    "metrics_listener",
     "parse_address",
     "run_http",
     "security_for",
@@ -114,6 +120,19 @@ def is_loopback(host: str) -> bool:
     return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
+def metrics_listener(where: str) -> socket.socket:
+    """The bound socket of ``--metrics [HOST:]PORT``; ``ServeError`` when there is none."""
+    try:
+        return bind(*parse_address(where))
+    except ServeError as error:
+        raise ServeError(
+            SERVE_METRICS_ADDRESS(
+                f"--metrics {where!r}: {error.diagnostic.message}",
+                hint="e.g. --metrics 127.0.0.1:9464, or --metrics token with --http",
+            )
+        ) from None
+
+
 def security_for(host: str, port: int) -> TransportSecuritySettings:
     """DNS rebinding protection on every loopback address (a web page's requests to it
     come with another Host or Origin); an address meant for other machines has no one host."""
@@ -155,8 +174,11 @@ class HttpFront:
     """The ASGI app: routes, the bearer check, and the requests to cancel on shutdown."""
 
     def __init__(self, manager: StreamableHTTPSessionManager, bridge: HttpBridge,
-                 tokens: TokenStore, oauth: OAuthVerifier | None = None) -> None:  # fmt: skip
+                 tokens: TokenStore, oauth: OAuthVerifier | None = None,
+                 metrics: MetricsApp | None = None) -> None:  # fmt: skip
         self.manager, self.bridge, self.tokens, self.oauth = manager, bridge, tokens, oauth
+        self.metrics = metrics
+        """``--metrics token``: ``/metrics`` here, for metrics tokens only."""
         self._requests: set[anyio.CancelScope] = set()
         self._said_unreadable = False
 
@@ -173,6 +195,8 @@ class HttpFront:
             await self._mcp(scope, receive, send)
         elif self.oauth is not None and path in _METADATA_PATHS:
             await _respond(send, 200, self.oauth.metadata())
+        elif path == METRICS_PATH and self.metrics is not None:
+            await self._metrics(scope, receive, send)
         else:
             await _respond(send, 404, {"error": "not found; the MCP endpoint is /mcp"})
 
@@ -194,12 +218,14 @@ class HttpFront:
                     )
                 await _respond(send, 503, {"error": "the server cannot read its tokens"})
                 return
+        if record is not None and record.metrics:
+            record, description = None, "a metrics token reads /metrics only"
         if record is None:
             await self._refuse(send, given, error, description)
             return
         user = AuthenticatedUser(
             AccessToken(token="", client_id=record.name, scopes=list(record.packages),
-                        subject=record.subject or record.sha256[:16])
+                        subject=record.identity or record.sha256[:16])
         )  # fmt: skip
         if _session_id(scope) is None and self._sessions_of(user) >= MAX_SESSIONS_PER_TOKEN:
             refused = SERVE_SESSIONS_PER_TOKEN(
@@ -223,6 +249,21 @@ class HttpFront:
         owners: dict[str, Any] = getattr(self.manager, "_session_owners", {})
         identity = authorization_context(user)
         return sum(1 for owner in owners.values() if owner == identity)
+
+    async def _metrics(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """``/metrics`` to a metrics token (``gateway token create NAME --metrics``)."""
+        assert self.metrics is not None
+        given = _bearer(scope)
+        try:
+            record = None if given is None else self.tokens.verify(given)
+        except TokenError:
+            await _respond(send, 503, {"error": "the server cannot read its tokens"})
+            return
+        if record is None or not record.metrics:
+            description = "unknown, revoked or expired" if record is None else "not a metrics token"
+            await self._refuse(send, given, "invalid_token", description)
+            return
+        await self.metrics(scope, receive, send)
 
     async def _refuse(self, send: Send, given: str | None, error: str, description: str) -> None:
         """401 (no token, or one that is not valid) or 403 (valid, without the scope)."""

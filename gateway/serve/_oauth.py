@@ -148,7 +148,8 @@ class OAuthVerifier:
             sha256="",
             packages=packages,
             expires=float(expires) if isinstance(expires, int | float) else None,
-            subject=f"{client or ''}\x00{subject or ''}",
+            identity=f"{client or ''}\x00{subject or ''}",
+            subject=printable(str(claims["sub"]))[:_NAME_MAX] if claims.get("sub") else None,
         )
         return OAuthVerdict(record)
 

@@ -16,6 +16,7 @@ export const FEATURE = Object.freeze({
 	flags: "register.flags",
 	output: "tool.output",
 	hookTools: "register.hook_tools",
+	trace: "trace.context",
 });
 
 export const FEATURES = Object.freeze(Object.values(FEATURE));

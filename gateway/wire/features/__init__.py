@@ -42,6 +42,7 @@ __all__ = [
     "TOOL_OUTPUT",
     "TOOL_PARTS",
     "TOOL_PROGRESS",
+    "TRACE_CONTEXT",
     "UPDATE_DIAGNOSTICS",
     "CommandExtras",
     "ExtraError",
@@ -98,6 +99,12 @@ REGISTER_HOOK_TOOLS = "register.hook_tools"
 matchers are lists of exact names); an event it does not name applies to every tool. The host
 asks those hooks only about those tools, so a dormant process whose hooks cannot apply to a
 call is not started for it."""
+
+TRACE_CONTEXT = "trace.context"
+"""The host's ``tool``, ``command`` and ``event`` requests carry ``gateway: {traceparent,
+tracestate?}`` (W3C Trace Context) when the gateway traces: the span of that request, for
+what the runtime does or starts on its behalf to continue the trace (MCP's SEP-414 carries
+the same two keys in ``_meta``)."""
 ALL_FEATURES: tuple[str, ...] = (
     REGISTER_DIAGNOSTICS,
     TOOL_PARTS,
@@ -111,6 +118,7 @@ ALL_FEATURES: tuple[str, ...] = (
     REGISTER_FLAGS,
     TOOL_OUTPUT,
     REGISTER_HOOK_TOOLS,
+    TRACE_CONTEXT,
 )
 
 EXTENSION_FEATURES: frozenset[str] = frozenset({REGISTER_DIAGNOSTICS})
