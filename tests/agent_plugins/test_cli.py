@@ -11,9 +11,13 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.nanobot._helpers import cli, cli_json
 
 from ._helpers import DEMO
+
+pytestmark = pytest.mark.slow(3)  # measured long: scheduled first (tests/conftest.py)
 
 
 def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path) -> None:

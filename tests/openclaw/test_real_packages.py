@@ -21,7 +21,7 @@ from gateway.packages import write_package_config
 
 from .conftest import NPM_FIXTURES, cli, cli_json, config_for, install_ready, messages
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow(2)]
 
 OLLAMA = "ollama-openclaw-web-search-0.2.2.tgz"
 MEM0 = "mem0-openclaw-mem0-1.0.16.tgz"
