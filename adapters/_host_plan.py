@@ -16,9 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from adapters.agent_plugins._launch import runtime_reads
+from adapters.agent_plugins import runtime_reads
 from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
-from adapters.plugin_host._config import start_timeout, write_config
+from adapters.plugin_host import start_timeout, write_config
 from gateway.base import Diagnostic
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.packages.secrets import SecretsError, read_secrets

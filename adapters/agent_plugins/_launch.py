@@ -19,9 +19,7 @@ from typing import Any
 
 from adapters.agent_plugins import _codes as codes
 from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
-from adapters.plugin_host._config import config_path, start_timeout, write_config
-from adapters.plugin_host._naming import SCHEME
-from adapters.plugin_host._remote_plan import plan_remote
+from adapters.plugin_host import SCHEME, config_path, plan_remote, start_timeout, write_config
 from gateway.base import Diagnostic, private_dir
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.sandbox import node_runtime_paths, package_dirs, python_runtime_paths

@@ -18,7 +18,7 @@ from adapters import _codes as adapters_codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution
 from adapters.agent_plugins import _codes as codes
-from adapters.plugin_host._remote_spec import url_problem
+from adapters.plugin_host import url_problem
 from gateway.base import Severity
 from gateway.base.agent_plugins import (
     MCP_SCHEMA_ID,

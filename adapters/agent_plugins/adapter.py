@@ -21,11 +21,11 @@ from adapters.agent_plugins._manifest import (
     is_agent_plugin,
     read_plugin,
 )
-from adapters.plugin_host import signing
-from adapters.plugin_host._remote_spec import (
+from adapters.plugin_host import (
     remote_contribution,
     remote_permissions,
     remote_secrets,
+    signing,
 )
 from gateway.model import CatalogEntry, Contribution, DiscoveredLaunch, LaunchSpec
 from gateway.model.discovery import Discovery

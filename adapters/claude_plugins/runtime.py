@@ -27,9 +27,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from adapters.plugin_host._config import write_config
-from adapters.plugin_host._hook_config import read_hooks
-from adapters.plugin_host._remote_plan import plan_remote
+from adapters.plugin_host import plan_remote, read_hooks, write_config
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.sandbox import package_dirs, python_runtime_paths
 
