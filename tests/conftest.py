@@ -53,6 +53,24 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_SUITE_ROOT, ignore_errors=True)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules marked ``slow`` run first, the heaviest (``slow(weight)``) first of all.
+
+    ``--dist loadfile`` gives each module to one worker as a whole, in the order this leaves
+    (``--no-loadscope-reorder``: xdist would otherwise send the modules with the most tests
+    first, which leaves the long modules of a few end-to-end tests for the end, one worker
+    busy and the others idle). A module measured long starts at once instead. Only the
+    order changes: each module still runs all of its tests, in their own order."""
+
+    def weight(item: pytest.Item) -> int:
+        marker = item.get_closest_marker("slow")
+        if marker is None:
+            return 0
+        return int(marker.args[0]) if marker.args else 1
+
+    items.sort(key=weight, reverse=True)  # stable: the collection order within a weight
+
+
 # `gateway list`, `call` and `command` run in a warm session when a terminal shows their
 # output (docs/session.md): never in the tests that run them in this process, even under
 # `pytest -s`; tests/gateway/test_cli_session.py asks for it.

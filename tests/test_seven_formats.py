@@ -27,7 +27,7 @@ GATEWAY = [sys.executable, "-m", "gateway"]
 PACKAGES = ("acme-review", "house-style", "nu-changelog", "glossary", "ticket-policy")
 IDS = ("acme.review", "house-style", "nu-changelog", "glossary", "ticket-policy")
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow(2)]
 
 
 @pytest.fixture

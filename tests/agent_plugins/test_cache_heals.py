@@ -19,6 +19,8 @@ from tests.nanobot._helpers import cli, cli_json
 
 from ._helpers import DEMO, write_plugin
 
+pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
+
 TOOL = "mcp_heal_add"
 
 

@@ -23,7 +23,7 @@ from gateway.packages import install, load_adapters
 from tests.migrate._helpers import SOURCES, config_for, pass_gates, run
 from tests.serve._helpers import need_sidecar
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 @pytest.fixture

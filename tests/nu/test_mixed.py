@@ -25,7 +25,7 @@ from tests.nu._packages import (
     standup,
 )
 
-pytestmark = requires_runtime
+pytestmark = [requires_runtime, pytest.mark.slow(2)]
 
 COMMITS = [
     {"message": "fix the cache eviction", "age": "5h"},

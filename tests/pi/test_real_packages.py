@@ -24,7 +24,7 @@ from tests._process_host import StandaloneHost
 
 from .conftest import NPM_FIXTURES, install_ready
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow(2)]
 
 REAL = [
     "pi-aliases-1.0.7.tgz",

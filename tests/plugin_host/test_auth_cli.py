@@ -12,11 +12,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.agent_plugins._helpers import write_plugin
 from tests.nanobot._helpers import cli, cli_json
 
 from ._remote import kept
 from ._server import OAuthServer, browse
+
+pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/conftest.py)
 
 PACKAGE = "remote-demo"
 ADD = f"mcp_{PACKAGE}_add"

@@ -20,7 +20,7 @@ from gateway.store import StateStore
 from tests._backends import asyncio_only  # noqa: F401  (see the module's docstring)
 from tests.serve._helpers import GATEWAY, IDS, Served, need_sidecar, served_home
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 ECHO_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 

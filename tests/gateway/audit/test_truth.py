@@ -37,6 +37,8 @@ from gateway.packages import install, load_adapters
 from gateway.runtime import find_node
 from gateway.store import StateStore
 
+pytestmark = pytest.mark.slow(3)  # measured long: scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[3]
 NPM = ROOT / "tests" / "fixtures" / "npm"
 PACKAGES = [*sorted(NPM.glob("*.tgz")), ROOT / "examples" / "packages" / "acme-review"]
