@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from adapters.agent_plugins._launch import runtime_reads
-from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
+from adapters.nanobot import SOURCE_ROOT, response_timeout
 from adapters.plugin_host._config import start_timeout, write_config
 from gateway.base import Diagnostic
 from gateway.model import CatalogEntry, LaunchSpec

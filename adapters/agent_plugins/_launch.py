@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.agent_plugins import _codes as codes
-from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
+from adapters.nanobot import SOURCE_ROOT, response_timeout
 from adapters.plugin_host._config import config_path, start_timeout, write_config
 from adapters.plugin_host._naming import SCHEME
 from adapters.plugin_host._remote_plan import plan_remote
