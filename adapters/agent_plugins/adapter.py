@@ -13,7 +13,7 @@ from pathlib import Path
 from adapters._files import Inspection
 from adapters._skills import package_skills
 from adapters.agent_plugins import _codes as codes
-from adapters.agent_plugins._launch import plan_plugin_host
+from adapters.agent_plugins._launch import plan_plugin
 from adapters.agent_plugins._manifest import (
     MCP_FILE,
     PACKAGE_RUNNERS,
@@ -68,7 +68,7 @@ class AgentPluginsAdapter:
     sign_in = staticmethod(signing.sign_in)
 
     def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | None:
-        return plan_plugin_host(entry, home)
+        return plan_plugin(entry, home)
 
     def package_resources(self, entry: CatalogEntry) -> Discovery:
         """Its ``skills/<name>/SKILL.md``, listed and served by the gateway itself."""

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from adapters.claude_plugins._commands import package_resources
 from adapters.claude_plugins._inspect import ECOSYSTEM, inspect_plugin, is_claude_plugin
-from adapters.claude_plugins.runtime import plan_plugin_host
+from adapters.claude_plugins._launch import plan_plugin
 from adapters.plugin_host import signing
 from gateway.model import CatalogEntry, DiscoveredLaunch, Discovery, LaunchRefusal, LaunchSpec
 
@@ -49,7 +49,7 @@ class ClaudePluginsAdapter:
         commands and skills only (the gateway serves them itself)."""
         if entry.runtime != "python-sidecar":
             return None
-        return plan_plugin_host(entry, home)
+        return plan_plugin(entry, home)
 
     def package_resources(self, entry: CatalogEntry) -> Discovery:
         """Its skills (listed) and slash commands (expanded by Claude Code's rules)."""

@@ -10,10 +10,8 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 if TYPE_CHECKING:
     from adapters.nanobot._launch import (
         SIDECAR_COMMAND,
-        SOURCE_ROOT,
         config_path,
         plan_nanobot,
-        response_timeout,
     )
     from adapters.nanobot._manifest import (
         CONTRIBUTION_KINDS,
@@ -37,10 +35,8 @@ _WHERE = {
     "dump_manifest": "adapters.nanobot._manifest",
     "load_manifest": "adapters.nanobot._manifest",
     "SIDECAR_COMMAND": "adapters.nanobot._launch",
-    "SOURCE_ROOT": "adapters.nanobot._launch",
     "config_path": "adapters.nanobot._launch",
     "plan_nanobot": "adapters.nanobot._launch",
-    "response_timeout": "adapters.nanobot._launch",
 }
 
 __all__ = [
@@ -50,14 +46,12 @@ __all__ = [
     "MANIFEST_FILE",
     "RUNTIMES",
     "SIDECAR_COMMAND",
-    "SOURCE_ROOT",
     "NanobotAdapter",
     "NanobotManifest",
     "config_path",
     "dump_manifest",
     "load_manifest",
     "plan_nanobot",
-    "response_timeout",
 ]
 
 __getattr__, __dir__ = lazy_attributes(__name__, _WHERE)

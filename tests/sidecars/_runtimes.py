@@ -39,7 +39,7 @@ from typing import Any
 
 import pytest
 
-from adapters.agent_plugins._launch import plan_plugin_host
+from adapters.agent_plugins._launch import plan_plugin as plan_plugin_host
 from adapters.nanobot import plan_nanobot
 from adapters.pi.runtime import find_node as find_sidecar_node
 from adapters.pi.runtime import plan_pi, sidecar_ready
