@@ -1,7 +1,7 @@
 """Claude Code plugins (``.claude-plugin/plugin.json``): slash commands and skills served
 by the gateway itself (``package_resources``); command hooks (``hooks.json``) and stdio
 MCP servers (``.mcp.json``) run in the plugin host, one process per plugin
-(``plan_launch``); subagents and the components a headless host has no place for are
+(``_launch``); subagents and the components a headless host has no place for are
 listed and reported, never run. See docs/claude-plugins.md."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from adapters.claude_plugins._audit import ClaudeAudit
 
-__all__ = ["ClaudePluginsAdapter"]
+__all__ = ["ECOSYSTEM", "ClaudePluginsAdapter"]
 
 
 class ClaudePluginsAdapter:
@@ -28,9 +28,7 @@ class ClaudePluginsAdapter:
     @functools.cached_property
     def audit(self) -> ClaudeAudit:
         """What the gateway does with a plugin's contributions, for ``gateway audit``."""
-        # Imported here: a gateway start loads the adapters, the audit knowledge is
-        # for `gateway audit`.
-        from adapters.claude_plugins._audit import ClaudeAudit
+        from adapters.claude_plugins._audit import ClaudeAudit  # for `gateway audit` only
 
         return ClaudeAudit()
 
