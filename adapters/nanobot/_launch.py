@@ -108,7 +108,7 @@ def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
         )
     if runtime == "pi":
         # A nanobot manifest around Pi extension modules: the Pi sidecar hosts them.
-        from adapters.pi.runtime import plan_pi
+        from adapters.pi import plan_pi
 
         return plan_pi(entry.id, Path(entry.root), list(entry.entries))
     if runtime == "openclaw":

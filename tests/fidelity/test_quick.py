@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from adapters._sidecar import sidecar_ready
-from adapters.pi.runtime import find_node
+from adapters.pi import find_node
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "benchmarks" / "fidelity"
