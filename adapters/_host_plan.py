@@ -40,9 +40,15 @@ from pathlib import Path
 from typing import Any, Final
 
 from adapters._host_reads import find_command, hook_programs, program_paths, runtime_reads
-from adapters.plugin_host._config import config_path, response_timeout, start_timeout, write_config
-from adapters.plugin_host._hook_config import read_hooks
-from adapters.plugin_host._remote_plan import RemotePlan, plan_remote
+from adapters.plugin_host import (
+    RemotePlan,
+    config_path,
+    plan_remote,
+    read_hooks,
+    response_timeout,
+    start_timeout,
+    write_config,
+)
 from gateway.base import Diagnostic, private_dir
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.packages.secrets import SecretsError, read_secrets

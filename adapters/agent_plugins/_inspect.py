@@ -20,7 +20,7 @@ from adapters import _codes as adapters_codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution
 from adapters.agent_plugins import _codes as codes
-from adapters.plugin_host._remote_spec import (
+from adapters.plugin_host import (
     remote_contribution,
     remote_permissions,
     remote_secrets,

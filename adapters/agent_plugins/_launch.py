@@ -18,7 +18,7 @@ from typing import Any
 
 from adapters._host_plan import plan_plugin_host
 from adapters.agent_plugins import _codes as codes
-from adapters.plugin_host._naming import SCHEME
+from adapters.plugin_host import SCHEME
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.sandbox import package_dirs
 

@@ -14,7 +14,7 @@ from typing import Final
 from adapters import _codes as adapters_codes
 from adapters._audit import foreign, metadata, partial, runs, unsupported
 from adapters.claude_plugins import _codes as codes
-from adapters.plugin_host._hook_config import EVENT_OF, UNSUPPORTED_EVENTS
+from adapters.plugin_host import EVENT_OF, UNSUPPORTED_EVENTS
 from gateway.audit import Evidence, Found, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 

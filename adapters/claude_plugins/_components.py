@@ -18,7 +18,7 @@ from adapters import _codes as adapters_codes
 from adapters._files import ABSENT, Inspection, safe_is_file, type_name
 from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._remote import REMOTE_TYPES, read_remote
-from adapters.plugin_host._hook_config import EVENT_OF, read_hooks
+from adapters.plugin_host import EVENT_OF, read_hooks
 from gateway.base import catalogue
 
 __all__ = ["HOOKS_FILE", "MCP_FILE", "read_hook_sources", "read_mcp_servers"]

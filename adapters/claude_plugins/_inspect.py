@@ -13,8 +13,8 @@ from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import command_issues
 from adapters.claude_plugins._components import read_hook_sources, read_mcp_servers
 from adapters.claude_plugins._manifest import MANIFEST, read_manifest
-from adapters.plugin_host._hook_config import EVENT_OF
-from adapters.plugin_host._remote_spec import (
+from adapters.plugin_host import (
+    EVENT_OF,
     remote_contribution,
     remote_permissions,
     remote_secrets,

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from adapters._files import Inspection
 from adapters.claude_plugins import _codes as codes
-from adapters.plugin_host._remote_spec import url_problem
+from adapters.plugin_host import url_problem
 
 __all__ = ["REMOTE_TYPES", "read_remote"]
 

@@ -263,3 +263,28 @@ OPENCLAW_MEMORY_SLOT = define_code(
     "(the default slot is memory-core); the gateway runs it without slot semantics.",
     "Select it as the memory slot in OpenClaw's config.",
 )
+
+OPENCLAW_ENTRY_FAILED_IN_HOST = define_code(
+    "openclaw.entry_failed_in_host",
+    ERROR,
+    "An OpenClaw plugin's entry failed to load under the loader of the OpenClaw version it "
+    "declares (native require for 2026.8 and later or no declaration, native then jiti for "
+    "2026.5-2026.7, jiti for earlier): that OpenClaw fails it with the same error, so the "
+    "failure is the plugin's, not the gateway's; nothing it would register is there.",
+    "Read the error: the plugin needs a fix upstream, or a declaration of the OpenClaw it "
+    "was built for (package.json peerDependencies.openclaw or openclaw.compat.pluginApi).",
+)
+OPENCLAW_LOADED_BY_TRANSFORM = define_code(
+    "openclaw.loaded_by_transform",
+    INFO,
+    "A plugin declaring OpenClaw 2026.5-2026.7 failed to load natively and loaded through "
+    "jiti's transform, as those hosts' loader falls back; OpenClaw 2026.9 refuses it.",
+    "Nothing to do while it targets those hosts; the error named is what 2026.9 would say.",
+)
+OPENCLAW_HOST_LOADER = define_code(
+    "openclaw.host_loader",
+    INFO,
+    "The plugin declares an OpenClaw older than 2026.8, so the gateway loads its entry as that "
+    "OpenClaw's loader does (jiti's transform, or native require with a jiti fallback).",
+    "Nothing to do; a plugin declaring 2026.8 or later (or nothing) is loaded natively.",
+)

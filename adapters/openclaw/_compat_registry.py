@@ -18,7 +18,15 @@ from typing import Any, Final
 from adapters._semver import parse_version
 from gateway.audit import SourceFile
 
-__all__ = ["DATA", "NEWER", "RemovedUse", "gone_from", "removed_uses", "withdrawn_subpaths"]
+__all__ = [
+    "DATA",
+    "NEWER",
+    "RemovedUse",
+    "gone_from",
+    "removed_uses",
+    "withdrawn_subpaths",
+    "withdrawn_through",
+]
 
 DATA: Final = Path(__file__).parent / "data" / "compat-removed.json"
 NEWER: Final = "2026.10"
@@ -110,9 +118,12 @@ def withdrawn_subpaths(rules: str) -> list[tuple[str, str]]:
     """``(subpath, line)``: the SDK subpaths a plugin under ``rules`` no longer gets ("" is
     the root barrel) — those its hosts removed, though the pinned 2026.9.6 still serves some.
     None under the 2026.9 rules."""
-    if rules != NEWER:
-        return []
-    limit = parse_version(NEWER)
+    return withdrawn_through(NEWER) if rules == NEWER else []
+
+
+def withdrawn_through(line: str) -> list[tuple[str, str]]:
+    """``(subpath, line)``: the SDK subpaths OpenClaw removed up to ``line`` (inclusive)."""
+    limit = parse_version(line)
     sdk = "openclaw/plugin-sdk"
     found: dict[str, str] = {}
     for record in _records():

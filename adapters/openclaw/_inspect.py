@@ -24,7 +24,7 @@ from adapters._fields import Fields
 from adapters._files import Inspection, jsonable, normalize_relative, safe_exists, safe_is_file
 from adapters._npm import PACKAGE_JSON, has_key, npm_dependencies, read_package
 from adapters.openclaw import _codes as codes
-from adapters.openclaw._lines import NEWER, declared_ranges, floor_range, rules_for
+from adapters.openclaw._lines import NEWER, declared_ranges, floor_range, loader_for, rules_for
 from adapters.openclaw._manifest import PLUGIN_JSON, read_plugin_manifest
 from adapters.openclaw._semver import HOST_VERSION, satisfies
 from gateway.model import (
@@ -205,6 +205,14 @@ def _host_rules(inspection: Inspection, metadata: dict[str, Any]) -> None:
     """Which OpenClaw's rules the gateway applies: the newer hosts' for a plugin that
     declares OpenClaw >= 2026.10, else today's; and the trusted contracts it cannot honour."""
     metadata["host_rules"] = rules_for(metadata)
+    metadata["loader"] = loader_for(metadata)
+    if metadata["loader"] != "native":
+        declared = ", ".join(f"{where} {spec!r}" for where, spec in declared_ranges(metadata))
+        how = {
+            "jiti": "OpenClaw 2026.3-2026.4 does: jiti's transform",
+            "native-jiti": "OpenClaw 2026.5-2026.7 does: native require, jiti on any error",
+        }[metadata["loader"]]
+        inspection.add(codes.OPENCLAW_HOST_LOADER(f"{declared}: its entry is loaded as {how}"))
     if metadata["host_rules"] == NEWER:
         declared = ", ".join(f"{where} {spec!r}" for where, spec in declared_ranges(metadata))
         inspection.add(

@@ -27,7 +27,13 @@ from typing import Any, Final
 
 from adapters._semver import Version, parse_version, satisfies
 from adapters.openclaw import _codes as codes
-from adapters.openclaw._compat_registry import NEWER, gone_from, removed_uses
+from adapters.openclaw._compat_registry import (
+    NEWER,
+    gone_from,
+    removed_uses,
+    withdrawn_subpaths,
+    withdrawn_through,
+)
 from gateway.audit import HostLine, SourceFile
 
 __all__ = [
@@ -38,8 +44,10 @@ __all__ = [
     "floor",
     "floor_range",
     "line_admitted",
+    "loader_for",
     "openclaw_host_lines",
     "rules_for",
+    "withdrawn_for",
 ]
 
 
@@ -119,6 +127,45 @@ def rules_for(metadata: Mapping[str, Any]) -> str:
     lowest = floor(metadata)
     newer = parse_version(NEWER)
     return NEWER if lowest is not None and newer is not None and lowest >= newer else "2026.9"
+
+
+LOADER_LINES: Final = (("2026.5.0", "jiti"), ("2026.8.0", "native-jiti"))
+"""Below each version, the loader OpenClaw used then: jiti's transform for every entry
+(2026.3-2026.4), native require with a jiti fallback on any error (2026.5-2026.7); from
+2026.8 native require with no fallback (the pinned 2026.9.6)."""
+
+
+def loader_for(metadata: Mapping[str, Any]) -> str:
+    """How the sidecar loads the plugin's entry: as the OpenClaw of its declared floor loads
+    plugins (``jiti``, ``native-jiti``); ``native`` (the pinned 2026.9.6's way) when it
+    declares 2026.8 or later, or nothing that can be read."""
+    lowest = floor(metadata)
+    if lowest is None:
+        return "native"
+    for below, loader in LOADER_LINES:
+        bound = parse_version(below)
+        if bound is not None and lowest < bound:
+            return loader
+    return "native"
+
+
+NO_ROOT_BARREL: Final = "2026.8"
+"""From this line on OpenClaw no longer has the whole-subpath SDK records the compat registry
+removed in it (the root ``openclaw/plugin-sdk`` barrel among them)."""
+
+
+def withdrawn_for(metadata: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(subpath, line)``: the SDK subpaths the OpenClaw the plugin declares no longer has,
+    though the pinned 2026.9.6 (or its ``sdk-root.mjs`` shim) still serves them: the newer
+    hosts' removals under their rules, 2026.8's for a plugin declaring 2026.8 or 2026.9.
+    None for a plugin that declares nothing, or an OpenClaw before 2026.8."""
+    rules = rules_for(metadata)
+    if rules == NEWER:
+        return withdrawn_subpaths(rules)
+    lowest, first = floor(metadata), parse_version(NO_ROOT_BARREL)
+    if lowest is None or first is None or lowest < first:
+        return []
+    return withdrawn_through(f"{lowest[0]}.{lowest[1]}")
 
 
 def line_admitted(metadata: Mapping[str, Any], line: Line) -> list[str]:

@@ -19,8 +19,8 @@ from typing import Any, Final
 
 from adapters._sidecar import plan_sidecar, request_timeout
 from adapters.openclaw import _codes as codes
-from adapters.openclaw._compat_registry import withdrawn_subpaths
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
+from adapters.openclaw._lines import withdrawn_for
 from adapters.openclaw._manifest import PLUGIN_JSON, loads_json5
 from gateway.base import Diagnostic, PathRefused, encode_name, safe_join
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
@@ -136,6 +136,17 @@ def _host_rules(entry: CatalogEntry) -> str:
     return rules if entry.ecosystem == "openclaw" and isinstance(rules, str) else "2026.9"
 
 
+def _withdrawn(entry: CatalogEntry) -> list[tuple[str, str]]:
+    """SDK subpaths the OpenClaw the plugin declares no longer has (``_lines``)."""
+    return withdrawn_for(entry.metadata) if entry.ecosystem == "openclaw" else []
+
+
+def _loader(entry: CatalogEntry) -> str:
+    """How the sidecar loads the entry: as the OpenClaw the plugin declares (``_lines``)."""
+    loader = entry.metadata.get("loader")
+    return loader if entry.ecosystem == "openclaw" and isinstance(loader, str) else "native"
+
+
 def openclaw_package_spec(
     entry: CatalogEntry, home: Path, granted: frozenset[str]
 ) -> dict[str, Any]:
@@ -158,7 +169,8 @@ def openclaw_package_spec(
         "conversationAccess": CONVERSATION_ACCESS in granted,
         "contractsTools": _contract(entry),
         "hostRules": _host_rules(entry),
-        "removedSdk": [list(pair) for pair in withdrawn_subpaths(_host_rules(entry))],
+        "loader": _loader(entry),
+        "removedSdk": [list(pair) for pair in _withdrawn(entry)],
         "optionalTools": list(entry.metadata.get("optional_tools") or []),
         "commandAliases": _aliases(entry),
         "stateDir": str(state),

@@ -44,6 +44,9 @@ CAUSES = {
     "hooks",
     "openclaw-api-missing": "the plugin calls an `api` or `api.runtime` method the gateway "
     "does not provide, and its register fails",
+    "openclaw-sdk-older-than-pinned": "the plugin declares an OpenClaw before 2026.8 and "
+    "imports an SDK subpath that OpenClaw had then and 2026.8 removed (text-runtime); the "
+    "gateway serves the pinned 2026.9.6 SDK only: openclaw.sdk_unavailable, naming it",
     "native-deps": "a dependency with a native addon or an install script: the gateway "
     "installs with --ignore-scripts",
     "sandbox-write": "the package writes under HOME or /tmp at load and the sandbox refuses",
@@ -340,6 +343,8 @@ def _load_cause(messages: list[str]) -> str:
     text = "\n".join(messages)
     if _API_MISSING.search(text):
         return "openclaw-api-missing"
+    if "openclaw.sdk_unavailable" in text and "(not in the pinned openclaw)" in text:
+        return "openclaw-sdk-older-than-pinned"
     if _NATIVE.search(text):
         return "native-deps"
     if _SANDBOX.search(text):

@@ -27,8 +27,9 @@ const dist = path.join(ocDir, "dist");
 
 /** The chunk defining `loadOpenClawPlugins`, and the name it is exported under. */
 async function findLoader() {
+	// 2026.9: loader-runtime-load-*.mjs; 2026.7 and before: loader-*.js
 	for (const file of fs.readdirSync(dist).sort()) {
-		if (!file.endsWith(".mjs") || !file.startsWith("loader-runtime-load-")) continue;
+		if (!/\.m?js$/.test(file) || !file.startsWith("loader-")) continue;
 		const text = fs.readFileSync(path.join(dist, file), "utf8");
 		if (!text.includes("function loadOpenClawPlugins(")) continue;
 		const exported = /export \{([^}]*)\}/.exec(text)?.[1] ?? "";
@@ -156,14 +157,15 @@ function loadOne(job) {
 	};
 }
 
+const version = JSON.parse(fs.readFileSync(path.join(ocDir, "package.json"), "utf8")).version;
 const jobs = JSON.parse(fs.readFileSync(jobFile, "utf8"));
 const results = [];
 for (const job of jobs) {
 	const started = Date.now();
 	try {
-		results.push({ ...loadOne(job), seconds: (Date.now() - started) / 1000 });
+		results.push({ ...loadOne(job), openclaw: version, seconds: (Date.now() - started) / 1000 });
 	} catch (error) {
-		results.push({ key: job.key, crashed: String(error?.stack ?? error).slice(0, 2000), seconds: (Date.now() - started) / 1000 });
+		results.push({ key: job.key, openclaw: version, crashed: String(error?.stack ?? error).slice(0, 2000), seconds: (Date.now() - started) / 1000 });
 	}
 	fs.writeFileSync(out, JSON.stringify(results));
 }

@@ -180,8 +180,64 @@ class HostSetupFailed(Exception):
     pass
 
 
+PINNED_OPENCLAW = "2026.9.6"
+"""The sidecar's own ``openclaw`` (sidecars/package.json): the reference for plugins that
+declare OpenClaw 2026.8 or later, or nothing."""
+OLDER_OPENCLAW = "2026.7.35"
+"""The reference for plugins that declare an OpenClaw before 2026.8 (the gateway loads them
+as those hosts do: ``adapters/openclaw/_lines.py`` ``loader_for``): the last release of the
+lines whose loader falls back to jiti (and still exports the root ``openclaw/plugin-sdk``)."""
+
+
+def openclaw_reference(root: Path) -> str:
+    """Which OpenClaw loads the plugin as the one it declares: the version to measure
+    against, read from its metadata as the gateway reads it."""
+    from adapters.openclaw._inspect import inspect_plugin
+    from adapters.openclaw._lines import loader_for
+
+    loader = loader_for(inspect_plugin(root).metadata)
+    return PINNED_OPENCLAW if loader == "native" else OLDER_OPENCLAW
+
+
+def openclaw_dir(version: str, ctx: Context) -> Path:
+    """The ``openclaw`` package folder of ``version``: the sidecar's own for the pinned one,
+    else installed once into the cache from the npm registry (no scripts, no peers)."""
+    if version == PINNED_OPENCLAW:
+        return SIDECAR_MODULES / "openclaw"
+    prefix = ctx.cache / f"openclaw-{version}"
+    folder = prefix / "node_modules" / "openclaw"
+    if (prefix / ".done").exists():
+        return folder
+    shutil.rmtree(prefix, ignore_errors=True)
+    prefix.mkdir(parents=True)
+    (prefix / "package.json").write_text("{}\n")
+    flags = ["--omit=dev", "--omit=peer", "--ignore-scripts", "--legacy-peer-deps"]
+    result = subprocess.run(
+        [*ctx.npm, "install", f"openclaw@{version}", *flags, "--no-audit", "--no-fund"],
+        capture_output=True,
+        text=True,
+        timeout=max(ctx.args.install_timeout, 600),
+        env=ctx.npm_env(),
+        check=False,
+        cwd=prefix,
+    )
+    (prefix / "npm.log").write_text(result.stdout + result.stderr)
+    if result.returncode != 0 or not folder.exists():
+        raise HostSetupFailed(f"npm install openclaw@{version}: {result.stderr.strip()[-400:]}")
+    (prefix / ".done").write_text("ok")
+    return folder
+
+
 def run_host(ecosystem: str, jobs: list[dict[str, Any]], ctx: Context) -> dict[str, dict[str, Any]]:
-    """One process of the ecosystem's own host for ``jobs``; results by key."""
+    """One process of the ecosystem's own host for ``jobs``; results by key. OpenClaw
+    plugins: one process per reference version (``openclaw_reference``)."""
+    versions = sorted({j.get("openclaw", PINNED_OPENCLAW) for j in jobs})
+    if ecosystem == "openclaw" and len(versions) > 1:
+        found: dict[str, dict[str, Any]] = {}
+        for version in versions:
+            group = [j for j in jobs if j.get("openclaw", PINNED_OPENCLAW) == version]
+            found.update(run_host(ecosystem, group, ctx))
+        return found
     work = ctx.scratch / f"host-{ecosystem}-{jobs[0]['key']}"
     work.mkdir(parents=True)
     job_file, out_file = work / "jobs.json", work / "out.json"
@@ -208,11 +264,16 @@ def run_host(ecosystem: str, jobs: list[dict[str, Any]], ctx: Context) -> dict[s
             str(out_file),
         ]
     elif ecosystem == "openclaw":
+        version = jobs[0].get("openclaw", PINNED_OPENCLAW)
+        try:
+            reference = openclaw_dir(version, ctx)
+        except (HostSetupFailed, subprocess.TimeoutExpired) as error:
+            return {j["key"]: {"unavailable": f"OpenClaw {version}: {error}"} for j in jobs}
         argv = [
             ctx.node,
             str(HERE / "openclaw_host.mjs"),
             "--openclaw",
-            str(SIDECAR_MODULES / "openclaw"),
+            str(reference),
             "--out",
             str(out_file),
         ]
@@ -268,6 +329,8 @@ def host_job(pkg: Package, root: Path, ctx: Context) -> dict[str, Any]:
         job["discover"] = True
     if pkg.ecosystem == "openclaw":
         job["config"] = pkg.config
+        # the offline subset has only the pinned OpenClaw (the older one is downloaded)
+        job["openclaw"] = PINNED_OPENCLAW if ctx.args.quick else openclaw_reference(root)
     if pkg.ecosystem == "nimlet":
         job["kind"] = pkg.kind
     return job
@@ -349,6 +412,7 @@ def judge(pkg: Package, host: dict[str, Any], gw: dict[str, Any]) -> dict[str, A
         "name": pkg.name,
         "ecosystem": pkg.ecosystem,
         "source": pkg.source,
+        **({"reference": host["openclaw"]} if "openclaw" in host else {}),
         "seconds": {"host": host.get("seconds"), "gateway": gw.get("seconds")},
     }
     setup = str(host.get("setup_failed", ""))

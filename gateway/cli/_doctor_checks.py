@@ -47,7 +47,7 @@ def python_check() -> Check:
 
 
 def gateway_check() -> Check:
-    from gateway.base._version import gateway_version
+    from gateway.base import gateway_version
 
     where = Path(__file__).resolve().parents[2]
     return Check("gateway", OK, f"gateway {gateway_version()} ({where})")

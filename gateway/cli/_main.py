@@ -161,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
     from gateway.base import GatewayConfig, HomeUnusable, ensure_home
-    from gateway.sandbox._privileges import make_undumpable
+    from gateway.sandbox import make_undumpable
 
     # Same-user processes (the extensions among them) must not read our environment or
     # memory through /proc; see docs/security.md.

@@ -10,8 +10,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from gateway.base import Diagnostic, Severity
-from gateway.base._printable import printable, raw_stream
+from gateway.base import Diagnostic, Severity, printable, raw_stream
 
 _FALLBACK_WIDTH = 100
 """Width when the output is not a terminal and ``COLUMNS`` is unset (a pipe, a log)."""

@@ -71,7 +71,7 @@ class _Version(argparse.Action):
         )
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from gateway.base._version import gateway_version
+        from gateway.base import gateway_version
 
         sys.stdout.write(f"gateway {gateway_version()}\n")
         parser.exit()

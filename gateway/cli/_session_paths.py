@@ -80,7 +80,7 @@ def idle_seconds(environ: Mapping[str, str]) -> float:
 def _build() -> list[str]:
     """The gateway's version; in a checkout, where its sources are and when each last
     changed (an edited gateway is another session)."""
-    from gateway.base._version import gateway_version
+    from gateway.base import gateway_version
 
     here = Path(__file__).resolve().parents[2]
     build = [gateway_version(), str(here)]

@@ -169,8 +169,13 @@ def _listen(place: SessionPlace) -> socket.socket:
 def main(argv: list[str]) -> int:
     key, workspace, ready, trust, plan = argv
     from gateway.base import GatewayConfig
-    from gateway.sandbox import become_subreaper, cleanup_cgroups, kill_descendants, reap_adopted
-    from gateway.sandbox._privileges import make_undumpable
+    from gateway.sandbox import (
+        become_subreaper,
+        cleanup_cgroups,
+        kill_descendants,
+        make_undumpable,
+        reap_adopted,
+    )
 
     make_undumpable()
     config = GatewayConfig(watch_inputs=True)

@@ -13,7 +13,7 @@ import sys
 from gateway.base import GatewayConfig
 from gateway.cli import _codes
 from gateway.cli._output import print_json, refuse
-from gateway.serve._tokens import TokenError, TokenRecord, TokenStore, parse_duration
+from gateway.serve import TokenError, TokenRecord, TokenStore, parse_duration
 
 __all__ = ["run_token"]
 

@@ -10,9 +10,7 @@ from gateway.base import GatewayConfig, terminal_progress
 from gateway.cli import _codes
 from gateway.cli._output import print_diagnostics, print_json, table
 from gateway.cli._refusal import refuse, refuse_unknown
-from gateway.packages import InstallError
-from gateway.packages._outdated import Outdated, check_outdated
-from gateway.packages._update import update_package
+from gateway.packages import InstallError, Outdated, check_outdated, update_package
 from gateway.store import InstalledPackage, StateStore
 
 __all__ = ["run_outdated", "run_update"]

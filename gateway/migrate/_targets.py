@@ -20,7 +20,7 @@ from gateway.migrate._files import copy_prompts, copy_skills, write_json
 from gateway.migrate._model import Migration
 from gateway.migrate._schemas import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID, schema_problems
 from gateway.model import NIMLET_EVENTS, Contribution
-from gateway.serve._mcp_content import MCP_TOOL_NAME
+from gateway.serve import MCP_TOOL_NAME
 
 __all__ = ["NOT_PORTABLE", "HostName", "Writer", "mcp_items", "server_name",
            "to_agent_plugin", "to_mcp", "to_nimlet", "write_agent_plugin"]  # fmt: skip

@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         observed_registration,
         registration_file,
     )
+    from gateway.packages._outdated import Outdated, check_outdated
     from gateway.packages._package_trust import Trusted, trust_packages
     from gateway.packages._sources import (
         Fetched,
@@ -76,9 +77,13 @@ if TYPE_CHECKING:
     )
     from gateway.packages._sync import SyncRefused, SyncReport, sync
     from gateway.packages._trees import remove_tree
+    from gateway.packages._update import update_package
     from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 
 _WHERE: dict[str, str] = {
+    "Outdated": "gateway.packages._outdated",
+    "check_outdated": "gateway.packages._outdated",
+    "update_package": "gateway.packages._update",
     "GATE_BLOCKED": "gateway.packages._codes",
     "LOCK_HOME_DIFFERS": "gateway.packages._codes",
     "LOCK_WRITE_FAILED": "gateway.packages._codes",
@@ -159,6 +164,7 @@ __all__ = [
     "LockfileError",
     "NoAdapters",
     "ObservedRegistration",
+    "Outdated",
     "PackageConfigError",
     "PackageStatus",
     "Source",
@@ -167,6 +173,7 @@ __all__ = [
     "SyncReport",
     "Trusted",
     "VerifyError",
+    "check_outdated",
     "collect_garbage",
     "config_path",
     "declared_instructions",
@@ -199,6 +206,7 @@ __all__ = [
     "trust_packages",
     "uninstall",
     "unset_config_value",
+    "update_package",
     "verify_tree",
     "write_lockfile",
     "write_package_config",

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic, GatewayError
-from gateway.base._version import gateway_version
+from gateway.base import Diagnostic, GatewayError, gateway_version
 from gateway.packages import _codes
 from gateway.packages._aliases import source_version
 from gateway.packages._config import PackageConfigError, config_path

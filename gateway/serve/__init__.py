@@ -20,14 +20,17 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
     from gateway.serve._http_run import serve_mcp_http
+    from gateway.serve._mcp_content import MCP_TOOL_NAME
     from gateway.serve._oauth import OAuthSettings
     from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
     from gateway.serve._run import serve_mcp, serve_nimlet
     from gateway.serve._search_options import ToolSearchOptions
-    from gateway.serve._tokens import TokenError, TokenRecord, TokenStore
+    from gateway.serve._tokens import TokenError, TokenRecord, TokenStore, parse_duration
     from gateway.serve._tool_search import listed_tools
 
 _WHERE: dict[str, str] = {
+    "parse_duration": "gateway.serve._tokens",
+    "MCP_TOOL_NAME": "gateway.serve._mcp_content",
     "OAuthSettings": "gateway.serve._oauth",
     "ServeError": "gateway.serve._open",
     "ServeOptions": "gateway.serve._open",
@@ -44,6 +47,7 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "MCP_TOOL_NAME",
     "OAuthSettings",
     "ServeError",
     "ServeOptions",
@@ -53,6 +57,7 @@ __all__ = [
     "ToolSearchOptions",
     "listed_tools",
     "open_served",
+    "parse_duration",
     "serve_mcp",
     "serve_mcp_http",
     "serve_nimlet",

@@ -20,6 +20,8 @@ export const CODES = Object.freeze([
 	"sidecar.name_conflict",
 	"openclaw.load_failed",
 	"openclaw.sdk_unavailable",
+	"openclaw.entry_failed_in_host",
+	"openclaw.loaded_by_transform",
 	"openclaw.config_invalid",
 	"openclaw.register_async",
 	"openclaw.late_registration",

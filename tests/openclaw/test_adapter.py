@@ -85,7 +85,9 @@ def test_openclaw_conformance_memory_plugin(tmp_path: Path) -> None:
     assert entry.metadata["plugin_api"] == ">=2026.4.24"
     host = [(d.name, d.specifier) for d in entry.dependencies if d.provided_by_host]
     assert host == [("openclaw", ">=2026.4.24")]
-    assert codes(entry) == ["openclaw.contributions_runtime_only"]
+    # declared 2026.4.24: loaded as OpenClaw 2026.4 loads plugins, with jiti
+    assert entry.metadata["loader"] == "jiti"
+    assert codes(entry) == ["openclaw.host_loader", "openclaw.contributions_runtime_only"]
     assert_well_formed(entry)
 
 

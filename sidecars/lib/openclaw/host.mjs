@@ -14,7 +14,7 @@ import { createApi } from "./api.mjs";
 import { addCommands, runCommand } from "./commands.mjs";
 import { openclawConfig, readConfigFile, validateConfig } from "./config.mjs";
 import { onEvent, subscribedEvents } from "./events.mjs";
-import { importEntry, resolveExport } from "./loader.mjs";
+import { importEntry, LOADERS, resolveExport } from "./loader.mjs";
 import { addHook, observe } from "./run.mjs";
 import { createLogger } from "./runtime.mjs";
 import { installSdkResolver, sdkFailure, takeResolved, withdrawSubpaths } from "./sdk.mjs";
@@ -52,6 +52,7 @@ function pluginFor(pkg, entry, config, settings) {
 		conversationAccess: pkg.conversationAccess === true,
 		contractsTools: Array.isArray(pkg.contractsTools) ? pkg.contractsTools : null,
 		hostRules: pkg.hostRules === "2026.10" ? "2026.10" : "2026.9",
+		loader: Object.hasOwn(LOADERS, pkg.loader) ? pkg.loader : "native",
 		optionalTools: pkg.optionalTools ?? [],
 		gatewaySettings: settings,
 		hookSettings: settings.hooks ?? {},
@@ -68,14 +69,24 @@ async function loadPlugin(state, oc, plugin) {
 	takeResolved();
 	let module;
 	try {
-		module = await importEntry(plugin.source);
+		const loaded = await importEntry(plugin.source, plugin.loader);
+		module = loaded.module;
+		if (loaded.nativeError) {
+			const first = String(loaded.nativeError?.message ?? loaded.nativeError).split("\n")[0];
+			const message = `${where}: native require failed (${first}); loaded through jiti's transform, as ${LOADERS[plugin.loader]} does; OpenClaw 2026.9 refuses it`;
+			diagnostic(state, "openclaw.loaded_by_transform", message, plugin.pluginId);
+		}
 	} catch (error) {
 		const needed = sdkFailure(error, takeResolved());
 		if (needed) {
 			const message = `${where} requires host SDK subpath ${needed}: ${String(error?.message ?? error).split("\n")[0]}; metadata only`;
 			return diagnostic(state, "openclaw.sdk_unavailable", message, plugin.pluginId);
 		}
-		return diagnostic(state, "openclaw.load_failed", `${where}: ${error?.stack ?? error}`, plugin.pluginId);
+		if (!pluginsOwnFailure(error)) return diagnostic(state, "openclaw.load_failed", `${where}: ${error?.stack ?? error}`, plugin.pluginId);
+		// The plugin's own code failed under the loader of the OpenClaw it declares: OpenClaw
+		// fails it the same way (the same error), so it is the plugin's failure, named as such.
+		const message = `${where} fails under ${LOADERS[plugin.loader]}, the loader of the OpenClaw it declares, as it does there: ${error?.stack ?? error}`;
+		return diagnostic(state, "openclaw.entry_failed_in_host", message, plugin.pluginId);
 	}
 	const found = resolveExport(module);
 	if (!found) return diagnostic(state, "openclaw.load_failed", `${where}: plugin export missing register/activate`, plugin.pluginId);
@@ -90,6 +101,12 @@ async function loadPlugin(state, oc, plugin) {
 		returned = found.register.call(found.definition, api);
 	} catch (error) {
 		close();
+		// only an SDK import refused during register (a lazy import), not any throw of the SDK
+		const needed = error?.code === "ERR_GATEWAY_SDK_SUBPATH" ? error.specifier : null;
+		if (needed) {
+			const message = `${where}: register failed, its registrations were rolled back: it requires host SDK subpath ${needed}: ${String(error?.message ?? error).split("\n")[0]}; metadata only`;
+			return diagnostic(state, "openclaw.sdk_unavailable", message, plugin.pluginId);
+		}
 		return diagnostic(state, "openclaw.load_failed", `${where}: register failed, its registrations were rolled back: ${error?.stack ?? error}`, plugin.pluginId);
 	} finally {
 		close();
@@ -99,6 +116,17 @@ async function loadPlugin(state, oc, plugin) {
 		return diagnostic(state, "openclaw.register_async", `${where}: register returned a Promise; plugin register must be synchronous, so the plugin is inactive`, plugin.pluginId);
 	}
 	commit(state, oc, plugin);
+}
+
+const CONFINEMENT = new Set(["EACCES", "EPERM", "EROFS"]);
+const OWN_CODE = `${path.sep}sidecars${path.sep}lib${path.sep}`;
+
+/** Whether a load error is the plugin's own (its code, under its host's module semantics),
+ * not the sandbox's refusal nor a fault of the sidecar's code. */
+function pluginsOwnFailure(error) {
+	if (CONFINEMENT.has(error?.code)) return false;
+	const frames = String(error?.stack ?? "").split("\n").filter((line) => line.trimStart().startsWith("at "));
+	return !frames.some((line) => line.includes(OWN_CODE) && !line.includes("loader.mjs"));
 }
 
 function commit(state, oc, plugin) {
@@ -136,7 +164,7 @@ export async function loadHost(state, packages) {
 			diagnostic(state, "openclaw.config_invalid", message, pkg.pluginId);
 			continue;
 		}
-		if (pkg.hostRules === "2026.10") withdrawSubpaths(pkg.root, pkg.removedSdk);
+		withdrawSubpaths(pkg.root, pkg.removedSdk);
 		for (const entry of pkg.entries) await loadPlugin(state, oc, pluginFor(pkg, entry, checked.value, stored.settings));
 	}
 	reportAliases(state, oc, packages);

@@ -1,22 +1,54 @@
-// Loading an OpenClaw plugin entry and finding its `register`: built JS natively (ESM, or a
-// CJS bundle), TypeScript sources with jiti (interopDefault), as OpenClaw does; then
-// OpenClaw's `resolvePluginModuleExport` (src/plugins/module-export.ts): nested `default`s
-// unwrapped, a function is `register`, an object with `register` is a definition, else its
-// `default` / `module` (up to 12 candidates) — plus the legacy `activate` alias.
+// Loading an OpenClaw plugin entry the way the OpenClaw the plugin declares loads it (the plan's
+// `loader`, chosen by adapters/openclaw/_lines.py from the plugin's declared host version):
+//   "native"      OpenClaw >= 2026.8 (the pinned 2026.9.6), or nothing declared: built JS with a
+//                 plain `createRequire(entry)(entry)` (require(esm) for ESM), no fallback;
+//                 TypeScript through jiti (2026.9 compiles it with tsc: the same module shape).
+//   "native-jiti" OpenClaw 2026.5 - 2026.7: native require first; on any error, jiti with
+//                 `tryNative` (which tries native once more, then transforms).
+//   "jiti"        OpenClaw < 2026.5: jiti's transform for every entry (`tryNative: false`).
+// jiti resolves through Node (mlly, then require.resolve), so the one SDK module hook of
+// ./sdk.mjs serves `openclaw/plugin-sdk/*` in every mode. Then OpenClaw's
+// `resolvePluginModuleExport` (src/plugins/module-export.ts): nested `default`s unwrapped, a
+// function is `register`, an object with `register` is a definition, else its `default` /
+// `module` (up to 12 candidates) — plus the legacy `activate` alias.
 
+import { createRequire } from "node:module";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+
+export const LOADERS = Object.freeze({
+	native: "OpenClaw 2026.9's loader (native require, no fallback)",
+	"native-jiti": "OpenClaw 2026.5-2026.7's loader (native require, then jiti on any error)",
+	jiti: "OpenClaw 2026.3-2026.4's loader (jiti's transform)",
+});
 
 const NATIVE = new Set([".js", ".mjs", ".cjs"]);
-let jiti = null;
+// OpenClaw's plugin loader extensions (buildPluginLoaderJitiOptions).
+const EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".mtsx", ".ctsx", ".js", ".mjs", ".cjs", ".json"];
+const jitis = new Map();
 
-export async function importEntry(file) {
-	if (NATIVE.has(path.extname(file))) return import(pathToFileURL(file).href);
-	if (!jiti) {
+async function jitiFor(tryNative) {
+	const key = tryNative ? "native" : "transform";
+	if (!jitis.has(key)) {
 		const { createJiti } = await import("jiti");
-		jiti = createJiti(import.meta.url, { interopDefault: true });
+		// `openclaw` stays native: the pinned SDK is one module graph for host and plugins.
+		jitis.set(key, createJiti(import.meta.url, { interopDefault: true, tryNative, extensions: EXTENSIONS, nativeModules: ["openclaw"] }));
 	}
-	return jiti.import(file);
+	return jitis.get(key);
+}
+
+/** The entry's module under `loader`: {module, nativeError?} — nativeError when the native
+ * attempt failed and jiti's fallback loaded it (native-jiti). Throws what the loader throws. */
+export async function importEntry(file, loader = "native") {
+	if (loader === "jiti") return { module: (await jitiFor(false))(file) };
+	if (loader === "native-jiti") {
+		try {
+			return { module: createRequire(file)(file) };
+		} catch (nativeError) {
+			return { module: (await jitiFor(true))(file), nativeError };
+		}
+	}
+	if (NATIVE.has(path.extname(file))) return { module: createRequire(file)(file) };
+	return { module: await (await jitiFor(false)).import(file) };
 }
 
 function unwrapDefault(value) {

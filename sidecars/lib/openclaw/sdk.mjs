@@ -4,7 +4,7 @@
 // OpenClaw's exports since 2026.8, still imported by older plugins) goes to ./sdk-root.mjs.
 // One module hook covers native ESM, require() and jiti (which resolves through Node).
 // A subpath the pinned SDK does not export fails the import with "requires host SDK subpath";
-// so does one a plugin built for OpenClaw >= 2026.10 imports that those hosts removed.
+// so does one that the OpenClaw a plugin declares (2026.8 and later) removed.
 
 import fs from "node:fs";
 import { registerHooks } from "node:module";
@@ -94,7 +94,7 @@ export function installSdkResolver() {
 			const subpath = sdkSubpath(specifier);
 			if (subpath === null) return nextResolve(specifier, context);
 			const line = withdrawnLine(context?.parentURL, subpath);
-			if (line) throw new SdkSubpathMissing(specifier, `OpenClaw ${line} removed it, and the plugin declares OpenClaw >= 2026.10`);
+			if (line) throw new SdkSubpathMissing(specifier, `OpenClaw ${line} removed it, and the plugin declares that OpenClaw or a later one`);
 			if (subpath === "") return { url: ROOT_SHIM, shortCircuit: true };
 			const url = SUBPATHS.get(subpath);
 			if (!url) throw new SdkSubpathMissing(specifier);
