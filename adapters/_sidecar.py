@@ -3,7 +3,7 @@ of Pi packages, OpenClaw plugins and Nu extension modules (each package spec nam
 host).
 
 Shared by the Pi, OpenClaw and Nu runtimes (``adapters/pi/_launch.py``,
-``adapters/openclaw/runtime.py``, ``adapters/nu/_launch.py``). The sidecar's sources
+``adapters/openclaw/_launch.py``, ``adapters/nu/_launch.py``). The sidecar's sources
 and modules are data to the Python side; where they run from, and how ``gateway setup``
 installs the modules, is ``adapters/_sidecars.py``.
 """

@@ -114,7 +114,7 @@ def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
     if runtime == "openclaw":
         # A nanobot manifest around OpenClaw plugin modules: the OpenClaw host runs them,
         # with the manifest's tools and commands enforced by the gateway.
-        from adapters.openclaw.runtime import plan_openclaw
+        from adapters.openclaw import plan_openclaw
 
         return plan_openclaw(entry, home)
     return LaunchRefusal(

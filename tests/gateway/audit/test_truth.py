@@ -21,8 +21,8 @@ import anyio
 import pytest
 
 from adapters._sidecar import sidecar_ready
+from adapters.openclaw import MIN_NODE
 from adapters.openclaw._host_api import HOOKS, LEGACY, RECORDED
-from adapters.openclaw.runtime import MIN_NODE
 from adapters.pi import SIDECAR_DIR
 from adapters.pi._audit import (
     GATEWAY_EVENTS,
