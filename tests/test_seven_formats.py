@@ -20,7 +20,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from adapters.pi.runtime import find_node, sidecar_ready
+from adapters.pi import find_node, sidecar_ready
 
 REPO = Path(__file__).resolve().parents[1]
 GATEWAY = [sys.executable, "-m", "gateway"]

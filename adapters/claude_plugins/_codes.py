@@ -46,6 +46,14 @@ CLAUDE_MCP_INVALID = define_code(
     "of strings; that server is skipped.",
     "Fix the server entry named in the message.",
 )
+CLAUDE_COMMAND_NOT_FOUND = define_code(
+    "claude.command_not_found",
+    WARNING,
+    "A stdio MCP server's command (after `${CLAUDE_PLUGIN_ROOT}` is expanded) is neither a "
+    "file nor a name on PATH when the gateway plans the plugin host's launch; that server "
+    "fails to start, the others run.",
+    "Install the program (or put it on PATH), or ship the server inside the plugin.",
+)
 
 REMOTE_TRANSPORT_UNSUPPORTED = define_code(
     "remote_mcp.transport_unsupported",

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from adapters.agent_plugins._launch import plan_plugin_host
+from adapters.agent_plugins._launch import plan_plugin as plan_plugin_host
 from gateway.host import registration_key, start_inputs
 from gateway.packages import load_adapters
 from tests.nanobot._helpers import cli, cli_json

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from adapters._sidecar import sidecar_ready
-from adapters.openclaw.runtime import MIN_NODE
+from adapters.openclaw import MIN_NODE
 from gateway import GatewayConfig
 from gateway.packages import install, load_adapters
 from gateway.runtime import find_node

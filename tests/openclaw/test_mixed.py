@@ -12,9 +12,9 @@ import pytest
 
 from adapters import inspect_package
 from adapters._sidecar import plan_sidecar
+from adapters.openclaw import MIN_NODE, openclaw_package_spec
 from adapters.openclaw.adapter import OpenClawAdapter
-from adapters.openclaw.runtime import MIN_NODE, openclaw_package_spec
-from adapters.pi.runtime import pi_package_spec
+from adapters.pi import pi_package_spec
 from gateway import open_gateway
 
 from .conftest import FIXTURES, install_ready

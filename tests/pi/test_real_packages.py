@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from adapters.pi.runtime import plan_pi
+from adapters.pi import plan_pi
 from gateway import open_gateway
 from gateway.model import LaunchSpec, ToolOutcome
 from gateway.wire import (

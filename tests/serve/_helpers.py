@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.pi.runtime import find_node, sidecar_ready
+from adapters.pi import find_node, sidecar_ready
 from gateway.packages import install, load_adapters
 from gateway.sandbox import package_dirs
 from gateway.store import StateStore
