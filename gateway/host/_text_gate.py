@@ -1,6 +1,7 @@
 """Text with injection signals held back from the model (``base.held_flags``): every tool,
 command and prompt template an installed package registers passes here on its way into the
-registry, and one whose text the model would read carries such a signal is held back —
+registry (and every skill it ships on its way into the discovery), and one whose text the
+model would read carries such a signal is held back —
 ``package.model_text_held``, quoting it — until the user accepts exactly that text
 (``gateway trust ID --accept-text``, ``packages.AcceptedText``)."""
 
@@ -9,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from gateway.base import held_flags, model_text_flags, schema_text
+from gateway.base import held_flags, model_text_flags, read_model_text, schema_text
 from gateway.host._codes import MODEL_TEXT_HELD
 from gateway.host._state import GatewayState
-from gateway.model import CommandEntry, PromptTemplate, ToolEntry
+from gateway.model import CommandEntry, PromptTemplate, Skill, ToolEntry
 from gateway.packages import AcceptedText, text_digest
 
 __all__ = ["TextGate"]
@@ -43,6 +44,12 @@ class TextGate:
         return self._admit(
             owner, list(prompts), "prompt", lambda p: (p.name, p.description + "\n" + p.body)
         )
+
+    def skills(self, owner: str, skills: Sequence[Skill]) -> list[Skill]:
+        return self._admit(
+            owner, list(skills), "skill",
+            lambda s: (s.name, s.description + "\n" + read_model_text(s.path)),
+        )  # fmt: skip
 
     def _admit(
         self, owner: str, items: list[T], kind: str, text_of: Callable[[T], tuple[str, str]]
