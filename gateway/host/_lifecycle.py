@@ -40,11 +40,11 @@ class Lifecycle:
         tool of the payload's name): only its own package's hooks change it freely."""
         state = self._state
         subscribers = state.registry.hooks(event)
-        tool = payload.get("tool")
-        if isinstance(tool, str) and any(hook.tools is not None for hook in subscribers):
+        name = payload.get("tool")
+        if isinstance(name, str) and any(hook.tools is not None for hook in subscribers):
             # Hooks whose runtime said they cannot apply to this tool are not asked (nor
             # their dormant process started): their answer would be "no change".
-            subscribers = [h for h in subscribers if h.tools is None or tool in h.tools]
+            subscribers = [h for h in subscribers if h.tools is None or name in h.tools]
         if (state.plan and event not in PLAN_EVENTS) or not subscribers:
             return EventOutcome(event, payload)
         spec = state.catalogue[event]
