@@ -71,6 +71,10 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         assert done.returncode == 0, done.stderr
     for args in (
         ("permissions", "acme.review", "workspace.read"),
+        # The rewriters act on other packages' tools (the examples' README grants the same).
+        ("permissions", "acme.review", "hooks.rewrite"),
+        ("permissions", "house-style", "hooks.rewrite"),
+        ("permissions", "pi:redact", "hooks.rewrite"),
         ("config", "nu-changelog", "project", "Gateway"),
         ("trust", *IDS),
         ("enable", *IDS),

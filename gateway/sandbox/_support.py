@@ -81,10 +81,17 @@ def _reason(code: int) -> str:
     return f"this kernel ({os.uname().release}) has no Landlock"
 
 
+SANDBOXED_VARIABLE = "GATEWAY_SANDBOXED"
+"""Set (``1``) in the environment of every confined child: a gateway running inside one
+(``migrate --load``'s throwaway) cannot make mount or network namespaces — Landlock
+forbids mount(2) to a confined process — and falls back as a kernel without them would.
+A package setting it only narrows what gateways it starts itself may do."""
+
+
 @functools.cache
 def detect_support() -> KernelSupport:
     abi, code = probe_abi()
-    linux = sys.platform.startswith("linux")
+    linux = sys.platform.startswith("linux") and os.environ.get(SANDBOXED_VARIABLE) != "1"
     mounts = linux and can_mount_privately()
     users = linux and not mounts and user_namespaces_allowed()
     return KernelSupport(abi, seccomp_available(), "" if abi else _reason(code), mounts, users)

@@ -220,6 +220,7 @@ async def test_tool_json_tool_is_called_through_the_gateway_with_hooks(workspace
     workspace.add_extension(
         "guard", tools=[], events=["tool_call"], hooks={"tool_call": {"arguments": {"n": 2}}}
     )
+    workspace.grant("guard", "hooks.rewrite")  # it changes another extension's tool
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:

@@ -186,10 +186,13 @@ async def test_two_users_of_one_client_are_two_identities(server: Server, issuer
     # Bob, with the same client, does not find Ada's session; Ada does (the control).
     assert _hello(bob, server.url, session, "ping").status_code == 404
     assert _hello(ada, server.url, session, "ping").status_code == 200
-    # The call log (and the per-token limits) count each user apart.
+    # The audit trail (and the per-token limits) count each user apart.
     for token in (ada, bob):
         async with client(server, token) as mcp:
             await mcp.call_tool("alpha_echo", {})
-    log = server.home / "logs" / "calls.jsonl"
-    names = [json.loads(line)["token"] for line in log.read_text().splitlines()]
-    assert names[-2:] == ["oauth:ada", "oauth:bob"]
+    log = server.home / "logs" / "audit.jsonl"
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(line["token"], line["subject"]) for line in lines[-2:]] == [
+        ("oauth:ada", "ada"),
+        ("oauth:bob", "bob"),
+    ]
