@@ -21,6 +21,7 @@ __all__ = [
     "INSTRUCTION_OVERRIDE",
     "TextFlag",
     "flagged_text",
+    "held_flags",
     "model_text_flags",
     "read_model_text",
     "schema_text",
@@ -55,6 +56,16 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )  # fmt: skip
 _EXCERPT = 80
 
+_HOLDING = frozenset({
+    "tells the model to override its instructions or hand over secrets",
+    "pipes a download into a shell",
+    "hides characters the user cannot see",
+    "names a data-collection endpoint",
+})  # fmt: skip
+"""The injection signals whose text is held back from the model until the user accepts it.
+An HTML comment and a long encoded blob are shown, not held: real skills and prompts carry
+Markdown comments and inline images."""
+
 
 @dataclass(frozen=True, slots=True)
 class TextFlag:
@@ -75,6 +86,11 @@ def model_text_flags(text: str) -> list[TextFlag]:
             excerpt = " ".join(text[start : start + _EXCERPT].split())
             flags.append(TextFlag(what, excerpt))
     return flags
+
+
+def held_flags(flags: list[TextFlag]) -> list[TextFlag]:
+    """Of ``flags``, the injection signals that hold text back from the model."""
+    return [flag for flag in flags if flag.what in _HOLDING]
 
 
 _SCHEMA_STRINGS = 4096

@@ -164,8 +164,9 @@ class Loader:
         resources = self._resources.get(status.id)
         if resources is None:
             return False
-        self._state.discovery.skills += resources.skills
-        self._state.discovery.prompts += resources.prompts
+        text = self._projector.text
+        self._state.discovery.skills += text.skills(status.id, resources.skills)
+        self._state.discovery.prompts += text.prompts(status.id, resources.prompts)
         self._state.diagnostics.extend(resources.diagnostics)
         if resources.prompts:
             self._projector.package_prompts(status.id, resources.prompts)
@@ -180,9 +181,9 @@ class Loader:
         served = self._serve_resources(status)
         if status.calls is not None:
             self._own.calls(status.id, status.calls)
-            self._state.discovery.skills += [
+            self._state.discovery.skills += self._projector.text.skills(status.id, [
                 Skill(s.name, s.description, s.path, "package") for s in status.calls.skills
-            ]
+            ])  # fmt: skip
         if isinstance(status.runtime, LaunchSpec):
             self._projector.declare(status.id, status.entry)
             plans.append(self._planner.package(status, status.runtime))
@@ -190,6 +191,8 @@ class Loader:
             held = discover_package(status.package.record.path)
             self._state.diagnostics.extend(held.diagnostics)
             held_extensions, held.extensions = held.extensions, []
+            held.skills = self._projector.text.skills(status.id, held.skills)
+            held.prompts = self._projector.text.prompts(status.id, held.prompts)
             self._state.discovery.extend(held)
             self._state.registry.extend_order(found.manifest.name for found in held_extensions)
             for found in held_extensions:

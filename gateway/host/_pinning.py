@@ -42,8 +42,10 @@ class PinGate:
                 new[tool.name] = (tool.description, tool.input_schema)
                 admitted.append(tool)
                 continue
-            changed = pinned.differences(tool.description, tool.input_schema)
+            changed = pinned.differences(tool.name, tool.description, tool.input_schema)
             if not changed:
+                if not pinned.complete:  # restored from a lockfile: now known in full
+                    new[tool.name] = (tool.description, tool.input_schema)
                 admitted.append(tool)
                 continue
             said = (package, tool.name, "; ".join(changed))

@@ -25,6 +25,7 @@ from gateway.host._pinning import PinGate
 from gateway.host._registrations import CachedRegistration, RegistrationMemory
 from gateway.host._runtime_extras import add_runtime_skills, report_runtime, update_specs
 from gateway.host._state import GatewayState
+from gateway.host._text_gate import TextGate
 from gateway.model import (
     EXTENDED_ALIASES,
     NIMLET_EVENTS,
@@ -85,6 +86,7 @@ class Projector:
         self._memory = memory
         self._declarations = Declarations(state)
         self.pins = PinGate(state)
+        self.text = TextGate(state)
         """Tools whose definition changed since their package was trusted are held back."""
         self._held: dict[str, _Held] = {}
         self._entries = ProcessEntries(state)
@@ -110,6 +112,7 @@ class Projector:
         self._resources.clear()
         self._bound.clear()
         self.pins.forget()
+        self.text.forget()
         self._state.registry.clear()
 
     async def drained(self, process: ExtensionProcess) -> None:
@@ -225,7 +228,8 @@ class Projector:
         """(Re)place everything ``owner`` registers, with the prompts served for it."""
         registry = self._state.registry
         registry.unregister(owner)
-        tools = self.pins.admit(owner, tools)
+        tools = self.text.tools(owner, self.pins.admit(owner, tools))
+        commands = self.text.commands(owner, commands)
         served = self._resources.get(owner, [])
         flags = flags or []
         self._state.diagnostics.extend(
@@ -294,6 +298,7 @@ class Projector:
     def package_prompts(self, owner: str, prompts: Sequence[PromptTemplate]) -> None:
         """A package's prompt templates as slash commands owned by the package, beside what
         its process registers (or alone, for a package with nothing to run)."""
+        prompts = self.text.prompts(owner, prompts)
         self._resources[owner] = [prompt_command(prompt, owner) for prompt in prompts]
         if owner not in self._bound:
             self._register(owner, [], [], [])

@@ -12,6 +12,7 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
+    from gateway.packages._accepted_text import AcceptedText, accept_held_text, text_digest
     from gateway.packages._adapters import (
         NoAdapters,
         discover_all,
@@ -114,6 +115,9 @@ _WHERE: dict[str, str] = {
     "rewrite_refused": "gateway.packages._rewrites",
     "Trusted": "gateway.packages._package_trust",
     "PinnedTool": "gateway.packages._pins",
+    "AcceptedText": "gateway.packages._accepted_text",
+    "accept_held_text": "gateway.packages._accepted_text",
+    "text_digest": "gateway.packages._accepted_text",
     "ToolPins": "gateway.packages._pins",
     "forget_pins": "gateway.packages._pins",
     "pin_digest": "gateway.packages._pins",
@@ -175,6 +179,7 @@ __all__ = [
     "REWRITING_EVENTS",
     "RUNTIME_UNAVAILABLE",
     "STORE_UNUSABLE",
+    "AcceptedText",
     "ExtractError",
     "FetchError",
     "Fetched",
@@ -196,6 +201,7 @@ __all__ = [
     "ToolPins",
     "Trusted",
     "VerifyError",
+    "accept_held_text",
     "check_outdated",
     "collect_garbage",
     "config_path",
@@ -231,6 +237,7 @@ __all__ = [
     "rewrite_refused",
     "set_config_value",
     "sync",
+    "text_digest",
     "trust_packages",
     "uninstall",
     "unset_config_value",

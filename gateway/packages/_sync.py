@@ -25,6 +25,7 @@ from gateway.model import CatalogEntry
 from gateway.packages import _codes
 from gateway.packages._installer import InstallError, Prepare, install, uninstall
 from gateway.packages._lockfile import LockedPackage, Lockfile, config_digest
+from gateway.packages._pins import restore_pins
 from gateway.packages._rewrites import HOOKS_REWRITE
 from gateway.packages._trees import remove_tree
 from gateway.packages.environment import env_grant_name
@@ -244,6 +245,8 @@ def _apply_decisions(home: Path, package: LockedPackage, inspector: Inspector) -
     with StateStore.open(home) as store:
         have = store.get_package(package.id)
         store.set_trusted(package.id, package.trusted)
+        if package.trusted and package.tools:  # what the user trusted there, pinned here
+            restore_pins(home, package.id, package.tools)
         wanted = frozenset(package.grants)
         if have.granted - wanted:
             store.revoke(package.id, have.granted - wanted)

@@ -66,7 +66,7 @@ if TYPE_CHECKING:
         parse_destination,
     )
     from gateway.sandbox._exceeded import explain_exit, explain_limit, explain_output
-    from gateway.sandbox._hints import explain_denial, grant_hints
+    from gateway.sandbox._hints import code_hosts, explain_denial, grant_hints
     from gateway.sandbox._landlock import abi_version
     from gateway.sandbox._limits import (
         LIMIT_NAMES,
@@ -140,6 +140,7 @@ _WHERE: dict[str, str] = {
     "exposed_paths": "gateway.sandbox._builder",
     "family": "gateway.sandbox._descendants",
     "grant_hints": "gateway.sandbox._hints",
+    "code_hosts": "gateway.sandbox._hints",
     "grants_from": "gateway.sandbox._builder",
     "is_sandbox_grant": "gateway.sandbox._builder",
     "PROTECTED_NAMES": "gateway.sandbox._protected",
@@ -190,6 +191,7 @@ __all__ = [
     "abi_version",
     "become_subreaper",
     "cleanup_cgroups",
+    "code_hosts",
     "descendants",
     "destination_grant",
     "destinations_from",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,6 +106,20 @@ def _sources(root: Path, entries: Sequence[str]) -> list[Path]:
     return (own + dependencies)[:_MAX_FILES]
 
 
+def code_hosts(texts: Iterable[str], limit: int = 64) -> list[str]:
+    """The hosts named by URLs (``http``, ``https``, ``ws``, ``wss``) in ``texts``, in the
+    order found, normalised, without ``localhost``; at most ``limit``."""
+    hosts: dict[str, None] = {}
+    for text in texts:
+        for found in _URL_HOST.finditer(text):
+            if len(hosts) >= limit:
+                return list(hosts)
+            host = normal_host(found.group(1))
+            if host is not None and host != "localhost":
+                hosts.setdefault(host)
+    return list(hosts)
+
+
 def grant_hints(
     root: Path,
     package_id: str,
@@ -132,10 +146,8 @@ def grant_hints(
         except OSError:
             continue
         budget -= len(text)
-        for found in _URL_HOST.finditer(text):
-            host = normal_host(found.group(1))
-            if host is not None and host != "localhost" and len(hosts) < _MAX_HOSTS:
-                hosts.setdefault(host)
+        for host in code_hosts([text], _MAX_HOSTS - len(hosts)):
+            hosts.setdefault(host)
         named = _PROTECTED.search(text) if protected is None else None
         if named is not None:
             line = text.count("\n", 0, named.start()) + 1
