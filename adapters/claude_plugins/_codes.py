@@ -73,3 +73,33 @@ REMOTE_HEADER_USER_CONFIG = define_code(
     "Put the value in a secret and name it instead: `${NAME}` in the header, `gateway secret "
     "set ID NAME`.",
 )
+
+MARKETPLACE_INVALID = define_code(
+    "claude.marketplace_invalid",
+    ERROR,
+    "A Claude Code marketplace's .claude-plugin/marketplace.json is malformed: not an object, "
+    "`plugins` not a list, a plugin entry without a kebab-case `name` or a `source`, or a "
+    "relative `source` that is absolute or leaves the marketplace folder.",
+    "Fix the entry named in the message (see Claude Code's plugin marketplaces reference).",
+)
+MARKETPLACE_PLUGIN_REQUIRED = define_code(
+    "claude.marketplace_plugin_required",
+    ERROR,
+    "The folder is a Claude Code marketplace, not a plugin: it offers plugins, and which one "
+    "to install was not said.",
+    "Install one of the plugins the message lists: `gateway install MARKETPLACE#PLUGIN`.",
+)
+MARKETPLACE_PLUGIN_UNKNOWN = define_code(
+    "claude.marketplace_plugin_unknown",
+    ERROR,
+    "`MARKETPLACE#PLUGIN` names a plugin the marketplace does not offer.",
+    "Use one of the names the message lists.",
+)
+MARKETPLACE_SOURCE_UNSUPPORTED = define_code(
+    "claude.marketplace_source_unsupported",
+    ERROR,
+    "The marketplace's entry for the plugin has a source the gateway does not install from a "
+    "marketplace yet (`github`, `url`, `git-subdir`, `npm`): only a relative path inside the "
+    "marketplace is; nothing is installed.",
+    "Install the plugin from its own source (`gateway install URL` or an npm spec).",
+)

@@ -120,6 +120,18 @@ class StagesInstalls(Protocol):
 
 
 @runtime_checkable
+class OffersPackages(Protocol):
+    """An adapter that reads folders offering several packages (a Claude Code marketplace),
+    so that ``install FOLDER#NAME`` installs one of them."""
+
+    def select_offered(self, root: Path, name: str | None) -> Path | list[Diagnostic] | None:
+        """The folder inside ``root`` of the package ``name``; None when ``root`` offers
+        no packages; diagnostics when it cannot be had (``name`` None: which it offers).
+        Reads files only."""
+        ...
+
+
+@runtime_checkable
 class SignsIn(Protocol):
     """An adapter whose packages connect to remote MCP servers a person may have to sign in
     to (OAuth 2.1): what ``gateway auth`` runs."""
