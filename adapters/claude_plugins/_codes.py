@@ -99,7 +99,7 @@ MARKETPLACE_SOURCE_UNSUPPORTED = define_code(
     "claude.marketplace_source_unsupported",
     ERROR,
     "The marketplace's entry for the plugin has a source the gateway does not install from a "
-    "marketplace yet (`github`, `url`, `git-subdir`, `npm`): only a relative path inside the "
-    "marketplace is; nothing is installed.",
+    "marketplace yet (`git-subdir`, an archive, an npm `registry` of its own); a relative "
+    "path, `github`, `url` (git) and `npm` sources are. Nothing is installed.",
     "Install the plugin from its own source (`gateway install URL` or an npm spec).",
 )

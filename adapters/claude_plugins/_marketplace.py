@@ -4,7 +4,7 @@ offers, and the folder of the one ``gateway install MARKETPLACE#PLUGIN`` names.
 Per Claude Code's plugin marketplaces reference: ``plugins`` is a list of entries with a
 kebab-case ``name`` and a ``source``; a string source is a path relative to the
 marketplace root (``metadata.pluginRoot`` prefixes bare names); object sources (``github``,
-``url``, ``git-subdir``, ``npm``) name another place to fetch. Reads files only; runs
+``url``, ``npm``) name another place to fetch (``_marketplace_sources``). Reads files only; runs
 nothing."""
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from typing import Any, Final
 
 from adapters._files import Inspection, normalize_relative, safe_is_dir, safe_is_file
 from adapters.claude_plugins import _codes as codes
+from adapters.claude_plugins._marketplace_sources import remote_source
 from gateway.base import Diagnostic
+from gateway.model import OfferedSource
 
 __all__ = ["MARKETPLACE", "is_marketplace", "offered_plugins", "select_plugin"]
 
@@ -38,7 +40,7 @@ def offered_plugins(root: Path) -> list[str] | list[Diagnostic]:
     return [name for name, _ in plugins]
 
 
-def select_plugin(root: Path, name: str | None) -> Path | list[Diagnostic] | None:
+def select_plugin(root: Path, name: str | None) -> Path | OfferedSource | list[Diagnostic] | None:
     """The folder (inside ``root``) of the plugin ``name`` offers; None when ``root`` is
     no marketplace; diagnostics (coded) when the plugin cannot be had from it. ``name``
     None: the diagnostic lists what it offers."""
@@ -93,16 +95,10 @@ def _plugins(inspection: Inspection) -> list[tuple[str, dict[str, Any]]] | None:
 
 def _plugin_root(
     inspection: Inspection, name: str, entry: dict[str, Any]
-) -> Path | list[Diagnostic]:
+) -> Path | OfferedSource | list[Diagnostic]:
     source = entry["source"]
     if isinstance(source, dict):
-        kind = source.get("source")
-        return [
-            codes.MARKETPLACE_SOURCE_UNSUPPORTED(
-                f"plugin {name!r}: its source is {kind!r} ({_where(source)}); only a relative "
-                "path inside the marketplace is installed from a marketplace"
-            )
-        ]
+        return remote_source(name, source)
     if not isinstance(source, str) or not source.strip():
         return [codes.MARKETPLACE_INVALID(f"plugin {name!r}: `source` {source!r} is not a path")]
     raw = source
@@ -129,14 +125,6 @@ def _plugin_root_prefix(inspection: Inspection) -> str:
     if not isinstance(prefix, str) or normalize_relative(prefix) is None:
         return ""
     return prefix.rstrip("/") + "/"
-
-
-def _where(source: dict[str, Any]) -> str:
-    for key in ("repo", "url", "package"):
-        value = source.get(key)
-        if isinstance(value, str):
-            return f"{key} {value[:200]!r}"
-    return "no location"
 
 
 def _listing(names: list[str]) -> str:

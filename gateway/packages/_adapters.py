@@ -20,6 +20,7 @@ from gateway.model import (
     DiscoveredLaunch,
     LaunchRefusal,
     LaunchSpec,
+    OfferedSource,
     OffersPackages,
     PreparesInstalls,
     StagesInstalls,
@@ -98,9 +99,9 @@ def stage_install(
 
 def select_offered(
     adapters: AdapterSet, root: Path, name: str | None
-) -> Path | list[Diagnostic] | None:
-    """The folder of the package ``name`` that the collection at ``root`` offers (a Claude
-    Code marketplace); None when no adapter reads ``root`` as a collection."""
+) -> Path | OfferedSource | list[Diagnostic] | None:
+    """The folder (or the source) of the package ``name`` that the collection at ``root``
+    offers (a Claude Code marketplace); None when no adapter reads ``root`` as one."""
     for adapter in adapters.adapters:
         if isinstance(adapter, OffersPackages):
             chosen = adapter.select_offered(root, name)

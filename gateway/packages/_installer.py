@@ -37,13 +37,14 @@ from gateway.base import (
 )
 from gateway.model import CatalogEntry
 from gateway.packages import _codes
-from gateway.packages._adapters import NoAdapters, load_adapters, select_offered, stage_install
+from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
 from gateway.packages._aliases import install_aliases, source_version
 from gateway.packages._instructions import declared_instructions
 from gateway.packages._locks import held, lock_path
 from gateway.packages._native import unbuilt_native_addons
 from gateway.packages._observed import forget_registrations
-from gateway.packages._sources import Fetched, FetchError, fetch, parse_source
+from gateway.packages._offered import adapters_offered, offered_package
+from gateway.packages._sources import FetchError, SourceError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 from gateway.packages.environment import env_grant, env_grant_name
@@ -220,13 +221,17 @@ def _install(
     except (FetchError, VerifyError) as error:
         raise InstallError(f"cannot install {source.describe()}: {error}") from None
     checkpoint("verified")
-    fetched = _offered(source, fetched)
+    try:
+        fetched = offered_package(source, fetched, staging, home, limits, progress)
+    except SourceError as error:
+        subject = f"cannot install {source.describe()}"
+        raise InstallError(str(error), error.diagnostics, subject) from None
     progress("reading the package's metadata")
     entry = inspector(fetched.root)
     # Diagnostics name the staging folder; the user knows the package by its source.
     shown = _at_source(entry.diagnostics, fetched.root, source.describe())
     problems = [d for d in shown if d.severity is Severity.ERROR]
-    offered = _adapters_offered(fetched.root, None) if entry.ecosystem == "unknown" else None
+    offered = adapters_offered(fetched.root, None) if entry.ecosystem == "unknown" else None
     if isinstance(offered, list):
         # A collection (a marketplace) is no package: what it offers is the useful hint.
         problems = _at_source(offered, fetched.root, source.describe())
@@ -322,32 +327,6 @@ def _adapters_stage(entry: CatalogEntry, root: Path, previous: Path | None) -> l
     except NoAdapters:
         return []  # the inspector reported it already
     return stage_install(adapters, entry, root, previous)
-
-
-def _offered(source: Any, fetched: Fetched) -> Fetched:
-    """The package ``source.member`` names inside the fetched collection (a marketplace);
-    the fetched folder itself when the source names none."""
-    if source.member is None:
-        return fetched
-    chosen = _adapters_offered(fetched.root, source.member)
-    subject = f"cannot install {source.describe()}"
-    if chosen is None:
-        raise InstallError(
-            f"{subject}: #{source.member} names a package of a marketplace, and "
-            f"{source.location} is none (no .claude-plugin/marketplace.json)"
-        )
-    if isinstance(chosen, list):
-        shown = _at_source(chosen, fetched.root, source.describe())
-        raise InstallError(f"{subject}: {shown[0].message}", shown, subject)
-    return dataclasses.replace(fetched, root=chosen, resolved=source.describe())
-
-
-def _adapters_offered(root: Path, name: str | None) -> Path | list[Diagnostic] | None:
-    try:
-        adapters = load_adapters()
-    except NoAdapters:
-        return None
-    return select_offered(adapters, root, name)
 
 
 def _installed_path(home: Path, package_id: str) -> Path | None:

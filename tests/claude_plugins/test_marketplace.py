@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from adapters.claude_plugins._marketplace import select_plugin
+from adapters.claude_plugins._marketplace_sources import remote_source
+from gateway.model import OfferedSource
 from gateway.packages import InstallError, install, load_adapters
 from tests.gateway.packages._helpers import cli, cli_json, recorded
+from tests.gateway.packages._registry import Registry, serving
 
 MARKETPLACE = Path(__file__).resolve().parents[1] / "fixtures" / "claude_marketplace"
 
@@ -39,7 +42,7 @@ def test_a_marketplace_without_a_plugin_name_says_what_it_offers(tmp_path: Path)
         _install(tmp_path / "home", str(MARKETPLACE))
     (first, *_) = raised.value.diagnostics
     assert first.code == "claude.marketplace_plugin_required"
-    assert "release-notes, from-github, escapes" in first.message
+    assert "release-notes, from-github, from-subdir, escapes" in first.message
     assert recorded(tmp_path / "home") == []
 
 
@@ -63,11 +66,61 @@ def test_a_source_leaving_the_marketplace_is_refused(tmp_path: Path) -> None:
     assert "leaves the marketplace" in raised.value.diagnostics[0].message
 
 
-def test_a_remote_plugin_source_is_reported_unsupported(tmp_path: Path) -> None:
+def test_a_git_subdir_source_is_reported_unsupported(tmp_path: Path) -> None:
     with pytest.raises(InstallError) as raised:
-        _install(tmp_path / "home", f"{MARKETPLACE}#from-github")
+        _install(tmp_path / "home", f"{MARKETPLACE}#from-subdir")
     assert raised.value.diagnostics[0].code == "claude.marketplace_source_unsupported"
-    assert "example/from-github" in raised.value.diagnostics[0].message
+    assert "git-subdir" in raised.value.diagnostics[0].message
+    assert recorded(tmp_path / "home") == []
+
+
+def test_a_github_source_is_fetched_by_git_at_its_pin() -> None:
+    source = {"source": "github", "repo": "example/from-github", "sha": "a1b2c3d"}
+    assert remote_source("p", source) == OfferedSource(
+        "git", "https://github.com/example/from-github.git#a1b2c3d"
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        {"source": "url", "url": "/home/user/private-repo"},
+        {"source": "url", "url": "file:///etc"},
+        {"source": "url", "url": "ext::sh -c touch% /tmp/pwned"},
+        {"source": "github", "repo": "../../x"},
+        {"source": "npm", "package": "./local-folder"},
+        {"source": "npm", "package": "/tmp/evil.tgz"},
+        {"source": "npm", "package": "ok", "version": "1.0.0 ../x"},
+        {"source": "github", "repo": "a/b", "ref": "--upload-pack=evil"},
+    ],
+)
+def test_a_remote_source_naming_a_local_path_or_option_is_refused(source: dict) -> None:
+    refused = remote_source("p", source)
+    assert isinstance(refused, list) and refused[0].code == "claude.marketplace_invalid"
+
+
+def test_an_npm_source_is_fetched_from_the_registry(tmp_path: Path) -> None:
+    files = {
+        "package.json": {"name": "notes-plugin", "version": "2.0.0"},
+        ".claude-plugin/plugin.json": {"name": "npm-notes", "version": "2.0.0"},
+        "commands/draft.md": "Draft it.\n",
+    }
+    market = tmp_path / "market"
+    (market / ".claude-plugin").mkdir(parents=True)
+    entry = {
+        "name": "npm-notes",
+        "source": {"source": "npm", "package": "notes-plugin", "version": "^2.0.0"},
+    }
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps({"plugins": [entry]}))
+    home = tmp_path / "home"
+    with serving(Registry()) as registry:
+        registry.publish("notes-plugin", "2.0.0", files)
+        registry.write_npmrc(home)
+        _install(home, f"{market}#npm-notes")
+    (package,) = recorded(home)
+    assert package.id == "npm-notes" and package.record.version == "2.0.0"
+    assert (package.record.path / "commands" / "draft.md").read_text() == "Draft it.\n"
+    assert package.record.source_integrity is not None  # npm's integrity, checked
 
 
 def test_a_plugin_name_on_a_folder_that_is_no_marketplace_is_refused(tmp_path: Path) -> None:
