@@ -123,7 +123,7 @@ class CommandHooks:
         names = [gateway for event, gateway in EVENT_OF.items() if event in claude]
         if "SessionStart" in claude:
             names += ["session_compact", "before_agent_start"]
-        return names
+        return list(dict.fromkeys(names))
 
     async def dispatch(self, event: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Run the hooks for one gateway event; the reply fields for that event."""
@@ -137,14 +137,16 @@ class CommandHooks:
                 )
             }
         if event == "session_compact":
-            # Claude Code starts the session again after compacting it (source "compact"),
-            # and its SessionStart hooks put their context back.
+            # Claude Code runs its PostCompact hooks, then starts the session again (source
+            # "compact"), and its SessionStart hooks put their context back.
             if not payload.get("did_compact"):
                 return {}
-            event, payload = "session_start", {**payload, "reason": "compact"}
+            await self._run_event("PostCompact", payload)
+            return await self._run_event("SessionStart", {**payload, "reason": "compact"})
         claude = _CLAUDE_OF.get(event)
-        if claude is None:
-            return {}
+        return {} if claude is None else await self._run_event(claude, payload)
+
+    async def _run_event(self, claude: str, payload: dict[str, Any]) -> dict[str, Any]:
         self._remember(payload)
         stdin = self._stdin(claude, payload)
         subject = _subject(claude, stdin)
@@ -286,6 +288,9 @@ class CommandHooks:
             data["source"] = _SOURCES.get(reason, "startup")
         elif claude == "SessionEnd":
             data["reason"] = _END_REASONS.get(reason, "other")
+        elif claude == "PostCompact":
+            data["trigger"] = "manual"
+            data["compact_summary"] = str(payload.get("summary") or "")
         elif claude == "PreCompact":
             data["trigger"] = "manual"
             data["custom_instructions"] = str(payload.get("instruction") or "")
@@ -308,7 +313,8 @@ class CommandHooks:
 def _subject(claude: str, stdin: Mapping[str, Any]) -> str:
     """What a matcher is tested against (Claude Code: the tool name, or the event's
     source / trigger / reason)."""
-    key = {"SessionStart": "source", "PreCompact": "trigger", "SessionEnd": "reason"}
+    key = {"SessionStart": "source", "PreCompact": "trigger", "PostCompact": "trigger",
+           "SessionEnd": "reason"}  # fmt: skip
     return str(stdin.get(key.get(claude, "tool_name"), ""))
 
 
