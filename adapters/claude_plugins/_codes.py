@@ -103,3 +103,20 @@ MARKETPLACE_SOURCE_UNSUPPORTED = define_code(
     "path, `github`, `url` (git) and `npm` sources are. Nothing is installed.",
     "Install the plugin from its own source (`gateway install URL` or an npm spec).",
 )
+
+COMMAND_SHELL_LINE_REFUSED = define_code(
+    "claude.command_shell_line_refused",
+    WARNING,
+    "A slash command's `!` shell line is not allowed by the command's `allowed-tools` "
+    "(no `Bash(...)` rule matches it); the gateway never runs it (Claude Code may, under the "
+    "user's own permission settings or its read-only commands); the line is named.",
+    "Add a `Bash(...)` rule for the command to the front matter's `allowed-tools`, or drop the "
+    "line.",
+)
+COMMAND_SHELL_LINE_NOT_RUN = define_code(
+    "claude.command_shell_line_not_run",
+    INFO,
+    "A slash command's `!` shell line is allowed by its `allowed-tools`, but the gateway does "
+    "not run `!` lines yet: the line is kept as text in the prompt.",
+    "Nothing to fix; run the command yourself and paste its output if the prompt needs it.",
+)
