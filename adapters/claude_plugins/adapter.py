@@ -12,6 +12,7 @@ from pathlib import Path
 from adapters.claude_plugins._commands import package_resources
 from adapters.claude_plugins._inspect import ECOSYSTEM, inspect_plugin, is_claude_plugin
 from adapters.claude_plugins._launch import plan_plugin
+from adapters.claude_plugins._marketplace import select_plugin
 from adapters.plugin_host import signing
 from gateway.model import CatalogEntry, DiscoveredLaunch, Discovery, LaunchRefusal, LaunchSpec
 
@@ -37,6 +38,9 @@ class ClaudePluginsAdapter:
 
     def inspect(self, root: Path) -> CatalogEntry:
         return inspect_plugin(root)
+
+    # install MARKETPLACE#PLUGIN (gateway.model.OffersPackages): a marketplace's plugin.
+    select_offered = staticmethod(select_plugin)
 
     # gateway auth (gateway.model.SignsIn): the remote MCP servers a person signs in to.
     remote_servers = staticmethod(signing.remote_servers)

@@ -129,7 +129,7 @@ class CommandHooks:
         names = [gateway for event, gateway in EVENT_OF.items() if event in claude]
         if "SessionStart" in claude:
             names += ["session_compact", "before_agent_start"]
-        return names
+        return list(dict.fromkeys(names))
 
     @property
     def hook_tools(self) -> dict[str, list[str]]:
@@ -160,14 +160,18 @@ class CommandHooks:
                 )
             }
         if event == "session_compact":
-            # Claude Code starts the session again after compacting it (source "compact"),
-            # and its SessionStart hooks put their context back.
+            # Claude Code runs its PostCompact hooks, then starts the session again (source
+            # "compact"), and its SessionStart hooks put their context back.
             if not payload.get("did_compact"):
                 return {}
-            event, payload = "session_start", {**payload, "reason": "compact"}
+            await self._run_event("PostCompact", payload, trace)
+            return await self._run_event("SessionStart", {**payload, "reason": "compact"}, trace)
         claude = _CLAUDE_OF.get(event)
-        if claude is None:
-            return {}
+        return {} if claude is None else await self._run_event(claude, payload, trace)
+
+    async def _run_event(
+        self, claude: str, payload: dict[str, Any], trace: Mapping[str, str] | None
+    ) -> dict[str, Any]:
         self._remember(payload)
         stdin = self._stdin(claude, payload)
         subject = _subject(claude, stdin)
@@ -312,6 +316,9 @@ class CommandHooks:
             data["source"] = _SOURCES.get(reason, "startup")
         elif claude == "SessionEnd":
             data["reason"] = _END_REASONS.get(reason, "other")
+        elif claude == "PostCompact":
+            data["trigger"] = "manual"
+            data["compact_summary"] = str(payload.get("summary") or "")
         elif claude == "PreCompact":
             data["trigger"] = "manual"
             data["custom_instructions"] = str(payload.get("instruction") or "")
@@ -334,7 +341,8 @@ class CommandHooks:
 def _subject(claude: str, stdin: Mapping[str, Any]) -> str:
     """What a matcher is tested against (Claude Code: the tool name, or the event's
     source / trigger / reason)."""
-    key = {"SessionStart": "source", "PreCompact": "trigger", "SessionEnd": "reason"}
+    key = {"SessionStart": "source", "PreCompact": "trigger", "PostCompact": "trigger",
+           "SessionEnd": "reason"}  # fmt: skip
     return str(stdin.get(key.get(claude, "tool_name"), ""))
 
 

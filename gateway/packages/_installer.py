@@ -44,8 +44,9 @@ from gateway.packages._instructions import decision_notices
 from gateway.packages._locks import held, lock_path
 from gateway.packages._native import unbuilt_native_addons
 from gateway.packages._observed import forget_registrations
+from gateway.packages._offered import adapters_offered, offered_package
 from gateway.packages._rewrites import HOOKS_REWRITE
-from gateway.packages._sources import FetchError, fetch, parse_source
+from gateway.packages._sources import FetchError, SourceError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 from gateway.packages.environment import env_grant, env_grant_name
@@ -130,10 +131,9 @@ class InstallReport:
 
 
 def _granted_before(store: StateStore, package_id: str) -> frozenset[str]:
-    try:
+    with contextlib.suppress(UnknownPackage):
         return store.granted(package_id)
-    except UnknownPackage:
-        return frozenset()
+    return frozenset()
 
 
 def packages_dir(home: Path) -> Path:
@@ -152,8 +152,7 @@ def package_folder(home: Path, package_id: str) -> Path:
     return safe_join(packages_dir(home), f"{slug}-{digest}", portable=False)
 
 
-def _noop(step: str) -> None:
-    pass
+def _noop(step: str) -> None: ...
 
 
 def install(
@@ -222,11 +221,21 @@ def _install(
     except (FetchError, VerifyError) as error:
         raise InstallError(f"cannot install {source.describe()}: {error}") from None
     checkpoint("verified")
+    try:
+        fetched = offered_package(source, fetched, staging, home, limits, progress)
+    except SourceError as error:
+        subject = f"cannot install {source.describe()}"
+        raise InstallError(str(error), error.diagnostics, subject) from None
     progress("reading the package's metadata")
     entry = inspector(fetched.root)
     # Diagnostics name the staging folder; the user knows the package by its source.
     shown = _at_source(entry.diagnostics, fetched.root, source.describe())
     problems = [d for d in shown if d.severity is Severity.ERROR]
+    offered = adapters_offered(fetched.root, None) if entry.ecosystem == "unknown" else None
+    if isinstance(offered, list):
+        # A collection (a marketplace) is no package: what it offers is the useful hint.
+        problems = _at_source(offered, fetched.root, source.describe())
+        shown = problems + [d for d in shown if d.code != "package.not_detected"]
     if entry.ecosystem == "unknown" or problems:
         reason = problems[0].message if problems else "no package metadata found"
         subject = f"cannot install {source.describe()}"
@@ -239,7 +248,9 @@ def _install(
             f"(a lone surrogate): \u201c{not_text}\u201d"
         )
     folder = package_folder(home, entry.id)
-    aliases = install_aliases(source.kind, source.location, fetched.root, entry)
+    # A marketplace's plugin is known by its own folder's name, not the marketplace's.
+    origin = source.location if source.member is None else str(fetched.root)
+    aliases = install_aliases(source.kind, origin, fetched.root, entry)
     with held(lock_path(packages_dir(home), folder.name)):
         # A folder's content before the install step adds to it (Nu's bundles): what
         # `outdated` compares the folder with. Git and npm sources compare commits, versions.
@@ -316,11 +327,10 @@ def _record(
         # A reinstall keeps the sandbox grants and hooks.rewrite too (any package may be
         # granted them, requested or not).
         keep = {p.name for p in entry.permissions} | set(SANDBOX_PERMISSIONS) | {HOOKS_REWRITE}
-        # And the variables the user passed through (env:NAME): consent given to the
-        # package, as the sandbox grants are.
-        keep |= {p for p in _granted_before(store, entry.id) if env_grant_name(p)}
-        # And the grants that carry a name (network:HOST, workspace.write:PATH).
-        keep |= {p for p in _granted_before(store, entry.id) if is_sandbox_grant(p)}
+        # And what the user granted by name — variables passed through (env:NAME), grants
+        # that carry one (network:HOST, workspace.write:PATH): consent given to the package.
+        named = _granted_before(store, entry.id)
+        keep |= {p for p in named if env_grant_name(p) or is_sandbox_grant(p)}
         result = store.record_install(record, requested=keep, aliases=aliases)
     return result, previous
 

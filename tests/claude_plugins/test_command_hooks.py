@@ -364,3 +364,33 @@ async def test_stopping_at_session_start_is_reported_not_obeyed(tmp_path: Path) 
     (diagnostic,) = hooks.diagnostics
     assert diagnostic["code"] == codes.CLAUDE_HOOK_OUTPUT_IGNORED.code
     assert "no license" in diagnostic["message"]
+
+
+async def test_post_compact_runs_after_a_compaction_with_its_summary(tmp_path: Path) -> None:
+    hook = _script(tmp_path, "p.sh", 'cat > "$CLAUDE_PLUGIN_DATA/post.json"\n')
+    hooks = _hooks(tmp_path, {"PostCompact": [_command(hook, "manual")]})
+    assert hooks.events == ["session_compact"]
+    assert await hooks.dispatch("session_compact", {"did_compact": False}) == {}
+    assert not (tmp_path / "data" / "post.json").exists()  # nothing was compacted
+    await hooks.dispatch("session_compact", {"did_compact": True, "summary": "the gist"})
+    seen = json.loads((tmp_path / "data" / "post.json").read_text())
+    assert seen["hook_event_name"] == "PostCompact"
+    assert seen["compact_summary"] == "the gist" and seen["trigger"] == "manual"
+
+
+@pytest.mark.parametrize(
+    "event",
+    ["Setup", "ConfigChange", "InstructionsLoaded", "StopFailure", "PermissionDenied",
+     "PostToolBatch", "UserPromptExpansion", "CwdChanged", "FileChanged"],
+)  # fmt: skip
+async def test_newer_events_without_a_gateway_event_are_reported_by_name(
+    tmp_path: Path, event: str
+) -> None:
+    hooks = _hooks(tmp_path, {event: [_command("true")]})
+    assert hooks.events == []
+    (diagnostic,) = hooks.diagnostics
+    assert diagnostic["code"] == adapters_codes.CLAUDE_HOOK_EVENT_UNSUPPORTED.code
+    assert (
+        repr(event) in diagnostic["message"]
+        and "not a Claude Code event" not in diagnostic["message"]
+    )
