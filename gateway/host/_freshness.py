@@ -117,8 +117,10 @@ def program_inputs(state: GatewayState) -> str:
 class InputsWatch:
     """What the last load read, when ``GatewayConfig.watch_inputs`` asks for it."""
 
-    def __init__(self, state: GatewayState) -> None:
+    def __init__(self, state: GatewayState, catch_up: Callable[[], Awaitable[None]]) -> None:
         self._state = state
+        self._catch_up = catch_up
+        """The settings watcher's: changes it applies by a restart are not news here."""
         self._seen: tuple[str, str] | None = None
 
     async def around(self, load: Callable[[], Awaitable[T]]) -> T:
@@ -134,6 +136,7 @@ class InputsWatch:
     async def changed(self) -> bool:
         if self._seen is None:
             return False
+        await self._catch_up()
         if await anyio.to_thread.run_sync(load_inputs, self._state) != self._seen[0]:
             return True
         return await anyio.to_thread.run_sync(program_inputs, self._state) != self._seen[1]

@@ -82,7 +82,7 @@ class Gateway:
         self._search = ToolSearch(state, self._policy)
         self._sessions = SessionSwitch(state, self._lifecycle, self.reload)
         self._settings = SettingsWatch(state, self.restart_package)
-        self._inputs = InputsWatch(state)
+        self._inputs = InputsWatch(state, self._settings.catch_up)
 
     # ------------------------------------------------------------------ what it holds
 

@@ -68,6 +68,9 @@ class SettingsWatch:
         self._restarts: dict[str, int] = {}
         """Restarts per package: each is said (an event, not a problem said again)."""
         self._running = False
+        self._inotify: Inotify | None = None
+        self._reading = anyio.Lock()
+        """One reader of the events at a time: the watcher, or ``catch_up``."""
 
     def remember(self) -> None:
         """The fingerprints of the active packages as they (re)started."""
@@ -91,14 +94,19 @@ class SettingsWatch:
                     )
                 )
             return
-        self._state.tasks.start_soon(self._watch)
+        inotify = self._open()
+        if inotify is not None:
+            # Watching from now on (not from whenever the task first runs): a change made
+            # right after the load is caught up with by the next comparison.
+            self._inotify = inotify
+            self._state.tasks.start_soon(self._watch, inotify)
 
-    async def _watch(self) -> None:
+    def _open(self) -> Inotify | None:
         home = self._state.config.home
         try:
             inotify = Inotify()
         except OSError:
-            return  # no inotify (a seccomp profile, an old kernel): changes wait for a reload
+            return None  # no inotify (a seccomp profile, an old kernel): changes wait for a reload
         try:
             config_dir = private_dir(home / "config")
             inotify.add(config_dir)
@@ -107,20 +115,38 @@ class SettingsWatch:
                     inotify.add(child)
             inotify.add(private_dir(secrets_dir(home)))
             inotify.add(private_dir(sign_ins_dir(home)))
+        except OSError:
+            inotify.close()
+            return None  # the folders went away (the home was removed): nothing to watch
+        return inotify
+
+    async def _watch(self, inotify: Inotify) -> None:
+        try:
             while True:
                 await anyio.wait_readable(inotify.fd)
-                changed = set()
-                for folder, name, mask in inotify.read():
-                    if Inotify.made_folder(mask):
-                        if folder != sign_ins_dir(home):  # a package's own tokens: no restart
-                            inotify.add(folder / name)
-                    elif not name.startswith("."):
-                        changed.add(folder / name)
-                await self._changed(changed)
+                await self.catch_up()
         except OSError:
-            return  # the folders went away (the home was removed): nothing to watch
+            return  # the home was removed under it
         finally:
+            self._inotify = None
             inotify.close()
+
+    async def catch_up(self) -> None:
+        """Apply the changes already made (the kernel queued their events as they were
+        written) before anyone compares what the load read: a command that follows
+        ``gateway config`` then finds the package restarted once, never twice."""
+        async with self._reading:
+            inotify, home = self._inotify, self._state.config.home
+            if inotify is None:
+                return
+            changed = set()
+            for folder, name, mask in inotify.read():
+                if Inotify.made_folder(mask):
+                    if folder != sign_ins_dir(home):  # a package's own tokens: no restart
+                        inotify.add(folder / name)
+                elif not name.startswith("."):
+                    changed.add(folder / name)
+            await self._changed(changed)
 
     async def _changed(self, paths: set[Path]) -> None:
         home = self._state.config.home
