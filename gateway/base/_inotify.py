@@ -35,6 +35,13 @@ class Inotify:
         """An event's ``mask`` says a folder was made or moved in."""
         return bool(mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO))
 
+    @staticmethod
+    def settled(mask: int) -> bool:
+        """An event after which the file is as its writer left it: written and closed,
+        moved, removed — not a file just made, whose ``IN_CLOSE_WRITE`` follows when its
+        writer has written it."""
+        return bool(mask & IN_ISDIR or not mask & IN_CREATE)
+
     def add(self, folder: Path) -> None:
         wd = self._libc.inotify_add_watch(self.fd, os.fsencode(folder), _MASK)
         if wd >= 0:

@@ -62,6 +62,7 @@ class Loader:
         self._projector = projector
         self._memory = memory
         self._own = OwnEntries(state)
+        self._restarting = anyio.Lock()  # the settings watcher's and a caller's take turns
         self._planner = Planner(state)
         self._starter = Starter(state, self._planner, projector, host_requests)
         self._activator = Activator(state, self._starter.start_dormant)
@@ -321,15 +322,17 @@ class Loader:
         """Stop an installed package's runtime and what the gateway runs for it, evaluate
         its gates again, and start it with its current plan (new settings and secrets);
         nothing else is touched. True when it runs again (and its code loaded)."""
-        if evaluated is None:
-            statuses = await self.evaluate()
-        else:  # the caller's word: what it said of the package runs, not a later store
-            statuses = list(evaluated)
-            self._resources = await anyio.to_thread.run_sync(served_resources, statuses)
-        status = next((s for s in statuses if s.id == package_id), None)
-        place = next((i for i, s in enumerate(self._state.packages) if s.id == package_id), None)
-        await self.retire_package(package_id, drain)
-        return await self.start_package(status, place) if status is not None else False
+        async with self._restarting:
+            if evaluated is None:
+                statuses = await self.evaluate()
+            else:  # the caller's word: what it said of the package runs, not a later store
+                statuses = list(evaluated)
+                self._resources = await anyio.to_thread.run_sync(served_resources, statuses)
+            status = next((s for s in statuses if s.id == package_id), None)
+            packages = enumerate(self._state.packages)
+            place = next((i for i, s in packages if s.id == package_id), None)
+            await self.retire_package(package_id, drain)
+            return await self.start_package(status, place) if status is not None else False
 
     async def evaluate(self) -> list[PackageStatus]:
         """Installed packages and their gates, as they are now (``--package`` applied)."""

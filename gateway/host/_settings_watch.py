@@ -144,7 +144,7 @@ class SettingsWatch:
                 if Inotify.made_folder(mask):
                     if folder != sign_ins_dir(home):  # a package's own tokens: no restart
                         inotify.add(folder / name)
-                elif not name.startswith("."):
+                elif Inotify.settled(mask) and not name.startswith("."):
                     changed.add(folder / name)
             await self._changed(changed)
 
