@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from gateway.store import STATE_FILE, StateStore, UnknownPackage, _schema, package_set_fingerprint
+from gateway.store import (
+    STATE_FILE,
+    StateStore,
+    UnknownPackage,
+    _schema,
+    package_set_fingerprint,
+    read_state_digest,
+)
 from tests.gateway.store.test_aliases import record
 
 
@@ -73,3 +80,13 @@ def test_a_schema_5_store_is_migrated_keeping_its_packages(tmp_path: Path) -> No
         assert migrated.preferred() == ["p"]
     with closing(sqlite3.connect(home / STATE_FILE)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone() == (6,)
+
+
+def test_a_warm_session_sees_the_preference_change(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with StateStore.open(home) as opened:
+        opened.record_install(record("a"), requested=())
+    before = read_state_digest(home)
+    with StateStore.open(home) as opened:
+        opened.set_preferred(["a"])
+    assert read_state_digest(home) != before
