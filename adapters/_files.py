@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from adapters import _codes as codes
-from gateway.base import Diagnostic
+from gateway.base import Diagnostic, DiagnosticCode, lone_surrogate
 
 __all__ = [
     "ABSENT",
@@ -217,7 +217,7 @@ class Inspection:
         if lenient:
             text = _JSON5_TOKENS.sub(lambda m: m.group(0) if m.group(0)[0] == '"' else "", text)
         try:
-            return json.loads(text, parse_constant=_reject_constant)
+            value = json.loads(text, parse_constant=_reject_constant)
         except json.JSONDecodeError as error:
             where = f"line {error.lineno} column {error.colno}"
             self.add(codes.JSON_INVALID(f"{rel}: invalid JSON at {where}: {error.msg}"))
@@ -225,6 +225,8 @@ class Inspection:
             self.add(codes.JSON_INVALID(f"{rel}: invalid JSON: nested too deeply"))
         except ValueError as error:
             self.add(codes.JSON_INVALID(f"{rel}: invalid JSON: {_one_line(str(error))}"))
+        else:
+            return self._text_only(rel, value, codes.JSON_INVALID)
         return ABSENT
 
     def read_json_object(
@@ -245,7 +247,7 @@ class Inspection:
         import yaml  # here: a gateway that reads no YAML file does not pay for PyYAML
 
         try:
-            return yaml.safe_load(text)
+            value = yaml.safe_load(text)
         except yaml.MarkedYAMLError as error:
             mark = error.problem_mark or error.context_mark
             where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
@@ -255,6 +257,18 @@ class Inspection:
         except (yaml.YAMLError, ValueError, TypeError, RecursionError, OverflowError) as error:
             message = _one_line(str(error)) or type(error).__name__
             self.add(codes.YAML_INVALID(f"{rel}: invalid YAML: {message}"))
+        else:
+            return self._text_only(rel, value, codes.YAML_INVALID)
+        return ABSENT
+
+    def _text_only(self, rel: str, value: Any, code: DiagnosticCode) -> Any:
+        """``value``, or ABSENT with a diagnostic when one of its strings holds a lone
+        surrogate (an escape such as ``\\ud800``): not text, and no file, store or terminal
+        downstream could take it."""
+        found = lone_surrogate(value)
+        if found is None:
+            return value
+        self.add(code(f"{rel}: a string is not text (a lone surrogate): “{found}”"))
         return ABSENT
 
     # --- scanning ------------------------------------------------------------------------

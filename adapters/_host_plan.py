@@ -1,7 +1,31 @@
-"""The plugin host's launch for a package whose stdio MCP servers are already resolved for
-this machine (Gemini CLI extensions, Codex plugins): commands found (an absolute path, or a
-bare name on the gateway's PATH), each runtime's installation added to the sandbox's reads,
-the configuration written (``adapters.plugin_host``), one process per package.
+"""The plugin host's launch, one plan for every format it hosts (Agent Plugins, Claude Code
+plugins, Codex plugins, Gemini CLI extensions): one process per package
+(``python -P -m adapters.plugin_host --config FILE``), its configuration written under
+``GATEWAY_HOME/plugin_host/`` (``adapters.plugin_host._config``).
+
+What differs by format is given by the adapter's ``_launch``: the servers with the format's
+own placeholders already expanded and the environment its host gives them, how its host
+names their tools (``tool_names``), the diagnostic for a command that is not there, its
+hooks, whether it has remote servers, the longest a call may take by its own settings.
+The rest is the gateway's rule for all of them (docs/architecture.md, "The plugin host's
+launch"):
+
+- **commands** are resolved when the launch is planned (``./path`` inside the package, an
+  absolute path to a file, a bare name on the gateway's ``PATH``), and the server runs
+  exactly the file found: the sandbox's reads are computed from it. A command that is not
+  there is the format's diagnostic, and that server fails to start, the others run;
+- **working directory**: none given is the package's folder; a relative one is under the
+  package's folder; one in the package's data folder is made (a sandbox rule needs it);
+- **environment**: ``PYTHONDONTWRITEBYTECODE=1`` over the server's own (bytecode written
+  into the installed package would change its content hash and revoke its trust);
+- **reads**: the gateway's Python and sources, the configuration, each command's
+  executable and runtime, and the installation of every bare program the servers and hooks
+  name (never the user's home itself or the gateway's home);
+- **timeouts**: each reply ``GATEWAY_PLUGIN_HOST_TIMEOUT`` (default 30 s), widened to the
+  format's longest call and to the longest hook plus 5 s (an event waits for its slowest
+  hook); the start: ``GATEWAY_PLUGIN_HOST_START_TIMEOUT`` + 15 s (the host registers once
+  every server has started or failed, each bounded);
+- **programs** (the registration cache's key): the bare commands and what the hooks run.
 
 Also the stored values of the secrets a package declares (Gemini's ``settings``, Codex's
 ``env_vars``), which reach its servers' environments and nothing else.
@@ -10,39 +34,46 @@ Also the stored values of the secrets a package declares (Gemini's ``settings``,
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from adapters.agent_plugins import runtime_reads
-from adapters.nanobot.runtime import SOURCE_ROOT, response_timeout
-from adapters.plugin_host import start_timeout, write_config
-from gateway.base import Diagnostic
+from adapters._host_reads import find_command, hook_programs
+from adapters.plugin_host import (
+    RemotePlan,
+    config_path,
+    plan_remote,
+    read_hooks,
+    response_timeout,
+    start_timeout,
+    write_config,
+)
+from gateway.base import Diagnostic, private_dir
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.packages.secrets import SecretsError, read_secrets
-from gateway.sandbox import python_runtime_paths
+from gateway.runtime import program_reads
+from gateway.sandbox import package_dirs, python_runtime_paths
 
-__all__ = ["HOST_COMMAND", "find_command", "plan_servers", "stored_secrets"]
+__all__ = [
+    "HOST_COMMAND",
+    "SOURCE_ROOT",
+    "config_file",
+    "find_command",
+    "plan_plugin_host",
+    "stored_secrets",
+]
 
 HOST_COMMAND: Final = (sys.executable, "-P", "-m", "adapters.plugin_host")
 """``-P``: the workspace (the working directory) is not on ``sys.path``."""
+SOURCE_ROOT: Final = Path(__file__).resolve().parents[1]
+"""Where ``adapters`` and ``gateway`` are imported from (site-packages, or a checkout)."""
+HOOK_MARGIN: Final = 5.0
 
 
-def find_command(command: str, root: Path) -> Path | None:
-    """An absolute path to a file (inside the package or not), a ``./`` path inside the
-    package, or a bare name on PATH; None when none is."""
-    if command.startswith("./"):
-        real_root = Path(os.path.realpath(root))
-        candidate = Path(os.path.realpath(root / command[2:]))
-        return candidate if candidate.is_relative_to(real_root) and candidate.is_file() else None
-    if os.path.isabs(command):
-        return Path(command) if os.path.isfile(command) else None
-    if "/" in command:
-        return None
-    found = shutil.which(command)
-    return Path(found) if found else None
+def config_file(home: Path, package_id: str) -> Path:
+    """Where a package's host configuration is (``adapters.plugin_host._config``)."""
+    return config_path(home, package_id)
 
 
 def stored_secrets(
@@ -58,48 +89,96 @@ def stored_secrets(
     return values, [missing(name) for name in entry.secrets if name not in stored]
 
 
-def plan_servers(
+def plan_plugin_host(
     entry: CatalogEntry,
     home: Path,
-    servers: dict[str, dict[str, Any]],
+    servers: Mapping[str, Mapping[str, Any]],
     *,
     tool_names: str,
-    data: Path,
     not_found: Callable[[str, str], Diagnostic],
-    diagnostics: list[Diagnostic],
-    response_seconds: float | None = None,
+    diagnostics: Sequence[Diagnostic] = (),
     hooks: dict[str, Any] | None = None,
-    extra_reads: tuple[Path, ...] = (),
-) -> LaunchSpec:
-    """``servers``: name → ``{command, args, env, cwd, include_tools?, exclude_tools?}``
-    with every placeholder expanded; ``not_found(server, command)`` says a command is
-    missing (that server then fails to start, the others run); ``hooks``: a Claude-protocol
-    ``hooks.json`` object the host runs on the gateway's hook chain (Codex's)."""
+    remote: bool = False,
+    longest_call: float = 0.0,
+) -> LaunchSpec | None:
+    """``servers``: name → ``{command, args, env, cwd?, include_tools?, exclude_tools?}``
+    with the format's placeholders expanded; ``not_found(server, command)`` says a command
+    is missing; ``hooks``: a Claude-protocol ``hooks.json`` object the host runs on the
+    gateway's hook chain; ``remote``: connect the entry's ``remote_servers``
+    (``adapters.plugin_host._remote_plan``). None when there is nothing to run."""
+    planned_remote = plan_remote(entry, home) if remote else RemotePlan()
+    if not servers and not hooks and not planned_remote.servers:
+        return None  # skills, commands, context files: the gateway serves them itself
     root = Path(entry.root)
+    data, _ = package_dirs(home, entry.id)
+    found = [*diagnostics, *planned_remote.diagnostics]
     reads: list[Path] = [*python_runtime_paths(), SOURCE_ROOT]
     resolved: dict[str, dict[str, Any]] = {}
+    run: list[str] = []
     for name, server in servers.items():
-        executable = find_command(server["command"], root)
+        command = str(server["command"])
+        executable = find_command(command, root)
         if executable is None:
-            diagnostics.append(not_found(name, server["command"]))
+            found.append(not_found(name, command))
         else:
-            reads += runtime_reads(executable)
+            # A bare name is looked up on the user's PATH again there: the user's word, not
+            # the package's (a path the package names is held to its own folder).
+            run.append(command if "/" not in command else str(executable))
         resolved[name] = {
             **server,
-            "command": str(executable) if executable is not None else server["command"],
+            "command": str(executable) if executable is not None else command,
             "env": {**server.get("env", {}), "PYTHONDONTWRITEBYTECODE": "1"},
+            "cwd": str(_working_directory(server.get("cwd"), root, data)),
         }
     document = {"package": entry.id, "root": str(root), "data_dir": str(data),
-                "servers": resolved, "tool_names": tool_names, "hooks": hooks}  # fmt: skip
+                "servers": resolved, "tool_names": tool_names, "hooks": hooks,
+                **planned_remote.document}  # fmt: skip
     path = write_config(home, entry.id, document)
-    timeout = response_timeout()
-    if timeout is not None and response_seconds is not None:
-        timeout = max(timeout, response_seconds)
+    commands = [str(server["command"]) for server in servers.values()]
+    bare = [c for c in commands if "/" not in c]
+    programs = [*bare, *hook_programs(hooks, root)]
+    # What running each needs (gateway.runtime.program_reads): the program, its script's
+    # interpreter, the venv or installation it belongs to — never the user's home as such,
+    # the gateway's home or a toolchain's credential files.
+    reads += program_reads(
+        [*run, *hook_programs(hooks, root)], path_env=os.environ.get("PATH"),
+        home=Path.home(), guarded=(home,), own=root,
+    )  # fmt: skip
     return LaunchSpec(
         command=[*HOST_COMMAND, "--config", str(path)],
-        response_timeout=timeout,
-        start_timeout=start_timeout() + 15,  # every server started or failed, each bounded
-        diagnostics=diagnostics,
-        reads=tuple(dict.fromkeys([*reads, *extra_reads, path])),
-        writes=(data,),
+        response_timeout=_response_timeout(hooks, longest_call),
+        start_timeout=start_timeout() + 15,
+        diagnostics=found,
+        reads=tuple(dict.fromkeys([*reads, path])),
+        writes=(data, *planned_remote.writes),
+        env=planned_remote.env,
+        # What the servers and hooks run, as found on PATH now: a program installed later
+        # starts the package again rather than serving what its last start found. One
+        # inside the package is its content.
+        programs=tuple(dict.fromkeys(p for p in programs if not _inside(p, root))),
+    )
+
+
+def _working_directory(raw: object, root: Path, data: Path) -> Path:
+    if not isinstance(raw, str) or not raw:
+        return root
+    path = root / raw  # an absolute one stays as it is
+    if path == data or path.is_relative_to(data):
+        private_dir(path)  # a sandbox rule and a working directory need it there
+    return path
+
+
+def _response_timeout(hooks: dict[str, Any] | None, longest_call: float) -> float | None:
+    timeout = response_timeout()
+    if timeout is None:
+        return None
+    command_hooks, _ = read_hooks(hooks) if hooks else ([], [])
+    longest_hook = max((hook.timeout for hook in command_hooks), default=0.0)
+    waits = [longest_call, longest_hook + HOOK_MARGIN if command_hooks else 0.0]
+    return max(timeout, *waits)
+
+
+def _inside(program: str, root: Path) -> bool:
+    return program.startswith("./") or (
+        os.path.isabs(program) and Path(program).is_relative_to(root)
     )

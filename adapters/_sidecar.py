@@ -2,8 +2,8 @@
 of Pi packages, OpenClaw plugins and Nu extension modules (each package spec names its
 host).
 
-Shared by the Pi, OpenClaw and Nu runtimes (``adapters/pi/runtime.py``,
-``adapters/openclaw/runtime.py``, ``adapters/nu/_extensions.py``). The sidecar's sources
+Shared by the Pi, OpenClaw and Nu runtimes (``adapters/pi/_launch.py``,
+``adapters/openclaw/_launch.py``, ``adapters/nu/_launch.py``). The sidecar's sources
 and modules are data to the Python side; where they run from, and how ``gateway setup``
 installs the modules, is ``adapters/_sidecars.py``.
 """

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from adapters._sidecar import sidecar_script
-from adapters.pi.runtime import pi_package_spec, plan_pi
+from adapters.pi import pi_package_spec, plan_pi
 from gateway.model import LaunchSpec
 from gateway.runtime import child_environment
 

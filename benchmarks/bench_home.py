@@ -10,7 +10,9 @@ runs as a user runs it, a fresh ``gateway`` process; the variants alternate roun
 and the medians are compared:
 
 1. ``gateway call`` in the full home / in a home of ``glossary`` alone, one-shot
-   (``GATEWAY_SESSION=off``: every runtime whose hooks the call fires starts): target 1.5x;
+   (``GATEWAY_SESSION=off``: every runtime whose hooks can apply to the call starts —
+   all that subscribe to its events but those that declared their tool hooks narrower,
+   ``register.hook_tools``): target 1.5x;
 2. the same with the warm session (``GATEWAY_SESSION=on``, started before the rounds):
    target 1.2x;
 3. ``gateway serve --mcp`` until ``initialize`` and ``tools/list`` are answered, full home /

@@ -20,6 +20,14 @@ and its streamable-HTTP app on uvicorn. Both are driven by the SDK's streamable-
    each server process's resident memory (VmRSS from /proc/PID/status) is sampled every
    second: start, end, max, and whether it stays flat after warm-up.
 
+4. Tracing and metrics: four ``gateway serve --mcp --http`` on one home — both off,
+   ``--metrics`` (Prometheus), ``OTEL_EXPORTER_OTLP_ENDPOINT`` (every call traced,
+   exported over OTLP/HTTP to a stand-in collector in this process) with ``--metrics``,
+   and the same with one trace in ten sampled —
+   one client each, calls alternating in batches as in 1 (the order rotating from round
+   to round): p50 and p99 per call, the server process's CPU time per call, and the ratio
+   of each against both off. Target: p50 <= 1.05x. ``--observability-only`` runs only it.
+
 Load only on 127.0.0.1, bounded in count and time. Linux only (/proc).
 """
 
@@ -46,6 +54,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from benchmarks._otlp_sink import Sink, otlp_sink  # noqa: E402
+
 ECHO = HERE / "echo_extension.py"
 SDK_SERVER = HERE / "mcp_http_echo_server.py"
 GATEWAY = [sys.executable, "-m", "gateway"]
@@ -108,29 +120,58 @@ def wait_ready(url: str, process: subprocess.Popen[bytes], log: Path, timeout: f
     raise RuntimeError(f"server not ready after {timeout}s:\n{log.read_text()}")
 
 
-@contextlib.contextmanager
-def started(root: Path, max_calls: int) -> Iterator[tuple[Server, Server]]:
+def prepare(root: Path) -> tuple[Path, dict[str, str], str]:
+    """A workspace with the echo extension, a private home and a token: (workspace, the
+    environment of a server on that home, the token)."""
     workspace = root / "ws"
     folder = workspace / ".nimlet" / "extensions" / "echo"
     folder.mkdir(parents=True)
     manifest = {"name": "echo", "command": [sys.executable, str(ECHO)]}
     (folder / "extension.json").write_text(json.dumps(manifest))
     env = {**os.environ, "GATEWAY_HOME": str(root / "home")}
+    for name in [name for name in env if name.startswith("OTEL_")]:
+        del env[name]  # the baseline is untraced, whatever this shell says
     made = subprocess.run([*GATEWAY, "token", "create", "bench", "--json"], env=env,
                           check=True, capture_output=True, timeout=60)  # fmt: skip
-    token = json.loads(made.stdout)["token"]
+    return workspace, env, json.loads(made.stdout)["token"]
+
+
+def start_gateway(name: str, root: Path, workspace: Path, env: dict[str, str], token: str,
+                  max_calls: int, extra: tuple[str, ...] = ()) -> Server:  # fmt: skip
+    port = free_port()
+    log = root / f"gateway-{free_port()}.log"
+    command = [*GATEWAY, "serve", "--mcp", "--http", f"127.0.0.1:{port}", "--trust",
+               "--workspace", str(workspace), "--max-calls", str(max_calls), *extra]  # fmt: skip
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, cwd=workspace, env=env, stdout=out, stderr=out)
+    try:
+        wait_ready(f"http://127.0.0.1:{port}/readyz", process, log)
+    except RuntimeError:
+        process.kill()
+        raise
+    return Server(name, f"http://127.0.0.1:{port}/mcp", process,
+                  {"Authorization": f"Bearer {token}"})  # fmt: skip
+
+
+def stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        process.send_signal(signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextlib.contextmanager
+def started(root: Path, max_calls: int) -> Iterator[tuple[Server, Server]]:
+    workspace, env, token = prepare(root)
     processes: list[subprocess.Popen[bytes]] = []
     try:
-        port = free_port()
-        log = root / "gateway.log"
-        command = [*GATEWAY, "serve", "--mcp", "--http", f"127.0.0.1:{port}", "--trust",
-                   "--workspace", str(workspace), "--max-calls", str(max_calls)]  # fmt: skip
-        with log.open("wb") as out:
-            processes.append(subprocess.Popen(command, cwd=workspace, env=env,
-                                              stdout=out, stderr=out))  # fmt: skip
-        wait_ready(f"http://127.0.0.1:{port}/readyz", processes[-1], log)
-        gateway = Server("gateway serve --mcp --http", f"http://127.0.0.1:{port}/mcp",
-                         processes[-1], {"Authorization": f"Bearer {token}"})  # fmt: skip
+        gateway = start_gateway("gateway serve --mcp --http", root, workspace, env, token,
+                                max_calls)  # fmt: skip
+        processes.append(gateway.process)
         port = free_port()
         log = root / "sdk.log"
         with log.open("wb") as out:
@@ -142,14 +183,7 @@ def started(root: Path, max_calls: int) -> Iterator[tuple[Server, Server]]:
                      processes[-1], {})  # fmt: skip
         yield gateway, sdk
     finally:
-        for process in processes:
-            process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop(processes)
 
 
 @contextlib.asynccontextmanager
@@ -182,7 +216,7 @@ async def timed(one: Callable[[], Awaitable[None]], rounds: int) -> list[float]:
 
 
 async def single(
-    servers: tuple[Server, Server], calls: int, batch: int = 50
+    servers: tuple[Server, ...], calls: int, batch: int = 50
 ) -> dict[str, list[float]]:
     async with contextlib.AsyncExitStack() as stack:
         clients = {s.name: await stack.enter_async_context(session(s)) for s in servers}
@@ -298,6 +332,74 @@ async def soak_both(servers: tuple[Server, ...], seconds: float) -> None:
             group.start_soon(soak, server, seconds)
 
 
+# ------------------------------------------------------------------ 4. tracing and metrics
+
+
+@contextlib.contextmanager
+def observed_gateways(root: Path, max_calls: int, sink: str) -> Iterator[tuple[Server, ...]]:
+    """The gateway four ways on one home: both off; Prometheus metrics on (``--metrics``);
+    OpenTelemetry traces and metrics (OTLP over HTTP to ``sink``, every call a sampled
+    span tree) and Prometheus metrics; the same with one trace in ten sampled
+    (``OTEL_TRACES_SAMPLER=parentbased_traceidratio``, ``…_ARG=0.1``: the client sends no
+    trace of its own)."""
+    workspace, env, token = prepare(root)
+    traced = {**env, "OTEL_EXPORTER_OTLP_ENDPOINT": sink, "OTEL_SERVICE_NAME": "bench"}
+    sampled = {**traced, "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+               "OTEL_TRACES_SAMPLER_ARG": "0.1"}  # fmt: skip
+    metrics = ("--metrics", "127.0.0.1:0")
+    servers: list[Server] = []
+    try:
+        for name, where, extra in (("both off", env, ()), ("metrics", env, metrics),
+                                   ("tracing + metrics", traced, metrics),
+                                   ("1/10 traced + metrics", sampled, metrics)):  # fmt: skip
+            servers.append(start_gateway(name, root, workspace, where, token, max_calls, extra))
+        yield tuple(servers)
+    finally:
+        stop([server.process for server in servers])
+
+
+async def overhead(
+    servers: tuple[Server, ...], calls: int, batch: int = 50
+) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """Latency per call (as ``single``) and the server process's CPU time per call, each
+    server's batches in turn, the order rotating from round to round."""
+    cpu = {server.name: 0.0 for server in servers}
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [(s, await stack.enter_async_context(session(s))) for s in servers]
+        for _, client in clients:
+            await timed(lambda c=client: call(c), 20)
+        found: dict[str, list[float]] = {server.name: [] for server in servers}
+        for round_ in range(max(1, calls // batch)):
+            # each round starts with the next server: none always runs first or last
+            shift = round_ % len(clients)
+            for server, client in clients[shift:] + clients[:shift]:
+                before = cpu_seconds(server.pid)
+                found[server.name] += await timed(lambda c=client: call(c), batch)
+                cpu[server.name] += cpu_seconds(server.pid) - before
+    return found, {name: spent / len(found[name]) for name, spent in cpu.items()}
+
+
+def report_overhead(
+    found: dict[str, list[float]], cpu: dict[str, float], baseline: str, sink: Sink
+) -> None:
+    print("\n4. tracing and metrics: one client per server, alternating batches; the same"
+          " gateway with both off is the baseline")  # fmt: skip
+    for name, samples in found.items():
+        print(f"  {name:20} p50 {ms(statistics.median(samples))}   p99"
+              f" {ms(percentile(samples, 0.99))}   server CPU {cpu[name] * 1e3:.3f} ms/call"
+              f"   ({len(samples)} calls)")  # fmt: skip
+    base = found[baseline]
+    for name, samples in found.items():
+        if name != baseline:
+            p50 = statistics.median(samples) / statistics.median(base)
+            p99 = percentile(samples, 0.99) / percentile(base, 0.99)
+            print(f"  {name} / {baseline}: p50 {p50:.3f}x  p99 {p99:.3f}x  server CPU per call"
+                  f" {cpu[name] / cpu[baseline]:.3f}x  [target p50 <= 1.05x]")  # fmt: skip
+    print(f"  the collector stand-in received {sink.requests['/v1/traces']} trace exports"
+          f" ({sink.bytes['/v1/traces'] / 1024:.0f} KiB) and {sink.requests['/v1/metrics']}"
+          " metric exports")  # fmt: skip
+
+
 # ------------------------------------------------------------------ report
 
 
@@ -334,12 +436,28 @@ def main() -> None:
     parser.add_argument("--per-client", type=int, default=1000, help="2: calls per client")
     parser.add_argument("--quick", action="store_true", help="1: 300 calls; 2: 50 per client")
     parser.add_argument("--soak", type=float, default=0, metavar="SECONDS", help="3: off (0)")
+    parser.add_argument("--observability-only", action="store_true", help="only section 4")
     args = parser.parse_args()
     if args.quick:
         args.calls, args.per_client = 300, 50
     load = os.getloadavg()
     print(f"{os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f};"
           f" Python {sys.version.split()[0]}")  # fmt: skip
+    if not args.observability_only:
+        compared(args)
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        otlp_sink() as sink,
+        observed_gateways(Path(folder), 10, sink.url) as servers,
+    ):
+        found, cpu = anyio.run(overhead, servers, args.calls)
+        report_overhead(found, cpu, servers[0].name, sink)
+    load = os.getloadavg()
+    print(f"\nload average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+
+
+def compared(args: argparse.Namespace) -> None:
+    """Sections 1-3: the gateway against the MCP SDK's own server."""
     with (
         tempfile.TemporaryDirectory() as folder,
         started(Path(folder), max(args.clients, 10)) as pair,
@@ -358,8 +476,6 @@ def main() -> None:
               f" SDK server {rss_kib(sdk.pid) / 1024:.1f} MiB")  # fmt: skip
         if args.soak > 0:
             anyio.run(soak_both, (sdk, gateway), args.soak)
-    load = os.getloadavg()
-    print(f"\nload average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
 
 if __name__ == "__main__":

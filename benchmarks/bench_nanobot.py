@@ -26,7 +26,7 @@ from pathlib import Path
 
 import anyio
 
-from adapters.nanobot.runtime import SIDECAR_COMMAND
+from adapters.nanobot import SIDECAR_COMMAND
 from gateway import GatewayConfig, open_gateway
 from gateway.packages import install, load_adapters
 from gateway.runtime import child_environment

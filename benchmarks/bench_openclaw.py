@@ -26,7 +26,7 @@ import anyio
 
 from adapters import inspect_package
 from adapters._sidecar import plan_sidecar
-from adapters.openclaw.runtime import MIN_NODE, openclaw_package_spec
+from adapters.openclaw import MIN_NODE, openclaw_package_spec
 from gateway import GatewayConfig, open_gateway
 from gateway.model import LaunchSpec
 from gateway.packages import install, load_adapters

@@ -6,7 +6,9 @@
 #   TOKENS_FILE  the shared tokens.json, e.g. a mounted Secret
 #                                      (default /etc/gateway/tokens/tokens.json; used if present)
 #   LISTEN       [HOST:]PORT           (default 0.0.0.0:8080)
+#   METRICS      [HOST:]PORT of /metrics (Prometheus; default: none), e.g. 0.0.0.0:9464
 #   extra arguments go to `gateway serve` (e.g. --package ID, --max-calls N)
+# OTEL_* (e.g. OTEL_EXPORTER_OTLP_ENDPOINT) turn on OpenTelemetry traces and metrics.
 set -eu
 
 : "${GATEWAY_HOME:?GATEWAY_HOME must name this replica's gateway home}"
@@ -27,4 +29,10 @@ if [ -f "$TOKENS_FILE" ]; then
 fi
 
 gateway sync --frozen --accept --lockfile "$LOCKFILE"
+# --lockfile: a new lockfile (a ConfigMap updated in place) is synced and served without a
+# restart; the clients are told of the new tools.
+set -- --lockfile "$LOCKFILE" "$@"
+if [ -n "${METRICS:-}" ]; then
+    set -- --metrics "$METRICS" "$@"
+fi
 exec gateway serve --mcp --http "$LISTEN" "$@"

@@ -10,8 +10,9 @@ on examples/ (trusted for this run only), shows what is offered to a model, then
 session the way an agent would: tool calls through hooks of other ecosystems (a Pi hook
 redacts the argument of a nimlet tool and of a Nu tool; a nanobot hook stamps the result of
 a Pi tool; an OpenClaw hook rewrites and blocks calls of a nanobot tool and rewrites the
-call of an Agent Plugin's MCP tool; a Claude Code plugin's PreToolUse hook blocks a Pi
-tool), a Nu tool in a
+call of an Agent Plugin's MCP tool — each rewriter granted `hooks.rewrite`, without which
+only its own tools' calls would change; a Claude Code plugin's PreToolUse hook blocks a Pi
+tool, which needs no grant), a Nu tool in a
 fresh sandboxed Node process, the agent's own `bash` tool blocked by the project's nimlet
 guard, a slash command, a prompt template, a tool.json tool, compaction, and a resumed
 session that has its entries back. Nothing outside this folder and the temporary home
@@ -53,19 +54,31 @@ def show(title: str, value: object) -> None:
     print(f"\n== {title}\n{text}")
 
 
+REWRITERS = {"acme.review", "house-style"}
+"""Installed packages whose hooks change other packages' tool calls or results: each needs
+`gateway permissions ID hooks.rewrite` (blocking needs nothing)."""
+DISCOVERED_REWRITERS = ["pi:redact"]
+"""The same for the Pi extension the workspace's .pi/extensions holds."""
+
+
 def install_packages(home: Path) -> list[str]:
-    """`gateway install` each package folder, then grant, trust and enable it."""
+    """`gateway install` each package folder, then grant, trust and enable it; the
+    packages whose hooks rewrite other packages' tools get `hooks.rewrite` too."""
     inspector = load_adapters().inspect
     installed = []
     for folder in sorted(p for p in PACKAGES.iterdir() if p.is_dir()):
         report = install(home, str(folder), kind="local", inspector=inspector)
         record = report.package.record
         wanted = [p.name for p in report.entry.permissions]
+        rewrite = ["hooks.rewrite"] if record.id in REWRITERS else []
         with StateStore.open(home) as store:
-            store.grant(record.id, wanted, wanted)
+            store.grant(record.id, [*wanted, *rewrite], [*wanted, *rewrite])
             store.set_trusted(record.id, True)
             store.set_enabled(record.id, True)
         installed.append(f"{record.id} ({record.ecosystem})")
+    with StateStore.open(home) as store:
+        for extension in DISCOVERED_REWRITERS:
+            store.grant_extension(extension, ["hooks.rewrite"])
     return installed
 
 

@@ -53,6 +53,24 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_SUITE_ROOT, ignore_errors=True)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules marked ``slow`` run first, the heaviest (``slow(weight)``) first of all.
+
+    ``--dist loadfile`` gives each module to one worker as a whole, in the order this leaves
+    (``--no-loadscope-reorder``: xdist would otherwise send the modules with the most tests
+    first, which leaves the long modules of a few end-to-end tests for the end, one worker
+    busy and the others idle). A module measured long starts at once instead. Only the
+    order changes: each module still runs all of its tests, in their own order."""
+
+    def weight(item: pytest.Item) -> int:
+        marker = item.get_closest_marker("slow")
+        if marker is None:
+            return 0
+        return int(marker.args[0]) if marker.args else 1
+
+    items.sort(key=weight, reverse=True)  # stable: the collection order within a weight
+
+
 # `gateway list`, `call` and `command` run in a warm session when a terminal shows their
 # output (docs/session.md): never in the tests that run them in this process, even under
 # `pytest -s`; tests/gateway/test_cli_session.py asks for it.
@@ -106,6 +124,16 @@ class Workspace:
         (directory / "extension.json").write_text(json.dumps(manifest))
         self.logs[name] = log
         return log
+
+    def grant(self, name: str, *permissions: str) -> None:
+        """Grant a discovered ``extension.json`` extension permissions by its id
+        (``gateway permissions nimlet:NAME …``): ``hooks.rewrite`` lets its hooks change
+        other extensions' tool calls."""
+        from gateway.store import StateStore
+
+        self.config.home.mkdir(parents=True, exist_ok=True)
+        with StateStore.open(self.config.home) as store:
+            store.grant_extension(f"nimlet:{name}", permissions)
 
     def received(self, name: str) -> list[dict[str, Any]]:
         log = self.logs[name]

@@ -145,6 +145,20 @@ def test_the_container_syncs_frozen_before_it_serves():
     assert re.search(r"(?m)^\s*exec gateway serve ", script), "serve must be PID 1's process"
 
 
+def test_the_server_follows_the_mounted_lockfile_and_serves_metrics_apart():
+    sync, serve = _gateway_commands(_container_script())
+    lockfile = sync[sync.index("--lockfile") + 1]
+    assert serve[serve.index("--lockfile") + 1] == lockfile  # a new ConfigMap is served
+    metrics = serve[serve.index("--metrics") + 1]
+    port = int(metrics.rpartition(":")[2])
+    ports = {p["name"]: p["containerPort"] for p in _container()["ports"]}
+    assert ports["metrics"] == port
+    annotations = _deployment()["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/port"] == str(port)
+    # The Service publishes /mcp only: /metrics is for the pod network (Prometheus).
+    assert [p["targetPort"] for p in _resources()["Service"]["spec"]["ports"]] == ["http"]
+
+
 def test_the_deployment_mounts_what_its_script_reads():
     resources = _resources()
     container, pod = _container(), _deployment()["spec"]["template"]["spec"]
@@ -283,7 +297,12 @@ def test_the_unit_syncs_frozen_then_serves_on_loopback():
     start = re.findall(r"(?m)^ExecStart=(.*)$", text)
     assert any(re.search(r"/gateway sync --frozen --accept --lockfile \S+$", line) for line in pre)
     assert len(start) == 1
-    assert start[0].endswith("/gateway serve --mcp --http 127.0.0.1:8080")
+    assert re.search(r"/gateway serve --mcp --http 127\.0\.0\.1:8080( |$)", start[0])
+    # The running server follows the lockfile the start synced, and /metrics stays local.
+    lockfile = re.search(r"--lockfile (\S+)$", next(line for line in pre if " sync " in line))
+    assert lockfile and f"--lockfile {lockfile.group(1)}" in start[0]
+    assert "--metrics 127.0.0.1:" in start[0]
+    assert re.search(r"(?m)^ExecReload=/bin/kill -HUP \$MAINPID$", text)
 
 
 def test_the_unit_leaves_the_sandbox_its_system_calls():
@@ -461,3 +480,22 @@ def test_the_entrypoint_syncs_links_the_secret_and_serves(tmp_path: Path):
         assert (home.stat().st_mode & 0o777) == 0o700
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
+
+
+# ------------------------------------------------------------ the OpenTelemetry Collector
+
+
+def test_the_collector_takes_otlp_over_http_where_the_docs_point_the_gateway():
+    config = _documents(DEPLOY / "otel-collector.yaml")[0]
+    endpoint = config["receivers"]["otlp"]["protocols"]["http"]["endpoint"]
+    assert endpoint.endswith(":4318")
+    docs = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    assert re.search(r"OTEL_EXPORTER_OTLP_ENDPOINT\n\s+value: http://\S+:4318", docs)
+    # Every pipeline takes the gateway's OTLP and names only components defined above.
+    pipelines = config["service"]["pipelines"]
+    assert set(pipelines) == {"traces", "metrics"}
+    for pipeline in pipelines.values():
+        assert pipeline["receivers"] == ["otlp"]
+        for kind in ("receivers", "processors", "exporters"):
+            assert set(pipeline[kind]) <= set(config[kind])
+    assert "grpc" not in config["receivers"]["otlp"]["protocols"]  # the gateway speaks HTTP

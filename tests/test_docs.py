@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = sorted(
     [ROOT / "README.md", ROOT / "examples" / "README.md", *(ROOT / "docs").glob("*.md")]

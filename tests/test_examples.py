@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.pi.runtime import find_node, sidecar_ready
+from adapters.pi import find_node, sidecar_ready
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -20,14 +20,14 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from adapters.pi.runtime import find_node, sidecar_ready
+from adapters.pi import find_node, sidecar_ready
 
 REPO = Path(__file__).resolve().parents[1]
 GATEWAY = [sys.executable, "-m", "gateway"]
 PACKAGES = ("acme-review", "house-style", "nu-changelog", "glossary", "ticket-policy")
 IDS = ("acme.review", "house-style", "nu-changelog", "glossary", "ticket-policy")
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow(2)]
 
 
 @pytest.fixture
@@ -71,6 +71,10 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         assert done.returncode == 0, done.stderr
     for args in (
         ("permissions", "acme.review", "workspace.read"),
+        # The rewriters act on other packages' tools (the examples' README grants the same).
+        ("permissions", "acme.review", "hooks.rewrite"),
+        ("permissions", "house-style", "hooks.rewrite"),
+        ("permissions", "pi:redact", "hooks.rewrite"),
         ("config", "nu-changelog", "project", "Gateway"),
         ("trust", *IDS),
         ("enable", *IDS),

@@ -1,5 +1,8 @@
-"""Claude Code plugins as an input ecosystem (``claude``)."""
+"""Claude Code plugins as an input ecosystem (``claude``): ``.claude-plugin/plugin.json``,
+commands, skills, hooks and MCP servers (docs/claude-plugins.md)."""
 
-from adapters.claude_plugins.adapter import ClaudePluginsAdapter
+from __future__ import annotations
 
-__all__ = ["ClaudePluginsAdapter"]
+from adapters.claude_plugins.adapter import ECOSYSTEM, ClaudePluginsAdapter
+
+__all__ = ["ECOSYSTEM", "ClaudePluginsAdapter"]

@@ -46,6 +46,14 @@ CLAUDE_MCP_INVALID = define_code(
     "of strings; that server is skipped.",
     "Fix the server entry named in the message.",
 )
+CLAUDE_COMMAND_NOT_FOUND = define_code(
+    "claude.command_not_found",
+    WARNING,
+    "A stdio MCP server's command (after `${CLAUDE_PLUGIN_ROOT}` is expanded) is neither a "
+    "file nor a name on PATH when the gateway plans the plugin host's launch; that server "
+    "fails to start, the others run.",
+    "Install the program (or put it on PATH), or ship the server inside the plugin.",
+)
 
 REMOTE_TRANSPORT_UNSUPPORTED = define_code(
     "remote_mcp.transport_unsupported",
@@ -72,4 +80,51 @@ REMOTE_HEADER_USER_CONFIG = define_code(
     "rather than send the placeholder as written, the server is listed, not connected.",
     "Put the value in a secret and name it instead: `${NAME}` in the header, `gateway secret "
     "set ID NAME`.",
+)
+
+MARKETPLACE_INVALID = define_code(
+    "claude.marketplace_invalid",
+    ERROR,
+    "A Claude Code marketplace's .claude-plugin/marketplace.json is malformed: not an object, "
+    "`plugins` not a list, a plugin entry without a kebab-case `name` or a `source`, or a "
+    "relative `source` that is absolute or leaves the marketplace folder.",
+    "Fix the entry named in the message (see Claude Code's plugin marketplaces reference).",
+)
+MARKETPLACE_PLUGIN_REQUIRED = define_code(
+    "claude.marketplace_plugin_required",
+    ERROR,
+    "The folder is a Claude Code marketplace, not a plugin: it offers plugins, and which one "
+    "to install was not said.",
+    "Install one of the plugins the message lists: `gateway install MARKETPLACE#PLUGIN`.",
+)
+MARKETPLACE_PLUGIN_UNKNOWN = define_code(
+    "claude.marketplace_plugin_unknown",
+    ERROR,
+    "`MARKETPLACE#PLUGIN` names a plugin the marketplace does not offer.",
+    "Use one of the names the message lists.",
+)
+MARKETPLACE_SOURCE_UNSUPPORTED = define_code(
+    "claude.marketplace_source_unsupported",
+    ERROR,
+    "The marketplace's entry for the plugin has a source the gateway does not install from a "
+    "marketplace yet (`git-subdir`, an archive, an npm `registry` of its own); a relative "
+    "path, `github`, `url` (git) and `npm` sources are. Nothing is installed.",
+    "Install the plugin from its own source (`gateway install URL` or an npm spec).",
+)
+
+COMMAND_SHELL_LINE_REFUSED = define_code(
+    "claude.command_shell_line_refused",
+    WARNING,
+    "A slash command's `!` shell line is not allowed by the command's `allowed-tools` "
+    "(no `Bash(...)` rule matches it); the gateway never runs it (Claude Code may, under the "
+    "user's own permission settings or its read-only commands); the line is named.",
+    "Add a `Bash(...)` rule for the command to the front matter's `allowed-tools`, or drop the "
+    "line.",
+)
+COMMAND_SHELL_LINE_NOT_RUN = define_code(
+    "claude.command_shell_line_not_run",
+    INFO,
+    "A slash command's `!` shell line is allowed by its `allowed-tools`, but the gateway does "
+    "not run `!` lines yet: the line is kept as text in the prompt.",
+    "Nothing to fix; run the command yourself and paste its output if the prompt needs it.",
 )

@@ -25,12 +25,12 @@ from typing import Any, Final
 from adapters._files import Inspection
 from adapters._skills import package_skill
 from adapters.claude_plugins import _codes as codes
+from adapters.claude_plugins._shell_lines import shell_line_issues
 from gateway.model import CatalogEntry, Discovery, PromptTemplate, parse_front_matter
 
 __all__ = ["argument_names", "command_issues", "expand", "package_resources", "parse_arguments"]
 
 _IGNORED_FIELDS: Final = ("allowed-tools", "model", "disable-model-invocation")
-_SHELL_LINE = re.compile(r"!`[^`\n]+`|^```!", re.MULTILINE)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ROOT = "${CLAUDE_PLUGIN_ROOT}"
 
@@ -88,7 +88,7 @@ def command_issues(inspection: Inspection, rel: str, text: str) -> list[str]:
     """Say what the gateway will not apply when it expands this command (and return it)."""
     front = parse_front_matter(text)
     ignored: list[str] = [key for key in _IGNORED_FIELDS if key in front.data]
-    if _SHELL_LINE.search(front.body):
+    if shell_line_issues(inspection, rel, front.data, front.body):
         ignored.append("! shell commands")
     if ignored:
         listed = ", ".join(f"`{key}`" for key in ignored)

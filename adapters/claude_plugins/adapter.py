@@ -1,7 +1,7 @@
 """Claude Code plugins (``.claude-plugin/plugin.json``): slash commands and skills served
 by the gateway itself (``package_resources``); command hooks (``hooks.json``) and stdio
 MCP servers (``.mcp.json``) run in the plugin host, one process per plugin
-(``plan_launch``); subagents and the components a headless host has no place for are
+(``_launch``); subagents and the components a headless host has no place for are
 listed and reported, never run. See docs/claude-plugins.md."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 
 from adapters.claude_plugins._commands import package_resources
 from adapters.claude_plugins._inspect import ECOSYSTEM, inspect_plugin, is_claude_plugin
-from adapters.claude_plugins.runtime import plan_plugin_host
+from adapters.claude_plugins._launch import plan_plugin
+from adapters.claude_plugins._marketplace import select_plugin
 from adapters.plugin_host import signing
 from gateway.model import CatalogEntry, DiscoveredLaunch, Discovery, LaunchRefusal, LaunchSpec
 
@@ -19,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from adapters.claude_plugins._audit import ClaudeAudit
 
-__all__ = ["ClaudePluginsAdapter"]
+__all__ = ["ECOSYSTEM", "ClaudePluginsAdapter"]
 
 
 class ClaudePluginsAdapter:
@@ -28,9 +29,7 @@ class ClaudePluginsAdapter:
     @functools.cached_property
     def audit(self) -> ClaudeAudit:
         """What the gateway does with a plugin's contributions, for ``gateway audit``."""
-        # Imported here: a gateway start loads the adapters, the audit knowledge is
-        # for `gateway audit`.
-        from adapters.claude_plugins._audit import ClaudeAudit
+        from adapters.claude_plugins._audit import ClaudeAudit  # for `gateway audit` only
 
         return ClaudeAudit()
 
@@ -39,6 +38,9 @@ class ClaudePluginsAdapter:
 
     def inspect(self, root: Path) -> CatalogEntry:
         return inspect_plugin(root)
+
+    # install MARKETPLACE#PLUGIN (gateway.model.OffersPackages): a marketplace's plugin.
+    select_offered = staticmethod(select_plugin)
 
     # gateway auth (gateway.model.SignsIn): the remote MCP servers a person signs in to.
     remote_servers = staticmethod(signing.remote_servers)
@@ -49,7 +51,7 @@ class ClaudePluginsAdapter:
         commands and skills only (the gateway serves them itself)."""
         if entry.runtime != "python-sidecar":
             return None
-        return plan_plugin_host(entry, home)
+        return plan_plugin(entry, home)
 
     def package_resources(self, entry: CatalogEntry) -> Discovery:
         """Its skills (listed) and slash commands (expanded by Claude Code's rules)."""

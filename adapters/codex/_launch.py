@@ -1,5 +1,5 @@
 """How a Codex plugin with stdio MCP servers or hooks starts: the plugin host, one process
-per plugin (``adapters/_host_plan``), its tools named as Codex names them
+per plugin (``adapters/_host_plan.py``), its tools named as Codex names them
 (``mcp__<server>__<tool>``), its hooks run as Claude Code command hooks (Codex's hook
 protocol is Claude Code's), with ``PLUGIN_ROOT``/``PLUGIN_DATA`` and their ``CLAUDE_``
 twins in their environment.
@@ -14,13 +14,10 @@ environment; the gateway never hands its environment to a package).
 
 from __future__ import annotations
 
-import os
-import shlex
 from pathlib import Path
 from typing import Any
 
-from adapters._host_plan import plan_servers, stored_secrets
-from adapters.claude_plugins.runtime import program_paths
+from adapters._host_plan import plan_plugin_host, stored_secrets
 from adapters.codex import _codes as codes
 from gateway.model import CatalogEntry, LaunchSpec
 from gateway.sandbox import package_dirs
@@ -58,33 +55,16 @@ def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
                 "PLUGIN_ROOT": root,
                 "PLUGIN_DATA": str(data),
             },
-            "cwd": str(Path(root) / text(cwd, expand)) if isinstance(cwd, str) else root,
+            "cwd": text(cwd, expand) if isinstance(cwd, str) else None,
             "include_tools": server.get("enabled_tools"),
             "exclude_tools": list(server.get("disabled_tools", [])),
         }
         longest = max(longest, float(server.get("tool_timeout_sec", 0)))
-    return plan_servers(
-        entry, home, resolved, tool_names="codex", data=data, diagnostics=diagnostics,
+    return plan_plugin_host(
+        entry, home, resolved, tool_names="codex", diagnostics=diagnostics,
         not_found=lambda name, command: codes.CODEX_SERVER_INVALID(
             f"MCP server {name!r}: command {command!r} is neither on PATH nor in the plugin",
             package=entry.id, contribution=name,
         ),
-        response_seconds=longest or None, hooks=hooks,
-        extra_reads=program_paths(_hook_programs(hooks), os.environ.get("PATH"),
-                                  (Path.home(), home)),
+        longest_call=longest, hooks=hooks,
     )  # fmt: skip
-
-
-def _hook_programs(hooks: object) -> list[str]:
-    events = hooks.get("hooks") if isinstance(hooks, dict) else None
-    found = []
-    for groups in (events or {}).values():
-        for group in groups if isinstance(groups, list) else []:
-            for hook in group.get("hooks", []) if isinstance(group, dict) else []:
-                command = hook.get("command") if isinstance(hook, dict) else None
-                try:
-                    words = shlex.split(command) if isinstance(command, str) else []
-                except ValueError:
-                    continue
-                found += words[:1]
-    return found

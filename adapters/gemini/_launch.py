@@ -1,5 +1,5 @@
 """How a Gemini CLI extension with stdio MCP servers starts: the plugin host, one process per
-extension (``adapters/_host_plan``), its tools named as Gemini CLI names them
+extension (``adapters/_host_plan.py``), its tools named as Gemini CLI names them
 (``mcp_<server>_<tool>``).
 
 Each server entry is hydrated as Gemini CLI does (``variables.ts``): ``${extensionPath}`` is
@@ -20,11 +20,10 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
-from adapters._host_plan import plan_servers, stored_secrets
+from adapters._host_plan import plan_plugin_host, stored_secrets
 from adapters.gemini import _codes as codes
 from adapters.gemini._inspect import hydrate
 from gateway.model import CatalogEntry, LaunchSpec
-from gateway.sandbox import package_dirs
 
 __all__ = ["plan_extension", "resolve_env_vars"]
 
@@ -49,7 +48,6 @@ def plan_extension(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
     servers: dict[str, dict[str, Any]] = entry.metadata.get("stdio_servers") or {}
     if not servers:
         return None  # context files, skills and commands: the gateway serves them itself
-    data, _ = package_dirs(home, entry.id)
     settings, diagnostics = stored_secrets(entry, home, lambda name: (
         codes.GEMINI_SETTING_NOT_SUPPLIED(
             f"setting {name} has no stored value; its servers start without it",
@@ -70,16 +68,16 @@ def plan_extension(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
             "command": hydrate(server["command"], variables),
             "args": [text(arg) for arg in server.get("args", [])],
             "env": {**settings, **{k: text(v) for k, v in server.get("env", {}).items()}},
-            "cwd": str(Path(entry.root) / text(cwd)) if isinstance(cwd, str) else entry.root,
+            "cwd": text(cwd) if isinstance(cwd, str) else None,
             "include_tools": server.get("includeTools"),
             "exclude_tools": list(server.get("excludeTools", [])),
         }
         longest = max(longest, float(server.get("timeout", 0)) / 1000)
-    return plan_servers(
-        entry, home, resolved, tool_names="gemini", data=data, diagnostics=diagnostics,
+    return plan_plugin_host(
+        entry, home, resolved, tool_names="gemini", diagnostics=diagnostics,
         not_found=lambda name, command: codes.GEMINI_SERVER_INVALID(
             f"MCP server {name!r}: command {command!r} is neither on PATH nor a file",
             package=entry.id, contribution=name,
         ),
-        response_seconds=longest or None,
+        longest_call=longest,
     )  # fmt: skip

@@ -1,78 +1,39 @@
 """nanobot packages: a strict ``nanobot.extension.json`` (python, pi, openclaw or
-declarative runtime). Checked first by the registry, because a nanobot manifest can wrap
-a Pi or OpenClaw package that would otherwise be read by its own adapter."""
+declarative runtime) read by ``_inspect``, started by ``_launch``. Checked first by the
+registry, because a nanobot manifest can wrap a Pi or OpenClaw package that would otherwise
+be read by its own adapter."""
 
 from __future__ import annotations
 
 import functools
-import posixpath
 from pathlib import Path
-from typing import Final
 
-from adapters import _codes as adapters_codes
-from adapters._files import Inspection, safe_is_file
-from adapters.nanobot._published import inspect_channel_plugin, is_channel_plugin
-from adapters.nanobot.manifest import MANIFEST_FILE, NanobotManifest, load_manifest
-from adapters.nanobot.runtime import plan_nanobot
-from gateway.model import (
-    CatalogEntry,
-    Contribution,
-    Dependency,
-    DiscoveredLaunch,
-    LaunchRefusal,
-    LaunchSpec,
-    Permission,
-)
+from adapters.nanobot._inspect import ECOSYSTEM, inspect_nanobot, is_nanobot_package
+from adapters.nanobot._launch import plan_nanobot
+from gateway.model import CatalogEntry, DiscoveredLaunch, LaunchRefusal, LaunchSpec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from adapters.nanobot._audit import NanobotAudit
 
-__all__ = ["NanobotAdapter"]
-
-RUNTIME_OF: Final = {
-    "python": "python-sidecar",
-    "pi": "node-sidecar",
-    "openclaw": "node-sidecar",
-    "declarative": "declarative",
-}
+__all__ = ["ECOSYSTEM", "NanobotAdapter"]
 
 
 class NanobotAdapter:
-    ecosystem = "nanobot"
+    ecosystem = ECOSYSTEM
 
     @functools.cached_property
     def audit(self) -> NanobotAudit:
         """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
-        # Imported here: a gateway start loads the adapters, the audit knowledge is
-        # for `gateway audit`.
-        from adapters.nanobot._audit import NanobotAudit
+        from adapters.nanobot._audit import NanobotAudit  # for `gateway audit` only
 
         return NanobotAudit()
 
     def detect(self, root: Path) -> bool:
-        # A published plugin (entry points, no manifest) is recognised to say what it is.
-        return safe_is_file(root / MANIFEST_FILE) or is_channel_plugin(root)
+        return is_nanobot_package(root)
 
     def inspect(self, root: Path) -> CatalogEntry:
-        inspection = Inspection(root)
-        entry = CatalogEntry.named_after(root, self.ecosystem)
-        if not safe_is_file(root / MANIFEST_FILE) and is_channel_plugin(root):
-            inspect_channel_plugin(root, entry)
-            return entry
-        data = inspection.read_json_object(MANIFEST_FILE)
-        if data is not None:
-            manifest, diagnostics = load_manifest(data)
-            inspection.diagnostics.extend(diagnostics)
-            if manifest is not None:
-                _fill(inspection, entry, manifest)
-            else:
-                # Keep what identity there is, so the diagnostics name the package.
-                for key in ("id", "name", "version"):
-                    if isinstance(data.get(key), str) and data[key].strip():
-                        setattr(entry, key, data[key])
-        entry.diagnostics = inspection.finish(entry.id)
-        return entry
+        return inspect_nanobot(root)
 
     def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
         return plan_nanobot(entry, home)
@@ -81,58 +42,3 @@ class NanobotAdapter:
         self, workspace: Path, user_home: Path, trusted: bool, home: Path
     ) -> list[DiscoveredLaunch]:
         return []  # nanobot has no discovery directories of its own
-
-
-def _fill(inspection: Inspection, entry: CatalogEntry, manifest: NanobotManifest) -> None:
-    entry.id, entry.name, entry.version = manifest.id, manifest.name, manifest.version
-    entry.description = manifest.description
-    entry.runtime = RUNTIME_OF[manifest.runtime]
-    entry.enforce_declared = True  # the manifest is the complete list of contributions
-    entry.contributions = [
-        Contribution(
-            kind=c.kind,
-            name=c.name,
-            description=c.description,
-            target=c.target,
-            replaces=list(c.replaces),
-        )
-        for c in manifest.contributions
-    ]
-    entry.dependencies = [
-        Dependency(kind=d.kind, name=d.name, specifier=d.specifier, optional=d.optional)
-        for d in manifest.dependencies
-    ]
-    entry.permissions = [Permission(p.name, p.reason) for p in manifest.permissions]
-    # An environment dependency is a variable the extension reads: the process needs it
-    # passed through, like a declared secret (the document says keys never go in here).
-    entry.secrets = [d.name for d in manifest.dependencies if d.kind == "environment"]
-    entry.metadata = {
-        "nanobot_runtime": manifest.runtime,
-        "api_version": manifest.api_version,
-        "homepage": manifest.homepage,
-        "license": manifest.license,
-    }
-    if manifest.runtime == "python":
-        entry.metadata["python_entry"] = manifest.activation_entries[0]
-        entry.entries = _python_module_file(inspection, manifest.activation_entries[0])
-    else:
-        entry.entries = [
-            rel
-            for index, raw in enumerate(manifest.activation_entries)
-            if (rel := inspection.resolve(raw, label=f"{MANIFEST_FILE} entries[{index}]"))
-        ]
-
-
-def _python_module_file(inspection: Inspection, spec: str) -> list[str]:
-    """``pkg.mod:register`` -> ``pkg/mod.py`` or ``pkg/mod/__init__.py``, if shipped."""
-    module_path = spec.partition(":")[0].replace(".", "/")
-    for candidate in (f"{module_path}.py", posixpath.join(module_path, "__init__.py")):
-        if safe_is_file(inspection.root / candidate):
-            rel = inspection.resolve(candidate, label=f"{MANIFEST_FILE} entry")
-            return [rel] if rel else []
-    inspection.add(
-        adapters_codes.ENTRY_NOT_FOUND(
-            f"{MANIFEST_FILE}: entry module {spec!r} is not in the package"
-        )
-    )
-    return []

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from adapters.nimlet.adapter import NimletAdapter
+from adapters.nimlet.adapter import ECOSYSTEM, NimletAdapter
 
-__all__ = ["NimletAdapter"]
+__all__ = ["ECOSYSTEM", "NimletAdapter"]

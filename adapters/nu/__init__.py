@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from adapters.nu.adapter import NuAdapter
+from adapters.nu.adapter import ECOSYSTEM, NuAdapter
 
-__all__ = ["NuAdapter"]
+__all__ = ["ECOSYSTEM", "NuAdapter"]

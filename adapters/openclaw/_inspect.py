@@ -33,7 +33,9 @@ from gateway.model import (
     Permission,
 )
 
-__all__ = ["CONVERSATION_ACCESS", "DEFAULT_ENTRIES", "inspect_plugin", "is_plugin"]
+__all__ = ["CONVERSATION_ACCESS", "DEFAULT_ENTRIES", "ECOSYSTEM", "inspect_plugin", "is_plugin"]
+
+ECOSYSTEM: Final = "openclaw"
 
 CONVERSATION_ACCESS: Final = "conversation_access"
 _CONVERSATION_REASON: Final = (
@@ -56,7 +58,7 @@ def is_plugin(root: Path) -> bool:
 def inspect_plugin(root: Path) -> CatalogEntry:
     """What ``openclaw.plugin.json`` and ``package.json`` say, never running the plugin."""
     inspection = Inspection(root)
-    entry = CatalogEntry.named_after(root, "openclaw")
+    entry = CatalogEntry.named_after(root, ECOSYSTEM)
     package = read_package(inspection, required=False)
     block = package.raw.get("openclaw") if package is not None else None
     if not safe_exists(root / PLUGIN_JSON):

@@ -22,6 +22,7 @@ from adapters._fields import Fields
 from adapters._files import Inspection, jsonable
 from adapters._markdown import skill_contribution, skill_files
 from adapters.openclaw import _codes as codes
+from gateway.base import lone_surrogate
 from gateway.model import Contribution
 
 __all__ = ["PLUGIN_JSON", "PluginManifest", "loads_json5", "read_plugin_manifest"]
@@ -116,6 +117,14 @@ def _read_json5(inspection: Inspection) -> dict[str, Any] | None:
         return None
     if not isinstance(data, dict):
         inspection.add(adapters_codes.NOT_AN_OBJECT(f"{PLUGIN_JSON}: top level is not an object"))
+        return None
+    not_text = lone_surrogate(data)
+    if not_text is not None:
+        inspection.add(
+            adapters_codes.JSON_INVALID(
+                f"{PLUGIN_JSON}: a string is not text (a lone surrogate): “{not_text}”"
+            )
+        )
         return None
     return data
 

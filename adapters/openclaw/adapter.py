@@ -1,5 +1,5 @@
 """OpenClaw plugins: ``openclaw.plugin.json`` plus ``package.json`` ``openclaw`` entries,
-read by ``_inspect``, planned by ``runtime`` and found in OpenClaw's roots by ``discovery``."""
+read by ``_inspect``, planned by ``_launch`` and found in OpenClaw's roots by ``discovery``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import functools
 from pathlib import Path
 
 from adapters._skills import package_skills
-from adapters.openclaw._inspect import CONVERSATION_ACCESS, inspect_plugin, is_plugin
+from adapters.openclaw._inspect import ECOSYSTEM, inspect_plugin, is_plugin
+from adapters.openclaw._launch import plan_openclaw
 from adapters.openclaw.discovery import discover
-from adapters.openclaw.runtime import plan_openclaw
 from gateway.model import (
     CatalogEntry,
     DiscoveredLaunch,
@@ -22,18 +22,16 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from adapters.openclaw._audit import OpenClawAudit
 
-__all__ = ["CONVERSATION_ACCESS", "OpenClawAdapter"]
+__all__ = ["ECOSYSTEM", "OpenClawAdapter"]
 
 
 class OpenClawAdapter:
-    ecosystem = "openclaw"
+    ecosystem = ECOSYSTEM
 
     @functools.cached_property
     def audit(self) -> OpenClawAudit:
         """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
-        # Imported here: a gateway start loads the adapters, the audit knowledge is
-        # for `gateway audit`.
-        from adapters.openclaw._audit import OpenClawAudit
+        from adapters.openclaw._audit import OpenClawAudit  # for `gateway audit` only
 
         return OpenClawAudit()
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from adapters._sidecar import plan_sidecar, request_timeout
 from adapters.openclaw import _codes as codes
 from adapters.openclaw._inspect import inspect_plugin, is_plugin
-from adapters.openclaw.runtime import (
+from adapters.openclaw._launch import (
     MIN_NODE,
     PRIVACY_ENV,
     TIMEOUT_VARIABLE,

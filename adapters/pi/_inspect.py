@@ -20,7 +20,9 @@ from adapters.pi._host_versions import check_host_ranges
 from adapters.pi._resources import RESOURCE_TYPES, Resources
 from gateway.model import CatalogEntry, Contribution
 
-__all__ = ["PI_HOST_PACKAGES", "PI_KEYS", "inspect_package", "is_pi_package"]
+__all__ = ["ECOSYSTEM", "PI_HOST_PACKAGES", "PI_KEYS", "inspect_package", "is_pi_package"]
+
+ECOSYSTEM: Final = "pi"
 
 # Packages pi maps onto its own copies (pi-upstream.md §1.1, §1.3): a package lists them
 # as peerDependencies "*" and the sidecar aliases them; bundling them breaks sharing.
@@ -59,7 +61,7 @@ def is_pi_package(root: Path) -> bool:
 def inspect_package(root: Path) -> CatalogEntry:
     """What Pi reads from ``root``, never running it."""
     inspection = Inspection(root)
-    entry = CatalogEntry.named_after(root, "pi")
+    entry = CatalogEntry.named_after(root, ECOSYSTEM)
     # pi loads a local directory without package.json through its conventions.
     package = read_package(inspection, required=False)
     raw = package.raw if package is not None else {}

@@ -21,7 +21,7 @@ from pathlib import Path
 from adapters._sidecar import sidecar_script
 from adapters._sidecars import sidecar_dir
 from adapters.pi import _codes as codes
-from adapters.pi.runtime import MIN_NODE, find_node, pi_package_spec, sidecar_ready
+from adapters.pi._launch import MIN_NODE, find_node, pi_package_spec, sidecar_ready
 from gateway.base import Diagnostic
 from gateway.model import CatalogEntry
 from gateway.runtime import child_environment, kill_group

@@ -1,5 +1,5 @@
 """Pi packages: read by ``_inspect``, their extension modules run in the Node sidecar
-(``runtime``), their skills and prompt templates served by the gateway itself
+(``_launch``), their skills and prompt templates served by the gateway itself
 (``package_resources``), Pi's own extension folders found by ``discovery``.
 Installed Pi packages share one sidecar by default (one process per permission set:
 ``plan_shared_launch``).
@@ -11,11 +11,11 @@ import functools
 from collections.abc import Sequence
 from pathlib import Path
 
-from adapters.pi._inspect import PI_HOST_PACKAGES, inspect_package, is_pi_package
+from adapters.pi._inspect import ECOSYSTEM, inspect_package, is_pi_package
+from adapters.pi._launch import SHARE_KEY, PiPackage, plan_pi, plan_pi_shared, timeout
 from adapters.pi._precompile import compile_cache, precompile
 from adapters.pi._prompts import package_resources
 from adapters.pi.discovery import discover as discover_extensions
-from adapters.pi.runtime import SHARE_KEY, PiPackage, plan_pi, plan_pi_shared, timeout
 from gateway.base import Diagnostic
 from gateway.model import (
     CatalogEntry,
@@ -29,18 +29,16 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from adapters.pi._audit import PiAudit
 
-__all__ = ["PI_HOST_PACKAGES", "PiAdapter"]
+__all__ = ["ECOSYSTEM", "PiAdapter"]
 
 
 class PiAdapter:
-    ecosystem = "pi"
+    ecosystem = ECOSYSTEM
 
     @functools.cached_property
     def audit(self) -> PiAudit:
         """What this ecosystem's host accepts, for ``gateway audit`` (gateway.audit)."""
-        # Imported here: a gateway start loads the adapters, the audit knowledge is
-        # for `gateway audit`.
-        from adapters.pi._audit import PiAudit
+        from adapters.pi._audit import PiAudit  # for `gateway audit` only
 
         return PiAudit()
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from adapters._files import Inspection
 from adapters.pi import _codes as codes
+from adapters.pi._launch import plan_pi_shared, timeout
 from adapters.pi._resources import Resources
-from adapters.pi.runtime import plan_pi_shared, timeout
 from gateway.model import DiscoveredLaunch
 
 __all__ = ["UNTRUSTED_NAME", "discover", "extension_dirs", "find_extensions"]

@@ -2,8 +2,9 @@
 stdio MCP servers as its children (so they inherit its sandbox) with the official ``mcp``
 SDK's client and offers their tools, prompts and resources as the package's tools and
 commands, and runs Claude Code command hooks (``_command_hooks``: hooks.json on the gateway's
-hook chain). Started as ``python -P -m adapters.plugin_host --config FILE`` by the Agent
-Plugins and Claude Code plugin adapters (docs/agent-plugins.md, docs/claude-plugins.md).
+hook chain). Started as ``python -P -m adapters.plugin_host --config FILE`` as
+``adapters/_host_plan.py`` plans it for Agent Plugins, Claude Code plugins, Codex plugins and
+Gemini CLI extensions (docs/architecture.md, "The plugin host's launch").
 
 The names below are what the adapters that plan its launch read (its configuration, its
 hooks, its remote servers); they load on first use, so the process still loads only what it
@@ -17,10 +18,15 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from adapters.plugin_host._config import config_path, start_timeout, write_config
+    from adapters.plugin_host._config import (
+        config_path,
+        response_timeout,
+        start_timeout,
+        write_config,
+    )
     from adapters.plugin_host._hook_config import EVENT_OF, UNSUPPORTED_EVENTS, read_hooks
     from adapters.plugin_host._naming import SCHEME
-    from adapters.plugin_host._remote_plan import plan_remote
+    from adapters.plugin_host._remote_plan import RemotePlan, plan_remote
     from adapters.plugin_host._remote_spec import (
         remote_contribution,
         remote_permissions,
@@ -30,6 +36,7 @@ if TYPE_CHECKING:
 
 _WHERE: dict[str, str] = {
     "EVENT_OF": "adapters.plugin_host._hook_config",
+    "RemotePlan": "adapters.plugin_host._remote_plan",
     "SCHEME": "adapters.plugin_host._naming",
     "UNSUPPORTED_EVENTS": "adapters.plugin_host._hook_config",
     "config_path": "adapters.plugin_host._config",
@@ -38,6 +45,7 @@ _WHERE: dict[str, str] = {
     "remote_contribution": "adapters.plugin_host._remote_spec",
     "remote_permissions": "adapters.plugin_host._remote_spec",
     "remote_secrets": "adapters.plugin_host._remote_spec",
+    "response_timeout": "adapters.plugin_host._config",
     "start_timeout": "adapters.plugin_host._config",
     "url_problem": "adapters.plugin_host._remote_spec",
     "write_config": "adapters.plugin_host._config",
@@ -47,12 +55,14 @@ __all__ = [
     "EVENT_OF",
     "SCHEME",
     "UNSUPPORTED_EVENTS",
+    "RemotePlan",
     "config_path",
     "plan_remote",
     "read_hooks",
     "remote_contribution",
     "remote_permissions",
     "remote_secrets",
+    "response_timeout",
     "start_timeout",
     "url_problem",
     "write_config",

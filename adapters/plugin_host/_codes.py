@@ -100,8 +100,10 @@ REMOTE_UNREACHABLE = define_code(
     "remote_mcp.unreachable",
     WARNING,
     "A remote MCP server could not be connected (name resolution, a refused connection, TLS, "
-    "no MCP answer within the start timeout, an HTTP error); its tools are not offered.",
+    "no MCP answer within the start timeout, an HTTP error); its tools are not offered, and "
+    "the package's registration is not cached: the next load tries to connect again.",
     "Check the URL and that the server is up; `gateway logs ID` has the plugin host's view.",
+    incomplete=True,  # never cached: the next load connects again
 )
 REMOTE_HEADER_UNSET = define_code(
     "remote_mcp.header_unset",

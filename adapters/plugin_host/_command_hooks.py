@@ -36,7 +36,13 @@ from typing import Any, Final
 import anyio
 
 from adapters.plugin_host import _codes as codes
-from adapters.plugin_host._hook_config import EVENT_OF, CommandHook, matcher_test, read_hooks
+from adapters.plugin_host._hook_config import (
+    EVENT_OF,
+    CommandHook,
+    exact_names,
+    matcher_test,
+    read_hooks,
+)
 from adapters.plugin_host._hook_process import HookRun, run_hook_command
 from gateway.base import printable
 
@@ -123,10 +129,27 @@ class CommandHooks:
         names = [gateway for event, gateway in EVENT_OF.items() if event in claude]
         if "SessionStart" in claude:
             names += ["session_compact", "before_agent_start"]
-        return names
+        return list(dict.fromkeys(names))
 
-    async def dispatch(self, event: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """Run the hooks for one gateway event; the reply fields for that event."""
+    @property
+    def hook_tools(self) -> dict[str, list[str]]:
+        """``register.hook_tools``: ``tool_call`` / ``tool_result`` → the only tools their
+        hooks can run for, when every matcher of that event lists exact names (a regular
+        expression, ``*`` or no matcher: the event is left out, every tool may match)."""
+        narrowed: dict[str, list[str]] = {}
+        for claude in ("PreToolUse", "PostToolUse"):
+            matchers = [hook.matcher for hook in self._hooks if hook.event == claude]
+            names = [exact_names(matcher) for matcher in matchers]
+            if matchers and all(found is not None for found in names):
+                narrowed[EVENT_OF[claude]] = sorted(set().union(*filter(None, names)))
+        return narrowed
+
+    async def dispatch(
+        self, event: str, payload: dict[str, Any], *, trace: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        """Run the hooks for one gateway event; the reply fields for that event. ``trace``:
+        the event's W3C trace context, given to each hook command as ``TRACEPARENT`` /
+        ``TRACESTATE``."""
         if event == "before_agent_start":
             system = payload.get("system_prompt")
             if not self._session_context or not isinstance(system, str):
@@ -137,14 +160,18 @@ class CommandHooks:
                 )
             }
         if event == "session_compact":
-            # Claude Code starts the session again after compacting it (source "compact"),
-            # and its SessionStart hooks put their context back.
+            # Claude Code runs its PostCompact hooks, then starts the session again (source
+            # "compact"), and its SessionStart hooks put their context back.
             if not payload.get("did_compact"):
                 return {}
-            event, payload = "session_start", {**payload, "reason": "compact"}
+            await self._run_event("PostCompact", payload, trace)
+            return await self._run_event("SessionStart", {**payload, "reason": "compact"}, trace)
         claude = _CLAUDE_OF.get(event)
-        if claude is None:
-            return {}
+        return {} if claude is None else await self._run_event(claude, payload, trace)
+
+    async def _run_event(
+        self, claude: str, payload: dict[str, Any], trace: Mapping[str, str] | None
+    ) -> dict[str, Any]:
         self._remember(payload)
         stdin = self._stdin(claude, payload)
         subject = _subject(claude, stdin)
@@ -155,12 +182,14 @@ class CommandHooks:
                 chosen.setdefault(hook.command, hook)  # identical commands run once
         if not chosen and claude != "SessionStart":
             return {}
-        answers = await self._run_all(list(chosen.values()), stdin)
+        answers = await self._run_all(list(chosen.values()), stdin, trace or {})
         return self._fold(claude, payload, answers)
 
     # -- running -----------------------------------------------------------------------
 
-    async def _run_all(self, hooks: list[CommandHook], stdin: dict[str, Any]) -> list[_Answer]:
+    async def _run_all(
+        self, hooks: list[CommandHook], stdin: dict[str, Any], trace: Mapping[str, str]
+    ) -> list[_Answer]:
         data = json.dumps(stdin, ensure_ascii=False, default=str).encode("utf-8", "replace")
         runs: list[HookRun | None] = [None] * len(hooks)
 
@@ -168,7 +197,7 @@ class CommandHooks:
             # ${CLAUDE_PLUGIN_ROOT} is left to the shell, from the environment: a folder
             # name never becomes shell syntax.
             runs[index] = await run_hook_command(
-                hook.command, data, seconds=hook.timeout, cwd=self._cwd, env=self._child_env()
+                hook.command, data, seconds=hook.timeout, cwd=self._cwd, env=self._child_env(trace)
             )
 
         async with anyio.create_task_group() as group:
@@ -176,8 +205,9 @@ class CommandHooks:
                 group.start_soon(one, index, hook)
         return [self._read(hook, run) for hook, run in zip(hooks, runs, strict=True) if run]
 
-    def _child_env(self) -> dict[str, str]:
+    def _child_env(self, trace: Mapping[str, str]) -> dict[str, str]:
         env = {**os.environ, **self._env}
+        env.update({key.upper(): value for key, value in trace.items()})
         env["CLAUDE_PLUGIN_ROOT"] = self._root
         env["CLAUDE_PLUGIN_DATA"] = self._data_dir
         env["CLAUDE_PROJECT_DIR"] = self._cwd
@@ -286,6 +316,9 @@ class CommandHooks:
             data["source"] = _SOURCES.get(reason, "startup")
         elif claude == "SessionEnd":
             data["reason"] = _END_REASONS.get(reason, "other")
+        elif claude == "PostCompact":
+            data["trigger"] = "manual"
+            data["compact_summary"] = str(payload.get("summary") or "")
         elif claude == "PreCompact":
             data["trigger"] = "manual"
             data["custom_instructions"] = str(payload.get("instruction") or "")
@@ -308,7 +341,8 @@ class CommandHooks:
 def _subject(claude: str, stdin: Mapping[str, Any]) -> str:
     """What a matcher is tested against (Claude Code: the tool name, or the event's
     source / trigger / reason)."""
-    key = {"SessionStart": "source", "PreCompact": "trigger", "SessionEnd": "reason"}
+    key = {"SessionStart": "source", "PreCompact": "trigger", "PostCompact": "trigger",
+           "SessionEnd": "reason"}  # fmt: skip
     return str(stdin.get(key.get(claude, "tool_name"), ""))
 
 

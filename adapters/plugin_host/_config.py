@@ -1,5 +1,6 @@
 """The plugin host's configuration file, written by the adapters' launch planning
-(``write_config``: Agent Plugins, Claude Code plugins) at ``GATEWAY_HOME/plugin_host/<id>.json``;
+(``write_config``, from ``adapters/_host_plan.py``: Agent Plugins, Claude Code plugins,
+Codex plugins, Gemini CLI extensions) at ``GATEWAY_HOME/plugin_host/<id>.json``;
 its path is the only thing on the command line.
 
 ``{"package", "root", "data_dir", "servers": {name: {"command", "args", "env", "cwd",
@@ -23,12 +24,14 @@ from gateway.base import GatewayError
 
 __all__ = [
     "START_TIMEOUT_VARIABLE",
+    "TIMEOUT_VARIABLE",
     "ConfigError",
     "HostConfig",
     "RemoteSpec",
     "ServerSpec",
     "config_path",
     "load_config",
+    "response_timeout",
     "start_timeout",
     "write_config",
 ]
@@ -37,6 +40,11 @@ START_TIMEOUT_VARIABLE = "GATEWAY_PLUGIN_HOST_START_TIMEOUT"
 """Seconds each server gets to start, complete the MCP handshake and be listed (default 20;
 the servers start together, so this bounds the whole start)."""
 DEFAULT_START_TIMEOUT = 20.0
+TIMEOUT_VARIABLE = "GATEWAY_PLUGIN_HOST_TIMEOUT"
+"""Seconds the gateway waits for each reply of a plugin host (default 30; ``none`` waits
+forever); a format's own longer limits (a hook's ``timeout``, a server's tool timeout)
+widen it for that package."""
+DEFAULT_TIMEOUT = 30.0
 
 
 def config_path(home: Path, package_id: str) -> Path:
@@ -63,6 +71,17 @@ def start_timeout() -> float:
     except ValueError:
         return DEFAULT_START_TIMEOUT
     return value if value > 0 else DEFAULT_START_TIMEOUT
+
+
+def response_timeout() -> float | None:
+    raw = os.environ.get(TIMEOUT_VARIABLE, "").strip().lower()
+    if raw in ("none", "null"):
+        return None
+    try:
+        value = float(raw) if raw else DEFAULT_TIMEOUT
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return value if value > 0 else DEFAULT_TIMEOUT
 
 
 class ConfigError(GatewayError):

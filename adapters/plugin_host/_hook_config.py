@@ -29,6 +29,7 @@ __all__ = [
     "UNSUPPORTED_EVENTS",
     "CommandHook",
     "HookProblem",
+    "exact_names",
     "matcher_test",
     "read_hooks",
 ]
@@ -44,6 +45,7 @@ EVENT_OF: Final = {
     "SessionStart": "session_start",
     "SessionEnd": "session_end",
     "PreCompact": "session_before_compact",
+    "PostCompact": "session_compact",
 }
 """Claude Code's events that have a gateway event (``gateway.model.events``)."""
 
@@ -54,6 +56,16 @@ UNSUPPORTED_EVENTS: Final = {
     "Notification": "a headless host sends no user notifications",
     "PermissionRequest": "the gateway's permission prompts are its own",
     "PostToolUseFailure": "the gateway has no separate event for a failed tool call",
+    "Setup": "install runs no package code, and the gateway has no init or maintenance run",
+    "ConfigChange": "the gateway has no event for a settings file changing mid-session",
+    "InstructionsLoaded": "the gateway loads no CLAUDE.md or rules files",
+    "StopFailure": "the gateway has no event for a turn ended by a model API error",
+    "PermissionDenied": "the gateway's permission decisions are its own, with no auto-mode "
+    "classifier to deny a call",
+    "PostToolBatch": "the gateway has no event for the end of a batch of parallel tool calls",
+    "UserPromptExpansion": "the gateway has no event for a slash command expanding",
+    "CwdChanged": "a gateway session's working folder (its workspace) does not change",
+    "FileChanged": "the gateway watches no files",
 }
 """Claude Code's events with no gateway counterpart, and why."""
 
@@ -92,6 +104,14 @@ def matcher_test(matcher: str) -> Callable[[str], bool] | None:
     except re.error:
         return None
     return lambda name: pattern.search(name) is not None
+
+
+def exact_names(matcher: str) -> frozenset[str] | None:
+    """The names ``matcher`` matches when it is a list of exact names (``matcher_test``'s
+    second rule); None when it matches more (everything, or a regular expression)."""
+    if matcher in ("", "*") or not _SIMPLE.fullmatch(matcher):
+        return None
+    return frozenset(matcher.split("|"))
 
 
 def read_hooks(data: Any) -> tuple[list[CommandHook], list[HookProblem]]:

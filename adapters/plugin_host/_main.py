@@ -114,7 +114,11 @@ async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -
         extended = "events.extended" in features and any(e not in HOOK_EVENTS for e in events)
         if "events.extended" not in features:
             events = [event for event in events if event in HOOK_EVENTS]
-        channel.send(registry.register_message(events, diagnostics, extended=extended))
+        narrowed = hooks.hook_tools if hooks is not None else {}
+        hook_tools = narrowed if "register.hook_tools" in features else None
+        channel.send(
+            registry.register_message(events, diagnostics, extended=extended, hook_tools=hook_tools)
+        )
         requests = Requests(channel, registry, hooks, features)
         for server in servers:
             server.report = requests.report_problem

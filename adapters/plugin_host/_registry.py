@@ -120,7 +120,12 @@ class Registry:
         table[gateway_name] = (target, spec)
 
     def register_message(
-        self, events: list[str], diagnostics: bool, *, extended: bool = False
+        self,
+        events: list[str],
+        diagnostics: bool,
+        *,
+        extended: bool = False,
+        hook_tools: dict[str, list[str]] | None = None,
     ) -> dict[str, Any]:
         message: dict[str, Any] = {
             "type": "register",
@@ -131,11 +136,14 @@ class Registry:
         if events:
             message["events"] = events
         used = [*(["register.diagnostics"] if diagnostics else []),
-                 *(["events.extended"] if extended else [])]  # fmt: skip
+                 *(["events.extended"] if extended else []),
+                 *(["register.hook_tools"] if hook_tools else [])]  # fmt: skip
         if used:
             message["gateway"] = {"features": used}
         if diagnostics:
             message["gateway"]["diagnostics"] = self.diagnostics
+        if hook_tools:
+            message["gateway"]["hook_tools"] = hook_tools
         return message
 
 

@@ -1,22 +1,28 @@
 """Serving the gateway's requests: every ``tool``, ``command`` and ``event`` runs in a task
 of its own under a cancel scope keyed by its id, so calls overlap and ``cancel`` cancels the
 MCP request (the SDK then sends the server ``notifications/cancelled``); no reply is sent for
-a cancelled request, as the gateway has stopped waiting."""
+a cancelled request, as the gateway has stopped waiting.
+
+With ``trace.context`` negotiated, a request's W3C trace context (``gateway.traceparent``,
+the gateway's span of that request) goes on to the MCP server in the request's
+``_meta`` (SEP-414), and to a command hook as ``TRACEPARENT`` / ``TRACESTATE``: the
+client's trace continues into the package."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from anyio.abc import TaskGroup
 from mcp.shared.exceptions import MCPError
-from mcp.types import CONNECTION_CLOSED
+from mcp.types import CONNECTION_CLOSED, RequestParamsMeta
 
 from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._channel import Channel, log
 from adapters.plugin_host._content import prompt_text, resource_text, tool_reply
 from adapters.plugin_host._registry import Registry, prompt_arguments
 from adapters.plugin_host._servers import McpServer, describe_error
+from gateway.base import telemetry
 
 __all__ = ["Requests"]
 
@@ -29,6 +35,7 @@ class Requests:
         self.parts = "tool.parts" in features
         self.progress = "tool.progress" in features
         self.updates = "update.diagnostics" in features
+        self.traced = "trace.context" in features
         self.scopes: dict[str, anyio.CancelScope] = {}
         self._idle = anyio.Event()
         self._idle.set()
@@ -89,15 +96,17 @@ class Requests:
         if session is None:
             return self._not_running(target.server)
         arguments = message.get("arguments")
+        meta = self.meta(message)
         try:
             if target.kind == "resource":
-                text = resource_text(await session.read_resource(target.name))
+                text = resource_text(await session.read_resource(target.name, meta=meta))
                 return {"content": text, "is_error": False}
 
             result = await session.call_tool(
                 target.name,
                 arguments if isinstance(arguments, dict) else {},
                 progress_callback=_Progress(self, request_id) if self.progress else None,
+                meta=meta,
             )
         except MCPError as error:
             if (sign_in := _held(target.server)) is not None:
@@ -123,7 +132,7 @@ class Requests:
         if session is None:
             return {"message": self._not_running(target.server)["content"]}
         try:
-            result = await session.get_prompt(target.name, values)
+            result = await session.get_prompt(target.name, values, meta=self.meta(message))
         except MCPError as error:
             if (sign_in := _held(target.server)) is not None:
                 return {"message": f"/{name}: {sign_in}"}
@@ -139,7 +148,9 @@ class Requests:
         if self.hooks is None or event not in self.hooks.events or not isinstance(payload, dict):
             return {}
         try:
-            fields: dict[str, Any] = await self.hooks.dispatch(str(event), payload)
+            fields: dict[str, Any] = await self.hooks.dispatch(
+                str(event), payload, trace=self.trace(message)
+            )
         except Exception as error:
             log(f"{event} hooks failed: {describe_error(error)}")
             return {}
@@ -147,6 +158,15 @@ class Requests:
         if fresh and self.updates:
             self.channel.send({"type": "update", "gateway": {"diagnostics": fresh}})
         return fields
+
+    def trace(self, message: dict[str, Any]) -> dict[str, str]:
+        """The request's W3C trace context when ``trace.context`` was negotiated (checked:
+        only its W3C shape is passed on), else {}."""
+        return telemetry.checked_trace(message.get("gateway")) if self.traced else {}
+
+    def meta(self, message: dict[str, Any]) -> RequestParamsMeta | None:
+        """The ``_meta`` of the MCP request made for ``message``: its trace context."""
+        return cast(RequestParamsMeta, self.trace(message)) or None
 
     def _progress(
         self, request_id: str, done: float, total: float | None, note: str | None

@@ -25,6 +25,7 @@ from gateway.audit._support import (
 )
 from gateway.base import Diagnostic
 from gateway.model import AdapterSet, CatalogEntry
+from gateway.sandbox import code_hosts
 
 __all__ = ["Observed", "assemble", "knowledge_of"]
 
@@ -66,6 +67,7 @@ def assemble(
     package.runtime, package.root = entry.runtime, entry.root
     package.diagnostics = [*entry.diagnostics, *scan.diagnostics]
     package.risks = list(scan.risks)
+    package.hosts = code_hosts(source.text for source in scan.reachable)
     own = knowledge.get(entry.ecosystem)
     found = _declared(entry)
     if own is not None:

@@ -76,7 +76,8 @@ CREDENTIAL_FILES = define_code(
     "audit.credential_files",
     W,
     "The package's code names credential files: ~/.ssh keys, ~/.aws/credentials, "
-    ".git-credentials, .netrc, Docker or Kubernetes configuration.",
+    ".git-credentials, .netrc, .npmrc, .pypirc, Cargo's credentials, Docker or Kubernetes "
+    "configuration.",
     "A tool rarely needs them; the sandbox keeps the home out of reach.",
 )
 REVERSE_SHELL = define_code(
@@ -105,7 +106,8 @@ DELAYED_TRIGGER = define_code(
 ENCODED_PAYLOAD = define_code(
     "audit.encoded_payload",
     W,
-    "The package's code decodes a payload (base64, hex, zlib) and evaluates it as code.",
+    "The package's code decodes a payload (base64, hex, zlib, character codes) and evaluates "
+    "it as code, runs or sends it, or imports code from a `data:` URL.",
     "Do not trust it; decode the payload by hand to see what it runs.",
 )
 REMOTE_CODE = define_code(
@@ -208,4 +210,12 @@ LOAD_REQUEST = define_code(
     "While it loaded, the package asked the host for something (a question, a host "
     "request, an update); the audit answered no and recorded it.",
     "Nothing to do; it shows what the package does at start.",
+)
+TYPOSQUAT = define_code(
+    "audit.typosquat",
+    W,
+    "A dependency of the package is named one typo away from a popular npm or PyPI package "
+    "(a letter added, dropped, changed or two swapped: `expresss`, `lodahs`) — how "
+    "typosquatting malware is installed; the package's own name so close is information.",
+    "Check the dependency's name against the package it meant; fix the name if it is a typo.",
 )

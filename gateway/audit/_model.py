@@ -152,6 +152,8 @@ class PackageAudit:
     rows: list[Row] = field(default_factory=list)
     verdicts: dict[str, Verdict] = field(default_factory=dict)
     risks: list[Risk] = field(default_factory=list)
+    hosts: list[str] = field(default_factory=list)
+    """The hosts URLs in its reachable code name (what a ``network:HOST`` grant would open)."""
     observation: Observation | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     compatibility: list[HostLine] = field(default_factory=list)
@@ -204,6 +206,7 @@ class PackageAudit:
             "verdicts": {host: v.to_dict() for host, v in self.verdicts.items()},
             "rows": [row.to_dict() for row in self.rows],
             "risks": [risk.to_dict() for risk in self.risks],
+            "hosts": list(self.hosts),
             "observation": self.observation.to_dict() if self.observation else None,
             "diagnostics": [d.to_dict() for d in self.diagnostics],
             "compatibility": [

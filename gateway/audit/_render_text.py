@@ -62,6 +62,8 @@ def _package(out: StringIO, package: PackageAudit) -> None:
             out.write(f"    not {lines} [{refused}]: {why}\n")
     verdicts = " · ".join(f"{host} {LABELS[package.verdicts[host].status]}" for host in HOSTS)
     out.write(f"  verdicts: {verdicts}\n")
+    if package.hosts:
+        out.write(f"  hosts its code names: {', '.join(package.hosts)}\n")
     if package.observation is not None:
         seen = package.observation
         state = "loaded" if seen.loaded else f"did not load: {seen.error}"

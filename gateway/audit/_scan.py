@@ -21,12 +21,14 @@ from gateway.audit import _codes
 from gateway.audit._model import Risk
 from gateway.audit._signals import TextFile, code_risks, text_risks
 from gateway.audit._support import SourceFile
+from gateway.audit._typosquat import typosquat_risks
 from gateway.base import Diagnostic, Severity
 from gateway.model import CatalogEntry
 
 __all__ = ["Budget", "Scan", "scan_package"]
 
-_CODE = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".py")
+_CODE = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".py", ".sh", ".bash")
+"""Code the scan reads; hook scripts (``.sh``) run with the package's grants too."""
 _SKIP_DIRS = frozenset({".git", "__pycache__", ".venv", "venv", "dist-types", ".hg", ".svn"})
 _INSTALL_SCRIPTS = ("preinstall", "install", "postinstall", "prepare")
 _TS_FOR_JS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",)}
@@ -70,6 +72,7 @@ def scan_package(entry: CatalogEntry, budget: Budget | None = None) -> Scan:
         )
     scan.risks += _install_scripts(root, budget)
     scan.risks += _native_addons(root, budget)
+    scan.risks += typosquat_risks(root, entry.name)
     scan.risks += _code_risks(scan.sources, _declared_variables(entry))
     scan.risks += text_risks([*_read_texts(root, budget), *scan.sources])
     return scan

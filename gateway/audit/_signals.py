@@ -78,10 +78,13 @@ _PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"|\bfor\s*\(\s*(?:const|let|var)\s+\w+\s+in\s+process\.env\b"
         r"|\bdict\(\s*os\.environ\s*\)|\bos\.environ\.(?:copy|items|keys|values)\s*\("
         r"|\*\*\s*os\.environ\b|\bjson\.dumps\(\s*(?:dict\(\s*)?os\.environ\b"
-        r"|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+os\.environ\b|\bos\.environ\s*\)")),
+        r"|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+os\.environ\b|\bos\.environ\s*\)"
+        r"|\bURLSearchParams\(\s*process\.env\b"
+        r"|\b(?:body|data|json|params|headers|query)\s*[:=]\s*(?:process\.env|os\.environ)\b")),
     "credential_files": ("names credential files", re.compile(
         r"""["'/~]\.ssh\b|\bid_(?:rsa|ed25519|ecdsa)\b|\.aws/credentials|["']\.aws["']"""
-        r"|\.git-credentials|\.netrc\b|\.docker/config\.json|\.kube/config")),
+        r"|\.git-credentials|\.netrc\b|\.docker/config\.json|\.kube/config"
+        r"|\.npmrc\b|\.pypirc\b|\.cargo/credentials|\.yarnrc\.yml\b")),
     "collector": ("posts to a data-collection endpoint", re.compile(
         r"discord(?:app)?\.com/api/webhooks|webhook\.site|requestbin|pipedream\.net"
         r"|ngrok(?:-free)?\.(?:io|app)|burpcollaborator|interact\.sh|canarytokens"
@@ -107,7 +110,14 @@ _PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"|\b(?:time\.sleep|asyncio\.sleep|threading\.Timer)\(\s*(?P<py>\d[\d_]*(?:\s*\*\s*\d[\d_]*)*)")),
     "encoded_eval": ("evaluates a decoded payload", re.compile(
         r"(?:\beval|\bFunction|\bexec|\bvm\.run\w*)\s*\(\s*(?:atob|Buffer\.from|base64\.b64decode"
-        r"|b64decode|codecs\.decode|bytes\.fromhex|zlib\.decompress)\b")),
+        r"|b64decode|codecs\.decode|bytes\.fromhex|zlib\.decompress|String\.fromCharCode)\b")),
+    "char_codes": ("assembles text from character codes", re.compile(
+        r"\bString\.fromCharCode\s*\(\s*(?:\.\.\.|(?:0x[0-9a-fA-F]+|\d+)\s*"
+        r"(?:,\s*(?:0x[0-9a-fA-F]+|\d+)\s*){7,})"
+        r"|\.map\(\s*\(?\s*\w+\s*\)?\s*=>\s*String\.fromCharCode\b"
+        r"|\bbytes\(\s*\[\s*(?:\d+\s*,\s*){7,}")),
+    "data_url_import": ("imports code from a data: URL", re.compile(
+        r"""(?:\bimport\s*\(\s*|\bfrom\s+|\brequire\(\s*)[`"']data:""")),
     "encoded_literal": ("holds a long encoded literal", re.compile(
         r"""["'][A-Za-z0-9+/]{80,}={0,2}["']""")),
     "decode": ("decodes base64", re.compile(
@@ -195,7 +205,7 @@ def _file_risks(path: str, found: dict[str, _Finding]) -> list[Risk]:
         ("dynamic_code", _codes.DYNAMIC_CODE), ("env_dump", _codes.ENV_DUMP),
         ("credential_files", _codes.CREDENTIAL_FILES), ("reverse_shell", _codes.REVERSE_SHELL),
         ("remote_code", _codes.REMOTE_CODE), ("encoded_eval", _codes.ENCODED_PAYLOAD),
-        ("collector", _codes.EXFILTRATION),
+        ("collector", _codes.EXFILTRATION), ("data_url_import", _codes.ENCODED_PAYLOAD),
     )  # fmt: skip
     for behaviour, code in simple:
         if behaviour in found:
@@ -208,6 +218,12 @@ def _file_risks(path: str, found: dict[str, _Finding]) -> list[Risk]:
         finding = found["encoded_literal"]
         risks.append(_risk(_codes.ENCODED_PAYLOAD, "encoded_payload", finding,
                            f"{path} decodes a long literal and evaluates code"))  # fmt: skip
+    runs = [k for k in ("dynamic_code", "child_process", "network") if k in found]
+    if "char_codes" in found and "encoded_eval" not in found and runs:
+        finding = found["char_codes"]
+        risks.append(_risk(_codes.ENCODED_PAYLOAD, "encoded_payload", finding,
+                           f"{path} assembles a payload from character codes and "
+                           f"{found[runs[0]].what}"))  # fmt: skip
     if "reverse_shell" not in found and all(
         k in found for k in ("spawned_shell", "socket", "piped")
     ):

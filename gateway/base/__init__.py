@@ -13,13 +13,16 @@ if TYPE_CHECKING:
     from gateway.base._collection import REPEAT_LIMIT, Diagnostics
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
     from gateway.base._identity import command_identity, file_identity
-    from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth
+    from gateway.base._inotify import Inotify
+    from gateway.base._json_depth import MAX_ARGUMENT_DEPTH, json_depth, lone_surrogate
     from gateway.base._model_text import (
         INSTRUCTION_OVERRIDE,
         TextFlag,
         flagged_text,
+        held_flags,
         model_text_flags,
         read_model_text,
+        schema_text,
         withheld,
     )
     from gateway.base._paths import (
@@ -54,14 +57,17 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "Inotify": "gateway.base._inotify",
     "write_json_atomically": "gateway.base._atomic",
     "command_identity": "gateway.base._identity",
     "file_identity": "gateway.base._identity",
     "INSTRUCTION_OVERRIDE": "gateway.base._model_text",
     "TextFlag": "gateway.base._model_text",
     "model_text_flags": "gateway.base._model_text",
+    "held_flags": "gateway.base._model_text",
     "flagged_text": "gateway.base._model_text",
     "read_model_text": "gateway.base._model_text",
+    "schema_text": "gateway.base._model_text",
     "withheld": "gateway.base._model_text",
     "PrintableStream": "gateway.base._printable",
     "json_text": "gateway.base._printable",
@@ -102,6 +108,7 @@ _WHERE: dict[str, str] = {
     "ensure_home": "gateway.base._home",
     "gateway_version": "gateway.base._version",
     "json_depth": "gateway.base._json_depth",
+    "lone_surrogate": "gateway.base._json_depth",
     "lazy_attributes": "gateway.base.lazy",
     "name_problem": "gateway.base._paths",
     "no_progress": "gateway.base._progress",
@@ -139,6 +146,7 @@ __all__ = [
     "GatewayConfig",
     "GatewayError",
     "HomeUnusable",
+    "Inotify",
     "PathRefused",
     "PrintableStream",
     "Progress",
@@ -156,9 +164,11 @@ __all__ = [
     "find_code",
     "flagged_text",
     "gateway_version",
+    "held_flags",
     "json_depth",
     "json_text",
     "lazy_attributes",
+    "lone_surrogate",
     "model_text_flags",
     "name_problem",
     "no_progress",
@@ -169,6 +179,7 @@ __all__ = [
     "read_model_text",
     "safe_join",
     "schema_problem",
+    "schema_text",
     "suggest",
     "terminal_progress",
     "withheld",

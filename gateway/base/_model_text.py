@@ -21,8 +21,10 @@ __all__ = [
     "INSTRUCTION_OVERRIDE",
     "TextFlag",
     "flagged_text",
+    "held_flags",
     "model_text_flags",
     "read_model_text",
+    "schema_text",
     "withheld",
 ]
 
@@ -45,6 +47,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:(?:ba|z|da|k)?sh|python3?|node|iex|powershell)\b", re.IGNORECASE)),
     ("hides characters the user cannot see", re.compile(
         "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")),
+    ("hides text in an HTML comment", re.compile(r"<!--[\s\S]*?(?:-->|$)")),
     ("carries a long encoded blob", re.compile(r"[A-Za-z0-9+/]{120,}={0,2}")),
     ("names a data-collection endpoint", re.compile(
         r"https?://[^\s\"'<>]*(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\."
@@ -52,6 +55,16 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|interact\.sh|oast\.(?:fun|me|pro|live|site|online))", re.IGNORECASE)),
 )  # fmt: skip
 _EXCERPT = 80
+
+_HOLDING = frozenset({
+    "tells the model to override its instructions or hand over secrets",
+    "pipes a download into a shell",
+    "hides characters the user cannot see",
+    "names a data-collection endpoint",
+})  # fmt: skip
+"""The injection signals whose text is held back from the model until the user accepts it.
+An HTML comment and a long encoded blob are shown, not held: real skills and prompts carry
+Markdown comments and inline images."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +86,33 @@ def model_text_flags(text: str) -> list[TextFlag]:
             excerpt = " ".join(text[start : start + _EXCERPT].split())
             flags.append(TextFlag(what, excerpt))
     return flags
+
+
+def held_flags(flags: list[TextFlag]) -> list[TextFlag]:
+    """Of ``flags``, the injection signals that hold text back from the model."""
+    return [flag for flag in flags if flag.what in _HOLDING]
+
+
+_SCHEMA_STRINGS = 4096
+
+
+def schema_text(schema: object) -> str:
+    """The text of a tool's input schema the model reads too — every string in it (property
+    names, descriptions, titles, enums, defaults, examples) — one per line, for
+    ``model_text_flags``; at most the first 4096 strings, walked without recursion."""
+    found: list[str] = []
+    stack = [schema]
+    while stack and len(found) < _SCHEMA_STRINGS:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                stack.append(value)
+                stack.append(str(key))
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return "\n".join(found)
 
 
 _BODY_BYTES = 256 * 1024

@@ -66,6 +66,10 @@ class DiagnosticCode:
     again by ``status`` and ``list``, not only at install."""
     module: str = field(default="", compare=False, repr=False)
     """The module that declared it (a package's ``_codes``): the catalogue's order."""
+    incomplete: bool = False
+    """Reported by a runtime as it registers, it says the start did not get everything it
+    needed (a remote server that could not be reached): like an error, the registration is
+    never cached and the next load starts the package again."""
 
     def __call__(
         self,
@@ -90,13 +94,19 @@ _DECLARED: dict[str, DiagnosticCode] = {}
 
 
 def define_code(
-    code: str, severity: Severity, trigger: str, remedy: str, *, lasting: bool = False
+    code: str,
+    severity: Severity,
+    trigger: str,
+    remedy: str,
+    *,
+    lasting: bool = False,
+    incomplete: bool = False,
 ) -> DiagnosticCode:
     """Declare a code, in the ``_codes.py`` of the package that raises it. Declaring the
     same code twice with different text, or in two modules, is a bug."""
     # The declaring module, as collections.namedtuple finds its caller's.
     module = sys._getframe(1).f_globals.get("__name__", "")
-    entry = DiagnosticCode(code, severity, trigger, remedy, lasting, module)
+    entry = DiagnosticCode(code, severity, trigger, remedy, lasting, module, incomplete)
     existing = _DECLARED.setdefault(code, entry)
     if existing != entry or existing.module != module:
         raise ValueError(f"diagnostic code {code!r} declared twice with different text")

@@ -13,6 +13,10 @@ tree, kept true by ``tests/test_errors.py``::
     ├── SeccompError (OSError) ...................... gateway.sandbox
     ├── SandboxError (OSError) ...................... gateway.sandbox
     ├── SandboxUnavailable .......................... gateway.sandbox
+    ├── DestinationError (ValueError) ............... gateway.sandbox
+    ├── HeadError (ValueError) ...................... gateway.sandbox
+    ├── Refused ..................................... gateway.sandbox
+    ├── Unreachable ................................. gateway.sandbox
     ├── StoreError .................................. gateway.store
     │   ├── StoreBusy ............................... gateway.store
     │   ├── StoreCorrupt ............................ gateway.store

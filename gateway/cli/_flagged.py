@@ -1,5 +1,6 @@
 """``gateway list``'s check of what the model will read: each tool's and command's
-description, each skill's and prompt's description and body (``base._model_text``). A
+description (and every string of a tool's input schema), each skill's and prompt's
+description and body (``base._model_text``). A
 flagged one is a ``package.model_instructions`` diagnostic quoting the text; ``--strict``
 shows ``[withheld: …]`` in place of its description, in the table and in ``--json``."""
 
@@ -8,7 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gateway.base import Diagnostic, flagged_text, model_text_flags, read_model_text, withheld
+from gateway.base import (
+    Diagnostic,
+    flagged_text,
+    model_text_flags,
+    read_model_text,
+    schema_text,
+    withheld,
+)
 
 __all__ = ["flag_listing"]
 
@@ -25,6 +33,8 @@ def flag_listing(listing: dict[str, list[dict[str, Any]]], strict: bool) -> list
             text = str(item.get("description") or "")
             if item.get("path"):
                 text += "\n" + read_model_text(Path(item["path"]))
+            if item.get("input_schema"):  # its schema's descriptions reach the model too
+                text += "\n" + schema_text(item["input_schema"])
             flags = model_text_flags(text)
             if not flags:
                 continue

@@ -1,5 +1,6 @@
 """``gateway logs ID [-f] [-n N]``: what an installed package's (or a discovered
-extension's) processes wrote to stderr, from the logs under ``GATEWAY_HOME/logs``.
+extension's) processes wrote to stderr, from the logs under ``GATEWAY_HOME/logs``
+(``--server``, the audit log of ``serve --http``: ``_logs_server``).
 
 A log is the package's own text: it reaches the terminal through the printable stream
 (``gateway.cli._main``), its escape sequences shown, never acted on. ``-f`` polls the files

@@ -46,7 +46,7 @@ _VERBS: dict[str, tuple[str, str]] = {
     "auth": ("gateway.cli._auth", "run_auth"),
     "policy": ("gateway.cli._policy", "run_policy"),
     "journal": ("gateway.cli._journal", "run_journal"),
-    "logs": ("gateway.cli._logs", "run_logs"),
+    "logs": ("gateway.cli._logs_server", "run_logs_verb"),
     "serve": ("gateway.cli._serve", "run_serve"),
     "token": ("gateway.cli._token", "run_token"),
     "migrate": ("gateway.cli._migrate", "run_migrate"),
@@ -149,6 +149,14 @@ def _verb(name: str) -> Verb:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
+        # What argparse's own --version prints, without building the parser: its ~40
+        # subparsers, a help formatter each, and the shutil (bz2, lzma) the first one
+        # imports were two thirds of `gateway --version` beyond a bare Python start.
+        from gateway.base._version import gateway_version
+
+        sys.stdout.write(f"gateway {gateway_version()}\n")
+        return 0
     args = build_parser(argv).parse_args(argv)
     streams = sys.stdout, sys.stderr
     _printable_output(args)

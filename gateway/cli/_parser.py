@@ -178,6 +178,11 @@ def _targets(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--json", action="store_true")
 
 
+def _trust_targets(sub: argparse.ArgumentParser) -> None:
+    _targets(sub)
+    sub.add_argument("--accept-text", action="store_true", help="accept held-back model text")
+
+
 def _json(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--json", action="store_true")
 
@@ -329,7 +334,7 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "call": ("run one turn around one tool call", _call, None),
     "command": ("run a slash command", _command, None),
     "shell": ("interactive shell", _shell, None),
-    "trust": ("trust installed packages, or workspace folders", _targets, None),
+    "trust": ("trust installed packages, or workspace folders", _trust_targets, None),
     "untrust": ("stop trusting installed packages, or workspace folders", _targets, None),
     "install": ("install a package (local folder, git, npm)", add_install, None),
     "inspect": (

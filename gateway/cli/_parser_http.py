@@ -50,6 +50,20 @@ def serve_http_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--oauth-scope", metavar="SCOPE", help="--oauth-issuer: a scope every token must carry",
     )  # fmt: skip
+    sub.add_argument(
+        "--audit-arguments", action="store_true",
+        help="--http: the audit log keeps each call's arguments and result too (default: never)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--metrics", metavar="[HOST:]PORT|token",
+        help="--mcp: Prometheus metrics at /metrics on a listener of their own (host "
+        "127.0.0.1 unless given), or `token`: on the --http address, for metrics tokens",
+    )  # fmt: skip
+    sub.add_argument(
+        "--lockfile", metavar="FILE",
+        help="--mcp: when FILE changes, `gateway sync --frozen --accept` it and serve the "
+        "new package set without a restart (a Kubernetes ConfigMap)",
+    )  # fmt: skip
 
 
 def token_arguments(sub: argparse.ArgumentParser) -> None:
@@ -64,6 +78,10 @@ def token_arguments(sub: argparse.ArgumentParser) -> None:
         help="the token sees only this package's tools (repeatable); default: every package",
     )
     create.add_argument("--expires", metavar="DURATION", help="e.g. 12h, 30d, 2w (default: never)")
+    create.add_argument(
+        "--metrics", action="store_true",
+        help="a token that reads /metrics of serve --metrics token, and nothing else",
+    )  # fmt: skip
     create.add_argument("--json", action="store_true")
     listing = actions.add_parser("list", help="every token: name, scope, expiry (never the token)")
     listing.add_argument("--json", action="store_true")

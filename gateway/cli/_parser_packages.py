@@ -79,8 +79,14 @@ def _count(text: str) -> int:
 
 def add_logs(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
-        "id", metavar="ID", help="an installed package, or a discovered extension (pi:NAME)"
-    )
+        "id", metavar="ID", nargs="?",
+        help="an installed package, or a discovered extension (pi:NAME)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--server", action="store_true",
+        help="instead: the audit log of serve --mcp --http (one line per tool call)",
+    )  # fmt: skip
+    sub.add_argument("--json", action="store_true", help="--server: the lines as written (JSON)")
     sub.add_argument(
         "-n", "--lines", type=_count, default=50, metavar="N",
         help="show the last N lines of each log (default 50)",

@@ -13,9 +13,15 @@ from gateway.base import GatewayConfig
 from gateway.cli._errors import Usage
 from gateway.cli._refusal import print_each, refuse, refuse_unknown
 from gateway.cli._trust import installed_ids
-from gateway.packages import load_adapters
+from gateway.packages import HOOK_PERMISSIONS, load_adapters
 from gateway.packages.environment import env_grant_name
-from gateway.sandbox import SANDBOX_PERMISSIONS, reopened_names
+from gateway.sandbox import (
+    SANDBOX_PERMISSIONS,
+    DestinationError,
+    destination_grant,
+    is_sandbox_grant,
+    reopened_names,
+)
 from gateway.store import StateStore
 
 __all__ = ["run_permissions"]
@@ -27,7 +33,16 @@ _OPENS = {
     "workspace.write": "the workspace becomes writable",
     "network": "TCP and UDP to anywhere",
 }
-_DISCOVERED = re.compile(r"^(pi|openclaw):.+")
+_DISCOVERED = re.compile(r"^(pi|openclaw|nimlet):.+")
+_ANY = {**SANDBOX_PERMISSIONS, **HOOK_PERMISSIONS}
+"""What any package may be granted whatever it requests: the sandbox's permissions and
+``hooks.rewrite`` (its own grant: acting on other packages' tools is no sandbox's)."""
+
+
+def _discovered_grantable(package_id: str) -> tuple[str, ...]:
+    """A discovered ``extension.json`` extension (``nimlet:NAME``) declares its tools'
+    capabilities itself: only ``hooks.rewrite`` is the user's to give it."""
+    return tuple(HOOK_PERMISSIONS) if package_id.startswith("nimlet:") else tuple(_ANY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +53,7 @@ class _Target:
     discovered: bool
     requested: tuple[str, ...] = ()
     optional: frozenset[str] = frozenset()
-    grantable: tuple[str, ...] = tuple(SANDBOX_PERMISSIONS)
+    grantable: tuple[str, ...] = tuple(_ANY)
     widening: tuple[str, ...] = ()
     """Sandbox permissions granted to a package that declares its own (said once granted)."""
 
@@ -84,12 +99,12 @@ def run_permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
 
 def _check(config: GatewayConfig, package_id: str, discovered: bool) -> _Target:
     if discovered:
-        return _Target(package_id, discovered=True)
+        return _Target(package_id, discovered=True, grantable=_discovered_grantable(package_id))
     with StateStore.open(config.home) as store:
         package = store.get_package(package_id)
     permissions = load_adapters().inspect(package.record.path).permissions
     requested = tuple(p.name for p in permissions)
-    grantable = (*requested, *(name for name in SANDBOX_PERMISSIONS if name not in requested))
+    grantable = (*requested, *(name for name in _ANY if name not in requested))
     declares = package.record.ecosystem in _DECLARING
     return _Target(
         package_id,
@@ -103,12 +118,16 @@ def _check(config: GatewayConfig, package_id: str, discovered: bool) -> _Target:
 
 def _refusal(args: argparse.Namespace, target: _Target, permissions: list[str]) -> str | None:
     """Why ``permissions`` cannot be granted to ``target``, or None."""
+    malformed = _malformed_destination(permissions)
+    if malformed:
+        return malformed
     if target.discovered:
-        unknown = sorted(set(permissions) - set(SANDBOX_PERMISSIONS) - _reopening(permissions))
+        reopening = _reopening(permissions) if "workspace.write" in target.grantable else set()
+        unknown = sorted(set(permissions) - set(target.grantable) - reopening)
         if unknown:
             return (
                 f"{target.id} is a discovered extension; it may be granted "
-                f"{', '.join(SANDBOX_PERMISSIONS)}, not {', '.join(unknown)}"
+                f"{', '.join(target.grantable)}, not {', '.join(unknown)}"
             )
         return None
     # env:NAME: any variable of the user's environment may be passed to any package.
@@ -118,7 +137,8 @@ def _refusal(args: argparse.Namespace, target: _Target, permissions: list[str]) 
     )
     widening = sorted(
         (set(permissions) & set(target.widening))
-        | (reopening if "workspace.write" in target.widening else set())
+        | {p for p in reopening if reopened_names([p]) and "workspace.write" in target.widening}
+        | {p for p in reopening if p.startswith("network:") and "network" in target.widening}
     )
     if not unknown and (args.widen or not widening):
         return None
@@ -127,8 +147,8 @@ def _refusal(args: argparse.Namespace, target: _Target, permissions: list[str]) 
         f"; to widen its sandbox anyway: gateway permissions {target.id} "
         f"{' '.join(widening)} --widen ({'; '.join(_opens(w) for w in widening)})"
         if not unknown
-        else f" (any package may be granted {', '.join(SANDBOX_PERMISSIONS)}, env:NAME, "
-        "workspace.write:PATH)"
+        else f" (any package may be granted {', '.join(_ANY)}, env:NAME, "
+        "network:HOST[:PORT], workspace.write:PATH)"
     )
     return (
         f"{target.id} does not request {', '.join(asked)}; "
@@ -139,12 +159,26 @@ def _refusal(args: argparse.Namespace, target: _Target, permissions: list[str]) 
 def _opens(name: str) -> str:
     if name in _OPENS:
         return _OPENS[name]
+    if name in HOOK_PERMISSIONS:
+        return HOOK_PERMISSIONS[name]
+    if name.startswith("network:"):
+        return f"connections to {name.partition(':')[2]} only, through the gateway's proxy"
     return f"{name.partition(':')[2]} becomes writable inside the workspace (a protected path)"
 
 
 def _reopening(permissions: list[str]) -> set[str]:
-    """``workspace.write:PATH`` grants that name a protected workspace path validly."""
-    return {p for p in permissions if reopened_names([p])}
+    """The grants that carry a name, valid: ``workspace.write:PATH`` (a protected workspace
+    path) and ``network:HOST[:PORT]`` (a destination)."""
+    return {p for p in permissions if is_sandbox_grant(p) and p not in SANDBOX_PERMISSIONS}
+
+
+def _malformed_destination(permissions: list[str]) -> str | None:
+    for name in permissions:
+        try:
+            destination_grant(name)
+        except DestinationError as error:
+            return f"{name} names no destination: {error}"
+    return None
 
 
 def _apply(
@@ -161,7 +195,7 @@ def _apply(
         elif action == "grant":
             grantable = [
                 *target.grantable,
-                *(p for p in permissions if env_grant_name(p) or reopened_names([p])),
+                *(p for p in permissions if env_grant_name(p) or is_sandbox_grant(p)),
             ]
             granted = store.grant(target.id, permissions, grantable)
         elif action == "revoke":
@@ -177,16 +211,20 @@ def _print(target: _Target, result: dict[str, Any], granting: list[str], several
         print(f"{target.id}:")
     for name in sorted(set(granting) & {*target.widening, *_reopening(granting)}):
         print(f"widened {target.id}'s sandbox: {_opens(name)}")
+    for name in sorted(set(granting) & set(HOOK_PERMISSIONS) & set(granted)):
+        print(f"granted {target.id} {name}: {HOOK_PERMISSIONS[name]}")
     if target.discovered:
-        for name in SANDBOX_PERMISSIONS:
+        for name in target.grantable:
             print(f"  {'granted' if name in granted else 'not granted':12} {name}")
+        for name in sorted(_reopening(granted)):
+            print(f"  {'granted':12} {name}")
         return
-    listed = [*target.grantable, *(p for p in granted if env_grant_name(p) or reopened_names([p]))]
+    listed = [*target.grantable, *(p for p in granted if env_grant_name(p) or is_sandbox_grant(p))]
     for name in dict.fromkeys(listed):
         if name in target.requested or name in granted:
             state = "granted" if name in granted else "not granted"
             print(f"  {state:12} {name}{' (optional)' if name in target.optional else ''}")
     if not target.requested:
-        extra = [name for name in granted if name in SANDBOX_PERMISSIONS]
+        extra = [name for name in granted if name in _ANY or is_sandbox_grant(name)]
         widened = f"; its sandbox is widened by: {', '.join(extra)}" if extra else ""
         print(f"{target.id} requests no permissions{widened}")

@@ -35,7 +35,15 @@ def run_serve(args: argparse.Namespace, config: GatewayConfig) -> int:
         workspace_given=given is not None,
         strict=args.strict,
         tool_search=_tool_search(args),
+        metrics=args.metrics,
+        audit_arguments=args.audit_arguments,
+        # Not resolved: a ConfigMap's key is a link that an update points elsewhere.
+        lockfile=Path(args.lockfile).expanduser().absolute() if args.lockfile else None,
     )
+    if not args.mcp and (args.metrics or args.lockfile):
+        raise Usage("--metrics and --lockfile are for serve --mcp")
+    if args.http is None and args.audit_arguments:
+        raise Usage("--audit-arguments is for serve --mcp --http (its audit log)")
     if args.http is not None:
         return _serve_http(args, options)
     if args.mcp:

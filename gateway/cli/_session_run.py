@@ -29,7 +29,7 @@ from anyio.abc import SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 from anyio.streams.memory import MemoryObjectSendStream
 
-from gateway.base import Diagnostic, GatewayConfig, PrintableStream
+from gateway.base import Diagnostic, GatewayConfig, PrintableStream, find_code
 from gateway.cli._main import explained
 from gateway.cli._workspace import call_arguments, run_verb
 from gateway.host import Gateway, open_gateway
@@ -40,6 +40,15 @@ _TROUBLE = frozenset(
     {"extension.start_failed", "extension.exited", "register.invalid", "sandbox.refused"}
 )
 """A package that did not start or ended: a one-shot run would start it again."""
+
+
+def _troubling(diagnostic: Diagnostic) -> bool:
+    """A package that did not start, ended, or started without all it needed (a code
+    marked ``incomplete``: a remote server unreachable): the next command loads again."""
+    if diagnostic.code in _TROUBLE:
+        return True
+    found = find_code(diagnostic.code)
+    return found is not None and found.incomplete
 
 
 class Holder:
@@ -198,7 +207,7 @@ async def run_command(
         else:
             os.environ["COLUMNS"] = columns
         said = gateway.diagnostics.since(start)
-        holder.troubled = holder.troubled or any(d.code in _TROUBLE for d in said)
+        holder.troubled = holder.troubled or any(_troubling(d) for d in said)
         # What this command said goes: the next one reports its own (as a one-shot run).
         gateway.diagnostics.truncate(holder.said)
 

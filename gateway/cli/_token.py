@@ -12,6 +12,7 @@ import sys
 
 from gateway.base import GatewayConfig
 from gateway.cli import _codes
+from gateway.cli._errors import Usage
 from gateway.cli._output import print_json, refuse
 from gateway.serve import TokenError, TokenRecord, TokenStore, parse_duration
 
@@ -39,8 +40,10 @@ def run_token(args: argparse.Namespace, config: GatewayConfig) -> int:
 def _create(args: argparse.Namespace, config: GatewayConfig, store: TokenStore) -> int:
     expires_in = None if args.expires is None else parse_duration(args.expires)
     packages = tuple(dict.fromkeys(args.package))
+    if args.metrics and packages:
+        raise Usage("--metrics makes a token that reads /metrics only: it takes no --package")
     _check_installed(config, packages)
-    token, record = store.create(args.name, packages, expires_in)
+    token, record = store.create(args.name, packages, expires_in, metrics=args.metrics)
     if args.json:
         print_json({**record.public(), "token": token})
         return 0
@@ -73,6 +76,8 @@ def _check_installed(config: GatewayConfig, packages: tuple[str, ...]) -> None:
 
 
 def _scope(record: TokenRecord) -> str:
+    if record.metrics:
+        return "/metrics only"
     return "packages " + ", ".join(record.packages) if record.packages else "every package"
 
 

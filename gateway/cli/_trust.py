@@ -43,7 +43,10 @@ def run_trust(args: argparse.Namespace, config: GatewayConfig) -> int:
         )
         return refuse_unknown(args, unknown, given=len(targets), what=what)
     packages = [target for target in targets if target not in folders]
-    trusting = _packages(config, packages, trusted) if packages else {}
+    accept_text = bool(getattr(args, "accept_text", False))
+    if accept_text and folders:
+        raise Usage("--accept-text applies to installed packages, not folders")
+    trusting = _packages(config, packages, trusted, accept_text) if packages else {}
     results = [
         _workspace(config, Path(target), trusted) if target in folders else trusting[target]
         for target in targets
@@ -60,6 +63,11 @@ def run_trust(args: argparse.Namespace, config: GatewayConfig) -> int:
         elif result["trusted"] == trusted:
             state = state if trusted else "no longer trusted"
             print(f"package {result['id']} is {state} (content {result['content_hash'][:19]}…)")
+            if trusted:  # what trusting it lets run, and where it can reach
+                print(f"  sandbox: {result['sandbox']}")
+            if accept_text:
+                accepted = ", ".join(result.get("accepted_text", [])) or "nothing was held back"
+                print(f"  text accepted for the model: {accepted}")
         else:
             print(f"package {result['id']} is not trusted")
     flagged = [d for result in results for d in result.get("flagged", [])]
@@ -76,20 +84,35 @@ def _workspace(config: GatewayConfig, target: Path, trusted: bool) -> dict[str, 
     return {"changed": "workspace", "workspace": str(target.resolve()), "trusted": trusted}
 
 
-def _packages(config: GatewayConfig, ids: list[str], trusted: bool) -> dict[str, dict[str, Any]]:
+def _packages(
+    config: GatewayConfig, ids: list[str], trusted: bool, accept_text: bool = False
+) -> dict[str, dict[str, Any]]:
     """Each package trusted (its content hashed again first) and, trusted, what it declares
-    for the model read again: its text reaches the model once it runs."""
-    from gateway.packages import load_adapters, trust_packages
+    for the model read again: its text reaches the model once it runs. ``accept_text``:
+    the text held back for the model (``package.model_text_held``) is accepted as it was held."""
+    from gateway.host import describe_sandbox
+    from gateway.packages import accept_held_text, load_adapters, trust_packages
 
     done = trust_packages(config.home, ids, trusted, load_adapters())
+    accepted = {
+        result.package.id: accept_held_text(config.home, result.package.id)
+        for result in done
+        if accept_text and result.package.trusted
+    }
     return {
         result.package.id: {
             "changed": "package",
             "id": result.package.id,
             "trusted": result.package.trusted,
             "content_hash": result.package.record.content_hash,
+            "sandbox": describe_sandbox(result.package.record, result.package.granted, config),
             "diagnostics": [d.to_dict() for d in result.diagnostics],
             "flagged": result.diagnostics,
+            **(
+                {"accepted_text": accepted[result.package.id]}
+                if result.package.id in accepted
+                else {}
+            ),
         }
         for result in done
     }

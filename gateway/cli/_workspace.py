@@ -14,7 +14,6 @@ import anyio
 
 from gateway.base import MAX_ARGUMENT_DEPTH, Diagnostic, GatewayConfig, did_you_mean, json_depth
 from gateway.cli._errors import BadArgument, Usage, error
-from gateway.cli._flagged import flag_listing
 from gateway.cli._output import (
     by_package,
     diagnostics_table,
@@ -157,6 +156,9 @@ def _list(gateway: Gateway, as_json: bool, strict: bool, said: Said) -> None:
         for p in gateway.discovery.prompts
     ]
     listing = {"tools": tools, "commands": commands, "skills": skills, "prompts": prompts}
+    # Imported here: only `list` checks what the model will read (its patterns: ~3 ms).
+    from gateway.cli._flagged import flag_listing
+
     shown = by_package([*said(), *flag_listing(listing, strict)])
     diagnostics = [d.to_dict() for d in shown]
     if as_json:

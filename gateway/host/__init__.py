@@ -25,7 +25,13 @@ if TYPE_CHECKING:
         UnknownCommand,
         UnknownTool,
     )
+    from gateway.host._observe import ecosystem_of, package_of
     from gateway.host._open import open_gateway
+    from gateway.host._package_set import (
+        PackageChanges,
+        apply_package_changes,
+        follow_packages,
+    )
     from gateway.host._registrations import RegistrationCache, registration_key, start_inputs
     from gateway.host._tool_search import (
         ToolFilter,
@@ -54,10 +60,15 @@ _WHERE: dict[str, str] = {
     "UnknownCommand": "gateway.host._gateway",
     "UnknownTool": "gateway.host._gateway",
     "describe_sandbox": "gateway.host._confinement",
+    "ecosystem_of": "gateway.host._observe",
+    "package_of": "gateway.host._observe",
     "interpreter_paths": "gateway.host._confinement",
     "meta_names": "gateway.host._tool_search",
     "meta_schemas": "gateway.host._tool_search",
     "open_gateway": "gateway.host._open",
+    "PackageChanges": "gateway.host._package_set",
+    "apply_package_changes": "gateway.host._package_set",
+    "follow_packages": "gateway.host._package_set",
     "registration_key": "gateway.host._registrations",
     "start_inputs": "gateway.host._registrations",
     "run_tool_json": "gateway.host.external_tools",
@@ -73,6 +84,7 @@ __all__ = [
     "CompactionResult",
     "Gateway",
     "InputResult",
+    "PackageChanges",
     "RegistrationCache",
     "ToolFilter",
     "ToolMatch",
@@ -80,11 +92,15 @@ __all__ = [
     "ToolSearch",
     "UnknownCommand",
     "UnknownTool",
+    "apply_package_changes",
     "describe_sandbox",
+    "ecosystem_of",
+    "follow_packages",
     "interpreter_paths",
     "meta_names",
     "meta_schemas",
     "open_gateway",
+    "package_of",
     "registration_key",
     "run_tool_json",
     "start_inputs",

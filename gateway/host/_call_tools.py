@@ -33,7 +33,7 @@ from typing import IO, Any
 
 import anyio
 
-from gateway.base import Diagnostic, private_dir, private_file
+from gateway.base import Diagnostic, private_dir, private_file, telemetry
 from gateway.host import _codes
 from gateway.host._call_result import read_call_result
 from gateway.host._confinement import Confinement
@@ -57,9 +57,15 @@ every platform's buffer)."""
 
 
 def call_environment(tool: CallTool, scratch: Path) -> dict[str, str]:
+    """The locale, what the plan adds, the call's scratch folder — and, when the gateway
+    traces, the call's W3C trace context as ``TRACEPARENT`` / ``TRACESTATE`` (what a
+    traced program reads its parent from: a Nu tool's fetch instrumented, a program it
+    runs). Taken in the calling task, where the call's span is current."""
     env = {name: os.environ[name] for name in MINIMAL_ENVIRONMENT if name in os.environ}
     env.update(tool.env)
     env.update(HOME=str(scratch), TMPDIR=str(scratch))
+    if telemetry.tracing():
+        env.update((key.upper(), value) for key, value in telemetry.carrier().items())
     return env
 
 

@@ -232,3 +232,27 @@ SEARCH_PIN_INVALID = define_code(
     "nor a list of tool names; nothing of that package is pinned.",
     "`gateway config ID '$gateway.pin' true`, or `'[\"TOOL\", …]'`; `--unset` removes it.",
 )
+
+# Pinned tool definitions
+TOOL_DEFINITION_CHANGED = define_code(
+    "tool.definition_changed",
+    W,
+    "A tool of an installed package no longer has the name, description or input schema it "
+    "had when first listed after the package was trusted (a rug pull: a definition changed "
+    "at a later start or in the middle of a session); the tool is held back — not listed, "
+    "not callable — and the message says what changed.",
+    "Read the new definition (`gateway inspect ID`), then `gateway trust ID` to accept it.",
+)
+
+# Text for the model with injection signals
+MODEL_TEXT_HELD = define_code(
+    "package.model_text_held",
+    W,
+    "A tool's description or input schema, a command's description or a prompt template of "
+    "an installed package carries an injection signal (an instruction to override the "
+    "model's instructions or hand over secrets, a download piped into a shell, characters "
+    "the user cannot see, a data-collection endpoint); it is held back from the model — not "
+    "listed, not callable — until the user accepts that text. The message quotes it "
+    "(hidden characters escaped).",
+    "Read it, then `gateway trust ID --accept-text`; a later change of the text is held again.",
+)

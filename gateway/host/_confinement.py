@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gateway.base import CAPABILITIES, Diagnostic, GatewayConfig, ensure_home
 from gateway.host import _codes
+from gateway.runtime import program_reads
 from gateway.sandbox import (
     ResourceLimits,
     SandboxPolicy,
@@ -37,7 +36,6 @@ from gateway.sandbox import (
     grants_from,
     limits_from_settings,
     make_undumpable,
-    node_runtime_paths,
     package_sandbox,
     policy_for_entry,
     python_runtime_paths,
@@ -51,8 +49,6 @@ if TYPE_CHECKING:
     from gateway.packages import PackageStatus
 
 __all__ = ["Confinement", "describe_sandbox", "prepare_run"]
-
-_SHEBANG_BYTES = 256
 
 
 class Confinement:
@@ -188,6 +184,7 @@ class Confinement:
                     folder,
                     state.env.get("PATH"),
                     protected=(state.config.user_home, state.config.home),
+                    home=state.config.user_home,
                 ),
                 *python_runtime_paths(),
             ),
@@ -222,11 +219,17 @@ def describe_sandbox(entry: object, granted: Iterable[str], config: GatewayConfi
         )
     grants = grants_from(granted)
     workspace = "read-write" if grants.workspace_write else "read-only"
-    network = "open" if grants.network else "closed"
-    if grants.network and grants.connect_ports is not None:
-        ports = ",".join(str(p) for p in sorted(grants.connect_ports))
-        network = f"TCP connect to port {ports} only"
-    return f"workspace {workspace}, network {network}, writes only its data and temp folders"
+    if grants.network:
+        network = "network open (any host)"
+    elif grants.destinations:
+        shown = ", ".join(str(d) for d in grants.destinations)
+        network = f"network to {shown} only (through the gateway's proxy)"
+    else:
+        network = "network closed"
+    return (
+        f"workspace {workspace}, {network}, writes only its data and temp folders "
+        "(a private /tmp and HOME)"
+    )
 
 
 def prepare_run(config: GatewayConfig) -> list[Diagnostic]:
@@ -245,80 +248,36 @@ def _existing(paths: Iterable[Path]) -> tuple[Path, ...]:
     return tuple(Path(p) for p in paths if os.path.lexists(p))
 
 
-def _root(executable: Path, protected: Sequence[Path]) -> Path:
-    """The installation an executable belongs to: the folder above its ``bin`` (a venv, a
-    pyenv root, /usr/local), else its own folder — never a folder holding a protected one
-    (``~/bin/x`` gives ``~/bin``, not the home)."""
-    parent = executable.parent
-    root = parent.parent if parent.name in ("bin", "shims", "Scripts") else parent
-    return parent if any(_beneath(p, root) for p in protected) else root
-
-
-def _beneath(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-def _shebang(path: Path) -> list[str]:
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(_SHEBANG_BYTES)
-    except OSError:
-        return []
-    if not head.startswith(b"#!"):
-        return []
-    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
-    if len(words) >= 2 and Path(words[0]).name == "env":
-        return [words[0], *[w for w in words[1:] if not w.startswith("-")][:1]]
-    return words[:1]
-
-
 def interpreter_paths(
     command: Sequence[str],
     folder: Path,
     path_env: str | None,
     protected: Sequence[Path] = (),
+    home: Path | None = None,
 ) -> tuple[Path, ...]:
-    """What running ``command`` needs to read and execute: each program it names (after a
-    script's shebang and ``env``) with the installation it belongs to, the gateway's own
-    interpreter when it is that one, Node's when it is Node, and files named as arguments.
-
-    A manifest is hostile input: a path it names (a program given with a ``/``, an
-    argument, a symlink in its folder) counts only inside ``folder`` or outside every
-    ``protected`` folder (the user's home, ``GATEWAY_HOME``) — else naming ``~/.ssh/id_rsa``
-    as an argument would open it. A bare program name is looked up on the user's own
-    ``PATH``, which the manifest does not control (pyenv and nvm live in the home)."""
+    """What running ``command`` needs to read and execute: each program it names with what
+    it runs and the installation it belongs to (``gateway.runtime.program_reads``: a path
+    the manifest names counts only inside ``folder``, outside every ``protected`` folder or
+    in a venv; toolchains' credential files never), and the files named as arguments —
+    which count only inside ``folder`` or outside every ``protected`` folder, never a folder
+    holding one (naming ``~/.ssh/id_rsa`` as an argument opens nothing)."""
+    user_home = home if home is not None else (protected[0] if protected else Path.home())
     guarded = [Path(os.path.realpath(p)) for p in protected]
-    home = Path(os.path.realpath(folder))
-
-    def allowed(path: Path, named: bool) -> bool:
-        real = Path(os.path.realpath(path))
-        if any(_beneath(p, real) for p in guarded):
-            return False  # the home itself, or a folder holding it
-        if not named or _beneath(real, home):
-            return True
-        return not any(_beneath(real, p) for p in guarded)
-
-    found: list[Path] = []
-    programs: list[str] = list(command[:1])
-    first = Path(command[0]) if command else None
-    if first is not None and first.is_file():
-        programs += _shebang(first)
-    for program in programs:
-        named = "/" in program
-        located = program if named else shutil.which(program, path=path_env)
-        if not located:
-            continue
-        plain = Path(located).absolute()
-        real = Path(os.path.realpath(plain))
-        if not (allowed(plain, named) and allowed(real, named)):
-            continue
-        found += [p for p in (_root(plain, guarded), _root(real, guarded)) if allowed(p, named)]
-        if real == Path(os.path.realpath(sys.executable)):
-            found += python_runtime_paths()  # the gateway's own: its venv's packages too
-        if real.name.startswith("node"):
-            found += [p for p in node_runtime_paths(str(plain)) if allowed(p, named)]
+    own = Path(os.path.realpath(folder))
+    found: list[Path] = list(
+        program_reads(command[:1], path_env=path_env, home=user_home, guarded=protected, own=folder)
+    )
     for argument in command[1:]:
         candidate = Path(argument) if os.path.isabs(argument) else folder / argument
-        if candidate.is_file() and allowed(candidate, named=True):
-            found.append(candidate.resolve())
+        if not candidate.is_file():
+            continue
+        real = Path(os.path.realpath(candidate))
+        if any(_beneath(g, real) for g in guarded):
+            continue
+        if _beneath(real, own) or not any(_beneath(real, g) for g in guarded):
+            found.append(real)
     return _existing(dict.fromkeys(found))
+
+
+def _beneath(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents

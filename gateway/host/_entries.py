@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from gateway.base import NIMLET_TOOL_RULES, Severity, ToolRules
 from gateway.host import _codes
 from gateway.host._command_replies import command_context, command_outcome
+from gateway.host._requests import RequestsInFlight
 from gateway.host._state import CALL_PROGRESS, GatewayState, ProgressListener
 from gateway.model import (
     CommandEntry,
@@ -72,6 +73,7 @@ class ProcessEntries:
         self._in_flight: dict[str, ExtensionProcess] = {}
         self._call_listeners: dict[str, ProgressListener] = {}
         self._said: set[tuple[str, str, str]] = set()  # output schemas refused, said once
+        self.requests = RequestsInFlight(state)
 
     def tool(self, process: ExtensionProcess, owner: str, spec: ToolSpec) -> ToolEntry:
         """A tool whose calls are requests to ``process``."""
@@ -84,18 +86,20 @@ class ProcessEntries:
         async def handler(arguments: dict[str, Any]) -> ToolOutcome:
             ids: list[str] = []
 
-            def build(request_id: str) -> ToolRequest:
+            def build(request_id: str, trace: dict[str, Any] | None) -> ToolRequest:
                 ids.append(request_id)
                 progress[request_id] = []
                 in_flight[request_id] = process
                 listener = CALL_PROGRESS.get()
                 if listener is not None:
                     listeners[request_id] = listener
-                return ToolRequest(id=request_id, name=spec.name, arguments=arguments)
+                return ToolRequest(
+                    id=request_id, name=spec.name, arguments=arguments, gateway=trace
+                )
 
             failure: ExtensionError | None = None
             try:
-                response = await process.request(build)
+                response = await self.requests.send(process, owner, "tool", spec.name, build)
             except ExtensionError as error:
                 failure = error
             finally:
@@ -172,11 +176,12 @@ class ProcessEntries:
 
         async def handler(arguments: str) -> CommandOutcome:
             context = command_context(state)
-            response = await process.request(
-                lambda rid: CommandRequest(
-                    id=rid, name=spec.name, arguments=arguments, context=context
-                )
-            )
+            response = await self.requests.send(
+                process, owner, "command", spec.name,
+                lambda rid, trace: CommandRequest(
+                    id=rid, name=spec.name, arguments=arguments, context=context, gateway=trace
+                ),
+            )  # fmt: skip
             if offered:
                 actions.extend(
                     (owner, action) for action in CommandExtras.parse(response.gateway).actions
@@ -294,13 +299,17 @@ class LiveBinding:
         return self.entries.command(self.process, owner, spec)
 
     def hook(self, owner: str, event: str, wire: str) -> HookHandler:
-        process = self.process
+        process, request = self.process, self.entries.requests.send
         addressed = {"package": self.package} if self.package is not None else None
 
         async def handler(event: str, payload: dict[str, Any]) -> ResponseMessage:
-            return await process.request(
-                lambda rid: EventRequest(id=rid, event=wire, payload=payload, gateway=addressed)
-            )
+            return await request(
+                process, owner, "event", event,
+                lambda rid, trace: EventRequest(
+                    id=rid, event=wire, payload=payload,
+                    gateway=addressed if trace is None else {**(addressed or {}), **trace},
+                ),
+            )  # fmt: skip
 
         return handler
 

@@ -17,6 +17,7 @@ import hashlib
 import os
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
 
 import anyio
 
@@ -28,6 +29,8 @@ from gateway.packages.secrets import secrets_dir
 from gateway.store import read_state_digest
 
 __all__ = ["InputsWatch", "load_inputs", "program_inputs"]
+
+T = TypeVar("T")
 
 _SKIPPED = frozenset({"node_modules", ".git", "__pycache__"})
 _WALK_LIMIT = 5000
@@ -114,22 +117,26 @@ def program_inputs(state: GatewayState) -> str:
 class InputsWatch:
     """What the last load read, when ``GatewayConfig.watch_inputs`` asks for it."""
 
-    def __init__(self, state: GatewayState) -> None:
+    def __init__(self, state: GatewayState, catch_up: Callable[[], Awaitable[None]]) -> None:
         self._state = state
+        self._catch_up = catch_up
+        """The settings watcher's: changes it applies by a restart are not news here."""
         self._seen: tuple[str, str] | None = None
 
-    async def around(self, load: Callable[[], Awaitable[None]]) -> None:
-        """Run ``load``, remembering what it read."""
+    async def around(self, load: Callable[[], Awaitable[T]]) -> T:
+        """Run ``load`` (a load, or one package restarted with its new settings), remembering
+        what it read: a package the settings watcher restarted is not loaded again."""
         if not self._state.config.watch_inputs:
-            await load()
-            return
+            return await load()
         before = await anyio.to_thread.run_sync(load_inputs, self._state)
-        await load()
+        done = await load()
         self._seen = (before, await anyio.to_thread.run_sync(program_inputs, self._state))
+        return done
 
     async def changed(self) -> bool:
         if self._seen is None:
             return False
+        await self._catch_up()
         if await anyio.to_thread.run_sync(load_inputs, self._state) != self._seen[0]:
             return True
         return await anyio.to_thread.run_sync(program_inputs, self._state) != self._seen[1]

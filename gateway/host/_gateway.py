@@ -4,12 +4,12 @@ Everything the gateway starts speaks the nimlet protocol. ``Gateway`` is the pub
 (``open_gateway`` builds it); it owns one ``GatewayState`` and the parts built around it:
 the ``Loader`` (starting and stopping processes), the ``Projector`` (their registrations on
 the registry), the ``HostRequestHandler`` (what they ask the host), the ``ToolPipeline``
-(the way a tool call goes), and the ``SessionSwitch`` (new, fork, resume). The lifecycle
-events an agent drives (sessions, turns, input, compaction) are dispatched by ``Lifecycle``.
-"""
+(the way a tool call goes), the ``SessionSwitch`` (new, fork, resume) and ``Lifecycle``
+(the events an agent drives: sessions, turns, input, compaction)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -82,7 +82,7 @@ class Gateway:
         self._search = ToolSearch(state, self._policy)
         self._sessions = SessionSwitch(state, self._lifecycle, self.reload)
         self._settings = SettingsWatch(state, self.restart_package)
-        self._inputs = InputsWatch(state)
+        self._inputs = InputsWatch(state, self._settings.catch_up)
 
     # ------------------------------------------------------------------ what it holds
 
@@ -149,8 +149,7 @@ class Gateway:
 
     @property
     def agent(self) -> AgentLink:
-        """What the embedding agent provides (docs/embedding.md); its fields may be changed
-        at any time."""
+        """What the embedding agent provides (docs/embedding.md); its fields may change."""
         return self._state.agent
 
     @property
@@ -160,8 +159,7 @@ class Gateway:
 
     @property
     def exec_policy(self) -> ExecPolicy | None:
-        """Decides ``host.request`` ``exec`` calls: (owner, command, args) → allowed.
-        None allows every command (outside plan mode)."""
+        """Decides ``exec`` requests: (owner, command, args) → allowed; None: any (not plan)."""
         return self._state.exec_policy
 
     @exec_policy.setter
@@ -370,11 +368,14 @@ class Gateway:
         await self._policy.load()
         self._settings.remember()
 
-    async def restart_package(self, package_id: str) -> bool:
-        """Restart one installed package with its current settings and secrets (its runtime
-        and the tools the gateway runs for it), as a running gateway does by itself when
-        ``gateway config``/``secret`` change them (on Linux). True when it runs again."""
-        restarted = await self._loader.restart_package(package_id)
+    async def restart_package(
+        self, package_id: str, drain: float = 0, evaluated: Sequence[PackageStatus] | None = None
+    ) -> bool:
+        """Restart one installed package alone, as it is now (on Linux a gateway does it when
+        ``gateway config``/``secret`` change it) or as a caller ``evaluated`` the packages.
+        True when it runs again; its calls in flight get ``drain`` s first."""
+        restart = functools.partial(self._loader.restart_package, package_id, drain, evaluated)
+        restarted = await self._inputs.around(restart)
         self._settings.remember()
         return restarted
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import subprocess
 
+from gateway.base import telemetry
 from gateway.host import _codes
 from gateway.host._host_methods import UPSTREAM_METHODS, HostMethods
 from gateway.host._state import GatewayState
@@ -135,7 +136,8 @@ class HostRequestHandler:
             done = await run_child(
                 [command, *args], policy=process.plan.sandbox,
                 require_sandbox=state.config.require_sandbox, stdin=subprocess.DEVNULL,
-                cwd=cwd, env=state.env, time_limit=seconds, cap=cap,
+                cwd=cwd, env={**state.env, **trace_environment(params.get("trace"))},
+                time_limit=seconds, cap=cap,
             )  # fmt: skip
         except (OSError, SandboxUnavailable) as error:
             return HostResponse(id=request.id, error=f"exec: {error}")
@@ -152,6 +154,13 @@ class HostRequestHandler:
                     "code": done.returncode, "killed": False,
                     "truncated": done.stdout_cut or done.stderr_cut or len(out) + len(err) > cap},
         )  # fmt: skip
+
+
+def trace_environment(trace: object) -> dict[str, str]:
+    """``exec``'s ``trace`` (negotiated ``trace.context``: the W3C trace context of the
+    request the command runs for) as ``TRACEPARENT`` / ``TRACESTATE``, the variables a
+    traced program reads its parent from; {} when absent or malformed."""
+    return {key.upper(): value for key, value in telemetry.checked_trace(trace).items()}
 
 
 def _text(value: object) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from gateway.host._rewrites import RewriteGate
 from gateway.host._state import GatewayState
 from gateway.model import (
     HOOK_FAILED,
@@ -18,6 +19,7 @@ from gateway.model import (
     InputResult,
     ModelContext,
     Summarizer,
+    ToolEntry,
     dispatch,
 )
 
@@ -27,14 +29,27 @@ __all__ = ["Lifecycle"]
 class Lifecycle:
     def __init__(self, state: GatewayState) -> None:
         self._state = state
+        self.rewrites = RewriteGate(state)
+        """Whether a hook may change a tool's call or result (``hooks.rewrite``)."""
 
-    async def emit(self, event: str, payload: dict[str, Any]) -> EventOutcome:
-        """Dispatch one lifecycle event to its subscribers (in plan mode only ``context``)."""
+    async def emit(
+        self, event: str, payload: dict[str, Any], tool: ToolEntry | None = None
+    ) -> EventOutcome:
+        """Dispatch one lifecycle event to its subscribers (in plan mode only ``context``).
+        ``tool``: the tool a ``tool_call`` / ``tool_result`` is about (else the registry's
+        tool of the payload's name): only its own package's hooks change it freely."""
         state = self._state
         subscribers = state.registry.hooks(event)
+        name = payload.get("tool")
+        if isinstance(name, str) and any(hook.tools is not None for hook in subscribers):
+            # Hooks whose runtime said they cannot apply to this tool are not asked (nor
+            # their dormant process started): their answer would be "no change".
+            subscribers = [h for h in subscribers if h.tools is None or name in h.tools]
         if (state.plan and event not in PLAN_EVENTS) or not subscribers:
             return EventOutcome(event, payload)
-        return await dispatch(state.catalogue[event], payload, subscribers, state.diagnostics)
+        spec = state.catalogue[event]
+        check = self.rewrites.check(event, payload, tool) if spec.acts_on_tool else None
+        return await dispatch(spec, payload, subscribers, state.diagnostics, check)
 
     async def submit_input(self, text: str, source: str) -> InputResult:
         outcome = await self.emit("input", {"text": text, "source": source})

@@ -9,14 +9,16 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import anyio
 
 from gateway.base import Diagnostic
 from gateway.host._activation import Activator
-from gateway.host._call_tools import interrupted_calls
 from gateway.host._dependencies import depths, load_order, requires, selected
 from gateway.host._host_requests import HostRequestHandler
+from gateway.host._installed import evaluate_installed, served_resources
+from gateway.host._last_starts import remember_last_starts, unresolved_calls
 from gateway.host._own_entries import OwnEntries, calls_owners
 from gateway.host._planning import Planner
 from gateway.host._projection import Projector
@@ -28,24 +30,18 @@ from gateway.model import (
     DiscoveredExtension,
     Discovery,
     LaunchSpec,
-    ServesResources,
     Skill,
     discover,
     discover_package,
 )
 from gateway.packages import (
     GATE_BLOCKED,
-    STORE_UNUSABLE,
     NoAdapters,
     PackageStatus,
-    evaluate_packages,
     load_adapters,
     recalled_denials,
-    remember_denials,
-    remember_start,
 )
 from gateway.runtime import LaunchError
-from gateway.store import STATE_FILE, StoreError
 from gateway.wire import LaunchPlan
 
 __all__ = ["Loader"]
@@ -66,6 +62,7 @@ class Loader:
         self._projector = projector
         self._memory = memory
         self._own = OwnEntries(state)
+        self._restarting = anyio.Lock()  # the settings watcher's and a caller's take turns
         self._planner = Planner(state)
         self._starter = Starter(state, self._planner, projector, host_requests)
         self._activator = Activator(state, self._starter.start_dormant)
@@ -91,7 +88,9 @@ class Loader:
         state.packages = load_order(await anyio.to_thread.run_sync(self._evaluate_packages))
         if only is not None:
             state.packages = selected(state.packages, only)
-        state.diagnostics.extend(await anyio.to_thread.run_sync(self._interrupted_calls))
+        state.diagnostics.extend(
+            await anyio.to_thread.run_sync(unresolved_calls, state.config.home)
+        )
         registry = state.registry
         registry.set_order(())
         for prompt in state.discovery.prompts:
@@ -166,8 +165,9 @@ class Loader:
         resources = self._resources.get(status.id)
         if resources is None:
             return False
-        self._state.discovery.skills += resources.skills
-        self._state.discovery.prompts += resources.prompts
+        text = self._projector.text
+        self._state.discovery.skills += text.skills(status.id, resources.skills)
+        self._state.discovery.prompts += text.prompts(status.id, resources.prompts)
         self._state.diagnostics.extend(resources.diagnostics)
         if resources.prompts:
             self._projector.package_prompts(status.id, resources.prompts)
@@ -182,9 +182,9 @@ class Loader:
         served = self._serve_resources(status)
         if status.calls is not None:
             self._own.calls(status.id, status.calls)
-            self._state.discovery.skills += [
+            self._state.discovery.skills += self._projector.text.skills(status.id, [
                 Skill(s.name, s.description, s.path, "package") for s in status.calls.skills
-            ]
+            ])  # fmt: skip
         if isinstance(status.runtime, LaunchSpec):
             self._projector.declare(status.id, status.entry)
             plans.append(self._planner.package(status, status.runtime))
@@ -192,11 +192,13 @@ class Loader:
             held = discover_package(status.package.record.path)
             self._state.diagnostics.extend(held.diagnostics)
             held_extensions, held.extensions = held.extensions, []
+            held.skills = self._projector.text.skills(status.id, held.skills)
+            held.prompts = self._projector.text.prompts(status.id, held.prompts)
             self._state.discovery.extend(held)
             self._state.registry.extend_order(found.manifest.name for found in held_extensions)
             for found in held_extensions:
                 try:
-                    plans.append(self._planner.extension(found))
+                    plans.append(self._planner.extension(found, status.id))
                 except LaunchError as error:
                     self._starter.failed(
                         found.manifest.name, found.folder / "extension.json", error
@@ -243,7 +245,13 @@ class Loader:
         """``Gateway.start_for``: the dormant subscribers of ``events`` and owners of
         ``tools`` (or commands of those names), started together."""
         registry = self._state.registry
-        owners = [hook.owner for event in events for hook in registry.hooks(event)]
+        tools = list(tools)
+        owners = [
+            hook.owner
+            for event in events
+            for hook in registry.hooks(event)
+            if not tools or hook.tools is None or not hook.tools.isdisjoint(tools)
+        ]
         for name in tools:
             found = registry.tool(name) or registry.command(name)
             owners += [found.owner] if found is not None else []
@@ -258,50 +266,16 @@ class Loader:
             async with anyio.create_task_group() as group:
                 for process in processes:
                     group.start_soon(process.aclose)
-        self._remember_denials()
+        remember_last_starts(self._state)
         self._projector.clear()
         self._activator.clear()
         self._memory.clear()
 
-    def _remember_denials(self) -> None:
-        """For each installed package started since the last stop: what the sandbox refused
-        it (its stderr is drained by now), and whether its code loaded, for the commands
-        that will not start it."""
-        state = self._state
-        started, state.started = state.started, set()
-        failures, state.load_failures = state.load_failures, {}
-        home = state.config.home
-        for status in state.packages:
-            if status.id in started:
-                granted = status.package.granted
-                remember_denials(home, status.id, granted, state.diagnostics.items)
-                content = status.package.record.content_hash
-                remember_start(home, status.id, content, failures.get(status.id))
-
     def _evaluate_packages(self) -> list[PackageStatus]:
         """Installed packages and their gates; only active ones are loaded."""
-        home = self._state.config.home
-        self._resources = {}
-        if not (home / STATE_FILE).exists():
-            return []
-        try:
-            adapters = load_adapters()
-            statuses = evaluate_packages(home, adapters)
-        except (StoreError, NoAdapters) as error:
-            self._state.diagnostics.add(STORE_UNUSABLE(f"installed packages not loaded: {error}"))
-            return []
-        for status in statuses:
-            adapter = adapters.adapter(status.entry.ecosystem)
-            if status.ready and isinstance(adapter, ServesResources):
-                self._resources[status.id] = adapter.package_resources(status.entry)
+        statuses = evaluate_installed(self._state)
+        self._resources = served_resources(statuses)
         return statuses
-
-    def _interrupted_calls(self) -> list[Diagnostic]:
-        """At-most-once calls a crashed gateway left unresolved, reported at each load."""
-        try:
-            return interrupted_calls(self._state.config.home)
-        except StoreError:
-            return []  # the packages' evaluation reports an unusable store
 
     # ------------------------------------------------------------------ starting
 
@@ -342,34 +316,83 @@ class Loader:
 
     # ------------------------------------------------------------------ one package again
 
-    async def restart_package(self, package_id: str) -> bool:
+    async def restart_package(
+        self, package_id: str, drain: float = 0, evaluated: Sequence[PackageStatus] | None = None
+    ) -> bool:
         """Stop an installed package's runtime and what the gateway runs for it, evaluate
         its gates again, and start it with its current plan (new settings and secrets);
         nothing else is touched. True when it runs again (and its code loaded)."""
-        state = self._state
+        async with self._restarting:
+            if evaluated is None:
+                statuses = await self.evaluate()
+            else:  # the caller's word: what it said of the package runs, not a later store
+                statuses = list(evaluated)
+                self._resources = await anyio.to_thread.run_sync(served_resources, statuses)
+            status = next((s for s in statuses if s.id == package_id), None)
+            packages = enumerate(self._state.packages)
+            place = next((i for i, s in packages if s.id == package_id), None)
+            await self.retire_package(package_id, drain)
+            return await self.start_package(status, place) if status is not None else False
+
+    async def evaluate(self) -> list[PackageStatus]:
+        """Installed packages and their gates, as they are now (``--package`` applied)."""
         statuses = await anyio.to_thread.run_sync(self._evaluate_packages)
-        status = next((s for s in statuses if s.id == package_id), None)
-        old = [p for p in state.processes if p.plan.name == package_id]
+        only = self._state.config.packages
+        return statuses if only is None else selected(statuses, only)
+
+    async def retire_package(self, package_id: str, drain: float = 0) -> None:
+        """Take a package out: its tools, commands and hooks leave the registry at once (a
+        new call is an unknown tool), the requests already sent to its processes get up to
+        ``drain`` seconds to be answered, then its processes stop."""
+        state = self._state
+        gone = next((s for s in state.packages if s.id == package_id), None)
+        root = gone.package.record.path if gone is not None else None
+
+        def inside(path: Path | None) -> bool:
+            return root is not None and path is not None and path.is_relative_to(root)
+
+        old = [p for p in state.processes if p.plan.name == package_id or inside(p.plan.origin)]
         for process in old:
             state.processes.remove(process)
-            owner = state.owners.pop(process, package_id)
-            state.registry.unregister(owner)
-        with anyio.CancelScope(shield=True):
-            async with anyio.create_task_group() as group:
-                for process in old:
-                    group.start_soon(process.aclose)
+            state.registry.unregister(state.owners.pop(process, package_id))
         state.registry.unregister(package_id)  # a dormant registration
         self._activator.forget(package_id)
         for owner in calls_owners(package_id):
             state.registry.unregister(owner)
-        place = next((i for i, s in enumerate(state.packages) if s.id == package_id), None)
         state.packages = [s for s in state.packages if s.id != package_id]
-        if status is None:
-            return False
+        found = state.discovery  # what the gateway serves itself from its files
+        for tool in [t for t in found.tools if inside(t.folder)]:
+            state.registry.unregister(f"tool.json:{tool.manifest.name}")
+        for prompt in [p for p in found.prompts if p.owner is None and inside(p.path)]:
+            state.registry.unregister(f"prompt:{prompt.name}")
+        found.tools = [t for t in found.tools if not inside(t.folder)]
+        found.prompts = [p for p in found.prompts if p.owner != package_id and not inside(p.path)]
+        found.skills = [s for s in found.skills if not inside(s.path)]
+        with anyio.move_on_after(drain):
+            for process in old:
+                await self._projector.drained(process)
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as group:
+                for process in old:
+                    group.start_soon(process.aclose)
+
+    async def start_package(self, status: PackageStatus, place: int | None = None) -> bool:
+        """Start an installed package (held dormant when its registration is cached) as a
+        load would; True when it is active (ready, and its code loaded). ``place``: its
+        position among the packages (a restarted one keeps its own: install order decides
+        name clashes); a new one comes last."""
+        state = self._state
         state.packages.insert(len(state.packages) if place is None else place, status)
         state.diagnostics.extend(status.diagnostics)
-        if not status.ready or (status.runtime is None and status.calls is None):
-            return False  # nimlet's own formats have no settings to restart with
-        await self._starter.start_all(self._installed(status))
+        if not status.ready:
+            return False
+        tools, prompts = len(state.discovery.tools), len(state.discovery.prompts)
+        plans = self._installed(status)
+        for prompt in state.discovery.prompts[prompts:]:
+            if prompt.owner is None:  # a package's are registered with the package
+                self._own.prompt(prompt)
+        for tool in state.discovery.tools[tools:]:
+            self._own.tool_json(tool)
+        await self._starter.start_all(plans)
         self._note_load_failures()
         return status.active

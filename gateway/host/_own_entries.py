@@ -94,6 +94,7 @@ class OwnEntries:
         tools_owner, commands_owner = calls_owners(package)
         for owner in (tools_owner, commands_owner):
             state.registry.unregister(owner)
+            state.owner_packages[owner] = package
         tools = [self._call_tool(package, tools_owner, tool) for tool in plan.tools]
         commands = [client_command(commands_owner, command) for command in plan.commands]
         if tools:

@@ -29,7 +29,10 @@ from gateway.store import STATE_FILE, StateStore, StoreError
 from gateway.wire import InitializeMessage, LaunchPlan, log_path, runtime_log
 from gateway.wire.features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
 
-__all__ = ["Planner"]
+__all__ = ["NIMLET_PREFIX", "Planner"]
+
+NIMLET_PREFIX = "nimlet:"
+"""A discovered ``extension.json`` extension's grants are kept under ``nimlet:NAME``."""
 
 
 class Planner:
@@ -39,9 +42,10 @@ class Planner:
         self._state = state
         self._confinement = Confinement(state)
 
-    def extension(self, found: DiscoveredExtension) -> LaunchPlan:
-        """A discovered ``extension.json`` extension; ``LaunchError`` when its command
-        cannot be resolved."""
+    def extension(self, found: DiscoveredExtension, package: str | None = None) -> LaunchPlan:
+        """A discovered ``extension.json`` extension, or one an installed ``package`` holds
+        (its grants are that package's); ``LaunchError`` when its command cannot be
+        resolved."""
         state, manifest = self._state, found.manifest
         env = state.env
         command = resolve_command(list(manifest.command), found.folder, env.get("PATH"))
@@ -60,6 +64,7 @@ class Planner:
             # Its tools declare their capabilities only in `register`: until then, nimlet's
             # default for a tool that declares none (write, shell, network).
             sandbox=confinement.command(manifest.name, found.folder, command, DEFAULT_CAPABILITIES),
+            grants_id=package or f"{NIMLET_PREFIX}{manifest.name}",
         )
 
     def discovered(self) -> list[LaunchPlan]:

@@ -21,9 +21,11 @@ from gateway.host._entries import (
     ProcessEntries,
     prompt_command,
 )
+from gateway.host._pinning import PinGate
 from gateway.host._registrations import CachedRegistration, RegistrationMemory
 from gateway.host._runtime_extras import add_runtime_skills, report_runtime, update_specs
 from gateway.host._state import GatewayState
+from gateway.host._text_gate import TextGate
 from gateway.model import (
     EXTENDED_ALIASES,
     NIMLET_EVENTS,
@@ -51,6 +53,7 @@ from gateway.wire import (
 from gateway.wire.features import (
     EVENTS_EXTENDED,
     REGISTER_FLAGS,
+    REGISTER_HOOK_TOOLS,
     REGISTER_OWNERS,
     REGISTRATION_UPDATE,
     TOOL_PROGRESS,
@@ -82,6 +85,9 @@ class Projector:
         self._state = state
         self._memory = memory
         self._declarations = Declarations(state)
+        self.pins = PinGate(state)
+        self.text = TextGate(state)
+        """Tools whose definition changed since their package was trusted are held back."""
         self._held: dict[str, _Held] = {}
         self._entries = ProcessEntries(state)
         self._members: dict[str, MemberNames] = {}
@@ -105,7 +111,13 @@ class Projector:
         self._members.clear()
         self._resources.clear()
         self._bound.clear()
+        self.pins.forget()
+        self.text.forget()
         self._state.registry.clear()
+
+    async def drained(self, process: ExtensionProcess) -> None:
+        """Until no request to ``process`` is in flight."""
+        await self._entries.requests.drained(process)
 
     def register(self, process: ExtensionProcess, owner: str | None = None) -> None:
         """Project a started process's ``register``. ``owner`` is given for a process that
@@ -115,6 +127,7 @@ class Projector:
         assert registration is not None
         taking_over = owner is not None
         owner = owner or self.owner_name(process.name)
+        self._belongs(owner, process.plan)
         members = self._split(owner, process.plan, registration, None)
         if members is None:
             binding = LiveBinding(self._entries, process)
@@ -140,6 +153,7 @@ class Projector:
         time without starting it: the first use of any of its tools, commands or hooks
         starts it (``activate``), and then the live registration replaces these entries."""
         dormant = DormantBinding(self._state, owner, plan.features, activate, plan.tool_rules)
+        self._belongs(owner, plan)
         members = self._split(owner, plan, cached.register, cached.tools)
         if members is None:
             self._project(owner, cached.register, cached.tools, dormant, report=True)
@@ -172,7 +186,7 @@ class Projector:
             registration = registration.model_copy(update={"tools": tools})
         names = self._members.setdefault(owner, MemberNames(owner, plan.name))
         members = split_registration(registration, owners, plan.name, plan.members)
-        named = [(names.owner(m.package, self.owner_name), m) for m in members]
+        named = [(self._member(names, m.package), m) for m in members]
         self._state.registry.place_members(owner, [name for name, _ in named])
         for stale in set(names.names.values()) - {name for name, _ in named}:
             self._register(stale, [], [], [])  # a package that registers nothing now
@@ -196,7 +210,7 @@ class Projector:
         tool_specs, command_specs = self._declarations.registered(owner, registration)
         entries = [binding.tool(owner, spec) for spec in tool_specs]
         commands = [binding.command(owner, spec) for spec in command_specs]
-        hooks = self._hooks(binding, owner, registration.events or [])
+        hooks = self._hooks(binding, owner, registration.events or [], registration.gateway)
         flags = []
         if REGISTER_FLAGS in binding.features:
             for flag in RegisterExtras.parse(registration.gateway).runtime_flags():
@@ -214,6 +228,8 @@ class Projector:
         """(Re)place everything ``owner`` registers, with the prompts served for it."""
         registry = self._state.registry
         registry.unregister(owner)
+        tools = self.text.tools(owner, self.pins.admit(owner, tools))
+        commands = self.text.commands(owner, commands)
         served = self._resources.get(owner, [])
         flags = flags or []
         self._state.diagnostics.extend(
@@ -223,8 +239,11 @@ class Projector:
         )
         self._held[owner] = _Held(commands, hooks, flags)
 
-    def _hooks(self, binding: Binding, owner: str, events: list[str]) -> list[HookEntry]:
+    def _hooks(
+        self, binding: Binding, owner: str, events: list[str], extras: dict[str, Any] | None
+    ) -> list[HookEntry]:
         extended = EVENTS_EXTENDED in binding.features
+        narrowed = self._hook_tools(binding, owner, extras)
         hooks = []
         for wire in events:
             # Events beyond nimlet's exist only for processes offered them.
@@ -237,8 +256,34 @@ class Projector:
                     )
                 )
                 continue
-            hooks.append(HookEntry(event, owner, binding.hook(owner, event, wire)))
+            handler = binding.hook(owner, event, wire)
+            hooks.append(HookEntry(event, owner, handler, narrowed.get(event)))
         return hooks
+
+    def _hook_tools(
+        self, binding: Binding, owner: str, extras: dict[str, Any] | None
+    ) -> dict[str, frozenset[str]]:
+        """The tools each tool event's hooks are narrowed to (``register.hook_tools``); a
+        malformed declaration narrows nothing: every hook is asked, as without one."""
+        if REGISTER_HOOK_TOOLS not in binding.features:
+            return {}
+        try:
+            return RegisterExtras.parse(extras).hook_tool_filters()
+        except ExtraError as error:
+            self._state.diagnostics.add(
+                _codes.RUNTIME_DIAGNOSTIC_INVALID(f"{owner}: {error}", package=owner)
+            )
+            return {}
+
+    def _belongs(self, owner: str, plan: LaunchPlan) -> None:
+        """``owner`` is the process of ``plan``: its grants and pins are its package's."""
+        self._state.owner_packages[owner] = plan.grants_id or plan.name
+
+    def _member(self, names: MemberNames, package: str) -> str:
+        """The owner name of one package of a shared process (its grants are its own)."""
+        owner = names.owner(package, self.owner_name)
+        self._state.owner_packages[owner] = package
+        return owner
 
     def owner_name(self, name: str) -> str:
         # Extensions are not overridden by name: two extensions called "notes" both run.
@@ -253,6 +298,7 @@ class Projector:
     def package_prompts(self, owner: str, prompts: Sequence[PromptTemplate]) -> None:
         """A package's prompt templates as slash commands owned by the package, beside what
         its process registers (or alone, for a package with nothing to run)."""
+        prompts = self.text.prompts(owner, prompts)
         self._resources[owner] = [prompt_command(prompt, owner) for prompt in prompts]
         if owner not in self._bound:
             self._register(owner, [], [], [])
@@ -325,7 +371,7 @@ class Projector:
             commands_of = split_specs(commands or [], update.owners.commands, process.name)
             for package in dict.fromkeys([*names.names, *tools_of, *commands_of]):
                 listed = None if commands is None else commands_of.get(package, [])
-                member = names.owner(package, self.owner_name)
+                member = self._member(names, package)
                 self._replace(process, member, tools_of.get(package, []), listed)
         add_runtime_skills(state, owner, update)
         owners = update.owners.tools if update.owners is not None else None

@@ -116,14 +116,17 @@ def _program(part: str) -> bool:
 
 
 def failed(register: RegisterMessage) -> bool:
-    """A registration that reports an error (e.g. a server of the package did not start):
+    """A registration that reports an error (e.g. a server of the package did not start)
+    or an incomplete start (``DiagnosticCode.incomplete``: a remote server unreachable):
     the start failed, at least in part, and must not be served again."""
     try:
         items = RegisterExtras.parse(register.gateway).runtime_diagnostics()
     except ExtraError:  # reported where the registration is projected
         return False
     codes = [find_code(item.code) for item in items if isinstance(item, RuntimeDiagnostic)]
-    return any(code is not None and code.severity is Severity.ERROR for code in codes)
+    return any(
+        code is not None and (code.severity is Severity.ERROR or code.incomplete) for code in codes
+    )
 
 
 @dataclass(frozen=True, slots=True)

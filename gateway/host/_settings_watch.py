@@ -13,17 +13,14 @@ once, and ``Gateway.restart_package`` (or a reload) applies a change.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
-import os
-import struct
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
 
-from gateway.base import private_dir
+from gateway.base import Inotify, private_dir
 from gateway.host import _codes
 from gateway.host._state import GatewayState
 from gateway.packages import PackageConfigError, config_path
@@ -31,12 +28,6 @@ from gateway.packages.secrets import secrets_dir, secrets_path
 from gateway.packages.sign_ins import sign_in_stamp, sign_ins_dir
 
 __all__ = ["SettingsWatch", "settings_fingerprint"]
-
-_IN_CLOSE_WRITE, _IN_MOVED_FROM, _IN_MOVED_TO = 0x8, 0x40, 0x80
-_IN_CREATE, _IN_DELETE, _IN_ISDIR = 0x100, 0x200, 0x40000000
-_IN_NONBLOCK, _IN_CLOEXEC = os.O_NONBLOCK, os.O_CLOEXEC
-_MASK = _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE
-_EVENT = struct.Struct("iIII")
 
 Restart = Callable[[str], Awaitable[bool]]
 
@@ -69,40 +60,6 @@ def _config_file(home: Path, package_id: str) -> Path | None:
         return None  # an id no config file can have
 
 
-class _Inotify:
-    def __init__(self) -> None:
-        # The C library this process already has: find_library("c") would run
-        # `ldconfig -p` in a subprocess at every gateway start.
-        self._libc = ctypes.CDLL(None, use_errno=True)
-        self.fd = self._libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
-        if self.fd < 0:
-            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
-        self.watches: dict[int, Path] = {}
-
-    def add(self, folder: Path) -> None:
-        wd = self._libc.inotify_add_watch(self.fd, os.fsencode(folder), _MASK)
-        if wd >= 0:
-            self.watches[wd] = folder
-
-    def read(self) -> list[tuple[Path, str, int]]:
-        try:
-            data = os.read(self.fd, 64 * 1024)
-        except BlockingIOError:
-            return []
-        events, offset = [], 0
-        while offset + _EVENT.size <= len(data):
-            wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
-            raw = data[offset + _EVENT.size : offset + _EVENT.size + length]
-            offset += _EVENT.size + length
-            folder = self.watches.get(wd)
-            if folder is not None:
-                events.append((folder, os.fsdecode(raw.rstrip(b"\0")), mask))
-        return events
-
-    def close(self) -> None:
-        os.close(self.fd)
-
-
 class SettingsWatch:
     def __init__(self, state: GatewayState, restart: Restart) -> None:
         self._state = state
@@ -111,6 +68,9 @@ class SettingsWatch:
         self._restarts: dict[str, int] = {}
         """Restarts per package: each is said (an event, not a problem said again)."""
         self._running = False
+        self._inotify: Inotify | None = None
+        self._reading = anyio.Lock()
+        """One reader of the events at a time: the watcher, or ``catch_up``."""
 
     def remember(self) -> None:
         """The fingerprints of the active packages as they (re)started."""
@@ -134,14 +94,19 @@ class SettingsWatch:
                     )
                 )
             return
-        self._state.tasks.start_soon(self._watch)
+        inotify = self._open()
+        if inotify is not None:
+            # Watching from now on (not from whenever the task first runs): a change made
+            # right after the load is caught up with by the next comparison.
+            self._inotify = inotify
+            self._state.tasks.start_soon(self._watch, inotify)
 
-    async def _watch(self) -> None:
+    def _open(self) -> Inotify | None:
         home = self._state.config.home
         try:
-            inotify = _Inotify()
+            inotify = Inotify()
         except OSError:
-            return  # no inotify (a seccomp profile, an old kernel): changes wait for a reload
+            return None  # no inotify (a seccomp profile, an old kernel): changes wait for a reload
         try:
             config_dir = private_dir(home / "config")
             inotify.add(config_dir)
@@ -150,20 +115,38 @@ class SettingsWatch:
                     inotify.add(child)
             inotify.add(private_dir(secrets_dir(home)))
             inotify.add(private_dir(sign_ins_dir(home)))
+        except OSError:
+            inotify.close()
+            return None  # the folders went away (the home was removed): nothing to watch
+        return inotify
+
+    async def _watch(self, inotify: Inotify) -> None:
+        try:
             while True:
                 await anyio.wait_readable(inotify.fd)
-                changed = set()
-                for folder, name, mask in inotify.read():
-                    if mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO):
-                        if folder != sign_ins_dir(home):  # a package's own tokens: no restart
-                            inotify.add(folder / name)
-                    elif not name.startswith("."):
-                        changed.add(folder / name)
-                await self._changed(changed)
+                await self.catch_up()
         except OSError:
-            return  # the folders went away (the home was removed): nothing to watch
+            return  # the home was removed under it
         finally:
+            self._inotify = None
             inotify.close()
+
+    async def catch_up(self) -> None:
+        """Apply the changes already made (the kernel queued their events as they were
+        written) before anyone compares what the load read: a command that follows
+        ``gateway config`` then finds the package restarted once, never twice."""
+        async with self._reading:
+            inotify, home = self._inotify, self._state.config.home
+            if inotify is None:
+                return
+            changed = set()
+            for folder, name, mask in inotify.read():
+                if Inotify.made_folder(mask):
+                    if folder != sign_ins_dir(home):  # a package's own tokens: no restart
+                        inotify.add(folder / name)
+                elif Inotify.settled(mask) and not name.startswith("."):
+                    changed.add(folder / name)
+            await self._changed(changed)
 
     async def _changed(self, paths: set[Path]) -> None:
         home = self._state.config.home

@@ -13,6 +13,7 @@ import anyio
 from gateway.base import Diagnostics, Severity, find_code
 from gateway.host import _codes
 from gateway.host._host_requests import HostRequestHandler
+from gateway.host._observe import observe_start
 from gateway.host._planning import Planner
 from gateway.host._projection import Projector
 from gateway.host._state import GatewayState
@@ -96,13 +97,9 @@ class Starter:
                 except LaunchError as error:
                     self.failed(item.manifest.name, item.folder / "extension.json", error)
                     return
-            process = self._new_process(plan)
-            try:
-                await self._start(process, plan)
-            except ExtensionError as error:
-                self.failed(plan.name, plan.origin, error, plan.members)
-                return
-            self._loaded(process)
+            process = await self._start(plan)
+            if process is not None:
+                self._loaded(process)
             started[index] = process
 
         async with anyio.create_task_group() as group:
@@ -115,20 +112,26 @@ class Starter:
     async def start_dormant(self, plan: LaunchPlan, owner: str) -> bool:
         """Activate a dormant package: start it and let its live registration replace the
         cached one (``Activator``'s ``StartPlan``)."""
-        process = self._new_process(plan)
-        try:
-            await self._start(process, plan)
-        except ExtensionError as error:
-            self.failed(plan.name, plan.origin, error, plan.members)
+        process = await self._start(plan)
+        if process is None:
             return False
         self._loaded(process)
         self._projector.register(process, owner)
         return True
 
-    async def _start(self, process: ExtensionProcess, plan: LaunchPlan) -> None:
-        """Spawn and wait for ``register``, at most ``START_CONCURRENCY`` at once."""
-        async with self._starting:
-            await process.start(self._state.tasks, self._planner.initialize(plan))
+    async def _start(self, plan: LaunchPlan) -> ExtensionProcess | None:
+        """One process started from ``plan`` (in its span), at most ``START_CONCURRENCY``
+        at once; None when it did not start (a diagnostic says why)."""
+        with observe_start(self._state, plan.name) as ok:
+            process = self._new_process(plan)
+            try:
+                async with self._starting:
+                    await process.start(self._state.tasks, self._planner.initialize(plan))
+            except ExtensionError as error:
+                self.failed(plan.name, plan.origin, error, plan.members)
+                return None
+            ok.append(True)
+            return process
 
     def failed(
         self, name: str, origin: Path | None, error: Exception, members: Sequence[str] = ()
@@ -209,19 +212,22 @@ class Starter:
         await anyio.sleep(RESTART_BACKOFF[len(crashes) - 1])
         if old not in state.processes:
             return  # stopped or reloaded meanwhile
-        new = self._new_process(old.plan)
-        try:
-            await self._start(new, old.plan)
-        except ExtensionError as error:
-            said = _codes.EXTENSION_START_FAILED(
-                f"restart of extension {owner} failed: {error}", package=owner
-            )
-            state.diagnostics.add(said)
-            for package in (owner, *old.plan.members):
-                state.load_failures[package] = said.message
-            self._settle((owner, *old.plan.members))
-            self._on_process_exit(old)  # next attempt, with the next backoff step
-            return
+        with observe_start(state, owner, restart=True) as ok:
+            new = self._new_process(old.plan)
+            try:
+                async with self._starting:
+                    await new.start(state.tasks, self._planner.initialize(old.plan))
+            except ExtensionError as error:
+                said = _codes.EXTENSION_START_FAILED(
+                    f"restart of extension {owner} failed: {error}", package=owner
+                )
+                state.diagnostics.add(said)
+                for package in (owner, *old.plan.members):
+                    state.load_failures[package] = said.message
+                self._settle((owner, *old.plan.members))
+                self._on_process_exit(old)  # next attempt, with the next backoff step
+                return
+            ok.append(True)
         self._loaded(new)
         if old not in state.processes:
             await new.aclose()

@@ -53,6 +53,11 @@ class GatewayState:
     """Running processes in startup order."""
     owners: dict[ExtensionProcess, str] = field(default_factory=dict)
     """The registry owner of each running process (its name, or ``name#N``)."""
+    discovered_grants: dict[str, frozenset[str]] = field(default_factory=dict)
+    """What the store grants each discovered extension (by id), read once per load."""
+    owner_packages: dict[str, str] = field(default_factory=dict)
+    """The package (the id its grants and pins are kept under) of each registry owner that
+    is not that id itself: ``name#N``, a shared process's members, per-call tools."""
     packages: list[PackageStatus] = field(default_factory=list)
     started: set[str] = field(default_factory=set)
     """Names of the processes started (or tried) since the extensions last stopped."""
@@ -89,6 +94,7 @@ class GatewayState:
         """Session grants end, project grants are read again (nimlet renews its policy
         whenever the extensions restart)."""
         self.permissions = PermissionPolicy(self.workspace, self.trusted, self.diagnostics)
+        self.discovered_grants = {}
 
     @property
     def in_progress(self) -> bool:
@@ -108,6 +114,10 @@ class GatewayState:
 
     def owner_of(self, process: ExtensionProcess) -> str:
         return self.owners.get(process, process.name)
+
+    def package_of(self, owner: str) -> str:
+        """The package a registry owner belongs to (``owner_packages``, else itself)."""
+        return self.owner_packages.get(owner, owner)
 
     @property
     def env(self) -> dict[str, str]:

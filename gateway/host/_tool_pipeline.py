@@ -10,7 +10,9 @@ from typing import Any
 import anyio
 
 from gateway.base import MAX_ARGUMENT_DEPTH, json_depth
+from gateway.base.telemetry import CallTrail
 from gateway.host._lifecycle import Lifecycle
+from gateway.host._observe import finish, observe_tool_call
 from gateway.host._permissions import DENIED
 from gateway.host._policy_gate import PolicyGate
 from gateway.host._state import CALL_PROGRESS, GatewayState, ProgressListener
@@ -42,19 +44,21 @@ class ToolPipeline:
         if tool is None:
             raise UnknownTool(name)
         arguments = dict(arguments or {})
-        if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
-            # Hooks, validation and the wire would all recurse through it: refused first.
-            return ToolResult(
-                f"Invalid arguments: nested deeper than {MAX_ARGUMENT_DEPTH} levels",
-                True, False, arguments,
-            )  # fmt: skip
-        state.running += 1
-        token = CALL_PROGRESS.set(progress)
-        try:
-            return await self._run(tool, arguments, hooks)
-        finally:
-            CALL_PROGRESS.reset(token)
-            state.running -= 1
+        with observe_tool_call(state, tool) as trail:
+            if json_depth(arguments, stop_at=MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
+                # Hooks, validation and the wire would all recurse through it: refused first.
+                trail.outcome = "invalid"
+                return ToolResult(
+                    f"Invalid arguments: nested deeper than {MAX_ARGUMENT_DEPTH} levels",
+                    True, False, arguments,
+                )  # fmt: skip
+            state.running += 1
+            token = CALL_PROGRESS.set(progress)
+            try:
+                return finish(trail, await self._run(tool, arguments, hooks, trail))
+            finally:
+                CALL_PROGRESS.reset(token)
+                state.running -= 1
 
     async def call_all(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[ToolResult]:
         """The calls of one model step (``Gateway.call_tools``): concurrent when there are
@@ -82,7 +86,9 @@ class ToolPipeline:
                 group.start_soon(one, index, name, arguments)
         return [result for result in results if result is not None]
 
-    async def _run(self, tool: ToolEntry, arguments: dict[str, Any], hooks: bool) -> ToolResult:
+    async def _run(
+        self, tool: ToolEntry, arguments: dict[str, Any], hooks: bool, trail: CallTrail
+    ) -> ToolResult:
         state = self._state
         emit = self._lifecycle.emit
         mark = state.diagnostics.mark()
@@ -96,12 +102,18 @@ class ToolPipeline:
         # Plan mode runs plan tools directly: no prompt, and no hooks (emit skips them).
         hooked = hooks and name != "ask_user" and not state.plan
         if hooked and not await state.permissions.ask(tool, arguments, state.agent):
+            trail.outcome = "denied"
             return ToolResult(
                 DENIED, True, True, arguments, state.diagnostics.since(mark),
                 error_code="approval_denied",
             )  # fmt: skip
         if hooked:
-            gate = await emit("tool_call", {"tool": name, "arguments": arguments})
+            gate = await emit("tool_call", {"tool": name, "arguments": arguments}, tool)
+            if gate.asked:
+                trail.hooks["tool_call"] = {
+                    "asked": gate.asked, "failed": gate.failed, "blocked": not gate.allowed,
+                    "rewrote": gate.payload["arguments"] != arguments,
+                }  # fmt: skip
             arguments = gate.payload["arguments"]
             if not gate.allowed:
                 return ToolResult(
@@ -111,6 +123,7 @@ class ToolPipeline:
         # Adopted policy rules decide on the arguments the tool would run with.
         verdict = await self._policy.check(tool, arguments)
         policy = verdict.decision.to_dict() if verdict.decision.rule is not None else None
+        trail.policy = policy
         if not verdict.allowed:
             return ToolResult(
                 verdict.message, True, True, arguments, state.diagnostics.since(mark),
@@ -124,7 +137,14 @@ class ToolPipeline:
             after = await emit(
                 "tool_result",
                 {"tool": name, "arguments": arguments, "output": content, "is_error": is_error},
+                tool,
             )
+            if after.asked:
+                trail.hooks["tool_result"] = {
+                    "asked": after.asked, "failed": after.failed,
+                    "replaced": str(after.payload["output"]) != content
+                    or bool(after.payload["is_error"]) != is_error,
+                }  # fmt: skip
             if str(after.payload["output"]) != content:
                 # A hook replaced the output: the text is what counts now.
                 parts = after_rewrite(

@@ -236,15 +236,16 @@ def write_agent_plugin(
             f"plugin name {name!r} (Agent Plugins names: a-z, 0-9, '-', '.')",
             severity=None,
         )
-    program, *args = migration.serve_command(gateway, "--mcp")
-    if "/" in program:
-        # Agent Plugins takes a bare name (found on PATH) or a path inside the plugin.
+    if "/" in gateway[0]:
+        # Agent Plugins takes a bare name (found on PATH) or a path inside the plugin. The
+        # whole command is replaced: `python -m gateway` keeps no `-m gateway` behind.
         migration.note(
             MIGRATE_NOT_CARRIED,
-            f"the gateway command {program!r}: an Agent Plugins `command` is a bare program name "
-            "or a path inside the plugin, so `gateway` is named and must be on PATH",
+            f"the gateway command {' '.join(gateway)!r}: an Agent Plugins `command` is a bare "
+            "program name or a path inside the plugin, so `gateway` is named and must be on PATH",
         )
-        program = "gateway"
+        gateway = ["gateway"]
+    program, *args = migration.serve_command(gateway, "--mcp")
     manifest: dict[str, object] = {"$schema": PLUGIN_SCHEMA_ID, "name": name}
     if entry.version:
         manifest["version"] = entry.version

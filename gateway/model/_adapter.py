@@ -8,6 +8,7 @@ the gateway checks with ``isinstance``. ``AdapterSet`` is what the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -116,6 +117,29 @@ class StagesInstalls(Protocol):
     ) -> list[Diagnostic]:
         """Called by ``install`` on the staged package before it is hashed and placed
         (``previous``: the installed version it replaces). Runs no package code."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class OfferedSource:
+    """A package a collection offers from elsewhere: a git URL (``URL#REF``) or an npm
+    spec, which ``install`` fetches with its own fetchers, as if the user had named it."""
+
+    kind: str  # git | npm
+    location: str
+
+
+@runtime_checkable
+class OffersPackages(Protocol):
+    """An adapter that reads folders offering several packages (a Claude Code marketplace),
+    so that ``install FOLDER#NAME`` installs one of them."""
+
+    def select_offered(
+        self, root: Path, name: str | None
+    ) -> Path | OfferedSource | list[Diagnostic] | None:
+        """The folder inside ``root`` of the package ``name``, or where to fetch it; None
+        when ``root`` offers no packages; diagnostics when it cannot be had (``name`` None:
+        which it offers). Reads files only."""
         ...
 
 

@@ -13,6 +13,10 @@ Every event is declared up front with the fields a reply may contribute:
   later subscribers are not asked (``EventOutcome.stopped_by`` names who stopped it).
 - ``deny_discards``: a reply with ``allow: false`` contributes nothing else (nimlet's
   ``context``: it only withdraws that subscriber's own additions).
+- ``acts_on_tool``: chain fields whose change makes a tool act otherwise or say otherwise
+  (``tool_call``'s arguments, ``tool_result``'s output): a reply changing one is first put
+  to the dispatcher's ``rewrite`` check, which refuses it for a hook that may not act on
+  that tool (``hooks.rewrite``, ``gateway.host._rewrites``).
 
 A chained value replaces the payload field only when it has the same JSON kind as the value
 it replaces (text for text, list for list, …); anything else is a failed contribution.
@@ -24,11 +28,11 @@ fail-open: a warning, and the event goes on without that contribution.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.base import HOOK_EVENTS, Diagnostics
+from gateway.base import HOOK_EVENTS, Diagnostic, Diagnostics
 from gateway.model import _codes
 from gateway.model.registry import HookEntry
 from gateway.wire import ExtensionError
@@ -43,6 +47,7 @@ __all__ = [
     "EventCatalogue",
     "EventOutcome",
     "EventSpec",
+    "RewriteCheck",
     "dispatch",
 ]
 
@@ -60,6 +65,12 @@ class EventSpec:
     collect: tuple[str, ...] = ()
     stop_when: tuple[str, Any] | None = None
     deny_discards: bool = False
+    acts_on_tool: tuple[str, ...] = ()
+
+
+RewriteCheck = Callable[[HookEntry, list[str]], Diagnostic | None]
+"""Asked before a reply changes ``acts_on_tool`` fields (their names given): None lets the
+change through, a diagnostic refuses all of it (reported; the event goes on without it)."""
 
 
 class EventCatalogue:
@@ -89,11 +100,18 @@ class EventCatalogue:
 _NIMLET_SPECS = {
     spec.name: spec
     for spec in (
-        EventSpec("tool_call", "Before a tool executes", gate=True, chain=("arguments",)),
+        EventSpec(
+            "tool_call",
+            "Before a tool executes",
+            gate=True,
+            chain=("arguments",),
+            acts_on_tool=("arguments",),
+        ),
         EventSpec(
             "tool_result",
             "After a tool returns, before the result is saved",
             chain=("output", "is_error"),
+            acts_on_tool=("output", "is_error"),
         ),
         EventSpec("turn_start", "At the start of each agent turn"),
         EventSpec("turn_end", "When a turn finishes or is interrupted"),
@@ -210,13 +228,34 @@ def _fits(value: Any, current: Any) -> bool:
     return current is None or _kind(value) == _kind(current)
 
 
+def _refused(
+    spec: EventSpec,
+    reply: Any,
+    payload: dict[str, Any],
+    hook: HookEntry,
+    rewrite: RewriteCheck | None,
+) -> Diagnostic | None:
+    """Why ``hook``'s reply may not change the fields that act on a tool, or None (also
+    when it changes none of them: echoing the arguments back is no rewrite)."""
+    if rewrite is None or not spec.acts_on_tool:
+        return None
+    changed = [
+        name
+        for name in spec.acts_on_tool
+        if (value := _field(reply, name)) is not None and value != payload.get(name)
+    ]
+    return rewrite(hook, changed) if changed else None
+
+
 async def dispatch(
     spec: EventSpec,
     payload: dict[str, Any],
     subscribers: list[HookEntry],
     diagnostics: Diagnostics,
+    rewrite: RewriteCheck | None = None,
 ) -> EventOutcome:
-    """Ask each subscriber in order and fold the replies by the event's rule."""
+    """Ask each subscriber in order and fold the replies by the event's rule (``rewrite``:
+    whether a reply may change the fields that act on a tool)."""
     outcome = EventOutcome(spec.name, dict(payload))
     for hook in subscribers:
         outcome.asked += 1
@@ -235,9 +274,12 @@ async def dispatch(
             outcome.reasons.append(_field(reply, "reason") or DEFAULT_BLOCK_REASON)
         if spec.deny_discards and _field(reply, "allow") is False:
             continue
+        refused = _refused(spec, reply, outcome.payload, hook, rewrite)
+        if refused is not None:
+            diagnostics.add(refused)
         for name in spec.chain:
             value = _field(reply, name)
-            if value is None:
+            if value is None or (refused is not None and name in spec.acts_on_tool):
                 continue
             if _fits(value, outcome.payload.get(name)):
                 outcome.payload[name] = value

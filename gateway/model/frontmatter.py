@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
+from gateway.base import lone_surrogate
+
 __all__ = ["SKILL_SCAN_LINES", "FrontMatter", "parse_front_matter"]
 
 SKILL_SCAN_LINES: Final = 64
@@ -67,6 +69,8 @@ def parse_front_matter(text: str, max_lines: int | None = None) -> FrontMatter:
         return FrontMatter(body=body)
     if not isinstance(loaded, dict):
         return FrontMatter(body=body, problem="front matter is not a mapping")
+    if lone_surrogate(loaded) is not None:
+        return FrontMatter(body=body, problem="front matter holds a string that is not text")
     data = {str(key): value for key, value in loaded.items()}
     for key in _TEXT_FIELDS:
         value = data.get(key)

@@ -26,7 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from gateway.base import CAPABILITIES, DEFAULT_CAPABILITIES, Diagnostic, schema_problem
+from gateway.base import (
+    CAPABILITIES,
+    DEFAULT_CAPABILITIES,
+    Diagnostic,
+    lone_surrogate,
+    schema_problem,
+)
 from gateway.model import _codes
 
 __all__ = [
@@ -233,7 +239,11 @@ def check_tool(data: object) -> ManifestCheck[ToolManifest]:
 
 def _read(path: Path) -> tuple[Any, str | None]:
     try:
-        return json.loads(path.read_text(encoding="utf-8")), None
+        value = json.loads(path.read_text(encoding="utf-8"))
+        found = lone_surrogate(value)
+        if found is not None:
+            return None, f"a string is not text (a lone surrogate): “{found}”"
+        return value, None
     except (OSError, UnicodeDecodeError) as error:
         return None, str(error)
     except json.JSONDecodeError as error:

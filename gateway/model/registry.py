@@ -177,6 +177,8 @@ class HookEntry:
     event: str
     owner: str
     handler: HookHandler
+    tools: frozenset[str] | None = None
+    """``tool_call``/``tool_result``: the only tools it applies to (``register.hook_tools``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,8 +385,7 @@ class Registry:
         return [flag for owner in self.owners for flag in self._owners[owner].flags]
 
     def hooks_of(self, owner: str) -> list[HookEntry]:
-        owned = self._owners.get(owner)
-        return list(owned.hooks) if owned else []
+        return list(self._owners[owner].hooks) if owner in self._owners else []
 
     def hooks(self, event: str | None = None) -> list[HookEntry]:
         """Subscribers in the owners' load order."""
@@ -393,8 +394,7 @@ class Registry:
             cached = self._hooks_by_event.get(event)
             if cached is None:
                 cached = self._hooks_by_event[event] = [
-                    hook for owner in self.owners for hook in self._owners[owner].hooks
-                    if hook.event == event
-                ]  # fmt: skip
+                    h for o in self.owners for h in self._owners[o].hooks if h.event == event
+                ]
             return cached
         return [hook for owner in self.owners for hook in self._owners[owner].hooks]

@@ -12,6 +12,7 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
+    from gateway.packages._accepted_text import AcceptedText, accept_held_text, text_digest
     from gateway.packages._adapters import (
         NoAdapters,
         discover_all,
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
         package_folder,
         uninstall,
     )
-    from gateway.packages._instructions import declared_instructions
+    from gateway.packages._instructions import decision_notices, declared_instructions
     from gateway.packages._last_start import recalled_load_failure, remember_start
     from gateway.packages._lockfile import (
         LOCKFILE_NAME,
@@ -67,6 +68,14 @@ if TYPE_CHECKING:
     )
     from gateway.packages._outdated import Outdated, check_outdated
     from gateway.packages._package_trust import Trusted, trust_packages
+    from gateway.packages._pins import PinnedTool, ToolPins, forget_pins, pin_digest
+    from gateway.packages._rewrites import (
+        HOOK_PERMISSIONS,
+        HOOKS_REWRITE,
+        REWRITING_EVENTS,
+        rewrite_notice,
+        rewrite_refused,
+    )
     from gateway.packages._sources import (
         Fetched,
         FetchError,
@@ -99,7 +108,19 @@ _WHERE: dict[str, str] = {
     "render_lockfile": "gateway.packages._lockfile",
     "write_lockfile": "gateway.packages._lockfile",
     "ObservedRegistration": "gateway.packages._observed",
+    "HOOK_PERMISSIONS": "gateway.packages._rewrites",
+    "HOOKS_REWRITE": "gateway.packages._rewrites",
+    "REWRITING_EVENTS": "gateway.packages._rewrites",
+    "rewrite_notice": "gateway.packages._rewrites",
+    "rewrite_refused": "gateway.packages._rewrites",
     "Trusted": "gateway.packages._package_trust",
+    "PinnedTool": "gateway.packages._pins",
+    "AcceptedText": "gateway.packages._accepted_text",
+    "accept_held_text": "gateway.packages._accepted_text",
+    "text_digest": "gateway.packages._accepted_text",
+    "ToolPins": "gateway.packages._pins",
+    "forget_pins": "gateway.packages._pins",
+    "pin_digest": "gateway.packages._pins",
     "trust_packages": "gateway.packages._package_trust",
     "observed_registration": "gateway.packages._observed",
     "forget_registrations": "gateway.packages._observed",
@@ -127,6 +148,7 @@ _WHERE: dict[str, str] = {
     "extract_tarball": "gateway.packages._extract",
     "fetch": "gateway.packages._sources",
     "install": "gateway.packages._installer",
+    "decision_notices": "gateway.packages._instructions",
     "declared_instructions": "gateway.packages._instructions",
     "load_adapters": "gateway.packages._adapters",
     "package_folder": "gateway.packages._installer",
@@ -149,11 +171,15 @@ _WHERE: dict[str, str] = {
 __all__ = [
     "GATEWAY_SETTINGS",
     "GATE_BLOCKED",
+    "HOOKS_REWRITE",
+    "HOOK_PERMISSIONS",
     "LOCKFILE_NAME",
     "LOCK_HOME_DIFFERS",
     "LOCK_WRITE_FAILED",
+    "REWRITING_EVENTS",
     "RUNTIME_UNAVAILABLE",
     "STORE_UNUSABLE",
+    "AcceptedText",
     "ExtractError",
     "FetchError",
     "Fetched",
@@ -167,20 +193,25 @@ __all__ = [
     "Outdated",
     "PackageConfigError",
     "PackageStatus",
+    "PinnedTool",
     "Source",
     "SourceError",
     "SyncRefused",
     "SyncReport",
+    "ToolPins",
     "Trusted",
     "VerifyError",
+    "accept_held_text",
     "check_outdated",
     "collect_garbage",
     "config_path",
+    "decision_notices",
     "declared_instructions",
     "discover_all",
     "evaluate_packages",
     "extract_tarball",
     "fetch",
+    "forget_pins",
     "forget_registrations",
     "install",
     "load_adapters",
@@ -190,6 +221,7 @@ __all__ = [
     "package_settings",
     "parse_config_value",
     "parse_source",
+    "pin_digest",
     "plan_launch",
     "prepare_install",
     "read_lockfile",
@@ -201,8 +233,11 @@ __all__ = [
     "remember_start",
     "remove_tree",
     "render_lockfile",
+    "rewrite_notice",
+    "rewrite_refused",
     "set_config_value",
     "sync",
+    "text_digest",
     "trust_packages",
     "uninstall",
     "unset_config_value",

@@ -20,6 +20,8 @@ from gateway.model import (
     DiscoveredLaunch,
     LaunchRefusal,
     LaunchSpec,
+    OfferedSource,
+    OffersPackages,
     PreparesInstalls,
     StagesInstalls,
 )
@@ -32,6 +34,7 @@ __all__ = [
     "plan_calls",
     "plan_launch",
     "prepare_install",
+    "select_offered",
     "stage_install",
 ]
 
@@ -92,6 +95,19 @@ def stage_install(
     if not isinstance(adapter, StagesInstalls):
         return []
     return adapter.stage_install(entry, root, previous)
+
+
+def select_offered(
+    adapters: AdapterSet, root: Path, name: str | None
+) -> Path | OfferedSource | list[Diagnostic] | None:
+    """The folder (or the source) of the package ``name`` that the collection at ``root``
+    offers (a Claude Code marketplace); None when no adapter reads ``root`` as one."""
+    for adapter in adapters.adapters:
+        if isinstance(adapter, OffersPackages):
+            chosen = adapter.select_offered(root, name)
+            if chosen is not None:
+                return chosen
+    return None
 
 
 def discover_all(

@@ -1,5 +1,6 @@
 """The diagnostic codes of packages: ``gateway lock`` and ``gateway sync``, the state store,
-installs and updates, and the activation gates.
+installs and updates, the activation gates, and the grant to act on another package's tool
+(``hooks.rewrite``).
 """
 
 from __future__ import annotations
@@ -81,6 +82,25 @@ LOCK_CONFIG_DIFFERS = define_code(
     "configurations may hold keys and are never written to a lockfile, so sync cannot copy "
     "them).",
     "Set it with `gateway config ID KEY VALUE` if it should match.",
+)
+
+HOOK_REWRITE_REFUSED = define_code(
+    "hook.rewrite_refused",
+    W,
+    "A `tool_call` or `tool_result` hook changed the arguments or the result of a tool its "
+    "package does not own (another package's, the agent's own, or one of the host in front "
+    "of `serve --nimlet`) without the permission `hooks.rewrite`; the change was dropped and "
+    "the call went on as the earlier hooks left it (a block still counts).",
+    "Read the package's hooks; if it should act on other packages' tools, grant it: "
+    "`gateway permissions ID hooks.rewrite`.",
+)
+HOOK_REWRITE_GRANT = define_code(
+    "hook.rewrite_grant",
+    I,
+    "Said at install and trust for a package with `tool_call` or `tool_result` hooks, or "
+    "holding `hooks.rewrite`: whether its hooks may change other packages' tool calls and "
+    "results, or only its own.",
+    "Grant or revoke `hooks.rewrite` with `gateway permissions ID`.",
 )
 
 # State store

@@ -31,6 +31,7 @@ from gateway.base import (
     GatewayError,
     Progress,
     Severity,
+    lone_surrogate,
     no_progress,
     private_dir,
     safe_join,
@@ -39,16 +40,18 @@ from gateway.model import CatalogEntry
 from gateway.packages import _codes
 from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
 from gateway.packages._aliases import install_aliases, source_version
-from gateway.packages._instructions import declared_instructions
+from gateway.packages._instructions import decision_notices
 from gateway.packages._locks import held, lock_path
 from gateway.packages._native import unbuilt_native_addons
 from gateway.packages._observed import forget_registrations
-from gateway.packages._sources import FetchError, fetch, parse_source
+from gateway.packages._offered import adapters_offered, offered_package
+from gateway.packages._rewrites import HOOKS_REWRITE
+from gateway.packages._sources import FetchError, SourceError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 from gateway.packages.environment import env_grant, env_grant_name
 from gateway.packages.secrets import secrets_path
-from gateway.sandbox import SANDBOX_PERMISSIONS, grant_hints
+from gateway.sandbox import SANDBOX_PERMISSIONS, grant_hints, is_sandbox_grant
 from gateway.store import (
     STATE_FILE,
     ContentHashError,
@@ -128,10 +131,9 @@ class InstallReport:
 
 
 def _granted_before(store: StateStore, package_id: str) -> frozenset[str]:
-    try:
+    with contextlib.suppress(UnknownPackage):
         return store.granted(package_id)
-    except UnknownPackage:
-        return frozenset()
+    return frozenset()
 
 
 def packages_dir(home: Path) -> Path:
@@ -150,8 +152,7 @@ def package_folder(home: Path, package_id: str) -> Path:
     return safe_join(packages_dir(home), f"{slug}-{digest}", portable=False)
 
 
-def _noop(step: str) -> None:
-    pass
+def _noop(step: str) -> None: ...
 
 
 def install(
@@ -220,17 +221,36 @@ def _install(
     except (FetchError, VerifyError) as error:
         raise InstallError(f"cannot install {source.describe()}: {error}") from None
     checkpoint("verified")
+    try:
+        fetched = offered_package(source, fetched, staging, home, limits, progress)
+    except SourceError as error:
+        subject = f"cannot install {source.describe()}"
+        raise InstallError(str(error), error.diagnostics, subject) from None
     progress("reading the package's metadata")
     entry = inspector(fetched.root)
     # Diagnostics name the staging folder; the user knows the package by its source.
     shown = _at_source(entry.diagnostics, fetched.root, source.describe())
     problems = [d for d in shown if d.severity is Severity.ERROR]
+    offered = adapters_offered(fetched.root, None) if entry.ecosystem == "unknown" else None
+    if isinstance(offered, list):
+        # A collection (a marketplace) is no package: what it offers is the useful hint.
+        problems = _at_source(offered, fetched.root, source.describe())
+        shown = problems + [d for d in shown if d.code != "package.not_detected"]
     if entry.ecosystem == "unknown" or problems:
         reason = problems[0].message if problems else "no package metadata found"
         subject = f"cannot install {source.describe()}"
         raise InstallError(f"{subject}: {reason}", shown, subject)
+    # Every adapter's reader refuses a lone surrogate; this holds for one that did not.
+    not_text = lone_surrogate([entry.id, entry.name, entry.version])
+    if not_text is not None:
+        raise InstallError(
+            f"cannot install {source.describe()}: its id, name or version is not text "
+            f"(a lone surrogate): \u201c{not_text}\u201d"
+        )
     folder = package_folder(home, entry.id)
-    aliases = install_aliases(source.kind, source.location, fetched.root, entry)
+    # A marketplace's plugin is known by its own folder's name, not the marketplace's.
+    origin = source.location if source.member is None else str(fetched.root)
+    aliases = install_aliases(source.kind, origin, fetched.root, entry)
     with held(lock_path(packages_dir(home), folder.name)):
         # A folder's content before the install step adds to it (Nu's bundles): what
         # `outdated` compares the folder with. Git and npm sources compare commits, versions.
@@ -245,7 +265,6 @@ def _install(
             expect(entry, digest, fetched.integrity)
         version_dir = private_dir(folder) / uuid.uuid4().hex
         fetched.root.rename(version_dir)
-        checkpoint("placed")
         record = PackageRecord(
             id=entry.id,
             name=entry.name,
@@ -260,15 +279,15 @@ def _install(
             source_version=source_version(source.kind, version_dir),
             source_hash=fetched_hash,
         )
-        with StateStore.open(home) as store:
-            previous = _previous_path(store, entry.id)
-            # A reinstall keeps the sandbox grants too (SANDBOX_PERMISSIONS: any package
-            # may be granted them, requested or not).
-            keep = {p.name for p in entry.permissions} | set(SANDBOX_PERMISSIONS)
-            # And the variables the user passed through (env:NAME): consent given to the
-            # package, as the sandbox grants are.
-            keep |= {p for p in _granted_before(store, entry.id) if env_grant_name(p)}
-            result = store.record_install(record, requested=keep, aliases=aliases)
+        try:
+            checkpoint("placed")
+            result, previous = _record(home, entry, record, aliases)
+        except BaseException:
+            # Nothing is left behind of an install that was not recorded.
+            remove_tree(version_dir)
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when no other version lives there
+            raise
         forget_registrations(home, [entry.id])  # a reinstall or update starts it for real
         checkpoint("recorded")
         if previous is not None and previous != version_dir:
@@ -294,9 +313,26 @@ def _install(
             version_dir, entry.id, frozenset(known), widen=declares, entries=entry.entries
         )
     # What it gives the model to read, and native addons it cannot load, before it is trusted.
-    diagnostics += declared_instructions(entry, version_dir)
+    diagnostics += decision_notices(entry, version_dir, result.package.granted)
     diagnostics += unbuilt_native_addons(version_dir, entry.id)
     return InstallReport(result.package, result, entry, files, size, diagnostics)
+
+
+def _record(
+    home: Path, entry: CatalogEntry, record: PackageRecord, aliases: frozenset[str]
+) -> tuple[InstallResult, Path | None]:
+    """The placed install recorded in the store: (the result, the version it replaced)."""
+    with StateStore.open(home) as store:
+        previous = _previous_path(store, entry.id)
+        # A reinstall keeps the sandbox grants and hooks.rewrite too (any package may be
+        # granted them, requested or not).
+        keep = {p.name for p in entry.permissions} | set(SANDBOX_PERMISSIONS) | {HOOKS_REWRITE}
+        # And what the user granted by name — variables passed through (env:NAME), grants
+        # that carry one (network:HOST, workspace.write:PATH): consent given to the package.
+        named = _granted_before(store, entry.id)
+        keep |= {p for p in named if env_grant_name(p) or is_sandbox_grant(p)}
+        result = store.record_install(record, requested=keep, aliases=aliases)
+    return result, previous
 
 
 def _source_hash(source: Any, root: Path) -> str | None:

@@ -22,6 +22,7 @@ from gateway.base import Diagnostic, GatewayError, gateway_version
 from gateway.packages import _codes
 from gateway.packages._aliases import source_version
 from gateway.packages._config import PackageConfigError, config_path
+from gateway.packages._pins import locked_pins
 from gateway.store import STATE_FILE, InstalledPackage, StateStore
 
 __all__ = [
@@ -111,6 +112,9 @@ class LockedPackage:
     grants: tuple[str, ...] = ()
     process_group: str | None = None
     config_digest: str | None = None
+    tools: dict[str, str] | None = None
+    """Tool name → the digest of its pinned definition (``gateway.packages._pins``); None
+    in a lockfile written before pins were locked."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -125,6 +129,7 @@ class LockedPackage:
             "grants": sorted(self.grants),
             "process_group": self.process_group,
             "config_digest": self.config_digest,
+            "tools": dict(sorted((self.tools or {}).items())),
         }
 
 
@@ -171,6 +176,7 @@ def locked(home: Path, package: InstalledPackage) -> LockedPackage:
         grants=tuple(sorted(package.granted)),
         process_group=package.process_group,
         config_digest=config_digest(home, record.id),
+        tools=locked_pins(home, record.id),
     )
 
 

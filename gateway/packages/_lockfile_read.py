@@ -164,7 +164,7 @@ _NPM_VERSION = re.compile(r"[0-9A-Za-z.+-]{1,256}\Z")  # semver's alphabet: neve
 
 _PACKAGE_KEYS = {
     "id", "name", "ecosystem", "version", "source", "integrity", "trusted", "enabled",
-    "grants", "process_group", "config_digest",
+    "grants", "process_group", "config_digest", "tools",
 }  # fmt: skip
 
 
@@ -198,7 +198,20 @@ def _checked(value: dict[str, Any], package_id: str, where: str) -> LockedPackag
         grants=tuple(sorted({_text(g, f"{where}.grants[{i}]") for i, g in enumerate(grants)})),
         process_group=_text(data.get("process_group"), f"{where}.process_group", optional=True),
         config_digest=_digest(data.get("config_digest"), f"{where}.config_digest", optional=True),
+        tools=_tools(data.get("tools"), f"{where}.tools"),
     )
+
+
+def _tools(value: Any, where: str) -> dict[str, str] | None:
+    """Absent (a lockfile written before pins were locked): None, nothing restored."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _Invalid(f"{where} must be an object of tool name to digest")
+    return {
+        _text(name, f"{where} key"): _digest(digest, f"{where}[{name[:80]!r}]")
+        for name, digest in value.items()
+    }
 
 
 def _lockfile(value: Any) -> Lockfile:

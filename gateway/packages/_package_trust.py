@@ -12,7 +12,8 @@ from pathlib import Path
 from gateway.base import Diagnostic
 from gateway.model import AdapterSet
 from gateway.packages import _codes
-from gateway.packages._instructions import declared_instructions
+from gateway.packages._instructions import decision_notices
+from gateway.packages._pins import forget_pins
 from gateway.store import (
     ContentHashError,
     InstalledPackage,
@@ -45,11 +46,13 @@ def trust_packages(
             problem = _rehash(store, package) if trusted else None
             if problem is None:
                 store.set_trusted(package.id, trusted)
+                if trusted:  # its tools as listed from now on are what the user accepts
+                    forget_pins(home, package.id)
             now = store.get_package(package.id)
             said = [problem] if problem is not None else []
             if trusted and problem is None:
                 entry = adapters.inspect(now.record.path)
-                said += declared_instructions(entry, now.record.path)
+                said += decision_notices(entry, now.record.path, now.granted)
             results.append(Trusted(now, said))
     return results
 

@@ -40,9 +40,11 @@ class Source:
     kind: str  # local | git | npm
     location: str  # folder, URL/path, or npm spec / tarball path
     ref: str | None = None  # git branch, tag or commit
+    member: str | None = None  # the package a collection offers (a marketplace's plugin)
 
     def describe(self) -> str:
-        return f"{self.location}#{self.ref}" if self.ref else self.location
+        described = f"{self.location}#{self.ref}" if self.ref else self.location
+        return f"{described}#{self.member}" if self.member else described
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,9 @@ def parse_source(text: str, kind: str | None = None) -> Source:
     """Decide the kind of ``text`` (unless given) and check it is allowed."""
     if kind is not None and kind not in SOURCE_KINDS:
         raise FetchError(f"unknown source kind {kind!r}; use one of {', '.join(SOURCE_KINDS)}")
+    member = _offered_member(text, kind)
+    if member is not None:
+        return member
     if kind is None:
         looks_like_path = text.startswith(("/", "./", "../", "~"))
         if _GIT_URL.search(text) or _REFUSED_URL.match(text):
@@ -83,6 +88,18 @@ def parse_source(text: str, kind: str | None = None) -> Source:
             raise FetchError(f"{text} is not a folder")
         return Source("local", str(folder.resolve()))
     return Source("npm", text)
+
+
+def _offered_member(text: str, kind: str | None) -> Source | None:
+    """``FOLDER#NAME``: the package NAME that the folder (a Claude Code marketplace) offers,
+    when FOLDER is a folder and ``FOLDER#NAME`` itself is not."""
+    folder_text, hash_sign, name = text.rpartition("#")
+    if not hash_sign or kind not in (None, "local") or not name or _GIT_URL.search(text):
+        return None
+    folder = Path(folder_text).expanduser()
+    if Path(text).expanduser().exists() or not folder.is_dir():
+        return None
+    return Source("local", str(folder.resolve()), member=name)
 
 
 def _check_git_url(url: str) -> None:

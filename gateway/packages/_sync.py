@@ -25,9 +25,11 @@ from gateway.model import CatalogEntry
 from gateway.packages import _codes
 from gateway.packages._installer import InstallError, Prepare, install, uninstall
 from gateway.packages._lockfile import LockedPackage, Lockfile, config_digest
+from gateway.packages._pins import restore_pins
+from gateway.packages._rewrites import HOOKS_REWRITE
 from gateway.packages._trees import remove_tree
 from gateway.packages.environment import env_grant_name
-from gateway.sandbox import SANDBOX_PERMISSIONS
+from gateway.sandbox import SANDBOX_PERMISSIONS, is_sandbox_grant
 from gateway.store import STATE_FILE, InstalledPackage, StateStore
 
 __all__ = ["SyncRefused", "SyncReport", "sync"]
@@ -171,7 +173,9 @@ def _expect(package: LockedPackage) -> Callable[[CatalogEntry, str, str | None],
 
 def _allowed(entry: CatalogEntry, grants: tuple[str, ...]) -> set[str]:
     own = {p.name for p in entry.permissions}
-    return own | set(SANDBOX_PERMISSIONS) | {g for g in grants if env_grant_name(g)}
+    anyone = {*SANDBOX_PERMISSIONS, HOOKS_REWRITE}  # what any package may be granted
+    named = {g for g in grants if env_grant_name(g) or is_sandbox_grant(g)}
+    return own | anyone | named
 
 
 def _refused_grants(package: LockedPackage, entry: CatalogEntry) -> Diagnostic | None:
@@ -241,6 +245,8 @@ def _apply_decisions(home: Path, package: LockedPackage, inspector: Inspector) -
     with StateStore.open(home) as store:
         have = store.get_package(package.id)
         store.set_trusted(package.id, package.trusted)
+        if package.trusted and package.tools:  # what the user trusted there, pinned here
+            restore_pins(home, package.id, package.tools)
         wanted = frozenset(package.grants)
         if have.granted - wanted:
             store.revoke(package.id, have.granted - wanted)

@@ -10,6 +10,7 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
     from gateway.runtime._child import Child, ChildOutput, run_child, start_child
+    from gateway.runtime._program_reads import CREDENTIAL_FILES, program_reads, shebang
     from gateway.runtime._spawn import (
         LaunchError,
         child_environment,
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from gateway.runtime.setup import SetupError, run_setup
 
 _WHERE: dict[str, str] = {
+    "CREDENTIAL_FILES": "gateway.runtime._program_reads",
+    "program_reads": "gateway.runtime._program_reads",
+    "shebang": "gateway.runtime._program_reads",
     "Child": "gateway.runtime._child",
     "ChildOutput": "gateway.runtime._child",
     "LaunchError": "gateway.runtime._spawn",
@@ -56,6 +60,7 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "CREDENTIAL_FILES",
     "MIN_SIDECAR_NODE",
     "Child",
     "ChildOutput",
@@ -72,10 +77,12 @@ __all__ = [
     "npm_command",
     "npm_environment",
     "private_node_env",
+    "program_reads",
     "resolve_command",
     "run_child",
     "run_setup",
     "run_tool",
+    "shebang",
     "signal_group",
     "start_child",
 ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -75,6 +75,7 @@ def start_child(
     stderr: _File = None,
     cwd: Path | str | None = None,
     env: Mapping[str, str] | None = None,
+    on_denied: Callable[[Diagnostic], object] | None = None,
 ) -> Child:
     """Start ``argv`` in its own session, confined by ``policy`` (None: unconfined). Raises
     ``OSError`` when it cannot start (``SandboxError``, ``FileNotFoundError``, …) and
@@ -101,6 +102,7 @@ def start_child(
             cwd=cwd,
             env=environment,
             require=require_sandbox,
+            on_denied=on_denied,
         )
     return Child(popen)
 

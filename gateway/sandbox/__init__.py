@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         PackageSandbox,
         exposed_paths,
         grants_from,
+        is_sandbox_grant,
         node_runtime_paths,
         package_dirs,
         package_sandbox,
@@ -41,7 +42,12 @@ if TYPE_CHECKING:
         system_policy,
     )
     from gateway.sandbox._cgroups import Cgroups, cleanup_cgroups, detect_cgroups
-    from gateway.sandbox._codes import SANDBOX_DENIED, SANDBOX_REFUSED
+    from gateway.sandbox._codes import (
+        EGRESS_UPSTREAM,
+        NETWORK_DENIED,
+        SANDBOX_DENIED,
+        SANDBOX_REFUSED,
+    )
     from gateway.sandbox._descendants import (
         descendants,
         family,
@@ -49,8 +55,18 @@ if TYPE_CHECKING:
         kill_family,
         reap_adopted,
     )
+    from gateway.sandbox._destinations import (
+        NETWORK_GRANT_PREFIX,
+        Destination,
+        DestinationError,
+        destination_grant,
+        destinations_from,
+        is_wide_network,
+        normal_host,
+        parse_destination,
+    )
     from gateway.sandbox._exceeded import explain_exit, explain_limit, explain_output
-    from gateway.sandbox._hints import explain_denial, grant_hints
+    from gateway.sandbox._hints import code_hosts, explain_denial, grant_hints
     from gateway.sandbox._landlock import abi_version
     from gateway.sandbox._limits import (
         LIMIT_NAMES,
@@ -60,6 +76,7 @@ if TYPE_CHECKING:
         parse_size,
     )
     from gateway.sandbox._names import safe_name
+    from gateway.sandbox._netns import EGRESS_HOST, EGRESS_PORT
     from gateway.sandbox._policy import NetworkAccess, Ports, SandboxPolicy
     from gateway.sandbox._privileges import (
         become_subreaper,
@@ -71,6 +88,7 @@ if TYPE_CHECKING:
     from gateway.sandbox._spawn import spawn_confined, wait_for_exit
     from gateway.sandbox._support import (
         FULL_ABI,
+        SANDBOXED_VARIABLE,
         KernelSupport,
         SandboxError,
         SandboxUnavailable,
@@ -80,6 +98,19 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "SANDBOXED_VARIABLE": "gateway.sandbox._support",
+    "EGRESS_UPSTREAM": "gateway.sandbox._codes",
+    "NETWORK_DENIED": "gateway.sandbox._codes",
+    "NETWORK_GRANT_PREFIX": "gateway.sandbox._destinations",
+    "Destination": "gateway.sandbox._destinations",
+    "DestinationError": "gateway.sandbox._destinations",
+    "destination_grant": "gateway.sandbox._destinations",
+    "destinations_from": "gateway.sandbox._destinations",
+    "is_wide_network": "gateway.sandbox._destinations",
+    "normal_host": "gateway.sandbox._destinations",
+    "parse_destination": "gateway.sandbox._destinations",
+    "EGRESS_HOST": "gateway.sandbox._netns",
+    "EGRESS_PORT": "gateway.sandbox._netns",
     "SANDBOX_DENIED": "gateway.sandbox._codes",
     "SANDBOX_REFUSED": "gateway.sandbox._codes",
     "Cgroups": "gateway.sandbox._cgroups",
@@ -111,7 +142,9 @@ _WHERE: dict[str, str] = {
     "exposed_paths": "gateway.sandbox._builder",
     "family": "gateway.sandbox._descendants",
     "grant_hints": "gateway.sandbox._hints",
+    "code_hosts": "gateway.sandbox._hints",
     "grants_from": "gateway.sandbox._builder",
+    "is_sandbox_grant": "gateway.sandbox._builder",
     "PROTECTED_NAMES": "gateway.sandbox._protected",
     "reopened_names": "gateway.sandbox._protected",
     "is_dumpable": "gateway.sandbox._privileges",
@@ -134,13 +167,21 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "EGRESS_HOST",
+    "EGRESS_PORT",
+    "EGRESS_UPSTREAM",
     "FULL_ABI",
     "LIMIT_NAMES",
+    "NETWORK_DENIED",
+    "NETWORK_GRANT_PREFIX",
     "PROTECTED_NAMES",
+    "SANDBOXED_VARIABLE",
     "SANDBOX_DENIED",
     "SANDBOX_PERMISSIONS",
     "SANDBOX_REFUSED",
     "Cgroups",
+    "Destination",
+    "DestinationError",
     "KernelSupport",
     "NetworkAccess",
     "PackageGrants",
@@ -153,7 +194,10 @@ __all__ = [
     "abi_version",
     "become_subreaper",
     "cleanup_cgroups",
+    "code_hosts",
     "descendants",
+    "destination_grant",
+    "destinations_from",
     "detect_cgroups",
     "detect_support",
     "explain_denial",
@@ -166,15 +210,19 @@ __all__ = [
     "grant_hints",
     "grants_from",
     "is_dumpable",
+    "is_sandbox_grant",
     "is_subreaper",
+    "is_wide_network",
     "kill_descendants",
     "kill_family",
     "limits_from_settings",
     "make_undumpable",
     "missing_protections",
     "node_runtime_paths",
+    "normal_host",
     "package_dirs",
     "package_sandbox",
+    "parse_destination",
     "parse_size",
     "policy_for_entry",
     "python_runtime_paths",

@@ -33,6 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from gateway.base import private_dir
+from gateway.sandbox._destinations import (
+    Destination,
+    DestinationError,
+    destination_grant,
+    destinations_from,
+    is_wide_network,
+)
 from gateway.sandbox._limits import ResourceLimits
 from gateway.sandbox._names import safe_name
 from gateway.sandbox._policy import NetworkAccess, SandboxPolicy
@@ -44,8 +51,10 @@ __all__ = [
     "PackageSandbox",
     "exposed_paths",
     "grants_from",
+    "is_sandbox_grant",
     "node_runtime_paths",
     "package_dirs",
+    "package_home",
     "package_sandbox",
     "policy_for_entry",
     "python_runtime_paths",
@@ -70,9 +79,21 @@ SANDBOX_PERMISSIONS: dict[str, str] = {
 }
 """The permission names that widen a sandbox, and what each allows. A nanobot permission
 ``network.<anything>`` counts as ``network``; ``filesystem.write`` and ``fs.write`` count as
-``workspace.write``."""
+``workspace.write``. Beside these, by a name they carry: ``network:HOST[:PORT]``
+(``_destinations``) and ``workspace.write:PATH`` (``_protected``)."""
 
 _WRITE_NAMES = frozenset({"write", "workspace.write", "filesystem.write", "fs.write"})
+
+
+def is_sandbox_grant(name: str) -> bool:
+    """A permission any package may be granted, requested or not: one of
+    ``SANDBOX_PERMISSIONS``, a valid ``network:HOST[:PORT]`` or ``workspace.write:PATH``."""
+    if name in SANDBOX_PERMISSIONS or reopened_names([name]):
+        return True
+    try:
+        return destination_grant(name) is not None
+    except DestinationError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,33 +106,9 @@ class PackageGrants:
     """Extra folders readable (e.g. a reference folder a user points a package at)."""
     reopened: frozenset[str] = frozenset()
     """Protected workspace paths made writable by name (``workspace.write:PATH``)."""
-    connect_ports: frozenset[int] | None = None
-    """When every network grant names a destination (``network:HOST:PORT``, a remote MCP
-    server's): TCP connect only to those ports, no bind. The kernel (Landlock) filters TCP by
-    port, not by host: the host part is not enforced. None: the network as a whole."""
-
-
-def _is_network(name: str) -> bool:
-    return name in ("network", "net") or name.startswith(("network.", "network:", "net."))
-
-
-def _destination_port(name: str) -> int | None:
-    """The port of ``network:HOST:PORT`` (an IPv6 host in brackets); None otherwise."""
-    if not name.startswith("network:"):
-        return None
-    _, _, port = name.rpartition(":")
-    host = name[len("network:") : -len(port) - 1] if port else ""
-    if not host or not port.isdigit() or not 0 < int(port) <= 65535:
-        return None
-    return int(port)
-
-
-def _connect_ports(names: set[str]) -> frozenset[int] | None:
-    network = [name for name in names if _is_network(name)]
-    ports = [_destination_port(name) for name in network]
-    if not network or any(port is None for port in ports):
-        return None
-    return frozenset(port for port in ports if port is not None)
+    destinations: tuple[Destination, ...] = ()
+    """Hosts it may reach through the egress proxy (``network:HOST[:PORT]``); plain
+    ``network`` (``network`` above) makes them moot."""
 
 
 def grants_from(granted: Iterable[str]) -> PackageGrants:
@@ -120,18 +117,10 @@ def grants_from(granted: Iterable[str]) -> PackageGrants:
     names = set(granted)
     return PackageGrants(
         workspace_write=bool(names & _WRITE_NAMES),
-        network=any(_is_network(name) for name in names),
-        connect_ports=_connect_ports(names),
+        network=any(is_wide_network(name) for name in names),
         reopened=reopened_names(names),
+        destinations=destinations_from(names),
     )
-
-
-def _network(grants: PackageGrants) -> NetworkAccess:
-    if not grants.network:
-        return NetworkAccess()
-    if grants.connect_ports is not None:
-        return NetworkAccess(connect=grants.connect_ports)
-    return NetworkAccess.unrestricted()
 
 
 def _existing(paths: Iterable[str | Path]) -> tuple[Path, ...]:
@@ -205,8 +194,10 @@ class PackageSandbox:
     data_dir: Path
     tmp_dir: Path
     environment: dict[str, str] = field(default_factory=dict)
-    """Add to the child's environment: ``TMPDIR``, its private temp folder, and
-    ``GATEWAY_DATA_DIR``, the folder it keeps its own files in."""
+    """Add to the child's environment: ``TMPDIR``, its private temp folder, ``HOME``, its
+    private home, and ``GATEWAY_DATA_DIR``, the folder it keeps its own files in."""
+    home_dir: Path | None = None
+    """Its private, writable home (``HOME``): what it writes to ``~/.tool`` lands there."""
 
 
 def package_dirs(home: Path, package_id: str, *, create: bool = True) -> tuple[Path, Path]:
@@ -218,6 +209,15 @@ def package_dirs(home: Path, package_id: str, *, create: bool = True) -> tuple[P
         for folder in (data, tmp):
             private_dir(folder)
     return data, tmp
+
+
+def package_home(home: Path, package_id: str, *, create: bool = True) -> Path:
+    """``GATEWAY_HOME/home/<id>``: the package's private home (``HOME`` in its processes),
+    created 0700 with ``create``. The user's own home stays out of reach."""
+    folder = home / "home" / safe_name(package_id)
+    if create:
+        private_dir(folder)
+    return folder
 
 
 def package_sandbox(
@@ -236,10 +236,11 @@ def package_sandbox(
     ``create=False`` describes it without making its folders (for ``status``). ``limits``:
     its resource limits (default: the defaults, in a cgroup of its own)."""
     data, tmp = package_dirs(home, package_id, create=create)
+    own_home = package_home(home, package_id, create=create)
     base = system_policy()
     execute = [*runtime, *([package_root] if package_root is not None else [])]
     read = list(grants.read)
-    write = [data, tmp]
+    write = [data, tmp, own_home]
     read_only: tuple[Path, ...] = ()
     reopened: tuple[Path, ...] = ()
     if workspace is not None:
@@ -251,11 +252,21 @@ def package_sandbox(
         limits=limits if limits is not None else ResourceLimits(group=package_id),
         read_only_within=read_only,
         reopened=reopened,
+        private_tmp=tmp,
     )
     policy = policy.allowing(
         read=[*base.read, *read], execute=[*base.execute, *execute], write=[*base.write, *write]
     )
-    return PackageSandbox(policy, data, tmp, {"TMPDIR": str(tmp), "GATEWAY_DATA_DIR": str(data)})
+    environment = {"TMPDIR": str(tmp), "GATEWAY_DATA_DIR": str(data), "HOME": str(own_home)}
+    return PackageSandbox(policy, data, tmp, environment, own_home)
+
+
+def _network(grants: PackageGrants) -> NetworkAccess:
+    if grants.network:
+        return NetworkAccess.unrestricted()
+    if grants.destinations:
+        return NetworkAccess.to(grants.destinations)
+    return NetworkAccess()
 
 
 def _declared_capabilities(entry: Any) -> set[str]:

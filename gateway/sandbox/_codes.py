@@ -68,3 +68,25 @@ SANDBOX_REFUSED = define_code(
     "enforce all of its policy; the message names what is missing.",
     "Run on a kernel with Landlock ABI 6 or later, or unset GATEWAY_REQUIRE_SANDBOX.",
 )
+
+# Network grants by destination (the egress proxy)
+NETWORK_DENIED = define_code(
+    "sandbox.network_denied",
+    W,
+    "A package granted network access by destination (`network:HOST[:PORT]`) asked the "
+    "gateway's egress proxy for a host (or port) none of its grants names — by the CONNECT "
+    "target, the TLS server name of the connection, or a plain HTTP request's host — or for "
+    "a granted name that resolves to a loopback or link-local address; the connection was "
+    "refused (HTTP 403 to the package). The message names the host.",
+    "If the package should reach that host, grant it by name: `gateway permissions ID "
+    "network:HOST` (or `network:*.DOMAIN` for its subdomains); otherwise nothing to do — the "
+    "sandbox did its job.",
+)
+EGRESS_UPSTREAM = define_code(
+    "sandbox.egress_upstream",
+    W,
+    "The user's own proxy setting (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`) cannot be used "
+    "by the gateway's egress proxy (a scheme other than http:// or https://, or no host); "
+    "connections of packages granted network by destination go out directly instead.",
+    "Set an http:// or https:// proxy URL, or unset the variable.",
+)

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from gateway.base import Diagnostic
 from gateway.sandbox import _codes
+from gateway.sandbox._destinations import is_wide_network, normal_host
 from gateway.sandbox._exceeded import explain_limit
 from gateway.sandbox._policy import SandboxPolicy
 from gateway.sandbox._reachable import reachable_sources
@@ -35,6 +36,9 @@ _MAX_FILES = 5_000
 _MAX_FILE_BYTES = 512 * 1024
 _MAX_BYTES = 32 * 1024 * 1024
 
+_URL_HOST = re.compile(r"\b(?:https?|wss?)://([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63})\b")
+_MAX_HOSTS = 8
+_MAX_OFFERED = 3
 _NET_MODULES = r"(?:node:)?(?:https?|http2|net|tls|dgram)|undici|axios|node-fetch|got|ws|ky"
 _PY_NET = r"requests|httpx|aiohttp|urllib3|urllib\.request|socket|http\.client|websockets"
 
@@ -102,6 +106,20 @@ def _sources(root: Path, entries: Sequence[str]) -> list[Path]:
     return (own + dependencies)[:_MAX_FILES]
 
 
+def code_hosts(texts: Iterable[str], limit: int = 64) -> list[str]:
+    """The hosts named by URLs (``http``, ``https``, ``ws``, ``wss``) in ``texts``, in the
+    order found, normalised, without ``localhost``; at most ``limit``."""
+    hosts: dict[str, None] = {}
+    for text in texts:
+        for found in _URL_HOST.finditer(text):
+            if len(hosts) >= limit:
+                return list(hosts)
+            host = normal_host(found.group(1))
+            if host is not None and host != "localhost":
+                hosts.setdefault(host)
+    return list(hosts)
+
+
 def grant_hints(
     root: Path,
     package_id: str,
@@ -116,6 +134,7 @@ def grant_hints(
     ``widen``: the package declares its permissions and does not declare this one, so the
     command is the explicit ``--widen`` of its sandbox."""
     evidence: dict[str, tuple[_Pattern, str]] = {}
+    hosts: dict[str, None] = {}  # the hosts its code names, in the order found
     protected: str | None = None
     budget = _MAX_BYTES
     for path in _sources(root, entries):
@@ -127,6 +146,8 @@ def grant_hints(
         except OSError:
             continue
         budget -= len(text)
+        for host in code_hosts([text], _MAX_HOSTS - len(hosts)):
+            hosts.setdefault(host)
         named = _PROTECTED.search(text) if protected is None else None
         if named is not None:
             line = text.count("\n", 0, named.start()) + 1
@@ -142,6 +163,10 @@ def grant_hints(
     hints = []
     for pattern, where in evidence.values():
         if pattern.permission is not None and pattern.permission in granted:
+            continue
+        if pattern.permission == "network" and any(
+            g.startswith("network:") or is_wide_network(g) for g in granted
+        ):
             continue
         prefix = f"{package_id}: its code appears to"
         if pattern.permission is None:
@@ -161,6 +186,17 @@ def grant_hints(
                 )
             )
             continue
+        elif pattern.permission == "network" and 0 < len(hosts) <= _MAX_OFFERED:
+            # A few hosts named: the narrow grant is likely what it needs. Many (links to
+            # docs and repositories among them) say little: the wide grant is hinted.
+            names = " ".join(f"network:{h}" for h in hosts)
+            message = (
+                f"{prefix} need network ({pattern.what}, e.g. {where}) and names "
+                f"{', '.join(hosts)}; its sandbox denies it until granted. A grant by host "
+                "reaches those only, through the gateway's proxy; plain `network` opens any "
+                "host"
+            )
+            hint = f"gateway permissions {package_id} {names}" + (" --widen" if widen else "")
         else:
             opens = _workspace_opens() if pattern.permission == "workspace.write" else ""
             message = (

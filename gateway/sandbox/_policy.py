@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gateway.sandbox._destinations import Destination
 from gateway.sandbox._limits import ResourceLimits
 
 __all__ = ["NetworkAccess", "Ports", "SandboxPolicy"]
@@ -43,28 +44,48 @@ def _describe_ports(value: Ports) -> str:
 @dataclass(frozen=True, slots=True)
 class NetworkAccess:
     """TCP ``connect`` and ``bind``. Any network access also allows the inet socket
-    families (so UDP, which Landlock cannot filter by port, follows the grant as a whole)."""
+    families (so UDP, which Landlock cannot filter by port, follows the grant as a whole).
+
+    With ``destinations``, the child runs in a network namespace of its own whose only way
+    out is the gateway's egress proxy, which lets through connections to those hosts
+    (``egress``); ``connect`` and ``bind`` are then what it may do inside that namespace."""
 
     connect: Ports = False
     bind: Ports = False
+    destinations: tuple[Destination, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "connect", _ports(self.connect))
         object.__setattr__(self, "bind", _ports(self.bind))
+        object.__setattr__(self, "destinations", tuple(sorted(set(self.destinations))))
 
     @classmethod
     def unrestricted(cls) -> NetworkAccess:
         return cls(connect=True, bind=True)
 
+    @classmethod
+    def to(cls, destinations: Iterable[Destination]) -> NetworkAccess:
+        """Only ``destinations``, through the egress proxy (inside its own namespace, any
+        port: nothing but its own loopback and the proxy is there)."""
+        return cls(connect=True, bind=True, destinations=tuple(destinations))
+
     @property
     def any(self) -> bool:
         return bool(self.connect) or bool(self.bind)
 
+    @property
+    def wide(self) -> bool:
+        """TCP and UDP to anywhere: the plain ``network`` grant."""
+        return self.connect is True and self.bind is True and not self.destinations
+
     def describe(self) -> str:
+        if self.destinations:
+            shown = ", ".join(str(d) for d in self.destinations)
+            return f"network to {shown} (through the gateway's proxy)"
         if not self.any:
             return "no network"
         if self.connect is True and self.bind is True:
-            return "network"
+            return "network (any host)"
         return f"connect {_describe_ports(self.connect)}, bind {_describe_ports(self.bind)}"
 
 
@@ -106,6 +127,9 @@ class SandboxPolicy:
     editor and CI configs in a writable workspace)."""
     reopened: tuple[Path, ...] = ()
     """Paths beneath those that the user made writable again, by name."""
+    private_tmp: Path | None = None
+    """Bound over ``/tmp`` and ``/var/tmp`` in the child's own mount namespace (its private
+    temp folder, as systemd's ``PrivateTmp=``): a write to ``/tmp/x`` lands there."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "read_only_within", _absolute(self.read_only_within, "read"))
@@ -152,4 +176,6 @@ class SandboxPolicy:
             parts.append("may execute anonymous files")
         if self.read_only_within:
             parts.append(f"read-only inside: {', '.join(p.name for p in self.read_only_within)}")
+        if self.private_tmp is not None:
+            parts.append("a private /tmp")
         return "; ".join(parts)

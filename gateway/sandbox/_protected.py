@@ -10,8 +10,9 @@ and nothing else. Coding agents' own sandboxes do the same for ``.git`` under th
 workspace-write modes.
 
 Landlock cannot take a subfolder back from a writable folder (its rules only add), so a
-private mount namespace binds each protected path read-only over itself before Landlock is
-entered (it forbids mount changes after); a reopened path is bound again, writable, on top.
+private mount namespace (``_namespaces``) binds each protected path read-only over itself
+before Landlock is entered (it forbids mount changes after); a reopened path is bound
+again, writable, on top.
 With ``CAP_SYS_ADMIN`` (root, a container's root) the confining thread makes the namespace
 and the child inherits it. Without it a user namespace is needed, which a multi-threaded
 process cannot make: the child then starts as the single-threaded trampoline
@@ -24,8 +25,6 @@ paths that exist when the child starts are bound: a protected file that does not
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 import os
 from collections.abc import Iterable
@@ -36,7 +35,6 @@ __all__ = [
     "PROTECTED_GRANT_PREFIX",
     "PROTECTED_NAMES",
     "can_mount_privately",
-    "mount_read_only",
     "protected_within",
     "reopened_names",
     "user_namespaces_allowed",
@@ -76,21 +74,12 @@ PROTECTED_NAMES: Final[dict[str, str]] = {
     "GEMINI.md": "instructions Gemini CLI reads",
     "Makefile": "build script",
     "justfile": "build script",
+    "package.json": "its scripts (postinstall, test, …) run at the user's next npm install or "
+    "npm test",
 }
 """Each path, relative to the workspace, and why it stays read-only (docs/security.md)."""
 
-_CLONE_NEWNS = 0x00020000
-_CLONE_NEWUSER = 0x10000000
-_MS_RDONLY = 0x1
-_MS_NOSUID = 0x2
-_MS_REMOUNT = 0x20
-_MS_BIND = 0x1000
-_MS_REC = 0x4000
-_MS_PRIVATE = 1 << 18
 _CAP_SYS_ADMIN = 21
-_KEPT_FLAGS = {  # statvfs's ST_* bit: the mount flag a remount must keep (it may be locked)
-    2: _MS_NOSUID, 4: 0x4, 8: 0x8, 1024: 0x400, 2048: 0x800, 4096: 1 << 21,
-}  # fmt: skip
 
 
 def reopened_names(granted: Iterable[str]) -> frozenset[str]:
@@ -173,59 +162,3 @@ def user_namespaces_allowed() -> bool:
         except ValueError:
             return False
     return Path("/proc/self/ns/user").exists()
-
-
-@functools.cache
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-
-
-def _check(result: int, what: str, path: Path | None = None) -> None:
-    if result != 0:
-        code = ctypes.get_errno()
-        where = f" {path}" if path is not None else ""
-        raise OSError(code, f"{what}{where}: {os.strerror(code)}")
-
-
-def _kept(path: Path) -> int:
-    """The flags of the mount ``path`` is on that a bind remount must repeat (nodev,
-    noexec, nosuid, atime): a remount that drops a locked one fails, and dropping any
-    would widen what the child may do."""
-    try:
-        have = os.statvfs(path).f_flag
-    except OSError:
-        return _MS_NOSUID
-    return _MS_NOSUID | sum(flag for bit, flag in _KEPT_FLAGS.items() if have & bit)
-
-
-def mount_read_only(
-    read_only: Iterable[Path], reopened: Iterable[Path] = (), *, user_namespace: bool = False
-) -> None:
-    """On the calling thread, which must have its own ``fs_struct`` (``unshare(CLONE_FS)``):
-    a private mount namespace in which each of ``read_only`` is bound read-only over itself,
-    then each of ``reopened`` bound writable on top. ``user_namespace``: make a user
-    namespace first (the caller has no ``CAP_SYS_ADMIN``; only a single-threaded process
-    may), mapping only the caller's own ids. Raises ``OSError``."""
-    libc = _libc()
-    libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_void_p]
-    if user_namespace:
-        uid, gid = os.getuid(), os.getgid()  # before: inside, they read as unmapped
-        _check(libc.unshare(ctypes.c_int(_CLONE_NEWUSER | _CLONE_NEWNS)), "unshare(CLONE_NEWUSER)")
-        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
-                           ("gid_map", f"{gid} {gid} 1")):  # fmt: skip
-            with open(f"/proc/self/{name}", "w") as handle:
-                handle.write(text)
-    else:
-        _check(libc.unshare(ctypes.c_int(_CLONE_NEWNS)), "unshare(CLONE_NEWNS)")
-    # Nothing done here may reach the gateway's own namespace.
-    _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "make / private")
-    for path in read_only:
-        target = os.fsencode(path)
-        _check(libc.mount(target, target, None, _MS_BIND | _MS_REC, None), "bind", path)
-        flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _kept(path)
-        _check(libc.mount(None, target, None, flags, None), "read-only", path)
-    for path in reopened:
-        target = os.fsencode(path)
-        _check(libc.mount(target, target, None, _MS_BIND | _MS_REC, None), "reopen", path)
-        flags = _MS_BIND | _MS_REMOUNT | (_kept(path.parent) & ~_MS_RDONLY)
-        _check(libc.mount(None, target, None, flags, None), "writable", path)

@@ -8,34 +8,37 @@ threads exist) and no extra interpreter start. The thread ends right after the f
 confined thread is never reused, so no pool may run this.
 
 Everything that can fail for a reason other than the kernel refusing (paths, the BPF
-program, the ruleset, the package's cgroup) is prepared in the caller's thread first; the
-confining thread only makes syscalls, and if any of them fails, nothing is started.
+program, the ruleset, the package's cgroup) is prepared in the caller's thread first
+(``_confine``); the confining thread only makes syscalls, and if any of them fails,
+nothing is started.
 
 Resource limits cannot be put on a thread: a child with limits starts behind a gate
 (``_gate``) that holds it until the caller's thread has set them.
 
-Protected paths (``_protected``) need a mount namespace before Landlock: as root the thread
-makes it; otherwise the child starts as the trampoline (``_trampoline``), the one extra
-interpreter start, which makes its own user and mount namespaces, then confines itself.
+Protected paths (``_protected``), the private ``/tmp`` and network grants by destination
+need namespaces made before Landlock (``_namespaces``, ``_isolation``): with
+``CAP_SYS_ADMIN`` the thread makes them; otherwise the child starts as the trampoline
+(``_trampoline``), the one extra interpreter start, which makes its own user, mount and
+network namespaces, then confines itself. A child in a network namespace of its own gets
+the proxy variables, and its listener is served by the egress proxy (``egress``).
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 import subprocess
 import sys
 import threading
-from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 import anyio
 
+from gateway.base import Diagnostic
 from gateway.sandbox._cgroups import CgroupGroup, detect_cgroups
+from gateway.sandbox._confine import prepare
 from gateway.sandbox._gate import (
     can_gate,
     check_program,
@@ -44,26 +47,23 @@ from gateway.sandbox._gate import (
     release,
     release_started,
 )
-from gateway.sandbox._landlock import (
-    FS_READ,
-    FS_READ_EXECUTE,
-    FS_READ_WRITE,
-    AccessNet,
-    LandlockError,
-    Ruleset,
-    Scope,
-    restrict_self,
+from gateway.sandbox._isolation import (
+    Trampoline,
+    effective_policy,
+    namespace_plan,
+    serve_egress,
 )
+from gateway.sandbox._landlock import LandlockError
 from gateway.sandbox._limits import (
     ResourceLimits,
     apply_rlimits,
     node_heap_argument,
     rlimits_for,
 )
+from gateway.sandbox._namespaces import enter_namespaces
 from gateway.sandbox._policy import SandboxPolicy
-from gateway.sandbox._privileges import PrivilegeError, drop_capabilities, set_no_new_privs
-from gateway.sandbox._protected import mount_read_only
-from gateway.sandbox._seccomp import FilterRules, SeccompError, build_filter, install_filter
+from gateway.sandbox._privileges import PrivilegeError
+from gateway.sandbox._seccomp import SeccompError
 from gateway.sandbox._support import (
     KernelSupport,
     SandboxError,
@@ -71,97 +71,11 @@ from gateway.sandbox._support import (
     detect_support,
     missing_protections,
 )
+from gateway.sandbox.egress import proxy_environment
 
 __all__ = ["spawn_confined", "wait_for_exit"]
 
 _File = int | IO[Any] | None
-
-
-class _Compiled:
-    """A built ruleset, shared by every spawn under the same policy. The descriptor closes
-    when the last user lets go (the cache, or a spawn still running after an eviction)."""
-
-    def __init__(self, ruleset: Ruleset, policy: SandboxPolicy) -> None:
-        self.ruleset = ruleset
-        # A rule holds the file or folder it saw, not its path: a temp folder made again
-        # or a settings file replaced atomically is a new one, and needs a new ruleset.
-        self.identity = _identity(_paths(policy))
-
-    def current(self, policy: SandboxPolicy) -> bool:
-        return _identity(_paths(policy)) == self.identity
-
-
-def _paths(policy: SandboxPolicy) -> tuple[Path, ...]:
-    return (*policy.read, *policy.execute, *policy.write)
-
-    def __del__(self) -> None:
-        self.ruleset.close()
-
-
-def _identity(paths: tuple[Path, ...]) -> tuple[tuple[int, int] | None, ...]:
-    identity: list[tuple[int, int] | None] = []
-    for path in paths:
-        try:
-            info = os.stat(path)
-        except OSError:
-            identity.append(None)
-        else:
-            identity.append((info.st_dev, info.st_ino))
-    return tuple(identity)
-
-
-class _RulesetCache:
-    """Building a ruleset opens every path of the policy and adds a rule for each (about
-    0.3 ms for a typical policy); a gateway spawns many children under few policies."""
-
-    def __init__(self, size: int = 32) -> None:
-        self._size = size
-        self._entries: OrderedDict[tuple[SandboxPolicy, int], _Compiled] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, policy: SandboxPolicy, abi: int) -> _Compiled:
-        key = (policy, abi)
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None and found.current(policy):
-                self._entries.move_to_end(key)
-                return found
-        compiled = _Compiled(_ruleset(policy, abi), policy)
-        with self._lock:
-            self._entries[key] = compiled
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-        return compiled
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-
-_CACHE = _RulesetCache()
-
-
-@functools.cache
-def _seccomp_program(rules: FilterRules) -> bytes:
-    return build_filter(rules)
-
-
-@dataclass(slots=True)
-class _Confinement:
-    compiled: _Compiled | None
-    seccomp: bytes | None
-    drop_capabilities: bool
-
-    def apply(self) -> None:
-        """Confine the calling thread: capabilities, no_new_privs, Landlock, seccomp."""
-        if self.drop_capabilities:
-            drop_capabilities()
-        set_no_new_privs()
-        if self.compiled is not None:
-            restrict_self(self.compiled.ruleset)
-        if self.seccomp is not None:
-            install_filter(self.seccomp)
 
 
 @dataclass(slots=True)
@@ -189,56 +103,6 @@ def _limiting(limits: ResourceLimits | None) -> _Limiting | None:
     return _Limiting(limits, group, rlimits)
 
 
-def _ruleset(policy: SandboxPolicy, abi: int) -> Ruleset:
-    network = policy.network
-    restrict = AccessNet(0)
-    if network.connect is not True:
-        restrict |= AccessNet.CONNECT_TCP
-    if network.bind is not True:
-        restrict |= AccessNet.BIND_TCP
-    scope = Scope(0)
-    if policy.scope_signals:
-        scope |= Scope.SIGNAL
-    if policy.scope_abstract_unix:
-        scope |= Scope.ABSTRACT_UNIX_SOCKET
-    ruleset = Ruleset.create(abi, restrict_net=restrict, scope=scope)
-    try:
-        ruleset.allow_paths(policy.read, FS_READ)
-        ruleset.allow_paths(policy.execute, FS_READ_EXECUTE)
-        ruleset.allow_paths(policy.write, FS_READ_WRITE)
-        for ports, access in (
-            (network.connect, AccessNet.CONNECT_TCP),
-            (network.bind, AccessNet.BIND_TCP),
-        ):
-            if not isinstance(ports, bool):
-                for port in sorted(ports):
-                    ruleset.allow_port(port, access)
-    except BaseException:
-        ruleset.close()
-        raise
-    return ruleset
-
-
-def _prepare(policy: SandboxPolicy, support: KernelSupport) -> _Confinement | None:
-    if not sys.platform.startswith("linux"):
-        return None  # nothing to apply; support_diagnostics says so once per run
-    seccomp = None
-    if support.seccomp:
-        rules = FilterRules(
-            unix=policy.unix_sockets,
-            inet=policy.network.any,
-            anonymous_exec=policy.anonymous_exec,
-        )
-        seccomp = _seccomp_program(rules)
-    compiled = None
-    if support.landlock:
-        try:
-            compiled = _CACHE.get(policy, support.landlock_abi)
-        except LandlockError as error:
-            raise SandboxError(error.errno, f"cannot build the sandbox: {error}") from None
-    return _Confinement(compiled, seccomp, policy.drop_capabilities)
-
-
 def spawn_confined(
     argv: Sequence[str],
     *,
@@ -252,6 +116,7 @@ def spawn_confined(
     pass_fds: Sequence[int] = (),
     support: KernelSupport | None = None,
     require: bool = False,
+    on_denied: Callable[[Diagnostic], object] | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` confined by ``policy``; the arguments are ``subprocess.Popen``'s.
 
@@ -259,7 +124,8 @@ def spawn_confined(
     ``require``, a policy the kernel cannot fully enforce raises ``SandboxUnavailable``
     and nothing starts. Raises ``SandboxError`` when confining fails, and what ``Popen``
     raises (``FileNotFoundError``, ``PermissionError``: the sandbox may deny the program
-    itself) when the start fails.
+    itself) when the start fails. ``on_denied`` gets what the egress proxy refuses the
+    child (``sandbox.network_denied``), on the caller's event loop when there is one.
     """
     support = support if support is not None else detect_support()
     if require:
@@ -269,41 +135,47 @@ def spawn_confined(
                 f"the sandbox is required but this kernel cannot enforce: {'; '.join(missing)}",
                 missing,
             )
-    confinement = _prepare(policy, support)
+    policy = effective_policy(policy, support)
+    confinement = prepare(policy, support)
     limiting = _limiting(policy.limits)
-    protect = bool(policy.read_only_within) and support.private_mounts
-    # No CAP_SYS_ADMIN: the child makes the namespaces itself, as the trampoline.
-    trampoline = (
-        bool(policy.read_only_within)
-        and not support.private_mounts
-        and support.user_namespaces
-        and confinement is not None
-    )
+    plan = namespace_plan(policy, cwd) if confinement is not None else None
+    # With CAP_SYS_ADMIN the confining thread makes the namespaces; else the child does, as
+    # the trampoline; else none (missing_protections says what that leaves out).
+    in_thread = plan is not None and support.private_mounts
+    trampoline = None
+    if plan is not None and not in_thread and support.user_namespaces and confinement is not None:
+        trampoline = Trampoline.build(plan, confinement, support)
+    if plan is not None and plan.network:
+        env = {
+            **(os.environ if env is None else env),
+            **proxy_environment(policy.network.destinations),
+        }
     command = list(argv)
     gate = limiting is not None and can_gate(env)
     if limiting is not None:
         command = node_heap_argument(command, limiting.limits)
     fds = tuple(pass_fds)
-    if trampoline and confinement is not None:
-        spec, held = _trampoline_spec(policy, confinement)
-        fds += held
-        command = [sys.executable, "-I", "-S", str(_TRAMPOLINE), spec, *command]
+    if trampoline is not None:
+        fds += trampoline.inherited
+        command = trampoline.command(command)
     if gate:
         command = gated(command, env)
     outcome: list[subprocess.Popen[bytes] | BaseException] = []
+    listener: list[int] = []
 
     def confine_and_spawn() -> None:
         try:
-            if gate or protect or trampoline:  # before seccomp, which may refuse unshare
+            if gate or in_thread or trampoline:  # before seccomp, which may refuse unshare
                 try:
                     own_filesystem_context()
-                    if protect:  # before Landlock, which refuses mount changes
-                        mount_read_only(policy.read_only_within, policy.reopened)
+                    if in_thread and plan is not None:  # before Landlock: no mounts after
+                        made = enter_namespaces(plan)
+                        listener.extend([made] if made is not None else [])
                 except OSError as error:
                     raise SandboxError(
                         error.errno, f"cannot confine {argv[0]}: {error.strerror}"
                     ) from None
-            if confinement is not None and not trampoline:
+            if confinement is not None and trampoline is None:
                 try:
                     confinement.apply()
                 except (PrivilegeError, LandlockError, SeccompError) as error:
@@ -331,37 +203,32 @@ def spawn_confined(
     thread = threading.Thread(target=confine_and_spawn, name="gateway-confined-spawn")
     thread.start()
     _join(thread)
+    if trampoline is not None:
+        trampoline.started()
     result = outcome[0]
     if isinstance(result, BaseException):
+        for fd in listener:
+            os.close(fd)
+        if trampoline is not None:
+            trampoline.abandon()
         raise result
     if limiting is not None:
         try:
             (release if gate else release_started)(result, limiting.prepare)
         except OSError as error:
+            for fd in listener:
+                os.close(fd)
+            if trampoline is not None:
+                trampoline.abandon()
             raise SandboxError(
                 error.errno, f"cannot set the limits of {argv[0]}: {error.strerror or error}"
             ) from None
+    if trampoline is not None and plan is not None and plan.network:
+        made = trampoline.listener()
+        listener.extend([made] if made is not None else [])
+    for fd in listener:
+        serve_egress(fd, policy, result.pid, on_denied)
     return result
-
-
-_TRAMPOLINE = Path(__file__).with_name("_trampoline.py")
-_SOURCE_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _trampoline_spec(
-    policy: SandboxPolicy, confinement: _Confinement
-) -> tuple[str, tuple[int, ...]]:
-    """The trampoline's SPEC argument, and the descriptors it must inherit."""
-    ruleset = confinement.compiled.ruleset.fd if confinement.compiled is not None else -1
-    spec = {
-        "root": str(_SOURCE_ROOT),
-        "read_only": [str(p) for p in policy.read_only_within],
-        "reopened": [str(p) for p in policy.reopened],
-        "ruleset_fd": ruleset,
-        "seccomp": (confinement.seccomp or b"").hex(),
-        "drop_capabilities": confinement.drop_capabilities,
-    }
-    return json.dumps(spec), (ruleset,) if ruleset >= 0 else ()
 
 
 def _join(thread: threading.Thread) -> None:

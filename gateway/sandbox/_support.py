@@ -81,10 +81,17 @@ def _reason(code: int) -> str:
     return f"this kernel ({os.uname().release}) has no Landlock"
 
 
+SANDBOXED_VARIABLE = "GATEWAY_SANDBOXED"
+"""Set (``1``) for a gateway the gateway runs inside its own sandbox (``migrate --load``'s
+and ``audit --load``'s throwaway): there it cannot make mount or network namespaces —
+Landlock forbids mount(2) to a confined process — and falls back as a kernel without them
+would. Set by anyone else, it only narrows what that gateway may do."""
+
+
 @functools.cache
 def detect_support() -> KernelSupport:
     abi, code = probe_abi()
-    linux = sys.platform.startswith("linux")
+    linux = sys.platform.startswith("linux") and os.environ.get(SANDBOXED_VARIABLE) != "1"
     mounts = linux and can_mount_privately()
     users = linux and not mounts and user_namespaces_allowed()
     return KernelSupport(abi, seccomp_available(), "" if abi else _reason(code), mounts, users)
@@ -122,6 +129,13 @@ def missing_protections(policy: SandboxPolicy, support: KernelSupport) -> list[s
         missing.append(
             f"read-only {names} inside the writable workspace (a private mount namespace: "
             "CAP_SYS_ADMIN, or user namespaces, which this kernel does not allow)"
+        )
+    namespaces = support.private_mounts or support.user_namespaces
+    if policy.network.destinations and not namespaces:
+        shown = ", ".join(str(d) for d in policy.network.destinations)
+        missing.append(
+            f"network to {shown} (a network namespace: CAP_SYS_ADMIN, or user namespaces, "
+            "which this kernel does not allow); it gets no network instead"
         )
     return missing
 

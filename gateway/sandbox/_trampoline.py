@@ -1,21 +1,25 @@
-"""The first program of a child whose protected paths need a user namespace: run as a
-script (``python -I -S _trampoline.py SPEC PROGRAM ARGS…``), single-threaded, so it may
-make one. It makes its user and mount namespaces, binds the protected paths read-only
-(``_protected.mount_read_only``), then confines itself exactly as the confining thread does
-for any other child — capabilities dropped, ``no_new_privs``, the Landlock domain of the
-ruleset it was handed (an inherited descriptor), the seccomp filter — and execs the
-program. Nothing of the package runs before. A failure is said on stderr and the exit code
-is 126 (127: the program is not there), as a shell says it.
+"""The first program of a child whose namespaces the gateway cannot make itself (no
+``CAP_SYS_ADMIN``): run as a script (``python -I -S _trampoline.py SPEC PROGRAM ARGS…``),
+single-threaded, so it may make a user namespace. It makes its namespaces
+(``_namespaces.enter_namespaces``: the protected paths bound read-only, the private
+``/tmp``, the network namespace with the egress listener, which it sends back to the
+gateway), then confines itself exactly as the confining thread does for any other child
+— capabilities dropped, ``no_new_privs``, the Landlock domain of the ruleset it was
+handed (an inherited descriptor), the seccomp filter — and execs the program. Nothing of
+the package runs before. A failure is said on stderr and the exit code is 126 (127: the
+program is not there), as a shell says it.
 
-SPEC (JSON): ``root`` (where ``gateway`` is imported from), ``read_only``, ``reopened``,
-``ruleset_fd`` (-1: none), ``seccomp`` (the filter, hex; empty: none),
-``drop_capabilities``.
+SPEC (JSON): ``root`` (where ``gateway`` is imported from), ``plan`` (a
+``NamespacePlan``), ``user_namespace``, ``listener_to`` (the socket to send the egress
+listener over; -1: none), ``ruleset_fd`` (-1: none), ``seccomp`` (the filter, hex; empty:
+none), ``drop_capabilities``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 
 
@@ -23,19 +27,20 @@ def main(argv: list[str]) -> int:
     spec = json.loads(argv[1])
     program = argv[2:]
     sys.path.insert(0, spec["root"])
-    from pathlib import Path
 
     from gateway.sandbox._landlock import restrict_self_fd
+    from gateway.sandbox._namespaces import NamespacePlan, enter_namespaces
     from gateway.sandbox._privileges import drop_capabilities, set_no_new_privs
-    from gateway.sandbox._protected import mount_read_only
     from gateway.sandbox._seccomp import install_filter
 
     try:
-        mount_read_only(
-            [Path(p) for p in spec["read_only"]],
-            [Path(p) for p in spec["reopened"]],
-            user_namespace=True,
-        )
+        plan = NamespacePlan.from_json(spec["plan"])
+        listener = enter_namespaces(plan, user_namespace=spec["user_namespace"])
+        if spec["listener_to"] >= 0:
+            with socket.socket(fileno=spec["listener_to"]) as channel:
+                if listener is not None:
+                    socket.send_fds(channel, [b"L"], [listener])
+                    os.close(listener)
         if spec["drop_capabilities"]:
             drop_capabilities()
         set_no_new_privs()

@@ -19,6 +19,7 @@ from gateway.base.lazy import lazy_attributes
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
+    from gateway.serve._audit import AUDIT_LOG
     from gateway.serve._http_run import serve_mcp_http
     from gateway.serve._mcp_content import MCP_TOOL_NAME
     from gateway.serve._oauth import OAuthSettings
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from gateway.serve._tool_search import listed_tools
 
 _WHERE: dict[str, str] = {
+    "AUDIT_LOG": "gateway.serve._audit",
     "parse_duration": "gateway.serve._tokens",
     "MCP_TOOL_NAME": "gateway.serve._mcp_content",
     "OAuthSettings": "gateway.serve._oauth",
@@ -47,6 +49,7 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "AUDIT_LOG",
     "MCP_TOOL_NAME",
     "OAuthSettings",
     "ServeError",

@@ -106,6 +106,16 @@ SERVE_OAUTH_UNAVAILABLE = define_code(
     "Give the key set's address with `--oauth-jwks URL`, or check the issuer URL (and the "
     "proxy and CA settings: `HTTPS_PROXY`, `SSL_CERT_FILE`).",
 )
+SERVE_SESSIONS_PER_TOKEN = define_code(
+    "serve.sessions_per_token",
+    W,
+    "`serve --mcp --http`: a token (an OAuth user) asked for a new MCP session while it "
+    "already holds as many open sessions as one token may (`MAX_SESSIONS_PER_TOKEN`); it is "
+    "refused with 429, and the other tokens keep their share of the server's sessions.",
+    "End sessions the client no longer uses (HTTP DELETE on /mcp), or give each client its "
+    "own token.",
+)
+
 SERVE_INPUT_REQUIRED_UNSUPPORTED = define_code(
     "serve.input_required_unsupported",
     W,
@@ -115,4 +125,30 @@ SERVE_INPUT_REQUIRED_UNSUPPORTED = define_code(
     "`input_required` yet: the question was answered cancelled.",
     "Answer extension questions from a handshake-era client (2025-11-25 or earlier, which "
     "`serve` asks by elicitation), or give the extension a default.",
+)
+SERVE_TELEMETRY_UNAVAILABLE = define_code(
+    "serve.telemetry_unavailable",
+    W,
+    "The `OTEL_*` variables ask `gateway serve` for OpenTelemetry traces or metrics, but they "
+    "cannot be had: OpenTelemetry's SDK or its OTLP exporter is not installed, or the protocol "
+    "asked for is not OTLP over HTTP (`http/protobuf`). The server runs without them.",
+    "Install the extra (`pip install 'extension-gateway[otel]'`) and export to the "
+    "collector's OTLP/HTTP port (4318) with `OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf`.",
+)
+SERVE_METRICS_ADDRESS = define_code(
+    "serve.metrics_address",
+    E,
+    "`gateway serve --metrics` was given something that is neither `token` nor an address it "
+    "can listen on (`[HOST:]PORT`, a free port, a local address).",
+    "Give `--metrics 127.0.0.1:9464` (its own listener) or `--metrics token` (`/metrics` on the "
+    "`--http` address, for tokens made with `gateway token create NAME --metrics`).",
+)
+SERVE_SYNC_FAILED = define_code(
+    "serve.sync_failed",
+    W,
+    "`gateway serve --lockfile FILE` saw FILE change, but `gateway sync --frozen --accept` of it "
+    "failed or did not run (a package that cannot be fetched, a hash that does not match, a "
+    "lockfile that does not parse). The server keeps serving the packages it had.",
+    "Run `gateway sync --frozen --lockfile FILE` against the same home to see why; fix the "
+    "lockfile (or what it points at) and write it again.",
 )

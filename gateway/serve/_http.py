@@ -12,8 +12,10 @@ one ``HttpBridge`` and so on one gateway) behind a small ASGI front served by uv
   protected-resource metadata at ``/.well-known/oauth-protected-resource[/mcp]``, which
   every 401 names.
 
-It listens on 127.0.0.1 unless a host is given; on a loopback address the SDK's DNS
-rebinding protection checks ``Host`` and ``Origin``. SIGINT or SIGTERM stop it: no new
+It listens on 127.0.0.1 unless a host is given; on any loopback address (127.0.0.0/8,
+``::1``, ``localhost``) the SDK's DNS rebinding protection checks ``Host`` and ``Origin``.
+One token (one OAuth user) holds at most ``MAX_SESSIONS_PER_TOKEN`` open sessions, so no
+client can take the server's ``MAX_SESSIONS`` from the others. SIGINT or SIGTERM stop it: no new
 connection is accepted, calls in flight get ``GRACE`` seconds, then they are cancelled
 (their extensions get ``cancel``) and the gateway closes as ``serve --mcp`` closes it.
 """
@@ -32,24 +34,41 @@ from typing import Any
 import anyio
 import anyio.abc
 import uvicorn
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
-from gateway.serve._codes import SERVE_HTTP_ADDRESS
+from gateway.serve._codes import (
+    SERVE_HTTP_ADDRESS,
+    SERVE_METRICS_ADDRESS,
+    SERVE_SESSIONS_PER_TOKEN,
+)
 from gateway.serve._http_bridge import TOKEN_KEY, HttpBridge
+from gateway.serve._metrics_http import METRICS_PATH, MetricsApp
 from gateway.serve._oauth import OAuthVerifier, looks_like_jwt
 from gateway.serve._open import ServeError
 from gateway.serve._tokens import TokenError, TokenStore
 
-__all__ = ["GRACE", "HttpFront", "bind", "parse_address", "run_http"]
+__all__ = [
+    "GRACE",
+    "MAX_SESSIONS",
+    "MAX_SESSIONS_PER_TOKEN",
+    "HttpFront",
+    "bind",
+    "is_loopback",
+    "metrics_listener",
+    "parse_address",
+    "run_http",
+    "security_for",
+]
 
 GRACE = 5.0
 """Seconds calls in flight may still take after SIGINT or SIGTERM."""
 MAX_SESSIONS = 256
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+MAX_SESSIONS_PER_TOKEN = 16
+"""Open sessions one token (one OAuth user) may hold; the SDK ends a session idle 30 min."""
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -89,12 +108,42 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def is_loopback(host: str) -> bool:
+    """``localhost``, or an address of 127.0.0.0/8 or ``::1`` (also IPv4-mapped)."""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
+
+
+def metrics_listener(where: str) -> socket.socket:
+    """The bound socket of ``--metrics [HOST:]PORT``; ``ServeError`` when there is none."""
+    try:
+        return bind(*parse_address(where))
+    except ServeError as error:
+        raise ServeError(
+            SERVE_METRICS_ADDRESS(
+                f"--metrics {where!r}: {error.diagnostic.message}",
+                hint="e.g. --metrics 127.0.0.1:9464, or --metrics token with --http",
+            )
+        ) from None
+
+
 def security_for(host: str, port: int) -> TransportSecuritySettings:
-    """DNS rebinding protection on a loopback address (a web page's requests to it come
-    with another Host or Origin); an address meant for other machines has no one host."""
-    if host not in _LOOPBACK:
+    """DNS rebinding protection on every loopback address (a web page's requests to it
+    come with another Host or Origin); an address meant for other machines has no one host."""
+    if not is_loopback(host):
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+    shown = f"[{host}]" if ":" in host else host
+    hosts = list(
+        dict.fromkeys(
+            [f"{shown}:{port}", f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+        )
+    )
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=hosts,
@@ -125,8 +174,11 @@ class HttpFront:
     """The ASGI app: routes, the bearer check, and the requests to cancel on shutdown."""
 
     def __init__(self, manager: StreamableHTTPSessionManager, bridge: HttpBridge,
-                 tokens: TokenStore, oauth: OAuthVerifier | None = None) -> None:  # fmt: skip
+                 tokens: TokenStore, oauth: OAuthVerifier | None = None,
+                 metrics: MetricsApp | None = None) -> None:  # fmt: skip
         self.manager, self.bridge, self.tokens, self.oauth = manager, bridge, tokens, oauth
+        self.metrics = metrics
+        """``--metrics token``: ``/metrics`` here, for metrics tokens only."""
         self._requests: set[anyio.CancelScope] = set()
         self._said_unreadable = False
 
@@ -143,6 +195,8 @@ class HttpFront:
             await self._mcp(scope, receive, send)
         elif self.oauth is not None and path in _METADATA_PATHS:
             await _respond(send, 200, self.oauth.metadata())
+        elif path == METRICS_PATH and self.metrics is not None:
+            await self._metrics(scope, receive, send)
         else:
             await _respond(send, 404, {"error": "not found; the MCP endpoint is /mcp"})
 
@@ -164,17 +218,52 @@ class HttpFront:
                     )
                 await _respond(send, 503, {"error": "the server cannot read its tokens"})
                 return
+        if record is not None and record.metrics:
+            record, description = None, "a metrics token reads /metrics only"
         if record is None:
             await self._refuse(send, given, error, description)
             return
         user = AuthenticatedUser(
             AccessToken(token="", client_id=record.name, scopes=list(record.packages),
-                        subject=record.sha256[:16])
+                        subject=record.identity or record.sha256[:16])
         )  # fmt: skip
+        if _session_id(scope) is None and self._sessions_of(user) >= MAX_SESSIONS_PER_TOKEN:
+            refused = SERVE_SESSIONS_PER_TOKEN(
+                f"{record.name} already holds {MAX_SESSIONS_PER_TOKEN} open sessions"
+            )
+            await _respond(
+                send, 429,
+                {"error": "too_many_sessions", "code": refused.code,
+                 "error_description": refused.message},
+            )  # fmt: skip
+            return
         with self._cancellable():
             await self.manager.handle_request(
                 {**scope, "user": user, TOKEN_KEY: record}, receive, send
             )
+
+    def _sessions_of(self, user: AuthenticatedUser) -> int:
+        """The open sessions bound to ``user``'s identity. The SDK keeps who opened each
+        session only in ``_session_owners`` (it compares them there too); a test holds this
+        to the SDK version in use."""
+        owners: dict[str, Any] = getattr(self.manager, "_session_owners", {})
+        identity = authorization_context(user)
+        return sum(1 for owner in owners.values() if owner == identity)
+
+    async def _metrics(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """``/metrics`` to a metrics token (``gateway token create NAME --metrics``)."""
+        assert self.metrics is not None
+        given = _bearer(scope)
+        try:
+            record = None if given is None else self.tokens.verify(given)
+        except TokenError:
+            await _respond(send, 503, {"error": "the server cannot read its tokens"})
+            return
+        if record is None or not record.metrics:
+            description = "unknown, revoked or expired" if record is None else "not a metrics token"
+            await self._refuse(send, given, "invalid_token", description)
+            return
+        await self.metrics(scope, receive, send)
 
     async def _refuse(self, send: Send, given: str | None, error: str, description: str) -> None:
         """401 (no token, or one that is not valid) or 403 (valid, without the scope)."""
@@ -218,6 +307,13 @@ _METADATA_PATHS = (
     "/.well-known/oauth-protected-resource",
     "/.well-known/oauth-protected-resource/mcp",
 )
+
+
+def _session_id(scope: Scope) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == b"mcp-session-id":
+            return bytes(value).decode("latin-1")
+    return None
 
 
 def _bearer(scope: Scope) -> str | None:

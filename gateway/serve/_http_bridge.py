@@ -10,8 +10,9 @@ The ASGI front (``_http``) checks the token and puts its record on the request's
 - at most ``max_calls`` calls of one token are in flight, and with ``rate`` at most that
   many calls a minute (a token bucket per token: ``rate`` calls at once, refilled evenly);
   one more is refused with an MCP error;
-- every call is a line of the call log (``CallLog``): time, token, tool, outcome,
-  duration; never its arguments.
+- every call is a line of the audit trail (``AuditLog``): who, which tool of which package,
+  what the gateway decided on the way (hooks, policy), how long; never its arguments
+  unless the operator asked for them.
 
 An extension's question goes to the client whose call it is answering: the one client with
 calls in flight to the asking package's tools, else the one client with any call in flight
@@ -22,12 +23,10 @@ client can speak for the gateway's shared runtimes, and it is answered cancelled
 
 from __future__ import annotations
 
-import json
-import os
+import re
 import time
 from collections import Counter
-from collections.abc import Hashable
-from pathlib import Path
+from collections.abc import Callable, Collection, Hashable
 from typing import Any
 
 import anyio
@@ -35,50 +34,23 @@ import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from gateway.base import private_dir, private_file
+from gateway.base import telemetry
+from gateway.base.telemetry import CALL_TRAIL, CallTrail
 from gateway.host import ToolFilter
+from gateway.serve._audit import AuditLog, AuditRecord, result_text
 from gateway.serve._mcp import McpBridge
 from gateway.serve._tokens import TokenRecord
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
-__all__ = ["TOKEN_KEY", "CallLog", "HttpBridge"]
+__all__ = ["TOKEN_KEY", "HttpBridge"]
 
 TOKEN_KEY = "extension-gateway.token"
 """Where the ASGI front puts the request's ``TokenRecord`` in its scope."""
 TOO_MANY_CALLS = -32029
 """The MCP error code of a call refused because its token has too many in flight."""
-_TOOL_NAME_LOGGED = 200
-
-
-class CallLog:
-    """``GATEWAY_HOME/logs/calls.jsonl``: one JSON line per tool call, appended with one
-    write (O_APPEND), in a private file."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fd: int | None = None
-
-    def record(self, token: str, tool: str, outcome: str, duration_ms: float) -> None:
-        line = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "token": token,
-            "tool": tool[:_TOOL_NAME_LOGGED],
-            "outcome": outcome,
-            "duration_ms": round(duration_ms, 1),
-        }
-        try:
-            if self._fd is None:
-                private_dir(self.path.parent)
-                self._fd = private_file(self.path, append=True)
-            os.write(self._fd, (json.dumps(line, ensure_ascii=False) + "\n").encode())
-        except OSError:
-            pass  # a full disk must not fail the call; the log is best effort
-
-    def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+_TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
 
 
 def token_of(ctx: ServerRequestContext[Any, Any]) -> TokenRecord:
@@ -108,10 +80,10 @@ class _Bucket:
 
 class HttpBridge(McpBridge):
     def __init__(
-        self, *, calls_log: CallLog, max_calls: int = 8, rate: int = 0, **options: Any
+        self, *, audit: AuditLog, max_calls: int = 8, rate: int = 0, **options: Any
     ) -> None:
         super().__init__(**options)
-        self.calls_log = calls_log
+        self.audit = audit
         self.max_calls = max_calls
         self.rate = rate
         """Calls a minute one token may make; 0: no limit."""
@@ -122,6 +94,12 @@ class HttpBridge(McpBridge):
         """(the called tool's owner, the calling client's session) per call in flight."""
         self._idle = anyio.Event()
         self._idle.set()
+        self._sessions: dict[str, Any] = {}
+        """``Mcp-Session-Id`` → a handshake-era session's last request's ``ServerSession``
+        (whose connection's own stream carries list changes)."""
+        self.live_sessions: Callable[[], Collection[str]] | None = None
+        """The ids of the sessions still open (the server sets it: the SDK's session
+        manager knows)."""
 
     @property
     def ready(self) -> bool:
@@ -131,8 +109,25 @@ class HttpBridge(McpBridge):
     async def _remember_session(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        # No one client's session speaks for the server (questions, notifications).
+        # No one client's session speaks for the server (questions); each handshake-era
+        # session is told of list changes (on its GET stream, when it keeps one open).
+        session = _session_of(ctx)
+        if session is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            if session not in self._sessions:
+                self._prune()
+            self._sessions[session] = ctx.session
         return await call_next(ctx)
+
+    def notified(self) -> list[Any]:
+        self._prune()
+        return list(self._sessions.values())
+
+    def _prune(self) -> None:
+        """Forget the sessions that ended (closed, expired, deleted)."""
+        if self.live_sessions is not None:
+            live = self.live_sessions()
+            for gone in [s for s in self._sessions if s not in live]:
+                del self._sessions[gone]
 
     # ------------------------------------------------------------------ listings
 
@@ -197,24 +192,48 @@ class HttpBridge(McpBridge):
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         token, tool, started = token_of(ctx), params.name, time.monotonic()
+        trail = CALL_TRAIL.get() or CallTrail()
+        given = CALL_TRAIL.set(trail)
+        result: types.CallToolResult | None = None
+        try:
+            result = await self._admitted_call(ctx, params, token, trail)
+            return result
+        finally:
+            CALL_TRAIL.reset(given)
+            self.audit.record(
+                AuditRecord(
+                    token, tool, trail, time.monotonic() - started,
+                    session=_session_of(ctx), protocol=ctx.protocol_version,
+                    trace_id=_trace_id(ctx.meta),
+                    arguments=params.arguments if self.audit.arguments else None,
+                    result=result_text(result) if self.audit.arguments else None,
+                )
+            )  # fmt: skip
 
-        def log(outcome: str) -> None:
-            self.calls_log.record(token.name, tool, outcome, (time.monotonic() - started) * 1e3)
-
+    async def _admitted_call(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.CallToolRequestParams,
+        token: TokenRecord,
+        trail: CallTrail,
+    ) -> types.CallToolResult:
+        """The call, once the token's scope and limits admit it (else an MCP error, the
+        trail saying ``refused`` or ``limited``)."""
+        tool = params.name
         if token.packages:
             await self._open()
         owner = self._owner_of_tool(tool) if self._opened else None
         if token.packages and not token.allows(owner):
-            log("refused")
+            trail.outcome = "refused"
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {tool}")
         if self.rate and not self._buckets.setdefault(token.name, _Bucket(self.rate)).take():
-            log("limited")
+            trail.outcome = "limited"
             raise MCPError(
                 TOO_MANY_CALLS,
                 f"too many calls for token {token.name!r} (at most {self.rate} a minute)",
             )
         if self._in_flight[token.name] >= self.max_calls:
-            log("limited")
+            trail.outcome = "limited"
             raise MCPError(
                 TOO_MANY_CALLS,
                 f"too many calls in flight for token {token.name!r} (at most {self.max_calls})",
@@ -225,24 +244,24 @@ class HttpBridge(McpBridge):
         self._scopes.add(scope)
         caller = (owner, ctx.session)
         self._callers.append(caller)
-        outcome = "failed"
         try:
             with scope:
-                result = await super()._call_tool(ctx, params)
-                outcome = "error" if result.is_error else "ok"
-                return result
-            outcome = "cancelled"
+                return await super()._call_tool(ctx, params)
+            trail.outcome = "cancelled"
             raise MCPError(types.INTERNAL_ERROR, "the server is shutting down; call cancelled")
         except anyio.get_cancelled_exc_class():
-            outcome = "cancelled"
+            trail.outcome = "cancelled"
             raise
         finally:
-            log(outcome)
             self._callers.remove(caller)
             self._scopes.discard(scope)
             self._in_flight[token.name] -= 1
             if not +self._in_flight:
                 self._idle.set()
+
+    def in_flight(self) -> dict[str, int]:
+        """Calls in flight per token name (the ``tokens_in_use`` gauge)."""
+        return {name: count for name, count in self._in_flight.items() if count}
 
     async def ask(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
         waiting = _distinct(s for owner, s in self._callers if owner == process.name)
@@ -275,3 +294,20 @@ def _distinct(sessions: Any) -> list[Any]:
         if not any(session is seen for seen in found):
             found.append(session)
     return found
+
+
+def _session_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    """The request's ``Mcp-Session-Id`` (None: a 2026-07-28 request, which has none)."""
+    headers = getattr(ctx.request, "headers", None)
+    found = headers.get("mcp-session-id") if headers is not None else None
+    return found[:64] if isinstance(found, str) else None
+
+
+def _trace_id(meta: Any) -> str | None:
+    """The trace the call belongs to: the client's (``_meta.traceparent``, SEP-414), else
+    the gateway's own span's when it traces; None when neither."""
+    parent = meta.get("traceparent") if isinstance(meta, dict) else None
+    if not isinstance(parent, str):
+        parent = telemetry.carrier().get("traceparent") if telemetry.tracing() else None
+    found = _TRACEPARENT.fullmatch(parent) if isinstance(parent, str) else None
+    return found[1] if found else None

@@ -19,8 +19,6 @@ from gateway.serve._tokens import TokenError, TokenStore
 
 __all__ = ["serve_mcp_http"]
 
-CALL_LOG = "calls.jsonl"
-
 
 async def serve_mcp_http(
     options: ServeOptions,
@@ -35,38 +33,57 @@ async def serve_mcp_http(
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
     from gateway.base import gateway_version
+    from gateway.serve._audit import AUDIT_LOG, AuditLog
     from gateway.serve._http import (
         MAX_SESSIONS,
         HttpFront,
         bind,
+        metrics_listener,
         parse_address,
         run_http,
         security_for,
     )
-    from gateway.serve._http_bridge import CallLog, HttpBridge
+    from gateway.serve._http_bridge import HttpBridge
+    from gateway.serve._metrics_http import MetricsApp, serve_metrics
+    from gateway.serve._observe import http_gauges, start_observing
 
     report = stderr_reporter()
     tokens = TokenStore(options.config.home)
+    metrics_sock = None
     try:
         host, port = parse_address(address)
         tokens.records()
+        if options.metrics not in (None, "token"):
+            metrics_sock = metrics_listener(options.metrics)
         sock = bind(host, port)
-    except ServeError as error:
+    except (ServeError, TokenError) as error:
+        if metrics_sock is not None:
+            metrics_sock.close()
         report(error.diagnostic)
         return 1
-    except TokenError as error:
-        report(error.diagnostic)
-        return 1
-    calls_log = CallLog(options.config.home / "logs" / CALL_LOG)
+    audit = AuditLog(options.config.home / "logs" / AUDIT_LOG, arguments=options.audit_arguments)
     bridge = HttpBridge(
         version=gateway_version(), strict=options.strict, tool_search=options.tool_search,
-        calls_log=calls_log, max_calls=max_calls, rate=rate,
+        audit=audit, max_calls=max_calls, rate=rate,
     )  # fmt: skip
     manager = StreamableHTTPSessionManager(
         bridge.server,
         security_settings=security_for(host, sock.getsockname()[1]),
         max_sessions=MAX_SESSIONS,
     )
+    # The SDK's session manager keeps its open sessions privately; without them no
+    # handshake-era session is told of list changes (2026-07-28 clients still are).
+    sessions: dict[str, object] = getattr(manager, "_server_instances", {})
+    bridge.live_sessions = lambda: sessions
+    observed = start_observing(
+        bridge, http_gauges(manager, bridge), prometheus=options.metrics is not None,
+        transport="tcp", report=report,
+    )  # fmt: skip
+    metrics = None
+    if observed.prometheus is not None:
+        from gateway.serve._prometheus import CONTENT_TYPE
+
+        metrics = MetricsApp(observed.prometheus.render, CONTENT_TYPE)
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     verifier = None
@@ -77,9 +94,18 @@ async def serve_mcp_http(
             await verifier.start()
         except ServeError as error:
             sock.close()
+            if metrics_sock is not None:
+                metrics_sock.close()
+            observed.close()
             report(error.diagnostic)
             return 1
-    front = HttpFront(manager, bridge, tokens, verifier)
+    front = HttpFront(
+        manager, bridge, tokens, verifier, metrics if options.metrics == "token" else None
+    )
+    if metrics_sock is not None:
+        where = metrics_sock.getsockname()
+        print(f"gateway serve: metrics on http://{where[0]}:{where[1]}/metrics",
+              file=sys.stderr, flush=True)  # fmt: skip
     print(f"gateway serve: MCP on http://{shown}:{bound_port}/mcp", file=sys.stderr, flush=True)
     if not tokens.records() and verifier is None:
         print(
@@ -99,11 +125,17 @@ async def serve_mcp_http(
                     group.cancel_scope.cancel()  # nothing to serve: the server stops too
 
             group.start_soon(serve_gateway)
+            group.start_soon(bridge.announce_changes)
+            if metrics_sock is not None and metrics is not None:
+                group.start_soon(serve_metrics, metrics, metrics_sock)
             await run_http(front, sock)
             group.cancel_scope.cancel()
     finally:
         sock.close()
-        calls_log.close()
+        if metrics_sock is not None:
+            metrics_sock.close()
+        audit.close()
+        observed.close()
     if failure:
         report(failure[0].diagnostic)
         return 1

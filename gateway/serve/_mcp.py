@@ -1,23 +1,16 @@
 """``gateway serve --mcp``: the gateway's tools, commands and skills as an MCP server over
 stdio, on the official MCP Python SDK's low-level ``Server``.
 
-- ``tools/list`` is the registry's tools now (plan mode filters); every ``tools/call`` goes
-  through ``Gateway.call_tool``, so permission rules and every ecosystem's ``tool_call`` /
-  ``tool_result`` hooks apply to it; progress becomes ``notifications/progress`` (when the
-  client asked, with a ``progressToken``), and a cancelled request cancels the call, which
-  sends the extension its ``cancel``.
-- commands and prompt templates are prompts (``prompts/get`` runs the command); skills are
-  resources (``skill://NAME/SKILL.md``).
-- When the registry changes (a runtime registers a tool after start, a package is
-  activated, a ``/reload`` command), the client is told: ``notifications/tools/list_changed``
-  (and ``prompts/list_changed``) on a handshake connection, the same events on
-  ``subscriptions/listen`` streams of a 2026-07-28 connection.
-- An extension's question (``ui_request``) becomes an MCP elicitation form when the client
-  can answer one, else it is answered cancelled, as in nimlet's headless modes.
+- ``tools/list`` is the registry's tools (plan mode filters); each ``tools/call`` goes
+  through ``Gateway.call_tool`` (permission rules, every ecosystem's hooks); progress becomes
+  ``notifications/progress`` for a ``progressToken``; a cancelled request sends ``cancel``.
+- Commands and prompt templates are prompts, skills resources (``skill://NAME/SKILL.md``).
+- A registry change is told: ``notifications/tools/list_changed`` (and prompts) on a
+  handshake connection, the same events on a 2026-07-28 ``subscriptions/listen`` stream.
+- A ``ui_request`` is an elicitation form if the client can answer one, else cancelled.
 
-The bridge serves before its gateway is open (``attach``): ``initialize`` is answered at
-once, listings wait for the gateway's registry (filled from the registration cache, not
-from starting runtimes), calls and commands also for ``session_start`` (``started``).
+The bridge serves before its gateway is open (``attach``): ``initialize`` at once, listings
+wait for the registry (the registration cache), calls and commands for ``session_start``.
 """
 
 from __future__ import annotations
@@ -25,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -155,7 +149,7 @@ class McpBridge:
             NotificationOptions(prompts_changed=True, tools_changed=True)
         )
         async with anyio.create_task_group() as group:
-            group.start_soon(self._announce_changes)
+            group.start_soon(self.announce_changes)
             await self.server.run(read, write, options)
             group.cancel_scope.cancel()
 
@@ -179,8 +173,8 @@ class McpBridge:
     def _prompt_list(self) -> list[tuple[str, str]]:
         return [(c.name, c.description) for c in self._gateway.registry.commands()]
 
-    async def _announce_changes(self) -> None:
-        """Tell the client when what it listed changed; several registry changes in a row
+    async def announce_changes(self) -> None:
+        """Tell the clients when what they listed changed; several registry changes in a row
         (a reload) make one notification each for tools and prompts."""
         await self._ready.wait()
         while True:
@@ -195,12 +189,19 @@ class McpBridge:
             self._announced = (tools, prompts)
             if tools_changed:
                 await self._bus.publish(ToolsListChanged())
-                if self._session is not None:
-                    await self._session.send_tool_list_changed()
+                await self._tell(ServerSession.send_tool_list_changed)
             if prompts_changed:
                 await self._bus.publish(PromptsListChanged())
-                if self._session is not None:
-                    await self._session.send_prompt_list_changed()
+                await self._tell(ServerSession.send_prompt_list_changed)
+
+    async def _tell(self, send: Callable[[ServerSession], Awaitable[None]]) -> None:
+        for session in self.notified():  # one gone or not reading keeps no other waiting
+            with anyio.move_on_after(5), contextlib.suppress(Exception):
+                await send(session)
+
+    def notified(self) -> list[ServerSession]:
+        """The handshake-era sessions told of list changes (stdio: the one connection)."""
+        return [self._session] if self._session else []
 
     # ------------------------------------------------------------------ tools
 

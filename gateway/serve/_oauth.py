@@ -14,8 +14,10 @@ metadata, linked from every 401's ``WWW-Authenticate``). Here:
   (``/.well-known/oauth-authorization-server``, then ``openid-configuration``) at start;
 - the gateway's own tokens (``gateway token create``) keep working beside OAuth.
 
-The token's name in the call log and for the per-token limits is ``oauth:`` and the
-token's client (``client_id``, ``azp``) or subject.
+The token's name in the call log and for the per-token limits (calls, rate, sessions) is
+``oauth:`` and the user it was issued for (``sub``), or its client (``client_id``, ``azp``)
+when it names no user: two users of one client are two identities, and a session opened by
+one is not found by the other (the session is bound to the client and the ``sub``).
 """
 
 from __future__ import annotations
@@ -136,7 +138,9 @@ class OAuthVerifier:
         if wanted and wanted not in scopes:
             return OAuthVerdict(None, "insufficient_scope", f"the token lacks scope {wanted}")
         packages = tuple(s[len(PACKAGE_SCOPE) :] for s in scopes if s.startswith(PACKAGE_SCOPE))
-        who = claims.get("client_id") or claims.get("azp") or claims.get("sub") or "unknown"
+        client = claims.get("client_id") or claims.get("azp")
+        subject = claims.get("sub")
+        who = subject or client or "unknown"
         name = "oauth:" + printable(str(who))[:_NAME_MAX]
         expires = claims.get("exp")
         record = TokenRecord(
@@ -144,6 +148,8 @@ class OAuthVerifier:
             sha256="",
             packages=packages,
             expires=float(expires) if isinstance(expires, int | float) else None,
+            identity=f"{client or ''}\x00{subject or ''}",
+            subject=printable(str(claims["sub"]))[:_NAME_MAX] if claims.get("sub") else None,
         )
         return OAuthVerdict(record)
 

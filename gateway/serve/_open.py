@@ -73,6 +73,13 @@ class ServeOptions:
     """``--mcp``: withhold descriptions that look like instructions to the model."""
     tool_search: ToolSearchOptions = dataclasses.field(default_factory=ToolSearchOptions)
     """``--mcp``: when ``tools/list`` is the pinned tools and the search meta-tools."""
+    metrics: str | None = None
+    """``--mcp``: Prometheus ``/metrics`` on a listener of its own (``[HOST:]PORT``), or
+    ``token`` (on the ``--http`` address, for metrics tokens); None: no metrics endpoint."""
+    audit_arguments: bool = False
+    """``--http``: the audit log keeps each call's arguments and result too."""
+    lockfile: Path | None = None
+    """``--mcp``: sync this lockfile whenever it changes, and serve the new package set."""
 
 
 def stderr_reporter(stream: TextIO | None = None) -> Callable[[Diagnostic], None]:
@@ -180,6 +187,8 @@ async def serve_bridge(
     it (then set ``attached``), start the session, start every runtime — once
     ``warm_after`` is set or a second has passed, when given — and wait; the session ends
     shielded and bounded. Raises ``ServeError`` when the gateway cannot open."""
+    from gateway.serve._reload import follow_package_set
+
     async with open_served(options, ui=bridge.ask, on_diagnostic=report) as gateway:
         bridge.attach(gateway)
         if attached is not None:
@@ -195,7 +204,7 @@ async def serve_bridge(
                     await warm_after.wait()
                 await anyio.lowlevel.checkpoint()
             await gateway.warm()
-            await anyio.sleep_forever()
+            await follow_package_set(gateway, options.lockfile, report)  # until cancelled
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
                 await gateway.end_session()

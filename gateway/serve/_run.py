@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 
 from gateway.model import AgentLink
+from gateway.serve._codes import SERVE_METRICS_ADDRESS
 from gateway.serve._nimlet import Generation, NimletBridge
 from gateway.serve._open import (
     ServeError,
@@ -23,6 +24,11 @@ from gateway.serve._open import (
     stderr_reporter,
 )
 from gateway.serve._stdio import StdioLines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gateway.serve._mcp import McpBridge
+    from gateway.serve._observe import Observed
 
 __all__ = ["serve_mcp", "serve_nimlet"]
 
@@ -39,13 +45,51 @@ async def serve_mcp(options: ServeOptions) -> int:
     The server answers before the gateway is open: ``initialize`` at once, listings as soon
     as the registry holds what the packages offer (from the registration cache), while the
     runtimes start in the background."""
-    from gateway.serve._mcp import McpBridge, run_mcp_stdio
+    from gateway.serve._mcp import McpBridge
+    from gateway.serve._observe import start_observing, stdio_gauges
 
     bridge = McpBridge(version=_version(), strict=options.strict, tool_search=options.tool_search)
+    metrics_sock = None
+    if options.metrics is not None:
+        from gateway.serve._http import metrics_listener
+
+        try:
+            if options.metrics == "token":
+                raise ServeError(SERVE_METRICS_ADDRESS(
+                    "--metrics token serves /metrics on the --http address; on stdio give "
+                    "the metrics a listener of their own", hint="--metrics 127.0.0.1:9464",
+                ))  # fmt: skip
+            metrics_sock = metrics_listener(options.metrics)
+        except ServeError as error:
+            stderr_reporter()(error.diagnostic)
+            return 1
+    observed = start_observing(
+        bridge, stdio_gauges(), prometheus=metrics_sock is not None, transport="pipe",
+        report=stderr_reporter(),
+    )  # fmt: skip
+    try:
+        return await _serve_mcp(options, bridge, observed, metrics_sock)
+    finally:
+        observed.close()
+        if metrics_sock is not None:
+            metrics_sock.close()
+
+
+async def _serve_mcp(
+    options: ServeOptions, bridge: McpBridge, observed: Observed, metrics_sock: Any
+) -> int:
+    from gateway.serve._mcp import run_mcp_stdio
+
     failure: list[ServeError] = []
     settled = anyio.Event()
     """The gateway is open, or could not open."""
     async with anyio.create_task_group() as group:
+        if observed.prometheus is not None and metrics_sock is not None:
+            from gateway.serve._metrics_http import MetricsApp, serve_metrics
+            from gateway.serve._prometheus import CONTENT_TYPE
+
+            app = MetricsApp(observed.prometheus.render, CONTENT_TYPE)
+            group.start_soon(serve_metrics, app, metrics_sock)
 
         async def serve_gateway() -> None:
             try:

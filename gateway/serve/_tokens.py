@@ -61,6 +61,15 @@ class TokenRecord:
     """The packages whose tools the token sees; () means every package served."""
     created: float = 0.0
     expires: float | None = None
+    metrics: bool = False
+    """A metrics token (``gateway token create NAME --metrics``): it reads ``/metrics`` of
+    a server started with ``--metrics token``, and nothing else (``/mcp`` refuses it)."""
+    subject: str | None = None
+    """An OAuth access token's ``sub`` (the audit trail's ``subject``); None for a token of
+    this file."""
+    identity: str = ""
+    """Who holds it, when more than the token itself says (an OAuth token's client and
+    ``sub``): the identity sessions are bound to beside the name."""
 
     def expired(self, now: float | None = None) -> bool:
         return self.expires is not None and (time.time() if now is None else now) >= self.expires
@@ -77,6 +86,7 @@ class TokenRecord:
             "created": _iso(self.created),
             "expires": None if self.expires is None else _iso(self.expires),
             "expired": self.expired(),
+            "metrics": self.metrics,
         }
 
 
@@ -136,6 +146,7 @@ class TokenStore:
                     packages=tuple(str(p) for p in item.get("packages", ())),
                     created=float(item.get("created", 0.0)),
                     expires=None if item.get("expires") is None else float(item["expires"]),
+                    metrics=item.get("metrics", False) is True,
                 )
                 for item in data["tokens"]
             )
@@ -164,9 +175,14 @@ class TokenStore:
     # ------------------------------------------------------------------ writing
 
     def create(
-        self, name: str, packages: tuple[str, ...] = (), expires_in: int | None = None
+        self,
+        name: str,
+        packages: tuple[str, ...] = (),
+        expires_in: int | None = None,
+        metrics: bool = False,
     ) -> tuple[str, TokenRecord]:
-        """A new token: (the token itself, shown once; its record)."""
+        """A new token: (the token itself, shown once; its record). ``metrics``: a token
+        that reads ``/metrics`` only."""
         if not _NAME.fullmatch(name):
             raise TokenError(
                 SERVE_TOKEN_INVALID(
@@ -190,6 +206,7 @@ class TokenStore:
             packages=tuple(dict.fromkeys(packages)),
             created=now,
             expires=None if expires_in is None else now + expires_in,
+            metrics=metrics,
         )
         self._write((*records, record))
         return token, record
@@ -217,6 +234,7 @@ class TokenStore:
                     "packages": list(r.packages),
                     "created": r.created,
                     "expires": r.expires,
+                    **({"metrics": True} if r.metrics else {}),
                 }
                 for r in records
             ],

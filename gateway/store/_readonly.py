@@ -1,7 +1,8 @@
 """Reading the state store without changing it: ``gateway doctor``'s integrity check, the
-installed ids that shell completion offers, and a digest of every decision it holds (what
-a warm session compares to know it must load again). Neither creates, migrates nor switches the file
-to WAL: a read-only ``sqlite3`` connection (``mode=ro``) after the same header check."""
+installed ids that shell completion offers, a digest of every decision it holds (what
+a warm session compares to know it must load again), and the fingerprint of the package
+set a running server follows. None creates, migrates nor switches the file to WAL: a
+read-only ``sqlite3`` connection (``mode=ro``) after the same header check."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 from gateway.store._connection import BUSY_TIMEOUT_S, STATE_FILE, translate
 from gateway.store._schema import StoreCorrupt, StoreError, check_header, check_readable
 
-__all__ = ["check_store", "read_installed_ids", "read_state_digest"]
+__all__ = ["check_store", "package_set_fingerprint", "read_installed_ids", "read_state_digest"]
 
 _NOT_DECISIONS = frozenset({"call_journal"})
 """Tables a tool call writes (the at-most-once journal): not what a load reads."""
@@ -103,6 +104,39 @@ def read_state_digest(home: Path) -> str:
                 digest.update(repr(row).encode())
     except sqlite3.Error:
         return "unreadable"
+    finally:
+        conn.close()
+    return digest.hexdigest()
+
+
+_PACKAGE_SET = (
+    "SELECT id, version, path, content_hash, enabled, trusted, trusted_hash, process_group "
+    "FROM packages ORDER BY id",
+    "SELECT package_id, permission FROM grants ORDER BY package_id, permission",
+)
+
+
+def package_set_fingerprint(home: Path) -> str | None:
+    """A digest of what decides which packages run and how: each package's version, files,
+    gates (enabled, trust) and group, and every grant. It changes when ``install``,
+    ``update``, ``uninstall``, ``sync``, ``grant``, ``trust``, ``enable`` or ``group`` did
+    something, and not when a running gateway only read the store or wrote its call journal.
+    None when there is no usable store."""
+    path = Path(home) / STATE_FILE
+    if not path.is_file():
+        return None
+    try:
+        conn = _connect(path)
+    except StoreError:
+        return None
+    digest = hashlib.sha256()
+    try:
+        for query in _PACKAGE_SET:
+            for row in conn.execute(query):
+                digest.update(repr(tuple(row)).encode())
+            digest.update(b"\0")
+    except sqlite3.Error:
+        return None
     finally:
         conn.close()
     return digest.hexdigest()

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     )
     from gateway.wire._errors import (
         ExtensionError,
+        ExtensionTimeout,
         MessageError,
         RegisterInvalid,
         SandboxRefused,
@@ -86,6 +87,7 @@ _WHERE: dict[str, str] = {
     "EventRequest": "gateway.wire.protocol",
     "ExtensionError": "gateway.wire._errors",
     "ExtensionProcess": "gateway.wire.process",
+    "ExtensionTimeout": "gateway.wire._errors",
     "HostMessage": "gateway.wire.protocol",
     "HostRequest": "gateway.wire.protocol",
     "HostResponse": "gateway.wire.protocol",
@@ -157,6 +159,7 @@ __all__ = [
     "EventRequest",
     "ExtensionError",
     "ExtensionProcess",
+    "ExtensionTimeout",
     "HostMessage",
     "HostRequest",
     "HostResponse",

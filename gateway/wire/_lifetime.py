@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 
-from gateway.base import Diagnostics
+from gateway.base import Diagnostic, Diagnostics
 from gateway.runtime import Child, start_child
 from gateway.sandbox import SandboxUnavailable, family, kill_family
 from gateway.wire import _codes
@@ -23,9 +23,15 @@ from gateway.wire._plan import LaunchPlan, TransportConfig
 __all__ = ["describe_exit", "spawn", "stop"]
 
 
-def spawn(plan: LaunchPlan, config: TransportConfig, pipes: ChildPipes) -> tuple[Child, int]:
+def spawn(
+    plan: LaunchPlan,
+    config: TransportConfig,
+    pipes: ChildPipes,
+    on_denied: Callable[[Diagnostic], object] | None = None,
+) -> tuple[Child, int]:
     """The started child and the non-blocking read end of its stderr. On failure the pipes
-    are closed and ``SandboxRefused`` or ``ExtensionStartError`` raised."""
+    are closed and ``SandboxRefused`` or ``ExtensionStartError`` raised. ``on_denied``
+    gets the connections the egress proxy refuses it (``sandbox.network_denied``)."""
     stderr, child_stderr = os.pipe()
     os.set_blocking(stderr, False)
     try:
@@ -38,6 +44,7 @@ def spawn(plan: LaunchPlan, config: TransportConfig, pipes: ChildPipes) -> tuple
             stderr=child_stderr,
             cwd=plan.cwd,
             env=plan.env,
+            on_denied=on_denied,
         )
     except (OSError, SandboxUnavailable) as error:
         pipes.close()

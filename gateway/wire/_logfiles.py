@@ -114,6 +114,19 @@ class RotatingLog:
             self._size += len(chunk)
         self._file.flush()
 
+    def write_record(self, data: bytes) -> None:
+        """Write ``data`` whole into one file: rotate first when it does not fit in what is
+        left (a record larger than the limit gets a file of its own). For logs read record
+        by record (JSON lines), where ``write`` would split one across two files."""
+        if self._size and self._size + len(data) > self.limits.max_bytes:
+            self._file.close()
+            rotate(self.path, self.limits)
+            self._file = open(private_file(self.path, append=True), "ab")  # noqa: SIM115
+            self._size = 0
+        self._file.write(data)
+        self._size += len(data)
+        self._file.flush()
+
     def fileno(self) -> int:
         return self._file.fileno()
 

@@ -48,7 +48,7 @@ class PipeTransport:
         log = await anyio.to_thread.run_sync(RotatingLog, plan.log_path)
         pipes = ChildPipes()
         try:
-            child, stderr = spawn(plan, config, pipes)
+            child, stderr = spawn(plan, config, pipes, diagnostics.add)
         except ExtensionError:
             log.close()
             raise

@@ -52,3 +52,6 @@ class LaunchPlan:
     or an extension of its own); each keeps its own registry owner (``register.owners``)."""
     tool_rules: ToolRules = NIMLET_TOOL_RULES
     """How its tools' names collide (an adapter's ``LaunchSpec.tool_rules``)."""
+    grants_id: str | None = None
+    """The id the user's grants to it are kept under (``gateway permissions ID``), when
+    not its name: ``nimlet:NAME`` for a discovered ``extension.json`` extension."""

@@ -61,9 +61,8 @@ __all__ = [
 ]
 
 
-# defer_build: a model's validator is built on its first use, not at import. A short
-# command (``gateway call``) uses a few of these messages; building all of them at import
-# cost it more than its extension's start.
+# defer_build: a validator is built on first use, not at import: a short command (``gateway
+# call``) uses a few of these messages, and building them all cost more than its extension's start.
 class _Wire(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
@@ -322,6 +321,7 @@ class ToolRequest(_Outgoing):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    gateway: dict[str, Any] | None = None  # negotiated trace.context: {traceparent, tracestate?}
 
 
 class CommandRequest(_Outgoing):
@@ -331,6 +331,7 @@ class CommandRequest(_Outgoing):
     arguments: str = ""
     context: dict[str, Any] | None = None
     """Current nimlet: ``{mode, workspace, session_id, provider, model, messages}``."""
+    gateway: dict[str, Any] | None = None  # negotiated trace.context: {traceparent, tracestate?}
 
 
 class EventRequest(_Outgoing):
@@ -340,7 +341,7 @@ class EventRequest(_Outgoing):
     payload: dict[str, Any]
     gateway: dict[str, Any] | None = None
     """Negotiated ``register.owners``: ``{"package": id}`` addresses the event to one package
-    of a process hosting several. Omitted otherwise."""
+    of a process hosting several (``trace.context``: the trace beside it). Omitted otherwise."""
 
 
 class CancelMessage(_Outgoing):
@@ -349,8 +350,7 @@ class CancelMessage(_Outgoing):
 
 
 class UiResponse(_Outgoing):
-    """``answer`` for question / input / password; ``confirmed`` (and no ``answer``) for
-    confirm."""
+    """``answer`` for question / input / password; ``confirmed`` (and no ``answer``) for confirm."""
 
     type: Literal["ui_response"] = "ui_response"
     id: str

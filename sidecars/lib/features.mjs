@@ -15,6 +15,8 @@ export const FEATURE = Object.freeze({
 	diagnosticsUpdate: "update.diagnostics",
 	flags: "register.flags",
 	output: "tool.output",
+	hookTools: "register.hook_tools",
+	trace: "trace.context",
 });
 
 export const FEATURES = Object.freeze(Object.values(FEATURE));

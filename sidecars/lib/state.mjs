@@ -18,7 +18,8 @@ export function createState(spec, send) {
 		uiWaiters: new Map(), // ui_request id -> resolve
 		hostWaiters: new Map(), // host_request id -> resolve
 		counters: { ui: 0, host: 0 },
-		// The request being served, for code running inside it: {kind, messages, actions, prompt}.
+		// The request being served, for code running inside it: {kind, messages, actions, prompt,
+		// trace} (trace: its W3C trace context, negotiated `trace.context`).
 		requests: new AsyncLocalStorage(),
 		reported: new Set(), // keys of diagnostics reported once (e.g. cross-host conflicts)
 		shutdownHooks: [], // () => Promise, run (bounded) before the process exits

@@ -38,6 +38,10 @@ export async function hostRequest(state, method, params = {}) {
 export async function hostExec(state, command, args, cwd, timeout) {
 	if (!offered(state, FEATURE.hostRequest)) return undefined;
 	const params = { command: String(command), args: (args ?? []).map(String), cwd: cwd ?? null, timeout: timeout ?? null };
+	// The trace of the request this command runs for (negotiated `trace.context`): the host
+	// passes it to the command as TRACEPARENT / TRACESTATE, so a traced program continues it.
+	const trace = currentRequest(state)?.trace;
+	if (trace) params.trace = trace;
 	const result = await hostRequest(state, "exec", params);
 	if (result === undefined) throw new Error(`exec ${command}: refused or failed on the host (see its log)`);
 	return { stdout: "", stderr: "", code: 1, killed: false, truncated: false, ...result };
@@ -66,7 +70,7 @@ export function hostAction(state, action, label) {
 }
 
 async function serveRequest(state, message, serve, controller) {
-	const current = { kind: message.type, messages: [], actions: [], prompt: undefined };
+	const current = { kind: message.type, messages: [], actions: [], prompt: undefined, trace: traceOf(state, message) };
 	let reply;
 	try {
 		reply = await state.requests.run(current, () => serve(message, controller.signal, current));
@@ -81,6 +85,16 @@ async function serveRequest(state, message, serve, controller) {
 		reply.gateway = { ...(reply.gateway ?? {}), actions: current.actions };
 	}
 	state.send({ type: "response", id: message.id, ...reply });
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** The W3C trace context a request carries (negotiated `trace.context`), checked; else undefined. */
+function traceOf(state, message) {
+	if (!offered(state, FEATURE.trace)) return undefined;
+	const { traceparent, tracestate } = message.gateway ?? {};
+	if (typeof traceparent !== "string" || !TRACEPARENT.test(traceparent)) return undefined;
+	return typeof tracestate === "string" && tracestate.length <= 512 ? { traceparent, tracestate } : { traceparent };
 }
 
 function settle(waiters, id, value) {

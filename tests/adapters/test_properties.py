@@ -17,8 +17,13 @@ from hypothesis import strategies as st
 
 from adapters import inspect_package
 from adapters._glob import match
-from adapters.nanobot import dump_manifest, load_manifest
-from adapters.nanobot.manifest import CONTRIBUTION_KINDS, DEPENDENCY_KINDS, RUNTIMES
+from adapters.nanobot import (
+    CONTRIBUTION_KINDS,
+    DEPENDENCY_KINDS,
+    RUNTIMES,
+    dump_manifest,
+    load_manifest,
+)
 from tests.adapters._helpers import assert_well_formed, write_tree
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

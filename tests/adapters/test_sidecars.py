@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from adapters import _sidecars
-from adapters.pi.runtime import plan_pi
+from adapters.pi import plan_pi
 from gateway.model import LaunchRefusal
 from gateway.runtime import find_node, npm_command
 from tests.adapters._helpers import write_tree

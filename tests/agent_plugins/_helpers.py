@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from adapters.agent_plugins._launch import HOST_COMMAND
+from adapters._host_plan import HOST_COMMAND
 from gateway.base.agent_plugins import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID
 
 DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "agent-plugins" / "demo"

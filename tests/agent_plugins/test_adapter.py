@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from adapters._host_plan import config_file
 from adapters.agent_plugins import AgentPluginsAdapter
-from adapters.agent_plugins._launch import config_file
 from adapters.registry import detect_ecosystem, inspect_package
 from gateway.sandbox import package_dirs
 

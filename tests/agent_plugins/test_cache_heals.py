@@ -12,12 +12,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from adapters.agent_plugins._launch import plan_plugin_host
+from adapters.agent_plugins._launch import plan_plugin as plan_plugin_host
 from gateway.host import registration_key, start_inputs
 from gateway.packages import load_adapters
 from tests.nanobot._helpers import cli, cli_json
 
 from ._helpers import DEMO, write_plugin
+
+pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
 
 TOOL = "mcp_heal_add"
 

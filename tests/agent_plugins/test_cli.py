@@ -11,9 +11,13 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.nanobot._helpers import cli, cli_json
 
 from ._helpers import DEMO
+
+pytestmark = pytest.mark.slow(3)  # measured long: scheduled first (tests/conftest.py)
 
 
 def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path) -> None:
@@ -63,14 +67,18 @@ from mcp.server.mcpserver import MCPServer
 server = MCPServer("writer")
 
 
-@server.tool(description="Write a file; say what happened.")
-def write(path: str) -> str:
-    try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write("x")
-    except OSError as error:
-        return f"refused: {error.strerror}"
-    return "wrote"
+@server.tool(description="Write each file; say what happened to each, one line per path.")
+def write(paths: list[str]) -> str:
+    lines = []
+    for path in paths:
+        try:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write("x")
+        except OSError as error:
+            lines.append(f"refused ({error.strerror}): {path}")
+        else:
+            lines.append(f"wrote: {path}")
+    return "\\n".join(lines)
 
 
 server.run()
@@ -94,14 +102,67 @@ def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
         cli_json(home, *verb, env=env)
     data, _ = package_dirs(home, "writer", create=False)
 
-    def write(path: Path) -> str:
-        arguments = json.dumps({"path": str(path)})
-        done = cli(home, "call", "mcp_writer_write", arguments, "--workspace", str(project),
-                   env=env)  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        return done.stdout
+    # One call tries the three places (each server start costs an MCP SDK import).
+    allowed, in_project, in_user = (
+        data / "ok.txt",
+        project / "nope.txt",
+        tmp_path / "u" / "nope.txt",
+    )
+    in_user.parent.mkdir()
+    arguments = json.dumps({"paths": [str(allowed), str(in_project), str(in_user)]})
+    done = cli(home, "call", "mcp_writer_write", arguments, "--workspace", str(project), env=env)
+    assert done.returncode == 0, done.stderr
+    said = [line.removeprefix("[ok] ") for line in done.stdout.splitlines()]
+    assert f"wrote: {allowed}" in said and allowed.exists(), done.stdout
+    for refused in (in_project, in_user):  # both folders exist: only the sandbox refuses
+        # Denied, or not there at all: the private /tmp hides what the suite keeps in /tmp.
+        assert any(
+            line.startswith("refused (") and line.endswith(f": {refused}") for line in said
+        ), done.stdout
+        assert not refused.exists()
 
-    assert "wrote" in write(data / "ok.txt") and (data / "ok.txt").exists()
-    assert "refused" in write(project / "nope.txt")
-    assert not (project / "nope.txt").exists()
-    assert "refused" in write(tmp_path / "user" / "nope.txt")
+
+SERVER = """
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("venv")
+
+
+@server.tool(description="Say where the server runs from.")
+def where() -> str:
+    import sys
+
+    return "served from " + sys.prefix
+
+
+server.run()
+"""
+
+
+def test_an_mcp_server_installed_as_a_console_script_in_its_own_venv_starts(
+    tmp_path: Path,
+) -> None:
+    """Issue 31: a Python MCP server installed the normal way — a console script in its own
+    venv, in the user's home, found on PATH — starts in the plugin's sandbox (it failed
+    with ``PermissionError …/pyvenv.cfg``)."""
+    import subprocess
+
+    from ._helpers import write_plugin
+
+    home, project, user = tmp_path / "home", tmp_path / "project", tmp_path / "user"
+    project.mkdir()
+    venv = user / ".local" / "share" / "venvs" / "where"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python*/site-packages"))
+    (site / "sdk.pth").write_text(next(p for p in sys.path if p.endswith("site-packages")))
+    script = venv / "bin" / "where-server"
+    script.write_text(f"#!{venv / 'bin' / 'python'}\n{SERVER}")
+    script.chmod(0o755)
+    root = write_plugin(tmp_path / "src" / "where",
+                        servers={"w": {"type": "stdio", "command": "where-server"}})  # fmt: skip
+    env = {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for verb in (("install", str(root)), ("trust", "where"), ("enable", "where")):
+        cli_json(home, *verb, env=env)
+    done = cli(home, "call", "mcp_where_where", "{}", "--workspace", str(project), env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"served from {venv}" in done.stdout

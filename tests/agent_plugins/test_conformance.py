@@ -98,7 +98,7 @@ def test_the_launch_plan_matches_the_reference_stdio_resolution(tmp_path: Path) 
     assert adapter.plan_launch(entry, home) is not None
     import json
 
-    from adapters.agent_plugins._launch import config_file
+    from adapters._host_plan import config_file
 
     ours = json.loads(config_file(home, entry.id).read_text())["servers"]["a"]
     plugin = agent_plugins.Plugin(root)

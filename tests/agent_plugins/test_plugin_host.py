@@ -152,16 +152,16 @@ def test_cancel_cancels_the_mcp_request_in_the_server(host, data: Path) -> None:
     running, _ = host
     marker = data / "cancelled"
     running.send({"type": "tool", "id": "slow-1", "name": ECHO,
-                  "arguments": {"text": "slow", "sleep": 30}})  # fmt: skip
+                  "arguments": {"text": "slow", "sleep": 600}})  # fmt: skip
     progress = running.read()  # the server reports progress before it sleeps
     assert progress["gateway"]["progress"]["id"] == "slow-1"
     assert progress["gateway"]["progress"]["text"] == "halfway"
     running.send({"type": "cancel", "id": "slow-1"})
-    deadline = time.monotonic() + 10
+    # The server writes the marker only when its sleep is interrupted, never at its end.
+    deadline = time.monotonic() + 120  # caps a hang, far below the 600 s sleep
     while not marker.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert marker.exists(), running.log
-    assert float(marker.read_text()) < 10
     # No reply for a cancelled request; the next one is answered.
     assert running.tool("after-cancel", ADD, a=1, b=1)["content"] == "2"
 

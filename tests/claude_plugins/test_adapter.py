@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -259,9 +260,12 @@ def test_the_plugin_host_is_planned_with_its_config(tmp_path: Path) -> None:
     data = config["data_dir"]
     assert config["package"] == "demo" and config["root"] == str(root)
     assert config["tool_names"] == "claude"
+    # The plugin host's own rules (adapters/_host_plan.py): the command resolved when the
+    # launch is planned, no bytecode written into the installed plugin.
     assert config["servers"] == {
-        "db": {"command": "sh", "args": [f"{root}/db.sh"], "env": {"D": data}, "cwd": str(root)}
-    }
+        "db": {"command": shutil.which("sh"), "args": [f"{root}/db.sh"],
+               "env": {"D": data, "PYTHONDONTWRITEBYTECODE": "1"}, "cwd": str(root)}
+    }  # fmt: skip
     assert config["hooks"] == hooks
     assert Path(data) in spec.writes
     assert spec.response_timeout == 65.0  # the default hook timeout, 60 s, and a margin

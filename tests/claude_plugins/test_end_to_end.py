@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +160,8 @@ async def test_a_user_prompt_hook_blocks_or_adds_context(workspace: Any) -> None
 
 async def test_post_tool_use_feedback_reaches_the_tool_result(workspace: Any) -> None:
     _needs_plugin_host()  # needs the agent-plugins branch's plugin host
-    _install_ready(workspace.config.home, _hook_plugin(workspace.home / "src" / "guard"))
+    home = workspace.config.home
+    guard = _install_ready(home, _hook_plugin(workspace.home / "src" / "guard"))
 
     async def edit(arguments: dict[str, Any]) -> ToolOutcome:
         return ToolOutcome("edited")
@@ -168,5 +170,43 @@ async def test_post_tool_use_feedback_reaches_the_tool_result(workspace: Any) ->
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
         gateway.register_builtin_tool("Edit", "Edit a file", {"type": "object"}, edit)
+        refused = await gateway.call_tool("Edit", {"path": "a.py"})
+    # Its feedback changes the result of the agent's own tool: that takes hooks.rewrite.
+    assert refused.content == "edited"
+    assert [d.code for d in refused.diagnostics] == ["hook.rewrite_refused"]
+    with StateStore.open(home) as store:
+        store.grant(guard, ["hooks.rewrite"], ["hooks.rewrite"])
+
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        gateway.register_builtin_tool("Edit", "Edit a file", {"type": "object"}, edit)
         result = await gateway.call_tool("Edit", {"path": "a.py"})
     assert result.content == "edited\n\nlint: 2 warnings" and not result.is_error
+
+
+async def test_a_hook_run_by_a_venvs_python_runs_in_the_sandbox(
+    workspace: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: a hook command that is a console script of a venv in the user's home (its
+    `#!` names the venv's `python`) runs; it failed on the venv's `pyvenv.cfg`."""
+    import subprocess
+    import sys
+
+    _needs_plugin_host()
+    venv = workspace.home / "tools" / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    script = venv / "bin" / "rules-hook"
+    script.write_text(f"#!{venv / 'bin' / 'python'}\nimport sys\nprint('Rules from', sys.prefix)\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("HOME", str(workspace.home))
+    monkeypatch.setenv("PATH", f"{venv / 'bin'}:{os.environ['PATH']}")
+    root = workspace.home / "src" / "rules"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "rules"}))
+    hooks = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "rules-hook"}]}]}}
+    (root / "hooks").mkdir()
+    (root / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    _install_ready(workspace.config.home, root)
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        await gateway.start_session()
+        started = await gateway.before_agent_start("hi", "You are helpful.")
+    assert started.system_prompt == f"You are helpful.\n\nRules from {venv}"

@@ -34,8 +34,12 @@ def _kinds(entry: CatalogEntry, kind: str) -> list[str]:
 def test_commit_commands_expand_with_claudes_argument_rule() -> None:
     entry = _entry("commit-commands")
     assert _kinds(entry, "prompt") == ["clean_gone", "commit", "commit-push-pr"]
-    ignored = [d.message for d in entry.diagnostics]
+    ignored = [d.message for d in entry.diagnostics if d.code == "claude.command_field_ignored"]
     assert all("not applied" in m for m in ignored) and len(ignored) == 2
+    lines = [d for d in entry.diagnostics if d.code.startswith("claude.command_shell_line")]
+    allowed = [d.message for d in lines if d.code == "claude.command_shell_line_not_run"]
+    assert len(lines) == 7 and len(allowed) == 2  # only `git status` is in allowed-tools
+    assert all("'git status'" in m for m in allowed)
     prompts = {p.name: p for p in ADAPTER.package_resources(entry).prompts}
     commit = prompts["commit"]
     assert commit.description == "Create a git commit"

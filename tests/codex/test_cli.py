@@ -12,7 +12,11 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.nanobot._helpers import cli, cli_json
+
+pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "codex" / "notes"
 

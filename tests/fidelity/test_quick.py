@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from adapters._sidecar import sidecar_ready
-from adapters.pi.runtime import find_node
+from adapters.pi import find_node
+
+pytestmark = pytest.mark.slow(3)  # measured long: scheduled first (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "benchmarks" / "fidelity"

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/conftest.py)
+
 TURN_EVENTS = ["session_start", "turn_start", "tool_call", "tool_result", "turn_end", "session_end"]
 
 

@@ -23,6 +23,8 @@ from gateway.sandbox import package_dirs
 from gateway.store import StateStore
 from tests.conftest import FIXTURES
 
+pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
+
 
 class Home:
     def __init__(self, root: Path) -> None:

@@ -85,6 +85,15 @@ def test_a_short_command_loads_nothing_heavy(workspace, argv):
     assert loaded(workspace, run) == []
 
 
+def test_version_builds_no_parser(workspace):
+    """argparse's help formatter imports shutil (bz2, lzma) as the parser is built."""
+    run = "from gateway.cli import main; assert main(['--version']) == 0"
+    code = LOADED.format(setup="", run=run, heavy=("shutil",))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    version, modules = done.stdout.splitlines()
+    assert version.startswith("gateway ") and modules == "[]", done.stderr
+
+
 def test_status_of_a_store_without_packages_loads_no_adapter(workspace):
     folder = workspace.root
     gateway(workspace, "trust", str(folder))  # the store exists now, with no package in it

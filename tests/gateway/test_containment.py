@@ -71,8 +71,9 @@ def escaped_pid(home: Path, name: str) -> int:
 
 
 def gone(pid: int) -> bool:
-    """Whether ``pid`` is dead (a zombie counts), given a moment for SIGKILL to land."""
-    deadline = time.monotonic() + 5
+    """Whether ``pid`` is dead (a zombie counts), given a moment for SIGKILL to land (the
+    bound only caps a wait: a process that was killed ends well before it)."""
+    deadline = time.monotonic() + 60
     while running(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     return not running(pid)

@@ -73,6 +73,7 @@ async def test_hooks_are_asked_in_startup_order(workspace):
             events=["tool_call"],
             hooks={"tool_call": {"arguments": {"by": name}}},
         )
+        workspace.grant(name, "hooks.rewrite")  # each changes another extension's tool
     workspace.add_extension("tool", root="~/.nimlet/extensions")
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport

@@ -42,6 +42,7 @@ async def test_builtin_tool_results_pass_through_tool_result_hooks(workspace):
     workspace.add_extension(
         "patch", tools=[], events=["tool_result"], hooks={"tool_result": {"output": "redacted"}}
     )
+    workspace.grant("patch", "hooks.rewrite")  # the agent's own tools are another package's
 
     async def read(arguments):
         return ToolOutcome("secret contents")

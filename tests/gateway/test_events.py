@@ -105,6 +105,7 @@ async def test_argument_rewrites_chain_through_subscribers(workspace):
         hooks={"tool_call": {"arguments": {"path": "first"}}},
     )
     workspace.add_extension("r2", tools=[], events=["tool_call"])
+    workspace.grant("r1", "hooks.rewrite")  # it changes another extension's tool
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
@@ -126,6 +127,7 @@ async def test_rewritten_arguments_are_validated_before_they_leave_the_host(work
         events=["tool_call"],
         hooks={"tool_call": {"arguments": {"n": "not a number"}}},
     )
+    workspace.grant("r", "hooks.rewrite")
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
@@ -150,6 +152,8 @@ async def test_tool_result_output_and_error_replacements_chain(workspace):
         events=["tool_result"],
         hooks={"tool_result": {"is_error": False}},
     )
+    workspace.grant("p1", "hooks.rewrite")
+    workspace.grant("p2", "hooks.rewrite")
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
@@ -189,6 +193,7 @@ async def test_failing_hook_is_fail_open_with_a_warning(workspace, behave):
         events=["tool_call"],
         hooks={"tool_call": {"arguments": {"seen": True}}},
     )
+    workspace.grant("ok", "hooks.rewrite")
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:

@@ -189,7 +189,9 @@ async def test_tool_sees_only_allow_listed_environment(workspace, monkeypatch):
     seen = json.loads(result.content)
     assert "GATEWAY_TEST_SECRET" not in seen
     assert "hunter2" not in result.content
-    assert seen["HOME"] == str(workspace.home)
+    # HOME is the tool's private home (under the gateway's), never the user's own.
+    assert seen["HOME"] != str(workspace.home)
+    assert Path(seen["HOME"]).parent == workspace.config.home / "home"
     assert "PATH" in seen
 
 
@@ -218,6 +220,7 @@ async def test_tool_json_tool_is_called_through_the_gateway_with_hooks(workspace
     workspace.add_extension(
         "guard", tools=[], events=["tool_call"], hooks={"tool_call": {"arguments": {"n": 2}}}
     )
+    workspace.grant("guard", "hooks.rewrite")  # it changes another extension's tool
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:

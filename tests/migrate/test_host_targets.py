@@ -14,6 +14,8 @@ from tests.migrate._helpers import SOURCES, pass_gates, run
 from tests.migrate.test_targets import tools_of
 from tests.serve._helpers import need_sidecar
 
+pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
+
 
 @pytest.fixture
 def anyio_backend() -> str:

@@ -16,7 +16,7 @@ import pytest
 
 from gateway.migrate._schemas import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID
 from tests.migrate._helpers import SOURCES, pass_gates, run
-from tests.migrate.test_targets import _on_path, tools_of
+from tests.migrate.test_targets import this_gateway_first, tools_of
 from tests.serve._helpers import need_sidecar
 
 # Released nanobot's plugin-name rule (nanobot/agent/plugins.py, _PLUGIN_NAME, <= 64).
@@ -52,9 +52,8 @@ async def test_a_pi_package_becomes_an_agent_plugin_whose_server_runs_its_tools(
     assert manifest["name"] == "pi-tickets" and [s.name for s in plugin.skills] == ["triage"]
     assert not (out / "nanobot.extension.json").exists()
     server = mcp["mcpServers"]["pi-tickets"]
-    assert await tools_of({**server, "command": _on_path(server["command"])}, tmp_path) >= {
-        "open_ticket"
-    }
+    assert server["command"] == "gateway" and server["args"][:2] == ["serve", "--mcp"]
+    assert await tools_of(server, tmp_path, this_gateway_first(tmp_path)) >= {"open_ticket"}
 
 
 def test_each_tool_and_command_is_listed_under_the_name_nanobot_gives_it(tmp_path):

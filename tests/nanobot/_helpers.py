@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from adapters.nanobot.runtime import SIDECAR_COMMAND
+from adapters.nanobot import SIDECAR_COMMAND
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 

@@ -8,10 +8,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from gateway.sandbox import package_dirs
 
 from ._helpers import cli, cli_json
 from ._packages import REVIEW, REVIEW_MANIFEST
+
+pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
 
 # Importing the package leaves a mark in $HOME, to prove when its code first ran.
 # Written where its confined process may write: its data folder under GATEWAY_HOME.

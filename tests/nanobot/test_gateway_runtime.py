@@ -197,6 +197,8 @@ async def test_a_hook_blocks_and_rewrites_built_in_and_extension_tool_calls(work
     install_ready(home, write_package(tmp_path / "src" / "guard", "test.guard", GUARD,
                                       hooks=["guard"]))  # fmt: skip
     install_ready(home, echo_package(tmp_path / "src", "test.tools", "t"))
+    with StateStore.open(home) as store:  # it changes the agent's and another package's tools
+        store.grant("test.guard", ["hooks.rewrite"], ["hooks.rewrite"])
     ran: list[dict[str, Any]] = []
 
     async def bash(arguments: dict[str, Any]) -> ToolOutcome:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.nanobot.runtime import SIDECAR_COMMAND, config_path
+from adapters.nanobot import SIDECAR_COMMAND, config_path
 from adapters.registry import BUILTIN, inspect_package
 from gateway import packages
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec

@@ -94,6 +94,7 @@ async def test_malformed_parts_are_error_results(workspace, current, part, probl
 async def test_a_rewritten_output_keeps_the_images(workspace, current) -> None:
     current("ext", tools=[tool("t")])
     current("rewriter", subscribe=["tool_result"], events={"tool_result": reply(output="NEW")})
+    workspace.grant("rewriter", "hooks.rewrite")  # it changes another extension's result
     content = [
         {"type": "text", "text": "old"},
         {"type": "image", "mimeType": "image/png", "data": PNG},

@@ -25,7 +25,7 @@ from tests.nu._packages import (
     standup,
 )
 
-pytestmark = requires_runtime
+pytestmark = [requires_runtime, pytest.mark.slow(2)]
 
 COMMITS = [
     {"message": "fix the cache eviction", "age": "5h"},
@@ -60,6 +60,8 @@ async def test_the_realistic_package_through_the_python_api_beside_a_nimlet_guar
             "userId": "ada", "webhookUrl": server.url, "logFile": str(events),
         })  # fmt: skip
         assert cli(home, "policy", "accept", package).returncode == 0
+        # The guard rewrites the Nu package's calls: acting on another package's tool.
+        assert cli(home, "permissions", "nimlet:guard", "hooks.rewrite").returncode == 0
         agent = AgentLink(approve_policy=approve)
         config = config_for(home, tmp_path)
         async with open_gateway(workspace, trust=True, config=config, agent=agent) as gateway:

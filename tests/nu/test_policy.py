@@ -31,7 +31,7 @@ from tests.nu._packages import (
     standup,
 )
 
-pytestmark = [requires_runtime, pytest.mark.anyio]
+pytestmark = [requires_runtime, pytest.mark.anyio, pytest.mark.slow]
 
 BASH = {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}
 

@@ -357,3 +357,15 @@ async def test_a_call_over_its_packages_memory_limit_is_named_and_the_next_call_
         assert said and all(d.package == package for d in said)
         assert "memory limit (256 MiB)" in said[0].message
         assert (await gateway.call_tool("probe__text", {})).content == '"plain text"'
+
+
+async def test_a_traced_call_gives_its_tool_process_the_calls_trace(tmp_path: Path) -> None:
+    from tests.serve._traced import by_name, traced
+
+    with traced() as spans:
+        result, _, _ = await call(tmp_path, {"env": ENV}, "env", {})
+    env = json.loads(result.content)
+    made = by_name(spans.get_finished_spans())["execute_tool probe__env"].get_span_context()
+    flags = int(made.trace_flags)
+    assert env["TRACEPARENT"] == f"00-{made.trace_id:032x}-{made.span_id:016x}-{flags:02x}"
+    assert "TRACESTATE" not in env  # the call's trace has none

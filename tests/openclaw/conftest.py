@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from adapters._sidecar import sidecar_ready
-from adapters.openclaw.runtime import MIN_NODE
+from adapters.openclaw import MIN_NODE
 from gateway import GatewayConfig
 from gateway.packages import install, load_adapters
 from gateway.runtime import find_node
@@ -34,8 +34,8 @@ def install_ready(
         requested = [
             p.name for p in load_adapters().inspect(report.package.record.path).permissions
         ]
-        if grant:
-            store.grant(package_id, grant, requested)
+        if grant:  # what it requests, and hooks.rewrite, which any package may be granted
+            store.grant(package_id, grant, [*requested, "hooks.rewrite"])
         store.set_trusted(package_id, True)
         store.set_enabled(package_id, True)
     return package_id

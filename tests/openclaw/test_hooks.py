@@ -226,7 +226,7 @@ def test_hook_catalogue_is_complete() -> None:
     import subprocess
 
     from adapters._sidecar import SIDECAR_DIR
-    from adapters.openclaw.runtime import MIN_NODE
+    from adapters.openclaw import MIN_NODE
     from gateway.runtime import find_node
 
     script = (

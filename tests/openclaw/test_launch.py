@@ -161,7 +161,7 @@ async def test_a_discovered_plugin_reads_its_config_and_keeps_its_private_folder
 def test_a_plugin_named_dot_dot_keeps_its_private_folders_in_its_own_place(tmp_path: Path):
     """A plugin names itself: ".." made its private HOME and state GATEWAY_HOME/home and
     GATEWAY_HOME/state, beside the store, and a sandbox rule let it write there."""
-    from adapters.openclaw.runtime import plugin_dirs
+    from adapters.openclaw import plugin_dirs
 
     for plugin_id in ("..", ".", "a" * 300):
         private_home, state = plugin_dirs(tmp_path, plugin_id)

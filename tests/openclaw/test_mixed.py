@@ -12,9 +12,9 @@ import pytest
 
 from adapters import inspect_package
 from adapters._sidecar import plan_sidecar
+from adapters.openclaw import MIN_NODE, openclaw_package_spec
 from adapters.openclaw.adapter import OpenClawAdapter
-from adapters.openclaw.runtime import MIN_NODE, openclaw_package_spec
-from adapters.pi.runtime import pi_package_spec
+from adapters.pi import pi_package_spec
 from gateway import open_gateway
 
 from .conftest import FIXTURES, install_ready
@@ -24,7 +24,8 @@ pytestmark = pytest.mark.anyio
 
 async def test_openclaw_guard_blocks_a_nimlet_tool_and_rewrites_a_pi_tool(workspace: Any) -> None:
     workspace.add_extension("nimlet-guard", tools=["nimlet_tool"], events=["tool_call"])
-    install_ready(workspace.config.home, FIXTURES / "mixed-claw")
+    # Its guard rewrites the Pi package's calls: acting on another package's tool.
+    install_ready(workspace.config.home, FIXTURES / "mixed-claw", grant=("hooks.rewrite",))
     install_ready(workspace.config.home, FIXTURES / "mixed-pi")
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
@@ -52,7 +53,8 @@ async def test_one_sidecar_process_hosts_pi_and_openclaw_together(
     workspace: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = workspace.config.home
-    install_ready(home, FIXTURES / "mixed-claw")
+    # One process, two packages, each its own owner: the rewrite still takes the grant.
+    install_ready(home, FIXTURES / "mixed-claw", grant=("hooks.rewrite",))
     pi_root = FIXTURES / "mixed-pi"
     specs: list[Any] = []
 

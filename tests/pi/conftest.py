@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.pi.runtime import find_node, sidecar_ready
+from adapters.pi import find_node, sidecar_ready
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 from tests._backends import asyncio_only  # noqa: F401  (see tests/_backends.py)

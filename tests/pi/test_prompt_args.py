@@ -9,8 +9,8 @@ import subprocess
 import pytest
 
 from adapters._sidecars import sidecar_dir
+from adapters.pi import find_node
 from adapters.pi._prompts import parse_command_args, substitute_args
-from adapters.pi.runtime import find_node
 
 TEMPLATE = "1=$1 2=$2 10=$10 0=$0 all=$@ args=$ARGUMENTS from2=${@:2} one=${@:2:1} zero=${@:0} "
 TEMPLATE += "d=${4:-four} da=${@:-none} keep=$$1 {$1}"

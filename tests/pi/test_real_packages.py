@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from adapters.pi.runtime import plan_pi
+from adapters.pi import plan_pi
 from gateway import open_gateway
 from gateway.model import LaunchSpec, ToolOutcome
 from gateway.wire import (
@@ -24,7 +24,7 @@ from tests._process_host import StandaloneHost
 
 from .conftest import NPM_FIXTURES, install_ready
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow(2)]
 
 REAL = [
     "pi-aliases-1.0.7.tgz",

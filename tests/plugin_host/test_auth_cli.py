@@ -12,11 +12,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.agent_plugins._helpers import write_plugin
 from tests.nanobot._helpers import cli, cli_json
 
 from ._remote import kept
 from ._server import OAuthServer, browse
+
+pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/conftest.py)
 
 PACKAGE = "remote-demo"
 ADD = f"mcp_{PACKAGE}_add"
@@ -62,7 +66,7 @@ def test_install_grant_sign_in_and_call_a_remote_tool(tmp_path: Path) -> None:
         assert "remote_mcp.not_granted" in diagnostics()
         assert cli(home, "permissions", PACKAGE, server.grant).returncode == 0
         [package] = cli_json(home, "status")["packages"]
-        assert f"TCP connect to port {server.port} only" in package["sandbox"]
+        assert f"network to 127.0.0.1:{server.port} only" in package["sandbox"]
         waiting = diagnostics()
         assert "remote_mcp.sign_in_required" in waiting and f"gateway auth {PACKAGE}" in waiting
 

@@ -18,6 +18,8 @@ from tests.agent_plugins._helpers import Host
 from ._remote import PACKAGE, kept, remote_host_config, remote_plugin, sign_in
 from ._server import OAuthServer
 
+pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/conftest.py)
+
 ADD = f"mcp_{PACKAGE}_add"
 
 

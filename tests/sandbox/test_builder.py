@@ -9,6 +9,7 @@ import pytest
 
 from gateway.model import CatalogEntry, Contribution, Permission
 from gateway.sandbox import (
+    Destination,
     NetworkAccess,
     PackageGrants,
     SandboxPolicy,
@@ -30,20 +31,20 @@ def test_nimlet_capabilities_and_namespaced_permissions_become_grants() -> None:
     assert not grants_from(["networking.fun", "acme.network"]).network
 
 
-def test_destination_grants_open_only_their_tcp_ports(tmp_path: Path) -> None:
-    """A remote MCP server's ``network:HOST:PORT``: connect to that port only, no bind (the
-    kernel filters by port; the host is not enforced). A bare ``network`` opens it all."""
+def test_destination_grants_reach_only_their_hosts_through_the_proxy(tmp_path: Path) -> None:
+    """A remote MCP server's ``network:HOST:PORT``: those destinations only, through the
+    egress proxy (a network namespace of its own); a bare ``network`` opens it all."""
 
     def network(*granted: str) -> NetworkAccess:
         grants = grants_from(granted)
         return package_sandbox(home=tmp_path / "home", package_id="p", package_root=None,
                                workspace=None, grants=grants, create=False).policy.network  # fmt: skip
 
-    assert network("network:mcp.example.com:443", "network:[::1]:8443") == NetworkAccess(
-        connect=frozenset({443, 8443})
+    assert network("network:mcp.example.com:443", "network:[::1]:8443") == NetworkAccess.to(
+        [Destination("mcp.example.com", 443), Destination("::1", 8443)]
     )
     assert network("network:mcp.example.com:443", "network") == NetworkAccess.unrestricted()
-    assert network("network:no-port") == NetworkAccess.unrestricted()
+    assert network("network:api.example.com") == NetworkAccess.to([Destination("api.example.com")])
     assert network() == NetworkAccess()
 
 
@@ -57,6 +58,7 @@ def test_a_package_gets_its_own_data_and_temp_folders_0700(tmp_path: Path) -> No
     assert sandbox.environment == {
         "TMPDIR": str(sandbox.tmp_dir),
         "GATEWAY_DATA_DIR": str(sandbox.data_dir),
+        "HOME": str(sandbox.home_dir),
     }
     assert sandbox.data_dir in sandbox.policy.write and sandbox.tmp_dir in sandbox.policy.write
 

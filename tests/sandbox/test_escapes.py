@@ -26,7 +26,7 @@ from gateway.sandbox import KernelSupport, NetworkAccess, PackageGrants, Sandbox
 from ._probe import DENIED
 from .conftest import HELD_FD, World, needs_landlock, run_probe
 
-pytestmark = needs_landlock
+pytestmark = [needs_landlock, pytest.mark.slow(3)]
 ROOT = os.geteuid() == 0
 MFD_EXEC = 0x10
 

@@ -257,3 +257,25 @@ def test_a_hostile_source_neither_stalls_the_reader_nor_hides_a_real_import(
     assert sorted(h.hint or "" for h in hints) == [
         "gateway permissions p network", "gateway permissions p workspace.write",
     ]  # fmt: skip
+
+
+def test_a_package_that_names_its_hosts_is_offered_grants_by_host(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    write_tree(root, {"index.js": (
+        'const API = "https://api.weather.example/v1";\n'
+        "export const go = () => fetch(`${API}/now`).then(() =>\n"
+        '  fetch("https://uploads.weather.example:8443/x"));\n'
+        '// see http://localhost:3000 for the dev server\n'
+    )})  # fmt: skip
+    (hint,) = grant_hints(root, "p", entries=["index.js"])
+    assert (
+        hint.hint
+        == "gateway permissions p network:api.weather.example network:uploads.weather.example"
+    )
+    assert "plain `network` opens any host" in hint.message
+    # granted by host (or wide), it is not hinted again
+    assert (
+        grant_hints(root, "p", frozenset({"network:api.weather.example"}), entries=["index.js"])
+        == []
+    )
+    assert grant_hints(root, "p", frozenset({"network"}), entries=["index.js"]) == []

@@ -33,7 +33,7 @@ def test_the_gateway_can_make_itself_non_dumpable() -> None:
 
 
 ESCAPE = """
-    import json, os, subprocess, time
+    import json, os, subprocess
     import gateway.sandbox._descendants as walk
     from gateway.sandbox import become_subreaper, descendants, kill_descendants, reap_adopted
     if not {children_files}:  # walk the whole of /proc, as where the kernel lacks them
@@ -47,12 +47,11 @@ ESCAPE = """
     child.wait()
     found = grandchild in descendants()
     killed = kill_descendants()
-    reaped = []
-    for _ in range(100):
-        reaped += reap_adopted(known={{child.pid}})
-        if grandchild in [pid for pid, _ in reaped]:
-            break
-        time.sleep(0.05)
+    try:  # adopted by a subreaper: ours to wait for until the kill has ended it
+        os.waitid(os.P_PID, grandchild, os.WEXITED | os.WNOWAIT)
+    except ChildProcessError:
+        pass  # not adopted (no subreaper): nothing of ours to wait for or reap
+    reaped = reap_adopted(known={{child.pid}})
     try:
         os.kill(grandchild, 0)
         alive = True
@@ -79,11 +78,11 @@ def test_without_the_subreaper_an_escaped_grandchild_is_out_of_reach() -> None:
 
 def test_reaping_leaves_the_gateways_own_children_to_their_owners() -> None:
     result = _python("""
-        import json, subprocess
+        import json, os, subprocess
         from gateway.sandbox import become_subreaper, reap_adopted
         become_subreaper()
         own = subprocess.Popen(["/bin/true"])
-        import time; time.sleep(0.3)
+        os.waitid(os.P_PID, own.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped yet
         reaped = reap_adopted(known={own.pid})
         print(json.dumps({"reaped": reaped, "status": own.wait()}))
     """)

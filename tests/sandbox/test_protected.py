@@ -242,3 +242,19 @@ def test_a_missing_program_behind_the_trampoline_raises_as_popen_does(
     )  # fmt: skip
     with pytest.raises(FileNotFoundError):
         spawn_confined(["no-such-program-here"], policy=sandbox.policy, support=support)
+
+
+@needs_landlock
+@needs_mounts
+def test_package_json_scripts_cannot_be_added_unless_it_is_reopened(
+    tmp_path: Path, workspace: Path
+) -> None:
+    manifest = workspace / "package.json"
+    manifest.write_text('{"name": "project"}\n')
+    done = _writes(tmp_path, workspace, ["workspace.write"], "package.json", "src/index.js")
+    assert done["package.json"] == "OSError 30" and done["src/index.js"] == "written"
+    assert manifest.read_text() == '{"name": "project"}\n'
+    again = _writes(
+        tmp_path, workspace, ["workspace.write", "workspace.write:package.json"], "package.json"
+    )
+    assert again["package.json"] == "written"  # the control: reopened by name, it lands

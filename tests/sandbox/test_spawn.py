@@ -24,7 +24,7 @@ from gateway.sandbox import (
     system_policy,
     wait_for_exit,
 )
-from gateway.sandbox import _spawn as spawn_module
+from gateway.sandbox import _confine as confine_module
 from gateway.sandbox._gate import own_filesystem_context
 from gateway.sandbox._landlock import LandlockError
 
@@ -142,7 +142,7 @@ def test_nothing_starts_when_the_kernel_refuses_to_confine(
     def refuse(ruleset: object) -> None:
         raise LandlockError(1, "Operation not permitted")
 
-    monkeypatch.setattr(spawn_module, "restrict_self", refuse)
+    monkeypatch.setattr(confine_module, "restrict_self", refuse)
     marker = tmp_path / "started"
     with pytest.raises(SandboxError, match="cannot confine"):
         spawn_confined(["/bin/touch", str(marker)], policy=_policy(write=(tmp_path,)))

@@ -18,7 +18,26 @@ def test_status_shows_each_packages_sandbox_and_a_grant_widens_it(tmp_path: Path
     assert cli(home, "permissions", "quiet-pi", "network", "workspace.write").returncode == 0
     shown = cli(home, "status").stdout
     assert "Sandbox (1)" in shown
-    assert "workspace read-write, network open" in " ".join(shown.split())
+    assert "workspace read-write, network open (any host)" in " ".join(shown.split())
+
+
+def test_a_grant_by_destination_is_accepted_shown_and_locked(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    install_from(home, pi(tmp_path / "src", "quiet-pi"))
+    refused = cli(home, "permissions", "quiet-pi", "network:not a host")
+    assert refused.returncode != 0 and "names no destination" in refused.stderr
+    done = cli(home, "permissions", "quiet-pi", "network:api.example.com:443")
+    assert done.returncode == 0, done.stderr
+    assert "granted      network:api.example.com:443" in done.stdout
+    [package] = cli_json(home, "status")["packages"]
+    assert (
+        "network to api.example.com:443 only (through the gateway's proxy)" in (package["sandbox"])
+    )
+    trusted = cli(home, "trust", "quiet-pi")
+    assert "sandbox: workspace read-only, network to api.example.com:443 only" in trusted.stdout
+    lock = tmp_path / "gateway.lock"
+    assert cli(home, "lock", "--out", str(lock)).returncode == 0
+    assert "network:api.example.com:443" in lock.read_text()
 
 
 def test_inspect_of_an_installed_package_shows_its_sandbox(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.pi.runtime import find_node, sidecar_ready
+from adapters.pi import find_node, sidecar_ready
 from gateway.packages import install, load_adapters
 from gateway.sandbox import package_dirs
 from gateway.store import StateStore
@@ -80,5 +80,8 @@ def served_home(tmp_path: Path, *, kinds: tuple[str, ...] = ("pi", "nanobot", "n
     folders = {"pi": PI, "nanobot": NANOBOT, "nimlet": NIMLET}
     for kind in kinds:
         install_ready(home, folders[kind])
+    with StateStore.open(home) as store:  # each one's hooks change another one's tool
+        for kind in kinds:
+            store.grant(IDS[kind], ["hooks.rewrite"], ["hooks.rewrite"])
     # Where the confined desk extension may write: its data folder in this home.
     return Served(home, workspace, package_dirs(home, IDS["nimlet"])[0] / "received.jsonl")

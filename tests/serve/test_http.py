@@ -97,11 +97,11 @@ def _env(base: Path) -> dict[str, str]:
 
 
 def _start(
-    env: dict[str, str], workspace: Path, errors: Path, *extra: str
+    env: dict[str, str], workspace: Path, errors: Path, *extra: str, address: str = "127.0.0.1:0"
 ) -> tuple[subprocess.Popen[bytes], str]:
     with errors.open("wb") as sink:
         process = subprocess.Popen(
-            [*GATEWAY, "serve", "--mcp", "--http", "127.0.0.1:0", "--workspace", str(workspace),
+            [*GATEWAY, "serve", "--mcp", "--http", address, "--workspace", str(workspace),
              *extra],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink,
         )  # fmt: skip
@@ -333,16 +333,43 @@ async def test_health_and_readiness_need_no_token(server: Server) -> None:
     assert httpx2.get(f"{base}/readyz").json() == {"ready": True}
 
 
-async def test_the_call_log_names_token_tool_outcome_and_never_the_arguments(
+async def test_the_audit_log_names_token_tool_package_outcome_and_never_the_arguments(
     server: Server,
 ) -> None:
     async with client(server, server.tokens["b"]) as session:
         await session.call_tool("beta_echo", {"secret": "s3cr3t-value"})
-    log = server.home / "logs" / "calls.jsonl"
+    log = server.home / "logs" / "audit.jsonl"
     lines = [json.loads(line) for line in log.read_text().splitlines()]
-    assert {"token": "b", "tool": "beta_echo", "outcome": "ok"}.items() <= lines[-1].items()
-    assert set(lines[-1]) == {"time", "token", "tool", "outcome", "duration_ms"}
+    expected = {"v": 1, "auth": "token", "token": "b", "method": "tools/call",
+                "tool": "beta_echo", "package": "beta", "ecosystem": "nimlet", "outcome": "ok"}  # fmt: skip
+    assert expected.items() <= lines[-1].items()
+    assert lines[-1]["session"] and lines[-1]["protocol"]
+    assert "arguments" not in lines[-1] and "result" not in lines[-1]
     assert "s3cr3t-value" not in log.read_text()
+
+
+async def test_the_audit_log_says_refused_for_a_call_outside_the_tokens_scope(
+    server: Server,
+) -> None:
+    async with client(server, server.tokens["a"]) as session:
+        with pytest.raises(Exception, match="Unknown tool"):
+            await session.call_tool("beta_echo", {})
+    last = json.loads((server.home / "logs" / "audit.jsonl").read_text().splitlines()[-1])
+    assert (last["token"], last["tool"], last["outcome"], last["package"]) == (
+        "a", "beta_echo", "refused", None,
+    )  # fmt: skip
+
+
+async def test_gateway_logs_server_reads_the_audit_log(server: Server) -> None:
+    async with client(server, server.tokens["b"]) as session:
+        await session.call_tool("beta_echo", {})
+    shown = server.gateway("logs", "--server", "-n", "1")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.count("\n") == 1
+    assert "  b  beta_echo  beta (nimlet)  ok  " in shown.stdout
+    raw = server.gateway("logs", "--server", "-n", "1", "--json")
+    assert json.loads(raw.stdout)["tool"] == "beta_echo"
+    assert server.gateway("logs").returncode == 2  # neither an ID nor --server
 
 
 async def test_token_list_never_shows_a_token_or_its_hash(server: Server) -> None:

@@ -165,3 +165,34 @@ def test_an_issuer_without_a_key_set_stops_the_server_with_its_code(tmp_path: Pa
             env, tmp_path / "workspace", tmp_path / "stderr.log",
             "--oauth-issuer", "http://127.0.0.1:9/nowhere",
         )  # fmt: skip
+
+
+def _hello(token: str, url: str, session: str | None = None, method: str = "initialize") -> Any:
+    headers = {"Authorization": f"Bearer {token}",
+               "Accept": "application/json, text/event-stream"}  # fmt: skip
+    if session:
+        headers["Mcp-Session-Id"] = session
+    params = {"protocolVersion": "2025-06-18", "capabilities": {},
+              "clientInfo": {"name": "plain", "version": "1"}}  # fmt: skip
+    body = {"jsonrpc": "2.0", "id": 1, "method": method,
+            **({"params": params} if method == "initialize" else {})}  # fmt: skip
+    return httpx2.post(url, headers=headers, json=body, timeout=30)
+
+
+async def test_two_users_of_one_client_are_two_identities(server: Server, issuer: Issuer) -> None:
+    ada = issuer.token(client_id="shared-app", sub="ada")
+    bob = issuer.token(client_id="shared-app", sub="bob")
+    session = _hello(ada, server.url).headers["mcp-session-id"]
+    # Bob, with the same client, does not find Ada's session; Ada does (the control).
+    assert _hello(bob, server.url, session, "ping").status_code == 404
+    assert _hello(ada, server.url, session, "ping").status_code == 200
+    # The audit trail (and the per-token limits) count each user apart.
+    for token in (ada, bob):
+        async with client(server, token) as mcp:
+            await mcp.call_tool("alpha_echo", {})
+    log = server.home / "logs" / "audit.jsonl"
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(line["token"], line["subject"]) for line in lines[-2:]] == [
+        ("oauth:ada", "ada"),
+        ("oauth:bob", "bob"),
+    ]

@@ -14,6 +14,8 @@ import pytest
 from gateway.runtime import find_node
 from tests.serve._helpers import GATEWAY, IDS, REPO, Served, need_sidecar, served_home
 
+pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/conftest.py)
+
 TARBALL = REPO / "tests" / "fixtures" / "mcp-client" / "mcp-inspector-cli-1.0.3.tgz"
 
 

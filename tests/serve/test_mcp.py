@@ -16,7 +16,7 @@ from mcp.client.stdio import stdio_client
 
 from tests.serve._helpers import GATEWAY, IDS, Served, need_sidecar, served_home
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow(2)]
 
 
 @pytest.fixture

@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 
 from gateway import GatewayConfig, ToolOutcome, UiAnswer, open_gateway
+from gateway.store import StateStore
 from tests._backends import asyncio_only  # noqa: F401  (see the module's docstring)
 from tests.serve._helpers import GATEWAY, IDS, Served, need_sidecar, served_home
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 ECHO_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 
@@ -48,6 +49,11 @@ def outer_workspace(tmp_path: Path, served: Served, *extra: str) -> tuple[Path, 
         passthrough_env=("DESK_LOG", "GATEWAY_PASSTHROUGH_ENV"),
         sandbox=False,
     )
+    # The served packages' hooks change the outer host's own tools (its echo): that takes
+    # hooks.rewrite, granted to the served gateway by its extension id.
+    config.home.mkdir(parents=True, exist_ok=True)
+    with StateStore.open(config.home) as store:
+        store.grant_extension("nimlet:gw", ["hooks.rewrite"])
     return workspace, config
 
 

@@ -14,7 +14,7 @@ import pytest
 from tests.serve._helpers import GATEWAY, IDS, Served, need_sidecar, served_home
 from tests.serve.test_mcp import all_packages, client, texts
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 @pytest.fixture

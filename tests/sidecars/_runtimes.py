@@ -39,10 +39,10 @@ from typing import Any
 
 import pytest
 
-from adapters.agent_plugins._launch import plan_plugin_host
-from adapters.nanobot.runtime import plan_nanobot
-from adapters.pi.runtime import find_node as find_sidecar_node
-from adapters.pi.runtime import plan_pi, sidecar_ready
+from adapters.agent_plugins._launch import plan_plugin as plan_plugin_host
+from adapters.nanobot import plan_nanobot
+from adapters.pi import find_node as find_sidecar_node
+from adapters.pi import plan_pi, sidecar_ready
 from gateway.model import LaunchRefusal, LaunchSpec
 from gateway.packages import install, load_adapters
 from gateway.runtime import child_environment, find_node

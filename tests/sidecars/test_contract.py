@@ -23,6 +23,8 @@ from tests.conftest import Workspace
 from ._runtimes import Runtime, cases
 from ._wire import PLAIN_V1_TYPES, Wire, wait_until
 
+pytestmark = pytest.mark.slow(3)  # measured long: scheduled first (tests/conftest.py)
+
 EXIT_BOUND = 5.0
 """Seconds a runtime may take to end after ``shutdown`` or end of input. The gateway waits
 ``shutdown_grace`` (0.5 s) before it signals; this is looser so a busy machine does not fail

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from adapters.pi.runtime import SIDECAR_DIR, find_node
+from adapters.pi import SIDECAR_DIR, find_node
 from gateway.base import catalogue
 from gateway.model import CANONICAL_EVENTS, EXTENDED_ALIASES
 from gateway.wire.features import RUNTIME_FEATURES

@@ -1,6 +1,6 @@
 """The little of ``nanobot.extension.json`` the sidecar needs: identity, entry, contributions.
 
-The host validated the manifest strictly (``adapters/nanobot/manifest.py``, pydantic)
+The host validated the manifest strictly (``adapters/nanobot/_manifest.py``, pydantic)
 before planning the launch; re-validating here would import pydantic (≈100 ms) into every
 sidecar start. This reader checks only what the sidecar relies on, so a sidecar started by
 hand on a broken package still fails with a clear message instead of a KeyError.

@@ -35,12 +35,14 @@ __all__ = [
     "PROTOCOL_ADDITIONS_VERSION",
     "REGISTER_DIAGNOSTICS",
     "REGISTER_FLAGS",
+    "REGISTER_HOOK_TOOLS",
     "REGISTER_OWNERS",
     "REGISTRATION_UPDATE",
     "RUNTIME_FEATURES",
     "TOOL_OUTPUT",
     "TOOL_PARTS",
     "TOOL_PROGRESS",
+    "TRACE_CONTEXT",
     "UPDATE_DIAGNOSTICS",
     "CommandExtras",
     "ExtraError",
@@ -91,6 +93,18 @@ REGISTER_FLAGS = "register.flags"
 """``register.gateway.flags``: the command-line flags a runtime's packages registered (Pi's
 ``registerFlag``), each ``{name, description, type, default, package?}``; listed by
 ``gateway list``, never parsed from a command line."""
+REGISTER_HOOK_TOOLS = "register.hook_tools"
+"""``register.gateway.hook_tools: {event: [tool name, …]}``: for ``tool_call`` and
+``tool_result``, the only tools the process's hooks of that event can apply to (their
+matchers are lists of exact names); an event it does not name applies to every tool. The host
+asks those hooks only about those tools, so a dormant process whose hooks cannot apply to a
+call is not started for it."""
+
+TRACE_CONTEXT = "trace.context"
+"""The host's ``tool``, ``command`` and ``event`` requests carry ``gateway: {traceparent,
+tracestate?}`` (W3C Trace Context) when the gateway traces: the span of that request, for
+what the runtime does or starts on its behalf to continue the trace (MCP's SEP-414 carries
+the same two keys in ``_meta``)."""
 ALL_FEATURES: tuple[str, ...] = (
     REGISTER_DIAGNOSTICS,
     TOOL_PARTS,
@@ -103,6 +117,8 @@ ALL_FEATURES: tuple[str, ...] = (
     UPDATE_DIAGNOSTICS,
     REGISTER_FLAGS,
     TOOL_OUTPUT,
+    REGISTER_HOOK_TOOLS,
+    TRACE_CONTEXT,
 )
 
 EXTENSION_FEATURES: frozenset[str] = frozenset({REGISTER_DIAGNOSTICS})

@@ -29,6 +29,10 @@ __all__ = [
 ]
 
 
+TOOL_HOOK_EVENTS = ("tool_call", "tool_result")
+"""The events whose hooks ``register.hook_tools`` can narrow to some tools."""
+
+
 class ExtraError(GatewayError, ValueError):
     """A ``gateway`` extra that does not have the announced shape; ``str()`` says why."""
 
@@ -99,11 +103,12 @@ class RuntimeFlag(_Extra):
 @dataclass(frozen=True, slots=True)
 class RegisterExtras:
     """``register.gateway`` (``register.diagnostics``, ``register.owners``,
-    ``register.flags``)."""
+    ``register.flags``, ``register.hook_tools``)."""
 
     diagnostics: list[Any] = field(default_factory=list)
     owners: Any = None
     flags: list[Any] = field(default_factory=list)
+    hook_tools: Any = None
 
     @classmethod
     def parse(cls, value: dict[str, Any] | None) -> RegisterExtras:
@@ -112,6 +117,7 @@ class RegisterExtras:
             diagnostics=_as_list(value.get("diagnostics")),
             owners=value.get("owners"),
             flags=_as_list(value.get("flags")),
+            hook_tools=value.get("hook_tools"),
         )
 
     def runtime_flags(self) -> list[RuntimeFlag]:
@@ -121,6 +127,24 @@ class RegisterExtras:
     def runtime_diagnostics(self) -> list[RuntimeDiagnostic | Any]:
         """Each item as a ``RuntimeDiagnostic``, or as it was sent when malformed."""
         return _runtime_diagnostics(self.diagnostics)
+
+    def hook_tool_filters(self) -> dict[str, frozenset[str]]:
+        """``register.hook_tools``: ``tool_call`` / ``tool_result`` → the only tools the
+        process's hooks of that event apply to (an event absent: every tool; other events
+        are not read). Raises ``ExtraError`` when malformed: the host then asks every hook."""
+        if self.hook_tools is None:
+            return {}
+        if not isinstance(self.hook_tools, dict):
+            raise ExtraError(f"hook_tools must be an object, got {type(self.hook_tools).__name__}")
+        filters: dict[str, frozenset[str]] = {}
+        for event in TOOL_HOOK_EVENTS:
+            names = self.hook_tools.get(event)
+            if names is None:
+                continue
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise ExtraError(f"hook_tools.{event} must be a list of tool names")
+            filters[event] = frozenset(names)
+        return filters
 
     def owner_map(self) -> Owners | None:
         """The owners it sent (None: none); raises ``ExtraError`` when malformed."""

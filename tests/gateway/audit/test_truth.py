@@ -21,8 +21,9 @@ import anyio
 import pytest
 
 from adapters._sidecar import sidecar_ready
+from adapters.openclaw import MIN_NODE
 from adapters.openclaw._host_api import HOOKS, LEGACY, RECORDED
-from adapters.openclaw.runtime import MIN_NODE
+from adapters.pi import SIDECAR_DIR
 from adapters.pi._audit import (
     GATEWAY_EVENTS,
     PI_EVENTS,
@@ -30,12 +31,13 @@ from adapters.pi._audit import (
     SIDECAR_EVENTS,
     TRANSLATED_EVENTS,
 )
-from adapters.pi.runtime import SIDECAR_DIR
 from gateway import GatewayConfig, open_gateway
 from gateway.audit import GATEWAY, PackageAudit, Status, audit
 from gateway.packages import install, load_adapters
 from gateway.runtime import find_node
 from gateway.store import StateStore
+
+pytestmark = pytest.mark.slow(3)  # measured long: scheduled first (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[3]
 NPM = ROOT / "tests" / "fixtures" / "npm"

@@ -144,7 +144,8 @@ def test_permissions_grant_and_revoke_only_requested_ones(home: Path, gw) -> Non
     assert refused.returncode == 1
     assert refused.stderr.splitlines() == [
         f"gateway: error: {PACKAGE} does not request network.fetch; it requests: {PERMISSION} "
-        "(any package may be granted workspace.write, network, env:NAME, workspace.write:PATH)"
+        "(any package may be granted workspace.write, network, hooks.rewrite, env:NAME, "
+        "network:HOST[:PORT], workspace.write:PATH)"
     ]
     assert gw.json(home, "permissions", PACKAGE)["granted"] == [PERMISSION]
     revoked = gw.json(home, "permissions", PACKAGE, PERMISSION, "--revoke")

@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -96,7 +95,6 @@ def test_follow_prints_what_is_appended_and_stops_cleanly_on_ctrl_c(home: Path) 
         log.rename(log.with_name(log.name + ".1"))  # rotated: the new file is read anew
         log.write_text("rotated\n")
         assert child.stdout.readline() == "rotated\n"
-        time.sleep(0.1)
         child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=10)
     finally:

@@ -36,7 +36,8 @@ def state(run_cli, home: Path) -> dict[str, dict[str, object]]:
 def test_several_ids_are_all_changed(home: Path, run_cli, verb: str, gate: str) -> None:
     done = run_cli(home, verb, "one", "two")
     assert done.returncode == 0, done.stderr
-    assert len(done.stdout.splitlines()) == 2
+    said = [line for line in done.stdout.splitlines() if not line.startswith("  sandbox:")]
+    assert len(said) == 2, done.stdout  # one line per id (trust adds each one's sandbox)
     gates = state(run_cli, home)
     assert (gates["one"][gate], gates["two"][gate], gates["pi-three"][gate]) == (True, True, False)
 

@@ -321,6 +321,11 @@ MALFORMED = {
     "npm version a range": _with(
         _package(source={"kind": "npm", "spec": "x", "version": "^1.0.0"})
     ),
+    "tools not an object": _with(_package(tools=["fetch"])),
+    "a tool pin not a digest": _with(_package(tools={"fetch": "md5:abc"})),
+    "a tool name with a control character": _with(
+        _package(tools={"fe\u0007tch": "sha256:" + "a" * 64})
+    ),
     "duplicate ids": _with(_package(), _package()),
     "deep nesting": "[" * 100_000 + "]" * 100_000,
 }

@@ -108,13 +108,13 @@ def plan_nanobot(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal:
         )
     if runtime == "pi":
         # A nanobot manifest around Pi extension modules: the Pi sidecar hosts them.
-        from adapters.pi.runtime import plan_pi
+        from adapters.pi import plan_pi
 
         return plan_pi(entry.id, Path(entry.root), list(entry.entries))
     if runtime == "openclaw":
         # A nanobot manifest around OpenClaw plugin modules: the OpenClaw host runs them,
         # with the manifest's tools and commands enforced by the gateway.
-        from adapters.openclaw.runtime import plan_openclaw
+        from adapters.openclaw import plan_openclaw
 
         return plan_openclaw(entry, home)
     return LaunchRefusal(

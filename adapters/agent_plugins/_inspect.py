@@ -1,6 +1,7 @@
-"""Reading an Agent Plugin (Agent Plugins 1.0.0): the closed ``plugin.json``, the
-``skills/<name>/SKILL.md`` folders and the ``mcp.json`` servers, strictly, with the JSON
-Schemas ``gateway migrate`` writes by (``gateway.base.agent_plugins``). Reads files only.
+"""Reading an Agent Plugin (Agent Plugins 1.0.0) into a catalog entry: the closed
+``plugin.json``, the ``skills/<name>/SKILL.md`` folders and the ``mcp.json`` servers,
+strictly, with the JSON Schemas ``gateway migrate`` writes by (``gateway.base.agent_plugins``).
+Reads files only.
 
 A bad ``plugin.json`` refuses the plugin (as every Agent Plugins client does); a bad
 ``mcp.json`` refuses its servers; a bad server entry refuses that server, naming it.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,7 +20,12 @@ from adapters import _codes as adapters_codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution
 from adapters.agent_plugins import _codes as codes
-from adapters.plugin_host import url_problem
+from adapters.plugin_host import (
+    remote_contribution,
+    remote_permissions,
+    remote_secrets,
+    url_problem,
+)
 from gateway.base import Severity
 from gateway.base.agent_plugins import (
     MCP_SCHEMA_ID,
@@ -28,9 +35,20 @@ from gateway.base.agent_plugins import (
     variant_problems,
 )
 from gateway.base.agent_plugins import schema_problems as problems_of
-from gateway.model import Contribution
+from gateway.model import CatalogEntry, Contribution
 
-__all__ = ["MANIFEST", "MCP_FILE", "PluginReading", "is_agent_plugin", "read_plugin"]
+__all__ = [
+    "ECOSYSTEM",
+    "MANIFEST",
+    "MCP_FILE",
+    "PluginReading",
+    "inspect_agent_plugin",
+    "is_agent_plugin",
+    "read_plugin",
+]
+
+ECOSYSTEM = "agent-plugins"
+RUNTIME = "plugin-host"
 
 MANIFEST = "plugin.json"
 MCP_FILE = "mcp.json"
@@ -245,3 +263,46 @@ def _plain(problems: list[str], raw: object) -> str:
 
 def remote_host(url: str) -> str:
     return urlsplit(url).hostname or "?"
+
+
+def inspect_agent_plugin(root: Path) -> CatalogEntry:
+    inspection = Inspection(root)
+    entry = CatalogEntry.named_after(root, ECOSYSTEM)
+    reading = read_plugin(inspection)
+    if reading.name:
+        entry.id = entry.name = reading.name
+    if reading.valid:
+        _fill(inspection, entry, reading)
+    entry.diagnostics = inspection.finish(entry.id)
+    return entry
+
+
+def _fill(inspection: Inspection, entry: CatalogEntry, reading: PluginReading) -> None:
+    manifest = reading.manifest
+    entry.version = str(manifest.get("version", ""))
+    entry.description = str(manifest.get("description", ""))
+    entry.contributions = list(reading.skills)
+    for name, server in reading.stdio.items():
+        command = " ".join([server["command"], *server["args"]])
+        entry.contributions.append(Contribution(
+            kind="mcp_server", name=name, description=f"stdio MCP server: {command}",
+            detail={"transport": "stdio", "path": MCP_FILE, **server},
+        ))  # fmt: skip
+        if server["command"] in PACKAGE_RUNNERS:
+            inspection.add(codes.AGENT_PLUGINS_SERVER_NEEDS_NETWORK(
+                f"MCP server {name!r} starts with {server['command']!r}, which fetches "
+                "packages from a registry; its sandbox denies network until granted",
+                contribution=name, hint=f"gateway permissions {entry.id} network",
+            ))  # fmt: skip
+    for name, remote in reading.remote.items():
+        entry.contributions.append(remote_contribution(name, remote, MCP_FILE))
+    entry.permissions = remote_permissions(reading.remote)
+    entry.secrets = remote_secrets(reading.remote)
+    entry.runtime = RUNTIME if reading.stdio or reading.remote else "declarative"
+    entry.metadata = {
+        "stdio_servers": reading.stdio,
+        "remote_servers": reading.remote,
+        "homepage": manifest.get("homepage", ""),
+        "license": manifest.get("license", ""),
+        "repository": manifest.get("repository", ""),
+    }

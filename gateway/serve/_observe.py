@@ -1,0 +1,144 @@
+"""What ``gateway serve --mcp`` reports about itself, when asked: OpenTelemetry traces and
+metrics (``OTEL_*``, ``_otel``) and Prometheus metrics (``--metrics``, ``_prometheus``).
+
+``start_observing`` installs them into ``gateway.base.telemetry`` for the whole process and
+adds ``McpObserver`` to the MCP server: inside the MCP SDK's own span of each request it
+names the owning package and ecosystem, the MCP session and the transport, gives each tool
+call a trail (``CALL_TRAIL``) and counts a call that never reached a tool (unknown, refused
+or limited) under ``tool=""``. Asked for nothing, it installs nothing and adds nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+
+from gateway.base import Diagnostic, telemetry
+from gateway.base.telemetry import CALL_TRAIL, CallTrail
+from gateway.serve._gauges import Gauges, Labels
+from gateway.serve._mcp import McpBridge
+from gateway.serve._otel import Telemetry, start_otel
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gateway.serve._http_bridge import HttpBridge
+    from gateway.serve._prometheus import PrometheusMetrics
+
+__all__ = ["McpObserver", "Observed", "http_gauges", "start_observing", "stdio_gauges"]
+
+
+@dataclass
+class Observed:
+    prometheus: PrometheusMetrics | None
+    otel: Telemetry
+
+    @property
+    def active(self) -> bool:
+        return self.prometheus is not None or bool(self.otel.providers)
+
+    def close(self) -> None:
+        """Record nothing more; flush what OpenTelemetry still holds (bounded)."""
+        telemetry.install()
+        self.otel.shutdown()
+
+
+def start_observing(
+    bridge: McpBridge,
+    gauges: Gauges,
+    *,
+    prometheus: bool,
+    transport: str,
+    report: Callable[[Diagnostic], None],
+) -> Observed:
+    """Prometheus metrics when ``prometheus``, OpenTelemetry as ``OTEL_*`` asks; installed
+    for this process. ``transport``: ``pipe`` (stdio) or ``tcp`` (HTTP)."""
+    metrics = None
+    if prometheus:
+        from gateway.serve._prometheus import PrometheusMetrics
+
+        metrics = PrometheusMetrics(gauges)
+    otel = start_otel(gauges, report)
+    sinks = tuple(sink for sink in (metrics, otel.metrics) if sink is not None)
+    telemetry.install(otel.tracer, sinks)
+    observed = Observed(metrics, otel)
+    if observed.active:
+        bridge.server.middleware.append(McpObserver(transport))
+    return observed
+
+
+class McpObserver:
+    """Server middleware: the gateway's attributes on the MCP SDK's request span, and the
+    trail and count of each tool call."""
+
+    def __init__(self, transport: str) -> None:
+        self._transport = transport
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        method = ctx.method
+        if method not in ("tools/call", "prompts/get"):
+            return await call_next(ctx)
+        name = ctx.params.get("name") if ctx.params else None
+        name = name if isinstance(name, str) else ""
+        trail = CallTrail(spanned=True)  # the MCP SDK's span is the call's
+        given = CALL_TRAIL.set(trail)
+        try:
+            return await call_next(ctx)
+        finally:
+            CALL_TRAIL.reset(given)
+            if method == "tools/call" and not trail.package:
+                # Never reached a tool (unknown, out of the token's scope, limited): counted
+                # under tool="", never under a name the client chose.
+                telemetry.count_tool_call("", "", "", trail.outcome, 0.0)
+            if telemetry.tracing():
+                self._describe(ctx, trail)
+
+    def _describe(self, ctx: ServerRequestContext[Any, Any], trail: CallTrail) -> None:
+        """The gateway's attributes on the MCP SDK's span of this request."""
+        from opentelemetry.trace import get_current_span
+
+        found: dict[str, Any] = {"network.transport": self._transport}
+        headers = getattr(ctx.request, "headers", None)
+        session = headers.get("mcp-session-id") if headers is not None else None
+        if isinstance(session, str):
+            found[telemetry.MCP_SESSION] = session[:64]
+        if trail.package:  # the tool's owner (a command's is on its own span)
+            found[telemetry.PACKAGE] = trail.package
+            found[telemetry.ECOSYSTEM] = trail.ecosystem
+        if ctx.method == "tools/call":  # error.type stays the SDK's (tool_error, a code)
+            found["extension_gateway.outcome"] = trail.outcome
+        get_current_span().set_attributes(found)  # the MCP SDK's span of this request
+
+
+def stdio_gauges() -> Gauges:
+    """``serve --mcp`` on stdio: one MCP connection while it runs."""
+    gauges = Gauges()
+    gauges.add("mcp_sessions", "{session}", "Open MCP sessions",
+               lambda: Gauges.one(1, transport="stdio"))  # fmt: skip
+    return gauges
+
+
+def http_gauges(manager: Any, bridge: HttpBridge) -> Gauges:
+    """``serve --mcp --http``: the SDK session manager's open sessions, the tokens in use
+    (holding an open session or a call in flight) and the calls in flight."""
+    gauges = Gauges()
+    # The session manager keeps both maps privately; without them the gauges read 0.
+    sessions: dict[str, Any] = getattr(manager, "_server_instances", {})
+    owners: dict[str, Any] = getattr(manager, "_session_owners", {})
+
+    def in_use() -> Mapping[Labels, float]:
+        names = {(owners.get(s) or {}).get("client_id") for s in list(sessions)}
+        names.discard(None)
+        return Gauges.one(len(names | set(bridge.in_flight())))
+
+    gauges.add("mcp_sessions", "{session}", "Open MCP sessions",
+               lambda: Gauges.one(len(sessions), transport="http"))  # fmt: skip
+    gauges.add("tokens_in_use", "{token}", "Tokens with an open session or a call in flight",
+               in_use)  # fmt: skip
+    gauges.add("tool_calls_in_flight", "{call}", "Tool calls in flight",
+               lambda: Gauges.one(sum(bridge.in_flight().values())))  # fmt: skip
+    return gauges

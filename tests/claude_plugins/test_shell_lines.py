@@ -1,0 +1,69 @@
+"""A command's ``!`` lines against its ``allowed-tools``, as Claude Code decides which run:
+each line is named, refused or (allowed) reported as not run yet; nothing runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adapters._files import Inspection
+from adapters.claude_plugins._commands import command_issues
+from adapters.claude_plugins._shell_lines import bash_rules, is_allowed, shell_lines
+
+BODY = "Status: !`git status`\nDiff: !`git diff HEAD`\n\n```!\nls -la\n```\nDo it.\n"
+
+
+def test_inline_lines_and_blocks_are_found_in_order() -> None:
+    assert shell_lines(BODY) == ["git status", "git diff HEAD", "ls -la"]
+
+
+def test_allowed_tools_as_a_string_or_a_list_give_the_bash_rules() -> None:
+    text = "Bash(git add:*), Bash(git status), Read, Edit"
+    assert bash_rules(text) == ["git add:*", "git status"]
+    assert bash_rules(["Bash", "Read"]) == [None]
+    assert bash_rules(None) == []
+
+
+@pytest.mark.parametrize(
+    ("rules", "command", "allowed"),
+    [
+        (["git status"], "git status", True),
+        (["git status"], "git status --short", False),
+        (["git diff:*"], "git diff HEAD", True),
+        (["git diff:*"], "git diffstat", False),
+        (["git log *"], "git log --oneline -5", True),
+        (["git log *"], "git show", False),
+        (["git status:*"], "git status; rm -rf ~", False),
+        (["git status:*"], "git status && curl evil", False),
+        (["git status:*"], "git status $(whoami)", False),
+        (["git status:*"], "git status > /etc/passwd", False),
+        ([None], "anything | at all", True),
+        ([], "git status", False),
+    ],
+)
+def test_a_line_runs_only_when_a_bash_rule_allows_it(
+    rules: list[str | None], command: str, allowed: bool
+) -> None:
+    assert is_allowed(rules, command) is allowed
+
+
+def test_each_line_is_named_refused_or_not_run(tmp_path: Path) -> None:
+    text = f"---\nallowed-tools: Bash(git status:*), Bash(git diff:*)\n---\n{BODY}"
+    inspection = Inspection(tmp_path)
+    command_issues(inspection, "commands/c.md", text)
+    messages: dict[str, list[str]] = {}
+    for diagnostic in inspection.diagnostics:
+        messages.setdefault(diagnostic.code, []).append(diagnostic.message)
+    not_run = messages["claude.command_shell_line_not_run"]
+    assert ["'git status'" in m for m in not_run] == [True, False]
+    assert "'git diff HEAD'" in not_run[1]
+    (refused,) = messages["claude.command_shell_line_refused"]
+    assert "'ls -la'" in refused and "commands/c.md" in refused
+
+
+def test_control_characters_in_a_line_are_escaped_in_the_diagnostic(tmp_path: Path) -> None:
+    inspection = Inspection(tmp_path)
+    command_issues(inspection, "commands/c.md", "Run !`echo \x1b]52;c;x\x07`\n")
+    (refused,) = [d for d in inspection.diagnostics if d.code.endswith("line_refused")]
+    assert "\x1b" not in refused.message and "\\x1b" in refused.message

@@ -1,0 +1,300 @@
+"""A package set that changes under a running ``gateway serve --mcp``: a package installed
+while a client is connected is announced (``notifications/tools/list_changed``) and
+callable; one uninstalled is announced, its tools refused as unknown, and a call to it that
+was in flight finishes; SIGHUP applies a change too. The server and the CLI that changes
+its home are real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from gateway.sandbox import package_dirs
+from tests.adapters._helpers import write_tree
+from tests.serve._helpers import GATEWAY, PI, install_ready, need_sidecar
+from tests.serve.test_http import _start
+
+pytestmark = pytest.mark.anyio
+
+PI_TICKETS = PI
+PI_TRACE = Path(__file__).resolve().parent / "fixtures" / "pi-trace"
+
+# NAME_echo answers at once; NAME_wait says it started (a "started" file) and answers once
+# a "release" file is in its data folder.
+EXTENSION = textwrap.dedent(
+    """\
+    #!@PYTHON@
+    import json, os, sys, threading, time
+    data = os.environ["GATEWAY_DATA_DIR"]
+    def send(message):
+        sys.stdout.write(json.dumps(message) + "\\n")
+        sys.stdout.flush()
+    def wait(request_id):
+        open(os.path.join(data, "started"), "w").close()
+        while not os.path.exists(os.path.join(data, "release")):
+            time.sleep(0.02)
+        send({"type": "response", "id": request_id, "content": "@NAME@ waited"})
+    schema = {"type": "object"}
+    send({"type": "register", "commands": [], "events": [], "tools": [
+        {"name": "@NAME@_echo", "description": "echo", "input_schema": schema},
+        {"name": "@NAME@_wait", "description": "wait", "input_schema": schema}]})
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message.get("type") == "shutdown":
+            break
+        if message.get("type") == "tool" and message["name"].endswith("_wait"):
+            threading.Thread(target=wait, args=(message["id"],), daemon=True).start()
+        elif message.get("type") == "tool":
+            send({"type": "response", "id": message["id"], "content": "@NAME@ here"})
+    """
+)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def package(root: Path, name: str) -> Path:
+    script = EXTENSION.replace("@PYTHON@", sys.executable).replace("@NAME@", name)
+    write_tree(root, {"extension.json": {"name": name, "command": ["./ext.py"]}, "ext.py": script})
+    (root / "ext.py").chmod(0o755)
+    return root
+
+
+@dataclass
+class Connected:
+    session: ClientSession
+    changed: list[anyio.Event]
+    home: Path
+    env: dict[str, str]
+
+    async def tool_names(self) -> set[str]:
+        return {tool.name for tool in (await self.session.list_tools()).tools}
+
+    async def next_change(self) -> None:
+        """Until the next ``notifications/tools/list_changed``."""
+        with anyio.fail_after(60):
+            await self.changed[-1].wait()
+        self.changed.append(anyio.Event())
+
+    def gateway(self, *args: str) -> None:
+        subprocess.run([*GATEWAY, *args], env=self.env, check=True, capture_output=True)
+
+
+@asynccontextmanager
+async def connected(tmp_path: Path) -> AsyncIterator[Connected]:
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    install_ready(home, package(tmp_path / "alpha", "alpha"))
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
+    env["GATEWAY_HOME"] = str(home)
+    changed = [anyio.Event()]
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed[-1].set()
+
+    command, *rest = GATEWAY
+    params = StdioServerParameters(command=command, env=env, cwd=str(workspace),
+                                   args=[*rest, "serve", "--mcp", "--workspace", str(workspace)])  # fmt: skip
+    with (tmp_path / "stderr.log").open("a") as errors:
+        async with (
+            stdio_client(params, errlog=errors) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
+            await session.initialize()
+            yield Connected(session, changed, home, env)
+
+
+async def test_a_package_installed_under_a_connected_client_is_announced_and_called(
+    tmp_path: Path,
+) -> None:
+    async with connected(tmp_path) as client:
+        assert await client.tool_names() == {"alpha_echo", "alpha_wait"}
+        install_ready(client.home, package(tmp_path / "beta", "beta"))
+        await client.next_change()
+        assert await client.tool_names() == {"alpha_echo", "alpha_wait", "beta_echo", "beta_wait"}
+        result = await client.session.call_tool("beta_echo", {})
+    assert result.content[0].text == "beta here"
+
+
+async def test_a_package_removed_under_a_connected_client_is_refused_after_its_call_ends(
+    tmp_path: Path,
+) -> None:
+    async with connected(tmp_path) as client:
+        data = package_dirs(client.home, "alpha")[0]
+        results: list[Any] = []
+
+        async def waiting_call() -> None:
+            results.append(await client.session.call_tool("alpha_wait", {}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(waiting_call)
+            with anyio.fail_after(60):
+                while not (data / "started").exists():
+                    await anyio.sleep(0.02)
+            client.gateway("uninstall", "alpha")
+            await client.next_change()  # its tools left the list while its call ran
+            assert await client.tool_names() == set()
+            with pytest.raises(Exception, match="Unknown tool: alpha_echo"):
+                await client.session.call_tool("alpha_echo", {})
+            data.mkdir(parents=True, exist_ok=True)
+            (data / "release").touch()
+    assert [r.content[0].text for r in results] == ["alpha waited"]
+
+
+async def test_a_disabled_package_leaves_and_the_server_says_so(tmp_path: Path) -> None:
+    async with connected(tmp_path) as client:
+        assert await client.tool_names() == {"alpha_echo", "alpha_wait"}  # the gateway is open
+        client.gateway("disable", "alpha")
+        await client.next_change()
+        assert await client.tool_names() == set()
+        client.gateway("enable", "alpha")
+        await client.next_change()
+        assert await client.tool_names() == {"alpha_echo", "alpha_wait"}
+    log = (tmp_path / "stderr.log").read_text()
+    assert "gateway serve: packages changed: removed alpha" in log
+    assert "gateway serve: packages changed: added alpha" in log
+
+
+def test_sighup_applies_the_store_as_it_is(tmp_path: Path) -> None:
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    install_ready(home, package(tmp_path / "alpha", "alpha"))
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
+    env["GATEWAY_HOME"] = str(home)
+    errors = tmp_path / "stderr.log"
+    process, _ = _start(env, workspace, errors)
+    try:
+        process.send_signal(signal.SIGHUP)
+        with anyio.from_thread.start_blocking_portal() as portal:
+            portal.call(_said, errors, "gateway serve: SIGHUP: no package changed")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+
+
+async def _said(errors: Path, line: str) -> None:
+    with anyio.fail_after(30):
+        while line not in errors.read_text():
+            await anyio.sleep(0.05)
+
+
+async def test_an_http_client_is_told_of_a_package_installed_under_it(tmp_path: Path) -> None:
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    install_ready(home, package(tmp_path / "alpha", "alpha"))
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
+    env["GATEWAY_HOME"] = str(home)
+    made = subprocess.run([*GATEWAY, "token", "create", "t", "--json"], env=env,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    token = json.loads(made.stdout)["token"]
+    process, url = _start(env, workspace, tmp_path / "stderr.log")
+    changed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    try:
+        async with (
+            create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+            streamable_http_client(url, http_client=http) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
+            await session.initialize()
+            assert {t.name for t in (await session.list_tools()).tools} == {
+                "alpha_echo",
+                "alpha_wait",
+            }
+            install_ready(home, package(tmp_path / "beta", "beta"))
+            with anyio.fail_after(60):
+                await changed.wait()
+            result = await session.call_tool("beta_echo", {})
+        assert result.content[0].text == "beta here"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+
+
+def _config_map(folder: Path, version: str, lockfile: str) -> None:
+    """What the kubelet does for a ConfigMap volume (as for a Secret, tests/test_deploy.py):
+    the file in a versioned folder, ``..data`` pointing at it, the key a link through
+    ``..data``; an update writes a new folder and swaps ``..data`` atomically."""
+    versioned = folder / f"..{version}"
+    versioned.mkdir()
+    (versioned / "gateway.lock").write_text(lockfile, encoding="utf-8")
+    link = folder / "..data_tmp"
+    link.symlink_to(versioned.name)
+    link.replace(folder / "..data")
+    if not (folder / "gateway.lock").is_symlink():
+        (folder / "gateway.lock").symlink_to("..data/gateway.lock")
+
+
+async def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Path) -> None:
+    source, served, workspace = tmp_path / "admin", tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
+    admin, replica = {**env, "GATEWAY_HOME": str(source)}, {**env, "GATEWAY_HOME": str(served)}
+
+    def gateway(where: dict[str, str], *args: str) -> None:
+        done = subprocess.run([*GATEWAY, *args], env=where, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+    # Lockfiles name versions: Pi packages (a nimlet extension's folder has none).
+    need_sidecar()
+    install_ready(source, PI_TRACE)
+    gateway(admin, "lock", "--out", str(tmp_path / "one.lock"))
+    install_ready(source, PI_TICKETS)
+    gateway(admin, "lock", "--out", str(tmp_path / "two.lock"))
+    mounted = tmp_path / "lock"
+    mounted.mkdir()
+    _config_map(mounted, "v1", (tmp_path / "one.lock").read_text())
+    lockfile = mounted / "gateway.lock"
+    gateway(replica, "sync", "--frozen", "--accept", "--lockfile", str(lockfile))
+    token = json.loads(subprocess.run([*GATEWAY, "token", "create", "u", "--json"], env=replica,
+                                      capture_output=True, text=True, check=True).stdout)["token"]  # fmt: skip
+    process, url = _start(replica, workspace, tmp_path / "stderr.log", "--lockfile", str(lockfile))
+    changed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    try:
+        async with (
+            create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+            streamable_http_client(url, http_client=http) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
+            await session.initialize()
+            assert {t.name for t in (await session.list_tools()).tools} == {"trace_env"}
+            _config_map(mounted, "v2", (tmp_path / "two.lock").read_text())
+            with anyio.fail_after(120):
+                await changed.wait()
+            names = {t.name for t in (await session.list_tools()).tools}
+        assert {"trace_env", "open_ticket", "ticket_stats"} <= names
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    log = (tmp_path / "stderr.log").read_text()
+    assert f"gateway serve: {lockfile} changed; syncing" in log
+    assert "gateway serve: packages changed: added pi-tickets" in log
