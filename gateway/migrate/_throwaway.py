@@ -30,6 +30,7 @@ from gateway.model import LaunchSpec
 from gateway.packages import InstallError, evaluate_packages, install, load_adapters
 from gateway.runtime import child_environment, find_node
 from gateway.sandbox import (
+    SANDBOXED_VARIABLE,
     SandboxError,
     SandboxPolicy,
     SandboxUnavailable,
@@ -83,6 +84,7 @@ def load_in_throwaway(
         policy = _policy(scratch, node, spec)
         env = child_environment()
         env.update(HOME=str(user), GATEWAY_HOME=str(home), TMPDIR=str(tmp))
+        env[SANDBOXED_VARIABLE] = "1"  # the gateway in there can make no namespaces
         if node:
             env["GATEWAY_NODE"] = node
         argv = [sys.executable, "-m", "gateway.migrate._throwaway_child", str(home),

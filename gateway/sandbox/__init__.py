@@ -88,6 +88,7 @@ if TYPE_CHECKING:
     from gateway.sandbox._spawn import spawn_confined, wait_for_exit
     from gateway.sandbox._support import (
         FULL_ABI,
+        SANDBOXED_VARIABLE,
         KernelSupport,
         SandboxError,
         SandboxUnavailable,
@@ -97,6 +98,7 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "SANDBOXED_VARIABLE": "gateway.sandbox._support",
     "EGRESS_UPSTREAM": "gateway.sandbox._codes",
     "NETWORK_DENIED": "gateway.sandbox._codes",
     "NETWORK_GRANT_PREFIX": "gateway.sandbox._destinations",
@@ -173,6 +175,7 @@ __all__ = [
     "NETWORK_DENIED",
     "NETWORK_GRANT_PREFIX",
     "PROTECTED_NAMES",
+    "SANDBOXED_VARIABLE",
     "SANDBOX_DENIED",
     "SANDBOX_PERMISSIONS",
     "SANDBOX_REFUSED",

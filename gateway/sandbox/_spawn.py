@@ -65,7 +65,6 @@ from gateway.sandbox._policy import SandboxPolicy
 from gateway.sandbox._privileges import PrivilegeError
 from gateway.sandbox._seccomp import SeccompError
 from gateway.sandbox._support import (
-    SANDBOXED_VARIABLE,
     KernelSupport,
     SandboxError,
     SandboxUnavailable,
@@ -146,10 +145,6 @@ def spawn_confined(
     trampoline = None
     if plan is not None and not in_thread and support.user_namespaces and confinement is not None:
         trampoline = Trampoline.build(plan, confinement, support)
-    if confinement is not None:
-        # A gateway started inside this sandbox (``migrate --load``'s throwaway) cannot make
-        # namespaces of its own there: Landlock forbids mount(2) to a confined process.
-        env = {**(os.environ if env is None else env), SANDBOXED_VARIABLE: "1"}
     if plan is not None and plan.network:
         env = {
             **(os.environ if env is None else env),

@@ -82,10 +82,10 @@ def _reason(code: int) -> str:
 
 
 SANDBOXED_VARIABLE = "GATEWAY_SANDBOXED"
-"""Set (``1``) in the environment of every confined child: a gateway running inside one
-(``migrate --load``'s throwaway) cannot make mount or network namespaces — Landlock
-forbids mount(2) to a confined process — and falls back as a kernel without them would.
-A package setting it only narrows what gateways it starts itself may do."""
+"""Set (``1``) for a gateway the gateway runs inside its own sandbox (``migrate --load``'s
+and ``audit --load``'s throwaway): there it cannot make mount or network namespaces —
+Landlock forbids mount(2) to a confined process — and falls back as a kernel without them
+would. Set by anyone else, it only narrows what that gateway may do."""
 
 
 @functools.cache

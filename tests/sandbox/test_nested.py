@@ -1,5 +1,6 @@
-"""A gateway inside a gateway's sandbox (``migrate --load``'s throwaway): Landlock forbids
-mount(2) to a confined process, so it must not plan namespaces it cannot make there."""
+"""A gateway inside a gateway's sandbox (``migrate --load``'s throwaway, which says so with
+``SANDBOXED_VARIABLE``): Landlock forbids mount(2) to a confined process, so it must not
+plan namespaces it cannot make there (tests/migrate load packages that way)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gateway.sandbox import grants_from, package_sandbox, python_runtime_paths, spawn_confined
+from gateway.sandbox import (
+    SANDBOXED_VARIABLE,
+    grants_from,
+    package_sandbox,
+    python_runtime_paths,
+    spawn_confined,
+)
 
 from .conftest import needs_landlock
 
@@ -26,6 +33,7 @@ def _run(tmp_path: Path, *, confined: bool) -> str:
     argv = [sys.executable, "-c", PROBE]
     if not confined:
         return subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stdout
+    env[SANDBOXED_VARIABLE] = "1"
     sandbox = package_sandbox(
         home=tmp_path / "gw", package_id="nested", package_root=ROOT, workspace=None,
         grants=grants_from(()), runtime=[*python_runtime_paths(), ROOT], limits=None,
