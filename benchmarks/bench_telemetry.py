@@ -6,7 +6,10 @@ exporter posting to a stand-in collector on 127.0.0.1), with both, and with one 
 sampled (``ParentBased(TraceIdRatioBased(0.1))``, what ``OTEL_TRACES_SAMPLER`` sets), with
 OpenTelemetry metrics (``OtelMetrics`` on a ``MeterProvider`` exporting over OTLP/HTTP), and
 with all that ``serve --metrics`` with ``OTEL_EXPORTER_OTLP_ENDPOINT`` installs (every call
-traced, OpenTelemetry and Prometheus metrics).
+traced, OpenTelemetry and Prometheus metrics); and the last two again as ``serve`` calls,
+each call inside a server span ``tools/call echo`` that is the call's (``CallTrail(spanned=
+True)``, what ``serve``'s ``McpObserver`` sets; the span made here as the MCP SDK makes its
+own).
 
     python benchmarks/bench_telemetry.py [--calls N] [--batch N]
 
@@ -16,7 +19,7 @@ exported (flushed) before the batch's clock stops. Per call: p50 wall time and t
 process's CPU time (``time.process_time``: every thread, so the exporter's encoding and
 posting count), each as a ratio against nothing installed in the same run. A call without
 an MCP request around it gets the gateway's own ``execute_tool`` span and the ``tool echo``
-request span (under ``serve`` the first is the MCP SDK's server span instead).
+request span; a served call (``served:``) is one span, the server span.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ sys.path.insert(0, str(HERE.parent))
 from benchmarks._otlp_sink import otlp_sink  # noqa: E402
 from gateway import GatewayConfig, open_gateway  # noqa: E402
 from gateway.base import telemetry  # noqa: E402
+from gateway.base.telemetry import CALL_TRAIL, CallTrail  # noqa: E402
 from gateway.serve._gauges import Gauges  # noqa: E402
 from gateway.serve._otel import OtelMetrics, OtelTracer  # noqa: E402
 from gateway.serve._prometheus import PrometheusMetrics  # noqa: E402
@@ -47,6 +51,10 @@ ECHO = HERE / "echo_extension.py"
 
 
 Setting = tuple[Any, tuple[Any, ...], tuple[Any, ...]]
+SERVED = "served: "
+"""A setting's name starting so: each call as ``serve`` makes it, inside its server span."""
+SERVER_SPAN = {"mcp.method.name": "tools/call", "gen_ai.tool.name": "echo",
+               "gen_ai.operation.name": "execute_tool", "network.transport": "pipe"}  # fmt: skip
 
 
 def settings(sink: str) -> dict[str, Setting]:
@@ -77,7 +85,19 @@ def settings(sink: str) -> dict[str, Setting]:
         "1/10 traced": (OtelTracer(tenth), (), (every,)),
         "OpenTelemetry metrics": (None, (otel_metrics,), (meters,)),
         "as serve with OTEL_*": (OtelTracer(every), (otel_metrics, prometheus), (every, meters)),
+        SERVED + "tracing": (OtelTracer(every), (), (every,)),
+        SERVED + "as with OTEL_*": (OtelTracer(every), (otel_metrics, prometheus), (every, meters)),
     }
+
+
+async def served_call(gateway: Any) -> None:
+    """One call as ``serve`` makes it: in a server span that is the call's."""
+    given = CALL_TRAIL.set(CallTrail(spanned=True))
+    try:
+        with telemetry.span("tools/call echo", "server", SERVER_SPAN):
+            await gateway.call_tool("echo", {"text": "hi"})
+    finally:
+        CALL_TRAIL.reset(given)
 
 
 async def measure(workspace: Path, config: GatewayConfig, sink: str, calls: int, batch: int
@@ -96,10 +116,14 @@ async def measure(workspace: Path, config: GatewayConfig, sink: str, calls: int,
             for name in names[shift:] + names[:shift]:
                 tracer, sinks, flushed = chosen[name]
                 telemetry.install(tracer, sinks)
+                served = name.startswith(SERVED)
                 began = time.process_time()
                 for _ in range(batch):
                     start = time.perf_counter()
-                    await gateway.call_tool("echo", {"text": "hi"})
+                    if served:
+                        await served_call(gateway)
+                    else:
+                        await gateway.call_tool("echo", {"text": "hi"})
                     wall[name].append(time.perf_counter() - start)
                 telemetry.install()
                 for provider in flushed:

@@ -16,6 +16,7 @@ import os
 import sys
 from pathlib import Path
 
+from gateway.base import environment_seconds
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
 from gateway.packages import config_path as package_config_path
 from gateway.packages.secrets import SecretsError, read_secrets
@@ -41,14 +42,7 @@ DEFAULT_TIMEOUT = 30.0
 
 
 def response_timeout() -> float | None:
-    raw = os.environ.get(TIMEOUT_VARIABLE, "").strip().lower()
-    if raw in ("none", "null"):
-        return None
-    try:
-        value = float(raw) if raw else DEFAULT_TIMEOUT
-    except ValueError:
-        return DEFAULT_TIMEOUT
-    return value if value > 0 else DEFAULT_TIMEOUT
+    return environment_seconds(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT)
 
 
 def config_path(home: Path, package_id: str) -> Path:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.plugin_host._naming import SCHEME, SCHEMES
-from gateway.base import GatewayError
+from gateway.base import GatewayError, environment_seconds
 
 __all__ = [
     "START_TIMEOUT_VARIABLE",
@@ -74,14 +74,7 @@ def start_timeout() -> float:
 
 
 def response_timeout() -> float | None:
-    raw = os.environ.get(TIMEOUT_VARIABLE, "").strip().lower()
-    if raw in ("none", "null"):
-        return None
-    try:
-        value = float(raw) if raw else DEFAULT_TIMEOUT
-    except ValueError:
-        return DEFAULT_TIMEOUT
-    return value if value > 0 else DEFAULT_TIMEOUT
+    return environment_seconds(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT)
 
 
 class ConfigError(GatewayError):

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from gateway.base._printable import PrintableStream, json_text, printable, raw_stream
     from gateway.base._progress import Progress, no_progress, terminal_progress
     from gateway.base._suggest import did_you_mean, suggest
+    from gateway.base._timeouts import environment_seconds
     from gateway.base._tool_rules import NIMLET_TOOL_RULES, ToolRules
     from gateway.base._validation import ArgumentValidator, schema_problem
     from gateway.base._version import DISTRIBUTION, gateway_version
@@ -107,6 +108,7 @@ _WHERE: dict[str, str] = {
     "encoded_form": "gateway.base._paths",
     "ensure_home": "gateway.base._home",
     "gateway_version": "gateway.base._version",
+    "environment_seconds": "gateway.base._timeouts",
     "json_depth": "gateway.base._json_depth",
     "lone_surrogate": "gateway.base._json_depth",
     "lazy_attributes": "gateway.base.lazy",
@@ -160,6 +162,7 @@ __all__ = [
     "encode_name",
     "encoded_form",
     "ensure_home",
+    "environment_seconds",
     "file_identity",
     "find_code",
     "flagged_text",

@@ -35,6 +35,7 @@ __all__ = [
     "OUTCOMES",
     "PACKAGE",
     "PROMPT_NAME",
+    "RUNTIME_ERROR",
     "TOOL_NAME",
     "AttributeValue",
     "CallTrail",
@@ -67,6 +68,9 @@ PACKAGE = "extension_gateway.package"
 ECOSYSTEM = "extension_gateway.ecosystem"
 """The ecosystem of that package: pi, openclaw, nu, nanobot, nimlet, agent-plugins, …"""
 HOOK_EVENT = "extension_gateway.hook.event"
+RUNTIME_ERROR = "extension_gateway.runtime.error"
+"""On a served call's span: why the request to the package's runtime failed (``timeout``,
+``cancelled``, the error's class), the request having no span of its own there."""
 
 OUTCOMES = (
     "ok",  # the tool ran and its result is not an error
@@ -241,7 +245,12 @@ class CallTrail:
     """The adopted policy's decision when a rule decided: ``{decision, rule, reason}``."""
     spanned: bool = False
     """The caller's span is this call's (an MCP server's ``tools/call NAME``, which is an
-    ``execute_tool`` span by the conventions): the gateway adds no span of its own for it."""
+    ``execute_tool`` span by the conventions): the gateway adds no span of its own for it —
+    neither ``execute_tool NAME`` nor ``tool NAME`` around the request to the runtime, whose
+    trace context is then the caller's span's."""
+    runtime_error: str = ""
+    """Where ``spanned``: why the request to the runtime failed (``timeout``, ``cancelled``
+    or the error's class), for the caller's span to carry."""
 
 
 CALL_TRAIL: ContextVar[CallTrail | None] = ContextVar("call_trail", default=None)

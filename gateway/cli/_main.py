@@ -73,8 +73,8 @@ _HOMELESS = ("doctor", "completion", "docs", "__complete")
 # (``gateway.cli._names``).
 PACKAGE_NAME_VERBS = (
     "trust", "untrust", "inspect", "enable", "disable", "uninstall", "update", "group",
-    "ungroup", "permissions", "config", "secret", "auth", "policy", "logs", "serve", "audit",
-    "migrate",
+    "ungroup", "prefer", "permissions", "config", "secret", "auth", "policy", "logs", "serve",
+    "audit", "migrate",
 )  # fmt: skip
 # Positional arguments that name something: empty, each would mean the current folder.
 _NAMED = ("target", "targets", "source", "id", "ids", "tool", "name", "call")

@@ -16,9 +16,9 @@ __all__ = ["known_names", "resolve_package_names"]
 _ARGUMENTS: dict[str, tuple[str, ...]] = {
     "trust": ("targets",), "untrust": ("targets",), "inspect": ("target",),
     "enable": ("ids",), "disable": ("ids",), "uninstall": ("ids",), "update": ("ids",),
-    "group": ("ids",), "ungroup": ("ids",), "permissions": ("id",), "config": ("id",),
-    "secret": ("id",), "auth": ("id",), "policy": ("id",), "logs": ("id",), "serve": ("package",),
-    "audit": ("sources",), "migrate": ("source",),
+    "group": ("ids",), "ungroup": ("ids",), "prefer": ("ids",), "permissions": ("id",),
+    "config": ("id",), "secret": ("id",), "auth": ("id",), "policy": ("id",), "logs": ("id",),
+    "serve": ("package",), "audit": ("sources",), "migrate": ("source",),
 }  # fmt: skip
 """Verb → the arguments that name installed packages (one value or a list)."""
 _SOURCES = ("audit", "migrate")

@@ -46,6 +46,7 @@ def run_package_verb(args: argparse.Namespace, config: GatewayConfig) -> int:
             "list": _installed,
             "group": _group,
             "ungroup": _group,
+            "prefer": _prefer,
         }[args.verb]
     try:
         return handler(args, config)
@@ -97,6 +98,35 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
     if "registered" in data:
         _print_registered(data["registered"])
     print_diagnostics(entry.diagnostics, sys.stdout)
+    return 0
+
+
+def _prefer(args: argparse.Namespace, config: GatewayConfig) -> int:
+    """``prefer ID…`` sets who wins name clashes, in that order, before install order;
+    ``prefer --clear`` drops the preference; ``prefer`` alone shows it. An id no installed
+    package has refuses the whole line (with the names it probably meant)."""
+    ids = list(args.ids)
+    if ids and args.clear:
+        return refuse(args, "give package ids or --clear, not both", [])
+    if ids:
+        installed = installed_ids(config)
+        unknown = [package_id for package_id in ids if package_id not in installed]
+        if unknown:
+            return refuse_unknown(args, unknown, given=len(ids))
+    with StateStore.open(config.home) as store:
+        if ids or args.clear:
+            store.set_preferred(ids)
+        preferred = store.preferred()
+        installed = {package.record.id for package in store.list_packages()}
+    if args.json:
+        print_json({"preferred": preferred, "installed": [p in installed for p in preferred]})
+    elif not preferred:
+        print("no package is preferred: install order decides name clashes")
+    else:
+        for place, package_id in enumerate(preferred, 1):
+            note = "" if package_id in installed else "  (not installed)"
+            print(f"{place}. {package_id}{note}")
+        print("these win name clashes, in this order; then install order decides")
     return 0
 
 

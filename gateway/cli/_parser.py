@@ -21,6 +21,7 @@ from gateway.cli._parser_packages import (
     add_logs,
     add_permissions,
     add_policy,
+    add_prefer,
     add_secret,
     add_ungroup,
 )
@@ -45,7 +46,7 @@ __all__ = [
 DESCRIPTION = "``gateway``: a thin command line over the Python API (see `gateway docs cli`)."
 PACKAGE_VERBS = (
     "install", "inspect", "permissions", "enable", "disable", "uninstall", "status", "group",
-    "ungroup",
+    "ungroup", "prefer",
 )  # fmt: skip
 MIGRATE_TARGETS = ("nimlet", "nanobot", "mcp", "agent-plugin", "nanobot-manifest",
                    "gemini-extension", "codex-plugin")  # fmt: skip
@@ -354,6 +355,7 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
         "separates them there (`gateway docs security`). Every other package runs alone.",
     ),
     "ungroup": ("give packages their own process again", add_ungroup, None),
+    "prefer": ("packages that win name clashes, in order, before install order", add_prefer, None),
     "status": (
         "every installed package: gates, active or not and why",
         _json,

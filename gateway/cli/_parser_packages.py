@@ -14,6 +14,7 @@ __all__ = [
     "add_logs",
     "add_permissions",
     "add_policy",
+    "add_prefer",
     "add_secret",
     "add_ungroup",
 ]
@@ -64,6 +65,15 @@ def add_group(sub: argparse.ArgumentParser) -> None:
 
 def add_ungroup(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("ids", nargs="+", metavar="ID")
+    sub.add_argument("--json", action="store_true")
+
+
+def add_prefer(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "ids", nargs="*", metavar="ID",
+        help="installed packages that win name clashes, the first the most (replaces the list)",
+    )  # fmt: skip
+    sub.add_argument("--clear", action="store_true", help="prefer none: install order decides")
     sub.add_argument("--json", action="store_true")
 
 

@@ -99,6 +99,15 @@ PACKAGE_GROUP_SPLIT = define_code(
     "Grant the members of a group the same permissions, or leave the package out of it "
     "(`gateway ungroup ID`).",
 )
+PACKAGE_PREFERRED_NOT_INSTALLED = define_code(
+    "package.preferred_not_installed",
+    W,
+    "A package the user prefers in name clashes (`gateway prefer`) is not installed (it was "
+    "uninstalled since): the preference stays, and the other preferred packages and install "
+    "order decide.",
+    "Install it again, or set the preference without it (`gateway prefer ID…`, or "
+    "`gateway prefer --clear`).",
+)
 UNDECLARED_CONTRIBUTION = define_code(
     "package.undeclared_contribution",
     W,

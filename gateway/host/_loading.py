@@ -21,6 +21,7 @@ from gateway.host._installed import evaluate_installed, served_resources
 from gateway.host._last_starts import remember_last_starts, unresolved_calls
 from gateway.host._own_entries import OwnEntries, calls_owners
 from gateway.host._planning import Planner
+from gateway.host._preference import clash_preference
 from gateway.host._projection import Projector
 from gateway.host._registrations import RegistrationMemory, registration_key, start_inputs
 from gateway.host._sharing import SharedLaunch, shared_launches
@@ -86,13 +87,13 @@ class Loader:
             state.discovery = Discovery()  # only the named packages: nothing discovered
         state.diagnostics.extend(state.discovery.diagnostics)
         state.packages = load_order(await anyio.to_thread.run_sync(self._evaluate_packages))
+        home, ids = state.config.home, {status.id for status in state.packages}
+        preferred, notes = await anyio.to_thread.run_sync(clash_preference, home, ids)
         if only is not None:
             state.packages = selected(state.packages, only)
-        state.diagnostics.extend(
-            await anyio.to_thread.run_sync(unresolved_calls, state.config.home)
-        )
+        state.diagnostics.extend([*notes, *await anyio.to_thread.run_sync(unresolved_calls, home)])
         registry = state.registry
-        registry.set_order(())
+        registry.set_order((), preferred)
         for prompt in state.discovery.prompts:
             if prompt.owner is None:  # a package's are registered with the package
                 registry.extend_order([f"prompt:{prompt.name}"])

@@ -151,7 +151,36 @@ def wire_request(
     None."""
     if not telemetry.tracing() and (kind != "event" or not telemetry.counting()):
         return _UNTRACED
+    if kind == "tool" and (trail := CALL_TRAIL.get()) is not None and trail.spanned:
+        return _InCallersSpan(trail, TRACE_CONTEXT in process.plan.features)
     return _wire_request(state, process, owner, kind, name)
+
+
+class _InCallersSpan:
+    """A tool's request to its runtime inside a caller's span that is the call's (an MCP
+    server's ``tools/call NAME``): no span of its own — one span per served call, which the
+    MCP conventions allow (the server span is the ``execute_tool`` span) and which halves
+    what OpenTelemetry's SDK costs a traced call. The runtime gets the caller's span's
+    trace context; a failure of the request is left on the trail for that span."""
+
+    __slots__ = ("_trace", "_trail")
+
+    def __init__(self, trail: CallTrail, trace: bool) -> None:
+        self._trail = trail
+        self._trace = trace
+
+    def __enter__(self) -> dict[str, Any] | None:
+        return (telemetry.carrier() or None) if self._trace else None
+
+    def __exit__(self, kind: type[BaseException] | None, error: object, *rest: object) -> None:
+        if kind is None:
+            return
+        if issubclass(kind, ExtensionTimeout):
+            self._trail.runtime_error = "timeout"
+        elif issubclass(kind, ExtensionError):
+            self._trail.runtime_error = kind.__name__
+        elif issubclass(kind, anyio.get_cancelled_exc_class()):
+            self._trail.runtime_error = "cancelled"
 
 
 @contextmanager

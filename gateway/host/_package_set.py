@@ -16,8 +16,9 @@ clients (``notifications/tools/list_changed``).
 ``follow_packages`` applies at once (what changed since the gateway loaded) and then each
 time the store changes (inotify on Linux; elsewhere ``gateway serve`` applies on SIGHUP),
 when the package set's fingerprint (``package_set_fingerprint``: versions, files, gates,
-groups, grants) is not the one applied last — the gateway's own reads and its call journal
-change nothing.
+groups, grants, ``gateway prefer``'s order) is not the one applied last — the gateway's
+own reads and its call journal change nothing. A new ``gateway prefer`` order rearranges
+the registry's clashing names at once (its clients are told), restarting nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import anyio
 from gateway.base import Inotify
 from gateway.host._dependencies import depths, selected
 from gateway.host._gateway import Gateway
+from gateway.host._preference import clash_preference
 from gateway.packages import NoAdapters, PackageStatus, evaluate_packages, load_adapters
 from gateway.store import STATE_FILE, StoreError, package_set_fingerprint
 
@@ -100,6 +102,9 @@ async def apply_package_changes(
         statuses = await anyio.to_thread.run_sync(_evaluate, gateway)
         if statuses is None:
             return PackageChanges()
+        home, ids = gateway.config.home, {s.id for s in statuses}
+        preferred, _ = await anyio.to_thread.run_sync(clash_preference, home, ids)
+        gateway.registry.prefer(preferred)  # who owns a clashing name: nothing restarts for it
         before = {s.id: s for s in gateway.packages}
         after = {s.id: s for s in statuses}
         changed = [

@@ -7,14 +7,18 @@ restarts). The registry therefore keeps every contribution and arranges each nam
 replaying its contributors in load order (``OwnerOrder``) under the rules of the ecosystem
 whose runtime registered each: nimlet's (the later owner wins), Pi's (the first tool wins;
 every duplicate command is kept as ``/name:1``, ``/name:2``), the agent's own built-in tools
-above all. The same contributors give the same owner and the same diagnostics, whatever
-order they arrived in (docs/architecture.md, "Name clashes").
+above all. Owners the user prefers (``gateway prefer``) win over every other owner of a
+name, the first preferred over the later ones, whatever their ecosystems' rules say; the
+duplicates an ecosystem keeps (Pi's ``/name:N``) stay numbered in load order. The same
+contributors give the same owner and the same diagnostics, whatever order they arrived in
+(docs/architecture.md, "Name clashes").
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from gateway.base import BUILTIN_TOOL_NAMES, Diagnostic, ToolRules
@@ -63,11 +67,25 @@ class OwnerOrder:
         self._members: dict[str, Rank] = {}
         self._first: dict[str, int] = {}
         self._arrivals = itertools.count()
+        self._preferred: dict[str, int] = {}
 
-    def set(self, owners: Iterable[str]) -> None:
+    def set(self, owners: Iterable[str], preferred: Mapping[str, int] | None = None) -> None:
+        """``preferred``: owner → its strength (higher wins) for the owners the user prefers;
+        the others have 0."""
         self._order = {}
         self._members = {}
+        self._preferred = dict(preferred or {})
         self.extend(owners)
+
+    def prefer(self, preferred: Mapping[str, int]) -> bool:
+        """Replace who the user prefers (see ``set``); True when it changed."""
+        changed = dict(preferred) != self._preferred
+        self._preferred = dict(preferred)
+        return changed
+
+    def strength(self, owner: str) -> int:
+        """How strongly the user prefers ``owner`` in a name clash: 0 for not at all."""
+        return self._preferred.get(owner, 0)
 
     def place_members(self, owner: str, members: Sequence[str]) -> bool:
         """The packages one process hosts, in its load order, at the process's place
@@ -147,15 +165,27 @@ def _first_wins(tool: _Tool, other: _Tool) -> bool:
 
 
 def arrange_tools(
-    name: str, entries: Sequence[ToolT], rank: Callable[[str], Rank]
+    name: str, entries: Sequence[ToolT], order: OwnerOrder
 ) -> tuple[list[ToolT], list[Diagnostic]]:
     """The stack of one tool name (the top one is in effect), as if its contributors had
-    registered in load order, and the diagnostics that order gives."""
+    registered in load order, and the diagnostics that order gives; then the tools of the
+    owners the user prefers (``order.strength`` above 0) on top, the strongest last."""
+    rank, strength = order.rank, order.strength
     stack: list[ToolT] = []
     said: list[Diagnostic] = []
-    ordinary = sorted((t for t in entries if not t.builtin), key=lambda t: rank(t.owner))
+    ordinary = sorted(
+        (t for t in entries if not t.builtin), key=lambda t: (strength(t.owner), rank(t.owner))
+    )
     for tool in ordinary:
         current = stack[-1] if stack else None
+        if current is not None and strength(tool.owner) > 0:
+            message = (
+                f"tool {name!r} of {tool.owner} replaces the one of {current.owner}: "
+                f"{tool.owner} is preferred (gateway prefer)"
+            )
+            said.append(_codes.TOOL_OVERRIDDEN(message, package=tool.owner, contribution=name))
+            stack.append(tool)
+            continue
         if current is not None and _first_wins(tool, current):
             place = len(stack)
             while place > 0 and _first_wins(tool, stack[place - 1]):
@@ -179,15 +209,21 @@ def arrange_tools(
     return stack, said
 
 
+def _renamed(command: CommandT, name: str) -> CommandT:
+    return dataclasses.replace(command, name=name)  # type: ignore[type-var]
+
+
 def arrange_commands(
     entries: Iterable[CommandT],
-    rank: Callable[[str], Rank],
-    rename: Callable[[CommandT, str], CommandT],
+    order: OwnerOrder,
+    rename: Callable[[CommandT, str], CommandT] = _renamed,
 ) -> tuple[dict[str, list[CommandT]], list[Diagnostic]]:
     """Every command by the name it is invoked with (case-folded): a stack per name whose
     top is in effect, the later owner in load order on top; the duplicates of an ecosystem
     that keeps them (Pi's ``command_suffixes``) each under ``name:N``, numbered in load
-    order from 1, when two or more of them share a name."""
+    order from 1, when two or more of them share a name. The commands of the owners the
+    user prefers (``order.strength`` above 0) go on top of their stacks, the strongest last."""
+    rank, strength = order.rank, order.strength
     by_name: dict[str, list[CommandT]] = {}
     for command in sorted(entries, key=lambda c: rank(c.owner)):
         by_name.setdefault(command.name.casefold(), []).append(command)
@@ -215,7 +251,10 @@ def arrange_commands(
                 )
             )
         stack: list[CommandT] = []
-        for command in (c for c in commands if id(c) not in suffixed):
+        rest = sorted(
+            (c for c in commands if id(c) not in suffixed), key=lambda c: strength(c.owner)
+        )  # stable: load order among equals
+        for command in rest:
             if stack:
                 said.append(
                     _codes.COMMAND_OVERRIDDEN(

@@ -77,7 +77,8 @@ COMMAND_RENAMED = define_code(
     "Two or more packages of an ecosystem that keeps every duplicate command (Pi) registered "
     "the same command, each in its own process; each is kept with a load-order suffix "
     "(/name:1, /name:2), as Pi does in one process.",
-    "Invoke the suffixed name (`gateway list` shows them); the load order is install order.",
+    "Invoke the suffixed name (`gateway list` shows them); the load order is install order "
+    "(`gateway prefer` decides who owns a name, not these numbers).",
 )
 HOOK_FAILED = define_code(
     "hook.failed",

@@ -8,8 +8,8 @@ overrode a tool brings the earlier one back.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gateway.base import (
@@ -192,10 +192,6 @@ class FlagEntry:
     owner: str
 
 
-def _renamed(command: CommandEntry, name: str) -> CommandEntry:
-    return replace(command, name=name)
-
-
 @dataclass(slots=True)
 class _Owned:
     tools: list[ToolEntry]
@@ -230,12 +226,11 @@ class Registry:
 
     # ------------------------------------------------------------------ changes
 
-    def set_order(self, owners: Iterable[str]) -> None:
-        """The load order clashes are decided by and hooks asked in (the loader's: what is
-        discovered in nimlet's root order, then installed packages in install order).
-        Owners outside it come after, in the order they first registered. Begins a load:
-        clash diagnostics wait for ``settle``."""
-        self._order.set(owners)
+    def set_order(self, owners: Iterable[str], preferred: Mapping[str, int] | None = None) -> None:
+        """The load order clashes are decided by and hooks asked in (discovered ones, then
+        installed packages in install order; owners outside it after, as they first came), and
+        who wins a clash first (``preferred``: owner → strength). Begins a load (``settle``)."""
+        self._order.set(owners, preferred)
         self._settled = False
         self._rearrange(set(self._tools))
 
@@ -291,14 +286,14 @@ class Registry:
         clash diagnostics not said before."""
         said: list[Diagnostic] = []
         for name in sorted(names):
-            stack, found = arrange_tools(name, self._tools.get(name, []), self._order.rank)
+            stack, found = arrange_tools(name, self._tools.get(name, []), self._order)
             if stack:
                 self._tools[name] = stack
             else:
                 self._tools.pop(name, None)
             said += found
         everything = [c for owned in self._owners.values() for c in owned.commands]
-        self._commands, found = arrange_commands(everything, self._order.rank, _renamed)
+        self._commands, found = arrange_commands(everything, self._order)
         said += found
         self._ranked = None
         self._hooks_by_event.clear()
@@ -307,6 +302,12 @@ class Registry:
         new = [d for d in dict.fromkeys(said) if d not in self._said]
         self._said.update(new)
         return new
+
+    def prefer(self, preferred: Mapping[str, int]) -> None:
+        """Who wins a clash before the load order, now (owner → strength, the higher wins)."""
+        if self._order.prefer(preferred):
+            self._rearrange(set(self._tools))
+            self._changed()
 
     def _changed(self) -> None:
         if self.on_change is not None:
@@ -388,9 +389,8 @@ class Registry:
         return list(self._owners[owner].hooks) if owner in self._owners else []
 
     def hooks(self, event: str | None = None) -> list[HookEntry]:
-        """Subscribers in the owners' load order."""
+        """Subscribers in the owners' load order (of an event: cached until owners change)."""
         if event is not None:
-            # Asked on every tool call; cached until an owner comes or goes.
             cached = self._hooks_by_event.get(event)
             if cached is None:
                 cached = self._hooks_by_event[event] = [

@@ -111,6 +111,8 @@ class McpObserver:
             found[telemetry.ECOSYSTEM] = trail.ecosystem
         if ctx.method == "tools/call":  # error.type stays the SDK's (tool_error, a code)
             found["extension_gateway.outcome"] = trail.outcome
+            if trail.runtime_error:  # the request to the runtime has no span of its own
+                found[telemetry.RUNTIME_ERROR] = trail.runtime_error
         get_current_span().set_attributes(found)  # the MCP SDK's span of this request
 
 

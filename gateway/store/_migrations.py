@@ -149,6 +149,20 @@ def _v5_source_pins_and_aliases(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _v6_clash_preference(conn: sqlite3.Connection) -> None:
+    # The packages the user prefers when two own one name (``gateway prefer``), strongest
+    # first. No foreign key: a preferred package uninstalled stays preferred, and the load
+    # says so (``host.preferred_not_installed``) rather than forget the user's choice.
+    conn.execute(
+        """
+        CREATE TABLE clash_preference (
+            position    INTEGER PRIMARY KEY NOT NULL CHECK (position >= 0),
+            package_id  TEXT NOT NULL UNIQUE CHECK (package_id <> '')
+        )
+        """
+    )
+
+
 # Append only: a released migration is never edited, because stores in the field have
 # already run it.
 MIGRATIONS: list[Migration] = [
@@ -157,5 +171,6 @@ MIGRATIONS: list[Migration] = [
     _v3_process_groups_and_extension_grants,
     _v4_source_integrity,
     _v5_source_pins_and_aliases,
+    _v6_clash_preference,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

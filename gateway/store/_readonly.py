@@ -114,12 +114,15 @@ _PACKAGE_SET = (
     "FROM packages ORDER BY id",
     "SELECT package_id, permission FROM grants ORDER BY package_id, permission",
 )
+_PREFERENCE = "SELECT position, package_id FROM clash_preference ORDER BY position"
+"""Who wins name clashes (``gateway prefer``); a store older than the table has none."""
 
 
 def package_set_fingerprint(home: Path) -> str | None:
     """A digest of what decides which packages run and how: each package's version, files,
-    gates (enabled, trust) and group, and every grant. It changes when ``install``,
-    ``update``, ``uninstall``, ``sync``, ``grant``, ``trust``, ``enable`` or ``group`` did
+    gates (enabled, trust) and group, every grant, and who wins name clashes. It changes
+    when ``install``, ``update``, ``uninstall``, ``sync``, ``grant``, ``trust``, ``enable``,
+    ``group`` or ``prefer`` did
     something, and not when a running gateway only read the store or wrote its call journal.
     None when there is no usable store."""
     path = Path(home) / STATE_FILE
@@ -131,7 +134,9 @@ def package_set_fingerprint(home: Path) -> str | None:
         return None
     digest = hashlib.sha256()
     try:
-        for query in _PACKAGE_SET:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        queries = (*_PACKAGE_SET, *((_PREFERENCE,) if "clash_preference" in tables else ()))
+        for query in queries:
             for row in conn.execute(query):
                 digest.update(repr(tuple(row)).encode())
             digest.update(b"\0")

@@ -260,6 +260,25 @@ class StateStore:
                 [(group, package_id) for package_id in ids],
             )
 
+    def preferred(self) -> list[str]:
+        """The package ids that win name clashes (``gateway prefer``), strongest first."""
+        with self._transaction(write=False) as conn:
+            rows = conn.execute("SELECT package_id FROM clash_preference ORDER BY position")
+            return [row[0] for row in rows]
+
+    def set_preferred(self, package_ids: Iterable[str]) -> None:
+        """Replace the preference: ``package_ids`` win name clashes, the first the most
+        (empty: none, install order decides). Each must be installed; repeats are kept once."""
+        ids = list(dict.fromkeys(package_ids))
+        with self._transaction(write=True) as conn:
+            for package_id in ids:
+                _rows.require_package(conn, package_id)
+            conn.execute("DELETE FROM clash_preference")
+            conn.executemany(
+                "INSERT INTO clash_preference (position, package_id) VALUES (?, ?)",
+                list(enumerate(ids)),
+            )
+
     # -- extensions discovered in an ecosystem's own folders --------------------------
 
     def grant_extension(self, extension_id: str, permissions: Iterable[str]) -> frozenset[str]:

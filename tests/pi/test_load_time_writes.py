@@ -21,7 +21,7 @@ from gateway import open_gateway
 from gateway.base import GatewayConfig
 from tests.conftest import Workspace
 
-from ..sandbox.conftest import needs_landlock
+from ..sandbox.conftest import needs_landlock, needs_runtime_outside_tmp
 
 pytestmark = pytest.mark.anyio
 
@@ -62,6 +62,7 @@ def loader(name: str) -> str:
 
 
 @needs_landlock
+@needs_runtime_outside_tmp
 async def test_an_extension_that_writes_tmp_and_home_at_load_registers(
     outside_tmp: Workspace,
 ) -> None:

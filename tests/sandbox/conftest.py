@@ -47,6 +47,19 @@ needs_landlock = pytest.mark.skipif(
 )
 
 
+def _runtime_in_tmp() -> bool:
+    temp = [Path("/tmp"), Path("/var/tmp")]
+    runtime = [Path(__file__).resolve().parents[2], *python_runtime_paths()]
+    return any(folder in path.parents for path in runtime for folder in temp)
+
+
+needs_runtime_outside_tmp = pytest.mark.skipif(
+    _runtime_in_tmp(),
+    reason="the gateway's own runtime is in /tmp: a private /tmp cannot go over it, so "
+    "writes to /tmp are refused instead (docs/security.md, private scratch space)",
+)
+
+
 @dataclass
 class Servers:
     unix_path: Path

@@ -31,7 +31,7 @@ from gateway.sandbox import (
     spawn_confined,
 )
 
-from .conftest import needs_landlock
+from .conftest import needs_landlock, needs_runtime_outside_tmp
 
 _THREAD = detect_support()
 _TRAMPOLINE = dataclasses.replace(_THREAD, private_mounts=False, user_namespaces=True)
@@ -82,6 +82,7 @@ def _run(
 
 
 @needs_landlock
+@needs_runtime_outside_tmp
 @_WAYS
 def test_a_write_to_tmp_lands_in_the_packages_own_temp_folder(
     outside: Path, support: KernelSupport
@@ -171,6 +172,7 @@ def test_a_kernel_without_namespaces_refuses_tmp_as_before(outside: Path) -> Non
 
 
 @needs_landlock
+@needs_runtime_outside_tmp
 @_WAYS
 def test_a_link_left_in_its_temp_folder_is_never_followed_at_the_next_start(
     tmp_path: Path, support: KernelSupport

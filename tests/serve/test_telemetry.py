@@ -42,10 +42,13 @@ DESK = textwrap.dedent(
     send({"type": "register", "commands": [{"name": "hello", "description": "hi"}],
           "events": ["tool_call"],
           "tools": [{"name": "echo", "description": "echo", "input_schema": schema},
-                    {"name": "danger", "description": "blocked", "input_schema": schema}]})
+                    {"name": "danger", "description": "blocked", "input_schema": schema},
+                    {"name": "vanish", "description": "exits", "input_schema": schema}]})
     for line in sys.stdin:
         message = json.loads(line)
         kind = message.get("type")
+        if kind == "tool" and message["name"] == "vanish":  # dies before it answers
+            sys.exit(3)
         if kind == "tool":  # says which fields the request had
             send({"type": "response", "id": message["id"], "content": json.dumps(sorted(message))})
         elif kind == "command":
@@ -114,21 +117,21 @@ async def test_a_trace_started_by_the_client_continues_through_the_gateway_to_th
         spans = exporter.get_finished_spans()
     named = by_name(spans)
     trace_id = turn.get_span_context().trace_id
-    server, hook, request = named["tools/call echo"], named["event tool_call"], named["tool echo"]
-    assert {s.context.trace_id for s in (server, hook, request)} == {trace_id}
-    # client span (the SDK's, injected into _meta) → server span (the execute_tool span of
-    # the conventions: the gateway adds none of its own) → the requests to the package
+    server, hook = named["tools/call echo"], named["event tool_call"]
+    assert {s.context.trace_id for s in (server, hook)} == {trace_id}
+    # client span (the SDK's, injected into _meta) → server span: the call's one span (the
+    # execute_tool span of the conventions; the gateway adds none of its own, neither
+    # execute_tool nor one around the request to the package) → the hook asked on the way
     assert parent_of(named["MCP send tools/call echo"]) == turn.get_span_context().span_id
     assert parent_of(server) == named["MCP send tools/call echo"].context.span_id
-    assert parent_of(hook) == parent_of(request) == server.context.span_id
-    assert "execute_tool echo" not in named
-    assert (server.kind, request.kind) == (SpanKind.SERVER, SpanKind.CLIENT)
+    assert parent_of(hook) == server.context.span_id
+    assert not {"execute_tool echo", "tool echo"} & set(named)
+    assert (server.kind, hook.kind) == (SpanKind.SERVER, SpanKind.CLIENT)
     assert {"mcp.method.name": "tools/call", "gen_ai.tool.name": "echo",
             "gen_ai.operation.name": "execute_tool", "extension_gateway.package": "desk",
             "extension_gateway.ecosystem": "nimlet", "extension_gateway.outcome": "ok",
             "network.transport": "pipe"}.items() <= attributes(server).items()  # fmt: skip
-    assert {"gen_ai.tool.name": "echo", "extension_gateway.package": "desk",
-            "extension_gateway.ecosystem": "nimlet"}.items() <= attributes(request).items()  # fmt: skip
+    assert "extension_gateway.runtime.error" not in attributes(server)
     assert attributes(hook)["extension_gateway.hook.event"] == "tool_call"
     # A plain nimlet extension was offered no trace.context: its request has no gateway key.
     assert json.loads(result.content[0].text) == ["arguments", "id", "name", "type"]
@@ -147,6 +150,21 @@ async def test_a_call_a_hook_blocks_is_an_error_span_whose_outcome_is_blocked(
     assert attributes(call)["error.type"] == "tool_error"  # the conventions' for isError
     assert attributes(call)["extension_gateway.outcome"] == "blocked"  # and why
     assert "tool danger" not in named  # blocked before the request
+
+
+async def test_a_request_the_runtime_never_answers_is_named_on_the_calls_one_span(
+    workspace: Path,
+) -> None:
+    with traced() as exporter:
+        async with served(workspace) as session:
+            result = await session.call_tool("vanish", {})
+        named = by_name(exporter.get_finished_spans())
+    assert result.is_error
+    call = named["tools/call vanish"]
+    assert call.status.status_code is StatusCode.ERROR
+    assert attributes(call)["extension_gateway.outcome"] == "error"
+    assert attributes(call)["extension_gateway.runtime.error"] == "ExtensionExited"
+    assert "tool vanish" not in named
 
 
 async def test_without_an_mcp_server_span_a_call_has_an_execute_tool_span(

@@ -1,0 +1,46 @@
+"""Who wins a name clash first: the packages the user prefers (``gateway prefer``), read
+from the state store and handed to the registry with the load order (docs/architecture.md,
+"Name clashes"). A preferred package wins over every other owner of the name, the first
+preferred over the later ones; the rest keep install order and their ecosystems' rules."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+
+from gateway.base import Diagnostic, did_you_mean
+from gateway.host._codes import PACKAGE_PREFERRED_NOT_INSTALLED
+from gateway.host._own_entries import calls_owners
+from gateway.store import STATE_FILE, StateStore, StoreError
+
+__all__ = ["clash_preference"]
+
+
+def clash_preference(
+    home: Path, installed: Collection[str]
+) -> tuple[dict[str, int], list[Diagnostic]]:
+    """Owner → strength (higher wins) for every registry owner of each preferred installed
+    package (its process's, its per-call tools', its prompt commands'), and a diagnostic for
+    each preferred id that is not installed. Blocking."""
+    if not (home / STATE_FILE).exists():
+        return {}, []
+    try:
+        with StateStore.open(home) as store:
+            preferred = store.preferred()
+    except StoreError:
+        return {}, []  # the load says the store is unusable already (``store.unusable``)
+    strengths: dict[str, int] = {}
+    said: list[Diagnostic] = []
+    for place, package_id in enumerate(preferred):
+        if package_id not in installed:
+            said.append(
+                PACKAGE_PREFERRED_NOT_INSTALLED(
+                    f"{package_id} is preferred in name clashes but not installed"
+                    f"{did_you_mean(package_id, installed)}",
+                    package=package_id,
+                )
+            )
+            continue
+        for owner in (package_id, *calls_owners(package_id)):
+            strengths[owner] = len(preferred) - place
+    return strengths, said
