@@ -18,9 +18,10 @@ launch"):
   package's folder; one in the package's data folder is made (a sandbox rule needs it);
 - **environment**: ``PYTHONDONTWRITEBYTECODE=1`` over the server's own (bytecode written
   into the installed package would change its content hash and revoke its trust);
-- **reads**: the gateway's Python and sources, the configuration, each command's
-  executable and runtime, and the installation of every bare program the servers and hooks
-  name (never the user's home itself or the gateway's home);
+- **reads**: the gateway's Python and sources, the configuration, and what running each
+  program the servers and hooks name needs (``gateway.runtime.program_reads``: the program,
+  its script's interpreter, the venv or installation it belongs to — never the user's home
+  itself, the gateway's home or a toolchain's credential files);
 - **timeouts**: each reply ``GATEWAY_PLUGIN_HOST_TIMEOUT`` (default 30 s), widened to the
   format's longest call and to the longest hook plus 5 s (an event waits for its slowest
   hook); the start: ``GATEWAY_PLUGIN_HOST_START_TIMEOUT`` + 15 s (the host registers once
