@@ -85,7 +85,9 @@ SANDBOXED_VARIABLE = "GATEWAY_SANDBOXED"
 """Set (``1``) for a gateway the gateway runs inside its own sandbox (``migrate --load``'s
 and ``audit --load``'s throwaway): there it cannot make mount or network namespaces —
 Landlock forbids mount(2) to a confined process — and falls back as a kernel without them
-would. Set by anyone else, it only narrows what that gateway may do."""
+would. Set by anyone else, that gateway likewise makes none: what they hold (protected
+paths read-only, a private ``/tmp``, network by destination) is then missing as on such a
+kernel — refused, or reported by ``missing_protections``."""
 
 
 @functools.cache
