@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import os
 import struct
+import weakref
 from pathlib import Path
 
 __all__ = ["Inotify"]
@@ -28,6 +29,9 @@ class Inotify:
         self.fd = self._libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
         if self.fd < 0:
             raise OSError(ctypes.get_errno(), "inotify_init1 failed")
+        # Closed at close(), or when dropped: a watcher task cancelled before it first ran
+        # never reaches its own close.
+        self._closer = weakref.finalize(self, os.close, self.fd)
         self.watches: dict[int, Path] = {}
 
     @staticmethod
@@ -63,4 +67,4 @@ class Inotify:
         return events
 
     def close(self) -> None:
-        os.close(self.fd)
+        self._closer()  # once: a second call does nothing
