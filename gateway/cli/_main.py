@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # What argparse's own --version prints, without building the parser: its ~40
         # subparsers, a help formatter each, and the shutil (bz2, lzma) the first one
         # imports were two thirds of `gateway --version` beyond a bare Python start.
-        from gateway.base._version import gateway_version
+        from gateway.base import gateway_version
 
         sys.stdout.write(f"gateway {gateway_version()}\n")
         return 0
