@@ -43,6 +43,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._home import NANOBOT_SOURCE
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 EXAMPLES = REPO / "examples"
@@ -50,19 +53,6 @@ NOTES = EXAMPLES / ".nimlet" / "extensions" / "notes"
 BARE_CALL = HERE / "_bare_call.py"
 GATEWAY = [sys.executable, "-m", "gateway"]
 
-NANOBOT_SOURCE = """
-class Echo:
-    name = "nb_echo_@N@"
-    description = "echo"
-    parameters = {"type": "object", "properties": {"text": {"type": "string"}}}
-
-    async def execute(self, text=""):
-        return text
-
-
-def register(api):
-    api.register_tool(Echo())
-"""
 PI_SOURCE = """
 import { Type } from "typebox";
 export default function (pi) {

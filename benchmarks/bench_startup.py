@@ -22,23 +22,13 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._home import NANOBOT_SOURCE
+
 HERE = Path(__file__).resolve().parent
 ECHO = HERE / "echo_extension.py"
 GATEWAY = Path(sys.executable).parent / "gateway"
 
-NANOBOT_SOURCE = """
-class Echo:
-    name = "nb_echo_@N@"
-    description = "echo"
-    parameters = {"type": "object", "properties": {"text": {"type": "string"}}}
-
-    async def execute(self, text=""):
-        return text
-
-
-def register(api):
-    api.register_tool(Echo())
-"""
 PI_SOURCE = """
 import { Type } from "typebox";
 export default function (pi) {

@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks._home import NANOBOT_SOURCE  # one nanobot echo for every benchmark home
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 
@@ -49,19 +50,6 @@ SOURCES: tuple[tuple[str, Path], ...] = (
 GENERATED = 4
 """Generated packages of each of nimlet, nanobot and Pi."""
 
-NANOBOT_SOURCE = """
-class Echo:
-    name = "nb_echo_@N@"
-    description = "echo"
-    parameters = {"type": "object", "properties": {"text": {"type": "string"}}}
-
-    async def execute(self, text=""):
-        return text
-
-
-def register(api):
-    api.register_tool(Echo())
-"""
 PI_SOURCE = """
 import { Type } from "typebox";
 export default function (pi) {
