@@ -243,16 +243,24 @@ def package_sandbox(
     write = [data, tmp, own_home]
     read_only: tuple[Path, ...] = ()
     reopened: tuple[Path, ...] = ()
+    guarded: tuple[Path, ...] = ()
+    allowed: list[Path] = []
     if workspace is not None:
         (write if grants.workspace_write else read).append(workspace)
         if grants.workspace_write:
             read_only, reopened = protected_within(workspace, grants.reopened, package_root)
+            guarded = (workspace,)
+            allowed = [workspace / name for name in sorted(grants.reopened)]
+            if package_root is not None and package_root.is_relative_to(workspace):
+                allowed.append(package_root)
     policy = SandboxPolicy(
         network=_network(grants),
         limits=limits if limits is not None else ResourceLimits(group=package_id),
         read_only_within=read_only,
         reopened=reopened,
         private_tmp=tmp,
+        guarded=guarded,
+        guard_allowed=tuple(allowed),
     )
     policy = policy.allowing(
         read=[*base.read, *read], execute=[*base.execute, *execute], write=[*base.write, *write]

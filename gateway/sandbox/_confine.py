@@ -6,6 +6,7 @@ done here, in the caller's thread."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -107,6 +108,8 @@ class Confinement:
     compiled: _Compiled | None
     seccomp: bytes | None
     drop_capabilities: bool
+    guard_seccomp: bytes | None = None
+    """The filter with the name-changing calls handed to a supervisor (``_guard``)."""
 
     def apply(self) -> None:
         """Confine the calling thread: capabilities, no_new_privs, Landlock, seccomp."""
@@ -152,7 +155,7 @@ def _ruleset(policy: SandboxPolicy, abi: int) -> Ruleset:
 def prepare(policy: SandboxPolicy, support: KernelSupport) -> Confinement | None:
     if not sys.platform.startswith("linux"):
         return None  # nothing to apply; support_diagnostics says so once per run
-    seccomp = None
+    seccomp = guard_seccomp = None
     if support.seccomp:
         rules = FilterRules(
             unix=policy.unix_sockets,
@@ -160,10 +163,12 @@ def prepare(policy: SandboxPolicy, support: KernelSupport) -> Confinement | None
             anonymous_exec=policy.anonymous_exec,
         )
         seccomp = _seccomp_program(rules)
+        if policy.guarded and support.user_notify:
+            guard_seccomp = _seccomp_program(dataclasses.replace(rules, guard_names=True))
     compiled = None
     if support.landlock:
         try:
             compiled = _CACHE.get(policy, support.landlock_abi)
         except LandlockError as error:
             raise SandboxError(error.errno, f"cannot build the sandbox: {error}") from None
-    return Confinement(compiled, seccomp, policy.drop_capabilities)
+    return Confinement(compiled, seccomp, policy.drop_capabilities, guard_seccomp)

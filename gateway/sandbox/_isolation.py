@@ -14,19 +14,25 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from gateway.base import Diagnostic
 from gateway.sandbox._confine import Confinement
+from gateway.sandbox._guard import GuardPlan, guard_plan
 from gateway.sandbox._namespaces import NamespacePlan, private_tmp_plan
 from gateway.sandbox._policy import NetworkAccess, SandboxPolicy
+from gateway.sandbox._refusals import watch_refusals
 from gateway.sandbox._support import KernelSupport
 
 __all__ = [
     "TRAMPOLINE",
     "Trampoline",
     "effective_policy",
+    "guard_for",
+    "label_of",
     "namespace_plan",
     "serve_egress",
 ]
@@ -81,18 +87,30 @@ class Trampoline:
     inherited: tuple[int, ...]
     receiver: socket.socket | None = field(default=None)
     sender: socket.socket | None = field(default=None)
+    guard: GuardPlan | None = None
+    refusals: socket.socket | None = None
+    """The gateway's end of the socket the supervisor reports refusals on."""
+    reporter: socket.socket | None = None
+    holds: bool = False
+    """It stops itself first, for the gateway to set its limits (``_gate.release``)."""
 
     @classmethod
     def build(
-        cls, plan: NamespacePlan, confinement: Confinement, support: KernelSupport
+        cls,
+        plan: NamespacePlan | None,
+        confinement: Confinement,
+        support: KernelSupport,
+        guard: GuardPlan | None = None,
+        hold: bool = False,
     ) -> Trampoline:
+        plan = plan if plan is not None else NamespacePlan()
         ruleset = confinement.compiled.ruleset.fd if confinement.compiled is not None else -1
         inherited = [ruleset] if ruleset >= 0 else []
-        receiver = sender = None
+        receiver = sender = refusals = reporter = None
         if plan.network:
             receiver, sender = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             inherited.append(sender.fileno())
-        spec = {
+        spec: dict[str, Any] = {
             "root": str(_SOURCE_ROOT),
             "plan": plan.to_json(),
             "user_namespace": not support.private_mounts,
@@ -100,8 +118,20 @@ class Trampoline:
             "ruleset_fd": ruleset,
             "seccomp": (confinement.seccomp or b"").hex(),
             "drop_capabilities": confinement.drop_capabilities,
+            "hold": hold,
         }
-        return cls(json.dumps(spec), tuple(inherited), receiver, sender)
+        if guard is not None and confinement.guard_seccomp is not None:
+            refusals, reporter = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            inherited.append(reporter.fileno())
+            spec |= {
+                "guard": guard.to_json(),
+                "guard_seccomp": confinement.guard_seccomp.hex(),
+                "report_to": reporter.fileno(),
+            }
+        else:
+            guard = None
+        return cls(json.dumps(spec), tuple(inherited), receiver, sender, guard, refusals,
+                   reporter, hold)  # fmt: skip
 
     def command(self, argv: Iterable[str]) -> list[str]:
         return [sys.executable, "-I", "-S", str(TRAMPOLINE), self.spec, *argv]
@@ -109,13 +139,21 @@ class Trampoline:
     def started(self) -> None:
         """The child has its copy of the sender: the gateway's goes (so a child that dies
         before sending is an end of file, not a wait)."""
-        if self.sender is not None:
-            self.sender.close()
+        for sock in (self.sender, self.reporter):
+            if sock is not None:
+                sock.close()
 
     def abandon(self) -> None:
         """Nothing started: the gateway's end goes too."""
-        if self.receiver is not None:
-            self.receiver.close()
+        for sock in (self.receiver, self.refusals):
+            if sock is not None:
+                sock.close()
+
+    def watch(self, label: str, report: Callable[[Diagnostic], object] | None) -> None:
+        """Report what the supervisor refuses (``sandbox.protected_name``) to ``report``."""
+        if self.refusals is not None and self.guard is not None:
+            watch_refusals(self.refusals, label, self.guard.roots[0], report)
+            self.refusals = None
 
     def listener(self) -> int | None:
         """The egress listener the trampoline sent back; None when it sent none (it failed
@@ -130,10 +168,26 @@ class Trampoline:
         return fds[0] if fds else None
 
 
+def guard_for(policy: SandboxPolicy, support: KernelSupport) -> GuardPlan | None:
+    """The guard of ``policy``'s protected names (None: nothing guarded, or this kernel
+    cannot: ``missing_protections`` says so)."""
+    if not policy.guarded or not (support.user_notify and support.landlock):
+        return None
+    plan = guard_plan(policy.guarded)
+    if plan is None:
+        return None
+    allowed = [os.path.realpath(p) for p in policy.guard_allowed]
+    return dataclasses.replace(plan, allowed=tuple(dict.fromkeys(allowed)))
+
+
+def label_of(policy: SandboxPolicy) -> str:
+    """The package a policy belongs to, for what its child is refused."""
+    return policy.limits.group if policy.limits is not None and policy.limits.group else "child"
+
+
 def serve_egress(listener: int, policy: SandboxPolicy, pid: int, report: object) -> None:
     """Hand ``listener`` to the egress proxy for the child ``pid`` under ``policy``."""
     from gateway.sandbox.egress import Grant, egress_service
 
-    label = policy.limits.group if policy.limits is not None and policy.limits.group else "child"
-    grant = Grant(label, policy.network.destinations)
+    grant = Grant(label_of(policy), policy.network.destinations)
     egress_service().serve(listener, grant, pid, report)  # type: ignore[arg-type]

@@ -130,10 +130,18 @@ class SandboxPolicy:
     private_tmp: Path | None = None
     """Bound over ``/tmp`` and ``/var/tmp`` in the child's own mount namespace (its private
     temp folder, as systemd's ``PrivateTmp=``): a write to ``/tmp/x`` lands there."""
+    guarded: tuple[Path, ...] = ()
+    """Writable folders in which no protected name may be made, changed or removed, at
+    any depth, whether it exists yet or not (``_guard``: a supervisor checks each call)."""
+    guard_allowed: tuple[Path, ...] = ()
+    """Protected paths inside ``guarded`` the user reopened by name, and the package's own
+    folder."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "read_only_within", _absolute(self.read_only_within, "read"))
         object.__setattr__(self, "reopened", _absolute(self.reopened, "write"))
+        object.__setattr__(self, "guarded", _absolute(self.guarded, "write"))
+        object.__setattr__(self, "guard_allowed", _absolute(self.guard_allowed, "write"))
         object.__setattr__(self, "read", _absolute(self.read, "read"))
         object.__setattr__(self, "execute", _absolute(self.execute, "execute"))
         object.__setattr__(self, "write", _absolute(self.write, "write"))
@@ -176,6 +184,8 @@ class SandboxPolicy:
             parts.append("may execute anonymous files")
         if self.read_only_within:
             parts.append(f"read-only inside: {', '.join(p.name for p in self.read_only_within)}")
+        if self.guarded:
+            parts.append("protected names guarded at any depth")
         if self.private_tmp is not None:
             parts.append("a private /tmp")
         return "; ".join(parts)

@@ -47,6 +47,7 @@ _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _RET_ALLOW = 0x7FFF0000
 _RET_ERRNO = 0x00050000
+_RET_USER_NOTIF = 0x7FC00000
 # Classic BPF opcodes.
 _LD_W_ABS = 0x00 | 0x00 | 0x20
 _JEQ_K = 0x05 | 0x10 | 0x00
@@ -74,6 +75,19 @@ class _Arch:
 _FCHMODAT2 = 452  # new syscalls share one number on every architecture
 _IO_URING_SETUP = 425
 _MEMFD_SECRET = 447
+_OPENAT2 = 437
+_WRITE_OPEN = 0o1 | 0o2 | 0o100 | 0o1000 | 0o20000000
+"""O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, __O_TMPFILE: an open that may make or change a
+file (the same bits on x86-64 and arm64)."""
+_NAME_CALLS = {
+    # creat truncate rename mkdir rmdir link unlink symlink mknod, then the *at forms
+    "x86_64": (85, 76, 82, 83, 84, 86, 87, 88, 133, 263, 264, 265, 266, 258, 259, 316),
+    "aarch64": (45, 34, 33, 35, 36, 37, 38, 276),
+}
+"""Calls that make, change or remove a name by path: handed to the supervisor when names
+are guarded (``_guard``)."""
+_OPENS = {"x86_64": ((2, 1), (257, 2)), "aarch64": ((56, 2),)}
+"""(open call, index of its flags argument)."""
 _ARCHES = {
     "x86_64": _Arch(0xC000003E, socket=41, ioctl=16, chmod=90, fchmod=91, fchmodat=268,
                     memfd_create=319, x32_bit=0x40000000),
@@ -95,6 +109,10 @@ class FilterRules:
     inet: bool = False
     anonymous_exec: bool = False
     """``memfd_create`` with any flags, and ``memfd_secret``."""
+    guard_names: bool = False
+    """Hand the calls that make, change or remove a name (and opens for writing) to the
+    supervisor (``RET_USER_NOTIF``); ``openat2``, whose flags a filter cannot read, fails
+    with ENOSYS, as on a kernel without it."""
 
     def families(self) -> tuple[int, ...]:
         allowed: list[int] = []
@@ -177,6 +195,13 @@ def build_filter(rules: FilterRules) -> bytes:
     p.emit(_JEQ_K, _FCHMODAT2, "mode2", 0)
     p.emit(_JEQ_K, arch.ioctl, "ioctl", 0)
     p.emit(_JEQ_K, _IO_URING_SETUP, "nosys", 0)
+    machine = os.uname().machine
+    if rules.guard_names:
+        p.emit(_JEQ_K, _OPENAT2, "nosys", 0)
+        for number in _NAME_CALLS[machine]:
+            p.emit(_JEQ_K, number, "notify", 0)
+        for number, index in _OPENS[machine]:
+            p.emit(_JEQ_K, number, f"open{index}", 0)
     if not rules.anonymous_exec:
         p.emit(_JEQ_K, arch.memfd_create, "memfd", 0)
         p.emit(_JEQ_K, _MEMFD_SECRET, "eperm", 0)
@@ -199,6 +224,13 @@ def build_filter(rules: FilterRules) -> bytes:
         p.emit(_LD_W_ABS, _arg(1))
         p.emit(_JSET_K, _MFD_EXEC, "eperm", 0)
         p.emit(_JSET_K, _MFD_NOEXEC_SEAL, "allow", "eperm")
+    if rules.guard_names:
+        for index in sorted({i for _, i in _OPENS[machine]}):
+            p.label(f"open{index}")
+            p.emit(_LD_W_ABS, _arg(index))
+            p.emit(_JSET_K, _WRITE_OPEN, "notify", "allow")
+        p.label("notify")
+        p.emit(_RET_K, _RET_USER_NOTIF)
     p.label("eperm")
     p.emit(_RET_K, _RET_ERRNO | errno.EPERM)
     p.label("allow")

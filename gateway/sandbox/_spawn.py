@@ -19,8 +19,10 @@ Protected paths (``_protected``), the private ``/tmp`` and network grants by des
 need namespaces made before Landlock (``_namespaces``, ``_isolation``): with
 ``CAP_SYS_ADMIN`` the thread makes them; otherwise the child starts as the trampoline
 (``_trampoline``), the one extra interpreter start, which makes its own user, mount and
-network namespaces, then confines itself. A child in a network namespace of its own gets
-the proxy variables, and its listener is served by the egress proxy (``egress``).
+network namespaces, then confines itself. A child whose protected names are guarded at any
+depth (``_guard``) always starts so: the trampoline stays as its supervisor. A child in a
+network namespace of its own gets the proxy variables, and its listener is served by the
+egress proxy (``egress``).
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ from gateway.sandbox._gate import (
 from gateway.sandbox._isolation import (
     Trampoline,
     effective_policy,
+    guard_for,
+    label_of,
     namespace_plan,
     serve_egress,
 )
@@ -139,19 +143,23 @@ def spawn_confined(
     confinement = prepare(policy, support)
     limiting = _limiting(policy.limits)
     plan = namespace_plan(policy, cwd) if confinement is not None else None
+    guard = guard_for(policy, support) if confinement is not None else None
+    gate = limiting is not None and can_gate(env)
     # With CAP_SYS_ADMIN the confining thread makes the namespaces; else the child does, as
-    # the trampoline; else none (missing_protections says what that leaves out).
-    in_thread = plan is not None and support.private_mounts
+    # the trampoline; else none (missing_protections says what that leaves out). A guarded
+    # child always starts as the trampoline, which stays as its supervisor.
+    in_thread = plan is not None and support.private_mounts and guard is None
     trampoline = None
-    if plan is not None and not in_thread and support.user_namespaces and confinement is not None:
-        trampoline = Trampoline.build(plan, confinement, support)
+    namespaces = plan is not None and not in_thread and support.user_namespaces
+    if confinement is not None and (namespaces or guard is not None):
+        hold = guard is not None and limiting is not None and not gate
+        trampoline = Trampoline.build(plan, confinement, support, guard, hold)
     if plan is not None and plan.network:
         env = {
             **(os.environ if env is None else env),
             **proxy_environment(policy.network.destinations),
         }
     command = list(argv)
-    gate = limiting is not None and can_gate(env)
     if limiting is not None:
         command = node_heap_argument(command, limiting.limits)
     fds = tuple(pass_fds)
@@ -212,9 +220,13 @@ def spawn_confined(
         if trampoline is not None:
             trampoline.abandon()
         raise result
+    if trampoline is not None:
+        trampoline.watch(label_of(policy), on_denied)
     if limiting is not None:
+        # A supervisor forks the program: its limits must be set before (it holds).
+        held = gate or (trampoline is not None and trampoline.holds)
         try:
-            (release if gate else release_started)(result, limiting.prepare)
+            (release if held else release_started)(result, limiting.prepare)
         except OSError as error:
             for fd in listener:
                 os.close(fd)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from gateway.base import Diagnostic, GatewayError
 from gateway.sandbox import _codes
 from gateway.sandbox._landlock import probe_abi
+from gateway.sandbox._notify import user_notification_available
 from gateway.sandbox._policy import SandboxPolicy
 from gateway.sandbox._protected import can_mount_privately, user_namespaces_allowed
 from gateway.sandbox._seccomp import seccomp_available
@@ -61,6 +62,9 @@ class KernelSupport:
     """The gateway may make mount namespaces (protected paths in a writable workspace)."""
     user_namespaces: bool = False
     """Without that, a child may make its own user and mount namespaces (the trampoline)."""
+    user_notify: bool = False
+    """seccomp user notification (Linux 5.19): protected names guarded at any depth by a
+    supervisor, whether they exist yet or not (``_guard``)."""
 
     @property
     def landlock(self) -> bool:
@@ -96,7 +100,10 @@ def detect_support() -> KernelSupport:
     linux = sys.platform.startswith("linux") and os.environ.get(SANDBOXED_VARIABLE) != "1"
     mounts = linux and can_mount_privately()
     users = linux and not mounts and user_namespaces_allowed()
-    return KernelSupport(abi, seccomp_available(), "" if abi else _reason(code), mounts, users)
+    notify = linux and seccomp_available() and user_notification_available()
+    return KernelSupport(
+        abi, seccomp_available(), "" if abi else _reason(code), mounts, users, notify
+    )
 
 
 def missing_protections(policy: SandboxPolicy, support: KernelSupport) -> list[str]:
@@ -131,6 +138,12 @@ def missing_protections(policy: SandboxPolicy, support: KernelSupport) -> list[s
         missing.append(
             f"read-only {names} inside the writable workspace (a private mount namespace: "
             "CAP_SYS_ADMIN, or user namespaces, which this kernel does not allow)"
+        )
+    if policy.guarded and not (support.user_notify and support.landlock):
+        missing.append(
+            "protected names that do not exist yet, and those below the workspace's top "
+            "(seccomp user notification: Linux 5.19); only those that exist at its top are "
+            "read-only"
         )
     namespaces = support.private_mounts or support.user_namespaces
     if policy.network.destinations and not namespaces:

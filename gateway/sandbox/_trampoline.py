@@ -12,13 +12,18 @@ program is not there), as a shell says it.
 SPEC (JSON): ``root`` (where ``gateway`` is imported from), ``plan`` (a
 ``NamespacePlan``), ``user_namespace``, ``listener_to`` (the socket to send the egress
 listener over; -1: none), ``ruleset_fd`` (-1: none), ``seccomp`` (the filter, hex; empty:
-none), ``drop_capabilities``.
+none), ``drop_capabilities``; with protected names guarded (``_guard``), ``guard`` (a
+``GuardPlan``), ``guard_seccomp`` (the filter that hands name-changing calls over) and
+``report_to`` (the socket refusals are reported on): the trampoline then stays, as the
+program's supervisor (``_supervisor``). ``hold``: stop before anything else, for the
+gateway to set the limits (a child started without the gate).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sys
 
@@ -28,10 +33,17 @@ def main(argv: list[str]) -> int:
     program = argv[2:]
     sys.path.insert(0, spec["root"])
 
+    if spec.get("hold"):
+        os.kill(os.getpid(), signal.SIGSTOP)  # the gateway sets the limits, then continues it
+
     from gateway.sandbox._landlock import restrict_self_fd
     from gateway.sandbox._namespaces import NamespacePlan, enter_namespaces
     from gateway.sandbox._privileges import drop_capabilities, set_no_new_privs
     from gateway.sandbox._seccomp import install_filter
+
+    if spec.get("guard"):  # imported now: Landlock may not let it read them later
+        from gateway.sandbox._guard import GuardPlan
+        from gateway.sandbox._supervisor import run_supervised
 
     try:
         plan = NamespacePlan.from_json(spec["plan"])
@@ -47,11 +59,19 @@ def main(argv: list[str]) -> int:
         if spec["ruleset_fd"] >= 0:
             restrict_self_fd(spec["ruleset_fd"])
             os.close(spec["ruleset_fd"])
-        if spec["seccomp"]:
+        if spec["seccomp"] and not spec.get("guard"):
             install_filter(bytes.fromhex(spec["seccomp"]))
     except OSError as error:
         sys.stderr.write(f"gateway sandbox: cannot confine {program[0]}: {error}\n")
         return 126
+    if spec.get("guard"):
+        return run_supervised(
+            program,
+            GuardPlan.from_json(spec["guard"]),
+            bytes.fromhex(spec["guard_seccomp"]),
+            bytes.fromhex(spec["seccomp"]),
+            spec.get("report_to", -1),
+        )
     try:
         os.execvpe(program[0], program, os.environ)
     except FileNotFoundError as error:
