@@ -66,8 +66,8 @@ PROTECTED_NAME = define_code(
     "A package granted `workspace.write` tried to make, change, move or remove a protected "
     "name (`.git`, `.envrc`, `.vscode`, `package.json`, `Makefile`, … — docs/security.md) "
     "somewhere in the workspace, at any depth, whether it existed or not; or to make a "
-    "symlink in the workspace pointing outside it. The call failed with EACCES (the package "
-    "saw a permission error); nothing was written. The message names the path.",
+    "symlink in the workspace pointing outside it. The call failed (EROFS, as for a protected "
+    "path that exists; EACCES for the link); nothing was written. The message names the path.",
     "If the package should write there, reopen that path by name: `gateway permissions ID "
     "workspace.write:PATH` (the hint shows it); otherwise nothing to do — the sandbox did "
     "its job.",

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from gateway.sandbox._guard import GuardPlan
 from gateway.sandbox._notify import Listener, Notification
 
-__all__ = ["Call", "Refused", "decode", "perform"]
+__all__ = ["LINK_OUTSIDE", "Call", "Refused", "decode", "perform"]
+
+LINK_OUTSIDE = "link outside the workspace"
 
 _AT_FDCWD = -100
 _AT_REMOVEDIR = 0x200
@@ -67,7 +69,8 @@ _FOLDERS = frozenset({"dfd", "odfd", "ndfd"})
 
 
 class Refused(Exception):
-    """The guard refused the call: the child gets EACCES and the gateway is told."""
+    """The guard refused the call: the child gets EROFS (EACCES for a link leading
+    outside) and the gateway is told."""
 
     def __init__(self, action: str, path: str, name: str) -> None:
         super().__init__(f"{action} {path}")
@@ -294,7 +297,7 @@ def _symlink(guard: GuardPlan, c: Call) -> int:
     with _place(c.pid, c.ints["ndfd"], c.paths["new"]) as place:
         _check(guard, place, "make")
         if guard.link_target_leaves(place.real, target):
-            raise Refused("link outside the workspace", place.real, target)
+            raise Refused(LINK_OUTSIDE, place.real, target)
         os.symlink(target, place.given, dir_fd=place.folder)
     return 0
 

@@ -20,6 +20,7 @@ import anyio.lowlevel
 
 from gateway.base import Diagnostic
 from gateway.sandbox._codes import PROTECTED_NAME
+from gateway.sandbox._emulate import LINK_OUTSIDE
 from gateway.sandbox._protected import PROTECTED_NAMES
 
 __all__ = ["refusal_diagnostic", "watch_refusals"]
@@ -32,7 +33,7 @@ def refusal_diagnostic(label: str, report: dict[str, Any], workspace: str | None
     shown = path
     if workspace and path.startswith(workspace.rstrip("/") + "/"):
         shown = path[len(workspace.rstrip("/")) + 1 :]
-    if action == "link outside the workspace":
+    if action == LINK_OUTSIDE:
         return PROTECTED_NAME(
             f"{label}: the sandbox refused a symlink at {shown} to {name}, outside the "
             "workspace: a link there would bring another folder's .git or .envrc into it",

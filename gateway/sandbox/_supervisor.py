@@ -5,7 +5,8 @@ sends the listener back, and execs the program; the trampoline stays as its supe
 The supervisor is the program's parent, in its namespaces, Landlock domain and cgroup, so
 what it does for the program the kernel checks as the program's own, and it may read the
 program's memory (an ancestor, as Yama's ptrace scope 1 asks). It makes each call it is
-handed (``_emulate``) and answers it; a refusal is EACCES for the program and one line of
+handed (``_emulate``) and answers it; a refusal is EROFS for the program (as the
+read-only bind of a protected path that exists gives) and one line of
 JSON on the report socket for the gateway (``sandbox.protected_name``).
 
 The gateway knows the supervisor's pid, not the program's: it signals the whole process
@@ -29,7 +30,7 @@ import signal
 import socket
 import sys
 
-from gateway.sandbox._emulate import Refused, decode, perform
+from gateway.sandbox._emulate import LINK_OUTSIDE, Refused, decode, perform
 from gateway.sandbox._guard import GuardPlan
 from gateway.sandbox._notify import Listener, NotifyError, install_listener_filter
 
@@ -125,7 +126,10 @@ def _handle_one(listener: Listener, guard: GuardPlan, reporter: _Reporter) -> No
         perform(guard, call, listener, notification)
     except Refused as refusal:
         reporter.refused(refusal)
-        listener.answer(notification, error=errno.EACCES)
+        # EROFS, as the read-only bind of a protected path that exists: one answer for a
+        # protected name whichever mechanism holds it.
+        outside = refusal.action == LINK_OUTSIDE
+        listener.answer(notification, error=errno.EACCES if outside else errno.EROFS)
     except OSError as error:
         if isinstance(error, NotifyError):
             raise

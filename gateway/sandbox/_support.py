@@ -143,7 +143,7 @@ def missing_protections(policy: SandboxPolicy, support: KernelSupport) -> list[s
         missing.append(
             "protected names that do not exist yet, and those below the workspace's top "
             "(seccomp user notification: Linux 5.19); only those that exist at its top are "
-            "read-only"
+            "protected"
         )
     namespaces = support.private_mounts or support.user_namespaces
     if policy.network.destinations and not namespaces:
