@@ -143,7 +143,9 @@ def _place(pid: int, dirfd: int, raw: bytes, *, base: str | None = None) -> _Pla
     stripped = path.rstrip("/") or "/"
     slash = stripped != path and stripped != "/"
     head, _, name = stripped.rpartition("/")
-    if "/" not in stripped:
+    if stripped == "/":
+        head, name = "/", "."
+    elif "/" not in stripped:
         head, name = "", stripped
     elif stripped.startswith("/") and not head:
         head = "/"
@@ -152,16 +154,17 @@ def _place(pid: int, dirfd: int, raw: bytes, *, base: str | None = None) -> _Pla
         root = os.open(start, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
         raise OSError(errno.EBADF, "no such descriptor") from None
-    try:
-        folder = os.open(head or ".", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=root)
-    finally:
-        os.close(root)
+    if head:
+        try:
+            folder = os.open(head, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=root)
+        finally:
+            os.close(root)
+    else:
+        folder = root  # a bare name: the folder is where it starts
     real = os.readlink(f"/proc/self/fd/{folder}")
     if real.endswith(" (deleted)") or not real.startswith("/"):
         os.close(folder)
         raise OSError(errno.ENOENT, "folder removed")
-    if name == "/":
-        name = "."
     return _Place(folder, name, posixpath.normpath(posixpath.join(real, name)), slash)
 
 

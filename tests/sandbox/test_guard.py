@@ -19,6 +19,8 @@ import pytest
 from gateway.base import Diagnostic
 from gateway.sandbox import (
     KernelSupport,
+    ResourceLimits,
+    _spawn,
     detect_support,
     grants_from,
     missing_protections,
@@ -287,3 +289,34 @@ def test_a_kernel_without_user_notification_says_what_is_not_guarded(
     new = KernelSupport(landlock_abi=7, seccomp=True, private_mounts=True, user_notify=True)
     assert any("do not exist yet" in m for m in missing_protections(sandbox.policy, old))
     assert not any("do not exist yet" in m for m in missing_protections(sandbox.policy, new))
+
+
+def test_a_guarded_child_started_without_the_gate_gets_its_limits_before_the_program(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """npm's token variables cannot pass the gate's shell: the trampoline holds itself
+    until the gateway has set the limits, then forks the program, which inherits them."""
+    states: list[str] = []
+    prepare = _spawn._Limiting.prepare
+
+    def observed(self: _spawn._Limiting, pid: int) -> None:
+        states.append(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0])
+        prepare(self, pid)
+
+    monkeypatch.setattr(_spawn._Limiting, "prepare", observed)
+    mib = 1 << 20
+    sandbox = package_sandbox(
+        home=tmp_path / "home", package_id="npmlike", package_root=None, workspace=workspace,
+        grants=grants_from(["workspace.write"]), runtime=python_runtime_paths(),
+        limits=ResourceLimits(file_size=mib),
+    )  # fmt: skip
+    env = {"PATH": "/usr/bin:/bin", "npm_config_//registry.example/:_authToken": "tok"}
+    child = spawn_confined(
+        [sys.executable, "-c", "print(open('/proc/self/limits').read())"],
+        policy=sandbox.policy, cwd=workspace, env=env, stdout=subprocess.PIPE,
+    )  # fmt: skip
+    out, _ = child.communicate(timeout=60)
+    assert any(
+        line.startswith("Max file size") and str(mib) in line for line in out.decode().splitlines()
+    )
+    assert states == ["T"]  # held (stopped) while its limits were set, before any fork
