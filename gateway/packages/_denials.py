@@ -2,11 +2,12 @@
 that do not start it still say so: ``status`` (which never starts anything) and ``list``
 while the package's registration comes from the registration cache.
 
-A record holds the ``sandbox.denied`` diagnostics of one start and the grants the package
-had then. It is shown only while the grants are the same: after ``gateway permissions``
-widens them, the refusal may no longer happen, and the next start says what is true. A
-start without refusals removes the record. Files live under ``GATEWAY_HOME/cache/denials``,
-one JSON document per package named by a digest of its id (an id never becomes a path),
+A record holds the refusals of one start — ``sandbox.denied``, ``sandbox.protected_name``,
+``sandbox.network_denied``, each with its code — and the grants the package had then. It
+is shown only while the grants are the same: after ``gateway permissions`` widens them,
+the refusal may no longer happen, and the next start says what is true. A start without
+refusals removes the record. Files live under ``GATEWAY_HOME/cache/denials``, one JSON
+document per package named by a digest of its id (an id never becomes a path),
 written atomically; an unreadable one is no record, never an error.
 """
 
@@ -18,12 +19,16 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from gateway.base import Diagnostic, write_json_atomically
-from gateway.sandbox import SANDBOX_DENIED
+from gateway.base import Diagnostic, DiagnosticCode, write_json_atomically
+from gateway.sandbox import NETWORK_DENIED, PROTECTED_NAME, SANDBOX_DENIED
 
-__all__ = ["DENIAL_CODE", "recalled_denials", "remember_denials"]
+__all__ = ["DENIAL_CODES", "recalled_denials", "remember_denials"]
 
-DENIAL_CODE = SANDBOX_DENIED.code
+_SPECS: dict[str, DiagnosticCode] = {
+    c.code: c for c in (SANDBOX_DENIED, PROTECTED_NAME, NETWORK_DENIED)
+}
+DENIAL_CODES = frozenset(_SPECS)
+"""What the sandbox refused a package, recalled while it is not started again."""
 _RECALLED = " (at its last start)"
 _KEPT = 20
 """Refusals kept per package: one per missing grant is what the reporter emits."""
@@ -41,10 +46,10 @@ def remember_denials(
     Best effort: a record that cannot be written only loses a reminder."""
     # A refusal recalled earlier in this run (its package held dormant, then started) is
     # the same refusal: kept once, as it was said at the start, never with the note again.
-    hints: dict[str, str | None] = {}
+    hints: dict[str, tuple[str, str | None]] = {}
     for said in found:
-        if said.code == DENIAL_CODE and said.package == package_id:
-            hints.setdefault(_as_said(said.message), said.hint)
+        if said.code in DENIAL_CODES and said.package == package_id:
+            hints.setdefault(_as_said(said.message), (said.code, said.hint))
     denials = list(hints)[:_KEPT]
     path = _path(home, package_id)
     if not denials:
@@ -54,7 +59,10 @@ def remember_denials(
     document = {
         "package": package_id,
         "granted": sorted(set(granted)),
-        "denials": [{"message": message, "hint": hints[message]} for message in denials],
+        "denials": [
+            {"message": message, "code": hints[message][0], "hint": hints[message][1]}
+            for message in denials
+        ],
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -64,8 +72,9 @@ def remember_denials(
 
 
 def recalled_denials(home: Path, package_id: str, granted: Iterable[str]) -> list[Diagnostic]:
-    """The refusals of the package's last start, as ``sandbox.denied`` diagnostics saying
-    so, when its grants are still those it had then; else none."""
+    """The refusals of the package's last start, each with its code (``sandbox.denied`` for
+    a record without one), saying so, when its grants are still those it had then; else
+    none."""
     try:
         document = json.loads(_path(home, package_id).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -79,8 +88,9 @@ def recalled_denials(home: Path, package_id: str, granted: Iterable[str]) -> lis
         if not isinstance(item, dict) or not isinstance(item.get("message"), str):
             continue
         hint = item.get("hint") if isinstance(item.get("hint"), str) else None
+        spec = _SPECS.get(item.get("code"), SANDBOX_DENIED)  # type: ignore[arg-type]
         message = _as_said(item["message"]) + _RECALLED
-        recalled.append(SANDBOX_DENIED(message, package=package_id, hint=hint))
+        recalled.append(spec(message, package=package_id, hint=hint))
     return recalled
 
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from gateway.sandbox._codes import (
         EGRESS_UPSTREAM,
         NETWORK_DENIED,
+        PROTECTED_NAME,
         SANDBOX_DENIED,
         SANDBOX_REFUSED,
     )
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
         make_undumpable,
     )
     from gateway.sandbox._protected import PROTECTED_NAMES, reopened_names
+    from gateway.sandbox._refusals import settle_refusals
     from gateway.sandbox._spawn import spawn_confined, wait_for_exit
     from gateway.sandbox._support import (
         FULL_ABI,
@@ -112,6 +114,8 @@ _WHERE: dict[str, str] = {
     "EGRESS_HOST": "gateway.sandbox._netns",
     "EGRESS_PORT": "gateway.sandbox._netns",
     "SANDBOX_DENIED": "gateway.sandbox._codes",
+    "settle_refusals": "gateway.sandbox._refusals",
+    "PROTECTED_NAME": "gateway.sandbox._codes",
     "SANDBOX_REFUSED": "gateway.sandbox._codes",
     "Cgroups": "gateway.sandbox._cgroups",
     "cleanup_cgroups": "gateway.sandbox._cgroups",
@@ -174,6 +178,7 @@ __all__ = [
     "LIMIT_NAMES",
     "NETWORK_DENIED",
     "NETWORK_GRANT_PREFIX",
+    "PROTECTED_NAME",
     "PROTECTED_NAMES",
     "SANDBOXED_VARIABLE",
     "SANDBOX_DENIED",
@@ -229,6 +234,7 @@ __all__ = [
     "reap_adopted",
     "reopened_names",
     "safe_name",
+    "settle_refusals",
     "spawn_confined",
     "support_diagnostics",
     "system_policy",

@@ -149,10 +149,10 @@ class Trampoline:
             if sock is not None:
                 sock.close()
 
-    def watch(self, label: str, report: Callable[[Diagnostic], object] | None) -> None:
+    def watch(self, pid: int, label: str, report: Callable[[Diagnostic], object] | None) -> None:
         """Report what the supervisor refuses (``sandbox.protected_name``) to ``report``."""
         if self.refusals is not None and self.guard is not None:
-            watch_refusals(self.refusals, label, self.guard.roots[0], report)
+            watch_refusals(self.refusals, pid, label, self.guard.roots[0], report)
             self.refusals = None
 
     def listener(self) -> int | None:

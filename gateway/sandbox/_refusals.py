@@ -23,9 +23,11 @@ from gateway.sandbox._codes import PROTECTED_NAME
 from gateway.sandbox._emulate import LINK_OUTSIDE
 from gateway.sandbox._protected import PROTECTED_NAMES
 
-__all__ = ["refusal_diagnostic", "watch_refusals"]
+__all__ = ["refusal_diagnostic", "settle_refusals", "watch_refusals"]
 
 _LINE_LIMIT = 16384
+_watchers: dict[int, threading.Thread] = {}
+_lock = threading.Lock()
 
 
 def refusal_diagnostic(label: str, report: dict[str, Any], workspace: str | None) -> Diagnostic:
@@ -49,12 +51,13 @@ def refusal_diagnostic(label: str, report: dict[str, Any], workspace: str | None
 
 def watch_refusals(
     sock: socket.socket,
+    pid: int,
     label: str,
     workspace: str | None,
     report: Callable[[Diagnostic], object] | None,
 ) -> None:
-    """Read ``sock`` on a thread of its own; each refusal goes to ``report`` (on the
-    caller's event loop when called from one)."""
+    """Read ``sock`` on a thread of its own; each refusal of the child ``pid`` goes to
+    ``report`` (on the caller's event loop when called from one)."""
     try:
         token: Any = anyio.lowlevel.current_token()
     except RuntimeError:
@@ -70,13 +73,31 @@ def watch_refusals(
             anyio.from_thread.run_sync(report, diagnostic, token=token)
 
     def read() -> None:
-        with sock, sock.makefile("rb") as lines:
-            for line in iter(lambda: lines.readline(_LINE_LIMIT), b""):
-                try:
-                    data = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(data, dict):
-                    deliver(refusal_diagnostic(label, data, workspace))
+        try:
+            with sock, sock.makefile("rb") as lines:
+                for line in iter(lambda: lines.readline(_LINE_LIMIT), b""):
+                    try:
+                        data = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(data, dict):
+                        deliver(refusal_diagnostic(label, data, workspace))
+        finally:
+            with _lock:
+                if _watchers.get(pid) is threading.current_thread():
+                    del _watchers[pid]
 
-    threading.Thread(target=read, name=f"gateway-guard-{label}", daemon=True).start()
+    thread = threading.Thread(target=read, name=f"gateway-guard-{label}", daemon=True)
+    with _lock:
+        _watchers[pid] = thread
+    thread.start()
+
+
+def settle_refusals(pid: int, within: float = 5.0) -> None:
+    """Wait (bounded) until every refusal of the child ``pid`` — which has exited — has been
+    reported: its supervisor wrote each one before answering the call, and closes the
+    socket as it exits. Called from a thread (it blocks)."""
+    with _lock:
+        thread = _watchers.get(pid)
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(within)

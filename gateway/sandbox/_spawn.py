@@ -221,7 +221,7 @@ def spawn_confined(
             trampoline.abandon()
         raise result
     if trampoline is not None:
-        trampoline.watch(label_of(policy), on_denied)
+        trampoline.watch(result.pid, label_of(policy), on_denied)
     if limiting is not None:
         # A supervisor forks the program: its limits must be set before (it holds).
         held = gate or (trampoline is not None and trampoline.holds)

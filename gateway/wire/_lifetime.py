@@ -13,7 +13,7 @@ import anyio
 
 from gateway.base import Diagnostic, Diagnostics
 from gateway.runtime import Child, start_child
-from gateway.sandbox import SandboxUnavailable, family, kill_family
+from gateway.sandbox import SandboxUnavailable, family, kill_family, settle_refusals
 from gateway.wire import _codes
 from gateway.wire._channel import ChannelClosed
 from gateway.wire._errors import ExtensionError, ExtensionStartError, SandboxRefused
@@ -76,6 +76,9 @@ async def stop(
         await _stop_group(child, name, shutdown, pipes, config, diagnostics)
     finally:
         await anyio.to_thread.run_sync(kill_family, escaped)
+        # What its supervisor refused it is said before its stop is over, as its stderr is.
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(settle_refusals, child.pid)
 
 
 async def _stop_group(

@@ -11,7 +11,8 @@ import pytest
 
 from gateway import open_gateway
 from gateway.packages import recalled_denials, remember_denials
-from gateway.sandbox import SANDBOX_DENIED
+from gateway.sandbox import SANDBOX_DENIED, detect_support
+from gateway.store import StateStore
 from tests.conftest import Workspace
 from tests.gateway.test_cli import gateway as run_cli
 from tests.gateway.test_lazy_start import nimlet_package, starts
@@ -117,3 +118,32 @@ def test_a_record_holding_the_note_many_times_is_recalled_with_one(tmp_path: Pat
     assert [d.message for d in recalled_denials(tmp_path, "p", [])] == [
         "p: refused (at its last start)"
     ]
+
+
+@pytest.mark.skipif(
+    not (detect_support().user_notify and detect_support().landlock),
+    reason="needs Landlock and seccomp user notification",
+)
+async def test_a_protected_name_refused_at_start_is_said_and_recalled_with_its_code(workspace):
+    """A package granted ``workspace.write`` that plants ``.envrc`` as it starts: refused
+    (the guard), said by the run, and by ``status`` afterwards with the grant reopening it."""
+    planted = workspace.root / ".envrc"
+    package_id, _ = nimlet_package(workspace, "planter", write_at_start=str(planted))
+    with StateStore.open(workspace.config.home) as store:
+        store.grant(package_id, ["workspace.write"], ["workspace.write"])
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
+        pass
+    # Said by the time its stop is over (its supervisor's report socket is drained then).
+    said = [d for d in gateway.diagnostics if d.code == "sandbox.protected_name"]
+    assert not planted.exists()
+    assert [d.package for d in said] == [package_id]
+    assert ".envrc" in said[0].message
+    shown = run_cli(workspace, "status")
+    assert ".envrc is protected" in shown.stdout and "(at its last start)" in shown.stdout
+    document = json.loads(run_cli(workspace, "status", "--json").stdout)
+    (entry,) = document["packages"]
+    recalled = entry["denied_at_last_start"]
+    assert [d["code"] for d in recalled] == ["sandbox.protected_name"]
+    assert recalled[0]["hint"] == f"gateway permissions {package_id} workspace.write:.envrc"
