@@ -50,10 +50,12 @@ def _fail(program: str, error: OSError, code: int) -> None:
 
 
 def _start_program(
-    program: list[str], channel: socket.socket, parent: int, guard_filter: bytes
+    program: list[str], channel: socket.socket, parent: int, guard_filter: bytes, report: int
 ) -> None:
-    """In the fork: never returns."""
+    """In the fork: never returns. The report socket is not the program's to write."""
     try:
+        if report >= 0:
+            os.close(report)
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:
@@ -84,7 +86,7 @@ def run_supervised(
     child = os.fork()
     if child == 0:
         mine.close()
-        _start_program(program, theirs, parent, guard_filter)
+        _start_program(program, theirs, parent, guard_filter, report_to)
     theirs.close()
     try:
         _, fds, _, _ = socket.recv_fds(mine, 1, 1)

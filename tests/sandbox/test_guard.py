@@ -320,3 +320,15 @@ def test_a_guarded_child_started_without_the_gate_gets_its_limits_before_the_pro
         line.startswith("Max file size") and str(mib) in line for line in out.decode().splitlines()
     )
     assert states == ["T"]  # held (stopped) while its limits were set, before any fork
+
+
+def test_the_program_holds_none_of_its_supervisors_descriptors(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """Not the listener (it would answer its own calls), not the report socket (it would
+    forge refusals), not the hand-over channel."""
+    done = _run(tmp_path, workspace, [
+        ("only standard streams", "fds = sorted(int(f) for f in os.listdir('/proc/self/fd')); "
+                                  "assert fds[:3] == [0, 1, 2] and len(fds) == 4, fds"),
+    ])  # fmt: skip
+    assert done == {"only standard streams": "ok"}  # the fourth: listdir's own
