@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import functools
 import os
 import posixpath
 import stat
@@ -64,6 +65,7 @@ _X86: dict[int, tuple[str, tuple[str, ...], dict[str, int]]] = {
 }
 _ARM = {56: _X86[257], 45: _X86[76], 38: _X86[264], 276: _X86[316], 34: _X86[258],
         35: _X86[263], 37: _X86[265], 36: _X86[266], 33: _X86[259]}  # fmt: skip
+_TABLE = _X86 if os.uname().machine == "x86_64" else _ARM
 _PATHS = frozenset({"path", "old", "new", "target"})
 _FOLDERS = frozenset({"dfd", "odfd", "ndfd"})
 
@@ -93,8 +95,7 @@ def _signed(value: int) -> int:
 def decode(listener: Listener, notification: Notification) -> Call:
     """The call ``notification`` stands for, its paths read from the caller's memory.
     ``OSError`` (EFAULT, ENAMETOOLONG, ENOSYS) is the caller's answer."""
-    table = _X86 if os.uname().machine == "x86_64" else _ARM
-    entry = table.get(notification.nr)
+    entry = _TABLE.get(notification.nr)
     if entry is None:
         raise OSError(errno.ENOSYS, "not a guarded call")
     kind, names, fixed = entry
@@ -353,9 +354,13 @@ def _rename(guard: GuardPlan, c: Call) -> int:
     return 0
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
 def _renameat2(source: _Place, dest: _Place, flags: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    result = libc.syscall(
+    result = _libc().syscall(
         ctypes.c_long(_RENAMEAT2[os.uname().machine]), ctypes.c_int(source.folder),
         os.fsencode(source.given), ctypes.c_int(dest.folder), os.fsencode(dest.given),
         ctypes.c_uint(flags),
