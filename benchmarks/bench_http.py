@@ -56,7 +56,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from benchmarks._otlp_sink import Sink, otlp_sink  # noqa: E402
+from gateway.testing import OtlpReceiver, otlp_receiver  # noqa: E402
 
 ECHO = HERE / "echo_extension.py"
 SDK_SERVER = HERE / "mcp_http_echo_server.py"
@@ -380,7 +380,7 @@ async def overhead(
 
 
 def report_overhead(
-    found: dict[str, list[float]], cpu: dict[str, float], baseline: str, sink: Sink
+    found: dict[str, list[float]], cpu: dict[str, float], baseline: str, sink: OtlpReceiver
 ) -> None:
     print("\n4. tracing and metrics: one client per server, alternating batches; the same"
           " gateway with both off is the baseline")  # fmt: skip
@@ -447,7 +447,7 @@ def main() -> None:
         compared(args)
     with (
         tempfile.TemporaryDirectory() as folder,
-        otlp_sink() as sink,
+        otlp_receiver(keep=False) as sink,
         observed_gateways(Path(folder), 10, sink.url) as servers,
     ):
         found, cpu = anyio.run(overhead, servers, args.calls)

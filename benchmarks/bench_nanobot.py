@@ -9,6 +9,13 @@
    authoring document's ``Tool`` subclass, so nanobot's cast/validate run per call) vs the
    plain nimlet echo extension, both in one gateway, calls interleaved so drift hits both;
    target p50 <= 1.3x the plain extension.
+3. a request's trace context (``--traced-only`` runs this alone): the sidecar driven over its
+   pipes with ``trace.context`` negotiated, tool calls with no trace context (what every
+   call cost before the sidecar took it) against calls carrying ``gateway.traceparent``
+   (now checked and set for the request's task), for a package that does not use
+   OpenTelemetry and for one that imported its API (the context then also made
+   OpenTelemetry's current one); the four kinds in rotating batches, wall time per round
+   trip and the sidecar's CPU time per call (``/proc/PID/schedstat``, nanoseconds).
 
 The machines here are small shared VMs: only same-run ratios are comparable.
 """
@@ -186,6 +193,102 @@ async def round_trips(root: Path, calls: int) -> tuple[list[float], list[float]]
     return plain, nanobot
 
 
+OTEL_SOURCE = "from opentelemetry import trace  # a package that traces imports the API\n"
+TRACED_INITIALIZE = INITIALIZE.replace(
+    b'"register.diagnostics"]', b'"register.diagnostics", "trace.context"]'
+)
+TRACE = {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+         "tracestate": "vendor=1"}  # fmt: skip
+
+
+class Driven:
+    """One sidecar over its pipes: a call is one request line written, one reply read."""
+
+    def __init__(self, package: Path, data: Path) -> None:
+        self.process = subprocess.Popen(
+            sidecar_command([package], data), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env=child_environment(), start_new_session=True,
+        )  # fmt: skip
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin, self.stdout = self.process.stdin, self.process.stdout
+        self.stdin.write(TRACED_INITIALIZE)
+        self.stdin.flush()
+        assert b'"register"' in self.stdout.readline()
+        self.count = 0
+
+    def call(self, traced: bool) -> None:
+        self.count += 1
+        request: dict[str, object] = {"type": "tool", "id": str(self.count), "name": "nb_echo",
+                                      "arguments": {"text": "hi"}}  # fmt: skip
+        if traced:
+            request["gateway"] = TRACE
+        self.stdin.write(json.dumps(request).encode() + b"\n")
+        self.stdin.flush()
+        assert b'"hi"' in self.stdout.readline()
+
+    def cpu(self) -> float:
+        """Seconds of CPU the sidecar's (one) thread has run."""
+        with open(f"/proc/{self.process.pid}/schedstat") as stat:
+            return int(stat.read().split()[0]) / 1e9
+
+    def close(self) -> None:
+        self.stdin.close()
+        self.process.wait()
+        self.stdout.close()
+
+
+def traced_requests(
+    root: Path, calls: int, batch: int = 200
+) -> dict[str, tuple[list[float], float]]:
+    """Per kind: wall seconds per round trip, and sidecar CPU seconds per call."""
+    plain = write_package(root / "plain", 0)
+    traced = write_package(root / "otel", 0)
+    module = traced / "bench_echo" / "__init__.py"
+    module.write_text(OTEL_SOURCE + module.read_text())
+    sidecars = {"plain": Driven(plain, root / "data"), "otel": Driven(traced, root / "data")}
+    kinds = {"no trace context": ("plain", False), "traceparent": ("plain", True),
+             "OpenTelemetry package, no trace context": ("otel", False),
+             "OpenTelemetry package, traceparent": ("otel", True)}  # fmt: skip
+    names = list(kinds)
+    wall: dict[str, list[float]] = {name: [] for name in names}
+    cpu = dict.fromkeys(names, 0.0)
+    try:
+        for name in names:  # warm: the first call of each kind imports what it needs
+            which, carried = kinds[name]
+            for _ in range(50):
+                sidecars[which].call(carried)
+        for round_ in range(max(1, calls // batch)):
+            shift = round_ % len(names)
+            for name in names[shift:] + names[:shift]:
+                which, carried = kinds[name]
+                sidecar = sidecars[which]
+                began = sidecar.cpu()
+                for _ in range(batch):
+                    start = time.perf_counter()
+                    sidecar.call(carried)
+                    wall[name].append(time.perf_counter() - start)
+                cpu[name] += sidecar.cpu() - began
+    finally:
+        for sidecar in sidecars.values():
+            sidecar.close()
+    return {name: (wall[name], cpu[name] / len(wall[name])) for name in names}
+
+
+def report_traced(found: dict[str, tuple[list[float], float]]) -> None:
+    print("a request's trace context, the sidecar over its pipes (trace.context negotiated)")
+    for name, (samples, cpu) in found.items():
+        base = (
+            "no trace context"
+            if not name.startswith("OpenTelemetry")
+            else ("OpenTelemetry package, no trace context")
+        )
+        base_wall, base_cpu = statistics.median(found[base][0]), found[base][1]
+        p50 = statistics.median(samples)
+        added = (cpu - base_cpu) * 1e6
+        print(f"  {name:40} p50 {ms(p50)} ({p50 / base_wall:.3f}x)   sidecar CPU"
+              f" {cpu * 1e6:6.1f} us/call ({cpu / base_cpu:.3f}x, {added:+.1f} us)")  # fmt: skip
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:7.2f} ms"
 
@@ -195,12 +298,18 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=3000)
     parser.add_argument("--starts", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="fewer samples, for a smoke run")
+    parser.add_argument("--traced-only", action="store_true", help="section 3 alone")
     args = parser.parse_args()
     calls, starts = (300, 5) if args.quick else (args.calls, args.starts)
+    if args.traced_only:
+        with tempfile.TemporaryDirectory() as folder:
+            report_traced(traced_requests(Path(folder), calls * 4))
+        return
 
     with tempfile.TemporaryDirectory() as folder:
         started = cold_starts(Path(folder), starts)
         plain, nanobot = anyio.run(round_trips, Path(folder), calls)
+        traced = traced_requests(Path(folder), calls * 4)
 
     print("== nanobot Python sidecar benchmark ==")
     for name, samples in started.items():
@@ -221,6 +330,7 @@ def main() -> None:
         f"  -> p50 {nano_p50 / plain_p50:.2f}x, p99 {nano_p99 / plain_p99:.2f}x plain"
         " (target p50 <= 1.3x)"
     )
+    report_traced(traced)
 
 
 if __name__ == "__main__":

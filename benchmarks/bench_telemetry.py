@@ -39,13 +39,13 @@ import anyio
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from benchmarks._otlp_sink import otlp_sink  # noqa: E402
 from gateway import GatewayConfig, open_gateway  # noqa: E402
 from gateway.base import telemetry  # noqa: E402
 from gateway.base.telemetry import CALL_TRAIL, CallTrail  # noqa: E402
 from gateway.serve._gauges import Gauges  # noqa: E402
 from gateway.serve._otel import OtelMetrics, OtelTracer  # noqa: E402
 from gateway.serve._prometheus import PrometheusMetrics  # noqa: E402
+from gateway.testing import otlp_receiver  # noqa: E402
 
 ECHO = HERE / "echo_extension.py"
 
@@ -142,7 +142,7 @@ def main() -> None:
     load = os.getloadavg()
     print(f"{os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f};"
           f" Python {sys.version.split()[0]}")  # fmt: skip
-    with tempfile.TemporaryDirectory() as folder, otlp_sink() as sink:
+    with tempfile.TemporaryDirectory() as folder, otlp_receiver(keep=False) as sink:
         root = Path(folder)
         extension = root / "ws" / ".nimlet" / "extensions" / "echo"
         extension.mkdir(parents=True)

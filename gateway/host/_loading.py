@@ -199,7 +199,7 @@ class Loader:
             self._state.registry.extend_order(found.manifest.name for found in held_extensions)
             for found in held_extensions:
                 try:
-                    plans.append(self._planner.extension(found, status.id))
+                    plans.append(self._planner.extension(found, status.id, status.package.granted))
                 except LaunchError as error:
                     self._starter.failed(
                         found.manifest.name, found.folder / "extension.json", error

@@ -42,13 +42,16 @@ class Planner:
         self._state = state
         self._confinement = Confinement(state)
 
-    def extension(self, found: DiscoveredExtension, package: str | None = None) -> LaunchPlan:
+    def extension(
+        self, found: DiscoveredExtension, package: str | None = None, granted: Iterable[str] = ()
+    ) -> LaunchPlan:
         """A discovered ``extension.json`` extension, or one an installed ``package`` holds
-        (its grants are that package's); ``LaunchError`` when its command cannot be
+        (its grants are that package's, ``granted``: the user's variables reach it only as
+        granted, ``env:NAME``, as any runtime's); ``LaunchError`` when its command cannot be
         resolved."""
         state, manifest = self._state, found.manifest
-        env = state.env
-        command = resolve_command(list(manifest.command), found.folder, env.get("PATH"))
+        env = {**state.env, **granted_environment(granted)}
+        command = resolve_command(list(manifest.command), found.folder, state.env.get("PATH"))
         # The folder's hash keeps two same-named extensions of different roots apart.
         digest = hashlib.sha256(str(found.folder).encode()).hexdigest()[:8]
         confinement = self._confinement

@@ -75,6 +75,9 @@ export interface Nu {
 	secret(name: string): string | undefined;
 	on<E extends keyof Hooks>(event: E, handler: Hooks[E]): void;
 	registerWatcher(watcher: Watcher): void;
+	/** A gateway addition: the W3C trace context of the hook being served (when the gateway
+	 * traces), to continue its trace; {} outside a hook. Each hook served reads its own. */
+	trace(): { traceparent?: string; tracestate?: string };
 	/** Not supported by the gateway (recorded as nu.unsupported_api). */
 	registerChannel(adapter: unknown): void;
 	/** Not supported by the gateway (recorded as nu.unsupported_api). */

@@ -110,6 +110,7 @@ class Sidecar:
         env: dict[str, str] | None = None,
         workspace: Path | None = None,
         features: bool = True,
+        gateway: dict[str, Any] | None = None,
     ) -> None:
         command = [*SIDECAR_COMMAND, "--data-dir", str(data_dir)]
         for root in roots:
@@ -144,7 +145,7 @@ class Sidecar:
             "session_id": "s1",
         }
         if features:
-            initialize["gateway"] = FEATURES
+            initialize["gateway"] = gateway or FEATURES
         self.send(initialize)
 
     def _pump(self) -> None:

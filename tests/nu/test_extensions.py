@@ -28,6 +28,7 @@ from tests.nu._packages import (
     probe_package,
     requires_runtime,
 )
+from tests.serve._traced import by_name, provider, traced
 
 pytestmark = [requires_runtime, pytest.mark.anyio]
 
@@ -101,6 +102,51 @@ export default (nu) => nu.on("input", (event) => {
     assert (plain.action, plain.text) == ("continue", "hello")
     assert (changed.action, changed.text) == ("transform", "SHOUT")
     assert (handled.action, handled.handled_by) == ("handled", "nu-probe")
+
+
+async def test_two_hooks_served_at_once_each_read_their_own_trace(tmp_path: Path) -> None:
+    # No timing: the first hook waits until the second one runs, then both read again.
+    code = """
+let release;
+const both = new Promise((resolve) => { release = resolve; });
+const arrived = [];
+export default (nu) => nu.on("input", async (event) => {
+  const before = nu.trace();
+  arrived.push(event.text);
+  if (arrived.length === 2) release();
+  await both;
+  return { action: "transform", text: JSON.stringify({ before, after: nu.trace(), arrived }) };
+});
+"""
+    tracer = provider().get_tracer("test-agent")
+    seen: dict[str, Any] = {}
+    with traced() as exporter:
+        async with running(tmp_path, {"input": code}) as gateway:
+
+            async def submit(label: str) -> None:
+                with tracer.start_as_current_span(f"agent {label}"):
+                    seen[label] = json.loads((await gateway.submit_input(label)).text)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(submit, "a")
+                group.start_soon(submit, "b")
+            outside = json.loads((await gateway.submit_input("c")).text)
+        spans = exporter.get_finished_spans()
+    hooks = {span.context.trace_id: span.context for span in spans if span.name == "event input"}
+
+    def parent(trace_id: int) -> dict[str, str]:
+        context = hooks.pop(trace_id)
+        flags = int(context.trace_flags)
+        return {"traceparent": f"00-{trace_id:032x}-{context.span_id:016x}-{flags:02x}"}
+
+    for label in ("a", "b"):
+        expected = parent(by_name(spans)[f"agent {label}"].context.trace_id)
+        assert sorted(seen[label]["arrived"]) == ["a", "b"]  # both were in the sidecar at once
+        assert seen[label]["before"] == seen[label]["after"] == expected
+    assert seen["a"]["before"] != seen["b"]["before"]
+    # The hook asked later, outside the agents' spans, is a trace of its own: it reads that.
+    (last,) = hooks
+    assert outside["before"] == outside["after"] == parent(last)
 
 
 async def test_turn_end_and_tool_execution_end_are_delivered_once(tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.sandbox import package_dirs
+from gateway.testing import otlp_receiver, span_attributes
 from tests.serve._helpers import GATEWAY, install_ready, need_sidecar
-from tests.serve._otlp import attributes, otlp_receiver
 from tests.serve.test_http import _env, _package, _start
 
 HERE = Path(__file__).resolve().parent
@@ -200,8 +200,8 @@ def test_a_clients_trace_continues_through_the_gateway_into_a_pi_tool(home: Home
     assert {"mcp.method.name": "tools/call", "gen_ai.tool.name": "trace_env",
             "extension_gateway.package": "pi-trace", "extension_gateway.ecosystem": "pi",
             "network.transport": "tcp", "mcp.session.id": session}.items() <= (
-        attributes(server).items())  # fmt: skip
-    assert attributes(server)["gen_ai.operation.name"] == "execute_tool"
+        span_attributes(server).items())  # fmt: skip
+    assert span_attributes(server)["gen_ai.operation.name"] == "execute_tool"
     # Into the package: the Pi tool's pi.exec command got the call's one span as its parent.
     assert passed_on == f"00-{TRACE}-{server.span_id.hex()}-01"
     assert "start pi-trace" in {span.name for span in received.spans()}

@@ -9,7 +9,10 @@ place to keep files and no logger (nanobot-upstream.md §5.9). This one adds the
   restarts and reinstalls;
 - ``api.logger`` — a ``logging.Logger`` writing to stderr, which the host keeps in the
   package's log file (stdout is the protocol);
-- ``api.workspace`` — the workspace folder; ``api.id`` — the package id.
+- ``api.workspace`` — the workspace folder; ``api.id`` — the package id;
+- ``api.trace_context()`` — the W3C trace context of the request being served
+  (``{traceparent, tracestate?}``, {} when the gateway does not trace): per request, so
+  two calls served at once each read their own (``_trace``).
 
 Registration is only open while ``register`` runs: later calls (from a thread the package
 started, say) cannot reach the already-written ``register`` line and are refused in the log.
@@ -24,6 +27,7 @@ from types import MappingProxyType
 from ._channel import log
 from ._manifest import PackageInfo
 from ._registry import Registry
+from ._trace import trace_context
 
 # For type checkers only: importing typing would cost the sidecar ≈7 ms at start.
 TYPE_CHECKING = False
@@ -125,6 +129,12 @@ class ExtensionApi:
         from pathlib import Path
 
         return Path(self._workspace)
+
+    def trace_context(self) -> dict[str, str]:
+        """The served request's ``{traceparent, tracestate?}`` (a copy), to pass on — an
+        HTTP request's headers, a child's ``TRACEPARENT`` / ``TRACESTATE`` — or {} outside
+        a request or when the gateway does not trace."""
+        return trace_context()
 
     @property
     def logger(self) -> logging.Logger:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from gateway.wire.features import REGISTER_DIAGNOSTICS
+from gateway.wire.features import REGISTER_DIAGNOSTICS, TRACE_CONTEXT
 
 from ._channel import log, take_stdio
 from ._diagnostics import Report
@@ -94,7 +94,8 @@ def main(argv: list[str]) -> int:
         log(f"expected initialize first, got {initialize.get('type')!r}; going on")
     gateway = initialize.get("gateway")
     features = gateway.get("features") if isinstance(gateway, dict) else None
-    negotiated = isinstance(features, list) and REGISTER_DIAGNOSTICS in features
+    offered = features if isinstance(features, list) else []
+    negotiated = REGISTER_DIAGNOSTICS in offered
     report = Report(prefix_packages=len(options.packages) > 1)
     registry = load_packages(
         options.packages,
@@ -108,4 +109,4 @@ def main(argv: list[str]) -> int:
 
     from ._server import serve
 
-    return serve(channel, registry)
+    return serve(channel, registry, traced=TRACE_CONTEXT in offered)

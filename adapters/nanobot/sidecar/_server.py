@@ -5,7 +5,8 @@ call until it timed out, and cancelling did nothing (nanobot-upstream.md §5.5).
 request is an asyncio task keyed by its id: calls overlap freely, ``cancel`` cancels the
 task (the package sees ``CancelledError`` at its current ``await``) and no reply is sent for
 it, as the host has stopped waiting. Events nobody here subscribed to are acknowledged at
-once, without a task.
+once, without a task. With ``trace.context`` negotiated, each task carries its request's
+own trace context (``_trace``), set first thing inside it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from ._channel import Channel, log
 from ._registry import Registry
 from ._tools import run_tool
+from ._trace import enter
 
 __all__ = ["serve"]
 
@@ -30,18 +32,19 @@ _DRAIN_SECONDS = 0.25
 waits longer than this before it signals the process."""
 
 
-def serve(channel: Channel, registry: Registry) -> int:
-    return asyncio.run(_serve(channel, registry))
+def serve(channel: Channel, registry: Registry, *, traced: bool = False) -> int:
+    """Serve until ``shutdown`` or end of input; ``traced``: ``trace.context`` negotiated."""
+    return asyncio.run(_serve(channel, registry, traced))
 
 
-async def _serve(channel: Channel, registry: Registry) -> int:
+async def _serve(channel: Channel, registry: Registry, traced: bool) -> int:
     loop = asyncio.get_running_loop()
     eager = getattr(asyncio, "eager_task_factory", None)  # Python >= 3.12
     if eager is not None:
         # A call that never waits then answers inside the read callback: no extra trip
         # through the loop, and asyncio.current_task() is still right for the package.
         loop.set_task_factory(eager)
-    server = _Server(channel, registry, loop)
+    server = _Server(channel, registry, loop, traced)
     loop.add_reader(channel.read_fd, server.on_readable)
     try:
         server.feed(channel.take_buffer())
@@ -57,10 +60,17 @@ async def _serve(channel: Channel, registry: Registry) -> int:
 
 
 class _Server:
-    def __init__(self, channel: Channel, registry: Registry, loop: asyncio.AbstractEventLoop):
+    def __init__(
+        self,
+        channel: Channel,
+        registry: Registry,
+        loop: asyncio.AbstractEventLoop,
+        traced: bool = False,
+    ):
         self.channel = channel
         self.registry = registry
         self.loop = loop
+        self.traced = traced
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.closed: asyncio.Future[None] = loop.create_future()
         self._buffer = b""
@@ -116,7 +126,7 @@ class _Server:
             event = message.get("event")
             payload = message.get("payload")
             if event in self.registry.hooks.events() and isinstance(payload, dict):
-                self.start(request_id, self.event(request_id, str(event), payload))
+                self.start(request_id, self.event(request_id, str(event), payload, message))
             else:
                 self.reply(request_id, {})
         else:
@@ -138,6 +148,8 @@ class _Server:
 
     async def tool(self, request_id: str, message: dict[str, Any]) -> None:
         try:
+            if self.traced:
+                enter(message)
             name = str(message.get("name"))
             tool = self.registry.tool(name)
             arguments = message.get("arguments")
@@ -151,6 +163,8 @@ class _Server:
 
     async def command(self, request_id: str, message: dict[str, Any]) -> None:
         try:
+            if self.traced:
+                enter(message)
             fields = await self.registry.router.dispatch(
                 str(message.get("name")),
                 str(message.get("arguments") or ""),
@@ -161,8 +175,12 @@ class _Server:
         finally:
             self.tasks.pop(request_id, None)
 
-    async def event(self, request_id: str, event: str, payload: dict[str, Any]) -> None:
+    async def event(
+        self, request_id: str, event: str, payload: dict[str, Any], message: dict[str, Any]
+    ) -> None:
         try:
+            if self.traced:
+                enter(message)
             try:
                 fields = await self.registry.hooks.handle(event, payload)
             except (Exception, SystemExit) as error:

@@ -1,7 +1,8 @@
 // The `nu` object an extension's default export receives (docs/nu.md, "Extensions"):
 // `on(event, handler)` for Nu's four hooks, `config` (the package's settings), `secret(name)`
 // (only the names its package lists in `secrets`), `registerWatcher` (a watcher that starts a
-// turn), and the registrations a headless host cannot honour — `registerChannel`,
+// turn), `trace()` (a gateway addition: the W3C trace context of the hook being served, read
+// from the request's own store — two hooks served at once each get theirs), and the registrations a headless host cannot honour — `registerChannel`,
 // `registerMemoryStore`, `registerBrowserProvider`, `registerSandbox` — recorded as
 // `nu.unsupported_api` naming the API, never faked.
 //
@@ -9,6 +10,7 @@
 // resolved) without throwing; calls after that are dropped with a log line.
 
 import { diagnostic } from "../diagnostics.mjs";
+import { currentRequest } from "../state.mjs";
 import { log } from "../stdio.mjs";
 import { HOOKS } from "./events.mjs";
 
@@ -42,6 +44,12 @@ export function createApi(state, ext) {
 				);
 			}
 			return process.env[name];
+		},
+		/** {traceparent, tracestate?} of the request being served (negotiated `trace.context`,
+		 * the gateway tracing); {} outside one. A fresh object: the caller may keep or extend it. */
+		trace() {
+			const trace = currentRequest(state)?.trace;
+			return trace ? { ...trace } : {};
 		},
 		on(event, handler) {
 			if (!staging("on")) return;
