@@ -219,3 +219,11 @@ TYPOSQUAT = define_code(
     "typosquatting malware is installed; the package's own name so close is information.",
     "Check the dependency's name against the package it meant; fix the name if it is a typo.",
 )
+CODE_HOSTS = define_code(
+    "audit.code_hosts",
+    I,
+    "The hosts the URLs in the package's reachable code name (`http`, `https`, `ws`, `wss`; "
+    "read from the text, not observed): what a `network:HOST` grant would open for it. In "
+    "SARIF one result per package, the hosts in its `properties.hosts`.",
+    "Grant `network:HOST` for the hosts it needs rather than `network`.",
+)

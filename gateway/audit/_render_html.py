@@ -167,6 +167,9 @@ def _package(index: int, package: PackageAudit) -> str:
             meta.append(
                 f"<p class=meta>not {escape(names)} <code>{escape(refused or '')}</code>: {why}</p>"
             )
+    if package.hosts:
+        hosts = ", ".join(f"<code>{escape(host)}</code>" for host in package.hosts)
+        meta.append(f"<p class=meta data-hosts>hosts its code names: {hosts}</p>")
     if package.observation is not None:
         seen = package.observation
         state = "loaded" if seen.loaded else f"did not load: {seen.error}"

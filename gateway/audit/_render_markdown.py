@@ -59,6 +59,9 @@ def _package(package: PackageAudit) -> list[str]:
         for names, code, reasons in package.refusals():
             why = _cell("; ".join(reasons[:3]))
             lines.append(f"  - not {_cell(names)} (`{code}`): {why}")
+    if package.hosts:
+        hosts = ", ".join(f"`{_cell(host)}`" for host in package.hosts)
+        lines.append(f"- hosts its code names: {hosts}")
     limited = [row for row in package.rows if row.cells[GATEWAY].support.status is not Status.RUNS]
     if limited:
         lines += ["", "**Not fully running in the gateway**", ""]

@@ -1,5 +1,6 @@
-"""SARIF 2.1.0, so code-scanning CI shows the findings: every risk signal, and every
-contribution the gateway does not fully run (partial, metadata-only, unsupported), each a
+"""SARIF 2.1.0, so code-scanning CI shows the findings: every risk signal, every
+contribution the gateway does not fully run (partial, metadata-only, unsupported), and the
+hosts a package's code names (``audit.code_hosts``, the hosts in its properties), each a
 result whose rule is its diagnostic code (described from the catalogue) and whose location
 is the file that declared or registered it. Valid against the OASIS schema (tests)."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gateway.audit._codes import CODE_HOSTS
 from gateway.audit._model import AuditReport, PackageAudit, Row
 from gateway.audit._support import GATEWAY, Status
 from gateway.base import find_code
@@ -55,6 +57,14 @@ def render_sarif(report: AuditReport) -> dict[str, Any]:
             message = f"{row.kind} {row.name}: {cell.status.value} in the gateway: {cell.reason}"
             path, line = _where(row)
             results.append(_result(rules, cell.code, level, message, package, path, line))
+        if package.hosts:
+            message = (
+                f"its code names {len(package.hosts)} host(s): {', '.join(package.hosts)} "
+                "(what a network:HOST grant would open)"
+            )
+            found = _result(rules, CODE_HOSTS.code, "note", message, package, None, None)
+            found["properties"]["hosts"] = list(package.hosts)
+            results.append(found)
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

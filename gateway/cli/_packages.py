@@ -11,6 +11,7 @@ from typing import Any
 
 from gateway.base import GatewayConfig
 from gateway.cli._output import print_diagnostics, print_json, summary, table
+from gateway.cli._preferred import preference_json, preference_line, read_preference
 from gateway.cli._refusal import print_each, refuse, refuse_unknown
 from gateway.cli._trust import installed_ids
 from gateway.host import describe_sandbox
@@ -103,29 +104,35 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
 
 def _prefer(args: argparse.Namespace, config: GatewayConfig) -> int:
     """``prefer ID…`` sets who wins name clashes, in that order, before install order;
-    ``prefer --clear`` drops the preference; ``prefer`` alone shows it. An id no installed
-    package has refuses the whole line (with the names it probably meant)."""
+    ``prefer --clear`` drops the preference; ``prefer`` alone shows it. An id that is
+    neither an installed package's nor a discovered extension's (``pi:NAME``) refuses the
+    whole line (with the names it probably meant)."""
+    from gateway.host import discovered_owner
+
     ids = list(args.ids)
     if ids and args.clear:
         return refuse(args, "give package ids or --clear, not both", [])
+    installed = installed_ids(config)
+    extensions = [i for i in ids if i not in installed and discovered_owner(i) is not None]
     if ids:
-        installed = installed_ids(config)
-        unknown = [package_id for package_id in ids if package_id not in installed]
+        unknown = [i for i in ids if i not in installed and i not in extensions]
         if unknown:
             return refuse_unknown(args, unknown, given=len(ids))
     with StateStore.open(config.home) as store:
         if ids or args.clear:
-            store.set_preferred(ids)
+            store.set_preferred(ids, extensions)
         preferred = store.preferred()
         installed = {package.record.id for package in store.list_packages()}
+    shown = preference_json(preferred, installed)
     if args.json:
-        print_json({"preferred": preferred, "installed": [p in installed for p in preferred]})
+        print_json({"preferred": preferred, "installed": [p in installed for p in preferred],
+                    "kinds": [item["kind"] for item in shown]})  # fmt: skip
     elif not preferred:
         print("no package is preferred: install order decides name clashes")
     else:
-        for place, package_id in enumerate(preferred, 1):
-            note = "" if package_id in installed else "  (not installed)"
-            print(f"{place}. {package_id}{note}")
+        for place, item in enumerate(shown, 1):
+            note = "" if item["kind"] == "installed" else f"  ({item['kind']})"
+            print(f"{place}. {item['id']}{note}")
         print("these win name clashes, in this order; then install order decides")
     return 0
 
@@ -189,8 +196,9 @@ def _installed(args: argparse.Namespace, config: GatewayConfig) -> int:
          "active": s.active, "load_failure": s.load_failure, "reasons": list(s.reasons)}
         for s in statuses
     ]  # fmt: skip
+    preferred, installed = read_preference(config), {s.id for s in statuses}
     if args.json:
-        print_json({"packages": packages})
+        print_json({"packages": packages, "preferred": preference_json(preferred, installed)})
         return 0
     rows = [
         (s.id, s.package.record.version or "-", s.package.record.ecosystem,
@@ -198,6 +206,8 @@ def _installed(args: argparse.Namespace, config: GatewayConfig) -> int:
         for s in statuses
     ]  # fmt: skip
     table("Packages", ("id", "version", "ecosystem", "state"), rows, sys.stdout)
+    if statuses or preferred:  # an empty home has no clash to decide
+        print(preference_line(preferred, installed))
     return 0
 
 
@@ -210,6 +220,7 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
     }
     # What the sandbox refused each at its last start: status starts nothing to find out.
     refused = {s.id: recalled_denials(config.home, s.id, s.package.granted) for s in statuses}
+    preferred, installed = read_preference(config), {s.id for s in statuses}
     if args.json:
         print_json(
             {
@@ -220,7 +231,8 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
                         "denied_at_last_start": [d.to_dict() for d in refused[s.id]],
                     }
                     for s in statuses
-                ]
+                ],
+                "preferred": preference_json(preferred, installed),
             }
         )
         return 0
@@ -242,6 +254,8 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
         rows.append((data["id"], data["version"], data["ecosystem"], marks, group or "-", state))
     table("Packages", ("id", "version", "ecosystem", "gates", "group", "state"), rows, sys.stdout)
     table("Sandbox", ("id", "what its processes may reach"), list(sandboxes.items()), sys.stdout)
+    if statuses or preferred:  # an empty home has no clash to decide
+        print(preference_line(preferred, installed))
     said = [d for status in statuses for d in (*status.diagnostics, *refused[status.id])]
     print_diagnostics(said, sys.stdout)
     return 0

@@ -22,6 +22,7 @@ from gateway.cli._output import (
     summary,
     table,
 )
+from gateway.cli._preferred import preference_json, preference_line, read_preference
 from gateway.host import USER_MESSAGE_DROPPED, Gateway, UnknownCommand, open_gateway
 from gateway.model import render_call
 from gateway.sandbox import (
@@ -161,16 +162,20 @@ def _list(gateway: Gateway, as_json: bool, strict: bool, said: Said) -> None:
 
     shown = by_package([*said(), *flag_listing(listing, strict)])
     diagnostics = [d.to_dict() for d in shown]
+    preferred = read_preference(gateway.config)
+    installed = {status.id for status in gateway.packages}
     if as_json:
         print_json(
             {"workspace": str(gateway.workspace), "trusted": gateway.trusted, "plan": gateway.plan,
              "tools": tools, "commands": commands, "flags": flags, "hooks": hooks,
-             "skills": skills, "prompts": prompts, "diagnostics": diagnostics}
+             "skills": skills, "prompts": prompts,
+             "preferred": preference_json(preferred, installed), "diagnostics": diagnostics}
         )  # fmt: skip
         return
     out = sys.stdout
     trust = "trusted" if gateway.trusted else "not trusted"
-    print(f"workspace {gateway.workspace} ({trust}{', plan mode' if gateway.plan else ''})\n")
+    print(f"workspace {gateway.workspace} ({trust}{', plan mode' if gateway.plan else ''})")
+    print(f"{preference_line(preferred, installed)}\n")
     # A description is summed up by its first line; --json keeps it whole.
     tool_rows = [
         (t["name"], t["owner"], ",".join(t["capabilities"]), summary(t["description"]))

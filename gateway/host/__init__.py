@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         apply_package_changes,
         follow_packages,
     )
+    from gateway.host._preference import discovered_owner
     from gateway.host._registrations import RegistrationCache, registration_key, start_inputs
     from gateway.host._tool_search import (
         ToolFilter,
@@ -60,6 +61,7 @@ _WHERE: dict[str, str] = {
     "UnknownCommand": "gateway.host._gateway",
     "UnknownTool": "gateway.host._gateway",
     "describe_sandbox": "gateway.host._confinement",
+    "discovered_owner": "gateway.host._preference",
     "ecosystem_of": "gateway.host._observe",
     "package_of": "gateway.host._observe",
     "interpreter_paths": "gateway.host._confinement",
@@ -94,6 +96,7 @@ __all__ = [
     "UnknownTool",
     "apply_package_changes",
     "describe_sandbox",
+    "discovered_owner",
     "ecosystem_of",
     "follow_packages",
     "interpreter_paths",

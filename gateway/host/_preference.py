@@ -1,7 +1,12 @@
 """Who wins a name clash first: the packages the user prefers (``gateway prefer``), read
 from the state store and handed to the registry with the load order (docs/architecture.md,
 "Name clashes"). A preferred package wins over every other owner of the name, the first
-preferred over the later ones; the rest keep install order and their ecosystems' rules."""
+preferred over the later ones; the rest keep install order and their ecosystems' rules.
+
+An extension discovered in a workspace or the user's folders is preferred by its own id, as
+it is granted: ``pi:NAME`` and ``openclaw:ID`` own their names as such, ``nimlet:NAME`` (an
+``extension.json`` extension) as its manifest's name. Where it is not found (another
+workspace) the preference stays and says nothing: discovery is per workspace."""
 
 from __future__ import annotations
 
@@ -11,17 +16,31 @@ from pathlib import Path
 from gateway.base import Diagnostic, did_you_mean
 from gateway.host._codes import PACKAGE_PREFERRED_NOT_INSTALLED
 from gateway.host._own_entries import calls_owners
+from gateway.host._planning import NIMLET_PREFIX
 from gateway.store import STATE_FILE, StateStore, StoreError
 
-__all__ = ["clash_preference"]
+__all__ = ["DISCOVERED_PREFIXES", "clash_preference", "discovered_owner"]
+
+DISCOVERED_PREFIXES = ("pi:", "openclaw:", NIMLET_PREFIX)
+"""The ids of discovered extensions (what ``gateway permissions`` grants them by)."""
+
+
+def discovered_owner(extension_id: str) -> str | None:
+    """The registry owner of a discovered extension's id; None for any other id."""
+    if extension_id.startswith(NIMLET_PREFIX):
+        return extension_id.removeprefix(NIMLET_PREFIX) or None
+    if extension_id.startswith(DISCOVERED_PREFIXES) and extension_id.partition(":")[2]:
+        return extension_id
+    return None
 
 
 def clash_preference(
     home: Path, installed: Collection[str]
 ) -> tuple[dict[str, int], list[Diagnostic]]:
     """Owner → strength (higher wins) for every registry owner of each preferred installed
-    package (its process's, its per-call tools', its prompt commands'), and a diagnostic for
-    each preferred id that is not installed. Blocking."""
+    package (its process's, its per-call tools', its prompt commands') and discovered
+    extension, and a diagnostic for each preferred package id that is not installed.
+    Blocking."""
     if not (home / STATE_FILE).exists():
         return {}, []
     try:
@@ -32,6 +51,10 @@ def clash_preference(
     strengths: dict[str, int] = {}
     said: list[Diagnostic] = []
     for place, package_id in enumerate(preferred):
+        extension = discovered_owner(package_id) if package_id not in installed else None
+        if extension is not None:
+            strengths[extension] = len(preferred) - place
+            continue
         if package_id not in installed:
             said.append(
                 PACKAGE_PREFERRED_NOT_INSTALLED(

@@ -6,6 +6,10 @@ of the id>.json``, the id itself never a path): each contribution's kind and nam
 SHA-256 of the text. ``gateway trust ID --accept-text`` moves what was held to what is
 accepted; the host then lets exactly that text through, and a later change of it is held
 again (its digest differs).
+
+``gateway lock`` writes the accepted digests of each package (``locked_text``);
+``gateway sync --accept`` makes them the new home's (``restore_accepted_text``), so text
+accepted on one machine is offered on the next, and only that text.
 """
 
 from __future__ import annotations
@@ -18,7 +22,13 @@ from pathlib import Path
 
 from gateway.base import private_dir, write_json_atomically
 
-__all__ = ["AcceptedText", "accept_held_text", "text_digest"]
+__all__ = [
+    "AcceptedText",
+    "accept_held_text",
+    "locked_text",
+    "restore_accepted_text",
+    "text_digest",
+]
 
 ACCEPTED = "accepted-text"
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}\Z")
@@ -87,3 +97,17 @@ def accept_held_text(home: Path, package_id: str) -> list[str]:
         text.held = {}
         text.write()
     return keys
+
+
+def locked_text(home: Path, package_id: str) -> dict[str, str]:
+    """``kind:name`` → digest of each text accepted for ``package_id``, for the lockfile."""
+    return dict(sorted(AcceptedText(home, package_id).accepted.items()))
+
+
+def restore_accepted_text(home: Path, package_id: str, digests: dict[str, str]) -> None:
+    """What is accepted becomes exactly ``digests`` (from a lockfile); what was held here
+    with an accepted digest is no longer held."""
+    text = AcceptedText(home, package_id)
+    text.accepted = dict(_digests(digests))
+    text.held = {key: d for key, d in text.held.items() if text.accepted.get(key) != d}
+    text.write()

@@ -75,6 +75,25 @@ LOCK_HOME_DIFFERS = define_code(
     "afterwards, e.g. trust or grants left unapplied without `--accept`.",
     "Sync with `--accept`, or without `--frozen`.",
 )
+LOCK_PINS_DIFFER = define_code(
+    "lock.pins_differ",
+    W,
+    "A package trusted both here and in the lockfile has other pinned tool definitions here "
+    "(`GATEWAY_HOME/pins`) than the lockfile's `tools`: a tool pinned with another digest, "
+    "pinned only in the lockfile, or only here. `gateway sync --frozen` refuses (nothing "
+    "changed); `gateway sync` leaves this home's pins unless `--accept`.",
+    "`gateway sync --accept` makes them the lockfile's (a tool whose definition differs is "
+    "then held back); or `gateway lock` again if this home's pins are the ones wanted.",
+)
+LOCK_ACCEPTED_TEXT_DIFFERS = define_code(
+    "lock.accepted_text_differs",
+    W,
+    "A package trusted both here and in the lockfile has other text accepted for the model "
+    "here (`gateway trust ID --accept-text`) than the lockfile's `accepted_text`. `gateway "
+    "sync --frozen` refuses (nothing changed); `gateway sync` leaves it unless `--accept`.",
+    "`gateway sync --accept` makes it the lockfile's (text accepted only here is held back "
+    "again); or `gateway lock` again if this home's acceptance is the one wanted.",
+)
 LOCK_CONFIG_DIFFERS = define_code(
     "lock.config_differs",
     I,

@@ -20,6 +20,7 @@ from typing import Any
 
 from gateway.base import Diagnostic, GatewayError, gateway_version
 from gateway.packages import _codes
+from gateway.packages._accepted_text import locked_text
 from gateway.packages._aliases import source_version
 from gateway.packages._config import PackageConfigError, config_path
 from gateway.packages._pins import locked_pins
@@ -115,6 +116,10 @@ class LockedPackage:
     tools: dict[str, str] | None = None
     """Tool name → the digest of its pinned definition (``gateway.packages._pins``); None
     in a lockfile written before pins were locked."""
+    accepted_text: dict[str, str] | None = None
+    """``kind:name`` → the digest of the text the user accepted for the model (``gateway
+    trust ID --accept-text``, ``gateway.packages._accepted_text``); None in a lockfile
+    written before accepted text was locked."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,6 +135,7 @@ class LockedPackage:
             "process_group": self.process_group,
             "config_digest": self.config_digest,
             "tools": dict(sorted((self.tools or {}).items())),
+            "accepted_text": dict(sorted((self.accepted_text or {}).items())),
         }
 
 
@@ -177,6 +183,7 @@ def locked(home: Path, package: InstalledPackage) -> LockedPackage:
         process_group=package.process_group,
         config_digest=config_digest(home, record.id),
         tools=locked_pins(home, record.id),
+        accepted_text=locked_text(home, record.id),
     )
 
 

@@ -164,7 +164,7 @@ _NPM_VERSION = re.compile(r"[0-9A-Za-z.+-]{1,256}\Z")  # semver's alphabet: neve
 
 _PACKAGE_KEYS = {
     "id", "name", "ecosystem", "version", "source", "integrity", "trusted", "enabled",
-    "grants", "process_group", "config_digest", "tools",
+    "grants", "process_group", "config_digest", "tools", "accepted_text",
 }  # fmt: skip
 
 
@@ -199,6 +199,7 @@ def _checked(value: dict[str, Any], package_id: str, where: str) -> LockedPackag
         process_group=_text(data.get("process_group"), f"{where}.process_group", optional=True),
         config_digest=_digest(data.get("config_digest"), f"{where}.config_digest", optional=True),
         tools=_tools(data.get("tools"), f"{where}.tools"),
+        accepted_text=_accepted(data.get("accepted_text"), f"{where}.accepted_text"),
     )
 
 
@@ -212,6 +213,25 @@ def _tools(value: Any, where: str) -> dict[str, str] | None:
         _text(name, f"{where} key"): _digest(digest, f"{where}[{name[:80]!r}]")
         for name, digest in value.items()
     }
+
+
+def _accepted(value: Any, where: str) -> dict[str, str] | None:
+    """``kind:name`` → digest; absent (a lockfile written before accepted text was locked):
+    None, nothing restored."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _Invalid(f"{where} must be an object of kind:name to digest")
+    found = {}
+    for key, digest in value.items():
+        text = _text(key, f"{where} key")
+        if not _ACCEPTED_KEY.match(text):
+            raise _Invalid(f"{where} key {text[:80]!r} is not kind:name")
+        found[text] = _digest(digest, f"{where}[{text[:80]!r}]")
+    return found
+
+
+_ACCEPTED_KEY = re.compile(r"(?:tool|command|prompt|skill):.+\Z", re.DOTALL)
 
 
 def _lockfile(value: Any) -> Lockfile:

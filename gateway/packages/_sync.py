@@ -12,7 +12,6 @@ differences are reported with the command that accepts them.
 from __future__ import annotations
 
 import re
-import shlex
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -25,12 +24,20 @@ from gateway.model import CatalogEntry
 from gateway.packages import _codes
 from gateway.packages._installer import InstallError, Prepare, install, uninstall
 from gateway.packages._lockfile import LockedPackage, Lockfile, config_digest
-from gateway.packages._pins import restore_pins
 from gateway.packages._rewrites import HOOKS_REWRITE
+from gateway.packages._sync_differences import (
+    decisions,
+    differences,
+    held_differences,
+    installed,
+    pin,
+    predicted,
+    restore_held,
+)
 from gateway.packages._trees import remove_tree
 from gateway.packages.environment import env_grant_name
 from gateway.sandbox import SANDBOX_PERMISSIONS, is_sandbox_grant
-from gateway.store import STATE_FILE, InstalledPackage, StateStore
+from gateway.store import StateStore
 
 __all__ = ["SyncRefused", "SyncReport", "sync"]
 
@@ -87,13 +94,6 @@ class _Mismatch(InstallError):
     pass
 
 
-def _installed(home: Path) -> dict[str, InstalledPackage]:
-    if not (home / STATE_FILE).exists():
-        return {}
-    with StateStore.open(home) as store:
-        return {p.id: p for p in store.list_packages()}
-
-
 def _looks_like_path(text: str) -> bool:
     return text.startswith(("/", "./", "../", "~"))
 
@@ -136,12 +136,6 @@ def _npm_version(package: LockedPackage, name: str | None) -> str | None:
         if tarball.startswith(stem) and tarball.endswith(".tgz"):
             return tarball[len(stem) : -len(".tgz")] or None
     return package.version
-
-
-def _pin(record: Any) -> tuple[str | None, str]:
-    """What a lockfile pins of an installed record: its version (None without one) and
-    its content hash."""
-    return record.version or None, record.content_hash
 
 
 def _missing(package: LockedPackage, path: str) -> Diagnostic:
@@ -220,33 +214,11 @@ def _check_fetches(
     return problems
 
 
-def _decisions(package: LockedPackage, have: InstalledPackage | None) -> list[str]:
-    """The lockfile's decisions ``have`` lacks, each as the ``gateway`` command making it."""
-    trusted = have is not None and have.trusted_for(have.record.content_hash)
-    granted = have.granted if have is not None else frozenset()
-    name = shlex.quote(package.id)
-    lines = []
-    if package.trusted != trusted:
-        lines.append(f"{'trust' if package.trusted else 'untrust'} {name}")
-    for grant in sorted(set(package.grants) - granted):
-        lines.append(f"permissions {name} {shlex.quote(grant)}")
-    for grant in sorted(granted - set(package.grants)):
-        lines.append(f"permissions {name} {shlex.quote(grant)} --revoke")
-    if package.enabled != (have is not None and have.enabled):
-        lines.append(f"{'enable' if package.enabled else 'disable'} {name}")
-    group = have.process_group if have is not None else None
-    if package.process_group != group:
-        group_name = package.process_group
-        lines.append(f"group {shlex.quote(group_name)} {name}" if group_name else f"ungroup {name}")
-    return lines
-
-
 def _apply_decisions(home: Path, package: LockedPackage, inspector: Inspector) -> None:
     with StateStore.open(home) as store:
         have = store.get_package(package.id)
         store.set_trusted(package.id, package.trusted)
-        if package.trusted and package.tools:  # what the user trusted there, pinned here
-            restore_pins(home, package.id, package.tools)
+        restore_held(home, package)  # what the user trusted there: its pins and its text
         wanted = frozenset(package.grants)
         if have.granted - wanted:
             store.revoke(package.id, have.granted - wanted)
@@ -255,24 +227,6 @@ def _apply_decisions(home: Path, package: LockedPackage, inspector: Inspector) -
             store.grant(package.id, wanted - have.granted, allowed)
         store.set_enabled(package.id, package.enabled)
         store.set_group([package.id], package.process_group)
-
-
-def differences(home: Path, lock: Lockfile, *, decisions: bool) -> list[str]:
-    """How ``home`` differs from ``lock``: packages, versions, content, and (``decisions``)
-    trust, grants, enabled state and groups."""
-    have = _installed(home)
-    found = [f"{i} is installed but not in the lockfile" for i in sorted(set(have) - {
-        p.id for p in lock.packages})]  # fmt: skip
-    for package in sorted(lock.packages, key=lambda p: p.id):
-        current = have.get(package.id)
-        if current is None:
-            found.append(f"{package.id} is not installed")
-        elif _pin(current.record) != (package.version, package.integrity):
-            version = current.record.version or "(no version)"
-            found.append(f"{package.id} is {version} with other content")
-        elif decisions:
-            found += _decisions(package, current)
-    return found
 
 
 def sync(
@@ -287,13 +241,13 @@ def sync(
     accept_command: str = "gateway sync --accept",
 ) -> SyncReport:
     """Raises ``SyncRefused`` (nothing changed, unless ``partial``)."""
-    have = _installed(home)
+    have = installed(home)
     report = SyncReport(accepted=accept)
     fetches: list[_Fetch] = []
     problems: list[Diagnostic] = []
     for package in sorted(lock.packages, key=lambda p: p.id):
         current = have.get(package.id)
-        same = current is not None and _pin(current.record) == (package.version, package.integrity)
+        same = current is not None and pin(current.record) == (package.version, package.integrity)
         if same:
             report.unchanged.append(package.id)
             continue
@@ -309,11 +263,13 @@ def sync(
             (report.updated if current else report.installed).append(package.id)
     removed = sorted(set(have) - {p.id for p in lock.packages})
     if frozen and not accept:
-        pending = [line for p in lock.packages for line in _decisions(p, _predicted(p, have))]
+        pending = [line for p in lock.packages for line in decisions(p, predicted(p, have))]
+        held = _held(home, lock, report.unchanged, have, accept_command)
+        pending += [f"{d.package}'s {_HELD[d.code]}" for d in held]
         if pending:
-            problems.append(_codes.LOCK_HOME_DIFFERS(
+            problems += [*held, _codes.LOCK_HOME_DIFFERS(
                 f"the lockfile's decisions would be left unapplied: {'; '.join(pending)}",
-                hint=accept_command))  # fmt: skip
+                hint=accept_command)]  # fmt: skip
     if accept:
         for package in lock.packages:
             current = have.get(package.id)
@@ -327,39 +283,41 @@ def sync(
         raise SyncRefused(problems)
     _apply(home, fetches, removed, inspector, prepare, progress)
     report.removed = removed
-    after = _installed(home)
+    after = installed(home)
     for package in sorted(lock.packages, key=lambda p: p.id):
-        report.decisions += _decisions(package, after.get(package.id))
+        report.decisions += decisions(package, after.get(package.id))
         if accept:
             _apply_decisions(home, package, inspector)
         if package.config_digest != config_digest(home, package.id):
             report.diagnostics.append(_codes.LOCK_CONFIG_DIFFERS(
                 f"{package.id}: its configuration here differs from the lockfile's",
                 package=package.id, hint=f"gateway config {package.id}"))  # fmt: skip
+    if not accept:  # a pending decision too, said with its own code
+        report.diagnostics += _held(home, lock, report.unchanged, have, accept_command)
     if report.decisions and not accept:
         report.diagnostics.append(_codes.LOCK_DECISIONS_PENDING(
             f"not applied without --accept: {'; '.join(report.decisions)}",
             hint=accept_command))  # fmt: skip
-    report.differences = differences(home, lock, decisions=accept)
+    report.differences = differences(home, lock, decisions_too=accept)
     return report
 
 
-def _predicted(package: LockedPackage, have: dict[str, InstalledPackage]) -> Any:
-    """What a sync without ``accept`` leaves: a new install has no decisions; new content
-    has no trust."""
-    current = have.get(package.id)
-    if current is None or current.record.content_hash == package.integrity:
-        return current
-    return _Untrusted(current)
+_HELD = {"lock.pins_differ": "pinned tools", "lock.accepted_text_differs": "accepted text"}
 
 
-class _Untrusted:
-    def __init__(self, package: InstalledPackage) -> None:
-        self.record, self.granted = package.record, package.granted
-        self.enabled, self.process_group = package.enabled, package.process_group
-
-    def trusted_for(self, _: str) -> bool:
-        return False
+def _held(
+    home: Path, lock: Lockfile, unchanged: list[str], have: dict[str, Any], accept_command: str
+) -> list[Diagnostic]:
+    """The pins and accepted text of the packages sync leaves as they are, trusted both
+    here and in the lockfile, that differ from the lockfile's (a package sync installs or
+    updates is untrusted until ``--accept``: its trust is the pending decision)."""
+    return [
+        found
+        for package in sorted(lock.packages, key=lambda p: p.id)
+        if package.id in unchanged
+        and have[package.id].trusted_for(have[package.id].record.content_hash)
+        for found in held_differences(home, package, accept_command)
+    ]
 
 
 def _apply(

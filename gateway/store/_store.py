@@ -266,13 +266,16 @@ class StateStore:
             rows = conn.execute("SELECT package_id FROM clash_preference ORDER BY position")
             return [row[0] for row in rows]
 
-    def set_preferred(self, package_ids: Iterable[str]) -> None:
+    def set_preferred(self, package_ids: Iterable[str], extensions: Iterable[str] = ()) -> None:
         """Replace the preference: ``package_ids`` win name clashes, the first the most
-        (empty: none, install order decides). Each must be installed; repeats are kept once."""
+        (empty: none, install order decides). Each must be installed, but for the ids of
+        discovered extensions (``pi:NAME``) named in ``extensions``; repeats are kept once."""
         ids = list(dict.fromkeys(package_ids))
+        discovered = set(extensions)
         with self._transaction(write=True) as conn:
             for package_id in ids:
-                _rows.require_package(conn, package_id)
+                if package_id not in discovered:
+                    _rows.require_package(conn, package_id)
             conn.execute("DELETE FROM clash_preference")
             conn.executemany(
                 "INSERT INTO clash_preference (position, package_id) VALUES (?, ?)",

@@ -2,17 +2,20 @@
 the user prefers the later one (``gateway prefer``), it owns the tool on every run — both
 starting, held dormant from the registration cache, started at first use — while every
 duplicate command stays kept as ``/name:N`` in load order (docs/architecture.md, "Name
-clashes")."""
+clashes"). A discovered extension (``pi:NAME``) is preferred by its id the same way."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
 from gateway import open_gateway
 from gateway.store import StateStore
+from tests.gateway.packages._helpers import cli
 
 from .conftest import install_ready
-from .test_clash_order import _package
+from .test_clash_order import SOURCE, _package
 
 pytestmark = pytest.mark.anyio
 
@@ -41,3 +44,24 @@ async def test_the_preferred_pi_package_owns_the_tool_on_every_run(workspace):
     with StateStore.open(home) as store:
         store.set_preferred([])
     assert (await _seen(workspace))[0] == "zeta"
+
+
+def _discovered(workspace, name: str) -> None:
+    folder = workspace.root / ".pi" / "extensions" / name
+    folder.mkdir(parents=True)
+    (folder / "index.js").write_text(SOURCE.replace("@NAME@", name))
+
+
+async def test_a_preferred_discovered_extension_wins_the_clash(workspace):
+    _discovered(workspace, "alpha")  # discovered first: Pi's rule gives it the tool
+    _discovered(workspace, "zeta")
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        assert gateway.registry.tool("same").owner == "pi:alpha"  # the control
+    home = workspace.config.home
+    done = cli(home, "prefer", "pi:zeta", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["kinds"] == ["discovered"]
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+        assert gateway.registry.tool("same").owner == "pi:zeta"
+        assert (await gateway.call_tool("same", {})).content == "zeta"
+        assert not [d for d in gateway.diagnostics if d.code == "package.preferred_not_installed"]

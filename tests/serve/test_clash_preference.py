@@ -44,9 +44,14 @@ async def test_the_preferred_package_owns_the_name_everywhere_until_the_preferen
     assert gateway_json(workspace, "prefer", "alpha") == {
         "preferred": ["alpha"],
         "installed": [True],
+        "kinds": ["installed"],
     }
     assert await _owners(workspace) == ["alpha"] * 6
-    assert gateway_json(workspace, "prefer", "--clear") == {"preferred": [], "installed": []}
+    assert gateway_json(workspace, "prefer", "--clear") == {
+        "preferred": [],
+        "installed": [],
+        "kinds": [],
+    }
     assert await _owners(workspace) == ["beta"] * 6
 
 
@@ -82,7 +87,11 @@ def test_a_preferred_package_uninstalled_is_a_diagnostic_and_install_order_decid
     _package(workspace, "gamma")
     gateway_json(workspace, "prefer", "alpha")
     assert gateway(workspace, "uninstall", "alpha").returncode == 0
-    assert gateway_json(workspace, "prefer") == {"preferred": ["alpha"], "installed": [False]}
+    assert gateway_json(workspace, "prefer") == {
+        "preferred": ["alpha"],
+        "installed": [False],
+        "kinds": ["not installed"],
+    }
     listed = gateway_json(workspace, "list", "--workspace", ws(workspace), "--trust")
     assert [t["owner"] for t in listed["tools"] if t["name"] == "shared"] == ["gamma"]
     codes = [d["code"] for d in listed["diagnostics"] if d.get("package") == "alpha"]

@@ -197,7 +197,7 @@ def test_uninstall_removes_the_record_and_the_files(home: Path, gw) -> None:
     result = gw.json(home, "uninstall", PACKAGE)
     assert result == {"uninstalled": PACKAGE, "path": str(path)}
     assert not path.exists() and not path.parent.exists()
-    assert gw.json(home, "status") == {"packages": []}
+    assert gw.json(home, "status") == {"packages": [], "preferred": []}
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,14 @@ def test_an_unknown_id_changes_nothing(store: StateStore) -> None:
     assert store.preferred() == ["a"]
 
 
+def test_a_discovered_extension_is_kept_without_an_installed_package(store: StateStore) -> None:
+    store.record_install(record("a"), requested=())
+    store.set_preferred(["pi:zeta", "a"], extensions=["pi:zeta"])
+    assert store.preferred() == ["pi:zeta", "a"]
+    with pytest.raises(UnknownPackage):  # the control: only the ids named as extensions
+        store.set_preferred(["pi:zeta", "a"])
+
+
 def test_an_uninstalled_package_stays_preferred(store: StateStore) -> None:
     store.record_install(record("a"), requested=())
     store.set_preferred(["a"])
