@@ -17,6 +17,8 @@ tree, kept true by ``tests/test_errors.py``::
     ├── HeadError (ValueError) ...................... gateway.sandbox
     ├── Refused ..................................... gateway.sandbox
     ├── Unreachable ................................. gateway.sandbox
+    ├── GuardRefusal ................................ gateway.sandbox
+    ├── NotifyError (OSError) ....................... gateway.sandbox
     ├── StoreError .................................. gateway.store
     │   ├── StoreBusy ............................... gateway.store
     │   ├── StoreCorrupt ............................ gateway.store

@@ -24,10 +24,11 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from gateway.base import GatewayError
 from gateway.sandbox._guard import GuardPlan
 from gateway.sandbox._notify import Listener, Notification
 
-__all__ = ["LINK_OUTSIDE", "Call", "Refused", "decode", "perform"]
+__all__ = ["LINK_OUTSIDE", "Call", "GuardRefusal", "decode", "perform"]
 
 LINK_OUTSIDE = "link outside the workspace"
 
@@ -70,7 +71,7 @@ _PATHS = frozenset({"path", "old", "new", "target"})
 _FOLDERS = frozenset({"dfd", "odfd", "ndfd"})
 
 
-class Refused(Exception):
+class GuardRefusal(GatewayError):
     """The guard refused the call: the child gets EROFS (EACCES for a link leading
     outside) and the gateway is told."""
 
@@ -194,7 +195,7 @@ def _follow(place: _Place) -> _Place:
 def _check(guard: GuardPlan, place: _Place, action: str) -> None:
     name = guard.refusal(place.real)
     if name is not None:
-        raise Refused(action, place.real, name)
+        raise GuardRefusal(action, place.real, name)
 
 
 def _child_umask(pid: int) -> int:
@@ -219,7 +220,7 @@ def _umask_of(pid: int) -> Iterator[None]:
 
 
 def perform(guard: GuardPlan, call: Call, listener: Listener, notification: Notification) -> None:
-    """Make ``call`` for the caller and answer it; ``Refused`` when the guard refuses,
+    """Make ``call`` for the caller and answer it; ``GuardRefusal`` when the guard refuses,
     ``OSError`` with the errno the caller gets otherwise."""
     c = call
     if c.kind == "open":
@@ -301,7 +302,7 @@ def _symlink(guard: GuardPlan, c: Call) -> int:
     with _place(c.pid, c.ints["ndfd"], c.paths["new"]) as place:
         _check(guard, place, "make")
         if guard.link_target_leaves(place.real, target):
-            raise Refused(LINK_OUTSIDE, place.real, target)
+            raise GuardRefusal(LINK_OUTSIDE, place.real, target)
         os.symlink(target, place.given, dir_fd=place.folder)
     return 0
 
@@ -319,7 +320,7 @@ def _held_source(guard: GuardPlan, c: Call, follow: bool) -> int:
     name = guard.refusal(posixpath.normpath(real.removesuffix(" (deleted)")))
     if name is not None:
         os.close(held)
-        raise Refused("link", real, name)
+        raise GuardRefusal("link", real, name)
     return held
 
 

@@ -30,7 +30,7 @@ import signal
 import socket
 import sys
 
-from gateway.sandbox._emulate import LINK_OUTSIDE, Refused, decode, perform
+from gateway.sandbox._emulate import LINK_OUTSIDE, GuardRefusal, decode, perform
 from gateway.sandbox._guard import GuardPlan
 from gateway.sandbox._notify import Listener, NotifyError, install_listener_filter
 
@@ -126,7 +126,7 @@ def _handle_one(listener: Listener, guard: GuardPlan, reporter: _Reporter) -> No
         if not listener.valid(notification):
             return  # its caller is gone: what was read may be another process's
         perform(guard, call, listener, notification)
-    except Refused as refusal:
+    except GuardRefusal as refusal:
         reporter.refused(refusal)
         # EROFS, as the read-only bind of a protected path that exists: one answer for a
         # protected name whichever mechanism holds it.
@@ -146,7 +146,7 @@ class _Reporter:
         self.sock = socket.socket(fileno=fd) if fd >= 0 else None
         self.said: set[tuple[str, str]] = set()
 
-    def refused(self, refusal: Refused) -> None:
+    def refused(self, refusal: GuardRefusal) -> None:
         key = (refusal.action, refusal.path)
         if self.sock is None or key in self.said or len(self.said) >= _REPORT_LIMIT:
             return
