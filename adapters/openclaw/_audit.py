@@ -281,7 +281,8 @@ class OpenClawAudit:
                 Target(
                     "openclaw host rules",
                     "2026.10+",
-                    "declares a newer OpenClaw; undeclared tools are refused, see docs/openclaw.md",
+                    "declares a newer OpenClaw; the SDK subpaths it removed are refused, "
+                    "see docs/openclaw.md",
                 )
             )
         subpaths = sorted(
