@@ -169,9 +169,10 @@ OPENCLAW_CONVERSATION_ACCESS = define_code(
 OPENCLAW_TOOL_CONTRACT = define_code(
     "openclaw.tool_contract",
     WARNING,
-    "A plugin that declares an OpenClaw before 2026.5.2 registered a tool its manifest's "
-    "contracts.tools does not list (or the manifest has no contracts.tools): that OpenClaw "
-    "accepts it, so the gateway registers it; OpenClaw 2026.5.2 and later refuse it.",
+    "A tool its manifest's contracts.tools does not list (or the manifest has no "
+    "contracts.tools): OpenClaw 2026.5.2 and later refuse it (the OpenClaw column of `gateway "
+    "audit`); the gateway registers it, with this warning, only for a plugin declaring an "
+    "older OpenClaw, which accepted it.",
     "Add the tool name to contracts.tools in openclaw.plugin.json.",
 )
 OPENCLAW_TOOL_UNDECLARED = define_code(
