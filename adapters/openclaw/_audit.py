@@ -26,7 +26,11 @@ from adapters.openclaw._host_api import (
     RUNTIME_RUNS,
     UNDEFINED,
 )
-from adapters.openclaw._lines import openclaw_host_lines
+from adapters.openclaw._lines import (
+    legacy_hooks_removed,
+    openclaw_host_lines,
+    tool_contract_enforced,
+)
 from adapters.openclaw._semver import HOST_VERSION
 from gateway.audit import (
     AUDIT_FOREIGN_PACKAGE,
@@ -77,7 +81,7 @@ class OpenClawAudit:
                 )
                 return unsupported(
                     codes.OPENCLAW_TOOL_CONTRACT,
-                    f"OpenClaw >= 2026.5 rejects the tool: the manifest {why}",
+                    f"OpenClaw >= 2026.5.2 rejects the tool: the manifest {why}",
                 )
         if item.kind == "hook":
             return self._native_hook(item.name)
@@ -135,6 +139,15 @@ class OpenClawAudit:
                     codes.OPENCLAW_TOOL_OPTIONAL,
                     "an optional tool: offered once listed in $gateway.tools.allow",
                 )
+            declared = entry.metadata.get("contracts_tools")
+            listed = isinstance(declared, list) and item.name in declared
+            coded = item.detail.get("api", "registerTool") == "registerTool"
+            if coded and not listed and tool_contract_enforced(entry.metadata):
+                return unsupported(
+                    codes.OPENCLAW_TOOL_UNDECLARED,
+                    "refused as OpenClaw >= 2026.5.2 refuses it: not in the manifest's "
+                    "contracts.tools",
+                )
             return runs("projected as a tool; OpenClaw's execute(id, params, signal, onUpdate)")
         if item.kind == "command":
             if item.detail.get("alias_only"):
@@ -191,6 +204,12 @@ class OpenClawAudit:
     @staticmethod
     def _gateway_hook(entry: CatalogEntry, name: str) -> Support:
         hook = LEGACY.get(name, name)
+        if hook != name and legacy_hooks_removed(entry.metadata):
+            return unsupported(
+                codes.OPENCLAW_LEGACY_HOOK_REMOVED,
+                f"{name!r} was removed in OpenClaw 2026.8, which the plugin is loaded as; "
+                f"ignored as OpenClaw does (use {hook!r})",
+            )
         spec = HOOKS.get(hook)
         if spec is None:
             return unsupported(
@@ -281,7 +300,8 @@ class OpenClawAudit:
                 Target(
                     "openclaw host rules",
                     "2026.10+",
-                    "declares a newer OpenClaw; undeclared tools are refused, see docs/openclaw.md",
+                    "declares a newer OpenClaw; the SDK subpaths it removed are refused, "
+                    "see docs/openclaw.md",
                 )
             )
         subpaths = sorted(

@@ -144,9 +144,20 @@ OPENCLAW_HOOK_UNKNOWN = define_code(
 OPENCLAW_LEGACY_API = define_code(
     "openclaw.legacy_api",
     INFO,
-    "A plugin uses a legacy API (an `activate` export, the before_agent_start or deactivate "
-    "hooks, removed in OpenClaw 2026.8); it runs through its alias.",
+    "A plugin uses a legacy API (an `activate` export, or the before_agent_start or deactivate "
+    "hooks removed in OpenClaw 2026.8, by a plugin declaring an earlier OpenClaw); it runs "
+    "through its alias.",
     "Nothing to fix; newer plugins use register, before_prompt_build and gateway_stop.",
+)
+OPENCLAW_LEGACY_HOOK_REMOVED = define_code(
+    "openclaw.legacy_hook_removed",
+    WARNING,
+    "A plugin loaded as OpenClaw 2026.8 or later (it declares such a version, or none and is "
+    "loaded as the pinned 2026.9.6) called api.on with a hook name 2026.8 removed "
+    "(before_agent_start, deactivate, subagent_spawning): those versions ignore it as an "
+    "unknown hook, and so does the gateway.",
+    "Use the replacement the message names (before_prompt_build, gateway_stop), or declare the "
+    "OpenClaw the plugin was built for (package.json peerDependencies.openclaw).",
 )
 OPENCLAW_CONVERSATION_ACCESS = define_code(
     "openclaw.conversation_access",
@@ -158,23 +169,28 @@ OPENCLAW_CONVERSATION_ACCESS = define_code(
 OPENCLAW_TOOL_CONTRACT = define_code(
     "openclaw.tool_contract",
     WARNING,
-    "A tool was registered that the manifest's contracts.tools does not list (or the "
-    "manifest has no contracts.tools); OpenClaw >= 2026.5 rejects it, the gateway registers it.",
+    "A tool its manifest's contracts.tools does not list (or the manifest has no "
+    "contracts.tools): OpenClaw 2026.5.2 and later refuse it (the OpenClaw column of `gateway "
+    "audit`); the gateway registers it, with this warning, only for a plugin declaring an "
+    "older OpenClaw, which accepted it.",
     "Add the tool name to contracts.tools in openclaw.plugin.json.",
 )
 OPENCLAW_TOOL_UNDECLARED = define_code(
     "openclaw.tool_undeclared",
     ERROR,
-    "A plugin that declares OpenClaw >= 2026.10 (compat.pluginApi, compat.minGatewayVersion, "
-    "install.minHostVersion or its openclaw peer range) registered a tool its manifest's "
-    "contracts.tools does not list; the newer hosts refuse it, and so does the gateway.",
-    "Add the tool name to contracts.tools in openclaw.plugin.json.",
+    "A plugin loaded as OpenClaw 2026.5.2 or later (it declares such a version in "
+    "compat.pluginApi, compat.minGatewayVersion, install.minHostVersion or its openclaw peer "
+    "range, or declares none and is loaded as the pinned 2026.9.6) registered a tool its "
+    "manifest's contracts.tools does not list (or the manifest has no contracts.tools); those "
+    "OpenClaw versions refuse it, and so does the gateway: the tool is not registered.",
+    'List the tool in openclaw.plugin.json: "contracts": {"tools": ["NAME", ...]} (the message '
+    "names the tool).",
 )
 OPENCLAW_HOST_RULES = define_code(
     "openclaw.host_rules",
     INFO,
     "The plugin declares OpenClaw >= 2026.10; the gateway applies the newer hosts' rules to it "
-    "(an undeclared tool refused, not warned) while loading it with the 2026.9.6 SDK it pins.",
+    "(the SDK subpaths they removed are refused) while loading it with the 2026.9.6 SDK it pins.",
     "Nothing to do; a plugin built for 2026.9 keeps the 2026.9 behaviour.",
 )
 OPENCLAW_TRUSTED_CONTRACT = define_code(

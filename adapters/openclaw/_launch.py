@@ -20,7 +20,7 @@ from typing import Any, Final
 from adapters._sidecar import plan_sidecar, request_timeout
 from adapters.openclaw import _codes as codes
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
-from adapters.openclaw._lines import withdrawn_for
+from adapters.openclaw._lines import legacy_hooks_removed, tool_contract_enforced, withdrawn_for
 from adapters.openclaw._manifest import PLUGIN_JSON, loads_json5
 from gateway.base import Diagnostic, PathRefused, encode_name, safe_join
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
@@ -136,6 +136,22 @@ def _host_rules(entry: CatalogEntry) -> str:
     return rules if entry.ecosystem == "openclaw" and isinstance(rules, str) else "2026.9"
 
 
+def _tool_contract(entry: CatalogEntry) -> str:
+    """``refuse``: a tool outside ``contracts.tools`` is not registered, as the OpenClaw the
+    plugin is loaded as refuses it (2026.5.2 and later, ``_lines``); ``warn`` before that."""
+    if entry.ecosystem != "openclaw":
+        return "warn"
+    return "refuse" if tool_contract_enforced(entry.metadata) else "warn"
+
+
+def _legacy_hooks(entry: CatalogEntry) -> str:
+    """``ignore``: the hook names OpenClaw 2026.8 removed are unknown hooks, as in the OpenClaw
+    the plugin is loaded as; ``alias`` (they run as their replacements) before that."""
+    if entry.ecosystem == "openclaw" and legacy_hooks_removed(entry.metadata):
+        return "ignore"
+    return "alias"
+
+
 def _withdrawn(entry: CatalogEntry) -> list[tuple[str, str]]:
     """SDK subpaths the OpenClaw the plugin declares no longer has (``_lines``)."""
     return withdrawn_for(entry.metadata) if entry.ecosystem == "openclaw" else []
@@ -169,6 +185,8 @@ def openclaw_package_spec(
         "conversationAccess": CONVERSATION_ACCESS in granted,
         "contractsTools": _contract(entry),
         "hostRules": _host_rules(entry),
+        "toolContract": _tool_contract(entry),
+        "legacyHooks": _legacy_hooks(entry),
         "loader": _loader(entry),
         "removedSdk": [list(pair) for pair in _withdrawn(entry)],
         "optionalTools": list(entry.metadata.get("optional_tools") or []),

@@ -43,10 +43,12 @@ __all__ = [
     "declared_ranges",
     "floor",
     "floor_range",
+    "legacy_hooks_removed",
     "line_admitted",
     "loader_for",
     "openclaw_host_lines",
     "rules_for",
+    "tool_contract_enforced",
     "withdrawn_for",
 ]
 
@@ -147,6 +149,38 @@ def loader_for(metadata: Mapping[str, Any]) -> str:
         if bound is not None and lowest < bound:
             return loader
     return "native"
+
+
+TOOL_CONTRACT_FROM: Final = "2026.5.2"
+"""The first OpenClaw that refuses a tool its plugin's ``contracts.tools`` does not list (its
+changelog: "Plugins/tools: enforce `contracts.tools` as the manifest ownership contract for
+plugin tool registration, rejecting undeclared runtime tool names"; 2026.4.29's registry
+has no such check, 2026.5.2's and the pinned 2026.9.6's do)."""
+
+LEGACY_HOOKS_GONE: Final = "2026.8"
+"""From this line on ``before_agent_start``, ``deactivate`` and ``subagent_spawning`` are no
+typed hooks: OpenClaw ignores ``api.on`` of them as an unknown hook (2026.9.6's
+``isPluginHookName``; 2026.7.35 still has them)."""
+
+
+def _declared_at_least(metadata: Mapping[str, Any], version: str) -> bool:
+    """The plugin is loaded as an OpenClaw at or after ``version``: its declared floor is
+    there, or it declares nothing and is loaded as the pinned 2026.9.6."""
+    lowest, bound = floor(metadata), parse_version(version)
+    return lowest is None or bound is None or lowest >= bound
+
+
+def tool_contract_enforced(metadata: Mapping[str, Any]) -> bool:
+    """A tool outside ``contracts.tools`` is refused (``openclaw.tool_undeclared``), as the
+    OpenClaw the plugin is loaded as refuses it; a plugin declaring an OpenClaw before
+    2026.5.2 keeps that host's acceptance, with ``openclaw.tool_contract``."""
+    return _declared_at_least(metadata, TOOL_CONTRACT_FROM)
+
+
+def legacy_hooks_removed(metadata: Mapping[str, Any]) -> bool:
+    """The legacy hook names are ignored (``openclaw.legacy_hook_removed``), as the OpenClaw
+    the plugin is loaded as ignores them; before 2026.8 they run through their aliases."""
+    return _declared_at_least(metadata, LEGACY_HOOKS_GONE)
 
 
 NO_ROOT_BARREL: Final = "2026.8"

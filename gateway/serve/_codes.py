@@ -116,16 +116,6 @@ SERVE_SESSIONS_PER_TOKEN = define_code(
     "own token.",
 )
 
-SERVE_INPUT_REQUIRED_UNSUPPORTED = define_code(
-    "serve.input_required_unsupported",
-    W,
-    "An extension asked a question during a call from an MCP 2026-07-28 client. That revision "
-    "asks the client through `input_required` results (the client answers and retries the "
-    "call), not through a server-initiated elicitation, and `gateway serve` does not return "
-    "`input_required` yet: the question was answered cancelled.",
-    "Answer extension questions from a handshake-era client (2025-11-25 or earlier, which "
-    "`serve` asks by elicitation), or give the extension a default.",
-)
 SERVE_TELEMETRY_UNAVAILABLE = define_code(
     "serve.telemetry_unavailable",
     W,

@@ -11,12 +11,21 @@ from mcp.shared.exceptions import MCPError, NoBackChannelError
 
 from gateway.base import Diagnostics, Severity
 from gateway.host import UI_UNANSWERED
-from gateway.serve._codes import SERVE_INPUT_REQUIRED_UNSUPPORTED
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
-__all__ = ["NO_ELICITATION", "answer_from_elicitation", "ask_client", "elicitation_schema"]
+__all__ = [
+    "NO_ELICITATION",
+    "answer_from_elicitation",
+    "ask_client",
+    "elicitation_schema",
+    "unanswered",
+]
 
 NO_ELICITATION = "the MCP client cannot answer questions (no elicitation capability)"
+NO_BACK_CHANNEL = (
+    "it was asked during a 2026-07-28 request of no call waiting on it, which has no channel "
+    "for a server's question"
+)
 
 
 async def ask_client(
@@ -25,57 +34,41 @@ async def ask_client(
     request: UiRequest,
     diagnostics: Diagnostics | None,
     nobody: str = NO_ELICITATION,
-    *,
-    modern: bool = False,
 ) -> UiAnswer:
     """Ask ``session``'s client; cancelled when there is none (``nobody`` says why), it
     cannot answer forms, or the question is one a form must not carry. ``diagnostics``:
-    where ``ui.unanswered`` goes (None while the gateway is still opening). ``modern``: the
-    call came from a 2026-07-28 client, which is never asked by elicitation
-    (``serve.input_required_unsupported``)."""
-    if modern and session is None:
-        return _not_asked_modern(process, request, diagnostics)
+    where ``ui.unanswered`` goes (None while the gateway is still opening). A 2026-07-28
+    client is asked through its call's result instead (``_input_required``)."""
     schema = elicitation_schema(request)
     capable = session is not None and session.check_client_capability(
         types.ClientCapabilities(elicitation=types.ElicitationCapability())
     )
     if session is None or schema is None or not capable:
-        why = (
-            "MCP forbids asking for a password through elicitation"
-            if request.method == "password"
-            else nobody
-            if session is None
-            else NO_ELICITATION
+        return unanswered(
+            process, request, diagnostics, nobody if session is None else NO_ELICITATION
         )
-        if diagnostics is not None:
-            diagnostics.add(
-                UI_UNANSWERED(
-                    f"{process.name} asked {request.prompt!r} ({request.method}); {why}, so it "
-                    "was answered cancelled",
-                    package=process.name,
-                    severity=Severity.INFO,
-                )
-            )
-        return UiAnswer(cancelled=True)
     try:
         result = await session.elicit_form(request.prompt or "Answer", schema)
     except NoBackChannelError:  # a 2026-07-28 request over HTTP: no server-initiated requests
-        return _not_asked_modern(process, request, diagnostics)
+        return unanswered(process, request, diagnostics, NO_BACK_CHANNEL)
     except MCPError:
         return UiAnswer(cancelled=True)
     return answer_from_elicitation(request, result)
 
 
-def _not_asked_modern(
-    process: ExtensionProcess, request: UiRequest, diagnostics: Diagnostics | None
+def unanswered(
+    process: ExtensionProcess, request: UiRequest, diagnostics: Diagnostics | None, why: str
 ) -> UiAnswer:
+    """Cancelled, and said (``ui.unanswered``) with ``why`` no one was asked."""
+    if request.method == "password":
+        why = "MCP forbids asking for a password through elicitation"
     if diagnostics is not None:
         diagnostics.add(
-            SERVE_INPUT_REQUIRED_UNSUPPORTED(
-                f"{process.name} asked {request.prompt!r} ({request.method}) during a call from "
-                "an MCP 2026-07-28 client; serve does not return input_required results yet, "
-                "so it was answered cancelled",
+            UI_UNANSWERED(
+                f"{process.name} asked {request.prompt!r} ({request.method}); {why}, so it was "
+                "answered cancelled",
                 package=process.name,
+                severity=Severity.INFO,
             )
         )
     return UiAnswer(cancelled=True)

@@ -14,7 +14,8 @@ The ASGI front (``_http``) checks the token and puts its record on the request's
   what the gateway decided on the way (hooks, policy), how long; never its arguments
   unless the operator asked for them.
 
-An extension's question goes to the client whose call it is answering: the one client with
+An extension's question goes to the client whose call it is answering: during a 2026-07-28
+call, as that call's ``input_required`` result (``_input_required``); else the one client with
 calls in flight to the asking package's tools, else the one client with any call in flight
 (a hook asking during another package's tool). With several such clients, or none, no one
 client can speak for the gateway's shared runtimes, and it is answered cancelled
@@ -160,7 +161,7 @@ class HttpBridge(McpBridge):
 
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
-    ) -> types.GetPromptResult:
+    ) -> types.GetPromptResult | types.InputRequiredResult:
         token = token_of(ctx)
         command = (await self._open()).registry.command(params.name)
         if token.packages and (command is None or not token.allows(command.owner)):
@@ -188,13 +189,17 @@ class HttpBridge(McpBridge):
 
     # ------------------------------------------------------------------ calls
 
+    def _principal(self, ctx: ServerRequestContext[Any, Any]) -> Hashable | None:
+        """Only the token whose call asked may answer it."""
+        return token_of(ctx).name
+
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         token, tool, started = token_of(ctx), params.name, time.monotonic()
         trail = CALL_TRAIL.get() or CallTrail()
         given = CALL_TRAIL.set(trail)
-        result: types.CallToolResult | None = None
+        result: types.CallToolResult | types.InputRequiredResult | None = None
         try:
             result = await self._admitted_call(ctx, params, token, trail)
             return result
@@ -206,7 +211,9 @@ class HttpBridge(McpBridge):
                     session=_session_of(ctx), protocol=ctx.protocol_version,
                     trace_id=_trace_id(ctx.meta),
                     arguments=params.arguments if self.audit.arguments else None,
-                    result=result_text(result) if self.audit.arguments else None,
+                    result=result_text(result)
+                    if self.audit.arguments and not isinstance(result, types.InputRequiredResult)
+                    else None,
                 )
             )  # fmt: skip
 
@@ -216,7 +223,7 @@ class HttpBridge(McpBridge):
         params: types.CallToolRequestParams,
         token: TokenRecord,
         trail: CallTrail,
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         """The call, once the token's scope and limits admit it (else an MCP error, the
         trail saying ``refused`` or ``limited``)."""
         tool = params.name
@@ -264,6 +271,10 @@ class HttpBridge(McpBridge):
         return {name: count for name, count in self._in_flight.items() if count}
 
     async def ask(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
+        diagnostics = None if self._opened is None else self._opened.diagnostics
+        answer = await self._input.ask(process, request, diagnostics)  # a 2026-07-28 call's
+        if answer is not None:
+            return answer
         waiting = _distinct(s for owner, s in self._callers if owner == process.name)
         if not waiting:
             waiting = _distinct(s for _, s in self._callers)
@@ -285,6 +296,7 @@ class HttpBridge(McpBridge):
         """Cancel every call in flight (each extension gets its ``cancel``)."""
         for scope in list(self._scopes):
             scope.cancel()
+        self._input.cancel_all()
 
 
 def _distinct(sessions: Any) -> list[Any]:

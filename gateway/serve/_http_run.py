@@ -125,7 +125,7 @@ async def serve_mcp_http(
                     group.cancel_scope.cancel()  # nothing to serve: the server stops too
 
             group.start_soon(serve_gateway)
-            group.start_soon(bridge.announce_changes)
+            group.start_soon(bridge.background)
             if metrics_sock is not None and metrics is not None:
                 group.start_soon(serve_metrics, metrics, metrics_sock)
             await run_http(front, sock)

@@ -7,7 +7,9 @@ stdio, on the official MCP Python SDK's low-level ``Server``.
 - Commands and prompt templates are prompts, skills resources (``skill://NAME/SKILL.md``).
 - A registry change is told: ``notifications/tools/list_changed`` (and prompts) on a
   handshake connection, the same events on a 2026-07-28 ``subscriptions/listen`` stream.
-- A ``ui_request`` is an elicitation form if the client can answer one, else cancelled.
+- A ``ui_request`` is an elicitation form if the client can answer one, else cancelled; a
+  2026-07-28 client is asked through an ``input_required`` result of its call
+  (``_input_required``).
 
 The bridge serves before its gateway is open (``attach``): ``initialize`` at once, listings
 wait for the registry (the registration cache), calls and commands for ``session_start``.
@@ -34,27 +36,29 @@ from mcp.server.subscriptions import (
     ToolsListChanged,
 )
 from mcp.shared.exceptions import MCPError
-from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.base import printable
-from gateway.model import SessionActionError, UnknownCommand, UnknownTool
+from gateway.model import UnknownTool
 from gateway.serve._codes import SERVE_TOOL_NAME
-from gateway.serve._elicit import NO_ELICITATION, ask_client
+from gateway.serve._elicit import NO_BACK_CHANNEL, NO_ELICITATION, ask_client
+from gateway.serve._input_required import (
+    InputRequired,
+    Progress,
+    forward_progress,
+    progress_channel,
+)
 from gateway.serve._mcp_content import (
-    ARGUMENTS,
-    expand_template,
     mcp_name,
     mcp_prompt,
     mcp_result,
     mcp_tool,
-    progress_message,
-    prompt_messages,
     read_skill_resource,
     served_templates,
     skill_resources,
     template_prompt,
 )
+from gateway.serve._prompts import prompt_result
 from gateway.serve._search_options import ToolSearchOptions
 from gateway.serve._strict import Withholder
 from gateway.serve._tool_search import DeferredTools
@@ -64,12 +68,11 @@ TYPE_CHECKING = False  # the host is imported while the server already answers
 if TYPE_CHECKING:
     from collections.abc import Hashable
 
+    from mcp_types import InputRequiredResult
+
     from gateway.host import Gateway, ToolFilter
 
 __all__ = ["McpBridge", "run_mcp_stdio"]
-
-_PROGRESS_BACKLOG = 256
-"""Progress items waiting to be sent for one call; past it the oldest news is dropped."""
 
 
 class McpBridge:
@@ -95,6 +98,7 @@ class McpBridge:
         self._session: ServerSession | None = None
         self._modern = False
         """A 2026-07-28 client has sent a request (it has no session to be asked through)."""
+        self._input = InputRequired()
         """The handshake-era connection's session, for notifications outside a request."""
         self._bus = InMemorySubscriptionBus()
         self._changed = anyio.Event()
@@ -149,15 +153,21 @@ class McpBridge:
             NotificationOptions(prompts_changed=True, tools_changed=True)
         )
         async with anyio.create_task_group() as group:
-            group.start_soon(self.announce_changes)
+            group.start_soon(self.background)
             await self.server.run(read, write, options)
             group.cancel_scope.cancel()
+
+    async def background(self) -> None:
+        """What runs beside the server: list changes told, 2026-07-28 calls hosted."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(self.announce_changes)
+            group.start_soon(self._input.run)
 
     async def _remember_session(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            self._modern = True  # questions then are not asked: serve.input_required_unsupported
+            self._modern = True  # asked through its calls' results, never by a request
         elif self._session is None:
             self._session = ctx.session
         return await call_next(ctx)
@@ -262,7 +272,7 @@ class McpBridge:
 
     async def _on_call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | InputRequiredResult:
         """A tool search meta-tool's call is answered (or made a call of its tool) first."""
         if self._deferred.may_answer(params.name):
             gateway = await self._open()
@@ -274,48 +284,39 @@ class McpBridge:
                 return answer
         return await self._call_tool(ctx, params)
 
+    def _principal(self, ctx: ServerRequestContext[Any, Any]) -> Hashable | None:
+        """Who may answer a 2026-07-28 call's question (stdio: its one client)."""
+        return None
+
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | InputRequiredResult:
         gateway = await self._open(calls=True)
         params.name = self._offered(gateway).get(params.name, params.name)
         tool = gateway.registry.tool(params.name)
         if tool is None or (gateway.plan and not tool.plan_safe):
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-        if progress_token_from_params(ctx.params) is None:
-            # The client asked for no progress: nothing to forward (the common case).
+        name, arguments = params.name, dict(params.arguments or {})
+
+        async def run(progress: Progress | None) -> types.CallToolResult:
             try:
-                result = await gateway.call_tool(params.name, dict(params.arguments or {}))
+                return mcp_result(await gateway.call_tool(name, arguments, progress=progress))
             except UnknownTool:
-                raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}") from None
-            return mcp_result(result)
-        send, receive = anyio.create_memory_object_stream[dict[str, Any]](_PROGRESS_BACKLOG)
+                raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}") from None
 
-        def progress(owner: str, item: dict[str, Any]) -> None:
-            # A client reading progress slower than it comes misses some news.
-            with contextlib.suppress(
-                anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError
-            ):
-                send.send_nowait(item)
-
-        async def forward() -> None:
-            count = 0
-            async with receive:
-                async for item in receive:
-                    count += 1
-                    await ctx.session.report_progress(count, None, progress_message(item) or None)
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(forward)
-            try:
-                result = await gateway.call_tool(
-                    params.name, dict(params.arguments or {}), progress=progress
-                )
-            except UnknownTool:
-                raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}") from None
-            finally:
-                send.close()
-        return mcp_result(result)
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return await self._input.call(  # type: ignore[no-any-return]
+                ctx, params, run, owner=tool.owner, principal=self._principal(ctx)
+            )
+        progress, receive, close = progress_channel()
+        with receive:
+            async with anyio.create_task_group() as group:
+                group.start_soon(forward_progress, ctx, receive)
+                try:
+                    result = await run(progress)
+                finally:
+                    close()
+        return result
 
     # ------------------------------------------------------------------ prompts
 
@@ -332,33 +333,19 @@ class McpBridge:
 
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
-    ) -> types.GetPromptResult:
+    ) -> types.GetPromptResult | InputRequiredResult:
         gateway = await self._open(calls=True)
-        arguments = (params.arguments or {}).get(ARGUMENTS, "")
-        try:
-            outcome = await gateway.run_command(params.name, arguments)
-        except UnknownCommand:
-            template = next((t for t in served_templates(gateway) if t.name == params.name), None)
-            if template is None:
-                raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}") from None
-            try:
-                return await anyio.to_thread.run_sync(expand_template, template, arguments)
-            except (OSError, UnicodeDecodeError) as error:
-                raise MCPError(
-                    types.INTERNAL_ERROR, f"cannot read {template.path}: {error}"
-                ) from None
-        note = ""
-        if outcome.error is None and outcome.session is not None:
-            # The server's own session is the one its extensions see.
-            try:
-                await gateway.apply_session_action(outcome.session)
-                note = f"(session action {outcome.session.action} carried out by the server)"
-            except SessionActionError as error:
-                note = f"Extension command failed: {error}"
-        elif outcome.error is None and outcome.reload:
-            await gateway.reload()
-            note = "(the server's extensions were reloaded)"
-        return prompt_messages(params.name, outcome, note)
+        command = gateway.registry.command(params.name)
+
+        async def run(progress: Progress | None) -> types.GetPromptResult:
+            return await prompt_result(gateway, params)
+
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            owner = command.owner if command is not None else None
+            return await self._input.call(  # type: ignore[no-any-return]
+                ctx, params, run, owner=owner, principal=self._principal(ctx)
+            )
+        return await run(None)
 
     # ------------------------------------------------------------------ resources
 
@@ -376,11 +363,15 @@ class McpBridge:
     # ------------------------------------------------------------------ questions
 
     async def ask(self, process: ExtensionProcess, request: UiRequest) -> UiAnswer:
-        """An extension's ``ui_request`` as an elicitation form, when the client declared
-        it can answer one; otherwise cancelled (``ui.unanswered``)."""
+        """An extension's ``ui_request``: through its 2026-07-28 call's result, or as an
+        elicitation form when the client declared it can answer one; otherwise cancelled
+        (``ui.unanswered``)."""
+        diagnostics = None if self._opened is None else self._opened.diagnostics
+        answer = await self._input.ask(process, request, diagnostics)
+        if answer is not None:
+            return answer
         if self._session is None and self._modern:
-            diagnostics = None if self._opened is None else self._opened.diagnostics
-            return await ask_client(None, process, request, diagnostics, modern=True)
+            return await ask_client(None, process, request, diagnostics, NO_BACK_CHANNEL)
         return await self._ask_client(self._session, process, request)
 
     async def _ask_client(

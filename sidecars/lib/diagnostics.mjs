@@ -29,6 +29,7 @@ export const CODES = Object.freeze([
 	"openclaw.hook_unmapped",
 	"openclaw.hook_unknown",
 	"openclaw.legacy_api",
+	"openclaw.legacy_hook_removed",
 	"openclaw.conversation_access",
 	"openclaw.tool_contract",
 	"openclaw.tool_undeclared",

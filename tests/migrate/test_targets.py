@@ -207,12 +207,11 @@ async def test_an_openclaw_plugin_as_an_mcp_server(tmp_path):
 
     need_sidecar()
     home, out = tmp_path / "home", tmp_path / "out"
-    tarball = REPO / "tests/fixtures/npm/ollama-openclaw-web-search-0.2.2.tgz"
-    migration = run(tarball, "mcp", out, home, load=True)
-    assert [t["name"] for t in migration.observation.tools] == [
-        "ollama_web_search",
-        "ollama_web_fetch",
-    ]
+    # The project's example: its one tool is in its manifest's contracts.tools (a plugin
+    # without one, as @ollama/openclaw-web-search, has its tools refused, as in OpenClaw).
+    plugin = REPO / "examples/packages/house-style"
+    migration = run(plugin, "mcp", out, home, load=True)
+    assert [t["name"] for t in migration.observation.tools] == ["style_guide"]
     pass_gates(migration, home)
-    server = json.loads((out / "mcp.json").read_text())["mcpServers"]["ollama-openclaw-web-search"]
-    assert await tools_of(server, tmp_path) == {"ollama_web_search", "ollama_web_fetch"}
+    (server,) = json.loads((out / "mcp.json").read_text())["mcpServers"].values()
+    assert await tools_of(server, tmp_path) == {"style_guide"}

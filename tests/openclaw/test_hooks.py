@@ -185,15 +185,18 @@ async def test_before_reset_runs_when_a_session_ends_for_a_new_one_only(ready: A
     assert (state / "reset").read_text().splitlines() == ["new:1"]
 
 
-async def test_gateway_stop_and_the_legacy_deactivate_run_at_shutdown(ready: Any) -> None:
+async def test_gateway_stop_runs_at_shutdown_and_the_removed_deactivate_does_not(
+    ready: Any,
+) -> None:
     async with opened(ready):
         pass
     state = next((ready.config.home / "openclaw").glob("oc-conformance/state"))
     assert (state / "stopped").read_text() == "gateway_stop ran"
-    assert (state / "deactivated").read_text() == "deactivate ran"
+    # It declares no OpenClaw: loaded as 2026.9.6, which has no "deactivate" hook since 2026.8.
+    assert not (state / "deactivated").exists()
 
 
-async def test_unmapped_unknown_and_legacy_hooks_are_reported_by_name(ready: Any) -> None:
+async def test_unmapped_unknown_and_removed_hooks_are_reported_by_name(ready: Any) -> None:
     async with opened(ready) as gateway:
         unmapped = messages(gateway, "openclaw.hook_unmapped")
         assert any(
@@ -201,8 +204,10 @@ async def test_unmapped_unknown_and_legacy_hooks_are_reported_by_name(ready: Any
         )
         assert any('"before_model_resolve"' in m for m in unmapped)
         assert any('"no_such_hook"' in m for m in messages(gateway, "openclaw.hook_unknown"))
-        legacy = messages(gateway, "openclaw.legacy_api")
-        assert any('"deactivate"' in m and "gateway_stop" in m for m in legacy)
+        removed = messages(gateway, "openclaw.legacy_hook_removed")
+        assert any('"deactivate" was removed in OpenClaw 2026.8' in m for m in removed)
+        assert any('use "gateway_stop"' in m for m in removed)
+        assert messages(gateway, "openclaw.legacy_api") == []
         assert "never" not in await hook_log(gateway)
 
 

@@ -1,7 +1,8 @@
-"""The host version a plugin declares decides which OpenClaw rules the gateway applies: a
-plugin built for 2026.9 keeps today's behaviour (an undeclared tool is registered, with a
-warning); one that declares OpenClaw >= 2026.10 gets the newer hosts' rules (the undeclared
-tool is refused). Real sidecars for the runtime rule; the metadata rules read manifests."""
+"""The host version a plugin declares decides which OpenClaw rules the gateway applies: a tool
+outside contracts.tools is refused for a plugin loaded as OpenClaw >= 2026.5.2 (declared, or
+nothing declared: the pinned 2026.9.6) and registered with a warning for one declaring an
+older OpenClaw; one that declares OpenClaw >= 2026.10 gets the newer hosts' SDK removals.
+Real sidecars for the runtime rules; the metadata rules read manifests."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ from typing import Any
 import pytest
 
 from adapters.openclaw._inspect import inspect_plugin
-from adapters.openclaw._lines import floor, rules_for
+from adapters.openclaw._lines import (
+    floor,
+    legacy_hooks_removed,
+    rules_for,
+    tool_contract_enforced,
+)
 from gateway import open_gateway
 
 from .conftest import FIXTURES, install_ready, messages
@@ -37,16 +43,31 @@ def _with_package(tmp_path: Path, openclaw: dict[str, Any], **extra: Any) -> Pat
 
 
 @pytest.mark.anyio
-async def test_a_plugin_built_for_2026_9_keeps_its_undeclared_tool_with_a_warning(
-    workspace: Any,
-) -> None:
+async def test_a_plugin_built_for_2026_9_has_its_undeclared_tool_refused(workspace: Any) -> None:
+    # OpenClaw refuses a tool outside contracts.tools since 2026.5.2.
     install_ready(workspace.config.home, OLD)
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
+        names = {t.name for t in gateway.tools()}
+        assert "declared_9" in names and "undeclared_9" not in names
+        (refused,) = messages(gateway, "openclaw.tool_undeclared")
+        assert "undeclared_9 is not in its contracts.tools" in refused
+        assert messages(gateway, "openclaw.tool_contract") == []
+
+
+@pytest.mark.anyio
+async def test_a_plugin_declaring_an_openclaw_before_2026_5_2_keeps_its_undeclared_tool(
+    workspace: Any, tmp_path: Path
+) -> None:
+    root = _with_package(tmp_path, {}, peerDependencies={"openclaw": ">=2026.4.20"})
+    install_ready(workspace.config.home, root)
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
         assert {"declared_9", "undeclared_9"} <= {t.name for t in gateway.tools()}
         (warned,) = messages(gateway, "openclaw.tool_contract")
-        assert "undeclared_9 is not in its contracts.tools" in warned
+        assert "declares an OpenClaw before 2026.5.2, which accepts it" in warned
         assert messages(gateway, "openclaw.tool_undeclared") == []
 
 
@@ -123,6 +144,16 @@ def test_the_lowest_version_all_declarations_admit_decides() -> None:
     assert rules_for({"plugin_api": ">=2026.4", "openclaw_peer": ">=2026.10.0"}) == "2026.10"
     assert floor({"plugin_api": "not a range"}) is None
     assert rules_for({}) == "2026.9"
+
+
+def test_the_declared_host_version_decides_the_tool_contract_and_the_legacy_hooks() -> None:
+    # Declaring nothing: loaded as the pinned 2026.9.6.
+    assert tool_contract_enforced({}) and legacy_hooks_removed({})
+    assert tool_contract_enforced({"openclaw_peer": ">=2026.5.2"})
+    assert not tool_contract_enforced({"openclaw_peer": "^2026.3.2"})
+    assert not tool_contract_enforced({"openclaw_peer": "*"})
+    assert not legacy_hooks_removed({"plugin_api": ">=2026.7.0"})
+    assert legacy_hooks_removed({"plugin_api": ">=2026.8.0"})
 
 
 def test_a_trusted_contract_is_named_as_not_honoured() -> None:

@@ -94,7 +94,8 @@ async def test_a_name_two_hosts_register_stays_with_the_first(
     (claw / "package.json").write_text(json.dumps(
         {"name": "clash", "version": "1.0.0", "openclaw": {"extensions": ["./index.mjs"]}}
     ))  # fmt: skip
-    (claw / "openclaw.plugin.json").write_text(json.dumps({"id": "clash", "configSchema": {}}))
+    manifest = {"id": "clash", "configSchema": {}, "contracts": {"tools": ["pi_greet"]}}
+    (claw / "openclaw.plugin.json").write_text(json.dumps(manifest))
     (claw / "index.mjs").write_text(
         "export default function (api) {\n"
         "  api.registerTool({ name: 'pi_greet', description: 'd', parameters: { type: 'object' },"

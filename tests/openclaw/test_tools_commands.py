@@ -108,9 +108,12 @@ async def test_optional_tools_wait_for_the_allow_list(ready: Any) -> None:
 
 async def test_contracts_and_malformed_tools(ready: Any) -> None:
     async with opened(ready) as gateway:
-        assert "uncontracted" in {t.name for t in gateway.tools()}  # lenient: registered
-        (contract,) = messages(gateway, "openclaw.tool_contract")
-        assert "uncontracted is not in its contracts.tools" in contract
+        # It declares no OpenClaw: loaded as the pinned 2026.9.6, which refuses the tool.
+        assert "uncontracted" not in {t.name for t in gateway.tools()}
+        (refused,) = messages(gateway, "openclaw.tool_undeclared")
+        assert "uncontracted is not in its contracts.tools" in refused
+        assert 'add "uncontracted" to contracts.tools' in refused
+        assert messages(gateway, "openclaw.tool_contract") == []
         invalid = messages(gateway, "openclaw.registration_invalid")
         assert any("tool has no name" in m for m in invalid)
         assert any("no_execute: execute is not a function" in m for m in invalid)

@@ -22,6 +22,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
 
 from gateway.sandbox import package_dirs
 from tests.adapters._helpers import write_tree
@@ -223,23 +224,41 @@ async def test_a_question_to_a_client_that_cannot_answer_is_cancelled(server: Se
         assert texts(await session.call_tool("alpha_ask", {})) == ["no"]
 
 
-async def test_a_2026_07_28_callers_question_is_cancelled_with_a_named_diagnostic(
-    server: Server,
-) -> None:
-    """A stateless request has no back channel for an elicitation, and serve does not
-    return input_required yet: cancelled, and said (``serve.input_required_unsupported``)."""
-    asked: list[str] = []
+async def test_a_2026_07_28_client_drives_a_tool_that_needs_its_input(server: Server) -> None:
+    """A stateless request has no back channel: the tool's question is the call's
+    InputRequiredResult, and the retry carrying the answer and the requestState gets the
+    tool's result; another token's retry does not reach it."""
 
-    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        asked.append(params.message)
-        return types.ElicitResult(action="accept", content={"answer": True})
+    async def never(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        raise AssertionError("a 2026-07-28 client is never sent an elicitation request")
 
-    log = server.home.parent / "stderr.log"
-    before = len(log.read_text())
-    async with client(server, server.tokens["a"], modern=True, elicitation_callback=answer) as s:
-        assert texts(await s.call_tool("alpha_ask", {})) == ["no"]
-    assert asked == []
-    assert "serve.input_required_unsupported" in log.read_text()[before:]
+    async with (
+        client(server, server.tokens["a"], modern=True, elicitation_callback=never) as a,
+        client(server, server.tokens["b"], modern=True, elicitation_callback=never) as b,
+    ):
+        first = await a.call_tool("alpha_ask", {}, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult) and first.request_state
+        ((key, asked),) = (first.input_requests or {}).items()
+        assert isinstance(asked, types.ElicitRequest) and asked.params.message == "Really?"
+        answer = {key: types.ElicitResult(action="accept", content={"answer": True})}
+        with pytest.raises(MCPError, match="Unknown tool: alpha_ask"):  # b's scope is beta
+            await b.call_tool(
+                "alpha_ask", {}, input_responses=answer, request_state=first.request_state,
+                allow_input_required=True,
+            )  # fmt: skip
+        done = await a.call_tool(
+            "alpha_ask", {}, input_responses=answer, request_state=first.request_state,
+            allow_input_required=True,
+        )  # fmt: skip
+        assert isinstance(done, types.CallToolResult) and texts(done) == ["yes"]
+        declined = await a.call_tool("alpha_ask", {}, allow_input_required=True)
+        assert isinstance(declined, types.InputRequiredResult)
+        refused = {key: types.ElicitResult(action="decline")}
+        done = await a.call_tool(
+            "alpha_ask", {}, input_responses=refused, request_state=declined.request_state,
+            allow_input_required=True,
+        )  # fmt: skip
+        assert isinstance(done, types.CallToolResult) and texts(done) == ["no"]
 
 
 def _post(server: Server, token: str, body: dict[str, Any], session: str | None) -> Any:

@@ -13,6 +13,7 @@ import mcp_types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 
 from tests.serve._helpers import GATEWAY, IDS, Served, need_sidecar, served_home
 
@@ -286,22 +287,43 @@ async def test_the_example_workspace_as_one_mcp_server(served):
     assert "3" in texts(counted)[0]
 
 
-async def test_a_2026_07_28_client_is_told_its_questions_are_not_asked_yet(served):
-    """2026-07-28 asks through input_required results, which serve does not return yet:
-    the question is answered cancelled, with a named diagnostic, never silently."""
-    asked: list[str] = []
+async def test_a_2026_07_28_client_answers_a_question_through_input_required(served):
+    """2026-07-28 has no server-initiated requests: the command's question comes back as an
+    InputRequiredResult (an elicitation form and a requestState), and the client's retry
+    with its answer resumes the same running command."""
 
-    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        asked.append(params.message)
-        return types.ElicitResult(action="accept", content={"answer": True})
+    async def never(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        raise AssertionError("a 2026-07-28 client is never sent an elicitation request")
 
-    log = served.home.parent / "server-stderr.log"
-    before = log.read_text() if log.exists() else ""
     async with client(
-        served, "--package", IDS["nimlet"], modern=True, elicitation_callback=answer
+        served, "--package", IDS["nimlet"], modern=True, elicitation_callback=never
     ) as connection:
+        first = await connection.get_prompt(
+            "ask", {"arguments": "deploy"}, allow_input_required=True
+        )
+        assert isinstance(first, types.InputRequiredResult) and first.request_state
+        (key, asked) = next(iter((first.input_requests or {}).items()))
+        assert isinstance(asked, types.ElicitRequest)
+        assert asked.params.message == "Really deploy?"
+        answer = types.ElicitResult(action="accept", content={"answer": True})
+        reply = await connection.get_prompt(
+            "ask",
+            {"arguments": "deploy"},
+            input_responses={key: answer},
+            request_state=first.request_state,
+            allow_input_required=True,
+        )
+        assert isinstance(reply, types.GetPromptResult)
+        assert [m.content.text for m in reply.messages] == ["answer: yes"]
+        with pytest.raises(MCPError, match="requestState names no call waiting"):
+            await connection.get_prompt(  # good once
+                "ask", {"arguments": "deploy"}, input_responses={key: answer},
+                request_state=first.request_state, allow_input_required=True,
+            )  # fmt: skip
+
+
+async def test_a_2026_07_28_client_without_elicitation_has_the_question_cancelled(served):
+    # Its requests declare no elicitation capability: the command runs on, answered cancelled.
+    async with client(served, "--package", IDS["nimlet"], modern=True) as connection:
         reply = await connection.get_prompt("ask", {"arguments": "deploy"})
-    assert asked == []
     assert [m.content.text for m in reply.messages] == ["answer: no"]
-    said = log.read_text()[len(before) :]
-    assert "serve.input_required_unsupported" in said and "Really deploy?" in said

@@ -49,6 +49,11 @@ function recordHook(state, plugin, events, _handler, opts) {
 }
 
 export function stageHook(state, oc, plugin, name, handler, opts) {
+	if (Object.hasOwn(LEGACY, name) && plugin.legacyHooks === "ignore") {
+		// OpenClaw >= 2026.8 has no such typed hook and ignores it as unknown.
+		const message = `plugin ${plugin.pluginId}: hook "${name}" was removed in OpenClaw 2026.8 and the plugin is loaded as a later OpenClaw, which ignores it; not registered (use "${LEGACY[name]}", or declare the OpenClaw the plugin was built for in package.json peerDependencies.openclaw)`;
+		return diagnostic(state, "openclaw.legacy_hook_removed", message, String(name));
+	}
 	const hookName = Object.hasOwn(LEGACY, name) ? LEGACY[name] : name;
 	if (!Object.hasOwn(HOOKS, hookName)) {
 		return diagnostic(state, "openclaw.hook_unknown", `plugin ${plugin.pluginId}: unknown typed hook "${name}" ignored (as in OpenClaw)`, String(name));

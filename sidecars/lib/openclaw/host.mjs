@@ -52,6 +52,8 @@ function pluginFor(pkg, entry, config, settings) {
 		conversationAccess: pkg.conversationAccess === true,
 		contractsTools: Array.isArray(pkg.contractsTools) ? pkg.contractsTools : null,
 		hostRules: pkg.hostRules === "2026.10" ? "2026.10" : "2026.9",
+		toolContract: pkg.toolContract === "warn" ? "warn" : "refuse",
+		legacyHooks: pkg.legacyHooks === "alias" ? "alias" : "ignore",
 		loader: Object.hasOwn(LOADERS, pkg.loader) ? pkg.loader : "native",
 		optionalTools: pkg.optionalTools ?? [],
 		gatewaySettings: settings,

@@ -1,9 +1,9 @@
 // OpenClaw tools: plain tool objects, tool factories (called per session with a tool context;
 // null hides the tool), `optional` tools exposed only when the plugin's gateway config allows
-// them, the manifest's contracts.tools checked (OpenClaw >= 2026.5 rejects an undeclared tool:
-// here a diagnostic, the lenient behaviour, unless the plugin declares OpenClaw >= 2026.10:
-// then refused, as those hosts do), and `execute(toolCallId, params, signal,
-// onUpdate)` with the request's AbortSignal and progress.
+// them, the manifest's contracts.tools checked (OpenClaw >= 2026.5.2 refuses an undeclared
+// tool: so does the gateway for a plugin loaded as such an OpenClaw, `toolContract: "refuse"`;
+// one declaring an older OpenClaw keeps that host's acceptance, with a warning), and
+// `execute(toolCallId, params, signal, onUpdate)` with the request's AbortSignal and progress.
 
 import { contentText, errorReply, toolReply } from "../content.mjs";
 import { diagnostic } from "../diagnostics.mjs";
@@ -53,12 +53,14 @@ function addTool(state, oc, tools, item) {
 	const contract = plugin.contractsTools;
 	if (!contract || !contract.includes(name)) {
 		const why = contract ? "is not in its contracts.tools" : "is registered but the manifest declares no contracts.tools";
-		if (plugin.hostRules === "2026.10") {
-			// Built for OpenClaw >= 2026.10: those hosts refuse it, and so does the gateway.
-			once(state, `contract:${plugin.pluginId}:${name}`, "openclaw.tool_undeclared", `plugin ${plugin.pluginId}: tool ${name} ${why}; the plugin declares OpenClaw >= 2026.10, which refuses it; not registered`, name);
+		const key = `contract:${plugin.pluginId}:${name}`;
+		if (plugin.toolContract === "refuse") {
+			// Loaded as OpenClaw >= 2026.5.2 (declared, or the pinned 2026.9.6): it refuses the tool.
+			const fix = contract ? `add "${name}" to contracts.tools` : `add "contracts": {"tools": ["${name}"]}`;
+			once(state, key, "openclaw.tool_undeclared", `plugin ${plugin.pluginId}: tool ${name} ${why}; OpenClaw >= 2026.5.2 refuses it, and so does the gateway: not registered (${fix} in openclaw.plugin.json)`, name);
 			return;
 		}
-		once(state, `contract:${plugin.pluginId}:${name}`, "openclaw.tool_contract", `plugin ${plugin.pluginId}: tool ${name} ${why}; OpenClaw >= 2026.5 rejects it, the gateway registers it`, name);
+		once(state, key, "openclaw.tool_contract", `plugin ${plugin.pluginId}: tool ${name} ${why}; the plugin declares an OpenClaw before 2026.5.2, which accepts it, so the gateway registers it (OpenClaw >= 2026.5.2 refuses it: list it in contracts.tools)`, name);
 	}
 	if ((item.optional || plugin.optionalTools.includes(name)) && !allowed(plugin, name)) {
 		const hint = `gateway config ${plugin.packageId} '$gateway.tools.allow' '["${name}"]'`;

@@ -42,7 +42,9 @@ def test_fail_on_exits_1_and_says_why(tmp_path):
     done = gateway(tmp_path, PI_ALIASES, "--fail-on", "partial")
     assert done.returncode == 1
     assert "pi-aliases 1.0.7: 2 partial on gateway" in done.stderr
-    assert gateway(tmp_path, OLLAMA, "--fail-on", "unsupported,partial").returncode == 0
+    # Its two tools are refused (no contracts.tools), as OpenClaw >= 2026.5.2 refuses them.
+    refused = gateway(tmp_path, OLLAMA, "--fail-on", "unsupported")
+    assert refused.returncode == 1 and "unsupported on gateway" in refused.stderr
 
 
 def test_a_package_that_cannot_be_read_exits_1_and_the_others_are_reported(tmp_path):

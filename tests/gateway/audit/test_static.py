@@ -46,10 +46,12 @@ def row(package: PackageAudit, kind: str, name: str) -> Row:
     return found[0]
 
 
-def test_a_tool_without_contracts_tools_runs_in_the_gateway_but_openclaw_rejects_it(config):
+def test_a_tool_without_contracts_tools_is_refused_by_the_gateway_as_by_openclaw(config):
+    # The plugin declares no OpenClaw: loaded as 2026.9.6, which refuses it (since 2026.5.2).
     package = one(NPM / "ollama-openclaw-web-search-0.2.2.tgz", config)
     tool = row(package, "tool", "ollama_web_search")
-    assert tool.cells[GATEWAY].support.status is Status.RUNS
+    assert tool.cells[GATEWAY].support.status is Status.UNSUPPORTED
+    assert tool.cells[GATEWAY].support.code == "openclaw.tool_undeclared"
     assert tool.cells["openclaw"].support.status is Status.UNSUPPORTED
     assert tool.cells["openclaw"].support.code == "openclaw.tool_contract"
     assert tool.source == "index.ts:125"  # found in the code, with its line
@@ -62,14 +64,15 @@ def test_a_typescript_only_entry_is_partial_in_openclaw_2026_9(config):
     assert entry.cells[GATEWAY].support.status is Status.RUNS
 
 
-def test_a_legacy_openclaw_hook_runs_in_the_gateway_and_not_in_current_openclaw(config):
+def test_a_removed_openclaw_hook_is_ignored_by_the_gateway_as_by_current_openclaw(config):
+    # jasper declares no OpenClaw: loaded as 2026.9.6, which has no before_agent_start.
     package = one(NPM / "jasper-context-compactor-0.4.1.tgz", config)
     hook = row(package, "hook", "before_agent_start")
     assert hook.cells["openclaw"].support.code == "openclaw.legacy_api"
     assert hook.cells["openclaw"].support.status is Status.UNSUPPORTED
-    # A conversation hook: it runs once the user grants conversation_access.
-    assert hook.cells[GATEWAY].support.status is Status.PARTIAL
-    assert "conversation_access" in hook.cells[GATEWAY].support.reason
+    assert hook.cells[GATEWAY].support.status is Status.UNSUPPORTED
+    assert hook.cells[GATEWAY].support.code == "openclaw.legacy_hook_removed"
+    assert "before_prompt_build" in hook.cells[GATEWAY].support.reason
 
 
 def test_a_gateway_method_is_unsupported_with_the_sidecars_code(config):
