@@ -33,9 +33,9 @@ CLAUDE_COMMAND_FIELD_IGNORED = define_code(
     "claude.command_field_ignored",
     INFO,
     "A slash command uses something the gateway does not apply when it expands the command: "
-    "`allowed-tools`, `model`, `disable-model-invocation` front matter, `!`-prefixed shell "
-    "commands (the text is kept as written, never run); a command marked "
-    "`user-invocable: false` is not offered.",
+    "`allowed-tools` (beyond its `!` lines, which it limits: the model's own tool calls are "
+    "the gateway's permission prompts'), `model`, `disable-model-invocation` front matter; "
+    "a command marked `user-invocable: false` is not offered.",
     "Nothing to fix; the gateway's own permission prompts and model apply instead.",
 )
 CLAUDE_MCP_INVALID = define_code(
@@ -115,16 +115,38 @@ MARKETPLACE_SOURCE_UNSUPPORTED = define_code(
 COMMAND_SHELL_LINE_REFUSED = define_code(
     "claude.command_shell_line_refused",
     WARNING,
-    "A slash command's `!` shell line is not allowed by the command's `allowed-tools` "
-    "(no `Bash(...)` rule matches it); the gateway never runs it (Claude Code may, under the "
-    "user's own permission settings or its read-only commands); the line is named.",
+    "A slash command's `!` shell line (as written, or as the typed arguments made it) is not "
+    "allowed by the command's `allowed-tools` (no `Bash(...)` rule matches it; a line joining "
+    "commands needs an unrestricted `Bash`): the gateway never runs it, and the prompt says "
+    "`[not run: …]` in its place (Claude Code may run it under the user's own permission "
+    "settings or its read-only commands); the line is named.",
     "Add a `Bash(...)` rule for the command to the front matter's `allowed-tools`, or drop the "
     "line.",
 )
-COMMAND_SHELL_LINE_NOT_RUN = define_code(
-    "claude.command_shell_line_not_run",
+COMMAND_SHELL_LINE_RUNS = define_code(
+    "claude.command_shell_line_runs",
     INFO,
-    "A slash command's `!` shell line is allowed by its `allowed-tools`, but the gateway does "
-    "not run `!` lines yet: the line is kept as text in the prompt.",
-    "Nothing to fix; run the command yourself and paste its output if the prompt needs it.",
+    "A slash command's `!` shell line is allowed by its `allowed-tools`: each time the command "
+    "is used it runs (`sh -c`) in the plugin host, confined to the plugin's grants, and its "
+    "output takes its place in the prompt, as Claude Code does. Said at inspection, before "
+    "the plugin is trusted, so the person trusting it knows.",
+    "Nothing to fix.",
+)
+SHELL_LINE_FAILED = define_code(
+    "claude.shell_line_failed",
+    WARNING,
+    "A slash command's `!` shell line, run in the plugin host, exited with a non-zero status, "
+    "timed out (`GATEWAY_SHELL_LINE_TIMEOUT`, default 20 s; the whole process group is "
+    "killed) or could not start (a program the sandbox does not grant); its error output, or "
+    "a note saying why, takes its place in the prompt.",
+    "Run the line yourself in the workspace to see why; a line that needs a program or a "
+    "place the plugin is not granted fails in the sandbox by design.",
+)
+SHELL_LINE_OUTPUT_CUT = define_code(
+    "claude.shell_line_output_cut",
+    WARNING,
+    "A slash command's `!` shell line wrote more than the output limit (30 000 bytes, Claude "
+    "Code's own Bash output limit); it was stopped, and the prompt holds the first 30 000 "
+    "bytes and a note that the rest was cut.",
+    "Narrow the command's output (`| head`, a path, a `--max-count`).",
 )

@@ -13,6 +13,7 @@ from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import command_issues
 from adapters.claude_plugins._components import read_hook_sources, read_mcp_servers
 from adapters.claude_plugins._manifest import MANIFEST, read_manifest
+from adapters.claude_plugins._shell_lines import shell_lines
 from adapters.plugin_host import (
     EVENT_OF,
     remote_contribution,
@@ -65,6 +66,7 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         entry.contributions.append(remote_contribution(name, server, ".mcp.json"))
     entry.permissions = remote_permissions(remote)
     entry.secrets = remote_secrets(remote)
+    shell_commands = [c.name for c in entry.contributions if c.detail.get("shell_lines")]
     entry.metadata = {
         "license": manifest.license,
         "homepage": manifest.homepage,
@@ -73,8 +75,11 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         "unsupported_hook_events": skipped_events,
         "mcp_servers": servers,
         "remote_servers": remote,
+        "shell_commands": shell_commands,
     }
-    entry.runtime = "python-sidecar" if hooks or servers or remote else "declarative"
+    # A command with `!` lines is the plugin host's: it runs them in the plugin's sandbox.
+    runs = hooks or servers or remote or shell_commands
+    entry.runtime = "python-sidecar" if runs else "declarative"
     entry.diagnostics = inspection.finish(entry.id)
     return entry
 
@@ -98,6 +103,8 @@ def _command(inspection: Inspection, entry: CatalogEntry, rel: str, name: str) -
         )
         return
     detail: dict[str, Any] = {"path": rel}
+    if shell_lines(front.body):
+        detail["shell_lines"] = True
     ignored = command_issues(inspection, rel, text)
     if ignored:
         detail["not_applied"] = ignored

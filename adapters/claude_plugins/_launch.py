@@ -10,6 +10,12 @@ Claude Code's own rules (its plugins reference): ``${CLAUDE_PLUGIN_ROOT}`` and
 names a server's ``command`` by ``${CLAUDE_PLUGIN_ROOT}``); other ``${VAR}`` references are
 passed as written (the gateway never hands its environment to a package). The hook commands
 get both in their environment, where the shell expands them.
+
+The slash commands with ``!`` shell lines are the plugin host's too (``commands`` in its
+configuration: the body as installed, the ``arguments`` names, the ``allowed-tools`` Bash
+rules): it runs their lines in the plugin's sandbox when they are used
+(``adapters.plugin_host._shell_commands``), for at most ``GATEWAY_SHELL_LINE_TIMEOUT``
+seconds each (default 20). The programs the lines name are readable there, as a hook's are.
 """
 
 from __future__ import annotations
@@ -18,9 +24,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from adapters._files import Inspection
 from adapters._host_plan import plan_plugin_host
 from adapters.claude_plugins import _codes as codes
-from gateway.model import CatalogEntry, LaunchSpec
+from adapters.claude_plugins._commands import argument_names
+from adapters.claude_plugins._shell_lines import bash_rules, shell_lines
+from adapters.claude_plugins._shell_render import DEFAULT_TIMEOUT, TIMEOUT_VARIABLE
+from gateway.base import environment_seconds
+from gateway.model import CatalogEntry, LaunchSpec, parse_front_matter
 from gateway.sandbox import package_dirs
 
 __all__ = ["plan_plugin"]
@@ -35,14 +46,42 @@ def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
         name: _expand(server, entry.root, str(data))
         for name, server in dict(entry.metadata.get("mcp_servers") or {}).items()
     }
+    commands = shell_commands(entry)
+    lines = [line for command in commands for line in shell_lines(command["body"])]
     return plan_plugin_host(
         entry, home, servers, tool_names=TOOL_NAMES, hooks=entry.metadata.get("hooks"),
-        remote=True,
+        remote=True, commands=commands, shell_lines=lines,
+        shell_timeout=environment_seconds(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT,
         not_found=lambda name, command: codes.CLAUDE_COMMAND_NOT_FOUND(
             f"MCP server {name!r}: command {command!r} is neither a file nor on PATH",
             package=entry.id, contribution=name,
         ),
     )  # fmt: skip
+
+
+def shell_commands(entry: CatalogEntry) -> list[dict[str, Any]]:
+    """The plugin host's ``commands``: each slash command with ``!`` lines, read from the
+    installed plugin (one unreadable since inspection is left out: ``inspect`` says why)."""
+    inspection = Inspection(Path(entry.root))
+    found = []
+    for contribution in entry.contributions:
+        rel = contribution.detail.get("path")
+        if contribution.kind != "prompt" or not contribution.detail.get("shell_lines"):
+            continue
+        text = inspection.read_text(str(rel)) if isinstance(rel, str) else None
+        if text is None:
+            continue
+        front = parse_front_matter(text)
+        body = front.body.strip("\n")
+        first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+        found.append({
+            "name": contribution.name,
+            "description": contribution.description or first[:100],
+            "body": body,
+            "arguments": list(argument_names(front.data)),
+            "rules": bash_rules(front.data.get("allowed-tools")),
+        })  # fmt: skip
+    return found
 
 
 def _expand(server: Mapping[str, Any], root: str, data: str) -> dict[str, Any]:
