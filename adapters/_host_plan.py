@@ -104,6 +104,7 @@ def plan_plugin_host(
     commands: Sequence[Mapping[str, Any]] = (),
     shell_lines: Sequence[str] = (),
     shell_timeout: float = 0.0,
+    env: Mapping[str, str] | None = None,
 ) -> LaunchSpec | None:
     """``servers``: name → ``{command, args, env, cwd?, include_tools?, exclude_tools?}``
     with the format's placeholders expanded; ``not_found(server, command)`` says a command
@@ -111,7 +112,9 @@ def plan_plugin_host(
     gateway's hook chain; ``remote``: connect the entry's ``remote_servers``
     (``adapters.plugin_host._remote_plan``); ``commands``: slash commands the host serves,
     running their ``shell_lines`` (``adapters.plugin_host._shell_commands``) for at most
-    ``shell_timeout`` seconds each. None when there is nothing to run."""
+    ``shell_timeout`` seconds each; ``env``: the host's own environment beside what its
+    remote servers need (its hooks and shell lines inherit it). None when there is nothing
+    to run."""
     planned_remote = plan_remote(entry, home) if remote else RemotePlan()
     if not servers and not hooks and not planned_remote.servers and not commands:
         return None  # skills, commands, context files: the gateway serves them itself
@@ -162,7 +165,7 @@ def plan_plugin_host(
         diagnostics=found,
         reads=tuple(dict.fromkeys([*reads, path])),
         writes=(data, *planned_remote.writes),
-        env=planned_remote.env,
+        env={**planned_remote.env, **(env or {})},
         # What the servers and hooks run, as found on PATH now: a program installed later
         # starts the package again rather than serving what its last start found. One
         # inside the package is its content.

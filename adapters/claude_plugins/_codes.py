@@ -150,3 +150,23 @@ SHELL_LINE_OUTPUT_CUT = define_code(
     "bytes and a note that the rest was cut.",
     "Narrow the command's output (`| head`, a path, a `--max-count`).",
 )
+
+USER_CONFIG_INVALID = define_code(
+    "claude.user_config_invalid",
+    WARNING,
+    "An option of plugin.json `userConfig` breaks Claude Code's option schema (a key that is "
+    "not an identifier; `type` not string, number, boolean, directory or file; no `title` or "
+    "`description`; a field the schema does not have; a `default` of the wrong type), or a "
+    "server names `${user_config.KEY}` for an option that is not declared or has no value; "
+    "that option is ignored (the reference stays as written).",
+    "Fix the option named in the message (Claude Code's plugins reference, `userConfig`).",
+)
+USER_CONFIG_MISSING = define_code(
+    "claude.user_config_missing",
+    ERROR,
+    "A required option of the plugin's `userConfig` has no value and no default (Claude Code "
+    "asks for it when the plugin is enabled), or the stored settings or secrets cannot be "
+    "read: the plugin host does not start; its commands and skills are still served.",
+    "Set it: `gateway config ID KEY VALUE`, or `gateway secret set ID KEY` for a sensitive "
+    "option (the message's hint names the one).",
+)

@@ -14,6 +14,7 @@ from adapters.claude_plugins._commands import command_issues
 from adapters.claude_plugins._components import read_hook_sources, read_mcp_servers
 from adapters.claude_plugins._manifest import MANIFEST, read_manifest
 from adapters.claude_plugins._shell_lines import shell_lines
+from adapters.claude_plugins._user_config import config_schema, read_user_config
 from adapters.plugin_host import (
     EVENT_OF,
     remote_contribution,
@@ -65,7 +66,14 @@ def inspect_plugin(root: Any) -> CatalogEntry:
     for name, server in remote.items():
         entry.contributions.append(remote_contribution(name, server, ".mcp.json"))
     entry.permissions = remote_permissions(remote)
-    entry.secrets = remote_secrets(remote)
+    options = read_user_config(inspection, manifest.user_config)
+    # Options: sensitive ones are secrets (`gateway secret`), the others settings (`gateway
+    # config`, typed by the options' schema; no other key is one of its settings).
+    sensitive = [key for key, option in options.items() if option["sensitive"]]
+    declared = remote_secrets(remote)
+    entry.secrets = [*declared, *(key for key in sensitive if key not in declared)]
+    entry.config_keys = [key for key in options if key not in sensitive]
+    entry.config_closed = bool(options)
     shell_commands = [c.name for c in entry.contributions if c.detail.get("shell_lines")]
     entry.metadata = {
         "license": manifest.license,
@@ -76,7 +84,10 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         "mcp_servers": servers,
         "remote_servers": remote,
         "shell_commands": shell_commands,
+        "user_config": options,
     }
+    if entry.config_keys:
+        entry.metadata["config_schema"] = config_schema(options)
     # A command with `!` lines is the plugin host's: it runs them in the plugin's sandbox.
     runs = hooks or servers or remote or shell_commands
     entry.runtime = "python-sidecar" if runs else "declarative"

@@ -16,11 +16,17 @@ configuration: the body as installed, the ``arguments`` names, the ``allowed-too
 rules): it runs their lines in the plugin's sandbox when they are used
 (``adapters.plugin_host._shell_commands``), for at most ``GATEWAY_SHELL_LINE_TIMEOUT``
 seconds each (default 20). The programs the lines name are readable there, as a hook's are.
+
+The plugin's options (``userConfig``, ``_user_config``): their values fill
+``${user_config.KEY}`` in the servers and are ``CLAUDE_PLUGIN_OPTION_<KEY>`` in the host's
+environment and each server's; a required one without a value refuses the launch.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -30,8 +36,14 @@ from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import argument_names
 from adapters.claude_plugins._shell_lines import bash_rules, shell_lines
 from adapters.claude_plugins._shell_render import DEFAULT_TIMEOUT, TIMEOUT_VARIABLE
-from gateway.base import environment_seconds
-from gateway.model import CatalogEntry, LaunchSpec, parse_front_matter
+from adapters.claude_plugins._user_config import (
+    ENV_PREFIX,
+    REFERENCE,
+    hook_references,
+    option_values,
+)
+from gateway.base import Diagnostic, environment_seconds
+from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec, parse_front_matter
 from gateway.sandbox import package_dirs
 
 __all__ = ["plan_plugin"]
@@ -40,23 +52,44 @@ _ROOT, _DATA = "${CLAUDE_PLUGIN_ROOT}", "${CLAUDE_PLUGIN_DATA}"
 TOOL_NAMES: Final = "claude"
 
 
-def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
+def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
     data, _ = package_dirs(home, entry.id)
+    options = dict(entry.metadata.get("user_config") or {})
+    values, missing = option_values(entry.id, options, home) if options else ({}, [])
+    if missing:
+        keys = ", ".join(d.contribution or "?" for d in missing)
+        return LaunchRefusal(
+            f"plugin options without a value: {keys}",
+            hint=missing[0].hint or f"gateway config {entry.id}",
+            diagnostics=[d if d.package else _of(d, entry.id) for d in missing],
+        )
+    exported = {ENV_PREFIX + key.upper(): value for key, value in values.items()}
+    unknown: list[Diagnostic] = []
     servers = {
-        name: _expand(server, entry.root, str(data))
+        name: _expand(server, entry.root, str(data), values, exported, unknown, entry.id, name)
         for name, server in dict(entry.metadata.get("mcp_servers") or {}).items()
     }
     commands = shell_commands(entry)
     lines = [line for command in commands for line in shell_lines(command["body"])]
+    hooks = entry.metadata.get("hooks")
     return plan_plugin_host(
-        entry, home, servers, tool_names=TOOL_NAMES, hooks=entry.metadata.get("hooks"),
-        remote=True, commands=commands, shell_lines=lines,
+        entry,
+        home,
+        servers,
+        tool_names=TOOL_NAMES,
+        hooks=hook_references(hooks) if options else hooks,
+        diagnostics=unknown,
+        env=exported,
+        remote=True,
+        commands=commands,
+        shell_lines=lines,
         shell_timeout=environment_seconds(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT,
         not_found=lambda name, command: codes.CLAUDE_COMMAND_NOT_FOUND(
             f"MCP server {name!r}: command {command!r} is neither a file nor on PATH",
-            package=entry.id, contribution=name,
+            package=entry.id,
+            contribution=name,
         ),
-    )  # fmt: skip
+    )
 
 
 def shell_commands(entry: CatalogEntry) -> list[dict[str, Any]]:
@@ -84,13 +117,43 @@ def shell_commands(entry: CatalogEntry) -> list[dict[str, Any]]:
     return found
 
 
-def _expand(server: Mapping[str, Any], root: str, data: str) -> dict[str, Any]:
-    def text(value: str) -> str:
-        return value.replace(_ROOT, root).replace(_DATA, data)
+def _of(diagnostic: Diagnostic, package: str) -> Diagnostic:
+    return replace(diagnostic, package=package)
 
+
+def _expand(
+    server: Mapping[str, Any],
+    root: str,
+    data: str,
+    values: Mapping[str, str],
+    exported: Mapping[str, str],
+    unknown: list[Diagnostic],
+    package: str,
+    name: str,
+) -> dict[str, Any]:
+    def option(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key in values:
+            return values[key]
+        unknown.append(
+            codes.USER_CONFIG_INVALID(
+                f"MCP server {name!r} names ${{user_config.{key}}}, an option the plugin does "
+                "not declare or that has no value; kept as written",
+                package=package,
+                contribution=name,
+            )
+        )
+        return match.group(0)
+
+    def text(value: str) -> str:
+        return REFERENCE.sub(option, value.replace(_ROOT, root).replace(_DATA, data))
+
+    env = {k: text(v) for k, v in dict(server.get("env", {})).items()}
     return {
         "command": text(server["command"]),
         "args": [text(a) for a in server.get("args", [])],
-        "env": {k: text(v) for k, v in dict(server.get("env", {})).items()},
+        # The SDK starts a server with a few safe variables and its own `env`: the options
+        # go there too, as Claude Code exports them to the plugin's processes.
+        "env": {**exported, **env},
         "cwd": text(server["cwd"]) if server.get("cwd") else None,
     }
