@@ -76,10 +76,10 @@ REMOTE_HEADER_USER_CONFIG = define_code(
     "remote_mcp.header_user_config",
     WARNING,
     "A header of a Claude Code plugin's remote MCP server names a plugin option "
-    "(`${user_config.KEY}`), which the gateway does not fill in remote server headers yet; "
-    "rather than send the placeholder as written, the server is listed, not connected.",
-    "Put the value in a secret and name it instead: `${NAME}` in the header, `gateway secret "
-    "set ID NAME`.",
+    "(`${user_config.KEY}`) that its `userConfig` does not declare; rather than send the "
+    "placeholder as written, the server is listed, not connected. (A declared option is "
+    "filled when the plugin host starts.)",
+    "Declare the option in plugin.json `userConfig`, or fix the name in the header.",
 )
 
 MARKETPLACE_INVALID = define_code(

@@ -39,7 +39,7 @@ from adapters.claude_plugins._shell_render import DEFAULT_TIMEOUT, TIMEOUT_VARIA
 from adapters.claude_plugins._user_config import (
     ENV_PREFIX,
     REFERENCE,
-    hook_references,
+    env_references,
     option_values,
 )
 from gateway.base import Diagnostic, environment_seconds
@@ -72,12 +72,19 @@ def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal |
     commands = shell_commands(entry)
     lines = [line for command in commands for line in shell_lines(command["body"])]
     hooks = entry.metadata.get("hooks")
+    if options:
+        # A remote header's option is read from the host's environment, as a secret is.
+        remote = {
+            name: {**server, "headers": env_references(server.get("headers") or {})}
+            for name, server in dict(entry.metadata.get("remote_servers") or {}).items()
+        }
+        entry = replace(entry, metadata={**entry.metadata, "remote_servers": remote})
     return plan_plugin_host(
         entry,
         home,
         servers,
         tool_names=TOOL_NAMES,
-        hooks=hook_references(hooks) if options else hooks,
+        hooks=env_references(hooks) if options else hooks,
         diagnostics=unknown,
         env=exported,
         remote=True,

@@ -12,8 +12,9 @@ VALUE``, typed and checked by a schema made from the options), a ``sensitive`` o
 processes (servers, hooks, ``!`` lines) as ``CLAUDE_PLUGIN_OPTION_<KEY>`` (upper case), as
 Claude Code exports them. A hook command's ``${user_config.KEY}`` becomes
 ``${CLAUDE_PLUGIN_OPTION_KEY}``, so the shell reads the value from the environment instead of
-running it as part of the command. A required option with no value and no default refuses
-the launch (``claude.user_config_missing``, naming the verb that sets it).
+running it as part of the command; a remote server's header reads it from the host's
+environment the same way (as it reads a secret). A required option with no value and no
+default refuses the launch (``claude.user_config_missing``, naming the verb that sets it).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ __all__ = [
     "ENV_PREFIX",
     "REFERENCE",
     "config_schema",
-    "hook_references",
+    "env_references",
     "option_values",
     "read_user_config",
 ]
@@ -181,13 +182,14 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def hook_references(hooks: Any) -> Any:
-    """``hooks`` with each ``${user_config.KEY}`` in a command made
-    ``${CLAUDE_PLUGIN_OPTION_KEY}``: the shell reads the value, never runs it."""
+def env_references(hooks: Any) -> Any:
+    """``hooks`` (or remote headers) with each ``${user_config.KEY}`` made
+    ``${CLAUDE_PLUGIN_OPTION_KEY}``: the shell (or the host filling a header) reads the
+    value from the environment; a hook never runs it as part of its command."""
     if isinstance(hooks, dict):
-        return {key: hook_references(value) for key, value in hooks.items()}
+        return {key: env_references(value) for key, value in hooks.items()}
     if isinstance(hooks, list):
-        return [hook_references(item) for item in hooks]
+        return [env_references(item) for item in hooks]
     if isinstance(hooks, str):
         return REFERENCE.sub(lambda m: "${" + ENV_PREFIX + m.group(1).upper() + "}", hooks)
     return hooks

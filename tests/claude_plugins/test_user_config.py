@@ -164,3 +164,27 @@ def test_gateway_config_and_secret_set_the_options(workspace: Any) -> None:
     assert gateway("secret", "set", "configured", "token", stdin="s3cret\n").returncode == 0
     shown = gateway("config", "configured", "--json")
     assert json.loads(shown.stdout)["config"] == {"retries": 5}
+
+
+def test_a_remote_header_reads_a_declared_option_from_the_hosts_environment(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "gateway"
+    remote = {"type": "http", "url": "https://api.example.com/mcp",
+              "headers": {"Authorization": "Bearer ${user_config.token}"}}  # fmt: skip
+    undeclared = {**remote, "headers": {"X-Org": "${user_config.org}"}}
+    source = _plugin(tmp_path / "p", mcpServers={"api": remote, "other": undeclared})
+    package_id = _install(home, source)
+    with StateStore.open(home) as store:
+        entry = inspect_package(Path(store.get_package(package_id).record.path))
+    (refused,) = [d for d in entry.diagnostics if d.code == "remote_mcp.header_user_config"]
+    assert "'other'" in refused.message and "org" in refused.message
+    assert list(entry.metadata["remote_servers"]) == ["api"] and entry.secrets == ["token"]
+    write_package_config(home, package_id, {"endpoint": "https://api.example"})
+    set_secret(home, package_id, "token", "s3cret")
+    spec = ClaudePluginsAdapter().plan_launch(entry, home)
+    assert isinstance(spec, LaunchSpec)
+    planned = json.loads(config_file(home, package_id).read_text())["remote"]["api"]
+    assert planned["headers"] == {"Authorization": "Bearer ${CLAUDE_PLUGIN_OPTION_TOKEN}"}
+    assert spec.env["CLAUDE_PLUGIN_OPTION_TOKEN"] == "s3cret"  # never written to the file
+    assert "s3cret" not in config_file(home, package_id).read_text()
