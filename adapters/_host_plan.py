@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from adapters._host_reads import find_command, hook_programs
+from adapters._host_reads import find_command, hook_programs, line_programs
 from adapters.plugin_host import (
     RemotePlan,
     config_path,
@@ -101,14 +101,22 @@ def plan_plugin_host(
     hooks: dict[str, Any] | None = None,
     remote: bool = False,
     longest_call: float = 0.0,
+    commands: Sequence[Mapping[str, Any]] = (),
+    shell_lines: Sequence[str] = (),
+    shell_timeout: float = 0.0,
+    env: Mapping[str, str] | None = None,
 ) -> LaunchSpec | None:
     """``servers``: name → ``{command, args, env, cwd?, include_tools?, exclude_tools?}``
     with the format's placeholders expanded; ``not_found(server, command)`` says a command
     is missing; ``hooks``: a Claude-protocol ``hooks.json`` object the host runs on the
     gateway's hook chain; ``remote``: connect the entry's ``remote_servers``
-    (``adapters.plugin_host._remote_plan``). None when there is nothing to run."""
+    (``adapters.plugin_host._remote_plan``); ``commands``: slash commands the host serves,
+    running their ``shell_lines`` (``adapters.plugin_host._shell_commands``) for at most
+    ``shell_timeout`` seconds each; ``env``: the host's own environment beside what its
+    remote servers need (its hooks and shell lines inherit it). None when there is nothing
+    to run."""
     planned_remote = plan_remote(entry, home) if remote else RemotePlan()
-    if not servers and not hooks and not planned_remote.servers:
+    if not servers and not hooks and not planned_remote.servers and not commands:
         return None  # skills, commands, context files: the gateway serves them itself
     root = Path(entry.root)
     data, _ = package_dirs(home, entry.id)
@@ -134,25 +142,30 @@ def plan_plugin_host(
     document = {"package": entry.id, "root": str(root), "data_dir": str(data),
                 "servers": resolved, "tool_names": tool_names, "hooks": hooks,
                 **planned_remote.document}  # fmt: skip
+    if commands:
+        document |= {"commands": list(commands), "shell_timeout": shell_timeout}
     path = write_config(home, entry.id, document)
-    commands = [str(server["command"]) for server in servers.values()]
-    bare = [c for c in commands if "/" not in c]
-    programs = [*bare, *hook_programs(hooks, root)]
+    server_commands = [str(server["command"]) for server in servers.values()]
+    bare = [c for c in server_commands if "/" not in c]
+    lines = line_programs(shell_lines, root)
+    programs = [*bare, *hook_programs(hooks, root), *lines]
     # What running each needs (gateway.runtime.program_reads): the program, its script's
     # interpreter, the venv or installation it belongs to — never the user's home as such,
     # the gateway's home or a toolchain's credential files.
     reads += program_reads(
-        [*run, *hook_programs(hooks, root)], path_env=os.environ.get("PATH"),
+        [*run, *hook_programs(hooks, root), *lines], path_env=os.environ.get("PATH"),
         home=Path.home(), guarded=(home,), own=root,
     )  # fmt: skip
     return LaunchSpec(
         command=[*HOST_COMMAND, "--config", str(path)],
-        response_timeout=_response_timeout(hooks, longest_call),
+        response_timeout=_response_timeout(
+            hooks, max(longest_call, shell_timeout + HOOK_MARGIN if commands else 0.0)
+        ),
         start_timeout=start_timeout() + 15,
         diagnostics=found,
         reads=tuple(dict.fromkeys([*reads, path])),
         writes=(data, *planned_remote.writes),
-        env=planned_remote.env,
+        env={**planned_remote.env, **(env or {})},
         # What the servers and hooks run, as found on PATH now: a program installed later
         # starts the package again rather than serving what its last start found. One
         # inside the package is its content.

@@ -14,7 +14,7 @@ from typing import Final
 
 from gateway.runtime import shebang
 
-__all__ = ["find_command", "hook_programs"]
+__all__ = ["find_command", "hook_programs", "line_programs"]
 
 _WRAPPERS: Final = frozenset({"env", "exec", "command", "sh", "bash", "zsh"})
 _ROOT_PLACEHOLDERS: Final = ("${CLAUDE_PLUGIN_ROOT}", "${PLUGIN_ROOT}")
@@ -50,6 +50,11 @@ def hook_programs(hooks: object, root: Path) -> list[str]:
                         command = command.replace(placeholder, str(root))
                     commands.append(command)
     return _programs(commands, root)
+
+
+def line_programs(lines: Iterable[str], root: Path) -> list[str]:
+    """The programs shell lines run (a command's ``!`` lines), found as a hook's are."""
+    return _programs([line.replace("${CLAUDE_PLUGIN_ROOT}", str(root)) for line in lines], root)
 
 
 def _programs(commands: Iterable[str], root: Path) -> list[str]:

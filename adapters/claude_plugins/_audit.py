@@ -36,14 +36,19 @@ class ClaudeAudit:
 
     def gateway_support(self, entry: CatalogEntry, item: Item) -> Support:
         if item.kind == "prompt":
+            how = "a slash command with Claude Code's argument rules"
+            if item.detail.get("shell_lines"):
+                how += (
+                    "; its `!` lines that allowed-tools allows run confined in the plugin "
+                    "host, their output in the prompt"
+                )
             ignored = item.detail.get("not_applied")
             if ignored:
                 return partial(
                     codes.CLAUDE_COMMAND_FIELD_IGNORED,
-                    "a slash command with Claude Code's argument rules; not applied: "
-                    + ", ".join(map(str, ignored)),
+                    f"{how}; not applied: " + ", ".join(map(str, ignored)),
                 )
-            return runs("a slash command with Claude Code's argument rules")
+            return runs(how)
         if item.kind == "skill":
             return metadata(
                 adapters_codes.LISTED_ONLY,

@@ -33,9 +33,9 @@ CLAUDE_COMMAND_FIELD_IGNORED = define_code(
     "claude.command_field_ignored",
     INFO,
     "A slash command uses something the gateway does not apply when it expands the command: "
-    "`allowed-tools`, `model`, `disable-model-invocation` front matter, `!`-prefixed shell "
-    "commands (the text is kept as written, never run); a command marked "
-    "`user-invocable: false` is not offered.",
+    "`allowed-tools` (beyond its `!` lines, which it limits: the model's own tool calls are "
+    "the gateway's permission prompts'), `model`, `disable-model-invocation` front matter; "
+    "a command marked `user-invocable: false` is not offered.",
     "Nothing to fix; the gateway's own permission prompts and model apply instead.",
 )
 CLAUDE_MCP_INVALID = define_code(
@@ -76,10 +76,10 @@ REMOTE_HEADER_USER_CONFIG = define_code(
     "remote_mcp.header_user_config",
     WARNING,
     "A header of a Claude Code plugin's remote MCP server names a plugin option "
-    "(`${user_config.KEY}`), which the gateway does not fill in remote server headers yet; "
-    "rather than send the placeholder as written, the server is listed, not connected.",
-    "Put the value in a secret and name it instead: `${NAME}` in the header, `gateway secret "
-    "set ID NAME`.",
+    "(`${user_config.KEY}`) that its `userConfig` does not declare; rather than send the "
+    "placeholder as written, the server is listed, not connected. (A declared option is "
+    "filled when the plugin host starts.)",
+    "Declare the option in plugin.json `userConfig`, or fix the name in the header.",
 )
 
 MARKETPLACE_INVALID = define_code(
@@ -115,16 +115,58 @@ MARKETPLACE_SOURCE_UNSUPPORTED = define_code(
 COMMAND_SHELL_LINE_REFUSED = define_code(
     "claude.command_shell_line_refused",
     WARNING,
-    "A slash command's `!` shell line is not allowed by the command's `allowed-tools` "
-    "(no `Bash(...)` rule matches it); the gateway never runs it (Claude Code may, under the "
-    "user's own permission settings or its read-only commands); the line is named.",
+    "A slash command's `!` shell line (as written, or as the typed arguments made it) is not "
+    "allowed by the command's `allowed-tools` (no `Bash(...)` rule matches it; a line joining "
+    "commands needs an unrestricted `Bash`): the gateway never runs it, and the prompt says "
+    "`[not run: …]` in its place (Claude Code may run it under the user's own permission "
+    "settings or its read-only commands); the line is named.",
     "Add a `Bash(...)` rule for the command to the front matter's `allowed-tools`, or drop the "
     "line.",
 )
-COMMAND_SHELL_LINE_NOT_RUN = define_code(
-    "claude.command_shell_line_not_run",
+COMMAND_SHELL_LINE_RUNS = define_code(
+    "claude.command_shell_line_runs",
     INFO,
-    "A slash command's `!` shell line is allowed by its `allowed-tools`, but the gateway does "
-    "not run `!` lines yet: the line is kept as text in the prompt.",
-    "Nothing to fix; run the command yourself and paste its output if the prompt needs it.",
+    "A slash command's `!` shell line is allowed by its `allowed-tools`: each time the command "
+    "is used it runs (`sh -c`) in the plugin host, confined to the plugin's grants, and its "
+    "output takes its place in the prompt, as Claude Code does. Said at inspection, before "
+    "the plugin is trusted, so the person trusting it knows.",
+    "Nothing to fix.",
+)
+SHELL_LINE_FAILED = define_code(
+    "claude.shell_line_failed",
+    WARNING,
+    "A slash command's `!` shell line, run in the plugin host, exited with a non-zero status, "
+    "timed out (`GATEWAY_SHELL_LINE_TIMEOUT`, default 20 s; the whole process group is "
+    "killed) or could not start (a program the sandbox does not grant); its error output, or "
+    "a note saying why, takes its place in the prompt.",
+    "Run the line yourself in the workspace to see why; a line that needs a program or a "
+    "place the plugin is not granted fails in the sandbox by design.",
+)
+SHELL_LINE_OUTPUT_CUT = define_code(
+    "claude.shell_line_output_cut",
+    WARNING,
+    "A slash command's `!` shell line wrote more than the output limit (30 000 bytes, Claude "
+    "Code's own Bash output limit); it was stopped, and the prompt holds the first 30 000 "
+    "bytes and a note that the rest was cut.",
+    "Narrow the command's output (`| head`, a path, a `--max-count`).",
+)
+
+USER_CONFIG_INVALID = define_code(
+    "claude.user_config_invalid",
+    WARNING,
+    "An option of plugin.json `userConfig` breaks Claude Code's option schema (a key that is "
+    "not an identifier; `type` not string, number, boolean, directory or file; no `title` or "
+    "`description`; a field the schema does not have; a `default` of the wrong type), or a "
+    "server names `${user_config.KEY}` for an option that is not declared or has no value; "
+    "that option is ignored (the reference stays as written).",
+    "Fix the option named in the message (Claude Code's plugins reference, `userConfig`).",
+)
+USER_CONFIG_MISSING = define_code(
+    "claude.user_config_missing",
+    ERROR,
+    "A required option of the plugin's `userConfig` has no value and no default (Claude Code "
+    "asks for it when the plugin is enabled), or the stored settings or secrets cannot be "
+    "read: the plugin host does not start; its commands and skills are still served.",
+    "Set it: `gateway config ID KEY VALUE`, or `gateway secret set ID KEY` for a sensitive "
+    "option (the message's hint names the one).",
 )

@@ -9,8 +9,9 @@ and expanded by Claude Code's rules (its skills documentation, "pass arguments")
   ``ARGUMENTS: <arguments>``;
 - ``${CLAUDE_PLUGIN_ROOT}`` is the plugin's installed folder.
 
-Values are not substituted again. What Claude Code does beyond the text — ``!`` shell lines
-run before the prompt is sent, ``allowed-tools``, ``model`` — is not applied (the command
+Values are not substituted again. A command with ``!`` shell lines is not served here: the
+plugin host serves it, running each line ``allowed-tools`` allows in the plugin's sandbox
+(``_shell_render``). ``model`` and ``disable-model-invocation`` are not applied (the command
 is reported with ``claude.command_field_ignored`` at inspection).
 """
 
@@ -28,11 +29,19 @@ from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._shell_lines import shell_line_issues
 from gateway.model import CatalogEntry, Discovery, PromptTemplate, parse_front_matter
 
-__all__ = ["argument_names", "command_issues", "expand", "package_resources", "parse_arguments"]
+__all__ = [
+    "ROOT",
+    "argument_names",
+    "command_issues",
+    "expand",
+    "package_resources",
+    "parse_arguments",
+    "substitute",
+]
 
 _IGNORED_FIELDS: Final = ("allowed-tools", "model", "disable-model-invocation")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_ROOT = "${CLAUDE_PLUGIN_ROOT}"
+ROOT: Final = "${CLAUDE_PLUGIN_ROOT}"
 
 
 def parse_arguments(text: str) -> list[str]:
@@ -48,8 +57,15 @@ def parse_arguments(text: str) -> list[str]:
 
 def expand(body: str, arguments: str, *, names: tuple[str, ...] = (), root: str = "") -> str:
     """A command's prompt for the typed ``arguments``."""
+    text, used = substitute(body.replace(ROOT, root) if root else body, arguments, names)
+    if not used and arguments.strip():
+        text = f"{text}\n\nARGUMENTS: {arguments}"
+    return text
+
+
+def substitute(text: str, arguments: str, names: tuple[str, ...] = ()) -> tuple[str, bool]:
+    """``text`` with the argument placeholders filled, and whether it had any."""
     args = parse_arguments(arguments)
-    body = body.replace(_ROOT, root) if root else body
     named = {name: args[i] if i < len(args) else "" for i, name in enumerate(names)}
     alternatives = [r"\$ARGUMENTS\[(?P<indexed>\d+)\]", r"\$ARGUMENTS\b", r"\$(?P<digit>\d+)(?!\w)"]
     if named:
@@ -69,10 +85,7 @@ def expand(body: str, arguments: str, *, names: tuple[str, ...] = (), root: str 
             return named[found["name"]]
         return arguments
 
-    text = pattern.sub(replace, body)
-    if not used and arguments.strip():
-        text = f"{text}\n\nARGUMENTS: {arguments}"
-    return text
+    return pattern.sub(replace, text), used
 
 
 def argument_names(front: dict[str, object]) -> tuple[str, ...]:
@@ -88,8 +101,7 @@ def command_issues(inspection: Inspection, rel: str, text: str) -> list[str]:
     """Say what the gateway will not apply when it expands this command (and return it)."""
     front = parse_front_matter(text)
     ignored: list[str] = [key for key in _IGNORED_FIELDS if key in front.data]
-    if shell_line_issues(inspection, rel, front.data, front.body):
-        ignored.append("! shell commands")
+    shell_line_issues(inspection, rel, front.data, front.body)
     if ignored:
         listed = ", ".join(f"`{key}`" for key in ignored)
         inspection.add(
@@ -109,7 +121,8 @@ def package_resources(entry: CatalogEntry) -> Discovery:
             found.skills.append(
                 package_skill(entry, contribution.name, contribution.description, rel)
             )
-        elif contribution.kind == "prompt":
+        elif contribution.kind == "prompt" and not contribution.detail.get("shell_lines"):
+            # One with `!` lines is the plugin host's (`_shell_render`): it runs them.
             text = inspection.read_text(rel)
             if text is None:
                 continue  # unreadable since inspection: `inspect` reports it

@@ -13,6 +13,8 @@ from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import command_issues
 from adapters.claude_plugins._components import read_hook_sources, read_mcp_servers
 from adapters.claude_plugins._manifest import MANIFEST, read_manifest
+from adapters.claude_plugins._shell_lines import shell_lines
+from adapters.claude_plugins._user_config import REFERENCE, config_schema, read_user_config
 from adapters.plugin_host import (
     EVENT_OF,
     remote_contribution,
@@ -61,10 +63,19 @@ def inspect_plugin(root: Any) -> CatalogEntry:
             )
     for name in servers:
         entry.contributions.append(Contribution(kind="mcp_server", name=name))
+    options = read_user_config(inspection, manifest.user_config)
+    remote = _remote_with_options(inspection, remote, options)
     for name, server in remote.items():
         entry.contributions.append(remote_contribution(name, server, ".mcp.json"))
     entry.permissions = remote_permissions(remote)
-    entry.secrets = remote_secrets(remote)
+    # Options: sensitive ones are secrets (`gateway secret`), the others settings (`gateway
+    # config`, typed by the options' schema; no other key is one of its settings).
+    sensitive = [key for key, option in options.items() if option["sensitive"]]
+    declared = remote_secrets(remote)
+    entry.secrets = [*declared, *(key for key in sensitive if key not in declared)]
+    entry.config_keys = [key for key in options if key not in sensitive]
+    entry.config_closed = bool(options)
+    shell_commands = [c.name for c in entry.contributions if c.detail.get("shell_lines")]
     entry.metadata = {
         "license": manifest.license,
         "homepage": manifest.homepage,
@@ -73,10 +84,38 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         "unsupported_hook_events": skipped_events,
         "mcp_servers": servers,
         "remote_servers": remote,
+        "shell_commands": shell_commands,
+        "user_config": options,
     }
-    entry.runtime = "python-sidecar" if hooks or servers or remote else "declarative"
+    if entry.config_keys:
+        entry.metadata["config_schema"] = config_schema(options)
+    # A command with `!` lines is the plugin host's: it runs them in the plugin's sandbox.
+    runs = hooks or servers or remote or shell_commands
+    entry.runtime = "python-sidecar" if runs else "declarative"
     entry.diagnostics = inspection.finish(entry.id)
     return entry
+
+
+def _remote_with_options(
+    inspection: Inspection, remote: dict[str, dict[str, Any]], options: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """The remote servers whose headers name only declared options (``${user_config.KEY}``,
+    filled when the host starts); one naming another is listed, not connected."""
+    kept = {}
+    for name, server in remote.items():
+        named = {m for v in server.get("headers", {}).values() for m in REFERENCE.findall(v)}
+        unknown = sorted(named - set(options))
+        if unknown:
+            inspection.add(
+                codes.REMOTE_HEADER_USER_CONFIG(
+                    f".mcp.json: server {name!r}: its headers name "
+                    f"{', '.join('${user_config.' + key + '}' for key in unknown)}, not "
+                    "declared in userConfig; listed, not connected"
+                )
+            )
+            continue
+        kept[name] = server
+    return kept
 
 
 def _command(inspection: Inspection, entry: CatalogEntry, rel: str, name: str) -> None:
@@ -98,6 +137,8 @@ def _command(inspection: Inspection, entry: CatalogEntry, rel: str, name: str) -
         )
         return
     detail: dict[str, Any] = {"path": rel}
+    if shell_lines(front.body):
+        detail["shell_lines"] = True
     ignored = command_issues(inspection, rel, text)
     if ignored:
         detail["not_applied"] = ignored

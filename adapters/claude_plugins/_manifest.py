@@ -1,8 +1,8 @@
 """``.claude-plugin/plugin.json`` by Claude Code's plugin reference: ``name`` required and
 kebab-case; metadata fields of the right type; component paths (``commands``, ``agents``,
 ``skills``, ``hooks``, ``mcpServers``) relative to the plugin root, which supplement the
-default folders. Unknown fields are ignored, as Claude Code does, and named
-(``claude.manifest_field_unknown``)."""
+default folders; ``userConfig`` kept for ``_user_config``. Unknown fields are ignored, as
+Claude Code does, and named (``claude.manifest_field_unknown``)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,8 @@ class Manifest:
     """Hook sources beside hooks/hooks.json: relative paths, or inline hooks objects."""
     mcp: list[Any] = field(default_factory=list)
     """MCP server sources beside .mcp.json: relative paths, or inline server objects."""
+    user_config: Any = None
+    """``userConfig`` as written (``_user_config`` reads it)."""
 
 
 def read_manifest(inspection: Inspection, fallback_name: str) -> Manifest:
@@ -81,6 +83,7 @@ def read_manifest(inspection: Inspection, fallback_name: str) -> Manifest:
         manifest.paths[key] = _paths(inspection, data, key)
     manifest.hooks = _sources(inspection, data, "hooks")
     manifest.mcp = _sources(inspection, data, "mcpServers")
+    manifest.user_config = data.get("userConfig")
     for key in _UNSUPPORTED_FIELDS:
         if key in data:
             inspection.add(

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -17,7 +16,6 @@ from adapters.plugin_host import url_problem
 __all__ = ["REMOTE_TYPES", "read_remote"]
 
 REMOTE_TYPES: Final = ("http", "sse", "ws", "streamable-http")
-_USER_CONFIG: Final = re.compile(r"\$\{user_config\.[A-Za-z_][A-Za-z0-9_]*\}")
 _TRANSPORT: Final = {"http": "streamable-http", "streamable-http": "streamable-http", "sse": "sse"}
 
 
@@ -46,13 +44,6 @@ def read_remote(
     problem = problem or oauth_problem
     if problem is not None:
         inspection.add(codes.CLAUDE_MCP_INVALID(f"{where}: {problem}; skipped"))
-        return None
-    options = sorted({m for v in headers.values() for m in _USER_CONFIG.findall(v)})
-    if options:
-        inspection.add(codes.REMOTE_HEADER_USER_CONFIG(
-            f"{where}: its headers name {', '.join(options)}: plugin options are not filled in "
-            "remote server headers yet; listed, not connected"
-        ))  # fmt: skip
         return None
     ignored = [f"`{key}`" for key in ("headersHelper",) if key in server]
     ignored += [f"`oauth.{key}`" for key in ("scopes", "authServerMetadataUrl")

@@ -5,10 +5,12 @@ its path is the only thing on the command line.
 
 ``{"package", "root", "data_dir", "servers": {name: {"command", "args", "env", "cwd",
 "include_tools"?, "exclude_tools"?}}, "remote": {name: {"transport", "url", "headers",
-"grant"}}, "sign_ins",
-"tool_names", "hooks"}``: commands already resolved to absolute paths, placeholders
-already expanded, ``PLUGIN_ROOT`` and ``PLUGIN_DATA`` already in each ``env``; remote
-servers as ``_remote_plan`` plans them (header values still name their variables).
+"grant"}}, "sign_ins", "tool_names", "hooks", "commands", "shell_timeout"}``: commands
+already resolved to absolute paths, placeholders already expanded, ``PLUGIN_ROOT`` and
+``PLUGIN_DATA`` already in each ``env``; remote servers as ``_remote_plan`` plans them
+(header values still name their variables); ``commands``: a Claude Code plugin's slash
+commands with ``!`` shell lines (``_shell_commands``), ``shell_timeout`` the seconds each
+line may take.
 """
 
 from __future__ import annotations
@@ -122,6 +124,9 @@ class HostConfig:
     tool_names: str = SCHEME
     hooks: dict[str, Any] | None = None
     remote: list[RemoteSpec] = field(default_factory=list)
+    commands: list[Any] = field(default_factory=list)
+    """Raw: ``_shell_commands`` reads them, loaded only when there are some."""
+    shell_timeout: float = 20.0
     sign_ins: str | None = None
     """The package's sign-in folder (``gateway.packages.sign_ins``), when it has remote
     servers: the only place beside its data the host writes (refreshed tokens)."""
@@ -186,6 +191,12 @@ def load_config(path: str) -> HostConfig:
     sign_ins = data.get("sign_ins")
     if sign_ins is not None and (not isinstance(sign_ins, str) or not os.path.isabs(sign_ins)):
         raise ConfigError("sign_ins must be an absolute path or null")
+    commands = data.get("commands", [])
+    if not isinstance(commands, list):
+        raise ConfigError("commands must be a list")
+    shell_timeout = data.get("shell_timeout", 20.0)
+    if not isinstance(shell_timeout, int | float) or shell_timeout <= 0:
+        raise ConfigError("shell_timeout must be a positive number")
     return HostConfig(
         package=_text(data, "package", ""),
         root=_text(data, "root", ""),
@@ -195,6 +206,8 @@ def load_config(path: str) -> HostConfig:
         hooks=hooks,
         remote=_remote(data.get("remote", {})),
         sign_ins=sign_ins,
+        commands=commands,
+        shell_timeout=float(shell_timeout),
     )
 
 

@@ -34,6 +34,8 @@ class HookRun:
     stdout: str
     stderr: str
     failure: str | None = None
+    overflow: bool = False
+    """It wrote more than the limit (and was killed); the first ``limit`` bytes are kept."""
 
 
 class _Overflow(GatewayError):
@@ -63,6 +65,7 @@ async def run_hook_command(
         return HookRun(None, "", "", f"could not start: {error}")
     outputs: dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
     failure: str | None = None
+    overflow = False
     try:
         with anyio.move_on_after(seconds) as scope:
             try:
@@ -74,6 +77,7 @@ async def run_hook_command(
                 await process.wait()
             except* _Overflow:
                 failure = f"wrote more than {limit} bytes of output; killed"
+                overflow = True
         if scope.cancelled_caught:
             failure = f"timed out after {seconds:g} s; killed"
     finally:
@@ -84,7 +88,7 @@ async def run_hook_command(
         await process.aclose()
     text = {name: bytes(data).decode("utf-8", "replace") for name, data in outputs.items()}
     code = None if failure is not None else process.returncode
-    return HookRun(code, text["stdout"], text["stderr"], failure)
+    return HookRun(code, text["stdout"], text["stderr"], failure, overflow)
 
 
 async def _feed(process: Process, data: bytes) -> None:

@@ -21,6 +21,7 @@ from gateway.base import HOOK_EVENTS
 
 if TYPE_CHECKING:
     from adapters.plugin_host._command_hooks import CommandHooks
+    from adapters.plugin_host._shell_commands import ShellCommands
 
 __all__ = ["main"]
 
@@ -41,6 +42,10 @@ def main(argv: list[str]) -> int:
     path = parse_args(argv)
     try:
         config = load_config(path)
+        if config.commands:
+            from adapters.plugin_host._shell_commands import read_shell_commands
+
+            read_shell_commands(config.commands)  # checked before anything starts
     except ConfigError as error:
         sys.stderr.write(f"[plugin-host] invalid configuration: {error}\n")
         return 2
@@ -88,6 +93,19 @@ def _load_hooks(config: HostConfig) -> CommandHooks | None:
     )
 
 
+def _load_shell_commands(config: HostConfig) -> ShellCommands | None:
+    """A Claude Code plugin's commands with ``!`` lines (``_shell_commands``), loaded only
+    when the configuration has some."""
+    if not config.commands:
+        return None
+    from adapters.plugin_host._shell_commands import ShellCommands, read_shell_commands
+
+    return ShellCommands(
+        read_shell_commands(config.commands), root=config.root, data_dir=config.data_dir,
+        timeout=config.shell_timeout,
+    )  # fmt: skip
+
+
 async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -> None:
     stop = anyio.Event()
     count = len(config.servers) + len(config.remote)
@@ -105,6 +123,9 @@ async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -
         for server in servers:
             registry.add_server(server)
         hooks = _load_hooks(config)
+        shell = _load_shell_commands(config)
+        if shell is not None:
+            registry.add_local_commands(shell.specs())
         events: list[str] = list(hooks.events) if hooks is not None else []
         if hooks is not None:
             registry.diagnostics += list(hooks.new_diagnostics())  # all of them, the first time
@@ -119,7 +140,7 @@ async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -
         channel.send(
             registry.register_message(events, diagnostics, extended=extended, hook_tools=hook_tools)
         )
-        requests = Requests(channel, registry, hooks, features)
+        requests = Requests(channel, registry, hooks, features, shell)
         for server in servers:
             server.report = requests.report_problem
             group.start_soon(requests.watch_exit, server, stop)

@@ -34,6 +34,8 @@ class Target:
 class Registry:
     tools: dict[str, tuple[Target, dict[str, Any]]] = field(default_factory=dict)
     commands: dict[str, tuple[Target, dict[str, Any]]] = field(default_factory=dict)
+    local_commands: list[dict[str, Any]] = field(default_factory=list)
+    """Commands the host serves itself (``_shell_commands``), not a server's prompts."""
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
 
     def diagnose(self, code: str, message: str, contribution: str | None = None) -> None:
@@ -99,6 +101,19 @@ class Registry:
                 name,
             )
 
+    def add_local_commands(self, specs: list[dict[str, Any]]) -> None:
+        for spec in specs:
+            if spec["name"] in self.commands:
+                held = self.commands[spec["name"]][0]
+                self.diagnose(
+                    codes.AGENT_PLUGINS_NAME_COLLISION.code,
+                    f"command {spec['name']!r} is also prompt {held.name!r} of MCP server "
+                    f"{held.server.spec.name!r}; the prompt is refused",
+                    spec["name"],
+                )
+                del self.commands[spec["name"]]
+            self.local_commands.append(spec)
+
     def _add(
         self,
         table: dict[str, tuple[Target, dict[str, Any]]],
@@ -129,7 +144,7 @@ class Registry:
     ) -> dict[str, Any]:
         message: dict[str, Any] = {
             "type": "register",
-            "commands": [spec for _, spec in self.commands.values()],
+            "commands": [*(spec for _, spec in self.commands.values()), *self.local_commands],
         }
         if self.tools:
             message["tools"] = [spec for _, spec in self.tools.values()]

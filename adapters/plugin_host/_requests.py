@@ -29,9 +29,14 @@ __all__ = ["Requests"]
 
 class Requests:
     def __init__(
-        self, channel: Channel, registry: Registry, hooks: Any, features: frozenset[str]
+        self,
+        channel: Channel,
+        registry: Registry,
+        hooks: Any,
+        features: frozenset[str],
+        shell: Any = None,
     ) -> None:
-        self.channel, self.registry, self.hooks = channel, registry, hooks
+        self.channel, self.registry, self.hooks, self.shell = channel, registry, hooks, shell
         self.parts = "tool.parts" in features
         self.progress = "tool.progress" in features
         self.updates = "update.diagnostics" in features
@@ -120,6 +125,8 @@ class Requests:
 
     async def command(self, message: dict[str, Any]) -> dict[str, Any]:
         name = str(message.get("name"))
+        if self.shell is not None and name in self.shell.commands:
+            return await self.shell_command(name, message)
         held = self.registry.commands.get(name)
         if held is None or held[0].prompt is None:
             return {"message": f"unknown command {name!r}"}
@@ -142,6 +149,19 @@ class Requests:
         except Exception as error:
             return {"message": self._lost(target.server, error)["content"]}
         return {"prompt": prompt_text(result)}
+
+    async def shell_command(self, name: str, message: dict[str, Any]) -> dict[str, Any]:
+        """A command with ``!`` lines (``_shell_commands``): its lines' problems are
+        diagnostics where ``update.diagnostics`` was negotiated, else the reply's message."""
+        arguments = message.get("arguments")
+        reply, problems = await self.shell.run(
+            name, arguments if isinstance(arguments, str) else "", message.get("context")
+        )
+        if problems and self.updates:
+            self.channel.send({"type": "update", "gateway": {"diagnostics": problems}})
+        elif problems:
+            reply["message"] = "\n".join(str(p["message"]) for p in problems)
+        return dict(reply)
 
     async def event(self, message: dict[str, Any]) -> dict[str, Any]:
         event, payload = message.get("event"), message.get("payload")

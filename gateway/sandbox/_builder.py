@@ -64,11 +64,13 @@ __all__ = [
 _SYSTEM_EXECUTE = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/nix/store")
 _ETC_READ = (
     "alternatives", "ca-certificates", "ca-certificates.conf", "crypto-policies", "gai.conf",
-    "group", "host.conf", "hostname", "hosts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
-    "locale.alias", "locale.conf", "localtime", "lsb-release", "mime.types", "networks",
-    "nsswitch.conf", "os-release", "passwd", "pki", "protocols", "resolv.conf", "services",
-    "ssl", "timezone",
+    "gitconfig", "group", "host.conf", "hostname", "hosts", "ld.so.cache", "ld.so.conf",
+    "ld.so.conf.d", "locale.alias", "locale.conf", "localtime", "lsb-release", "mime.types",
+    "networks", "nsswitch.conf", "os-release", "passwd", "pki", "protocols", "resolv.conf",
+    "services", "ssl", "timezone",
 )  # fmt: skip
+"""``gitconfig``: git stops with a fatal error when the system config exists and cannot be
+read, and git is what most Claude Code commands' ``!`` lines run."""
 _SYS_READ = ("/sys/fs/cgroup", "/sys/devices/system/cpu", "/sys/devices/system/node")
 _DEVICES_WRITE = ("/dev/null", "/dev/zero", "/dev/full")
 _DEVICES_READ = ("/dev/random", "/dev/urandom")

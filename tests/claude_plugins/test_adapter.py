@@ -293,7 +293,7 @@ def test_a_plugin_of_commands_and_skills_starts_nothing(tmp_path: Path) -> None:
     assert ADAPTER.plan_launch(entry, tmp_path / "home") is None
 
 
-def test_remote_headers_naming_a_secret_are_kept_and_plugin_options_refused(
+def test_remote_headers_naming_a_secret_are_kept_and_undeclared_options_refused(
     tmp_path: Path,
 ) -> None:
     servers = {"mcpServers": {

@@ -38,19 +38,32 @@ def _needs_plugin_host() -> None:
 
 
 async def test_installed_commands_run_with_claudes_argument_rules(workspace: Any) -> None:
+    """The real commit-commands plugin: `/commit` runs its one allowed `!` line (`git
+    status`) in the plugin host, in the workspace; the three allowed-tools does not allow
+    are refused; the typed arguments are appended, as Claude Code does."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", "-b", "trunk", str(workspace.root)], check=True)
+    (workspace.root / "notes.txt").write_text("hello\n")
     home = workspace.config.home
     assert _install_ready(home, FIXTURES / "commit-commands") == "commit-commands"
-    async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
-    ) as gateway:
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         command = gateway.registry.command("commit")
         assert command is not None and command.owner == "commit-commands"
         assert command.description == "Create a git commit"
         outcome = await gateway.run_command("commit", "only the docs")
-        assert outcome.prompt is not None
-        assert outcome.prompt.startswith("## Context")
-        assert outcome.prompt.endswith("\n\nARGUMENTS: only the docs")
-        assert not gateway.processes  # commands only: nothing starts
+        refused = [d for d in gateway.diagnostics if d.code == "claude.command_shell_line_refused"]
+    assert outcome.prompt is not None
+    # git reads the workspace and the system's gitconfig inside the sandbox.
+    assert outcome.prompt.startswith("## Context\n\n- Current git status: On branch trunk")
+    assert "\tnotes.txt\n" in outcome.prompt
+    assert "Current branch: [not run: `git branch --show-current` is not allowed" in outcome.prompt
+    assert outcome.prompt.endswith("\n\nARGUMENTS: only the docs")
+    assert sorted(d.message.split("`!` line ")[1].split(" is")[0] for d in refused) == [
+        "'git branch --show-current'",
+        "'git diff HEAD'",
+        "'git log --oneline -10'",
+    ]
 
 
 async def test_installed_skills_are_listed(workspace: Any) -> None:

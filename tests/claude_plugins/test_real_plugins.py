@@ -37,15 +37,15 @@ def test_commit_commands_expand_with_claudes_argument_rule() -> None:
     ignored = [d.message for d in entry.diagnostics if d.code == "claude.command_field_ignored"]
     assert all("not applied" in m for m in ignored) and len(ignored) == 2
     lines = [d for d in entry.diagnostics if d.code.startswith("claude.command_shell_line")]
-    allowed = [d.message for d in lines if d.code == "claude.command_shell_line_not_run"]
+    allowed = [d.message for d in lines if d.code == "claude.command_shell_line_runs"]
     assert len(lines) == 7 and len(allowed) == 2  # only `git status` is in allowed-tools
     assert all("'git status'" in m for m in allowed)
-    prompts = {p.name: p for p in ADAPTER.package_resources(entry).prompts}
-    commit = prompts["commit"]
-    assert commit.description == "Create a git commit"
-    assert commit.expand is not None
-    text = commit.expand(commit.body, "only the docs")
-    assert text.startswith("## Context") and text.endswith("\n\nARGUMENTS: only the docs")
+    # The two with `!` lines are the plugin host's (it runs them); the third is served here.
+    assert entry.runtime == "python-sidecar"
+    assert entry.metadata["shell_commands"] == ["commit-push-pr", "commit"]
+    (clean_gone,) = ADAPTER.package_resources(entry).prompts
+    assert clean_gone.name == "clean_gone" and clean_gone.expand is not None
+    assert clean_gone.expand(clean_gone.body, "").startswith("## Your Task")
 
 
 def test_example_plugin_lists_its_command_skills_and_remote_server() -> None:
@@ -69,10 +69,13 @@ def test_feature_dev_reports_its_subagents() -> None:
     assert "Initial request: add dark mode" in prompt.expand(prompt.body, "add dark mode")
 
 
-def test_ralph_loop_names_its_stop_hook_and_starts_nothing() -> None:
+def test_ralph_loop_names_its_stop_hook_and_runs_its_setup_line() -> None:
     entry = _entry("ralph-loop")
-    assert adapters_codes.CLAUDE_HOOK_EVENT_UNSUPPORTED.code in [d.code for d in entry.diagnostics]
-    assert entry.runtime == "declarative" and entry.metadata["hooks"] is None
+    found = [d.code for d in entry.diagnostics]
+    assert adapters_codes.CLAUDE_HOOK_EVENT_UNSUPPORTED.code in found
+    assert codes.COMMAND_SHELL_LINE_RUNS.code in found  # its quoted script, by its own rule
+    assert entry.metadata["hooks"] is None
+    assert entry.runtime == "python-sidecar" and entry.metadata["shell_commands"] == ["ralph-loop"]
     assert _kinds(entry, "prompt") == ["cancel-ralph", "help", "ralph-loop"]
 
 

@@ -1,5 +1,6 @@
 """A command's ``!`` lines against its ``allowed-tools``, as Claude Code decides which run:
-each line is named, refused or (allowed) reported as not run yet; nothing runs."""
+each line is named at inspection, refused or (allowed) said to run when the command is
+used; nothing runs here."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ BODY = "Status: !`git status`\nDiff: !`git diff HEAD`\n\n```!\nls -la\n```\nDo i
 
 def test_inline_lines_and_blocks_are_found_in_order() -> None:
     assert shell_lines(BODY) == ["git status", "git diff HEAD", "ls -la"]
+
+
+def test_an_inline_line_needs_a_line_start_or_whitespace_before_it() -> None:
+    assert shell_lines("KEY=!`id` and (!`id`) but !`date`\n!`uptime`") == ["date", "uptime"]
 
 
 def test_allowed_tools_as_a_string_or_a_list_give_the_bash_rules() -> None:
@@ -48,16 +53,16 @@ def test_a_line_runs_only_when_a_bash_rule_allows_it(
     assert is_allowed(rules, command) is allowed
 
 
-def test_each_line_is_named_refused_or_not_run(tmp_path: Path) -> None:
+def test_each_line_is_named_refused_or_said_to_run(tmp_path: Path) -> None:
     text = f"---\nallowed-tools: Bash(git status:*), Bash(git diff:*)\n---\n{BODY}"
     inspection = Inspection(tmp_path)
     command_issues(inspection, "commands/c.md", text)
     messages: dict[str, list[str]] = {}
     for diagnostic in inspection.diagnostics:
         messages.setdefault(diagnostic.code, []).append(diagnostic.message)
-    not_run = messages["claude.command_shell_line_not_run"]
-    assert ["'git status'" in m for m in not_run] == [True, False]
-    assert "'git diff HEAD'" in not_run[1]
+    runs = messages["claude.command_shell_line_runs"]
+    assert ["'git status'" in m for m in runs] == [True, False]
+    assert "'git diff HEAD'" in runs[1]
     (refused,) = messages["claude.command_shell_line_refused"]
     assert "'ls -la'" in refused and "commands/c.md" in refused
 
@@ -67,3 +72,9 @@ def test_control_characters_in_a_line_are_escaped_in_the_diagnostic(tmp_path: Pa
     command_issues(inspection, "commands/c.md", "Run !`echo \x1b]52;c;x\x07`\n")
     (refused,) = [d for d in inspection.diagnostics if d.code.endswith("line_refused")]
     assert "\x1b" not in refused.message and "\\x1b" in refused.message
+
+
+def test_a_rule_matches_the_line_with_its_quotes_removed() -> None:
+    rules = bash_rules(["Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)"])
+    assert is_allowed(rules, '"${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh" $ARGUMENTS')
+    assert not is_allowed(rules, '"${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh" "a;b"')
