@@ -19,6 +19,7 @@ from gateway import GatewayConfig
 from gateway.runtime import find_node
 from gateway.sandbox import package_dirs
 from gateway.wire import Transport
+from tests import _cpu
 from tests._backends import asyncio_only  # noqa: F401  (the default: see tests/_backends.py)
 from tests._memory import TRANSPORT
 
@@ -47,6 +48,14 @@ def _own_homes() -> Path:
 
 
 _SUITE_ROOT = _own_homes()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    _cpu.add_option(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _cpu.register(config)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

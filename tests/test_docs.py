@@ -9,7 +9,8 @@ A marker is an HTML comment on the line before the fence (invisible when rendere
 - ``<!-- docs-test: session cwd=FOLDER -->`` before a shell block: each ``$ command`` line
   runs in the same way, ``gateway`` (or ``.venv/bin/gateway``) being this checkout's CLI; it
   must exit 0, and the lines after it, when there are any, must appear in its output in
-  order (``...`` skips lines). A block without ``$`` runs as one script (``set -e``).
+  order (``...`` skips lines). A block without ``$`` runs as one script (``set -e``), in
+  the warm session a reader's terminal gets (``GATEWAY_SESSION=on``, docs/session.md).
 - ``<!-- docs-test: skip REASON -->``: not run, and the reason says why (e.g. it installs
   from the network, or ``.ci/run`` runs it).
 """
@@ -181,13 +182,20 @@ def test_the_cli_session_runs(block: Block, tmp_path: Path):
         _expect_in_order(expected, done.stdout)
 
     if not any(line.startswith("$ ") for line in block.text.splitlines()):
-        # A plain block is one script, as a reader pastes it: exports and `&&` carry on.
+        # A plain block is one script, as a reader pastes it into a terminal: exports and
+        # `&&` carry on, and `list`, `call` and `command` run in the warm session a terminal
+        # gets (docs/session.md), stopped when the script ends. One-shot runs of the same
+        # workspace are tests/test_seven_formats.py's.
         script = "set -euo pipefail\n" + f'gateway() {{ {gateway} "$@"; }}\n'
+        script += "trap 'gateway session stop --all >/dev/null 2>&1' EXIT\n"
         script += re.sub(r"(?m)^\.venv/bin/gateway\b", "gateway", block.text)
+        terminal = {**env, "GATEWAY_SESSION": "on", "GATEWAY_SESSION_IDLE": "120"}
         done = subprocess.run(
-            ["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
-        )
+            ["bash", "-c", script], cwd=cwd, env=terminal, capture_output=True, text=True,
+            timeout=300,
+        )  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr
+        assert "cli.session_unreachable" not in done.stderr, done.stderr  # not one-shot
         return
     for line in block.text.splitlines():
         if line.startswith("$ "):

@@ -16,11 +16,11 @@ from adapters.plugin_host._config import ConfigError, HostConfig, load_config, s
 from adapters.plugin_host._naming import namer
 from adapters.plugin_host._registry import Registry
 from adapters.plugin_host._requests import Requests
-from adapters.plugin_host._servers import McpServer
 from gateway.base import HOOK_EVENTS
 
 if TYPE_CHECKING:
     from adapters.plugin_host._command_hooks import CommandHooks
+    from adapters.plugin_host._servers import McpServer
     from adapters.plugin_host._shell_commands import ShellCommands
 
 __all__ = ["main"]
@@ -65,11 +65,28 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def mcp_servers(config: HostConfig) -> list[McpServer]:
+    """The stdio and remote MCP servers. The MCP SDK (``_servers``; its import is ~0.8 s of
+    CPU, most of a plugin host's start) is loaded only when there are some: a plugin of
+    hooks alone (a Claude Code hook plugin) never talks MCP and starts without it."""
+    count = len(config.servers) + len(config.remote)
+    if not count:
+        return []
+    from adapters.plugin_host._servers import McpServer
+
+    servers = [
+        McpServer(s, namer(config.tool_names, config.package, s.name, count))
+        for s in config.servers
+    ]
+    return servers + remote_servers(config, count)
+
+
 def remote_servers(config: HostConfig, count: int) -> list[McpServer]:
     """The remote servers (``_remote``), loaded only when the configuration has some."""
     if not config.remote:
         return []
     from adapters.plugin_host._remote import RemoteLink
+    from adapters.plugin_host._servers import McpServer
 
     return [
         McpServer(
@@ -108,12 +125,7 @@ def _load_shell_commands(config: HostConfig) -> ShellCommands | None:
 
 async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -> None:
     stop = anyio.Event()
-    count = len(config.servers) + len(config.remote)
-    servers = [
-        McpServer(s, namer(config.tool_names, config.package, s.name, count))
-        for s in config.servers
-    ]
-    servers += remote_servers(config, count)
+    servers = mcp_servers(config)
     async with anyio.create_task_group() as group:
         for server in servers:
             group.start_soon(server.run, stop, start_timeout())

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
-from typing import Any
-
-from mcp import types
+from typing import TYPE_CHECKING, Any
 
 from adapters.plugin_host import _codes as codes
-from adapters.plugin_host._servers import McpServer
 from gateway.base import schema_problem
+
+if TYPE_CHECKING:  # annotations only: a plugin of hooks alone never loads the MCP SDK
+    from mcp import types
+
+    from adapters.plugin_host._servers import McpServer
 
 __all__ = ["Registry", "Target", "prompt_arguments"]
 

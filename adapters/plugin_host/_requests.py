@@ -10,19 +10,20 @@ client's trace continues into the package."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 from anyio.abc import TaskGroup
-from mcp.shared.exceptions import MCPError
-from mcp.types import CONNECTION_CLOSED, RequestParamsMeta
 
 from adapters.plugin_host import _codes as codes
-from adapters.plugin_host._channel import Channel, log
-from adapters.plugin_host._content import prompt_text, resource_text, tool_reply
+from adapters.plugin_host._channel import Channel, describe_error, log
 from adapters.plugin_host._registry import Registry, prompt_arguments
-from adapters.plugin_host._servers import McpServer, describe_error
 from gateway.base import telemetry
+
+if TYPE_CHECKING:
+    from mcp.types import RequestParamsMeta
+
+    from adapters.plugin_host._servers import McpServer
 
 __all__ = ["Requests"]
 
@@ -96,6 +97,12 @@ class Requests:
         held = self.registry.tools.get(name)
         if held is None:
             return {"content": f"unknown tool {name!r}", "is_error": True}
+        # A tool is an MCP server's, and the SDK is loaded already (``_main.mcp_servers``).
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED
+
+        from adapters.plugin_host._content import resource_text, tool_reply
+
         target = held[0]
         session = target.server.session
         if session is None:
@@ -138,6 +145,11 @@ class Requests:
         session = target.server.session
         if session is None:
             return {"message": self._not_running(target.server)["content"]}
+        from mcp.shared.exceptions import MCPError  # as in ``tool``: loaded with the server
+        from mcp.types import CONNECTION_CLOSED
+
+        from adapters.plugin_host._content import prompt_text
+
         try:
             result = await session.get_prompt(target.name, values, meta=self.meta(message))
         except MCPError as error:
@@ -186,7 +198,7 @@ class Requests:
 
     def meta(self, message: dict[str, Any]) -> RequestParamsMeta | None:
         """The ``_meta`` of the MCP request made for ``message``: its trace context."""
-        return cast(RequestParamsMeta, self.trace(message)) or None
+        return cast("RequestParamsMeta", self.trace(message)) or None
 
     def _progress(
         self, request_id: str, done: float, total: float | None, note: str | None

@@ -17,7 +17,7 @@ import anyio
 from mcp import Client, ClientSession, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from adapters.plugin_host._channel import log
+from adapters.plugin_host._channel import describe_error, log
 from adapters.plugin_host._config import RemoteSpec, ServerSpec
 from adapters.plugin_host._naming import Namer
 
@@ -26,14 +26,6 @@ if TYPE_CHECKING:
     from adapters.plugin_host._remote import RemoteLink
 
 __all__ = ["McpServer", "describe_error"]
-
-
-def describe_error(error: BaseException) -> str:
-    """The innermost message of an error or an exception group, one line."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
 
 
 async def _pages(list_page: Callable[..., Awaitable[Any]], attribute: str) -> list[Any]:

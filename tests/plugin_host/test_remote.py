@@ -27,11 +27,20 @@ def codes(register: dict[str, Any]) -> list[str]:
     return [d["code"] for d in register["gateway"]["diagnostics"]]
 
 
+@pytest.fixture(scope="module")
+def running() -> Iterator[OAuthServer]:
+    """One server for the module (each start imports the MCP SDK, Starlette and uvicorn)."""
+    started = OAuthServer()
+    yield started
+    started.close()
+
+
 @pytest.fixture
-def server() -> Iterator[OAuthServer]:
-    running = OAuthServer()
-    yield running
-    running.close()
+def server(running: OAuthServer) -> OAuthServer:
+    """The module's server as if freshly started: no client, token or test setting left by
+    the test before (``/test/reset``)."""
+    running.post("/test/reset")
+    return running
 
 
 @pytest.mark.parametrize("transport", ["streamable-http", "sse"])
