@@ -99,13 +99,26 @@ class Connected:
         subprocess.run([*GATEWAY, *args], env=self.env, check=True, capture_output=True)
 
 
+def serve_environment(home: Path, **extra: str) -> dict[str, str]:
+    """What a served gateway of ``home`` gets: the user's basics and ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
+    return {**env, "GATEWAY_HOME": str(home), **extra}
+
+
 @asynccontextmanager
 async def connected(tmp_path: Path) -> AsyncIterator[Connected]:
     home, workspace = tmp_path / "home", tmp_path / "ws"
     workspace.mkdir()
     install_ready(home, package(tmp_path / "alpha", "alpha"))
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
-    env["GATEWAY_HOME"] = str(home)
+    async with serving(tmp_path, home, workspace, serve_environment(home)) as client:
+        yield client
+
+
+@asynccontextmanager
+async def serving(
+    tmp_path: Path, home: Path, workspace: Path, env: dict[str, str]
+) -> AsyncIterator[Connected]:
+    """An MCP client of ``gateway serve --mcp`` over stdio, counting list changes."""
     changed = [anyio.Event()]
 
     async def on_message(message: Any) -> None:

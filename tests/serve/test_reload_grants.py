@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 import sys
 import textwrap
 from collections.abc import AsyncIterator
@@ -17,15 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_types as types
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from gateway.sandbox import package_dirs
 from tests.adapters._helpers import write_tree
-from tests.serve._helpers import GATEWAY, install_ready
-from tests.serve.test_reload import Connected
+from tests.serve._helpers import install_ready
+from tests.serve.test_reload import Connected, serve_environment, serving
 
 pytestmark = pytest.mark.anyio
 
@@ -73,25 +69,10 @@ async def connected(tmp_path: Path) -> AsyncIterator[Connected]:
                         "ext.py": EXTENSION.replace("@PYTHON@", sys.executable)})  # fmt: skip
     (source / "ext.py").chmod(0o755)
     install_ready(home, source)
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
     # The user's variable: it reaches the package only while env:ALPHA_TOKEN is granted.
-    env.update(GATEWAY_HOME=str(home), ALPHA_TOKEN="s3cret")
-    changed = [anyio.Event()]
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            changed[-1].set()
-
-    command, *rest = GATEWAY
-    params = StdioServerParameters(command=command, env=env, cwd=str(workspace),
-                                   args=[*rest, "serve", "--mcp", "--workspace", str(workspace)])  # fmt: skip
-    with (tmp_path / "stderr.log").open("a") as errors:
-        async with (
-            stdio_client(params, errlog=errors) as (read, write),
-            ClientSession(read, write, message_handler=on_message) as session,
-        ):
-            await session.initialize()
-            yield Connected(session, changed, home, env)
+    env = serve_environment(home, ALPHA_TOKEN="s3cret")
+    async with serving(tmp_path, home, workspace, env) as client:
+        yield client
 
 
 async def who(client: Connected) -> dict[str, Any]:
