@@ -281,6 +281,7 @@ def _install(
             source_integrity=fetched.integrity,
             source_version=source_version(source.kind, version_dir),
             source_hash=fetched_hash,
+            source_member=source.member,
         )
         try:
             checkpoint("placed")

@@ -4,91 +4,31 @@ repositories made here; ``https://`` URLs reach them through git's own ``instead
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
 
-from gateway.packages import InstallError, install, load_adapters
+from gateway.packages import InstallError
 from gateway.packages._offered import subfolder
 from gateway.packages._sources import Source, parse_source
 from gateway.packages._tools import FetchError
+from tests.claude_plugins._markets import (
+    git_market,
+    install_source,
+    marketplace_files,
+    plugin,
+    push,
+    repository,
+    write,
+)
 from tests.gateway.packages._helpers import git, recorded
 
 
-def _install(home: Path, source: str) -> None:
-    install(home, source, kind=None, inspector=load_adapters().inspect)
-
-
-def _write(root: Path, files: dict[str, object]) -> None:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content if isinstance(content, str) else json.dumps(content))
-
-
-def _plugin(name: str, version: str = "1.0.0") -> dict[str, object]:
-    return {
-        ".claude-plugin/plugin.json": {"name": name, "version": version},
-        f"commands/{name}.md": f"Do {name} {version}.\n",
-    }
-
-
-def _repository(where: Path, files: dict[str, object]) -> Path:
-    """A bare repository ``where`` (named ``*.git``) holding ``files`` on ``main``."""
-    work = where.with_name(where.name.removesuffix(".git") + "-work")
-    work.mkdir(parents=True)
-    git(work, "init", "-q")
-    _write(work, files)
-    git(work, "add", "-A")
-    git(work, "commit", "-q", "-m", "first")
-    git(where.parent, "clone", "-q", "--bare", str(work), str(where))
-    return work
-
-
-def _push(work: Path, bare: Path, files: dict[str, object], tag: str | None = None) -> str:
-    _write(work, files)
-    git(work, "add", "-A")
-    git(work, "commit", "-q", "-m", "next")
-    if tag:
-        git(work, "tag", tag)
-    git(work, "push", "-q", "--tags", str(bare), "HEAD:main")
-    return git(work, "rev-parse", "HEAD")
-
-
-def _market(plugins: list[dict[str, object]]) -> dict[str, object]:
-    return {".claude-plugin/marketplace.json": {"name": "market", "plugins": plugins}}
-
-
-@pytest.fixture
-def hosts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """``https://github.com/`` and ``https://git.example.test/`` are folders under the
-    returned one (git's ``url.<base>.insteadOf``; nothing reaches the network)."""
-    served = tmp_path / "served"
-    served.mkdir()
-    home = tmp_path / "user"
-    home.mkdir()
-    (home / ".gitconfig").write_text(
-        f'[url "{served}/github/"]\n\tinsteadOf = https://github.com/\n'
-        f'[url "{served}/example/"]\n\tinsteadOf = https://git.example.test/\n'
-    )
-    monkeypatch.setenv("HOME", str(home))  # the tools' environment keeps HOME, not GIT_CONFIG_*
-    return served
-
-
-def _git_market(tmp_path: Path) -> Path:
-    bare = tmp_path / "market.git"
-    work = _repository(bare, {**_market([{"name": "notes", "source": "./plugins/notes"}])})
-    _push(work, bare, {f"plugins/notes/{k}": v for k, v in _plugin("notes").items()}, "v1")
-    _push(work, bare, {f"plugins/notes/{k}": v for k, v in _plugin("notes", "2.0.0").items()})
-    return bare
-
-
 def test_a_plugin_of_a_git_marketplace_installs_from_url_hash_plugin(tmp_path: Path) -> None:
-    bare = _git_market(tmp_path)
+    bare = git_market(tmp_path)
     home = tmp_path / "home"
-    _install(home, f"{bare}#notes")
+    install_source(home, f"{bare}#notes")
     (package,) = recorded(home)
     assert (package.id, package.record.version) == ("notes", "2.0.0")
     assert package.record.source_kind == "git"
@@ -98,9 +38,9 @@ def test_a_plugin_of_a_git_marketplace_installs_from_url_hash_plugin(tmp_path: P
 
 
 def test_a_ref_before_the_plugin_name_picks_the_marketplace_s_version(tmp_path: Path) -> None:
-    bare = _git_market(tmp_path)
+    bare = git_market(tmp_path)
     home = tmp_path / "home"
-    _install(home, f"{bare}#v1#notes")
+    install_source(home, f"{bare}#v1#notes")
     (package,) = recorded(home)
     assert package.record.version == "1.0.0"
     assert package.record.source.startswith(f"{bare}#v1#notes (")
@@ -109,9 +49,9 @@ def test_a_ref_before_the_plugin_name_picks_the_marketplace_s_version(tmp_path: 
 def test_a_name_that_is_no_ref_nor_plugin_lists_what_the_marketplace_offers(
     tmp_path: Path,
 ) -> None:
-    bare = _git_market(tmp_path)
+    bare = git_market(tmp_path)
     with pytest.raises(InstallError) as raised:
-        _install(tmp_path / "home", f"{bare}#nope")
+        install_source(tmp_path / "home", f"{bare}#nope")
     assert raised.value.diagnostics[0].code == "claude.marketplace_plugin_unknown"
     assert "notes" in raised.value.diagnostics[0].message
     assert recorded(tmp_path / "home") == []
@@ -119,16 +59,16 @@ def test_a_name_that_is_no_ref_nor_plugin_lists_what_the_marketplace_offers(
 
 def test_a_name_that_is_no_ref_of_a_plain_repository_says_both(tmp_path: Path) -> None:
     bare = tmp_path / "plain.git"
-    _repository(bare, _plugin("plain"))
+    repository(bare, plugin("plain"))
     with pytest.raises(InstallError, match=r"not a branch, tag or commit.*no marketplace"):
-        _install(tmp_path / "home", f"{bare}#nope")
+        install_source(tmp_path / "home", f"{bare}#nope")
 
 
 def test_a_ref_of_a_plain_repository_stays_a_ref(tmp_path: Path) -> None:
     bare = tmp_path / "plain.git"
-    _repository(bare, _plugin("plain"))
+    repository(bare, plugin("plain"))
     home = tmp_path / "home"
-    _install(home, f"{bare}#main")
+    install_source(home, f"{bare}#main")
     (package,) = recorded(home)
     assert package.id == "plain" and package.record.source.startswith(f"{bare}#main (")
 
@@ -149,12 +89,12 @@ def test_owner_repo_without_a_plugin_is_still_a_missing_path() -> None:
 
 
 def test_a_github_marketplace_installs_through_git(tmp_path: Path, hosts: Path) -> None:
-    _repository(hosts / "github" / "acme" / "market.git", {
-        **_market([{"name": "notes", "source": "./plugins/notes"}]),
-        **{f"plugins/notes/{k}": v for k, v in _plugin("notes").items()},
+    repository(hosts / "github" / "acme" / "market.git", {
+        **marketplace_files([{"name": "notes", "source": "./plugins/notes"}]),
+        **{f"plugins/notes/{k}": v for k, v in plugin("notes").items()},
     })  # fmt: skip
     home = tmp_path / "home"
-    _install(home, "acme/market#notes")
+    install_source(home, "acme/market#notes")
     (package,) = recorded(home)
     assert package.id == "notes"
     assert package.record.source.startswith("https://github.com/acme/market.git##notes (")
@@ -162,14 +102,14 @@ def test_a_github_marketplace_installs_through_git(tmp_path: Path, hosts: Path) 
 
 def _monorepo(hosts: Path) -> tuple[Path, str]:
     bare = hosts / "example" / "mono.git"
-    work = _repository(bare, {"README.md": "mono\n"})
-    files = {f"providers/claude/plugin/{k}": v for k, v in _plugin("stripe-ish").items()}
-    return bare, _push(work, bare, {**files, "secret.txt": "not the plugin's\n"})
+    work = repository(bare, {"README.md": "mono\n"})
+    files = {f"providers/claude/plugin/{k}": v for k, v in plugin("stripe-ish").items()}
+    return bare, push(work, bare, {**files, "secret.txt": "not the plugin's\n"})
 
 
 def _local_market(tmp_path: Path, source: dict[str, object]) -> Path:
     market = tmp_path / "market"
-    _write(market, _market([{"name": "stripe-ish", "source": source}]))
+    write(market, marketplace_files([{"name": "stripe-ish", "source": source}]))
     return market
 
 
@@ -178,7 +118,7 @@ def test_a_git_subdir_source_installs_only_that_folder(tmp_path: Path, hosts: Pa
     source = {"source": "git-subdir", "url": "https://git.example.test/mono.git",
               "path": "providers/claude/plugin", "ref": "main", "sha": commit}  # fmt: skip
     home = tmp_path / "home"
-    _install(home, f"{_local_market(tmp_path, source)}#stripe-ish")
+    install_source(home, f"{_local_market(tmp_path, source)}#stripe-ish")
     (package,) = recorded(home)
     assert package.id == "stripe-ish"
     assert (package.record.path / "commands" / "stripe-ish.md").is_file()
@@ -191,21 +131,21 @@ def test_a_git_subdir_source_installs_only_that_folder(tmp_path: Path, hosts: Pa
 def test_a_git_subdir_path_leaving_the_clone_is_refused(tmp_path: Path, path: str) -> None:
     source = {"source": "git-subdir", "url": "https://git.example.test/mono.git", "path": path}
     with pytest.raises(InstallError) as raised:
-        _install(tmp_path / "home", f"{_local_market(tmp_path, source)}#stripe-ish")
+        install_source(tmp_path / "home", f"{_local_market(tmp_path, source)}#stripe-ish")
     assert raised.value.diagnostics[0].code == "claude.marketplace_invalid"
     assert recorded(tmp_path / "home") == []
 
 
 def test_a_git_subdir_path_through_a_symlink_out_is_refused(tmp_path: Path, hosts: Path) -> None:
     outside = tmp_path / "outside"
-    _write(outside, _plugin("stripe-ish"))
+    write(outside, plugin("stripe-ish"))
     bare = hosts / "example" / "mono.git"
-    work = _repository(bare, {"README.md": "mono\n"})
+    work = repository(bare, {"README.md": "mono\n"})
     os.symlink(outside, work / "plugin")
-    _push(work, bare, {})
+    push(work, bare, {})
     source = {"source": "git-subdir", "url": "https://git.example.test/mono.git", "path": "plugin"}
     with pytest.raises(InstallError, match="outside"):
-        _install(tmp_path / "home", f"{_local_market(tmp_path, source)}#stripe-ish")
+        install_source(tmp_path / "home", f"{_local_market(tmp_path, source)}#stripe-ish")
     assert recorded(tmp_path / "home") == []
 
 
@@ -216,3 +156,8 @@ def test_a_subfolder_stays_under_its_root(tmp_path: Path) -> None:
     for escaping in ("../repo", "/tmp", "link", "inner/../../repo", "missing"):
         with pytest.raises(FetchError):
             subfolder(tmp_path / "repo", escaping)
+
+
+def test_a_url_of_a_bare_marketplace_json_is_refused_with_the_forms_that_work() -> None:
+    with pytest.raises(FetchError, match=r"marketplace\.json by URL is not read.*OWNER/REPO"):
+        parse_source("https://example.com/marketplace.json#notes")
