@@ -133,6 +133,12 @@ def _check_git_url(url: str) -> None:
         raise FetchError("file:// git URLs are refused; give the repository's path instead")
     if lowered.startswith("-"):
         raise FetchError("a git URL cannot start with '-'")
+    if lowered.split("?", 1)[0].endswith(".json"):
+        raise FetchError(
+            f"{url} names a file, not a git repository: a marketplace.json by URL is not read "
+            "(its plugins' relative sources cannot be fetched); install from the repository "
+            "that holds it (OWNER/REPO#PLUGIN, GIT-URL#PLUGIN) or a clone of it (FOLDER#PLUGIN)"
+        )
     if "://" in url:
         parts = urlsplit(url.removeprefix("git+"))
         if parts.password is not None or (parts.username and parts.scheme.startswith("http")):
