@@ -30,7 +30,7 @@ from tests.claude_plugins._markets import (
     repository,
     write,
 )
-from tests.gateway.packages._helpers import git, recorded
+from tests.gateway.packages._helpers import cli_json, git, recorded
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "claude_marketplace"
 
@@ -143,3 +143,20 @@ def test_a_lockfile_plugin_that_is_no_name_is_refused(tmp_path: Path, plugin_nam
     with pytest.raises(LockfileError) as raised:
         read_lockfile(path)
     assert raised.value.diagnostic.code == "lock.invalid"
+
+
+def test_the_cli_locks_and_syncs_a_git_marketplace_s_plugin_exactly(tmp_path: Path) -> None:
+    bare = git_market(tmp_path)
+    one, two = tmp_path / "one", tmp_path / "two"
+    cli_json(one, "install", f"{bare}#v1#notes")
+    cli_json(one, "trust", "notes")
+    cli_json(one, "enable", "notes")
+    lockfile = tmp_path / "gateway.lock"
+    cli_json(one, "lock", "--out", str(lockfile))
+    two.mkdir()
+    synced = cli_json(two, "sync", "--lockfile", str(lockfile), "--frozen", "--accept")
+    assert synced["installed"] == ["notes"] and synced["differences"] == []
+    (package,) = recorded(two)
+    assert package.record.version == "1.0.0" and package.trusted
+    (current,) = cli_json(two, "outdated")["packages"]
+    assert (current["id"], current["outdated"], current["note"]) == ("notes", False, "")
