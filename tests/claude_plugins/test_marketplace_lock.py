@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from gateway.audit._sources import locate
+from gateway.base import GatewayConfig
 from gateway.packages import (
     check_outdated,
     load_adapters,
@@ -160,3 +162,13 @@ def test_the_cli_locks_and_syncs_a_git_marketplace_s_plugin_exactly(tmp_path: Pa
     assert package.record.version == "1.0.0" and package.trusted
     (current,) = cli_json(two, "outdated")["packages"]
     assert (current["id"], current["outdated"], current["note"]) == ("notes", False, "")
+
+
+def test_audit_reads_the_marketplace_s_plugin_not_the_marketplace(tmp_path: Path) -> None:
+    bare = git_market(tmp_path)
+    config = GatewayConfig(home=tmp_path / "home")
+    with locate(f"{FIXTURE}#release-notes", config) as located:
+        assert (located.root / "commands" / "notes.md").is_file()
+        assert not (located.root / ".claude-plugin" / "marketplace.json").exists()
+    with locate(f"{bare}#v1#notes", config) as located:
+        assert (located.root / "commands" / "notes.md").read_text() == "Do notes 1.0.0.\n"
