@@ -1,7 +1,9 @@
 """A marketplace plugin's object ``source`` as a source the installer fetches with its own
-git and npm fetchers: ``github`` (``repo``, ``ref``, ``sha``), ``url`` (a git URL, ``ref``,
-``sha``), ``npm`` (``package``, ``version``). Package-controlled text: only https/ssh git
-URLs and npm registry names pass, never a local path, a file URL or a tarball."""
+git, npm and archive fetchers: ``github`` (``repo``, ``ref``, ``sha``), ``url`` (a git URL,
+``ref``, ``sha``), ``git-subdir`` (a git URL, the plugin's ``path`` in it, ``ref``, ``sha``),
+``npm`` (``package``, ``version``), ``archive`` (an https ``url`` and its ``sha256``).
+Package-controlled text: only https/ssh git URLs, npm registry names and https archive URLs
+pass, never a local path, a file URL or a tarball; a ``path`` is relative with no ``..``."""
 
 from __future__ import annotations
 
@@ -19,6 +21,9 @@ _GIT_URL: Final = re.compile(r"^(https://|ssh://|git@)[A-Za-z0-9.-]+[/:][\w./~-]
 _REF: Final = re.compile(r"^[\w][\w./-]{0,199}$")
 _NPM_NAME: Final = re.compile(r"^(@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]{0,213}$")
 _NPM_VERSION: Final = re.compile(r"^[\w.^~<>=| *+-]{1,100}$")
+_SHA256: Final = re.compile(r"^[0-9a-fA-F]{64}$")
+_ARCHIVE_URL: Final = re.compile(r"^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/[^\s#]{0,2000}$")
+_PATH_PART: Final = re.compile(r"^[\w][\w.@+-]{0,254}$")
 
 
 def remote_source(name: str, source: dict[str, Any]) -> OfferedSource | list[Diagnostic]:
@@ -33,6 +38,20 @@ def remote_source(name: str, source: dict[str, Any]) -> OfferedSource | list[Dia
         if not isinstance(url, str) or not _GIT_URL.match(url) or ".." in url:
             return _invalid(name, f"`url` {url!r} is not an https or ssh git URL")
         return _git(name, url, source)
+    if kind == "git-subdir":
+        url, path = source.get("url"), source.get("path")
+        if not isinstance(url, str) or not _GIT_URL.match(url) or ".." in url:
+            return _invalid(name, f"`url` {url!r} is not an https or ssh git URL")
+        if not isinstance(path, str) or not _subfolder(path):
+            return _invalid(name, f"`path` {path!r} is not a relative folder without `..`")
+        return _git(name, url, source, _subfolder(path))
+    if kind == "archive":
+        url, digest = source.get("url"), source.get("sha256")
+        if not isinstance(url, str) or not _ARCHIVE_URL.match(url) or "@" in url.split("/")[2]:
+            return _invalid(name, f"`url` {url!r} is not an https URL without credentials")
+        if not isinstance(digest, str) or not _SHA256.match(digest):
+            return _invalid(name, "an archive needs `sha256`, 64 hex digits: nothing unpinned")
+        return OfferedSource("archive", url, sha256=digest.lower())
     if kind == "npm":
         package, version = source.get("package"), source.get("version")
         if not isinstance(package, str) or not _NPM_NAME.match(package):
@@ -47,13 +66,29 @@ def remote_source(name: str, source: dict[str, Any]) -> OfferedSource | list[Dia
     return _unsupported(name, f"source {str(kind)[:100]!r}")
 
 
-def _git(name: str, url: str, source: dict[str, Any]) -> OfferedSource | list[Diagnostic]:
+def _git(
+    name: str, url: str, source: dict[str, Any], path: str | None = None
+) -> OfferedSource | list[Diagnostic]:
     pin = source.get("sha", source.get("ref"))
     if pin is None:
-        return OfferedSource("git", url)
+        return OfferedSource("git", url, path)
     if not isinstance(pin, str) or not _REF.match(pin):
         return _invalid(name, f"`sha`/`ref` {pin!r} is not a git ref")
-    return OfferedSource("git", f"{url}#{pin}")
+    return OfferedSource("git", f"{url}#{pin}", path)
+
+
+def _subfolder(path: str) -> str | None:
+    """``path`` as clean relative parts (``./a/b/`` is ``a/b``; ``.`` the root); None when
+    absolute, with ``..``, a backslash or an odd name. Symlinks are the installer's check."""
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    if (
+        not path.strip()
+        or path.startswith("/")
+        or len(parts) > 32
+        or not all(_PATH_PART.match(p) for p in parts)
+    ):
+        return None
+    return "/".join(parts) or "."
 
 
 def _invalid(name: str, problem: str) -> list[Diagnostic]:
