@@ -68,6 +68,11 @@ export function stageHook(state, oc, plugin, name, handler, opts) {
 	if (spec.unmapped) {
 		return diagnostic(state, "openclaw.hook_unmapped", `plugin ${plugin.pluginId}: hook "${name}" never runs: ${spec.unmapped}`, name);
 	}
+	if (spec.never) {
+		// Accepted and kept as OpenClaw keeps it; no canonical event ever calls it.
+		const message = `plugin ${plugin.pluginId}: hook "${name}" registered, as OpenClaw registers it, but a headless gateway never emits it: ${spec.never}`;
+		diagnostic(state, "openclaw.hook_never_emitted", message, name);
+	}
 	if (spec.conv && !plugin.conversationAccess) {
 		const grant = plugin.packageId.includes(":") ? "install the plugin to grant it" : `gateway permissions ${plugin.packageId} conversation_access`;
 		const message = `plugin ${plugin.pluginId}: conversation hook "${name}" needs the conversation_access permission; not registered (${grant})`;
