@@ -1,6 +1,7 @@
 // The `api` a plugin's `register(api)` receives: a plain object with own enumerable methods,
 // since real plugins spread it (`{...api, registerHook: wrapped}`). What this host runs:
-// registerTool, registerCommand, on. What it cannot, but plugins call unconditionally, records
+// registerTool, registerCommand, on (a hook of an event a headless gateway never has is kept
+// and never called, `openclaw.hook_never_emitted`). What it cannot, but plugins call unconditionally, records
 // `openclaw.unsupported_api` naming the API and the id: CLI, services, gateway methods, HTTP
 // routes, channels, providers, internal hooks, the capability and memory registrars. Every
 // other OpenClaw method stays undefined, so feature detection works (a context-engine plugin
