@@ -45,6 +45,7 @@ from adapters.plugin_host import (
     RemotePlan,
     config_path,
     plan_remote,
+    read_gemini_hooks,
     read_hooks,
     response_timeout,
     start_timeout,
@@ -99,6 +100,7 @@ def plan_plugin_host(
     not_found: Callable[[str, str], Diagnostic],
     diagnostics: Sequence[Diagnostic] = (),
     hooks: dict[str, Any] | None = None,
+    hook_protocol: str = "claude",
     remote: bool = False,
     longest_call: float = 0.0,
     commands: Sequence[Mapping[str, Any]] = (),
@@ -108,8 +110,9 @@ def plan_plugin_host(
 ) -> LaunchSpec | None:
     """``servers``: name → ``{command, args, env, cwd?, include_tools?, exclude_tools?}``
     with the format's placeholders expanded; ``not_found(server, command)`` says a command
-    is missing; ``hooks``: a Claude-protocol ``hooks.json`` object the host runs on the
-    gateway's hook chain; ``remote``: connect the entry's ``remote_servers``
+    is missing; ``hooks``: a ``hooks.json`` object the host runs on the gateway's hook
+    chain, by ``hook_protocol`` (``claude``: Claude Code's, Codex's; ``gemini``: Gemini
+    CLI's); ``remote``: connect the entry's ``remote_servers``
     (``adapters.plugin_host._remote_plan``); ``commands``: slash commands the host serves,
     running their ``shell_lines`` (``adapters.plugin_host._shell_commands``) for at most
     ``shell_timeout`` seconds each; ``env``: the host's own environment beside what its
@@ -141,7 +144,7 @@ def plan_plugin_host(
         }
     document = {"package": entry.id, "root": str(root), "data_dir": str(data),
                 "servers": resolved, "tool_names": tool_names, "hooks": hooks,
-                **planned_remote.document}  # fmt: skip
+                "hook_protocol": hook_protocol, **planned_remote.document}  # fmt: skip
     if commands:
         document |= {"commands": list(commands), "shell_timeout": shell_timeout}
     path = write_config(home, entry.id, document)
@@ -159,7 +162,9 @@ def plan_plugin_host(
     return LaunchSpec(
         command=[*HOST_COMMAND, "--config", str(path)],
         response_timeout=_response_timeout(
-            hooks, max(longest_call, shell_timeout + HOOK_MARGIN if commands else 0.0)
+            hooks,
+            hook_protocol,
+            max(longest_call, shell_timeout + HOOK_MARGIN if commands else 0.0),
         ),
         start_timeout=start_timeout() + 15,
         diagnostics=found,
@@ -182,12 +187,17 @@ def _working_directory(raw: object, root: Path, data: Path) -> Path:
     return path
 
 
-def _response_timeout(hooks: dict[str, Any] | None, longest_call: float) -> float | None:
+def _response_timeout(
+    hooks: dict[str, Any] | None, hook_protocol: str, longest_call: float
+) -> float | None:
     timeout = response_timeout()
     if timeout is None:
         return None
-    command_hooks, _ = read_hooks(hooks) if hooks else ([], [])
-    longest_hook = max((hook.timeout for hook in command_hooks), default=0.0)
+    reader = read_gemini_hooks if hook_protocol == "gemini" else read_hooks
+    command_hooks, _ = reader(hooks) if hooks else ([], [])
+    # An event's hooks run at once, or one after another (Gemini's `sequential`).
+    sequential = sum(hook.timeout for hook in command_hooks if hook.sequential)
+    longest_hook = max([sequential, *(hook.timeout for hook in command_hooks)], default=0.0)
     waits = [longest_call, longest_hook + HOOK_MARGIN if command_hooks else 0.0]
     return max(timeout, *waits)
 

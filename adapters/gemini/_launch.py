@@ -1,6 +1,8 @@
-"""How a Gemini CLI extension with stdio MCP servers starts: the plugin host, one process per
-extension (``adapters/_host_plan.py``), its tools named as Gemini CLI names them
-(``mcp_<server>_<tool>``).
+"""How a Gemini CLI extension with stdio MCP servers or hooks starts: the plugin host, one
+process per extension (``adapters/_host_plan.py``), its tools named as Gemini CLI names them
+(``mcp_<server>_<tool>``), its ``hooks/hooks.json`` run by Gemini CLI's hook protocol
+(``adapters.plugin_host._gemini_hooks``), hydrated as Gemini CLI hydrates it (the variables
+below and each setting's ``${ENVVAR}``), the settings' values in each hook's environment.
 
 Each server entry is hydrated as Gemini CLI does (``variables.ts``): ``${extensionPath}`` is
 the installed folder, ``${workspacePath}`` the gateway's working directory, ``${/}`` and
@@ -25,7 +27,7 @@ from adapters.gemini import _codes as codes
 from adapters.gemini._inspect import hydrate
 from gateway.model import CatalogEntry, LaunchSpec
 
-__all__ = ["plan_extension", "resolve_env_vars"]
+__all__ = ["hydrate_all", "plan_extension", "resolve_env_vars"]
 
 _ENV_REF: Final = re.compile(
     r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))"
@@ -44,9 +46,21 @@ def resolve_env_vars(value: str, values: dict[str, str]) -> str:
     return _ENV_REF.sub(replace, value)
 
 
+def hydrate_all(value: Any, variables: dict[str, str]) -> Any:
+    """Gemini's ``recursivelyHydrateStrings``: every string in ``value``, at any depth."""
+    if isinstance(value, str):
+        return hydrate(value, variables)
+    if isinstance(value, list):
+        return [hydrate_all(item, variables) for item in value]
+    if isinstance(value, dict):
+        return {key: hydrate_all(item, variables) for key, item in value.items()}
+    return value
+
+
 def plan_extension(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
     servers: dict[str, dict[str, Any]] = entry.metadata.get("stdio_servers") or {}
-    if not servers:
+    hooks: dict[str, Any] | None = entry.metadata.get("hooks")
+    if not servers and not hooks:
         return None  # context files, skills and commands: the gateway serves them itself
     settings, diagnostics = stored_secrets(entry, home, lambda name: (
         codes.GEMINI_SETTING_NOT_SUPPLIED(
@@ -73,8 +87,14 @@ def plan_extension(entry: CatalogEntry, home: Path) -> LaunchSpec | None:
             "exclude_tools": list(server.get("excludeTools", [])),
         }
         longest = max(longest, float(server.get("timeout", 0)) / 1000)
+    if hooks is not None:
+        # Gemini CLI hydrates its hooks with the settings' values too, and gives every
+        # command hook the settings in its environment (here: the plugin host's, which
+        # its hooks inherit).
+        hooks = {"hooks": hydrate_all(hooks.get("hooks"), {**settings, **variables})}
     return plan_plugin_host(
         entry, home, resolved, tool_names="gemini", diagnostics=diagnostics,
+        hooks=hooks, hook_protocol="gemini", env=settings,
         not_found=lambda name, command: codes.GEMINI_SERVER_INVALID(
             f"MCP server {name!r}: command {command!r} is neither on PATH nor a file",
             package=entry.id, contribution=name,

@@ -5,7 +5,8 @@ its path is the only thing on the command line.
 
 ``{"package", "root", "data_dir", "servers": {name: {"command", "args", "env", "cwd",
 "include_tools"?, "exclude_tools"?}}, "remote": {name: {"transport", "url", "headers",
-"grant"}}, "sign_ins", "tool_names", "hooks", "commands", "shell_timeout"}``: commands
+"grant"}}, "sign_ins", "tool_names", "hooks", "hook_protocol", "commands",
+"shell_timeout"}``: commands
 already resolved to absolute paths, placeholders already expanded, ``PLUGIN_ROOT`` and
 ``PLUGIN_DATA`` already in each ``env``; remote servers as ``_remote_plan`` plans them
 (header values still name their variables); ``commands``: a Claude Code plugin's slash
@@ -123,6 +124,8 @@ class HostConfig:
     servers: list[ServerSpec] = field(default_factory=list)
     tool_names: str = SCHEME
     hooks: dict[str, Any] | None = None
+    hook_protocol: str = "claude"
+    """Whose hook protocol ``hooks`` speaks: ``claude`` (Claude Code, Codex) or ``gemini``."""
     remote: list[RemoteSpec] = field(default_factory=list)
     commands: list[Any] = field(default_factory=list)
     """Raw: ``_shell_commands`` reads them, loaded only when there are some."""
@@ -188,6 +191,9 @@ def load_config(path: str) -> HostConfig:
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
         raise ConfigError("hooks must be an object or null")
+    hook_protocol = data.get("hook_protocol", "claude")
+    if hook_protocol not in ("claude", "gemini"):
+        raise ConfigError(f"hook_protocol {hook_protocol!r} is neither claude nor gemini")
     sign_ins = data.get("sign_ins")
     if sign_ins is not None and (not isinstance(sign_ins, str) or not os.path.isabs(sign_ins)):
         raise ConfigError("sign_ins must be an absolute path or null")
@@ -204,6 +210,7 @@ def load_config(path: str) -> HostConfig:
         servers=specs,
         tool_names=scheme,
         hooks=hooks,
+        hook_protocol=hook_protocol,
         remote=_remote(data.get("remote", {})),
         sign_ins=sign_ins,
         commands=commands,

@@ -81,7 +81,7 @@ def test_headless_parts_are_named_as_unsupported(tmp_path: Path) -> None:
          "excludeTools": ["run_shell_command(rm -rf)"],
          "mcpServers": {"r": {"httpUrl": "https://example.com/mcp"},
                         "none": {"args": ["x"]}}},
-        **{"hooks__hooks.json": '{"hooks": {"BeforeTool": []}}'},
+        **{"hooks__hooks.json": '{"hooks": {"AfterModel": []}}'},
     )  # fmt: skip
     found = [(d.code, d.contribution) for d in entry.diagnostics]
     assert ("gemini.unsupported", "themes") in found
