@@ -177,14 +177,19 @@ def _context_files(inspection: Inspection, raw: object) -> list[Contribution]:
     names: list[object] = [raw] if isinstance(raw, str) else list(raw) \
         if isinstance(raw, list) else [DEFAULT_CONTEXT]  # fmt: skip
     found = []
-    for name in names:
+    # Gemini CLI hydrates the whole manifest before it checks the names: ${/} is a
+    # separator, ${extensionPath} and ${workspacePath} make the name absolute (refused).
+    variables = {"extensionPath": str(inspection.root), "workspacePath": "/", "/": "/",
+                 "pathSeparator": "/"}  # fmt: skip
+    for raw_name in names:
+        name = hydrate(raw_name, variables) if isinstance(raw_name, str) else raw_name
         problem = _context_problem(name)
         rel = normalize_relative(name) if problem is None and isinstance(name, str) else None
         if problem is None and (rel is None or not inspection.inside(inspection.root / rel)):
             problem = "it escapes the extension directory"
         if problem is not None or rel is None:
             inspection.add(codes.GEMINI_CONTEXT_INVALID(
-                f"{MANIFEST}: invalid contextFileName {name!r}: {problem}; dropped"
+                f"{MANIFEST}: invalid contextFileName {raw_name!r}: {problem}; dropped"
             ))  # fmt: skip
             continue
         if not safe_is_file(inspection.root / rel):

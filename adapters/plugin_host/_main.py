@@ -54,6 +54,12 @@ def main(argv: list[str]) -> int:
     initialize = channel.read_message()
     if initialize is None or initialize.get("type") == "shutdown":
         return 0
+    workspace = initialize.get("workspace")
+    # The session's workspace fills what names it (Gemini's ${workspacePath}); the host
+    # is started in it, so its working directory is the fallback.
+    config = config.in_workspace(
+        workspace if isinstance(workspace, str) and os.path.isabs(workspace) else os.getcwd()
+    )
     gateway = initialize.get("gateway")
     features = gateway.get("features") if isinstance(gateway, dict) else None
     listed = features if isinstance(features, list) else []
