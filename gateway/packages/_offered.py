@@ -1,4 +1,4 @@
-"""``install FOLDER#NAME``: the package a collection (a Claude Code marketplace) offers,
+"""``install FOLDER#NAME``: the package a collection (a Claude Code or Codex marketplace) offers,
 found by the adapter that reads the collection (``OffersPackages``), in the collection's
 folder or fetched from where it says (git, npm) by the installer's own fetchers."""
 
@@ -36,7 +36,8 @@ def offered_package(
     if chosen is None:
         raise SourceError(
             f"{subject}: #{source.member} names a package of a marketplace, and "
-            f"{source.location} is none (no .claude-plugin/marketplace.json)"
+            f"{source.location} is none (no .claude-plugin/marketplace.json or "
+            ".agents/plugins/marketplace.json)"
         )
     if isinstance(chosen, list):
         staged, shown_as = str(fetched.root), source.describe()
