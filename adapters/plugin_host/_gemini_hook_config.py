@@ -49,6 +49,7 @@ _CONFIG_FIELDS: Final = frozenset({"enabled", "disabled", "notifications"})
 """Keys of a settings ``hooks`` object that are not events (Gemini CLI skips them)."""
 DEFAULT_TIMEOUT_MS: Final = 60000
 _MATCHER_LIMIT = 1000
+_NAME_SHOWN = 100
 
 
 def read_gemini_hooks(data: Any) -> tuple[list[CommandHook], list[HookProblem]]:
@@ -70,7 +71,7 @@ def read_gemini_hooks(data: Any) -> tuple[list[CommandHook], list[HookProblem]]:
         if name in _CONFIG_FIELDS:
             continue
         if name not in GEMINI_EVENTS:
-            problem(invalid, f"invalid hook event name {name!r}; skipped")
+            problem(invalid, f"invalid hook event name {name[:_NAME_SHOWN]!r}; skipped")
             continue
         if name in GEMINI_UNSUPPORTED_EVENTS:
             problem(
