@@ -10,15 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from adapters._marketplaces import GITHUB_REPO, git_location
 from adapters.claude_plugins import _codes as codes
 from gateway.base import Diagnostic
 from gateway.model import OfferedSource
 
 __all__ = ["remote_source"]
 
-_REPO: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
-_GIT_URL: Final = re.compile(r"^(https://|ssh://|git@)[A-Za-z0-9.-]+[/:][\w./~-]{1,400}$")
-_REF: Final = re.compile(r"^[\w][\w./-]{0,199}$")
 _NPM_NAME: Final = re.compile(r"^(@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]{0,213}$")
 _NPM_VERSION: Final = re.compile(r"^[\w.^~<>=| *+-]{1,100}$")
 _SHA256: Final = re.compile(r"^[0-9a-fA-F]{64}$")
@@ -30,21 +28,19 @@ def remote_source(name: str, source: dict[str, Any]) -> OfferedSource | list[Dia
     kind = source.get("source")
     if kind == "github":
         repo = source.get("repo")
-        if not isinstance(repo, str) or not _REPO.match(repo):
+        if not isinstance(repo, str) or not GITHUB_REPO.match(repo):
             return _invalid(name, f"`repo` {repo!r} is not OWNER/NAME")
         return _git(name, f"https://github.com/{repo}.git", source)
     if kind == "url":
-        url = source.get("url")
-        if not isinstance(url, str) or not _GIT_URL.match(url) or ".." in url:
-            return _invalid(name, f"`url` {url!r} is not an https or ssh git URL")
-        return _git(name, url, source)
+        return _git(name, source.get("url"), source)
     if kind == "git-subdir":
-        url, path = source.get("url"), source.get("path")
-        if not isinstance(url, str) or not _GIT_URL.match(url) or ".." in url:
-            return _invalid(name, f"`url` {url!r} is not an https or ssh git URL")
+        path = source.get("path")
+        located = _git(name, source.get("url"), source)
+        if isinstance(located, list):
+            return located
         if not isinstance(path, str) or not _subfolder(path):
             return _invalid(name, f"`path` {path!r} is not a relative folder without `..`")
-        return _git(name, url, source, _subfolder(path))
+        return OfferedSource("git", located.location, _subfolder(path))
     if kind == "archive":
         url, digest = source.get("url"), source.get("sha256")
         if not isinstance(url, str) or not _ARCHIVE_URL.match(url) or "@" in url.split("/")[2]:
@@ -66,17 +62,6 @@ def remote_source(name: str, source: dict[str, Any]) -> OfferedSource | list[Dia
     return _unsupported(name, f"source {str(kind)[:100]!r}")
 
 
-def _git(
-    name: str, url: str, source: dict[str, Any], path: str | None = None
-) -> OfferedSource | list[Diagnostic]:
-    pin = source.get("sha", source.get("ref"))
-    if pin is None:
-        return OfferedSource("git", url, path)
-    if not isinstance(pin, str) or not _REF.match(pin):
-        return _invalid(name, f"`sha`/`ref` {pin!r} is not a git ref")
-    return OfferedSource("git", f"{url}#{pin}", path)
-
-
 def _subfolder(path: str) -> str | None:
     """``path`` as clean relative parts (``./a/b/`` is ``a/b``; ``.`` the root); None when
     absolute, with ``..``, a backslash or an odd name. Symlinks are the installer's check."""
@@ -89,6 +74,13 @@ def _subfolder(path: str) -> str | None:
     ):
         return None
     return "/".join(parts) or "."
+
+
+def _git(name: str, url: object, source: dict[str, Any]) -> OfferedSource | list[Diagnostic]:
+    try:
+        return OfferedSource("git", git_location(url, source.get("sha", source.get("ref"))))
+    except ValueError as error:
+        return _invalid(name, str(error))
 
 
 def _invalid(name: str, problem: str) -> list[Diagnostic]:

@@ -1,10 +1,11 @@
 """The plugin host: a Python sidecar, one process per package, that starts the package's
 stdio MCP servers as its children (so they inherit its sandbox) with the official ``mcp``
 SDK's client and offers their tools, prompts and resources as the package's tools and
-commands, and runs Claude Code command hooks (``_command_hooks``: hooks.json on the gateway's
-hook chain). Started as ``python -P -m adapters.plugin_host --config FILE`` as
-``adapters/_host_plan.py`` plans it for Agent Plugins, Claude Code plugins, Codex plugins and
-Gemini CLI extensions (docs/architecture.md, "The plugin host's launch").
+commands, and runs command hooks (``_command_hooks``: hooks.json on the gateway's hook
+chain, by Claude Code's protocol, which Codex shares, or Gemini CLI's). Started as
+``python -P -m adapters.plugin_host --config FILE`` as ``adapters/_host_plan.py`` plans it
+for Agent Plugins, Claude Code plugins, Codex plugins and Gemini CLI extensions
+(docs/architecture.md, "The plugin host's launch").
 
 The names below are what the adapters that plan its launch read (its configuration, its
 hooks, its remote servers); they load on first use, so the process still loads only what it
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
         start_timeout,
         write_config,
     )
+    from adapters.plugin_host._gemini_hook_config import (
+        GEMINI_EVENT_OF,
+        GEMINI_UNSUPPORTED_EVENTS,
+        read_gemini_hooks,
+    )
     from adapters.plugin_host._hook_config import EVENT_OF, UNSUPPORTED_EVENTS, read_hooks
     from adapters.plugin_host._naming import SCHEME
     from adapters.plugin_host._remote_plan import RemotePlan, plan_remote
@@ -36,11 +42,14 @@ if TYPE_CHECKING:
 
 _WHERE: dict[str, str] = {
     "EVENT_OF": "adapters.plugin_host._hook_config",
+    "GEMINI_EVENT_OF": "adapters.plugin_host._gemini_hook_config",
+    "GEMINI_UNSUPPORTED_EVENTS": "adapters.plugin_host._gemini_hook_config",
     "RemotePlan": "adapters.plugin_host._remote_plan",
     "SCHEME": "adapters.plugin_host._naming",
     "UNSUPPORTED_EVENTS": "adapters.plugin_host._hook_config",
     "config_path": "adapters.plugin_host._config",
     "plan_remote": "adapters.plugin_host._remote_plan",
+    "read_gemini_hooks": "adapters.plugin_host._gemini_hook_config",
     "read_hooks": "adapters.plugin_host._hook_config",
     "remote_contribution": "adapters.plugin_host._remote_spec",
     "remote_permissions": "adapters.plugin_host._remote_spec",
@@ -53,11 +62,14 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "EVENT_OF",
+    "GEMINI_EVENT_OF",
+    "GEMINI_UNSUPPORTED_EVENTS",
     "SCHEME",
     "UNSUPPORTED_EVENTS",
     "RemotePlan",
     "config_path",
     "plan_remote",
+    "read_gemini_hooks",
     "read_hooks",
     "remote_contribution",
     "remote_permissions",

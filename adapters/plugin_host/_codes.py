@@ -34,6 +34,26 @@ CLAUDE_HOOK_OUTPUT_IGNORED = define_code(
     "Nothing to fix; docs/claude-plugins.md says what each answer becomes.",
 )
 
+GEMINI_HOOK_FAILED = define_code(
+    "gemini.hook_failed",
+    WARNING,
+    "A Gemini CLI hook command failed: it timed out (its process group was killed), could "
+    "not start or wrote more output than the cap — the event goes on as if it had not "
+    "answered — or exited with a code other than 0 or 2 (Gemini CLI's warning; what it "
+    "printed is still its answer, as in Gemini CLI: after exit 1 a message for the user, "
+    "after another code a denial).",
+    "Run the hook by hand with the JSON event on stdin; block with exit code 2 or "
+    '`{"decision": "deny"}`.',
+)
+GEMINI_HOOK_OUTPUT_IGNORED = define_code(
+    "gemini.hook_output_ignored",
+    INFO,
+    "A Gemini CLI hook answered with something the gateway cannot carry for that event "
+    "(`continue: false` stopping the whole agent loop, `tailToolCallRequest`, "
+    "`clearContext`, a decision on an advisory event); the rest of its answer applies.",
+    "Nothing to fix; docs/gemini-extensions.md says what each answer becomes.",
+)
+
 AGENT_PLUGINS_SERVER_FAILED = define_code(
     "agent_plugins.server_failed",
     ERROR,

@@ -84,6 +84,10 @@ class CommandHook:
     timeout: float
     where: str
     """Where it is in hooks.json (``PreToolUse[0].hooks[1]``), for diagnostics."""
+    name: str = ""
+    """Gemini CLI's ``name`` (part of what makes two hooks the same there)."""
+    sequential: bool = False
+    """Gemini CLI's group ``sequential``: the event's hooks run one after another."""
 
 
 @dataclass(frozen=True, slots=True)

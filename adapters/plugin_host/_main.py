@@ -54,6 +54,12 @@ def main(argv: list[str]) -> int:
     initialize = channel.read_message()
     if initialize is None or initialize.get("type") == "shutdown":
         return 0
+    workspace = initialize.get("workspace")
+    # The session's workspace fills what names it (Gemini's ${workspacePath}); the host
+    # is started in it, so its working directory is the fallback.
+    config = config.in_workspace(
+        workspace if isinstance(workspace, str) and os.path.isabs(workspace) else os.getcwd()
+    )
     gateway = initialize.get("gateway")
     features = gateway.get("features") if isinstance(gateway, dict) else None
     listed = features if isinstance(features, list) else []
@@ -99,15 +105,17 @@ def remote_servers(config: HostConfig, count: int) -> list[McpServer]:
 
 
 def _load_hooks(config: HostConfig) -> CommandHooks | None:
-    """The hook seat: Claude Code command hooks (``_command_hooks``, hooks.json on the
-    gateway's hook chain), loaded only when the configuration has ``hooks``."""
+    """The hook seat: command hooks (``_command_hooks``, hooks.json on the gateway's hook
+    chain, by Claude Code's or Gemini CLI's protocol), loaded only when the configuration
+    has ``hooks``."""
     if config.hooks is None:
         return None
     from adapters.plugin_host._command_hooks import CommandHooks
 
     return CommandHooks.from_config(
-        config.hooks, root=config.root, data_dir=config.data_dir, env=dict(os.environ)
-    )
+        config.hooks, root=config.root, data_dir=config.data_dir, env=dict(os.environ),
+        protocol=config.hook_protocol,
+    )  # fmt: skip
 
 
 def _load_shell_commands(config: HostConfig) -> ShellCommands | None:

@@ -137,8 +137,8 @@ class OfferedSource:
 
 @runtime_checkable
 class OffersPackages(Protocol):
-    """An adapter that reads folders offering several packages (a Claude Code marketplace),
-    so that ``install FOLDER#NAME`` installs one of them."""
+    """An adapter that reads folders offering several packages (a Claude Code or Codex
+    marketplace), so that ``install FOLDER#NAME`` installs one of them."""
 
     def select_offered(
         self, root: Path, name: str | None

@@ -1,7 +1,7 @@
 """``install FOLDER#NAME`` (or ``GIT-URL#REF#NAME``): the package a collection (a Claude Code
-marketplace) offers, found by the adapter that reads the collection (``OffersPackages``), in
-the collection's folder or fetched from where it says (git, a folder of a git repository,
-npm, an archive pinned by SHA-256) by the installer's own fetchers."""
+or Codex marketplace) offers, found by the adapter that reads the collection
+(``OffersPackages``), in the collection's folder or fetched from where it says (git, a folder
+of a git repository, npm, an archive pinned by SHA-256) by the installer's own fetchers."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ def offered_package(
     if chosen is None:
         raise SourceError(
             f"{subject}: #{source.member} names a package of a marketplace, and "
-            f"{source.location} is none (no .claude-plugin/marketplace.json)"
+            f"{source.location} is none (no .claude-plugin/marketplace.json or "
+            ".agents/plugins/marketplace.json)"
         )
     if isinstance(chosen, list):
         staged, shown_as = str(fetched.root), source.describe()
