@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from gateway.base import GatewayError
+
 __all__ = [
     "CONNECTION_CLOSED",
     "Block",
@@ -42,7 +44,7 @@ CONNECTION_CLOSED = -32000
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
-class MCPError(Exception):
+class MCPError(GatewayError):
     """A JSON-RPC error answer, or the connection's end (``CONNECTION_CLOSED``). Named as
     the SDK's exception is, so what the host reports reads the same with either client."""
 
@@ -51,7 +53,7 @@ class MCPError(Exception):
         self.code, self.message = code, message
 
 
-class InvalidResult(ValueError):
+class InvalidResult(GatewayError, ValueError):
     """A result that is not the protocol's shape."""
 
 

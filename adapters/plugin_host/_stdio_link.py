@@ -95,7 +95,8 @@ class Link:
             if self.closed.is_set():
                 raise MCPError(CONNECTION_CLOSED, self.why)
             message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-            await self.send(message)
+            with anyio.CancelScope(shield=True):  # a line is written whole or not at all;
+                await self.send(message)  # a server not reading is ended by ``close``
             await pending.done.wait()
         except anyio.get_cancelled_exc_class():
             if method != "initialize" and not self.closed.is_set():
