@@ -173,11 +173,12 @@ class Link:
             return
         try:
             message = json.loads(line)
-        except ValueError as error:
-            log(f"{self.name}: ignored a line that is not JSON: {error}")
-            return
+        except ValueError:
+            message = None
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            log(f"{self.name}: ignored a line that is not a JSON-RPC 2.0 message")
+            # Stray output of the server's code (a print): kept in the log, not lost.
+            text = printable(line.decode("utf-8", "replace"), 500)
+            log(f"{self.name}: ignored a line that is not a JSON-RPC message: {text}")
             return
         method = message.get("method")
         if isinstance(method, str) and "id" in message:

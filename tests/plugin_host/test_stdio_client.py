@@ -131,10 +131,14 @@ async def test_a_server_that_dies_mid_call_fails_the_call_as_connection_closed(t
             await session.call_tool("echo", {}, None, None)
 
 
-async def test_lines_that_are_not_json_rpc_are_skipped(tmp_path: Path) -> None:
+async def test_lines_that_are_not_json_rpc_are_skipped_and_logged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     async with connected(tmp_path) as session:
         result = await session.call_tool("garbage", {"still": "answered"}, None, None)
     assert result.content[0].text == '{"still": "answered"}'
+    log = capsys.readouterr().err
+    assert "not a JSON-RPC message: this is not JSON" in log and "message: [1, 2]" in log
 
 
 async def test_a_line_over_the_cap_fails_the_calls_in_flight_not_the_server(tmp_path: Path):
