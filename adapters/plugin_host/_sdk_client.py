@@ -23,13 +23,13 @@ from adapters.plugin_host._listing import Listing, list_server
 from adapters.plugin_host._shapes import (
     CallResult,
     MCPError,
+    Progress,
     PromptResult,
     ResourceResult,
     read_call_result,
     read_prompt_result,
     read_resource_result,
 )
-from adapters.plugin_host._stdio_link import OnProgress
 
 __all__ = ["SdkSession", "connect", "stdio_transport"]
 
@@ -72,7 +72,7 @@ class SdkSession:
         self,
         name: str,
         arguments: dict[str, Any],
-        progress: OnProgress | None,
+        progress: Progress | None,
         meta: dict[str, Any] | None,
     ) -> CallResult:
         try:

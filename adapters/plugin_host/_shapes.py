@@ -23,6 +23,7 @@ __all__ = [
     "Contents",
     "InvalidResult",
     "MCPError",
+    "Progress",
     "Prompt",
     "PromptArgument",
     "PromptResult",
@@ -42,6 +43,7 @@ CONNECTION_CLOSED = -32000
 """The JSON-RPC error code of a connection that ended with requests in flight (the SDK's)."""
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+"""A call's progress callback: done, total (None: unknown), the server's note."""
 
 
 class MCPError(GatewayError):

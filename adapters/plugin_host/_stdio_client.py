@@ -19,13 +19,14 @@ from adapters.plugin_host._shapes import (
     CallResult,
     InvalidResult,
     MCPError,
+    Progress,
     PromptResult,
     ResourceResult,
     read_call_result,
     read_prompt_result,
     read_resource_result,
 )
-from adapters.plugin_host._stdio_link import Link, OnProgress
+from adapters.plugin_host._stdio_link import Link
 
 __all__ = ["HANDSHAKE_VERSIONS", "PROTOCOL_VERSION", "StdioSession"]
 
@@ -77,7 +78,7 @@ class StdioSession:
         self,
         name: str,
         arguments: dict[str, Any],
-        progress: OnProgress | None,
+        progress: Progress | None,
         meta: dict[str, Any] | None,
     ) -> CallResult:
         params: dict[str, Any] = {"name": name, "arguments": arguments}

@@ -20,7 +20,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
@@ -28,7 +28,7 @@ import anyio
 from anyio.abc import Process, TaskGroup
 
 from adapters.plugin_host._channel import log
-from adapters.plugin_host._shapes import CONNECTION_CLOSED, MCPError
+from adapters.plugin_host._shapes import CONNECTION_CLOSED, MCPError, Progress
 from gateway.wire import DEFAULT_LINE_CAP, LineFramer, OversizedLine
 
 __all__ = ["Link", "open_link"]
@@ -51,8 +51,6 @@ REFUSED = {
 }
 """The SDK client's default answers (``mcp.client.session._default_*_callback``)."""
 
-OnProgress = Callable[[float, float | None, str | None], Awaitable[None]]
-
 
 def printable(text: str, limit: int = 2000) -> str:
     """Server text for our log: control characters escaped, cut at ``limit``."""
@@ -63,7 +61,7 @@ def printable(text: str, limit: int = 2000) -> str:
 class _Pending:
     __slots__ = ("done", "error", "on_progress", "result")
 
-    def __init__(self, on_progress: OnProgress | None) -> None:
+    def __init__(self, on_progress: Progress | None) -> None:
         self.done = anyio.Event()
         self.result: Any = None
         self.error: MCPError | None = None
@@ -82,7 +80,7 @@ class Link:
         self._write = anyio.Lock()
 
     async def request(
-        self, method: str, params: dict[str, Any], on_progress: OnProgress | None = None
+        self, method: str, params: dict[str, Any], on_progress: Progress | None = None
     ) -> Any:
         """The result of one request; ``MCPError`` for an error answer or the connection's
         end. Cancelled, it tells the server (``notifications/cancelled``), as the SDK does."""
