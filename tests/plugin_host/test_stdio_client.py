@@ -61,6 +61,14 @@ async def test_the_handshake_and_every_page_of_every_listing(tmp_path: Path) -> 
     ]  # fmt: skip
 
 
+async def test_a_server_that_pages_forever_is_cut_off_at_1000_pages(tmp_path: Path) -> None:
+    async with connected(tmp_path, "endless") as session:
+        listing = await session.listing()
+    assert len(listing.tools) == 1000 and listing.tools[-1].name == "tp999"
+    pages = [m for m in received(tmp_path) if m.get("method") == "tools/list"]
+    assert len(pages) == 1000
+
+
 async def test_an_earlier_revision_the_server_names_is_accepted(tmp_path: Path) -> None:
     async with connected(tmp_path, "old") as session:
         assert session.version == "2025-03-26"
