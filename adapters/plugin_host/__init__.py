@@ -1,6 +1,7 @@
 """The plugin host: a Python sidecar, one process per package, that starts the package's
-stdio MCP servers as its children (so they inherit its sandbox) with the official ``mcp``
-SDK's client and offers their tools, prompts and resources as the package's tools and
+stdio MCP servers as its children (so they inherit its sandbox) with a lean MCP client of
+its own (``_stdio_client``; the official ``mcp`` SDK's client for remote servers and as a
+fallback) and offers their tools, prompts and resources as the package's tools and
 commands, and runs command hooks (``_command_hooks``: hooks.json on the gateway's hook
 chain, by Claude Code's protocol, which Codex shares, or Gemini CLI's). Started as
 ``python -P -m adapters.plugin_host --config FILE`` as ``adapters/_host_plan.py`` plans it

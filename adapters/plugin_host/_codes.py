@@ -75,6 +75,14 @@ AGENT_PLUGINS_TOOL_INVALID = define_code(
     "tool must not fail the registration of the plugin's others).",
     "Fix the tool's inputSchema in its server.",
 )
+AGENT_PLUGINS_ITEM_INVALID = define_code(
+    "agent_plugins.item_invalid",
+    WARNING,
+    "An MCP server listed a tool, prompt or resource that is not the protocol's shape (a "
+    "name that is not a string, an inputSchema that is not an object, a readOnlyHint that "
+    "is not a boolean …); that item is not offered, the server's others are.",
+    "Fix what the server lists (its tools/list, prompts/list or resources/list result).",
+)
 AGENT_PLUGINS_NAME_COLLISION = define_code(
     "agent_plugins.name_collision",
     WARNING,

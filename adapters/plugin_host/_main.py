@@ -72,9 +72,11 @@ def main(argv: list[str]) -> int:
 
 
 def mcp_servers(config: HostConfig) -> list[McpServer]:
-    """The stdio and remote MCP servers. The MCP SDK (``_servers``; its import is ~0.8 s of
-    CPU, most of a plugin host's start) is loaded only when there are some: a plugin of
-    hooks alone (a Claude Code hook plugin) never talks MCP and starts without it."""
+    """The stdio and remote MCP servers (``_servers``), loaded only when there are some: a
+    plugin of hooks alone (a Claude Code hook plugin) never talks MCP. The MCP SDK (~0.8 s
+    of CPU to import) is loaded only for a remote server (``_remote``) or a stdio server
+    that cannot do the classic handshake (``_sdk_client``); the lean stdio client
+    (``_stdio_client``) speaks to the others."""
     count = len(config.servers) + len(config.remote)
     if not count:
         return []
@@ -180,7 +182,7 @@ async def _shut_down(
     stop: anyio.Event, servers: list[McpServer], requests: Requests, group: TaskGroup
 ) -> None:
     """Calls in flight get a moment to answer, then every session and child is closed
-    (the SDK's transport ends each child: stdin closed, then terminate, then kill)."""
+    (each child as the SDK's transport ends one: stdin closed, then terminate, then kill)."""
     with anyio.move_on_after(0.25):
         await requests.idle()
     requests.cancel_all()
