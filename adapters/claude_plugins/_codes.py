@@ -21,6 +21,15 @@ CLAUDE_MANIFEST_FIELD_UNKNOWN = define_code(
     "plugin.json has a field Claude Code's plugin reference does not list; it is ignored.",
     "Remove the field, or check its spelling against the plugin reference.",
 )
+CLAUDE_DEPENDENCY_INVALID = define_code(
+    "claude.dependency_invalid",
+    ERROR,
+    "An entry of plugin.json `dependencies` breaks Claude Code's plugin dependencies "
+    "reference: not a plugin name, `name@marketplace` or an object with a kebab-case `name`, "
+    "a `version` that is not a semver range, a `marketplace` that is not text, a plugin "
+    "naming itself or one listed twice; that entry is left out.",
+    'Fix the entry the message names (see docs/claude-plugins.md, "Dependencies").',
+)
 CLAUDE_COMPONENT_UNSUPPORTED = define_code(
     "claude.component_unsupported",
     WARNING,

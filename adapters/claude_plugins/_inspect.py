@@ -12,6 +12,7 @@ from adapters._markdown import skill_contribution, skill_files
 from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import command_issues
 from adapters.claude_plugins._components import read_hook_sources, read_mcp_servers
+from adapters.claude_plugins._dependencies import as_dependencies, to_metadata
 from adapters.claude_plugins._manifest import MANIFEST, read_manifest
 from adapters.claude_plugins._shell_lines import shell_lines
 from adapters.claude_plugins._user_config import REFERENCE, config_schema, read_user_config
@@ -68,6 +69,7 @@ def inspect_plugin(root: Any) -> CatalogEntry:
     for name, server in remote.items():
         entry.contributions.append(remote_contribution(name, server, ".mcp.json"))
     entry.permissions = remote_permissions(remote)
+    entry.dependencies = as_dependencies(manifest.dependencies)
     # Options: sensitive ones are secrets (`gateway secret`), the others settings (`gateway
     # config`, typed by the options' schema; no other key is one of its settings).
     sensitive = [key for key, option in options.items() if option["sensitive"]]
@@ -86,6 +88,7 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         "remote_servers": remote,
         "shell_commands": shell_commands,
         "user_config": options,
+        "dependencies": to_metadata(manifest.dependencies),
     }
     if entry.config_keys:
         entry.metadata["config_schema"] = config_schema(options)

@@ -1,8 +1,9 @@
 """``.claude-plugin/plugin.json`` by Claude Code's plugin reference: ``name`` required and
 kebab-case; metadata fields of the right type; component paths (``commands``, ``agents``,
 ``skills``, ``hooks``, ``mcpServers``) relative to the plugin root, which supplement the
-default folders; ``userConfig`` kept for ``_user_config``. Unknown fields are ignored, as
-Claude Code does, and named (``claude.manifest_field_unknown``)."""
+default folders; ``userConfig`` kept for ``_user_config``; ``dependencies`` read by
+``_dependencies``. Unknown fields are ignored, as Claude Code does, and named
+(``claude.manifest_field_unknown``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any, Final
 
 from adapters._files import Inspection, type_name
 from adapters.claude_plugins import _codes as codes
+from adapters.claude_plugins._dependencies import PluginDependency, read_dependencies
 
 __all__ = ["MANIFEST", "Manifest", "read_manifest"]
 
@@ -42,6 +44,8 @@ class Manifest:
     """MCP server sources beside .mcp.json: relative paths, or inline server objects."""
     user_config: Any = None
     """``userConfig`` as written (``_user_config`` reads it)."""
+    dependencies: list[PluginDependency] = field(default_factory=list)
+    """``dependencies``: the plugins it needs (``_dependencies``), the valid entries."""
 
 
 def read_manifest(inspection: Inspection, fallback_name: str) -> Manifest:
@@ -84,6 +88,7 @@ def read_manifest(inspection: Inspection, fallback_name: str) -> Manifest:
     manifest.hooks = _sources(inspection, data, "hooks")
     manifest.mcp = _sources(inspection, data, "mcpServers")
     manifest.user_config = data.get("userConfig")
+    manifest.dependencies = read_dependencies(inspection, data.get("dependencies"), name)
     for key in _UNSUPPORTED_FIELDS:
         if key in data:
             inspection.add(

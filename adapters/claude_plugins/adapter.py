@@ -10,6 +10,7 @@ import functools
 from pathlib import Path
 
 from adapters.claude_plugins._commands import package_resources
+from adapters.claude_plugins._dependencies import package_requirements
 from adapters.claude_plugins._inspect import ECOSYSTEM, inspect_plugin, is_claude_plugin
 from adapters.claude_plugins._launch import plan_plugin
 from adapters.claude_plugins._marketplace import select_plugin
@@ -41,6 +42,8 @@ class ClaudePluginsAdapter:
 
     # install MARKETPLACE#PLUGIN (gateway.model.OffersPackages): a marketplace's plugin.
     select_offered = staticmethod(select_plugin)
+    # ... and the plugins it names in `dependencies` (gateway.model.RequiresPackages).
+    package_requirements = staticmethod(package_requirements)
 
     # gateway auth (gateway.model.SignsIn): the remote MCP servers a person signs in to.
     remote_servers = staticmethod(signing.remote_servers)

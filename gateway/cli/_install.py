@@ -11,7 +11,15 @@ from gateway.cli import _codes
 from gateway.cli._output import print_diagnostics, print_json
 from gateway.cli._policy import print_suggested, suggested_policy
 from gateway.cli._refusal import print_each, refuse, refuse_unknown
-from gateway.packages import InstallError, collect_garbage, install, load_adapters, prepare_install
+from gateway.packages import (
+    InstallError,
+    RequirementsReport,
+    collect_garbage,
+    install,
+    install_requirements,
+    load_adapters,
+    prepare_install,
+)
 from gateway.packages import uninstall as uninstall_package
 
 __all__ = ["run_install", "run_uninstall"]
@@ -21,6 +29,7 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
     # What installs that died left behind (their locks are free) goes first.
     collect_garbage(config.home)
     adapters = load_adapters()
+    prepare = functools.partial(prepare_install, adapters, config.home)
     try:
         with terminal_progress(quiet=args.json) as progress:
             report = install(
@@ -29,8 +38,13 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
                 kind=args.kind,
                 inspector=adapters.inspect,
                 progress=progress,
-                prepare=functools.partial(prepare_install, adapters, config.home),
+                prepare=prepare,
             )
+            # MARKETPLACE#PLUGIN: the plugins it depends on, from the same marketplace.
+            needed = install_requirements(
+                config.home, args.source, args.kind, report, adapters,
+                progress=progress, prepare=prepare,
+            )  # fmt: skip
     except InstallError as error:
         refusal = _codes.INSTALL_REFUSED(str(error))
         return refuse(
@@ -41,8 +55,11 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
             subject=error.subject,
         )
     suggested = suggested_policy(report.entry)
+    report.diagnostics.extend(needed.diagnostics)
     if args.json:
-        print_json({**report.to_dict(), "suggested_policy": suggested})
+        print_json(
+            {**report.to_dict(), "suggested_policy": suggested, "dependencies": needed.to_dict()}
+        )
         return 0
     data = report.to_dict()
     verb = "installed" if report.result.created else "reinstalled"
@@ -71,8 +88,22 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
     if suggested is not None:
         print_suggested(data["id"], suggested, sys.stdout)
         print(f"  not applied until you adopt them: gateway policy accept {data['id']}")
+    _print_dependencies(needed)
     print_diagnostics(report.diagnostics)
     return 0
+
+
+def _print_dependencies(needed: RequirementsReport) -> None:
+    """Which dependencies were added (as Claude Code lists them at the end of an install);
+    each is its own package, passing its own gates."""
+    for added in needed.added:
+        entry = added.entry
+        version = f" {entry.version}" if entry.version else ""
+        print(f"  added dependency {entry.id}{version}; it passes its own gates:")
+        print(f"    gateway trust {entry.id}")
+        print(f"    gateway enable {entry.id}")
+    if needed.kept:
+        print(f"  dependencies already installed (kept): {', '.join(needed.kept)}")
 
 
 def run_uninstall(args: argparse.Namespace, config: GatewayConfig) -> int:

@@ -7,7 +7,7 @@ the gateway checks with ``isinstance``. ``AdapterSet`` is what the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -24,7 +24,9 @@ __all__ = [
     "Adapter",
     "AdapterSet",
     "CallPlanner",
+    "PackageRequirement",
     "PreparesInstalls",
+    "RequiresPackages",
     "ServesResources",
     "SharesProcesses",
     "SignsIn",
@@ -146,6 +148,30 @@ class OffersPackages(Protocol):
         """The folder inside ``root`` of the package ``name``, or where to fetch it; None
         when ``root`` offers no packages; diagnostics when it cannot be had (``name`` None:
         which it offers). Reads files only."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PackageRequirement:
+    """A package another one needs, which ``install COLLECTION#NAME`` installs from the same
+    collection (a Claude Code plugin's ``dependencies``)."""
+
+    name: str
+    constraint: str = ""
+    """The version range as the package wrote it (shown; empty: any version)."""
+    collection: str | None = None
+    """Another collection the package names for it (by name): the installer cannot reach
+    it, as it knows collections by location only."""
+    accepts: Callable[[str], bool | None] = lambda version: True
+    """Whether a version satisfies ``constraint``; None when it cannot be read."""
+
+
+@runtime_checkable
+class RequiresPackages(Protocol):
+    """An adapter whose packages name other packages of their collection that they need."""
+
+    def package_requirements(self, entry: CatalogEntry) -> list[PackageRequirement]:
+        """The packages ``entry`` needs, in its order (reads metadata only)."""
         ...
 
 

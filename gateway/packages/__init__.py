@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from gateway.packages._outdated import Outdated, check_outdated
     from gateway.packages._package_trust import Trusted, trust_packages
     from gateway.packages._pins import PinnedTool, ToolPins, forget_pins, pin_digest
+    from gateway.packages._requirements import RequirementsReport, install_requirements
     from gateway.packages._rewrites import (
         HOOK_PERMISSIONS,
         HOOKS_REWRITE,
@@ -149,6 +150,8 @@ _WHERE: dict[str, str] = {
     "extract_tarball": "gateway.packages._extract",
     "fetch": "gateway.packages._sources",
     "install": "gateway.packages._installer",
+    "install_requirements": "gateway.packages._requirements",
+    "RequirementsReport": "gateway.packages._requirements",
     "decision_notices": "gateway.packages._instructions",
     "declared_instructions": "gateway.packages._instructions",
     "load_adapters": "gateway.packages._adapters",
@@ -196,6 +199,7 @@ __all__ = [
     "PackageConfigError",
     "PackageStatus",
     "PinnedTool",
+    "RequirementsReport",
     "Source",
     "SourceError",
     "SyncRefused",
@@ -216,6 +220,7 @@ __all__ = [
     "forget_pins",
     "forget_registrations",
     "install",
+    "install_requirements",
     "load_adapters",
     "lock_home",
     "observed_registration",

@@ -214,3 +214,24 @@ ARCHIVE_DIGEST_MISMATCH = define_code(
     "The archive at that URL changed or the pin is wrong: ask the marketplace's maintainer, "
     "or install the plugin from another source.",
 )
+REQUIREMENT_UNRESOLVED = define_code(
+    "package.requirement_unresolved",
+    W,
+    "`gateway install COLLECTION#NAME` installed the package, but not a package it names "
+    "as a dependency (a Claude Code plugin's `dependencies`): the collection offers none of "
+    "that name, the one it offers has a version outside the dependency's range, it names "
+    "another marketplace (which the gateway cannot reach: it knows marketplaces by location, "
+    "not by name), or its install failed. The package is installed and held by the "
+    "activation gates until the dependency is installed and ready.",
+    "Install the dependency yourself (the message names it and where it was looked for), or "
+    "ask the package's author to widen the range.",
+)
+REQUIREMENT_VERSION_UNSATISFIED = define_code(
+    "package.requirement_version_unsatisfied",
+    W,
+    "A package the installed package names as a dependency is installed already, at a "
+    "version outside the dependency's range; it is kept as it is (another package may rely "
+    "on it), not replaced.",
+    "Install a version in the range (`gateway install COLLECTION#NAME`) if nothing else "
+    "needs the installed one.",
+)
