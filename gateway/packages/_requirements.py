@@ -9,6 +9,7 @@ installed (as Claude Code leaves a dependency unresolved)."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,8 @@ from gateway.store import StateStore
 
 __all__ = ["RequirementsReport", "install_requirements"]
 
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,213}$")
+"""A name that is only a name: never ``#``, ``/`` or ``@`` that would change the source."""
 MOST = 50
 """Dependencies installed for one install, transitive ones included (a bound on a hostile
 collection's chain)."""
@@ -77,6 +80,10 @@ def install_requirements(
             result.diagnostics.append(
                 _unresolved(needed_by, requirement, f"more than {MOST} dependencies to install")
             )
+            continue
+        if not _NAME.match(requirement.name):
+            why = "that is not a package name the installer takes"
+            result.diagnostics.append(_unresolved(needed_by, requirement, why))
             continue
         installed = _installed_version(home, requirement.name)
         if installed is not None:
