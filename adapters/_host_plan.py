@@ -99,6 +99,7 @@ def plan_plugin_host(
     not_found: Callable[[str, str], Diagnostic],
     diagnostics: Sequence[Diagnostic] = (),
     hooks: dict[str, Any] | None = None,
+    hook_types: Sequence[str] = ("command",),
     remote: bool = False,
     longest_call: float = 0.0,
     commands: Sequence[Mapping[str, Any]] = (),
@@ -109,12 +110,12 @@ def plan_plugin_host(
     """``servers``: name → ``{command, args, env, cwd?, include_tools?, exclude_tools?}``
     with the format's placeholders expanded; ``not_found(server, command)`` says a command
     is missing; ``hooks``: a Claude-protocol ``hooks.json`` object the host runs on the
-    gateway's hook chain; ``remote``: connect the entry's ``remote_servers``
-    (``adapters.plugin_host._remote_plan``); ``commands``: slash commands the host serves,
-    running their ``shell_lines`` (``adapters.plugin_host._shell_commands``) for at most
-    ``shell_timeout`` seconds each; ``env``: the host's own environment beside what its
-    remote servers need (its hooks and shell lines inherit it). None when there is nothing
-    to run."""
+    gateway's hook chain, of the types ``hook_types``; ``remote``: connect the entry's
+    ``remote_servers`` (``adapters.plugin_host._remote_plan``); ``commands``: slash
+    commands the host serves, running their ``shell_lines``
+    (``adapters.plugin_host._shell_commands``) for at most ``shell_timeout`` seconds each;
+    ``env``: the host's own environment beside what its remote servers need (its hooks and
+    shell lines inherit it). None when there is nothing to run."""
     planned_remote = plan_remote(entry, home) if remote else RemotePlan()
     if not servers and not hooks and not planned_remote.servers and not commands:
         return None  # skills, commands, context files: the gateway serves them itself
@@ -141,7 +142,7 @@ def plan_plugin_host(
         }
     document = {"package": entry.id, "root": str(root), "data_dir": str(data),
                 "servers": resolved, "tool_names": tool_names, "hooks": hooks,
-                **planned_remote.document}  # fmt: skip
+                "hook_types": list(hook_types), **planned_remote.document}  # fmt: skip
     if commands:
         document |= {"commands": list(commands), "shell_timeout": shell_timeout}
     path = write_config(home, entry.id, document)
@@ -159,7 +160,7 @@ def plan_plugin_host(
     return LaunchSpec(
         command=[*HOST_COMMAND, "--config", str(path)],
         response_timeout=_response_timeout(
-            hooks, max(longest_call, shell_timeout + HOOK_MARGIN if commands else 0.0)
+            hooks, hook_types, max(longest_call, shell_timeout + HOOK_MARGIN if commands else 0.0)
         ),
         start_timeout=start_timeout() + 15,
         diagnostics=found,
@@ -182,11 +183,13 @@ def _working_directory(raw: object, root: Path, data: Path) -> Path:
     return path
 
 
-def _response_timeout(hooks: dict[str, Any] | None, longest_call: float) -> float | None:
+def _response_timeout(
+    hooks: dict[str, Any] | None, hook_types: Sequence[str], longest_call: float
+) -> float | None:
     timeout = response_timeout()
     if timeout is None:
         return None
-    command_hooks, _ = read_hooks(hooks) if hooks else ([], [])
+    command_hooks, _ = read_hooks(hooks, hook_types) if hooks else ([], [])
     longest_hook = max((hook.timeout for hook in command_hooks), default=0.0)
     waits = [longest_call, longest_hook + HOOK_MARGIN if command_hooks else 0.0]
     return max(timeout, *waits)

@@ -11,7 +11,7 @@ from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution, skill_files
 from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import command_issues
-from adapters.claude_plugins._components import read_hook_sources, read_mcp_servers
+from adapters.claude_plugins._components import hook_needs, read_hook_sources, read_mcp_servers
 from adapters.claude_plugins._manifest import MANIFEST, read_manifest
 from adapters.claude_plugins._shell_lines import shell_lines
 from adapters.claude_plugins._user_config import REFERENCE, config_schema, read_user_config
@@ -67,11 +67,15 @@ def inspect_plugin(root: Any) -> CatalogEntry:
     remote = _remote_with_options(inspection, remote, options)
     for name, server in remote.items():
         entry.contributions.append(remote_contribution(name, server, ".mcp.json"))
+    hook_grants, hook_secrets = hook_needs(inspection, hooks, entry.id, [*servers, *remote])
     entry.permissions = remote_permissions(remote)
+    named = {permission.name for permission in entry.permissions}
+    entry.permissions += [p for p in hook_grants if p.name not in named]
     # Options: sensitive ones are secrets (`gateway secret`), the others settings (`gateway
     # config`, typed by the options' schema; no other key is one of its settings).
     sensitive = [key for key, option in options.items() if option["sensitive"]]
     declared = remote_secrets(remote)
+    declared += [name for name in hook_secrets if name not in declared]
     entry.secrets = [*declared, *(key for key in sensitive if key not in declared)]
     entry.config_keys = [key for key in options if key not in sensitive]
     entry.config_closed = bool(options)
@@ -81,6 +85,7 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         "homepage": manifest.homepage,
         "agents": agents,
         "hooks": hooks,
+        "hook_secrets": hook_secrets,
         "unsupported_hook_events": skipped_events,
         "mcp_servers": servers,
         "remote_servers": remote,

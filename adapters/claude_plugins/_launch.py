@@ -42,8 +42,10 @@ from adapters.claude_plugins._user_config import (
     env_references,
     option_values,
 )
+from adapters.plugin_host import HOOK_KINDS
 from gateway.base import Diagnostic, environment_seconds
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec, parse_front_matter
+from gateway.packages.secrets import SecretsError, read_secrets
 from gateway.sandbox import package_dirs
 
 __all__ = ["plan_plugin"]
@@ -85,8 +87,9 @@ def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal |
         servers,
         tool_names=TOOL_NAMES,
         hooks=env_references(hooks) if options else hooks,
+        hook_types=HOOK_KINDS,
         diagnostics=unknown,
-        env=exported,
+        env={**exported, **_hook_secrets(entry, home)},  # the host's: its hooks read them
         remote=True,
         commands=commands,
         shell_lines=lines,
@@ -122,6 +125,19 @@ def shell_commands(entry: CatalogEntry) -> list[dict[str, Any]]:
             "rules": bash_rules(front.data.get("allowed-tools")),
         })  # fmt: skip
     return found
+
+
+def _hook_secrets(entry: CatalogEntry, home: Path) -> dict[str, str]:
+    """The stored values of the variables the http hooks' headers take (``allowedEnvVars``):
+    the package's secrets, in the host's environment, where the headers are filled."""
+    names = [str(n) for n in entry.metadata.get("hook_secrets") or []]
+    if not names:
+        return {}
+    try:
+        stored = read_secrets(home, entry.id)
+    except SecretsError:
+        return {}  # unreadable secrets: the headers go out empty, as Claude Code's unset ones
+    return {name: stored[name] for name in names if name in stored}
 
 
 def _of(diagnostic: Diagnostic, package: str) -> Diagnostic:

@@ -24,10 +24,19 @@ if TYPE_CHECKING:
         start_timeout,
         write_config,
     )
-    from adapters.plugin_host._hook_config import EVENT_OF, UNSUPPORTED_EVENTS, read_hooks
+    from adapters.plugin_host._hook_config import (
+        EVENT_OF,
+        HOOK_KINDS,
+        UNSUPPORTED_EVENTS,
+        HttpHook,
+        McpToolHook,
+        read_hooks,
+    )
+    from adapters.plugin_host._mcp_tool_hooks import own_server
     from adapters.plugin_host._naming import SCHEME
     from adapters.plugin_host._remote_plan import RemotePlan, plan_remote
     from adapters.plugin_host._remote_spec import (
+        network_grant,
         remote_contribution,
         remote_permissions,
         remote_secrets,
@@ -36,6 +45,11 @@ if TYPE_CHECKING:
 
 _WHERE: dict[str, str] = {
     "EVENT_OF": "adapters.plugin_host._hook_config",
+    "HOOK_KINDS": "adapters.plugin_host._hook_config",
+    "HttpHook": "adapters.plugin_host._hook_config",
+    "McpToolHook": "adapters.plugin_host._hook_config",
+    "network_grant": "adapters.plugin_host._remote_spec",
+    "own_server": "adapters.plugin_host._mcp_tool_hooks",
     "RemotePlan": "adapters.plugin_host._remote_plan",
     "SCHEME": "adapters.plugin_host._naming",
     "UNSUPPORTED_EVENTS": "adapters.plugin_host._hook_config",
@@ -53,10 +67,15 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "EVENT_OF",
+    "HOOK_KINDS",
     "SCHEME",
     "UNSUPPORTED_EVENTS",
+    "HttpHook",
+    "McpToolHook",
     "RemotePlan",
     "config_path",
+    "network_grant",
+    "own_server",
     "plan_remote",
     "read_hooks",
     "remote_contribution",

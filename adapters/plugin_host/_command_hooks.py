@@ -20,7 +20,10 @@ fields of the gateway event (``gateway.model.events``):
 
 A hook that fails without exit code 2 — another code, a timeout, a crash — is a diagnostic
 and the event goes on (fail-open, as in Claude Code). Hook commands are children of the
-plugin host: they run inside the package's sandbox.
+plugin host: they run inside the package's sandbox. ``http`` hooks (``_http_hooks``: the
+event POSTed, through the package's network grant) and ``mcp_tool`` hooks
+(``_mcp_tool_hooks``: a tool of the plugin's own servers) answer the same way, their body or
+text read as a command's stdout.
 """
 
 from __future__ import annotations
@@ -29,22 +32,27 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
 from adapters.plugin_host import _codes as codes
+from adapters.plugin_host._hook_answers import Answer, json_object, read_reply
 from adapters.plugin_host._hook_config import (
     EVENT_OF,
     CommandHook,
+    Hook,
+    HttpHook,
     exact_names,
     matcher_test,
     read_hooks,
 )
 from adapters.plugin_host._hook_process import HookRun, run_hook_command
 from gateway.base import printable
+
+if TYPE_CHECKING:
+    from adapters.plugin_host._mcp_tool_hooks import ToolCaller
 
 __all__ = ["CommandHooks"]
 
@@ -56,32 +64,23 @@ _CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart")
 """Events whose plain stdout (exit 0, not JSON) Claude Code adds to the context."""
 
 
-@dataclass(slots=True)
-class _Answer:
-    """One hook's answer, read by Claude Code's rules."""
-
-    block: str | None = None
-    ask: str | None = None
-    stop: str | None = None
-    context: list[str] = field(default_factory=list)
-    updated_input: dict[str, Any] | None = None
-    shown: list[str] = field(default_factory=list)
-    """For the user's eyes only (``systemMessage``): logged."""
-
-
 class CommandHooks:
     """A plugin's command hooks, dispatched for gateway events."""
 
     def __init__(
         self,
-        hooks: list[CommandHook],
+        hooks: list[Hook],
         *,
         root: str,
         data_dir: str,
         env: Mapping[str, str],
         diagnostics: list[dict[str, Any]] | None = None,
+        package: str = "",
     ) -> None:
         self._hooks = hooks
+        self._package = package
+        self.call_tool: ToolCaller | None = None
+        """How an ``mcp_tool`` hook calls its tool (set once the servers run)."""
         self._root = root
         self._data_dir = data_dir
         self._env = dict(env)
@@ -93,16 +92,29 @@ class CommandHooks:
         """Nimlet-protocol diagnostics (``{"code", "message"}``): the hooks.json problems
         first, then what happened at run time."""
         self._reported = 0
+        self._said: set[tuple[str, str]] = set()
 
     @classmethod
     def from_config(
-        cls, hooks: dict[str, Any], *, root: str, data_dir: str, env: dict[str, str]
+        cls,
+        hooks: dict[str, Any],
+        *,
+        root: str,
+        data_dir: str,
+        env: dict[str, str],
+        kinds: Collection[str] = ("command",),
+        package: str = "",
     ) -> CommandHooks:
         """``hooks``: the parsed hooks.json object. ``env``: added to the host's own
-        environment for every hook command."""
-        found, problems = read_hooks(hooks)
+        environment for every hook command (and what an http hook's headers may name).
+        ``kinds``: the hook types the format has (``_hook_config.ALL_KINDS`` for Claude
+        Code's). ``package``: the package's id, for the grant an http hook needs."""
+        found, problems = read_hooks(hooks, kinds)
         diagnostics = [{"code": p.code, "message": printable(p.message)} for p in problems]
-        return cls(found, root=root, data_dir=data_dir, env=env, diagnostics=diagnostics)
+        return cls(
+            found, root=root, data_dir=data_dir, env=env, diagnostics=diagnostics,
+            package=package,
+        )  # fmt: skip
 
     def new_diagnostics(self) -> list[dict[str, Any]]:
         """The diagnostics added since the last call (the first call: all of them), for a
@@ -118,7 +130,7 @@ class CommandHooks:
         return max((hook.timeout for hook in self._hooks), default=0.0)
 
     @property
-    def hooks(self) -> list[CommandHook]:
+    def hooks(self) -> list[Hook]:
         return list(self._hooks)
 
     @property
@@ -175,11 +187,11 @@ class CommandHooks:
         self._remember(payload)
         stdin = self._stdin(claude, payload)
         subject = _subject(claude, stdin)
-        chosen: dict[str, CommandHook] = {}
+        chosen: dict[str, Hook] = {}
         for hook in self._hooks:
             test = matcher_test("" if claude in _NO_MATCHER else hook.matcher)
             if hook.event == claude and test is not None and test(subject):
-                chosen.setdefault(hook.command, hook)  # identical commands run once
+                chosen.setdefault(hook.identity, hook)  # identical hooks run once
         if not chosen and claude != "SessionStart":
             return {}
         answers = await self._run_all(list(chosen.values()), stdin, trace or {})
@@ -188,22 +200,38 @@ class CommandHooks:
     # -- running -----------------------------------------------------------------------
 
     async def _run_all(
-        self, hooks: list[CommandHook], stdin: dict[str, Any], trace: Mapping[str, str]
-    ) -> list[_Answer]:
+        self, hooks: list[Hook], stdin: dict[str, Any], trace: Mapping[str, str]
+    ) -> list[Answer]:
         data = json.dumps(stdin, ensure_ascii=False, default=str).encode("utf-8", "replace")
         runs: list[HookRun | None] = [None] * len(hooks)
 
-        async def one(index: int, hook: CommandHook) -> None:
-            # ${CLAUDE_PLUGIN_ROOT} is left to the shell, from the environment: a folder
-            # name never becomes shell syntax.
-            runs[index] = await run_hook_command(
-                hook.command, data, seconds=hook.timeout, cwd=self._cwd, env=self._child_env(trace)
-            )
+        async def one(index: int, hook: Hook) -> None:
+            runs[index] = await self._run_one(hook, data, stdin, trace)
 
         async with anyio.create_task_group() as group:
             for index, hook in enumerate(hooks):
                 group.start_soon(one, index, hook)
         return [self._read(hook, run) for hook, run in zip(hooks, runs, strict=True) if run]
+
+    async def _run_one(
+        self, hook: Hook, data: bytes, stdin: dict[str, Any], trace: Mapping[str, str]
+    ) -> HookRun:
+        if isinstance(hook, CommandHook):
+            # ${CLAUDE_PLUGIN_ROOT} is left to the shell, from the environment: a folder
+            # name never becomes shell syntax.
+            return await run_hook_command(
+                hook.command, data, seconds=hook.timeout, cwd=self._cwd, env=self._child_env(trace)
+            )
+        if isinstance(hook, HttpHook):
+            from adapters.plugin_host._http_hooks import post_hook
+
+            env = {**os.environ, **self._env}
+            return await post_hook(hook, data, env=env, package=self._package)
+        from adapters.plugin_host._mcp_tool_hooks import fill_input
+
+        if self.call_tool is None:
+            return HookRun(None, "", "", "could not call it: the plugin has no MCP servers")
+        return await self.call_tool(hook, fill_input(hook.input, stdin))
 
     def _child_env(self, trace: Mapping[str, str]) -> dict[str, str]:
         env = {**os.environ, **self._env}
@@ -215,31 +243,34 @@ class CommandHooks:
         env["PLUGIN_ROOT"], env["PLUGIN_DATA"] = self._root, self._data_dir
         return env
 
-    def _read(self, hook: CommandHook, run: HookRun) -> _Answer:
-        answer = _Answer()
+    def _read(self, hook: Hook, run: HookRun) -> Answer:
+        answer = Answer()
         if run.failure is not None or run.exit_code not in (0, 2):
+            if run.code in _STANDING and (run.code, hook.identity) in self._said:
+                return answer  # it stays so until the host restarts: said once
+            self._said.add((run.code or "", hook.identity))
             why = run.failure or f"exited with {run.exit_code}"
             detail = run.stderr.strip()
             self._report(
-                codes.CLAUDE_HOOK_FAILED.code,
-                f"{hook.where} ({hook.command}) {why}; ignored" + (f": {detail}" if detail else ""),
+                run.code or codes.CLAUDE_HOOK_FAILED.code,
+                f"{hook.where} ({hook.shown}) {why}; ignored" + (f": {detail}" if detail else ""),
             )
             return answer
         if run.exit_code == 2:
             answer.block = run.stderr.strip() or f"blocked by {hook.event} hook"
             return answer
         text = run.stdout.strip()
-        reply = _json_object(text)
+        reply = json_object(text)
         if reply is None:
             if text and hook.event in _CONTEXT_EVENTS:
                 answer.context.append(text)
             return answer
-        _read_reply(reply, answer)
+        read_reply(reply, answer)
         return answer
 
     # -- folding -----------------------------------------------------------------------
 
-    def _fold(self, claude: str, payload: dict[str, Any], answers: list[_Answer]) -> dict[str, Any]:
+    def _fold(self, claude: str, payload: dict[str, Any], answers: list[Answer]) -> dict[str, Any]:
         for answer in answers:
             for message in answer.shown:
                 self._log(f"{claude} hook says: {message}")
@@ -346,47 +377,10 @@ def _subject(claude: str, stdin: Mapping[str, Any]) -> str:
     return str(stdin.get(key.get(claude, "tool_name"), ""))
 
 
+_STANDING: Final = frozenset(
+    {codes.CLAUDE_HOOK_HTTP_NOT_GRANTED.code, codes.CLAUDE_HOOK_MCP_SERVER_UNKNOWN.code}
+)
+"""Failures that last as long as the host (its grants, its servers): reported once."""
+
 _NO_MATCHER: Final = frozenset({"UserPromptSubmit"})
 """Events Claude Code runs every hook of, whatever its matcher says."""
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    if not text.startswith("{"):
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _read_reply(reply: Mapping[str, Any], answer: _Answer) -> None:
-    """Claude Code's JSON output: the common fields, ``decision``/``reason``, and the
-    event's ``hookSpecificOutput``."""
-    reason = _text(reply.get("reason"))
-    if reply.get("continue") is False:
-        answer.stop = _text(reply.get("stopReason")) or "stopped by hook"
-    if reply.get("decision") == "block":
-        answer.block = reason or "blocked by hook"
-    message = _text(reply.get("systemMessage"))
-    if message:
-        answer.shown.append(message)
-    specific = reply.get("hookSpecificOutput")
-    if not isinstance(specific, Mapping):
-        return
-    decision = specific.get("permissionDecision")
-    why = _text(specific.get("permissionDecisionReason"))
-    if decision == "deny":
-        answer.block = why or reason or "denied by hook"
-    elif decision == "ask":
-        answer.ask = why or "a hook asks for confirmation"
-    updated = specific.get("updatedInput")
-    if isinstance(updated, dict) and decision != "deny":
-        answer.updated_input = updated
-    context = _text(specific.get("additionalContext"))
-    if context:
-        answer.context.append(context)
-
-
-def _text(value: Any) -> str:
-    return value.strip() if isinstance(value, str) else ""

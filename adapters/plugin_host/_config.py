@@ -5,12 +5,13 @@ its path is the only thing on the command line.
 
 ``{"package", "root", "data_dir", "servers": {name: {"command", "args", "env", "cwd",
 "include_tools"?, "exclude_tools"?}}, "remote": {name: {"transport", "url", "headers",
-"grant"}}, "sign_ins", "tool_names", "hooks", "commands", "shell_timeout"}``: commands
+"grant"}}, "sign_ins", "tool_names", "hooks", "hook_types", "commands", "shell_timeout"}``: commands
 already resolved to absolute paths, placeholders already expanded, ``PLUGIN_ROOT`` and
 ``PLUGIN_DATA`` already in each ``env``; remote servers as ``_remote_plan`` plans them
-(header values still name their variables); ``commands``: a Claude Code plugin's slash
-commands with ``!`` shell lines (``_shell_commands``), ``shell_timeout`` the seconds each
-line may take.
+(header values still name their variables); ``hook_types``: the hook types the format
+has (default ``["command"]``; Claude Code's adds ``http`` and ``mcp_tool``); ``commands``:
+a Claude Code plugin's slash commands with ``!`` shell lines (``_shell_commands``),
+``shell_timeout`` the seconds each line may take.
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ class HostConfig:
     servers: list[ServerSpec] = field(default_factory=list)
     tool_names: str = SCHEME
     hooks: dict[str, Any] | None = None
+    hook_types: tuple[str, ...] = ("command",)
     remote: list[RemoteSpec] = field(default_factory=list)
     commands: list[Any] = field(default_factory=list)
     """Raw: ``_shell_commands`` reads them, loaded only when there are some."""
@@ -188,6 +190,7 @@ def load_config(path: str) -> HostConfig:
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
         raise ConfigError("hooks must be an object or null")
+    hook_types = tuple(_strings(data.get("hook_types", ["command"]), "hook_types"))
     sign_ins = data.get("sign_ins")
     if sign_ins is not None and (not isinstance(sign_ins, str) or not os.path.isabs(sign_ins)):
         raise ConfigError("sign_ins must be an absolute path or null")
@@ -204,6 +207,7 @@ def load_config(path: str) -> HostConfig:
         servers=specs,
         tool_names=scheme,
         hooks=hooks,
+        hook_types=hook_types,
         remote=_remote(data.get("remote", {})),
         sign_ins=sign_ins,
         commands=commands,
