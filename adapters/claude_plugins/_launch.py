@@ -71,7 +71,8 @@ def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal |
         name: _expand(server, entry.root, str(data), values, exported, unknown, entry.id, name)
         for name, server in dict(entry.metadata.get("mcp_servers") or {}).items()
     }
-    commands = shell_commands(entry)
+    shown = {k: v for k, v in values.items() if not options.get(k, {}).get("sensitive")}
+    commands = shell_commands(entry, shown)
     lines = [line for command in commands for line in shell_lines(command["body"])]
     hooks = entry.metadata.get("hooks")
     if options:
@@ -102,9 +103,12 @@ def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal |
     )
 
 
-def shell_commands(entry: CatalogEntry) -> list[dict[str, Any]]:
+def shell_commands(
+    entry: CatalogEntry, options: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
     """The plugin host's ``commands``: each slash command with ``!`` lines, read from the
-    installed plugin (one unreadable since inspection is left out: ``inspect`` says why)."""
+    installed plugin (one unreadable since inspection is left out: ``inspect`` says why);
+    ``options``: the values of its non-sensitive options, for ``${user_config.KEY}``."""
     inspection = Inspection(Path(entry.root))
     found = []
     for contribution in entry.contributions:
@@ -123,6 +127,7 @@ def shell_commands(entry: CatalogEntry) -> list[dict[str, Any]]:
             "body": body,
             "arguments": list(argument_names(front.data)),
             "rules": bash_rules(front.data.get("allowed-tools")),
+            "options": dict(options or {}),
         })  # fmt: skip
     return found
 

@@ -57,6 +57,11 @@ class ClaudePluginsAdapter:
         """Its skills (listed) and slash commands (expanded by Claude Code's rules)."""
         return package_resources(entry)
 
+    def configured_resources(self, entry: CatalogEntry, home: Path) -> Discovery:
+        """The same, its commands filling ``${user_config.KEY}`` from its non-sensitive
+        options (gateway.model.ServesConfiguredResources)."""
+        return package_resources(entry, home)
+
     def discover(
         self, workspace: Path, user_home: Path, trusted: bool, home: Path
     ) -> list[DiscoveredLaunch]:
