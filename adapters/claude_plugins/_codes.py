@@ -72,6 +72,16 @@ REMOTE_FIELD_IGNORED = define_code(
     "Nothing to fix; put static headers in `headers` (with `${NAME}` for secrets).",
 )
 
+REMOTE_URL_USER_CONFIG = define_code(
+    "remote_mcp.url_user_config",
+    WARNING,
+    "A Claude Code plugin's remote MCP server `url` names a plugin option "
+    "(`${user_config.KEY}`) the gateway cannot fill there: one `userConfig` does not "
+    "declare, a `sensitive` one (a URL is shown in diagnostics, logs and `inspect`: a secret "
+    "belongs in a header), or one in the scheme, host or port (the server's host is its "
+    "network grant, asked for at install). The server is listed, not connected.",
+    "Declare the option, put a secret in a header, and keep options to the URL's path and query.",
+)
 REMOTE_HEADER_USER_CONFIG = define_code(
     "remote_mcp.header_user_config",
     WARNING,

@@ -13,6 +13,7 @@ from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import command_issues
 from adapters.claude_plugins._components import hook_needs, read_hook_sources, read_mcp_servers
 from adapters.claude_plugins._manifest import MANIFEST, read_manifest
+from adapters.claude_plugins._remote import url_option_problem
 from adapters.claude_plugins._shell_lines import shell_lines
 from adapters.claude_plugins._user_config import REFERENCE, config_schema, read_user_config
 from adapters.plugin_host import (
@@ -104,10 +105,17 @@ def inspect_plugin(root: Any) -> CatalogEntry:
 def _remote_with_options(
     inspection: Inspection, remote: dict[str, dict[str, Any]], options: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
-    """The remote servers whose headers name only declared options (``${user_config.KEY}``,
-    filled when the host starts); one naming another is listed, not connected."""
+    """The remote servers whose headers name only declared options and whose url only
+    declared non-sensitive ones in its path or query (``${user_config.KEY}``, filled when
+    the host starts); another is listed, not connected."""
     kept = {}
     for name, server in remote.items():
+        wrong = url_option_problem(str(server["url"]), options)
+        if wrong is not None:
+            inspection.add(codes.REMOTE_URL_USER_CONFIG(
+                f".mcp.json: server {name!r}: its url {wrong}; listed, not connected"
+            ))  # fmt: skip
+            continue
         named = {m for v in server.get("headers", {}).values() for m in REFERENCE.findall(v)}
         unknown = sorted(named - set(options))
         if unknown:

@@ -34,6 +34,7 @@ from adapters._files import Inspection
 from adapters._host_plan import plan_plugin_host
 from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import argument_names
+from adapters.claude_plugins._remote import fill_url
 from adapters.claude_plugins._shell_lines import bash_rules, shell_lines
 from adapters.claude_plugins._shell_render import DEFAULT_TIMEOUT, TIMEOUT_VARIABLE
 from adapters.claude_plugins._user_config import (
@@ -48,7 +49,7 @@ from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec, parse_front_m
 from gateway.packages.secrets import SecretsError, read_secrets
 from gateway.sandbox import package_dirs
 
-__all__ = ["plan_plugin"]
+__all__ = ["plan_plugin", "with_option_urls"]
 
 _ROOT, _DATA = "${CLAUDE_PLUGIN_ROOT}", "${CLAUDE_PLUGIN_DATA}"
 TOOL_NAMES: Final = "claude"
@@ -77,6 +78,9 @@ def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal |
     hooks = entry.metadata.get("hooks")
     if options:
         # A remote header's option is read from the host's environment, as a secret is.
+        # A url's option (non-sensitive, in its path or query: checked at inspection) is
+        # filled here.
+        entry = with_option_urls(entry, values)
         remote = {
             name: {**server, "headers": env_references(server.get("headers") or {})}
             for name, server in dict(entry.metadata.get("remote_servers") or {}).items()
@@ -130,6 +134,15 @@ def shell_commands(
             "options": dict(options or {}),
         })  # fmt: skip
     return found
+
+
+def with_option_urls(entry: CatalogEntry, values: Mapping[str, str]) -> CatalogEntry:
+    """``entry`` with its remote servers' urls filled from the option ``values``."""
+    remote = {
+        name: {**server, "url": fill_url(str(server["url"]), values)}
+        for name, server in dict(entry.metadata.get("remote_servers") or {}).items()
+    }
+    return replace(entry, metadata={**entry.metadata, "remote_servers": remote})
 
 
 def _hook_secrets(entry: CatalogEntry, home: Path) -> dict[str, str]:
