@@ -142,6 +142,17 @@ COMMAND_SHELL_LINE_RUNS = define_code(
     "the plugin is trusted, so the person trusting it knows.",
     "Nothing to fix.",
 )
+SKILL_SHELL_LINE_NOT_RUN = define_code(
+    "claude.skill_shell_line_not_run",
+    WARNING,
+    "A skill's SKILL.md has `!` shell lines (`` !`cmd` ``, ```` ```! ```` blocks), which "
+    "Claude Code runs when the skill is invoked, putting their output in their place. The "
+    "gateway lists a skill as its file, which the agent reads as installed, and renders no "
+    "skill: the lines reach the agent as text and never run (a slash command's lines do run, "
+    "confined: `claude.command_shell_line_runs`).",
+    "Nothing runs them here; move what they gather into a slash command of the plugin, or "
+    "accept that the agent sees the lines as written.",
+)
 SHELL_LINE_FAILED = define_code(
     "claude.shell_line_failed",
     WARNING,

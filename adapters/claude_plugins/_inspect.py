@@ -45,6 +45,7 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         skill = skill_contribution(inspection, rel)
         if skill is not None:
             entry.contributions.append(skill)
+            _skill_lines(inspection, rel, skill.name)
     agents = [
         name for _, name in _markdown_files(inspection, "agents", manifest.paths.get("agents", []))
     ]
@@ -100,6 +101,21 @@ def inspect_plugin(root: Any) -> CatalogEntry:
     entry.runtime = "python-sidecar" if runs else "declarative"
     entry.diagnostics = inspection.finish(entry.id)
     return entry
+
+
+def _skill_lines(inspection: Inspection, rel: str, name: str) -> None:
+    """Name a skill's ``!`` lines: Claude Code runs them when the skill is invoked; the
+    gateway renders no skill (the agent reads its file), so they never run here."""
+    text = inspection.read_text(rel)
+    lines = shell_lines(parse_front_matter(text).body) if text is not None else []
+    if lines:
+        shown = ", ".join(repr(line[:80]) for line in lines[:3]) + (", …" if len(lines) > 3 else "")
+        inspection.add(codes.SKILL_SHELL_LINE_NOT_RUN(
+            f"{rel}: skill {name!r} has {len(lines)} `!` line(s) ({shown}): Claude Code runs "
+            "them when the skill is invoked; the gateway serves the file as written, so the "
+            "agent reads them as text",
+            contribution=name,
+        ))  # fmt: skip
 
 
 def _remote_with_options(

@@ -78,3 +78,28 @@ def test_a_rule_matches_the_line_with_its_quotes_removed() -> None:
     rules = bash_rules(["Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)"])
     assert is_allowed(rules, '"${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh" $ARGUMENTS')
     assert not is_allowed(rules, '"${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh" "a;b"')
+
+
+def test_a_skills_lines_are_named_as_not_run(tmp_path: Path) -> None:
+    """Claude Code runs a SKILL.md's `!` lines when the skill is invoked; the gateway lists
+    the skill as its file and renders none, so it says the lines never run here."""
+    import json
+
+    from adapters.registry import inspect_package
+
+    (tmp_path / ".claude-plugin").mkdir()
+    (tmp_path / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "ctx"}))
+    skill = tmp_path / "skills" / "branch"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: branch\ndescription: The current branch\n---\nOn !`git branch --show-current`\n"
+    )
+    (tmp_path / "skills" / "plain").mkdir()
+    (tmp_path / "skills" / "plain" / "SKILL.md").write_text(
+        "---\nname: plain\ndescription: Nothing to run\n---\nKEY=!`id` is text.\n"
+    )
+    entry = inspect_package(tmp_path)
+    said = [d for d in entry.diagnostics if d.code == "claude.skill_shell_line_not_run"]
+    assert [d.contribution for d in said] == ["branch"]
+    assert "'git branch --show-current'" in said[0].message
+    assert entry.runtime == "declarative"  # nothing of it runs: no plugin host
