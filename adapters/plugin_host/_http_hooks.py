@@ -13,11 +13,13 @@ failure, as in Claude Code. The body is the server's, so hostile: read up to
 bytes replaced; a body that starts like JSON and does not parse fails the hook rather than
 reaching the model as text.
 
-The request leaves from the plugin host, so through the package's sandbox: the URL's host
-and port must be granted (``network:HOST:PORT``, reached through the gateway's egress proxy,
-or plain ``network``). An ungranted destination is ``claude.hook_http_not_granted``, naming
-the grant to give — found before sending when the sandbox gives no network at all or sends a
-loopback host straight to its own empty loopback, and from the proxy's refusal otherwise.
+The request leaves from the plugin host, so through the package's sandbox, by the proxy its
+environment names (``HTTPS_PROXY``, ``NO_PROXY``…, read from the environment the hooks are
+given): the URL's host and port must be granted (``network:HOST:PORT``, reached through the
+gateway's egress proxy, or plain ``network``). An ungranted destination is
+``claude.hook_http_not_granted``, naming the grant to give — found before sending when the
+sandbox gives no network at all or sends a loopback host straight to its own empty
+loopback, and from the proxy's refusal otherwise.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import ssl
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
@@ -75,7 +78,30 @@ def _egress_proxy(env: Mapping[str, str]) -> str | None:
 
 
 def _bypasses_proxy(host: str, env: Mapping[str, str]) -> bool:
-    return host in {name.strip() for name in env.get("NO_PROXY", "").split(",") if name}
+    """``NO_PROXY``'s rule (curl's and Python's): ``*``, the name, or a parent domain."""
+    listed = env.get("NO_PROXY", env.get("no_proxy", ""))
+    name = host.lower().strip("[]")
+    for entry in (item.strip().lower().lstrip(".") for item in listed.split(",")):
+        if entry == "*" or (entry and (name == entry or name.endswith("." + entry))):
+            return True
+    return False
+
+
+def _proxy_for(url: str, env: Mapping[str, str]) -> str | None:
+    """The proxy ``env`` names for ``url`` (the usual variables), None to go direct. Read
+    from the host's environment as given, not the process's: one rule for what is checked
+    and what is used."""
+    parts = urlsplit(url)
+    if _bypasses_proxy(parts.hostname or "", env):
+        return None
+    names = (f"{parts.scheme.upper()}_PROXY", f"{parts.scheme}_proxy", "ALL_PROXY", "all_proxy")
+    return next((env[name] for name in names if env.get(name)), None)
+
+
+def _verify(env: Mapping[str, str]) -> ssl.SSLContext | bool:
+    """The system's trust store, or the bundle ``SSL_CERT_FILE`` names."""
+    bundle = env.get("SSL_CERT_FILE")
+    return ssl.create_default_context(cafile=bundle) if bundle else True
 
 
 def _not_granted(hook: HttpHook, package: str) -> HookRun:
@@ -107,8 +133,9 @@ async def post_hook(
     headers |= {"Content-Type": "application/json", "Accept-Encoding": "identity"}
     try:
         async with httpx2.AsyncClient(
-            timeout=hook.timeout, follow_redirects=False, trust_env=True
-        ) as client:
+            timeout=hook.timeout, follow_redirects=False, trust_env=False,
+            proxy=_proxy_for(hook.url, env), verify=_verify(env),
+        ) as client:  # fmt: skip
             with _deadline(hook.timeout) as scope:
                 async with client.stream("POST", hook.url, content=body, headers=headers) as got:
                     data, over = await _read_bounded(got)

@@ -182,3 +182,41 @@ def test_a_malformed_http_hook_is_invalid_and_skipped(hook: dict[str, Any]) -> N
     data = {"hooks": {"PreToolUse": [{"hooks": [{"type": "http", **hook}]}]}}
     found, problems = read_hooks(data, HOOK_KINDS)
     assert found == [] and [p.code for p in problems] == ["claude.hooks_invalid"]
+
+
+async def test_the_egress_proxys_refusal_is_an_ungranted_destination(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gateway's egress proxy (its real code, here on a free port) refuses the CONNECT
+    to a host the package is not granted: that is the grant to give, not a failure."""
+    url = "https://policy.example.test/hook"
+    import anyio
+
+    import gateway.sandbox
+    from gateway.sandbox import Destination
+    from gateway.sandbox.egress import Denial, Grant, UpstreamConfig, handle_client
+
+    denials: list[Denial] = []
+    grant = Grant("guard", (Destination("other.example.test", 443),))
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+
+    async def serve(client: Any) -> None:
+        await handle_client(client, grant, denials.append, UpstreamConfig(), _no_dns)
+
+    monkeypatch.setattr(gateway.sandbox, "EGRESS_PORT", port)
+    proxy = f"http://127.0.0.1:{port}"
+    hooks = _hooks(tmp_path, "PreToolUse", {"url": url},
+                   HTTP_PROXY=proxy, HTTPS_PROXY=proxy, NO_PROXY="localhost")  # fmt: skip
+    async with listener, anyio.create_task_group() as group:
+        group.start_soon(listener.serve, serve)
+        assert await hooks.dispatch("tool_call", CALL) == {}
+        group.cancel_scope.cancel()
+    assert _codes_of(hooks) == [codes.CLAUDE_HOOK_HTTP_NOT_GRANTED.code]
+    grant_text = "`gateway permissions guard network:policy.example.test:443`"
+    assert grant_text in hooks.diagnostics[0]["message"]
+    assert [(d.host, d.port) for d in denials] == [("policy.example.test", 443)]
+
+
+async def _no_dns(host: str, port: int) -> list[str]:
+    raise AssertionError(f"the proxy resolved {host}: it must refuse before")
