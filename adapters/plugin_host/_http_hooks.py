@@ -43,6 +43,7 @@ __all__ = ["fill_headers", "network_denied", "post_hook"]
 
 _REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _EGRESS_REFUSAL = b"gateway sandbox:"
+_OPTION_PREFIX = "CLAUDE_PLUGIN_OPTION_"
 _BAD_HEADER_TEXT = re.compile(r"[\x00\r\n]")
 
 
@@ -59,11 +60,15 @@ def network_denied() -> bool:
 
 def fill_headers(hook: HttpHook, env: Mapping[str, str]) -> dict[str, str]:
     """The hook's headers with ``$VAR`` / ``${VAR}`` filled: from ``env`` for a name
-    ``allowedEnvVars`` lists, empty for any other (Claude Code's rule)."""
+    ``allowedEnvVars`` lists, empty for any other (Claude Code's rule). A plugin option
+    (``${user_config.KEY}``, which Claude Code fills in a plugin's hooks) arrives here as
+    ``${CLAUDE_PLUGIN_OPTION_KEY}`` (the launch turns it so: never written into the
+    configuration) and is filled too."""
 
     def fill(match: re.Match[str]) -> str:
         name = match.group(1) or match.group(2)
-        return env.get(name, "") if name in hook.allowed_env else ""
+        allowed = name in hook.allowed_env or name.startswith(_OPTION_PREFIX)
+        return env.get(name, "") if allowed else ""
 
     return {name: _REFERENCE.sub(fill, value) for name, value in hook.headers.items()}
 

@@ -119,6 +119,15 @@ async def test_headers_fill_only_the_variables_allowed_env_vars_lists(
     assert request["headers"]["X-Other"] == "[]"
 
 
+async def test_a_plugin_option_in_a_header_is_filled(tmp_path: Path, server: str) -> None:
+    """``${user_config.token}`` reaches the host as ``${CLAUDE_PLUGIN_OPTION_TOKEN}``."""
+    hook = {"url": f"{server}/allow",
+            "headers": {"Authorization": "Bearer ${CLAUDE_PLUGIN_OPTION_TOKEN}"}}  # fmt: skip
+    hooks = _hooks(tmp_path, "PreToolUse", hook, CLAUDE_PLUGIN_OPTION_TOKEN="opt")
+    await hooks.dispatch("tool_call", CALL)
+    assert _Handler.seen[0]["headers"]["Authorization"] == "Bearer opt"
+
+
 @pytest.mark.parametrize(
     ("path", "said"),
     [
