@@ -142,16 +142,16 @@ COMMAND_SHELL_LINE_RUNS = define_code(
     "the plugin is trusted, so the person trusting it knows.",
     "Nothing to fix.",
 )
-SKILL_SHELL_LINE_NOT_RUN = define_code(
-    "claude.skill_shell_line_not_run",
-    WARNING,
-    "A skill's SKILL.md has `!` shell lines (`` !`cmd` ``, ```` ```! ```` blocks), which "
-    "Claude Code runs when the skill is invoked, putting their output in their place. The "
-    "gateway lists a skill as its file, which the agent reads as installed, and renders no "
-    "skill: the lines reach the agent as text and never run (a slash command's lines do run, "
-    "confined: `claude.command_shell_line_runs`).",
-    "Nothing runs them here; move what they gather into a slash command of the plugin, or "
-    "accept that the agent sees the lines as written.",
+SKILL_SHELL_LINES = define_code(
+    "claude.skill_shell_lines",
+    INFO,
+    "A skill's SKILL.md has `!` shell lines, which Claude Code runs when the skill is invoked "
+    "(`/NAME`). The gateway offers such a skill as the slash command `/NAME`, served by the "
+    "plugin host like a command with `!` lines (each line checked against the skill's "
+    "`allowed-tools`, run confined in the plugin's sandbox). The skill is still listed as its "
+    "file, which an agent reading it sees as written, lines as text; a command of the same "
+    "name keeps the name, and the skill's lines do not run.",
+    "Nothing to fix; invoke the skill as `/NAME` to have its lines run.",
 )
 SHELL_LINE_FAILED = define_code(
     "claude.shell_line_failed",

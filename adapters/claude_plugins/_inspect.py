@@ -14,7 +14,7 @@ from adapters.claude_plugins._commands import command_issues
 from adapters.claude_plugins._components import hook_needs, read_hook_sources, read_mcp_servers
 from adapters.claude_plugins._manifest import MANIFEST, read_manifest
 from adapters.claude_plugins._remote import url_option_problem
-from adapters.claude_plugins._shell_lines import shell_lines
+from adapters.claude_plugins._shell_lines import shell_line_issues, shell_lines
 from adapters.claude_plugins._user_config import REFERENCE, config_schema, read_user_config
 from adapters.plugin_host import (
     EVENT_OF,
@@ -45,7 +45,7 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         skill = skill_contribution(inspection, rel)
         if skill is not None:
             entry.contributions.append(skill)
-            _skill_lines(inspection, rel, skill.name)
+            _skill_lines(inspection, entry, rel, skill)
     agents = [
         name for _, name in _markdown_files(inspection, "agents", manifest.paths.get("agents", []))
     ]
@@ -103,19 +103,35 @@ def inspect_plugin(root: Any) -> CatalogEntry:
     return entry
 
 
-def _skill_lines(inspection: Inspection, rel: str, name: str) -> None:
-    """Name a skill's ``!`` lines: Claude Code runs them when the skill is invoked; the
-    gateway renders no skill (the agent reads its file), so they never run here."""
+def _skill_lines(
+    inspection: Inspection, entry: CatalogEntry, rel: str, skill: Contribution
+) -> None:
+    """A skill with ``!`` lines is also the slash command ``/NAME`` (Claude Code runs them
+    when the skill is invoked), served by the plugin host as a command with such lines is;
+    a command of that name keeps it."""
     text = inspection.read_text(rel)
-    lines = shell_lines(parse_front_matter(text).body) if text is not None else []
-    if lines:
-        shown = ", ".join(repr(line[:80]) for line in lines[:3]) + (", …" if len(lines) > 3 else "")
-        inspection.add(codes.SKILL_SHELL_LINE_NOT_RUN(
-            f"{rel}: skill {name!r} has {len(lines)} `!` line(s) ({shown}): Claude Code runs "
-            "them when the skill is invoked; the gateway serves the file as written, so the "
-            "agent reads them as text",
+    front = parse_front_matter(text) if text is not None else None
+    if front is None or not shell_lines(front.body):
+        return
+    name = skill.name
+    if any(c.kind == "prompt" and c.name == name for c in entry.contributions):
+        inspection.add(codes.SKILL_SHELL_LINES(
+            f"{rel}: skill {name!r} has `!` lines, and a command of the same name keeps "
+            f"`/{name}`: the skill's lines never run here",
             contribution=name,
         ))  # fmt: skip
+        return
+    shell_line_issues(inspection, rel, front.data, front.body)
+    inspection.add(codes.SKILL_SHELL_LINES(
+        f"{rel}: skill {name!r} has `!` lines: `/{name}` renders it, running the lines its "
+        "allowed-tools allows in the plugin's sandbox; its file, read as a skill, holds them "
+        "as text",
+        contribution=name,
+    ))  # fmt: skip
+    detail = {"path": rel, "shell_lines": True, "skill": True}
+    entry.contributions.append(
+        Contribution(kind="prompt", name=name, description=skill.description, detail=detail)
+    )
 
 
 def _remote_with_options(
