@@ -1,7 +1,7 @@
 """How a Claude Code plugin with hooks or MCP servers starts: the plugin host
 (``adapters/_host_plan.py``), one process per plugin, running its stdio servers, its remote
-servers and its command hooks (``hooks.json``) on the gateway's hook chain; the servers'
-tools named as Claude Code names a plugin's MCP tools,
+servers and its hooks (``hooks.json``: command, http, mcp_tool) on the gateway's hook
+chain; the servers' tools named as Claude Code names a plugin's MCP tools,
 ``mcp__plugin_<plugin>_<server>__<tool>`` (``tool_names: "claude"``).
 
 Claude Code's own rules (its plugins reference): ``${CLAUDE_PLUGIN_ROOT}`` and

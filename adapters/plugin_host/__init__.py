@@ -1,7 +1,7 @@
 """The plugin host: a Python sidecar, one process per package, that starts the package's
 stdio MCP servers as its children (so they inherit its sandbox) with the official ``mcp``
 SDK's client and offers their tools, prompts and resources as the package's tools and
-commands, and runs Claude Code command hooks (``_command_hooks``: hooks.json on the gateway's
+commands, and runs Claude Code hooks (``_command_hooks``: hooks.json on the gateway's
 hook chain). Started as ``python -P -m adapters.plugin_host --config FILE`` as
 ``adapters/_host_plan.py`` plans it for Agent Plugins, Claude Code plugins, Codex plugins and
 Gemini CLI extensions (docs/architecture.md, "The plugin host's launch").
