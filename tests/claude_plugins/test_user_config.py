@@ -219,3 +219,29 @@ def test_a_remote_url_fills_non_sensitive_options_in_its_path_and_query(tmp_path
     assert isinstance(spec, LaunchSpec)
     planned = json.loads(config_file(home, package_id).read_text())["remote"]["api"]
     assert planned["url"] == "https://api.example.com/v2/mcp?r=3"
+
+
+def test_gateway_auth_signs_in_to_the_url_as_filled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sign-in is for the url the plugin host connects to: its options filled."""
+    import anyio
+
+    from adapters.plugin_host import signing
+
+    home = tmp_path / "gateway"
+    server = {"type": "http", "url": "https://api.example.com/${user_config.endpoint}/mcp"}
+    package_id = _install(home, _plugin(tmp_path / "p", mcpServers={"api": server}))
+    with StateStore.open(home) as store:
+        entry = inspect_package(Path(store.get_package(package_id).record.path))
+    write_package_config(home, package_id, {"endpoint": "v3"})
+    seen: list[str] = []
+
+    async def sign_in(entry: Any, home: Path, server: str, prompt: Any) -> Any:
+        seen.append(entry.metadata["remote_servers"][server]["url"])
+        return "signed"
+
+    monkeypatch.setattr(signing, "sign_in", sign_in)
+    adapter = ClaudePluginsAdapter()
+    assert anyio.run(adapter.sign_in, entry, home, "api", None) == "signed"
+    assert seen == ["https://api.example.com/v3/mcp"]
