@@ -1,6 +1,6 @@
 """The diagnostic codes several adapters raise: finding and reading a package's files, the
-Node sidecar they share, the hooks.json both the Claude Code adapter and the plugin host
-read, a remote MCP server, and the audit answers of their host knowledge.
+Node sidecar they share, the hooks.json files both the Claude Code and Gemini CLI adapters and
+the plugin host read, a remote MCP server, and the audit answers of their host knowledge.
 
 Each adapter declares the codes only it raises in its own ``_codes.py``.
 """
@@ -142,6 +142,26 @@ CLAUDE_HOOK_EVENT_UNSUPPORTED = define_code(
     "(Stop, SubagentStop, Notification, PermissionRequest, …) or to an unknown event; those "
     "hooks never run.",
     "Nothing to fix for the gateway; see docs/claude-plugins.md for the events that map.",
+)
+
+GEMINI_HOOKS_INVALID = define_code(
+    "gemini.hooks_invalid",
+    WARNING,
+    "A Gemini CLI extension's hooks/hooks.json, or one entry of it, is not what Gemini CLI "
+    "loads: `hooks` not an object, an event name Gemini CLI does not know, a definition "
+    "without a `hooks` array, a hook without `type` or `command`, a `type` other than "
+    "`command`, a `timeout` that is not a positive number of milliseconds. Gemini CLI skips "
+    "it with a warning, and so does the gateway; the other hooks run.",
+    "Fix the entry as the message says (docs/hooks/reference.md of Gemini CLI).",
+)
+GEMINI_HOOKS_NOT_RUN = define_code(
+    "gemini.hooks_not_run",
+    WARNING,
+    "A Gemini CLI extension has hooks for an event with no gateway counterpart "
+    "(AfterAgent: a retry of the turn; BeforeModel, AfterModel, BeforeToolSelection: the "
+    "model request itself; Notification: the user's alerts). They never run; each event is "
+    "named with the reason. Its other hooks run.",
+    "Nothing to fix in the extension; those hooks run in Gemini CLI only.",
 )
 
 # MCP servers: Agent Plugins, and nanobot's host knowledge of them

@@ -15,7 +15,8 @@ launch"):
   exactly the file found: the sandbox's reads are computed from it. A command that is not
   there is the format's diagnostic, and that server fails to start, the others run;
 - **working directory**: none given is the package's folder; a relative one is under the
-  package's folder; one in the package's data folder is made (a sandbox rule needs it);
+  package's folder; one in the package's data folder is made (a sandbox rule needs it); one
+  naming the workspace (Gemini's ``${workspacePath}``) is filled by the host at its start;
 - **environment**: ``PYTHONDONTWRITEBYTECODE=1`` over the server's own (bytecode written
   into the installed package would change its content hash and revoke its trust);
 - **reads**: the gateway's Python and sources, the configuration, and what running each
@@ -45,6 +46,7 @@ from adapters.plugin_host import (
     RemotePlan,
     config_path,
     plan_remote,
+    read_gemini_hooks,
     read_hooks,
     response_timeout,
     start_timeout,
@@ -100,22 +102,28 @@ def plan_plugin_host(
     diagnostics: Sequence[Diagnostic] = (),
     hooks: dict[str, Any] | None = None,
     hook_types: Sequence[str] = ("command",),
+    hook_protocol: str = "claude",
     remote: bool = False,
     longest_call: float = 0.0,
     commands: Sequence[Mapping[str, Any]] = (),
     shell_lines: Sequence[str] = (),
     shell_timeout: float = 0.0,
     env: Mapping[str, str] | None = None,
+    workspace_variable: str | None = None,
 ) -> LaunchSpec | None:
     """``servers``: name → ``{command, args, env, cwd?, include_tools?, exclude_tools?}``
     with the format's placeholders expanded; ``not_found(server, command)`` says a command
-    is missing; ``hooks``: a Claude-protocol ``hooks.json`` object the host runs on the
-    gateway's hook chain, of the types ``hook_types``; ``remote``: connect the entry's
-    ``remote_servers`` (``adapters.plugin_host._remote_plan``); ``commands``: slash
-    commands the host serves, running their ``shell_lines``
-    (``adapters.plugin_host._shell_commands``) for at most ``shell_timeout`` seconds each;
-    ``env``: the host's own environment beside what its remote servers need (its hooks and
-    shell lines inherit it). None when there is nothing to run."""
+    is missing; ``hooks``: a ``hooks.json`` object the host runs on the gateway's hook
+    chain, by ``hook_protocol`` (``claude``: Claude Code's, Codex's; ``gemini``: Gemini
+    CLI's, command hooks only), of the types ``hook_types`` (Claude Code's: ``command``,
+    ``http``, ``mcp_tool``); ``remote``: connect the entry's ``remote_servers``
+    (``adapters.plugin_host._remote_plan``); ``commands``: slash commands the host serves,
+    running their ``shell_lines`` (``adapters.plugin_host._shell_commands``) for at most
+    ``shell_timeout`` seconds each; ``env``: the host's own environment beside what its
+    remote servers need (its hooks and shell lines inherit it); ``workspace_variable``: a
+    placeholder (Gemini's ``${workspacePath}``) left in the servers' ``args``, ``env``,
+    ``cwd`` and the hooks for the host to fill with the session's workspace when it starts.
+    None when there is nothing to run."""
     planned_remote = plan_remote(entry, home) if remote else RemotePlan()
     if not servers and not hooks and not planned_remote.servers and not commands:
         return None  # skills, commands, context files: the gateway serves them itself
@@ -138,13 +146,16 @@ def plan_plugin_host(
             **server,
             "command": str(executable) if executable is not None else command,
             "env": {**server.get("env", {}), "PYTHONDONTWRITEBYTECODE": "1"},
-            "cwd": str(_working_directory(server.get("cwd"), root, data)),
+            "cwd": _working_directory(server.get("cwd"), root, data, workspace_variable),
         }
     document = {"package": entry.id, "root": str(root), "data_dir": str(data),
                 "servers": resolved, "tool_names": tool_names, "hooks": hooks,
-                "hook_types": list(hook_types), **planned_remote.document}  # fmt: skip
+                "hook_protocol": hook_protocol, "hook_types": list(hook_types),
+                **planned_remote.document}  # fmt: skip
     if commands:
         document |= {"commands": list(commands), "shell_timeout": shell_timeout}
+    if workspace_variable:
+        document["workspace_variable"] = workspace_variable
     path = write_config(home, entry.id, document)
     server_commands = [str(server["command"]) for server in servers.values()]
     bare = [c for c in server_commands if "/" not in c]
@@ -160,7 +171,10 @@ def plan_plugin_host(
     return LaunchSpec(
         command=[*HOST_COMMAND, "--config", str(path)],
         response_timeout=_response_timeout(
-            hooks, hook_types, max(longest_call, shell_timeout + HOOK_MARGIN if commands else 0.0)
+            hooks,
+            hook_protocol,
+            hook_types,
+            max(longest_call, shell_timeout + HOOK_MARGIN if commands else 0.0),
         ),
         start_timeout=start_timeout() + 15,
         diagnostics=found,
@@ -174,24 +188,35 @@ def plan_plugin_host(
     )
 
 
-def _working_directory(raw: object, root: Path, data: Path) -> Path:
+def _working_directory(raw: object, root: Path, data: Path, workspace: str | None) -> str:
     if not isinstance(raw, str) or not raw:
-        return root
+        return str(root)
+    if workspace and workspace in raw:
+        return raw  # the host fills it in: the session's workspace is known there
     path = root / raw  # an absolute one stays as it is
     if path == data or path.is_relative_to(data):
         private_dir(path)  # a sandbox rule and a working directory need it there
-    return path
+    return str(path)
 
 
 def _response_timeout(
-    hooks: dict[str, Any] | None, hook_types: Sequence[str], longest_call: float
+    hooks: dict[str, Any] | None,
+    hook_protocol: str,
+    hook_types: Sequence[str],
+    longest_call: float,
 ) -> float | None:
     timeout = response_timeout()
     if timeout is None:
         return None
-    command_hooks, _ = read_hooks(hooks, hook_types) if hooks else ([], [])
-    longest_hook = max((hook.timeout for hook in command_hooks), default=0.0)
-    waits = [longest_call, longest_hook + HOOK_MARGIN if command_hooks else 0.0]
+    found: list[Any] = []
+    if hooks and hook_protocol == "gemini":
+        found = list(read_gemini_hooks(hooks)[0])
+    elif hooks:
+        found = list(read_hooks(hooks, hook_types)[0])
+    # An event's hooks run at once, or one after another (Gemini's `sequential`).
+    sequential = sum(hook.timeout for hook in found if hook.sequential)
+    longest_hook = max([sequential, *(hook.timeout for hook in found)], default=0.0)
+    waits = [longest_call, longest_hook + HOOK_MARGIN if found else 0.0]
     return max(timeout, *waits)
 
 

@@ -2,6 +2,7 @@
 baselines measured in the same run.
 
     python benchmarks/bench_plugin_host.py [--calls N] [--starts N] [--quick]
+    python benchmarks/bench_plugin_host.py --host-starts N [--baseline-tree DIR]
 
 1. cold start: ``gateway`` opened with the example Agent Plugin ``glossary`` until its MCP
    tool is registered (the plugin host started, confined, its server started and listed),
@@ -9,6 +10,13 @@ baselines measured in the same run.
 2. tool round trip: ``Gateway.call_tool("mcp_glossary_define", …)`` (gateway → plugin host
    → server) against the SDK client calling the same server directly, calls alternated in
    batches so drift hits both; p50 and p99.
+
+3. ``--host-starts N``: the plugin host alone, as the gateway starts it (``python -P -m
+   adapters.plugin_host --config FILE``, unconfined) with the glossary's one stdio server,
+   until ``register`` (wall time), then shut down: its CPU (the host's own, read from
+   /proc at ``register``; and with its server's, from the reaped children's usage), beside
+   ``python -P -c pass``. ``--baseline-tree DIR`` alternates each start with the plugin
+   host of another checkout (``PYTHONPATH=DIR``: main's tree, for a same-run before/after).
 
 The server is the example's standard-library one (``examples/packages/glossary``), so the
 figures are the hops, not a server framework. Machines here are small shared VMs: only
@@ -18,7 +26,11 @@ same-run ratios are comparable.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -123,12 +135,101 @@ async def main(calls: int, starts: int) -> None:
         print(f"  ratio gateway / direct: p50 {p50:.2f}x (+{added:.3f} ms per call)")
 
 
+def _cpu_of(pid: int) -> float:
+    """A live process's own CPU seconds (user + system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _host_config(base: Path) -> Path:
+    data = base / "data"
+    data.mkdir(exist_ok=True)
+    server = {"command": sys.executable, "args": [str(SERVER)], "env": {}, "cwd": str(data)}
+    document = {"package": "glossary", "root": str(PLUGIN), "data_dir": str(data),
+                "servers": {"terms": server}, "tool_names": "nanobot", "hooks": None}  # fmt: skip
+    path = base / "host.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def _host_start(config: Path, tree: Path | None) -> tuple[float, float, float]:
+    """(seconds to ``register``, the host's CPU then, host + server CPU at its exit)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    host = subprocess.Popen(
+        [sys.executable, "-P", "-m", "adapters.plugin_host", "--config", str(config)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    assert host.stdin is not None and host.stdout is not None
+    initialize = {"type": "initialize", "version": 1, "workspace": str(config.parent),
+                  "session_id": "bench", "gateway": {"version": 1, "features": []}}  # fmt: skip
+    host.stdin.write(json.dumps(initialize).encode() + b"\n")
+    host.stdin.flush()
+    register = json.loads(host.stdout.readline())
+    wall = time.perf_counter() - started
+    own = _cpu_of(host.pid)
+    assert register["type"] == "register" and register.get("tools"), register
+    host.communicate(b'{"type": "shutdown"}\n', timeout=60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, own, total
+
+
+def _bare_python() -> tuple[float, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-P", "-c", "pass"], check=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def host_starts(starts: int, baseline: Path | None) -> None:
+    print(f"3. the plugin host alone, one stdio server, to register (load {os.getloadavg()})")
+    trees: dict[str, Path | None] = {"this tree": None}
+    if baseline is not None:
+        trees = {f"baseline {baseline}": baseline, **trees}
+    samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in trees}
+    bare: list[tuple[float, float]] = []
+    with tempfile.TemporaryDirectory() as base:
+        config = _host_config(Path(base))
+        for tree in trees.values():  # one warm-up each
+            _host_start(config, tree)
+        for _ in range(starts):
+            bare.append(_bare_python())
+            for name, tree in trees.items():
+                samples[name].append(_host_start(config, tree))
+    bare_wall = statistics.median(w for w, _ in bare)
+    bare_cpu = statistics.median(c for _, c in bare)
+    print(
+        f"  python -P -c pass: wall p50 {bare_wall * 1e3:.0f} ms, CPU p50 {bare_cpu * 1e3:.0f} ms"
+    )
+    for name, runs in samples.items():
+        wall = statistics.median(r[0] for r in runs)
+        own = statistics.median(r[1] for r in runs)
+        total = statistics.median(r[2] for r in runs)
+        print(
+            f"  {name}: to register p50 {wall * 1e3:.0f} ms ({wall / bare_wall:.1f}x), "
+            f"host CPU p50 {own * 1e3:.0f} ms ({own / bare_cpu:.1f}x), "
+            f"host + server CPU p50 {total * 1e3:.0f} ms"
+        )
+    print(f"  load average at the end {os.getloadavg()}")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--starts", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="200 calls, 3 starts")
+    parser.add_argument("--host-starts", type=int, default=0, help="section 3 only")
+    parser.add_argument("--baseline-tree", type=Path, help="section 3's other checkout")
     args = parser.parse_args()
+    if args.host_starts:
+        host_starts(args.host_starts, args.baseline_tree)
+        sys.exit(0)
     if args.quick:
         args.calls, args.starts = 200, 3
     anyio.run(main, args.calls, args.starts)

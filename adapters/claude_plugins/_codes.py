@@ -117,8 +117,9 @@ MARKETPLACE_SOURCE_UNSUPPORTED = define_code(
     "claude.marketplace_source_unsupported",
     ERROR,
     "The marketplace's entry for the plugin has a source the gateway does not install from a "
-    "marketplace yet (`git-subdir`, an archive, an npm `registry` of its own); a relative "
-    "path, `github`, `url` (git) and `npm` sources are. Nothing is installed.",
+    "marketplace (an npm `registry` of its own, `command`, or a kind Claude Code does not "
+    "document); a relative path, `github`, `url`, `git-subdir`, `npm` and `archive` (pinned "
+    "by sha256) sources are. Nothing is installed.",
     "Install the plugin from its own source (`gateway install URL` or an npm spec).",
 )
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from adapters._files import Inspection, normalize_relative, safe_is_dir, safe_is_file
+from adapters._marketplaces import choose
 from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._marketplace_sources import remote_source
 from gateway.base import Diagnostic
@@ -23,7 +24,6 @@ __all__ = ["MARKETPLACE", "is_marketplace", "offered_plugins", "select_plugin"]
 
 MARKETPLACE: Final = ".claude-plugin/marketplace.json"
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_SHOWN: Final = 40  # names listed in one message; a marketplace may offer hundreds
 
 
 def is_marketplace(root: Path) -> bool:
@@ -50,21 +50,18 @@ def select_plugin(root: Path, name: str | None) -> Path | OfferedSource | list[D
     plugins = _plugins(inspection)
     if plugins is None:
         return inspection.diagnostics
-    names = [plugin for plugin, _ in plugins]
-    if name is None:
-        return [
-            codes.MARKETPLACE_PLUGIN_REQUIRED(
-                f"a Claude Code marketplace offering {_listing(names)}; install one as "
-                "MARKETPLACE#PLUGIN"
-            )
-        ]
-    entry = next((value for plugin, value in plugins if plugin == name), None)
-    if entry is None:
-        return [
-            codes.MARKETPLACE_PLUGIN_UNKNOWN(
-                f"the marketplace offers no plugin {name!r}; it offers {_listing(names)}"
-            )
-        ]
+    entry = choose(
+        plugins, name,
+        required=lambda offered: codes.MARKETPLACE_PLUGIN_REQUIRED(
+            f"a Claude Code marketplace offering {offered}; install one as MARKETPLACE#PLUGIN"
+        ),
+        unknown=lambda offered: codes.MARKETPLACE_PLUGIN_UNKNOWN(
+            f"the marketplace offers no plugin {name!r}; it offers {offered}"
+        ),
+    )  # fmt: skip
+    if isinstance(entry, list):
+        return entry
+    assert name is not None
     return _plugin_root(inspection, name, entry)
 
 
@@ -125,10 +122,3 @@ def _plugin_root_prefix(inspection: Inspection) -> str:
     if not isinstance(prefix, str) or normalize_relative(prefix) is None:
         return ""
     return prefix.rstrip("/") + "/"
-
-
-def _listing(names: list[str]) -> str:
-    if not names:
-        return "no plugins"
-    shown = ", ".join(names[:_SHOWN])
-    return shown if len(names) <= _SHOWN else f"{shown} and {len(names) - _SHOWN} more"

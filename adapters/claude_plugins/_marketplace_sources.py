@@ -1,38 +1,53 @@
 """A marketplace plugin's object ``source`` as a source the installer fetches with its own
-git and npm fetchers: ``github`` (``repo``, ``ref``, ``sha``), ``url`` (a git URL, ``ref``,
-``sha``), ``npm`` (``package``, ``version``). Package-controlled text: only https/ssh git
-URLs and npm registry names pass, never a local path, a file URL or a tarball."""
+git, npm and archive fetchers: ``github`` (``repo``, ``ref``, ``sha``), ``url`` (a git URL,
+``ref``, ``sha``), ``git-subdir`` (a git URL, the plugin's ``path`` in it, ``ref``, ``sha``),
+``npm`` (``package``, ``version``), ``archive`` (an https ``url`` and its ``sha256``).
+Package-controlled text: only https/ssh git URLs, npm registry names and https archive URLs
+pass, never a local path, a file URL or a tarball; a ``path`` is relative with no ``..``."""
 
 from __future__ import annotations
 
 import re
 from typing import Any, Final
 
+from adapters._marketplaces import GITHUB_REPO, git_location
 from adapters.claude_plugins import _codes as codes
 from gateway.base import Diagnostic
 from gateway.model import OfferedSource
 
 __all__ = ["remote_source"]
 
-_REPO: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
-_GIT_URL: Final = re.compile(r"^(https://|ssh://|git@)[A-Za-z0-9.-]+[/:][\w./~-]{1,400}$")
-_REF: Final = re.compile(r"^[\w][\w./-]{0,199}$")
 _NPM_NAME: Final = re.compile(r"^(@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]{0,213}$")
 _NPM_VERSION: Final = re.compile(r"^[\w.^~<>=| *+-]{1,100}$")
+_SHA256: Final = re.compile(r"^[0-9a-fA-F]{64}$")
+_ARCHIVE_URL: Final = re.compile(r"^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/[^\s#]{0,2000}$")
+_PATH_PART: Final = re.compile(r"^[\w][\w.@+-]{0,254}$")
 
 
 def remote_source(name: str, source: dict[str, Any]) -> OfferedSource | list[Diagnostic]:
     kind = source.get("source")
     if kind == "github":
         repo = source.get("repo")
-        if not isinstance(repo, str) or not _REPO.match(repo):
+        if not isinstance(repo, str) or not GITHUB_REPO.match(repo):
             return _invalid(name, f"`repo` {repo!r} is not OWNER/NAME")
         return _git(name, f"https://github.com/{repo}.git", source)
     if kind == "url":
-        url = source.get("url")
-        if not isinstance(url, str) or not _GIT_URL.match(url) or ".." in url:
-            return _invalid(name, f"`url` {url!r} is not an https or ssh git URL")
-        return _git(name, url, source)
+        return _git(name, source.get("url"), source)
+    if kind == "git-subdir":
+        path = source.get("path")
+        located = _git(name, source.get("url"), source)
+        if isinstance(located, list):
+            return located
+        if not isinstance(path, str) or not _subfolder(path):
+            return _invalid(name, f"`path` {path!r} is not a relative folder without `..`")
+        return OfferedSource("git", located.location, _subfolder(path))
+    if kind == "archive":
+        url, digest = source.get("url"), source.get("sha256")
+        if not isinstance(url, str) or not _ARCHIVE_URL.match(url) or "@" in url.split("/")[2]:
+            return _invalid(name, f"`url` {url!r} is not an https URL without credentials")
+        if not isinstance(digest, str) or not _SHA256.match(digest):
+            return _invalid(name, "an archive needs `sha256`, 64 hex digits: nothing unpinned")
+        return OfferedSource("archive", url, sha256=digest.lower())
     if kind == "npm":
         package, version = source.get("package"), source.get("version")
         if not isinstance(package, str) or not _NPM_NAME.match(package):
@@ -47,13 +62,25 @@ def remote_source(name: str, source: dict[str, Any]) -> OfferedSource | list[Dia
     return _unsupported(name, f"source {str(kind)[:100]!r}")
 
 
-def _git(name: str, url: str, source: dict[str, Any]) -> OfferedSource | list[Diagnostic]:
-    pin = source.get("sha", source.get("ref"))
-    if pin is None:
-        return OfferedSource("git", url)
-    if not isinstance(pin, str) or not _REF.match(pin):
-        return _invalid(name, f"`sha`/`ref` {pin!r} is not a git ref")
-    return OfferedSource("git", f"{url}#{pin}")
+def _subfolder(path: str) -> str | None:
+    """``path`` as clean relative parts (``./a/b/`` is ``a/b``; ``.`` the root); None when
+    absolute, with ``..``, a backslash or an odd name. Symlinks are the installer's check."""
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    if (
+        not path.strip()
+        or path.startswith("/")
+        or len(parts) > 32
+        or not all(_PATH_PART.match(p) for p in parts)
+    ):
+        return None
+    return "/".join(parts) or "."
+
+
+def _git(name: str, url: object, source: dict[str, Any]) -> OfferedSource | list[Diagnostic]:
+    try:
+        return OfferedSource("git", git_location(url, source.get("sha", source.get("ref"))))
+    except ValueError as error:
+        return _invalid(name, str(error))
 
 
 def _invalid(name: str, problem: str) -> list[Diagnostic]:

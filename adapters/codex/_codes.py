@@ -57,8 +57,39 @@ CODEX_MARKETPLACE = define_code(
     "codex.marketplace",
     ERROR,
     "The folder is a Codex (or Agent Plugins) marketplace, `.agents/plugins/marketplace.json`, "
-    "not one plugin; the message lists its plugins and where each one is.",
-    "Install one plugin of it by its folder (`gateway install DIR/plugins/NAME`).",
+    "not one plugin; the message lists its plugins (and, at inspection, where each one is).",
+    "Install one plugin of it: `gateway install MARKETPLACE#PLUGIN`.",
+)
+CODEX_MARKETPLACE_INVALID = define_code(
+    "codex.marketplace_invalid",
+    ERROR,
+    "A Codex marketplace's .agents/plugins/marketplace.json cannot give the plugin asked for: "
+    "no string `name` or `plugins` list, or the plugin's `source` path does not start with "
+    "`./`, leaves the marketplace's root or is no folder, or its git `url`/`ref`/`sha` is "
+    "not an https or ssh URL and a plain ref. Nothing is installed.",
+    'Fix the entry as the message says (Codex\'s "Build plugins" documentation).',
+)
+CODEX_MARKETPLACE_PLUGIN_UNKNOWN = define_code(
+    "codex.marketplace_plugin_unknown",
+    ERROR,
+    "`MARKETPLACE#PLUGIN` names a plugin the Codex marketplace does not offer (an entry "
+    "without a string `name` and a `source` is skipped, as Codex skips it).",
+    "Use one of the names the message lists.",
+)
+CODEX_MARKETPLACE_PLUGIN_UNAVAILABLE = define_code(
+    "codex.marketplace_plugin_unavailable",
+    ERROR,
+    "The marketplace's entry says `policy.installation: NOT_AVAILABLE`; Codex refuses to "
+    "install it, and so does the gateway.",
+    "Install another plugin, or the plugin from its own folder or repository.",
+)
+CODEX_MARKETPLACE_SOURCE_UNSUPPORTED = define_code(
+    "codex.marketplace_source_unsupported",
+    ERROR,
+    "The marketplace's entry has a source the gateway does not install from a marketplace: "
+    "a folder inside a git repository (`git-subdir`, or `url` with a `path`), or a source "
+    "kind Codex does not read. Nothing is installed.",
+    "Install the plugin from its own source (its folder, or `gateway install URL`).",
 )
 CODEX_ENV_VAR_NOT_SET = define_code(
     "codex.env_var_not_set",

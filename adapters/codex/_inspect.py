@@ -236,5 +236,5 @@ def _marketplace(inspection: Inspection) -> None:
     inspection.add(codes.CODEX_MARKETPLACE(
         f"{MARKETPLACE}: a marketplace of {len(listed)} plugin(s), not one plugin: "
         + "; ".join(listed),
-        hint="gateway install DIR/<the plugin's path>",
+        hint="gateway install DIR#PLUGIN",
     ))  # fmt: skip

@@ -12,6 +12,7 @@ from adapters._files import Inspection
 from adapters._skills import package_skills
 from adapters.codex._inspect import is_codex_plugin, read_codex_plugin
 from adapters.codex._launch import plan_plugin
+from adapters.codex._marketplace import select_plugin
 from gateway.model import CatalogEntry, DiscoveredLaunch, Discovery, LaunchSpec
 
 TYPE_CHECKING = False
@@ -25,6 +26,9 @@ ECOSYSTEM = "codex"
 
 class CodexAdapter:
     ecosystem = ECOSYSTEM
+
+    select_offered = staticmethod(select_plugin)
+    """``gateway install MARKETPLACE#PLUGIN`` for a Codex marketplace (``_marketplace``)."""
 
     @functools.cached_property
     def audit(self) -> CodexAudit:

@@ -14,7 +14,8 @@ from typing import Final
 from adapters import _codes as adapters_codes
 from adapters._audit import foreign, metadata, partial, runs, unsupported
 from adapters.gemini import _codes as codes
-from gateway.audit import Found, Item, SourceFile, Support, Target
+from adapters.plugin_host import GEMINI_EVENT_OF, GEMINI_UNSUPPORTED_EVENTS
+from gateway.audit import Evidence, Found, Item, SourceFile, Support, Target
 from gateway.model import CatalogEntry
 
 __all__ = ["GeminiAudit"]
@@ -55,13 +56,24 @@ class GeminiAudit:
                 "name, description and path listed; the embedding agent reads it",
             )
         if item.kind == "hook":
-            return unsupported(
-                codes.GEMINI_HOOKS_NOT_RUN, "Gemini CLI's hook protocol is not run by the gateway"
-            )
+            if item.name in GEMINI_EVENT_OF:
+                return runs(
+                    f"command hooks in the plugin host on {GEMINI_EVENT_OF[item.name]} (exit 2 "
+                    "and JSON decisions, regex matchers, timeouts in ms, fail-open)"
+                )
+            why = GEMINI_UNSUPPORTED_EVENTS.get(item.name, "not a Gemini CLI hook event")
+            return unsupported(adapters_codes.GEMINI_HOOKS_NOT_RUN, f"never runs: {why}")
         return runs("Gemini CLI's own format")
 
     def code_items(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Found]:
-        return []  # the servers' code is theirs; what they offer is known only by running
+        """Hooks of events that never run (declared in hooks/hooks.json). The servers' code
+        is theirs; what they offer is known only by running."""
+        if entry.ecosystem != self.ecosystem:
+            return []
+        return [
+            Found(Item("hook", str(event), "gemini"), "hooks/hooks.json", None, Evidence.DECLARED)
+            for event in entry.metadata.get("unsupported_hook_events") or []
+        ]
 
     def targets(self, entry: CatalogEntry, sources: Sequence[SourceFile]) -> list[Target]:
         return [Target("gemini", "0.61.0", "gemini-extension.json (Gemini CLI's reader)")]

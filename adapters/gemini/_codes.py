@@ -83,11 +83,3 @@ GEMINI_COMMAND_INJECTION_NOT_RUN = define_code(
     "read them: the text is kept as written and the command says so.",
     "Put what the shell command computes in an MCP tool of the extension.",
 )
-GEMINI_HOOKS_NOT_RUN = define_code(
-    "gemini.hooks_not_run",
-    WARNING,
-    "hooks/hooks.json subscribes to Gemini CLI hook events (BeforeTool, AfterAgent, …); the "
-    "gateway does not yet run Gemini CLI's hook protocol, so they do not run. Each event is "
-    "named; a malformed file is said so.",
-    "Nothing to fix in the extension; the hooks run in Gemini CLI only.",
-)

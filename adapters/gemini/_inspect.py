@@ -2,7 +2,8 @@
 ``packages/cli/src/config/extension.ts`` ``ExtensionConfig``, ``extension-manager.ts``
 ``loadExtensionConfig``; there is no JSON Schema for it): ``gemini-extension.json``, its
 ``mcpServers`` (core ``MCPServerConfig``), context files, ``settings``, ``skills/``,
-``commands/**/*.toml`` (``_commands``), ``hooks/hooks.json``, ``agents/`` and ``policies/``.
+``commands/**/*.toml`` (``_commands``), ``hooks/hooks.json`` (the plugin host's reader of
+Gemini CLI's hooks), ``agents/`` and ``policies/``.
 
 What stops Gemini CLI from loading the extension (no ``name``/``version``, a bad name, a
 context file outside it) refuses it here too; what Gemini drops quietly (a missing context
@@ -23,7 +24,8 @@ from adapters._files import Inspection, normalize_relative, safe_is_dir, safe_is
 from adapters._markdown import skill_contribution
 from adapters.gemini import _codes as codes
 from adapters.gemini._commands import read_commands
-from gateway.base import Severity
+from adapters.plugin_host import GEMINI_EVENT_OF, GEMINI_UNSUPPORTED_EVENTS, read_gemini_hooks
+from gateway.base import Severity, catalogue
 from gateway.model import Contribution
 
 __all__ = ["MANIFEST", "ExtensionReading", "hydrate", "is_gemini_extension", "read_extension"]
@@ -54,6 +56,9 @@ class ExtensionReading:
     stdio: dict[str, dict[str, Any]] = field(default_factory=dict)
     remote: dict[str, str] = field(default_factory=dict)
     settings: list[str] = field(default_factory=list)
+    hooks: dict[str, Any] | None = None
+    """hooks/hooks.json as written, when at least one of its hooks can run."""
+    unsupported_hook_events: list[str] = field(default_factory=list)
 
 
 def is_gemini_extension(inspection: Inspection) -> bool:
@@ -86,7 +91,7 @@ def read_extension(inspection: Inspection) -> ExtensionReading:
     _servers(inspection, data.get("mcpServers"), reading)
     reading.contributions += _skills(inspection)
     reading.contributions += read_commands(inspection)
-    reading.contributions += _hooks(inspection)
+    reading.contributions += _hooks(inspection, reading)
     _unsupported_folders(inspection)
     return reading
 
@@ -172,14 +177,19 @@ def _context_files(inspection: Inspection, raw: object) -> list[Contribution]:
     names: list[object] = [raw] if isinstance(raw, str) else list(raw) \
         if isinstance(raw, list) else [DEFAULT_CONTEXT]  # fmt: skip
     found = []
-    for name in names:
+    # Gemini CLI hydrates the whole manifest before it checks the names: ${/} is a
+    # separator, ${extensionPath} and ${workspacePath} make the name absolute (refused).
+    variables = {"extensionPath": str(inspection.root), "workspacePath": "/", "/": "/",
+                 "pathSeparator": "/"}  # fmt: skip
+    for raw_name in names:
+        name = hydrate(raw_name, variables) if isinstance(raw_name, str) else raw_name
         problem = _context_problem(name)
         rel = normalize_relative(name) if problem is None and isinstance(name, str) else None
         if problem is None and (rel is None or not inspection.inside(inspection.root / rel)):
             problem = "it escapes the extension directory"
         if problem is not None or rel is None:
             inspection.add(codes.GEMINI_CONTEXT_INVALID(
-                f"{MANIFEST}: invalid contextFileName {name!r}: {problem}; dropped"
+                f"{MANIFEST}: invalid contextFileName {raw_name!r}: {problem}; dropped"
             ))  # fmt: skip
             continue
         if not safe_is_file(inspection.root / rel):
@@ -319,25 +329,31 @@ def _skills(inspection: Inspection) -> list[Contribution]:
     return found
 
 
-def _hooks(inspection: Inspection) -> list[Contribution]:
+def _hooks(inspection: Inspection, reading: ExtensionReading) -> list[Contribution]:
+    """``hooks/hooks.json``, checked with the plugin host's reader of Gemini CLI's hooks
+    (what ``inspect`` reports is what will run); kept raw for the launch, which hydrates
+    its variables."""
     rel = "hooks/hooks.json"
     if not safe_is_file(inspection.root / rel):
         return []
     data = inspection.read_json_object(rel)
-    hooks = data.get("hooks") if data is not None else None
-    if not isinstance(hooks, dict):
-        if data is not None:
-            inspection.add(codes.GEMINI_HOOKS_NOT_RUN(
-                f'{rel}: "hooks" property must be an object; ignored'
-            ))  # fmt: skip
+    if data is None:
         return []
-    events = sorted(str(event) for event in hooks)
-    if events:
-        inspection.add(codes.GEMINI_HOOKS_NOT_RUN(
-            f"{rel}: Gemini CLI hook events {', '.join(events)} are listed, not run",
-            contribution="hooks",
-        ))  # fmt: skip
-    return [Contribution(kind="hook", name=e, detail={"path": rel}) for e in events]
+    runnable, problems = read_gemini_hooks(data)
+    for problem in problems:
+        inspection.add(catalogue()[problem.code](problem.message, contribution="hooks"))
+    if runnable:
+        reading.hooks = data
+    declared = data.get("hooks")
+    reading.unsupported_hook_events = [
+        str(event) for event in (declared if isinstance(declared, dict) else {})
+        if event in GEMINI_UNSUPPORTED_EVENTS
+    ]  # fmt: skip
+    events = dict.fromkeys(hook.event for hook in runnable)
+    return [
+        Contribution(kind="hook", name=event, target=GEMINI_EVENT_OF[event], detail={"path": rel})
+        for event in events
+    ]
 
 
 def _unsupported_folders(inspection: Inspection) -> None:

@@ -1,7 +1,7 @@
-"""Gemini CLI extensions (``gemini-extension.json``): stdio MCP servers run by the plugin
-host (``_launch``), context files and skills listed and TOML commands served by the gateway
-itself (``_commands``), what only Gemini CLI's interface uses reported by name
-(``_inspect``). See docs/gemini-extensions.md."""
+"""Gemini CLI extensions (``gemini-extension.json``): stdio MCP servers and command hooks run
+by the plugin host (``_launch``), context files and skills listed and TOML commands served
+by the gateway itself (``_commands``), what only Gemini CLI's interface uses reported by
+name (``_inspect``). See docs/gemini-extensions.md."""
 
 from __future__ import annotations
 
@@ -47,8 +47,11 @@ class GeminiAdapter:
             entry.description = str(manifest.get("description", ""))
             entry.contributions = reading.contributions
             entry.secrets = reading.settings
-            entry.runtime = "plugin-host" if reading.stdio else "declarative"
-            entry.metadata = {"stdio_servers": reading.stdio, "remote_servers": reading.remote}
+            entry.runtime = "plugin-host" if reading.stdio or reading.hooks else "declarative"
+            entry.metadata = {
+                "stdio_servers": reading.stdio, "remote_servers": reading.remote,
+                "hooks": reading.hooks, "unsupported_hook_events": reading.unsupported_hook_events,
+            }  # fmt: skip
         entry.diagnostics = inspection.finish(entry.id)
         return entry
 

@@ -20,6 +20,7 @@ from adapters.openclaw import _codes as codes
 from adapters.openclaw._host_api import (
     HOOKS,
     LEGACY,
+    NEVER_EMITTED,
     RECORDED,
     RESERVED_COMMANDS,
     RUNTIME,
@@ -217,6 +218,11 @@ class OpenClawAudit:
                 f"{name!r} is not an OpenClaw hook; ignored as OpenClaw does",
             )
         conv, event, why = spec
+        if hook in NEVER_EMITTED:
+            return unsupported(
+                codes.OPENCLAW_HOOK_NEVER_EMITTED,
+                f"registered as OpenClaw registers it, never called: {why}",
+            )
         if event is None:
             return unsupported(codes.OPENCLAW_HOOK_UNMAPPED, f"never runs: {why}")
         where = (

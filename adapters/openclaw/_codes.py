@@ -130,9 +130,18 @@ OPENCLAW_UNSUPPORTED_API = define_code(
 OPENCLAW_HOOK_UNMAPPED = define_code(
     "openclaw.hook_unmapped",
     WARNING,
-    "A plugin registered a typed hook that has no canonical event in the gateway (model "
-    "resolution, channels, subagents, cron, heartbeats, Skill Workshop, ...); it never runs.",
+    "A plugin registered a typed hook for something that happens but that the gateway cannot "
+    "run it at (model resolution and calls, the agent loop's finalize, transcript writes, "
+    "installs, the exec environment): not registered, it never runs.",
     "See docs/openclaw.md for the hook mapping.",
+)
+OPENCLAW_HOOK_NEVER_EMITTED = define_code(
+    "openclaw.hook_never_emitted",
+    WARNING,
+    "A plugin registered a typed hook for an event a headless gateway never has (subagents, "
+    "cron jobs, heartbeats, channels, Skill Workshop): registered and kept, as OpenClaw keeps "
+    "it, but never called, since the event never happens here.",
+    "Nothing to fix; the plugin's other hooks run. See docs/openclaw.md for the hook mapping.",
 )
 OPENCLAW_HOOK_UNKNOWN = define_code(
     "openclaw.hook_unknown",

@@ -16,6 +16,7 @@ from typing import Final
 __all__ = [
     "HOOKS",
     "LEGACY",
+    "NEVER_EMITTED",
     "RECORDED",
     "RESERVED_COMMANDS",
     "RUNTIME",
@@ -79,6 +80,14 @@ HOOKS: Final[dict[str, tuple[bool, str | None, str]]] = {
     "before_agent_run": (True, "input", ""),
     "resolve_exec_env": (False, None, _X),
 }
+NEVER_EMITTED: Final = frozenset(
+    name
+    for name, (_, event, why) in HOOKS.items()
+    if event is None and why in (_C, _S, _CRON, _HB, _SK)
+)
+"""Hooks of events a headless gateway never has: registered and kept, as OpenClaw keeps them
+(``openclaw.hook_never_emitted``), never called. The other unmapped hooks are not registered
+(``openclaw.hook_unmapped``)."""
 LEGACY: Final = {
     "before_agent_start": "before_prompt_build",
     "deactivate": "gateway_stop",

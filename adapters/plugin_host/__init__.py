@@ -1,8 +1,10 @@
 """The plugin host: a Python sidecar, one process per package, that starts the package's
-stdio MCP servers as its children (so they inherit its sandbox) with the official ``mcp``
-SDK's client and offers their tools, prompts and resources as the package's tools and
-commands, and runs Claude Code hooks (``_command_hooks``: hooks.json on the gateway's
-hook chain). Started as ``python -P -m adapters.plugin_host --config FILE`` as
+stdio MCP servers as its children (so they inherit its sandbox) with a lean MCP client of
+its own (``_stdio_client``; the official ``mcp`` SDK's client for remote servers and as a
+fallback) and offers their tools, prompts and resources as the package's tools and
+commands, and runs hooks (``_command_hooks``: hooks.json on the gateway's hook chain, by
+Claude Code's protocol, which Codex shares — command, http and mcp_tool hooks — or Gemini
+CLI's). Started as ``python -P -m adapters.plugin_host --config FILE`` as
 ``adapters/_host_plan.py`` plans it for Agent Plugins, Claude Code plugins, Codex plugins and
 Gemini CLI extensions (docs/architecture.md, "The plugin host's launch").
 
@@ -23,6 +25,11 @@ if TYPE_CHECKING:
         response_timeout,
         start_timeout,
         write_config,
+    )
+    from adapters.plugin_host._gemini_hook_config import (
+        GEMINI_EVENT_OF,
+        GEMINI_UNSUPPORTED_EVENTS,
+        read_gemini_hooks,
     )
     from adapters.plugin_host._hook_config import (
         EVENT_OF,
@@ -45,6 +52,8 @@ if TYPE_CHECKING:
 
 _WHERE: dict[str, str] = {
     "EVENT_OF": "adapters.plugin_host._hook_config",
+    "GEMINI_EVENT_OF": "adapters.plugin_host._gemini_hook_config",
+    "GEMINI_UNSUPPORTED_EVENTS": "adapters.plugin_host._gemini_hook_config",
     "HOOK_KINDS": "adapters.plugin_host._hook_config",
     "HttpHook": "adapters.plugin_host._hook_config",
     "McpToolHook": "adapters.plugin_host._hook_config",
@@ -55,6 +64,7 @@ _WHERE: dict[str, str] = {
     "UNSUPPORTED_EVENTS": "adapters.plugin_host._hook_config",
     "config_path": "adapters.plugin_host._config",
     "plan_remote": "adapters.plugin_host._remote_plan",
+    "read_gemini_hooks": "adapters.plugin_host._gemini_hook_config",
     "read_hooks": "adapters.plugin_host._hook_config",
     "remote_contribution": "adapters.plugin_host._remote_spec",
     "remote_permissions": "adapters.plugin_host._remote_spec",
@@ -67,6 +77,8 @@ _WHERE: dict[str, str] = {
 
 __all__ = [
     "EVENT_OF",
+    "GEMINI_EVENT_OF",
+    "GEMINI_UNSUPPORTED_EVENTS",
     "HOOK_KINDS",
     "SCHEME",
     "UNSUPPORTED_EVENTS",
@@ -77,6 +89,7 @@ __all__ = [
     "network_grant",
     "own_server",
     "plan_remote",
+    "read_gemini_hooks",
     "read_hooks",
     "remote_contribution",
     "remote_permissions",

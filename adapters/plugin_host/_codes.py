@@ -55,6 +55,26 @@ CLAUDE_HOOK_OUTPUT_IGNORED = define_code(
     "Nothing to fix; docs/claude-plugins.md says what each answer becomes.",
 )
 
+GEMINI_HOOK_FAILED = define_code(
+    "gemini.hook_failed",
+    WARNING,
+    "A Gemini CLI hook command failed: it timed out (its process group was killed), could "
+    "not start or wrote more output than the cap — the event goes on as if it had not "
+    "answered — or exited with a code other than 0 or 2 (Gemini CLI's warning; what it "
+    "printed is still its answer, as in Gemini CLI: after exit 1 a message for the user, "
+    "after another code a denial).",
+    "Run the hook by hand with the JSON event on stdin; block with exit code 2 or "
+    '`{"decision": "deny"}`.',
+)
+GEMINI_HOOK_OUTPUT_IGNORED = define_code(
+    "gemini.hook_output_ignored",
+    INFO,
+    "A Gemini CLI hook answered with something the gateway cannot carry for that event "
+    "(`continue: false` stopping the whole agent loop, `tailToolCallRequest`, "
+    "`clearContext`, a decision on an advisory event); the rest of its answer applies.",
+    "Nothing to fix; docs/gemini-extensions.md says what each answer becomes.",
+)
+
 AGENT_PLUGINS_SERVER_FAILED = define_code(
     "agent_plugins.server_failed",
     ERROR,
@@ -75,6 +95,14 @@ AGENT_PLUGINS_TOOL_INVALID = define_code(
     "An MCP tool's inputSchema is not a valid JSON Schema; that tool is not offered (one bad "
     "tool must not fail the registration of the plugin's others).",
     "Fix the tool's inputSchema in its server.",
+)
+AGENT_PLUGINS_ITEM_INVALID = define_code(
+    "agent_plugins.item_invalid",
+    WARNING,
+    "An MCP server listed a tool, prompt or resource that is not the protocol's shape (a "
+    "name that is not a string, an inputSchema that is not an object, a readOnlyHint that "
+    "is not a boolean …); that item is not offered, the server's others are.",
+    "Fix what the server lists (its tools/list, prompts/list or resources/list result).",
 )
 AGENT_PLUGINS_NAME_COLLISION = define_code(
     "agent_plugins.name_collision",

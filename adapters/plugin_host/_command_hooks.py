@@ -1,34 +1,27 @@
-"""Claude Code command hooks (a plugin's ``hooks.json``) on the gateway's hook chain.
+"""Command hooks (a plugin's ``hooks.json``) on the gateway's hook chain, for the hook
+protocols the plugin host speaks: Claude Code's (Claude Code and Codex plugins,
+``_claude_hooks``) and Gemini CLI's (``_gemini_hooks``).
 
 ``CommandHooks.from_config`` reads the hooks; ``events`` names the gateway events to
-subscribe to; ``dispatch`` runs every hook that matches an event — all of them, at once, as
-Claude Code does (the same command twice runs once) — and folds their answers into the reply
-fields of the gateway event (``gateway.model.events``):
+subscribe to; ``dispatch`` runs every hook that matches an event — at once, or one after
+another where the protocol says so (the same hook twice runs once) — and folds their
+answers into the reply fields of the gateway event (``gateway.model.events``) by the
+protocol's rules. A SessionStart hook's context is appended to the system prompt each time
+the agent runs on a prompt in that session (``before_agent_start``, an extended event).
 
-- PreToolUse → ``tool_call``: exit code 2 (stderr is the reason), ``decision: "block"``,
-  ``permissionDecision: "deny"`` or ``"ask"`` (no one to ask), ``continue: false`` block
-  the call (``allow: false``, the reasons joined); ``updatedInput`` replaces ``arguments``.
-- PostToolUse → ``tool_result``: the tool already ran; what Claude Code feeds back to the
-  model (exit 2's stderr, a block's reason, ``additionalContext``) is appended to ``output``.
-- UserPromptSubmit → ``input``: a block erases the prompt (``action: "handled"``); plain
-  stdout and ``additionalContext`` are appended to the text the agent sees.
-- SessionStart → ``session_start``; its context (plain stdout, ``additionalContext``) is
-  appended to the system prompt each time the agent runs on a prompt in that session
-  (``before_agent_start``, an extended event: the host negotiates ``events.extended``, under
-  which ``context`` would mean Pi's chained one).
-- SessionEnd → ``session_end``; PreCompact → ``session_before_compact`` (a block stops it).
-
-A hook that fails without exit code 2 — another code, a timeout, a crash — is a diagnostic
-and the event goes on (fail-open, as in Claude Code). Hook commands are children of the
-plugin host: they run inside the package's sandbox. ``http`` hooks (``_http_hooks``: the
-event POSTed, through the package's network grant) and ``mcp_tool`` hooks
+How a hook is run is the runner's (``_run_one``): a ``command`` hook is a child of the
+plugin host, inside the package's sandbox; Claude Code's ``http`` hooks (``_http_hooks``:
+the event POSTed, through the package's network grant) and ``mcp_tool`` hooks
 (``_mcp_tool_hooks``: a tool of the plugin's own servers) answer the same way, their body or
-text read as a command's stdout.
+text read by the protocol as a command's stdout. What an answer means is the protocol's.
+
+A hook that fails is a diagnostic and the event goes on (fail-open, as in both agents); a
+failure that lasts as long as the host (no grant for an http hook's URL, a server that is
+not the plugin's) is said once per hook.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import sys
@@ -38,34 +31,51 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 
 from adapters.plugin_host import _codes as codes
-from adapters.plugin_host._hook_answers import Answer, json_object, read_reply
-from adapters.plugin_host._hook_config import (
-    EVENT_OF,
-    CommandHook,
-    Hook,
-    HttpHook,
-    exact_names,
-    matcher_test,
-    read_hooks,
-)
+from adapters.plugin_host._hook_config import CommandHook, Hook, HttpHook, read_hooks
 from adapters.plugin_host._hook_process import HookRun, run_hook_command
+from adapters.plugin_host._hook_protocol import Answer, HookProtocol, HookState
 from gateway.base import printable
 
 if TYPE_CHECKING:
     from adapters.plugin_host._mcp_tool_hooks import ToolCaller
 
-__all__ = ["CommandHooks"]
+__all__ = ["PROTOCOLS", "CommandHooks"]
 
-_CLAUDE_OF: Final = {gateway: claude for claude, gateway in EVENT_OF.items()}
-_SOURCES: Final = {"new": "clear", "resume": "resume", "fork": "resume", "compact": "compact"}
-_END_REASONS: Final = {"new": "clear", "resume": "other", "quit": "prompt_input_exit"}
+PROTOCOLS: Final = ("claude", "gemini")
+"""The hook protocols (the host configuration's ``hook_protocol``)."""
 _MESSAGE_LIMIT = 2000
-_CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart")
-"""Events whose plain stdout (exit 0, not JSON) Claude Code adds to the context."""
+_STANDING: Final = frozenset(
+    {codes.CLAUDE_HOOK_HTTP_NOT_GRANTED.code, codes.CLAUDE_HOOK_MCP_SERVER_UNKNOWN.code}
+)
+"""Failures that last as long as the host (its grants, its servers): reported once."""
+
+
+def protocol_named(name: str) -> HookProtocol:
+    if name == "gemini":
+        from adapters.plugin_host._gemini_hooks import GeminiProtocol
+
+        return GeminiProtocol()
+    from adapters.plugin_host._claude_hooks import ClaudeProtocol
+
+    return ClaudeProtocol()
+
+
+def read_protocol_hooks(
+    protocol: str, data: Any, kinds: Collection[str] = ("command",)
+) -> tuple[list[Hook], list[Any]]:
+    """The hooks of a hooks.json object by ``protocol``'s reader (of the types ``kinds``,
+    Claude Code's; Gemini CLI's hooks are command hooks), and its problems."""
+    if protocol == "gemini":
+        from adapters.plugin_host._gemini_hook_config import read_gemini_hooks
+
+        commands, trouble = read_gemini_hooks(data)
+        return list(commands), list(trouble)
+    found, problems = read_hooks(data, kinds)
+    return found, list(problems)
 
 
 class CommandHooks:
-    """A plugin's command hooks, dispatched for gateway events."""
+    """A plugin's hooks, dispatched for gateway events by one hook protocol."""
 
     def __init__(
         self,
@@ -75,19 +85,16 @@ class CommandHooks:
         data_dir: str,
         env: Mapping[str, str],
         diagnostics: list[dict[str, Any]] | None = None,
+        protocol: str = "claude",
         package: str = "",
     ) -> None:
         self._hooks = hooks
         self._package = package
         self.call_tool: ToolCaller | None = None
         """How an ``mcp_tool`` hook calls its tool (set once the servers run)."""
-        self._root = root
-        self._data_dir = data_dir
+        self._protocol = protocol_named(protocol)
         self._env = dict(env)
-        self._cwd = os.getcwd()
-        self._session_id = ""
-        self._session_context: list[str] = []
-        self._ids = itertools.count(1)
+        self._state = HookState(root=root, data_dir=data_dir, cwd=os.getcwd())
         self.diagnostics: list[dict[str, Any]] = list(diagnostics or [])
         """Nimlet-protocol diagnostics (``{"code", "message"}``): the hooks.json problems
         first, then what happened at run time."""
@@ -102,18 +109,20 @@ class CommandHooks:
         root: str,
         data_dir: str,
         env: dict[str, str],
+        protocol: str = "claude",
         kinds: Collection[str] = ("command",),
         package: str = "",
     ) -> CommandHooks:
-        """``hooks``: the parsed hooks.json object. ``env``: added to the host's own
-        environment for every hook command (and what an http hook's headers may name).
-        ``kinds``: the hook types the format has (``_hook_config.ALL_KINDS`` for Claude
-        Code's). ``package``: the package's id, for the grant an http hook needs."""
-        found, problems = read_hooks(hooks, kinds)
+        """``hooks``: the parsed hooks.json object; ``protocol``: ``claude`` (Claude Code,
+        Codex) or ``gemini`` (Gemini CLI). ``env``: added to the host's own environment for
+        every hook command (and what an http hook's headers may name). ``kinds``: the hook
+        types the format has (``_hook_config.HOOK_KINDS`` for Claude Code's). ``package``:
+        the package's id, for the grant an http hook needs."""
+        found, problems = read_protocol_hooks(protocol, hooks, kinds)
         diagnostics = [{"code": p.code, "message": printable(p.message)} for p in problems]
         return cls(
             found, root=root, data_dir=data_dir, env=env, diagnostics=diagnostics,
-            package=package,
+            protocol=protocol, package=package,
         )  # fmt: skip
 
     def new_diagnostics(self) -> list[dict[str, Any]]:
@@ -125,9 +134,10 @@ class CommandHooks:
 
     @property
     def longest_timeout(self) -> float:
-        """The longest any one event can take (its hooks run at once): the longest hook
-        timeout, 0 without hooks."""
-        return max((hook.timeout for hook in self._hooks), default=0.0)
+        """The longest any one event can take: the longest hook timeout (the sum of them
+        where an event's hooks run one after another), 0 without hooks."""
+        sequential = sum(hook.timeout for hook in self._hooks if hook.sequential)
+        return max([sequential, *(hook.timeout for hook in self._hooks)], default=0.0)
 
     @property
     def hooks(self) -> list[Hook]:
@@ -135,13 +145,8 @@ class CommandHooks:
 
     @property
     def events(self) -> list[str]:
-        """The gateway events to subscribe to (``before_agent_start`` carries SessionStart's
-        context; ``session_compact`` is SessionStart with source ``compact``)."""
-        claude = {hook.event for hook in self._hooks}
-        names = [gateway for event, gateway in EVENT_OF.items() if event in claude]
-        if "SessionStart" in claude:
-            names += ["session_compact", "before_agent_start"]
-        return list(dict.fromkeys(names))
+        """The gateway events to subscribe to."""
+        return self._protocol.events({hook.event for hook in self._hooks})
 
     @property
     def hook_tools(self) -> dict[str, list[str]]:
@@ -149,11 +154,13 @@ class CommandHooks:
         hooks can run for, when every matcher of that event lists exact names (a regular
         expression, ``*`` or no matcher: the event is left out, every tool may match)."""
         narrowed: dict[str, list[str]] = {}
-        for claude in ("PreToolUse", "PostToolUse"):
-            matchers = [hook.matcher for hook in self._hooks if hook.event == claude]
-            names = [exact_names(matcher) for matcher in matchers]
+        for event, gateway in self._protocol.event_of.items():
+            if gateway not in ("tool_call", "tool_result"):
+                continue
+            matchers = [hook.matcher for hook in self._hooks if hook.event == event]
+            names = [self._protocol.narrowing(matcher) for matcher in matchers]
             if matchers and all(found is not None for found in names):
-                narrowed[EVENT_OF[claude]] = sorted(set().union(*filter(None, names)))
+                narrowed[gateway] = sorted(set().union(*filter(None, names)))
         return narrowed
 
     async def dispatch(
@@ -164,40 +171,42 @@ class CommandHooks:
         ``TRACESTATE``."""
         if event == "before_agent_start":
             system = payload.get("system_prompt")
-            if not self._session_context or not isinstance(system, str):
+            context = self._state.session_context
+            if not context or not isinstance(system, str):
                 return {}
-            return {
-                "system_prompt": "\n\n".join(
-                    [system, *self._session_context] if system else self._session_context
-                )
-            }
-        if event == "session_compact":
-            # Claude Code runs its PostCompact hooks, then starts the session again (source
-            # "compact"), and its SessionStart hooks put their context back.
-            if not payload.get("did_compact"):
-                return {}
-            await self._run_event("PostCompact", payload, trace)
-            return await self._run_event("SessionStart", {**payload, "reason": "compact"}, trace)
-        claude = _CLAUDE_OF.get(event)
-        return {} if claude is None else await self._run_event(claude, payload, trace)
+            return {"system_prompt": "\n\n".join([system, *context] if system else context)}
+        reply: dict[str, Any] = {}
+        for name, data in self._protocol.runs(event, payload):
+            reply = await self._run_event(name, data, trace)
+        return reply
 
     async def _run_event(
-        self, claude: str, payload: dict[str, Any], trace: Mapping[str, str] | None
+        self, name: str, payload: dict[str, Any], trace: Mapping[str, str] | None
     ) -> dict[str, Any]:
         self._remember(payload)
-        stdin = self._stdin(claude, payload)
-        subject = _subject(claude, stdin)
+        protocol = self._protocol
+        stdin = protocol.stdin(name, payload, self._state)
         chosen: dict[str, Hook] = {}
         for hook in self._hooks:
-            test = matcher_test("" if claude in _NO_MATCHER else hook.matcher)
-            if hook.event == claude and test is not None and test(subject):
-                chosen.setdefault(hook.identity, hook)  # identical hooks run once
-        if not chosen and claude != "SessionStart":
+            if hook.event == name and protocol.matches(hook, name, stdin):
+                chosen.setdefault(protocol.key(hook), hook)  # identical hooks run once
+        if not chosen and name != protocol.context_event:
             return {}
-        answers = await self._run_all(list(chosen.values()), stdin, trace or {})
-        return self._fold(claude, payload, answers)
-
-    # -- running -----------------------------------------------------------------------
+        hooks = list(chosen.values())
+        if any(hook.sequential for hook in hooks):
+            answers = []
+            for hook in hooks:
+                answers += await self._run_all([hook], stdin, trace or {})
+                if answers:
+                    stdin = protocol.next_stdin(name, stdin, answers[-1])
+        else:
+            answers = await self._run_all(hooks, stdin, trace or {})
+        for answer in answers:
+            for message in answer.shown:
+                self._log(f"{name} hook says: {message}")
+            for message in answer.ignored:
+                self._ignored(message)
+        return protocol.fold(name, payload, answers, self._state, self._ignored)
 
     async def _run_all(
         self, hooks: list[Hook], stdin: dict[str, Any], trace: Mapping[str, str]
@@ -217,11 +226,10 @@ class CommandHooks:
         self, hook: Hook, data: bytes, stdin: dict[str, Any], trace: Mapping[str, str]
     ) -> HookRun:
         if isinstance(hook, CommandHook):
-            # ${CLAUDE_PLUGIN_ROOT} is left to the shell, from the environment: a folder
-            # name never becomes shell syntax.
             return await run_hook_command(
-                hook.command, data, seconds=hook.timeout, cwd=self._cwd, env=self._child_env(trace)
-            )
+                hook.command, data, seconds=hook.timeout, cwd=self._state.cwd,
+                env=self._child_env(trace),
+            )  # fmt: skip
         if isinstance(hook, HttpHook):
             from adapters.plugin_host._http_hooks import post_hook
 
@@ -233,132 +241,38 @@ class CommandHooks:
             return HookRun(None, "", "", "could not call it: the plugin has no MCP servers")
         return await self.call_tool(hook, fill_input(hook.input, stdin))
 
+    def _read(self, hook: Hook, run: HookRun) -> Answer:
+        """The protocol's reading of one run; a failure is said with the run's own code
+        (``claude.hook_failed`` by default), a standing one once per hook."""
+        code = run.code or self._protocol.failed_code
+
+        def report(message: str) -> None:
+            if code in _STANDING:
+                if (code, hook.identity) in self._said:
+                    return  # it stays so until the host restarts: said once
+                self._said.add((code, hook.identity))
+            self._report(code, message)
+
+        return self._protocol.read(hook, run, report)
+
     def _child_env(self, trace: Mapping[str, str]) -> dict[str, str]:
         env = {**os.environ, **self._env}
         env.update({key.upper(): value for key, value in trace.items()})
-        env["CLAUDE_PLUGIN_ROOT"] = self._root
-        env["CLAUDE_PLUGIN_DATA"] = self._data_dir
-        env["CLAUDE_PROJECT_DIR"] = self._cwd
-        # Codex gives plugin hooks both names (its own and Claude's, for compatibility).
-        env["PLUGIN_ROOT"], env["PLUGIN_DATA"] = self._root, self._data_dir
+        env.update(self._protocol.env(self._state))
         return env
-
-    def _read(self, hook: Hook, run: HookRun) -> Answer:
-        answer = Answer()
-        if run.failure is not None or run.exit_code not in (0, 2):
-            if run.code in _STANDING and (run.code, hook.identity) in self._said:
-                return answer  # it stays so until the host restarts: said once
-            self._said.add((run.code or "", hook.identity))
-            why = run.failure or f"exited with {run.exit_code}"
-            detail = run.stderr.strip()
-            self._report(
-                run.code or codes.CLAUDE_HOOK_FAILED.code,
-                f"{hook.where} ({hook.shown}) {why}; ignored" + (f": {detail}" if detail else ""),
-            )
-            return answer
-        if run.exit_code == 2:
-            answer.block = run.stderr.strip() or f"blocked by {hook.event} hook"
-            return answer
-        text = run.stdout.strip()
-        reply = json_object(text)
-        if reply is None:
-            if text and hook.event in _CONTEXT_EVENTS:
-                answer.context.append(text)
-            return answer
-        read_reply(reply, answer)
-        return answer
-
-    # -- folding -----------------------------------------------------------------------
-
-    def _fold(self, claude: str, payload: dict[str, Any], answers: list[Answer]) -> dict[str, Any]:
-        for answer in answers:
-            for message in answer.shown:
-                self._log(f"{claude} hook says: {message}")
-        blocks = [a.block for a in answers if a.block]
-        stops = [a.stop for a in answers if a.stop]
-        asks = [a.ask for a in answers if a.ask]
-        context = [text for a in answers for text in a.context]
-        if claude == "PreToolUse":
-            if stops:
-                self._ignored("continue: false on PreToolUse blocks the call, not the agent")
-            if asks:
-                self._ignored("permissionDecision 'ask' blocks the call: no one to ask here")
-            reasons = [*blocks, *stops, *(f"needs the user's confirmation: {a}" for a in asks)]
-            if reasons:
-                return {"allow": False, "reason": "; ".join(reasons)}
-            updated = [a.updated_input for a in answers if a.updated_input is not None]
-            if context:
-                self._ignored("additionalContext on PreToolUse has no place in tool_call")
-            return {"arguments": updated[-1]} if updated else {}
-        if claude == "PostToolUse":
-            if stops:
-                self._ignored("continue: false on PostToolUse cannot stop the agent")
-            feedback = [*blocks, *stops, *context]
-            output = payload.get("output")
-            if feedback and isinstance(output, str):
-                return {"output": "\n\n".join([output, *feedback] if output else feedback)}
-            return {}
-        if claude == "UserPromptSubmit":
-            if blocks or stops:
-                joined = "; ".join([*blocks, *stops])
-                self._ignored(f"the prompt was blocked; the reason is for the user: {joined}")
-                return {"action": "handled"}
-            text = payload.get("text")
-            if context and isinstance(text, str):
-                return {"text": "\n\n".join([text, *context]), "action": "transform"}
-            return {}
-        if claude == "SessionStart":
-            self._session_context = context
-        if claude == "PreCompact" and (blocks or stops):
-            return {"allow": False, "reason": "; ".join([*blocks, *stops])}
-        if blocks or stops:
-            said = "; ".join([*blocks, *stops])
-            self._ignored(f"{claude} cannot be blocked or stopped; for the user: {said}")
-        return {}
-
-    # -- the event Claude Code's way -----------------------------------------------------
 
     def _remember(self, payload: Mapping[str, Any]) -> None:
         session = payload.get("session_id")
         if isinstance(session, str):
-            self._session_id = session
+            self._state.session_id = session
         workspace = payload.get("workspace")
         if isinstance(workspace, str) and workspace and os.path.isabs(workspace):
-            self._cwd = workspace
-
-    def _stdin(self, claude: str, payload: Mapping[str, Any]) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "session_id": self._session_id,
-            "transcript_path": "",
-            "cwd": self._cwd,
-            "permission_mode": "default",
-            "hook_event_name": claude,
-        }
-        reason = str(payload.get("reason") or "")
-        if claude in ("PreToolUse", "PostToolUse"):
-            data["tool_name"] = str(payload.get("tool", ""))
-            data["tool_input"] = payload.get("arguments") or {}
-            data["tool_use_id"] = f"toolu_gateway_{next(self._ids)}"
-            if claude == "PostToolUse":
-                data["tool_response"] = payload.get("output", "")
-        elif claude == "UserPromptSubmit":
-            data["prompt"] = str(payload.get("text", ""))
-        elif claude == "SessionStart":
-            data["source"] = _SOURCES.get(reason, "startup")
-        elif claude == "SessionEnd":
-            data["reason"] = _END_REASONS.get(reason, "other")
-        elif claude == "PostCompact":
-            data["trigger"] = "manual"
-            data["compact_summary"] = str(payload.get("summary") or "")
-        elif claude == "PreCompact":
-            data["trigger"] = "manual"
-            data["custom_instructions"] = str(payload.get("instruction") or "")
-        return data
+            self._state.cwd = workspace
 
     # -- diagnostics -------------------------------------------------------------------
 
     def _ignored(self, message: str) -> None:
-        self._report(codes.CLAUDE_HOOK_OUTPUT_IGNORED.code, message)
+        self._report(self._protocol.ignored_code, message)
 
     def _report(self, code: str, message: str) -> None:
         text = printable(message[:_MESSAGE_LIMIT])
@@ -367,20 +281,3 @@ class CommandHooks:
 
     def _log(self, message: str) -> None:
         print(printable(message[:_MESSAGE_LIMIT]), file=sys.stderr, flush=True)
-
-
-def _subject(claude: str, stdin: Mapping[str, Any]) -> str:
-    """What a matcher is tested against (Claude Code: the tool name, or the event's
-    source / trigger / reason)."""
-    key = {"SessionStart": "source", "PreCompact": "trigger", "PostCompact": "trigger",
-           "SessionEnd": "reason"}  # fmt: skip
-    return str(stdin.get(key.get(claude, "tool_name"), ""))
-
-
-_STANDING: Final = frozenset(
-    {codes.CLAUDE_HOOK_HTTP_NOT_GRANTED.code, codes.CLAUDE_HOOK_MCP_SERVER_UNKNOWN.code}
-)
-"""Failures that last as long as the host (its grants, its servers): reported once."""
-
-_NO_MATCHER: Final = frozenset({"UserPromptSubmit"})
-"""Events Claude Code runs every hook of, whatever its matcher says."""

@@ -5,11 +5,13 @@ its path is the only thing on the command line.
 
 ``{"package", "root", "data_dir", "servers": {name: {"command", "args", "env", "cwd",
 "include_tools"?, "exclude_tools"?}}, "remote": {name: {"transport", "url", "headers",
-"grant"}}, "sign_ins", "tool_names", "hooks", "hook_types", "commands", "shell_timeout"}``: commands
+"grant"}}, "sign_ins", "tool_names", "hooks", "hook_protocol", "hook_types", "commands",
+"shell_timeout", "workspace_variable"}``: commands
 already resolved to absolute paths, placeholders already expanded, ``PLUGIN_ROOT`` and
 ``PLUGIN_DATA`` already in each ``env``; remote servers as ``_remote_plan`` plans them
 (header values still name their variables); ``hook_types``: the hook types the format
-has (default ``["command"]``; Claude Code's adds ``http`` and ``mcp_tool``); ``commands``:
+has (default ``["command"]``; Claude Code's adds ``http`` and ``mcp_tool``; Gemini CLI's are
+command hooks only, whatever it says); ``commands``:
 a Claude Code plugin's slash commands with ``!`` shell lines (``_shell_commands``),
 ``shell_timeout`` the seconds each line may take.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +126,8 @@ class HostConfig:
     servers: list[ServerSpec] = field(default_factory=list)
     tool_names: str = SCHEME
     hooks: dict[str, Any] | None = None
+    hook_protocol: str = "claude"
+    """Whose hook protocol ``hooks`` speaks: ``claude`` (Claude Code, Codex) or ``gemini``."""
     hook_types: tuple[str, ...] = ("command",)
     remote: list[RemoteSpec] = field(default_factory=list)
     commands: list[Any] = field(default_factory=list)
@@ -132,6 +136,30 @@ class HostConfig:
     sign_ins: str | None = None
     """The package's sign-in folder (``gateway.packages.sign_ins``), when it has remote
     servers: the only place beside its data the host writes (refreshed tokens)."""
+    workspace_variable: str | None = None
+    """A placeholder (Gemini's ``${workspacePath}``) in the servers' ``args``, ``env``,
+    ``cwd`` and in ``hooks`` that ``in_workspace`` fills with the session's workspace."""
+
+    def in_workspace(self, workspace: str) -> HostConfig:
+        """This configuration with ``workspace_variable`` replaced by ``workspace``."""
+        variable = self.workspace_variable
+        if not variable:
+            return self
+
+        def fill(value: Any) -> Any:
+            if isinstance(value, str):
+                return value.replace(variable, workspace)
+            if isinstance(value, list):
+                return [fill(item) for item in value]
+            if isinstance(value, dict):
+                return {key: fill(item) for key, item in value.items()}
+            return value
+
+        servers = [
+            replace(spec, args=fill(spec.args), env=fill(spec.env), cwd=fill(spec.cwd))
+            for spec in self.servers
+        ]
+        return replace(self, servers=servers, hooks=fill(self.hooks), workspace_variable=None)
 
 
 def _strings(value: object, what: str) -> list[str]:
@@ -190,6 +218,9 @@ def load_config(path: str) -> HostConfig:
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
         raise ConfigError("hooks must be an object or null")
+    hook_protocol = data.get("hook_protocol", "claude")
+    if hook_protocol not in ("claude", "gemini"):
+        raise ConfigError(f"hook_protocol {hook_protocol!r} is neither claude nor gemini")
     hook_types = tuple(_strings(data.get("hook_types", ["command"]), "hook_types"))
     sign_ins = data.get("sign_ins")
     if sign_ins is not None and (not isinstance(sign_ins, str) or not os.path.isabs(sign_ins)):
@@ -197,6 +228,11 @@ def load_config(path: str) -> HostConfig:
     commands = data.get("commands", [])
     if not isinstance(commands, list):
         raise ConfigError("commands must be a list")
+    workspace_variable = data.get("workspace_variable")
+    if workspace_variable is not None and (
+        not isinstance(workspace_variable, str) or not workspace_variable
+    ):
+        raise ConfigError("workspace_variable must be a non-empty string or absent")
     shell_timeout = data.get("shell_timeout", 20.0)
     if not isinstance(shell_timeout, int | float) or shell_timeout <= 0:
         raise ConfigError("shell_timeout must be a positive number")
@@ -207,11 +243,13 @@ def load_config(path: str) -> HostConfig:
         servers=specs,
         tool_names=scheme,
         hooks=hooks,
+        hook_protocol=hook_protocol,
         hook_types=hook_types,
         remote=_remote(data.get("remote", {})),
         sign_ins=sign_ins,
         commands=commands,
         shell_timeout=float(shell_timeout),
+        workspace_variable=workspace_variable,
     )
 
 

@@ -100,6 +100,10 @@ class CommandHook:
     timeout: float
     where: str
     """Where it is in hooks.json (``PreToolUse[0].hooks[1]``), for diagnostics."""
+    name: str = ""
+    """Gemini CLI's ``name`` (part of what makes two hooks the same there)."""
+    sequential: bool = False
+    """Gemini CLI's group ``sequential``: the event's hooks run one after another."""
 
     @property
     def identity(self) -> str:
@@ -128,6 +132,10 @@ class HttpHook:
         return f"http {self.url}"  # Claude Code runs identical URLs once
 
     @property
+    def sequential(self) -> bool:
+        return False  # Claude Code runs an event's hooks at once
+
+    @property
     def shown(self) -> str:
         return f"POST {self.url}"
 
@@ -148,6 +156,10 @@ class McpToolHook:
     @property
     def identity(self) -> str:
         return f"mcp_tool {self.server} {self.tool} {json.dumps(self.input, sort_keys=True)}"
+
+    @property
+    def sequential(self) -> bool:
+        return False
 
     @property
     def shown(self) -> str:

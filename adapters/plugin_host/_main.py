@@ -54,6 +54,12 @@ def main(argv: list[str]) -> int:
     initialize = channel.read_message()
     if initialize is None or initialize.get("type") == "shutdown":
         return 0
+    workspace = initialize.get("workspace")
+    # The session's workspace fills what names it (Gemini's ${workspacePath}); the host
+    # is started in it, so its working directory is the fallback.
+    config = config.in_workspace(
+        workspace if isinstance(workspace, str) and os.path.isabs(workspace) else os.getcwd()
+    )
     gateway = initialize.get("gateway")
     features = gateway.get("features") if isinstance(gateway, dict) else None
     listed = features if isinstance(features, list) else []
@@ -66,9 +72,11 @@ def main(argv: list[str]) -> int:
 
 
 def mcp_servers(config: HostConfig) -> list[McpServer]:
-    """The stdio and remote MCP servers. The MCP SDK (``_servers``; its import is ~0.8 s of
-    CPU, most of a plugin host's start) is loaded only when there are some: a plugin of
-    hooks alone (a Claude Code hook plugin) never talks MCP and starts without it."""
+    """The stdio and remote MCP servers (``_servers``), loaded only when there are some: a
+    plugin of hooks alone (a Claude Code hook plugin) never talks MCP. The MCP SDK (~0.8 s
+    of CPU to import) is loaded only for a remote server (``_remote``) or a stdio server
+    that cannot do the classic handshake (``_sdk_client``); the lean stdio client
+    (``_stdio_client``) speaks to the others."""
     count = len(config.servers) + len(config.remote)
     if not count:
         return []
@@ -99,15 +107,16 @@ def remote_servers(config: HostConfig, count: int) -> list[McpServer]:
 
 
 def _load_hooks(config: HostConfig) -> CommandHooks | None:
-    """The hook seat: Claude Code command hooks (``_command_hooks``, hooks.json on the
-    gateway's hook chain), loaded only when the configuration has ``hooks``."""
+    """The hook seat: command hooks (``_command_hooks``, hooks.json on the gateway's hook
+    chain, by Claude Code's or Gemini CLI's protocol), loaded only when the configuration
+    has ``hooks``."""
     if config.hooks is None:
         return None
     from adapters.plugin_host._command_hooks import CommandHooks
 
     return CommandHooks.from_config(
         config.hooks, root=config.root, data_dir=config.data_dir, env=dict(os.environ),
-        kinds=config.hook_types, package=config.package,
+        protocol=config.hook_protocol, kinds=config.hook_types, package=config.package,
     )  # fmt: skip
 
 
@@ -177,7 +186,7 @@ async def _shut_down(
     stop: anyio.Event, servers: list[McpServer], requests: Requests, group: TaskGroup
 ) -> None:
     """Calls in flight get a moment to answer, then every session and child is closed
-    (the SDK's transport ends each child: stdin closed, then terminate, then kill)."""
+    (each child as the SDK's transport ends one: stdin closed, then terminate, then kill)."""
     with anyio.move_on_after(0.25):
         await requests.idle()
     requests.cancel_all()

@@ -87,15 +87,21 @@ def server_caller(servers: Sequence[McpServer], plugin: str) -> ToolCaller:
         if session is None or server.exited is not None:
             why = server.exited or server.failure or "not running"
             return HookRun(None, "", "", f"could not call it: server {name!r}: {why}")
+        from adapters.plugin_host._channel import describe_error
         from adapters.plugin_host._content import tool_reply
+        from adapters.plugin_host._shapes import InvalidResult, MCPError
 
         try:
             with anyio.fail_after(hook.timeout):
-                result = await session.call_tool(hook.tool, arguments)
+                result = await session.call_tool(hook.tool, arguments, None, None)
         except TimeoutError:
             return HookRun(None, "", "", f"timed out after {hook.timeout:g} s")
-        except Exception as error:  # an MCP error, a lost server: the event goes on
-            return HookRun(None, "", "", f"failed: {error or type(error).__name__}")
+        except MCPError as error:
+            return HookRun(None, "", "", f"failed: MCP error: {error.message}")
+        except InvalidResult as error:
+            return HookRun(None, "", "", f"failed: the server answered an invalid result: {error}")
+        except Exception as error:  # a lost server: the event goes on
+            return HookRun(None, "", "", f"failed: {describe_error(error)}")
         reply = tool_reply(result, False)
         text = str(reply.get("content") or "")
         if reply.get("is_error"):

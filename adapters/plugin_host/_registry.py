@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Any
 from adapters.plugin_host import _codes as codes
 from gateway.base import schema_problem
 
-if TYPE_CHECKING:  # annotations only: a plugin of hooks alone never loads the MCP SDK
-    from mcp import types
-
+if TYPE_CHECKING:
     from adapters.plugin_host._servers import McpServer
+    from adapters.plugin_host._shapes import Prompt
 
 __all__ = ["Registry", "Target", "prompt_arguments"]
 
@@ -29,7 +28,7 @@ class Target:
     kind: str  # "tool" | "resource" | "prompt"
     server: McpServer
     name: str  # the MCP tool or prompt name, or the resource URI
-    prompt: types.Prompt | None = None
+    prompt: Prompt | None = None
 
 
 @dataclass(slots=True)
@@ -74,8 +73,7 @@ class Registry:
                     spec["name"],
                 )
                 continue
-            annotations = tool.annotations
-            if annotations is not None and annotations.read_only_hint:
+            if tool.read_only:
                 spec["capabilities"] = ["read"]
             self._add(self.tools, spec, Target("tool", server, tool.name), f"tool {tool.name!r}")
         for resource in server.resources:
@@ -86,7 +84,7 @@ class Registry:
                 "input_schema": dict(_EMPTY_SCHEMA),
                 "capabilities": ["read"],
             }
-            target = Target("resource", server, str(resource.uri))
+            target = Target("resource", server, resource.uri)
             self._add(self.tools, spec, target, f"resource {resource.name!r}")
         for prompt in server.prompts:
             spec = {
@@ -164,18 +162,18 @@ class Registry:
         return message
 
 
-def _prompt_description(prompt: types.Prompt) -> str:
+def _prompt_description(prompt: Prompt) -> str:
     text = prompt.description or prompt.title or prompt.name
-    names = [a.name if a.required else f"[{a.name}]" for a in prompt.arguments or []]
+    names = [a.name if a.required else f"[{a.name}]" for a in prompt.arguments]
     return f"{text} (arguments: {' '.join(names)})" if names else text
 
 
-def prompt_arguments(prompt: types.Prompt, text: str) -> tuple[dict[str, str], str | None]:
+def prompt_arguments(prompt: Prompt, text: str) -> tuple[dict[str, str], str | None]:
     """A prompt's arguments from a command's text: ``name=value`` tokens by name, the other
     tokens in declared order (the last argument takes what is left); with one declared
     argument the whole text is it. Returns the arguments, or a problem to show."""
-    declared = [a.name for a in prompt.arguments or []]
-    required = [a.name for a in prompt.arguments or [] if a.required]
+    declared = [a.name for a in prompt.arguments]
+    required = [a.name for a in prompt.arguments if a.required]
     text = text.strip()
     values: dict[str, str] = {}
     if len(declared) == 1 and not text.startswith(f"{declared[0]}="):

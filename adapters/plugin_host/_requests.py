@@ -1,6 +1,6 @@
 """Serving the gateway's requests: every ``tool``, ``command`` and ``event`` runs in a task
 of its own under a cancel scope keyed by its id, so calls overlap and ``cancel`` cancels the
-MCP request (the SDK then sends the server ``notifications/cancelled``); no reply is sent for
+MCP request (the client then sends the server ``notifications/cancelled``); no reply is sent for
 a cancelled request, as the gateway has stopped waiting.
 
 With ``trace.context`` negotiated, a request's W3C trace context (``gateway.traceparent``,
@@ -10,19 +10,19 @@ client's trace continues into the package."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
 
 from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._channel import Channel, describe_error, log
+from adapters.plugin_host._content import prompt_text, resource_text, tool_reply
 from adapters.plugin_host._registry import Registry, prompt_arguments
+from adapters.plugin_host._shapes import CONNECTION_CLOSED, InvalidResult, MCPError
 from gateway.base import telemetry
 
 if TYPE_CHECKING:
-    from mcp.types import RequestParamsMeta
-
     from adapters.plugin_host._servers import McpServer
 
 __all__ = ["Requests"]
@@ -97,12 +97,6 @@ class Requests:
         held = self.registry.tools.get(name)
         if held is None:
             return {"content": f"unknown tool {name!r}", "is_error": True}
-        # A tool is an MCP server's, and the SDK is loaded already (``_main.mcp_servers``).
-        from mcp.shared.exceptions import MCPError
-        from mcp.types import CONNECTION_CLOSED
-
-        from adapters.plugin_host._content import resource_text, tool_reply
-
         target = held[0]
         session = target.server.session
         if session is None:
@@ -111,21 +105,23 @@ class Requests:
         meta = self.meta(message)
         try:
             if target.kind == "resource":
-                text = resource_text(await session.read_resource(target.name, meta=meta))
+                text = resource_text(await session.read_resource(target.name, meta))
                 return {"content": text, "is_error": False}
 
             result = await session.call_tool(
                 target.name,
                 arguments if isinstance(arguments, dict) else {},
-                progress_callback=_Progress(self, request_id) if self.progress else None,
-                meta=meta,
+                _Progress(self, request_id) if self.progress else None,
+                meta,
             )
         except MCPError as error:
             if (sign_in := _held(target.server)) is not None:
                 return {"content": f"{sign_in}; the tool was not run", "is_error": True}
             if error.code == CONNECTION_CLOSED:
                 return self._lost(target.server, error)
-            return {"content": f"MCP error: {error.error.message}", "is_error": True}
+            return {"content": f"MCP error: {error.message}", "is_error": True}
+        except InvalidResult as error:
+            return {"content": _invalid(target.server, error), "is_error": True}
         except Exception as error:
             return self._lost(target.server, error)
         return tool_reply(result, self.parts)
@@ -145,19 +141,16 @@ class Requests:
         session = target.server.session
         if session is None:
             return {"message": self._not_running(target.server)["content"]}
-        from mcp.shared.exceptions import MCPError  # as in ``tool``: loaded with the server
-        from mcp.types import CONNECTION_CLOSED
-
-        from adapters.plugin_host._content import prompt_text
-
         try:
-            result = await session.get_prompt(target.name, values, meta=self.meta(message))
+            result = await session.get_prompt(target.name, values, self.meta(message))
         except MCPError as error:
             if (sign_in := _held(target.server)) is not None:
                 return {"message": f"/{name}: {sign_in}"}
             if error.code == CONNECTION_CLOSED:
                 return {"message": self._lost(target.server, error)["content"]}
-            return {"message": f"/{name}: MCP error: {error.error.message}"}
+            return {"message": f"/{name}: MCP error: {error.message}"}
+        except InvalidResult as error:
+            return {"message": f"/{name}: {_invalid(target.server, error)}"}
         except Exception as error:
             return {"message": self._lost(target.server, error)["content"]}
         return {"prompt": prompt_text(result)}
@@ -196,9 +189,9 @@ class Requests:
         only its W3C shape is passed on), else {}."""
         return telemetry.checked_trace(message.get("gateway")) if self.traced else {}
 
-    def meta(self, message: dict[str, Any]) -> RequestParamsMeta | None:
+    def meta(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """The ``_meta`` of the MCP request made for ``message``: its trace context."""
-        return cast("RequestParamsMeta", self.trace(message)) or None
+        return dict(self.trace(message)) or None
 
     def _progress(
         self, request_id: str, done: float, total: float | None, note: str | None
@@ -246,6 +239,10 @@ class Requests:
             self.report_exit(server)
 
 
+def _invalid(server: McpServer, error: InvalidResult) -> str:
+    return f"MCP server {server.spec.name!r} answered with an invalid result: {error}"
+
+
 def _held(server: McpServer) -> str | None:
     """Why a remote server's calls are held back: a person must sign in again."""
     link = server.link
@@ -253,7 +250,7 @@ def _held(server: McpServer) -> str | None:
 
 
 class _Progress:
-    """The SDK's progress callback for one request: a negotiated ``tool.progress`` update."""
+    """The progress callback of one request: a negotiated ``tool.progress`` update."""
 
     def __init__(self, requests: Requests, request_id: str) -> None:
         self.requests, self.request_id = requests, request_id

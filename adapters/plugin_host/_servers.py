@@ -1,44 +1,34 @@
-"""One MCP server: a stdio one started with the official SDK's client as a child of this
-process, or a remote one connected (``_remote``); its protocol revision negotiated as the
-SDK's ``Client`` does (``server/discover`` for 2026-07-28, else the ``initialize``
-handshake), listed (tools, prompts, resources, every page), then held open until the host
-stops. Each server lives in a task of its own, because the SDK's transport must be entered
-and left in the same task; a server that fails, at start or later, fails alone."""
+"""One MCP server: a stdio one started as a child of this process and spoken to by the
+lean client (``_stdio_client``: no MCP SDK import), or — a remote one (``_remote``), or a
+stdio one that cannot do the classic handshake — through the MCP SDK's client
+(``_sdk_client``, which negotiates as the SDK's ``Client(mode="auto")`` does); listed
+(tools, prompts, resources, every page: ``_listing``), then held open until the host
+stops. Each server lives in a task of its own, because a transport must be entered and
+left in the same task; a server that fails, at start or later, fails alone."""
 
 from __future__ import annotations
 
 import math
 import os
-import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import anyio
-from mcp import Client, ClientSession, types
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._channel import describe_error, log
 from adapters.plugin_host._config import RemoteSpec, ServerSpec
+from adapters.plugin_host._listing import Listing
 from adapters.plugin_host._naming import Namer
+from adapters.plugin_host._shapes import Prompt, Resource, Session, Tool
+from adapters.plugin_host._stdio_client import StdioSession
+from adapters.plugin_host._stdio_link import open_link
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from adapters.plugin_host._remote import RemoteLink
 
 __all__ = ["McpServer", "describe_error"]
-
-
-async def _pages(list_page: Callable[..., Awaitable[Any]], attribute: str) -> list[Any]:
-    items: list[Any] = []
-    cursor: str | None = None
-    for _ in range(1000):  # a server that pages forever is cut off
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        result = await list_page(params=params)
-        items += getattr(result, attribute)
-        cursor = result.next_cursor
-        if not cursor:
-            break
-    return items
 
 
 class McpServer:
@@ -52,15 +42,16 @@ class McpServer:
         """The gateway name of one of its items (``_naming``)."""
         self.link = link
         """How a remote server is reached (None: a stdio server)."""
-        self.session: ClientSession | None = None
+        self.session: Session | None = None
         self.ready = anyio.Event()
         self.finished = anyio.Event()
         self.failure: str | None = None
         self.exited: str | None = None
         self.exit_reported = False
-        self.tools: list[types.Tool] = []
-        self.prompts: list[types.Prompt] = []
-        self.resources: list[types.Resource] = []
+        self.listed = False
+        self.tools: list[Tool] = []
+        self.prompts: list[Prompt] = []
+        self.resources: list[Resource] = []
         self.templates = 0
         self.problems: list[dict[str, Any]] = []
         """Diagnostics found before it was registered (the registry reports them)."""
@@ -74,20 +65,6 @@ class McpServer:
     def label(self) -> str:
         """What it is, for a person: its command, or its URL."""
         return self.spec.url if isinstance(self.spec, RemoteSpec) else self.spec.command
-
-    def parameters(self) -> StdioServerParameters:
-        assert isinstance(self.spec, ServerSpec)
-        # The host's own environment is already the gateway's allow-listed one; the
-        # server's declared variables and PLUGIN_ROOT / PLUGIN_DATA go on top.
-        env = {**os.environ, **self.spec.env}
-        return StdioServerParameters(
-            command=self.spec.command, args=self.spec.args, env=env, cwd=self.spec.cwd
-        )
-
-    def _transport(self) -> Any:
-        if self.link is not None:
-            return self.link.transport()
-        return stdio_client(self.parameters(), errlog=sys.stderr)
 
     def _keeper_said(self, code: str, message: str) -> None:
         log(f"{self.spec.name}: {code}: {message}")
@@ -108,29 +85,72 @@ class McpServer:
         if problem is not None:
             self._failed(problem[1], problem[0])
             return
-        listed = False
         # The deadline bounds the connection, the handshake and the listing; lifted once
-        # listed (the transport's task group must be left inside the scope it entered).
+        # listed (a transport's task group must be left inside the scope it entered).
         with anyio.CancelScope(deadline=anyio.current_time() + start_timeout) as start:
             try:
-                async with Client(self._transport(), mode="auto", cache=None) as client:
-                    await self._list(client)
-                    listed, start.deadline = True, math.inf
-                    self.session = client.session
-                    self.ready.set()
-                    log(f"{self.spec.name}: {len(self.tools)} tools, {len(self.prompts)} prompts")
-                    keeper = self.link.keeper if self.link is not None else None
-                    async with anyio.create_task_group() as group:
-                        if keeper is not None:
-                            group.start_soon(keeper.keep_fresh)
-                        await stop.wait()
-                        group.cancel_scope.cancel()
+                if self.link is not None:
+                    await self._run_sdk(self.link.transport(), stop, start)
+                else:
+                    await self._run_stdio(stop, start)
             except anyio.get_cancelled_exc_class():
                 raise
             except BaseException as error:
                 self._failed(describe_error(error))
-        if start.cancelled_caught and not listed:
+        if start.cancelled_caught and not self.listed:
             self._failed(f"no MCP handshake within {start_timeout:g} s")
+
+    async def _run_stdio(self, stop: anyio.Event, start: anyio.CancelScope) -> None:
+        spec = self.spec
+        assert isinstance(spec, ServerSpec)
+        # The host's own environment is already the gateway's allow-listed one; the
+        # server's declared variables and PLUGIN_ROOT / PLUGIN_DATA go on top.
+        env = {**os.environ, **spec.env}
+        async with open_link(spec.name, spec.command, spec.args, env, spec.cwd) as link:
+            session = StdioSession(link)
+            refused = await session.handshake()
+            if refused is None:
+                await self._serve(session, await session.listing(), stop, start, link.closed)
+                return
+        log(f"{spec.name}: no classic MCP handshake ({refused}); "
+            "connecting again with the MCP SDK's client")  # fmt: skip
+        from adapters.plugin_host._sdk_client import stdio_transport
+
+        await self._run_sdk(stdio_transport(spec), stop, start)
+
+    async def _run_sdk(self, transport: Any, stop: anyio.Event, start: anyio.CancelScope) -> None:
+        from adapters.plugin_host._sdk_client import connect
+
+        async with connect(transport) as session:
+            await self._serve(session, await session.listing(), stop, start, None)
+
+    async def _serve(
+        self,
+        session: Session,
+        listing: Listing,
+        stop: anyio.Event,
+        start: anyio.CancelScope,
+        closed: anyio.Event | None,
+    ) -> None:
+        """Listed: ready for calls until the host stops or the server's output ends."""
+        self.tools, self.prompts = listing.tools, listing.prompts
+        self.resources, self.templates = listing.resources, listing.templates
+        for problem in listing.problems:
+            self.problems.append({"code": codes.AGENT_PLUGINS_ITEM_INVALID.code,
+                                  "message": f"MCP server {self.spec.name!r}: {problem}",
+                                  "contribution": self.spec.name})  # fmt: skip
+        self.listed, start.deadline = True, math.inf
+        self.session = session
+        self.ready.set()
+        log(f"{self.spec.name}: {len(self.tools)} tools, {len(self.prompts)} prompts")
+        keeper = self.link.keeper if self.link is not None else None
+        async with anyio.create_task_group() as group:
+            if keeper is not None:
+                group.start_soon(keeper.keep_fresh)
+            if closed is not None:
+                group.start_soon(_cancel_when, closed, group.cancel_scope)
+            await stop.wait()
+            group.cancel_scope.cancel()
 
     def mark_exited(self, problem: str) -> bool:
         """A call found the server gone; True the first time (to report it once)."""
@@ -156,18 +176,7 @@ class McpServer:
             self.problems.append({"code": code, "message": message,
                                   "contribution": self.spec.name})  # fmt: skip
 
-    async def _list(self, client: Client) -> None:
-        session = client.session
-        capabilities = client.server_capabilities
-        if capabilities.tools is not None:
-            self.tools = await _pages(session.list_tools, "tools")
-        if capabilities.prompts is not None:
-            self.prompts = await _pages(session.list_prompts, "prompts")
-        if capabilities.resources is not None:
-            self.resources = await _pages(session.list_resources, "resources")
-            try:
-                self.templates = len(
-                    await _pages(session.list_resource_templates, "resource_templates")
-                )
-            except Exception:
-                self.templates = 0
+
+async def _cancel_when(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()

@@ -3,7 +3,12 @@
 Event subscriptions are compared on the gateway's canonical events: the ecosystem's own
 event names are mapped with the tables the gateway documents (docs/pi.md, docs/openclaw.md,
 docs/nanobot.md), written out here again so that the harness does not take them from the
-code it checks. An event with no canonical mapping is its own difference ("unmapped").
+code it checks. An event with no canonical mapping is its own difference ("unmapped"),
+unless the gateway registered that same hook too: an OpenClaw hook of an event a headless
+gateway never has (subagents, cron, channels, …) is registered and kept there as OpenClaw
+keeps it, with ``openclaw.hook_never_emitted`` naming it, and the two registrations are
+compared by name (what each side registered is what the harness compares; neither side calls
+them while loading).
 """
 
 from __future__ import annotations
@@ -43,6 +48,9 @@ class View:
     skills: set[str] = field(default_factory=set)
     prompts: set[str] = field(default_factory=set)
     unmapped: list[str] = field(default_factory=list)  # own events with no canonical one
+    # own events with no canonical one that the gateway registered (and never emits, as it
+    # never has them: openclaw.hook_never_emitted), compared by name with the host's unmapped
+    recorded: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)  # load errors (partial or whole)
     notes: list[str] = field(default_factory=list)
 
@@ -50,6 +58,7 @@ class View:
         return {
             **{c: sorted(getattr(self, c)) for c in CATEGORIES},
             "unmapped": self.unmapped,
+            "recorded": sorted(self.recorded),
             "errors": self.errors,
             "notes": self.notes,
         }
@@ -204,6 +213,9 @@ def gateway_view(listing: dict[str, Any]) -> View:
         code = str(d.get("code", ""))
         if code in FAILURES or code.endswith(("load_failed", "register_failed", "start_failed")):
             view.errors.append(f"{d.get('code')}: {d.get('message', '')}"[:1500])
+        elif code == "openclaw.hook_never_emitted" and d.get("contribution"):
+            view.recorded.add(str(d["contribution"]))
+            view.notes.append(d.get("message", "")[:300])
         elif d.get("code") in (
             "pi.event_unmapped",
             "openclaw.hook_unmapped",
@@ -260,7 +272,11 @@ def differences(ecosystem: str, host: View, gw: View, host_raw: dict[str, Any]) 
                     _extra_cause(ecosystem, category, item, host, gw, host_raw),
                 )
             )
+    for event in sorted(gw.recorded - set(host.unmapped)):
+        found.append(Difference("events", "extra", [event], "extra-hooks-listed"))
     for event in host.unmapped:
+        if event in gw.recorded:
+            continue  # registered on both sides; neither host emits it here
         if ecosystem == "pi":
             cause = (
                 "pi-legacy-event-unmapped" if event in PI_LEGACY_EVENTS else "pi-event-unsupported"

@@ -19,8 +19,10 @@ CAUSES = {
     "pi 1.6 keeps the handler, the gateway maps it to nothing",
     "pi-event-unsupported": "a Pi event with no canonical event (model_select, "
     "session_before_tree, user_bash, …): pi.event_unmapped",
-    "openclaw-hook-unsupported": "an OpenClaw hook with no canonical event (subagent_*, "
-    "before_model_resolve, …): openclaw.hook_unmapped",
+    "openclaw-hook-unsupported": "an OpenClaw hook the gateway does not register "
+    "(before_model_resolve, model_call_*, …: openclaw.hook_unmapped); the hooks of events a "
+    "headless gateway never has (subagent_*, cron_*, …) are registered there as in OpenClaw "
+    "(openclaw.hook_never_emitted) and compared by name",
     "nanobot-hook-point-unsupported": "an AgentHook point the gateway never calls",
     "extra-hooks-listed": "the gateway lists a hook for an event the package never subscribed "
     "to (nanobot: turn_end for every hook)",
@@ -30,9 +32,11 @@ CAUSES = {
     'versions")',
     "flags-not-surfaced": "Pi flags (registerFlag) load, but `gateway list` does not show them",
     "openclaw-skills-dropped": "the skills an OpenClaw plugin's manifest names are not listed",
-    "openclaw-declared-before-tool-contract": "the plugin declares an OpenClaw before 2026.5.2, "
-    "which accepts a tool outside contracts.tools: the gateway registers it as that host does "
-    "(openclaw.tool_contract); the reference, 2026.7.35, refuses it",
+    "openclaw-declared-before-tool-contract": "the gateway registers a tool outside "
+    "contracts.tools because the plugin declares an OpenClaw before 2026.5.2 "
+    "(openclaw.tool_contract), and the reference refuses it: since each plugin is measured "
+    "against an OpenClaw of its declared band (_openclaw_reference.py), only when the two "
+    "read the declaration differently",
     "openclaw-context-engine-fallback": "the plugin registers a context engine in OpenClaw; "
     "where registerContextEngine is undefined (the gateway, deliberately) it falls back to "
     "hooks",

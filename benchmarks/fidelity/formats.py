@@ -40,6 +40,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO))
 
+from adapters.gemini import hydrate  # noqa: E402
+from adapters.plugin_host import GEMINI_EVENT_OF, GEMINI_UNSUPPORTED_EVENTS  # noqa: E402
 from adapters.registry import inspect_package  # noqa: E402
 
 GEMINI_SPEC = "@google/gemini-cli@0.61.0"
@@ -109,7 +111,20 @@ def _gateway(root: Path) -> dict[str, Any] | None:
             "context": sorted(kinds.get("context_file", [])),
             "skills": sorted(kinds.get("skill", [])),
             "implicit_skills": sorted(c.name for c in entry.contributions if c.kind == "skill"
-                                      and c.detail.get("implicit", True))}  # fmt: skip
+                                      and c.detail.get("implicit", True)),
+            "hooks": _gemini_hooks(entry.metadata) if entry.ecosystem == "gemini"
+            else None}  # fmt: skip
+
+
+def _gemini_hooks(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The hook events the gateway runs (with their commands, hydrated but for the two
+    paths, which differ between the hosts) and those it names as never run."""
+    declared = (metadata.get("hooks") or {}).get("hooks") or {}
+    separators = {"/": "/", "pathSeparator": "/"}
+    runs = {event: sorted(hydrate(hook["command"], separators) for group in groups
+                          for hook in group.get("hooks", []) if hook.get("type") == "command")
+            for event, groups in declared.items() if event in GEMINI_EVENT_OF}  # fmt: skip
+    return {"runs": runs, "named": sorted(metadata.get("unsupported_hook_events") or [])}
 
 
 # ------------------------------------------------------------------------------ Gemini CLI
@@ -158,8 +173,24 @@ def gemini_reference(corpus: dict[str, Path], bundle: Path, scratch: Path) -> di
                       "servers": sorted(item.get("mcpServers") or {}),
                       "context": sorted(str(Path(c).relative_to(base))
                                         for c in item.get("contextFiles") or []),
-                      "skills": sorted(s["name"] for s in item.get("skills") or [])}  # fmt: skip
+                      "skills": sorted(s["name"] for s in item.get("skills") or []),
+                      "hooks": _listed_hooks(item.get("hooks") or {}, base, workspace)}  # fmt: skip
     return found
+
+
+def _listed_hooks(hooks: dict[str, Any], base: Path, workspace: Path) -> dict[str, Any]:
+    """The hooks Gemini CLI loaded (hydrated), with its two paths put back as variables."""
+
+    def abstract(command: str) -> str:
+        return command.replace(str(base), "${extensionPath}").replace(
+            str(workspace), "${workspacePath}"
+        )
+
+    runs = {event: sorted(abstract(hook["command"]) for group in groups
+                          for hook in group.get("hooks", []) if hook.get("type") == "command")
+            for event, groups in hooks.items() if event in GEMINI_EVENT_OF}  # fmt: skip
+    named = sorted(event for event in hooks if event in GEMINI_UNSUPPORTED_EVENTS)
+    return {"runs": runs, "named": named}
 
 
 # ----------------------------------------------------------------------------------- Codex

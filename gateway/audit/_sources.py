@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from gateway.base import GatewayConfig
+from gateway.base import GatewayConfig, no_progress
 from gateway.packages import (
     ExtractError,
     FetchError,
@@ -23,6 +23,7 @@ from gateway.packages import (
     VerifyError,
     extract_tarball,
     fetch,
+    offered_package,
     parse_source,
     remove_tree,
     verify_tree,
@@ -64,7 +65,7 @@ def locate(text: str, config: GatewayConfig, *, runnable: bool = True) -> Iterat
         source = parse_source(text)
     except FetchError as error:
         raise SourceError(str(error)) from None
-    if source.kind == "local":
+    if source.kind == "local" and source.member is None:
         yield Located(Path(source.location), "local", source.location)
         return
     staging = Path(tempfile.mkdtemp(prefix="gateway-audit-"))
@@ -77,6 +78,9 @@ def locate(text: str, config: GatewayConfig, *, runnable: bool = True) -> Iterat
         try:
             fetched = fetch(source, staging, home=config.home, limits=limits)
             verify_tree(fetched.root, limits)
+            # MARKETPLACE#PLUGIN: the plugin, as install would take it (SourceError says why not).
+            source = fetched.source
+            fetched = offered_package(source, fetched, staging, config.home, limits, no_progress)
         except (FetchError, VerifyError, OSError) as error:
             raise SourceError(f"cannot fetch {source.describe()}: {error}") from None
         yield Located(fetched.root, source.kind, fetched.resolved)

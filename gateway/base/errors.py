@@ -67,7 +67,9 @@ tree, kept true by ``tests/test_errors.py``::
     ├── SidecarSetupError ........................... adapters
     ├── ManifestError ............................... adapters.nanobot
     ├── InvalidRegistration ......................... adapters.nanobot
-    └── ConfigError ................................. adapters.plugin_host
+    ├── ConfigError ................................. adapters.plugin_host
+    ├── MCPError .................................... adapters.plugin_host
+    └── InvalidResult (ValueError) .................. adapters.plugin_host
 
 Private classes that only carry control flow inside one module (``_Stop``, ``_Invalid``,
 ``_Mismatch``, ``_Overflow``) derive from it too, and are not drawn.

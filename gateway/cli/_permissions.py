@@ -5,7 +5,6 @@ every permission, before any grant or revocation is written (docs/cli.md)."""
 from __future__ import annotations
 
 import argparse
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +12,7 @@ from gateway.base import GatewayConfig
 from gateway.cli._errors import Usage
 from gateway.cli._refusal import print_each, refuse, refuse_unknown
 from gateway.cli._trust import installed_ids
+from gateway.host import discovered_owner
 from gateway.packages import HOOK_PERMISSIONS, load_adapters
 from gateway.packages.environment import env_grant_name
 from gateway.sandbox import (
@@ -33,7 +33,6 @@ _OPENS = {
     "workspace.write": "the workspace becomes writable",
     "network": "TCP and UDP to anywhere",
 }
-_DISCOVERED = re.compile(r"^(pi|openclaw|nimlet):.+")
 _ANY = {**SANDBOX_PERMISSIONS, **HOOK_PERMISSIONS}
 """What any package may be granted whatever it requests: the sandbox's permissions and
 ``hooks.rewrite`` (its own grant: acting on other packages' tools is no sandbox's)."""
@@ -79,7 +78,7 @@ def run_permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
     ids, permissions, action = _request(args)
     ids = list(dict.fromkeys(ids))
     installed = installed_ids(config)
-    unknown = [i for i in ids if i not in installed and not _DISCOVERED.match(i)]
+    unknown = [i for i in ids if i not in installed and discovered_owner(i) is None]
     if unknown:
         return refuse_unknown(args, unknown, given=len(ids))
     targets = [_check(config, i, i not in installed) for i in ids]

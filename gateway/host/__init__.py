@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         USER_MESSAGE_DROPPED,
     )
     from gateway.host._confinement import describe_sandbox, interpreter_paths
+    from gateway.host._discovered_ids import discovered_owner
     from gateway.host._gateway import (
         AgentStartResult,
         CompactionResult,
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
         apply_package_changes,
         follow_packages,
     )
-    from gateway.host._preference import discovered_owner
     from gateway.host._registrations import RegistrationCache, registration_key, start_inputs
     from gateway.host._tool_search import (
         ToolFilter,
@@ -61,7 +61,7 @@ _WHERE: dict[str, str] = {
     "UnknownCommand": "gateway.host._gateway",
     "UnknownTool": "gateway.host._gateway",
     "describe_sandbox": "gateway.host._confinement",
-    "discovered_owner": "gateway.host._preference",
+    "discovered_owner": "gateway.host._discovered_ids",
     "ecosystem_of": "gateway.host._observe",
     "package_of": "gateway.host._observe",
     "interpreter_paths": "gateway.host._confinement",

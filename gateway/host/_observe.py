@@ -14,6 +14,7 @@ import anyio
 
 from gateway.base import telemetry
 from gateway.base.telemetry import CALL_TRAIL, CallTrail
+from gateway.host._discovered_ids import discovered_owner
 from gateway.host._state import GatewayState
 from gateway.model import BUILTIN_OWNER, ToolEntry, ToolResult
 from gateway.packages import PackageStatus
@@ -30,7 +31,6 @@ __all__ = [
 ]
 
 _OWN_SUFFIXES = (":tools", ":commands")
-_DISCOVERED = ("pi:", "openclaw:")
 
 
 def package_of(owner: str) -> str:
@@ -50,9 +50,8 @@ def ecosystem_of(packages: Iterable[PackageStatus], owner: str) -> str:
     for status in packages:
         if status.id == package:
             return status.entry.ecosystem
-    for prefix in _DISCOVERED:
-        if package.startswith(prefix):
-            return prefix[:-1]
+    if discovered_owner(package) == package:  # ``pi:NAME``, ``openclaw:ID``
+        return package.partition(":")[0]
     return "gateway" if package == BUILTIN_OWNER else "nimlet"
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from gateway.base import DEFAULT_CAPABILITIES
 from gateway.host._confinement import Confinement
+from gateway.host._discovered_ids import NIMLET_PREFIX
 from gateway.host._sharing import SharedLaunch
 from gateway.host._state import GatewayState
 from gateway.model import DiscoveredExtension, DiscoveredLaunch, LaunchRefusal, LaunchSpec
@@ -29,9 +30,8 @@ from gateway.store import STATE_FILE, StateStore, StoreError
 from gateway.wire import InitializeMessage, LaunchPlan, log_path, runtime_log
 from gateway.wire.features import EXTENSION_FEATURES, RUNTIME_FEATURES, announcement
 
-__all__ = ["NIMLET_PREFIX", "Planner"]
+__all__ = ["Planner"]
 
-NIMLET_PREFIX = "nimlet:"
 """A discovered ``extension.json`` extension's grants are kept under ``nimlet:NAME``."""
 
 

@@ -15,23 +15,11 @@ from pathlib import Path
 
 from gateway.base import Diagnostic, did_you_mean
 from gateway.host._codes import PACKAGE_PREFERRED_NOT_INSTALLED
+from gateway.host._discovered_ids import discovered_owner
 from gateway.host._own_entries import calls_owners
-from gateway.host._planning import NIMLET_PREFIX
 from gateway.store import STATE_FILE, StateStore, StoreError
 
-__all__ = ["DISCOVERED_PREFIXES", "clash_preference", "discovered_owner"]
-
-DISCOVERED_PREFIXES = ("pi:", "openclaw:", NIMLET_PREFIX)
-"""The ids of discovered extensions (what ``gateway permissions`` grants them by)."""
-
-
-def discovered_owner(extension_id: str) -> str | None:
-    """The registry owner of a discovered extension's id; None for any other id."""
-    if extension_id.startswith(NIMLET_PREFIX):
-        return extension_id.removeprefix(NIMLET_PREFIX) or None
-    if extension_id.startswith(DISCOVERED_PREFIXES) and extension_id.partition(":")[2]:
-        return extension_id
-    return None
+__all__ = ["clash_preference"]
 
 
 def clash_preference(

@@ -134,17 +134,23 @@ class StagesInstalls(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class OfferedSource:
-    """A package a collection offers from elsewhere: a git URL (``URL#REF``) or an npm
-    spec, which ``install`` fetches with its own fetchers, as if the user had named it."""
+    """A package a collection offers from elsewhere: a git URL (``URL#REF``), an npm spec,
+    or an archive's https URL, which ``install`` fetches with its own fetchers, as if the
+    user had named it."""
 
-    kind: str  # git | npm
+    kind: str  # git | npm | archive
     location: str
+    path: str | None = None
+    """git: the package's folder inside the repository (relative; the installer keeps it
+    under the clone's root)."""
+    sha256: str | None = None
+    """archive: the hex SHA-256 the archive must have before anything is unpacked."""
 
 
 @runtime_checkable
 class OffersPackages(Protocol):
-    """An adapter that reads folders offering several packages (a Claude Code marketplace),
-    so that ``install FOLDER#NAME`` installs one of them."""
+    """An adapter that reads folders offering several packages (a Claude Code or Codex
+    marketplace), so that ``install FOLDER#NAME`` installs one of them."""
 
     def select_offered(
         self, root: Path, name: str | None

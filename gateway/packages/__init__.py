@@ -66,6 +66,7 @@ if TYPE_CHECKING:
         observed_registration,
         registration_file,
     )
+    from gateway.packages._offered import offered_package
     from gateway.packages._outdated import Outdated, check_outdated
     from gateway.packages._package_trust import Trusted, trust_packages
     from gateway.packages._pins import PinnedTool, ToolPins, forget_pins, pin_digest
@@ -151,6 +152,7 @@ _WHERE: dict[str, str] = {
     "decision_notices": "gateway.packages._instructions",
     "declared_instructions": "gateway.packages._instructions",
     "load_adapters": "gateway.packages._adapters",
+    "offered_package": "gateway.packages._offered",
     "package_folder": "gateway.packages._installer",
     "package_settings": "gateway.packages._config",
     "parse_config_value": "gateway.packages._config",
@@ -217,6 +219,7 @@ __all__ = [
     "load_adapters",
     "lock_home",
     "observed_registration",
+    "offered_package",
     "package_folder",
     "package_settings",
     "parse_config_value",

@@ -205,3 +205,12 @@ INSTALL_NATIVE_ADDON_UNBUILT = define_code(
     "Install a version of the package (or of that dependency) that ships a prebuilt binary "
     "for this platform; the gateway does not build native code for a package.",
 )
+ARCHIVE_DIGEST_MISMATCH = define_code(
+    "install.archive_digest_mismatch",
+    E,
+    "An archive a collection names (a Claude Code marketplace's `archive` source) was "
+    "downloaded from its URL and its SHA-256 is not the one the collection pins: nothing of "
+    "it was unpacked and nothing was installed.",
+    "The archive at that URL changed or the pin is wrong: ask the marketplace's maintainer, "
+    "or install the plugin from another source.",
+)

@@ -193,7 +193,8 @@ def install(
             )  # fmt: skip
         finally:
             remove_tree(staging)
-            _unlink(lock_path(packages, f"staging-{name}"))
+            with contextlib.suppress(OSError):
+                lock_path(packages, f"staging-{name}").unlink()
     if prepare is not None:
         progress("preparing it to run (e.g. compiling its TypeScript; nothing of it runs)")
         installed = dataclasses.replace(report.entry, root=str(report.package.record.path))
@@ -215,6 +216,7 @@ def _install(
     limits = limits or InstallLimits()
     try:
         fetched = fetch(source, staging, home=home, limits=limits, progress=progress)
+        source = fetched.source  # git's URL#NAME may name a member, not a ref
         checkpoint("fetched")
         progress("verifying the files (links, special files, limits)")
         files, size = verify_tree(fetched.root, limits)
@@ -249,8 +251,9 @@ def _install(
         )
     folder = package_folder(home, entry.id)
     # A marketplace's plugin is known by its own folder's name, not the marketplace's.
-    origin = source.location if source.member is None else str(fetched.root)
-    aliases = install_aliases(source.kind, origin, fetched.root, entry)
+    kind, origin = (source.kind, source.location) if source.member is None else (
+        "local", str(fetched.root))  # fmt: skip
+    aliases = install_aliases(kind, origin, fetched.root, entry)
     with held(lock_path(packages_dir(home), folder.name)):
         # A folder's content before the install step adds to it (Nu's bundles): what
         # `outdated` compares the folder with. Git and npm sources compare commits, versions.
@@ -278,6 +281,7 @@ def _install(
             source_integrity=fetched.integrity,
             source_version=source_version(source.kind, version_dir),
             source_hash=fetched_hash,
+            source_member=source.member,
         )
         try:
             checkpoint("placed")
@@ -336,7 +340,7 @@ def _record(
 
 
 def _source_hash(source: Any, root: Path) -> str | None:
-    if source.kind != "local":
+    if source.kind != "local" and source.member is None:
         return None
     try:
         return content_hash(root)[0]
@@ -357,11 +361,6 @@ def _installed_path(home: Path, package_id: str) -> Path | None:
         return None
     with StateStore.open(home) as store:
         return _previous_path(store, package_id)
-
-
-def _unlink(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        path.unlink()
 
 
 def _at_source(diagnostics: Any, staged: Path, source: str) -> list[Diagnostic]:

@@ -65,6 +65,12 @@ class LockedSource:
     version: str | None = None
     """npm: the version npm published (``package.json``), which sync asks the registry for;
     a package's own version (a Claude plugin's ``plugin.json``) may be another."""
+    plugin: str | None = None
+    """The package the source (a collection: a Claude Code marketplace folder or git
+    repository) offers, which sync installs as ``FOLDER#PLUGIN`` / ``URL#COMMIT#PLUGIN``."""
+    offered: str | None = None
+    """Where the collection said the plugin comes from, as fetched (``git URL#PIN COMMIT``,
+    ``npm SPEC TARBALL``, ``archive URL sha256:HEX``); None for a plugin in its folder."""
 
     @classmethod
     def from_record(
@@ -73,12 +79,21 @@ class LockedSource:
         text: str,
         tarball_integrity: str | None = None,
         version: str | None = None,
+        member: str | None = None,
     ) -> LockedSource:
         """The store keeps ``SOURCE`` or ``SOURCE (RESOLVED)`` (``_installer._describe``)."""
         resolved = None
-        if kind != "local" and text.endswith(")") and " (" in text:
+        if (kind != "local" or member) and text.endswith(")") and " (" in text:
             text, _, rest = text.rpartition(" (")
             resolved = rest[:-1]
+        if member is not None:
+            text = text.removesuffix(f"#{member}")
+            if kind == "git":  # URL#REF: the marketplace; RESOLVED its commit[; the plugin's]
+                location, _, ref = text.partition("#")
+                commit, _, offered = (resolved or "").partition("; ")
+                return cls("git", location, ref or None, commit or None, tarball_integrity,
+                           None, member, offered or None)  # fmt: skip
+            return cls(kind, text, None, None, tarball_integrity, None, member, resolved)
         if kind == "git":
             location, _, ref = text.partition("#")
             return cls("git", location, ref or None, resolved)
@@ -87,16 +102,27 @@ class LockedSource:
         return cls(kind, text, None, resolved, tarball_integrity, version)
 
     def to_dict(self) -> dict[str, Any]:
-        if self.kind == "local":
-            return {"kind": "local", "path": self.location}
-        if self.kind == "git":
-            return {"kind": "git", "url": self.location, "ref": self.ref, "commit": self.resolved}
+        if self.plugin is not None:
+            found = self._collection()
+            found["plugin"] = self.plugin
+            if self.offered is not None:
+                found["offered"] = self.offered
+            if self.tarball_integrity is not None:
+                found["integrity"] = self.tarball_integrity
+            return found
+        if self.kind in ("local", "git"):
+            return self._collection()
         found = {"kind": "npm", "spec": self.location, "tarball": self.resolved}
         if self.tarball_integrity is not None:
             found["integrity"] = self.tarball_integrity
         if self.version is not None:
             found["version"] = self.version
         return found
+
+    def _collection(self) -> dict[str, Any]:
+        if self.kind == "local":
+            return {"kind": "local", "path": self.location}
+        return {"kind": "git", "url": self.location, "ref": self.ref, "commit": self.resolved}
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +200,11 @@ def locked(home: Path, package: InstalledPackage) -> LockedPackage:
         ecosystem=record.ecosystem,
         version=record.version or None,
         source=LockedSource.from_record(
-            record.source_kind, record.source, record.source_integrity, npm_version
+            record.source_kind,
+            record.source,
+            record.source_integrity,
+            npm_version,
+            record.source_member,
         ),
         integrity=record.content_hash,
         trusted=package.trusted_for(record.content_hash),

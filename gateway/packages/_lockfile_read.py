@@ -118,6 +118,8 @@ def _package_id(value: Any, where: str) -> str:
 
 def _source(value: Any, where: str) -> LockedSource:
     kind = value.get("kind") if isinstance(value, dict) else None
+    if kind in ("local", "git") and "plugin" in value:
+        return _offered(value, where)
     if kind == "local":
         _object(value, where, {"kind", "path"}, {"kind", "path"})
         path = _text(value["path"], f"{where}.path")
@@ -159,6 +161,25 @@ def _source(value: Any, where: str) -> LockedSource:
     raise _Invalid(f"{where}.kind must be 'local', 'git' or 'npm'")
 
 
+def _offered(value: dict[str, Any], where: str) -> LockedSource:
+    """A collection's plugin: the collection (a folder, a git URL) checked as above, plus
+    the plugin's name, where the collection said it comes from, and an npm integrity."""
+    collection = {k: v for k, v in value.items() if k not in ("plugin", "offered", "integrity")}
+    found = _source(collection, where)
+    plugin = _text(value["plugin"], f"{where}.plugin")
+    if not _MEMBER.match(plugin):
+        raise _Invalid(f"{where}.plugin {plugin[:80]!r} is not a package name")
+    offered = _text(value.get("offered"), f"{where}.offered", optional=True)
+    integrity = value.get("integrity")
+    if integrity is not None and (
+        not isinstance(integrity, str) or not _NPM_INTEGRITY.match(integrity)
+    ):
+        raise _Invalid(f"{where}.integrity must be npm's sha512-<base64> digest or absent")
+    return LockedSource(found.kind, found.location, found.ref, found.resolved, integrity,
+                        None, plugin, offered)  # fmt: skip
+
+
+_MEMBER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,213}\Z")
 _NPM_INTEGRITY = re.compile(r"sha512-[A-Za-z0-9+/]{86}==\Z")
 _NPM_VERSION = re.compile(r"[0-9A-Za-z.+-]{1,256}\Z")  # semver's alphabet: never a spec or tag
 

@@ -15,10 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gateway.base import no_progress
 from gateway.packages._aliases import source_version
 from gateway.packages._npm import NpmSettings, _npm, _run
-from gateway.packages._sources import _GIT_URL, _SCP_LIKE
+from gateway.packages._offered import offered_package
+from gateway.packages._sources import _GIT_URL, _SCP_LIKE, SourceError, fetch, parse_source
 from gateway.packages._tools import FetchError, run_tool
+from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
 from gateway.store import ContentHashError, InstalledPackage, content_hash
 
 __all__ = ["Outdated", "check_outdated", "npm_version"]
@@ -52,7 +55,8 @@ class Outdated:
 def recorded_source(package: InstalledPackage) -> str:
     """The source as the user gave it (the record adds what was fetched: ``SRC (RESOLVED)``)."""
     source = package.record.source
-    if package.record.source_kind != "local" and source.endswith(")") and " (" in source:
+    plain = package.record.source_kind == "local" and package.record.source_member is None
+    if not plain and source.endswith(")") and " (" in source:
         return source.rsplit(" (", 1)[0]
     return source
 
@@ -60,6 +64,8 @@ def recorded_source(package: InstalledPackage) -> str:
 def check_outdated(home: Path, package: InstalledPackage, *, latest: bool = False) -> Outdated:
     kind = package.record.source_kind
     try:
+        if package.record.source_member is not None:
+            return _offered_now(home, package)
         if kind == "local":
             return _local(package)
         if kind == "git":
@@ -89,6 +95,29 @@ def _local(package: InstalledPackage) -> Outdated:
     copied = record.source_hash or record.content_hash
     newer = digest if digest != copied else None
     return Outdated(record.id, "local", copied, newer, str(folder))
+
+
+def _offered_now(home: Path, package: InstalledPackage) -> Outdated:
+    """A collection's plugin (``MARKETPLACE#PLUGIN``) against what the collection offers
+    now, like with like: the files fetched where its current entry says, hashed as the
+    installed ones were before the install step (``source_hash``). A moved pin or a new
+    marketplace commit that leaves the plugin's files as they were is not newer."""
+    record = package.record
+    text = recorded_source(package)
+    if record.source_hash is None:
+        return _unchecked(package, "installed before the plugin's fetched files were hashed")
+    limits = InstallLimits()
+    try:
+        with tempfile.TemporaryDirectory(dir=home) as scratch:
+            source = parse_source(text, record.source_kind)
+            fetched = fetch(source, Path(scratch), home=home, limits=limits)
+            verify_tree(fetched.root, limits)
+            fetched = offered_package(source, fetched, Path(scratch), home, limits, no_progress)
+            digest, _ = content_hash(fetched.root)
+    except (SourceError, VerifyError, ContentHashError) as error:
+        return _unchecked(package, str(error))
+    newer = digest if digest != record.source_hash else None
+    return Outdated(record.id, record.source_kind, record.source_hash, newer, text)
 
 
 def _git(package: InstalledPackage) -> Outdated:

@@ -6,6 +6,7 @@ package ever runs: git runs no hooks and fetches no submodules, npm runs no scri
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,8 @@ SOURCE_KINDS = ("local", "git", "npm")
 _GIT_URL = re.compile(r"^(?:git\+)?(?:https?|ssh|git)://|^[\w.-]+@[\w.-]+:|\.git(?:#.*)?$")
 _REFUSED_URL = re.compile(r"(?i)^(git\+)?(file://|[a-z][\w+.-]*::)")
 _SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:")
+_GITHUB = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$")
+_MEMBER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,213}$")
 
 
 class SourceError(GatewayError):
@@ -43,6 +46,8 @@ class Source:
     member: str | None = None  # the package a collection offers (a marketplace's plugin)
 
     def describe(self) -> str:
+        if self.kind == "git" and self.member:
+            return f"{self.location}#{self.ref or ''}#{self.member}"
         described = f"{self.location}#{self.ref}" if self.ref else self.location
         return f"{described}#{self.member}" if self.member else described
 
@@ -53,6 +58,9 @@ class Fetched:
     root: Path  # the package root inside the staging folder
     resolved: str  # what was fetched exactly: a commit, an npm tarball name
     integrity: str | None = None  # an npm tarball's sha512, in npm's dist.integrity form
+    ref_as_member: bool = False
+    """``URL#NAME`` where NAME is no ref of the repository: fetched at its default branch,
+    NAME the package it may offer (``source.member``)."""
 
 
 def parse_source(text: str, kind: str | None = None) -> Source:
@@ -62,6 +70,7 @@ def parse_source(text: str, kind: str | None = None) -> Source:
     member = _offered_member(text, kind)
     if member is not None:
         return member
+    text, kind = _github_shorthand(text, kind)
     if kind is None:
         looks_like_path = text.startswith(("/", "./", "../", "~"))
         if _GIT_URL.search(text) or _REFUSED_URL.match(text):
@@ -71,17 +80,20 @@ def parse_source(text: str, kind: str | None = None) -> Source:
         elif _looks_like_missing_path(text):
             raise FetchError(
                 f"{text} does not exist. A folder or tarball: check the path; an npm package: "
-                f"its name (scoped: @scope/name); a git repository: its URL; or `--kind npm` to "
-                f"hand {text} to npm as it is"
+                f"its name (scoped: @scope/name); a git repository: its URL; a plugin of a "
+                f"GitHub marketplace: OWNER/REPO#PLUGIN; or `--kind npm` to hand {text} to npm "
+                f"as it is"
             )
         elif Path(text).expanduser().is_dir():
             kind = "local"
         else:
             kind = "npm"
     if kind == "git":
-        location, _, ref = text.partition("#")
+        # URL#REF, or URL#REF#NAME / URL##NAME: the package NAME a collection there offers.
+        location, _, rest = text.partition("#")
+        ref, _, name = rest.partition("#")
         _check_git_url(location)
-        return Source("git", location, ref or None)
+        return Source("git", location, ref or None, name or None)
     if kind == "local":
         folder = Path(text).expanduser()
         if not folder.is_dir():
@@ -102,6 +114,17 @@ def _offered_member(text: str, kind: str | None) -> Source | None:
     return Source("local", str(folder.resolve()), member=name)
 
 
+def _github_shorthand(text: str, kind: str | None) -> tuple[str, str | None]:
+    """``OWNER/REPO#…`` (as Claude Code's ``/plugin marketplace add`` reads it) is the
+    GitHub repository when no such path exists; without ``#`` it stays a path typo."""
+    head, hash_sign, rest = text.partition("#")
+    if not hash_sign or kind not in (None, "git") or not _GITHUB.match(head):
+        return text, kind
+    if Path(head).expanduser().exists():
+        return text, kind
+    return f"https://github.com/{head}.git#{rest}", "git"
+
+
 def _check_git_url(url: str) -> None:
     lowered = url.lower()
     if lowered.startswith("ext::") or "::" in lowered.split("/", 1)[0]:
@@ -110,6 +133,12 @@ def _check_git_url(url: str) -> None:
         raise FetchError("file:// git URLs are refused; give the repository's path instead")
     if lowered.startswith("-"):
         raise FetchError("a git URL cannot start with '-'")
+    if lowered.split("?", 1)[0].endswith(".json"):
+        raise FetchError(
+            f"{url} names a file, not a git repository: a marketplace.json by URL is not read "
+            "(its plugins' relative sources cannot be fetched); install from the repository "
+            "that holds it (OWNER/REPO#PLUGIN, GIT-URL#PLUGIN) or a clone of it (FOLDER#PLUGIN)"
+        )
     if "://" in url:
         parts = urlsplit(url.removeprefix("git+"))
         if parts.password is not None or (parts.username and parts.scheme.startswith("http")):
@@ -165,14 +194,23 @@ def _fetch_git(source: Source, staging: Path) -> Fetched:
         location = str(Path(location).expanduser().resolve())
     run_tool(["git", *hardening, "clone", "--quiet", "--no-checkout", "--", location, str(target)],
          None, f"git clone {source.location}")  # fmt: skip
-    commit = _resolve_ref(target, source.ref or "HEAD", hardening)
+    as_member = False
+    try:
+        commit = _resolve_ref(target, source.ref or "HEAD", hardening)
+    except FetchError:
+        # URL#NAME, NAME no ref: the default branch, and NAME the package it may offer.
+        if source.member is not None or not _MEMBER.match(source.ref or ""):
+            raise
+        commit = _resolve_ref(target, "HEAD", hardening)
+        source = dataclasses.replace(source, ref=None, member=source.ref)
+        as_member = True
     run_tool(
         ["git", *hardening, "checkout", "--quiet", "--detach", commit],
         target,
         f"git checkout {commit}",
     )
     remove_tree(target / ".git")
-    return Fetched(source, target, commit)
+    return Fetched(source, target, commit, ref_as_member=as_member)
 
 
 def _resolve_ref(repository: Path, ref: str, hardening: list[str]) -> str:

@@ -101,15 +101,19 @@ def _looks_like_path(text: str) -> bool:
 def _fetch_of(package: LockedPackage) -> _Fetch | Diagnostic:
     """What to install for ``package``, pinned where the lockfile says exactly what."""
     source = package.source
+    # A collection's plugin (a Claude Code marketplace's): the collection, then #PLUGIN.
+    member = f"#{source.plugin}" if source.plugin is not None else ""
     if source.kind == "local":
         if not Path(source.location).is_dir():
             return _missing(package, source.location)
-        return _Fetch(package, source.location, "local", False)
+        return _Fetch(package, f"{source.location}{member}", "local", False)
     if source.kind == "git":
         if _looks_like_path(source.location) and not Path(source.location).expanduser().exists():
             return _missing(package, source.location)
         ref = source.resolved or source.ref
         text = f"{source.location}#{ref}" if ref else source.location
+        if member:
+            text = f"{source.location}#{ref or ''}{member}"
         return _Fetch(package, text, "git", source.resolved is None)
     spec = source.location
     if _looks_like_path(spec) or spec.endswith(_TARBALL):

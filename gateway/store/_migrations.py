@@ -163,6 +163,15 @@ def _v6_clash_preference(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v7_source_member(conn: sqlite3.Connection) -> None:
+    # The package a collection offered (a Claude Code marketplace's plugin): the source
+    # names the collection, this the member, so lock, sync and outdated can fetch it again.
+    conn.execute(
+        "ALTER TABLE packages ADD COLUMN source_member TEXT "
+        "CHECK (source_member IS NULL OR source_member <> '')"
+    )
+
+
 # Append only: a released migration is never edited, because stores in the field have
 # already run it.
 MIGRATIONS: list[Migration] = [
@@ -172,5 +181,6 @@ MIGRATIONS: list[Migration] = [
     _v4_source_integrity,
     _v5_source_pins_and_aliases,
     _v6_clash_preference,
+    _v7_source_member,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -28,8 +28,8 @@ __all__ = [
 
 # Columns copied verbatim between PackageRecord and the packages table.
 RECORD_COLUMNS = ("id", "name", "version", "ecosystem", "source", "source_kind", "content_hash")
-SOURCE_PINS = ("source_integrity", "source_version", "source_hash")
-"""What the source said of what was installed (schema 4 and 5), copied verbatim too."""
+SOURCE_PINS = ("source_integrity", "source_version", "source_hash", "source_member")
+"""What the source said of what was installed (schema 4, 5 and 7), copied verbatim too."""
 COLUMNS = (
     *RECORD_COLUMNS,
     "path",

@@ -129,6 +129,9 @@ class PackageRecord:
     source_hash: str | None = None
     """The content hash of what was fetched, before the adapter's install step added to it
     (Nu's bundles): what its source is compared with (``outdated``); None unknown."""
+    source_member: str | None = None
+    """The package a collection offered (``MARKETPLACE#PLUGIN``: the plugin), when ``source``
+    names a collection (a Claude Code marketplace); None for a package installed itself."""
 
     def __post_init__(self) -> None:
         if not self.id:

@@ -27,6 +27,7 @@ export const CODES = Object.freeze([
 	"openclaw.late_registration",
 	"openclaw.unsupported_api",
 	"openclaw.hook_unmapped",
+	"openclaw.hook_never_emitted",
 	"openclaw.hook_unknown",
 	"openclaw.legacy_api",
 	"openclaw.legacy_hook_removed",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,29 @@ NANOBOT_DOCUMENT_EXAMPLE: dict[str, Any] = {
     ],
     "permissions": [{"name": "workspace.read", "reason": "Read files selected for review."}],
 }
+
+
+_SCRIPTED_LOOP = """
+sys.stdout.write(json.dumps({"type": "register", "tools": tools,
+                             "commands": globals().get("commands", []), "events": []}) + "\\n")
+sys.stdout.flush()
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("type") == "shutdown":
+        break
+    if message.get("type") == "tool":
+        sys.stdout.write(json.dumps({"type": "response", "id": message["id"],
+                                     "content": REPLY}) + "\\n")
+        sys.stdout.flush()
+"""
+
+
+def scripted_extension(prelude: str, reply: str) -> str:
+    """A nimlet extension as a Python script run by this interpreter: ``prelude`` sets
+    ``tools`` (and may set ``commands``), which it registers; it answers every tool request
+    with ``reply`` until it is told to shut down."""
+    head = f"#!{sys.executable}\nimport json, os, sys\nREPLY = {reply!r}\n"
+    return head + prelude.strip() + "\n" + _SCRIPTED_LOOP
 
 
 def write_tree(root: Path, tree: dict[str, object]) -> Path:

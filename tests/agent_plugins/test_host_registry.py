@@ -8,11 +8,13 @@ from adapters.plugin_host._config import ServerSpec
 from adapters.plugin_host._naming import namer
 from adapters.plugin_host._registry import Registry
 from adapters.plugin_host._servers import McpServer
+from adapters.plugin_host._shapes import read_tool
 
 
 def listed(tools: list[types.Tool]) -> McpServer:
+    """A server that listed ``tools`` (the SDK's models, read as the SDK path reads them)."""
     server = McpServer(ServerSpec("s", "python3", [], {}, "/"), namer("nanobot", "p", "s", 1))
-    server.tools = tools
+    server.tools = [read_tool(tool.model_dump(by_alias=True, mode="json")) for tool in tools]
     return server
 
 

@@ -66,11 +66,24 @@ def test_a_source_leaving_the_marketplace_is_refused(tmp_path: Path) -> None:
     assert "leaves the marketplace" in raised.value.diagnostics[0].message
 
 
-def test_a_git_subdir_source_is_reported_unsupported(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("source", "named"),
+    [
+        ({"source": "command", "command": "echo /tmp/x", "mode": "copy"}, "'command'"),
+        ({"source": "npm", "package": "p", "registry": "https://npm.example"}, "registry"),
+    ],
+)
+def test_a_source_kind_not_installed_is_reported_unsupported(
+    tmp_path: Path, source: dict, named: str
+) -> None:
+    market = tmp_path / "market"
+    (market / ".claude-plugin").mkdir(parents=True)
+    plugins = [{"name": "p", "source": source}]
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps({"plugins": plugins}))
     with pytest.raises(InstallError) as raised:
-        _install(tmp_path / "home", f"{MARKETPLACE}#from-subdir")
+        _install(tmp_path / "home", f"{market}#p")
     assert raised.value.diagnostics[0].code == "claude.marketplace_source_unsupported"
-    assert "git-subdir" in raised.value.diagnostics[0].message
+    assert named in raised.value.diagnostics[0].message
     assert recorded(tmp_path / "home") == []
 
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from adapters.plugin_host._mcp_tool_hooks import fill_input, own_server
+from adapters.plugin_host._hook_config import McpToolHook
+from adapters.plugin_host._mcp_tool_hooks import fill_input, own_server, server_caller
+from adapters.plugin_host._shapes import Block, CallResult, InvalidResult, MCPError
 from gateway import ToolOutcome, open_gateway
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
@@ -101,3 +104,48 @@ def test_only_the_plugins_own_servers_are_called() -> None:
     assert own_server("plugin:guard:policy", "guard", ["policy"]) == "policy"
     assert own_server("plugin:other:policy", "guard", ["policy"]) is None
     assert own_server("github", "guard", ["policy"]) is None
+
+
+class _Session:
+    """A connected server's ``call_tool`` as the plain shapes give it (``_shapes.Session``)."""
+
+    def __init__(self, answer: CallResult | Exception) -> None:
+        self.answer = answer
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], progress: Any, meta: Any
+    ) -> CallResult:
+        self.calls.append((name, arguments))
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def _server(session: _Session) -> Any:
+    return SimpleNamespace(spec=SimpleNamespace(name="policy"), session=session, exited=None,
+                           failure=None)  # fmt: skip
+
+
+HOOK = McpToolHook("PreToolUse", "Bash", "policy", "evaluate", {}, 5.0, "PreToolUse[0].hooks[0]")
+
+
+async def test_the_tool_is_called_through_the_servers_session_and_its_text_read() -> None:
+    text = Block(type="text", text='{"decision": "block"}')
+    session = _Session(CallResult(content=(text,), structured=None, is_error=False))
+    run = await server_caller([_server(session)], "guard")(HOOK, {"command": "ls"})
+    assert session.calls == [("evaluate", {"command": "ls"})]
+    assert (run.exit_code, run.stdout, run.failure) == (0, '{"decision": "block"}', None)
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [(MCPError(-32602, "Unknown tool: evaluate"), "MCP error: Unknown tool: evaluate"),
+     (InvalidResult("content is not a list"), "invalid result: content is not a list"),
+     (OSError("the pipe broke"), "OSError: the pipe broke")],
+)  # fmt: skip
+async def test_an_mcp_error_or_a_lost_server_is_a_failure_not_an_answer(
+    error: Exception, said: str
+) -> None:
+    run = await server_caller([_server(_Session(error))], "guard")(HOOK, {})
+    assert run.exit_code is None and run.failure is not None and said in run.failure

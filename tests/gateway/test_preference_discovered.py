@@ -5,7 +5,6 @@ the earlier (``gateway prefer nimlet:NAME``)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,24 +12,12 @@ import pytest
 from gateway import GatewayConfig, open_gateway
 from gateway.host import discovered_owner
 from gateway.store import StateStore
-from tests.adapters._helpers import write_tree
+from tests.adapters._helpers import scripted_extension, write_tree
 
 pytestmark = pytest.mark.anyio
 
-EXTENSION = """#!@PYTHON@
-import json, sys
-tools = [{"name": "same", "description": "@NAME@'s", "input_schema": {"type": "object"}}]
-sys.stdout.write(json.dumps({"type": "register", "tools": tools, "commands": [],
-                             "events": []}) + "\\n")
-sys.stdout.flush()
-for line in sys.stdin:
-    message = json.loads(line)
-    if message.get("type") == "shutdown":
-        break
-    if message.get("type") == "tool":
-        sys.stdout.write(json.dumps({"type": "response", "id": message["id"],
-                                     "content": "@NAME@"}) + "\\n")
-        sys.stdout.flush()
+PRELUDE = """
+tools = [{"name": "same", "description": NAME + "'s", "input_schema": {"type": "object"}}]
 """
 
 
@@ -45,7 +32,7 @@ async def test_a_preferred_discovered_nimlet_extension_wins_the_clash(tmp_path: 
     workspace = tmp_path / "workspace"
     for name in ("alpha", "beta"):
         root = workspace / ".nimlet" / "extensions" / name
-        script = EXTENSION.replace("@PYTHON@", sys.executable).replace("@NAME@", name)
+        script = scripted_extension(f"NAME = {name!r}\n{PRELUDE}", reply=name)
         write_tree(root, {"extension.json": {"name": name, "command": ["./ext.py"]},
                           "ext.py": script})  # fmt: skip
         (root / "ext.py").chmod(0o755)

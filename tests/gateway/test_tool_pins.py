@@ -8,7 +8,6 @@ The pins travel in the lockfile: ``gateway sync --accept`` into an empty home re
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,29 +22,17 @@ from gateway.packages import (
     trust_packages,
 )
 from gateway.sandbox import package_dirs
-from tests.adapters._helpers import write_tree
+from tests.adapters._helpers import scripted_extension, write_tree
 from tests.serve._helpers import install_ready
 
 pytestmark = pytest.mark.anyio
 CHANGED = "tool.definition_changed"
 
-EXTENSION = """#!@PYTHON@
-import json, os, sys
+PRELUDE = """
 definition = json.load(open(os.path.join(os.environ["GATEWAY_DATA_DIR"], "definition.json")))
 tools = [{"name": "fetch", "description": definition["description"],
           "input_schema": definition["schema"]},
          {"name": "steady", "description": "never changes", "input_schema": {"type": "object"}}]
-sys.stdout.write(json.dumps({"type": "register", "tools": tools, "commands": [],
-                             "events": []}) + "\\n")
-sys.stdout.flush()
-for line in sys.stdin:
-    message = json.loads(line)
-    if message.get("type") == "shutdown":
-        break
-    if message.get("type") == "tool":
-        sys.stdout.write(json.dumps({"type": "response", "id": message["id"],
-                                     "content": "fetched"}) + "\\n")
-        sys.stdout.flush()
 """
 FIRST = {"description": "Fetch a URL", "schema": {"type": "object",
          "properties": {"url": {"type": "string"}}}}  # fmt: skip
@@ -57,7 +44,7 @@ def home(tmp_path: Path) -> Path:
     definition = package_dirs(home, "rug")[0] / "definition.json"
     definition.parent.mkdir(parents=True, exist_ok=True)
     definition.write_text(json.dumps(FIRST))
-    script = EXTENSION.replace("@PYTHON@", sys.executable)
+    script = scripted_extension(PRELUDE, reply="fetched")
     root = tmp_path / "src" / "rug"
     write_tree(root, {"extension.json": {"name": "rug", "command": ["./ext.py"]}, "ext.py": script})
     (root / "ext.py").chmod(0o755)

@@ -81,7 +81,7 @@ def test_headless_parts_are_named_as_unsupported(tmp_path: Path) -> None:
          "excludeTools": ["run_shell_command(rm -rf)"],
          "mcpServers": {"r": {"httpUrl": "https://example.com/mcp"},
                         "none": {"args": ["x"]}}},
-        **{"hooks__hooks.json": '{"hooks": {"BeforeTool": []}}'},
+        **{"hooks__hooks.json": '{"hooks": {"AfterModel": []}}'},
     )  # fmt: skip
     found = [(d.code, d.contribution) for d in entry.diagnostics]
     assert ("gemini.unsupported", "themes") in found
@@ -109,3 +109,30 @@ def test_args_expand_in_place_or_the_invocation_is_appended() -> None:
     assert expand("Say {{args}} twice: {{args}}", "hi", name="s") == "Say hi twice: hi"
     assert expand("Summarize.", "the notes", name="sum") == "Summarize.\n\n/sum the notes"
     assert expand("Summarize.", "", name="sum") == "Summarize."
+
+
+def test_context_file_names_are_hydrated_before_they_are_checked(tmp_path: Path) -> None:
+    """Gemini CLI hydrates the manifest first: ${/} is a separator, and ${extensionPath}
+    makes the name absolute, which it refuses."""
+    entry = extension(
+        tmp_path / "e",
+        {"name": "e", "version": "1", "contextFileName": ["docs${/}RULES.md",
+                                                          "${extensionPath}/GEMINI.md"]},
+        **{"docs__RULES.md": "rules", "GEMINI.md": "context"},
+    )  # fmt: skip
+    assert [c.name for c in entry.contributions if c.kind == "context_file"] == ["docs/RULES.md"]
+    assert "absolute paths are not allowed" in codes(entry)["gemini.context_invalid"]
+
+
+def test_a_server_command_naming_the_workspace_is_refused(tmp_path: Path) -> None:
+    entry = extension(tmp_path / "e", {"name": "e", "version": "1", "mcpServers": {
+        "w": {"command": "${workspacePath}/bin/server"},
+        "ok": {"command": "true", "args": ["${workspacePath}"]}}})  # fmt: skip
+    spec = GeminiAdapter().plan_launch(entry, tmp_path / "home")
+    assert spec is not None
+    refused = [d for d in spec.diagnostics if d.code == "gemini.server_invalid"]
+    assert [d.contribution for d in refused] == ["w"]
+    config = json.loads(Path(spec.command[-1]).read_text())
+    assert list(config["servers"]) == ["ok"]
+    assert config["servers"]["ok"]["args"] == ["${workspacePath}"]
+    assert config["workspace_variable"] == "${workspacePath}"

@@ -245,3 +245,80 @@ def cli_json(home: Path, *args: str, code: int = 0, env: dict[str, str] | None =
     done = cli(home, *args, "--json", env=env)
     assert done.returncode == code, (done.stdout, done.stderr)
     return json.loads(done.stdout)
+
+
+ECHO = """
+import asyncio, os, sys
+
+class Tool:
+    description = "a test tool"
+    parameters = {"type": "object", "properties": {"text": {"type": "string"},
+                  "seconds": {"type": "number"}}}
+    read_only = False
+
+    def __init__(self, name, run):
+        self.name, self._run = name, run
+
+    async def execute(self, **kwargs):
+        return await self._run(**kwargs)
+
+async def echo(text="", **_):
+    print("printed by", text)  # stdout of the package: must not break the protocol
+    return "@ID@:" + text
+
+async def slow(seconds=30, **_):
+    await asyncio.sleep(seconds)
+    return "slow done"
+
+async def crash(**_):
+    os._exit(7)
+
+async def env(text="", **_):
+    return os.environ.get(text, "<unset>")
+
+TOOLS = {"echo": echo, "slow": slow, "crash": crash, "env": env}
+
+def register(api):
+    for name in @TOOLS@:
+        api.register_tool(Tool(f"{name}_@SUFFIX@", TOOLS[name]))
+"""
+
+
+def echo_package(
+    src: Path, package_id: str, suffix: str, tools: tuple[str, ...] = ("echo",), **manifest: Any
+) -> Path:
+    source = (
+        ECHO.replace("@ID@", package_id)
+        .replace("@SUFFIX@", suffix)
+        .replace("@TOOLS@", repr(list(tools)))
+    )
+    return write_package(
+        src / package_id, package_id, source, tools=[f"{t}_{suffix}" for t in tools], **manifest
+    )
+
+
+ECHO_TOOL = """
+class Echo:
+    description = "echo"
+    parameters = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+    def __init__(self, name, reply):
+        self.name, self.reply = name, reply
+
+    async def execute(self, text=""):
+        return f"{self.reply}:{text}"
+"""
+
+
+def load(tmp_path: Path, *roots: Path, **options: object) -> tuple[dict, Sidecar]:
+    sidecar = Sidecar(*roots, data_dir=tmp_path / "data", **options)  # type: ignore[arg-type]
+    return sidecar.register(), sidecar
+
+
+def set_package(home: Path, package_id: str, **changes: bool) -> None:
+    """Enable/disable or trust/untrust an installed package in the state store."""
+    with StateStore.open(home) as store:
+        if "enabled" in changes:
+            store.set_enabled(package_id, changes["enabled"])
+        if "trusted" in changes:
+            store.set_trusted(package_id, changes["trusted"])

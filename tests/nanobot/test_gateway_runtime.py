@@ -4,7 +4,6 @@ their sidecars, called, hooked, and kept apart when one of them misbehaves."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,58 +11,9 @@ import pytest
 from gateway import ToolOutcome, open_gateway
 from gateway.store import StateStore
 
-from ._helpers import codes, install_ready, write_package
+from ._helpers import ECHO, codes, echo_package, install_ready, set_package, write_package
 
 pytestmark = pytest.mark.anyio
-
-ECHO = """
-import asyncio, os, sys
-
-class Tool:
-    description = "a test tool"
-    parameters = {"type": "object", "properties": {"text": {"type": "string"},
-                  "seconds": {"type": "number"}}}
-    read_only = False
-
-    def __init__(self, name, run):
-        self.name, self._run = name, run
-
-    async def execute(self, **kwargs):
-        return await self._run(**kwargs)
-
-async def echo(text="", **_):
-    print("printed by", text)  # stdout of the package: must not break the protocol
-    return "@ID@:" + text
-
-async def slow(seconds=30, **_):
-    await asyncio.sleep(seconds)
-    return "slow done"
-
-async def crash(**_):
-    os._exit(7)
-
-async def env(text="", **_):
-    return os.environ.get(text, "<unset>")
-
-TOOLS = {"echo": echo, "slow": slow, "crash": crash, "env": env}
-
-def register(api):
-    for name in @TOOLS@:
-        api.register_tool(Tool(f"{name}_@SUFFIX@", TOOLS[name]))
-"""
-
-
-def echo_package(
-    src: Path, package_id: str, suffix: str, tools: tuple[str, ...] = ("echo",), **manifest: Any
-) -> Path:
-    source = (
-        ECHO.replace("@ID@", package_id)
-        .replace("@SUFFIX@", suffix)
-        .replace("@TOOLS@", repr(list(tools)))
-    )
-    return write_package(
-        src / package_id, package_id, source, tools=[f"{t}_{suffix}" for t in tools], **manifest
-    )
 
 
 async def test_a_package_runs_calls_and_commands_through_the_gateway(workspace, tmp_path):
@@ -296,7 +246,7 @@ async def test_removing_a_package_removes_its_hooks_and_keeps_the_others(workspa
     ) as gateway:
         assert {h.owner for h in gateway.registry.hooks()} == {"test.guard", "test.turns"}
         assert [h.owner for h in gateway.registry.hooks("tool_call")] == ["test.guard"]
-        _set(home, "test.guard", enabled=False)
+        set_package(home, "test.guard", enabled=False)
         await gateway.reload()
         assert {h.owner for h in gateway.registry.hooks()} == {"test.turns"}
         assert gateway.registry.hooks("tool_call") == []
@@ -395,76 +345,3 @@ async def test_one_broken_package_does_not_block_unrelated_packages(workspace, t
                   if d.code == "nanobot.register_failed"}  # fmt: skip
     assert "RuntimeError: cannot start" in failed["test.broken"]
     assert "entry module 'extension' is not in the package" in failed["test.missing"]
-
-
-def _set(home: Path, package_id: str, **changes: bool) -> None:
-    with StateStore.open(home) as store:
-        if "enabled" in changes:
-            store.set_enabled(package_id, changes["enabled"])
-        if "trusted" in changes:
-            store.set_trusted(package_id, changes["trusted"])
-
-
-@pytest.mark.parametrize("change", ["disable", "untrust", "uninstall"])
-async def test_disable_untrust_uninstall_and_reload_remove_registrations(
-    workspace, tmp_path, change
-):
-    from gateway.packages import uninstall
-
-    home = workspace.config.home
-    install_ready(home, echo_package(tmp_path / "src", "test.gone", "gone"))
-    install_ready(home, echo_package(tmp_path / "src", "test.stays", "stays"))
-    async with open_gateway(
-        workspace.root, config=workspace.config, transport=workspace.transport
-    ) as gateway:
-        assert {t.name for t in gateway.tools()} == {"echo_gone", "echo_stays"}
-        if change == "disable":
-            _set(home, "test.gone", enabled=False)
-        elif change == "untrust":
-            _set(home, "test.gone", trusted=False)
-        else:
-            uninstall(home, "test.gone")
-        await gateway.reload()
-        assert {t.name for t in gateway.tools()} == {"echo_stays"}
-        assert "test.gone" not in gateway.registry.owners
-        if change == "disable":
-            _set(home, "test.gone", enabled=True)
-            await gateway.reload()
-            assert {t.name for t in gateway.tools()} == {"echo_gone", "echo_stays"}
-
-
-async def test_reload_runs_the_updated_source(workspace, tmp_path):
-    home = workspace.config.home
-    src = tmp_path / "src"
-    install_ready(home, echo_package(src, "test.update", "u"))
-    async with open_gateway(
-        workspace.root, config=workspace.config, transport=workspace.transport
-    ) as gateway:
-        assert (await gateway.call_tool("echo_u", {"text": "1"})).content == "test.update:1"
-        source = (src / "test.update" / "extension.py").read_text()
-        (src / "test.update" / "extension.py").write_text(source.replace('"test.update:"', '"v2:"'))
-        install_ready(home, src / "test.update")  # a changed reinstall needs trust again
-        await gateway.reload()
-        assert (await gateway.call_tool("echo_u", {"text": "1"})).content == "v2:1"
-
-
-async def test_the_package_config_file_reaches_api_config(workspace, tmp_path):
-    home = workspace.config.home
-    package = write_package(
-        tmp_path / "src" / "configured", "test.configured",
-        "import json\n"
-        "class T:\n    name = 'show_config'\n    description = 'd'\n"
-        "    parameters = {'type': 'object'}\n"
-        "    def __init__(self, api):\n        self.api = api\n"
-        "    async def execute(self):\n        return json.dumps(dict(self.api.config))\n"
-        "def register(api):\n    api.register_tool(T(api))\n",
-        tools=["show_config"],
-    )  # fmt: skip
-    install_ready(home, package)
-    (home / "config").mkdir(parents=True, exist_ok=True)
-    (home / "config" / "test.configured.json").write_text('{"level": 3}')
-    async with open_gateway(
-        workspace.root, config=workspace.config, transport=workspace.transport
-    ) as gateway:
-        result = await gateway.call_tool("show_config", {})
-    assert json.loads(result.content) == {"level": 3}

@@ -199,15 +199,30 @@ async def test_gateway_stop_runs_at_shutdown_and_the_removed_deactivate_does_not
 async def test_unmapped_unknown_and_removed_hooks_are_reported_by_name(ready: Any) -> None:
     async with opened(ready) as gateway:
         unmapped = messages(gateway, "openclaw.hook_unmapped")
-        assert any(
-            '"subagent_spawned" never runs: the gateway runs no subagents' in m for m in unmapped
-        )
-        assert any('"before_model_resolve"' in m for m in unmapped)
+        assert any('"before_model_resolve" never runs' in m for m in unmapped)
+        assert not any('"subagent_spawned"' in m for m in unmapped)
         assert any('"no_such_hook"' in m for m in messages(gateway, "openclaw.hook_unknown"))
         removed = messages(gateway, "openclaw.legacy_hook_removed")
         assert any('"deactivate" was removed in OpenClaw 2026.8' in m for m in removed)
         assert any('use "gateway_stop"' in m for m in removed)
         assert messages(gateway, "openclaw.legacy_api") == []
+        assert "never" not in await hook_log(gateway)
+
+
+async def test_a_hook_of_an_event_the_gateway_never_has_is_registered_and_never_called(
+    ready: Any,
+) -> None:
+    # OpenClaw keeps a subagent_spawned handler (it runs when a subagent spawns); the gateway
+    # keeps it too and says it never emits the event. Control: before_model_resolve, whose
+    # event happens in the embedding agent, is not registered (openclaw.hook_unmapped).
+    async with opened(ready) as gateway:
+        never = [d for d in gateway.diagnostics if d.code == "openclaw.hook_never_emitted"]
+        assert [d.contribution for d in never] == ["subagent_spawned"]
+        said = "registered, as OpenClaw registers it, but a headless gateway never emits it"
+        assert f"{said}: the gateway runs no subagents" in never[0].message
+        assert any(d.contribution == "before_model_resolve" for d in gateway.diagnostics)
+        await gateway.start_session()
+        await gateway.end_session()
         assert "never" not in await hook_log(gateway)
 
 

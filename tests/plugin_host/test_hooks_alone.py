@@ -1,5 +1,7 @@
 """A plugin of hooks alone (a Claude Code hook plugin: no MCP server) starts without the MCP
 SDK: the SDK's import is most of a plugin host's start, and such a plugin never talks MCP.
+Nor does a plugin whose stdio servers do the classic handshake (the lean client,
+``_stdio_client``); one that cannot is reached through the SDK, which is then loaded.
 The plugin host runs as a real process; what it imported is read at its exit."""
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.agent_plugins._helpers import ALL_FEATURES, host_config
+from tests.agent_plugins._helpers import ALL_FEATURES, CALC, host_config
+
+SCRIPTED = Path(__file__).parent / "fixtures" / "scripted_mcp_server.py"
 
 # The plugin host's own entry (adapters.plugin_host.__main__), saying at exit whether any
 # module of the MCP SDK was imported.
@@ -58,9 +62,18 @@ def test_a_plugin_of_hooks_alone_runs_its_hook_without_loading_the_mcp_sdk(tmp_p
     assert "MCP MODULES: 0" in log, log
 
 
-def test_a_plugin_with_an_mcp_server_loads_it(tmp_path: Path):
-    """The control: the same plugin with a stdio server (one that cannot start) loads it."""
-    (register, reply), log = _run(tmp_path, servers={"gone": {"command": "/nonexistent/mcp"}})
-    assert "agent_plugins.server_failed" in json.dumps(register)
+def test_a_plugin_with_a_stdio_mcp_server_runs_it_without_loading_the_mcp_sdk(tmp_path: Path):
+    (register, reply), log = _run(tmp_path, servers={"calc": {"args": [str(CALC)]}})
+    assert "mcp_guard_add" in {tool["name"] for tool in register["tools"]}
     assert reply["allow"] is False
+    assert "MCP MODULES: 0" in log, log
+
+
+def test_a_stdio_server_refusing_the_classic_handshake_loads_the_sdk(tmp_path: Path):
+    """The control: the same plugin whose server speaks 2026-07-28 only loads the SDK."""
+    args = [str(SCRIPTED), "modern", str(tmp_path / "received.jsonl")]
+    (register, reply), log = _run(tmp_path, servers={"modern": {"args": args}})
+    assert "mcp_guard_echo" in {tool["name"] for tool in register["tools"]}
+    assert reply["allow"] is False
+    assert "no classic MCP handshake" in log
     assert "MCP MODULES: 0" not in log and "MCP MODULES: " in log, log

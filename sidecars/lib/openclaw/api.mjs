@@ -1,6 +1,7 @@
 // The `api` a plugin's `register(api)` receives: a plain object with own enumerable methods,
 // since real plugins spread it (`{...api, registerHook: wrapped}`). What this host runs:
-// registerTool, registerCommand, on. What it cannot, but plugins call unconditionally, records
+// registerTool, registerCommand, on (a hook of an event a headless gateway never has is kept
+// and never called, `openclaw.hook_never_emitted`). What it cannot, but plugins call unconditionally, records
 // `openclaw.unsupported_api` naming the API and the id: CLI, services, gateway methods, HTTP
 // routes, channels, providers, internal hooks, the capability and memory registrars. Every
 // other OpenClaw method stays undefined, so feature detection works (a context-engine plugin
@@ -67,6 +68,11 @@ export function stageHook(state, oc, plugin, name, handler, opts) {
 	const spec = HOOKS[hookName];
 	if (spec.unmapped) {
 		return diagnostic(state, "openclaw.hook_unmapped", `plugin ${plugin.pluginId}: hook "${name}" never runs: ${spec.unmapped}`, name);
+	}
+	if (spec.never) {
+		// Accepted and kept as OpenClaw keeps it; no canonical event ever calls it.
+		const message = `plugin ${plugin.pluginId}: hook "${name}" registered, as OpenClaw registers it, but a headless gateway never emits it: ${spec.never}`;
+		diagnostic(state, "openclaw.hook_never_emitted", message, name);
 	}
 	if (spec.conv && !plugin.conversationAccess) {
 		const grant = plugin.packageId.includes(":") ? "install the plugin to grant it" : `gateway permissions ${plugin.packageId} conversation_access`;

@@ -1,6 +1,10 @@
 // OpenClaw's typed hook catalogue (2026.9: 42 names, src/plugins/hook-types.ts) and what this
 // host does with each: the canonical event it runs at (`event`), or the sidecar's own start
-// and stop (`host`), or nothing (`unmapped`, with why). `kind` is OpenClaw's merge kind;
+// and stop (`host`), or nothing: `never` (with why) for an event a headless gateway never has
+// (subagents, cron, heartbeats, channels, Skill Workshop) — the registration is accepted and
+// kept, as OpenClaw keeps it, and never called, since the event never happens here — or
+// `unmapped` (with why) for an event that happens but belongs to the embedding agent or the
+// host, where the hook is not registered. `kind` is OpenClaw's merge kind;
 // `conv` marks the conversation hooks that need the plugin's conversation-access grant;
 // `timeout` is OpenClaw's default per-handler budget (ms); `failClosed` blocks on a failure.
 
@@ -32,8 +36,8 @@ export const HOOKS = Object.freeze({
 	before_compaction: { kind: "observe", event: "session_before_compact", timeout: 30000 },
 	after_compaction: { kind: "observe", event: "session_compact", timeout: 30000 },
 	before_reset: { kind: "observe", event: "session_end" }, // only when it ends for a new one
-	inbound_claim: { kind: "claim", unmapped: UNMAPPED.channel },
-	channel_pairing_requested: { kind: "observe", timeout: 2000, unmapped: UNMAPPED.channel },
+	inbound_claim: { kind: "claim", never: UNMAPPED.channel },
+	channel_pairing_requested: { kind: "observe", timeout: 2000, never: UNMAPPED.channel },
 	message_received: { kind: "observe", event: "message_received" },
 	message_sending: { kind: "modify", event: "message_sending", timeout: 15000 },
 	reply_payload_sending: { kind: "modify", event: "message_sending", timeout: 15000 },
@@ -44,20 +48,20 @@ export const HOOKS = Object.freeze({
 	before_message_write: { kind: "sync", unmapped: UNMAPPED.transcript },
 	session_start: { kind: "observe", event: "session_start" },
 	session_end: { kind: "observe", event: "session_end" },
-	subagent_delivery_target: { kind: "modify", unmapped: UNMAPPED.subagent },
-	subagent_spawned: { kind: "observe", unmapped: UNMAPPED.subagent },
-	subagent_progress: { kind: "observe", unmapped: UNMAPPED.subagent },
-	subagent_ended: { kind: "observe", unmapped: UNMAPPED.subagent },
+	subagent_delivery_target: { kind: "modify", never: UNMAPPED.subagent },
+	subagent_spawned: { kind: "observe", never: UNMAPPED.subagent },
+	subagent_progress: { kind: "observe", never: UNMAPPED.subagent },
+	subagent_ended: { kind: "observe", never: UNMAPPED.subagent },
 	gateway_start: { kind: "observe", host: "start" },
 	gateway_stop: { kind: "observe", host: "stop", timeout: 5000 },
-	heartbeat_prompt_contribution: { kind: "modify", unmapped: UNMAPPED.heartbeat },
-	cron_reconciled: { kind: "observe", unmapped: UNMAPPED.cron },
-	cron_changed: { kind: "observe", unmapped: UNMAPPED.cron },
-	skill_proposal_evaluate: { kind: "modify", timeout: 120000, unmapped: UNMAPPED.skills },
-	skill_proposal_changed: { kind: "observe", timeout: 30000, unmapped: UNMAPPED.skills },
-	skill_changed: { kind: "observe", timeout: 30000, unmapped: UNMAPPED.skills },
+	heartbeat_prompt_contribution: { kind: "modify", never: UNMAPPED.heartbeat },
+	cron_reconciled: { kind: "observe", never: UNMAPPED.cron },
+	cron_changed: { kind: "observe", never: UNMAPPED.cron },
+	skill_proposal_evaluate: { kind: "modify", timeout: 120000, never: UNMAPPED.skills },
+	skill_proposal_changed: { kind: "observe", timeout: 30000, never: UNMAPPED.skills },
+	skill_changed: { kind: "observe", timeout: 30000, never: UNMAPPED.skills },
 	before_dispatch: { kind: "claim", event: "input" },
-	reply_dispatch: { kind: "claim", unmapped: UNMAPPED.channel },
+	reply_dispatch: { kind: "claim", never: UNMAPPED.channel },
 	before_install: { kind: "modify", timeout: 15000, failClosed: true, unmapped: UNMAPPED.install },
 	before_agent_run: { kind: "gate", conv: true, event: "input", timeout: 15000, failClosed: true },
 	resolve_exec_env: { kind: "modify", timeout: 15000, unmapped: UNMAPPED.exec },

@@ -22,7 +22,7 @@ import pytest
 
 from adapters._sidecar import sidecar_ready
 from adapters.openclaw import MIN_NODE
-from adapters.openclaw._host_api import HOOKS, LEGACY, RECORDED
+from adapters.openclaw._host_api import HOOKS, LEGACY, NEVER_EMITTED, RECORDED
 from adapters.pi import SIDECAR_DIR
 from adapters.pi._audit import (
     GATEWAY_EVENTS,
@@ -204,4 +204,5 @@ def test_the_openclaw_hook_catalogue_is_the_sidecars(tmp_path):
         conv, event, why = HOOKS[name]
         assert conv == bool(spec.get("conv")), name
         assert event == (spec.get("event") or ("host" if spec.get("host") else None)), name
-        assert why == spec.get("unmapped", ""), name
+        assert why == spec.get("unmapped", spec.get("never", "")), name
+        assert (name in NEVER_EMITTED) == bool(spec.get("never")), name

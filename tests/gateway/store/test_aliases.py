@@ -85,3 +85,26 @@ def test_a_schema_4_store_is_migrated_keeping_its_packages(tmp_path: Path) -> No
         assert (package.record.source_version, package.aliases) == (None, frozenset())
         store.record_install(record("p"), requested=(), aliases=["p-npm"])
         assert store.resolve("p-npm") == "p"
+
+
+def test_the_member_a_collection_offered_is_kept_with_the_record(store: StateStore) -> None:
+    store.record_install(record("p", source="/m#p", source_member="p"), requested=())
+    assert store.get_package("p").record.source_member == "p"
+
+
+def test_a_schema_6_store_is_migrated_with_no_member(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_schema, "MIGRATIONS", _schema.MIGRATIONS[:6])
+        patch.setattr(_schema, "SCHEMA_VERSION", 6)
+        StateStore.open(home).close()
+    with closing(sqlite3.connect(home / STATE_FILE)) as conn:
+        conn.execute(
+            "INSERT INTO packages (id, name, version, ecosystem, source, source_kind, path, "
+            "content_hash, installed_at, source_hash) VALUES ('p', 'p', '1.0.0', 'claude', "
+            "'/m#p', 'local', '/x', 'sha256:0', '2026-01-01T00:00:00+00:00', 'sha256:1')"
+        )
+        conn.commit()
+    with StateStore.open(home) as store:
+        record = store.get_package("p").record
+        assert (record.source_member, record.source_hash) == (None, "sha256:1")

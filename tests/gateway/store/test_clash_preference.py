@@ -76,10 +76,16 @@ def test_a_schema_5_store_is_migrated_keeping_its_packages(tmp_path: Path) -> No
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_schema, "MIGRATIONS", _schema.MIGRATIONS[:5])
         patch.setattr(_schema, "SCHEMA_VERSION", 5)
-        with StateStore.open(home) as old:
-            old.record_install(record("p"), requested=())
+        StateStore.open(home).close()
     with closing(sqlite3.connect(home / STATE_FILE)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone() == (5,)
+        # A row as schema 5 wrote it (record_install writes the columns of the newest).
+        conn.execute(
+            "INSERT INTO packages (id, name, version, ecosystem, source, source_kind, path, "
+            "content_hash, installed_at) VALUES ('p', 'p', '1.0.0', 'pi', 'p', 'npm', '/x', "
+            "'sha256:0', '2026-01-01T00:00:00+00:00')"
+        )
+        conn.commit()
     assert package_set_fingerprint(home) is not None  # read-only, before the migration
     with StateStore.open(home) as migrated:
         assert [p.record.id for p in migrated.list_packages()] == ["p"]
@@ -87,7 +93,7 @@ def test_a_schema_5_store_is_migrated_keeping_its_packages(tmp_path: Path) -> No
         migrated.set_preferred(["p"])
         assert migrated.preferred() == ["p"]
     with closing(sqlite3.connect(home / STATE_FILE)) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone() == (6,)
+        assert conn.execute("PRAGMA user_version").fetchone() == (_schema.SCHEMA_VERSION,)
 
 
 def test_a_warm_session_sees_the_preference_change(tmp_path: Path) -> None:
