@@ -29,6 +29,7 @@ import anyio
 from gateway.base import Diagnostic, Inotify
 from gateway.host import Gateway, PackageChanges, apply_package_changes, follow_packages
 from gateway.serve._codes import SERVE_SYNC_FAILED
+from gateway.serve._heap import release
 
 __all__ = ["follow_package_set", "said"]
 
@@ -48,6 +49,7 @@ def said(changes: PackageChanges) -> str:
 
 def _tell(changes: PackageChanges) -> None:
     print(said(changes), file=sys.stderr, flush=True)
+    release()  # what the change drops is collected, not kept frozen (``_heap``)
 
 
 async def follow_package_set(
