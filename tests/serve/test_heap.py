@@ -7,14 +7,20 @@ import gc
 import weakref
 from collections.abc import Iterator
 
+import anyio
 import pytest
 
-from gateway.serve._heap import release, settle
+from gateway.serve._heap import Resettle, release, settle
 
 
 class _Node:
     def __init__(self) -> None:
         self.me = self  # a cycle: only the collector frees it
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
 
 
 @pytest.fixture
@@ -41,3 +47,18 @@ def test_a_frozen_cycle_dropped_after_release_is_collected(unfrozen: None) -> No
     held.clear()
     gc.collect()
     assert dropped() is None
+
+
+@pytest.mark.anyio
+async def test_a_package_set_change_releases_the_heap_and_it_is_settled_again(
+    unfrozen: None,
+) -> None:
+    settle()
+    heap = Resettle(delay=0)
+    async with anyio.create_task_group() as group:
+        group.start_soon(heap.run)
+        heap.changed()
+        assert gc.get_freeze_count() == 0  # released as the change is told
+        await heap.settled.wait()
+        assert gc.get_freeze_count() > 0
+        group.cancel_scope.cancel()
