@@ -181,3 +181,13 @@ REMOTE_SIGN_IN_FAILED = define_code(
     "earlier sign-in stays as it was.",
     "Read the reason in the message; run `gateway auth ID` again once it is fixed.",
 )
+GEMINI_HOOKS_INVALID = define_code(
+    "gemini.hooks_invalid",
+    WARNING,
+    "A Gemini CLI extension's hooks/hooks.json, or one entry of it, is not what Gemini CLI "
+    "loads: `hooks` not an object, an event name Gemini CLI does not know, a definition "
+    "without a `hooks` array, a hook without `type` or `command`, a `type` other than "
+    "`command`, a `timeout` that is not a positive number of milliseconds. Gemini CLI skips "
+    "it with a warning, and so does the gateway; the other hooks run.",
+    "Fix the entry as the message says (docs/hooks/reference.md of Gemini CLI).",
+)
