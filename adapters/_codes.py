@@ -144,16 +144,6 @@ CLAUDE_HOOK_EVENT_UNSUPPORTED = define_code(
     "Nothing to fix for the gateway; see docs/claude-plugins.md for the events that map.",
 )
 
-GEMINI_HOOKS_INVALID = define_code(
-    "gemini.hooks_invalid",
-    WARNING,
-    "A Gemini CLI extension's hooks/hooks.json, or one entry of it, is not what Gemini CLI "
-    "loads: `hooks` not an object, an event name Gemini CLI does not know, a definition "
-    "without a `hooks` array, a hook without `type` or `command`, a `type` other than "
-    "`command`, a `timeout` that is not a positive number of milliseconds. Gemini CLI skips "
-    "it with a warning, and so does the gateway; the other hooks run.",
-    "Fix the entry as the message says (docs/hooks/reference.md of Gemini CLI).",
-)
 GEMINI_HOOKS_NOT_RUN = define_code(
     "gemini.hooks_not_run",
     WARNING,

@@ -97,7 +97,16 @@ def _char_class(body: str) -> str:
     negate = body[:1] in ("!", "^")
     if negate:
         body = body[1:]
-    # Escape everything but range dashes; a reversed range still fails re.compile,
-    # which _compile turns into "matches nothing".
-    escaped = "".join(char if char == "-" else re.escape(char) for char in body)
+    # Escape everything but range dashes (a dash between two other characters); a
+    # reversed range still fails re.compile, which _compile turns into "matches nothing".
+    # A doubled dash is two literal ones: `--` in a class is a set operation Python's
+    # `re` warns it may become.
+    escaped = "".join(
+        char if char == "-" and _range_dash(body, index) else re.escape(char)
+        for index, char in enumerate(body)
+    )
     return f"[{'^' if negate else ''}{escaped}]"
+
+
+def _range_dash(body: str, index: int) -> bool:
+    return 0 < index < len(body) - 1 and body[index - 1] != "-" and body[index + 1] != "-"

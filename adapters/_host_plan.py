@@ -101,6 +101,7 @@ def plan_plugin_host(
     not_found: Callable[[str, str], Diagnostic],
     diagnostics: Sequence[Diagnostic] = (),
     hooks: dict[str, Any] | None = None,
+    hook_types: Sequence[str] = ("command",),
     hook_protocol: str = "claude",
     remote: bool = False,
     longest_call: float = 0.0,
@@ -114,7 +115,8 @@ def plan_plugin_host(
     with the format's placeholders expanded; ``not_found(server, command)`` says a command
     is missing; ``hooks``: a ``hooks.json`` object the host runs on the gateway's hook
     chain, by ``hook_protocol`` (``claude``: Claude Code's, Codex's; ``gemini``: Gemini
-    CLI's); ``remote``: connect the entry's ``remote_servers``
+    CLI's, command hooks only), of the types ``hook_types`` (Claude Code's: ``command``,
+    ``http``, ``mcp_tool``); ``remote``: connect the entry's ``remote_servers``
     (``adapters.plugin_host._remote_plan``); ``commands``: slash commands the host serves,
     running their ``shell_lines`` (``adapters.plugin_host._shell_commands``) for at most
     ``shell_timeout`` seconds each; ``env``: the host's own environment beside what its
@@ -148,7 +150,8 @@ def plan_plugin_host(
         }
     document = {"package": entry.id, "root": str(root), "data_dir": str(data),
                 "servers": resolved, "tool_names": tool_names, "hooks": hooks,
-                "hook_protocol": hook_protocol, **planned_remote.document}  # fmt: skip
+                "hook_protocol": hook_protocol, "hook_types": list(hook_types),
+                **planned_remote.document}  # fmt: skip
     if commands:
         document |= {"commands": list(commands), "shell_timeout": shell_timeout}
     if workspace_variable:
@@ -170,6 +173,7 @@ def plan_plugin_host(
         response_timeout=_response_timeout(
             hooks,
             hook_protocol,
+            hook_types,
             max(longest_call, shell_timeout + HOOK_MARGIN if commands else 0.0),
         ),
         start_timeout=start_timeout() + 15,
@@ -196,17 +200,23 @@ def _working_directory(raw: object, root: Path, data: Path, workspace: str | Non
 
 
 def _response_timeout(
-    hooks: dict[str, Any] | None, hook_protocol: str, longest_call: float
+    hooks: dict[str, Any] | None,
+    hook_protocol: str,
+    hook_types: Sequence[str],
+    longest_call: float,
 ) -> float | None:
     timeout = response_timeout()
     if timeout is None:
         return None
-    reader = read_gemini_hooks if hook_protocol == "gemini" else read_hooks
-    command_hooks, _ = reader(hooks) if hooks else ([], [])
+    found: list[Any] = []
+    if hooks and hook_protocol == "gemini":
+        found = list(read_gemini_hooks(hooks)[0])
+    elif hooks:
+        found = list(read_hooks(hooks, hook_types)[0])
     # An event's hooks run at once, or one after another (Gemini's `sequential`).
-    sequential = sum(hook.timeout for hook in command_hooks if hook.sequential)
-    longest_hook = max([sequential, *(hook.timeout for hook in command_hooks)], default=0.0)
-    waits = [longest_call, longest_hook + HOOK_MARGIN if command_hooks else 0.0]
+    sequential = sum(hook.timeout for hook in found if hook.sequential)
+    longest_hook = max([sequential, *(hook.timeout for hook in found)], default=0.0)
+    waits = [longest_call, longest_hook + HOOK_MARGIN if found else 0.0]
     return max(timeout, *waits)
 
 

@@ -81,6 +81,16 @@ REMOTE_FIELD_IGNORED = define_code(
     "Nothing to fix; put static headers in `headers` (with `${NAME}` for secrets).",
 )
 
+REMOTE_URL_USER_CONFIG = define_code(
+    "remote_mcp.url_user_config",
+    WARNING,
+    "A Claude Code plugin's remote MCP server `url` names a plugin option "
+    "(`${user_config.KEY}`) the gateway cannot fill there: one `userConfig` does not "
+    "declare, a `sensitive` one (a URL is shown in diagnostics, logs and `inspect`: a secret "
+    "belongs in a header), or one in the scheme, host or port (the server's host is its "
+    "network grant, asked for at install). The server is listed, not connected.",
+    "Declare the option, put a secret in a header, and keep options to the URL's path and query.",
+)
 REMOTE_HEADER_USER_CONFIG = define_code(
     "remote_mcp.header_user_config",
     WARNING,
@@ -141,6 +151,17 @@ COMMAND_SHELL_LINE_RUNS = define_code(
     "output takes its place in the prompt, as Claude Code does. Said at inspection, before "
     "the plugin is trusted, so the person trusting it knows.",
     "Nothing to fix.",
+)
+SKILL_SHELL_LINES = define_code(
+    "claude.skill_shell_lines",
+    INFO,
+    "A skill's SKILL.md has `!` shell lines, which Claude Code runs when the skill is invoked "
+    "(`/NAME`). The gateway offers such a skill as the slash command `/NAME`, served by the "
+    "plugin host like a command with `!` lines (each line checked against the skill's "
+    "`allowed-tools`, run confined in the plugin's sandbox). The skill is still listed as its "
+    "file, which an agent reading it sees as written, lines as text; a command of the same "
+    "name keeps the name, and the skill's lines do not run.",
+    "Nothing to fix; invoke the skill as `/NAME` to have its lines run.",
 )
 SHELL_LINE_FAILED = define_code(
     "claude.shell_line_failed",

@@ -7,7 +7,10 @@ and expanded by Claude Code's rules (its skills documentation, "pass arguments")
 - ``$name`` for each name the front matter's ``arguments`` lists, in order;
 - when the body has none of these and arguments were typed, Claude Code appends
   ``ARGUMENTS: <arguments>``;
-- ``${CLAUDE_PLUGIN_ROOT}`` is the plugin's installed folder.
+- ``${CLAUDE_PLUGIN_ROOT}`` is the plugin's installed folder;
+- ``${user_config.KEY}`` is the value of the plugin's option ``KEY`` when it is not
+  ``sensitive`` (Claude Code's plugins reference: options fill skill and agent content "for
+  non-sensitive values only"); a sensitive option, or one without a value, stays as written.
 
 Values are not substituted again. A command with ``!`` shell lines is not served here: the
 plugin host serves it, running each line ``allowed-tools`` allows in the plugin's sandbox
@@ -20,6 +23,7 @@ from __future__ import annotations
 import functools
 import re
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -36,6 +40,7 @@ __all__ = [
     "expand",
     "package_resources",
     "parse_arguments",
+    "shown_options",
     "substitute",
 ]
 
@@ -55,19 +60,38 @@ def parse_arguments(text: str) -> list[str]:
         return text.split()
 
 
-def expand(body: str, arguments: str, *, names: tuple[str, ...] = (), root: str = "") -> str:
-    """A command's prompt for the typed ``arguments``."""
-    text, used = substitute(body.replace(ROOT, root) if root else body, arguments, names)
+def expand(
+    body: str,
+    arguments: str,
+    *,
+    names: tuple[str, ...] = (),
+    root: str = "",
+    options: Mapping[str, str] | None = None,
+) -> str:
+    """A command's prompt for the typed ``arguments``; ``options``: the values of the
+    plugin's non-sensitive options."""
+    text, used = substitute(
+        body.replace(ROOT, root) if root else body, arguments, names, options=options
+    )
     if not used and arguments.strip():
         text = f"{text}\n\nARGUMENTS: {arguments}"
     return text
 
 
-def substitute(text: str, arguments: str, names: tuple[str, ...] = ()) -> tuple[str, bool]:
-    """``text`` with the argument placeholders filled, and whether it had any."""
+def substitute(
+    text: str,
+    arguments: str,
+    names: tuple[str, ...] = (),
+    *,
+    options: Mapping[str, str] | None = None,
+) -> tuple[str, bool]:
+    """``text`` with the argument placeholders filled, and whether it had any;
+    ``${user_config.KEY}`` filled from ``options`` in the same pass (never again)."""
     args = parse_arguments(arguments)
     named = {name: args[i] if i < len(args) else "" for i, name in enumerate(names)}
     alternatives = [r"\$ARGUMENTS\[(?P<indexed>\d+)\]", r"\$ARGUMENTS\b", r"\$(?P<digit>\d+)(?!\w)"]
+    if options:
+        alternatives.append(r"\$\{user_config\.(?P<option>[A-Za-z_]\w*)\}")
     if named:
         longest_first = sorted(named, key=len, reverse=True)
         alternatives.append(r"\$(?P<name>" + "|".join(map(re.escape, longest_first)) + r")\b")
@@ -76,8 +100,10 @@ def substitute(text: str, arguments: str, names: tuple[str, ...] = ()) -> tuple[
 
     def replace(match: re.Match[str]) -> str:
         nonlocal used
-        used = True
         found = match.groupdict()
+        if found.get("option"):
+            return (options or {}).get(found["option"], match.group(0))
+        used = True
         index = found.get("indexed") or found.get("digit")
         if index is not None:
             return args[int(index)] if int(index) < len(args) else ""
@@ -110,8 +136,10 @@ def command_issues(inspection: Inspection, rel: str, text: str) -> list[str]:
     return ignored
 
 
-def package_resources(entry: CatalogEntry) -> Discovery:
-    """The skills (listed) and slash commands of an installed plugin."""
+def package_resources(entry: CatalogEntry, home: Path | None = None) -> Discovery:
+    """The skills (listed) and slash commands of an installed plugin; with the gateway's
+    ``home``, its commands fill ``${user_config.KEY}`` from the non-sensitive options."""
+    options = shown_options(entry, home) if home is not None else {}
     root = Path(entry.root)
     inspection = Inspection(root)
     found = Discovery()
@@ -128,7 +156,9 @@ def package_resources(entry: CatalogEntry) -> Discovery:
                 continue  # unreadable since inspection: `inspect` reports it
             front = parse_front_matter(text)
             body = front.body.strip("\n")
-            rule: Any = functools.partial(expand, names=argument_names(front.data), root=str(root))
+            rule: Any = functools.partial(
+                expand, names=argument_names(front.data), root=str(root), options=options
+            )
             description = contribution.description or _first_line(body)
             found.prompts.append(
                 PromptTemplate(
@@ -137,6 +167,19 @@ def package_resources(entry: CatalogEntry) -> Discovery:
             )
     found.diagnostics += inspection.finish(entry.id)
     return found
+
+
+def shown_options(entry: CatalogEntry, home: Path) -> dict[str, str]:
+    """The values of the plugin's options that may appear in text the model reads: the
+    non-sensitive ones (stored, else their default). A sensitive one never does."""
+    from adapters.claude_plugins._user_config import option_values
+
+    options = dict(entry.metadata.get("user_config") or {})
+    shown = {key: option for key, option in options.items() if not option.get("sensitive")}
+    if not shown:
+        return {}
+    values, _ = option_values(entry.id, shown, home)  # a missing one stays as written
+    return values
 
 
 def _first_line(body: str) -> str:

@@ -11,6 +11,7 @@ the plugin host; ``http``/``sse`` servers are connected by it (``_remote``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -18,10 +19,21 @@ from adapters import _codes as adapters_codes
 from adapters._files import ABSENT, Inspection, safe_is_file, type_name
 from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._remote import REMOTE_TYPES, read_remote
-from adapters.plugin_host import EVENT_OF, read_hooks
+from adapters.plugin_host import (
+    EVENT_OF,
+    HOOK_KINDS,
+    HttpHook,
+    McpToolHook,
+    network_grant,
+    own_server,
+    read_hooks,
+)
 from gateway.base import catalogue
+from gateway.model import Permission
 
-__all__ = ["HOOKS_FILE", "MCP_FILE", "read_hook_sources", "read_mcp_servers"]
+__all__ = ["HOOKS_FILE", "MCP_FILE", "hook_needs", "read_hook_sources", "read_mcp_servers"]
+
+_HEADER_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 HOOKS_FILE: Final = "hooks/hooks.json"
 MCP_FILE: Final = ".mcp.json"
@@ -53,7 +65,7 @@ def read_hook_sources(
                     )
                 )
             continue
-        _, problems = read_hooks(data)
+        _, problems = read_hooks(data, HOOK_KINDS)
         for problem in problems:
             message = problem.message.replace("hooks.json", label, 1)
             inspection.add(catalogue()[problem.code](message))
@@ -65,9 +77,37 @@ def read_hook_sources(
                 merged.setdefault(str(event), []).extend(groups)
             elif event not in EVENT_OF and str(event) not in skipped:
                 skipped.append(str(event))
-    # Only what can run: the events the gateway has, with at least one command hook.
-    runnable, _ = read_hooks({"hooks": merged})
+    # Only what can run: the events the gateway has, with at least one hook that runs.
+    runnable, _ = read_hooks({"hooks": merged}, HOOK_KINDS)
     return ({"hooks": merged} if runnable else None), skipped
+
+
+def hook_needs(
+    inspection: Inspection, hooks: dict[str, Any] | None, plugin: str, servers: list[str]
+) -> tuple[list[Permission], list[str]]:
+    """What the plugin's http and mcp_tool hooks need: an optional ``network:HOST:PORT``
+    permission per http hook destination, and the variables their headers take from
+    ``allowedEnvVars`` (the package's secrets: ``gateway secret set``). An mcp_tool hook
+    naming a server that is not the plugin's own is said here (it never runs)."""
+    found, _ = read_hooks(hooks, HOOK_KINDS) if hooks else ([], [])
+    permissions: dict[str, Permission] = {}
+    secrets: list[str] = []
+    for hook in found:
+        if isinstance(hook, HttpHook):
+            grant = network_grant(hook.url)
+            reason = f"its {hook.event} http hook posts events to {hook.url}"
+            permissions.setdefault(grant, Permission(grant, reason=reason, optional=True))
+            for value in hook.headers.values():
+                for match in _HEADER_VARIABLE.finditer(value):
+                    name = match.group(1) or match.group(2)
+                    if name in hook.allowed_env and name not in secrets:
+                        secrets.append(name)
+        elif isinstance(hook, McpToolHook) and own_server(hook.server, plugin, servers) is None:
+            inspection.add(catalogue()["claude.hook_mcp_server_unknown"](
+                f"hooks: {hook.where} calls a tool of MCP server {hook.server!r}, which is not "
+                f"one of the plugin's own ({', '.join(servers) or 'it has none'}); it never runs"
+            ))  # fmt: skip
+    return list(permissions.values()), secrets
 
 
 def read_mcp_servers(

@@ -11,10 +11,11 @@ from adapters._files import Inspection, safe_is_dir, safe_is_file
 from adapters._markdown import skill_contribution, skill_files
 from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import command_issues
-from adapters.claude_plugins._components import read_hook_sources, read_mcp_servers
+from adapters.claude_plugins._components import hook_needs, read_hook_sources, read_mcp_servers
 from adapters.claude_plugins._dependencies import as_dependencies, to_metadata
 from adapters.claude_plugins._manifest import MANIFEST, read_manifest
-from adapters.claude_plugins._shell_lines import shell_lines
+from adapters.claude_plugins._remote import url_option_problem
+from adapters.claude_plugins._shell_lines import shell_line_issues, shell_lines
 from adapters.claude_plugins._user_config import REFERENCE, config_schema, read_user_config
 from adapters.plugin_host import (
     EVENT_OF,
@@ -45,6 +46,7 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         skill = skill_contribution(inspection, rel)
         if skill is not None:
             entry.contributions.append(skill)
+            _skill_lines(inspection, entry, rel, skill)
     agents = [
         name for _, name in _markdown_files(inspection, "agents", manifest.paths.get("agents", []))
     ]
@@ -68,12 +70,16 @@ def inspect_plugin(root: Any) -> CatalogEntry:
     remote = _remote_with_options(inspection, remote, options)
     for name, server in remote.items():
         entry.contributions.append(remote_contribution(name, server, ".mcp.json"))
+    hook_grants, hook_secrets = hook_needs(inspection, hooks, entry.id, [*servers, *remote])
     entry.permissions = remote_permissions(remote)
+    named = {permission.name for permission in entry.permissions}
+    entry.permissions += [p for p in hook_grants if p.name not in named]
     entry.dependencies = as_dependencies(manifest.dependencies)
     # Options: sensitive ones are secrets (`gateway secret`), the others settings (`gateway
     # config`, typed by the options' schema; no other key is one of its settings).
     sensitive = [key for key, option in options.items() if option["sensitive"]]
     declared = remote_secrets(remote)
+    declared += [name for name in hook_secrets if name not in declared]
     entry.secrets = [*declared, *(key for key in sensitive if key not in declared)]
     entry.config_keys = [key for key in options if key not in sensitive]
     entry.config_closed = bool(options)
@@ -83,6 +89,7 @@ def inspect_plugin(root: Any) -> CatalogEntry:
         "homepage": manifest.homepage,
         "agents": agents,
         "hooks": hooks,
+        "hook_secrets": hook_secrets,
         "unsupported_hook_events": skipped_events,
         "mcp_servers": servers,
         "remote_servers": remote,
@@ -99,13 +106,51 @@ def inspect_plugin(root: Any) -> CatalogEntry:
     return entry
 
 
+def _skill_lines(
+    inspection: Inspection, entry: CatalogEntry, rel: str, skill: Contribution
+) -> None:
+    """A skill with ``!`` lines is also the slash command ``/NAME`` (Claude Code runs them
+    when the skill is invoked), served by the plugin host as a command with such lines is;
+    a command of that name keeps it."""
+    text = inspection.read_text(rel)
+    front = parse_front_matter(text) if text is not None else None
+    if front is None or not shell_lines(front.body):
+        return
+    name = skill.name
+    if any(c.kind == "prompt" and c.name == name for c in entry.contributions):
+        inspection.add(codes.SKILL_SHELL_LINES(
+            f"{rel}: skill {name!r} has `!` lines, and a command of the same name keeps "
+            f"`/{name}`: the skill's lines never run here",
+            contribution=name,
+        ))  # fmt: skip
+        return
+    shell_line_issues(inspection, rel, front.data, front.body)
+    inspection.add(codes.SKILL_SHELL_LINES(
+        f"{rel}: skill {name!r} has `!` lines: `/{name}` renders it, running the lines its "
+        "allowed-tools allows in the plugin's sandbox; its file, read as a skill, holds them "
+        "as text",
+        contribution=name,
+    ))  # fmt: skip
+    detail = {"path": rel, "shell_lines": True, "skill": True}
+    entry.contributions.append(
+        Contribution(kind="prompt", name=name, description=skill.description, detail=detail)
+    )
+
+
 def _remote_with_options(
     inspection: Inspection, remote: dict[str, dict[str, Any]], options: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
-    """The remote servers whose headers name only declared options (``${user_config.KEY}``,
-    filled when the host starts); one naming another is listed, not connected."""
+    """The remote servers whose headers name only declared options and whose url only
+    declared non-sensitive ones in its path or query (``${user_config.KEY}``, filled when
+    the host starts); another is listed, not connected."""
     kept = {}
     for name, server in remote.items():
+        wrong = url_option_problem(str(server["url"]), options)
+        if wrong is not None:
+            inspection.add(codes.REMOTE_URL_USER_CONFIG(
+                f".mcp.json: server {name!r}: its url {wrong}; listed, not connected"
+            ))  # fmt: skip
+            continue
         named = {m for v in server.get("headers", {}).values() for m in REFERENCE.findall(v)}
         unknown = sorted(named - set(options))
         if unknown:

@@ -1,7 +1,7 @@
 """How a Claude Code plugin with hooks or MCP servers starts: the plugin host
 (``adapters/_host_plan.py``), one process per plugin, running its stdio servers, its remote
-servers and its command hooks (``hooks.json``) on the gateway's hook chain; the servers'
-tools named as Claude Code names a plugin's MCP tools,
+servers and its hooks (``hooks.json``: command, http, mcp_tool) on the gateway's hook
+chain; the servers' tools named as Claude Code names a plugin's MCP tools,
 ``mcp__plugin_<plugin>_<server>__<tool>`` (``tool_names: "claude"``).
 
 Claude Code's own rules (its plugins reference): ``${CLAUDE_PLUGIN_ROOT}`` and
@@ -34,6 +34,7 @@ from adapters._files import Inspection
 from adapters._host_plan import plan_plugin_host
 from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import argument_names
+from adapters.claude_plugins._remote import fill_url
 from adapters.claude_plugins._shell_lines import bash_rules, shell_lines
 from adapters.claude_plugins._shell_render import DEFAULT_TIMEOUT, TIMEOUT_VARIABLE
 from adapters.claude_plugins._user_config import (
@@ -42,11 +43,13 @@ from adapters.claude_plugins._user_config import (
     env_references,
     option_values,
 )
+from adapters.plugin_host import HOOK_KINDS
 from gateway.base import Diagnostic, environment_seconds
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec, parse_front_matter
+from gateway.packages.secrets import SecretsError, read_secrets
 from gateway.sandbox import package_dirs
 
-__all__ = ["plan_plugin"]
+__all__ = ["plan_plugin", "with_option_urls"]
 
 _ROOT, _DATA = "${CLAUDE_PLUGIN_ROOT}", "${CLAUDE_PLUGIN_DATA}"
 TOOL_NAMES: Final = "claude"
@@ -69,11 +72,15 @@ def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal |
         name: _expand(server, entry.root, str(data), values, exported, unknown, entry.id, name)
         for name, server in dict(entry.metadata.get("mcp_servers") or {}).items()
     }
-    commands = shell_commands(entry)
+    shown = {k: v for k, v in values.items() if not options.get(k, {}).get("sensitive")}
+    commands = shell_commands(entry, shown)
     lines = [line for command in commands for line in shell_lines(command["body"])]
     hooks = entry.metadata.get("hooks")
     if options:
         # A remote header's option is read from the host's environment, as a secret is.
+        # A url's option (non-sensitive, in its path or query: checked at inspection) is
+        # filled here.
+        entry = with_option_urls(entry, values)
         remote = {
             name: {**server, "headers": env_references(server.get("headers") or {})}
             for name, server in dict(entry.metadata.get("remote_servers") or {}).items()
@@ -85,8 +92,9 @@ def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal |
         servers,
         tool_names=TOOL_NAMES,
         hooks=env_references(hooks) if options else hooks,
+        hook_types=HOOK_KINDS,
         diagnostics=unknown,
-        env=exported,
+        env={**exported, **_hook_secrets(entry, home)},  # the host's: its hooks read them
         remote=True,
         commands=commands,
         shell_lines=lines,
@@ -99,9 +107,12 @@ def plan_plugin(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal |
     )
 
 
-def shell_commands(entry: CatalogEntry) -> list[dict[str, Any]]:
+def shell_commands(
+    entry: CatalogEntry, options: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
     """The plugin host's ``commands``: each slash command with ``!`` lines, read from the
-    installed plugin (one unreadable since inspection is left out: ``inspect`` says why)."""
+    installed plugin (one unreadable since inspection is left out: ``inspect`` says why);
+    ``options``: the values of its non-sensitive options, for ``${user_config.KEY}``."""
     inspection = Inspection(Path(entry.root))
     found = []
     for contribution in entry.contributions:
@@ -120,8 +131,31 @@ def shell_commands(entry: CatalogEntry) -> list[dict[str, Any]]:
             "body": body,
             "arguments": list(argument_names(front.data)),
             "rules": bash_rules(front.data.get("allowed-tools")),
+            "options": dict(options or {}),
         })  # fmt: skip
     return found
+
+
+def with_option_urls(entry: CatalogEntry, values: Mapping[str, str]) -> CatalogEntry:
+    """``entry`` with its remote servers' urls filled from the option ``values``."""
+    remote = {
+        name: {**server, "url": fill_url(str(server["url"]), values)}
+        for name, server in dict(entry.metadata.get("remote_servers") or {}).items()
+    }
+    return replace(entry, metadata={**entry.metadata, "remote_servers": remote})
+
+
+def _hook_secrets(entry: CatalogEntry, home: Path) -> dict[str, str]:
+    """The stored values of the variables the http hooks' headers take (``allowedEnvVars``):
+    the package's secrets, in the host's environment, where the headers are filled."""
+    names = [str(n) for n in entry.metadata.get("hook_secrets") or []]
+    if not names:
+        return {}
+    try:
+        stored = read_secrets(home, entry.id)
+    except SecretsError:
+        return {}  # unreadable secrets: the headers go out empty, as Claude Code's unset ones
+    return {name: stored[name] for name in names if name in stored}
 
 
 def _of(diagnostic: Diagnostic, package: str) -> Diagnostic:

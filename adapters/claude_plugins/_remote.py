@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from adapters._files import Inspection
 from adapters.claude_plugins import _codes as codes
+from adapters.claude_plugins._user_config import REFERENCE
 from adapters.plugin_host import url_problem
 
-__all__ = ["REMOTE_TYPES", "read_remote"]
+__all__ = ["REMOTE_TYPES", "fill_url", "read_remote", "url_option_problem"]
 
 REMOTE_TYPES: Final = ("http", "sse", "ws", "streamable-http")
 _TRANSPORT: Final = {"http": "streamable-http", "streamable-http": "streamable-http", "sse": "sse"}
@@ -76,3 +78,26 @@ def _oauth(value: object) -> tuple[dict[str, Any], str | None]:
             return {}, "`oauth.callbackPort` is not a port number"
         found["callback_port"] = port
     return found, None
+
+
+def url_option_problem(url: str, options: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """Why ``${user_config.KEY}`` in a remote server's ``url`` cannot be filled (None: it
+    names only declared, non-sensitive options, in the path or query)."""
+    named = REFERENCE.findall(url)
+    if not named:
+        return None
+    if REFERENCE.search(f"{urlsplit(url).scheme}://{urlsplit(url).netloc}"):
+        return "names an option in its scheme, host or port (its host is its network grant)"
+    unknown = sorted({key for key in named if key not in options})
+    if unknown:
+        return f"names {', '.join(unknown)}, not declared in userConfig"
+    secret = sorted({key for key in named if options[key].get("sensitive")})
+    if secret:
+        return f"names the sensitive option {', '.join(secret)} (put a secret in a header)"
+    return None
+
+
+def fill_url(url: str, values: Mapping[str, str]) -> str:
+    """``url`` with each ``${user_config.KEY}`` filled (an option without a value: empty,
+    as Claude Code fills an optional blank one)."""
+    return REFERENCE.sub(lambda match: values.get(match.group(1), ""), url)

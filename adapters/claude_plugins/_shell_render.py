@@ -28,6 +28,7 @@ import anyio
 from adapters.claude_plugins import _codes as codes
 from adapters.claude_plugins._commands import ROOT, substitute
 from adapters.claude_plugins._shell_lines import is_allowed, shell_spans
+from adapters.claude_plugins._user_config import env_references
 from gateway.base import Diagnostic
 
 __all__ = [
@@ -74,6 +75,10 @@ class ShellCommand:
     body: str
     names: tuple[str, ...] = ()
     rules: tuple[str | None, ...] = ()
+    options: dict[str, str] = field(default_factory=dict)
+    """The plugin's non-sensitive options: ``${user_config.KEY}`` in the text. In a ``!``
+    line it is ``${CLAUDE_PLUGIN_OPTION_KEY}``, read by the shell from the environment (a
+    value never becomes shell syntax), as in a hook command."""
 
 
 @dataclass(slots=True)
@@ -86,19 +91,23 @@ async def render_command(
     command: ShellCommand, arguments: str, run_line: RunLine, *, root: str
 ) -> Rendered:
     """The command's prompt for the typed ``arguments``, its allowed lines run."""
-    body, rules = command.body, list(command.rules)
+    body, rules, options = command.body, list(command.rules), command.options
     pieces: list[str] = []
     lines: list[tuple[int, str]] = []
     cursor, used = 0, False
     for start, end, line in shell_spans(body):
-        text, hit = substitute(body[cursor:start].replace(ROOT, root), arguments, command.names)
+        text, hit = substitute(
+            body[cursor:start].replace(ROOT, root), arguments, command.names, options=options
+        )
         pieces.append(text)
-        line, line_hit = substitute(line, arguments, command.names)
+        line, line_hit = substitute(env_references(line), arguments, command.names)
         used = used or hit or line_hit
         lines.append((len(pieces), line.strip()))
         pieces.append("")
         cursor = end
-    text, hit = substitute(body[cursor:].replace(ROOT, root), arguments, command.names)
+    text, hit = substitute(
+        body[cursor:].replace(ROOT, root), arguments, command.names, options=options
+    )
     pieces.append(text)
     used = used or hit
     rendered = Rendered("")

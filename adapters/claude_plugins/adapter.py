@@ -12,10 +12,19 @@ from pathlib import Path
 from adapters.claude_plugins._commands import package_resources
 from adapters.claude_plugins._dependencies import package_requirements
 from adapters.claude_plugins._inspect import ECOSYSTEM, inspect_plugin, is_claude_plugin
-from adapters.claude_plugins._launch import plan_plugin
+from adapters.claude_plugins._launch import plan_plugin, with_option_urls
 from adapters.claude_plugins._marketplace import select_plugin
+from adapters.claude_plugins._user_config import option_values
 from adapters.plugin_host import signing
-from gateway.model import CatalogEntry, DiscoveredLaunch, Discovery, LaunchRefusal, LaunchSpec
+from gateway.model import (
+    CatalogEntry,
+    DiscoveredLaunch,
+    Discovery,
+    LaunchRefusal,
+    LaunchSpec,
+    SignedIn,
+    SignInPrompt,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,7 +56,14 @@ class ClaudePluginsAdapter:
 
     # gateway auth (gateway.model.SignsIn): the remote MCP servers a person signs in to.
     remote_servers = staticmethod(signing.remote_servers)
-    sign_in = staticmethod(signing.sign_in)
+
+    async def sign_in(
+        self, entry: CatalogEntry, home: Path, server: str, prompt: SignInPrompt
+    ) -> SignedIn:
+        """Signed in to the url the plugin host connects to: its options filled."""
+        options = dict(entry.metadata.get("user_config") or {})
+        values, _ = option_values(entry.id, options, home) if options else ({}, [])
+        return await signing.sign_in(with_option_urls(entry, values), home, server, prompt)
 
     def plan_launch(self, entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal | None:
         """The plugin host when the plugin has hooks or stdio MCP servers; None for one of
@@ -59,6 +75,11 @@ class ClaudePluginsAdapter:
     def package_resources(self, entry: CatalogEntry) -> Discovery:
         """Its skills (listed) and slash commands (expanded by Claude Code's rules)."""
         return package_resources(entry)
+
+    def configured_resources(self, entry: CatalogEntry, home: Path) -> Discovery:
+        """The same, its commands filling ``${user_config.KEY}`` from its non-sensitive
+        options (gateway.model.ServesConfiguredResources)."""
+        return package_resources(entry, home)
 
     def discover(
         self, workspace: Path, user_home: Path, trusted: bool, home: Path

@@ -2,11 +2,11 @@
 stdio MCP servers as its children (so they inherit its sandbox) with a lean MCP client of
 its own (``_stdio_client``; the official ``mcp`` SDK's client for remote servers and as a
 fallback) and offers their tools, prompts and resources as the package's tools and
-commands, and runs command hooks (``_command_hooks``: hooks.json on the gateway's hook
-chain, by Claude Code's protocol, which Codex shares, or Gemini CLI's). Started as
-``python -P -m adapters.plugin_host --config FILE`` as ``adapters/_host_plan.py`` plans it
-for Agent Plugins, Claude Code plugins, Codex plugins and Gemini CLI extensions
-(docs/architecture.md, "The plugin host's launch").
+commands, and runs hooks (``_command_hooks``: hooks.json on the gateway's hook chain, by
+Claude Code's protocol, which Codex shares — command, http and mcp_tool hooks — or Gemini
+CLI's). Started as ``python -P -m adapters.plugin_host --config FILE`` as
+``adapters/_host_plan.py`` plans it for Agent Plugins, Claude Code plugins, Codex plugins and
+Gemini CLI extensions (docs/architecture.md, "The plugin host's launch").
 
 The names below are what the adapters that plan its launch read (its configuration, its
 hooks, its remote servers); they load on first use, so the process still loads only what it
@@ -31,10 +31,19 @@ if TYPE_CHECKING:
         GEMINI_UNSUPPORTED_EVENTS,
         read_gemini_hooks,
     )
-    from adapters.plugin_host._hook_config import EVENT_OF, UNSUPPORTED_EVENTS, read_hooks
+    from adapters.plugin_host._hook_config import (
+        EVENT_OF,
+        HOOK_KINDS,
+        UNSUPPORTED_EVENTS,
+        HttpHook,
+        McpToolHook,
+        read_hooks,
+    )
+    from adapters.plugin_host._mcp_tool_hooks import own_server
     from adapters.plugin_host._naming import SCHEME
     from adapters.plugin_host._remote_plan import RemotePlan, plan_remote
     from adapters.plugin_host._remote_spec import (
+        network_grant,
         remote_contribution,
         remote_permissions,
         remote_secrets,
@@ -45,6 +54,11 @@ _WHERE: dict[str, str] = {
     "EVENT_OF": "adapters.plugin_host._hook_config",
     "GEMINI_EVENT_OF": "adapters.plugin_host._gemini_hook_config",
     "GEMINI_UNSUPPORTED_EVENTS": "adapters.plugin_host._gemini_hook_config",
+    "HOOK_KINDS": "adapters.plugin_host._hook_config",
+    "HttpHook": "adapters.plugin_host._hook_config",
+    "McpToolHook": "adapters.plugin_host._hook_config",
+    "network_grant": "adapters.plugin_host._remote_spec",
+    "own_server": "adapters.plugin_host._mcp_tool_hooks",
     "RemotePlan": "adapters.plugin_host._remote_plan",
     "SCHEME": "adapters.plugin_host._naming",
     "UNSUPPORTED_EVENTS": "adapters.plugin_host._hook_config",
@@ -65,10 +79,15 @@ __all__ = [
     "EVENT_OF",
     "GEMINI_EVENT_OF",
     "GEMINI_UNSUPPORTED_EVENTS",
+    "HOOK_KINDS",
     "SCHEME",
     "UNSUPPORTED_EVENTS",
+    "HttpHook",
+    "McpToolHook",
     "RemotePlan",
     "config_path",
+    "network_grant",
+    "own_server",
     "plan_remote",
     "read_gemini_hooks",
     "read_hooks",

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from adapters.plugin_host import _codes as codes
-from adapters.plugin_host._hook_config import EVENT_OF, CommandHook, exact_names, matcher_test
+from adapters.plugin_host._hook_config import EVENT_OF, Hook, exact_names, matcher_test
 from adapters.plugin_host._hook_process import HookRun
 from adapters.plugin_host._hook_protocol import Answer, HookState, json_object, text_field
 
@@ -68,12 +68,12 @@ class ClaudeProtocol:
     def narrowing(self, matcher: str) -> frozenset[str] | None:
         return exact_names(matcher)
 
-    def matches(self, hook: CommandHook, event: str, stdin: Mapping[str, Any]) -> bool:
+    def matches(self, hook: Hook, event: str, stdin: Mapping[str, Any]) -> bool:
         test = matcher_test("" if event in _NO_MATCHER else hook.matcher)
         return test is not None and test(str(stdin.get(_SUBJECT.get(event, "tool_name"), "")))
 
-    def key(self, hook: CommandHook) -> str:
-        return hook.command  # the same command twice runs once
+    def key(self, hook: Hook) -> str:
+        return hook.identity  # the same command (url, tool and input) twice runs once
 
     def stdin(self, event: str, payload: Mapping[str, Any], state: HookState) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -117,13 +117,15 @@ class ClaudeProtocol:
             "PLUGIN_DATA": state.data_dir,
         }
 
-    def read(self, hook: CommandHook, run: HookRun, report: Callable[[str], None]) -> Answer:
+    def read(self, hook: Hook, run: HookRun, report: Callable[[str], None]) -> Answer:
+        """A command's exit code and stdout; an http hook's body and an mcp_tool hook's
+        text are read as a command's stdout (exit 0)."""
         answer = Answer()
         if run.failure is not None or run.exit_code not in (0, 2):
             why = run.failure or f"exited with {run.exit_code}"
             detail = run.stderr.strip()
             report(
-                f"{hook.where} ({hook.command}) {why}; ignored" + (f": {detail}" if detail else "")
+                f"{hook.where} ({hook.shown}) {why}; ignored" + (f": {detail}" if detail else "")
             )
             return answer
         if run.exit_code == 2:
@@ -193,7 +195,8 @@ class ClaudeProtocol:
 
 
 def _read_reply(reply: Mapping[str, Any], answer: Answer) -> None:
-    """Claude Code's JSON output: the common fields, ``decision``/``reason``, and the
+    """Claude Code's JSON output (a command's stdout, an http hook's body, an mcp_tool
+    hook's text): the common fields, ``decision``/``reason``, and the
     event's ``hookSpecificOutput``."""
     reason = text_field(reply.get("reason"))
     if reply.get("continue") is False:

@@ -13,17 +13,38 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 CLAUDE_HOOK_TYPE_UNSUPPORTED = define_code(
     "claude.hook_type_unsupported",
     WARNING,
-    "A hook is not a `command` hook (`prompt`, `agent`, `http`, `mcp_tool`): the gateway "
-    "runs shell command hooks only, so it never runs.",
-    "Write the check as a command hook, or accept that it does not run in the gateway.",
+    "A hook of a type that never runs in the gateway: `prompt` and `agent` hooks (they need "
+    "a model to answer, and the gateway runs none for a hook), an `http` or `mcp_tool` hook "
+    "in a format whose hooks are command hooks only (Codex), or a type it does not know.",
+    "Write the check as a command, http or mcp_tool hook, or accept that it does not run.",
+)
+CLAUDE_HOOK_HTTP_NOT_GRANTED = define_code(
+    "claude.hook_http_not_granted",
+    WARNING,
+    "An `http` hook was not sent: the package's sandbox has no network grant for its URL's "
+    "host and port (each http hook's destination is an optional permission, "
+    "`network:HOST:PORT`). As with any hook that cannot answer, the event goes on.",
+    "Grant it: `gateway permissions ID network:HOST:PORT` (the message names it).",
+)
+CLAUDE_HOOK_MCP_SERVER_UNKNOWN = define_code(
+    "claude.hook_mcp_server_unknown",
+    WARNING,
+    "An `mcp_tool` hook names an MCP server that is not one of the plugin's own (its "
+    "`.mcp.json` / `mcpServers`): the gateway calls a hook's tool only on the plugin's own "
+    "servers, which run in its sandbox, so the hook never runs.",
+    "Declare the server in the plugin, or name one of its servers (`server` is the key in "
+    "`.mcp.json`, or `plugin:<plugin>:<server>`).",
 )
 CLAUDE_HOOK_FAILED = define_code(
     "claude.hook_failed",
     WARNING,
-    "A hook command failed without blocking: it exited with a code other than 0 or 2, timed "
-    "out (its process group was killed), could not start, or wrote more output than the cap. "
-    "As in Claude Code, the event goes on as if the hook had not answered.",
-    "Run the hook by hand with the JSON event on stdin; block with exit code 2 only.",
+    "A hook failed without blocking: a command exited with a code other than 0 or 2, timed "
+    "out (its process group was killed), could not start, or wrote more output than the cap; "
+    "an http hook's request failed, timed out, was answered with a status other than 2xx, a "
+    "body over the cap or malformed JSON; an mcp_tool hook's server was not running or its "
+    "tool failed. As in Claude Code, the event goes on as if the hook had not answered.",
+    "Run the hook by hand with the JSON event on stdin (or POST it to the URL); block with "
+    "exit code 2 or a JSON decision only.",
 )
 CLAUDE_HOOK_OUTPUT_IGNORED = define_code(
     "claude.hook_output_ignored",
@@ -159,4 +180,14 @@ REMOTE_SIGN_IN_FAILED = define_code(
     "client registration failed, or the tokens could not be kept. Nothing was kept; an "
     "earlier sign-in stays as it was.",
     "Read the reason in the message; run `gateway auth ID` again once it is fixed.",
+)
+GEMINI_HOOKS_INVALID = define_code(
+    "gemini.hooks_invalid",
+    WARNING,
+    "A Gemini CLI extension's hooks/hooks.json, or one entry of it, is not what Gemini CLI "
+    "loads: `hooks` not an object, an event name Gemini CLI does not know, a definition "
+    "without a `hooks` array, a hook without `type` or `command`, a `type` other than "
+    "`command`, a `timeout` that is not a positive number of milliseconds. Gemini CLI skips "
+    "it with a warning, and so does the gateway; the other hooks run.",
+    "Fix the entry as the message says (docs/hooks/reference.md of Gemini CLI).",
 )

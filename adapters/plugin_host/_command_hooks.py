@@ -9,8 +9,15 @@ answers into the reply fields of the gateway event (``gateway.model.events``) by
 protocol's rules. A SessionStart hook's context is appended to the system prompt each time
 the agent runs on a prompt in that session (``before_agent_start``, an extended event).
 
-A hook that fails is a diagnostic and the event goes on (fail-open, as in both agents).
-Hook commands are children of the plugin host: they run inside the package's sandbox.
+How a hook is run is the runner's (``_run_one``): a ``command`` hook is a child of the
+plugin host, inside the package's sandbox; Claude Code's ``http`` hooks (``_http_hooks``:
+the event POSTed, through the package's network grant) and ``mcp_tool`` hooks
+(``_mcp_tool_hooks``: a tool of the plugin's own servers) answer the same way, their body or
+text read by the protocol as a command's stdout. What an answer means is the protocol's.
+
+A hook that fails is a diagnostic and the event goes on (fail-open, as in both agents); a
+failure that lasts as long as the host (no grant for an http hook's URL, a server that is
+not the plugin's) is said once per hook.
 """
 
 from __future__ import annotations
@@ -18,21 +25,29 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
-from adapters.plugin_host._hook_config import CommandHook, read_hooks
+from adapters.plugin_host import _codes as codes
+from adapters.plugin_host._hook_config import CommandHook, Hook, HttpHook, read_hooks
 from adapters.plugin_host._hook_process import HookRun, run_hook_command
 from adapters.plugin_host._hook_protocol import Answer, HookProtocol, HookState
 from gateway.base import printable
+
+if TYPE_CHECKING:
+    from adapters.plugin_host._mcp_tool_hooks import ToolCaller
 
 __all__ = ["PROTOCOLS", "CommandHooks"]
 
 PROTOCOLS: Final = ("claude", "gemini")
 """The hook protocols (the host configuration's ``hook_protocol``)."""
 _MESSAGE_LIMIT = 2000
+_STANDING: Final = frozenset(
+    {codes.CLAUDE_HOOK_HTTP_NOT_GRANTED.code, codes.CLAUDE_HOOK_MCP_SERVER_UNKNOWN.code}
+)
+"""Failures that last as long as the host (its grants, its servers): reported once."""
 
 
 def protocol_named(name: str) -> HookProtocol:
@@ -45,30 +60,38 @@ def protocol_named(name: str) -> HookProtocol:
     return ClaudeProtocol()
 
 
-def read_protocol_hooks(protocol: str, data: Any) -> tuple[list[CommandHook], list[Any]]:
-    """The command hooks of a hooks.json object by ``protocol``'s reader, and its problems."""
+def read_protocol_hooks(
+    protocol: str, data: Any, kinds: Collection[str] = ("command",)
+) -> tuple[list[Hook], list[Any]]:
+    """The hooks of a hooks.json object by ``protocol``'s reader (of the types ``kinds``,
+    Claude Code's; Gemini CLI's hooks are command hooks), and its problems."""
     if protocol == "gemini":
         from adapters.plugin_host._gemini_hook_config import read_gemini_hooks
 
-        return read_gemini_hooks(data)
-    found, problems = read_hooks(data)
+        commands, trouble = read_gemini_hooks(data)
+        return list(commands), list(trouble)
+    found, problems = read_hooks(data, kinds)
     return found, list(problems)
 
 
 class CommandHooks:
-    """A plugin's command hooks, dispatched for gateway events by one hook protocol."""
+    """A plugin's hooks, dispatched for gateway events by one hook protocol."""
 
     def __init__(
         self,
-        hooks: list[CommandHook],
+        hooks: list[Hook],
         *,
         root: str,
         data_dir: str,
         env: Mapping[str, str],
         diagnostics: list[dict[str, Any]] | None = None,
         protocol: str = "claude",
+        package: str = "",
     ) -> None:
         self._hooks = hooks
+        self._package = package
+        self.call_tool: ToolCaller | None = None
+        """How an ``mcp_tool`` hook calls its tool (set once the servers run)."""
         self._protocol = protocol_named(protocol)
         self._env = dict(env)
         self._state = HookState(root=root, data_dir=data_dir, cwd=os.getcwd())
@@ -76,6 +99,7 @@ class CommandHooks:
         """Nimlet-protocol diagnostics (``{"code", "message"}``): the hooks.json problems
         first, then what happened at run time."""
         self._reported = 0
+        self._said: set[tuple[str, str]] = set()
 
     @classmethod
     def from_config(
@@ -86,15 +110,19 @@ class CommandHooks:
         data_dir: str,
         env: dict[str, str],
         protocol: str = "claude",
+        kinds: Collection[str] = ("command",),
+        package: str = "",
     ) -> CommandHooks:
         """``hooks``: the parsed hooks.json object; ``protocol``: ``claude`` (Claude Code,
         Codex) or ``gemini`` (Gemini CLI). ``env``: added to the host's own environment for
-        every hook command."""
-        found, problems = read_protocol_hooks(protocol, hooks)
+        every hook command (and what an http hook's headers may name). ``kinds``: the hook
+        types the format has (``_hook_config.HOOK_KINDS`` for Claude Code's). ``package``:
+        the package's id, for the grant an http hook needs."""
+        found, problems = read_protocol_hooks(protocol, hooks, kinds)
         diagnostics = [{"code": p.code, "message": printable(p.message)} for p in problems]
         return cls(
             found, root=root, data_dir=data_dir, env=env, diagnostics=diagnostics,
-            protocol=protocol,
+            protocol=protocol, package=package,
         )  # fmt: skip
 
     def new_diagnostics(self) -> list[dict[str, Any]]:
@@ -112,7 +140,7 @@ class CommandHooks:
         return max([sequential, *(hook.timeout for hook in self._hooks)], default=0.0)
 
     @property
-    def hooks(self) -> list[CommandHook]:
+    def hooks(self) -> list[Hook]:
         return list(self._hooks)
 
     @property
@@ -158,7 +186,7 @@ class CommandHooks:
         self._remember(payload)
         protocol = self._protocol
         stdin = protocol.stdin(name, payload, self._state)
-        chosen: dict[str, CommandHook] = {}
+        chosen: dict[str, Hook] = {}
         for hook in self._hooks:
             if hook.event == name and protocol.matches(hook, name, stdin):
                 chosen.setdefault(protocol.key(hook), hook)  # identical hooks run once
@@ -181,26 +209,51 @@ class CommandHooks:
         return protocol.fold(name, payload, answers, self._state, self._ignored)
 
     async def _run_all(
-        self, hooks: list[CommandHook], stdin: dict[str, Any], trace: Mapping[str, str]
+        self, hooks: list[Hook], stdin: dict[str, Any], trace: Mapping[str, str]
     ) -> list[Answer]:
         data = json.dumps(stdin, ensure_ascii=False, default=str).encode("utf-8", "replace")
         runs: list[HookRun | None] = [None] * len(hooks)
 
-        async def one(index: int, hook: CommandHook) -> None:
-            runs[index] = await run_hook_command(
-                hook.command, data, seconds=hook.timeout, cwd=self._state.cwd,
-                env=self._child_env(trace),
-            )  # fmt: skip
+        async def one(index: int, hook: Hook) -> None:
+            runs[index] = await self._run_one(hook, data, stdin, trace)
 
         async with anyio.create_task_group() as group:
             for index, hook in enumerate(hooks):
                 group.start_soon(one, index, hook)
-        failed = self._protocol.failed_code
-        return [
-            self._protocol.read(hook, run, lambda message: self._report(failed, message))
-            for hook, run in zip(hooks, runs, strict=True)
-            if run
-        ]
+        return [self._read(hook, run) for hook, run in zip(hooks, runs, strict=True) if run]
+
+    async def _run_one(
+        self, hook: Hook, data: bytes, stdin: dict[str, Any], trace: Mapping[str, str]
+    ) -> HookRun:
+        if isinstance(hook, CommandHook):
+            return await run_hook_command(
+                hook.command, data, seconds=hook.timeout, cwd=self._state.cwd,
+                env=self._child_env(trace),
+            )  # fmt: skip
+        if isinstance(hook, HttpHook):
+            from adapters.plugin_host._http_hooks import post_hook
+
+            env = {**os.environ, **self._env}
+            return await post_hook(hook, data, env=env, package=self._package)
+        from adapters.plugin_host._mcp_tool_hooks import fill_input
+
+        if self.call_tool is None:
+            return HookRun(None, "", "", "could not call it: the plugin has no MCP servers")
+        return await self.call_tool(hook, fill_input(hook.input, stdin))
+
+    def _read(self, hook: Hook, run: HookRun) -> Answer:
+        """The protocol's reading of one run; a failure is said with the run's own code
+        (``claude.hook_failed`` by default), a standing one once per hook."""
+        code = run.code or self._protocol.failed_code
+
+        def report(message: str) -> None:
+            if code in _STANDING:
+                if (code, hook.identity) in self._said:
+                    return  # it stays so until the host restarts: said once
+                self._said.add((code, hook.identity))
+            self._report(code, message)
+
+        return self._protocol.read(hook, run, report)
 
     def _child_env(self, trace: Mapping[str, str]) -> dict[str, str]:
         env = {**os.environ, **self._env}

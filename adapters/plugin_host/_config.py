@@ -5,13 +5,15 @@ its path is the only thing on the command line.
 
 ``{"package", "root", "data_dir", "servers": {name: {"command", "args", "env", "cwd",
 "include_tools"?, "exclude_tools"?}}, "remote": {name: {"transport", "url", "headers",
-"grant"}}, "sign_ins", "tool_names", "hooks", "hook_protocol", "commands",
+"grant"}}, "sign_ins", "tool_names", "hooks", "hook_protocol", "hook_types", "commands",
 "shell_timeout", "workspace_variable"}``: commands
 already resolved to absolute paths, placeholders already expanded, ``PLUGIN_ROOT`` and
 ``PLUGIN_DATA`` already in each ``env``; remote servers as ``_remote_plan`` plans them
-(header values still name their variables); ``commands``: a Claude Code plugin's slash
-commands with ``!`` shell lines (``_shell_commands``), ``shell_timeout`` the seconds each
-line may take.
+(header values still name their variables); ``hook_types``: the hook types the format
+has (default ``["command"]``; Claude Code's adds ``http`` and ``mcp_tool``; Gemini CLI's are
+command hooks only, whatever it says); ``commands``:
+a Claude Code plugin's slash commands with ``!`` shell lines (``_shell_commands``),
+``shell_timeout`` the seconds each line may take.
 """
 
 from __future__ import annotations
@@ -126,6 +128,7 @@ class HostConfig:
     hooks: dict[str, Any] | None = None
     hook_protocol: str = "claude"
     """Whose hook protocol ``hooks`` speaks: ``claude`` (Claude Code, Codex) or ``gemini``."""
+    hook_types: tuple[str, ...] = ("command",)
     remote: list[RemoteSpec] = field(default_factory=list)
     commands: list[Any] = field(default_factory=list)
     """Raw: ``_shell_commands`` reads them, loaded only when there are some."""
@@ -218,6 +221,7 @@ def load_config(path: str) -> HostConfig:
     hook_protocol = data.get("hook_protocol", "claude")
     if hook_protocol not in ("claude", "gemini"):
         raise ConfigError(f"hook_protocol {hook_protocol!r} is neither claude nor gemini")
+    hook_types = tuple(_strings(data.get("hook_types", ["command"]), "hook_types"))
     sign_ins = data.get("sign_ins")
     if sign_ins is not None and (not isinstance(sign_ins, str) or not os.path.isabs(sign_ins)):
         raise ConfigError("sign_ins must be an absolute path or null")
@@ -240,6 +244,7 @@ def load_config(path: str) -> HostConfig:
         tool_names=scheme,
         hooks=hooks,
         hook_protocol=hook_protocol,
+        hook_types=hook_types,
         remote=_remote(data.get("remote", {})),
         sign_ins=sign_ins,
         commands=commands,

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from adapters import _codes as codes
+from adapters.plugin_host import _codes as host_codes
 from adapters.plugin_host._hook_config import CommandHook, HookProblem
 
 __all__ = [
@@ -61,7 +62,7 @@ def read_gemini_hooks(data: Any) -> tuple[list[CommandHook], list[HookProblem]]:
     def problem(code: str, message: str) -> None:
         problems.append(HookProblem(code, f"hooks/hooks.json: {message}"))
 
-    invalid = codes.GEMINI_HOOKS_INVALID.code
+    invalid = host_codes.GEMINI_HOOKS_INVALID.code
     events = data.get("hooks") if isinstance(data, Mapping) else None
     if not isinstance(events, Mapping):
         problem(invalid, '"hooks" property must be an object; no hook runs')

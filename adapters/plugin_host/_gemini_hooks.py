@@ -36,7 +36,7 @@ from typing import Any, Final
 
 from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._gemini_hook_config import GEMINI_EVENT_OF
-from adapters.plugin_host._hook_config import CommandHook
+from adapters.plugin_host._hook_config import CommandHook, Hook
 from adapters.plugin_host._hook_process import HookRun
 from adapters.plugin_host._hook_protocol import Answer, HookState, text_field
 
@@ -67,7 +67,7 @@ class GeminiProtocol:
     def narrowing(self, matcher: str) -> frozenset[str] | None:
         return None  # a regular expression searched in the name: any tool may match
 
-    def matches(self, hook: CommandHook, event: str, stdin: Mapping[str, Any]) -> bool:
+    def matches(self, hook: Hook, event: str, stdin: Mapping[str, Any]) -> bool:
         matcher = hook.matcher.strip()
         if matcher in ("", "*"):
             return True
@@ -80,8 +80,9 @@ class GeminiProtocol:
         subject = _TRIGGER_OF.get(event)
         return subject is None or matcher == stdin.get(subject)
 
-    def key(self, hook: CommandHook) -> str:
-        return f"{hook.name}:{hook.command}"
+    def key(self, hook: Hook) -> str:
+        # Gemini CLI's hooks are command hooks (``read_gemini_hooks``).
+        return f"{hook.name}:{hook.command}" if isinstance(hook, CommandHook) else hook.identity
 
     def stdin(self, event: str, payload: Mapping[str, Any], state: HookState) -> dict[str, Any]:
         now = datetime.datetime.now(datetime.UTC)
@@ -122,9 +123,10 @@ class GeminiProtocol:
             "CLAUDE_PROJECT_DIR": state.cwd,
         }
 
-    def read(self, hook: CommandHook, run: HookRun, report: Callable[[str], None]) -> Answer:
+    def read(self, hook: Hook, run: HookRun, report: Callable[[str], None]) -> Answer:
         answer = Answer()
-        label = f"{hook.where} ({hook.name or hook.command})"
+        name = hook.name if isinstance(hook, CommandHook) else ""
+        label = f"{hook.where} ({name or hook.shown})"
         if run.failure is not None:
             report(f"{label} {run.failure}; ignored")
             return answer

@@ -4,8 +4,14 @@ The format (Claude Code's hooks reference): ``{"hooks": {Event: [{"matcher": "..
 "hooks": [{"type": "command", "command": "...", "timeout": 30}]}]}}``. Every entry that
 cannot run is a diagnostic and the others still load: a malformed entry
 (``claude.hooks_invalid``), an event a headless host has no counterpart for
-(``claude.hook_event_unsupported``), a hook that is not a shell command
-(``claude.hook_type_unsupported``).
+(``claude.hook_event_unsupported``), a hook of a type the format's host does not run here
+(``claude.hook_type_unsupported``: ``prompt`` and ``agent`` hooks need a model; ``http`` and
+``mcp_tool`` hooks run only where the format has them, ``kinds``).
+
+Three types run: ``command`` (``sh -c``), ``http`` (the event POSTed to ``url``, its
+``headers`` filling ``$VAR`` / ``${VAR}`` only for the names ``allowedEnvVars`` lists) and
+``mcp_tool`` (a tool of one of the plugin's own MCP servers, ``server`` / ``tool`` /
+``input``).
 
 Matchers follow Claude Code: absent, ``""`` or ``"*"`` match everything; a matcher of only
 letters, digits, ``_`` and ``|`` is a list of exact names; anything else is a regular
@@ -14,25 +20,35 @@ expression searched in the name (``mcp__.*``, ``Notebook.*``).
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from adapters import _codes as adapters_codes
 from adapters.plugin_host import _codes as codes
+from adapters.plugin_host._remote_spec import url_problem
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "EVENT_OF",
+    "HOOK_KINDS",
     "UNSUPPORTED_EVENTS",
     "CommandHook",
+    "Hook",
     "HookProblem",
+    "HttpHook",
+    "McpToolHook",
     "exact_names",
     "matcher_test",
     "read_hooks",
 ]
+
+HOOK_KINDS: Final = ("command", "http", "mcp_tool")
+"""The hook types the plugin host runs (Claude Code's; a format whose hooks are command
+hooks only reads ``("command",)``)."""
 
 DEFAULT_TIMEOUT: Final = 60.0
 """Seconds a hook command may run when it names no ``timeout``: Claude Code's first default
@@ -89,6 +105,69 @@ class CommandHook:
     sequential: bool = False
     """Gemini CLI's group ``sequential``: the event's hooks run one after another."""
 
+    @property
+    def identity(self) -> str:
+        """Identical hooks of one event run once (Claude Code: by command string)."""
+        return f"command {self.command}"
+
+    @property
+    def shown(self) -> str:
+        return self.command
+
+
+@dataclass(frozen=True, slots=True)
+class HttpHook:
+    """One ``type: http`` hook: the event POSTed to ``url``."""
+
+    event: str
+    matcher: str
+    url: str
+    headers: dict[str, str]
+    allowed_env: tuple[str, ...]
+    timeout: float
+    where: str
+
+    @property
+    def identity(self) -> str:
+        return f"http {self.url}"  # Claude Code runs identical URLs once
+
+    @property
+    def sequential(self) -> bool:
+        return False  # Claude Code runs an event's hooks at once
+
+    @property
+    def shown(self) -> str:
+        return f"POST {self.url}"
+
+
+@dataclass(frozen=True, slots=True)
+class McpToolHook:
+    """One ``type: mcp_tool`` hook: ``tool`` of the plugin's MCP server ``server``, called
+    with ``input`` (its strings' ``${path}`` filled from the event's JSON)."""
+
+    event: str
+    matcher: str
+    server: str
+    tool: str
+    input: dict[str, Any] = field(default_factory=dict)
+    timeout: float = 60.0
+    where: str = ""
+
+    @property
+    def identity(self) -> str:
+        return f"mcp_tool {self.server} {self.tool} {json.dumps(self.input, sort_keys=True)}"
+
+    @property
+    def sequential(self) -> bool:
+        return False
+
+    @property
+    def shown(self) -> str:
+        return f"MCP tool {self.tool!r} of server {self.server!r}"
+
+
+Hook = CommandHook | HttpHook | McpToolHook
+
 
 @dataclass(frozen=True, slots=True)
 class HookProblem:
@@ -118,9 +197,12 @@ def exact_names(matcher: str) -> frozenset[str] | None:
     return frozenset(matcher.split("|"))
 
 
-def read_hooks(data: Any) -> tuple[list[CommandHook], list[HookProblem]]:
-    """The command hooks of a hooks.json object, in file order, and what could not load."""
-    hooks: list[CommandHook] = []
+def read_hooks(
+    data: Any, kinds: Collection[str] = ("command",)
+) -> tuple[list[Hook], list[HookProblem]]:
+    """The hooks of a hooks.json object that run (of the types ``kinds``), in file order,
+    and what could not load."""
+    hooks: list[Hook] = []
     problems: list[HookProblem] = []
 
     def problem(code: str, message: str) -> None:
@@ -150,13 +232,17 @@ def read_hooks(data: Any) -> tuple[list[CommandHook], list[HookProblem]]:
             )
             continue
         for index, group in enumerate(groups):
-            hooks += _group(name, index, group, problem)
+            hooks += _group(name, index, group, problem, kinds)
     return hooks, problems
 
 
 def _group(
-    event: str, index: int, group: Any, problem: Callable[[str, str], None]
-) -> list[CommandHook]:
+    event: str,
+    index: int,
+    group: Any,
+    problem: Callable[[str, str], None],
+    kinds: Collection[str],
+) -> list[Hook]:
     where = f"{event}[{index}]"
     invalid = adapters_codes.CLAUDE_HOOKS_INVALID.code
     if not isinstance(group, Mapping):
@@ -175,22 +261,25 @@ def _group(
     if not isinstance(entries, list):
         problem(invalid, f"{where}.hooks is not a list")
         return []
-    found: list[CommandHook] = []
+    found: list[Hook] = []
     for position, entry in enumerate(entries):
         label = f"{where}.hooks[{position}]"
         if not isinstance(entry, Mapping):
             problem(invalid, f"{label} is not an object")
             continue
         kind = entry.get("type", "command")
-        if kind != "command":
+        if kind not in kinds:
+            why = (
+                "it needs a model to answer, and the gateway runs none for a hook"
+                if kind in ("prompt", "agent")
+                else "this format's hooks are command hooks"
+                if kind in HOOK_KINDS
+                else "not a hook type the gateway knows"
+            )
             problem(
                 codes.CLAUDE_HOOK_TYPE_UNSUPPORTED.code,
-                f"{label} is a {kind!r} hook; the gateway runs command hooks only",
+                f"{label} is a {kind!r} hook; it never runs in the gateway ({why})",
             )
-            continue
-        command = entry.get("command")
-        if not isinstance(command, str) or not command.strip() or "\x00" in command:
-            problem(invalid, f"{label}.command is not a non-empty string")
             continue
         timeout = entry.get("timeout", DEFAULT_TIMEOUT)
         if (
@@ -201,5 +290,49 @@ def _group(
         ):
             problem(invalid, f"{label}.timeout is not a positive number of seconds")
             continue
-        found.append(CommandHook(event, matcher, command, float(timeout), label))
+        made = _hook(event, matcher, entry, float(timeout), label)
+        if isinstance(made, str):
+            problem(invalid, f"{label}{made}")
+        else:
+            found.append(made)
     return found
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _hook(
+    event: str, matcher: str, entry: Mapping[str, Any], timeout: float, label: str
+) -> Hook | str:
+    """The hook, or what is wrong with it (appended to its label)."""
+    kind = entry.get("type", "command")
+    if kind == "http":
+        url, headers = entry.get("url"), entry.get("headers", {})
+        allowed = entry.get("allowedEnvVars", [])
+        if not isinstance(url, str) or not url:
+            return ".url is not a non-empty string"
+        if not isinstance(headers, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+        ):
+            return ".headers is not an object of strings"
+        if not isinstance(allowed, list) or not all(
+            isinstance(n, str) and _NAME.fullmatch(n) for n in allowed
+        ):
+            return ".allowedEnvVars is not a list of variable names"
+        wrong = url_problem(url, headers)
+        if wrong is not None:
+            return f": {wrong}"
+        return HttpHook(event, matcher, url, dict(headers), tuple(allowed), timeout, label)
+    if kind == "mcp_tool":
+        server, tool, arguments = entry.get("server"), entry.get("tool"), entry.get("input", {})
+        if not isinstance(server, str) or not server:
+            return ".server is not a non-empty string"
+        if not isinstance(tool, str) or not tool:
+            return ".tool is not a non-empty string"
+        if not isinstance(arguments, Mapping):
+            return ".input is not an object"
+        return McpToolHook(event, matcher, server, tool, dict(arguments), timeout, label)
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip() or "\x00" in command:
+        return ".command is not a non-empty string"
+    return CommandHook(event, matcher, command, timeout, label)

@@ -36,6 +36,8 @@ class HookRun:
     failure: str | None = None
     overflow: bool = False
     """It wrote more than the limit (and was killed); the first ``limit`` bytes are kept."""
+    code: str | None = None
+    """The diagnostic a failure is (None: ``claude.hook_failed``)."""
 
 
 class _Overflow(GatewayError):

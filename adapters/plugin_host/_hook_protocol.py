@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from adapters.plugin_host._hook_config import CommandHook
+from adapters.plugin_host._hook_config import Hook
 from adapters.plugin_host._hook_process import HookRun
 
 __all__ = ["Answer", "HookProtocol", "HookState", "json_object", "text_field"]
@@ -68,9 +68,9 @@ class HookProtocol(Protocol):
         """The exact tool names a tool event's matcher can match; None: any."""
         ...
 
-    def matches(self, hook: CommandHook, event: str, stdin: Mapping[str, Any]) -> bool: ...
+    def matches(self, hook: Hook, event: str, stdin: Mapping[str, Any]) -> bool: ...
 
-    def key(self, hook: CommandHook) -> str:
+    def key(self, hook: Hook) -> str:
         """Hooks of one event with the same key run once."""
         ...
 
@@ -78,7 +78,7 @@ class HookProtocol(Protocol):
 
     def env(self, state: HookState) -> dict[str, str]: ...
 
-    def read(self, hook: CommandHook, run: HookRun, report: Callable[[str], None]) -> Answer:
+    def read(self, hook: Hook, run: HookRun, report: Callable[[str], None]) -> Answer:
         """One run's answer; ``report(message)`` says a failure (``failed_code``)."""
         ...
 

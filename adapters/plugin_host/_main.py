@@ -116,7 +116,7 @@ def _load_hooks(config: HostConfig) -> CommandHooks | None:
 
     return CommandHooks.from_config(
         config.hooks, root=config.root, data_dir=config.data_dir, env=dict(os.environ),
-        protocol=config.hook_protocol,
+        protocol=config.hook_protocol, kinds=config.hook_types, package=config.package,
     )  # fmt: skip
 
 
@@ -145,6 +145,10 @@ async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -
         for server in servers:
             registry.add_server(server)
         hooks = _load_hooks(config)
+        if hooks is not None and servers:
+            from adapters.plugin_host._mcp_tool_hooks import server_caller
+
+            hooks.call_tool = server_caller(servers, config.package)  # mcp_tool hooks
         shell = _load_shell_commands(config)
         if shell is not None:
             registry.add_local_commands(shell.specs())

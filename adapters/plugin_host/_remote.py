@@ -11,7 +11,6 @@ package that was not granted ``network:HOST:PORT``).
 
 from __future__ import annotations
 
-import socket
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,6 +23,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._config import RemoteSpec
+from adapters.plugin_host._http_hooks import network_denied
 from adapters.plugin_host._oauth_client import BearerAuth, TokenKeeper
 from adapters.plugin_host._remote_spec import VARIABLE
 
@@ -49,17 +49,6 @@ def expand_headers(
         return ""
 
     return {key: VARIABLE.sub(fill, value) for key, value in headers.items()}, missing
-
-
-def network_denied() -> bool:
-    """Whether this process's sandbox refuses it any network (no ``network`` grant)."""
-    try:
-        socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return False
 
 
 class RemoteLink:

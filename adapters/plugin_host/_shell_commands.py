@@ -53,7 +53,14 @@ def read_shell_commands(raw: object) -> list[ShellCommand]:
             raise ConfigError(f"{where}.arguments must be a list of strings")
         if not isinstance(rules, list) or not all(r is None or isinstance(r, str) for r in rules):
             raise ConfigError(f"{where}.rules must be a list of strings or nulls")
-        found.append(ShellCommand(name, description, body, tuple(names), tuple(rules)))
+        options = item.get("options", {})
+        if not isinstance(options, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in options.items()
+        ):
+            raise ConfigError(f"{where}.options must be an object of strings")
+        found.append(
+            ShellCommand(name, description, body, tuple(names), tuple(rules), dict(options))
+        )
     return found
 
 

@@ -20,6 +20,12 @@ CLAUDE_CAUSES = {
     "claude-hooks-beyond-openclaw": "the gateway runs the plugin's command hooks (hooks.json) "
     "on canonical events; OpenClaw's Claude-bundle reader records hooks.json and runs none of "
     "it",
+    "claude-shell-lines-in-plugin-host": "a command with `!` shell lines is served by the "
+    "plugin host, which runs its lines confined (a command of the host's, not a prompt "
+    "template of the gateway's); OpenClaw lists the same command as a prompt and runs no line",
+    "claude-skill-lines-as-command": "a skill with `!` shell lines is also the slash command "
+    "/NAME, as Claude Code invokes a skill and runs its lines; OpenClaw's reader lists it as a "
+    "skill only",
 }
 CAUSES.update(CLAUDE_CAUSES)
 
@@ -45,6 +51,14 @@ def claude_host(result: dict[str, Any]) -> tuple[View, bool]:
 def claude_differences(host: View, gw: View, host_raw: dict[str, Any]) -> list[Difference]:
     found = differences("claude", host, gw, host_raw)
     for difference in found:
-        if difference.category == "events" and difference.direction == "extra":
+        items = set(difference.items)
+        extra, missing = difference.direction == "extra", difference.direction == "missing"
+        if difference.category == "events" and extra:
             difference.cause = "claude-hooks-beyond-openclaw"
+        elif difference.category == "commands" and extra and items <= host.prompts:
+            difference.cause = "claude-shell-lines-in-plugin-host"
+        elif difference.category == "commands" and extra and items <= host.skills:
+            difference.cause = "claude-skill-lines-as-command"
+        elif difference.category == "prompts" and missing and items <= gw.commands:
+            difference.cause = "claude-shell-lines-in-plugin-host"
     return found

@@ -49,6 +49,8 @@ tree, kept true by ``tests/test_errors.py``::
     ├── FetchError .................................. gateway.packages
     ├── SourceError ................................. gateway.packages
     ├── ExtractError ................................ gateway.packages
+    ├── ArchiveError ................................ gateway.packages
+    │   └── ArchiveDigestMismatch ................... gateway.packages
     ├── VerifyError ................................. gateway.packages
     ├── InstallError ................................ gateway.packages
     ├── LockfileError ............................... gateway.packages

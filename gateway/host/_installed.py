@@ -4,9 +4,10 @@ what each ready package's adapter says the gateway serves itself (skills, prompt
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from gateway.host._state import GatewayState
-from gateway.model import Discovery, ServesResources
+from gateway.model import Discovery, ServesConfiguredResources, ServesResources
 from gateway.packages import (
     STORE_UNUSABLE,
     NoAdapters,
@@ -32,9 +33,12 @@ def evaluate_installed(state: GatewayState) -> list[PackageStatus]:
         return []
 
 
-def served_resources(statuses: Iterable[PackageStatus]) -> dict[str, Discovery]:
+def served_resources(
+    statuses: Iterable[PackageStatus], home: Path | None = None
+) -> dict[str, Discovery]:
     """Package id → what its adapter says the gateway serves itself, for each ready package
-    (blocking: the adapters read the packages' files)."""
+    (blocking: the adapters read the packages' files); with ``home``, a package's settings
+    apply where its adapter takes them (``ServesConfiguredResources``)."""
     try:
         adapters = load_adapters()
     except NoAdapters:
@@ -42,6 +46,10 @@ def served_resources(statuses: Iterable[PackageStatus]) -> dict[str, Discovery]:
     found: dict[str, Discovery] = {}
     for status in statuses:
         adapter = adapters.adapter(status.entry.ecosystem)
-        if status.ready and isinstance(adapter, ServesResources):
+        if not status.ready:
+            continue
+        if home is not None and isinstance(adapter, ServesConfiguredResources):
+            found[status.id] = adapter.configured_resources(status.entry, home)
+        elif isinstance(adapter, ServesResources):
             found[status.id] = adapter.package_resources(status.entry)
     return found

@@ -275,7 +275,7 @@ class Loader:
     def _evaluate_packages(self) -> list[PackageStatus]:
         """Installed packages and their gates; only active ones are loaded."""
         statuses = evaluate_installed(self._state)
-        self._resources = served_resources(statuses)
+        self._resources = served_resources(statuses, self._state.config.home)
         return statuses
 
     # ------------------------------------------------------------------ starting
@@ -328,7 +328,8 @@ class Loader:
                 statuses = await self.evaluate()
             else:  # the caller's word: what it said of the package runs, not a later store
                 statuses = list(evaluated)
-                self._resources = await anyio.to_thread.run_sync(served_resources, statuses)
+                home = self._state.config.home
+                self._resources = await anyio.to_thread.run_sync(served_resources, statuses, home)
             status = next((s for s in statuses if s.id == package_id), None)
             packages = enumerate(self._state.packages)
             place = next((i for i, s in packages if s.id == package_id), None)

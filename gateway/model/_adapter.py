@@ -27,6 +27,7 @@ __all__ = [
     "PackageRequirement",
     "PreparesInstalls",
     "RequiresPackages",
+    "ServesConfiguredResources",
     "ServesResources",
     "SharesProcesses",
     "SignsIn",
@@ -85,6 +86,17 @@ class ServesResources(Protocol):
     def package_resources(self, entry: CatalogEntry) -> Discovery:
         """The skills and prompt templates of an installed package (prompts owned by the
         package, expanded by the ecosystem's rules). Reads files; runs nothing."""
+        ...
+
+
+@runtime_checkable
+class ServesConfiguredResources(Protocol):
+    """A ``ServesResources`` adapter whose served text takes the package's settings (a
+    Claude Code plugin's ``${user_config.KEY}``): the gateway asks this instead, with its
+    home, where the settings are kept."""
+
+    def configured_resources(self, entry: CatalogEntry, home: Path) -> Discovery:
+        """``package_resources``, with the package's stored settings applied."""
         ...
 
 

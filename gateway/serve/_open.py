@@ -187,6 +187,7 @@ async def serve_bridge(
     it (then set ``attached``), start the session, start every runtime — once
     ``warm_after`` is set or a second has passed, when given — and wait; the session ends
     shielded and bounded. Raises ``ServeError`` when the gateway cannot open."""
+    from gateway.serve._heap import settle
     from gateway.serve._reload import follow_package_set
 
     async with open_served(options, ui=bridge.ask, on_diagnostic=report) as gateway:
@@ -204,6 +205,7 @@ async def serve_bridge(
                     await warm_after.wait()
                 await anyio.lowlevel.checkpoint()
             await gateway.warm()
+            settle()  # what exists now lives as long as the server (``_heap``)
             await follow_package_set(gateway, options.lockfile, report)  # until cancelled
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):

@@ -29,6 +29,7 @@ import anyio
 from gateway.base import Diagnostic, Inotify
 from gateway.host import Gateway, PackageChanges, apply_package_changes, follow_packages
 from gateway.serve._codes import SERVE_SYNC_FAILED
+from gateway.serve._heap import Resettle
 
 __all__ = ["follow_package_set", "said"]
 
@@ -54,17 +55,24 @@ async def follow_package_set(
     gateway: Gateway, lockfile: Path | None, report: Callable[[Diagnostic], None]
 ) -> None:
     """Until cancelled: the store, SIGHUP and, with ``lockfile``, that file."""
+    heap = Resettle()  # what a change drops is collected, not kept frozen (``_heap``)
+
+    def tell(changes: PackageChanges) -> None:
+        _tell(changes)
+        heap.changed()
+
     async with anyio.create_task_group() as group:
-        group.start_soon(follow_packages, gateway, _tell)
-        group.start_soon(_on_hangup, gateway)
+        group.start_soon(heap.run)
+        group.start_soon(follow_packages, gateway, tell)
+        group.start_soon(_on_hangup, gateway, tell)
         if lockfile is not None:
             group.start_soon(_follow_lockfile, lockfile, gateway.config.home, report)
 
 
-async def _on_hangup(gateway: Gateway) -> None:
+async def _on_hangup(gateway: Gateway, tell: Callable[[PackageChanges], None]) -> None:
     with anyio.open_signal_receiver(signal.SIGHUP) as signals:
         async for _ in signals:
-            changes = await apply_package_changes(gateway, _tell)
+            changes = await apply_package_changes(gateway, tell)
             if not changes:
                 print("gateway serve: SIGHUP: no package changed", file=sys.stderr, flush=True)
 

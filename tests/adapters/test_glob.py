@@ -28,6 +28,8 @@ from adapters._glob import expand_braces, has_magic, match
         ("src/a.ts", "src/a_ts", False),
         ("src/[z-a].ts", "src/a.ts", False),  # invalid range matches nothing
         ("src/[.ts", "src/[.ts", True),  # an unclosed class is literal
+        ("src/[:--].ts", "src/-.ts", True),  # a doubled dash is literal (no set operation)
+        ("src/[:--].ts", "src/+.ts", False),
     ],
 )
 def test_glob_match(pattern: str, path: str, expected: bool) -> None:

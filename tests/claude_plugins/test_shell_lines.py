@@ -78,3 +78,37 @@ def test_a_rule_matches_the_line_with_its_quotes_removed() -> None:
     rules = bash_rules(["Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)"])
     assert is_allowed(rules, '"${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh" $ARGUMENTS')
     assert not is_allowed(rules, '"${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh" "a;b"')
+
+
+def test_a_skill_with_lines_is_also_its_slash_command(tmp_path: Path) -> None:
+    """Claude Code runs a SKILL.md's `!` lines when the skill is invoked (`/NAME`): such a
+    skill is also a command the plugin host serves, its lines named as a command's are; a
+    skill without lines is a skill only, and a command of the same name keeps the name."""
+    import json
+
+    from adapters.registry import inspect_package
+
+    (tmp_path / ".claude-plugin").mkdir()
+    (tmp_path / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "ctx"}))
+    for name, body in {
+        "branch": "allowed-tools: Bash(git branch:*)\n---\nOn !`git branch --show-current`\n",
+        "plain": "---\nKEY=!`id` is text.\n",
+        "taken": "---\nNow: !`date`\n",
+    }.items():
+        (tmp_path / "skills" / name).mkdir(parents=True)
+        (tmp_path / "skills" / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: The {name} skill\n{body}"
+        )
+    (tmp_path / "commands").mkdir()
+    (tmp_path / "commands" / "taken.md").write_text("The command of that name.\n")
+    entry = inspect_package(tmp_path)
+    prompts = {c.name: c.detail for c in entry.contributions if c.kind == "prompt"}
+    assert prompts["branch"] == {"path": "skills/branch/SKILL.md", "shell_lines": True,
+                                 "skill": True}  # fmt: skip
+    assert "plain" not in prompts and "shell_lines" not in prompts["taken"]
+    said = {d.contribution: d.message for d in entry.diagnostics
+            if d.code == "claude.skill_shell_lines"}  # fmt: skip
+    assert set(said) == {"branch", "taken"} and "never run here" in said["taken"]
+    runs = [d for d in entry.diagnostics if d.code == "claude.command_shell_line_runs"]
+    assert [d.message.split(": ")[0] for d in runs] == ["skills/branch/SKILL.md"]
+    assert entry.runtime == "python-sidecar"  # the plugin host serves /branch

@@ -188,3 +188,60 @@ def test_a_remote_header_reads_a_declared_option_from_the_hosts_environment(
     assert planned["headers"] == {"Authorization": "Bearer ${CLAUDE_PLUGIN_OPTION_TOKEN}"}
     assert spec.env["CLAUDE_PLUGIN_OPTION_TOKEN"] == "s3cret"  # never written to the file
     assert "s3cret" not in config_file(home, package_id).read_text()
+
+
+def test_a_remote_url_fills_non_sensitive_options_in_its_path_and_query(tmp_path: Path) -> None:
+    """Claude Code fills ``${user_config.KEY}`` in MCP server configs; the gateway in a
+    url's path and query, from a declared non-sensitive option. In its host (the network
+    grant, asked for at install), from a sensitive one (a url is shown) or an undeclared
+    one, the server is listed, not connected."""
+    home = tmp_path / "gateway"
+    base = {"type": "http", "headers": {"Authorization": "Bearer ${user_config.token}"}}
+    servers = {
+        "api": {**base, "url": "https://api.example.com/${user_config.endpoint}/mcp?r=${user_config.retries}"},
+        "host": {**base, "url": "https://${user_config.endpoint}.example.com/mcp"},
+        "secret": {**base, "url": "https://api.example.com/mcp?key=${user_config.token}"},
+        "undeclared": {**base, "url": "https://api.example.com/${user_config.org}"},
+    }  # fmt: skip
+    package_id = _install(home, _plugin(tmp_path / "p", mcpServers=servers))
+    with StateStore.open(home) as store:
+        entry = inspect_package(Path(store.get_package(package_id).record.path))
+    refused = [d.message for d in entry.diagnostics if d.code == "remote_mcp.url_user_config"]
+    assert len(refused) == 3
+    assert any("'host'" in m and "host or port" in m for m in refused)
+    assert any("'secret'" in m and "sensitive option token" in m for m in refused)
+    assert any("'undeclared'" in m and "org, not declared" in m for m in refused)
+    assert list(entry.metadata["remote_servers"]) == ["api"]
+    assert [p.name for p in entry.permissions] == ["network:api.example.com:443"]
+    write_package_config(home, package_id, {"endpoint": "v2"})
+    set_secret(home, package_id, "token", "s3cret")
+    spec = ClaudePluginsAdapter().plan_launch(entry, home)
+    assert isinstance(spec, LaunchSpec)
+    planned = json.loads(config_file(home, package_id).read_text())["remote"]["api"]
+    assert planned["url"] == "https://api.example.com/v2/mcp?r=3"
+
+
+def test_gateway_auth_signs_in_to_the_url_as_filled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sign-in is for the url the plugin host connects to: its options filled."""
+    import anyio
+
+    from adapters.plugin_host import signing
+
+    home = tmp_path / "gateway"
+    server = {"type": "http", "url": "https://api.example.com/${user_config.endpoint}/mcp"}
+    package_id = _install(home, _plugin(tmp_path / "p", mcpServers={"api": server}))
+    with StateStore.open(home) as store:
+        entry = inspect_package(Path(store.get_package(package_id).record.path))
+    write_package_config(home, package_id, {"endpoint": "v3"})
+    seen: list[str] = []
+
+    async def sign_in(entry: Any, home: Path, server: str, prompt: Any) -> Any:
+        seen.append(entry.metadata["remote_servers"][server]["url"])
+        return "signed"
+
+    monkeypatch.setattr(signing, "sign_in", sign_in)
+    adapter = ClaudePluginsAdapter()
+    assert anyio.run(adapter.sign_in, entry, home, "api", None) == "signed"
+    assert seen == ["https://api.example.com/v3/mcp"]
