@@ -6,9 +6,8 @@ egress proxy of the plugin's sandbox and the server's answer blocks the call."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import pytest
 from gateway import ToolOutcome, open_gateway
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
+from tests._loopback import loopback_http
 
 pytestmark = pytest.mark.anyio
 
@@ -43,14 +43,8 @@ class _Policy(BaseHTTPRequestHandler):
 @pytest.fixture
 def policy() -> Iterator[int]:
     _Policy.seen = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Policy)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield httpd.server_port
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with loopback_http(_Policy) as port:
+        yield port
 
 
 def _plugin(root: Path, port: int) -> Path:

@@ -5,10 +5,9 @@ output, failures non-blocking, the body bounded, the grant checked."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from adapters.plugin_host._command_hooks import CommandHooks
 from adapters.plugin_host._hook_config import HOOK_KINDS, read_hooks
 from adapters.plugin_host._hook_process import OUTPUT_LIMIT
 from gateway.sandbox import EGRESS_HOST, EGRESS_PORT
+from tests._loopback import loopback_http
 
 pytestmark = pytest.mark.anyio
 
@@ -61,15 +61,8 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def server() -> Iterator[str]:
     _Handler.seen = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_port}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with loopback_http(_Handler) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def _hooks(tmp_path: Path, event: str, hook: dict[str, Any], **env: str) -> CommandHooks:
