@@ -19,7 +19,6 @@ from typing import Any
 import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._config import RemoteSpec
@@ -28,6 +27,11 @@ from adapters.plugin_host._oauth_client import BearerAuth, TokenKeeper
 from adapters.plugin_host._remote_spec import VARIABLE
 
 __all__ = ["RemoteLink", "expand_headers", "network_denied", "streamable"]
+
+_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
+"""The MCP SDK's transport defaults (its ``create_mcp_http_client``, a private module): 30 s
+to connect, write and wait for the pool; 300 s to read, as a server may hold a response
+stream open. Redirects stay off: the SDK's transport follows them within the origin."""
 
 
 def expand_headers(
@@ -114,7 +118,7 @@ async def streamable(
     url: str, headers: dict[str, str], auth: httpx2.Auth | None
 ) -> AsyncIterator[Any]:
     async with (
-        create_mcp_http_client(headers=headers, auth=auth) as http,
+        httpx2.AsyncClient(headers=headers, auth=auth, timeout=_TIMEOUT) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
