@@ -9,12 +9,17 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx2
 import pytest
 
 from adapters.pi import find_node, sidecar_ready
 from gateway.packages import install, load_adapters
 from gateway.sandbox import package_dirs
 from gateway.store import StateStore
+
+MCP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
+"""An MCP client's HTTP timeouts, as the MCP SDK's transports default them: a served
+gateway may hold a response stream open."""
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

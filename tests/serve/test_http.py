@@ -21,12 +21,11 @@ import mcp_types as types
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from gateway.sandbox import package_dirs
 from tests.adapters._helpers import write_tree
-from tests.serve._helpers import GATEWAY, install_ready
+from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, install_ready
 
 pytestmark = pytest.mark.anyio
 
@@ -152,7 +151,7 @@ async def client(
     """The handshake, or with ``modern`` the stateless 2026-07-28 revision."""
     headers = {"Authorization": f"Bearer {token}"}
     async with (
-        create_mcp_http_client(headers=headers) as http,
+        httpx2.AsyncClient(headers=headers, timeout=MCP_TIMEOUT) as http,
         streamable_http_client(server.url, http_client=http) as (read, write),
         ClientSession(read, write, **options) as session,
     ):

@@ -19,16 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import mcp_types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from gateway.sandbox import package_dirs
 from tests.adapters._helpers import write_tree
-from tests.serve._helpers import GATEWAY, PI, install_ready, need_sidecar
+from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, PI, install_ready, need_sidecar
 from tests.serve.test_http import _start
 
 pytestmark = pytest.mark.anyio
@@ -229,7 +229,9 @@ async def test_an_http_client_is_told_of_a_package_installed_under_it(tmp_path: 
 
     try:
         async with (
-            create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+            httpx2.AsyncClient(
+                headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
+            ) as http,
             streamable_http_client(url, http_client=http) as (read, write),
             ClientSession(read, write, message_handler=on_message) as session,
         ):
@@ -294,7 +296,9 @@ async def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Pat
 
     try:
         async with (
-            create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+            httpx2.AsyncClient(
+                headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
+            ) as http,
             streamable_http_client(url, http_client=http) as (read, write),
             ClientSession(read, write, message_handler=on_message) as session,
         ):

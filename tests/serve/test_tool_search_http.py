@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import httpx2
 import mcp_types as types
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from gateway.sandbox import package_dirs
 from gateway.store import PolicyRecords, StateStore
-from tests.serve._helpers import GATEWAY, install_ready
+from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, install_ready
 from tests.serve.test_http import _env, _package, _start
 
 pytestmark = pytest.mark.anyio
@@ -68,7 +68,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 async def client(server: Server, token: str, **options: Any) -> AsyncIterator[ClientSession]:
     headers = {"Authorization": f"Bearer {token}"}
     async with (
-        create_mcp_http_client(headers=headers) as http,
+        httpx2.AsyncClient(headers=headers, timeout=MCP_TIMEOUT) as http,
         streamable_http_client(server.url, http_client=http) as (read, write),
         ClientSession(read, write, **options) as session,
     ):
