@@ -43,7 +43,7 @@ def printable(text: str) -> str:
 
 def json_text(data: Any, *, indent: int | None = 2) -> str:
     """``data`` as JSON text that any UTF-8 stream can carry: readable where it can be,
-    ``\\uXXXX`` escapes for lone surrogates (still the exact value)."""
+    ``\\u`` escapes of four hex digits for lone surrogates (still the exact value)."""
     text = json.dumps(data, indent=indent, ensure_ascii=False, default=str)
     try:
         text.encode("utf-8")
