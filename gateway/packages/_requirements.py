@@ -12,6 +12,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from gateway.base import Diagnostic, Progress, no_progress
@@ -48,7 +49,7 @@ class RequirementsReport:
 
 
 def install_requirements(
-    home: Any,
+    home: Path,
     source_text: str,
     kind: str | None,
     report: InstallReport,
@@ -125,7 +126,7 @@ def _requirements(adapters: AdapterSet, entry: CatalogEntry) -> list[PackageRequ
     return adapter.package_requirements(entry)
 
 
-def _installed_version(home: Any, package_id: str) -> str | None:
+def _installed_version(home: Path, package_id: str) -> str | None:
     with StateStore.open(home) as store:
         for package in store.list_packages():
             if package.id == package_id:
