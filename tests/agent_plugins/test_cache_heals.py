@@ -5,7 +5,6 @@ PATH — no cache file deleted by hand (gateway/host/_registrations.py)."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,7 +16,7 @@ from gateway.host import registration_key, start_inputs
 from gateway.packages import load_adapters
 from tests.nanobot._helpers import cli, cli_json
 
-from ._helpers import DEMO, write_plugin
+from ._helpers import lite_calc, write_plugin
 
 pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
 
@@ -30,7 +29,7 @@ def _plugin(root: Path) -> Path:
         servers={"calc": {"type": "stdio", "command": "calc-server",
                           "args": ["${PLUGIN_ROOT}/calc.py"]}},
     )  # fmt: skip
-    shutil.copy(DEMO / "servers" / "calc.py", plugin / "calc.py")
+    lite_calc(plugin)  # the demo's calc as a standard-library twin: the subject is the cache
     return plugin
 
 
