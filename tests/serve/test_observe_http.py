@@ -73,7 +73,12 @@ def started(home: Home, tmp_path: Path) -> Iterator[Any]:
     for process in processes:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
-            process.wait(timeout=20)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:  # still an error, but not left running: its
+                process.kill()  # Popen's ResourceWarning would fail the worker's next test
+                process.wait()
+                raise
 
 
 def rpc(url: str, token: str, method: str, params: dict[str, Any], session: str | None,
