@@ -1,7 +1,8 @@
 """The issue's "done when", through the ``gateway`` command line with a private
-GATEWAY_HOME (real subprocesses, the default sandbox): the demo plugin installs, is
-inspected, trusted and enabled; its skill is listed, a tool of its real MCP server is called
-end to end, and the server that crashes at start is a diagnostic."""
+GATEWAY_HOME (its ``main`` in this process, ``tests/_cli_runner``; the plugin host and the
+MCP servers real processes in the default sandbox): the demo plugin installs, is inspected,
+trusted and enabled; its skill is listed, a tool of its real MCP server (the SDK's) is
+called end to end, and the server that crashes at start is a diagnostic."""
 
 from __future__ import annotations
 
@@ -13,14 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.nanobot._helpers import cli, cli_json
+from tests._cli_runner import RunCli, cli_json
+from tests._lite_mcp import script
 
 from ._helpers import DEMO
 
 pytestmark = pytest.mark.slow(3)  # measured long: scheduled first (tests/conftest.py)
 
 
-def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path) -> None:
+def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path, run_cli: RunCli) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     source = shutil.copytree(DEMO, tmp_path / "src" / "demo")
@@ -28,64 +30,64 @@ def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path) -> None:
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     ws = ("--workspace", str(project))
 
-    installed = cli_json(home, "install", str(source), env=env)
+    installed = cli_json(run_cli, home, "install", str(source), env=env)
     assert (installed["id"], installed["ecosystem"]) == ("demo-plugin", "agent-plugins")
-    inspected = cli_json(home, "inspect", "demo-plugin", env=env)
+    inspected = cli_json(run_cli, home, "inspect", "demo-plugin", env=env)
     assert inspected["runtime"] == "plugin-host"
 
-    refused = cli(home, "call", "mcp_demo-plugin--calc_add", '{"a": 1, "b": 2}', *ws, env=env)
+    refused = run_cli(home, "call", "mcp_demo-plugin--calc_add", '{"a": 1, "b": 2}', *ws, env=env)
     assert refused.returncode == 1 and "unknown tool" in refused.stderr
 
-    cli_json(home, "trust", "demo-plugin", env=env)
-    cli_json(home, "enable", "demo-plugin", env=env)
-    [status] = cli_json(home, "status", env=env)["packages"]
+    cli_json(run_cli, home, "trust", "demo-plugin", env=env)
+    cli_json(run_cli, home, "enable", "demo-plugin", env=env)
+    [status] = cli_json(run_cli, home, "status", env=env)["packages"]
     assert status["active"] is True, status
 
-    listed = cli_json(home, "list", *ws, env=env)
+    listed = cli_json(run_cli, home, "list", *ws, env=env)
     assert "mcp_demo-plugin--calc_add" in json.dumps(listed)
     assert "greeting" in json.dumps(listed)
 
-    done = cli(home, "call", "mcp_demo-plugin--calc_add", '{"a": 2, "b": 40}', *ws, env=env)
+    done = run_cli(home, "call", "mcp_demo-plugin--calc_add", '{"a": 2, "b": 40}', *ws, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("42")
     assert "agent_plugins.server_failed" in done.stderr and "'broken'" in done.stderr
 
-    error = cli(home, "call", "mcp_demo-plugin--calc_echo", '{"text": "x", "fail": true}',
+    error = run_cli(home, "call", "mcp_demo-plugin--calc_echo", '{"text": "x", "fail": true}',
                 *ws, env=env)  # fmt: skip
     assert error.returncode == 1 and "echo refused 'x'" in (error.stdout + error.stderr)
 
-    prompt = cli(home, "command", "mcp_demo-plugin--calc_prompt_review", "the parser tone=strict",
+    prompt = run_cli(home, "command", "mcp_demo-plugin--calc_prompt_review", "the parser tone=strict",
                  *ws, env=env)  # fmt: skip
     assert prompt.returncode == 0, prompt.stderr
     assert "Please review the parser in a strict tone." in prompt.stdout
 
 
-WRITER = """
-import os
-from mcp.server.mcpserver import MCPServer
-
-server = MCPServer("writer")
-
-
-@server.tool(description="Write each file; say what happened to each, one line per path.")
-def write(paths: list[str]) -> str:
-    lines = []
-    for path in paths:
-        try:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write("x")
-        except OSError as error:
-            lines.append(f"refused ({error.strerror}): {path}")
-        else:
-            lines.append(f"wrote: {path}")
-    return "\\n".join(lines)
+# The servers below are standard-library scripts (tests/_lite_mcp): what these tests prove
+# is the plugin's sandbox and how a server is found, not the MCP SDK's server, which the
+# story above runs.
+WRITER = script("""
+    server = Server("writer")
 
 
-server.run()
-"""
+    @server.tool(description="Write each file; say what happened to each, one line per path.")
+    def write(paths: list[str]) -> str:
+        lines = []
+        for path in paths:
+            try:
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write("x")
+            except OSError as error:
+                lines.append(f"refused ({error.strerror}): {path}")
+            else:
+                lines.append(f"wrote: {path}")
+        return "\\n".join(lines)
 
 
-def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
+    server.run()
+""")
+
+
+def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path, run_cli: RunCli) -> None:
     """The MCP servers are the plugin host's children: they write only to PLUGIN_DATA."""
     from gateway.sandbox import package_dirs
 
@@ -99,10 +101,10 @@ def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
     (root / "writer.py").write_text(WRITER)
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     for verb in (("install", str(root)), ("trust", "writer"), ("enable", "writer")):
-        cli_json(home, *verb, env=env)
+        cli_json(run_cli, home, *verb, env=env)
     data, _ = package_dirs(home, "writer", create=False)
 
-    # One call tries the three places (each server start costs an MCP SDK import).
+    # One call tries the three places.
     allowed, in_project, in_user = (
         data / "ok.txt",
         project / "nope.txt",
@@ -110,7 +112,9 @@ def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
     )
     in_user.parent.mkdir()
     arguments = json.dumps({"paths": [str(allowed), str(in_project), str(in_user)]})
-    done = cli(home, "call", "mcp_writer_write", arguments, "--workspace", str(project), env=env)
+    done = run_cli(
+        home, "call", "mcp_writer_write", arguments, "--workspace", str(project), env=env
+    )
     assert done.returncode == 0, done.stderr
     said = [line.removeprefix("[ok] ") for line in done.stdout.splitlines()]
     assert f"wrote: {allowed}" in said and allowed.exists(), done.stdout
@@ -122,25 +126,21 @@ def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
         assert not refused.exists()
 
 
-SERVER = """
-from mcp.server.mcpserver import MCPServer
-
-server = MCPServer("venv")
+SERVER = script("""
+    server = Server("venv")
 
 
-@server.tool(description="Say where the server runs from.")
-def where() -> str:
-    import sys
-
-    return "served from " + sys.prefix
+    @server.tool(description="Say where the server runs from.")
+    def where() -> str:
+        return "served from " + sys.prefix
 
 
-server.run()
-"""
+    server.run()
+""")
 
 
 def test_an_mcp_server_installed_as_a_console_script_in_its_own_venv_starts(
-    tmp_path: Path,
+    tmp_path: Path, run_cli: RunCli
 ) -> None:
     """Issue 31: a Python MCP server installed the normal way — a console script in its own
     venv, in the user's home, found on PATH — starts in the plugin's sandbox (it failed
@@ -153,16 +153,14 @@ def test_an_mcp_server_installed_as_a_console_script_in_its_own_venv_starts(
     project.mkdir()
     venv = user / ".local" / "share" / "venvs" / "where"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    site = next((venv / "lib").glob("python*/site-packages"))
-    (site / "sdk.pth").write_text(next(p for p in sys.path if p.endswith("site-packages")))
-    script = venv / "bin" / "where-server"
-    script.write_text(f"#!{venv / 'bin' / 'python'}\n{SERVER}")
-    script.chmod(0o755)
+    console = venv / "bin" / "where-server"
+    console.write_text(f"#!{venv / 'bin' / 'python'}\n{SERVER}")
+    console.chmod(0o755)
     root = write_plugin(tmp_path / "src" / "where",
                         servers={"w": {"type": "stdio", "command": "where-server"}})  # fmt: skip
     env = {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
     for verb in (("install", str(root)), ("trust", "where"), ("enable", "where")):
-        cli_json(home, *verb, env=env)
-    done = cli(home, "call", "mcp_where_where", "{}", "--workspace", str(project), env=env)
+        cli_json(run_cli, home, *verb, env=env)
+    done = run_cli(home, "call", "mcp_where_where", "{}", "--workspace", str(project), env=env)
     assert done.returncode == 0, done.stderr
     assert f"served from {venv}" in done.stdout
