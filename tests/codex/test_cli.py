@@ -1,8 +1,9 @@
 """The issue's "done when" for Codex plugins, through the ``gateway`` command line with a
-private GATEWAY_HOME (real subprocesses, the default sandbox): the fixture plugin installs,
-is trusted and enabled; a tool of its real stdio MCP server (``.mcp.json``) is called end to
-end, named as Codex names it (``mcp__<server>__<tool>``); its skill is listed as Codex lists
-it (``<plugin>:<skill>``); its ChatGPT app is named as unsupported, never faked."""
+private GATEWAY_HOME (its ``main`` in this process, ``tests/_cli_runner``; the plugin host
+and the server real processes in the default sandbox): the fixture plugin installs, is
+trusted and enabled; a tool of its stdio MCP server (``.mcp.json``) is called end to end,
+named as Codex names it (``mcp__<server>__<tool>``); its skill is listed as Codex lists it
+(``<plugin>:<skill>``); its ChatGPT app is named as unsupported, never faked."""
 
 from __future__ import annotations
 
@@ -14,31 +15,37 @@ from pathlib import Path
 
 import pytest
 
-from tests.nanobot._helpers import cli, cli_json
+from tests._cli_runner import RunCli, cli_json
+from tests.agent_plugins._helpers import lite_calc
 
 pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "codex" / "notes"
 
 
-def test_a_codex_plugin_runs_its_mcp_tool_and_shows_its_skill(tmp_path: Path) -> None:
+def test_a_codex_plugin_runs_its_mcp_tool_and_shows_its_skill(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     source = shutil.copytree(FIXTURE, tmp_path / "src" / "notes")
+    # The fixture's calc.py (the SDK's server) as its standard-library twin: the subject is
+    # the adapter (tests/_lite_mcp; the SDK's server is tests/agent_plugins' contract).
+    lite_calc(source / "servers")
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     ws = ("--workspace", str(project))
 
-    installed = cli_json(home, "install", str(source), env=env)
+    installed = cli_json(run_cli, home, "install", str(source), env=env)
     assert (installed["id"], installed["ecosystem"]) == ("notes", "codex")
-    inspected = cli_json(home, "inspect", "notes", env=env)
+    inspected = cli_json(run_cli, home, "inspect", "notes", env=env)
     assert "codex.app_unsupported" in {d["code"] for d in inspected["diagnostics"]}
-    cli_json(home, "trust", "notes", env=env)
-    cli_json(home, "enable", "notes", env=env)
+    cli_json(run_cli, home, "trust", "notes", env=env)
+    cli_json(run_cli, home, "enable", "notes", env=env)
 
-    listed = json.dumps(cli_json(home, "list", *ws, env=env))
+    listed = json.dumps(cli_json(run_cli, home, "list", *ws, env=env))
     assert "mcp__calc__add" in listed and "notes:tidy" in listed
     assert "mcp__calc__echo" not in listed  # the server's disabled_tools
 
-    done = cli(home, "call", "mcp__calc__add", '{"a": 20, "b": 22}', *ws, env=env)
+    done = run_cli(home, "call", "mcp__calc__add", '{"a": 20, "b": 22}', *ws, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("42")
