@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli_runner import RunCli, cli_json
+from tests._cli_runner import cli, cli_json
 from tests._lite_mcp import script
 
 from ._helpers import DEMO
@@ -22,7 +22,7 @@ from ._helpers import DEMO
 pytestmark = pytest.mark.slow(3)  # measured long: scheduled first (tests/conftest.py)
 
 
-def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path, run_cli: RunCli) -> None:
+def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     source = shutil.copytree(DEMO, tmp_path / "src" / "demo")
@@ -30,33 +30,33 @@ def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path, run_cli: Ru
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     ws = ("--workspace", str(project))
 
-    installed = cli_json(run_cli, home, "install", str(source), env=env)
+    installed = cli_json(home, "install", str(source), env=env)
     assert (installed["id"], installed["ecosystem"]) == ("demo-plugin", "agent-plugins")
-    inspected = cli_json(run_cli, home, "inspect", "demo-plugin", env=env)
+    inspected = cli_json(home, "inspect", "demo-plugin", env=env)
     assert inspected["runtime"] == "plugin-host"
 
-    refused = run_cli(home, "call", "mcp_demo-plugin--calc_add", '{"a": 1, "b": 2}', *ws, env=env)
+    refused = cli(home, "call", "mcp_demo-plugin--calc_add", '{"a": 1, "b": 2}', *ws, env=env)
     assert refused.returncode == 1 and "unknown tool" in refused.stderr
 
-    cli_json(run_cli, home, "trust", "demo-plugin", env=env)
-    cli_json(run_cli, home, "enable", "demo-plugin", env=env)
-    [status] = cli_json(run_cli, home, "status", env=env)["packages"]
+    cli_json(home, "trust", "demo-plugin", env=env)
+    cli_json(home, "enable", "demo-plugin", env=env)
+    [status] = cli_json(home, "status", env=env)["packages"]
     assert status["active"] is True, status
 
-    listed = cli_json(run_cli, home, "list", *ws, env=env)
+    listed = cli_json(home, "list", *ws, env=env)
     assert "mcp_demo-plugin--calc_add" in json.dumps(listed)
     assert "greeting" in json.dumps(listed)
 
-    done = run_cli(home, "call", "mcp_demo-plugin--calc_add", '{"a": 2, "b": 40}', *ws, env=env)
+    done = cli(home, "call", "mcp_demo-plugin--calc_add", '{"a": 2, "b": 40}', *ws, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("42")
     assert "agent_plugins.server_failed" in done.stderr and "'broken'" in done.stderr
 
-    error = run_cli(home, "call", "mcp_demo-plugin--calc_echo", '{"text": "x", "fail": true}',
+    error = cli(home, "call", "mcp_demo-plugin--calc_echo", '{"text": "x", "fail": true}',
                 *ws, env=env)  # fmt: skip
     assert error.returncode == 1 and "echo refused 'x'" in (error.stdout + error.stderr)
 
-    prompt = run_cli(home, "command", "mcp_demo-plugin--calc_prompt_review", "the parser tone=strict",
+    prompt = cli(home, "command", "mcp_demo-plugin--calc_prompt_review", "the parser tone=strict",
                  *ws, env=env)  # fmt: skip
     assert prompt.returncode == 0, prompt.stderr
     assert "Please review the parser in a strict tone." in prompt.stdout
@@ -87,7 +87,7 @@ WRITER = script("""
 """)
 
 
-def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path, run_cli: RunCli) -> None:
+def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
     """The MCP servers are the plugin host's children: they write only to PLUGIN_DATA."""
     from gateway.sandbox import package_dirs
 
@@ -101,7 +101,7 @@ def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path, run_cli: RunCli
     (root / "writer.py").write_text(WRITER)
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     for verb in (("install", str(root)), ("trust", "writer"), ("enable", "writer")):
-        cli_json(run_cli, home, *verb, env=env)
+        cli_json(home, *verb, env=env)
     data, _ = package_dirs(home, "writer", create=False)
 
     # One call tries the three places.
@@ -112,9 +112,7 @@ def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path, run_cli: RunCli
     )
     in_user.parent.mkdir()
     arguments = json.dumps({"paths": [str(allowed), str(in_project), str(in_user)]})
-    done = run_cli(
-        home, "call", "mcp_writer_write", arguments, "--workspace", str(project), env=env
-    )
+    done = cli(home, "call", "mcp_writer_write", arguments, "--workspace", str(project), env=env)
     assert done.returncode == 0, done.stderr
     said = [line.removeprefix("[ok] ") for line in done.stdout.splitlines()]
     assert f"wrote: {allowed}" in said and allowed.exists(), done.stdout
@@ -139,9 +137,7 @@ SERVER = script("""
 """)
 
 
-def test_an_mcp_server_installed_as_a_console_script_in_its_own_venv_starts(
-    tmp_path: Path, run_cli: RunCli
-) -> None:
+def test_an_mcp_server_installed_as_a_console_script_in_its_own_venv_starts(tmp_path: Path) -> None:
     """Issue 31: a Python MCP server installed the normal way — a console script in its own
     venv, in the user's home, found on PATH — starts in the plugin's sandbox (it failed
     with ``PermissionError …/pyvenv.cfg``)."""
@@ -160,7 +156,7 @@ def test_an_mcp_server_installed_as_a_console_script_in_its_own_venv_starts(
                         servers={"w": {"type": "stdio", "command": "where-server"}})  # fmt: skip
     env = {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
     for verb in (("install", str(root)), ("trust", "where"), ("enable", "where")):
-        cli_json(run_cli, home, *verb, env=env)
-    done = run_cli(home, "call", "mcp_where_where", "{}", "--workspace", str(project), env=env)
+        cli_json(home, *verb, env=env)
+    done = cli(home, "call", "mcp_where_where", "{}", "--workspace", str(project), env=env)
     assert done.returncode == 0, done.stderr
     assert f"served from {venv}" in done.stdout

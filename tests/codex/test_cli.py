@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli_runner import RunCli, cli_json
+from tests._cli_runner import cli, cli_json
 from tests.agent_plugins._helpers import lite_calc
 
 pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
@@ -23,9 +23,7 @@ pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "codex" / "notes"
 
 
-def test_a_codex_plugin_runs_its_mcp_tool_and_shows_its_skill(
-    tmp_path: Path, run_cli: RunCli
-) -> None:
+def test_a_codex_plugin_runs_its_mcp_tool_and_shows_its_skill(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     source = shutil.copytree(FIXTURE, tmp_path / "src" / "notes")
@@ -35,17 +33,17 @@ def test_a_codex_plugin_runs_its_mcp_tool_and_shows_its_skill(
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     ws = ("--workspace", str(project))
 
-    installed = cli_json(run_cli, home, "install", str(source), env=env)
+    installed = cli_json(home, "install", str(source), env=env)
     assert (installed["id"], installed["ecosystem"]) == ("notes", "codex")
-    inspected = cli_json(run_cli, home, "inspect", "notes", env=env)
+    inspected = cli_json(home, "inspect", "notes", env=env)
     assert "codex.app_unsupported" in {d["code"] for d in inspected["diagnostics"]}
-    cli_json(run_cli, home, "trust", "notes", env=env)
-    cli_json(run_cli, home, "enable", "notes", env=env)
+    cli_json(home, "trust", "notes", env=env)
+    cli_json(home, "enable", "notes", env=env)
 
-    listed = json.dumps(cli_json(run_cli, home, "list", *ws, env=env))
+    listed = json.dumps(cli_json(home, "list", *ws, env=env))
     assert "mcp__calc__add" in listed and "notes:tidy" in listed
     assert "mcp__calc__echo" not in listed  # the server's disabled_tools
 
-    done = run_cli(home, "call", "mcp__calc__add", '{"a": 20, "b": 22}', *ws, env=env)
+    done = cli(home, "call", "mcp__calc__add", '{"a": 20, "b": 22}', *ws, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("42")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli_runner import RunCli, cli_json
+from tests._cli_runner import cli, cli_json
 from tests.agent_plugins._helpers import lite_calc
 
 pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
@@ -23,9 +23,7 @@ pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "gemini" / "notes"
 
 
-def test_a_gemini_extension_runs_its_mcp_tool_and_shows_its_context_file(
-    tmp_path: Path, run_cli: RunCli
-) -> None:
+def test_a_gemini_extension_runs_its_mcp_tool_and_shows_its_context_file(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     source = shutil.copytree(FIXTURE, tmp_path / "src" / "notes")
@@ -35,29 +33,29 @@ def test_a_gemini_extension_runs_its_mcp_tool_and_shows_its_context_file(
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     ws = ("--workspace", str(project))
 
-    installed = cli_json(run_cli, home, "install", str(source), env=env)
+    installed = cli_json(home, "install", str(source), env=env)
     assert (installed["id"], installed["ecosystem"]) == ("notes-ext", "gemini")
-    cli_json(run_cli, home, "trust", "notes-ext", env=env)
-    cli_json(run_cli, home, "enable", "notes-ext", env=env)
+    cli_json(home, "trust", "notes-ext", env=env)
+    cli_json(home, "enable", "notes-ext", env=env)
 
-    listed = json.dumps(cli_json(run_cli, home, "list", *ws, env=env))
+    listed = json.dumps(cli_json(home, "list", *ws, env=env))
     assert "mcp_calc_add" in listed
     assert "mcp_calc_echo" not in listed  # the server's excludeTools
     assert "notes-ext:GEMINI.md" in listed and "tidy" in listed
     assert "notes:summarize" in listed
 
-    done = run_cli(home, "call", "mcp_calc_add", '{"a": 2, "b": 40}', *ws, env=env)
+    done = cli(home, "call", "mcp_calc_add", '{"a": 2, "b": 40}', *ws, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("42")
 
-    command = run_cli(home, "command", "notes:summarize", "the meeting ran long", *ws, env=env)
+    command = cli(home, "command", "notes:summarize", "the meeting ran long", *ws, env=env)
     assert command.returncode == 0, command.stderr
     assert "Summarize the following in one line:\n\nthe meeting ran long" in command.stdout
 
 
-def test_the_commands_shell_injection_is_reported_not_run(tmp_path: Path, run_cli: RunCli) -> None:
+def test_the_commands_shell_injection_is_reported_not_run(tmp_path: Path) -> None:
     home = tmp_path / "home"
     source = shutil.copytree(FIXTURE, tmp_path / "src" / "notes")
-    inspected = cli_json(run_cli, home, "inspect", str(source))
+    inspected = cli_json(home, "inspect", str(source))
     codes = {d["code"]: d["message"] for d in inspected["diagnostics"]}
     assert "status.toml" in codes["gemini.command_injection_not_run"]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli_runner import RunCli, cli_json
+from tests._cli_runner import cli, cli_json
 from tests.agent_plugins._helpers import write_plugin
 
 from ._remote import kept
@@ -48,26 +48,24 @@ def gateway_auth(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.CompletedProcess(process.args, process.returncode, out, "".join(said) + err)
 
 
-def test_install_grant_sign_in_and_call_a_remote_tool(
-    tmp_path: Path, server: OAuthServer, run_cli: RunCli
-) -> None:
+def test_install_grant_sign_in_and_call_a_remote_tool(tmp_path: Path, server: OAuthServer) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     (tmp_path / "user").mkdir()
     root = write_plugin(tmp_path / "src" / PACKAGE,
                         servers={"calc": {"type": "streamable-http", "url": server.url}})  # fmt: skip
-    installed = cli_json(run_cli, home, "install", str(root))
+    installed = cli_json(home, "install", str(root))
     assert installed["requested_permissions"] == [server.grant]
-    cli_json(run_cli, home, "trust", PACKAGE)
-    cli_json(run_cli, home, "enable", PACKAGE)
+    cli_json(home, "trust", PACKAGE)
+    cli_json(home, "enable", PACKAGE)
     ws = ("--workspace", str(project))
 
     def diagnostics() -> str:
-        return json.dumps(cli_json(run_cli, home, "list", *ws))
+        return json.dumps(cli_json(home, "list", *ws))
 
     assert "remote_mcp.not_granted" in diagnostics()
-    assert run_cli(home, "permissions", PACKAGE, server.grant).returncode == 0
-    [package] = cli_json(run_cli, home, "status")["packages"]
+    assert cli(home, "permissions", PACKAGE, server.grant).returncode == 0
+    [package] = cli_json(home, "status")["packages"]
     assert f"network to 127.0.0.1:{server.port} only" in package["sandbox"]
     waiting = diagnostics()
     assert "remote_mcp.sign_in_required" in waiting and f"gateway auth {PACKAGE}" in waiting
@@ -78,31 +76,29 @@ def test_install_grant_sign_in_and_call_a_remote_tool(
     tokens = kept(home).tokens
     assert tokens is not None
 
-    done = run_cli(home, "call", ADD, '{"a": 2, "b": 40}', *ws)
+    done = cli(home, "call", ADD, '{"a": 2, "b": 40}', *ws)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("42")
 
-    status = cli_json(run_cli, home, "auth", PACKAGE, "--status")
+    status = cli_json(home, "auth", PACKAGE, "--status")
     [shown] = status["servers"]
     assert shown["state"] == "signed-in" and shown["refreshable"] is True
-    logs = run_cli(home, "logs", PACKAGE).stdout
+    logs = cli(home, "logs", PACKAGE).stdout
     for text in (json.dumps(status), signed.stdout, signed.stderr, logs, done.stderr):
         assert tokens.access_token not in text and str(tokens.refresh_token) not in text
 
-    out = cli_json(run_cli, home, "auth", PACKAGE, "--sign-out")
+    out = cli_json(home, "auth", PACKAGE, "--sign-out")
     assert out["signed_out"] == ["calc"]
-    [gone] = cli_json(run_cli, home, "auth", PACKAGE, "--status")["servers"]
+    [gone] = cli_json(home, "auth", PACKAGE, "--status")["servers"]
     assert gone["state"] == "signed-out"
 
 
-def test_a_refused_sign_in_says_why_with_its_code(
-    tmp_path: Path, server: OAuthServer, run_cli: RunCli
-) -> None:
+def test_a_refused_sign_in_says_why_with_its_code(tmp_path: Path, server: OAuthServer) -> None:
     home = tmp_path / "home"
     (tmp_path / "user").mkdir()
     root = write_plugin(tmp_path / "src" / PACKAGE,
                         servers={"calc": {"type": "streamable-http", "url": server.url}})  # fmt: skip
-    cli_json(run_cli, home, "install", str(root))
+    cli_json(home, "install", str(root))
     server.post("/test/refuse")
     refused = gateway_auth(home)
     assert refused.returncode == 1
