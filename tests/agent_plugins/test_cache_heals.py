@@ -14,6 +14,7 @@ import pytest
 from adapters.agent_plugins._launch import plan_plugin as plan_plugin_host
 from gateway.host import registration_key, start_inputs
 from gateway.packages import load_adapters
+from tests import _cli_runner as in_process
 from tests.nanobot._helpers import cli, cli_json
 
 from ._helpers import lite_calc, write_plugin
@@ -60,9 +61,10 @@ def test_a_plugin_whose_server_command_was_missing_heals_on_the_next_list(
     project.mkdir()
     env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
            "GATEWAY_SESSION": session}  # fmt: skip
-    cli_json(home, "install", str(_plugin(tmp_path / "src")), env=env)
+    # Set up in this process (tests/_cli_runner); what reads the cache runs as processes.
+    in_process.cli_json(home, "install", str(_plugin(tmp_path / "src")), env=env)
     for verb in ("trust", "enable"):
-        cli_json(home, verb, "heal", env=env)
+        in_process.cli_json(home, verb, "heal", env=env)
     try:
         for _ in range(2):  # not healed by a cache either: the start failed, nothing is served
             broken = cli_json(home, "list", "--workspace", str(project), env=env)
