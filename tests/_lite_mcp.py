@@ -1,14 +1,14 @@
 """Small MCP servers written with the standard library alone, for the tests whose subject is
-not the MCP SDK: the SDK's server costs 0.8 to 1.1 s of CPU at each start (``import mcp``), and
-such a test starts one per plugin host, per CLI verb. This one starts in ~30 ms.
+not the MCP SDK: the SDK's server costs 0.8 to 1.1 s of CPU at each start (``import mcp``),
+and such a test starts one per plugin host, per CLI verb. This one costs ~0.09 s.
 
 The API is the SDK's ``MCPServer`` in small: ``server = Server("calc")``, functions under
 ``@server.tool()``, ``@server.prompt()``, ``@server.resource(uri)`` (a tool's input schema
-read from its signature, a ``ctx: Context`` parameter left out of it), then
-``server.run()`` (stdio) or ``server.run_http(transport)``. A test writes a server as a
-script with ``script(body)``: this module's own source followed by ``body``, so the script
-needs nothing but Python — a plugin folder copied anywhere, a sandbox that sees no tests.
-In the test's own process, ``serving(server, transport)`` serves it over loopback HTTP.
+read from its signature, a ``ctx: Context`` parameter left out of it), then ``server.run()``
+(stdio). A test writes a server as a script with ``script(body)``: this module's own source
+followed by ``body``, so the script needs nothing but Python — a plugin folder copied
+anywhere, a sandbox that sees no tests. In the test's own process, ``serving(server,
+transport)`` serves it over loopback HTTP.
 
 The protocol, enough of it for what the tests assert: JSON-RPC over stdio lines, over
 streamable HTTP (each response a JSON body; no stream, no session id) and over the older
@@ -268,12 +268,6 @@ class Server:
         for line in sys.stdin:
             if line.strip():
                 self.handle(json.loads(line), send, threaded=True)
-
-    def run_http(self, transport: str = "streamable-http") -> None:
-        """Serve on a free loopback port until killed; prints ``PORT <n>`` once it listens."""
-        with serving(self, transport) as url:
-            print("PORT", url.split(":")[2].split("/")[0], flush=True)
-            threading.Event().wait()
 
 
 def _result(value: Any) -> dict[str, Any]:
