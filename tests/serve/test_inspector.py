@@ -8,7 +8,6 @@ each)."""
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import tarfile
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ import pytest
 
 from gateway.runtime import find_node
 from tests._cli_runner import cli_json
-from tests.serve._helpers import GATEWAY, IDS, REPO, Served, need_sidecar, served_home
+from tests.serve._helpers import GATEWAY, IDS, REPO, Served, need_sidecar, served_home, terminate
 from tests.serve.test_http import _start
 
 pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/conftest.py)
@@ -48,13 +47,7 @@ def over_http(served: Served, tmp_path_factory: pytest.TempPathFactory) -> Itera
     log = tmp_path_factory.mktemp("inspector-http") / "stderr.log"
     process, url = _start(served.env(), served.workspace, log)
     yield [url, "--transport", "http", "--header", f"Authorization: Bearer {token}"]
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-        raise
+    terminate(process)
 
 
 def inspect(served: Served, inspector: Path, *method: str, server: list[str] | None = None) -> dict:
