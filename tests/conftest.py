@@ -21,6 +21,7 @@ from gateway.sandbox import package_dirs
 from gateway.wire import Transport
 from tests import _cpu
 from tests._backends import asyncio_only  # noqa: F401  (the default: see tests/_backends.py)
+from tests._cli_runner import run_cli  # noqa: F401  (the CLI in this process: a fixture)
 from tests._memory import TRANSPORT
 
 FIXTURES = Path(__file__).parent / "fixtures"

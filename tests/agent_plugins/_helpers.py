@@ -14,10 +14,59 @@ from typing import Any
 
 from adapters._host_plan import HOST_COMMAND
 from gateway.base.agent_plugins import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID
+from tests._lite_mcp import script
 
 DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "agent-plugins" / "demo"
 CALC = DEMO / "servers" / "calc.py"
 BROKEN = DEMO / "servers" / "broken.py"
+CALC_LITE = script("""
+    import os
+
+    server = Server("calc")
+
+
+    @server.tool(description="Add two integers.")
+    def add(a: int, b: int) -> str:
+        return str(a + b)
+
+
+    @server.tool(description="Echo text back; fail when asked to, sleep when asked to.")
+    def echo(text: str, ctx: Context, fail: bool = False, sleep: float = 0.0) -> str:
+        if fail:
+            raise ToolError(f"echo refused {text!r}")
+        if sleep:
+            ctx.report_progress(0.5, 1.0, "halfway")
+            if ctx.cancelled.wait(sleep):
+                with open(os.path.join(os.environ["PLUGIN_DATA"], "cancelled"), "w") as handle:
+                    handle.write("cancelled")
+        where = f"root={os.environ.get('PLUGIN_ROOT')} data={os.environ.get('PLUGIN_DATA')}"
+        return f"{text} ({os.environ.get('CALC_GREETING', '')}; {where}; cwd={os.getcwd()})"
+
+
+    @server.prompt(description="Ask for a review of a topic.")
+    def review(topic: str, tone: str = "kind") -> str:
+        return f"Please review {topic} in a {tone} tone."
+
+
+    @server.resource("calc://constants", name="constants", description="Useful constants.")
+    def constants() -> str:
+        return "pi=3.14159"
+
+
+    server.run()
+""")
+"""The demo plugin's ``calc.py`` (built on the MCP SDK's server: the contract, run by
+test_plugin_host.py and test_cli.py) as a standard-library script (``tests/_lite_mcp``): the
+same tools, prompt and resource, for the tests whose subject is not the server."""
+
+
+def lite_calc(folder: Path, name: str = "calc.py") -> Path:
+    """``CALC_LITE`` written to ``folder/name``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(CALC_LITE)
+    return folder / name
+
+
 ALL_FEATURES = ["register.diagnostics", "tool.parts", "tool.progress", "update.diagnostics"]
 
 

@@ -5,7 +5,6 @@ PATH — no cache file deleted by hand (gateway/host/_registrations.py)."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,9 +14,10 @@ import pytest
 from adapters.agent_plugins._launch import plan_plugin as plan_plugin_host
 from gateway.host import registration_key, start_inputs
 from gateway.packages import load_adapters
+from tests import _cli_runner as in_process
 from tests.nanobot._helpers import cli, cli_json
 
-from ._helpers import DEMO, write_plugin
+from ._helpers import lite_calc, write_plugin
 
 pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
 
@@ -30,7 +30,7 @@ def _plugin(root: Path) -> Path:
         servers={"calc": {"type": "stdio", "command": "calc-server",
                           "args": ["${PLUGIN_ROOT}/calc.py"]}},
     )  # fmt: skip
-    shutil.copy(DEMO / "servers" / "calc.py", plugin / "calc.py")
+    lite_calc(plugin)  # the demo's calc as a standard-library twin: the subject is the cache
     return plugin
 
 
@@ -61,9 +61,10 @@ def test_a_plugin_whose_server_command_was_missing_heals_on_the_next_list(
     project.mkdir()
     env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
            "GATEWAY_SESSION": session}  # fmt: skip
-    cli_json(home, "install", str(_plugin(tmp_path / "src")), env=env)
+    # Set up in this process (tests/_cli_runner); what reads the cache runs as processes.
+    in_process.cli_json(home, "install", str(_plugin(tmp_path / "src")), env=env)
     for verb in ("trust", "enable"):
-        cli_json(home, verb, "heal", env=env)
+        in_process.cli_json(home, verb, "heal", env=env)
     try:
         for _ in range(2):  # not healed by a cache either: the start failed, nothing is served
             broken = cli_json(home, "list", "--workspace", str(project), env=env)

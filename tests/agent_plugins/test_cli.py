@@ -1,7 +1,8 @@
 """The issue's "done when", through the ``gateway`` command line with a private
-GATEWAY_HOME (real subprocesses, the default sandbox): the demo plugin installs, is
-inspected, trusted and enabled; its skill is listed, a tool of its real MCP server is called
-end to end, and the server that crashes at start is a diagnostic."""
+GATEWAY_HOME (its ``main`` in this process, ``tests/_cli_runner``; the plugin host and the
+MCP servers real processes in the default sandbox): the demo plugin installs, is inspected,
+trusted and enabled; its skill is listed, a tool of its real MCP server (the SDK's) is
+called end to end, and the server that crashes at start is a diagnostic."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.nanobot._helpers import cli, cli_json
+from tests._cli_runner import cli, cli_json
+from tests._lite_mcp import script
 
 from ._helpers import DEMO
 
@@ -60,29 +62,29 @@ def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path) -> None:
     assert "Please review the parser in a strict tone." in prompt.stdout
 
 
-WRITER = """
-import os
-from mcp.server.mcpserver import MCPServer
-
-server = MCPServer("writer")
-
-
-@server.tool(description="Write each file; say what happened to each, one line per path.")
-def write(paths: list[str]) -> str:
-    lines = []
-    for path in paths:
-        try:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write("x")
-        except OSError as error:
-            lines.append(f"refused ({error.strerror}): {path}")
-        else:
-            lines.append(f"wrote: {path}")
-    return "\\n".join(lines)
+# The servers below are standard-library scripts (tests/_lite_mcp): what these tests prove
+# is the plugin's sandbox and how a server is found, not the MCP SDK's server, which the
+# story above runs.
+WRITER = script("""
+    server = Server("writer")
 
 
-server.run()
-"""
+    @server.tool(description="Write each file; say what happened to each, one line per path.")
+    def write(paths: list[str]) -> str:
+        lines = []
+        for path in paths:
+            try:
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write("x")
+            except OSError as error:
+                lines.append(f"refused ({error.strerror}): {path}")
+            else:
+                lines.append(f"wrote: {path}")
+        return "\\n".join(lines)
+
+
+    server.run()
+""")
 
 
 def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
@@ -102,7 +104,7 @@ def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
         cli_json(home, *verb, env=env)
     data, _ = package_dirs(home, "writer", create=False)
 
-    # One call tries the three places (each server start costs an MCP SDK import).
+    # One call tries the three places.
     allowed, in_project, in_user = (
         data / "ok.txt",
         project / "nope.txt",
@@ -122,26 +124,20 @@ def test_the_servers_inherit_the_plugins_sandbox(tmp_path: Path) -> None:
         assert not refused.exists()
 
 
-SERVER = """
-from mcp.server.mcpserver import MCPServer
-
-server = MCPServer("venv")
+SERVER = script("""
+    server = Server("venv")
 
 
-@server.tool(description="Say where the server runs from.")
-def where() -> str:
-    import sys
-
-    return "served from " + sys.prefix
+    @server.tool(description="Say where the server runs from.")
+    def where() -> str:
+        return "served from " + sys.prefix
 
 
-server.run()
-"""
+    server.run()
+""")
 
 
-def test_an_mcp_server_installed_as_a_console_script_in_its_own_venv_starts(
-    tmp_path: Path,
-) -> None:
+def test_an_mcp_server_installed_as_a_console_script_in_its_own_venv_starts(tmp_path: Path) -> None:
     """Issue 31: a Python MCP server installed the normal way — a console script in its own
     venv, in the user's home, found on PATH — starts in the plugin's sandbox (it failed
     with ``PermissionError …/pyvenv.cfg``)."""
@@ -153,11 +149,9 @@ def test_an_mcp_server_installed_as_a_console_script_in_its_own_venv_starts(
     project.mkdir()
     venv = user / ".local" / "share" / "venvs" / "where"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    site = next((venv / "lib").glob("python*/site-packages"))
-    (site / "sdk.pth").write_text(next(p for p in sys.path if p.endswith("site-packages")))
-    script = venv / "bin" / "where-server"
-    script.write_text(f"#!{venv / 'bin' / 'python'}\n{SERVER}")
-    script.chmod(0o755)
+    console = venv / "bin" / "where-server"
+    console.write_text(f"#!{venv / 'bin' / 'python'}\n{SERVER}")
+    console.chmod(0o755)
     root = write_plugin(tmp_path / "src" / "where",
                         servers={"w": {"type": "stdio", "command": "where-server"}})  # fmt: skip
     env = {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}

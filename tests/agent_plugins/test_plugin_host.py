@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ._helpers import BROKEN, CALC, Host, host_config
+from ._helpers import BROKEN, CALC, Host, host_config, lite_calc
 
 ADD, ECHO = "mcp_demo-plugin--calc_add", "mcp_demo-plugin--calc_echo"
 RESOURCE = "mcp_demo-plugin--calc_resource_constants"
@@ -210,6 +210,7 @@ def test_a_server_that_dies_fails_its_calls_and_is_reported_once(host) -> None:
 
 
 def test_shutdown_closes_every_server_within_bounds(tmp_path: Path) -> None:
+    """The demo's own ``calc.py``: the SDK's server is what must end in bounds."""
     config = host_config(tmp_path / "h.json", tmp_path / "d", {"calc": {"args": [str(CALC)]}})
     with Host(config) as running:
         assert running.read()["type"] == "register"
@@ -220,9 +221,11 @@ def test_shutdown_closes_every_server_within_bounds(tmp_path: Path) -> None:
 
 
 def test_a_plain_v1_host_sees_no_gateway_fields(tmp_path: Path) -> None:
+    """The host's side of the wire: the demo's calc as a standard-library twin."""
+    calc = lite_calc(tmp_path)
     config = host_config(
         tmp_path / "h.json", tmp_path / "d",
-        {"calc": {"args": [str(CALC)]}, "broken": {"args": [str(BROKEN)]}},
+        {"calc": {"args": [str(calc)]}, "broken": {"args": [str(BROKEN)]}},
     )  # fmt: skip
     with Host(config, features=None) as running:
         register = running.read()
@@ -232,8 +235,10 @@ def test_a_plain_v1_host_sees_no_gateway_fields(tmp_path: Path) -> None:
 
 
 def test_claude_code_plugins_get_claude_codes_tool_names(tmp_path: Path) -> None:
-    """``tool_names: claude`` (the Claude Code plugins adapter's config)."""
-    config = host_config(tmp_path / "h.json", tmp_path / "d", {"calc": {"args": [str(CALC)]}},
+    """``tool_names: claude`` (the Claude Code plugins adapter's config); the demo's calc as
+    a standard-library twin (the names are the host's)."""
+    calc = lite_calc(tmp_path)
+    config = host_config(tmp_path / "h.json", tmp_path / "d", {"calc": {"args": [str(calc)]}},
                          package="demo", tool_names="claude")  # fmt: skip
     with Host(config) as running:
         register = running.read()

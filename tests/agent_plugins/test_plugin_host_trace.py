@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests._lite_mcp import script
+
 from ._helpers import ALL_FEATURES, Host, host_config
 
 TRACED = [*ALL_FEATURES, "trace.context"]
@@ -20,32 +22,28 @@ STATE = "vendor=opaque"
 TOOL = "mcp_demo-plugin_seen"
 PROMPT = "mcp_demo-plugin_prompt_seen_prompt"
 
-# An MCP server (the SDK's) that answers with the trace keys of its request's _meta.
-SEEN = """
-import json
-
-from mcp.server.mcpserver import Context, MCPServer
-
-server = MCPServer("seen")
+# An MCP server (tests/_lite_mcp: the SDK's own is not the subject here) that answers with
+# the trace keys of its request's _meta.
+SEEN = script("""
+    def trace(ctx: Context) -> str:
+        return json.dumps({k: ctx.meta[k] for k in ("traceparent", "tracestate") if k in ctx.meta})
 
 
-def trace(ctx: Context) -> str:
-    meta = ctx.request_context.meta or {}
-    return json.dumps({k: meta[k] for k in ("traceparent", "tracestate") if k in meta})
+    server = Server("seen")
 
 
-@server.tool(description="The trace keys of this request's _meta.")
-def seen(ctx: Context) -> str:
-    return trace(ctx)
+    @server.tool(description="The trace keys of this request's _meta.")
+    def seen(ctx: Context) -> str:
+        return trace(ctx)
 
 
-@server.prompt(description="The same, as a prompt.")
-def seen_prompt(ctx: Context) -> str:
-    return trace(ctx)
+    @server.prompt(description="The same, as a prompt.")
+    def seen_prompt(ctx: Context) -> str:
+        return trace(ctx)
 
 
-server.run()
-"""
+    server.run()
+""")
 
 # A Claude Code command hook that blocks every call, saying which trace it was given.
 HOOK = 'echo "trace=${TRACEPARENT:-none} state=${TRACESTATE:-none}" >&2\nexit 2\n'

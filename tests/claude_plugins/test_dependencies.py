@@ -10,8 +10,9 @@ from typing import Any
 
 from adapters.claude_plugins._inspect import inspect_plugin
 from gateway.packages import install, install_requirements, load_adapters
+from tests._cli_runner import cli, cli_json
 from tests.claude_plugins._markets import marketplace_files, plugin, repository, write
-from tests.gateway.packages._helpers import cli, cli_json, recorded
+from tests.gateway.packages._helpers import recorded
 
 
 def _market(root: Path, plugins: dict[str, dict[str, Any]]) -> Path:

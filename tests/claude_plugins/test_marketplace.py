@@ -12,7 +12,8 @@ from adapters.claude_plugins._marketplace import select_plugin
 from adapters.claude_plugins._marketplace_sources import remote_source
 from gateway.model import OfferedSource
 from gateway.packages import InstallError, install, load_adapters
-from tests.gateway.packages._helpers import cli, cli_json, recorded
+from tests._cli_runner import cli, cli_json
+from tests.gateway.packages._helpers import recorded
 from tests.gateway.packages._registry import Registry, serving
 
 MARKETPLACE = Path(__file__).resolve().parents[1] / "fixtures" / "claude_marketplace"

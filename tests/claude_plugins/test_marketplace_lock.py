@@ -23,6 +23,7 @@ from gateway.packages import (
     update_package,
 )
 from gateway.packages._lockfile import LockfileError
+from tests._cli_runner import cli_json
 from tests.claude_plugins._markets import (
     git_market,
     install_source,
@@ -32,7 +33,7 @@ from tests.claude_plugins._markets import (
     repository,
     write,
 )
-from tests.gateway.packages._helpers import cli_json, git, recorded
+from tests.gateway.packages._helpers import git, recorded
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "claude_marketplace"
 

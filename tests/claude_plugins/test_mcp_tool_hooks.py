@@ -24,31 +24,29 @@ from adapters.plugin_host._shapes import (
 from gateway import ToolOutcome, open_gateway
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
+from tests._lite_mcp import script
 
 pytestmark = pytest.mark.anyio
 
-POLICY = """
-import json
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-
-server = MCPServer("policy")
+# The plugin's own MCP server (tests/_lite_mcp: the MCP SDK's server is not the subject).
+POLICY = script("""
+    server = Server("policy")
 
 
-@server.tool(description="Judge a shell command.")
-def evaluate(command: str, session: str = "") -> str:
-    if command == "boom":
-        raise ToolError("the policy tool broke")
-    if "rm -rf" in command:
-        return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                           "permissionDecision": "deny",
-                           "permissionDecisionReason": f"policy: no {command!r}"}})
-    return ""
+    @server.tool(description="Judge a shell command.")
+    def evaluate(command: str, session: str = "") -> str:
+        if command == "boom":
+            raise ToolError("the policy tool broke")
+        if "rm -rf" in command:
+            return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                               "permissionDecision": "deny",
+                               "permissionDecisionReason": f"policy: no {command!r}"}})
+        return ""
 
 
-if __name__ == "__main__":
-    server.run()
-"""
+    if __name__ == "__main__":
+        server.run()
+""")
 
 
 def _plugin(root: Path) -> Path:

@@ -1,8 +1,9 @@
 """The issue's "done when" for Codex plugins, through the ``gateway`` command line with a
-private GATEWAY_HOME (real subprocesses, the default sandbox): the fixture plugin installs,
-is trusted and enabled; a tool of its real stdio MCP server (``.mcp.json``) is called end to
-end, named as Codex names it (``mcp__<server>__<tool>``); its skill is listed as Codex lists
-it (``<plugin>:<skill>``); its ChatGPT app is named as unsupported, never faked."""
+private GATEWAY_HOME (its ``main`` in this process, ``tests/_cli_runner``; the plugin host
+and the server real processes in the default sandbox): the fixture plugin installs, is
+trusted and enabled; a tool of its stdio MCP server (``.mcp.json``) is called end to end,
+named as Codex names it (``mcp__<server>__<tool>``); its skill is listed as Codex lists it
+(``<plugin>:<skill>``); its ChatGPT app is named as unsupported, never faked."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.nanobot._helpers import cli, cli_json
+from tests._cli_runner import cli, cli_json
+from tests.agent_plugins._helpers import lite_calc
 
 pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
 
@@ -25,6 +27,9 @@ def test_a_codex_plugin_runs_its_mcp_tool_and_shows_its_skill(tmp_path: Path) ->
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     source = shutil.copytree(FIXTURE, tmp_path / "src" / "notes")
+    # The fixture's calc.py (the SDK's server) as its standard-library twin: the subject is
+    # the adapter (tests/_lite_mcp; the SDK's server is tests/agent_plugins' contract).
+    lite_calc(source / "servers")
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     ws = ("--workspace", str(project))
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.agent_plugins._helpers import ALL_FEATURES, CALC, host_config
+from tests.agent_plugins._helpers import ALL_FEATURES, host_config, lite_calc
 
 SCRIPTED = Path(__file__).parent / "fixtures" / "scripted_mcp_server.py"
 
@@ -63,7 +63,8 @@ def test_a_plugin_of_hooks_alone_runs_its_hook_without_loading_the_mcp_sdk(tmp_p
 
 
 def test_a_plugin_with_a_stdio_mcp_server_runs_it_without_loading_the_mcp_sdk(tmp_path: Path):
-    (register, reply), log = _run(tmp_path, servers={"calc": {"args": [str(CALC)]}})
+    calc = lite_calc(tmp_path)  # the demo's calc as a standard-library twin
+    (register, reply), log = _run(tmp_path, servers={"calc": {"args": [str(calc)]}})
     assert "mcp_guard_add" in {tool["name"] for tool in register["tools"]}
     assert reply["allow"] is False
     assert "MCP MODULES: 0" in log, log

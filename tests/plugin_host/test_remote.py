@@ -7,12 +7,12 @@ diagnostic, and each failure to connect said with its code."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests._lite_mcp import Server, serving
 from tests.agent_plugins._helpers import Host
 
 from ._remote import PACKAGE, kept, remote_host_config, remote_plugin, sign_in
@@ -27,35 +27,32 @@ def codes(register: dict[str, Any]) -> list[str]:
     return [d["code"] for d in register["gateway"]["diagnostics"]]
 
 
-@pytest.fixture(scope="module")
-def running() -> Iterator[OAuthServer]:
-    """One server for the module (each start imports the MCP SDK, Starlette and uvicorn)."""
-    started = OAuthServer()
-    yield started
-    started.close()
+def _calc() -> Server:
+    """The OAuth fixture server's tools without its authorization, written with the standard
+    library (tests/_lite_mcp): the SDK's server over both transports is the contract of the
+    signed-in tests below."""
+    server = Server("calc")
 
+    @server.tool(description="Add two numbers.")
+    def add(a: int, b: int) -> int:
+        return a + b
 
-@pytest.fixture
-def server(running: OAuthServer) -> OAuthServer:
-    """The module's server as if freshly started: no client, token or test setting left by
-    the test before (``/test/reset``)."""
-    running.post("/test/reset")
-    return running
+    @server.tool(description="Say something back.")
+    def echo(text: str) -> str:
+        return text
+
+    return server
 
 
 @pytest.mark.parametrize("transport", ["streamable-http", "sse"])
 def test_a_remote_server_without_auth_is_connected_and_called(
     tmp_path: Path, transport: str
 ) -> None:
-    server = OAuthServer(transport, auth=False)
-    try:
-        with Host(remote_host_config(tmp_path, server)) as host:
-            register = host.read()
-            assert sorted(t["name"] for t in register["tools"]) == [ADD, f"mcp_{PACKAGE}_echo"]
-            assert codes(register) == []
-            assert host.tool("1", ADD, a=2, b=40)["content"] == "42"
-    finally:
-        server.close()
+    with serving(_calc(), transport) as url, Host(remote_host_config(tmp_path, url)) as host:
+        register = host.read()
+        assert sorted(t["name"] for t in register["tools"]) == [ADD, f"mcp_{PACKAGE}_echo"]
+        assert codes(register) == []
+        assert host.tool("1", ADD, a=2, b=40)["content"] == "42"
 
 
 def test_a_server_nobody_listens_on_is_unreachable(tmp_path: Path) -> None:

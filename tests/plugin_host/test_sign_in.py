@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import socket
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -18,13 +17,6 @@ from gateway.packages.sign_ins import sign_in_folder
 
 from ._remote import PACKAGE, kept, remote_plugin, sign_in
 from ._server import OAuthServer
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[OAuthServer]:
-    running = OAuthServer()
-    yield running
-    running.close()
 
 
 def test_a_sign_in_keeps_tokens_only_the_owner_reads(tmp_path: Path, server: OAuthServer) -> None:
@@ -42,14 +34,10 @@ def test_a_sign_in_keeps_tokens_only_the_owner_reads(tmp_path: Path, server: OAu
     assert str(record.tokens.refresh_token) not in shown
 
 
-def test_refused_scopes_fail_the_sign_in_with_a_code(tmp_path: Path) -> None:
-    server = OAuthServer()
-    try:
-        server.post("/test/refuse")
-        with pytest.raises(SignInFailed) as failed:
-            sign_in(remote_plugin(tmp_path, server), tmp_path / "home")
-    finally:
-        server.close()
+def test_refused_scopes_fail_the_sign_in_with_a_code(tmp_path: Path, server: OAuthServer) -> None:
+    server.post("/test/refuse")
+    with pytest.raises(SignInFailed) as failed:
+        sign_in(remote_plugin(tmp_path, server), tmp_path / "home")
     assert failed.value.code == "remote_mcp.sign_in_failed"
     assert "invalid_scope" in str(failed.value)
     assert not sign_in_folder(tmp_path / "home", PACKAGE).exists() or not list(

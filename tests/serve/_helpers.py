@@ -5,9 +5,12 @@ environment a served gateway (a child process) needs to find it."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -90,3 +93,21 @@ def served_home(tmp_path: Path, *, kinds: tuple[str, ...] = ("pi", "nanobot", "n
             store.grant(IDS[kind], ["hooks.rewrite"], ["hooks.rewrite"])
     # Where the confined desk extension may write: its data folder in this home.
     return Served(home, workspace, package_dirs(home, IDS["nimlet"])[0] / "received.jsonl")
+
+
+def reap(process: subprocess.Popen[Any], timeout: float = 20) -> int:
+    """The process's exit status within ``timeout``; past it the process is killed and
+    reaped before ``TimeoutExpired`` is raised (a Popen left running warns when collected,
+    and the warning fails whichever test the worker runs next)."""
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise
+
+
+def terminate(process: subprocess.Popen[Any], timeout: float = 20) -> int:
+    """SIGTERM, then ``reap``."""
+    process.send_signal(signal.SIGTERM)
+    return reap(process, timeout)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from gateway.sandbox import package_dirs
 from tests.adapters._helpers import write_tree
-from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, install_ready
+from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, install_ready, terminate
 
 pytestmark = pytest.mark.anyio
 
@@ -140,8 +139,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         tokens[name] = json.loads(made.stdout)["token"]
     process, url = _start(env, base / "workspace", base / "stderr.log")
     yield Server(home, url, tokens, env)
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=20)
+    terminate(process)
 
 
 @asynccontextmanager
@@ -320,8 +318,7 @@ async def test_a_token_past_its_rate_is_refused_and_nothing_runs(
                 await session.call_tool("alpha_echo", {})
         assert server.ran("alpha") == before + 2
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=20)
+        terminate(process)
 
 
 async def test_no_token_is_refused_with_401_and_a_bearer_challenge(server: Server) -> None:
@@ -402,8 +399,7 @@ def test_sigterm_stops_the_server_with_status_0_and_no_traceback(tmp_path: Path)
     (tmp_path / "workspace").mkdir()
     errors = tmp_path / "stderr.log"
     process, _ = _start(_env(tmp_path), tmp_path / "workspace", errors)
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=15) == 0
+    assert terminate(process, 15) == 0
     assert "Traceback" not in errors.read_text()
 
 

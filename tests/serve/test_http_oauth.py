@@ -4,7 +4,6 @@ against its key set (served here on the loopback address), beside the gateway's 
 from __future__ import annotations
 
 import json
-import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from gateway.sandbox import package_dirs
-from tests.serve._helpers import install_ready
+from tests.serve._helpers import install_ready, terminate
 from tests.serve.test_http import Server, _env, _package, _start, client, texts
 
 pytestmark = pytest.mark.anyio
@@ -88,8 +87,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, issuer: Issuer) -> Iterator
         "--oauth-audience", AUDIENCE, "--oauth-scope", "mcp",
     )  # fmt: skip
     yield Server(home, url, {}, env)
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=20)
+    terminate(process)
 
 
 def _status(server: Server, token: str) -> httpx2.Response:

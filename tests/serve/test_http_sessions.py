@@ -5,7 +5,6 @@ refusal with its control."""
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 
 from gateway.sandbox import package_dirs
 from gateway.serve._http import MAX_SESSIONS_PER_TOKEN, is_loopback, security_for
-from tests.serve._helpers import GATEWAY, install_ready
+from tests.serve._helpers import GATEWAY, install_ready, terminate
 from tests.serve.test_http import Server, _env, _package, _start
 
 pytestmark = pytest.mark.anyio
@@ -51,8 +50,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     process, served = start_server(tmp_path_factory.mktemp("sessions"), "127.0.0.1:0",
                                    ("greedy", "other"))  # fmt: skip
     yield served
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=20)
+    terminate(process)
 
 
 def post(url: str, token: str, body: dict[str, Any], session: str | None = None,
@@ -118,5 +116,4 @@ def test_the_rebinding_check_holds_on_127_0_0_2(tmp_path: Path) -> None:
         # The control: the address it listens on, as a local client names it.
         assert open_session(server, token).status_code == 200
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=20)
+        terminate(process)

@@ -1,18 +1,24 @@
 """``gateway serve --mcp`` with a client no one here wrote: the MCP Inspector's CLI mode
 (TypeScript MCP SDK), from a packed npm fixture, listing and calling tools of a Pi, a
-nanobot and a nimlet package in one server."""
+nanobot and a nimlet package in one server — over stdio (the Inspector starts the server)
+and over streamable HTTP (one served gateway for the module: the Inspector's CLI mode runs
+one method per start, and a stdio server per method cost a gateway and its sidecars
+each)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import tarfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from gateway.runtime import find_node
-from tests.serve._helpers import GATEWAY, IDS, REPO, Served, need_sidecar, served_home
+from tests._cli_runner import cli_json
+from tests.serve._helpers import GATEWAY, IDS, REPO, Served, need_sidecar, served_home, terminate
+from tests.serve.test_http import _start
 
 pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/conftest.py)
 
@@ -33,15 +39,30 @@ def inspector(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "package" / "build"
 
 
-def inspect(served: Served, inspector: Path, *method: str) -> dict:
+@pytest.fixture(scope="module")
+def over_http(served: Served, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+    """The Inspector's arguments for one ``gateway serve --mcp --http`` of the module's home
+    (its URL, streamable HTTP, a token)."""
+    token = cli_json(served.home, "token", "create", "inspector")["token"]
+    log = tmp_path_factory.mktemp("inspector-http") / "stderr.log"
+    process, url = _start(served.env(), served.workspace, log)
+    yield [url, "--transport", "http", "--header", f"Authorization: Bearer {token}"]
+    terminate(process)
+
+
+def inspect(served: Served, inspector: Path, *method: str, server: list[str] | None = None) -> dict:
+    """The Inspector's answer to ``method``: from ``server`` (a URL and its options), or a
+    ``gateway serve --mcp`` over stdio it starts."""
     node = find_node()
     assert node is not None
-    server = [*GATEWAY, "serve", "--mcp", "--workspace", str(served.workspace)]
-    for package in IDS.values():
-        server += ["--package", package]
     env = served.env()
+    if server is None:
+        server = [*GATEWAY, "serve", "--mcp", "--workspace", str(served.workspace)]
+        for package in IDS.values():
+            server += ["--package", package]
+        server = [*(f"-e{k}={v}" for k, v in env.items()), *server]
     done = subprocess.run(
-        [node, "cli.js", "--cli", *(f"-e{k}={v}" for k, v in env.items()), *server, *method],
+        [node, "cli.js", "--cli", *server, *method],
         cwd=inspector, env=env, capture_output=True, text=True, timeout=120,
         stdin=subprocess.DEVNULL,
     )  # fmt: skip
@@ -49,8 +70,10 @@ def inspect(served: Served, inspector: Path, *method: str) -> dict:
     return json.loads(done.stdout)
 
 
-def test_the_inspector_lists_the_tools_of_all_three_packages(served, inspector):
-    listed = inspect(served, inspector, "--method", "tools/list")
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_the_inspector_lists_the_tools_of_all_three_packages(served, inspector, transport, request):
+    server = request.getfixturevalue("over_http") if transport == "http" else None
+    listed = inspect(served, inspector, "--method", "tools/list", server=server)
     tools = {tool["name"]: tool for tool in listed["tools"]}
     assert {"open_ticket", "review_code", "save_note"} <= set(tools)
     assert tools["review_code"]["inputSchema"]["required"] == ["path"]
@@ -64,16 +87,19 @@ def test_the_inspector_lists_the_tools_of_all_three_packages(served, inspector):
         ("open_ticket", "title=bug", "(reviewer: acme.review)"),
     ],
 )
-def test_the_inspector_calls_a_tool_of_each_ecosystem(served, inspector, tool, argument, expected):
+def test_the_inspector_calls_a_tool_of_each_ecosystem(
+    served, inspector, over_http, tool, argument, expected
+):
     result = inspect(
-        served, inspector, "--method", "tools/call", "--tool-name", tool, "--tool-arg", argument
-    )
+        served, inspector, "--method", "tools/call", "--tool-name", tool, "--tool-arg", argument,
+        server=over_http,
+    )  # fmt: skip
     assert result.get("isError") in (None, False)
     assert expected in result["content"][0]["text"]
 
 
-def test_the_inspector_reads_prompts_and_skills(served, inspector):
-    prompts = inspect(served, inspector, "--method", "prompts/list")
-    resources = inspect(served, inspector, "--method", "resources/list")
+def test_the_inspector_reads_prompts_and_skills(served, inspector, over_http):
+    prompts = inspect(served, inspector, "--method", "prompts/list", server=over_http)
+    resources = inspect(served, inspector, "--method", "resources/list", server=over_http)
     assert {"standup", "more-tools", "ask"} <= {p["name"] for p in prompts["prompts"]}
     assert "skill://triage/SKILL.md" in {r["uri"] for r in resources["resources"]}

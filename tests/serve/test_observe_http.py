@@ -6,7 +6,6 @@ into a Pi package's tool call, exported over OTLP/HTTP to a real receiver on loo
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.sandbox import package_dirs
 from gateway.testing import otlp_receiver, span_attributes
-from tests.serve._helpers import GATEWAY, install_ready, need_sidecar
+from tests.serve._helpers import GATEWAY, install_ready, need_sidecar, terminate
 from tests.serve.test_http import _env, _package, _start
 
 HERE = Path(__file__).resolve().parent
@@ -64,16 +63,14 @@ def started(home: Home, tmp_path: Path) -> Iterator[Any]:
 
     def stop() -> None:
         """SIGTERM to the last server, and its exit (which flushes its telemetry)."""
-        processes[-1].send_signal(signal.SIGTERM)
-        assert processes[-1].wait(timeout=30) == 0
+        assert terminate(processes[-1], 30) == 0
 
     start.stop = stop  # type: ignore[attr-defined]
 
     yield start
     for process in processes:
         if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            process.wait(timeout=20)
+            terminate(process)
 
 
 def rpc(url: str, token: str, method: str, params: dict[str, Any], session: str | None,

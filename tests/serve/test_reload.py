@@ -28,7 +28,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from gateway.sandbox import package_dirs
 from tests.adapters._helpers import write_tree
-from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, PI, install_ready, need_sidecar
+from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, PI, install_ready, need_sidecar, terminate
 from tests.serve.test_http import _start
 
 pytestmark = pytest.mark.anyio
@@ -201,8 +201,7 @@ def test_sighup_applies_the_store_as_it_is(tmp_path: Path) -> None:
         with anyio.from_thread.start_blocking_portal() as portal:
             portal.call(_said, errors, "gateway serve: SIGHUP: no package changed")
     finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0
+        assert terminate(process, 30) == 0
 
 
 async def _said(errors: Path, line: str) -> None:
@@ -246,8 +245,7 @@ async def test_an_http_client_is_told_of_a_package_installed_under_it(tmp_path: 
             result = await session.call_tool("beta_echo", {})
         assert result.content[0].text == "beta here"
     finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0
+        assert terminate(process, 30) == 0
 
 
 def _config_map(folder: Path, version: str, lockfile: str) -> None:
@@ -310,8 +308,7 @@ async def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Pat
             names = {t.name for t in (await session.list_tools()).tools}
         assert {"trace_env", "open_ticket", "ticket_stats"} <= names
     finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0
+        assert terminate(process, 30) == 0
     log = (tmp_path / "stderr.log").read_text()
     assert f"gateway serve: {lockfile} changed; syncing" in log
     assert "gateway serve: packages changed: added pi-tickets" in log

@@ -18,7 +18,7 @@ import httpx2
 import pytest
 
 from gateway.sandbox import package_dirs
-from tests.serve._helpers import GATEWAY, install_ready
+from tests.serve._helpers import GATEWAY, install_ready, reap
 from tests.serve.test_http import _env, _package, _start
 
 MODERN = "2026-07-28"
@@ -40,7 +40,7 @@ def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[st
         for process, _ in started:
             process.send_signal(signal.SIGTERM)
         for process, _ in started:
-            assert process.wait(timeout=30) == 0
+            assert reap(process, 30) == 0
 
 
 def stateless(url: str, token: str, request_id: int, method: str,

@@ -5,7 +5,6 @@ adopted policy denies for every token."""
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -21,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from gateway.sandbox import package_dirs
 from gateway.store import PolicyRecords, StateStore
-from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, install_ready
+from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, install_ready, terminate
 from tests.serve.test_http import _env, _package, _start
 
 pytestmark = pytest.mark.anyio
@@ -60,8 +59,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         tokens[name] = json.loads(made.stdout)["token"]
     process, url = _start(env, base / "workspace", base / "stderr.log", "--tool-search")
     yield Server(url, tokens)
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=20)
+    terminate(process)
 
 
 @asynccontextmanager
