@@ -1,15 +1,18 @@
-"""The `gateway` command line, run as a real subprocess with its home in a temporary folder."""
+"""The `gateway` command line with its home in a temporary folder: each command line run as
+``python -m gateway`` would run it, in this process (tests/_cli.py); the extensions it starts
+are real processes."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests._cli import run_here
 
 pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/conftest.py)
 
@@ -22,15 +25,7 @@ def gateway(
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
     env["GATEWAY_HOME"] = str(workspace.home / ".gateway")
     env["HOME"] = str(workspace.home)
-    return subprocess.run(
-        [sys.executable, "-m", "gateway", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd or workspace.home,
-        timeout=60,
-    )
+    return run_here(args, env=env, stdin=stdin, cwd=cwd or workspace.home)
 
 
 def gateway_json(workspace: Any, *args: str, code: int = 0) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """`run_cli`: the `gateway` command line in this process (fast), for the package verbs.
 
-tests/gateway/packages/_helpers.cli runs it as a real subprocess; the in-process form is used where
-many invocations would otherwise cost most of the run time."""
+A fixture (pytest's monkeypatch and capsys); tests/gateway/packages/_helpers.cli runs the same in
+this process without them (tests/_cli.py), as a subprocess only from inside an async test."""
 
 from __future__ import annotations
 
