@@ -57,6 +57,7 @@ def run_here(
     capture_output=True, text=True)``, in this process."""
     from gateway.cli import _output, main
 
+    env = dict(env)  # a copy: it may be os.environ itself
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
     saved_streams = sys.stdin, sys.stdout, sys.stderr
