@@ -12,18 +12,16 @@ from a module-scoped fixture too."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 from collections.abc import Callable
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gateway.cli import _output, main
+from tests._cli import run_here
 
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -33,29 +31,13 @@ __all__ = ["RunCli", "cli", "cli_json", "run_cli"]
 def cli(
     home: Path, *args: str, env: dict[str, str] | None = None, user: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``gateway ARGS`` run by its ``main`` in this process; the environment, the working
-    directory and the output streams are put back after it."""
+    """``gateway ARGS`` run by its ``main`` in this process (``tests._cli.run_here``: the
+    environment, the working directory and the streams are put back after it)."""
     user = user or home.parent / "user"
     user.mkdir(parents=True, exist_ok=True)
-    out, err = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as patch:
-        for name in [name for name in os.environ if name.startswith("GATEWAY_")]:
-            patch.delenv(name)
-        patch.setenv("GATEWAY_HOME", str(home))
-        patch.setenv("HOME", str(user))
-        for name, value in (env or {}).items():
-            patch.setenv(name, value)
-        patch.chdir(user)
-        # print_json / print_diagnostics bind sys.stdout / sys.stderr as default arguments
-        # at import time; point them at this run's streams.
-        patch.setattr(_output.print_json, "__defaults__", (out,))
-        patch.setattr(_output.print_diagnostics, "__defaults__", (err,))
-        with redirect_stdout(out), redirect_stderr(err):
-            try:
-                code = main(list(args))
-            except SystemExit as exit:  # argparse usage errors
-                code = exit.code if isinstance(exit.code, int) else 2
-    return subprocess.CompletedProcess(["gateway", *args], code, out.getvalue(), err.getvalue())
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
+    environment.update(GATEWAY_HOME=str(home), HOME=str(user), **(env or {}))
+    return run_here(args, env=environment, cwd=user)
 
 
 @pytest.fixture

@@ -2,7 +2,12 @@
 the way a user does — the command line, and another host through ``gateway serve --mcp`` —
 where a Claude Code plugin's ``PreToolUse`` hook blocks a Pi tool and an OpenClaw hook
 rewrites an Agent Plugin's MCP tool call. (The Python API drives the same workspace in
-``examples/demo.py``, run by ``tests/test_examples.py``.)"""
+``examples/demo.py``, run by ``tests/test_examples.py``.)
+
+The home is set up with the command line run in this process (tests/_cli.py); what is
+tested runs as the user's processes: each ``list`` and ``call`` a ``python -m gateway`` that
+starts the packages' runtimes, sidecars and plugin hosts and ends with them, and the served
+gateway a child its MCP client speaks to over stdio."""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from adapters.pi import find_node, sidecar_ready
+from tests._cli import run_here
 
 REPO = Path(__file__).resolve().parents[1]
 GATEWAY = [sys.executable, "-m", "gateway"]
@@ -45,6 +51,11 @@ class Workspace:
             [*GATEWAY, *args], env=self.env, capture_output=True, text=True, timeout=240
         )
 
+    def setup(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """A verb that sets the home up (install, permissions, config, trust, enable): the same
+        command line in this process (tests/_cli.py), without a Python start of its own."""
+        return run_here(args, env=self.env, cwd=Path.cwd())
+
     def call(self, tool: str, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         done = self.gateway(
             "call", tool, json.dumps(arguments), "--workspace", str(self.root), "--trust",
@@ -67,7 +78,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         env["GATEWAY_NODE"] = os.environ["GATEWAY_NODE"]
     ws = Workspace(root, env)
     for folder in PACKAGES:
-        done = ws.gateway("install", str(root / "packages" / folder))
+        done = ws.setup("install", str(root / "packages" / folder))
         assert done.returncode == 0, done.stderr
     for args in (
         ("permissions", "acme.review", "workspace.read"),
@@ -79,7 +90,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         ("trust", *IDS),
         ("enable", *IDS),
     ):
-        done = ws.gateway(*args)
+        done = ws.setup(*args)
         assert done.returncode == 0, (args, done.stderr)
     yield ws
 

@@ -67,8 +67,7 @@ class Loader:
         self._planner = Planner(state)
         self._starter = Starter(state, self._planner, projector, host_requests)
         self._activator = Activator(state, self._starter.start_dormant)
-        self._resources: dict[str, Discovery] = {}
-        """Package id → what its adapter says the gateway serves itself (skills, prompts)."""
+        self._resources: dict[str, Discovery] = {}  # id → what the gateway serves of it
 
     # ------------------------------------------------------------------ load and stop
 
@@ -228,8 +227,8 @@ class Loader:
         activate = functools.partial(self._activator.activate, owner)
         self._projector.register_dormant(owner, cached, plan, activate)
         for status in statuses:  # not started now: what its last start was refused
-            granted = status.package.granted
-            state.diagnostics.extend(recalled_denials(state.config.home, status.id, granted))
+            said = recalled_denials(state.config.home, status.id, status.package.granted)
+            state.diagnostics.extend(said)
         return True
 
     async def warm(self, packages: Iterable[str] | None = None) -> None:
@@ -259,12 +258,11 @@ class Loader:
         await self.warm(owners)
 
     async def stop(self) -> None:
-        """Stop every process (shielded: a cancelled caller still stops them all); a start
-        still in flight is abandoned first, its half-started process stopped with it."""
+        """Stop every process, a start in flight abandoned first (shielded: a cancelled
+        caller still stops them all)."""
         await self._activator.abandon()
-        state = self._state
-        processes, state.processes = state.processes, []
-        state.owners.clear()
+        processes, self._state.processes = self._state.processes, []
+        self._state.owners.clear()
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as group:
                 for process in processes:

@@ -1,4 +1,6 @@
-"""The `gateway` command line, run as a real subprocess with its home in a temporary folder."""
+"""The `gateway` command line with its home in a temporary folder: each command line run as
+``python -m gateway`` would run it, in this process (tests/_cli.py; a subprocess from inside
+an async test); the extensions it starts are real processes."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests._cli import run_gateway
+
 pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/conftest.py)
 
 TURN_EVENTS = ["session_start", "turn_start", "tool_call", "tool_result", "turn_end", "session_end"]
@@ -22,13 +26,21 @@ def gateway(
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
     env["GATEWAY_HOME"] = str(workspace.home / ".gateway")
     env["HOME"] = str(workspace.home)
+    return run_gateway(args, env=env, stdin=stdin, cwd=cwd or workspace.home)
+
+
+def gateway_process(workspace: Any, *args: str) -> subprocess.CompletedProcess[str]:
+    """``gateway``, but as the real ``python -m gateway`` process: for what only the process
+    shows (its exit without the interpreter's teardown, ``_leave``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
+    env["GATEWAY_HOME"] = str(workspace.home / ".gateway")
+    env["HOME"] = str(workspace.home)
     return subprocess.run(
         [sys.executable, "-m", "gateway", *args],
-        input=stdin,
         capture_output=True,
         text=True,
         env=env,
-        cwd=cwd or workspace.home,
+        cwd=workspace.home,
         timeout=60,
     )
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
+from tests._cli import run_here
 from tests.gateway.test_cli import gateway
 
 
@@ -84,10 +83,10 @@ def test_a_stale_private_node_environment_is_a_warning_naming_setup(workspace):
     (env / "bin" / "node").write_text("#!/bin/sh\n")
     gone = str(workspace.home / "gone" / "node")
     (env / "gateway-node.json").write_text(json.dumps({"node": gone, "version": "22.20.0"}))
-    done = subprocess.run(
-        [sys.executable, "-m", "gateway", "doctor", "--json"],
+    done = run_here(
+        ["doctor", "--json"],
         env={**os.environ, "GATEWAY_HOME": str(workspace.config.home), "GATEWAY_NODE_ENV": str(env)},
-        capture_output=True, text=True, timeout=60,
+        cwd=os.getcwd(),
     )  # fmt: skip
     checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
     assert checks["node environment"]["status"] == "warn"
@@ -100,10 +99,10 @@ def test_the_node_environment_an_older_gateway_made_in_the_home_is_named_as_unre
     (older / "bin").mkdir(parents=True)
     (older / "gateway-node.json").write_text(json.dumps({"node": "/gone", "version": "22.20.0"}))
     own = workspace.home / "installation" / "node"
-    done = subprocess.run(
-        [sys.executable, "-m", "gateway", "doctor", "--json"],
+    done = run_here(
+        ["doctor", "--json"],
         env={**os.environ, "GATEWAY_HOME": str(workspace.config.home), "GATEWAY_NODE_ENV": str(own)},
-        capture_output=True, text=True, timeout=60,
+        cwd=os.getcwd(),
     )  # fmt: skip
     check = {c["name"]: c for c in json.loads(done.stdout)["checks"]}["node environment"]
     assert f"no private Node environment in {own}" in check["found"]

@@ -1,6 +1,7 @@
 """What a new user meets first on the command line: --version, wrapped tables with hints,
 JSON on every --json failure, notifications of a command, info notes kept out of each call's
-output. The CLI runs as a real subprocess."""
+output. Each command line runs as ``python -m gateway`` would, in this process
+(tests/_cli.py); the extensions are real processes."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from gateway.cli._parser import (
     MIGRATE_TARGETS,
     build_parser,
 )
-from tests.gateway.test_cli import gateway, ws
+from tests.gateway.test_cli import gateway, gateway_process, ws
 from tests.gateway.test_lazy_start import nimlet_package, starts
 
 # What a short command must not load: the host, the wire's pydantic models, the heavy
@@ -144,8 +144,10 @@ def test_a_call_still_gets_the_hooks_of_a_package_it_does_not_call(workspace):
 
 
 def test_a_call_leaves_its_output_whole_when_it_exits_without_teardown(workspace):
+    """A real process: the command line's own exit (``os._exit``, no interpreter teardown)
+    is what is tested, and an in-process run returns instead."""
     workspace.add_extension("beta", language="python", tools=["beta_tool"])
-    done = gateway(
+    done = gateway_process(
         workspace, "call", "beta_tool", '{"do": "echo"}', "--workspace", ws(workspace), "--trust"
     )
     assert done.returncode == 0, done.stderr

@@ -6,8 +6,6 @@ badly is written under an encoded name (``migrate.name_renamed``) or left out
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -16,6 +14,7 @@ from gateway.migrate import TARGETS, Migration, migrate
 from gateway.migrate._files import copy_skills
 from gateway.migrate._model import Observation, Package
 from gateway.packages import load_adapters
+from tests._cli import run_here
 from tests.migrate import _hostile
 from tests.migrate._helpers import config_for, run
 from tests.serve._helpers import GATEWAY, REPO
@@ -80,10 +79,10 @@ def test_the_cli_exits_0_and_names_each_renamed_contribution(tmp_path):
     _hostile.pi(src, tmp_path)
     env = {**os.environ, "GATEWAY_HOME": str(home), "HOME": str(tmp_path / "user"),
            "PYTHONPATH": str(REPO)}  # fmt: skip
-    done = subprocess.run(
-        [sys.executable, "-m", "gateway", "migrate", str(src), "--to", "nimlet", "--out",
-         str(out), "--gateway-command", " ".join(GATEWAY)],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
+    done = run_here(
+        ["migrate", str(src), "--to", "nimlet", "--out", str(out),
+         "--gateway-command", " ".join(GATEWAY)],
+        env=env, cwd=os.getcwd(),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("[migrate.name_renamed]") == 15

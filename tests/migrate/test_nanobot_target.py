@@ -8,13 +8,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 
 import agent_plugins
 import pytest
 
 from gateway.migrate._schemas import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID
+from tests._cli import run_here
 from tests.migrate._helpers import SOURCES, pass_gates, run
 from tests.migrate.test_targets import this_gateway_first, tools_of
 from tests.serve._helpers import need_sidecar
@@ -101,11 +100,9 @@ def test_a_package_id_nanobot_would_refuse_is_adjusted_to_its_name_rule(tmp_path
 
 
 def test_the_cli_says_it_targets_released_nanobots_agent_plugins(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "gateway", "migrate", str(SOURCES["nanobot"]), "--to", "nanobot",
-         "--out", str(tmp_path / "out")],
-        env={**os.environ, "GATEWAY_HOME": str(tmp_path / "home")},
-        capture_output=True, text=True, timeout=120,
+    done = run_here(
+        ["migrate", str(SOURCES["nanobot"]), "--to", "nanobot", "--out", str(tmp_path / "out")],
+        env={**os.environ, "GATEWAY_HOME": str(tmp_path / "home")}, cwd=os.getcwd(),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "released nanobot's Agent Plugins support (nanobot 0.3.x)" in done.stdout

@@ -20,6 +20,7 @@ from gateway import open_gateway
 from gateway.migrate import MigrationError
 from gateway.migrate._schemas import schema_problems
 from gateway.packages import install, load_adapters
+from tests._cli import run_here
 from tests.migrate._helpers import SOURCES, config_for, pass_gates, run
 from tests.serve._helpers import need_sidecar
 
@@ -186,14 +187,10 @@ def test_a_source_that_is_no_package_is_refused(tmp_path):
 
 
 def test_the_cli_writes_json_and_exits_0(tmp_path):
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-m", "gateway", "migrate", str(SOURCES["nanobot"]), "--to", "mcp",
-         "--out", str(tmp_path / "out"), "--json"],
-        env={**os.environ, "GATEWAY_HOME": str(tmp_path / "home")},
-        capture_output=True, text=True, timeout=120,
+    done = run_here(
+        ["migrate", str(SOURCES["nanobot"]), "--to", "mcp", "--out", str(tmp_path / "out"),
+         "--json"],
+        env={**os.environ, "GATEWAY_HOME": str(tmp_path / "home")}, cwd=os.getcwd(),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

@@ -1,12 +1,14 @@
-"""Running ``gateway shell`` (and other CLI verbs) as a real subprocess."""
+"""Running ``gateway shell`` (and other CLI verbs) as ``python -m gateway`` would, in the test's
+process where it can (tests/_cli.py); the extensions are real processes either way."""
 
 from __future__ import annotations
 
 import os
 import re
 import subprocess
-import sys
 from typing import Any
+
+from tests._cli import run_gateway
 
 
 def run_cli(
@@ -15,12 +17,11 @@ def run_cli(
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
     env["GATEWAY_HOME"] = str(workspace.home / ".gateway")
     env["HOME"] = str(workspace.home)
-    return subprocess.run(
-        [sys.executable, "-m", "gateway", *args, "--workspace", str(workspace.root), "--trust"],
-        input=stdin,
-        capture_output=True,
-        text=True,
+    return run_gateway(
+        [*args, "--workspace", str(workspace.root), "--trust"],
         env=env,
+        cwd=os.getcwd(),
+        stdin=stdin,
         timeout=60,
     )
 

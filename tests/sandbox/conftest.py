@@ -2,8 +2,10 @@
 sessions, config and another package, the probe's own package, a workspace — and, outside
 every sandbox, servers on a Unix socket, an abstract socket and 127.0.0.1 (loopback only).
 
-``run(world, case, mode)`` starts the probe through the gateway stand-in and returns its
-exit code and output.
+``run_probe(world, attack, args, …)`` starts the probe through the gateway stand-in and
+returns its exit code and output. The stand-ins are forked, one per probe, by a server
+started once per test module (``_standin.py --serve``): real processes, since what is
+tested is the kernel's checks between a confined child and its parent.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import selectors
 import shutil
 import socket
 import subprocess
@@ -106,6 +109,62 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
             server.close()
 
 
+class StandIns:
+    """A stand-in server (``_standin.py --serve``), started at the first probe and again
+    after a failure."""
+
+    def __init__(self) -> None:
+        self._server: subprocess.Popen[str] | None = None
+
+    def run(self, spec: dict[str, Any]) -> tuple[int, str, str]:
+        if self._server is None or self._server.poll() is not None:
+            self._server = subprocess.Popen(
+                [sys.executable, str(STANDIN), "--serve"],
+                env={**os.environ, "GATEWAY_TEST_SECRET": "sk-the-gateway-secret"},
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+        server = self._server
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(json.dumps(spec) + "\n")
+        server.stdin.flush()
+        with selectors.DefaultSelector() as selector:
+            selector.register(server.stdout, selectors.EVENT_READ)
+            ready = selector.select(timeout=60)  # caps a hang, as subprocess.run's timeout did
+        line = server.stdout.readline() if ready else ""
+        if not line:
+            self.close()
+            raise AssertionError(f"the stand-in server gave no answer to {spec['argv']}")
+        answer = json.loads(line)
+        return answer["code"], answer["stdout"], answer["stderr"]
+
+    def close(self) -> None:
+        server, self._server = self._server, None
+        if server is None:
+            return
+        assert server.stdin is not None
+        server.stdin.close()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        if server.stdout is not None:
+            server.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def stand_ins() -> Iterator[StandIns]:
+    """One server per module, stopped (and reaped) at its end: the CPU of the stand-ins it
+    forked counts for the module (``pytest --cpu-by-module``, tests/_cpu.py)."""
+    server = StandIns()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 @dataclass
 class World:
     root: Path
@@ -122,6 +181,7 @@ class World:
     environment: dict[str, str]
     shm: Path
     """A name in /dev/shm (shared by every test process: unique, removed at teardown)."""
+    stand_ins: StandIns
 
     @property
     def ssh(self) -> Path:
@@ -149,7 +209,7 @@ def _write(path: Path, text: str) -> Path:
 
 
 @pytest.fixture
-def world(tmp_path: Path, servers: Servers) -> Iterator[World]:
+def world(tmp_path: Path, servers: Servers, stand_ins: StandIns) -> Iterator[World]:
     home = tmp_path / "home"
     secret = _write(home / ".ssh" / "id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY----- secret\n")
     _write(home / ".npmrc", "//registry.npmjs.org/:_authToken=npm_secret\n")
@@ -175,7 +235,8 @@ def world(tmp_path: Path, servers: Servers) -> Iterator[World]:
     env.update(sandbox.environment)
     shm = Path("/dev/shm") / f"gateway-probe-{uuid.uuid4().hex}"
     yield World(tmp_path, home, secret, gateway_home, package, other, workspace,
-                sandbox.data_dir, sandbox.tmp_dir, servers, sandbox.policy, env, shm)  # fmt: skip
+                sandbox.data_dir, sandbox.tmp_dir, servers, sandbox.policy, env, shm,
+                stand_ins)  # fmt: skip
     shm.unlink(missing_ok=True)
 
 
@@ -233,15 +294,8 @@ def run_probe(
         "without_capabilities": not gateway_capabilities,
         "hold": str(world.secret),
     }  # fmt: skip
-    env = {**os.environ, "GATEWAY_TEST_SECRET": "sk-the-gateway-secret"}
-    done = subprocess.run(
-        [sys.executable, str(STANDIN), json.dumps(spec)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    return Outcome(done.returncode, done.stdout + done.stderr)
+    code, stdout, stderr = world.stand_ins.run(spec)
+    return Outcome(code, stdout + stderr)
 
 
 PolicyChange = Callable[[World], SandboxPolicy]

@@ -1,13 +1,16 @@
-"""``gateway audit`` as a user runs it: a real subprocess, exit codes, formats to stdout and
-to a file, plain progress lines off a terminal, and ``--load`` refused without a yes."""
+"""``gateway audit`` as a user runs it: exit codes, formats to stdout and to a file, plain
+progress lines off a terminal, and ``--load`` refused without a yes. Each command line runs as
+``python -m gateway`` would, in this process (tests/_cli.py): stdin an empty pipe, stdout and
+stderr captured, none of them a terminal."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tests._cli import run_here
 
 ROOT = Path(__file__).resolve().parents[3]
 PI_ALIASES = str(ROOT / "tests" / "fixtures" / "npm" / "pi-aliases-1.0.7.tgz")
@@ -17,10 +20,7 @@ OLLAMA = str(ROOT / "tests" / "fixtures" / "npm" / "ollama-openclaw-web-search-0
 def gateway(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
     env.update(GATEWAY_HOME=str(tmp_path / "home"), HOME=str(tmp_path))
-    return subprocess.run(
-        [sys.executable, "-m", "gateway", "audit", *args],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    return run_here(["audit", *args], env=env, cwd=tmp_path)
 
 
 def test_json_to_stdout_and_progress_lines_on_stderr(tmp_path):

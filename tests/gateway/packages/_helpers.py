@@ -18,6 +18,7 @@ from gateway.packages import (
     load_adapters,
 )
 from gateway.store import STATE_FILE, InstalledPackage, StateStore
+from tests._cli import run_gateway
 from tests.adapters._helpers import write_tree
 
 REPO = Path(__file__).resolve().parents[3]
@@ -144,19 +145,13 @@ def recorded(home: Path) -> list[InstalledPackage]:
 
 
 def cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``gateway ARGS`` with its state in ``home`` and an empty user home beside it."""
+    """Run ``gateway ARGS`` with its state in ``home`` and an empty user home beside it, as
+    ``python -m gateway`` would, in this process where it can (tests/_cli.py)."""
     user = home.parent / "user"
     user.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
     env.update(GATEWAY_HOME=str(home), HOME=str(user))
-    return subprocess.run(
-        [sys.executable, "-m", "gateway", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd or user,
-        timeout=120,
-    )
+    return run_gateway(args, env=env, cwd=cwd or user)
 
 
 def cli_json(home: Path, *args: str, code: int = 0) -> Any:
