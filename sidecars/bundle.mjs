@@ -165,6 +165,7 @@ async function bundlePi(esbuild) {
 		legalComments: "inline",
 		logLevel: "error",
 		metafile: true,
+		absWorkingDir: here, // the metafile's paths are relative to it
 	});
 	// Which entries load pi's theme module (lib/pi/modules.mjs initialises it when one does).
 	const themeFile = path.relative(here, path.join(piDist, PI_THEME));
@@ -218,6 +219,7 @@ async function bundleOpenclaw(esbuild) {
 		legalComments: "inline",
 		logLevel: "error",
 		metafile: true,
+		absWorkingDir: here, // the metafile's paths are relative to it
 	});
 	const written = { version, entries: Object.fromEntries(OPENCLAW_HOST_SUBPATHS.map((name) => [name, `${name}.mjs`])) };
 	fs.writeFileSync(path.join(out, "manifest.json"), `${JSON.stringify(written, null, 2)}\n`);
