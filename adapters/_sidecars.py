@@ -81,6 +81,7 @@ COMPILE_CACHE = Path("node_modules") / ".gateway" / "compile-cache"
 """Node's compile cache (``NODE_COMPILE_CACHE``) of the sidecar's own modules, its bundles
 and jiti, relative to the sidecar's folder; setup fills it, sidecars only read it."""
 _PI_BUNDLE = Path("node_modules") / ".gateway" / "pi" / "manifest.json"
+_OPENCLAW_BUNDLE = Path("node_modules") / ".gateway" / "openclaw" / "manifest.json"
 _WARM_EXTENSION = """import { Type } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
@@ -223,8 +224,9 @@ def install_modules(
 
 def _bundle(node: str, where: Path, env: dict[str, str], progress: Callable[[str], None]) -> None:
     """Bundle TypeBox and the Pi SDK (``sidecars/bundle.mjs``): most of a Pi package's
-    start. Without them the sidecar loads both as installed, slower, so a failure is said
-    and setup goes on."""
+    start; and, when the OpenClaw SDK is installed, the config validator its host runs for a
+    plugin with a config schema. Without them the sidecar loads them as installed, slower,
+    so a failure is said and setup goes on."""
     progress("bundling TypeBox and the Pi SDK for the Pi host (~50 files instead of ~1,800)")
     try:
         run_tool([node, str(where / "bundle.mjs")], where, "bundling TypeBox", env=env, timeout=120)
@@ -275,7 +277,9 @@ def _warm_compile_cache(
 def _prepared(where: Path) -> bool:
     """Whether this version's bundles and compile cache are there (setup makes them)."""
     return not (where / "bundle.mjs").is_file() or (
-        (where / _PI_BUNDLE).is_file() and (where / COMPILE_CACHE).is_dir()
+        (where / _PI_BUNDLE).is_file()
+        and (where / COMPILE_CACHE).is_dir()
+        and ((where / _OPENCLAW_BUNDLE).is_file() or not openclaw_installed(where))
     )
 
 

@@ -16,8 +16,16 @@
 // host's own modules (lib/pi/exec.mjs, lib/pi/jiti.mjs), as the module hook makes them when
 // unbundled; TypeBox stays outside (its own bundle).
 //
-// Usage: node bundle.mjs   (writes node_modules/.gateway/typebox/ and node_modules/.gateway/pi/,
-// replacing what was there)
+// One of pi's modules keeps a dependency it uses only in functions the Pi host never calls
+// (`LAZY`: pi's HTTP dispatcher and undici, ~110 modules and Node's http2/tls) unevaluated
+// until first used.
+//
+// OpenClaw's config validator (`openclaw/plugin-sdk/json-schema-runtime`, which the OpenClaw
+// host runs for every plugin that declares a config schema: lib/openclaw/config.mjs), when
+// the OpenClaw SDK is installed, becomes one module instead of its ~245 (its own TypeBox).
+//
+// Usage: node bundle.mjs   (writes node_modules/.gateway/typebox/, node_modules/.gateway/pi/
+// and node_modules/.gateway/openclaw/, replacing what was there)
 
 import fs from "node:fs";
 import path from "node:path";
@@ -85,6 +93,24 @@ function piAliasTargets(piDist) {
 	];
 }
 
+/** Namespace imports of CommonJS packages that pi's modules use only inside functions the
+ * Pi host never calls (pi's HTTP dispatcher is configured by pi's own main, not by its
+ * extension loader): loaded on first use instead of when the SDK is imported. */
+const LAZY = [{ file: "core/http-dispatcher.js", names: ["undici"] }];
+
+function lazyImports(file, text) {
+	const rule = LAZY.find((r) => file.endsWith(`${path.sep}${r.file}`) && file.includes(`${path.sep}pi-coding-agent${path.sep}`));
+	if (!rule) return text;
+	for (const name of rule.names) {
+		const statement = new RegExp(`^import \\* as (\\w+) from "${name}";$`, "m");
+		const found = statement.exec(text);
+		if (!found) throw new Error(`${rule.file}: no \`import * as … from "${name}"\` to make lazy (pi changed: update LAZY in bundle.mjs)`);
+		const id = found[1];
+		text = text.replace(statement, `let __lazy_${id};\nconst ${id} = new Proxy({}, { get: (_, key) => (__lazy_${id} ??= require("${name}"))[key], has: (_, key) => key in (__lazy_${id} ??= require("${name}")) });`);
+	}
+	return text;
+}
+
 /** Each module keeps its own location: `import.meta.url`, `__dirname` and `__filename` of the
  * file it came from (pi reads its package.json, themes and assets beside its modules). */
 function keepLocations(loaderFile, root) {
@@ -97,16 +123,22 @@ function keepLocations(loaderFile, root) {
 				return { path: pathToFileURL(path.join(root, PI_SHIMS[args.path])).href, external: true };
 			});
 			build.onLoad({ filter: /\.(m?js|cjs)$/ }, (args) => {
-				let text = fs.readFileSync(args.path, "utf8");
-				if (text.includes("import.meta.url")) text = text.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href));
-				// CommonJS modules get them from Node; an ES module declaring its own keeps that.
-				if (/\b__(dirname|filename)\b/.test(text) && !/\b(const|let|var)\s+__(dirname|filename)\b/.test(text)) {
-					text = `var __filename = ${JSON.stringify(args.path)}, __dirname = ${JSON.stringify(path.dirname(args.path))};\n${text}`;
-				}
-				return { contents: text, loader: "js", resolveDir: path.dirname(args.path) };
+				const source = located(args.path);
+				return { ...source, contents: lazyImports(args.path, source.contents) };
 			});
 		},
 	};
+}
+
+/** A module's source with its own `import.meta.url`, `__dirname` and `__filename`. */
+function located(file) {
+	let text = fs.readFileSync(file, "utf8");
+	if (text.includes("import.meta.url")) text = text.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(file).href));
+	// CommonJS modules get them from Node; an ES module declaring its own keeps that.
+	if (/\b__(dirname|filename)\b/.test(text) && !/\b(const|let|var)\s+__(dirname|filename)\b/.test(text)) {
+		text = `var __filename = ${JSON.stringify(file)}, __dirname = ${JSON.stringify(path.dirname(file))};\n${text}`;
+	}
+	return { contents: text, loader: "js", resolveDir: path.dirname(file) };
 }
 
 async function bundlePi(esbuild) {
@@ -133,6 +165,7 @@ async function bundlePi(esbuild) {
 		legalComments: "inline",
 		logLevel: "error",
 		metafile: true,
+		absWorkingDir: here, // the metafile's paths are relative to it
 	});
 	// Which entries load pi's theme module (lib/pi/modules.mjs initialises it when one does).
 	const themeFile = path.relative(here, path.join(piDist, PI_THEME));
@@ -157,6 +190,43 @@ async function bundlePi(esbuild) {
 	return `Pi SDK ${version}: ${files.length} entry points, ${inputs} modules in ${fs.readdirSync(out).length - 1} files`;
 }
 
+/** The OpenClaw SDK's subpaths the OpenClaw host itself imports, bundled (each keeps its
+ * own state: a plugin importing the same subpath gets the SDK's copy). */
+const OPENCLAW_HOST_SUBPATHS = ["json-schema-runtime"];
+
+async function bundleOpenclaw(esbuild) {
+	const out = path.join(here, "node_modules", ".gateway", "openclaw");
+	fs.rmSync(out, { recursive: true, force: true });
+	let root;
+	try {
+		root = packageRoot(fileURLToPath(import.meta.resolve(`openclaw/plugin-sdk/${OPENCLAW_HOST_SUBPATHS[0]}`)));
+	} catch {
+		return "OpenClaw SDK: not installed, nothing to bundle";
+	}
+	const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
+	const entries = Object.fromEntries(OPENCLAW_HOST_SUBPATHS.map((name) => [name, fileURLToPath(import.meta.resolve(`openclaw/plugin-sdk/${name}`))]));
+	const result = await esbuild.build({
+		entryPoints: entries,
+		outdir: out,
+		bundle: true,
+		splitting: true,
+		format: "esm",
+		platform: "node",
+		target: "node22",
+		outExtension: { ".js": ".mjs" },
+		plugins: [{ name: "keep-locations", setup: (build) => build.onLoad({ filter: /\.(m?js|cjs)$/ }, (args) => located(args.path)) }],
+		banner: { js: 'import { createRequire as __gatewayRequire } from "node:module"; const require = __gatewayRequire(import.meta.url);' },
+		legalComments: "inline",
+		logLevel: "error",
+		metafile: true,
+		absWorkingDir: here, // the metafile's paths are relative to it
+	});
+	const written = { version, entries: Object.fromEntries(OPENCLAW_HOST_SUBPATHS.map((name) => [name, `${name}.mjs`])) };
+	fs.writeFileSync(path.join(out, "manifest.json"), `${JSON.stringify(written, null, 2)}\n`);
+	const inputs = Object.keys(result.metafile.inputs).length;
+	return `OpenClaw SDK ${version}: the host's ${OPENCLAW_HOST_SUBPATHS.join(", ")}, ${inputs} modules in ${fs.readdirSync(out).length - 1} files`;
+}
+
 let esbuild;
 try {
 	esbuild = await import("esbuild");
@@ -166,3 +236,5 @@ try {
 }
 process.stdout.write(`${await bundleTypebox(esbuild)}\n`);
 process.stdout.write(`${await bundlePi(esbuild)}\n`);
+// Not fatal: without it the OpenClaw host loads the validator as installed (config.mjs).
+process.stdout.write(`${await bundleOpenclaw(esbuild).catch((error) => `OpenClaw SDK: config validator not bundled (${error.message})`)}\n`);
