@@ -95,3 +95,27 @@ def test_new_commits_on_the_recorded_git_ref_are_outdated(tmp_path: Path, gw) ->
     (result,) = gw(home, "update")["packages"]
     assert result["updated"] is True
     assert gw(home, "outdated")["packages"][0]["outdated"] is False
+
+
+def test_a_home_synced_from_a_lockfile_follows_the_locked_branch(tmp_path: Path, gw) -> None:
+    repository = nanobot(tmp_path / "repo", PACKAGE)
+    git(repository, "init", "-q", "-b", "main")
+    git(repository, "add", "-A")
+    git(repository, "commit", "-qm", "one")
+    first = tmp_path / "home"
+    gw(first, "install", f"{repository}#main", "--kind", "git")
+    lockfile = tmp_path / "gateway.lock"
+    gw(first, "lock", "--out", str(lockfile))
+    synced = tmp_path / "synced"
+    gw(synced, "sync", "--lockfile", str(lockfile), "--accept")
+    assert gw(synced, "outdated")["packages"][0]["outdated"] is False
+    (repository / "more.txt").write_text("two")
+    git(repository, "add", "-A")
+    git(repository, "commit", "-qm", "two")
+    # Installed at the locked commit, following main: its new commit is newer, as it is in
+    # the home the lockfile was written from (not "pinned to a commit").
+    (check,) = gw(synced, "outdated")["packages"]
+    assert check["outdated"] is True and check["available"] == git(repository, "rev-parse", "HEAD")
+    relocked = tmp_path / "again.lock"
+    gw(synced, "lock", "--out", str(relocked))
+    assert json.loads(relocked.read_text()) == json.loads(lockfile.read_text())
