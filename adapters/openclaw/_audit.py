@@ -18,6 +18,7 @@ from adapters import _codes as adapters_codes
 from adapters._audit import call_sites, foreign, metadata, partial, runs, unsupported
 from adapters.openclaw import _codes as codes
 from adapters.openclaw._host_api import (
+    ABSENT_IN,
     HOOKS,
     LEGACY,
     NEVER_EMITTED,
@@ -28,6 +29,8 @@ from adapters.openclaw._host_api import (
     UNDEFINED,
 )
 from adapters.openclaw._lines import (
+    declared_floor,
+    hook_catalog_for,
     legacy_hooks_removed,
     openclaw_host_lines,
     tool_contract_enforced,
@@ -204,6 +207,14 @@ class OpenClawAudit:
 
     @staticmethod
     def _gateway_hook(entry: CatalogEntry, name: str) -> Support:
+        release = hook_catalog_for(entry.metadata)
+        if name in ABSENT_IN.get(release, ()):
+            return unsupported(
+                codes.OPENCLAW_HOOK_NOT_IN_VERSION,
+                f"{name!r} is not a typed hook of OpenClaw {release}, which the plugin is "
+                f"loaded as (it declares OpenClaw {declared_floor(entry.metadata)}); "
+                "ignored as that OpenClaw does",
+            )
         hook = LEGACY.get(name, name)
         if hook != name and legacy_hooks_removed(entry.metadata):
             return unsupported(

@@ -150,6 +150,17 @@ OPENCLAW_HOOK_UNKNOWN = define_code(
     "ignores it.",
     "Check the hook name against OpenClaw's catalogue.",
 )
+OPENCLAW_HOOK_NOT_IN_VERSION = define_code(
+    "openclaw.hook_not_in_version",
+    WARNING,
+    "A plugin loaded as an OpenClaw older than the pinned 2026.9.6 (it declares OpenClaw before "
+    "2026.8: loaded as 2026.4.29 or 2026.7.35, its band's release) called api.on with a typed "
+    "hook that release does not have (a hook added later, such as subagent_progress, "
+    "cron_reconciled or the Skill Workshop hooks): that OpenClaw ignores it as an unknown "
+    "hook, and so does the gateway.",
+    "If the plugin needs the hook, declare the OpenClaw that has it (the message names it) in "
+    "package.json peerDependencies.openclaw or openclaw.compat.pluginApi.",
+)
 OPENCLAW_LEGACY_API = define_code(
     "openclaw.legacy_api",
     INFO,

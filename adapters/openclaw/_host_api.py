@@ -3,10 +3,10 @@
 the canonical event each runs at, the legacy hook names, the registrars it records as
 unsupported or leaves undefined, the ``api.runtime`` methods, and the reserved command names.
 
-``HOOKS`` and ``LEGACY`` mirror ``sidecars/lib/openclaw/hooks.mjs`` and ``RECORDED`` the
-recorded registrars of ``sidecars/lib/openclaw/api.mjs``; ``tests/gateway/audit/test_truth.py``
-reads both from Node and checks they agree. The audit (``_audit``) judges contributions
-with these tables.
+``HOOKS``, ``LEGACY`` and ``ABSENT_IN`` mirror ``sidecars/lib/openclaw/hooks.mjs`` and
+``RECORDED`` the recorded registrars of ``sidecars/lib/openclaw/api.mjs``;
+``tests/gateway/audit/test_truth.py`` reads both from Node and checks they agree. The audit
+(``_audit``) judges contributions with these tables.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Final
 
 __all__ = [
+    "ABSENT_IN",
     "HOOKS",
     "LEGACY",
     "NEVER_EMITTED",
@@ -95,6 +96,20 @@ LEGACY: Final = {
 }
 """Legacy names (<= 2026.7) and the hook the gateway runs them as; OpenClaw 2026.8+ drops
 them."""
+
+_SKILL_WORKSHOP = ("skill_proposal_evaluate", "skill_proposal_changed", "skill_changed")
+ABSENT_IN: Final[dict[str, tuple[str, ...]]] = {
+    "2026.4.29": (
+        "channel_pairing_requested", "reply_payload_sending", "subagent_progress",
+        "cron_reconciled", *_SKILL_WORKSHOP, "before_agent_run", "resolve_exec_env",
+        "deactivate",
+    ),
+    "2026.7.35": ("subagent_progress", "cron_reconciled", *_SKILL_WORKSHOP),
+    "2026.9.6": (),
+}  # fmt: skip
+"""The hook names (of ``HOOKS`` and ``LEGACY``) each OpenClaw release a plugin can be loaded
+as does not have (``_lines.hook_catalog_for`` picks the release), read from the published
+packages' ``PLUGIN_HOOK_NAMES``; where each list came from is in ``hooks.mjs``."""
 
 _PROVIDERS = (
     "WorkerProvider", "ModelCatalogProvider", "EmbeddingProvider", "SpeechProvider",

@@ -20,7 +20,14 @@ from typing import Any, Final
 from adapters._sidecar import plan_sidecar, request_timeout
 from adapters.openclaw import _codes as codes
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
-from adapters.openclaw._lines import legacy_hooks_removed, tool_contract_enforced, withdrawn_for
+from adapters.openclaw._lines import (
+    PINNED_HOOK_CATALOG,
+    declared_floor,
+    hook_catalog_for,
+    legacy_hooks_removed,
+    tool_contract_enforced,
+    withdrawn_for,
+)
 from adapters.openclaw._manifest import PLUGIN_JSON, loads_json5
 from gateway.base import Diagnostic, PathRefused, encode_name, safe_join
 from gateway.model import CatalogEntry, LaunchRefusal, LaunchSpec
@@ -152,6 +159,15 @@ def _legacy_hooks(entry: CatalogEntry) -> str:
     return "alias"
 
 
+def _hook_catalog(entry: CatalogEntry) -> dict[str, str | None]:
+    """Whose typed hook names apply: the OpenClaw release of the plugin's declared band
+    (``_lines.hook_catalog_for``; the names are the sidecar's, ``hooks.mjs``), and the floor
+    it declares (None: nothing), for the diagnostic of a hook that release does not have."""
+    if entry.ecosystem != "openclaw":
+        return {"release": PINNED_HOOK_CATALOG, "declared": None}
+    return {"release": hook_catalog_for(entry.metadata), "declared": declared_floor(entry.metadata)}
+
+
 def _withdrawn(entry: CatalogEntry) -> list[tuple[str, str]]:
     """SDK subpaths the OpenClaw the plugin declares no longer has (``_lines``)."""
     return withdrawn_for(entry.metadata) if entry.ecosystem == "openclaw" else []
@@ -187,6 +203,7 @@ def openclaw_package_spec(
         "hostRules": _host_rules(entry),
         "toolContract": _tool_contract(entry),
         "legacyHooks": _legacy_hooks(entry),
+        "hookCatalog": _hook_catalog(entry),
         "loader": _loader(entry),
         "removedSdk": [list(pair) for pair in _withdrawn(entry)],
         "optionalTools": list(entry.metadata.get("optional_tools") or []),

@@ -39,10 +39,13 @@ from gateway.audit import HostLine, SourceFile
 __all__ = [
     "LINES",
     "NEWER",
+    "PINNED_HOOK_CATALOG",
     "Line",
+    "declared_floor",
     "declared_ranges",
     "floor",
     "floor_range",
+    "hook_catalog_for",
     "legacy_hooks_removed",
     "line_admitted",
     "loader_for",
@@ -181,6 +184,33 @@ def legacy_hooks_removed(metadata: Mapping[str, Any]) -> bool:
     """The legacy hook names are ignored (``openclaw.legacy_hook_removed``), as the OpenClaw
     the plugin is loaded as ignores them; before 2026.8 they run through their aliases."""
     return _declared_at_least(metadata, LEGACY_HOOKS_GONE)
+
+
+HOOK_CATALOGS: Final = (("2026.5.0", "2026.4.29"), ("2026.8.0", "2026.7.35"))
+"""Below each version, the OpenClaw release whose typed hook names apply (``hookCatalog``;
+the names of each are in the sidecar's ``sidecars/lib/openclaw/hooks.mjs``): the fidelity
+harness's reference bands (2026.5.0-2026.5.1 had no release: the next one, 2026.7.35's band,
+whose loader and rules those plugins already get); from 2026.8 the pinned 2026.9.6's."""
+PINNED_HOOK_CATALOG: Final = "2026.9.6"
+
+
+def hook_catalog_for(metadata: Mapping[str, Any]) -> str:
+    """The OpenClaw release whose typed hook catalogue the plugin is loaded with: a hook name
+    that release does not have is ignored as it ignores one (``openclaw.hook_not_in_version``)."""
+    lowest = floor(metadata)
+    if lowest is None:
+        return PINNED_HOOK_CATALOG
+    for below, release in HOOK_CATALOGS:
+        bound = parse_version(below)
+        if bound is not None and lowest < bound:
+            return release
+    return PINNED_HOOK_CATALOG
+
+
+def declared_floor(metadata: Mapping[str, Any]) -> str | None:
+    """The plugin's floor as text (``2026.4.0``), None when it declares none."""
+    lowest = floor(metadata)
+    return ".".join(map(str, lowest)) if lowest is not None else None
 
 
 NO_ROOT_BARREL: Final = "2026.8"

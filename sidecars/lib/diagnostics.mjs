@@ -29,6 +29,7 @@ export const CODES = Object.freeze([
 	"openclaw.hook_unmapped",
 	"openclaw.hook_never_emitted",
 	"openclaw.hook_unknown",
+	"openclaw.hook_not_in_version",
 	"openclaw.legacy_api",
 	"openclaw.legacy_hook_removed",
 	"openclaw.conversation_access",

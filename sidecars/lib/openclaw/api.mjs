@@ -10,7 +10,7 @@
 
 import { diagnostic } from "../diagnostics.mjs";
 import { stageCommand } from "./commands.mjs";
-import { HOOKS, LEGACY } from "./hooks.mjs";
+import { ABSENT_IN, firstWith, HOOKS, LEGACY } from "./hooks.mjs";
 import { createRuntime, resolvePath } from "./runtime.mjs";
 import { stageTool } from "./tools.mjs";
 
@@ -54,6 +54,14 @@ export function stageHook(state, oc, plugin, name, handler, opts) {
 		// OpenClaw >= 2026.8 has no such typed hook and ignores it as unknown.
 		const message = `plugin ${plugin.pluginId}: hook "${name}" was removed in OpenClaw 2026.8 and the plugin is loaded as a later OpenClaw, which ignores it; not registered (use "${LEGACY[name]}", or declare the OpenClaw the plugin was built for in package.json peerDependencies.openclaw)`;
 		return diagnostic(state, "openclaw.legacy_hook_removed", message, String(name));
+	}
+	const { release, declared } = plugin.hookCatalog;
+	if (ABSENT_IN[release].includes(name)) {
+		// The OpenClaw the plugin is loaded as has no such typed hook and ignores it as unknown.
+		const since = firstWith(name);
+		const loadedAs = declared ? `it declares OpenClaw ${declared} and is loaded as ${release}, that band's release` : `it is loaded as ${release}`;
+		const message = `plugin ${plugin.pluginId}: hook "${name}" is not a typed hook of OpenClaw ${release} (${loadedAs}), which ignores it as an unknown hook; not registered (OpenClaw ${since} has it: declare that version in package.json peerDependencies.openclaw if the plugin needs it)`;
+		return diagnostic(state, "openclaw.hook_not_in_version", message, String(name));
 	}
 	const hookName = Object.hasOwn(LEGACY, name) ? LEGACY[name] : name;
 	if (!Object.hasOwn(HOOKS, hookName)) {

@@ -86,3 +86,30 @@ export function timeoutFor(registration) {
 	}
 	return undefined;
 }
+
+/** The typed hook names an older OpenClaw does not have, by the release a plugin is loaded
+ * as (`plugin.hookCatalog.release`: its declared band, chosen by the adapter, `_lines.py`
+ * `hook_catalog_for`). That OpenClaw's `registerTypedHook` warns `unknown typed hook "<name>"
+ * ignored` and registers nothing (it does not throw), and so does this host
+ * (`openclaw.hook_not_in_version`). Read from the published packages' `PLUGIN_HOOK_NAMES`
+ * (`isPluginHookName`), compared with 2026.9.6's (`dist/hooks-CKanWLsK.mjs`, the 42 of HOOKS):
+ * - 2026.4.29: `dist/types-iW1zT4_c.js` (35 names; `registerTypedHook` in
+ *   `dist/loader-CLyHx60E.js`) lacks 9 of the 42, and the legacy `deactivate` (which 2026.7.35 has);
+ * - 2026.7.35: `dist/command-registration-DTm3HN1D.js` (40 names; `registerTypedHook` in
+ *   `dist/registry-Dn5Krghd.js`) lacks 5 of the 42.
+ * Their legacy names (before_agent_start, subagent_spawning; 2026.7.35 also deactivate) are
+ * LEGACY's. */
+const SKILL_WORKSHOP = ["skill_proposal_evaluate", "skill_proposal_changed", "skill_changed"];
+export const ABSENT_IN = Object.freeze({
+	"2026.4.29": Object.freeze([
+		"channel_pairing_requested", "reply_payload_sending", "subagent_progress", "cron_reconciled",
+		...SKILL_WORKSHOP, "before_agent_run", "resolve_exec_env", "deactivate",
+	]),
+	"2026.7.35": Object.freeze(["subagent_progress", "cron_reconciled", ...SKILL_WORKSHOP]),
+	"2026.9.6": Object.freeze([]),
+});
+
+/** The first of the known releases that has `name` (for the diagnostic's advice). */
+export function firstWith(name) {
+	return Object.keys(ABSENT_IN).find((release) => !ABSENT_IN[release].includes(name));
+}

@@ -14,6 +14,7 @@ import { createApi } from "./api.mjs";
 import { addCommands, runCommand } from "./commands.mjs";
 import { openclawConfig, readConfigFile, validateConfig } from "./config.mjs";
 import { onEvent, subscribedEvents } from "./events.mjs";
+import { ABSENT_IN } from "./hooks.mjs";
 import { importEntry, LOADERS, resolveExport } from "./loader.mjs";
 import { addHook, observe } from "./run.mjs";
 import { createLogger } from "./runtime.mjs";
@@ -35,6 +36,13 @@ function newHost() {
 	};
 }
 
+/** The OpenClaw release whose hook names apply (the plan's, by the declared band), and the
+ * declared floor; the pinned 2026.9.6's when the plan names none this host knows. */
+function hookCatalog(planned) {
+	const release = Object.hasOwn(ABSENT_IN, planned?.release) ? planned.release : "2026.9.6";
+	return { release, declared: typeof planned?.declared === "string" ? planned.declared : null };
+}
+
 /** One plugin record per entry (several entries: one plugin each, `<id>/<entry name>`). */
 function pluginFor(pkg, entry, config, settings) {
 	const many = pkg.entries.length > 1;
@@ -54,6 +62,7 @@ function pluginFor(pkg, entry, config, settings) {
 		hostRules: pkg.hostRules === "2026.10" ? "2026.10" : "2026.9",
 		toolContract: pkg.toolContract === "warn" ? "warn" : "refuse",
 		legacyHooks: pkg.legacyHooks === "alias" ? "alias" : "ignore",
+		hookCatalog: hookCatalog(pkg.hookCatalog),
 		loader: Object.hasOwn(LOADERS, pkg.loader) ? pkg.loader : "native",
 		optionalTools: pkg.optionalTools ?? [],
 		gatewaySettings: settings,

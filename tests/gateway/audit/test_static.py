@@ -248,3 +248,35 @@ def test_the_bundled_nanobot_example_uses_only_nanobots_api(config):
         r for r in package.rows if r.cells["nanobot"].support.code == "nanobot.gateway_only_api"
     ]
     assert package.verdicts["nanobot"].status is Status.RUNS
+
+
+@pytest.mark.parametrize(
+    ("peer", "code"), [(">=2026.4.0", "openclaw.hook_not_in_version"), (">=2026.9.0", None)]
+)
+def test_a_hook_the_declared_openclaw_lacks_is_unsupported_in_the_gateway(
+    config, tmp_path, peer, code
+):
+    # OpenClaw 2026.4.29 (a plugin declaring 2026.4 is loaded as it) has no reply_payload_sending.
+    root = tmp_path / "p"
+    root.mkdir()
+    package = {
+        "name": "p",
+        "version": "1.0.0",
+        "type": "module",
+        "peerDependencies": {"openclaw": peer},
+    }
+    (root / "package.json").write_text(
+        json.dumps({**package, "openclaw": {"extensions": ["./index.js"]}})
+    )
+    (root / "openclaw.plugin.json").write_text(
+        json.dumps({"id": "p", "configSchema": {"type": "object"}})
+    )
+    (root / "index.js").write_text(
+        'export default { id: "p", register(api) { api.on("reply_payload_sending", () => {}); } };\n'
+    )
+    cell = row(one(root, config), "hook", "reply_payload_sending").cells[GATEWAY].support
+    if code is None:
+        assert cell.status is Status.RUNS
+    else:
+        assert cell.status is Status.UNSUPPORTED and cell.code == code
+        assert "OpenClaw 2026.4.29" in cell.reason and "declares OpenClaw 2026.4.0" in cell.reason

@@ -22,7 +22,7 @@ import pytest
 
 from adapters._sidecar import sidecar_ready
 from adapters.openclaw import MIN_NODE
-from adapters.openclaw._host_api import HOOKS, LEGACY, NEVER_EMITTED, RECORDED
+from adapters.openclaw._host_api import ABSENT_IN, HOOKS, LEGACY, NEVER_EMITTED, RECORDED
 from adapters.pi import SIDECAR_DIR
 from adapters.pi._audit import (
     GATEWAY_EVENTS,
@@ -185,10 +185,10 @@ def test_the_openclaw_hook_catalogue_is_the_sidecars(tmp_path):
     read = (
         "import fs from 'node:fs';"
         "const lib = (n) => import(new URL(`lib/${n}`, process.argv[1]).href);"
-        "const { HOOKS, LEGACY } = await lib('openclaw/hooks.mjs');"
+        "const { HOOKS, LEGACY, ABSENT_IN } = await lib('openclaw/hooks.mjs');"
         "const { RECORDED_REGISTRARS } = await lib('openclaw/api.mjs');"
         # the sidecar's stdio module points fd 1 at the log: write to a file instead
-        "fs.writeFileSync(process.argv[2], JSON.stringify({ HOOKS, LEGACY, RECORDED_REGISTRARS }));"
+        "fs.writeFileSync(process.argv[2], JSON.stringify({ HOOKS, LEGACY, ABSENT_IN, RECORDED_REGISTRARS }));"
         "process.exit(0);"
     )
     out = tmp_path / "catalogue.json"
@@ -198,6 +198,8 @@ def test_the_openclaw_hook_catalogue_is_the_sidecars(tmp_path):
     )  # fmt: skip
     sidecar = json.loads(out.read_text())
     assert sidecar["LEGACY"] == LEGACY
+    assert {k: tuple(v) for k, v in sidecar["ABSENT_IN"].items()} == ABSENT_IN
+    assert all(set(names) <= set(HOOKS) | set(LEGACY) for names in ABSENT_IN.values())
     assert set(sidecar["RECORDED_REGISTRARS"]) == set(RECORDED)
     assert set(sidecar["HOOKS"]) == set(HOOKS)
     for name, spec in sidecar["HOOKS"].items():
