@@ -27,12 +27,12 @@ __all__ = ["run_gateway"]
 
 
 @contextlib.contextmanager
-def _environment(home: Path, user: Path) -> Iterator[None]:
+def _environment(home: Path, user: Path, extra: dict[str, str]) -> Iterator[None]:
     saved = dict(os.environ)
     try:
         for name in [n for n in os.environ if n.startswith("GATEWAY_")]:
             del os.environ[name]
-        os.environ.update(GATEWAY_HOME=str(home), HOME=str(user))
+        os.environ.update(GATEWAY_HOME=str(home), HOME=str(user), **extra)
         # What a subprocess with piped output saw: no terminal, no warm session, the
         # tables' fall-back width (COLUMNS, when the run had one, is inherited as before).
         os.environ["GATEWAY_SESSION"] = "off"
@@ -69,17 +69,23 @@ def run_gateway(
     stdin: str | None = None,
     cwd: Path | None = None,
     user: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``gateway ARGS`` with ``GATEWAY_HOME=home`` and ``HOME=user`` (``home``'s parent by
-    default), in ``cwd`` (the user's home by default); its exit code and output."""
+    default) and ``env`` added to the environment, in ``cwd`` (the user's home by default);
+    its exit code and output. Not ``PYTHONPATH``: this interpreter's path was made when it
+    started (a test about it runs a subprocess)."""
     from gateway.cli import _output, main
+
+    if env and "PYTHONPATH" in env:
+        raise ValueError("PYTHONPATH changes nothing in this process: run a subprocess")
 
     user = user or home.parent
     out, err = io.StringIO(), io.StringIO()
     streams = sys.stdout, sys.stderr
     defaults = _output.print_diagnostics.__defaults__
     before = Path.cwd()
-    with _environment(home, user), _stdin(stdin):
+    with _environment(home, user, env or {}), _stdin(stdin):
         os.chdir(cwd or user)
         sys.stdout, sys.stderr = out, err
         # print_diagnostics binds sys.stderr as a default argument when it is imported.
