@@ -17,6 +17,7 @@ from typing import Any
 from adapters.nanobot import SIDECAR_COMMAND
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
+from tests._cli_inprocess import run_gateway
 
 FEATURES = {"version": 1, "features": ["register.diagnostics"]}
 
@@ -226,7 +227,18 @@ class Sidecar:
 def cli(
     home: Path, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``gateway ARGS`` with GATEWAY_HOME and HOME in the test's temporary folder."""
+    """``gateway ARGS`` in this process (tests/_cli_inprocess.py) with GATEWAY_HOME and HOME
+    in the test's temporary folder and ``env`` added; the sidecars it starts are real."""
+    user = home.parent / "user"
+    user.mkdir(exist_ok=True)
+    return run_gateway(home, *args, user=user, env=env)
+
+
+def cli_process(
+    home: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``gateway ARGS`` as a real subprocess: where the gateway's own interpreter must see
+    ``env`` (a ``PYTHONPATH`` that finds a package's declared Python dependency)."""
     user = home.parent / "user"
     user.mkdir(exist_ok=True)
     base = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
@@ -241,8 +253,11 @@ def cli(
     )
 
 
-def cli_json(home: Path, *args: str, code: int = 0, env: dict[str, str] | None = None) -> Any:
-    done = cli(home, *args, "--json", env=env)
+def cli_json(
+    home: Path, *args: str, code: int = 0, env: dict[str, str] | None = None, process: bool = False
+) -> Any:
+    """``--json`` output of ``gateway ARGS`` (``process``: in a subprocess, ``cli_process``)."""
+    done = (cli_process if process else cli)(home, *args, "--json", env=env)
     assert done.returncode == code, (done.stdout, done.stderr)
     return json.loads(done.stdout)
 

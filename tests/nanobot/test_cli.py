@@ -1,7 +1,9 @@
-"""The issue's "done when", through the `gateway` command line (real subprocesses, state in a
-temporary GATEWAY_HOME): the authoring document's example package installs, is inspected,
-is refused until its dependency is met, its permission granted and it is trusted and
-enabled, and then works through `gateway call` and `gateway command`."""
+"""The issue's "done when", through the `gateway` command line (state in a temporary
+GATEWAY_HOME; run in this process, tests/_cli_inprocess.py, but for the runs whose
+interpreter must find the declared Python dependency on its PYTHONPATH: real subprocesses):
+the authoring document's example package installs, is inspected, is refused until its
+dependency is met, its permission granted and it is trusted and enabled, and then works
+through `gateway call` and `gateway command`."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 
 from gateway.sandbox import package_dirs
 
-from ._helpers import cli, cli_json
+from ._helpers import cli, cli_json, cli_process
 from ._packages import REVIEW, REVIEW_MANIFEST
 
 pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
@@ -81,21 +83,23 @@ def test_the_document_example_end_to_end(tmp_path: Path) -> None:
     assert not marker.exists()
 
     env = {"PYTHONPATH": str(fake_distribution(tmp_path / "site", "acme-review-core", "1.2.0"))}
-    [status] = cli_json(home, "status", env=env)["packages"]
+    [status] = cli_json(home, "status", env=env, process=True)["packages"]
     assert status["active"] is True and status["reasons"] == []
 
-    called = cli_json(home, "call", "review_code", '{"path": "README.md"}', *ws, env=env)
+    called = cli_json(
+        home, "call", "review_code", '{"path": "README.md"}', *ws, env=env, process=True
+    )
     assert called["content"] == "Review requested for README.md"
     assert called["is_error"] is False and called["diagnostics"] == []
     assert marker.exists()
 
-    commanded = cli_json(home, "command", "review", "src/main.py", *ws, env=env)
+    commanded = cli_json(home, "command", "review", "src/main.py", *ws, env=env, process=True)
     assert commanded["message"] == "Starting a review of src/main.py"
-    bare = cli(home, "command", "/review", *ws, env=env)
+    bare = cli_process(home, "command", "/review", *ws, env=env)
     assert bare.returncode == 0 and "Starting a review of the working tree" in bare.stdout
 
     cli_json(home, "permissions", "acme.review", "workspace.read", "--revoke")
-    assert cli(home, "call", "review_code", '{"path": "x"}', *ws, env=env).returncode == 1
+    assert cli_process(home, "call", "review_code", '{"path": "x"}', *ws, env=env).returncode == 1
 
 
 def test_install_and_status_name_the_grant_that_passes_a_declared_variable(tmp_path: Path) -> None:

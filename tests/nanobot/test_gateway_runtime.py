@@ -80,13 +80,15 @@ async def test_a_package_that_crashes_its_sidecar_is_reported_and_others_keep_wo
 async def test_a_slow_call_times_out_alone_and_the_sidecar_survives(
     workspace, tmp_path, monkeypatch
 ):
-    monkeypatch.setenv("GATEWAY_NANOBOT_TIMEOUT", "1")
+    # The limit covers the sidecar's start and each request: ample for a loaded machine to
+    # start Python and answer the echo; the slow call never ends on its own (600 s).
+    monkeypatch.setenv("GATEWAY_NANOBOT_TIMEOUT", "5")
     package = echo_package(tmp_path / "src", "test.slow", "s", ("echo", "slow"))
     install_ready(workspace.config.home, package)
     async with open_gateway(
         workspace.root, config=workspace.config, transport=workspace.transport
     ) as gateway:
-        timed_out = await gateway.call_tool("slow_s", {"seconds": 30})
+        timed_out = await gateway.call_tool("slow_s", {"seconds": 600})
         assert timed_out.is_error and "timed out" in timed_out.content
         assert (await gateway.call_tool("echo_s", {"text": "z"})).content == "test.slow:z"
 

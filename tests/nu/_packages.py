@@ -34,6 +34,7 @@ from gateway import GatewayConfig
 from gateway.packages import install, load_adapters
 from gateway.sandbox import SANDBOX_PERMISSIONS, package_dirs
 from gateway.store import StateStore
+from tests._cli_inprocess import run_gateway
 from tests.adapters._helpers import write_tree
 
 HERE = Path(__file__).parent
@@ -138,7 +139,14 @@ def messages(gateway: Any, code: str) -> list[str]:
 
 
 def cli(home: Path, *args: str, stdin: str | None = None, cwd: Path | None = None) -> Any:
-    """``gateway ARGS`` in a real subprocess, GATEWAY_HOME and HOME in the test's folder."""
+    """``gateway ARGS`` in this process (tests/_cli_inprocess.py), GATEWAY_HOME and HOME in
+    the test's folder; the sidecars and runtimes it starts are real processes."""
+    return run_gateway(home, *args, stdin=stdin, cwd=cwd)
+
+
+def cli_process(home: Path, *args: str, stdin: str | None = None, cwd: Path | None = None) -> Any:
+    """``gateway ARGS`` in a real subprocess, GATEWAY_HOME and HOME in the test's folder:
+    where another process is the point (a running gateway sees what it changed)."""
     user = home.parent
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
     env.update(GATEWAY_HOME=str(home), HOME=str(user))
@@ -226,6 +234,7 @@ __all__ = [
     "add_ms",
     "cli",
     "cli_json",
+    "cli_process",
     "codes",
     "config_for",
     "data_folder",

@@ -1,6 +1,7 @@
 """Settings and secrets: `gateway config` takes only the keys a Nu package lists, `gateway
 secret` reads values from stdin (never argv) and never shows them, and a running gateway
-restarts a package's extension when its settings or secrets change."""
+restarts a package's extension when its settings or secrets change (changed by another
+process, a `gateway` subprocess, as a user's terminal would)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from gateway.packages.secrets import secrets_path
 from tests.nu._packages import (
     cli,
     cli_json,
+    cli_process,
     codes,
     config_for,
     install_ready,
@@ -113,14 +115,15 @@ async def test_a_running_gateway_restarts_the_extension_when_settings_or_secrets
                 while codes(gateway).count("package.settings_restarted") < count:
                     await anyio.sleep(0.05)
 
-        assert cli(home, "secret", "set", package, "API_TOKEN", stdin="tok-2\n").returncode == 0
+        changed = cli_process(home, "secret", "set", package, "API_TOKEN", stdin="tok-2\n")
+        assert changed.returncode == 0
         await restarted(1)
         after_secret = json.loads((await gateway.before_agent_start("", "")).system_prompt)
-        assert cli(home, "config", package, "userId", "grace").returncode == 0
+        assert cli_process(home, "config", package, "userId", "grace").returncode == 0
         await restarted(2)
         after_config = json.loads((await gateway.before_agent_start("", "")).system_prompt)
         # Writing the same value again changes nothing: no restart.
-        assert cli(home, "config", package, "userId", "grace").returncode == 0
+        assert cli_process(home, "config", package, "userId", "grace").returncode == 0
         assert gateway.processes[0] is not first
     assert before == {"user": "ada", "token": None}
     assert after_secret == {"user": "ada", "token": "tok-2"}

@@ -1,5 +1,5 @@
 """`gateway shell` with Nu packages: policy approvals asked at its prompt, and a watcher's
-input taken as typed input. Real subprocesses."""
+input taken as typed input. The shells are real subprocesses."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 from tests.nu._packages import (
     Recorder,
     cli,
+    cli_process,
     install_ready,
     probe_package,
     requires_runtime,
@@ -43,8 +44,8 @@ def test_the_shell_asks_a_policy_approval_and_runs_the_call_when_approved(tmp_pa
             '/call standup__post {"channel": "general", "text": "one"}\no\n'
             '/call standup__post {"channel": "general", "text": "two"}\nd\n/quit\n'
         )
-        done = cli(home, "shell", "--workspace", str(tmp_path / "ws"), "--trust",
-                   "--permissions", "ask", stdin=script)  # fmt: skip
+        done = cli_process(home, "shell", "--workspace", str(tmp_path / "ws"), "--trust",
+                           "--permissions", "ask", stdin=script)  # fmt: skip
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert (

@@ -14,6 +14,7 @@ from gateway.packages import install, load_adapters
 from gateway.runtime import find_node
 from gateway.store import StateStore
 from tests._backends import asyncio_only  # noqa: F401  (see tests/_backends.py)
+from tests._cli_inprocess import run_gateway
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"
@@ -54,18 +55,9 @@ def config_for(home: Path, user_home: Path) -> GatewayConfig:
 
 
 def cli(home: Path, *args: str, cwd: Path | None = None) -> Any:
-    """``gateway ARGS`` in a real subprocess, GATEWAY_HOME and HOME in the test's folder."""
-    import os
-    import subprocess
-    import sys
-
-    user = home.parent
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
-    env.update(GATEWAY_HOME=str(home), HOME=str(user))
-    return subprocess.run(
-        [sys.executable, "-m", "gateway", *args],
-        capture_output=True, text=True, env=env, cwd=cwd or user, timeout=300,
-    )  # fmt: skip
+    """``gateway ARGS`` in this process (tests/_cli_inprocess.py), GATEWAY_HOME and HOME in
+    the test's folder; the sidecars it starts are real processes."""
+    return run_gateway(home, *args, cwd=cwd)
 
 
 def cli_json(home: Path, *args: str, cwd: Path | None = None) -> Any:

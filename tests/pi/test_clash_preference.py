@@ -12,7 +12,7 @@ import pytest
 
 from gateway import open_gateway
 from gateway.store import StateStore
-from tests.gateway.packages._helpers import cli
+from tests._cli_inprocess import run_gateway
 
 from .conftest import install_ready
 from .test_clash_order import SOURCE, _package
@@ -58,7 +58,9 @@ async def test_a_preferred_discovered_extension_wins_the_clash(workspace):
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
         assert gateway.registry.tool("same").owner == "pi:alpha"  # the control
     home = workspace.config.home
-    done = cli(home, "prefer", "pi:zeta", "--json")
+    user = home.parent / "user"
+    user.mkdir(exist_ok=True)
+    done = run_gateway(home, "prefer", "pi:zeta", "--json", user=user)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["kinds"] == ["discovered"]
     async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:

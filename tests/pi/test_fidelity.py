@@ -6,15 +6,13 @@ extension returns from ``resources_discover``, and the host versions a package d
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
 from gateway import open_gateway
 from gateway.packages import load_adapters
+from tests._cli_inprocess import run_gateway
 
 from .conftest import FIXTURES, install_ready
 
@@ -53,13 +51,9 @@ async def test_a_handler_that_throws_is_a_diagnostic_once(ready: Any) -> None:
 
 
 def test_call_json_shows_a_handler_failure(ready: Any) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
-    env["GATEWAY_HOME"] = str(ready.config.home)
-    env["HOME"] = str(ready.home)
-    done = subprocess.run(
-        [sys.executable, "-m", "gateway", "call", "ping", "{}", "--json",
-         "--workspace", str(ready.root), "--trust"],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
+    done = run_gateway(
+        ready.config.home, "call", "ping", "{}", "--json", "--workspace", str(ready.root),
+        "--trust", user=ready.home,
     )  # fmt: skip
     out = json.loads(done.stdout)
     assert out["content"] == "pong", out

@@ -43,9 +43,10 @@ __all__ = ["PLAIN_V1_TYPES", "Launch", "Wire", "wait_until"]
 
 START_TIMEOUT = 60.0
 """Seconds for ``register``: a Pi sidecar compiles its TypeScript on a cold cache."""
-REPLY_TIMEOUT = 15.0
+REPLY_TIMEOUT = 30.0
 """Seconds for one reply; the slow behaviours run a minute, so an answer they hold up is
-told apart from a prompt one without measuring time."""
+told apart from a prompt one without measuring time (half a minute either side: a loaded
+machine may starve a runtime for seconds)."""
 PLAIN_V1_TYPES = frozenset({"register", "response", "update", "ui_request"})
 """What a nimlet v1 extension may write; ``host_request`` exists only when negotiated."""
 
