@@ -15,10 +15,10 @@ place. The request is the one OpenTelemetry's encoder writes (fields in the same
 test compares the bytes), so a collector cannot tell the two apart.
 
 ``LeanOtlpSpanExporter`` is OpenTelemetry's ``OTLPSpanExporter`` with its encoding done
-here. It relies on the exporter's shape since opentelemetry-exporter-otlp-proto-http 1.40
-(its HTTP client and its own export metrics); where that shape is not found, and for any
-batch it does not post itself (too large, an encoding failure, shut down), it is the SDK's
-exporter unchanged.
+here. It relies on members of the exporter as opentelemetry-exporter-otlp-proto-http 1.45
+has them (its HTTP client, its export metrics, its request size limit); where they are not
+found, and for any batch it does not post itself (too large, an encoding failure, shut
+down), it is the SDK's exporter unchanged.
 """
 
 from __future__ import annotations
