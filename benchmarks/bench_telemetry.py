@@ -1,15 +1,15 @@
-"""What the gateway's own telemetry costs per tool call, without an MCP server around it:
-the same gateway (``open_gateway``, the echo extension of every benchmark) calls ``echo``
-in batches with nothing installed, with Prometheus counting (``PrometheusMetrics``), with
-OpenTelemetry tracing (a ``TracerProvider`` with its ``BatchSpanProcessor`` and OTLP/HTTP
-exporter posting to a stand-in collector on 127.0.0.1), with both, and with one trace in ten
-sampled (``ParentBased(TraceIdRatioBased(0.1))``, what ``OTEL_TRACES_SAMPLER`` sets), with
-OpenTelemetry metrics (``OtelMetrics`` on a ``MeterProvider`` exporting over OTLP/HTTP), and
-with all that ``serve --metrics`` with ``OTEL_EXPORTER_OTLP_ENDPOINT`` installs (every call
-traced, OpenTelemetry and Prometheus metrics); and the last two again as ``serve`` calls,
-each call inside a server span ``tools/call echo`` that is the call's (``CallTrail(spanned=
-True)``, what ``serve``'s ``McpObserver`` sets; the span made here as the MCP SDK makes its
-own).
+"""What the gateway's own telemetry costs per tool call, without an MCP server around it: the
+same gateway (``open_gateway``, the echo extension of every benchmark) calls ``echo`` in
+batches with nothing installed, with Prometheus counting (``PrometheusMetrics``), with
+OpenTelemetry tracing (a ``TracerProvider`` with its ``BatchSpanProcessor`` and the
+OTLP/HTTP exporter ``serve`` uses, posting to a stand-in collector on 127.0.0.1), with both,
+and with one trace in ten sampled (``ParentBased(TraceIdRatioBased(0.1))``, what
+``OTEL_TRACES_SAMPLER`` sets), with OpenTelemetry metrics (``OtelMetrics`` on a
+``MeterProvider`` exporting over OTLP/HTTP), and with all that ``serve --metrics`` with
+``OTEL_EXPORTER_OTLP_ENDPOINT`` installs (every call traced, OpenTelemetry and Prometheus
+metrics); and the last two again as ``serve`` calls, each call inside a server span
+``tools/call echo`` that is the call's (``CallTrail(spanned=True)``, what ``serve``'s
+``McpObserver`` sets; the span made here as the MCP SDK makes its own).
 
     python benchmarks/bench_telemetry.py [--calls N] [--batch N]
 
@@ -61,14 +61,15 @@ def settings(sink: str) -> dict[str, Setting]:
     """Each setting's (tracer, sinks, the providers whose exports its batch pays for). The
     tracer providers share one span processor: flushing (or shutting down) one does both."""
     from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.metrics import AlwaysOffExemplarFilter, MeterProvider
     from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
     from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 
-    exporter = BatchSpanProcessor(OTLPSpanExporter(endpoint=f"{sink}/v1/traces"))
+    from gateway.serve._otlp_spans import LeanOtlpSpanExporter  # as serve exports them
+
+    exporter = BatchSpanProcessor(LeanOtlpSpanExporter(endpoint=f"{sink}/v1/traces"))
     every, tenth = TracerProvider(), TracerProvider(sampler=ParentBased(TraceIdRatioBased(0.1)))
     for provider in (every, tenth):
         provider.add_span_processor(exporter)

@@ -274,9 +274,9 @@ def _tracer_provider(exporter: str, resource: Any) -> Any:
     if exporter == "console":
         provider.add_span_processor(BatchSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))
     else:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from gateway.serve._otlp_spans import LeanOtlpSpanExporter
 
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+        provider.add_span_processor(BatchSpanProcessor(LeanOtlpSpanExporter()))
     return provider
 
 

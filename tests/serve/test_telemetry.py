@@ -12,11 +12,14 @@ import textwrap
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
 from mcp.shared.memory import create_client_server_memory_streams
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -24,7 +27,8 @@ from gateway import GatewayConfig
 from gateway.serve import ServeOptions, open_served
 from gateway.serve._gauges import Gauges
 from gateway.serve._mcp import McpBridge
-from gateway.serve._observe import McpObserver
+from gateway.serve._mcp_span import McpSpan
+from gateway.serve._observe import observe
 from gateway.serve._prometheus import PrometheusMetrics
 from tests.serve._traced import attributes, by_name, parent_of, provider, traced
 
@@ -86,7 +90,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @asynccontextmanager
-async def served(workspace: Path) -> AsyncIterator[ClientSession]:
+async def served(workspace: Path, lean: bool = True) -> AsyncIterator[ClientSession]:
     home = workspace.parent / "home"
     options = ServeOptions(
         workspace=workspace, trust=True, config=GatewayConfig(home=home, user_home=home)
@@ -94,7 +98,10 @@ async def served(workspace: Path) -> AsyncIterator[ClientSession]:
     async with open_served(options) as gateway:
         await gateway.start_session()
         bridge = McpBridge(gateway)
-        bridge.server.middleware.append(McpObserver("pipe"))
+        observe(bridge.server, "pipe")
+        for middleware in bridge.server.middleware:
+            if isinstance(middleware, McpSpan):
+                middleware.lean = lean  # False: the MCP SDK's middleware makes the span
         async with (
             create_client_server_memory_streams() as (client, server),
             anyio.create_task_group() as group,
@@ -135,6 +142,38 @@ async def test_a_trace_started_by_the_client_continues_through_the_gateway_to_th
     assert attributes(hook)["extension_gateway.hook.event"] == "tool_call"
     # A plain nimlet extension was offered no trace.context: its request has no gateway key.
     assert json.loads(result.content[0].text) == ["arguments", "id", "name", "type"]
+
+
+def _seen(span: ReadableSpan) -> tuple[Any, ...]:
+    """All of a span but its ids and times: the parent only as remote or local or none."""
+    parent = span.parent
+    return (span.name, span.kind, span.instrumentation_scope, list((span.attributes or {}).items()),
+            span.status.status_code, span.status.description, [e.name for e in span.events],
+            None if parent is None else parent.is_remote)  # fmt: skip
+
+
+async def test_the_gateways_span_of_a_request_is_the_mcp_sdks(workspace: Path) -> None:
+    """``McpSpan`` in the MCP SDK middleware's place makes the span that middleware made
+    (with the gateway's attributes after): the same requests, each way, the same spans."""
+    tracer = provider().get_tracer("test-agent")
+    found = []
+    for lean in (False, True):
+        with traced() as exporter:
+            async with served(workspace, lean) as session:
+                with tracer.start_as_current_span("agent turn"):
+                    await session.call_tool("echo", {"x": 1})
+                await session.call_tool("echo", {})
+                await session.call_tool("danger", {})
+                with pytest.raises(MCPError):  # the SDK's MCPError path
+                    await session.call_tool("nowhere", {})
+                await session.get_prompt("hello", {"arguments": ""})
+                await session.list_tools()
+                await session.call_tool("vanish", {})
+            found.append(sorted(_seen(span) for span in exporter.get_finished_spans()
+                                if span.name not in ("start desk", "agent turn")))  # fmt: skip
+    assert found[0] == found[1]
+    assert {"tools/call echo", "tools/call danger", "tools/call nowhere", "tools/list",
+            "prompts/get hello", "tools/call vanish"} <= {seen[0] for seen in found[1]}  # fmt: skip
 
 
 async def test_a_call_a_hook_blocks_is_an_error_span_whose_outcome_is_blocked(
