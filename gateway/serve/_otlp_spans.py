@@ -15,10 +15,10 @@ place. The request is the one OpenTelemetry's encoder writes (fields in the same
 test compares the bytes), so a collector cannot tell the two apart.
 
 ``LeanOtlpSpanExporter`` is OpenTelemetry's ``OTLPSpanExporter`` with its encoding done
-here. It relies on members of the exporter as opentelemetry-exporter-otlp-proto-http 1.45
-has them (its HTTP client, its export metrics, its request size limit); where they are not
-found, and for any batch it does not post itself (too large, an encoding failure, shut
-down), it is the SDK's exporter unchanged.
+here. It relies on members of the exporter as opentelemetry-exporter-otlp-proto-http 1.45 has them
+(its HTTP client, its export metrics, its request size limit); under another release
+(``TESTED_RELEASES``), where they are not found, and for any batch it does not post itself
+(too large, an encoding failure, shut down), it is the SDK's exporter unchanged.
 """
 
 from __future__ import annotations
@@ -251,6 +251,22 @@ def encode_spans(spans: Sequence[ReadableSpan], encoder: _Encoder | None = None)
     return (encoder or _Encoder()).request(spans)
 
 
+TESTED_RELEASES = frozenset({"1.45"})
+"""The opentelemetry-exporter-otlp-proto-http releases (major.minor) whose exporter members
+this one was read against and tested with; under any other it is the SDK's exporter
+unchanged (a member that kept its name but changed its meaning would lose spans)."""
+
+
+def _exporter_release() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("opentelemetry-exporter-otlp-proto-http")
+    except PackageNotFoundError:
+        return ""
+    return ".".join(found.split(".")[:2])
+
+
 class LeanOtlpSpanExporter(OTLPSpanExporter):
     """OpenTelemetry's OTLP/HTTP span exporter, its batches encoded by ``encode_spans``:
     configured, posting, retrying and counting its exports as the SDK's does."""
@@ -260,7 +276,8 @@ class LeanOtlpSpanExporter(OTLPSpanExporter):
         self._encoder = _Encoder()
         client, counted = getattr(self, "_client", None), getattr(self, "_metrics", None)
         self._lean = (
-            callable(getattr(client, "export", None))
+            _exporter_release() in TESTED_RELEASES
+            and callable(getattr(client, "export", None))
             and callable(getattr(counted, "export_operation", None))
             and isinstance(getattr(self, "_max_request_size", None), int)
         )

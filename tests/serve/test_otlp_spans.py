@@ -125,3 +125,21 @@ def test_a_batch_it_cannot_post_fails_as_opentelemetrys_does(spans: list[Readabl
     done = LeanOtlpSpanExporter(endpoint="http://127.0.0.1:9/v1/traces")
     done.shutdown()
     assert done.export(spans) is SpanExportResult.FAILURE
+
+
+def test_under_a_release_it_was_not_tested_with_it_is_the_sdks_exporter(
+    spans: list[ReadableSpan], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gateway.serve._otlp_spans as lean
+
+    monkeypatch.setattr(lean, "_exporter_release", lambda: "0.0")
+    with otlp_receiver() as received:
+        exporter = LeanOtlpSpanExporter(endpoint=f"{received.url}/v1/traces")
+        monkeypatch.setattr(lean._Encoder, "request", _never_encoded)
+        assert exporter.export(spans) is SpanExportResult.SUCCESS
+        exporter.shutdown()
+    assert sorted(span.name for span in received.spans()) == sorted(s.name for s in spans)
+
+
+def _never_encoded(*_: object) -> bytes:
+    raise AssertionError("encoded by the gateway under an untested release")
