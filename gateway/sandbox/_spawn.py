@@ -13,8 +13,7 @@ program, the ruleset, the package's cgroup) is prepared in the caller's thread f
 nothing is started.
 
 Resource limits cannot be put on a thread: a child with limits starts behind a gate
-(``_gate``) that holds it until the caller's thread has set them; one that starts as the
-trampoline is held by the trampoline itself, before it imports anything.
+(``_gate``) that holds it until the caller's thread has set them.
 
 Protected paths (``_protected``), the private ``/tmp`` and network grants by destination
 need namespaces made before Landlock (``_namespaces``, ``_isolation``): with
@@ -144,6 +143,7 @@ def spawn_confined(
     limiting = _limiting(policy.limits)
     plan = namespace_plan(policy, cwd) if confinement is not None else None
     guard = guard_for(policy, support) if confinement is not None else None
+    gate = limiting is not None and can_gate(env)
     # With CAP_SYS_ADMIN the confining thread makes the namespaces; else the child does, as
     # the trampoline; else none (missing_protections says what that leaves out). A guarded
     # child always starts as the trampoline, which stays as its supervisor.
@@ -151,10 +151,8 @@ def spawn_confined(
     trampoline = None
     namespaces = plan is not None and not in_thread and support.user_namespaces
     if confinement is not None and (namespaces or guard is not None):
-        # The trampoline holds itself for the limits (before it imports anything): the
-        # gate's shell would be one more program start in front of it.
-        trampoline = Trampoline.build(plan, confinement, support, guard, limiting is not None)
-    gate = limiting is not None and trampoline is None and can_gate(env)
+        hold = guard is not None and limiting is not None and not gate
+        trampoline = Trampoline.build(plan, confinement, support, guard, hold)
     if plan is not None and plan.network:
         # Imported here: the proxy (HTTP, TLS names, upstream proxies) is for a child with
         # network grants by destination, not for every process that spawns one.
