@@ -145,10 +145,6 @@ async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -
         for server in servers:
             registry.add_server(server)
         hooks = _load_hooks(config)
-        if hooks is not None and servers:
-            from adapters.plugin_host._mcp_tool_hooks import server_caller
-
-            hooks.call_tool = server_caller(servers, config.package)  # mcp_tool hooks
         shell = _load_shell_commands(config)
         if shell is not None:
             registry.add_local_commands(shell.specs())
@@ -167,6 +163,11 @@ async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -
             registry.register_message(events, diagnostics, extended=extended, hook_tools=hook_tools)
         )
         requests = Requests(channel, registry, hooks, features, shell)
+        if hooks is not None and servers:
+            from adapters.plugin_host._mcp_tool_hooks import server_caller
+
+            # mcp_tool hooks; a server one finds gone is said exited as a tool call says it
+            hooks.call_tool = server_caller(servers, config.package, requests.server_lost)
         for server in servers:
             server.report = requests.report_problem
             group.start_soon(requests.watch_exit, server, stop)

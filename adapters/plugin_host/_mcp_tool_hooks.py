@@ -31,6 +31,9 @@ __all__ = ["ToolCaller", "fill_input", "own_server", "server_caller"]
 
 ToolCaller = Callable[[McpToolHook, dict[str, Any]], Awaitable[HookRun]]
 """Calls a hook's tool with its filled ``input``."""
+ServerLost = Callable[["McpServer", BaseException], None]
+"""Told when a hook's call finds its server gone (it is marked exited and said once, as a
+tool call that finds it gone does)."""
 
 _REFERENCE = re.compile(r"\$\{([A-Za-z0-9_.\-]+)\}")
 
@@ -71,7 +74,7 @@ def own_server(name: str, plugin: str, servers: Sequence[str]) -> str | None:
     return bare if bare in servers else None
 
 
-def server_caller(servers: Sequence[McpServer], plugin: str) -> ToolCaller:
+def server_caller(servers: Sequence[McpServer], plugin: str, lost: ServerLost) -> ToolCaller:
     """A ``ToolCaller`` over the plugin host's servers."""
     by_name = {server.spec.name: server for server in servers}
 
@@ -89,7 +92,7 @@ def server_caller(servers: Sequence[McpServer], plugin: str) -> ToolCaller:
             return HookRun(None, "", "", f"could not call it: server {name!r}: {why}")
         from adapters.plugin_host._channel import describe_error
         from adapters.plugin_host._content import tool_reply
-        from adapters.plugin_host._shapes import InvalidResult, MCPError
+        from adapters.plugin_host._shapes import CONNECTION_CLOSED, InvalidResult, MCPError
 
         try:
             with anyio.fail_after(hook.timeout):
@@ -97,10 +100,13 @@ def server_caller(servers: Sequence[McpServer], plugin: str) -> ToolCaller:
         except TimeoutError:
             return HookRun(None, "", "", f"timed out after {hook.timeout:g} s")
         except MCPError as error:
+            if error.code == CONNECTION_CLOSED:
+                lost(server, error)
             return HookRun(None, "", "", f"failed: MCP error: {error.message}")
         except InvalidResult as error:
             return HookRun(None, "", "", f"failed: the server answered an invalid result: {error}")
         except Exception as error:  # a lost server: the event goes on
+            lost(server, error)
             return HookRun(None, "", "", f"failed: {describe_error(error)}")
         reply = tool_reply(result, False)
         text = str(reply.get("content") or "")

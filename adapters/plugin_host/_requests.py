@@ -219,10 +219,14 @@ class Requests:
     def _lost(self, server: McpServer, error: BaseException) -> dict[str, Any]:
         if (held := _held(server)) is not None:
             return {"content": held, "is_error": True}
+        self.server_lost(server, error)
         problem = describe_error(error)
-        if server.mark_exited(problem):
-            self.report_exit(server)
         return {"content": f"MCP server {server.spec.name!r} failed: {problem}", "is_error": True}
+
+    def server_lost(self, server: McpServer, error: BaseException) -> None:
+        """A call found ``server`` gone: it is marked exited, and said once."""
+        if _held(server) is None and server.mark_exited(describe_error(error)):
+            self.report_exit(server)
 
     def report_exit(self, server: McpServer) -> None:
         message = f"MCP server {server.spec.name!r} exited: {server.exited}"

@@ -3,15 +3,17 @@ the first use of one of their tools, commands or hooks.
 
 Activation happens once, however many callers ask at the same time; what the package
 depends on is activated first (a dependency that does not run blocks it, with a
-diagnostic, and nothing else). A start is shielded from the caller's cancellation and
-bounded by the runtime's own start timeout, so a user interrupt never leaves a half-started
-process behind.
+diagnostic, and nothing else). A start runs in the gateway's own task group, bounded by the
+runtime's start timeout: a caller that is cancelled (a user interrupt, a client that gave up)
+stops waiting at once and the start goes on for the others. Closing the gateway abandons
+every start in flight — the half-started process is stopped, not waited for — so a server
+told to stop never waits out a slow package's start.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import anyio
 
@@ -23,6 +25,16 @@ __all__ = ["Activator", "StartPlan"]
 
 StartPlan = Callable[[LaunchPlan, str], Awaitable[bool]]
 """Start ``plan`` and register it under the owner; False when it did not start."""
+
+
+@dataclass(slots=True)
+class _Starting:
+    """One activation in flight: its scope (cancelled when the gateway closes), the
+    event its waiters wait on, and what it raised (raised again to each of them)."""
+
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    done: anyio.Event = field(default_factory=anyio.Event)
+    error: BaseException | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +54,7 @@ class Activator:
         self._start = start
         self._dormant: dict[str, _Dormant] = {}
         self._owner_of_package: dict[str, str] = {}
-        self._starting: dict[str, anyio.Event] = {}
+        self._starting: dict[str, _Starting] = {}
         self._failed: set[str] = set()
 
     def hold(
@@ -92,22 +104,39 @@ class Activator:
         if owner in self._failed:
             return False
         starting = self._starting.get(owner)
-        if starting is not None:
-            await starting.wait()
-            return self._running(owner)
-        dormant = self._dormant.get(owner)
-        if dormant is None:
-            return False
-        done = self._starting[owner] = anyio.Event()
+        if starting is None:
+            dormant = self._dormant.get(owner)
+            if dormant is None:
+                return False
+            starting = self._starting[owner] = _Starting()
+            self._state.tasks.start_soon(self._run, owner, dormant, starting)
+        await starting.done.wait()
+        if starting.error is not None:
+            raise starting.error
+        return self._running(owner)
+
+    async def abandon(self) -> None:
+        """Cancel every start in flight and wait until each has stopped what it started
+        (shielded: the gateway is closing)."""
+        starting = list(self._starting.values())
+        for each in starting:
+            each.scope.cancel()
+        with anyio.CancelScope(shield=True):
+            for each in starting:
+                await each.done.wait()
+
+    async def _run(self, owner: str, dormant: _Dormant, starting: _Starting) -> None:
+        started = False
         try:
-            with anyio.CancelScope(shield=True):
+            with starting.scope:
                 started = await self._activate(owner, dormant)
+        except Exception as error:  # the waiters raise it, as when they ran the start
+            starting.error = error
         finally:
             del self._starting[owner]
-            done.set()
-        if not started:
-            self._failed.add(owner)
-        return started
+            if not started:
+                self._failed.add(owner)
+            starting.done.set()
 
     async def _activate(self, owner: str, dormant: _Dormant) -> bool:
         missing = []

@@ -259,7 +259,9 @@ class Loader:
         await self.warm(owners)
 
     async def stop(self) -> None:
-        """Stop every process (shielded: a cancelled caller still stops them all)."""
+        """Stop every process (shielded: a cancelled caller still stops them all); a start
+        still in flight is abandoned first, its half-started process stopped with it."""
+        await self._activator.abandon()
         state = self._state
         processes, state.processes = state.processes, []
         state.owners.clear()

@@ -167,13 +167,15 @@ def install(
     prepare: Prepare | None = None,
     stage: Stage | None = None,
     expect: Expect | None = None,
+    follows: str | None = None,
 ) -> InstallReport:
     """Install a package; nothing it contains runs. Raises ``InstallError``. ``progress``
     is told each step as it begins (fetching, installing dependencies, verifying, …).
     ``prepare`` (e.g. ``prepare_install`` of the adapters) runs once it is recorded, on the
     entry rooted at its installed folder; what it reports joins the report's diagnostics.
     ``stage`` runs on the staged package before it is hashed (default: the installed
-    adapters' ``stage_install``); ``expect`` may refuse it once hashed."""
+    adapters' ``stage_install``); ``expect`` may refuse it once hashed; ``follows``: the
+    git ref recorded (``Source.describe``) for a source that names its commit."""
     if not source_text.strip():
         # Path("") is the current folder: an empty argument must not install it.
         raise InstallError("no source given: name a folder, a git URL or an npm spec")
@@ -189,7 +191,7 @@ def install(
         try:
             report = _install(
                 home, source, staging, inspector, limits, checkpoint, progress,
-                stage or _adapters_stage, expect,
+                stage or _adapters_stage, expect, follows,
             )  # fmt: skip
         finally:
             remove_tree(staging)
@@ -211,7 +213,8 @@ def _install(
     checkpoint: Checkpoint,
     progress: Progress,
     stage: Stage,
-    expect: Expect | None = None,
+    expect: Expect | None,
+    follows: str | None,
 ) -> InstallReport:
     limits = limits or InstallLimits()
     try:
@@ -273,7 +276,7 @@ def _install(
             name=entry.name,
             version=entry.version,
             ecosystem=entry.ecosystem,
-            source=_describe(source.describe(), fetched.resolved),
+            source=_describe(source.describe(follows), fetched.resolved),
             source_kind=source.kind,
             path=version_dir,
             content_hash=digest,
@@ -377,8 +380,7 @@ def _describe(source: str, resolved: str) -> str:
 
 
 def _previous_path(store: StateStore, package_id: str) -> Path | None:
-    existing = {package.id: package for package in store.list_packages()}.get(package_id)
-    return existing.record.path if existing is not None else None
+    return next((p.record.path for p in store.list_packages() if p.id == package_id), None)
 
 
 def uninstall(home: Path, package_id: str, checkpoint: Checkpoint = _noop) -> InstalledPackage:

@@ -45,10 +45,13 @@ class Source:
     ref: str | None = None  # git branch, tag or commit
     member: str | None = None  # the package a collection offers (a marketplace's plugin)
 
-    def describe(self) -> str:
+    def describe(self, follows: str | None = None) -> str:
+        """As a person gives it; ``follows`` (git: a ref, "" the default branch) in place
+        of the ref fetched — what ``sync`` records after fetching a lockfile's commit."""
+        ref = self.ref if follows is None or self.kind != "git" else follows or None
         if self.kind == "git" and self.member:
-            return f"{self.location}#{self.ref or ''}#{self.member}"
-        described = f"{self.location}#{self.ref}" if self.ref else self.location
+            return f"{self.location}#{ref or ''}#{self.member}"
+        described = f"{self.location}#{ref}" if ref else self.location
         return f"{described}#{self.member}" if self.member else described
 
 

@@ -88,6 +88,7 @@ class _Fetch:
     text: str
     kind: str
     resolving: bool  # the source is not exact: the registry or the remote chooses
+    follows: str | None = None  # git fetched at the locked commit: the ref it follows
 
 
 class _Mismatch(InstallError):
@@ -114,7 +115,10 @@ def _fetch_of(package: LockedPackage) -> _Fetch | Diagnostic:
         text = f"{source.location}#{ref}" if ref else source.location
         if member:
             text = f"{source.location}#{ref or ''}{member}"
-        return _Fetch(package, text, "git", source.resolved is None)
+        # Fetched at the commit, recorded as following the locked ref: `outdated` and
+        # `update` then see that ref's new commits, as in the home the lockfile came from.
+        follows = (source.ref or "") if source.resolved is not None else None
+        return _Fetch(package, text, "git", source.resolved is None, follows)
     spec = source.location
     if _looks_like_path(spec) or spec.endswith(_TARBALL):
         if not Path(spec).expanduser().is_file():
@@ -337,7 +341,8 @@ def _apply(
         package_id = fetch.package.id
         try:
             install(home, fetch.text, kind=fetch.kind, inspector=inspector, progress=progress,
-                    prepare=prepare, expect=_expect(fetch.package))  # fmt: skip
+                    prepare=prepare, expect=_expect(fetch.package),
+                    follows=fetch.follows)  # fmt: skip
         except InstallError as error:
             code = _codes.LOCK_INTEGRITY_MISMATCH if isinstance(error, _Mismatch) else (
                 _codes.LOCK_FETCH_FAILED)  # fmt: skip

@@ -203,6 +203,9 @@ class ExtensionProcess:
             raise ExtensionStartError(
                 f"no register within {self._start_limit:g}s (extension response timed out)"
             ) from None
+        except anyio.get_cancelled_exc_class():
+            await self.aclose()  # abandoned half-started: stopped, never left running
+            raise
         if self.registration is None:
             await self.aclose()
             if self._first_line_seen:

@@ -14,7 +14,13 @@ import pytest
 
 from adapters.plugin_host._hook_config import McpToolHook
 from adapters.plugin_host._mcp_tool_hooks import fill_input, own_server, server_caller
-from adapters.plugin_host._shapes import Block, CallResult, InvalidResult, MCPError
+from adapters.plugin_host._shapes import (
+    CONNECTION_CLOSED,
+    Block,
+    CallResult,
+    InvalidResult,
+    MCPError,
+)
 from gateway import ToolOutcome, open_gateway
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
@@ -133,7 +139,7 @@ HOOK = McpToolHook("PreToolUse", "Bash", "policy", "evaluate", {}, 5.0, "PreTool
 async def test_the_tool_is_called_through_the_servers_session_and_its_text_read() -> None:
     text = Block(type="text", text='{"decision": "block"}')
     session = _Session(CallResult(content=(text,), structured=None, is_error=False))
-    run = await server_caller([_server(session)], "guard")(HOOK, {"command": "ls"})
+    run = await server_caller([_server(session)], "guard", _never_lost)(HOOK, {"command": "ls"})
     assert session.calls == [("evaluate", {"command": "ls"})]
     assert (run.exit_code, run.stdout, run.failure) == (0, '{"decision": "block"}', None)
 
@@ -147,5 +153,23 @@ async def test_the_tool_is_called_through_the_servers_session_and_its_text_read(
 async def test_an_mcp_error_or_a_lost_server_is_a_failure_not_an_answer(
     error: Exception, said: str
 ) -> None:
-    run = await server_caller([_server(_Session(error))], "guard")(HOOK, {})
+    lost: list[BaseException] = []
+    run = await server_caller([_server(_Session(error))], "guard", lambda _, e: lost.append(e))(
+        HOOK, {}
+    )
     assert run.exit_code is None and run.failure is not None and said in run.failure
+    # Only the lost server is said gone (marked exited, reported once — as a tool call does).
+    assert lost == ([error] if isinstance(error, OSError) else [])
+
+
+async def test_a_connection_that_closed_under_the_hook_marks_its_server_lost() -> None:
+    closed = MCPError(CONNECTION_CLOSED, "Connection closed")
+    lost: list[BaseException] = []
+    run = await server_caller([_server(_Session(closed))], "guard", lambda _, e: lost.append(e))(
+        HOOK, {}
+    )
+    assert run.failure is not None and lost == [closed]
+
+
+def _never_lost(server: Any, error: BaseException) -> None:
+    raise AssertionError(f"not lost: {error}")

@@ -23,7 +23,11 @@ pytestmark = pytest.mark.anyio
 
 
 def nimlet_package(
-    workspace: Workspace, name: str, version: str = "1", **behaviour: Any
+    workspace: Workspace,
+    name: str,
+    version: str = "1",
+    manifest_extra: dict[str, Any] | None = None,
+    **behaviour: Any,
 ) -> tuple[str, Path]:
     """Install, trust and enable a nimlet package running the scripted extension; returns
     its id and the log of every message its process received (one line per message)."""
@@ -36,6 +40,7 @@ def nimlet_package(
     manifest = {
         "name": name,
         "command": [sys.executable, str(FIXTURES / "scripted_extension.py"), str(config)],
+        **(manifest_extra or {}),
     }
     (source / "extension.json").write_text(json.dumps(manifest))
     (source / "VERSION").write_text(version)

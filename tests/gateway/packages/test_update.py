@@ -79,19 +79,48 @@ def test_an_unknown_id_is_refused_and_nothing_changes(home: Path, source: Path, 
     assert gw(home, "outdated")["packages"][0]["outdated"] is True
 
 
-def test_new_commits_on_the_recorded_git_ref_are_outdated(tmp_path: Path, gw) -> None:
-    repository = nanobot(tmp_path / "repo", PACKAGE)
-    git(repository, "init", "-q")
+def _repository(folder: Path) -> Path:
+    """A git repository of the package, one commit on ``main``."""
+    repository = nanobot(folder, PACKAGE)
+    git(repository, "init", "-q", "-b", "main")
+    _commit(repository, "one")
+    return repository
+
+
+def _commit(repository: Path, message: str) -> str:
+    (repository / f"{message}.txt").write_text(message)
     git(repository, "add", "-A")
-    git(repository, "commit", "-qm", "one")
+    git(repository, "commit", "-qm", message)
+    return git(repository, "rev-parse", "HEAD")
+
+
+def test_new_commits_on_the_recorded_git_ref_are_outdated(tmp_path: Path, gw) -> None:
+    repository = _repository(tmp_path / "repo")
     home = tmp_path / "home"
     gw(home, "install", f"{repository}#main", "--kind", "git")
     assert gw(home, "outdated")["packages"][0]["outdated"] is False
-    (repository / "more.txt").write_text("two")
-    git(repository, "add", "-A")
-    git(repository, "commit", "-qm", "two")
+    newer = _commit(repository, "two")
     (check,) = gw(home, "outdated")["packages"]
-    assert check["outdated"] is True and check["available"] == git(repository, "rev-parse", "HEAD")
+    assert check["outdated"] is True and check["available"] == newer
     (result,) = gw(home, "update")["packages"]
     assert result["updated"] is True
     assert gw(home, "outdated")["packages"][0]["outdated"] is False
+
+
+def test_a_home_synced_from_a_lockfile_follows_the_locked_branch(tmp_path: Path, gw) -> None:
+    repository = _repository(tmp_path / "repo")
+    first = tmp_path / "home"
+    gw(first, "install", f"{repository}#main", "--kind", "git")
+    lockfile = tmp_path / "gateway.lock"
+    gw(first, "lock", "--out", str(lockfile))
+    synced = tmp_path / "synced"
+    gw(synced, "sync", "--lockfile", str(lockfile), "--accept")
+    assert gw(synced, "outdated")["packages"][0]["outdated"] is False
+    newer = _commit(repository, "two")
+    # Installed at the locked commit, following main: its new commit is newer, as it is in
+    # the home the lockfile was written from (not "pinned to a commit").
+    (check,) = gw(synced, "outdated")["packages"]
+    assert check["outdated"] is True and check["available"] == newer
+    relocked = tmp_path / "again.lock"
+    gw(synced, "lock", "--out", str(relocked))
+    assert json.loads(relocked.read_text()) == json.loads(lockfile.read_text())
