@@ -14,19 +14,19 @@ Landlock domain, so the kernel refuses it exactly what it would refuse the child
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import errno
-import functools
 import os
 import posixpath
 import stat
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from gateway.base import GatewayError
 from gateway.sandbox._guard import GuardPlan
 from gateway.sandbox._notify import Listener, Notification
+
+TYPE_CHECKING = False  # the supervisor imports this module: no typing (_confining)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["LINK_OUTSIDE", "Call", "GuardRefusal", "decode", "perform"]
 
@@ -80,12 +80,13 @@ class GuardRefusal(GatewayError):
         self.action, self.path, self.name = action, path, name
 
 
-@dataclass(slots=True)
 class Call:
-    kind: str
-    pid: int
-    paths: dict[str, bytes]
-    ints: dict[str, int]
+    """One handed-over call, decoded (a plain class: no dataclasses here, ``_confining``)."""
+
+    __slots__ = ("ints", "kind", "paths", "pid")
+
+    def __init__(self, kind: str, pid: int, paths: dict[str, bytes], ints: dict[str, int]) -> None:
+        self.kind, self.pid, self.paths, self.ints = kind, pid, paths, ints
 
 
 def _signed(value: int) -> int:
@@ -111,14 +112,15 @@ def decode(listener: Listener, notification: Notification) -> Call:
     return Call(kind, notification.pid, paths, ints)
 
 
-@dataclass(slots=True)
 class _Place:
-    folder: int
-    """An ``O_PATH`` descriptor of the folder (the supervisor's)."""
-    name: str
-    real: str
-    """The real path of folder/name, normalised."""
-    slash: bool = False
+    """``folder``: an ``O_PATH`` descriptor of the folder (the supervisor's); ``real``: the
+    real path of folder/name, normalised; ``slash``: the name was given with a final
+    slash."""
+
+    __slots__ = ("folder", "name", "real", "slash")
+
+    def __init__(self, folder: int, name: str, real: str, slash: bool = False) -> None:
+        self.folder, self.name, self.real, self.slash = folder, name, real, slash
 
     @property
     def given(self) -> str:
@@ -209,14 +211,19 @@ def _child_umask(pid: int) -> int:
     return 0o022
 
 
-@contextlib.contextmanager
-def _umask_of(pid: int) -> Iterator[None]:
+class _umask_of:  # a context manager, named as the function it was
     """What the child makes gets the child's umask (a default ACL still wins, as for it)."""
-    previous = os.umask(_child_umask(pid))
-    try:
-        yield
-    finally:
-        os.umask(previous)
+
+    __slots__ = ("pid", "previous")
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.previous = pid, 0
+
+    def __enter__(self) -> None:
+        self.previous = os.umask(_child_umask(self.pid))
+
+    def __exit__(self, *_: object) -> None:
+        os.umask(self.previous)
 
 
 def perform(guard: GuardPlan, call: Call, listener: Listener, notification: Notification) -> None:
@@ -355,9 +362,14 @@ def _rename(guard: GuardPlan, c: Call) -> int:
     return 0
 
 
-@functools.cache
+_LIBC: ctypes.CDLL | None = None
+
+
 def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None, use_errno=True)
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+    return _LIBC
 
 
 def _renameat2(source: _Place, dest: _Place, flags: int) -> None:

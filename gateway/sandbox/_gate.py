@@ -7,7 +7,9 @@ before the gateway moves it into its cgroup, and that fork would run unlimited. 
 with limits starts as ``/bin/sh -c 'kill -STOP $$; exec "$@"'``: the shell stops itself,
 the gateway (seeing the stop with ``waitid``, without reaping) sets the limits on that pid
 and moves it into its cgroup, then continues it, and the shell becomes the program, with
-everything inherited. Nothing of the package runs before.
+everything inherited. Nothing of the package runs before. (Not the trampoline's own
+``hold`` where a shell would do: the spawn waits for the stop on the caller's thread — the
+event loop — and a shell stops within a millisecond, a Python only after its start.)
 
 ``Popen`` reports a program that is missing or may not run by raising; here it starts the
 shell, so ``check_program`` makes the same checks first, on the confining thread: the

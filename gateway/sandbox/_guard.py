@@ -21,25 +21,63 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-from gateway.sandbox._protected import PROTECTED_NAMES
+TYPE_CHECKING = False  # the supervisor imports this module: no typing (_confining)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+    from typing import Any
 
 __all__ = ["GuardPlan", "guard_plan"]
 
 _EXEMPT = "node_modules"
 
 
-@dataclass(frozen=True, slots=True)
 class GuardPlan:
+    """Immutable (a value, compared and hashed by its fields). Not a dataclass: the
+    supervisor, a Python started per guarded child, imports this module."""
+
+    __slots__ = ("allowed", "names", "roots")
+
     roots: tuple[str, ...]
     """Guarded folders, absolute and resolved."""
-    allowed: tuple[str, ...] = ()
+    allowed: tuple[str, ...]
     """Protected paths reopened by name (and the package's own folder), absolute, resolved."""
-    names: frozenset[str] = frozenset(PROTECTED_NAMES)
+    names: frozenset[str]
+    """The protected names (default: ``_protected.PROTECTED_NAMES``)."""
+
+    def __init__(
+        self,
+        roots: tuple[str, ...],
+        allowed: tuple[str, ...] = (),
+        names: frozenset[str] | None = None,
+    ) -> None:
+        if names is None:
+            from gateway.sandbox._protected import PROTECTED_NAMES
+
+            names = frozenset(PROTECTED_NAMES)
+        object.__setattr__(self, "roots", tuple(roots))
+        object.__setattr__(self, "allowed", tuple(allowed))
+        object.__setattr__(self, "names", frozenset(names))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"GuardPlan is immutable: cannot set {name}")
+
+    def _fields(self) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]:
+        return self.roots, self.allowed, self.names
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GuardPlan) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"GuardPlan(roots={self.roots!r}, allowed={self.allowed!r}, names={self.names!r})"
+
+    def replace(self, *, allowed: tuple[str, ...]) -> GuardPlan:
+        """The same plan with other ``allowed`` paths."""
+        return GuardPlan(self.roots, allowed, self.names)
 
     def root_of(self, path: str) -> str | None:
         """The guarded folder ``path`` (absolute, normalised) is in, or None."""
@@ -91,7 +129,7 @@ class GuardPlan:
         return cls(
             roots=tuple(str(p) for p in data.get("roots", ())),
             allowed=tuple(str(p) for p in data.get("allowed", ())),
-            names=frozenset(str(n) for n in data.get("names", PROTECTED_NAMES)),
+            names=frozenset(str(n) for n in data["names"]) if "names" in data else None,
         )
 
 

@@ -177,7 +177,7 @@ def guard_for(policy: SandboxPolicy, support: KernelSupport) -> GuardPlan | None
     if plan is None:
         return None
     allowed = [os.path.realpath(p) for p in policy.guard_allowed]
-    return dataclasses.replace(plan, allowed=tuple(dict.fromkeys(allowed)))
+    return plan.replace(allowed=tuple(dict.fromkeys(allowed)))
 
 
 def label_of(policy: SandboxPolicy) -> str:

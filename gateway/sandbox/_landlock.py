@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gateway.base import GatewayError
+from gateway.sandbox import _confining
 
 __all__ = [
     "FS_READ",
@@ -39,7 +40,6 @@ __all__ = [
 # The syscall numbers are the same on every architecture (the unified table, Linux 5.13).
 _SYS_CREATE_RULESET = 444
 _SYS_ADD_RULE = 445
-_SYS_RESTRICT_SELF = 446
 _CREATE_RULESET_VERSION = 1 << 0
 _RULE_PATH_BENEATH = 1
 _RULE_NET_PORT = 2
@@ -243,4 +243,7 @@ def restrict_self(ruleset: Ruleset) -> None:
 
 def restrict_self_fd(fd: int) -> None:
     """``restrict_self`` with a ruleset's descriptor (one a child inherited)."""
-    _syscall(_SYS_RESTRICT_SELF, fd, 0)
+    try:
+        _confining.restrict_self(fd)
+    except OSError as error:
+        raise LandlockError(error.errno, error.strerror) from None

@@ -8,7 +8,10 @@ from __future__ import annotations
 import fcntl
 import socket
 import struct
-from typing import Final
+
+TYPE_CHECKING = False  # the trampoline imports this module: no typing (_confining)
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["EGRESS_HOST", "EGRESS_PORT", "open_loopback_listener"]
 

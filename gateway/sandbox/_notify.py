@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import functools
 import os
 import sys
-from dataclasses import dataclass
 
 from gateway.base import GatewayError
 
@@ -94,12 +92,16 @@ class _SockFprog(ctypes.Structure):
     _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
 
 
-@functools.cache
+_LIBC: ctypes.CDLL | None = None
+
+
 def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None, use_errno=True)
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+    return _LIBC
 
 
-@functools.cache
 def user_notification_available() -> bool:
     """Linux 5.19 or later on an architecture whose numbers are known here."""
     if not sys.platform.startswith("linux") or os.uname().machine not in _SECCOMP_NR:
@@ -130,12 +132,14 @@ def install_listener_filter(program: bytes) -> int:
     return int(fd)
 
 
-@dataclass(frozen=True, slots=True)
 class Notification:
-    id: int
-    pid: int
-    nr: int
-    args: tuple[int, ...]
+    """One call handed over. A plain class: the supervisor imports this module
+    (``_confining`` says why it has no dataclasses)."""
+
+    __slots__ = ("args", "id", "nr", "pid")
+
+    def __init__(self, id: int, pid: int, nr: int, args: tuple[int, ...]) -> None:
+        self.id, self.pid, self.nr, self.args = id, pid, nr, args
 
 
 class Listener:

@@ -12,12 +12,10 @@ change to every thread of the process, these do not.
 from __future__ import annotations
 
 import ctypes
-import functools
-import os
-import sys
 from dataclasses import dataclass
 
 from gateway.base import GatewayError
+from gateway.sandbox import _confining
 
 __all__ = [
     "CapabilityDrop",
@@ -33,47 +31,37 @@ __all__ = [
 
 _PR_GET_DUMPABLE = 3
 _PR_SET_DUMPABLE = 4
-_PR_CAPBSET_DROP = 24
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
-_PR_SET_NO_NEW_PRIVS = 38
 _PR_GET_NO_NEW_PRIVS = 39
-_PR_CAP_AMBIENT = 47
-_PR_CAP_AMBIENT_CLEAR_ALL = 4
-_CAPABILITY_VERSION_3 = 0x20080522
 
 
 class PrivilegeError(GatewayError, OSError):
     """A prctl or capset call failed."""
 
 
-@functools.cache
 def _libc() -> ctypes.CDLL | None:
-    if not sys.platform.startswith("linux"):
-        return None
     try:
-        return ctypes.CDLL(None, use_errno=True)
+        return _confining.libc()
     except OSError:
         return None
 
 
 def _prctl(option: int, *args: int) -> int:
-    libc = _libc()
-    if libc is None:
-        raise PrivilegeError(38, "prctl needs Linux")  # ENOSYS
-    padded = [ctypes.c_ulong(a) for a in (*args, 0, 0, 0, 0)[:4]]
-    result = int(libc.prctl(ctypes.c_int(option), *padded))
-    if result < 0:
-        errno = ctypes.get_errno()
-        raise PrivilegeError(errno, os.strerror(errno))
-    return result
+    try:
+        return _confining.prctl(option, *args)
+    except OSError as error:
+        raise PrivilegeError(error.errno, error.strerror) from None
 
 
 def set_no_new_privs() -> None:
     """execve on this thread (and its children) can never gain privileges again: no
     setuid bits, no file capabilities. Needed before Landlock and seccomp without
     CAP_SYS_ADMIN."""
-    _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    try:
+        _confining.set_no_new_privs()
+    except OSError as error:
+        raise PrivilegeError(error.errno, error.strerror) from None
 
 
 def no_new_privs() -> bool:
@@ -117,27 +105,6 @@ def is_subreaper() -> bool:
     return value.value == 1
 
 
-class _CapHeader(ctypes.Structure):
-    _fields_ = (("version", ctypes.c_uint32), ("pid", ctypes.c_int))
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = (
-        ("effective", ctypes.c_uint32),
-        ("permitted", ctypes.c_uint32),
-        ("inheritable", ctypes.c_uint32),
-    )
-
-
-@functools.cache
-def _last_capability() -> int:
-    try:
-        with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as handle:
-            return int(handle.read())
-    except (OSError, ValueError):
-        return 63
-
-
 @dataclass(frozen=True, slots=True)
 class CapabilityDrop:
     """What :func:`drop_capabilities` managed on this thread."""
@@ -155,24 +122,8 @@ def drop_capabilities() -> CapabilityDrop:
 
     Raises ``PrivilegeError`` only when the last step fails (it cannot, short of a
     kernel without capabilities)."""
-    libc = _libc()
-    if libc is None:
-        raise PrivilegeError(38, "capset needs Linux")
-    bounding = True
-    prctl = libc.prctl
-    for capability in range(_last_capability() + 1):
-        # Dropping one already dropped is fine; reading first would double the syscalls.
-        if prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
-            bounding = False  # EPERM without CAP_SETPCAP
-            break
     try:
-        _prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL)
-        ambient = True
-    except PrivilegeError:
-        ambient = False  # kernels before 4.3 have no ambient set
-    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
-    data = (_CapData * 2)()  # all zero: the 64 capabilities in two 32-bit halves
-    if libc.capset(ctypes.byref(header), data) != 0:
-        errno = ctypes.get_errno()
-        raise PrivilegeError(errno, os.strerror(errno))
+        bounding, ambient = _confining.drop_capabilities()
+    except OSError as error:
+        raise PrivilegeError(error.errno, error.strerror) from None
     return CapabilityDrop(bounding, ambient)

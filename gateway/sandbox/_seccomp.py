@@ -39,12 +39,11 @@ import sys
 from dataclasses import dataclass
 
 from gateway.base import GatewayError
+from gateway.sandbox import _confining
 
 __all__ = ["FilterRules", "SeccompError", "build_filter", "install_filter", "seccomp_available"]
 
 _PR_GET_SECCOMP = 21
-_PR_SET_SECCOMP = 22
-_SECCOMP_MODE_FILTER = 2
 _RET_ALLOW = 0x7FFF0000
 _RET_ERRNO = 0x00050000
 _RET_USER_NOTIF = 0x7FC00000
@@ -241,18 +240,9 @@ def build_filter(rules: FilterRules) -> bytes:
     return p.assemble()
 
 
-class _SockFprog(ctypes.Structure):
-    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
-
-
 def install_filter(program: bytes) -> None:
     """Install on the calling thread; needs no_new_privs (or CAP_SYS_ADMIN)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    buffer = ctypes.create_string_buffer(program, len(program))
-    fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    result = libc.prctl(
-        _PR_SET_SECCOMP, ctypes.c_ulong(_SECCOMP_MODE_FILTER), ctypes.byref(fprog), 0, 0
-    )
-    if result != 0:
-        code = ctypes.get_errno()
-        raise SeccompError(code, os.strerror(code))
+    try:
+        _confining.install_filter(program)
+    except OSError as error:
+        raise SeccompError(error.errno, error.strerror) from None

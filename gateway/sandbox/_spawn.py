@@ -75,7 +75,6 @@ from gateway.sandbox._support import (
     detect_support,
     missing_protections,
 )
-from gateway.sandbox.egress import proxy_environment
 
 __all__ = ["spawn_confined", "wait_for_exit"]
 
@@ -155,6 +154,10 @@ def spawn_confined(
         hold = guard is not None and limiting is not None and not gate
         trampoline = Trampoline.build(plan, confinement, support, guard, hold)
     if plan is not None and plan.network:
+        # Imported here: the proxy (HTTP, TLS names, upstream proxies) is for a child with
+        # network grants by destination, not for every process that spawns one.
+        from gateway.sandbox.egress import proxy_environment
+
         env = {
             **(os.environ if env is None else env),
             **proxy_environment(policy.network.destinations),

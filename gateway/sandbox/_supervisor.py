@@ -19,7 +19,6 @@ its supervisor the same way.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import errno
 import json
@@ -30,6 +29,7 @@ import signal
 import socket
 import sys
 
+from gateway.sandbox._confining import install_filter
 from gateway.sandbox._emulate import LINK_OUTSIDE, GuardRefusal, decode, perform
 from gateway.sandbox._guard import GuardPlan
 from gateway.sandbox._notify import Listener, NotifyError, install_listener_filter
@@ -100,8 +100,6 @@ def run_supervised(
     for number in _IGNORED:
         signal.signal(number, signal.SIG_IGN)
     if own_filter:
-        from gateway.sandbox._seccomp import install_filter
-
         install_filter(own_filter)
     reporter = _Reporter(report_to)
     pidfd = os.pidfd_open(child)
@@ -152,8 +150,10 @@ class _Reporter:
             return
         self.said.add(key)
         line = {"action": refusal.action, "path": refusal.path, "name": refusal.name}
-        with contextlib.suppress(OSError):  # the gateway stopped listening: still refused
+        try:
             self.sock.send(json.dumps(line).encode() + b"\n", socket.MSG_DONTWAIT)
+        except OSError:
+            return  # the gateway stopped listening: still refused
 
 
 def _detach(keep: set[int]) -> None:
@@ -167,8 +167,10 @@ def _detach(keep: set[int]) -> None:
     for entry in os.listdir("/proc/self/fd"):
         fd = int(entry)
         if fd > 2 and fd not in keep:
-            with contextlib.suppress(OSError):
+            try:
                 os.close(fd)
+            except OSError:
+                continue
 
 
 def _exit_status(status: int) -> int:

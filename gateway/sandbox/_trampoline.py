@@ -1,7 +1,7 @@
 """The first program of a child whose namespaces the gateway cannot make itself (no
 ``CAP_SYS_ADMIN``): run as a script (``python -I -S _trampoline.py SPEC PROGRAM ARGS…``),
 single-threaded, so it may make a user namespace. It makes its namespaces
-(``_namespaces.enter_namespaces``: the protected paths bound read-only, the private
+(``_mounts.enter_namespaces``: the protected paths bound read-only, the private
 ``/tmp``, the network namespace with the egress listener, which it sends back to the
 gateway), then confines itself exactly as the confining thread does for any other child
 — capabilities dropped, ``no_new_privs``, the Landlock domain of the ruleset it was
@@ -36,18 +36,22 @@ def main(argv: list[str]) -> int:
     if spec.get("hold"):
         os.kill(os.getpid(), signal.SIGSTOP)  # the gateway sets the limits, then continues it
 
-    from gateway.sandbox._landlock import restrict_self_fd
-    from gateway.sandbox._namespaces import NamespacePlan, enter_namespaces
-    from gateway.sandbox._privileges import drop_capabilities, set_no_new_privs
-    from gateway.sandbox._seccomp import install_filter
+    # Standard library only beneath these (``_confining`` says why): each import here is
+    # paid at every start of a supervised or namespaced child.
+    from gateway.sandbox._confining import (
+        drop_capabilities,
+        install_filter,
+        restrict_self,
+        set_no_new_privs,
+    )
+    from gateway.sandbox._mounts import enter_namespaces
 
     if spec.get("guard"):  # imported now: Landlock may not let it read them later
         from gateway.sandbox._guard import GuardPlan
         from gateway.sandbox._supervisor import run_supervised
 
     try:
-        plan = NamespacePlan.from_json(spec["plan"])
-        listener = enter_namespaces(plan, user_namespace=spec["user_namespace"])
+        listener = enter_namespaces(spec["plan"], user_namespace=spec["user_namespace"])
         if spec["listener_to"] >= 0:
             with socket.socket(fileno=spec["listener_to"]) as channel:
                 if listener is not None:
@@ -57,7 +61,7 @@ def main(argv: list[str]) -> int:
             drop_capabilities()
         set_no_new_privs()
         if spec["ruleset_fd"] >= 0:
-            restrict_self_fd(spec["ruleset_fd"])
+            restrict_self(spec["ruleset_fd"])
             os.close(spec["ruleset_fd"])
         if spec["seccomp"] and not spec.get("guard"):
             install_filter(bytes.fromhex(spec["seccomp"]))

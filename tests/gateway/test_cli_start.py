@@ -152,3 +152,21 @@ def test_a_call_leaves_its_output_whole_when_it_exits_without_teardown(workspace
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("[ok] ") and done.stdout.endswith("\n")
+
+
+def test_the_collector_pauses_while_a_verb_loads_and_runs_again_after():
+    """In a process of its own the verb's modules load without the cyclic collector
+    rescanning them, then are frozen out of its reach; it runs again for the verb itself.
+    An in-process caller (a test, a script) keeps its collector as it was."""
+    code = textwrap.dedent(
+        """
+        import gc, json
+        from gateway.cli._main import _verb
+        _verb("inspect")
+        before = gc.get_freeze_count()
+        _verb("call", process=True)
+        print(json.dumps([before, gc.get_freeze_count() > 0, gc.isenabled()]))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert json.loads(done.stdout) == [0, True, True], done.stderr

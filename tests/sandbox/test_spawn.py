@@ -258,3 +258,17 @@ def test_the_confining_thread_is_gone_after_the_spawn() -> None:
     before = {t.ident for t in threading.enumerate()}
     spawn_confined(["/bin/true"], policy=_policy()).wait()
     assert {t.ident for t in threading.enumerate()} <= before
+
+
+def test_a_spawn_without_network_grants_by_destination_loads_no_egress_proxy() -> None:
+    """The proxy (HTTP, TLS names, upstream proxies) is for a child in a network namespace
+    of its own; a one-shot call of a package without such grants does not import it."""
+    code = (
+        "import sys\n"
+        "from gateway.sandbox import python_runtime_paths, spawn_confined, system_policy\n"
+        "policy = system_policy().allowing(execute=python_runtime_paths())\n"
+        "assert spawn_confined(['/bin/true'], policy=policy).wait() == 0\n"
+        "print(sorted(m for m in sys.modules if m.startswith('gateway.sandbox.egress')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "[]", done.stderr
