@@ -14,7 +14,7 @@ from dataclasses import replace
 import anyio
 
 from gateway.serve._oauth import OAuthSettings, OAuthVerifier
-from gateway.serve._open import ServeError, ServeOptions, serve_bridge, stderr_reporter
+from gateway.serve._open import ServeError, ServeOptions, serve_bridge, stderr_reporter, stopped
 from gateway.serve._tokens import TokenError, TokenStore
 
 __all__ = ["serve_mcp_http"]
@@ -114,21 +114,25 @@ async def serve_mcp_http(
             flush=True,
         )
     failure: list[ServeError] = []
+    stop, served = anyio.Event(), anyio.Event()
     try:
         async with anyio.create_task_group() as group:
 
             async def serve_gateway() -> None:
                 try:
-                    await serve_bridge(options, bridge, report)
+                    await serve_bridge(options, bridge, report, stop=stop)
                 except ServeError as error:
                     failure.append(error)
                     group.cancel_scope.cancel()  # nothing to serve: the server stops too
+                finally:
+                    served.set()
 
             group.start_soon(serve_gateway)
             group.start_soon(bridge.background)
             if metrics_sock is not None and metrics is not None:
                 group.start_soon(serve_metrics, metrics, metrics_sock)
             await run_http(front, sock)
+            await stopped(stop, served)
             group.cancel_scope.cancel()
     finally:
         sock.close()

@@ -182,31 +182,69 @@ async def serve_bridge(
     *,
     attached: anyio.Event | None = None,
     warm_after: anyio.Event | None = None,
+    stop: anyio.Event | None = None,
 ) -> None:
-    """Open the gateway for ``bridge`` (stdio or HTTP) and serve it until cancelled: attach
-    it (then set ``attached``), start the session, start every runtime — once
-    ``warm_after`` is set or a second has passed, when given — and wait; the session ends
-    shielded and bounded. Raises ``ServeError`` when the gateway cannot open."""
-    from gateway.serve._heap import settle
-    from gateway.serve._reload import follow_package_set
-
+    """Open the gateway for ``bridge`` (stdio or HTTP) and serve it until ``stop`` is set
+    (or until cancelled): attach it (then set ``attached``), start the session, start every
+    runtime — once ``warm_after`` is set or a second has passed, when given — and wait; then
+    end the session, bounded, and close. A server stops through ``stop``: a cancellation
+    from outside cancels the gateway's own tasks as well — the runtimes' readers among
+    them — so the session's end would reach no package (it is still sent, shielded).
+    Raises ``ServeError`` when the gateway cannot open."""
     async with open_served(options, ui=bridge.ask, on_diagnostic=report) as gateway:
         bridge.attach(gateway)
         if attached is not None:
             attached.set()
         try:
-            await gateway.start_session()
-            bridge.started()
-            if warm_after is not None:
-                # The runtimes compete for the CPU once the client's first listing is
-                # answered (or has not come within a second); a call that comes first
-                # starts what it needs itself.
-                with anyio.move_on_after(_WARM_AFTER):
-                    await warm_after.wait()
-                await anyio.lowlevel.checkpoint()
-            await gateway.warm()
-            settle()  # what exists now lives as long as the server (``_heap``)
-            await follow_package_set(gateway, options.lockfile, report)  # until cancelled
+            async with anyio.create_task_group() as serving:
+                if stop is not None:
+                    serving.start_soon(_cancel_when_set, stop, serving.cancel_scope)
+                await _serve(gateway, bridge, options, report, warm_after)
+                serving.cancel_scope.cancel()  # done before any stop: so is the watcher
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
                 await gateway.end_session()
+
+
+async def _serve(
+    gateway: Gateway,
+    bridge: McpBridge,
+    options: ServeOptions,
+    report: Callable[[Diagnostic], None],
+    warm_after: anyio.Event | None,
+) -> None:
+    """The session started, the runtimes warm, then the package set followed: until
+    cancelled."""
+    from gateway.serve._heap import settle
+    from gateway.serve._reload import follow_package_set
+
+    await gateway.start_session()
+    bridge.started()
+    if warm_after is not None:
+        # The runtimes compete for the CPU once the client's first listing is answered
+        # (or has not come within a second); a call that comes first starts what it
+        # needs itself.
+        with anyio.move_on_after(_WARM_AFTER):
+            await warm_after.wait()
+        await anyio.lowlevel.checkpoint()
+    await gateway.warm()
+    settle()  # what exists now lives as long as the server (``_heap``)
+    await follow_package_set(gateway, options.lockfile, report)
+
+
+async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+STOP_WITHIN = 15.0
+"""Seconds a server gives its gateway to end the session and stop its runtimes once told
+to stop; then it is cancelled."""
+
+
+async def stopped(stop: anyio.Event, served: anyio.Event) -> None:
+    """Tell ``serve_bridge`` to stop and wait (bounded) until it has: the session ended,
+    the runtimes stopped."""
+    stop.set()
+    with anyio.move_on_after(STOP_WITHIN):
+        await served.wait()

@@ -22,6 +22,7 @@ from gateway.serve._open import (
     open_served,
     serve_bridge,
     stderr_reporter,
+    stopped,
 )
 from gateway.serve._stdio import StdioLines
 
@@ -91,21 +92,24 @@ async def _serve_mcp(
             app = MetricsApp(observed.prometheus.render, CONTENT_TYPE)
             group.start_soon(serve_metrics, app, metrics_sock)
 
+        stop, served = anyio.Event(), anyio.Event()
+
         async def serve_gateway() -> None:
             try:
-                await serve_bridge(
-                    options, bridge, stderr_reporter(), attached=settled, warm_after=bridge.listed
-                )
+                await serve_bridge(options, bridge, stderr_reporter(), attached=settled,
+                                   warm_after=bridge.listed, stop=stop)  # fmt: skip
             except ServeError as error:
                 failure.append(error)
                 group.cancel_scope.cancel()  # nothing to serve: the server stops too
             finally:
                 settled.set()
+                served.set()
 
         group.start_soon(serve_gateway)
         await run_mcp_stdio(bridge)  # until the client goes
         # A client gone at once still learns why the server could not have served it.
         await settled.wait()
+        await stopped(stop, served)
         group.cancel_scope.cancel()
     if failure:
         stderr_reporter()(failure[0].diagnostic)

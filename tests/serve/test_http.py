@@ -395,12 +395,48 @@ async def test_token_list_never_shows_a_token_or_its_hash(server: Server) -> Non
     assert names["a"] == ["alpha"]
 
 
-def test_sigterm_stops_the_server_with_status_0_and_no_traceback(tmp_path: Path) -> None:
+# A nimlet extension that answers every event at once and writes down every message it got.
+ENDS = """#!@PYTHON@
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+send({"type": "register", "tools": [], "commands": [], "events": ["session_start",
+      "session_end"]})
+for line in sys.stdin:
+    message = json.loads(line)
+    with open(@EVENTS@, "a") as handle:
+        handle.write(message.get("event", message["type"]) + "\\n")
+    if message["type"] == "shutdown":
+        break
+    if message["type"] == "event":
+        send({"type": "response", "id": message["id"]})
+"""
+
+
+def test_sigterm_ends_the_session_for_the_packages_then_stops_with_status_0(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "workspace").mkdir()
-    errors = tmp_path / "stderr.log"
-    process, _ = _start(_env(tmp_path), tmp_path / "workspace", errors)
+    env, errors = _env(tmp_path), tmp_path / "stderr.log"
+    events = package_dirs(tmp_path / "home", "ender")[0] / "events.txt"
+    script = ENDS.replace("@PYTHON@", sys.executable).replace("@EVENTS@", repr(str(events)))
+    folder = tmp_path / "ender"
+    write_tree(folder, {"extension.json": {"name": "ender", "command": ["./ext.py"]},
+                        "ext.py": script})  # fmt: skip
+    (folder / "ext.py").chmod(0o755)
+    install_ready(tmp_path / "home", folder)
+    process, _ = _start(env, tmp_path / "workspace", errors)
+    while "session_start" not in (events.read_text() if events.exists() else ""):  # warm
+        assert process.poll() is None, errors.read_text()
+        time.sleep(0.05)
     assert terminate(process, 15) == 0
     assert "Traceback" not in errors.read_text()
+    # The session's end reached the package and its answer the gateway, then it was shut
+    # down. (A server cancelled from outside had lost its runtimes' readers: the answer
+    # went unread, and the request was cancelled once the 5 s bound ran out.)
+    assert events.read_text().split() == ["initialize", "session_start", "session_end",
+                                          "shutdown"]  # fmt: skip
 
 
 def test_an_address_in_use_stops_the_server_with_its_code(server: Server) -> None:
