@@ -68,6 +68,23 @@ async function bundleTypebox(esbuild) {
 	return `TypeBox ${manifest.version}: ${Object.keys(files).length} entry points in ${fs.readdirSync(out).length - 1} files`;
 }
 
+/** What the Pi SDK's and the OpenClaw SDK's bundles are built with: ES modules for Node 22,
+ * split into shared chunks, a metafile relative to this folder. */
+const SDK_BUNDLE = {
+	bundle: true,
+	splitting: true,
+	format: "esm",
+	platform: "node",
+	target: "node22",
+	outExtension: { ".js": ".mjs" },
+	// CommonJS dependencies call require() for Node's own modules.
+	banner: { js: 'import { createRequire as __gatewayRequire } from "node:module"; const require = __gatewayRequire(import.meta.url);' },
+	legalComments: "inline",
+	logLevel: "error",
+	metafile: true,
+	absWorkingDir: here, // the metafile's paths are relative to it
+};
+
 const PI = "@earendil-works/pi-coding-agent";
 const PI_THEME = "modes/interactive/theme/theme.js";
 /** Files of pi-coding-agent's dist the Pi host imports itself (lib/pi/modules.mjs, exec.mjs,
@@ -150,22 +167,11 @@ async function bundlePi(esbuild) {
 	const out = path.join(here, "node_modules", ".gateway", "pi");
 	fs.rmSync(out, { recursive: true, force: true });
 	const result = await esbuild.build({
+		...SDK_BUNDLE,
 		entryPoints: entries,
 		outdir: out,
-		bundle: true,
-		splitting: true,
-		format: "esm",
-		platform: "node",
-		target: "node22",
-		outExtension: { ".js": ".mjs" },
 		external: ["typebox", "typebox/*", "@sinclair/typebox", "@sinclair/typebox/*"],
 		plugins: [keepLocations(path.join(piDist, "core/extensions/loader.js"), here)],
-		// CommonJS dependencies call require() for Node's own modules.
-		banner: { js: 'import { createRequire as __gatewayRequire } from "node:module"; const require = __gatewayRequire(import.meta.url);' },
-		legalComments: "inline",
-		logLevel: "error",
-		metafile: true,
-		absWorkingDir: here, // the metafile's paths are relative to it
 	});
 	// Which entries load pi's theme module (lib/pi/modules.mjs initialises it when one does).
 	const themeFile = path.relative(here, path.join(piDist, PI_THEME));
@@ -206,20 +212,10 @@ async function bundleOpenclaw(esbuild) {
 	const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 	const entries = Object.fromEntries(OPENCLAW_HOST_SUBPATHS.map((name) => [name, fileURLToPath(import.meta.resolve(`openclaw/plugin-sdk/${name}`))]));
 	const result = await esbuild.build({
+		...SDK_BUNDLE,
 		entryPoints: entries,
 		outdir: out,
-		bundle: true,
-		splitting: true,
-		format: "esm",
-		platform: "node",
-		target: "node22",
-		outExtension: { ".js": ".mjs" },
 		plugins: [{ name: "keep-locations", setup: (build) => build.onLoad({ filter: /\.(m?js|cjs)$/ }, (args) => located(args.path)) }],
-		banner: { js: 'import { createRequire as __gatewayRequire } from "node:module"; const require = __gatewayRequire(import.meta.url);' },
-		legalComments: "inline",
-		logLevel: "error",
-		metafile: true,
-		absWorkingDir: here, // the metafile's paths are relative to it
 	});
 	const written = { version, entries: Object.fromEntries(OPENCLAW_HOST_SUBPATHS.map((name) => [name, `${name}.mjs`])) };
 	fs.writeFileSync(path.join(out, "manifest.json"), `${JSON.stringify(written, null, 2)}\n`);
