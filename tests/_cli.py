@@ -23,7 +23,15 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["run_gateway", "run_here"]
+__all__ = ["gateway_env", "run_gateway", "run_here"]
+
+
+def gateway_env(home: Path, user: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The suite's environment without its ``GATEWAY_*`` variables, with ``GATEWAY_HOME``
+    ``home``, ``HOME`` ``user`` and then ``extra``: what a command line under test sees."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
+    env.update(GATEWAY_HOME=str(home), HOME=str(user), **(extra or {}))
+    return env
 
 
 @contextlib.contextmanager

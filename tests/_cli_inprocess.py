@@ -14,11 +14,10 @@ It runs through ``tests._cli.run_here``, which puts back everything the run chan
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
-from tests._cli import run_here
+from tests._cli import gateway_env, run_here
 
 __all__ = ["run_gateway"]
 
@@ -38,8 +37,6 @@ def run_gateway(
     if env and "PYTHONPATH" in env:
         raise ValueError("PYTHONPATH changes nothing in this process: run a subprocess")
     user = user or home.parent
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
-    # What a subprocess with piped output saw: no terminal, no warm session.
-    environment.update(GATEWAY_HOME=str(home), HOME=str(user), **(env or {}))
-    environment["GATEWAY_SESSION"] = "off"
+    environment = gateway_env(home, user, env)
+    environment["GATEWAY_SESSION"] = "off"  # as a subprocess with piped output: no session
     return run_here(args, env=environment, cwd=cwd or user, stdin=stdin)

@@ -13,7 +13,6 @@ from a module-scoped fixture too."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests._cli import run_here
+from tests._cli import gateway_env, run_here
 
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -35,9 +34,7 @@ def cli(
     environment, the working directory and the streams are put back after it)."""
     user = user or home.parent / "user"
     user.mkdir(parents=True, exist_ok=True)
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
-    environment.update(GATEWAY_HOME=str(home), HOME=str(user), **(env or {}))
-    return run_here(args, env=environment, cwd=user)
+    return run_here(args, env=gateway_env(home, user, env), cwd=user)
 
 
 @pytest.fixture

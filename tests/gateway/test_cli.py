@@ -5,7 +5,6 @@ an async test); the extensions it starts are real processes."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,33 +12,31 @@ from typing import Any
 
 import pytest
 
-from tests._cli import run_gateway
+from tests._cli import gateway_env, run_gateway
 
 pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/conftest.py)
 
 TURN_EVENTS = ["session_start", "turn_start", "tool_call", "tool_result", "turn_end", "session_end"]
 
 
+def _env(workspace: Any) -> dict[str, str]:
+    return gateway_env(workspace.home / ".gateway", workspace.home)
+
+
 def gateway(
     workspace: Any, *args: str, stdin: str | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
-    env["GATEWAY_HOME"] = str(workspace.home / ".gateway")
-    env["HOME"] = str(workspace.home)
-    return run_gateway(args, env=env, stdin=stdin, cwd=cwd or workspace.home)
+    return run_gateway(args, env=_env(workspace), stdin=stdin, cwd=cwd or workspace.home)
 
 
 def gateway_process(workspace: Any, *args: str) -> subprocess.CompletedProcess[str]:
     """``gateway``, but as the real ``python -m gateway`` process: for what only the process
     shows (its exit without the interpreter's teardown, ``_leave``)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
-    env["GATEWAY_HOME"] = str(workspace.home / ".gateway")
-    env["HOME"] = str(workspace.home)
     return subprocess.run(
         [sys.executable, "-m", "gateway", *args],
         capture_output=True,
         text=True,
-        env=env,
+        env=_env(workspace),
         cwd=workspace.home,
         timeout=60,
     )
