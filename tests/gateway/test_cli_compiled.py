@@ -100,9 +100,12 @@ FINGERPRINTS = textwrap.dedent(
     mode, folder = sys.argv[1], Path(sys.argv[2])
     _compiled.place = lambda name: folder / name
     if mode == "plain":  # the verb's modules made by dataclasses alone
-        import contextlib
-        _compiled.compiled_once = lambda name: contextlib.nullcontext()
-    _main._verb("call", process=True)
+        _main._verb("call", process=True)
+        import anyio._backends._asyncio
+    else:
+        with _main._compiled("call"):  # as a `gateway call` process makes them
+            _main._verb("call", process=True)
+            import anyio._backends._asyncio  # as the run loads it
 
     def code(c):
         consts = [code(k) if hasattr(k, "co_code") else repr(k) for k in c.co_consts]
