@@ -34,7 +34,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["compiled_once", "place"]
+__all__ = ["MOST", "compiled_once", "place"]
+
+MOST = 5000
+"""Texts a file keeps at most (a verb makes ~900-1,700): past it, a write keeps only the run's,
+so that the texts of classes changed since (a checkout being edited) do not pile up."""
 
 
 def place(name: str) -> Path:
@@ -51,6 +55,7 @@ def compiled_once(name: str) -> Iterator[None]:
     path = place(name)
     known = _read(path)
     fresh: dict[bytes, CodeType] = {}
+    used: set[bytes] = set()
 
     def exec_(source: object, names: object = None, local: object = None) -> None:
         """``exec(source, globals, locals)``, as ``dataclasses`` calls it."""
@@ -60,6 +65,7 @@ def compiled_once(name: str) -> Iterator[None]:
         if isinstance(source, str):
             key = hashlib.blake2b(source.encode(), digest_size=16).digest()
             code = known.get(key) or fresh.get(key)
+            used.add(key)
             if code is None:
                 code = fresh[key] = compile(source, "<string>", "exec", dont_inherit=True)
             source = code
@@ -71,7 +77,10 @@ def compiled_once(name: str) -> Iterator[None]:
     finally:
         delattr(dataclasses, "exec")
         if fresh:
-            _write(path, {**known, **fresh})
+            kept = {**known, **fresh}
+            if len(kept) > MOST:  # texts of classes since changed: only this run's stay
+                kept = {key: code for key, code in kept.items() if key in used}
+            _write(path, kept)
 
 
 def _read(path: Path) -> dict[bytes, CodeType]:

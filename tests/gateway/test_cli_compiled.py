@@ -83,6 +83,23 @@ def test_a_file_that_cannot_be_read_is_compiled_again(kept: Path, content: bytes
     assert kept.read_bytes() != content  # replaced by a usable one
 
 
+def test_a_full_file_keeps_only_what_the_run_used(
+    kept: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with compiled_once("verb"):
+        _make()
+    made = set(_compiled._read(kept))
+    with compiled_once("verb"):
+        dataclasses.make_dataclass("Old", [("b", int)])  # a class since changed
+    old = set(_compiled._read(kept)) - made
+    monkeypatch.setattr(_compiled, "MOST", len(made | old))  # one text more is too many
+    with compiled_once("verb"):
+        _make()
+        dataclasses.make_dataclass("New", [("c", str)])
+    after = set(_compiled._read(kept))
+    assert old and made < after and not old & after  # Old's texts went; this run's stayed
+
+
 def test_the_file_is_not_written_where_byte_code_is_not(
     kept: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
