@@ -11,10 +11,11 @@ load and as it runs), ``dataclasses`` finds an ``exec`` in its own module, which
 built-in: it compiles a text as the built-in would (file name ``<string>``, no
 ``__future__`` flags — the ``dataclasses`` module has none to pass on), keyed by the text's
 digest, and keeps what it compiled in a file beside this module's byte code
-(``importlib.util.cache_from_source``), which the next start reads instead of compiling. Same text, same compiler: the same code
-objects, so the same classes. The file is written as Python writes byte code — not under
-``sys.dont_write_bytecode``, not where that folder cannot be written — and one that cannot be
-read, or was written by another Python (``MAGIC_NUMBER``), is ignored.
+(``importlib.util.cache_from_source``), which the next start reads instead of compiling.
+Same text, same compiler: the same code objects, so the same classes. The file is written
+as Python writes byte code — not under ``sys.dont_write_bytecode``, not where that folder
+cannot be written — and one that cannot be read, or was written by another Python
+(``MAGIC_NUMBER``), is ignored.
 """
 
 from __future__ import annotations
