@@ -16,48 +16,78 @@ folders are the loosest signal.
 
 from __future__ import annotations
 
+import importlib
+import os
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_dir, safe_is_file
-from adapters.agent_plugins import AgentPluginsAdapter
-from adapters.claude_plugins import ClaudePluginsAdapter
-from adapters.codex import CodexAdapter
-from adapters.gemini import GeminiAdapter
-from adapters.nanobot import NanobotAdapter
-from adapters.nimlet import NimletAdapter
-from adapters.nu import NuAdapter
-from adapters.openclaw import OpenClawAdapter
-from adapters.pi import PiAdapter
 from gateway.base import Diagnostic
-from gateway.model import Adapter, CatalogEntry
+from gateway.model import Adapter, CatalogEntry, DiscoveredLaunch
 
 __all__ = [
     "ADAPTERS",
     "BUILTIN",
+    "ECOSYSTEMS",
     "BuiltinAdapters",
     "detect_ecosystem",
     "get_adapter",
     "inspect_package",
 ]
 
-ADAPTERS: tuple[Adapter, ...] = (
-    AgentPluginsAdapter(),
-    NanobotAdapter(),
-    OpenClawAdapter(),
-    PiAdapter(),
-    NuAdapter(),
-    CodexAdapter(),
-    ClaudePluginsAdapter(),
-    GeminiAdapter(),
-    NimletAdapter(),
+_KNOWN: tuple[tuple[str, str, str, bool], ...] = (
+    ("agent-plugins", "adapters.agent_plugins", "AgentPluginsAdapter", False),
+    ("nanobot", "adapters.nanobot", "NanobotAdapter", False),
+    ("openclaw", "adapters.openclaw", "OpenClawAdapter", True),
+    ("pi", "adapters.pi", "PiAdapter", True),
+    ("nu", "adapters.nu", "NuAdapter", False),
+    ("codex", "adapters.codex", "CodexAdapter", False),
+    ("claude", "adapters.claude_plugins", "ClaudePluginsAdapter", False),
+    ("gemini", "adapters.gemini", "GeminiAdapter", False),
+    ("nimlet", "adapters.nimlet", "NimletAdapter", False),
 )
+"""Every adapter in detection order: its ecosystem, its package, its class, and whether it
+discovers extensions in folders of its own. An adapter is imported when it is first used
+(its package and modules are ~100 ms of a short command's start); one that discovers says
+where through its package's ``discovery_roots(workspace, user_home)``, so a workspace's
+discovery loads it only when one of those folders is there. The others' ``discover``
+returns [] (``tests/adapters/test_registry_lazy.py`` holds both to it)."""
+
+ECOSYSTEMS: tuple[str, ...] = tuple(ecosystem for ecosystem, *_ in _KNOWN)
+
+_loaded: dict[str, Adapter] = {}
+_loading = threading.Lock()  # the gateway asks from worker threads: one instance each
+
+
+def _load(ecosystem: str) -> Adapter:
+    with _loading:
+        adapter = _loaded.get(ecosystem)
+        if adapter is None:
+            _, package, name, _ = next(row for row in _KNOWN if row[0] == ecosystem)
+            adapter = _loaded[ecosystem] = getattr(importlib.import_module(package), name)()
+        return adapter
+
+
+def _every() -> tuple[Adapter, ...]:
+    return tuple(_load(ecosystem) for ecosystem in ECOSYSTEMS)
+
+
+def __getattr__(name: str) -> tuple[Adapter, ...]:
+    if name == "ADAPTERS":  # every adapter, loaded only when asked for (PEP 562)
+        return _every()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    ADAPTERS: tuple[Adapter, ...]
 
 
 def get_adapter(ecosystem: str) -> Adapter | None:
-    return next((a for a in ADAPTERS if a.ecosystem == ecosystem), None)
+    return _load(ecosystem) if ecosystem in ECOSYSTEMS else None
 
 
 def detect_ecosystem(root: Path | str) -> list[Adapter]:
@@ -65,7 +95,22 @@ def detect_ecosystem(root: Path | str) -> list[Adapter]:
     root = Path(root)
     if not safe_is_dir(root):
         return []
-    return [adapter for adapter in ADAPTERS if _safe_detect(adapter, root)]
+    return [adapter for adapter in _every() if _safe_detect(adapter, root)]
+
+
+def _discover(
+    workspace: Path, user_home: Path, trusted: bool, home: Path
+) -> list[DiscoveredLaunch]:
+    """What the adapters find in their ecosystems' own folders, in detection order; an
+    adapter none of whose folders is there is not loaded (it would find nothing)."""
+    found: list[DiscoveredLaunch] = []
+    for ecosystem, package, _, discovers in _KNOWN:
+        if not discovers:
+            continue
+        roots = importlib.import_module(package).discovery_roots
+        if any(os.path.isdir(root) for root in roots(workspace, user_home)):
+            found += _load(ecosystem).discover(workspace, user_home, trusted, home)
+    return found
 
 
 def inspect_package(root: Path | str, ecosystem: str | None = None) -> CatalogEntry:
@@ -77,7 +122,7 @@ def inspect_package(root: Path | str, ecosystem: str | None = None) -> CatalogEn
     root = Path(root)
     adapter = get_adapter(ecosystem) if ecosystem is not None else None
     if ecosystem is not None and adapter is None:
-        known = ", ".join(a.ecosystem for a in ADAPTERS)
+        known = ", ".join(ECOSYSTEMS)
         return _empty(
             root,
             ecosystem,
@@ -152,13 +197,18 @@ class BuiltinAdapters:
 
     @property
     def adapters(self) -> Sequence[Adapter]:
-        return ADAPTERS
+        return _every()
 
     def inspect(self, root: Path) -> CatalogEntry:
         return inspect_package(root)
 
     def adapter(self, ecosystem: str) -> Adapter | None:
         return get_adapter(ecosystem)
+
+    def discover(
+        self, workspace: Path, user_home: Path, trusted: bool, home: Path
+    ) -> list[DiscoveredLaunch]:
+        return _discover(workspace, user_home, trusted, home)
 
 
 BUILTIN = BuiltinAdapters()

@@ -30,6 +30,7 @@ from adapters.openclaw._launch import (
     openclaw_package_spec,
     plugin_dirs,
 )
+from adapters.openclaw._roots import plugin_roots
 from gateway.base import Diagnostic
 from gateway.model import CatalogEntry, DiscoveredLaunch
 from gateway.packages import PackageConfigError, config_path, read_package_config
@@ -39,12 +40,6 @@ __all__ = ["UNTRUSTED_NAME", "discover", "find_plugins", "plugin_roots"]
 
 UNTRUSTED_NAME = "openclaw:project"
 """Who a report of the skipped plugins of an untrusted workspace is about."""
-
-
-def plugin_roots(workspace: Path, user_home: Path, trusted: bool) -> list[Path]:
-    """OpenClaw's auto-discovered roots in precedence order (workspace first, when trusted)."""
-    project = [workspace / ".openclaw" / "extensions"] if trusted else []
-    return [*project, user_home / ".openclaw" / "extensions"]
 
 
 def find_plugins(directory: Path) -> list[Path]:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         plan_pi,
         sidecar_ready,
     )
+    from adapters.pi._roots import discovery_roots
     from adapters.pi.adapter import ECOSYSTEM, PiAdapter
 
 _WHERE = {
@@ -34,6 +35,7 @@ _WHERE = {
     "pi_package_spec": "adapters.pi._launch",
     "plan_pi": "adapters.pi._launch",
     "sidecar_ready": "adapters.pi._launch",
+    "discovery_roots": "adapters.pi._roots",
 }
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "PI_TOOL_RULES",
     "SIDECAR_DIR",
     "PiAdapter",
+    "discovery_roots",
     "find_node",
     "pi_package_spec",
     "plan_pi",

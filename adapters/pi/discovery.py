@@ -12,27 +12,19 @@ that. Load order is kept for the registry's collision rules (Pi's: the first too
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from adapters._files import Inspection
 from adapters.pi import _codes as codes
 from adapters.pi._launch import plan_pi_shared, timeout
 from adapters.pi._resources import Resources
+from adapters.pi._roots import extension_dirs
 from gateway.model import DiscoveredLaunch
 
 __all__ = ["UNTRUSTED_NAME", "discover", "extension_dirs", "find_extensions"]
 
 UNTRUSTED_NAME = "pi:project"
 """Who a report of the skipped extensions of an untrusted workspace is about."""
-
-
-def extension_dirs(workspace: Path, user_home: Path, trusted: bool) -> list[Path]:
-    """Pi's discovery directories in load order (project first, when trusted)."""
-    agent_dir = os.environ.get("PI_CODING_AGENT_DIR")
-    user = Path(agent_dir) if agent_dir else user_home / ".pi" / "agent"
-    dirs = [workspace / ".pi" / "extensions"] if trusted else []
-    return [*dirs, user / "extensions"]
 
 
 def find_extensions(directory: Path) -> list[tuple[str, Path, list[str]]]:

@@ -217,3 +217,11 @@ class AdapterSet(Protocol):
         ...
 
     def adapter(self, ecosystem: str) -> Adapter | None: ...
+
+    def discover(
+        self, workspace: Path, user_home: Path, trusted: bool, home: Path
+    ) -> list[DiscoveredLaunch]:
+        """What every adapter finds in its ecosystem's own discovery directories, in
+        detection order (``Adapter.discover``). A set may skip, and not even load, an adapter
+        that can find nothing there (the built-in set checks its folders first)."""
+        ...

@@ -113,8 +113,6 @@ def select_offered(
 def discover_all(
     adapters: AdapterSet, workspace: Path, user_home: Path, trusted: bool, home: Path
 ) -> list[DiscoveredLaunch]:
-    """What every adapter found in its ecosystem's own discovery directories."""
-    found: list[DiscoveredLaunch] = []
-    for adapter in adapters.adapters:
-        found += adapter.discover(workspace, user_home, trusted, home)
-    return found
+    """What every adapter found in its ecosystem's own discovery directories (the set skips
+    an adapter that can find nothing there: ``AdapterSet.discover``)."""
+    return adapters.discover(workspace, user_home, trusted, home)

@@ -57,9 +57,9 @@ LOADED = textwrap.dedent(
 )
 
 
-def loaded(workspace: Any, run: str, setup: str = "") -> list[str]:
-    """The ``HEAVY`` modules in ``sys.modules`` after ``run`` in a fresh interpreter."""
-    code = LOADED.format(setup=setup, run=run, heavy=HEAVY)
+def loaded(workspace: Any, run: str, setup: str = "", heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    """The ``heavy`` modules in ``sys.modules`` after ``run`` in a fresh interpreter."""
+    code = LOADED.format(setup=setup, run=run, heavy=heavy)
     env = {"GATEWAY_HOME": str(workspace.home / ".gateway"), "HOME": str(workspace.home)}
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -99,6 +99,22 @@ def test_status_of_a_store_without_packages_loads_no_adapter(workspace):
     gateway(workspace, "trust", str(folder))  # the store exists now, with no package in it
     run = "from gateway.cli import main; main(['status'])"
     assert loaded(workspace, run) == []
+
+
+def test_a_call_among_nimlet_extensions_imports_no_adapter(workspace):
+    """The adapters of the nine ecosystems load when used: in a workspace of nimlet
+    extensions and nothing installed, a call imports none of them (nimlet's extensions are
+    the gateway's own discovery; only Pi's and OpenClaw's adapters discover, in folders that
+    are not there). Its output is a call's."""
+    from adapters.registry import _KNOWN
+
+    workspace.add_extension("beta", language="python", tools=["beta_tool"])
+    call = ["call", "beta_tool", '{"do": "echo"}', "--workspace", ws(workspace), "--trust"]
+    run = f"from gateway.cli import main; assert main({call!r}) == 0"
+    adapters = tuple(f"{package}.adapter" for _, package, _, _ in _KNOWN)
+    assert loaded(workspace, run, heavy=adapters) == []
+    (workspace.root / ".pi" / "extensions").mkdir(parents=True)  # Pi's folder: Pi's adapter
+    assert loaded(workspace, run, heavy=adapters) == ["adapters.pi.adapter"]
 
 
 def test_every_verb_the_parser_knows_runs_and_only_those():
