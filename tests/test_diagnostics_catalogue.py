@@ -5,6 +5,7 @@ finds, and docs/diagnostics.md is the catalogue rendered (``python -m gateway.ba
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -22,12 +23,17 @@ def _module_name(path: Path) -> str:
     return ".".join(path.relative_to(ROOT).with_suffix("").parts)
 
 
+@functools.cache
 def declarations() -> dict[str, str]:
-    """Every ``define_code("...")`` call in gateway/ and adapters/: code -> module."""
+    """Every ``define_code("...")`` call in gateway/ and adapters/: code -> module. (Read once
+    for the module's tests; a file that does not name ``define_code`` has no such call.)"""
     found: dict[str, str] = {}
     for package in ("gateway", "adapters"):
         for path in sorted((ROOT / package).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            text = path.read_text(encoding="utf-8")
+            if "define_code" not in text:
+                continue
+            for node in ast.walk(ast.parse(text)):
                 if (
                     isinstance(node, ast.Call)
                     and isinstance(node.func, ast.Name)

@@ -77,6 +77,18 @@ def _finder(surface: Mapping[str, str]) -> re.Pattern[str] | None:
     return None
 
 
+def _needles(surface: Mapping[str, str]) -> tuple[str, ...]:
+    """Text every match of ``_finder(surface)`` (and of its import, for a ``name``) contains
+    verbatim: a file without one of them is not searched (a plugin's bundle is megabytes, and
+    a pattern that starts with a look-behind is tried at every position)."""
+    for key in ("call", "hook", "name"):
+        if key in surface:
+            return (surface[key], surface["import"]) if key == "name" else (surface[key],)
+    if "path" in surface:
+        return tuple(surface["path"].split("."))
+    return (surface["import"],) if "import" in surface else ()
+
+
 def removed_uses(sources: Sequence[SourceFile]) -> list[RemovedUse]:
     """Every registry surface the reachable ``sources`` use, where (the first use per file)."""
     found: list[RemovedUse] = []
@@ -86,8 +98,9 @@ def removed_uses(sources: Sequence[SourceFile]) -> list[RemovedUse]:
             if pattern is None:
                 continue
             imported = _import_pattern(surface["import"]) if "name" in surface else None
+            needles = _needles(surface)
             for source in sources:
-                if not source.reachable:
+                if not source.reachable or not all(n in source.text for n in needles):
                     continue
                 if imported is not None and not imported.search(source.text):
                     continue

@@ -13,26 +13,29 @@ import pytest
 from gateway.audit import SCHEMA_ID, AuditReport, audit, render
 from gateway.base import GatewayConfig
 
+from ._npm_audit import NPM_TARBALLS, joined, npm_static_report
+
 ROOT = Path(__file__).resolve().parents[3]
-NPM = ROOT / "tests" / "fixtures" / "npm"
 SCHEMA = json.loads((ROOT / "docs" / "audit-schema.json").read_text())
 SARIF_SCHEMA = json.loads(
     (ROOT / "tests" / "fixtures" / "sarif" / "sarif-schema-2.1.0.json").read_text()
 )
-SOURCES = [
-    *(str(path) for path in sorted(NPM.glob("*.tgz"))),
+OTHERS = [
     str(ROOT / "examples" / "packages" / "acme-review"),
     str(ROOT / "examples" / ".nimlet" / "extensions" / "notes"),
     str(ROOT / "examples" / ".nimlet"),
     str(Path(__file__).parent / "fixtures" / "risky"),
     "./no/such/package",
 ]
+SOURCES = [*(str(path) for path in NPM_TARBALLS), *OTHERS]
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> AuditReport:
+def report(tmp_path_factory: pytest.TempPathFactory, testrun_uid: str) -> AuditReport:
+    """The audit of SOURCES: the real packages' (made once per run) and the others'."""
     base = tmp_path_factory.mktemp("formats")
-    return audit(SOURCES, config=GatewayConfig(home=base / "gateway", user_home=base))
+    others = audit(OTHERS, config=GatewayConfig(home=base / "gateway", user_home=base))
+    return joined(npm_static_report(tmp_path_factory, testrun_uid), others)
 
 
 def test_the_schema_is_a_valid_draft_2020_12_schema():

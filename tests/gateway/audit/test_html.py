@@ -15,18 +15,20 @@ from gateway.audit import AuditReport, audit, render
 from gateway.base import GatewayConfig
 
 from ._chromium import Browser, find_chromium
+from ._npm_audit import joined, npm_static_report
 
-ROOT = Path(__file__).resolve().parents[3]
-NPM = ROOT / "tests" / "fixtures" / "npm"
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium (apt-get install chromium)")
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Browser, str, AuditReport]]:
+def page(
+    tmp_path_factory: pytest.TempPathFactory, testrun_uid: str
+) -> Iterator[tuple[Browser, str, AuditReport]]:
+    """The report of the real packages (made once per run) and of a source that fails."""
     base = tmp_path_factory.mktemp("html")
-    sources = [str(p) for p in sorted(NPM.glob("*.tgz"))] + ["./not/a/package"]
-    report = audit(sources, config=GatewayConfig(home=base / "gateway", user_home=base))
+    failed = audit(["./not/a/package"], config=GatewayConfig(home=base / "gateway", user_home=base))
+    report = joined(npm_static_report(tmp_path_factory, testrun_uid), failed)
     path = base / "audit.html"
     path.write_text(render(report, "html"), encoding="utf-8")
     assert CHROMIUM is not None

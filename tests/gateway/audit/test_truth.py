@@ -37,11 +37,13 @@ from gateway.packages import install, load_adapters
 from gateway.runtime import find_node
 from gateway.store import StateStore
 
+from ._npm_audit import NPM_TARBALLS, joined, npm_static_report
+
 pytestmark = pytest.mark.slow(3)  # measured long: scheduled first (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[3]
-NPM = ROOT / "tests" / "fixtures" / "npm"
-PACKAGES = [*sorted(NPM.glob("*.tgz")), ROOT / "examples" / "packages" / "acme-review"]
+ACME = ROOT / "examples" / "packages" / "acme-review"
+PACKAGES = [*NPM_TARBALLS, ACME]
 NODE = find_node(MIN_NODE)
 _problem = (
     sidecar_ready("pi") or sidecar_ready("openclaw") or (None if NODE else "no Node >= 24.16")
@@ -52,8 +54,9 @@ _RUNNING = (Status.RUNS,)
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The packages installed and gated in one gateway home; the audits of each."""
+def world(tmp_path_factory: pytest.TempPathFactory, testrun_uid: str) -> dict[str, Any]:
+    """The packages installed and gated in one gateway home; the audits of each (the static
+    audit of the real packages is made once per run, ``_npm_audit``)."""
     base = tmp_path_factory.mktemp("truth")
     home = base / "user" / ".gateway"
     ids = []
@@ -70,7 +73,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ids.append(package_id)
     config = GatewayConfig(home=home, user_home=base / "user", shutdown_grace=0.3, term_grace=0.5)
     sources = [str(p) for p in PACKAGES]
-    static = audit(sources, config=GatewayConfig(home=base / "audit", user_home=base))
+    static = joined(
+        npm_static_report(tmp_path_factory, testrun_uid),
+        audit([str(ACME)], config=GatewayConfig(home=base / "audit", user_home=base)),
+    )
     observed = audit(
         sources,
         load=True,
