@@ -31,10 +31,20 @@ def _shared_folder(factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-def npm_static_report(factory: pytest.TempPathFactory, testrun_uid: str) -> AuditReport:
-    """``audit`` of NPM_TARBALLS (static), in that order; each call returns its own copy.
-    ``testrun_uid``: xdist's fixture of that name."""
-    path = _shared_folder(factory) / f"npm-static-audit-{testrun_uid}.pickle"
+def _run_id(request: pytest.FixtureRequest) -> str:
+    """xdist's ``testrun_uid``; without xdist (``-p no:xdist``) one process runs everything
+    and the run's own base folder is already its alone."""
+    try:
+        return str(request.getfixturevalue("testrun_uid"))
+    except pytest.FixtureLookupError:
+        return "solo"
+
+
+def npm_static_report(
+    factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> AuditReport:
+    """``audit`` of NPM_TARBALLS (static), in that order; each call returns its own copy."""
+    path = _shared_folder(factory) / f"npm-static-audit-{_run_id(request)}.pickle"
     with open(path.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not path.exists():

@@ -31,11 +31,11 @@ SOURCES = [*(str(path) for path in NPM_TARBALLS), *OTHERS]
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory, testrun_uid: str) -> AuditReport:
+def report(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> AuditReport:
     """The audit of SOURCES: the real packages' (made once per run) and the others'."""
     base = tmp_path_factory.mktemp("formats")
     others = audit(OTHERS, config=GatewayConfig(home=base / "gateway", user_home=base))
-    return joined(npm_static_report(tmp_path_factory, testrun_uid), others)
+    return joined(npm_static_report(tmp_path_factory, request), others)
 
 
 def test_the_schema_is_a_valid_draft_2020_12_schema():

@@ -23,12 +23,12 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium (apt-get i
 
 @pytest.fixture(scope="module")
 def page(
-    tmp_path_factory: pytest.TempPathFactory, testrun_uid: str
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[tuple[Browser, str, AuditReport]]:
     """The report of the real packages (made once per run) and of a source that fails."""
     base = tmp_path_factory.mktemp("html")
     failed = audit(["./not/a/package"], config=GatewayConfig(home=base / "gateway", user_home=base))
-    report = joined(npm_static_report(tmp_path_factory, testrun_uid), failed)
+    report = joined(npm_static_report(tmp_path_factory, request), failed)
     path = base / "audit.html"
     path.write_text(render(report, "html"), encoding="utf-8")
     assert CHROMIUM is not None

@@ -36,7 +36,9 @@ def _warnings(package: object) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def figures(tmp_path_factory: pytest.TempPathFactory, testrun_uid: str) -> dict[str, object]:
+def figures(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> dict[str, object]:
     malicious = audit([str(MALICIOUS / name) for name in EXPECTED])
     missed = [
         name
@@ -45,7 +47,7 @@ def figures(tmp_path_factory: pytest.TempPathFactory, testrun_uid: str) -> dict[
     ]
     # The real packages' audit is made once per run (``_npm_audit``); the others' here.
     benign = joined(
-        npm_static_report(tmp_path_factory, testrun_uid),
+        npm_static_report(tmp_path_factory, request),
         audit([str(path) for path in OTHER_BENIGN]),
     )
     flagged = [

@@ -54,7 +54,9 @@ _RUNNING = (Status.RUNS,)
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory, testrun_uid: str) -> dict[str, Any]:
+def world(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> dict[str, Any]:
     """The packages installed and gated in one gateway home; the audits of each (the static
     audit of the real packages is made once per run, ``_npm_audit``)."""
     base = tmp_path_factory.mktemp("truth")
@@ -74,7 +76,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, testrun_uid: str) -> dict[st
     config = GatewayConfig(home=home, user_home=base / "user", shutdown_grace=0.3, term_grace=0.5)
     sources = [str(p) for p in PACKAGES]
     static = joined(
-        npm_static_report(tmp_path_factory, testrun_uid),
+        npm_static_report(tmp_path_factory, request),
         audit([str(ACME)], config=GatewayConfig(home=base / "audit", user_home=base)),
     )
     observed = audit(
