@@ -117,13 +117,13 @@ async def run_shell(args: argparse.Namespace, config: GatewayConfig) -> int:
         terminal.say(f"gateway shell — workspace {gateway.workspace}, session {gateway.session.id}")
         terminal.say("type /help for commands")
         startup.release()
-        await gateway.start_session()
         try:
+            await gateway.start_session()
             await _read_eval(gateway, terminal, inbox)
         finally:
-            # Ctrl-C cancels the shell's task: the packages still see the session end (as
-            # `serve` does when it stops), bounded so a package that does not answer cannot
-            # hold the exit.
+            # Ctrl-C cancels the shell's task, at the prompt or while the session starts: the
+            # packages still see the session end (as `serve` does when it stops), bounded so
+            # a package that does not answer cannot hold the exit.
             with anyio.CancelScope(shield=True), anyio.move_on_after(SESSION_END_WITHIN):
                 await gateway.end_session()
     return 0

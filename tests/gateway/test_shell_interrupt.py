@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests._interrupt import interruptible
 from tests._session_recorder import install_session_recorder, recorded
 
 # Generous: what is tested is the order of the messages, not how fast they came.
@@ -25,15 +26,16 @@ def test_ctrl_c_ends_the_session_for_the_packages_then_leaves_with_status_130(
     events = install_session_recorder(home, tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
     env.update(GATEWAY_HOME=str(home), HOME=str(tmp_path))
-    errors = tmp_path / "stderr.log"
-    with errors.open("wb") as sink:
+    errors, output = tmp_path / "stderr.log", tmp_path / "stdout.log"
+    with errors.open("wb") as sink, output.open("wb") as out, interruptible():
         shell = subprocess.Popen(
             [sys.executable, "-m", "gateway", "shell", "--workspace", str(workspace)],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=sink, env=env,
+            stdin=subprocess.PIPE, stdout=out, stderr=sink, env=env,
         )  # fmt: skip
     try:
         deadline = time.monotonic() + WITHIN
-        while "session_start" not in recorded(events):  # the shell waits for its input
+        # The prompt: the session has started, and the shell waits for its input.
+        while not output.read_text().endswith("\n> "):
             assert shell.poll() is None, errors.read_text()
             assert time.monotonic() < deadline, errors.read_text()
             time.sleep(0.05)
