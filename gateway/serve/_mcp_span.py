@@ -17,6 +17,7 @@ SDK middleware's place; where the gateway traces nothing (no tracer installed in
 from __future__ import annotations
 
 from collections.abc import Callable
+from time import time_ns
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -80,20 +81,22 @@ class McpSpan:
             record_exception=False, set_status_on_exception=False,
         )  # fmt: skip
         token = context.attach(set_span_in_context(span))
+        # What follows the call is left for after the reply (``telemetry.after_reply``): the
+        # error's attributes and status, the span's end at the time it ends here (then
+        # handed to the span processor); a raised exception is recorded at once.
         try:
             try:
                 result = await call_next(ctx)
             except MCPError as e:
                 code = str(e.error.code)
-                span.set_attributes({"error.type": code, "rpc.response.status_code": code})
-                span.set_status(StatusCode.ERROR, e.error.message)
+                telemetry.after_reply(_failed, span, code, e.error.message)
                 raise
             except ValidationError:
                 code = str(INVALID_PARAMS)
-                span.set_attributes({"error.type": code, "rpc.response.status_code": code})
-                span.set_status(StatusCode.ERROR, "Invalid request parameters")
+                telemetry.after_reply(_failed, span, code, "Invalid request parameters")
                 raise
             except Exception as e:
+                telemetry.catch_up()  # what the span was given before, first
                 span.set_attribute("error.type", type(e).__qualname__)
                 span.record_exception(e)
                 span.set_status(StatusCode.ERROR, str(e))
@@ -101,20 +104,29 @@ class McpSpan:
             if ctx.method == "tools/call":
                 match result:
                     case CallToolResult(is_error=True) | {"isError": True}:
-                        span.set_attribute("error.type", "tool_error")
-                        span.set_status(StatusCode.ERROR)
+                        telemetry.after_reply(_failed, span, "tool_error", None, False)
                     case _:
                         pass
             return result
         finally:
             context.detach(token)
-            span.end()
+            telemetry.after_reply(span.end, time_ns())
 
     def _tracer(self) -> Any:
         provider = trace.get_tracer_provider()
         if self._tracers is None or self._tracers[0] is not provider:
             self._tracers = (provider, provider.get_tracer("mcp-python-sdk"))
         return self._tracers[1]
+
+
+def _failed(span: Any, code: str, message: str | None, response: bool = True) -> None:
+    """An error span as the MCP SDK's middleware marks it: ``error.type`` (and, for an MCP
+    error, ``rpc.response.status_code``), status ERROR."""
+    if response:
+        span.set_attributes({"error.type": code, "rpc.response.status_code": code})
+    else:
+        span.set_attribute("error.type", code)
+    span.set_status(StatusCode.ERROR, message)
 
 
 def _parent(meta: Any) -> Any:
