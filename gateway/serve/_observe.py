@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from opentelemetry.trace import get_current_span  # imported by the MCP SDK's server already
 
 from gateway.base import Diagnostic, telemetry
 from gateway.base.telemetry import AFTER_REPLY, CALL_TRAIL, AfterReply, CallTrail
@@ -159,8 +160,6 @@ class McpObserver:
     def _describe(self, ctx: ServerRequestContext[Any, Any], trail: CallTrail) -> None:
         """The gateway's attributes on the span of this request (``McpSpan`` gave it those
         known at the start; the MCP SDK's middleware, when it made the span, none)."""
-        from opentelemetry.trace import get_current_span
-
         span = get_current_span()  # the span of this request
         if not span.is_recording():  # sampled out: nothing of it is kept
             return
