@@ -66,7 +66,9 @@ class McpSpan:
         self._facts = facts
         self.lean = lean
         """False: the SDK's middleware makes every span (as before; for comparison)."""
-        self._tracers: tuple[Any, Any] | None = None  # (provider, its mcp-python-sdk tracer)
+        self._tracers: tuple[Any, Any, bool] | None = None
+        """The provider, its ``mcp-python-sdk`` tracer, and whether its sampler is blind to a
+        span's attributes (``_blind``)."""
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -76,14 +78,20 @@ class McpSpan:
         name, attributes = sdk_attributes(ctx)
         if ctx.method in ("tools/call", "prompts/get"):
             attributes.update(self._facts(ctx))
-        span = self._tracer().start_span(
-            name, context=_parent(ctx.meta), kind=SpanKind.SERVER, attributes=attributes,
+        tracer, blind = self._tracer()
+        span = tracer.start_span(
+            name, context=_parent(ctx.meta), kind=SpanKind.SERVER,
+            attributes=None if blind else attributes,
             record_exception=False, set_status_on_exception=False,
         )  # fmt: skip
+        # What need not delay the reply is left for after it (``telemetry.after_reply``), in
+        # this order: the attributes known now, where the sampler does not read them (set
+        # first, as if given at the start); the error's attributes and status; the span's
+        # end at the time it ends here (then handed to the span processor). A raised
+        # exception is recorded at once.
+        if blind and span.is_recording():
+            telemetry.after_reply(span.set_attributes, attributes)
         token = context.attach(set_span_in_context(span))
-        # What follows the call is left for after the reply (``telemetry.after_reply``): the
-        # error's attributes and status, the span's end at the time it ends here (then
-        # handed to the span processor); a raised exception is recorded at once.
         try:
             try:
                 result = await call_next(ctx)
@@ -112,11 +120,33 @@ class McpSpan:
             context.detach(token)
             telemetry.after_reply(span.end, time_ns())
 
-    def _tracer(self) -> Any:
+    def _tracer(self) -> tuple[Any, bool]:
         provider = trace.get_tracer_provider()
         if self._tracers is None or self._tracers[0] is not provider:
-            self._tracers = (provider, provider.get_tracer("mcp-python-sdk"))
-        return self._tracers[1]
+            tracer = provider.get_tracer("mcp-python-sdk")
+            self._tracers = (provider, tracer, _blind(getattr(tracer, "sampler", None)))
+        return self._tracers[1], self._tracers[2]
+
+
+_DELEGATES = ("_root", "_remote_parent_sampled", "_remote_parent_not_sampled",
+              "_local_parent_sampled", "_local_parent_not_sampled")  # fmt: skip
+
+
+def _blind(sampler: Any) -> bool:
+    """The sampler, and each it delegates to, is one of OpenTelemetry's own that
+    ``OTEL_TRACES_SAMPLER`` names — always on or off, trace-id ratio, parent-based — which
+    pass a span's attributes through without reading them: a span started without them
+    and given them at once is the same span. Anything else (a sampler of a plugin, one not
+    found where opentelemetry-sdk 1.45 keeps its delegates) is given them at the start."""
+    try:
+        from opentelemetry.sdk.trace import sampling
+    except ImportError:
+        return False
+    if type(sampler).__module__ != sampling.__name__:
+        return False
+    if isinstance(sampler, sampling.ParentBased):
+        return all(_blind(getattr(sampler, name, None)) for name in _DELEGATES)
+    return isinstance(sampler, sampling.StaticSampler | sampling.TraceIdRatioBased)
 
 
 def _failed(span: Any, code: str, message: str | None, response: bool = True) -> None:

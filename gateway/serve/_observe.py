@@ -87,7 +87,7 @@ def observe(server: Any, transport: str) -> McpObserver:
     observer = McpObserver(transport)
     for at, middleware in enumerate(server.middleware):
         if type(middleware).__name__ == "OpenTelemetryMiddleware":
-            server.middleware[at] = McpSpan(middleware, observer.facts)
+            server.middleware[at] = observer.spans = McpSpan(middleware, observer.facts)
             break
     server.middleware.append(observer)
     return observer
@@ -125,6 +125,8 @@ class McpObserver:
 
     def __init__(self, transport: str) -> None:
         self._transport = transport
+        self.spans: McpSpan | None = None
+        """The middleware that makes each request's span, where it is the gateway's."""
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -163,8 +165,7 @@ class McpObserver:
         span = get_current_span()  # the span of this request
         if not span.is_recording():  # sampled out: nothing of it is kept
             return
-        given = getattr(span, "attributes", None)
-        ours = given is not None and "network.transport" in given  # McpSpan's: ends later
+        ours = self.spans is not None and self.spans.lean  # McpSpan's: it ends after
         found = {} if ours else self.facts(ctx)
         if trail.package:  # the tool's owner (a command's is on its own span)
             found[telemetry.PACKAGE] = trail.package

@@ -109,3 +109,31 @@ def test_one_failure_stops_none_of_the_rest(capsys: pytest.CaptureFixture[str]) 
     later.close()
     assert done == ["rest"]
     assert "ZeroDivisionError" in capsys.readouterr().err
+
+
+def test_attributes_wait_for_the_reply_only_where_the_sampler_never_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``McpSpan`` starts a span without its attributes (set at once after, or after the
+    reply) only under OpenTelemetry's own samplers that ``OTEL_TRACES_SAMPLER`` names,
+    which pass them through unread; any other sampler is given them at the start."""
+    from opentelemetry.sdk.trace import sampling
+
+    from gateway.serve._mcp_span import _blind
+
+    for name in ("always_on", "always_off", "traceidratio", "parentbased_always_on",
+                 "parentbased_always_off", "parentbased_traceidratio"):  # fmt: skip
+        monkeypatch.setenv("OTEL_TRACES_SAMPLER", name)
+        monkeypatch.setenv("OTEL_TRACES_SAMPLER_ARG", "0.5")
+        assert _blind(sampling._get_from_env_or_default()), name
+
+    class Reading(sampling.Sampler):
+        def should_sample(self, *args: Any, **kwargs: Any) -> sampling.SamplingResult:
+            return sampling.SamplingResult(sampling.Decision.RECORD_AND_SAMPLE)
+
+        def get_description(self) -> str:
+            return "reads"
+
+    for sampler in (Reading(), sampling.ParentBased(Reading()),
+                    sampling.AlwaysRecordSampler(sampling.ALWAYS_ON), None):  # fmt: skip
+        assert not _blind(sampler)
