@@ -9,9 +9,13 @@ each cleaned again by OpenTelemetry's attribute store. ``McpSpan`` makes that sp
 the same name, kind, tracer (``mcp-python-sdk``, from the global tracer provider, as the
 SDK's), parent, attributes in the same order (the gateway's transport and session, known at
 the start, given with the SDK's, so nothing is cleaned twice), and the same error handling
-as the SDK's middleware; it is made current directly. ``_observe.observe`` puts it in the
-SDK middleware's place; where the gateway traces nothing (no tracer installed in
-``gateway.base.telemetry``) the SDK's own middleware still makes the span, as before.
+as the SDK's middleware; it is made current directly. What need not delay the reply — the
+attributes (where the sampler does not read them), an error's status, the span's end at the
+time the call ended — is done through ``telemetry.after_reply``: under ``serve --http``
+once the reply is written, elsewhere at once; the span exported is the same.
+``_observe.observe`` puts it in the SDK middleware's place; where the gateway traces nothing
+(no tracer installed in ``gateway.base.telemetry``) the SDK's own middleware still makes the
+span, as before.
 """
 
 from __future__ import annotations
