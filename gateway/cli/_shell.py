@@ -54,6 +54,8 @@ user's (nimlet runs any typed command; the gateway keeps these out of an extensi
 MODEL_REQUESTS_PER_TURN = 32
 """The shell's emulated turn stops after this many model requests (follow-ups that keep
 coming)."""
+SESSION_END_WITHIN = 5.0
+"""Seconds the packages have to answer the session's end when the shell is left."""
 
 
 class _Inbox:
@@ -116,16 +118,26 @@ async def run_shell(args: argparse.Namespace, config: GatewayConfig) -> int:
         terminal.say("type /help for commands")
         startup.release()
         await gateway.start_session()
-        while True:
-            source, line = await _next_input(terminal, inbox)
-            if line is None:
-                break
-            if not line.strip():
-                continue
-            if not await _handle(gateway, line.strip(), from_extension=source is not None):
-                break
-        await gateway.end_session()
+        try:
+            await _read_eval(gateway, terminal, inbox)
+        finally:
+            # Ctrl-C cancels the shell's task: the packages still see the session end (as
+            # `serve` does when it stops), bounded so a package that does not answer cannot
+            # hold the exit.
+            with anyio.CancelScope(shield=True), anyio.move_on_after(SESSION_END_WITHIN):
+                await gateway.end_session()
     return 0
+
+
+async def _read_eval(gateway: Gateway, terminal: Terminal, inbox: _Inbox) -> None:
+    while True:
+        source, line = await _next_input(terminal, inbox)
+        if line is None:
+            return
+        if not line.strip():
+            continue
+        if not await _handle(gateway, line.strip(), from_extension=source is not None):
+            return
 
 
 async def _next_input(terminal: Terminal, inbox: _Inbox) -> tuple[str | None, str | None]:

@@ -23,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from gateway.sandbox import package_dirs
+from tests._session_recorder import install_session_recorder, recorded
 from tests.adapters._helpers import write_tree
 from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, install_ready, terminate
 
@@ -395,39 +396,14 @@ async def test_token_list_never_shows_a_token_or_its_hash(server: Server) -> Non
     assert names["a"] == ["alpha"]
 
 
-# A nimlet extension that answers every event at once and writes down every message it got.
-ENDS = """#!@PYTHON@
-import json, sys
-def send(message):
-    sys.stdout.write(json.dumps(message) + "\\n")
-    sys.stdout.flush()
-send({"type": "register", "tools": [], "commands": [], "events": ["session_start",
-      "session_end"]})
-for line in sys.stdin:
-    message = json.loads(line)
-    with open(@EVENTS@, "a") as handle:
-        handle.write(message.get("event", message["type"]) + "\\n")
-    if message["type"] == "shutdown":
-        break
-    if message["type"] == "event":
-        send({"type": "response", "id": message["id"]})
-"""
-
-
 def test_sigterm_ends_the_session_for_the_packages_then_stops_with_status_0(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "workspace").mkdir()
     env, errors = _env(tmp_path), tmp_path / "stderr.log"
-    events = package_dirs(tmp_path / "home", "ender")[0] / "events.txt"
-    script = ENDS.replace("@PYTHON@", sys.executable).replace("@EVENTS@", repr(str(events)))
-    folder = tmp_path / "ender"
-    write_tree(folder, {"extension.json": {"name": "ender", "command": ["./ext.py"]},
-                        "ext.py": script})  # fmt: skip
-    (folder / "ext.py").chmod(0o755)
-    install_ready(tmp_path / "home", folder)
+    events = install_session_recorder(tmp_path / "home", tmp_path)
     process, _ = _start(env, tmp_path / "workspace", errors)
-    while "session_start" not in (events.read_text() if events.exists() else ""):  # warm
+    while "session_start" not in recorded(events):  # warm
         assert process.poll() is None, errors.read_text()
         time.sleep(0.05)
     assert terminate(process, 15) == 0
@@ -435,8 +411,7 @@ def test_sigterm_ends_the_session_for_the_packages_then_stops_with_status_0(
     # The session's end reached the package and its answer the gateway, then it was shut
     # down. (A server cancelled from outside had lost its runtimes' readers: the answer
     # went unread, and the request was cancelled once the 5 s bound ran out.)
-    assert events.read_text().split() == ["initialize", "session_start", "session_end",
-                                          "shutdown"]  # fmt: skip
+    assert recorded(events) == ["initialize", "session_start", "session_end", "shutdown"]
 
 
 def test_an_address_in_use_stops_the_server_with_its_code(server: Server) -> None:

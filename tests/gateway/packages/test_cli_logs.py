@@ -96,7 +96,9 @@ def test_follow_prints_what_is_appended_and_stops_cleanly_on_ctrl_c(home: Path) 
         log.write_text("rotated\n")
         assert child.stdout.readline() == "rotated\n"
         child.send_signal(signal.SIGINT)
-        _, err = child.communicate(timeout=10)
+        # What is tested is that Ctrl-C ends it cleanly, not how fast: on a 2-core machine at
+        # load 15-20 the interpreter's exit alone took longer than the 10 s this once allowed.
+        _, err = child.communicate(timeout=120)
     finally:
         child.kill()
     assert (child.returncode, err) == (0, "")
