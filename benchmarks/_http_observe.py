@@ -109,10 +109,16 @@ def report_reply_cpu(root: Path, names: list[str]) -> None:
     (``_reply_cpu``; written by each server at its exit): what delays the client, read
     apart from the machine's load."""
     print("  server CPU before the reply (main thread, request to reply written), median:")
-    found = [[float(v) for v in _reply_cpu_file(root, at).read_text().split()]
-             for at in range(len(names))]  # fmt: skip
+    files = [_reply_cpu_file(root, at) for at in range(len(names))]
+    found = [[float(v) for v in f.read_text().split()] if f.exists() else [] for f in files]
+    if not found[0]:
+        print("  (both off wrote no figures)")
+        return
     base = statistics.median(found[0])
     for name, samples in zip(names, found, strict=True):
+        if not samples:
+            print(f"  {name:20} no figures (the server did not exit cleanly)")
+            continue
         median = statistics.median(samples)
         print(f"  {name:20} {median * 1e3:.3f} ms  {median / base:.3f}x"
               f"  ({(median - base) * 1e6:+.0f} µs)  ({len(samples)} calls)")  # fmt: skip
