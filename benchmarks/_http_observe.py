@@ -4,6 +4,7 @@ gateway with both off, in one run."""
 from __future__ import annotations
 
 import contextlib
+import os
 import statistics
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,14 @@ from _http_servers import (
 )
 
 from gateway.testing import OtlpReceiver
+
+PROBE = Path(__file__).resolve().parent / "_reply_cpu"
+"""On each server's ``PYTHONPATH``: its ``sitecustomize`` times the CPU before each reply."""
+
+
+def _reply_cpu_file(root: Path, index: int) -> Path:
+    return root / f"reply-cpu-{index}.txt"
+
 
 # ------------------------------------------------------------------ 4. tracing and metrics
 
@@ -43,6 +52,10 @@ def observed_gateways(root: Path, max_calls: int, sink: str) -> Iterator[tuple[S
         for name, where, extra in (("both off", env, ()), ("metrics", env, metrics),
                                    ("tracing + metrics", traced, metrics),
                                    ("1/10 traced + metrics", sampled, metrics)):  # fmt: skip
+            paths = filter(None, (str(PROBE), where.get("PYTHONPATH")))
+            probe = str(_reply_cpu_file(root, len(servers)))
+            where = {**where, "PYTHONPATH": os.pathsep.join(paths),
+                     "GATEWAY_BENCH_REPLY_CPU": probe}  # fmt: skip
             servers.append(start_gateway(name, root, workspace, where, token, max_calls, extra))
         yield tuple(servers)
     finally:
@@ -89,3 +102,23 @@ def report_overhead(
     print(f"  the collector stand-in received {sink.requests['/v1/traces']} trace exports"
           f" ({sink.bytes['/v1/traces'] / 1024:.0f} KiB) and {sink.requests['/v1/metrics']}"
           " metric exports")  # fmt: skip
+
+
+def report_reply_cpu(root: Path, names: list[str]) -> None:
+    """The servers' main-thread CPU from a ``tools/call``'s request to its reply's write
+    (``_reply_cpu``; written by each server at its exit): what delays the client, read
+    apart from the machine's load."""
+    print("  server CPU before the reply (main thread, request to reply written), median:")
+    files = [_reply_cpu_file(root, at) for at in range(len(names))]
+    found = [[float(v) for v in f.read_text().split()] if f.exists() else [] for f in files]
+    if not found[0]:
+        print("  (both off wrote no figures)")
+        return
+    base = statistics.median(found[0])
+    for name, samples in zip(names, found, strict=True):
+        if not samples:
+            print(f"  {name:20} no figures (the server did not exit cleanly)")
+            continue
+        median = statistics.median(samples)
+        print(f"  {name:20} {median * 1e3:.3f} ms  {median / base:.3f}x"
+              f"  ({(median - base) * 1e6:+.0f} µs)  ({len(samples)} calls)")  # fmt: skip

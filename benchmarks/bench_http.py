@@ -26,7 +26,10 @@ and its streamable-HTTP app on uvicorn. Both are driven by the SDK's streamable-
    and the same with one trace in ten sampled —
    one client each, calls alternating in batches as in 1 (the order rotating from round
    to round): p50 and p99 per call, the server process's CPU time per call, and the ratio
-   of each against both off. Target: p50 <= 1.05x. ``--observability-only`` runs only it.
+   of each against both off; and, once the servers exit, each server's main-thread CPU from
+   a call's request to its reply's write (``_reply_cpu/sitecustomize.py`` in each server:
+   what delays the client, apart from the machine's load). Target: p50 <= 1.05x.
+   ``--observability-only`` runs only it.
 
 Load only on 127.0.0.1, bounded in count and time. Linux only (/proc). The servers and the
 client are ``_http_servers.py``; sections 1-2 ``_http_compare.py``, 3 ``_http_soak.py``, 4
@@ -48,7 +51,12 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))  # the sections' modules, beside this script
 
 from _http_compare import crowd, report_crowd, report_single, single  # noqa: E402
-from _http_observe import observed_gateways, overhead, report_overhead  # noqa: E402
+from _http_observe import (  # noqa: E402
+    observed_gateways,
+    overhead,
+    report_overhead,
+    report_reply_cpu,
+)
 from _http_servers import rss_kib, started  # noqa: E402
 from _http_soak import soak_both  # noqa: E402
 
@@ -71,13 +79,11 @@ def main() -> None:
           f" Python {sys.version.split()[0]}")  # fmt: skip
     if not args.observability_only:
         compared(args)
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        otlp_receiver(keep=False) as sink,
-        observed_gateways(Path(folder), 10, sink.url) as servers,
-    ):
-        found, cpu = anyio.run(overhead, servers, args.calls)
-        report_overhead(found, cpu, servers[0].name, sink)
+    with tempfile.TemporaryDirectory() as folder, otlp_receiver(keep=False) as sink:
+        with observed_gateways(Path(folder), 10, sink.url) as servers:
+            found, cpu = anyio.run(overhead, servers, args.calls)
+            report_overhead(found, cpu, servers[0].name, sink)
+        report_reply_cpu(Path(folder), [server.name for server in servers])  # once they exit
     load = os.getloadavg()
     print(f"\nload average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 

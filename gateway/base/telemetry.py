@@ -9,6 +9,11 @@ shared no-op context manager, and a count is one global read: OpenTelemetry is n
 imported. ``gateway serve`` installs an OpenTelemetry tracer (``gateway.serve``'s
 ``configure_telemetry``) and metrics sinks (Prometheus, OpenTelemetry) when configured.
 
+``AFTER_REPLY`` holds, for one request a server answers, what need not delay its reply: a
+span's end, its attributes known at the end, a call's counts (``after_reply``). The server
+runs that work once the reply is written (``AfterReply.run``); where no server set one (the
+Python API, stdio), the work is done at once.
+
 ``CALL_TRAIL`` carries, for one tool call, what the gateway decided on the way (the owning
 package, permission, hooks, policy): a server sets a fresh ``CallTrail`` before it calls,
 the tool pipeline fills it, and the server writes its audit line from it.
@@ -17,13 +22,15 @@ the tool pipeline fills it, and the server writes its audit line from it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
-from contextvars import ContextVar
+from contextvars import Context, ContextVar, copy_context
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 __all__ = [
+    "AFTER_REPLY",
     "CALL_TRAIL",
     "ECOSYSTEM",
     "ERROR_TYPE",
@@ -37,13 +44,16 @@ __all__ = [
     "PROMPT_NAME",
     "RUNTIME_ERROR",
     "TOOL_NAME",
+    "AfterReply",
     "AttributeValue",
     "CallTrail",
     "MetricsSink",
     "SpanHandle",
     "SpanKind",
     "Tracer",
+    "after_reply",
     "carrier",
+    "catch_up",
     "checked_trace",
     "count_hook_call",
     "count_package_start",
@@ -212,14 +222,91 @@ def checked_trace(value: object) -> dict[str, str]:
     return found
 
 
-def count_tool_call(tool: str, package: str, ecosystem: str, outcome: str, seconds: float) -> None:
-    for sink in _now.sinks:
+class AfterReply:
+    """What one request's span and counts still need once its reply is written: each piece
+    of work run (``run``) in the context it was handed over in, in the order handed over;
+    handed over after ``close``, it is done at once."""
+
+    __slots__ = ("_closed", "_work")
+
+    def __init__(self) -> None:
+        self._work: list[tuple[Context, Callable[..., object], tuple[object, ...]]] = []
+        self._closed = False
+
+    def add(self, work: Callable[..., object], *args: object) -> None:
+        if self._closed:
+            work(*args)
+        else:
+            self._work.append((copy_context(), work, args))
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._work)
+
+    def run(self) -> None:
+        """Do what was handed over so far (one failure stops none of the rest)."""
+        work, self._work = self._work, []
+        for context, done, args in work:
+            try:
+                context.run(done, *args)
+            except Exception as error:  # an exporter's or sink's own failure
+                print(f"gateway: telemetry after a reply failed: {error!r}", file=sys.stderr)
+
+    def close(self) -> None:
+        """The request is over: do what is left, and from now on do all at once."""
+        self._closed = True
+        self.run()
+
+
+AFTER_REPLY: ContextVar[AfterReply | None] = ContextVar("after_reply", default=None)
+"""The work left for after the reply of the request this task answers, where a server keeps
+it (``serve --mcp --http``)."""
+
+
+def after_reply(work: Callable[..., object], *args: object) -> None:
+    """``work(*args)`` once the reply of the request this task answers is written (in this
+    context), or now where no server keeps such work."""
+    later = AFTER_REPLY.get()
+    if later is None:
+        work(*args)
+    else:
+        later.add(work, *args)
+
+
+def catch_up() -> None:
+    """Do now what this request left for after its reply (an error's span records its
+    exception as it is raised, after what was set on the span before)."""
+    later = AFTER_REPLY.get()
+    if later is not None:
+        later.run()
+
+
+def _tool_call(
+    sinks: tuple[MetricsSink, ...], tool: str, package: str, ecosystem: str, outcome: str,
+    seconds: float,
+) -> None:  # fmt: skip
+    for sink in sinks:
         sink.tool_call(tool, package, ecosystem, outcome, seconds)
 
 
-def count_hook_call(event: str, package: str, outcome: str, seconds: float) -> None:
-    for sink in _now.sinks:
+def _hook_call(
+    sinks: tuple[MetricsSink, ...], event: str, package: str, outcome: str, seconds: float
+) -> None:
+    for sink in sinks:
         sink.hook_call(event, package, outcome, seconds)
+
+
+def count_tool_call(tool: str, package: str, ecosystem: str, outcome: str, seconds: float) -> None:
+    """Counted once the reply is written (``after_reply``), with the duration measured now."""
+    sinks = _now.sinks
+    if sinks:
+        after_reply(_tool_call, sinks, tool, package, ecosystem, outcome, seconds)
+
+
+def count_hook_call(event: str, package: str, outcome: str, seconds: float) -> None:
+    sinks = _now.sinks
+    if sinks:
+        after_reply(_hook_call, sinks, event, package, outcome, seconds)
 
 
 def count_package_start(

@@ -48,6 +48,7 @@ from gateway.serve._codes import (
 from gateway.serve._http_bridge import TOKEN_KEY, HttpBridge
 from gateway.serve._metrics_http import METRICS_PATH, MetricsApp
 from gateway.serve._oauth import OAuthVerifier, looks_like_jwt
+from gateway.serve._observe import answered
 from gateway.serve._open import ServeError
 from gateway.serve._tokens import TokenError, TokenStore
 
@@ -238,9 +239,8 @@ class HttpFront:
             )  # fmt: skip
             return
         with self._cancellable():
-            await self.manager.handle_request(
-                {**scope, "user": user, TOKEN_KEY: record}, receive, send
-            )
+            await answered(self.manager.handle_request,
+                           {**scope, "user": user, TOKEN_KEY: record}, receive, send)  # fmt: skip
 
     def _sessions_of(self, user: AuthenticatedUser) -> int:
         """The open sessions bound to ``user``'s identity. The SDK keeps who opened each

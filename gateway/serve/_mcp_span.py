@@ -9,14 +9,19 @@ each cleaned again by OpenTelemetry's attribute store. ``McpSpan`` makes that sp
 the same name, kind, tracer (``mcp-python-sdk``, from the global tracer provider, as the
 SDK's), parent, attributes in the same order (the gateway's transport and session, known at
 the start, given with the SDK's, so nothing is cleaned twice), and the same error handling
-as the SDK's middleware; it is made current directly. ``_observe.observe`` puts it in the
-SDK middleware's place; where the gateway traces nothing (no tracer installed in
-``gateway.base.telemetry``) the SDK's own middleware still makes the span, as before.
+as the SDK's middleware; it is made current directly. What need not delay the reply — the
+attributes (where the sampler does not read them), an error's status, the span's end at the
+time the call ended — is done through ``telemetry.after_reply``: under ``serve --http``
+once the reply is written, elsewhere at once; the span exported is the same.
+``_observe.observe`` puts it in the SDK middleware's place; where the gateway traces nothing
+(no tracer installed in ``gateway.base.telemetry``) the SDK's own middleware still makes the
+span, as before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from time import time_ns
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -65,7 +70,9 @@ class McpSpan:
         self._facts = facts
         self.lean = lean
         """False: the SDK's middleware makes every span (as before; for comparison)."""
-        self._tracers: tuple[Any, Any] | None = None  # (provider, its mcp-python-sdk tracer)
+        self._tracers: tuple[Any, Any, bool] | None = None
+        """The provider, its ``mcp-python-sdk`` tracer, and whether its sampler is blind to a
+        span's attributes (``_blind``)."""
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -75,25 +82,33 @@ class McpSpan:
         name, attributes = sdk_attributes(ctx)
         if ctx.method in ("tools/call", "prompts/get"):
             attributes.update(self._facts(ctx))
-        span = self._tracer().start_span(
-            name, context=_parent(ctx.meta), kind=SpanKind.SERVER, attributes=attributes,
+        tracer, blind = self._tracer()
+        span = tracer.start_span(
+            name, context=_parent(ctx.meta), kind=SpanKind.SERVER,
+            attributes=None if blind else attributes,
             record_exception=False, set_status_on_exception=False,
         )  # fmt: skip
+        # What need not delay the reply is left for after it (``telemetry.after_reply``), in
+        # this order: the attributes known now, where the sampler does not read them (set
+        # first, as if given at the start); the error's attributes and status; the span's
+        # end at the time it ends here (then handed to the span processor). A raised
+        # exception is recorded at once.
+        if blind and span.is_recording():
+            telemetry.after_reply(span.set_attributes, attributes)
         token = context.attach(set_span_in_context(span))
         try:
             try:
                 result = await call_next(ctx)
             except MCPError as e:
                 code = str(e.error.code)
-                span.set_attributes({"error.type": code, "rpc.response.status_code": code})
-                span.set_status(StatusCode.ERROR, e.error.message)
+                telemetry.after_reply(_failed, span, code, e.error.message)
                 raise
             except ValidationError:
                 code = str(INVALID_PARAMS)
-                span.set_attributes({"error.type": code, "rpc.response.status_code": code})
-                span.set_status(StatusCode.ERROR, "Invalid request parameters")
+                telemetry.after_reply(_failed, span, code, "Invalid request parameters")
                 raise
             except Exception as e:
+                telemetry.catch_up()  # what the span was given before, first
                 span.set_attribute("error.type", type(e).__qualname__)
                 span.record_exception(e)
                 span.set_status(StatusCode.ERROR, str(e))
@@ -101,20 +116,51 @@ class McpSpan:
             if ctx.method == "tools/call":
                 match result:
                     case CallToolResult(is_error=True) | {"isError": True}:
-                        span.set_attribute("error.type", "tool_error")
-                        span.set_status(StatusCode.ERROR)
+                        telemetry.after_reply(_failed, span, "tool_error", None, False)
                     case _:
                         pass
             return result
         finally:
             context.detach(token)
-            span.end()
+            telemetry.after_reply(span.end, time_ns())
 
-    def _tracer(self) -> Any:
+    def _tracer(self) -> tuple[Any, bool]:
         provider = trace.get_tracer_provider()
         if self._tracers is None or self._tracers[0] is not provider:
-            self._tracers = (provider, provider.get_tracer("mcp-python-sdk"))
-        return self._tracers[1]
+            tracer = provider.get_tracer("mcp-python-sdk")
+            self._tracers = (provider, tracer, _blind(getattr(tracer, "sampler", None)))
+        return self._tracers[1], self._tracers[2]
+
+
+_DELEGATES = ("_root", "_remote_parent_sampled", "_remote_parent_not_sampled",
+              "_local_parent_sampled", "_local_parent_not_sampled")  # fmt: skip
+
+
+def _blind(sampler: Any) -> bool:
+    """The sampler, and each it delegates to, is one of OpenTelemetry's own that
+    ``OTEL_TRACES_SAMPLER`` names — always on or off, trace-id ratio, parent-based — which
+    pass a span's attributes through without reading them: a span started without them
+    and given them at once is the same span. Anything else (a sampler of a plugin, one not
+    found where opentelemetry-sdk 1.45 keeps its delegates) is given them at the start."""
+    try:
+        from opentelemetry.sdk.trace import sampling
+    except ImportError:
+        return False
+    if type(sampler).__module__ != sampling.__name__:
+        return False
+    if isinstance(sampler, sampling.ParentBased):
+        return all(_blind(getattr(sampler, name, None)) for name in _DELEGATES)
+    return isinstance(sampler, sampling.StaticSampler | sampling.TraceIdRatioBased)
+
+
+def _failed(span: Any, code: str, message: str | None, response: bool = True) -> None:
+    """An error span as the MCP SDK's middleware marks it: ``error.type`` (and, for an MCP
+    error, ``rpc.response.status_code``), status ERROR."""
+    if response:
+        span.set_attributes({"error.type": code, "rpc.response.status_code": code})
+    else:
+        span.set_attribute("error.type", code)
+    span.set_status(StatusCode.ERROR, message)
 
 
 def _parent(meta: Any) -> Any:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from opentelemetry.trace import get_current_span  # imported by the MCP SDK's server already
 
 from gateway.base import Diagnostic, telemetry
-from gateway.base.telemetry import CALL_TRAIL, CallTrail
+from gateway.base.telemetry import AFTER_REPLY, CALL_TRAIL, AfterReply, CallTrail
 from gateway.serve._gauges import Gauges, Labels
 from gateway.serve._mcp import McpBridge
 from gateway.serve._mcp_span import McpSpan
@@ -29,7 +30,15 @@ if TYPE_CHECKING:
     from gateway.serve._http_bridge import HttpBridge
     from gateway.serve._prometheus import PrometheusMetrics
 
-__all__ = ["McpObserver", "Observed", "http_gauges", "observe", "start_observing", "stdio_gauges"]
+__all__ = [
+    "McpObserver",
+    "Observed",
+    "answered",
+    "http_gauges",
+    "observe",
+    "start_observing",
+    "stdio_gauges",
+]
 
 
 @dataclass
@@ -78,10 +87,36 @@ def observe(server: Any, transport: str) -> McpObserver:
     observer = McpObserver(transport)
     for at, middleware in enumerate(server.middleware):
         if type(middleware).__name__ == "OpenTelemetryMiddleware":
-            server.middleware[at] = McpSpan(middleware, observer.facts)
+            server.middleware[at] = observer.spans = McpSpan(middleware, observer.facts)
             break
     server.middleware.append(observer)
     return observer
+
+
+async def answered(app: Any, scope: Any, receive: Any, send: Any) -> None:
+    """One HTTP request to the MCP endpoint (``app``, ASGI), what its spans and counts leave
+    for after the reply (``telemetry.after_reply``) done as soon as a part of the response
+    is written after they were left — the reply itself, the request's handler having
+    finished first —, and whatever is left when the request ends; nothing when the server
+    records nothing. The client has its reply before the span ends (at the time it ended
+    before) and is handed to the exporter, and before the call is counted; nothing is
+    dropped."""
+    if not (telemetry.tracing() or telemetry.counting()):
+        await app(scope, receive, send)
+        return
+    later = AfterReply()
+
+    async def sent(message: Any) -> None:
+        await send(message)
+        if later.pending and message["type"] == "http.response.body":
+            later.run()
+
+    given = AFTER_REPLY.set(later)
+    try:
+        await app(scope, receive, sent)
+    finally:
+        AFTER_REPLY.reset(given)
+        later.close()
 
 
 class McpObserver:
@@ -90,6 +125,8 @@ class McpObserver:
 
     def __init__(self, transport: str) -> None:
         self._transport = transport
+        self.spans: McpSpan | None = None
+        """The middleware that makes each request's span, where it is the gateway's."""
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -125,13 +162,11 @@ class McpObserver:
     def _describe(self, ctx: ServerRequestContext[Any, Any], trail: CallTrail) -> None:
         """The gateway's attributes on the span of this request (``McpSpan`` gave it those
         known at the start; the MCP SDK's middleware, when it made the span, none)."""
-        from opentelemetry.trace import get_current_span
-
         span = get_current_span()  # the span of this request
         if not span.is_recording():  # sampled out: nothing of it is kept
             return
-        given = getattr(span, "attributes", None)
-        found = {} if given and "network.transport" in given else self.facts(ctx)
+        ours = self.spans is not None and self.spans.lean  # McpSpan's: it ends after
+        found = {} if ours else self.facts(ctx)
         if trail.package:  # the tool's owner (a command's is on its own span)
             found[telemetry.PACKAGE] = trail.package
             found[telemetry.ECOSYSTEM] = trail.ecosystem
@@ -139,7 +174,9 @@ class McpObserver:
             found["extension_gateway.outcome"] = trail.outcome
             if trail.runtime_error:  # the request to the runtime has no span of its own
                 found[telemetry.RUNTIME_ERROR] = trail.runtime_error
-        if found:
+        if found and ours:  # set once the reply is written, before the span ends
+            telemetry.after_reply(span.set_attributes, found)
+        elif found:
             span.set_attributes(found)
 
 

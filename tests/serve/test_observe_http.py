@@ -1,12 +1,14 @@
 """``gateway serve --mcp --http`` seen from outside: ``/metrics`` scraped and parsed with the
 Prometheus parser after a few calls, on a listener of its own and behind a metrics token;
 and a trace that starts in a client's ``_meta.traceparent`` continuing through the gateway
-into a Pi package's tool call, exported over OTLP/HTTP to a real receiver on loopback."""
+into a Pi package's tool call, exported over OTLP/HTTP to a real receiver on loopback, the
+call's span covering the call though it is ended after the reply is written."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,14 +185,19 @@ def test_a_clients_trace_continues_through_the_gateway_into_a_pi_tool(home: Home
                "OTEL_SERVICE_NAME": "gateway-under-test"}  # fmt: skip
         url, errors = started(env=env)
         session = open_session(url, home.tokens["all"])
+        asked = time.time_ns()
         reply = call(url, home.tokens["all"], session, "trace_env",
                      {"traceparent": f"00-{TRACE}-{PARENT}-01"})  # fmt: skip
+        answered = time.time_ns()
         passed_on = reply["result"]["content"][0]["text"]
         started.stop()  # everything pending is flushed at exit
         assert "Traceback" not in errors.read_text()
     spans = {span.name: span for span in received.spans() if span.trace_id.hex() == TRACE}
     server = spans["tools/call trace_env"]
     assert server.parent_span_id.hex() == PARENT
+    # The span ends after the reply is written (its end, attributes and export left for
+    # then), at the time the call ended: within the call as the client saw it.
+    assert asked <= server.start_time_unix_nano <= server.end_time_unix_nano <= answered
     # One span for the served call: no execute_tool span, no span of the request to Pi
     # (the package's start, when the call starts it, is its own).
     assert set(spans) - {"start pi-trace"} == {"tools/call trace_env"}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,6 +25,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 from prometheus_client.parser import text_string_to_metric_families
 
 from gateway import GatewayConfig
+from gateway.base.telemetry import AFTER_REPLY, AfterReply
 from gateway.serve import ServeOptions, open_served
 from gateway.serve._gauges import Gauges
 from gateway.serve._mcp import McpBridge
@@ -90,7 +92,21 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @asynccontextmanager
-async def served(workspace: Path, lean: bool = True) -> AsyncIterator[ClientSession]:
+async def served(
+    workspace: Path, lean: bool = True, later: AfterReply | None = None
+) -> AsyncIterator[ClientSession]:
+    """``later``: what the requests leave for after their replies is kept there (as
+    ``serve --http`` keeps it per request) until the test runs it."""
+    given = AFTER_REPLY.set(later)  # the server's tasks, started below, inherit it
+    try:
+        async with _served(workspace, lean) as session:
+            yield session
+    finally:
+        AFTER_REPLY.reset(given)
+
+
+@asynccontextmanager
+async def _served(workspace: Path, lean: bool) -> AsyncIterator[ClientSession]:
     home = workspace.parent / "home"
     options = ServeOptions(
         workspace=workspace, trust=True, config=GatewayConfig(home=home, user_home=home)
@@ -154,12 +170,15 @@ def _seen(span: ReadableSpan) -> tuple[Any, ...]:
 
 async def test_the_gateways_span_of_a_request_is_the_mcp_sdks(workspace: Path) -> None:
     """``McpSpan`` in the MCP SDK middleware's place makes the span that middleware made
-    (with the gateway's attributes after): the same requests, each way, the same spans."""
+    (with the gateway's attributes after): the same requests, each way, the same spans —
+    also when what follows each call is left for after its reply (``serve --http``): no
+    span is finished while its reply is all the client has, each is once that work runs,
+    ended at the time the call ended, as it was."""
     tracer = provider().get_tracer("test-agent")
     found = []
-    for lean in (False, True):
+    for lean, later in ((False, None), (True, None), (True, AfterReply())):
         with traced() as exporter:
-            async with served(workspace, lean) as session:
+            async with served(workspace, lean, later) as session:
                 with tracer.start_as_current_span("agent turn"):
                     await session.call_tool("echo", {"x": 1})
                 await session.call_tool("echo", {})
@@ -169,9 +188,17 @@ async def test_the_gateways_span_of_a_request_is_the_mcp_sdks(workspace: Path) -
                 await session.get_prompt("hello", {"arguments": ""})
                 await session.list_tools()
                 await session.call_tool("vanish", {})
-            found.append(sorted(_seen(span) for span in exporter.get_finished_spans()
-                                if span.name not in ("start desk", "agent turn")))  # fmt: skip
-    assert found[0] == found[1]
+                replied = time.time_ns()
+                if later is not None:
+                    assert not [span for span in exporter.get_finished_spans()
+                                if span.kind is SpanKind.SERVER]  # fmt: skip
+                    assert later.pending
+                    later.close()
+            spans = [span for span in exporter.get_finished_spans()
+                     if span.name not in ("start desk", "agent turn")]  # fmt: skip
+            assert all(span.end_time is not None and span.end_time <= replied for span in spans)
+            found.append(sorted(_seen(span) for span in spans))
+    assert found[0] == found[1] == found[2]
     assert {"tools/call echo", "tools/call danger", "tools/call nowhere", "tools/list",
             "prompts/get hello", "tools/call vanish"} <= {seen[0] for seen in found[1]}  # fmt: skip
 
