@@ -6,7 +6,8 @@ header already carries ``Authorization``, the OAuth client of ``_oauth_client``.
 Before connecting, what would fail less clearly later is said first: a header variable
 with no value (``remote_mcp.header_unset``), a sandbox without the network grant
 (``remote_mcp.not_granted``: the host tries to make a socket; the sandbox refuses one to a
-package that was not granted ``network:HOST:PORT``).
+package that was not granted ``network:HOST:PORT``). The SDK's transports (~0.8 s of CPU to
+import) are imported when a server is connected, not for a server that cannot be.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
 
 from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._config import RemoteSpec
@@ -109,6 +108,8 @@ class RemoteLink:
         """The SDK transport (an async context of the two streams), SSE or streamable HTTP."""
         auth = BearerAuth(self.keeper, self.spec.url) if self.keeper is not None else None
         if self.spec.transport == "sse":
+            from mcp.client.sse import sse_client
+
             return sse_client(self.spec.url, headers=self.headers, timeout=30.0, auth=auth)
         return streamable(self.spec.url, self.headers, auth)
 
@@ -117,6 +118,8 @@ class RemoteLink:
 async def streamable(
     url: str, headers: dict[str, str], auth: httpx2.Auth | None
 ) -> AsyncIterator[Any]:
+    from mcp.client.streamable_http import streamable_http_client
+
     async with (
         httpx2.AsyncClient(headers=headers, auth=auth, timeout=_TIMEOUT) as http,
         streamable_http_client(url, http_client=http) as streams,

@@ -5,6 +5,7 @@ its stdio servers carried over (served by the gateway's plugin host through ``ga
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ from gateway.migrate import migrate
 from tests.migrate._helpers import config_for
 from tests.serve._helpers import GATEWAY
 
-from ._helpers import DEMO
+from ._helpers import DEMO, lite_calc
 
 
 def test_an_agent_plugin_migrates_to_nimlet(tmp_path: Path) -> None:
@@ -34,9 +35,14 @@ def test_an_agent_plugin_migrates_to_nimlet(tmp_path: Path) -> None:
 
 
 def test_the_migrated_extension_serves_the_plugins_tools(tmp_path: Path) -> None:
-    """What a nimlet host does with the output: start its command and call a tool."""
+    """What a nimlet host does with the output: start its command and call a tool. The
+    demo copied with its calc server as the standard-library twin (tests/_lite_mcp): what is
+    tested is the migrated command serving the plugin, not the SDK's server, whose contract
+    test_plugin_host.py and test_cli.py keep."""
     out, home = tmp_path / "out", tmp_path / "home"
-    migrate(str(DEMO), "nimlet", out, config=config_for(home), gateway_command=GATEWAY)
+    demo = shutil.copytree(DEMO, tmp_path / "src" / "demo")
+    lite_calc(demo / "servers")
+    migrate(str(demo), "nimlet", out, config=config_for(home), gateway_command=GATEWAY)
     from gateway.store import StateStore
 
     with StateStore.open(home) as store:

@@ -5,9 +5,7 @@ bounded and in the prompt; through the gateway and through ``gateway command``."
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ from adapters.claude_plugins import OUTPUT_LIMIT, LineRun, ShellCommand, render_
 from gateway import open_gateway
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
+from tests._cli import gateway_env, run_here
 
 pytestmark = pytest.mark.anyio
 
@@ -174,13 +173,11 @@ def test_gateway_command_runs_the_lines_and_escapes_control_characters(workspace
         {"bell": "---\nallowed-tools: Bash(printf:*)\n---\nSays: !`printf 'a\\033[2Jb\\007'`\n"},
     )
     _install(workspace.config.home, source)
-    env = {**os.environ, "GATEWAY_HOME": str(workspace.config.home), "HOME": str(workspace.home)}
+    env = gateway_env(workspace.config.home, workspace.home)
 
     def run(*extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "gateway.cli", "command", *extra, "bell"],
-            cwd=workspace.root, env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+        """The verb in this process (tests/_cli.run_here): what it prints is the subject."""
+        return run_here(["command", *extra, "bell"], env=env, cwd=workspace.root)
 
     shown = run()
     assert shown.returncode == 0, shown.stderr

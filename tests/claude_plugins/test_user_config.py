@@ -7,7 +7,6 @@ refuses the launch, saying how to set it."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ from gateway.model import LaunchRefusal, LaunchSpec
 from gateway.packages import install, load_adapters, write_package_config
 from gateway.packages.secrets import set_secret
 from gateway.store import StateStore
+from tests._cli import gateway_env, run_here
 
 OPTIONS = {
     "endpoint": {"type": "string", "title": "Endpoint", "description": "API base URL",
@@ -148,13 +148,11 @@ async def test_a_hook_reads_an_option_from_its_environment_never_as_code(
 
 def test_gateway_config_and_secret_set_the_options(workspace: Any) -> None:
     _install(workspace.config.home, _plugin(workspace.home / "src" / "configured"))
-    env = {**os.environ, "GATEWAY_HOME": str(workspace.config.home), "HOME": str(workspace.home)}
+    env = gateway_env(workspace.config.home, workspace.home)
 
     def gateway(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "gateway.cli", *args], input=stdin, env=env,
-            capture_output=True, text=True, timeout=60, cwd=workspace.root,
-        )  # fmt: skip
+        """The verb in this process (tests/_cli.run_here), stdin a pipe as a subprocess's."""
+        return run_here(args, env=env, cwd=workspace.root, stdin=stdin)
 
     assert gateway("config", "configured", "retries", "5").returncode == 0
     too_many = gateway("config", "configured", "retries", "11")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from gateway.packages import install, load_adapters
+from tests._cli import run_here
 from tests.gateway.test_cli import gateway
 
 BIN = str(Path(sys.executable).parent)
@@ -114,10 +115,7 @@ def test_the_zsh_and_fish_scripts_are_valid_where_the_shell_exists(workspace, sh
     ],
 )
 def test_install_writes_where_the_shell_looks_and_says_where(workspace, shell, where):
-    done = subprocess.run(
-        [sys.executable, "-m", "gateway", "completion", "--install", shell],
-        capture_output=True, text=True, env=_env(workspace), cwd=workspace.home, timeout=60,
-    )  # fmt: skip
+    done = run_here(["completion", "--install", shell], env=_env(workspace), cwd=workspace.home)
     assert done.returncode == 0, done.stderr
     target = workspace.home / where
     assert target.read_text().startswith(("#", "#compdef"))
@@ -126,10 +124,7 @@ def test_install_writes_where_the_shell_looks_and_says_where(workspace, shell, w
 
 def test_install_without_a_shell_takes_the_one_shell_names(workspace):
     env = {**_env(workspace), "SHELL": "/usr/bin/fish"}
-    done = subprocess.run(
-        [sys.executable, "-m", "gateway", "completion", "--install"],
-        capture_output=True, text=True, env=env, cwd=workspace.home, timeout=60,
-    )  # fmt: skip
+    done = run_here(["completion", "--install"], env=env, cwd=workspace.home)
     assert done.returncode == 0, done.stderr
     assert (workspace.home / ".config/fish/completions/gateway.fish").is_file()
 

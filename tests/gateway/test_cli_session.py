@@ -1,7 +1,10 @@
 """The warm session (docs/session.md): ``gateway list``, ``call`` and ``command`` served by a
 background process per workspace — the same output as a one-shot run, what other commands
 change seen at once, a private socket, a stale one cleaned, and a one-shot run whenever the
-session cannot be used. Real CLI processes; one home for the module."""
+session cannot be used. The commands a session serves are real CLI processes (a reader's
+terminal starts one per command); the one-shot runs they are compared with run in this
+process (``tests/_cli.run_here``: the same environment, folder and streams). One home for
+the module."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from gateway.cli._session_paths import SessionPlace
 from gateway.packages import install, load_adapters
 from gateway.sandbox import package_dirs
 from gateway.store import StateStore
+from tests._cli import run_here
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
@@ -45,6 +49,10 @@ class Home:
             [sys.executable, "-m", "gateway", *args], env=self.env(**env), cwd=self.workspace,
             capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
+
+    def one_shot(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """``gateway ARGS`` with no session, in this process: what a one-shot run prints."""
+        return run_here(args, env=self.env(GATEWAY_SESSION="off"), cwd=self.workspace)
 
     def starts(self) -> int:
         lines = self.log.read_text().splitlines() if self.log.exists() else []
@@ -95,7 +103,7 @@ def _same(text: str) -> str:
 )
 def test_a_command_prints_what_it_prints_one_shot(home: Home, args: tuple[str, ...]):
     warm = home.gateway(*args)
-    alone = home.gateway(*args, GATEWAY_SESSION="off")
+    alone = home.one_shot(*args)
     assert (warm.returncode, _same(warm.stdout), warm.stderr) == (
         alone.returncode,
         _same(alone.stdout),

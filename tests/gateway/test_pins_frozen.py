@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import anyio
 import pytest
 
 from gateway.packages import (
@@ -97,11 +98,12 @@ async def test_sync_without_frozen_warns_and_accept_restores_the_lockfiles_pins(
     assert "fetch" not in tools and changed.contribution == "fetch"
 
 
-async def test_the_command_line_fails_frozen_sync_with_the_code(home, tmp_path) -> None:
-    path = await lockfile(home, tmp_path, fetch=ELSEWHERE)
+def test_the_command_line_fails_frozen_sync_with_the_code(home, tmp_path) -> None:
+    """Synchronous (the gateway's start on a loop of its own): the verbs run in this process."""
+    path = anyio.run(lambda: lockfile(home, tmp_path, fetch=ELSEWHERE))
     done = cli(home, "sync", "--frozen", "--lockfile", str(path), "--json")
     assert done.returncode == 1, done.stderr
     codes = {d["code"] for d in json.loads(done.stdout)["diagnostics"]}
     assert {"lock.pins_differ", "lock.home_differs"} <= codes
-    same = await lockfile(home, tmp_path)  # the control
+    same = anyio.run(lockfile, home, tmp_path)  # the control
     assert cli(home, "sync", "--frozen", "--lockfile", str(same)).returncode == 0

@@ -3,6 +3,7 @@ as a real process, what the tests change on it, and a person's browser for a sig
 
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
 import threading
@@ -28,6 +29,12 @@ class OAuthServer:
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = self.base + ("/sse" if transport == "sse" else "/mcp")
         self.grant = f"network:127.0.0.1:{self.port}"
+
+    def sse(self) -> OAuthServer:
+        """The same server seen at its SSE endpoint (one started with ``both``)."""
+        view = copy.copy(self)
+        view.url = self.base + "/sse"
+        return view
 
     def post(self, path: str, **params: Any) -> None:
         response = httpx2.post(self.base + path, params=params, timeout=30)

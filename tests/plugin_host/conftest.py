@@ -12,8 +12,9 @@ from ._server import OAuthServer
 
 @pytest.fixture(scope="module")
 def running() -> Iterator[OAuthServer]:
-    """One server for the module (each start imports the MCP SDK, Starlette and uvicorn)."""
-    started = OAuthServer()
+    """One server for the module (each start imports the MCP SDK, Starlette and uvicorn),
+    streamable HTTP at ``url`` and SSE at ``sse().url``."""
+    started = OAuthServer("both")
     yield started
     started.close()
 

@@ -1,7 +1,9 @@
 """A plugin of hooks alone (a Claude Code hook plugin: no MCP server) starts without the MCP
 SDK: the SDK's import is most of a plugin host's start, and such a plugin never talks MCP.
 Nor does a plugin whose stdio servers do the classic handshake (the lean client,
-``_stdio_client``); one that cannot is reached through the SDK, which is then loaded.
+``_stdio_client``), nor one whose remote server cannot be connected (said before the SDK's
+transport is imported); a stdio server that cannot do the classic handshake is reached
+through the SDK, which is then loaded.
 The plugin host runs as a real process; what it imported is read at its exit."""
 
 from __future__ import annotations
@@ -30,9 +32,12 @@ HOOKS = {"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [
     {"type": "command", "command": "echo 'no writes here' >&2; exit 2"}]}]}}  # fmt: skip
 
 
-def _run(tmp_path: Path, servers: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+def _run(
+    tmp_path: Path, servers: dict[str, Any], remote: dict[str, Any] | None = None
+) -> tuple[list[dict[str, Any]], str]:
     config = host_config(tmp_path / "host.json", tmp_path / "data", servers, package="guard")
-    config.write_text(json.dumps({**json.loads(config.read_text()), "hooks": HOOKS}))
+    document = {**json.loads(config.read_text()), "hooks": HOOKS, "remote": remote or {}}
+    config.write_text(json.dumps(document))
     messages = [
         {"type": "initialize", "version": 1, "workspace": str(tmp_path), "session_id": "s1",
          "gateway": {"version": 1, "features": ALL_FEATURES}},
@@ -66,6 +71,20 @@ def test_a_plugin_with_a_stdio_mcp_server_runs_it_without_loading_the_mcp_sdk(tm
     calc = lite_calc(tmp_path)  # the demo's calc as a standard-library twin
     (register, reply), log = _run(tmp_path, servers={"calc": {"args": [str(calc)]}})
     assert "mcp_guard_add" in {tool["name"] for tool in register["tools"]}
+    assert reply["allow"] is False
+    assert "MCP MODULES: 0" in log, log
+
+
+def test_a_remote_server_that_cannot_be_connected_is_said_without_loading_the_mcp_sdk(
+    tmp_path: Path,
+):
+    remote = {"calc": {"transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
+                       "headers": {"X-Key": "${GUARD_UNSET_KEY}"},
+                       "grant": "network:127.0.0.1:1"}}  # fmt: skip
+    (register, reply), log = _run(tmp_path, servers={}, remote=remote)
+    [diagnostic] = register["gateway"]["diagnostics"]
+    assert diagnostic["code"] == "remote_mcp.header_unset", diagnostic
+    assert "gateway secret set guard GUARD_UNSET_KEY" in diagnostic["message"]
     assert reply["allow"] is False
     assert "MCP MODULES: 0" in log, log
 

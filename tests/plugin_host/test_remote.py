@@ -153,14 +153,15 @@ def test_a_narrowed_sign_in_is_insufficient_scope(tmp_path: Path, server: OAuthS
     assert "mcp" in updates[0]["message"]
 
 
-def test_sse_with_a_sign_in(tmp_path: Path) -> None:
-    server = OAuthServer("sse")
-    try:
-        home = tmp_path / "home"
-        assert sign_in(remote_plugin(tmp_path, server), home).needed
-        with Host(remote_host_config(tmp_path, server, home=home)) as host:
-            register = host.read()
-            assert codes(register) == []
-            assert host.tool("1", ADD, a=20, b=22)["content"] == "42"
-    finally:
-        server.close()
+def test_sse_with_a_sign_in(tmp_path: Path, server: OAuthServer) -> None:
+    """The module's server at its SSE endpoint (its own resource, the same authorization
+    server): signed in for that resource, connected over SSE, a tool called."""
+    sse = server.sse()
+    home = tmp_path / "home"
+    assert sign_in(remote_plugin(tmp_path, sse), home).needed
+    with Host(remote_host_config(tmp_path, sse, home=home)) as host:
+        register = host.read()
+        assert codes(register) == []
+        assert host.tool("1", ADD, a=20, b=22)["content"] == "42"
+    assert kept(home).resource == sse.url
+    assert server.state()["seen"]  # the SSE requests carried the token

@@ -21,6 +21,7 @@ from gateway.sandbox import (
     spawn_confined,
 )
 from gateway.sandbox._protected import protected_within, reopened_names, user_namespaces_allowed
+from tests._cli import run_here
 
 from .conftest import needs_landlock
 
@@ -150,15 +151,14 @@ def test_permissions_grants_a_protected_path_by_name_with_widen(tmp_path: Path) 
 
     env = {**os.environ, "GATEWAY_HOME": str(tmp_path / "home")}
     write_tree(tmp_path / "pkg", {"extension.json": {"name": "w", "command": ["./x"]}})
-    gateway = [sys.executable, "-m", "gateway"]
-    subprocess.run([*gateway, "install", str(tmp_path / "pkg")], env=env, check=True,
-                   capture_output=True)  # fmt: skip
-    refused = subprocess.run([*gateway, "permissions", "w", "--grant", "workspace.write:.."],
-                             env=env, capture_output=True, text=True)  # fmt: skip
-    done = subprocess.run(
-        [*gateway, "permissions", "w", "--grant", "workspace.write:.git/hooks", "--widen"],
-        env=env, capture_output=True, text=True,
-    )  # fmt: skip
+
+    def gateway(*args: str) -> subprocess.CompletedProcess[str]:
+        """The verb in this process (tests/_cli.run_here)."""
+        return run_here(args, env=env, cwd=tmp_path)
+
+    assert gateway("install", str(tmp_path / "pkg")).returncode == 0
+    refused = gateway("permissions", "w", "--grant", "workspace.write:..")
+    done = gateway("permissions", "w", "--grant", "workspace.write:.git/hooks", "--widen")
     assert refused.returncode == 1 and done.returncode == 0, done.stderr
     assert ".git/hooks becomes writable inside the workspace" in done.stdout
     assert "granted      workspace.write:.git/hooks" in done.stdout

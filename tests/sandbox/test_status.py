@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
+from tests._cli import run_here
 from tests.gateway.packages._helpers import cli, cli_json, install_from, pi
 
 
@@ -54,6 +53,5 @@ def test_status_says_when_the_sandbox_is_off(tmp_path: Path) -> None:
     user.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
     env.update(GATEWAY_HOME=str(home), HOME=str(user), GATEWAY_SANDBOX="off")
-    done = subprocess.run([sys.executable, "-m", "gateway", "status"], capture_output=True,
-                          text=True, env=env, cwd=user, timeout=120)  # fmt: skip
+    done = run_here(["status"], env=env, cwd=user)  # in this process (tests/_cli.py)
     assert "off (GATEWAY_SANDBOX=off)" in done.stdout

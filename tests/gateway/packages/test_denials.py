@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 
 from gateway import open_gateway
@@ -32,6 +34,21 @@ def _writer(workspace: Workspace, writes: bool = True) -> tuple[str, Path]:
     return nimlet_package(workspace, "writer", write_at_start=target)
 
 
+def _started(workspace: Workspace) -> Any:
+    """The workspace's gateway opened and closed on an event loop of its own (its
+    diagnostics kept): the tests that then run ``gateway status`` stay synchronous, so the
+    verb runs in this process (``tests/_cli.run_gateway``)."""
+
+    async def start() -> Any:
+        async with open_gateway(
+            workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+        ) as gateway:
+            pass
+        return gateway
+
+    return anyio.run(start)
+
+
 async def test_a_refusal_at_start_is_said_again_while_the_registration_is_cached(workspace):
     package_id, log = _writer(workspace)
     async with open_gateway(
@@ -48,12 +65,9 @@ async def test_a_refusal_at_start_is_said_again_while_the_registration_is_cached
     assert recalled == [f"{live[0]} (at its last start)"]
 
 
-async def test_status_shows_the_refusal_of_the_last_start(workspace):
+def test_status_shows_the_refusal_of_the_last_start(workspace):
     package_id, _ = _writer(workspace)
-    async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
-    ):
-        pass
+    _started(workspace)
     shown = run_cli(workspace, "status")
     assert shown.returncode == 0
     assert f"{package_id}: the sandbox refused access to" in shown.stdout
@@ -63,20 +77,15 @@ async def test_status_shows_the_refusal_of_the_last_start(workspace):
     assert [d["code"] for d in entry["denied_at_last_start"]] == ["sandbox.denied"]
 
 
-async def test_a_start_without_refusals_forgets_the_last_ones(workspace):
+def test_a_start_without_refusals_forgets_the_last_ones(workspace):
     package_id, _ = _writer(workspace)
-    async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
-    ):
-        pass
+    _started(workspace)
     assert "refused" in run_cli(workspace, "status").stdout
     _writer(workspace, writes=False)  # now it writes nothing; a new registration starts it
     for cached in (workspace.config.home / "cache" / "registrations").iterdir():
         cached.unlink()
-    async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
-    ) as gateway:
-        assert _denied(gateway.diagnostics, package_id) == []
+    gateway = _started(workspace)
+    assert _denied(gateway.diagnostics, package_id) == []  # nor said at its stop
     assert recalled_denials(workspace.config.home, package_id, []) == []
     assert "refused" not in run_cli(workspace, "status").stdout
 
@@ -124,17 +133,14 @@ def test_a_record_holding_the_note_many_times_is_recalled_with_one(tmp_path: Pat
     not (detect_support().user_notify and detect_support().landlock),
     reason="needs Landlock and seccomp user notification",
 )
-async def test_a_protected_name_refused_at_start_is_said_and_recalled_with_its_code(workspace):
+def test_a_protected_name_refused_at_start_is_said_and_recalled_with_its_code(workspace):
     """A package granted ``workspace.write`` that plants ``.envrc`` as it starts: refused
     (the guard), said by the run, and by ``status`` afterwards with the grant reopening it."""
     planted = workspace.root / ".envrc"
     package_id, _ = nimlet_package(workspace, "planter", write_at_start=str(planted))
     with StateStore.open(workspace.config.home) as store:
         store.grant(package_id, ["workspace.write"], ["workspace.write"])
-    async with open_gateway(
-        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
-    ) as gateway:
-        pass
+    gateway = _started(workspace)
     # Said by the time its stop is over (its supervisor's report socket is drained then).
     said = [d for d in gateway.diagnostics if d.code == "sandbox.protected_name"]
     assert not planted.exists()

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from gateway import open_gateway
@@ -45,6 +46,12 @@ async def _start(workspace: Any) -> list[Any]:
         return list(gateway.packages)
 
 
+def _started(workspace: Any) -> list[Any]:
+    """``_start`` on an event loop of its own: the tests stay synchronous, so the verbs they
+    run after it (``status``, ``list``, ``doctor``) run in this process (tests/_cli.py)."""
+    return anyio.run(_start, workspace)
+
+
 @pytest.fixture
 def broken(workspace: Any, tmp_path: Path) -> Any:
     """A Pi package whose module throws as it loads, and a nimlet one whose process exits
@@ -56,8 +63,8 @@ def broken(workspace: Any, tmp_path: Path) -> Any:
     return workspace
 
 
-async def test_a_package_whose_code_did_not_load_is_not_active(broken: Any) -> None:
-    statuses = {s.id: s for s in await _start(broken)}
+def test_a_package_whose_code_did_not_load_is_not_active(broken: Any) -> None:
+    statuses = {s.id: s for s in _started(broken)}
     for package_id in ("pi-broken", "nim-exits"):
         assert statuses[package_id].ready and not statuses[package_id].active
     assert "cannot load: a module is missing" in (statuses["pi-broken"].load_failure or "")
@@ -67,8 +74,8 @@ async def test_a_package_whose_code_did_not_load_is_not_active(broken: Any) -> N
     assert any(r.startswith("failed to load") for r in said["pi-broken"]["reasons"])
 
 
-async def test_status_list_and_doctor_say_failed_to_load(broken: Any) -> None:
-    await _start(broken)
+def test_status_list_and_doctor_say_failed_to_load(broken: Any) -> None:
+    _started(broken)
     status = run_gateway(broken, "status").stdout
     listed = run_gateway(broken, "list", "--packages").stdout
     doctor = run_gateway(broken, "doctor").stdout
@@ -78,12 +85,12 @@ async def test_status_list_and_doctor_say_failed_to_load(broken: Any) -> None:
     assert "package pi-broken" in doctor and "failed to load" in doctor
 
 
-async def test_new_content_that_loads_is_active_again(broken: Any, tmp_path: Path) -> None:
-    await _start(broken)
+def test_new_content_that_loads_is_active_again(broken: Any, tmp_path: Path) -> None:
+    _started(broken)
     home = broken.config.home
     install_from(home, _broken_pi(tmp_path / "fixed", throws=False))
     make_ready(home, "pi-broken")
     assert _status(broken)["pi-broken"]["load_failure"] is None  # another content
-    statuses = {s.id: s for s in await _start(broken)}
+    statuses = {s.id: s for s in _started(broken)}
     assert statuses["pi-broken"].active
     assert _status(broken)["pi-broken"]["active"] is True
