@@ -312,3 +312,27 @@ async def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Pat
     log = (tmp_path / "stderr.log").read_text()
     assert f"gateway serve: {lockfile} changed; syncing" in log
     assert "gateway serve: packages changed: added pi-tickets" in log
+
+
+def test_the_stores_own_readers_do_not_wake_the_watch_a_writer_does(tmp_path: Path) -> None:
+    """A served gateway reads the store's fingerprint whenever its watch wakes; a read
+    opens and closes the store's log for writing, and waking on that kept an idle server
+    reading in a loop (~40% of a core after its first package change). Only a writer's
+    events count."""
+    from gateway.base import Inotify
+    from gateway.host._package_set import _STORE_WRITES, _written
+    from gateway.store import StateStore, package_set_fingerprint
+
+    home = tmp_path / "home"
+    install_ready(home, package(tmp_path / "alpha", "alpha"))
+    inotify = Inotify()
+    try:
+        inotify.add(home, _STORE_WRITES)
+        for _ in range(3):
+            package_set_fingerprint(home)
+        assert not [e for e in inotify.read() if _written(e[1], e[2])]
+        with StateStore.open(home) as store:
+            store.set_enabled("alpha", False)
+        assert [e for e in inotify.read() if _written(e[1], e[2])]
+    finally:
+        inotify.close()
