@@ -1,8 +1,10 @@
 """A package set that changes under a running ``gateway serve --mcp``: a package installed
 while a client is connected is announced (``notifications/tools/list_changed``) and
 callable; one uninstalled is announced, its tools refused as unknown, and a call to it that
-was in flight finishes; SIGHUP applies a change too. The server and the CLI that changes
-its home are real processes."""
+was in flight finishes; SIGHUP applies a change too. The CLI that changes its home is a
+real process; the stdio server is served in this process (``tests/serve/_here.serve_here``:
+the change reaches it through the store as it reaches a served process), the SIGHUP and
+HTTP servers are processes."""
 
 from __future__ import annotations
 
@@ -22,13 +24,13 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from gateway.sandbox import package_dirs
 from tests.adapters._helpers import write_tree
 from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, PI, install_ready, need_sidecar, terminate
+from tests.serve._here import serve_here
 from tests.serve.test_http import _start
 
 pytestmark = pytest.mark.anyio
@@ -95,8 +97,10 @@ class Connected:
             await self.changed[-1].wait()
         self.changed.append(anyio.Event())
 
-    def gateway(self, *args: str) -> None:
-        subprocess.run([*GATEWAY, *args], env=self.env, check=True, capture_output=True)
+    async def gateway(self, *args: str) -> None:
+        """``gateway ARGS`` against the served home, another process; the server (in this
+        event loop) goes on serving while it runs, as a served process would."""
+        await anyio.run_process([*GATEWAY, *args], env=self.env, check=True)
 
 
 def serve_environment(home: Path, **extra: str) -> dict[str, str]:
@@ -118,23 +122,19 @@ async def connected(tmp_path: Path) -> AsyncIterator[Connected]:
 async def serving(
     tmp_path: Path, home: Path, workspace: Path, env: dict[str, str]
 ) -> AsyncIterator[Connected]:
-    """An MCP client of ``gateway serve --mcp`` over stdio, counting list changes."""
+    """An MCP client of ``gateway serve --mcp`` (served in this process, its stderr in
+    ``tmp_path/stderr.log``), counting list changes."""
     changed = [anyio.Event()]
 
     async def on_message(message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             changed[-1].set()
 
-    command, *rest = GATEWAY
-    params = StdioServerParameters(command=command, env=env, cwd=str(workspace),
-                                   args=[*rest, "serve", "--mcp", "--workspace", str(workspace)])  # fmt: skip
-    with (tmp_path / "stderr.log").open("a") as errors:
-        async with (
-            stdio_client(params, errlog=errors) as (read, write),
-            ClientSession(read, write, message_handler=on_message) as session,
-        ):
-            await session.initialize()
-            yield Connected(session, changed, home, env)
+    async with serve_here(
+        ["--workspace", str(workspace)], env=env, cwd=workspace,
+        errlog=tmp_path / "stderr.log", message_handler=on_message,
+    ) as session:  # fmt: skip
+        yield Connected(session, changed, home, env)
 
 
 async def test_a_package_installed_under_a_connected_client_is_announced_and_called(
@@ -164,7 +164,7 @@ async def test_a_package_removed_under_a_connected_client_is_refused_after_its_c
             with anyio.fail_after(60):
                 while not (data / "started").exists():
                     await anyio.sleep(0.02)
-            client.gateway("uninstall", "alpha")
+            await client.gateway("uninstall", "alpha")
             await client.next_change()  # its tools left the list while its call ran
             assert await client.tool_names() == set()
             with pytest.raises(Exception, match="Unknown tool: alpha_echo"):
@@ -177,10 +177,10 @@ async def test_a_package_removed_under_a_connected_client_is_refused_after_its_c
 async def test_a_disabled_package_leaves_and_the_server_says_so(tmp_path: Path) -> None:
     async with connected(tmp_path) as client:
         assert await client.tool_names() == {"alpha_echo", "alpha_wait"}  # the gateway is open
-        client.gateway("disable", "alpha")
+        await client.gateway("disable", "alpha")
         await client.next_change()
         assert await client.tool_names() == set()
-        client.gateway("enable", "alpha")
+        await client.gateway("enable", "alpha")
         await client.next_change()
         assert await client.tool_names() == {"alpha_echo", "alpha_wait"}
     log = (tmp_path / "stderr.log").read_text()
