@@ -14,9 +14,10 @@ What only a process shows — its exit status, a signal, bytes on a real pipe, t
 start — keeps ``python -m gateway serve`` (tests/serve/test_mcp.py's last tests, the
 SIGHUP and HTTP tests, test_mcp_start.py). While the server runs, ``os.environ`` is the
 ``env`` given (what the served process would see, and what its packages inherit), the
-working folder is ``cwd`` and ``sys.stderr`` is ``errlog`` when given; all put back after.
-The garbage collector's frozen generation (``gateway.serve._heap.settle``) is handed back
-too."""
+working folder is ``cwd`` and ``sys.stderr`` is ``errlog`` when given, and the bound a
+server gives its runtimes to stop (``STOP_WITHIN``) is raised so that they are all stopped
+and reaped here; all put back after. The garbage collector's frozen generation
+(``gateway.serve._heap.settle``) is handed back too."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ from mcp.shared.memory import create_client_server_memory_streams
 from mcp.shared.message import SessionMessage
 
 __all__ = ["serve_here"]
+
+_STOP_WITHIN = 120.0
 
 
 class _Lines:
@@ -68,9 +71,16 @@ class _Lines:
 
 @contextlib.contextmanager
 def _as_the_process(env: Mapping[str, str], cwd: Path, errlog: Path | None) -> Iterator[None]:
+    from gateway.serve import _open
+
     saved_env, saved_cwd, saved_stderr = dict(os.environ), os.getcwd(), sys.stderr
+    saved_bound = _open.STOP_WITHIN
     with contextlib.ExitStack() as stack:
         try:
+            # A served process stops its runtimes within STOP_WITHIN and is then cancelled
+            # (its exit ends what is left); here the runtimes are this process's children,
+            # and a loaded machine may take longer: the server stops them all.
+            _open.STOP_WITHIN = _STOP_WITHIN
             os.environ.clear()
             os.environ.update(env)
             os.chdir(cwd)
@@ -78,6 +88,7 @@ def _as_the_process(env: Mapping[str, str], cwd: Path, errlog: Path | None) -> I
                 sys.stderr = stack.enter_context(errlog.open("a", encoding="utf-8"))
             yield
         finally:
+            _open.STOP_WITHIN = saved_bound
             sys.stderr = saved_stderr
             os.chdir(saved_cwd)
             os.environ.clear()
