@@ -8,10 +8,8 @@ HTTP servers are processes."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 from collections.abc import AsyncIterator
@@ -28,8 +26,17 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from gateway.sandbox import package_dirs
+from tests._cli import run_here
 from tests.adapters._helpers import write_tree
-from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, PI, install_ready, need_sidecar, terminate
+from tests.serve._helpers import (
+    GATEWAY,
+    MCP_TIMEOUT,
+    PI,
+    create_token,
+    install_ready,
+    need_sidecar,
+    terminate,
+)
 from tests.serve._here import serve_here
 from tests.serve.test_http import _start
 
@@ -210,42 +217,43 @@ async def _said(errors: Path, line: str) -> None:
             await anyio.sleep(0.05)
 
 
-async def test_an_http_client_is_told_of_a_package_installed_under_it(tmp_path: Path) -> None:
+def test_an_http_client_is_told_of_a_package_installed_under_it(tmp_path: Path) -> None:
+    # Not an async test: its `gateway token create` runs in this process (tests/_cli needs
+    # a thread without an event loop); the client, in an event loop of its own.
     home, workspace = tmp_path / "home", tmp_path / "ws"
     workspace.mkdir()
     install_ready(home, package(tmp_path / "alpha", "alpha"))
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
     env["GATEWAY_HOME"] = str(home)
-    made = subprocess.run([*GATEWAY, "token", "create", "t", "--json"], env=env,
-                          capture_output=True, text=True, check=True)  # fmt: skip
-    token = json.loads(made.stdout)["token"]
+    token = create_token(env, "t")
     process, url = _start(env, workspace, tmp_path / "stderr.log")
+    try:
+        anyio.run(_told_of_beta, tmp_path, home, url, token, backend="asyncio")
+    finally:
+        assert terminate(process, 30) == 0
+
+
+async def _told_of_beta(tmp_path: Path, home: Path, url: str, token: str) -> None:
     changed = anyio.Event()
 
     async def on_message(message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             changed.set()
 
-    try:
-        async with (
-            httpx2.AsyncClient(
-                headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
-            ) as http,
-            streamable_http_client(url, http_client=http) as (read, write),
-            ClientSession(read, write, message_handler=on_message) as session,
-        ):
-            await session.initialize()
-            assert {t.name for t in (await session.list_tools()).tools} == {
-                "alpha_echo",
-                "alpha_wait",
-            }
-            install_ready(home, package(tmp_path / "beta", "beta"))
-            with anyio.fail_after(60):
-                await changed.wait()
-            result = await session.call_tool("beta_echo", {})
-        assert result.content[0].text == "beta here"
-    finally:
-        assert terminate(process, 30) == 0
+    async with (
+        httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
+        ) as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write, message_handler=on_message) as session,
+    ):
+        await session.initialize()
+        assert {t.name for t in (await session.list_tools()).tools} == {"alpha_echo", "alpha_wait"}
+        install_ready(home, package(tmp_path / "beta", "beta"))
+        with anyio.fail_after(60):
+            await changed.wait()
+        result = await session.call_tool("beta_echo", {})
+    assert result.content[0].text == "beta here"
 
 
 def _config_map(folder: Path, version: str, lockfile: str) -> None:
@@ -262,14 +270,17 @@ def _config_map(folder: Path, version: str, lockfile: str) -> None:
         (folder / "gateway.lock").symlink_to("..data/gateway.lock")
 
 
-async def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Path) -> None:
+def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Path) -> None:
+    # Not an async test: its `gateway lock`, `sync` and `token create` run in this process
+    # (tests/_cli needs a thread without an event loop); the client, in an event loop of
+    # its own. The server's own sync is its child process, as in production.
     source, served, workspace = tmp_path / "admin", tmp_path / "home", tmp_path / "ws"
     workspace.mkdir()
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
     admin, replica = {**env, "GATEWAY_HOME": str(source)}, {**env, "GATEWAY_HOME": str(served)}
 
     def gateway(where: dict[str, str], *args: str) -> None:
-        done = subprocess.run([*GATEWAY, *args], env=where, capture_output=True, text=True)
+        done = run_here(args, env=where, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
 
     # Lockfiles name versions: Pi packages (a nimlet extension's folder has none).
@@ -283,35 +294,39 @@ async def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Pat
     _config_map(mounted, "v1", (tmp_path / "one.lock").read_text())
     lockfile = mounted / "gateway.lock"
     gateway(replica, "sync", "--frozen", "--accept", "--lockfile", str(lockfile))
-    token = json.loads(subprocess.run([*GATEWAY, "token", "create", "u", "--json"], env=replica,
-                                      capture_output=True, text=True, check=True).stdout)["token"]  # fmt: skip
+    token = create_token(replica, "u")
     process, url = _start(replica, workspace, tmp_path / "stderr.log", "--lockfile", str(lockfile))
-    changed = anyio.Event()
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            changed.set()
-
     try:
-        async with (
-            httpx2.AsyncClient(
-                headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
-            ) as http,
-            streamable_http_client(url, http_client=http) as (read, write),
-            ClientSession(read, write, message_handler=on_message) as session,
-        ):
-            await session.initialize()
-            assert {t.name for t in (await session.list_tools()).tools} == {"trace_env"}
-            _config_map(mounted, "v2", (tmp_path / "two.lock").read_text())
-            with anyio.fail_after(120):
-                await changed.wait()
-            names = {t.name for t in (await session.list_tools()).tools}
+        names = anyio.run(_synced, tmp_path, mounted, url, token, backend="asyncio")
         assert {"trace_env", "open_ticket", "ticket_stats"} <= names
     finally:
         assert terminate(process, 30) == 0
     log = (tmp_path / "stderr.log").read_text()
     assert f"gateway serve: {lockfile} changed; syncing" in log
     assert "gateway serve: packages changed: added pi-tickets" in log
+
+
+async def _synced(tmp_path: Path, mounted: Path, url: str, token: str) -> set[str]:
+    """The served tools once the ConfigMap's second lockfile is announced."""
+    changed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    async with (
+        httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
+        ) as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write, message_handler=on_message) as session,
+    ):
+        await session.initialize()
+        assert {t.name for t in (await session.list_tools()).tools} == {"trace_env"}
+        _config_map(mounted, "v2", (tmp_path / "two.lock").read_text())
+        with anyio.fail_after(120):
+            await changed.wait()
+        return {t.name for t in (await session.list_tools()).tools}
 
 
 def test_the_stores_own_readers_do_not_wake_the_watch_a_writer_does(tmp_path: Path) -> None:
