@@ -11,7 +11,7 @@ from pathlib import Path
 
 __all__ = ["Inotify"]
 
-IN_CLOSE_WRITE, IN_MOVED_FROM, IN_MOVED_TO = 0x8, 0x40, 0x80
+IN_MODIFY, IN_CLOSE_WRITE, IN_MOVED_FROM, IN_MOVED_TO = 0x2, 0x8, 0x40, 0x80
 IN_CREATE, IN_DELETE, IN_ISDIR = 0x100, 0x200, 0x40000000
 _IN_NONBLOCK, _IN_CLOEXEC = os.O_NONBLOCK, os.O_CLOEXEC
 _MASK = IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
@@ -21,6 +21,9 @@ _EVENT = struct.Struct("iIII")
 class Inotify:
     """Watches folders for files written, moved, made or removed; ``fd`` is readable when
     something happened (``read``)."""
+
+    MODIFY, CREATE, MOVED_TO = IN_MODIFY, IN_CREATE, IN_MOVED_TO
+    """Event bits for ``add``'s ``mask`` and ``read``'s events."""
 
     def __init__(self) -> None:
         # The C library this process already has: find_library("c") would run
@@ -46,8 +49,10 @@ class Inotify:
         writer has written it."""
         return bool(mask & IN_ISDIR or not mask & IN_CREATE)
 
-    def add(self, folder: Path) -> None:
-        wd = self._libc.inotify_add_watch(self.fd, os.fsencode(folder), _MASK)
+    def add(self, folder: Path, mask: int = _MASK) -> None:
+        """Watch ``folder`` for files written and closed, moved, made or removed; or for
+        the events ``mask`` names."""
+        wd = self._libc.inotify_add_watch(self.fd, os.fsencode(folder), mask)
         if wd >= 0:
             self.watches[wd] = folder
 

@@ -15,11 +15,24 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gateway.serve import ServeOptions, ToolSearchOptions
 
-__all__ = ["run_serve"]
+__all__ = ["run_serve", "serve_options"]
 
 
 def run_serve(args: argparse.Namespace, config: GatewayConfig) -> int:
-    from gateway.serve import ServeOptions, serve_mcp, serve_nimlet
+    from gateway.serve import serve_mcp, serve_nimlet
+
+    options = serve_options(args, config)
+    if args.http is not None:
+        return _serve_http(args, options)
+    if args.mcp:
+        return anyio.run(serve_mcp, options)
+    return anyio.run(serve_nimlet, options, args.protocol)
+
+
+def serve_options(args: argparse.Namespace, config: GatewayConfig) -> ServeOptions:
+    """What ``gateway serve ARGS`` serves; raises ``Usage`` for options that do not go
+    together."""
+    from gateway.serve import ServeOptions
 
     if args.home:
         config = dataclasses.replace(config, home=Path(args.home).expanduser().resolve())
@@ -44,11 +57,7 @@ def run_serve(args: argparse.Namespace, config: GatewayConfig) -> int:
         raise Usage("--metrics and --lockfile are for serve --mcp")
     if args.http is None and args.audit_arguments:
         raise Usage("--audit-arguments is for serve --mcp --http (its audit log)")
-    if args.http is not None:
-        return _serve_http(args, options)
-    if args.mcp:
-        return anyio.run(serve_mcp, options)
-    return anyio.run(serve_nimlet, options, args.protocol)
+    return options
 
 
 def _tool_search(args: argparse.Namespace) -> ToolSearchOptions:

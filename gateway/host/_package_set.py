@@ -27,6 +27,7 @@ import sys
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import anyio
 
@@ -42,6 +43,17 @@ __all__ = ["DRAIN", "PackageChanges", "apply_package_changes", "follow_packages"
 DRAIN = 30.0
 """Seconds the calls in flight to a package that leaves or restarts get before it stops."""
 _STORE_FILES = frozenset({STATE_FILE, f"{STATE_FILE}-wal"})
+_STORE_WRITES = Inotify.MODIFY | Inotify.CREATE | Inotify.MOVED_TO
+"""What a writer of the store does: data written to the database or its log, the database
+made or moved in. Not a file closed: every reader of the store (the fingerprint read here
+among them) opens and closes the log for writing, which would wake the watch it read for."""
+
+
+def _written(name: str, mask: int) -> bool:
+    return bool(
+        (name in _STORE_FILES and mask & Inotify.MODIFY)
+        or (name == STATE_FILE and mask & (Inotify.CREATE | Inotify.MOVED_TO))
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,21 +160,31 @@ async def follow_packages(
         await apply_package_changes(gateway, told)
         return seen
 
-    applied = await apply()
-    if not sys.platform.startswith("linux"):
-        return
+    # Watched before the first evaluation: a change made while it runs is seen next.
+    inotify = _watch(home)
     try:
-        inotify = Inotify()
-    except OSError:
-        return  # no inotify here: SIGHUP (serve) or a reload applies a change
-    try:
-        inotify.add(home)
+        applied = await apply()
+        if inotify is None:
+            return  # no inotify here: SIGHUP (serve) or a reload applies a change
         while True:
             await anyio.wait_readable(inotify.fd)
-            if not any(name in _STORE_FILES for _, name, _ in inotify.read()):
+            if not any(_written(name, mask) for _, name, mask in inotify.read()):
                 continue
             current = await anyio.to_thread.run_sync(package_set_fingerprint, home)
             if current is not None and current != applied:
                 applied = await apply()
     finally:
-        inotify.close()
+        if inotify is not None:
+            inotify.close()
+
+
+def _watch(home: Path) -> Inotify | None:
+    """An inotify watch on ``home``; None where there is none (not Linux, no inotify)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        inotify = Inotify()
+    except OSError:
+        return None
+    inotify.add(home, _STORE_WRITES)
+    return inotify

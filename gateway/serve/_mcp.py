@@ -68,6 +68,7 @@ TYPE_CHECKING = False  # the host is imported while the server already answers
 if TYPE_CHECKING:
     from collections.abc import Hashable
 
+    from anyio import AsyncFile
     from mcp_types import InputRequiredResult
 
     from gateway.host import Gateway, ToolFilter
@@ -386,6 +387,9 @@ class McpBridge:
         return await ask_client(session, process, request, diagnostics, nobody)
 
 
-async def run_mcp_stdio(bridge: McpBridge) -> None:
-    async with stdio_server() as (read, write):
+async def run_mcp_stdio(
+    bridge: McpBridge, stdin: AsyncFile[str] | None = None, stdout: AsyncFile[str] | None = None
+) -> None:
+    """Serve on this process's stdin and stdout, or on the text streams given."""
+    async with stdio_server(stdin, stdout) as (read, write):
         await bridge.run(read, write)

@@ -28,6 +28,8 @@ from gateway.serve._stdio import StdioLines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from anyio import AsyncFile
+
     from gateway.serve._mcp import McpBridge
     from gateway.serve._observe import Observed
 
@@ -40,12 +42,15 @@ def _version() -> str:
     return gateway_version()
 
 
-async def serve_mcp(options: ServeOptions) -> int:
+async def serve_mcp(
+    options: ServeOptions, stdin: AsyncFile[str] | None = None, stdout: AsyncFile[str] | None = None
+) -> int:
     """An MCP server on this process's stdin and stdout until the client goes.
 
     The server answers before the gateway is open: ``initialize`` at once, listings as soon
     as the registry holds what the packages offer (from the registration cache), while the
-    runtimes start in the background."""
+    runtimes start in the background. ``stdin`` and ``stdout``: text streams to serve on
+    instead (the MCP SDK's ``stdio_server`` takes them; a test's client in this process)."""
     from gateway.serve._mcp import McpBridge
     from gateway.serve._observe import start_observing, stdio_gauges
 
@@ -69,7 +74,7 @@ async def serve_mcp(options: ServeOptions) -> int:
         report=stderr_reporter(),
     )  # fmt: skip
     try:
-        return await _serve_mcp(options, bridge, observed, metrics_sock)
+        return await _serve_mcp(options, bridge, observed, metrics_sock, (stdin, stdout))
     finally:
         observed.close()
         if metrics_sock is not None:
@@ -77,7 +82,11 @@ async def serve_mcp(options: ServeOptions) -> int:
 
 
 async def _serve_mcp(
-    options: ServeOptions, bridge: McpBridge, observed: Observed, metrics_sock: Any
+    options: ServeOptions,
+    bridge: McpBridge,
+    observed: Observed,
+    metrics_sock: Any,
+    stdio: tuple[AsyncFile[str] | None, AsyncFile[str] | None],
 ) -> int:
     from gateway.serve._mcp import run_mcp_stdio
 
@@ -106,7 +115,7 @@ async def _serve_mcp(
                 served.set()
 
         group.start_soon(serve_gateway)
-        await run_mcp_stdio(bridge)  # until the client goes
+        await run_mcp_stdio(bridge, *stdio)  # until the client goes
         # A client gone at once still learns why the server could not have served it.
         await settled.wait()
         await stopped(stop, served)

@@ -111,3 +111,15 @@ def terminate(process: subprocess.Popen[Any], timeout: float = 20) -> int:
     """SIGTERM, then ``reap``."""
     process.send_signal(signal.SIGTERM)
     return reap(process, timeout)
+
+
+def create_token(env: dict[str, str], name: str, *extra: str) -> str:
+    """``gateway token create NAME --json EXTRA`` for the home ``env`` names: its token. In
+    this process outside an event loop (``tests._cli.run_gateway``)."""
+    import json
+
+    from tests._cli import run_gateway
+
+    made = run_gateway(["token", "create", name, "--json", *extra], env=env, cwd=Path(env["HOME"]))
+    assert made.returncode == 0, made.stderr
+    return str(json.loads(made.stdout)["token"])

@@ -2,21 +2,19 @@
 --mcp`` as in ``gateway list`` and the Python API, on the first start (both processes
 registering live, in whatever order they start) and on the next (held dormant, from the
 registration cache): the later in install order, nimlet's rule (docs/architecture.md,
-"Name clashes")."""
+"Name clashes"). The server is served in this process (``tests/serve/_here.serve_here``)."""
 
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from gateway import open_gateway
 from tests.gateway.test_cli import gateway_json, ws
 from tests.gateway.test_lazy_start import nimlet_package
+from tests.serve._here import serve_here
 
 pytestmark = pytest.mark.anyio
 
@@ -34,20 +32,12 @@ def _package(workspace: Any, name: str) -> None:
 async def _served_description(workspace: Any) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
     env.update(GATEWAY_HOME=str(workspace.config.home), HOME=str(workspace.home))
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "gateway", "serve", "--mcp", "--workspace", ws(workspace), "--trust"],
-        env=env,
-        cwd=str(workspace.home),
-    )
-    with open(workspace.home / "serve.log", "a") as errors:
-        async with (
-            stdio_client(params, errlog=errors) as (read, write),
-            ClientSession(read, write) as connection,
-        ):
-            await connection.initialize()
-            tools = {t.name: t for t in (await connection.list_tools()).tools}
-            called = await connection.call_tool("shared", {"do": "echo"})
+    async with serve_here(
+        ["--workspace", ws(workspace), "--trust"], env=env, cwd=workspace.home,
+        errlog=workspace.home / "serve.log",
+    ) as connection:  # fmt: skip
+        tools = {t.name: t for t in (await connection.list_tools()).tools}
+        called = await connection.call_tool("shared", {"do": "echo"})
     assert not called.is_error
     return str(tools["shared"].description)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 
 from gateway import open_gateway
@@ -22,46 +23,54 @@ def anyio_backend() -> str:
     return "asyncio"  # the MCP client's stdio transport
 
 
-async def _owners(workspace: Any) -> list[str]:
-    """The owner of ``shared`` as serve (twice), list (twice) and the API (twice) say."""
-    owners = [(await _served_description(workspace)).removesuffix("'s") for _ in range(2)]
+async def _api_owner(workspace: Any) -> str:
+    async with open_gateway(workspace.root, trust=True, config=workspace.config) as opened:
+        entry = opened.registry.tool("shared")
+        assert entry is not None
+        return entry.owner
+
+
+def _owners(workspace: Any) -> list[str]:
+    """The owner of ``shared`` as serve (twice), list (twice) and the API (twice) say. Not
+    an async test: ``gateway list`` then runs in this process (``tests/_cli.run_here``
+    needs a thread without an event loop), each served gateway and API gateway in an event
+    loop of its own (``anyio.run``)."""
+    owners = [
+        anyio.run(_served_description, workspace, backend="asyncio").removesuffix("'s")
+        for _ in range(2)
+    ]
     for _ in range(2):
         listed = gateway_json(workspace, "list", "--workspace", ws(workspace), "--trust")
         owners += [t["owner"] for t in listed["tools"] if t["name"] == "shared"]
-        async with open_gateway(workspace.root, trust=True, config=workspace.config) as opened:
-            entry = opened.registry.tool("shared")
-            assert entry is not None
-            owners.append(entry.owner)
+        owners.append(anyio.run(_api_owner, workspace, backend="asyncio"))
     return owners
 
 
-async def test_the_preferred_package_owns_the_name_everywhere_until_the_preference_goes(
+def test_the_preferred_package_owns_the_name_everywhere_until_the_preference_goes(
     workspace: Any,
 ) -> None:
     _package(workspace, "alpha")
     _package(workspace, "beta")  # installed later: nimlet's rule, the later one wins
-    assert await _owners(workspace) == ["beta"] * 6
+    assert _owners(workspace) == ["beta"] * 6
     assert gateway_json(workspace, "prefer", "alpha") == {
         "preferred": ["alpha"],
         "installed": [True],
         "kinds": ["installed"],
     }
-    assert await _owners(workspace) == ["alpha"] * 6
+    assert _owners(workspace) == ["alpha"] * 6
     assert gateway_json(workspace, "prefer", "--clear") == {
         "preferred": [],
         "installed": [],
         "kinds": [],
     }
-    assert await _owners(workspace) == ["beta"] * 6
+    assert _owners(workspace) == ["beta"] * 6
 
 
-async def test_the_first_preferred_wins_over_the_later_preferred(workspace: Any) -> None:
+def test_the_first_preferred_wins_over_the_later_preferred(workspace: Any) -> None:
     for name in ("alpha", "beta", "gamma"):
         _package(workspace, name)
     gateway_json(workspace, "prefer", "alpha", "gamma")
-    async with open_gateway(workspace.root, trust=True, config=workspace.config) as opened:
-        entry = opened.registry.tool("shared")
-        assert entry is not None and entry.owner == "alpha"
+    assert anyio.run(_api_owner, workspace, backend="asyncio") == "alpha"
     gateway_json(workspace, "prefer", "gamma", "alpha")
     listed = gateway_json(workspace, "list", "--workspace", ws(workspace), "--trust")
     assert [t["owner"] for t in listed["tools"] if t["name"] == "shared"] == ["gamma"]

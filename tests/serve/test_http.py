@@ -23,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from gateway.sandbox import package_dirs
+from tests._cli import run_gateway, run_here
 from tests._session_recorder import install_session_recorder, recorded
 from tests.adapters._helpers import write_tree
 from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, install_ready, terminate
@@ -71,7 +72,9 @@ class Server:
     env: dict[str, str]
 
     def gateway(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*GATEWAY, *args], env=self.env, capture_output=True, text=True)
+        """``gateway ARGS`` against the served home: in this process outside an event loop
+        (``tests._cli.run_gateway``), else ``python -m gateway``."""
+        return run_gateway(args, env=self.env, cwd=self.home.parent)
 
     def ran(self, package: str) -> int:
         """How many calls the package's extension received."""
@@ -133,10 +136,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         install_ready(home, _package(base / name, name, calls))
     tokens = {}
     for name, scope in (("a", ["alpha"]), ("b", ["beta"]), ("gone", [])):
-        args = [*GATEWAY, "token", "create", name, "--json"]
+        args = ["token", "create", name, "--json"]
         for package in scope:
             args += ["--package", package]
-        made = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
+        made = run_here(args, env=env, cwd=base)
+        assert made.returncode == 0, made.stderr
         tokens[name] = json.loads(made.stdout)["token"]
     process, url = _start(env, base / "workspace", base / "stderr.log")
     yield Server(home, url, tokens, env)
@@ -335,9 +339,15 @@ async def test_a_wrong_token_is_refused_with_401(server: Server) -> None:
     assert 'error="invalid_token"' in response.headers["www-authenticate"]
 
 
-async def test_a_revoked_token_is_refused_with_401_at_its_next_request(server: Server) -> None:
-    async with client(server, server.tokens["gone"]):
-        pass  # it worked before
+async def _connects(server: Server, token: str) -> None:
+    async with client(server, token):
+        pass
+
+
+def test_a_revoked_token_is_refused_with_401_at_its_next_request(server: Server) -> None:
+    # Not an async test: `gateway token revoke` runs in this process (tests/_cli.run_here
+    # needs a thread without an event loop); the client, in an event loop of its own.
+    anyio.run(_connects, server, server.tokens["gone"], backend="asyncio")  # it worked before
     assert server.gateway("token", "revoke", "gone").returncode == 0
     headers = {"Authorization": f"Bearer {server.tokens['gone']}"}
     assert httpx2.post(server.url, headers=headers, json={}).status_code == 401
@@ -376,9 +386,14 @@ async def test_the_audit_log_says_refused_for_a_call_outside_the_tokens_scope(
     )  # fmt: skip
 
 
-async def test_gateway_logs_server_reads_the_audit_log(server: Server) -> None:
-    async with client(server, server.tokens["b"]) as session:
-        await session.call_tool("beta_echo", {})
+async def _call(server: Server, token: str, tool: str) -> None:
+    async with client(server, token) as session:
+        await session.call_tool(tool, {})
+
+
+def test_gateway_logs_server_reads_the_audit_log(server: Server) -> None:
+    # Not an async test: `gateway logs` runs in this process (as the revoke test's CLI).
+    anyio.run(_call, server, server.tokens["b"], "beta_echo", backend="asyncio")
     shown = server.gateway("logs", "--server", "-n", "1")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.count("\n") == 1
@@ -388,7 +403,7 @@ async def test_gateway_logs_server_reads_the_audit_log(server: Server) -> None:
     assert server.gateway("logs").returncode == 2  # neither an ID nor --server
 
 
-async def test_token_list_never_shows_a_token_or_its_hash(server: Server) -> None:
+def test_token_list_never_shows_a_token_or_its_hash(server: Server) -> None:
     listed = server.gateway("token", "list", "--json")
     assert "gw_" not in listed.stdout
     assert "sha256" not in listed.stdout

@@ -4,8 +4,6 @@ refusal with its control."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ import pytest
 
 from gateway.sandbox import package_dirs
 from gateway.serve._http import MAX_SESSIONS_PER_TOKEN, is_loopback, security_for
-from tests.serve._helpers import GATEWAY, install_ready, terminate
+from tests.serve._helpers import create_token, install_ready, terminate
 from tests.serve.test_http import Server, _env, _package, _start
 
 pytestmark = pytest.mark.anyio
@@ -38,9 +36,7 @@ def start_server(base: Path, address: str, tokens: tuple[str, ...]) -> tuple[Any
     install_ready(home, _package(base / "alpha", "alpha", package_dirs(home, "alpha")[0] / "c"))
     made = {}
     for name in tokens:
-        args = [*GATEWAY, "token", "create", name, "--json"]
-        done = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
-        made[name] = json.loads(done.stdout)["token"]
+        made[name] = create_token(env, name)
     process, url = _start(env, base / "workspace", base / "stderr.log", address=address)
     return process, Server(home, url, made, env)
 

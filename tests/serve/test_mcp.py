@@ -1,6 +1,11 @@
-"""``gateway serve --mcp`` with the MCP Python SDK's own client (``ClientSession`` over
-stdio) against a real served gateway: a Pi package, a nanobot package and a nimlet
-extension in one server."""
+"""``gateway serve --mcp`` with the MCP Python SDK's own client (``ClientSession``) against a
+served gateway: a Pi package, a nanobot package and a nimlet extension in one server.
+
+The protocol tests serve it in this process (``tests/serve/_here.serve_here``: the CLI's
+options, the product's ``serve_mcp``, every message framed as its JSON line; the packages
+real child processes). A served process over stdio stays where the test is about the
+process or its pipes: the SDK's ``stdio_client`` against the example workspace (the stdio
+contract), an exit status, raw JSON lines on stdin."""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from tests.serve._helpers import GATEWAY, IDS, Served, need_sidecar, served_home
+from tests.serve._here import serve_here
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow(2)]
 
@@ -33,22 +39,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Served:
 
 @asynccontextmanager
 async def client(served: Served, *args: str, modern: bool = False, **session: Any):
-    """A connected SDK client: the initialize handshake, or with ``modern`` the stateless
-    2026-07-28 revision (``server/discover``, a version on every request)."""
-    command, *rest = GATEWAY
-    params = StdioServerParameters(
-        command=command,
-        args=[*rest, "serve", "--mcp", "--workspace", str(served.workspace), *args],
-        env=served.env(),
-        cwd=str(served.workspace),
-    )
-    with open(served.home.parent / "server-stderr.log", "a") as errors:
-        async with (
-            stdio_client(params, errlog=errors) as (read, write),
-            ClientSession(read, write, **session) as connection,
-        ):
-            await (connection.discover() if modern else connection.initialize())
-            yield connection
+    """A connected SDK client of ``gateway serve --mcp --workspace W ARGS`` served in this
+    process: the initialize handshake, or with ``modern`` the stateless 2026-07-28 revision
+    (``server/discover``, a version on every request)."""
+    async with serve_here(
+        ["--workspace", str(served.workspace), *args], env=served.env(), cwd=served.workspace,
+        errlog=served.home.parent / "server-stderr.log", modern=modern, **session,
+    ) as connection:  # fmt: skip
+        yield connection
 
 
 def all_packages() -> list[str]:

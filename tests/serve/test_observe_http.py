@@ -20,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.sandbox import package_dirs
 from gateway.testing import otlp_receiver, span_attributes
-from tests.serve._helpers import GATEWAY, install_ready, need_sidecar, terminate
+from tests.serve._helpers import create_token, install_ready, need_sidecar, terminate
 from tests.serve.test_http import _env, _package, _start
 
 HERE = Path(__file__).resolve().parent
@@ -47,9 +47,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     tokens = {}
     for name, extra in (("all", []), ("beta-only", ["--package", "pi-trace"]),
                         ("prom", ["--metrics"])):  # fmt: skip
-        made = subprocess.run([*GATEWAY, "token", "create", name, "--json", *extra], env=env,
-                              capture_output=True, text=True, check=True)  # fmt: skip
-        tokens[name] = json.loads(made.stdout)["token"]
+        tokens[name] = create_token(env, name, *extra)
     return Home(base, env, tokens)
 
 

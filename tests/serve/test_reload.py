@@ -1,15 +1,15 @@
 """A package set that changes under a running ``gateway serve --mcp``: a package installed
 while a client is connected is announced (``notifications/tools/list_changed``) and
 callable; one uninstalled is announced, its tools refused as unknown, and a call to it that
-was in flight finishes; SIGHUP applies a change too. The server and the CLI that changes
-its home are real processes."""
+was in flight finishes; SIGHUP applies a change too. The CLI that changes its home is a
+real process; the stdio server is served in this process (``tests/serve/_here.serve_here``:
+the change reaches it through the store as it reaches a served process), the SIGHUP and
+HTTP servers are processes."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 from collections.abc import AsyncIterator
@@ -22,13 +22,22 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from gateway.sandbox import package_dirs
+from tests._cli import run_here
 from tests.adapters._helpers import write_tree
-from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, PI, install_ready, need_sidecar, terminate
+from tests.serve._helpers import (
+    GATEWAY,
+    MCP_TIMEOUT,
+    PI,
+    create_token,
+    install_ready,
+    need_sidecar,
+    terminate,
+)
+from tests.serve._here import serve_here
 from tests.serve.test_http import _start
 
 pytestmark = pytest.mark.anyio
@@ -95,8 +104,10 @@ class Connected:
             await self.changed[-1].wait()
         self.changed.append(anyio.Event())
 
-    def gateway(self, *args: str) -> None:
-        subprocess.run([*GATEWAY, *args], env=self.env, check=True, capture_output=True)
+    async def gateway(self, *args: str) -> None:
+        """``gateway ARGS`` against the served home, another process; the server (in this
+        event loop) goes on serving while it runs, as a served process would."""
+        await anyio.run_process([*GATEWAY, *args], env=self.env, check=True)
 
 
 def serve_environment(home: Path, **extra: str) -> dict[str, str]:
@@ -118,23 +129,19 @@ async def connected(tmp_path: Path) -> AsyncIterator[Connected]:
 async def serving(
     tmp_path: Path, home: Path, workspace: Path, env: dict[str, str]
 ) -> AsyncIterator[Connected]:
-    """An MCP client of ``gateway serve --mcp`` over stdio, counting list changes."""
+    """An MCP client of ``gateway serve --mcp`` (served in this process, its stderr in
+    ``tmp_path/stderr.log``), counting list changes."""
     changed = [anyio.Event()]
 
     async def on_message(message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             changed[-1].set()
 
-    command, *rest = GATEWAY
-    params = StdioServerParameters(command=command, env=env, cwd=str(workspace),
-                                   args=[*rest, "serve", "--mcp", "--workspace", str(workspace)])  # fmt: skip
-    with (tmp_path / "stderr.log").open("a") as errors:
-        async with (
-            stdio_client(params, errlog=errors) as (read, write),
-            ClientSession(read, write, message_handler=on_message) as session,
-        ):
-            await session.initialize()
-            yield Connected(session, changed, home, env)
+    async with serve_here(
+        ["--workspace", str(workspace)], env=env, cwd=workspace,
+        errlog=tmp_path / "stderr.log", message_handler=on_message,
+    ) as session:  # fmt: skip
+        yield Connected(session, changed, home, env)
 
 
 async def test_a_package_installed_under_a_connected_client_is_announced_and_called(
@@ -164,7 +171,7 @@ async def test_a_package_removed_under_a_connected_client_is_refused_after_its_c
             with anyio.fail_after(60):
                 while not (data / "started").exists():
                     await anyio.sleep(0.02)
-            client.gateway("uninstall", "alpha")
+            await client.gateway("uninstall", "alpha")
             await client.next_change()  # its tools left the list while its call ran
             assert await client.tool_names() == set()
             with pytest.raises(Exception, match="Unknown tool: alpha_echo"):
@@ -177,10 +184,10 @@ async def test_a_package_removed_under_a_connected_client_is_refused_after_its_c
 async def test_a_disabled_package_leaves_and_the_server_says_so(tmp_path: Path) -> None:
     async with connected(tmp_path) as client:
         assert await client.tool_names() == {"alpha_echo", "alpha_wait"}  # the gateway is open
-        client.gateway("disable", "alpha")
+        await client.gateway("disable", "alpha")
         await client.next_change()
         assert await client.tool_names() == set()
-        client.gateway("enable", "alpha")
+        await client.gateway("enable", "alpha")
         await client.next_change()
         assert await client.tool_names() == {"alpha_echo", "alpha_wait"}
     log = (tmp_path / "stderr.log").read_text()
@@ -210,42 +217,43 @@ async def _said(errors: Path, line: str) -> None:
             await anyio.sleep(0.05)
 
 
-async def test_an_http_client_is_told_of_a_package_installed_under_it(tmp_path: Path) -> None:
+def test_an_http_client_is_told_of_a_package_installed_under_it(tmp_path: Path) -> None:
+    # Not an async test: its `gateway token create` runs in this process (tests/_cli needs
+    # a thread without an event loop); the client, in an event loop of its own.
     home, workspace = tmp_path / "home", tmp_path / "ws"
     workspace.mkdir()
     install_ready(home, package(tmp_path / "alpha", "alpha"))
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
     env["GATEWAY_HOME"] = str(home)
-    made = subprocess.run([*GATEWAY, "token", "create", "t", "--json"], env=env,
-                          capture_output=True, text=True, check=True)  # fmt: skip
-    token = json.loads(made.stdout)["token"]
+    token = create_token(env, "t")
     process, url = _start(env, workspace, tmp_path / "stderr.log")
+    try:
+        anyio.run(_told_of_beta, tmp_path, home, url, token, backend="asyncio")
+    finally:
+        assert terminate(process, 30) == 0
+
+
+async def _told_of_beta(tmp_path: Path, home: Path, url: str, token: str) -> None:
     changed = anyio.Event()
 
     async def on_message(message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             changed.set()
 
-    try:
-        async with (
-            httpx2.AsyncClient(
-                headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
-            ) as http,
-            streamable_http_client(url, http_client=http) as (read, write),
-            ClientSession(read, write, message_handler=on_message) as session,
-        ):
-            await session.initialize()
-            assert {t.name for t in (await session.list_tools()).tools} == {
-                "alpha_echo",
-                "alpha_wait",
-            }
-            install_ready(home, package(tmp_path / "beta", "beta"))
-            with anyio.fail_after(60):
-                await changed.wait()
-            result = await session.call_tool("beta_echo", {})
-        assert result.content[0].text == "beta here"
-    finally:
-        assert terminate(process, 30) == 0
+    async with (
+        httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
+        ) as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write, message_handler=on_message) as session,
+    ):
+        await session.initialize()
+        assert {t.name for t in (await session.list_tools()).tools} == {"alpha_echo", "alpha_wait"}
+        install_ready(home, package(tmp_path / "beta", "beta"))
+        with anyio.fail_after(60):
+            await changed.wait()
+        result = await session.call_tool("beta_echo", {})
+    assert result.content[0].text == "beta here"
 
 
 def _config_map(folder: Path, version: str, lockfile: str) -> None:
@@ -262,14 +270,17 @@ def _config_map(folder: Path, version: str, lockfile: str) -> None:
         (folder / "gateway.lock").symlink_to("..data/gateway.lock")
 
 
-async def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Path) -> None:
+def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Path) -> None:
+    # Not an async test: its `gateway lock`, `sync` and `token create` run in this process
+    # (tests/_cli needs a thread without an event loop); the client, in an event loop of
+    # its own. The server's own sync is its child process, as in production.
     source, served, workspace = tmp_path / "admin", tmp_path / "home", tmp_path / "ws"
     workspace.mkdir()
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
     admin, replica = {**env, "GATEWAY_HOME": str(source)}, {**env, "GATEWAY_HOME": str(served)}
 
     def gateway(where: dict[str, str], *args: str) -> None:
-        done = subprocess.run([*GATEWAY, *args], env=where, capture_output=True, text=True)
+        done = run_here(args, env=where, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
 
     # Lockfiles name versions: Pi packages (a nimlet extension's folder has none).
@@ -283,32 +294,60 @@ async def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Pat
     _config_map(mounted, "v1", (tmp_path / "one.lock").read_text())
     lockfile = mounted / "gateway.lock"
     gateway(replica, "sync", "--frozen", "--accept", "--lockfile", str(lockfile))
-    token = json.loads(subprocess.run([*GATEWAY, "token", "create", "u", "--json"], env=replica,
-                                      capture_output=True, text=True, check=True).stdout)["token"]  # fmt: skip
+    token = create_token(replica, "u")
     process, url = _start(replica, workspace, tmp_path / "stderr.log", "--lockfile", str(lockfile))
-    changed = anyio.Event()
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            changed.set()
-
     try:
-        async with (
-            httpx2.AsyncClient(
-                headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
-            ) as http,
-            streamable_http_client(url, http_client=http) as (read, write),
-            ClientSession(read, write, message_handler=on_message) as session,
-        ):
-            await session.initialize()
-            assert {t.name for t in (await session.list_tools()).tools} == {"trace_env"}
-            _config_map(mounted, "v2", (tmp_path / "two.lock").read_text())
-            with anyio.fail_after(120):
-                await changed.wait()
-            names = {t.name for t in (await session.list_tools()).tools}
+        names = anyio.run(_synced, tmp_path, mounted, url, token, backend="asyncio")
         assert {"trace_env", "open_ticket", "ticket_stats"} <= names
     finally:
         assert terminate(process, 30) == 0
     log = (tmp_path / "stderr.log").read_text()
     assert f"gateway serve: {lockfile} changed; syncing" in log
     assert "gateway serve: packages changed: added pi-tickets" in log
+
+
+async def _synced(tmp_path: Path, mounted: Path, url: str, token: str) -> set[str]:
+    """The served tools once the ConfigMap's second lockfile is announced."""
+    changed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    async with (
+        httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
+        ) as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write, message_handler=on_message) as session,
+    ):
+        await session.initialize()
+        assert {t.name for t in (await session.list_tools()).tools} == {"trace_env"}
+        _config_map(mounted, "v2", (tmp_path / "two.lock").read_text())
+        with anyio.fail_after(120):
+            await changed.wait()
+        return {t.name for t in (await session.list_tools()).tools}
+
+
+def test_the_stores_own_readers_do_not_wake_the_watch_a_writer_does(tmp_path: Path) -> None:
+    """A served gateway reads the store's fingerprint whenever its watch wakes; a read
+    opens and closes the store's log for writing, and waking on that kept an idle server
+    reading in a loop (~40% of a core after its first package change). Only a writer's
+    events count."""
+    from gateway.base import Inotify
+    from gateway.host._package_set import _STORE_WRITES, _written
+    from gateway.store import StateStore, package_set_fingerprint
+
+    home = tmp_path / "home"
+    install_ready(home, package(tmp_path / "alpha", "alpha"))
+    inotify = Inotify()
+    try:
+        inotify.add(home, _STORE_WRITES)
+        for _ in range(3):
+            package_set_fingerprint(home)
+        assert not [e for e in inotify.read() if _written(e[1], e[2])]
+        with StateStore.open(home) as store:
+            store.set_enabled("alpha", False)
+        assert [e for e in inotify.read() if _written(e[1], e[2])]
+    finally:
+        inotify.close()

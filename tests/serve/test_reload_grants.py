@@ -107,14 +107,14 @@ async def test_a_grant_and_its_revocation_restart_the_package_and_the_tools_foll
         first = await who(client)
         assert first["given"] is False
 
-        client.gateway("permissions", "alpha", "env:ALPHA_TOKEN")
+        await client.gateway("permissions", "alpha", "env:ALPHA_TOKEN")
         await client.next_change()
         await tools_become(client, {"alpha_who", "alpha_token"})
         second = await who(client)
         assert second["given"] is True and second["me"] != first["me"]
         assert gone(client, first["me"])
 
-        client.gateway("permissions", "alpha", "--revoke", "env:ALPHA_TOKEN")
+        await client.gateway("permissions", "alpha", "--revoke", "env:ALPHA_TOKEN")
         await client.next_change()
         await tools_become(client, {"alpha_who"})
         third = await who(client)

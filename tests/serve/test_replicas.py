@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ import httpx2
 import pytest
 
 from gateway.sandbox import package_dirs
-from tests.serve._helpers import GATEWAY, install_ready, reap
+from tests.serve._helpers import create_token, install_ready, reap
 from tests.serve.test_http import _env, _package, _start
 
 MODERN = "2026-07-28"
@@ -30,9 +29,7 @@ def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[st
     env, home = _env(base), base / "home"
     (base / "workspace").mkdir()
     install_ready(home, _package(base / "alpha", "alpha", package_dirs(home, "alpha")[0] / "c"))
-    made = subprocess.run([*GATEWAY, "token", "create", "lb", "--json"], env=env,
-                          capture_output=True, text=True, check=True)  # fmt: skip
-    token = json.loads(made.stdout)["token"]
+    token = create_token(env, "lb")
     started = [_start(env, base / "workspace", base / f"stderr-{n}.log") for n in range(2)]
     try:
         yield [url for _, url in started], token, home

@@ -1,5 +1,6 @@
-"""``gateway serve --mcp --tool-search`` with the MCP Python SDK's own client over stdio: a
-Pi package, a nanobot package and a nimlet extension behind one server, found on demand."""
+"""``gateway serve --mcp --tool-search`` with the MCP Python SDK's own client: a Pi package,
+a nanobot package and a nimlet extension behind one server, found on demand. Served in this
+process (``tests/serve/_here.serve_here``, as tests/serve/test_mcp.py's protocol tests)."""
 
 from __future__ import annotations
 

@@ -4,8 +4,6 @@ adopted policy denies for every token."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -20,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from gateway.sandbox import package_dirs
 from gateway.store import PolicyRecords, StateStore
-from tests.serve._helpers import GATEWAY, MCP_TIMEOUT, install_ready, terminate
+from tests.serve._helpers import MCP_TIMEOUT, create_token, install_ready, terminate
 from tests.serve.test_http import _env, _package, _start
 
 pytestmark = pytest.mark.anyio
@@ -52,11 +50,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         PolicyRecords(store).accept("beta", {"default_action": "allow", "rules": [rule]})
     tokens = {}
     for name, scope in (("a", ["alpha"]), ("all", [])):
-        args = [*GATEWAY, "token", "create", name, "--json"]
+        args = []
         for package in scope:
             args += ["--package", package]
-        made = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
-        tokens[name] = json.loads(made.stdout)["token"]
+        tokens[name] = create_token(env, name, *args)
     process, url = _start(env, base / "workspace", base / "stderr.log", "--tool-search")
     yield Server(url, tokens)
     terminate(process)
