@@ -110,13 +110,15 @@ def by_package(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
 
 def diagnostics_table(diagnostics: Sequence[Diagnostic], out: TextIO) -> None:
     """One table, grouped by package (``by_package``): a group's package named on its
-    first row."""
+    first row, and not again at the start of its messages (``ID: …``, as most adapters
+    begin theirs for the one-line form)."""
     grouped = by_package(diagnostics)
     rows = []
     for index, d in enumerate(grouped):
         first = index == 0 or grouped[index - 1].package != d.package
+        message = d.message.removeprefix(f"{d.package}: ") if d.package else d.message
         rows.append(((d.package or "(gateway)") if first else "", d.severity.value, d.code,
-                     d.message))  # fmt: skip
+                     message))  # fmt: skip
     table(
         "Diagnostics",
         ("package", "severity", "code", "message"),
