@@ -91,7 +91,7 @@ def read_plugin(inspection: Inspection) -> PluginReading:
     schema = data.get("$schema")
     if schema != PLUGIN_SCHEMA_ID:
         inspection.add(codes.AGENT_PLUGINS_SCHEMA_UNKNOWN(
-            f"{MANIFEST}: $schema {schema!r} is not {PLUGIN_SCHEMA_ID} (Agent Plugins 1.0.0, "
+            f"{MANIFEST}: {_schema_said(schema, PLUGIN_SCHEMA_ID)} (Agent Plugins 1.0.0, "
             "the one version read here); the plugin is not read"
         ))  # fmt: skip
         return reading
@@ -184,7 +184,7 @@ def _servers(inspection: Inspection, reading: PluginReading) -> None:
             else codes.AGENT_PLUGINS_MCP_INVALID
         )
         inspection.add(code(
-            f"{MCP_FILE}: $schema {schema!r} is not {MCP_SCHEMA_ID}; no server is read",
+            f"{MCP_FILE}: {_schema_said(schema, MCP_SCHEMA_ID)}; no server is read",
             severity=Severity.WARNING,
         ))  # fmt: skip
         return
@@ -306,3 +306,10 @@ def _fill(inspection: Inspection, entry: CatalogEntry, reading: PluginReading) -
         "license": manifest.get("license", ""),
         "repository": manifest.get("repository", ""),
     }
+
+
+def _schema_said(schema: object, wanted: str) -> str:
+    """What is wrong with a file's ``$schema``, in words: missing, or another value."""
+    if schema is None:
+        return f"has no $schema (it must be {wanted})"
+    return f"$schema {schema!r} is not {wanted}"

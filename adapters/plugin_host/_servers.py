@@ -96,7 +96,8 @@ class McpServer:
             except anyio.get_cancelled_exc_class():
                 raise
             except BaseException as error:
-                self._failed(describe_error(error))
+                command = getattr(self.spec, "command", None)  # a stdio server's
+                self._failed(describe_error(error, command))
         if start.cancelled_caught and not self.listed:
             self._failed(f"no MCP handshake within {start_timeout:g} s")
 

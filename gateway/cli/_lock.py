@@ -94,9 +94,30 @@ def run_sync(args: argparse.Namespace, config: GatewayConfig) -> int:
     if report.decisions:
         print("applied the lockfile's decisions:" if args.accept else "not applied (trust,"
               " grants, enabled, groups are yours to accept):")  # fmt: skip
-        for line in report.decisions:
+        for line in grouped_decisions(report.decisions):
             print(f"  gateway {line}")
         if not args.accept:
             print(f"accept them all: {accept}")
     print_diagnostics([d for d in report.diagnostics if d.code != "lock.decisions_pending"])
     return 1 if failed else 0
+
+
+_BY_ID = ("untrust", "trust", "disable", "enable")
+"""Verbs that take several ids (docs/cli.md, Several ids): one line each for all packages."""
+
+
+def grouped_decisions(lines: list[str]) -> list[str]:
+    """The lockfile's decisions as few commands: `trust A B C` rather than a line per
+    package (a home of 30 packages is 60 lines otherwise), trust first and enable last, as
+    each package's own lines are; grants and groups stay one a line."""
+    merged: dict[str, list[str]] = {}
+    single = []
+    for line in lines:
+        verb, _, rest = line.partition(" ")
+        if verb in _BY_ID and " " not in rest:
+            merged.setdefault(verb, []).append(rest)
+        else:
+            single.append(line)
+    first = [f"{verb} {' '.join(merged[verb])}" for verb in ("untrust", "trust") if verb in merged]
+    last = [f"{verb} {' '.join(merged[verb])}" for verb in ("disable", "enable") if verb in merged]
+    return [*first, *single, *last]

@@ -110,13 +110,15 @@ def by_package(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
 
 def diagnostics_table(diagnostics: Sequence[Diagnostic], out: TextIO) -> None:
     """One table, grouped by package (``by_package``): a group's package named on its
-    first row."""
+    first row, and not again at the start of its messages (``ID: …``, as most adapters
+    begin theirs for the one-line form)."""
     grouped = by_package(diagnostics)
     rows = []
     for index, d in enumerate(grouped):
         first = index == 0 or grouped[index - 1].package != d.package
+        message = d.message.removeprefix(f"{d.package}: ") if d.package else d.message
         rows.append(((d.package or "(gateway)") if first else "", d.severity.value, d.code,
-                     d.message))  # fmt: skip
+                     message))  # fmt: skip
     table(
         "Diagnostics",
         ("package", "severity", "code", "message"),
@@ -132,17 +134,20 @@ def print_diagnostics(
     *,
     indent: str = "",
     least: Severity = Severity.INFO,
+    named: bool = False,
 ) -> None:
     """One line each (``severity: message [code]``), its hint under it; those below
-    ``least`` are left to ``gateway list`` and ``--json``."""
+    ``least`` are left to ``gateway list`` and ``--json``. ``named``: where the lines are
+    of many packages, each names its package (``severity: ID: message``) unless its
+    message already begins with it."""
     order = [Severity.INFO, Severity.WARNING, Severity.ERROR]
     for diagnostic in dict.fromkeys(diagnostics):  # each problem once
         if order.index(diagnostic.severity) < order.index(least):
             continue
-        print(
-            f"{indent}{diagnostic.severity.value}: {diagnostic.message} [{diagnostic.code}]",
-            file=out,
-        )
+        message, package = diagnostic.message, diagnostic.package
+        if named and package and not message.startswith(f"{package}:"):
+            message = f"{package}: {message}"
+        print(f"{indent}{diagnostic.severity.value}: {message} [{diagnostic.code}]", file=out)
         if diagnostic.hint:
             print(f"{indent}  hint: {diagnostic.hint}", file=out)
 
@@ -155,10 +160,10 @@ def print_run_diagnostics(
     them with ``verbose``. ``quiet``: errors only, of the called package and the run."""
     least = Severity.ERROR if quiet else Severity.WARNING
     if verbose:
-        print_diagnostics(diagnostics, least=least)
+        print_diagnostics(diagnostics, least=least, named=True)
         return
     ours = [d for d in diagnostics if d.package in (None, owner)]
-    print_diagnostics(ours, least=least)
+    print_diagnostics(ours, least=least, named=True)
     if quiet:
         return
     others = {d.package for d in diagnostics if d.package not in (None, owner)}

@@ -257,5 +257,5 @@ def _status(args: argparse.Namespace, config: GatewayConfig) -> int:
     if statuses or preferred:  # an empty home has no clash to decide
         print(preference_line(preferred, installed))
     said = [d for status in statuses for d in (*status.diagnostics, *refused[status.id])]
-    print_diagnostics(said, sys.stdout)
+    print_diagnostics(said, sys.stdout, named=True)
     return 0

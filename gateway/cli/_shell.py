@@ -17,6 +17,7 @@ from collections import deque
 import anyio
 
 from gateway.base import GatewayConfig
+from gateway.cli._output import summary
 from gateway.cli._shell_ui import (
     StartupDiagnostics,
     approver,
@@ -182,17 +183,24 @@ async def _handle(gateway: Gateway, line: str, *, from_extension: bool = False) 
         return False
     if verb == "help":
         print(HELP)
-    elif verb == "tools":
-        for tool in gateway.tools():
-            print(f"  {tool.name:24} {','.join(tool.capabilities):20} {tool.description}")
+    elif verb == "tools":  # one line each, as `gateway list`'s table: its description's first
+        tools = gateway.tools()
+        column = max((len(tool.name) for tool in tools), default=0)
+        for tool in tools:
+            print(f"  {tool.name:{column}}  {','.join(tool.capabilities):20} "
+                  f"{summary(tool.description)}")  # fmt: skip
     elif verb == "commands":
-        for command in gateway.registry.commands():
-            print(f"  /{command.name:23} {command.description}")
+        commands = gateway.registry.commands()
+        column = max((len(command.name) for command in commands), default=0)
+        for command in commands:
+            print(f"  /{command.name:{column}}  {summary(command.description)}")
     elif verb == "status":
         for key, text in gateway.session.statuses.items():
             print(f"  {key}: {text}")
         for key, lines in gateway.session.widgets.items():
             print(f"  {key}: " + " | ".join(lines))
+        if not (gateway.session.statuses or gateway.session.widgets):
+            print("  (no status or widget set by an extension)")
     elif verb == "diagnostics":
         for diagnostic in gateway.diagnostics:
             show_diagnostic(diagnostic)

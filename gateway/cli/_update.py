@@ -4,6 +4,7 @@ reinstalling it (``gateway.packages._update``)."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from gateway.base import GatewayConfig, terminal_progress
@@ -21,9 +22,21 @@ def _packages(config: GatewayConfig) -> list[InstalledPackage]:
         return store.list_packages()
 
 
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+def short(value: str) -> str:
+    """A content hash or a commit as a person reads it (``sha256:`` and 12 hex digits and
+    ``…``, as ``trust`` prints a content hash; a commit's first 12); ``--json`` keeps it all."""
+    if value.startswith("sha256:") and len(value) > 19:
+        return value[:19] + "…"
+    return value[:12] if _COMMIT.fullmatch(value) else value
+
+
 def _row(check: Outdated) -> tuple[str, str, str, str]:
-    shown = check.available or (f"? {check.note}" if check.note else "up to date")
-    return check.id, check.kind, check.current, shown
+    newer = short(check.available) if check.available else None
+    shown = newer or (f"? {check.note}" if check.note else "up to date")
+    return check.id, check.kind, short(check.current), shown
 
 
 def run_outdated(args: argparse.Namespace, config: GatewayConfig) -> int:
@@ -64,7 +77,7 @@ def run_update(args: argparse.Namespace, config: GatewayConfig) -> int:
             note = f" ({check.note})" if check.note else ""
             print(f"{check.id}: up to date{note}")
             continue
-        print(f"{check.id}: updated {check.current} → {check.available}")
+        print(f"{check.id}: updated {short(check.current)} → {short(check.available or '')}")
         if result.trust_kept:
             print("  the permissions it requests did not grow: trust kept")
         print_diagnostics(result.report.diagnostics)

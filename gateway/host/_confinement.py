@@ -215,10 +215,15 @@ def describe_sandbox(entry: object, granted: Iterable[str], config: GatewayConfi
         # tools that declare nothing, a tool.json tool what it declares.
         return (
             "extension process: workspace read-write, network open (nimlet's default); "
-            "tool.json tools: as each declares; writes only its data and temp folders"
+            "tool.json tools: as each declares; beyond the workspace, writes only its data "
+            "and temp folders"
         )
     grants = grants_from(granted)
-    workspace = "read-write" if grants.workspace_write else "read-only"
+    workspace = "read-only"
+    writes = "writes only its data and temp folders"
+    if grants.workspace_write:  # as the install hint says of the grant
+        workspace = "read-write (but .git, CI and agent configs)"
+        writes = "writes the workspace and its data and temp folders"
     if grants.network:
         network = "network open (any host)"
     elif grants.destinations:
@@ -226,10 +231,7 @@ def describe_sandbox(entry: object, granted: Iterable[str], config: GatewayConfi
         network = f"network to {shown} only (through the gateway's proxy)"
     else:
         network = "network closed"
-    return (
-        f"workspace {workspace}, {network}, writes only its data and temp folders "
-        "(a private /tmp and HOME)"
-    )
+    return f"workspace {workspace}, {network}, {writes} (a private /tmp and HOME)"
 
 
 def prepare_run(config: GatewayConfig) -> list[Diagnostic]:

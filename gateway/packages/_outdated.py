@@ -150,10 +150,11 @@ def _npm_source(home: Path, package: InstalledPackage, latest: bool) -> Outdated
     record = package.record
     if Path(spec).expanduser().is_file() or spec.endswith((".tgz", ".tar.gz")):
         return _unchecked(package, "a tarball: install a newer one to update")
-    name = _npm_name(spec)
+    registry_spec = spec.removeprefix("npm:")  # `npm:NAME[@RANGE]`, as npm itself takes it
+    name = _npm_name(registry_spec)
     if name is None:
         return _unchecked(package, "not a registry package")
-    asked = name if latest else spec
+    asked = name if latest else registry_spec
     versions = _npm_view(home, asked)
     best = max(versions, key=_semver, default=None)
     current = npm_version(package)

@@ -101,6 +101,16 @@ def test_a_bad_mcp_json_disables_servers_and_keeps_skills(tmp_path: Path) -> Non
     assert [c.name for c in entry.contributions] == ["s"] and entry.runtime == "declarative"
 
 
+def test_an_mcp_json_without_schema_says_so_in_words(tmp_path: Path) -> None:
+    """No `$schema` is said as missing, not as `$schema None is not …`."""
+    root = write_plugin(tmp_path / "p", mcp={"mcpServers": {}})
+    (said,) = [
+        d for d in inspect_package(root).diagnostics if d.code == "agent_plugins.mcp_invalid"
+    ]
+    assert said.message.startswith("mcp.json: has no $schema (it must be https://"), said.message
+    assert "None" not in said.message
+
+
 def test_an_invalid_skill_is_skipped_and_the_others_load(tmp_path: Path) -> None:
     skills = {"ok": skill_text("ok"), "nofront": "just text", "misnamed": skill_text("other")}
     entry = inspect_package(write_plugin(tmp_path / "p", skills=skills))

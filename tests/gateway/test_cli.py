@@ -278,3 +278,32 @@ def test_shell_driven_through_stdin(workspace):
     assert "never reached" not in out
     commands = [m["arguments"] for m in workspace.received("ext") if m["type"] == "command"]
     assert commands == ["remember this"]
+
+
+def test_shell_tools_and_commands_are_one_line_each(workspace):
+    """`/tools` and `/commands` show a description's first line (`…` when more follows), as
+    `gateway list` does, in columns as wide as the longest name; `/status` with nothing set
+    says so instead of printing nothing."""
+    long_name = "a_tool_with_a_name_longer_than_the_old_column"
+    register = {
+        "type": "register",
+        "tools": [
+            {"name": long_name, "description": "First line.\n\nSecond paragraph.",
+             "input_schema": {"type": "object"}},
+            {"name": "act", "description": "Act.", "input_schema": {"type": "object"}},
+        ],
+        "commands": [{"name": "note", "description": "Note it.\nExamples: …"}],
+        "events": [],
+    }  # fmt: skip
+    workspace.add_extension("ext", language="python", register=register)
+    done = gateway(workspace, "shell", "--workspace", ws(workspace), "--trust",
+                   stdin="/tools\n/commands\n/status\n/quit\n")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [line.removeprefix("> ") for line in done.stdout.splitlines()]  # the prompt
+    (first,) = [line for line in lines if long_name in line]
+    (act,) = [line for line in lines if line.lstrip().startswith("act ")]
+    assert first.endswith("First line. …") and "Second paragraph" not in done.stdout
+    assert first.index("First") == act.index("Act."), (first, act)
+    assert any(line.strip() == "/note  Note it. …" for line in lines), lines
+    assert "Examples" not in done.stdout
+    assert "(no status or widget set by an extension)" in done.stdout

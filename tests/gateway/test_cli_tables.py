@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from gateway.cli._output import summary, table, width
+from gateway.base import Diagnostic, Severity
+from gateway.cli._output import diagnostics_table, summary, table, width
 from tests.gateway.test_cli import gateway, ws
 
 
@@ -84,3 +85,19 @@ def test_list_groups_its_diagnostics_by_package_each_named_once(workspace) -> No
     firsts = [line.split()[0] for line in table if line.startswith("  ") and line[2] != " "]
     assert firsts == sorted(set(firsts), key=lambda p: (p != "(gateway)", p))
     assert {"alpha", "zeta"} <= set(firsts)
+
+
+def test_the_diagnostics_table_does_not_repeat_the_package_in_its_messages() -> None:
+    """The PACKAGE column names it: a message that begins `ID: ` loses that prefix there
+    (`pi-subagents  warning  pi.unsupported_api  pi-subagents: registerShortcut…` read twice);
+    one naming something else keeps it all."""
+    said = [
+        Diagnostic("pi.unsupported_api", Severity.WARNING, "pkg-a: registerShortcut is not "
+                   "supported", package="pkg-a"),
+        Diagnostic("pi.unsupported_api", Severity.WARNING, "index.ts: pkg-a: kept", package="pkg-a"),
+    ]  # fmt: skip
+    out = io.StringIO()
+    diagnostics_table(said, out)
+    text = " ".join(out.getvalue().split())
+    assert "pkg-a warning pi.unsupported_api registerShortcut is not supported" in text, text
+    assert "index.ts: pkg-a: kept" in text and "pkg-a: registerShortcut" not in text

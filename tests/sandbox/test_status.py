@@ -17,7 +17,12 @@ def test_status_shows_each_packages_sandbox_and_a_grant_widens_it(tmp_path: Path
     assert cli(home, "permissions", "quiet-pi", "network", "workspace.write").returncode == 0
     shown = cli(home, "status").stdout
     assert "Sandbox (1)" in shown
-    assert "workspace read-write, network open (any host)" in " ".join(shown.split())
+    line = " ".join(shown.split())
+    assert (
+        "workspace read-write (but .git, CI and agent configs), network open (any host), "
+        "writes the workspace and its data and temp folders" in line
+    )  # not "read-write, …, writes only its data and temp folders", which contradicts itself
+    assert "writes only" not in line
 
 
 def test_a_grant_by_destination_is_accepted_shown_and_locked(tmp_path: Path) -> None:

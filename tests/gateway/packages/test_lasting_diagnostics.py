@@ -9,7 +9,7 @@ from typing import Any
 
 from gateway.packages import evaluate_packages, install, load_adapters
 from tests.adapters._helpers import write_tree
-from tests.gateway.test_cli import gateway_json, ws
+from tests.gateway.test_cli import gateway, gateway_json, ws
 
 OLD_PI = {
     "name": "old-pi",
@@ -43,3 +43,14 @@ def test_status_and_list_json_carry_the_mismatch(workspace: Any) -> None:
     assert "pi.host_version_mismatch" in [d["code"] for d in package["diagnostics"]]
     listed = gateway_json(workspace, "list", "--workspace", ws(workspace))
     assert "pi.host_version_mismatch" in [d["code"] for d in listed["diagnostics"]]
+
+
+def test_plain_status_names_the_package_of_each_diagnostic(workspace: Any) -> None:
+    """`status` lists many packages: a diagnostic whose message does not begin with its
+    package's id is printed with it (`warning: old-pi: package.json …`), one that does is
+    printed as it is."""
+    _installed(workspace)
+    done = gateway(workspace, "status")
+    (line,) = [x for x in done.stdout.splitlines() if "[pi.host_version_mismatch]" in x]
+    assert line.startswith("warning: old-pi: package.json peerDependencies"), line
+    assert "old-pi: old-pi:" not in done.stdout

@@ -153,6 +153,11 @@ def test_sync_without_accept_installs_but_leaves_decisions_unset_and_says_so(
     assert all(p[3:] == ([], False, False, None) for p in _state(home))
     assert "gateway trust lock.demo" in done.stdout
     assert "gateway permissions pi-aliases network" in done.stdout
+    # One command per verb for every package, trust first and enable last.
+    lines = [line.strip() for line in done.stdout.splitlines() if line.startswith("  gateway ")]
+    assert lines[0] == "gateway trust lock.demo", lines  # pi-aliases is locked untrusted
+    assert lines[-1] == "gateway enable lock.demo pi-aliases", lines
+    assert [line.split()[1] for line in lines].count("enable") == 1
     assert f"gateway sync --accept --lockfile {lockfile}" in done.stdout
 
 

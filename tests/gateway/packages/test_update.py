@@ -5,6 +5,7 @@ did not grow."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,19 @@ def test_a_changed_local_folder_is_outdated(home: Path, source: Path, gw) -> Non
     (source / "notes.txt").write_text("new")
     (check,) = gw(home, "outdated")["packages"]
     assert check["outdated"] is True and check["available"].startswith("sha256:")
+
+
+def test_plain_outdated_and_update_show_short_hashes(home: Path, source: Path, run_cli) -> None:
+    """A content hash is 71 characters: the table and the update line show `sha256:` and 12
+    hex digits and `…`, as `trust` does; `--json` keeps the whole of it."""
+    (source / "notes.txt").write_text("new")
+    shown = run_cli(home, "outdated").stdout
+    hashes = re.findall(r"sha256:[0-9a-f]+…?", shown)
+    assert len(hashes) == 2 and all(len(h) == len("sha256:") + 13 for h in hashes), shown
+    updated = run_cli(home, "update", PACKAGE).stdout
+    assert re.search(r"updated sha256:[0-9a-f]{12}… → sha256:[0-9a-f]{12}…$", updated, re.M), (
+        updated
+    )
 
 
 def test_an_update_whose_permissions_did_not_grow_keeps_trust(home: Path, source: Path, gw) -> None:

@@ -130,3 +130,23 @@ def test_an_npm_update_installs_the_newest_within_the_spec_and_keeps_trust(home:
     assert result["updated"] is True and result["trust_kept"] is True
     assert package["version"] == "1.1.0" and package["gates"]["trusted"]
     assert gw(home, "outdated")["packages"][0]["outdated"] is False
+
+
+def test_an_npm_prefixed_spec_is_checked_against_the_registry(
+    tmp_path: Path, registry: Registry, gw
+) -> None:
+    """`install npm:NAME@RANGE` (npm's own prefix) is a registry package like NAME@RANGE,
+    not "not a registry package"; update keeps the spec as typed."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "npmrc").write_text(f"registry={registry.url}/\n")
+    registry.publish("1.0.0")
+    gw(home, "install", f"npm:{NAME}@^1.0.0")
+    registry.publish("1.1.0")
+    registry.publish("2.0.0")
+    (check,) = gw(home, "outdated")["packages"]
+    assert (check["current"], check["available"]) == ("1.0.0", "1.1.0"), check
+    assert gw(home, "outdated", "--latest")["packages"][0]["available"] == "2.0.0"
+    (result,) = gw(home, "update", PACKAGE)["packages"]
+    assert result["updated"] is True
+    assert gw(home, "status")["packages"][0]["version"] == "1.1.0"
