@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -59,51 +60,78 @@ def test_missing_modules_refuse_the_launch_naming_gateway_setup(
     assert refusal.hint == "gateway setup"
 
 
+@pytest.fixture(scope="module")
+def lockfiles(tmp_path_factory: pytest.TempPathFactory) -> Callable[[bool], bytes]:
+    """The sources' package-lock.json, made by npm once per module for each shape (the same
+    sources give the same lockfile; a test gets its own copy)."""
+    made: dict[bool, bytes] = {}
+
+    def lockfile(with_openclaw: bool) -> bytes:
+        if with_openclaw not in made:
+            node = find_node()
+            assert node is not None
+            npm = npm_command(node)
+            assert npm is not None
+            folder = write_tree(tmp_path_factory.mktemp("lock"), _tree(with_openclaw))
+            subprocess.run([*npm, "install", "--package-lock-only", "--ignore-scripts",
+                            "--offline"], cwd=folder, check=True, capture_output=True)  # fmt: skip
+            made[with_openclaw] = (folder / "package-lock.json").read_bytes()
+        return made[with_openclaw]
+
+    return lockfile
+
+
 @pytest.fixture
-def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lockfiles: Callable[[bool], bytes]
+) -> Path:
     """Sidecar sources shaped like an installed wheel's: a module in a subfolder and a
     dependency npm installs from the sources themselves (no registry needed)."""
-    return _sources(tmp_path, monkeypatch, with_openclaw=False)
+    return _sources(tmp_path, monkeypatch, lockfiles, with_openclaw=False)
 
 
 @pytest.fixture
-def two_sets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def two_sets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lockfiles: Callable[[bool], bytes]
+) -> Path:
     """The same with a second install set: an ``openclaw`` devDependency (local too)."""
-    return _sources(tmp_path, monkeypatch, with_openclaw=True)
+    return _sources(tmp_path, monkeypatch, lockfiles, with_openclaw=True)
 
 
-def _sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, with_openclaw: bool) -> Path:
+def _tree(with_openclaw: bool) -> dict[str, object]:
+    dev = {"devDependencies": {"openclaw": "file:./vendor/openclaw"}} if with_openclaw else {}
+    return {
+        "package.json": {
+            "name": "sidecar-under-test",
+            "version": "1.0.0",
+            "private": True,
+            "type": "module",
+            "dependencies": {"local-dep": "file:./vendor/local-dep"},
+            **dev,
+        },
+        "vendor/openclaw/package.json": {"name": "openclaw", "version": "2026.9.6"},
+        "main.mjs": 'import value from "local-dep";\nconsole.log(value);\n',
+        "pi/extra.mjs": "export const extra = 1;\n",
+        "vendor/local-dep/package.json": {
+            "name": "local-dep",
+            "version": "1.0.0",
+            "main": "index.js",
+        },
+        "vendor/local-dep/index.js": "module.exports = 'from the dependency';\n",
+    }
+
+
+def _sources(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    lockfiles: Callable[[bool], bytes],
+    *,
+    with_openclaw: bool,
+) -> Path:
     if find_node() is None:
         pytest.skip("no Node")
-    dev = {"devDependencies": {"openclaw": "file:./vendor/openclaw"}} if with_openclaw else {}
-    folder = write_tree(
-        tmp_path / "site-packages" / "sidecars",
-        {
-            "package.json": {
-                "name": "sidecar-under-test",
-                "version": "1.0.0",
-                "private": True,
-                "type": "module",
-                "dependencies": {"local-dep": "file:./vendor/local-dep"},
-                **dev,
-            },
-            "vendor/openclaw/package.json": {"name": "openclaw", "version": "2026.9.6"},
-            "main.mjs": 'import value from "local-dep";\nconsole.log(value);\n',
-            "pi/extra.mjs": "export const extra = 1;\n",
-            "vendor/local-dep/package.json": {
-                "name": "local-dep",
-                "version": "1.0.0",
-                "main": "index.js",
-            },
-            "vendor/local-dep/index.js": "module.exports = 'from the dependency';\n",
-        },
-    )
-    node = find_node()
-    assert node is not None
-    npm = npm_command(node)
-    assert npm is not None
-    subprocess.run([*npm, "install", "--package-lock-only", "--ignore-scripts", "--offline"],
-                   cwd=folder, check=True, capture_output=True)  # fmt: skip
+    folder = write_tree(tmp_path / "site-packages" / "sidecars", _tree(with_openclaw))
+    (folder / "package-lock.json").write_bytes(lockfiles(with_openclaw))
     monkeypatch.setattr(_sidecars, "SOURCE_DIR", folder)
     monkeypatch.setenv("GATEWAY_SIDECAR_DIR", str(tmp_path / "share" / "sidecars"))
     monkeypatch.setenv("GATEWAY_HOME", str(tmp_path / "gw"))

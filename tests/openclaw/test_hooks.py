@@ -11,15 +11,16 @@ grant."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gateway import UiAnswer, open_gateway
+from gateway import Gateway, UiAnswer, open_gateway
 from gateway.model import ToolOutcome
 
-from .conftest import FIXTURES, install_ready, messages
+from .conftest import FIXTURES, config_for, install_ready, messages
 
 pytestmark = pytest.mark.anyio
 
@@ -32,34 +33,57 @@ def ready(workspace: Any) -> Any:
     return workspace
 
 
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def gateway(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Gateway]:
+    """One gateway (one sidecar start) for the tests of hooks on a single call or event,
+    each reading only the hook log its own calls added (``since``), and of what loading
+    reported. The tests that need a dialog, the session's transcript or lifecycle, the
+    gateway's shutdown or another grant open their own (``ready``)."""
+    base = tmp_path_factory.mktemp("oc-hooks")
+    home = base / "user" / ".gateway"
+    install_ready(home, FIXTURES / "conformance", grant=("conversation_access",))
+    (base / "project").mkdir()
+    async with open_gateway(
+        base / "project", trust=True, config=config_for(home, base / "user")
+    ) as opened:
+        yield opened
+
+
 def opened(ready: Any, **kwargs: Any) -> Any:
     return open_gateway(ready.root, trust=True, config=ready.config, **kwargs)
 
 
-async def hook_log(gateway: Any) -> list[str]:
-    return list(json.loads((await gateway.run_command("hooks-log")).message))
+async def hook_log(gateway: Any, since: int = 0) -> list[str]:
+    """What the plugin's hooks logged, from entry ``since`` on."""
+    return list(json.loads((await gateway.run_command("hooks-log")).message))[since:]
 
 
-async def test_before_tool_call_block_is_terminal(ready: Any) -> None:
-    async with opened(ready) as gateway:
-        result = await gateway.call_tool("guarded", {})
-        assert result.blocked and result.content == "guarded by conformance"
-        log = await hook_log(gateway)
-        assert "btc-high:guarded:{}" in log and not any(
-            e.startswith("btc-low:guarded") for e in log
-        )
+async def since(gateway: Any) -> int:
+    """Where the log is now: what a test's own calls add comes after it."""
+    return len(await hook_log(gateway))
 
 
-async def test_before_tool_call_last_params_win_each_seeing_the_original(ready: Any) -> None:
-    async with opened(ready) as gateway:
-        result = await gateway.call_tool("rewrite", {"text": "hi"})
-        # priority 10 adds "!", priority 0 (seeing the original) adds mode: the last wins.
-        assert result.arguments == {"text": "hi", "mode": "low"}
-        assert result.content == 'rewrite ran with {"text":"hi","mode":"low"}'
-        log = await hook_log(gateway)
-        assert log.index('btc-high:rewrite:{"text":"hi"}') < log.index(
-            'btc-low:rewrite:{"text":"hi"}'
-        )
+async def test_before_tool_call_block_is_terminal(gateway: Gateway) -> None:
+    mark = await since(gateway)
+    result = await gateway.call_tool("guarded", {})
+    assert result.blocked and result.content == "guarded by conformance"
+    log = await hook_log(gateway, mark)
+    assert "btc-high:guarded:{}" in log and not any(e.startswith("btc-low:guarded") for e in log)
+
+
+async def test_before_tool_call_last_params_win_each_seeing_the_original(gateway: Gateway) -> None:
+    mark = await since(gateway)
+    result = await gateway.call_tool("rewrite", {"text": "hi"})
+    # priority 10 adds "!", priority 0 (seeing the original) adds mode: the last wins.
+    assert result.arguments == {"text": "hi", "mode": "low"}
+    assert result.content == 'rewrite ran with {"text":"hi","mode":"low"}'
+    log = await hook_log(gateway, mark)
+    assert log.index('btc-high:rewrite:{"text":"hi"}') < log.index('btc-low:rewrite:{"text":"hi"}')
 
 
 async def test_before_tool_call_approval_asks_the_user(ready: Any) -> None:
@@ -78,37 +102,37 @@ async def test_before_tool_call_approval_asks_the_user(ready: Any) -> None:
     assert asked == [("Run approve?\nconformance asks", ["Allow", "Deny"])] * 2
 
 
-async def test_before_tool_call_fails_closed_and_guards_host_tools(ready: Any) -> None:
+async def test_before_tool_call_fails_closed_and_guards_host_tools(gateway: Gateway) -> None:
     ran: list[dict[str, Any]] = []
 
     async def bash(arguments: dict[str, Any]) -> ToolOutcome:
         ran.append(arguments)
         return ToolOutcome("ran", False)
 
-    async with opened(ready) as gateway:
-        failed = await gateway.call_tool("throws_hook", {})
-        assert failed.blocked and "hook exploded" in failed.content
-        gateway.register_builtin_tool("bash", "shell", {"type": "object"}, bash)
-        assert (await gateway.call_tool("bash", {"command": "ls"})).content == "ran"
-        assert 'btc-high:bash:{"command":"ls"}' in await hook_log(gateway)
+    mark = await since(gateway)
+    failed = await gateway.call_tool("throws_hook", {})
+    assert failed.blocked and "hook exploded" in failed.content
+    gateway.register_builtin_tool("bash", "shell", {"type": "object"}, bash)
+    assert (await gateway.call_tool("bash", {"command": "ls"})).content == "ran"
+    assert 'btc-high:bash:{"command":"ls"}' in await hook_log(gateway, mark)
 
 
-async def test_matcher_limits_a_hook_to_its_tools(ready: Any) -> None:
-    async with opened(ready) as gateway:
-        await gateway.call_tool("greet", {})
-        await gateway.call_tool("only_this", {})
-        log = await hook_log(gateway)
-        assert [e for e in log if e.startswith("btc-matcher")] == ["btc-matcher:only_this"]
+async def test_matcher_limits_a_hook_to_its_tools(gateway: Gateway) -> None:
+    mark = await since(gateway)
+    await gateway.call_tool("greet", {})
+    await gateway.call_tool("only_this", {})
+    log = await hook_log(gateway, mark)
+    assert [e for e in log if e.startswith("btc-matcher")] == ["btc-matcher:only_this"]
 
 
-async def test_after_tool_call_observes_and_tool_result_persist_rewrites(ready: Any) -> None:
-    async with opened(ready) as gateway:
-        persisted = await gateway.call_tool("persist", {})
-        assert persisted.content == "persisted by hook"
-        await gateway.call_tool("fails", {})
-        log = await hook_log(gateway)
-        assert "after:persist:persisted by hook:" in log
-        assert "after:fails:tool exploded:tool exploded" in log
+async def test_after_tool_call_observes_and_tool_result_persist_rewrites(gateway: Gateway) -> None:
+    mark = await since(gateway)
+    persisted = await gateway.call_tool("persist", {})
+    assert persisted.content == "persisted by hook"
+    await gateway.call_tool("fails", {})
+    log = await hook_log(gateway, mark)
+    assert "after:persist:persisted by hook:" in log
+    assert "after:fails:tool exploded:tool exploded" in log
 
 
 async def test_prompt_build_merges_context_and_system_prompt(ready: Any) -> None:
@@ -136,24 +160,24 @@ async def test_input_hooks_claim_or_block_the_message(ready: Any) -> None:
         assert shown == ["claimed by plugin", "pong", "blocked by policy"]
 
 
-async def test_model_call_hooks_observe_context_and_output(ready: Any) -> None:
-    async with opened(ready) as gateway:
-        await gateway.build_context([{"role": "user", "content": "what now"}])
-        sent = await gateway.emit("message_sending", {"text": "the secret plan"})
-        assert sent.allowed and sent.payload["text"] == "the [redacted] plan (via gateway)"
-        log = await hook_log(gateway)
-        assert "llm_input:what now" in log
-        assert "llm_output:the [redacted] plan (via gateway)" in log
+async def test_model_call_hooks_observe_context_and_output(gateway: Gateway) -> None:
+    mark = await since(gateway)
+    await gateway.build_context([{"role": "user", "content": "what now"}])
+    sent = await gateway.emit("message_sending", {"text": "the secret plan"})
+    assert sent.allowed and sent.payload["text"] == "the [redacted] plan (via gateway)"
+    log = await hook_log(gateway, mark)
+    assert "llm_input:what now" in log
+    assert "llm_output:the [redacted] plan (via gateway)" in log
 
 
-async def test_message_hooks(ready: Any) -> None:
-    async with opened(ready) as gateway:
-        await gateway.emit("message_received", {"text": "hello there", "source": "interactive"})
-        cancelled = await gateway.emit("message_sending", {"text": "please cancel me"})
-        assert not cancelled.allowed and cancelled.reason == "cancelled by conformance"
-        await gateway.emit("message_sent", {"text": "bye", "success": True})
-        log = await hook_log(gateway)
-        assert "received:hello there" in log and "sent:bye:true" in log
+async def test_message_hooks(gateway: Gateway) -> None:
+    mark = await since(gateway)
+    await gateway.emit("message_received", {"text": "hello there", "source": "interactive"})
+    cancelled = await gateway.emit("message_sending", {"text": "please cancel me"})
+    assert not cancelled.allowed and cancelled.reason == "cancelled by conformance"
+    await gateway.emit("message_sent", {"text": "bye", "success": True})
+    log = await hook_log(gateway, mark)
+    assert "received:hello there" in log and "sent:bye:true" in log
 
 
 async def test_session_turn_and_compaction_hooks(ready: Any) -> None:
@@ -196,17 +220,16 @@ async def test_gateway_stop_runs_at_shutdown_and_the_removed_deactivate_does_not
     assert not (state / "deactivated").exists()
 
 
-async def test_unmapped_unknown_and_removed_hooks_are_reported_by_name(ready: Any) -> None:
-    async with opened(ready) as gateway:
-        unmapped = messages(gateway, "openclaw.hook_unmapped")
-        assert any('"before_model_resolve" never runs' in m for m in unmapped)
-        assert not any('"subagent_spawned"' in m for m in unmapped)
-        assert any('"no_such_hook"' in m for m in messages(gateway, "openclaw.hook_unknown"))
-        removed = messages(gateway, "openclaw.legacy_hook_removed")
-        assert any('"deactivate" was removed in OpenClaw 2026.8' in m for m in removed)
-        assert any('use "gateway_stop"' in m for m in removed)
-        assert messages(gateway, "openclaw.legacy_api") == []
-        assert "never" not in await hook_log(gateway)
+async def test_unmapped_unknown_and_removed_hooks_are_reported_by_name(gateway: Gateway) -> None:
+    unmapped = messages(gateway, "openclaw.hook_unmapped")
+    assert any('"before_model_resolve" never runs' in m for m in unmapped)
+    assert not any('"subagent_spawned"' in m for m in unmapped)
+    assert any('"no_such_hook"' in m for m in messages(gateway, "openclaw.hook_unknown"))
+    removed = messages(gateway, "openclaw.legacy_hook_removed")
+    assert any('"deactivate" was removed in OpenClaw 2026.8' in m for m in removed)
+    assert any('use "gateway_stop"' in m for m in removed)
+    assert messages(gateway, "openclaw.legacy_api") == []
+    assert "never" not in await hook_log(gateway)
 
 
 async def test_a_hook_of_an_event_the_gateway_never_has_is_registered_and_never_called(

@@ -6,6 +6,7 @@ API), jasper-context-compactor and @openclaw/nostr."""
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +17,9 @@ import anyio
 import pytest
 
 from gateway import open_gateway
-from gateway.packages import write_package_config
+from gateway.packages import config_path, write_package_config
+from gateway.packages.secrets import secrets_path
+from gateway.store import StateStore
 
 from .conftest import NPM_FIXTURES, cli, cli_json, config_for, install_ready, messages
 
@@ -44,6 +47,29 @@ def unsupported(gateway: Any, package: str) -> list[str]:
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return tmp_path / "user" / ".gateway"
+
+
+@pytest.fixture(scope="module")
+def mem0_installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """@mem0/openclaw-mem0 installed once for its two tests: unpacking its 3,700 files and
+    the checks of its sources are most of what a test of it costs."""
+    home = tmp_path_factory.mktemp("mem0") / "user" / ".gateway"
+    install_ready(home, NPM_FIXTURES / MEM0, kind="npm", grant=("conversation_access",))
+    return home
+
+
+@pytest.fixture
+def mem0_home(mem0_installed: Path) -> Path:
+    """The module's mem0 home as install left it, whatever a test before did: no
+    configuration, no secrets, only conversation_access granted, nothing it wrote."""
+    home = mem0_installed
+    config_path(home, MEM0_ID).unlink(missing_ok=True)
+    secrets_path(home, MEM0_ID).unlink(missing_ok=True)
+    with StateStore.open(home) as store:
+        store.revoke(MEM0_ID, store.granted(MEM0_ID) - {"conversation_access"})
+        assert store.granted(MEM0_ID) == {"conversation_access"}
+    shutil.rmtree(home / "openclaw", ignore_errors=True)
+    return home
 
 
 class FakeMem0(BaseHTTPRequestHandler):
@@ -124,8 +150,8 @@ async def test_ollama_web_search_tools_are_refused_for_want_of_contracts_tools(
         assert gw.processes and gw.processes[0].pid  # the plugin itself runs
 
 
-async def test_mem0_without_an_api_key_registers_only_cli_and_service(home: Path) -> None:
-    install_ready(home, NPM_FIXTURES / MEM0, kind="npm", grant=("conversation_access",))
+async def test_mem0_without_an_api_key_registers_only_cli_and_service(mem0_home: Path) -> None:
+    home = mem0_home
     async with open_gateway(home.parent, trust=True, config=config_for(home, home.parent)) as gw:
         assert not [t for t in gw.tools() if t.owner == MEM0_ID]
         assert not [h for h in gw.registry.hooks() if h.owner == MEM0_ID]
@@ -135,9 +161,11 @@ async def test_mem0_without_an_api_key_registers_only_cli_and_service(home: Path
         assert not any("registerMemoryCapability" in m for m in named)
 
 
-async def test_mem0_with_an_api_key_runs_its_tools_and_hooks(home: Path, mem0_api: Any) -> None:
+async def test_mem0_with_an_api_key_runs_its_tools_and_hooks(
+    mem0_home: Path, mem0_api: Any
+) -> None:
     base_url, seen = mem0_api
-    install_ready(home, NPM_FIXTURES / MEM0, kind="npm", grant=("conversation_access",))
+    home = mem0_home
     assert cli(home, "config", MEM0_ID, "apiKey", "m0-test-key").returncode == 0
     # It talks to its server: its sandbox opens the network only once the user says so.
     assert cli(home, "permissions", MEM0_ID, "network").returncode == 0
