@@ -205,6 +205,7 @@ OPENCLAW_TOOL_UNDECLARED = define_code(
     "OpenClaw versions refuse it, and so does the gateway: the tool is not registered.",
     'List the tool in openclaw.plugin.json: "contracts": {"tools": ["NAME", ...]} (the message '
     "names the tool).",
+    refusal=True,
 )
 OPENCLAW_HOST_RULES = define_code(
     "openclaw.host_rules",
@@ -248,6 +249,7 @@ OPENCLAW_REGISTRATION_INVALID = define_code(
     "A malformed registration was skipped: a tool without name, execute or parameters; a "
     "command with a bad name, no description or no handler; a hook without a handler.",
     "Fix the registration named in the message; the plugin's other registrations stand.",
+    refusal=True,
 )
 OPENCLAW_COMMAND_RESERVED = define_code(
     "openclaw.command_reserved",
@@ -261,6 +263,7 @@ OPENCLAW_COMMAND_CONFLICT = define_code(
     ERROR,
     "Two OpenClaw plugins of one sidecar registered the same command; the later is skipped.",
     "Rename one of the commands.",
+    refusal=True,
 )
 OPENCLAW_COMMAND_ALIAS = define_code(
     "openclaw.command_alias",

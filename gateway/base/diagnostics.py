@@ -70,6 +70,12 @@ class DiagnosticCode:
     """Reported by a runtime as it registers, it says the start did not get everything it
     needed (a remote server that could not be reached): like an error, the registration is
     never cached and the next load starts the package again."""
+    refusal: bool = False
+    """An error about one contribution a runtime refused or skipped as it registered (a tool
+    outside OpenClaw's ``contracts.tools``, a malformed registration), not about the
+    package's code: the package loaded — it is not a failed start, its registration is
+    cached like any other (what decides the refusal is its content and the gateway's
+    version, both in the cache's key) and ``status`` calls it active."""
 
     def __call__(
         self,
@@ -101,12 +107,13 @@ def define_code(
     *,
     lasting: bool = False,
     incomplete: bool = False,
+    refusal: bool = False,
 ) -> DiagnosticCode:
     """Declare a code, in the ``_codes.py`` of the package that raises it. Declaring the
     same code twice with different text, or in two modules, is a bug."""
     # The declaring module, as collections.namedtuple finds its caller's.
     module = sys._getframe(1).f_globals.get("__name__", "")
-    entry = DiagnosticCode(code, severity, trigger, remedy, lasting, module, incomplete)
+    entry = DiagnosticCode(code, severity, trigger, remedy, lasting, module, incomplete, refusal)
     existing = _DECLARED.setdefault(code, entry)
     if existing != entry or existing.module != module:
         raise ValueError(f"diagnostic code {code!r} declared twice with different text")

@@ -118,14 +118,17 @@ def _program(part: str) -> bool:
 def failed(register: RegisterMessage) -> bool:
     """A registration that reports an error (e.g. a server of the package did not start)
     or an incomplete start (``DiagnosticCode.incomplete``: a remote server unreachable):
-    the start failed, at least in part, and must not be served again."""
+    the start failed, at least in part, and must not be served again. An error that only
+    refused a contribution (``DiagnosticCode.refusal``) is not a failed start."""
     try:
         items = RegisterExtras.parse(register.gateway).runtime_diagnostics()
     except ExtraError:  # reported where the registration is projected
         return False
     codes = [find_code(item.code) for item in items if isinstance(item, RuntimeDiagnostic)]
     return any(
-        code is not None and (code.severity is Severity.ERROR or code.incomplete) for code in codes
+        code is not None
+        and ((code.severity is Severity.ERROR and not code.refusal) or code.incomplete)
+        for code in codes
     )
 
 

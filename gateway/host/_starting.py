@@ -153,7 +153,8 @@ class Starter:
     def _loaded(self, process: ExtensionProcess) -> None:
         """Whether each package the process hosts loaded: an error its runtime reported
         as it registered (a module that failed to import, a register that threw) means its
-        code did not; a later start that loads clears it."""
+        code did not — but for an error that only refused one of its contributions
+        (``DiagnosticCode.refusal``); a later start that loads clears it."""
         plan, failures = process.plan, self._state.load_failures
         for name in (plan.name, *plan.members):
             failures.pop(name, None)
@@ -162,7 +163,7 @@ class Starter:
             return
         for item in RegisterExtras.parse(registration.gateway).runtime_diagnostics():
             known = find_code(item.code) if isinstance(item, RuntimeDiagnostic) else None
-            if known is not None and known.severity is Severity.ERROR:
+            if known is not None and known.severity is Severity.ERROR and not known.refusal:
                 package = item.package if item.package in plan.members else plan.name
                 failures.setdefault(package, item.message)
         self._settle((plan.name, *plan.members))

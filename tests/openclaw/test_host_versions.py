@@ -57,6 +57,29 @@ async def test_a_plugin_built_for_2026_9_has_its_undeclared_tool_refused(workspa
 
 
 @pytest.mark.anyio
+async def test_a_plugin_whose_tool_is_refused_loaded_it_is_active_and_its_registration_cached(
+    workspace: Any,
+) -> None:
+    # The refusal is about one tool, not the plugin's code: status says active (not
+    # "failed to load"), and the next load serves the cached registration, refusal included,
+    # instead of starting the plugin again at every command.
+    package_id = install_ready(workspace.config.home, OLD)
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
+        (status,) = [s for s in gateway.packages if s.id == package_id]
+        assert status.active and status.load_failure is None
+        assert messages(gateway, "openclaw.tool_undeclared")
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport
+    ) as gateway:
+        assert gateway.processes == []  # served from the cache: nothing started
+        assert "declared_9" in {t.name for t in gateway.tools()}
+        assert "undeclared_9" not in {t.name for t in gateway.tools()}
+        assert messages(gateway, "openclaw.tool_undeclared")
+
+
+@pytest.mark.anyio
 async def test_a_plugin_declaring_an_openclaw_before_2026_5_2_keeps_its_undeclared_tool(
     workspace: Any, tmp_path: Path
 ) -> None:
