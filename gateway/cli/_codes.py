@@ -18,6 +18,14 @@ INSTALL_REFUSED = define_code(
     "package, a special file), or holds no package metadata.",
     "Read the message; nothing was installed and the previous version is intact.",
 )
+INSTALL_NAME_SHADOWED = define_code(
+    "install.name_shadowed",
+    W,
+    "The package just installed has as its id a name another installed package answered to "
+    "(an alias recorded at its install: its npm or plugin name): an id wins over an alias, so "
+    "that name now means the new package.",
+    "Reach the other package by its id (the message names it).",
+)
 
 # Arguments, ids, docs, completion, tokens
 ARGUMENT_INVALID = define_code(

@@ -8,6 +8,7 @@ import sys
 
 from gateway.base import GatewayConfig, terminal_progress
 from gateway.cli import _codes
+from gateway.cli._names import known_names
 from gateway.cli._output import print_diagnostics, print_json
 from gateway.cli._policy import print_suggested, suggested_policy
 from gateway.cli._refusal import print_each, refuse, refuse_unknown
@@ -30,6 +31,7 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
     collect_garbage(config.home)
     adapters = load_adapters()
     prepare = functools.partial(prepare_install, adapters, config.home)
+    named_before = known_names(config.home)
     try:
         with terminal_progress(quiet=args.json) as progress:
             report = install(
@@ -56,6 +58,16 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
         )
     suggested = suggested_policy(report.entry)
     report.diagnostics.extend(needed.diagnostics)
+    package_id = report.package.record.id
+    owner = named_before.get(package_id, package_id)
+    if owner != package_id:
+        report.diagnostics.append(
+            _codes.INSTALL_NAME_SHADOWED(
+                f"{package_id} was also a name of {owner}: it now names this package; "
+                f"{owner} is still reached by its id",
+                package=package_id,
+            )
+        )
     if args.json:
         print_json(
             {**report.to_dict(), "suggested_policy": suggested, "dependencies": needed.to_dict()}

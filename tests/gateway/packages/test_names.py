@@ -71,3 +71,33 @@ def test_install_says_the_other_names_it_answers_to(tmp_path: Path, run_cli) -> 
     assert _json(run_cli, home, "install", str(folder))["aliases"] == [TYPED]
     done = run_cli(home, "install", str(folder))
     assert f"also named {TYPED}" in done.stdout
+
+
+def test_an_id_that_was_another_packages_name_says_that_name_moved(
+    home: Path, tmp_path: Path, run_cli
+) -> None:
+    # home: ID, also named TYPED. A package whose own id is TYPED takes that name (an id
+    # wins over an alias): the install says so, naming the package still reached by its id.
+    other = write_tree(tmp_path / "src2" / "elsewhere", {
+        ".claude-plugin/plugin.json": {"name": TYPED, "version": "2.0.0"},
+        "commands/other.md": "---\ndescription: other\n---\nOther.\n",
+    })  # fmt: skip
+    done = _json(run_cli, home, "install", str(other))
+    (said,) = [d for d in done["diagnostics"] if d["code"] == "install.name_shadowed"]
+    assert said["message"] == (
+        f"{TYPED} was also a name of {ID}: it now names this package; {ID} is still reached "
+        "by its id"
+    )
+    assert _json(run_cli, home, "inspect", TYPED)["id"] == TYPED
+    assert _json(run_cli, home, "inspect", ID)["id"] == ID
+
+
+def test_an_install_that_takes_no_other_packages_name_says_nothing_of_names(
+    tmp_path: Path, run_cli
+) -> None:
+    folder = write_tree(tmp_path / "src" / TYPED, {
+        ".claude-plugin/plugin.json": {"name": ID, "version": "1.0.0"},
+        "commands/setup.md": "---\ndescription: set up\n---\nSet it up.\n",
+    })  # fmt: skip
+    done = _json(run_cli, tmp_path / "home", "install", str(folder))
+    assert [d for d in done["diagnostics"] if d["code"] == "install.name_shadowed"] == []
