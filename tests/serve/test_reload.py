@@ -233,8 +233,10 @@ def test_an_http_client_is_told_of_a_package_installed_under_it(tmp_path: Path) 
         assert terminate(process, 30) == 0
 
 
-async def _told_of_beta(tmp_path: Path, home: Path, url: str, token: str) -> None:
-    changed = anyio.Event()
+@asynccontextmanager
+async def _announced(url: str, token: str, changed: anyio.Event) -> AsyncIterator[ClientSession]:
+    """An initialized HTTP MCP client of the served gateway; ``changed`` is set when the
+    server says its tools changed (``notifications/tools/list_changed``)."""
 
     async def on_message(message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
@@ -248,6 +250,12 @@ async def _told_of_beta(tmp_path: Path, home: Path, url: str, token: str) -> Non
         ClientSession(read, write, message_handler=on_message) as session,
     ):
         await session.initialize()
+        yield session
+
+
+async def _told_of_beta(tmp_path: Path, home: Path, url: str, token: str) -> None:
+    changed = anyio.Event()
+    async with _announced(url, token, changed) as session:
         assert {t.name for t in (await session.list_tools()).tools} == {"alpha_echo", "alpha_wait"}
         install_ready(home, package(tmp_path / "beta", "beta"))
         with anyio.fail_after(60):
@@ -309,19 +317,7 @@ def test_a_new_lockfile_in_a_config_map_is_synced_and_served(tmp_path: Path) -> 
 async def _synced(tmp_path: Path, mounted: Path, url: str, token: str) -> set[str]:
     """The served tools once the ConfigMap's second lockfile is announced."""
     changed = anyio.Event()
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            changed.set()
-
-    async with (
-        httpx2.AsyncClient(
-            headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
-        ) as http,
-        streamable_http_client(url, http_client=http) as (read, write),
-        ClientSession(read, write, message_handler=on_message) as session,
-    ):
-        await session.initialize()
+    async with _announced(url, token, changed) as session:
         assert {t.name for t in (await session.list_tools()).tools} == {"trace_env"}
         _config_map(mounted, "v2", (tmp_path / "two.lock").read_text())
         with anyio.fail_after(120):
