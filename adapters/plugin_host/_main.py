@@ -4,12 +4,14 @@ remote one, write ``register``, serve ``tool`` / ``command`` / ``event`` / ``can
 
 from __future__ import annotations
 
+import math
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from adapters.plugin_host._channel import Channel, log, take_stdio
 from adapters.plugin_host._config import ConfigError, HostConfig, load_config, start_timeout
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 USAGE = "usage: python -P -m adapters.plugin_host --config FILE\n"
+Message = dict[str, Any] | None
+"""A message of the gateway's; None: the end of its input."""
 SHUTDOWN_SECONDS = 3.0
 
 
@@ -136,11 +140,19 @@ def _load_shell_commands(config: HostConfig) -> ShellCommands | None:
 async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -> None:
     stop = anyio.Event()
     servers = mcp_servers(config)
+    send, inbox = anyio.create_memory_object_stream[Message](math.inf)
     async with anyio.create_task_group() as group:
+        group.start_soon(_read, channel, send)
         for server in servers:
             group.start_soon(server.run, stop, start_timeout())
-        for server in servers:
-            await server.ready.wait()
+        stopped, early = await _started(servers, inbox)
+        if stopped:
+            # The gateway gave the start up (shutdown, or the end of input, before register):
+            # nothing was offered, so nothing is in flight; each server's child is stopped
+            # as its task is cancelled (bounded, shielded).
+            stop.set()
+            group.cancel_scope.cancel()
+            return
         registry = Registry()
         for server in servers:
             registry.add_server(server)
@@ -171,14 +183,60 @@ async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -
         for server in servers:
             server.report = requests.report_problem
             group.start_soon(requests.watch_exit, server, stop)
-        await _serve(channel, requests, group)
+        for message in early:
+            requests.handle(message, group)
+        await _serve(inbox, requests, group)
         await _shut_down(stop, servers, requests, group)
 
 
-async def _serve(channel: Channel, requests: Requests, group: TaskGroup) -> None:
-    while True:
-        message = await anyio.to_thread.run_sync(channel.read_message, abandon_on_cancel=True)
-        if message is None or message.get("type") == "shutdown":
+def _ends(message: Message) -> bool:
+    return message is None or message.get("type") == "shutdown"
+
+
+async def _read(channel: Channel, send: MemoryObjectSendStream[Message]) -> None:
+    """The gateway's messages, from the start on — a shutdown can come while the servers
+    are still starting — until ``shutdown`` or the end of input (``None``)."""
+    async with send:
+        while True:
+            message = await anyio.to_thread.run_sync(channel.read_message, abandon_on_cancel=True)
+            await send.send(message)
+            if _ends(message):
+                return
+
+
+async def _started(
+    servers: list[McpServer], inbox: MemoryObjectReceiveStream[Message]
+) -> tuple[bool, list[dict[str, Any]]]:
+    """Every server ready, unless ``shutdown`` or the end of input comes first: (whether
+    it did, the other messages that came meanwhile — to be served once registered)."""
+    early: list[dict[str, Any]] = []
+    stopped = False
+    async with anyio.create_task_group() as race:
+
+        async def ready() -> None:
+            for server in servers:
+                await server.ready.wait()
+            race.cancel_scope.cancel()
+
+        async def listen() -> None:
+            nonlocal stopped
+            async for message in inbox:
+                if message is None or _ends(message):
+                    stopped = True
+                    race.cancel_scope.cancel()
+                    return
+                early.append(message)
+
+        race.start_soon(ready)
+        race.start_soon(listen)
+    return stopped, early
+
+
+async def _serve(
+    inbox: MemoryObjectReceiveStream[Message], requests: Requests, group: TaskGroup
+) -> None:
+    async for message in inbox:
+        if message is None or _ends(message):
             return
         requests.handle(message, group)
 

@@ -57,3 +57,20 @@ def test_a_servers_log_messages_reach_the_packages_log_escaped(tmp_path: Path) -
         running.read()
         assert running.tool("1", "mcp_p_echo")["is_error"] is False
     assert "s: [info] calls: called echo\\x1b[31m" in running.log
+
+
+def test_a_shutdown_while_a_server_starts_ends_the_host_without_registering(tmp_path: Path):
+    # The gateway gives up a start (a shell left with Ctrl-C, a server closing) while a
+    # server has not answered its handshake: the host stops it and exits at once, instead of
+    # waiting out the start timeout, registering, and only then reading the shutdown.
+    silent = {"args": ["-c", "import time; time.sleep(3600)"]}  # never answers
+    config = host_config(tmp_path / "h.json", tmp_path / "d", {"s": silent}, package="p")
+    running = Host(config)
+    assert running.close(timeout=60) == 0, running.log
+    said = []
+    while not running.lines.empty():
+        line = running.lines.get()
+        if line is not None:
+            said.append(json.loads(line)["type"])
+    assert "register" not in said, running.log
+    assert "Traceback" not in running.log
