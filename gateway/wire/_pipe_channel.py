@@ -45,7 +45,10 @@ class PipeTransport:
         diagnostics: Diagnostics,
         tasks: TaskGroup,
     ) -> PipeChannel:
-        log = await anyio.to_thread.run_sync(RotatingLog, plan.log_path)
+        # Shielded: a log opened by the thread after its caller gave up would never be closed
+        # (the caller's next checkpoint, in ExtensionProcess.start, stops what was started).
+        with anyio.CancelScope(shield=True):
+            log = await anyio.to_thread.run_sync(RotatingLog, plan.log_path)
         pipes = ChildPipes()
         try:
             child, stderr = spawn(plan, config, pipes, diagnostics.add)

@@ -190,8 +190,10 @@ class ExtensionProcess:
             on_tool_update=lambda update: host.on_tool_update(self, update),
         )
         self._alive = True
-        await task_group.start(self._run)
         try:
+            # Inside: a caller that gives up here, with the child already spawned, must not
+            # leave it running (nor its log open).
+            await task_group.start(self._run)
             with contextlib.suppress(ExtensionExited):
                 # A child that died at once breaks the pipe; the reader then sees end of
                 # file and records the better reason (its exit code).

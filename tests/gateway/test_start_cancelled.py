@@ -7,13 +7,25 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import anyio
 import pytest
+from anyio.abc import TaskGroup
 
 from gateway import open_gateway
+from gateway.base import Diagnostics
 from gateway.sandbox import package_dirs
+from gateway.wire import (
+    Channel,
+    ExtensionProcess,
+    InitializeMessage,
+    LaunchPlan,
+    PipeTransport,
+    TransportConfig,
+)
+from tests._process_host import StandaloneHost
 from tests.conftest import Workspace
 from tests.gateway.test_lazy_start import nimlet_package, starts, warm
 
@@ -82,3 +94,40 @@ async def test_a_caller_that_gives_up_leaves_the_start_to_the_next_caller(worksp
         result = await gateway.call_tool("alpha_tool", {"do": "echo"})
     assert not result.is_error
     assert starts(log) == 2  # the warm-up, then the one start both callers shared
+
+
+class _GivesUpAfterSpawn:
+    """A pipe transport whose caller gives up right after the child is spawned: the start's
+    next checkpoint is where the cancellation lands."""
+
+    def __init__(self, scope: anyio.CancelScope) -> None:
+        self.scope, self.pid = scope, 0
+
+    async def connect(
+        self, plan: LaunchPlan, config: TransportConfig, diagnostics: Diagnostics, tasks: TaskGroup
+    ) -> Channel:
+        channel = await PipeTransport().connect(plan, config, diagnostics, tasks)
+        self.pid = channel.pid
+        self.scope.cancel()
+        return channel
+
+
+async def test_a_start_given_up_right_after_the_spawn_leaves_no_child_running(tmp_path: Path):
+    # The gap was between the spawn and the start's guarded wait: a cancellation at the
+    # reader's start left the child running and its log open (an in-process server closed
+    # while its packages warmed: "subprocess … is still running" at a later test's GC).
+    with anyio.CancelScope() as scope:
+        transport = _GivesUpAfterSpawn(scope)
+        plan = LaunchPlan(
+            name="sleeper", command=[sys.executable, "-c", "import time; time.sleep(3600)"],
+            cwd=tmp_path, env={"PATH": "/usr/bin:/bin"}, log_path=tmp_path / "sleeper.log",
+            response_timeout=3600,
+        )  # fmt: skip
+        process = ExtensionProcess(
+            plan, StandaloneHost(), transport, TransportConfig(1024 * 1024, 0.3, 0.5)
+        )
+        async with anyio.create_task_group() as tasks:
+            await process.start(tasks, InitializeMessage(workspace=str(tmp_path), session_id="s"))
+    assert scope.cancelled_caught and transport.pid
+    with pytest.raises(ProcessLookupError):
+        os.kill(transport.pid, 0)  # stopped and reaped
