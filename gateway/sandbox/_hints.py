@@ -38,6 +38,8 @@ _MAX_BYTES = 32 * 1024 * 1024
 
 _URL_HOST = re.compile(r"\b(?:https?|wss?)://([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63})\b")
 _MAX_HOSTS = 8
+_PLACEHOLDER_DOMAINS = ("example.com", "example.net", "example.org")
+_PLACEHOLDER_TLDS = frozenset({"example", "invalid", "test", "localhost"})
 _MAX_OFFERED = 3
 _NET_MODULES = r"(?:node:)?(?:https?|http2|net|tls|dgram)|undici|axios|node-fetch|got|ws|ky"
 _PY_NET = r"requests|httpx|aiohttp|urllib3|urllib\.request|socket|http\.client|websockets"
@@ -106,6 +108,14 @@ def _sources(root: Path, entries: Sequence[str]) -> list[Path]:
     return (own + dependencies)[:_MAX_FILES]
 
 
+def _placeholder(host: str) -> bool:
+    """A name reserved for documentation and tests (RFC 2606, RFC 6761) — a dependency's
+    example string, never where a package connects: no grant is offered for it."""
+    return host.rsplit(".", 1)[-1] in _PLACEHOLDER_TLDS or any(
+        host == domain or host.endswith("." + domain) for domain in _PLACEHOLDER_DOMAINS
+    )
+
+
 def code_hosts(texts: Iterable[str], limit: int = 64) -> list[str]:
     """The hosts named by URLs (``http``, ``https``, ``ws``, ``wss``) in ``texts``, in the
     order found, normalised, without ``localhost``; at most ``limit``."""
@@ -147,7 +157,8 @@ def grant_hints(
             continue
         budget -= len(text)
         for host in code_hosts([text], _MAX_HOSTS - len(hosts)):
-            hosts.setdefault(host)
+            if not _placeholder(host):
+                hosts.setdefault(host)
         named = _PROTECTED.search(text) if protected is None else None
         if named is not None:
             line = text.count("\n", 0, named.start()) + 1

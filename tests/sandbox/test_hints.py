@@ -262,20 +262,34 @@ def test_a_hostile_source_neither_stalls_the_reader_nor_hides_a_real_import(
 def test_a_package_that_names_its_hosts_is_offered_grants_by_host(tmp_path: Path) -> None:
     root = tmp_path / "p"
     write_tree(root, {"index.js": (
-        'const API = "https://api.weather.example/v1";\n'
+        'const API = "https://api.weather.gov/v1";\n'
         "export const go = () => fetch(`${API}/now`).then(() =>\n"
-        '  fetch("https://uploads.weather.example:8443/x"));\n'
+        '  fetch("https://uploads.weather.gov:8443/x"));\n'
         '// see http://localhost:3000 for the dev server\n'
     )})  # fmt: skip
     (hint,) = grant_hints(root, "p", entries=["index.js"])
-    assert (
-        hint.hint
-        == "gateway permissions p network:api.weather.example network:uploads.weather.example"
-    )
+    assert hint.hint == "gateway permissions p network:api.weather.gov network:uploads.weather.gov"
     assert "plain `network` opens any host" in hint.message
     # granted by host (or wide), it is not hinted again
     assert (
-        grant_hints(root, "p", frozenset({"network:api.weather.example"}), entries=["index.js"])
-        == []
+        grant_hints(root, "p", frozenset({"network:api.weather.gov"}), entries=["index.js"]) == []
     )
     assert grant_hints(root, "p", frozenset({"network"}), entries=["index.js"]) == []
+
+
+def test_a_host_reserved_for_examples_is_not_offered_as_a_grant(tmp_path: Path) -> None:
+    # A bundled dependency's example string (RFC 2606/6761 names) is not where the package
+    # connects: the hint names the real host only, or the plain grant when none is left.
+    root = tmp_path / "p"
+    write_tree(root, {"index.js": (
+        '// e.g. new Proxy("https://genai.example.com/v1") or https://api.example\n'
+        'export const go = () => fetch("https://api.weather.gov/now");\n'
+    )})  # fmt: skip
+    (hint,) = grant_hints(root, "p", entries=["index.js"])
+    assert hint.hint == "gateway permissions p network:api.weather.gov"
+    write_tree(root, {"index.js": (
+        'export const go = (url = "https://genai.example.com/v1") => fetch(url);\n'
+    )})  # fmt: skip
+    (hint,) = grant_hints(root, "p", entries=["index.js"])
+    assert hint.hint == "gateway permissions p network"
+    assert "example" not in hint.message.split("e.g.")[0]
