@@ -3,6 +3,7 @@ hints, one-line errors."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 import textwrap
@@ -106,6 +107,17 @@ def by_package(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
     the same on every run, whichever process started first."""
     unique = list(dict.fromkeys(diagnostics))
     return sorted(unique, key=lambda d: (d.package is not None, d.package or "", _RANK[d.severity]))
+
+
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+def short(value: str) -> str:
+    """A content hash or a commit as a person reads it: ``sha256:`` and 12 hex digits and
+    ``…``; a commit's first 12; anything else whole. ``--json`` keeps them all."""
+    if value.startswith("sha256:") and len(value) > 19:
+        return value[:19] + "…"
+    return value[:12] if _COMMIT.fullmatch(value) else value
 
 
 def diagnostics_table(diagnostics: Sequence[Diagnostic], out: TextIO) -> None:

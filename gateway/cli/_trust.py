@@ -10,7 +10,7 @@ from typing import Any
 
 from gateway.base import GatewayConfig
 from gateway.cli._errors import Usage
-from gateway.cli._output import print_diagnostics
+from gateway.cli._output import print_diagnostics, short
 from gateway.cli._refusal import print_each, refuse_unknown
 from gateway.packages.trust import set_workspace_trust
 from gateway.store import STATE_FILE, StateStore
@@ -62,7 +62,7 @@ def run_trust(args: argparse.Namespace, config: GatewayConfig) -> int:
             print(f"workspace {result['workspace']} is {state if trusted else 'no longer trusted'}")
         elif result["trusted"] == trusted:
             state = state if trusted else "no longer trusted"
-            print(f"package {result['id']} is {state} (content {result['content_hash'][:19]}…)")
+            print(f"package {result['id']} is {state} (content {short(result['content_hash'])})")
             if trusted:  # what trusting it lets run, and where it can reach
                 print(f"  sandbox: {result['sandbox']}")
             if accept_text:

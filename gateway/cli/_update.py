@@ -4,12 +4,11 @@ reinstalling it (``gateway.packages._update``)."""
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 
 from gateway.base import GatewayConfig, terminal_progress
 from gateway.cli import _codes
-from gateway.cli._output import print_diagnostics, print_json, table
+from gateway.cli._output import print_diagnostics, print_json, short, table
 from gateway.cli._refusal import refuse, refuse_unknown
 from gateway.packages import InstallError, Outdated, check_outdated, update_package
 from gateway.store import InstalledPackage, StateStore
@@ -20,17 +19,6 @@ __all__ = ["run_outdated", "run_update"]
 def _packages(config: GatewayConfig) -> list[InstalledPackage]:
     with StateStore.open(config.home) as store:
         return store.list_packages()
-
-
-_COMMIT = re.compile(r"[0-9a-f]{40}")
-
-
-def short(value: str) -> str:
-    """A content hash or a commit as a person reads it (``sha256:`` and 12 hex digits and
-    ``…``, as ``trust`` prints a content hash; a commit's first 12); ``--json`` keeps it all."""
-    if value.startswith("sha256:") and len(value) > 19:
-        return value[:19] + "…"
-    return value[:12] if _COMMIT.fullmatch(value) else value
 
 
 def _row(check: Outdated) -> tuple[str, str, str, str]:

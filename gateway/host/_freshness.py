@@ -24,7 +24,7 @@ import anyio
 from gateway.base import command_identity
 from gateway.host._state import GatewayState
 from gateway.model import LaunchSpec, discover
-from gateway.packages import NoAdapters, discover_all, load_adapters
+from gateway.packages import NoAdapters, load_adapters
 from gateway.packages.secrets import secrets_dir
 from gateway.store import read_state_digest
 
@@ -78,7 +78,7 @@ def _discovered(state: GatewayState) -> Iterable[Path | str]:
         adapters = load_adapters()
     except NoAdapters:
         return
-    for launch in discover_all(adapters, workspace, user_home, state.trusted, state.config.home):
+    for launch in adapters.discover(workspace, user_home, state.trusted, state.config.home):
         yield f"{launch.name} {launch.origin}"
         yield launch.origin
 

@@ -20,7 +20,6 @@ from gateway.packages import (
     RUNTIME_UNAVAILABLE,
     NoAdapters,
     PackageStatus,
-    discover_all,
     load_adapters,
 )
 from gateway.packages.environment import granted_environment
@@ -78,8 +77,8 @@ class Planner:
             adapters = load_adapters()
         except NoAdapters:
             return []  # reported once, with the packages
-        found: list[DiscoveredLaunch] = discover_all(
-            adapters, state.workspace, state.config.user_home, state.trusted, state.config.home
+        found: list[DiscoveredLaunch] = adapters.discover(
+            state.workspace, state.config.user_home, state.trusted, state.config.home
         )
         grants = extension_grants(state.config.home, [item.name for item in found])
         plans: list[LaunchPlan] = []

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from gateway.packages._accepted_text import AcceptedText, accept_held_text, text_digest
     from gateway.packages._adapters import (
         NoAdapters,
-        discover_all,
         load_adapters,
         plan_launch,
         prepare_install,
@@ -145,7 +144,6 @@ _WHERE: dict[str, str] = {
     "VerifyError": "gateway.packages._verify",
     "collect_garbage": "gateway.packages._garbage",
     "config_path": "gateway.packages._config",
-    "discover_all": "gateway.packages._adapters",
     "evaluate_packages": "gateway.packages._gates",
     "extract_tarball": "gateway.packages._extract",
     "fetch": "gateway.packages._sources",
@@ -213,7 +211,6 @@ __all__ = [
     "config_path",
     "decision_notices",
     "declared_instructions",
-    "discover_all",
     "evaluate_packages",
     "extract_tarball",
     "fetch",

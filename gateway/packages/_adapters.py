@@ -17,7 +17,6 @@ from gateway.model import (
     CallPlan,
     CallPlanner,
     CatalogEntry,
-    DiscoveredLaunch,
     LaunchRefusal,
     LaunchSpec,
     OfferedSource,
@@ -29,7 +28,6 @@ from gateway.model import (
 __all__ = [
     "ENTRY_POINT_GROUP",
     "NoAdapters",
-    "discover_all",
     "load_adapters",
     "plan_calls",
     "plan_launch",
@@ -108,11 +106,3 @@ def select_offered(
             if chosen is not None:
                 return chosen
     return None
-
-
-def discover_all(
-    adapters: AdapterSet, workspace: Path, user_home: Path, trusted: bool, home: Path
-) -> list[DiscoveredLaunch]:
-    """What every adapter found in its ecosystem's own discovery directories (the set skips
-    an adapter that can find nothing there: ``AdapterSet.discover``)."""
-    return adapters.discover(workspace, user_home, trusted, home)
