@@ -10,6 +10,7 @@ phase is one plain line on stderr.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -36,7 +37,13 @@ def terminal_progress(stream: TextIO | None = None, *, quiet: bool = False) -> I
     if not _is_terminal(out):
 
         def plain(message: str) -> None:
-            print(f"gateway: {message}", file=out, flush=True)
+            try:
+                print(f"gateway: {message}", file=out, flush=True)
+            except BrokenPipeError:
+                # Its reader went away (`gateway install … 2>&1 | head -1`): the step goes
+                # on, unreported; it was abandoned half-done. What is still written there,
+                # buffered lines included, goes to /dev/null (as Python's docs on SIGPIPE do).
+                _to_null(out)
 
         yield plain
         return
@@ -81,3 +88,11 @@ def _is_terminal(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def _to_null(stream: TextIO) -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, stream.fileno())
+    finally:
+        os.close(devnull)

@@ -4,8 +4,12 @@ nanobot manifest error said once, and plain progress lines off a terminal."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+from tests._cli import gateway_env
 from tests.gateway.packages._helpers import nanobot, recorded, write_tree
 
 
@@ -60,3 +64,23 @@ def test_progress_is_plain_lines_on_stderr_off_a_terminal(tmp_path: Path, run_cl
     assert "\x1b[" not in done.stderr  # no terminal escapes in a pipe
     quiet = run_cli(tmp_path / "home2", "install", str(source), "--json")
     assert quiet.stderr == ""
+
+
+def test_an_install_whose_reader_went_away_still_installs(tmp_path: Path) -> None:
+    # `gateway install X 2>&1 | head -1`: the pipe closes after the first progress line. The
+    # install is the work asked for, not its report: it is done (it was abandoned half-way,
+    # exit 0, nothing installed). A process with a real pipe: what is tested is the pipe.
+    source = nanobot(tmp_path / "src", "piped")
+    home = tmp_path / "home"
+    read, write = os.pipe()
+    os.close(read)  # every write to the pipe now fails (EPIPE): the reader is gone
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "gateway", "install", str(source)],
+            stdout=write, stderr=write, env=gateway_env(home, tmp_path / "user"),
+            timeout=120, check=False,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert done.returncode == 0
+    assert [p.id for p in recorded(home)] == ["piped"]
