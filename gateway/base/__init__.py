@@ -11,6 +11,7 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 if TYPE_CHECKING:
     from gateway.base._atomic import write_json_atomically
     from gateway.base._collection import REPEAT_LIMIT, Diagnostics
+    from gateway.base._grouped import by_package, named_message
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
     from gateway.base._identity import command_identity, file_identity
     from gateway.base._inotify import Inotify
@@ -87,6 +88,8 @@ _WHERE: dict[str, str] = {
     "Diagnostic": "gateway.base.diagnostics",
     "DiagnosticCode": "gateway.base.diagnostics",
     "Diagnostics": "gateway.base._collection",
+    "by_package": "gateway.base._grouped",
+    "named_message": "gateway.base._grouped",
     "FileNames": "gateway.base._paths",
     "GatewayConfig": "gateway.base.config",
     "GatewayError": "gateway.base.errors",
@@ -155,6 +158,7 @@ __all__ = [
     "Severity",
     "TextFlag",
     "ToolRules",
+    "by_package",
     "catalogue",
     "command_identity",
     "define_code",
@@ -174,6 +178,7 @@ __all__ = [
     "lone_surrogate",
     "model_text_flags",
     "name_problem",
+    "named_message",
     "no_progress",
     "printable",
     "private_dir",

@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from gateway.base import Diagnostic, Severity, printable, raw_stream
+from gateway.base import Diagnostic, Severity, by_package, named_message, printable, raw_stream
 
 _FALLBACK_WIDTH = 100
 """Width when the output is not a terminal and ``COLUMNS`` is unset (a pipe, a log)."""
@@ -98,17 +98,6 @@ def _wrap(text: str, columns: int) -> list[str]:
     return lines
 
 
-_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-
-
-def by_package(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
-    """Each problem once, grouped by package — the run's own first, then each package by
-    its id — errors before warnings before notes within a group, else in the order said:
-    the same on every run, whichever process started first."""
-    unique = list(dict.fromkeys(diagnostics))
-    return sorted(unique, key=lambda d: (d.package is not None, d.package or "", _RANK[d.severity]))
-
-
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
@@ -156,9 +145,7 @@ def print_diagnostics(
     for diagnostic in dict.fromkeys(diagnostics):  # each problem once
         if order.index(diagnostic.severity) < order.index(least):
             continue
-        message, package = diagnostic.message, diagnostic.package
-        if named and package and not message.startswith(f"{package}:"):
-            message = f"{package}: {message}"
+        message = named_message(diagnostic) if named else diagnostic.message
         print(f"{indent}{diagnostic.severity.value}: {message} [{diagnostic.code}]", file=out)
         if diagnostic.hint:
             print(f"{indent}  hint: {diagnostic.hint}", file=out)

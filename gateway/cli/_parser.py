@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gateway.cli._parser_http import serve_http_arguments, token_arguments
+from gateway.cli._parser_http import token_arguments
 from gateway.cli._parser_packages import (
     add_auth,
     add_config,
@@ -25,7 +25,8 @@ from gateway.cli._parser_packages import (
     add_secret,
     add_ungroup,
 )
-from gateway.cli._parser_search import list_token_arguments, serve_search_arguments
+from gateway.cli._parser_search import list_token_arguments
+from gateway.cli._parser_serve import serve_arguments
 from gateway.cli._parser_tools import TOOL_VERBS
 from gateway.cli._parser_update import add_outdated, add_update
 
@@ -212,44 +213,6 @@ def _setup(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--json", action="store_true")
 
 
-def _serve(sub: argparse.ArgumentParser) -> None:
-    mode = sub.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--mcp", action="store_true", help="an MCP server over stdio")
-    mode.add_argument("--nimlet", action="store_true", help="one nimlet extension over stdio")
-    sub.add_argument(
-        "--package",
-        action="append",
-        default=[],
-        metavar="ID",
-        help="serve only this installed package (repeatable); default: everything the "
-        "workspace loads",
-    )
-    sub.add_argument(
-        "--workspace",
-        dest="serve_workspace",
-        metavar="WORKSPACE",
-        help="workspace folder (default: the current one; for --nimlet the host's)",
-    )
-    sub.add_argument("--trust", action="store_true", help="trust the workspace for this run")
-    sub.add_argument("--plan", action="store_true", help="plan mode: read/user tools only")
-    sub.add_argument(
-        "--strict",
-        action="store_true",
-        help="--mcp: withhold descriptions whose text looks like instructions to the model",
-    )
-    sub.add_argument(
-        "--home", metavar="DIR", help="the gateway home holding the packages (GATEWAY_HOME)"
-    )
-    sub.add_argument(
-        "--protocol",
-        choices=("current", "older"),
-        default="current",
-        help="--nimlet: the host's protocol generation (default: current nimlet)",
-    )
-    serve_http_arguments(sub)
-    serve_search_arguments(sub)
-
-
 def _migrate(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("source", metavar="PKG", help="folder, tarball, npm spec, git URL or id")
     sub.add_argument(
@@ -369,7 +332,7 @@ _VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str | No
     "config": ("show or set a package's configuration", add_config, None),
     "serve": (
         "serve the packages to another host: an MCP server or a nimlet extension",
-        _serve,
+        serve_arguments,
         None,
     ),
     "migrate": ("make a package runnable by another host", _migrate, None),

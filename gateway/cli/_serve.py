@@ -52,6 +52,8 @@ def serve_options(args: argparse.Namespace, config: GatewayConfig) -> ServeOptio
         audit_arguments=args.audit_arguments,
         # Not resolved: a ConfigMap's key is a link that an update points elsewhere.
         lockfile=Path(args.lockfile).expanduser().absolute() if args.lockfile else None,
+        quiet=args.quiet,
+        verbose=args.verbose,
     )
     if not args.mcp and (args.metrics or args.lockfile):
         raise Usage("--metrics and --lockfile are for serve --mcp")

@@ -12,16 +12,16 @@ from typing import Any
 
 import anyio
 
-from gateway.base import MAX_ARGUMENT_DEPTH, Diagnostic, GatewayConfig, did_you_mean, json_depth
-from gateway.cli._errors import BadArgument, Usage, error
-from gateway.cli._output import (
+from gateway.base import (
+    MAX_ARGUMENT_DEPTH,
+    Diagnostic,
+    GatewayConfig,
     by_package,
-    diagnostics_table,
-    print_json,
-    print_run_diagnostics,
-    summary,
-    table,
+    did_you_mean,
+    json_depth,
 )
+from gateway.cli._errors import BadArgument, Usage, error
+from gateway.cli._output import diagnostics_table, print_json, print_run_diagnostics, summary, table
 from gateway.cli._preferred import preference_json, preference_line, read_preference
 from gateway.host import USER_MESSAGE_DROPPED, Gateway, UnknownCommand, open_gateway
 from gateway.model import render_call

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from gateway.serve._http_run import serve_mcp_http
     from gateway.serve._mcp_content import MCP_TOOL_NAME
     from gateway.serve._oauth import OAuthSettings
-    from gateway.serve._open import ServeError, ServeOptions, open_served, stderr_reporter
+    from gateway.serve._open import ServeError, ServeOptions, open_served
+    from gateway.serve._report import stderr_reporter
     from gateway.serve._run import serve_mcp, serve_nimlet
     from gateway.serve._search_options import ToolSearchOptions
     from gateway.serve._tokens import TokenError, TokenRecord, TokenStore, parse_duration
@@ -45,7 +46,7 @@ _WHERE: dict[str, str] = {
     "ToolSearchOptions": "gateway.serve._search_options",
     "listed_tools": "gateway.serve._tool_search",
     "serve_nimlet": "gateway.serve._run",
-    "stderr_reporter": "gateway.serve._open",
+    "stderr_reporter": "gateway.serve._report",
 }
 
 __all__ = [

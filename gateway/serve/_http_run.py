@@ -14,7 +14,7 @@ from dataclasses import replace
 import anyio
 
 from gateway.serve._oauth import OAuthSettings, OAuthVerifier
-from gateway.serve._open import ServeError, ServeOptions, serve_bridge, stderr_reporter, stopped
+from gateway.serve._open import ServeError, ServeOptions, serve_bridge, stopped
 from gateway.serve._tokens import TokenError, TokenStore
 
 __all__ = ["serve_mcp_http"]
@@ -47,7 +47,7 @@ async def serve_mcp_http(
     from gateway.serve._metrics_http import MetricsApp, serve_metrics
     from gateway.serve._observe import http_gauges, start_observing
 
-    report = stderr_reporter()
+    report = options.report()  # the gateway's start held, what precedes it said at once
     tokens = TokenStore(options.config.home)
     metrics_sock = None
     try:

@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.lowlevel
 
-from gateway.base import Diagnostic, GatewayConfig, GatewayError, Severity, did_you_mean
+from gateway.base import Diagnostic, GatewayConfig, GatewayError, did_you_mean
 from gateway.host import Gateway, open_gateway
 from gateway.model import AgentLink, SessionEffect
 from gateway.serve._codes import (
@@ -32,6 +31,7 @@ from gateway.serve._codes import (
     SERVE_PACKAGE_INACTIVE,
     SERVE_PACKAGE_UNKNOWN,
 )
+from gateway.serve._report import ServeReport
 from gateway.serve._search_options import ToolSearchOptions
 from gateway.wire import UiHandler
 
@@ -80,24 +80,15 @@ class ServeOptions:
     """``--http``: the audit log keeps each call's arguments and result too."""
     lockfile: Path | None = None
     """``--mcp``: sync this lockfile whenever it changes, and serve the new package set."""
+    quiet: bool = False
+    """``-q``: errors only on stderr (``_report``)."""
+    verbose: bool = False
+    """``-v``: each warning said while the gateway starts in full, not one line per
+    package (``_report``)."""
 
-
-def stderr_reporter(stream: TextIO | None = None) -> Callable[[Diagnostic], None]:
-    """Warnings and errors as one line each on stderr (an MCP client shows its server's
-    stderr in its log; a nimlet host writes it to the extension's log)."""
-
-    def report(diagnostic: Diagnostic) -> None:
-        if diagnostic.severity is Severity.INFO:
-            return
-        out = stream or sys.stderr
-        line = (
-            f"gateway serve: {diagnostic.severity.value} [{diagnostic.code}] {diagnostic.message}"
-        )
-        if diagnostic.hint:
-            line += f" (hint: {diagnostic.hint})"
-        print(line, file=out, flush=True)
-
-    return report
+    def report(self) -> ServeReport:
+        """The listener of these options' diagnostics: held until ``started``."""
+        return ServeReport(quiet=self.quiet, verbose=self.verbose)
 
 
 def _depth() -> int:
@@ -178,7 +169,7 @@ def _check_packages(gateway: Gateway, wanted: tuple[str, ...]) -> None:
 async def serve_bridge(
     options: ServeOptions,
     bridge: McpBridge,
-    report: Callable[[Diagnostic], None],
+    report: ServeReport,
     *,
     attached: anyio.Event | None = None,
     warm_after: anyio.Event | None = None,
@@ -190,27 +181,31 @@ async def serve_bridge(
     end the session, bounded, and close. A server stops through ``stop``: a cancellation
     from outside cancels the gateway's own tasks as well — the runtimes' readers among
     them — so the session's end would reach no package (it is still sent, shielded).
-    Raises ``ServeError`` when the gateway cannot open."""
-    async with open_served(options, ui=bridge.ask, on_diagnostic=report) as gateway:
-        bridge.attach(gateway)
-        if attached is not None:
-            attached.set()
-        try:
-            async with anyio.create_task_group() as serving:
-                if stop is not None:
-                    serving.start_soon(_cancel_when_set, stop, serving.cancel_scope)
-                await _serve(gateway, bridge, options, report, warm_after)
-                serving.cancel_scope.cancel()  # done before any stop: so is the watcher
-        finally:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-                await gateway.end_session()
+    Raises ``ServeError`` when the gateway cannot open. What the gateway says while it opens
+    and warms is held by ``report`` and said once it is warm, or when it stops first."""
+    try:
+        async with open_served(options, ui=bridge.ask, on_diagnostic=report) as gateway:
+            bridge.attach(gateway)
+            if attached is not None:
+                attached.set()
+            try:
+                async with anyio.create_task_group() as serving:
+                    if stop is not None:
+                        serving.start_soon(_cancel_when_set, stop, serving.cancel_scope)
+                    await _serve(gateway, bridge, options, report, warm_after)
+                    serving.cancel_scope.cancel()  # done before any stop: so is the watcher
+            finally:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                    await gateway.end_session()
+    finally:
+        report.started()  # a server stopped while its runtimes started says it too
 
 
 async def _serve(
     gateway: Gateway,
     bridge: McpBridge,
     options: ServeOptions,
-    report: Callable[[Diagnostic], None],
+    report: ServeReport,
     warm_after: anyio.Event | None,
 ) -> None:
     """The session started, the runtimes warm, then the package set followed: until
@@ -228,6 +223,7 @@ async def _serve(
             await warm_after.wait()
         await anyio.lowlevel.checkpoint()
     await gateway.warm()
+    report.started()
     settle()  # what exists now lives as long as the server (``_heap``)
     await follow_package_set(gateway, options.lockfile, report)
 

@@ -16,20 +16,15 @@ import anyio
 from gateway.model import AgentLink
 from gateway.serve._codes import SERVE_METRICS_ADDRESS
 from gateway.serve._nimlet import Generation, NimletBridge
-from gateway.serve._open import (
-    ServeError,
-    ServeOptions,
-    open_served,
-    serve_bridge,
-    stderr_reporter,
-    stopped,
-)
+from gateway.serve._open import ServeError, ServeOptions, open_served, serve_bridge, stopped
+from gateway.serve._report import stderr_reporter
 from gateway.serve._stdio import StdioLines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from anyio import AsyncFile
 
+    from gateway.host import Gateway
     from gateway.serve._mcp import McpBridge
     from gateway.serve._observe import Observed
 
@@ -105,7 +100,7 @@ async def _serve_mcp(
 
         async def serve_gateway() -> None:
             try:
-                await serve_bridge(options, bridge, stderr_reporter(), attached=settled,
+                await serve_bridge(options, bridge, options.report(), attached=settled,
                                    warm_after=bridge.listed, stop=stop)  # fmt: skip
             except ServeError as error:
                 failure.append(error)
@@ -165,18 +160,27 @@ async def serve_nimlet(options: ServeOptions, generation: Generation = "current"
 async def _serve_nimlet(
     bridge: NimletBridge, options: ServeOptions, agent: AgentLink, lines: Any
 ) -> None:
-    async with open_served(
-        options,
-        ui=bridge.ask,
-        agent=agent,
-        on_effect=bridge.on_effect,
-        on_diagnostic=stderr_reporter(),
-    ) as gateway:
-        await bridge.register(gateway)
-        gateway.registry.on_change = bridge.registry_changed
-        async with anyio.create_task_group() as warming:
-            # register came from the registration cache where it could; the runtimes
-            # start meanwhile (a request for one that is not up yet waits for its start).
-            warming.start_soon(gateway.warm)
-            await bridge.serve(lines)
-            warming.cancel_scope.cancel()
+    report = options.report()
+
+    async def warm(gateway: Gateway) -> None:
+        await gateway.warm()
+        report.started()  # the warnings of the start, by package
+
+    try:
+        async with open_served(
+            options,
+            ui=bridge.ask,
+            agent=agent,
+            on_effect=bridge.on_effect,
+            on_diagnostic=report,
+        ) as gateway:
+            await bridge.register(gateway)
+            gateway.registry.on_change = bridge.registry_changed
+            async with anyio.create_task_group() as warming:
+                # register came from the registration cache where it could; the runtimes
+                # start meanwhile (a request for one that is not up yet waits for its start).
+                warming.start_soon(warm, gateway)
+                await bridge.serve(lines)
+                warming.cancel_scope.cancel()
+    finally:
+        report.started()
