@@ -66,7 +66,8 @@ def installed_under(
 
 
 def describe_installed(record: PackageRecord) -> str:
-    """ "the nimlet package notes 1.0 from /x (a folder)": which package holds an id."""
+    """Which package holds an id, in words: "the nimlet package notes 1.0 from /x (a
+    folder)"."""
     version = f" {record.version}" if record.version else ""
     kind = _KIND_WORDS.get(record.source_kind, record.source_kind)
     kind = f"its marketplace: {kind}" if record.source_member else kind
