@@ -24,8 +24,10 @@ proxy that answers something other than an HTTP status line.
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
-import urllib.request
+import socket
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -34,7 +36,16 @@ import anyio
 from anyio.abc import SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-__all__ = ["ConnectError", "ConnectTimeout", "ProxyError", "Route", "reach", "route"]
+__all__ = [
+    "ConnectError",
+    "ConnectTimeout",
+    "ProxyError",
+    "Route",
+    "environment_proxies",
+    "network_denied",
+    "reach",
+    "route",
+]
 
 CONNECT_SECONDS = 30.0
 """The SDK transports' connect timeout (``_remote._TIMEOUT``; the SSE client's 30 s)."""
@@ -63,6 +74,42 @@ class Route:
     port: int
     proxy: tuple[str, int] | None = None
     """The HTTP proxy asked for ``CONNECT host:port``; None: straight to the server."""
+
+
+def network_denied() -> bool:
+    """Whether this process's sandbox refuses it any network (no ``network`` grant)."""
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def environment_proxies(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The proxies ``urllib.request.getproxies()`` reads (what ``httpx2`` uses), read here
+    without importing ``urllib.request`` (~20 ms) where it reads only the environment (not
+    macOS or Windows): every ``*_proxy`` variable, any case, the lower-case one winning;
+    ``HTTP_PROXY`` not in a CGI request (``REQUEST_METHOD`` set)."""
+    if env is None and sys.platform in ("darwin", "win32"):
+        import urllib.request
+
+        return urllib.request.getproxies()
+    env = os.environ if env is None else env
+    found: dict[str, str] = {}
+    for name, value in env.items():
+        if value and name.lower().endswith("_proxy"):
+            found[name.lower()[:-6]] = value
+    if "REQUEST_METHOD" in env:
+        found.pop("http", None)
+    for name, value in env.items():
+        if name[-6:] == "_proxy":
+            if value:
+                found[name.lower()[:-6]] = value
+            else:
+                found.pop(name.lower()[:-6], None)
+    return found
 
 
 def _no_proxy_matches(host: str, listed: str) -> bool | None:
@@ -95,9 +142,10 @@ def _no_proxy_matches(host: str, listed: str) -> bool | None:
 
 def route(url: str, proxies: Mapping[str, str] | None = None) -> Route | None:
     """How the SDK's client would reach ``url`` given the proxy settings (``proxies``:
-    ``urllib.request.getproxies()``'s reading of the environment, which ``httpx2`` uses);
+    ``urllib.request.getproxies()``'s reading of the environment, which ``httpx2`` uses:
+    ``environment_proxies``);
     None when that is not judged here (the module's docstring)."""
-    proxies = urllib.request.getproxies() if proxies is None else proxies
+    proxies = environment_proxies() if proxies is None else proxies
     parts = urlsplit(url)
     host, scheme = (parts.hostname or "").lower(), parts.scheme
     if not host or not host.isascii() or scheme not in _DEFAULT_PORTS:

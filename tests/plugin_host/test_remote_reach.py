@@ -7,6 +7,7 @@ connected tests of test_remote.py go through the same attempt)."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import httpx2
 import pytest
 from anyio.abc import SocketListener
 
-from adapters.plugin_host._reach import Route, reach, route
+from adapters.plugin_host._reach import Route, environment_proxies, reach, route
 from gateway.sandbox import Destination
 from gateway.sandbox.egress import Grant, handle_client, system_resolver, upstream_from_environment
 
@@ -30,7 +31,7 @@ def test_an_unreachable_server_is_said_as_the_sdk_said_it_without_importing_the_
     done = subprocess.run([sys.executable, "-P", str(CASES)], capture_output=True, text=True,
                           timeout=240, check=True)  # fmt: skip
     found = json.loads(done.stdout)
-    assert found["imported"] == [], found["imported"]  # no mcp.* after the first round
+    assert found["imported"] == [], found["imported"]  # no mcp.*, httpx2 after the first round
     assert found["sdk_round_imported_it"]  # the second round was the SDK's client
     assert found["lean"] == found["sdk"]  # code and text, case by case
     messages = [d["message"] for [d] in found["lean"]]
@@ -153,3 +154,27 @@ async def test_a_server_that_connects_is_left_to_the_sdks_client() -> None:
             while len(seen) < 2:
                 await anyio.sleep(0.01)
         group.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"HTTPS_PROXY": "http://a:1", "https_proxy": "http://b:2", "NO_PROXY": "x"},
+        {"HTTPS_PROXY": "http://a:1", "https_proxy": ""},  # the empty lower-case one wins
+        {"HTTP_PROXY": "http://a:1", "REQUEST_METHOD": "GET"},  # CGI: not HTTP_PROXY
+        {"http_proxy": "http://a:1", "REQUEST_METHOD": "GET", "All_Proxy": "socks5://c:3"},
+    ],
+)
+def test_the_proxies_are_read_as_urllib_reads_them(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import urllib.request
+
+    for name in list(os.environ):
+        if name.lower().endswith("_proxy") or name == "REQUEST_METHOD":
+            monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert environment_proxies(env) == urllib.request.getproxies_environment()
+    assert environment_proxies() == urllib.request.getproxies_environment()
