@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 CONNECT_SECONDS = 30.0
-"""The SDK transports' connect timeout (``_remote._TIMEOUT``; the SSE client's 30 s)."""
+"""The SDK transports' connect timeout (``_remote_transport._TIMEOUT``; the SSE client's 30 s)."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _HEAD_LIMIT = 64 * 1024
 _STATUS = re.compile(rb"^HTTP/1\.[01] ([0-9]{3})(?: ([^\r\n]*))?\r\n")
