@@ -20,7 +20,7 @@ from typing import Any
 from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._config import RemoteSpec
 from adapters.plugin_host._oauth_client import TokenKeeper
-from adapters.plugin_host._reach import network_denied
+from adapters.plugin_host._reach import network_denied, reach
 from adapters.plugin_host._remote_spec import VARIABLE
 
 __all__ = ["RemoteLink", "expand_headers", "network_denied"]
@@ -96,6 +96,15 @@ class RemoteLink:
         return codes.REMOTE_UNREACHABLE.code, (
             f"MCP server {self.spec.name!r} ({self.spec.url}) could not be connected: {why}"
         )
+
+    async def reach(self) -> None:
+        """What the SDK's client does before its first connection — the bearer of the
+        sign-in read and, when its time has come, refreshed (``BearerAuth``, which runs
+        before the request is sent) — then a connection without the SDK (``_reach``),
+        raising what the SDK's client would when the server cannot be connected."""
+        if self.keeper is not None:
+            await self.keeper.bearer()
+        await reach(self.spec.url)
 
     def transport(self) -> Any:
         """The SDK transport (an async context of the two streams), SSE or streamable HTTP."""

@@ -21,7 +21,6 @@ from adapters.plugin_host._channel import describe_error, log
 from adapters.plugin_host._config import RemoteSpec, ServerSpec
 from adapters.plugin_host._listing import Listing
 from adapters.plugin_host._naming import Namer
-from adapters.plugin_host._reach import reach
 from adapters.plugin_host._shapes import Prompt, Resource, Session, Tool
 from adapters.plugin_host._stdio_client import StdioSession
 from adapters.plugin_host._stdio_link import open_link
@@ -92,7 +91,7 @@ class McpServer:
         with anyio.CancelScope(deadline=anyio.current_time() + start_timeout) as start:
             try:
                 if self.link is not None:
-                    await reach(self.link.spec.url)  # before the SDK's HTTP client (``_reach``)
+                    await self.link.reach()  # before the SDK's HTTP client is imported
                     await self._run_sdk(self.link.transport(), stop, start)
                 else:
                     await self._run_stdio(stop, start)

@@ -34,13 +34,16 @@ def test_an_unreachable_server_is_said_as_the_sdk_said_it_without_importing_the_
     assert found["imported"] == [], found["imported"]  # no mcp.*, httpx2 after the first round
     assert found["sdk_round_imported_it"]  # the second round was the SDK's client
     assert found["lean"] == found["sdk"]  # code and text, case by case
-    messages = [d["message"] for [d] in found["lean"]]
-    assert all(d["code"] == "remote_mcp.unreachable" for [d] in found["lean"])
-    assert messages[0].endswith("could not be connected: ConnectError: All connection "
-                                "attempts failed")  # fmt: skip
-    assert "(https://nothing.invalid/mcp) could not be connected: ConnectError: " in messages[2]
-    assert messages[3].endswith(": ProxyError: 502 Bad Gateway")  # granted, not reachable
-    assert messages[4].endswith(": ProxyError: 403 Forbidden")  # not granted
+    said = [[f"{d['code']}: {d['message']}" for d in case] for case in found["lean"]]
+    assert [len(case) for case in said] == [1, 1, 1, 1, 1, 1, 2]
+    assert all(case[-1].startswith("remote_mcp.unreachable: ") for case in said)
+    assert said[0][0].endswith("could not be connected: ConnectError: All connection "
+                               "attempts failed")  # fmt: skip
+    assert "(https://nothing.invalid/mcp) could not be connected: ConnectError: " in said[2][0]
+    assert said[3][0].endswith(": ProxyError: 502 Bad Gateway")  # granted, not reachable
+    assert said[4][0].endswith(": ProxyError: 403 Forbidden")  # not granted
+    # Signed in, the token due: refreshed first (as the SDK's auth does), which fails too.
+    assert said[6][0].startswith("remote_mcp.refresh_failed: ")
 
 
 _PROXY = "http://127.0.0.1:3128"
