@@ -82,6 +82,9 @@ COMPILE_CACHE = Path("node_modules") / ".gateway" / "compile-cache"
 and jiti, relative to the sidecar's folder; setup fills it, sidecars only read it."""
 _PI_BUNDLE = Path("node_modules") / ".gateway" / "pi" / "manifest.json"
 _OPENCLAW_BUNDLE = Path("node_modules") / ".gateway" / "openclaw" / "manifest.json"
+_BUNDLED_BY = Path("node_modules") / ".gateway" / "bundler.sha256"
+"""The digest of the ``bundle.mjs`` that made the bundles: in a checkout, where the
+sources are edited in place, a changed bundler means bundles to make again."""
 _WARM_EXTENSION = """import { Type } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
@@ -232,6 +235,12 @@ def _bundle(node: str, where: Path, env: dict[str, str], progress: Callable[[str
         run_tool([node, str(where / "bundle.mjs")], where, "bundling TypeBox", env=env, timeout=120)
     except NpmError as error:
         progress(f"TypeBox and the Pi SDK not bundled ({error}); Pi packages start slower")
+        return
+    (where / _BUNDLED_BY).write_text(_bundler_digest(where), encoding="utf-8")
+
+
+def _bundler_digest(where: Path) -> str:
+    return hashlib.sha256((where / "bundle.mjs").read_bytes()).hexdigest()
 
 
 def compile_cache_dir() -> Path | None:
@@ -275,12 +284,21 @@ def _warm_compile_cache(
 
 
 def _prepared(where: Path) -> bool:
-    """Whether this version's bundles and compile cache are there (setup makes them)."""
+    """Whether this version's bundles and compile cache are there (setup makes them), made
+    by this ``bundle.mjs``."""
     return not (where / "bundle.mjs").is_file() or (
         (where / _PI_BUNDLE).is_file()
         and (where / COMPILE_CACHE).is_dir()
         and ((where / _OPENCLAW_BUNDLE).is_file() or not openclaw_installed(where))
+        and _bundled_by(where) == _bundler_digest(where)
     )
+
+
+def _bundled_by(where: Path) -> str | None:
+    try:
+        return (where / _BUNDLED_BY).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
 
 
 def setup_step(

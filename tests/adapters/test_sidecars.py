@@ -5,6 +5,7 @@ the gateway names `gateway setup` whenever they are missing or stale."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -189,6 +190,27 @@ def test_sources_of_another_version_ask_for_setup_again(sources: Path, tmp_path:
     _sidecars.setup_step(lambda message: None, tmp_path / "gw")
     assert not (tmp_path / "share" / "sidecars" / "pi" / "extra.mjs").exists()
     assert _sidecars.sidecar_problem("main.mjs") is None
+
+
+def test_bundles_made_by_another_bundler_are_made_again(tmp_path: Path) -> None:
+    """A checkout's ``bundle.mjs`` is edited in place: bundles it made before the edit are
+    not taken as ready (a stale Pi SDK bundle kept undici eager after bundle.mjs changed)."""
+    node = find_node()
+    if node is None:
+        pytest.skip("no Node")
+    where = tmp_path / "sidecars"
+    gateway = where / "node_modules" / ".gateway"
+    (gateway / "compile-cache").mkdir(parents=True)
+    (where / "bundle.mjs").write_text(
+        "import fs from 'node:fs';"
+        "fs.mkdirSync('node_modules/.gateway/pi', { recursive: true });"
+        "fs.writeFileSync('node_modules/.gateway/pi/manifest.json', '{}');"
+    )
+    assert not _sidecars._prepared(where)
+    _sidecars._bundle(node, where, dict(os.environ), lambda _: None)
+    assert _sidecars._prepared(where)
+    (where / "bundle.mjs").write_text((where / "bundle.mjs").read_text() + "\n// changed\n")
+    assert not _sidecars._prepared(where)
 
 
 def test_an_unwritable_place_says_to_set_gateway_sidecar_dir(
