@@ -1,6 +1,8 @@
 """Whether a remote MCP server can be connected at all, asked before the MCP SDK's HTTP
-client is imported (~0.8 s of CPU, paid again at every load by a server that cannot be
-connected: a failed start is never served from the registration cache).
+client and ``httpx2`` are imported (~1 s of CPU, paid again at every load by a server that
+cannot be connected: a failed start is never served from the registration cache), and
+after what that client does before its first request (``_remote``'s ``RemoteLink.reach``:
+a sign-in's bearer read, and refreshed when its time has come).
 
 The question is asked on the path the SDK's client (``httpx2``, reading the proxy
 variables as it does: ``trust_env``) would take: a resolve and a TCP connect straight to
@@ -10,9 +12,10 @@ checks the grant and connects upstream) — a connect to that proxy and ``CONNEC
 host:port``, as the client sends it; never around the proxy. A server that cannot be
 connected fails its start here with the error the SDK's client would have raised, under
 the name ``httpx2`` gives it (``ConnectError: All connection attempts failed``,
-``ConnectError: [Errno -2] Name or service not known``, ``ProxyError: 502 Bad Gateway``),
-so its ``remote_mcp.unreachable`` diagnostic reads as before. A connected one is closed at
-once and the SDK's client connects as it always did (headers, OAuth unchanged).
+``ConnectError: [Errno -2] Name or service not known``, ``ProxyError: 502 Bad Gateway``,
+``ProxyError: 403 Forbidden``), so its ``remote_mcp.unreachable`` diagnostic reads as
+before. A connected one is closed at once and the SDK's client connects as it always did
+(headers, OAuth unchanged).
 
 What is not judged here is left to the SDK's client, as before: a proxy for a plain-HTTP
 URL (it forwards the request, and what the client then says depends on the transport), a
@@ -190,12 +193,13 @@ async def _tunnel(route: Route) -> None:
     assert route.proxy is not None
     target = f"{route.host}:{route.port}".encode("ascii")
     async with await _connect(*route.proxy) as stream:
-        await stream.send(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\nAccept: */*\r\n\r\n"
-                          % (target, target))  # fmt: skip
         reader = BufferedByteReceiveStream(stream)
         try:
+            await stream.send(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\nAccept: */*\r\n\r\n"
+                              % (target, target))  # fmt: skip
             head = await reader.receive_until(b"\r\n\r\n", _HEAD_LIMIT)
-        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.DelimiterNotFound, OSError):
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.DelimiterNotFound,
+                anyio.BrokenResourceError, OSError):  # fmt: skip
             return
         answered = _STATUS.match(head + b"\r\n")
         if answered is None:
