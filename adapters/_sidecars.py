@@ -33,12 +33,10 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from adapters._node_flags import NODE_FLAGS
+from adapters._sidecar_prepare import COMPILE_CACHE, bundle, prepared, warm_compile_cache
 from adapters._sidecar_sets import (
     OPENCLAW_MODULE,
     needed_by_installed,
@@ -77,31 +75,6 @@ SOURCE_DIR = Path(__file__).resolve().parents[1] / "sidecars"
 SETUP_COMMAND = "gateway setup"
 STAMP = ".gateway-sidecar.json"
 _ENV_VARIABLE = "GATEWAY_SIDECAR_DIR"
-COMPILE_CACHE = Path("node_modules") / ".gateway" / "compile-cache"
-"""Node's compile cache (``NODE_COMPILE_CACHE``) of the sidecar's own modules, its bundles
-and jiti, relative to the sidecar's folder; setup fills it, sidecars only read it."""
-_PI_BUNDLE = Path("node_modules") / ".gateway" / "pi" / "manifest.json"
-_OPENCLAW_BUNDLE = Path("node_modules") / ".gateway" / "openclaw" / "manifest.json"
-_BUNDLED_BY = Path("node_modules") / ".gateway" / "bundler.sha256"
-"""The digest of the ``bundle.mjs`` that made the bundles: in a checkout, where the
-sources are edited in place, a changed bundler means bundles to make again."""
-_WARM_EXTENSION = """import { Type } from "typebox";
-import { Compile } from "typebox/compile";
-import { Value } from "typebox/value";
-import * as sdk from "@earendil-works/pi-coding-agent";
-export default function (pi) {
-  pi.registerTool({
-    name: "warm", description: String(typeof sdk.getAgentDir),
-    parameters: Type.Object({ text: Type.String() }),
-    async execute(_id, params) {
-      const valid = Value.Check(Compile(Type.String()), params.text);
-      return { content: [{ type: "text", text: String(valid) }] };
-    },
-  });
-}
-"""
-"""A Pi extension that loads what Pi packages load (TypeBox's three entries, pi's SDK), so
-the compile cache holds every module a package's sidecar may load from the sidecar's folder."""
 _SKIPPED = frozenset({"node_modules", "__pycache__", STAMP})
 
 
@@ -218,87 +191,17 @@ def install_modules(
         declared = json.loads((where / "package.json").read_text(encoding="utf-8"))
         if "openclaw" in declared.get("devDependencies", {}):
             raise SidecarSetupError(f"npm ci in {where} did not install the OpenClaw SDK")
-    _bundle(node, where, env, progress)
-    _warm_compile_cache(node, where, env, progress)
+    bundle(node, where, env, progress)
+    warm_compile_cache(node, where, env, progress)
     stamp = {"sources": _digest(where), "node": node, "files": files, "openclaw": openclaw}
     (where / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", encoding="utf-8")
     return where, plan.hint
-
-
-def _bundle(node: str, where: Path, env: dict[str, str], progress: Callable[[str], None]) -> None:
-    """Bundle TypeBox and the Pi SDK (``sidecars/bundle.mjs``): most of a Pi package's
-    start; and, when the OpenClaw SDK is installed, the config validator its host runs for a
-    plugin with a config schema. Without them the sidecar loads them as installed, slower,
-    so a failure is said and setup goes on."""
-    progress("bundling TypeBox and the Pi SDK for the Pi host (~50 files instead of ~1,800)")
-    try:
-        run_tool([node, str(where / "bundle.mjs")], where, "bundling TypeBox", env=env, timeout=120)
-    except NpmError as error:
-        progress(f"TypeBox and the Pi SDK not bundled ({error}); Pi packages start slower")
-        return
-    (where / _BUNDLED_BY).write_text(_bundler_digest(where), encoding="utf-8")
-
-
-def _bundler_digest(where: Path) -> str:
-    return hashlib.sha256((where / "bundle.mjs").read_bytes()).hexdigest()
 
 
 def compile_cache_dir() -> Path | None:
     """The compile cache setup wrote for the sidecar (None: none, the sidecar compiles)."""
     folder = sidecar_dir() / COMPILE_CACHE
     return folder if folder.is_dir() else None
-
-
-def _warm_compile_cache(
-    node: str, where: Path, env: dict[str, str], progress: Callable[[str], None]
-) -> None:
-    """Start the sidecar once on an extension that loads what Pi packages load, with
-    ``NODE_COMPILE_CACHE`` pointing at ``COMPILE_CACHE``: Node writes the compiled code of
-    every module it loaded from the sidecar's folder there (at exit). With the launch's own
-    Node flags, which V8 checks before it uses a cache entry."""
-
-    script = where / "sidecar.mjs"
-    if not (script.is_file() and (where / "node_modules" / "@earendil-works").is_dir()):
-        return  # no Pi host to warm up
-    progress("compiling the Node sidecar's modules once for every sidecar (Node's compile cache)")
-    cache = where / COMPILE_CACHE
-    shutil.rmtree(cache, ignore_errors=True)
-    with tempfile.TemporaryDirectory(prefix="gateway-warm-") as scratch:
-        extension = Path(scratch) / "warm.ts"
-        extension.write_text(_WARM_EXTENSION, encoding="utf-8")
-        package = {"id": "warm", "host": "pi", "root": scratch, "entries": [str(extension)]}
-        package["cache"] = str(Path(scratch) / "jiti")
-        init = {"type": "initialize", "version": 1, "session_id": "warm", "workspace": scratch}
-        try:
-            done = subprocess.run(
-                [node, *NODE_FLAGS, str(script), json.dumps({"packages": [package]})],
-                input=json.dumps(init) + "\n", capture_output=True, text=True, cwd=scratch,
-                env={**env, "NODE_COMPILE_CACHE": str(cache)}, timeout=120,
-            )  # fmt: skip
-        except (OSError, subprocess.TimeoutExpired) as error:
-            done = None
-            progress(f"compile cache not written ({error}); sidecars compile their modules")
-        if done is not None and '"type":"register"' not in done.stdout:
-            progress(f"compile cache not written: {done.stderr.strip()[-300:]}")
-            shutil.rmtree(cache, ignore_errors=True)
-
-
-def _prepared(where: Path) -> bool:
-    """Whether this version's bundles and compile cache are there (setup makes them), made
-    by this ``bundle.mjs``."""
-    return not (where / "bundle.mjs").is_file() or (
-        (where / _PI_BUNDLE).is_file()
-        and (where / COMPILE_CACHE).is_dir()
-        and ((where / _OPENCLAW_BUNDLE).is_file() or not openclaw_installed(where))
-        and _bundled_by(where) == _bundler_digest(where)
-    )
-
-
-def _bundled_by(where: Path) -> str | None:
-    try:
-        return (where / _BUNDLED_BY).read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
 
 
 def setup_step(
@@ -313,12 +216,12 @@ def setup_step(
     reason = wants_openclaw(extras, installed_before=had_openclaw, home=home)
     up_to_date = sidecar_problem("package.json") is None and bool(_read_stamp(where))
     if up_to_date and (reason is None or had_openclaw):
-        if not _prepared(where):
+        if not prepared(where, openclaw=openclaw_installed(where)):
             node = find_node(MIN_SIDECAR_NODE)
             if node is not None:
                 env = npm_environment(home=home)
-                _bundle(node, where, env, progress)
-                _warm_compile_cache(node, where, env, progress)
+                bundle(node, where, env, progress)
+                warm_compile_cache(node, where, env, progress)
         return f"Node sidecar: modules up to date in {where}{_openclaw_note(had_openclaw)}"
     if reason is not None and reason != "installed before":
         progress(f"the OpenClaw SDK is installed too ({reason})")
@@ -347,7 +250,7 @@ def doctor_check(home: Path) -> list[tuple[str, str, str, str]]:
     problem = sidecar_problem("sidecar.mjs")
     if problem is not None:
         return [("node sidecar", "fail", problem, SETUP_COMMAND)]
-    if not _prepared(where):
+    if not prepared(where, openclaw=openclaw_installed(where)):
         found = f"modules in {where}, but no bundles or compile cache: Pi packages start slower"
         return [("node sidecar", "warn", found, SETUP_COMMAND), _openclaw_check(where, home)]
     return [("node sidecar", "ok", f"modules in {where}", ""), _openclaw_check(where, home)]

@@ -16,9 +16,16 @@ clients (``notifications/tools/list_changed``).
 ``follow_packages`` applies at once (what changed since the gateway loaded) and then each
 time the store changes (inotify on Linux; elsewhere ``gateway serve`` applies on SIGHUP),
 when the package set's fingerprint (``package_set_fingerprint``: versions, files, gates,
-groups, grants, ``gateway prefer``'s order) is not the one applied last — the gateway's
-own reads and its call journal change nothing. A new ``gateway prefer`` order rearranges
-the registry's clashing names at once (its clients are told), restarting nothing.
+groups, grants, ``gateway prefer``'s order) is not the one of the set the gateway runs —
+the gateway's own reads and its call journal change nothing. That one is the fingerprint
+of what the last evaluation read (``package_set_digest`` of its packages and order), never
+a read of the store before or after it: a change and its undo made while an evaluation
+runs (``gateway disable X``, ``gateway enable X``) leave the store as it was when a
+fingerprint read before would have been taken, and the set evaluated in between would run
+until the next change. The comparison and the evaluation take the same lock, so an apply
+on SIGHUP is never compared with an older fingerprint. A new ``gateway prefer`` order
+rearranges the registry's clashing names at once (its clients are told), restarting
+nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from __future__ import annotations
 import sys
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
@@ -36,7 +43,13 @@ from gateway.host._dependencies import depths, selected
 from gateway.host._gateway import Gateway
 from gateway.host._preference import clash_preference
 from gateway.packages import NoAdapters, PackageStatus, evaluate_packages, load_adapters
-from gateway.store import STATE_FILE, StoreError, package_set_fingerprint
+from gateway.store import (
+    STATE_FILE,
+    StateStore,
+    StoreError,
+    package_set_digest,
+    package_set_fingerprint,
+)
 
 __all__ = ["DRAIN", "PackageChanges", "apply_package_changes", "follow_packages"]
 
@@ -84,20 +97,59 @@ def _shape(status: PackageStatus) -> tuple[object, ...]:
     )
 
 
-def _evaluate(gateway: Gateway) -> list[PackageStatus] | None:
+@dataclass(frozen=True, slots=True)
+class _Evaluated:
+    """The installed packages and their gates (``--package`` applied), the clash order, and
+    the fingerprint of exactly what was read (every package, before ``--package``)."""
+
+    statuses: list[PackageStatus]
+    preferred: list[str]
+    fingerprint: str
+
+
+def _evaluate(gateway: Gateway) -> _Evaluated | None:
     """The installed packages and their gates now; None when the store cannot say."""
     home = gateway.config.home
     if not (home / STATE_FILE).exists():
-        return []
+        return _Evaluated([], [], package_set_digest([], []))
     try:
         statuses = evaluate_packages(home, load_adapters())
+        with StateStore.open(home) as store:
+            preferred = store.preferred()
     except (StoreError, NoAdapters):
         return None  # the next load reports it; the running packages stay as they are
+    fingerprint = package_set_digest((status.package for status in statuses), preferred)
     only = gateway.config.packages
-    return statuses if only is None else selected(statuses, only)
+    statuses = statuses if only is None else selected(statuses, only)
+    return _Evaluated(statuses, preferred, fingerprint)
 
 
-_LOCKS: weakref.WeakKeyDictionary[Gateway, anyio.Lock] = weakref.WeakKeyDictionary()
+@dataclass(slots=True)
+class _Following:
+    """One gateway's applies: one at a time, and the fingerprint of the set it runs."""
+
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    applied: str | None = None
+    """What the last evaluation read, once the gateway runs it; None when not known (none
+    yet, one under way, or a reload that evaluated the store itself)."""
+    running: tuple[PackageStatus, ...] = ()
+    """The gateway's packages as that apply left them."""
+
+    def ran(self, gateway: Gateway, fingerprint: str | None) -> None:
+        self.applied, self.running = fingerprint, tuple(gateway.packages)
+
+    def runs(self, gateway: Gateway) -> str | None:
+        """The fingerprint of the set the gateway runs; None when it has evaluated the
+        store by itself since (a reload, a package restarted for its settings): each
+        restart puts in new statuses."""
+        packages = gateway.packages
+        same = len(packages) == len(self.running) and all(
+            now is then for now, then in zip(packages, self.running, strict=True)
+        )
+        return self.applied if same else None
+
+
+_FOLLOWING: weakref.WeakKeyDictionary[Gateway, _Following] = weakref.WeakKeyDictionary()
 
 
 async def apply_package_changes(
@@ -109,42 +161,64 @@ async def apply_package_changes(
     evaluation found it, never as a later read of the store would (a ``gateway sync``
     still writing): what was told is what runs. A change no client sees (a package
     installed but not yet trusted) is applied and not told."""
-    lock = _LOCKS.setdefault(gateway, anyio.Lock())
-    async with lock:
-        statuses = await anyio.to_thread.run_sync(_evaluate, gateway)
-        if statuses is None:
-            return PackageChanges()
-        home, ids = gateway.config.home, {s.id for s in statuses}
-        preferred, _ = await anyio.to_thread.run_sync(clash_preference, home, ids)
-        gateway.registry.prefer(preferred)  # who owns a clashing name: nothing restarts for it
-        before = {s.id: s for s in gateway.packages}
-        after = {s.id: s for s in statuses}
-        changed = [
-            i for i in {**before, **after}
-            if i not in before or i not in after or _shape(before[i]) != _shape(after[i])
-        ]  # fmt: skip
-        if not changed:
-            return PackageChanges()
-        ready = {i for i, s in before.items() if s.ready}
-        added = tuple(i for i in changed if i not in ready and i in after and after[i].ready)
-        removed = tuple(i for i in changed if i in ready and (i not in after or not after[i].ready))
-        restarted = tuple(i for i in changed if i in ready and i not in removed)
-        grouped = any(
-            status.package.process_group is not None
-            for i in changed
-            for status in (before.get(i), after.get(i))
-            if status is not None
-        )
-        changes = PackageChanges(added, removed, restarted, reloaded=grouped)
-        if told is not None and changes:
-            told(changes)
-        if grouped:
-            await gateway.reload()
-            return changes
-        depth = depths(statuses)
-        for package_id in sorted(changed, key=lambda i: (i not in removed, depth.get(i, 0))):
-            await gateway.restart_package(package_id, DRAIN, statuses)
+    following = _FOLLOWING.setdefault(gateway, _Following())
+    async with following.lock:
+        return await _apply(gateway, following, told)
+
+
+async def _apply_if_changed(
+    gateway: Gateway, told: Callable[[PackageChanges], None] | None
+) -> None:
+    """Apply when the store's package set is not the one the gateway runs."""
+    following = _FOLLOWING.setdefault(gateway, _Following())
+    async with following.lock:
+        home = gateway.config.home
+        current = await anyio.to_thread.run_sync(package_set_fingerprint, home)
+        if current is not None and current != following.runs(gateway):
+            await _apply(gateway, following, told)
+
+
+async def _apply(
+    gateway: Gateway, following: _Following, told: Callable[[PackageChanges], None] | None
+) -> PackageChanges:
+    evaluated = await anyio.to_thread.run_sync(_evaluate, gateway)
+    if evaluated is None:
+        return PackageChanges()  # what runs is still what ``applied`` says
+    statuses, home = evaluated.statuses, gateway.config.home
+    ids = {s.id for s in statuses}
+    preferred, _ = await anyio.to_thread.run_sync(clash_preference, home, ids, evaluated.preferred)
+    gateway.registry.prefer(preferred)  # who owns a clashing name: nothing restarts for it
+    before = {s.id: s for s in gateway.packages}
+    after = {s.id: s for s in statuses}
+    changed = [
+        i for i in {**before, **after}
+        if i not in before or i not in after or _shape(before[i]) != _shape(after[i])
+    ]  # fmt: skip
+    if not changed:
+        following.ran(gateway, evaluated.fingerprint)
+        return PackageChanges()
+    following.ran(gateway, None)  # until the gateway runs what was evaluated
+    ready = {i for i, s in before.items() if s.ready}
+    added = tuple(i for i in changed if i not in ready and i in after and after[i].ready)
+    removed = tuple(i for i in changed if i in ready and (i not in after or not after[i].ready))
+    restarted = tuple(i for i in changed if i in ready and i not in removed)
+    grouped = any(
+        status.package.process_group is not None
+        for i in changed
+        for status in (before.get(i), after.get(i))
+        if status is not None
+    )
+    changes = PackageChanges(added, removed, restarted, reloaded=grouped)
+    if told is not None and changes:
+        told(changes)
+    if grouped:
+        await gateway.reload()  # it reads the store itself: what it runs stays unknown
         return changes
+    depth = depths(statuses)
+    for package_id in sorted(changed, key=lambda i: (i not in removed, depth.get(i, 0))):
+        await gateway.restart_package(package_id, DRAIN, statuses)
+    following.ran(gateway, evaluated.fingerprint)
+    return changes
 
 
 async def follow_packages(
@@ -153,26 +227,16 @@ async def follow_packages(
     """Apply what changed since the gateway loaded, then each change of the store's package
     set, until cancelled (``told`` hears of each). Where inotify is not available it
     applies once and returns."""
-    home = gateway.config.home
-
-    async def apply() -> str | None:
-        seen = await anyio.to_thread.run_sync(package_set_fingerprint, home)
-        await apply_package_changes(gateway, told)
-        return seen
-
     # Watched before the first evaluation: a change made while it runs is seen next.
-    inotify = _watch(home)
+    inotify = _watch(gateway.config.home)
     try:
-        applied = await apply()
+        await apply_package_changes(gateway, told)
         if inotify is None:
             return  # no inotify here: SIGHUP (serve) or a reload applies a change
         while True:
             await anyio.wait_readable(inotify.fd)
-            if not any(_written(name, mask) for _, name, mask in inotify.read()):
-                continue
-            current = await anyio.to_thread.run_sync(package_set_fingerprint, home)
-            if current is not None and current != applied:
-                applied = await apply()
+            if any(_written(name, mask) for _, name, mask in inotify.read()):
+                await _apply_if_changed(gateway, told)
     finally:
         if inotify is not None:
             inotify.close()

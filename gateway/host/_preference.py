@@ -10,7 +10,7 @@ workspace) the preference stays and says nothing: discovery is per workspace."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from gateway.base import Diagnostic, did_you_mean
@@ -23,19 +23,21 @@ __all__ = ["clash_preference"]
 
 
 def clash_preference(
-    home: Path, installed: Collection[str]
+    home: Path, installed: Collection[str], preferred: Sequence[str] | None = None
 ) -> tuple[dict[str, int], list[Diagnostic]]:
     """Owner → strength (higher wins) for every registry owner of each preferred installed
     package (its process's, its per-call tools', its prompt commands') and discovered
     extension, and a diagnostic for each preferred package id that is not installed.
-    Blocking."""
-    if not (home / STATE_FILE).exists():
-        return {}, []
-    try:
-        with StateStore.open(home) as store:
-            preferred = store.preferred()
-    except StoreError:
-        return {}, []  # the load says the store is unusable already (``store.unusable``)
+    ``preferred``: the order as the caller read it (``StateStore.preferred``), else read
+    from the store now. Blocking."""
+    if preferred is None:
+        if not (home / STATE_FILE).exists():
+            return {}, []
+        try:
+            with StateStore.open(home) as store:
+                preferred = store.preferred()
+        except StoreError:
+            return {}, []  # the load says the store is unusable already (``store.unusable``)
     strengths: dict[str, int] = {}
     said: list[Diagnostic] = []
     for place, package_id in enumerate(preferred):

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from gateway.store._policies import AdoptedPolicy, PolicyRecords, bundle_digest
     from gateway.store._readonly import (
         check_store,
+        package_set_digest,
         package_set_fingerprint,
         read_installed_ids,
         read_state_digest,
@@ -79,6 +80,7 @@ _WHERE: dict[str, str] = {
     "arguments_digest": "gateway.store._journal",
     "bundle_digest": "gateway.store._policies",
     "check_store": "gateway.store._readonly",
+    "package_set_digest": "gateway.store._readonly",
     "package_set_fingerprint": "gateway.store._readonly",
     "content_hash": "gateway.store._hashing",
     "fingerprint_changed": "gateway.store._hashing",
@@ -116,6 +118,7 @@ __all__ = [
     "check_store",
     "content_hash",
     "fingerprint_changed",
+    "package_set_digest",
     "package_set_fingerprint",
     "process_token",
     "read_installed_ids",

@@ -8,12 +8,25 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 
 from gateway.store._connection import BUSY_TIMEOUT_S, STATE_FILE, translate
-from gateway.store._schema import StoreCorrupt, StoreError, check_header, check_readable
+from gateway.store._schema import (
+    InstalledPackage,
+    StoreCorrupt,
+    StoreError,
+    check_header,
+    check_readable,
+)
 
-__all__ = ["check_store", "package_set_fingerprint", "read_installed_ids", "read_state_digest"]
+__all__ = [
+    "check_store",
+    "package_set_digest",
+    "package_set_fingerprint",
+    "read_installed_ids",
+    "read_state_digest",
+]
 
 _NOT_DECISIONS = frozenset({"call_journal"})
 """Tables a tool call writes (the at-most-once journal): not what a load reads."""
@@ -109,22 +122,42 @@ def read_state_digest(home: Path) -> str:
     return digest.hexdigest()
 
 
-_PACKAGE_SET = (
+_PACKAGES = (
     "SELECT id, version, path, content_hash, enabled, trusted, trusted_hash, process_group "
-    "FROM packages ORDER BY id",
-    "SELECT package_id, permission FROM grants ORDER BY package_id, permission",
+    "FROM packages"
 )
-_PREFERENCE = "SELECT position, package_id FROM clash_preference ORDER BY position"
+_GRANTS = "SELECT package_id, permission FROM grants"
+_PREFERENCE = "SELECT package_id FROM clash_preference ORDER BY position"
 """Who wins name clashes (``gateway prefer``); a store older than the table has none."""
+
+
+def package_set_digest(packages: Iterable[InstalledPackage], preferred: Iterable[str]) -> str:
+    """The package set's fingerprint of ``packages`` as a caller read them and of the
+    ``preferred`` ids (strongest first): what ``package_set_fingerprint`` says of a store
+    holding exactly these, so a running gateway records the set it evaluated, not a read
+    of the store made before or after it (a change and its undo meanwhile would look like
+    no change)."""
+    rows = (
+        (p.id, p.record.version, str(p.record.path), p.record.content_hash, p.enabled,
+         p.trusted, p.trusted_hash, p.process_group, tuple(sorted(p.granted)))
+        for p in packages
+    )  # fmt: skip
+    return _digest(rows, preferred)
+
+
+def _digest(packages: Iterable[tuple[object, ...]], preferred: Iterable[str]) -> str:
+    rows = sorted(packages, key=lambda row: str(row[0]))
+    return hashlib.sha256(repr((rows, list(preferred))).encode()).hexdigest()
 
 
 def package_set_fingerprint(home: Path) -> str | None:
     """A digest of what decides which packages run and how: each package's version, files,
     gates (enabled, trust) and group, every grant, and who wins name clashes. It changes
     when ``install``, ``update``, ``uninstall``, ``sync``, ``grant``, ``trust``, ``enable``,
-    ``group`` or ``prefer`` did
-    something, and not when a running gateway only read the store or wrote its call journal.
-    None when there is no usable store."""
+    ``group`` or ``prefer`` did something, and not when a running gateway only read the
+    store or wrote its call journal. Read in one transaction (one snapshot of the store);
+    ``package_set_digest`` of the same packages says the same. None when there is no
+    usable store."""
     path = Path(home) / STATE_FILE
     if not path.is_file():
         return None
@@ -132,16 +165,27 @@ def package_set_fingerprint(home: Path) -> str | None:
         conn = _connect(path)
     except StoreError:
         return None
-    digest = hashlib.sha256()
     try:
+        conn.execute("BEGIN")
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-        queries = (*_PACKAGE_SET, *((_PREFERENCE,) if "clash_preference" in tables else ()))
-        for query in queries:
-            for row in conn.execute(query):
-                digest.update(repr(tuple(row)).encode())
-            digest.update(b"\0")
+        packages = conn.execute(_PACKAGES).fetchall()
+        grants: dict[str, list[str]] = {}
+        for package_id, permission in conn.execute(_GRANTS):
+            grants.setdefault(package_id, []).append(permission)
+        preferred: list[str] = []
+        if "clash_preference" in tables:
+            preferred = [row[0] for row in conn.execute(_PREFERENCE)]
+        conn.execute("COMMIT")
     except sqlite3.Error:
         return None
     finally:
         conn.close()
-    return digest.hexdigest()
+    return _digest(
+        (
+            (package_id, version, str(Path(folder)), content_hash, bool(enabled),
+             bool(trusted), trusted_hash, group, tuple(sorted(grants.get(package_id, ()))))
+            for package_id, version, folder, content_hash, enabled, trusted, trusted_hash, group
+            in packages
+        ),
+        preferred,
+    )  # fmt: skip

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from adapters import _sidecars
+from adapters._sidecar_prepare import bundle, prepared
 from adapters.pi import plan_pi
 from gateway.model import LaunchRefusal
 from gateway.runtime import find_node, npm_command
@@ -206,11 +207,11 @@ def test_bundles_made_by_another_bundler_are_made_again(tmp_path: Path) -> None:
         "fs.mkdirSync('node_modules/.gateway/pi', { recursive: true });"
         "fs.writeFileSync('node_modules/.gateway/pi/manifest.json', '{}');"
     )
-    assert not _sidecars._prepared(where)
-    _sidecars._bundle(node, where, dict(os.environ), lambda _: None)
-    assert _sidecars._prepared(where)
+    assert not prepared(where, openclaw=False)
+    bundle(node, where, dict(os.environ), lambda _: None)
+    assert prepared(where, openclaw=False)
     (where / "bundle.mjs").write_text((where / "bundle.mjs").read_text() + "\n// changed\n")
-    assert not _sidecars._prepared(where)
+    assert not prepared(where, openclaw=False)
 
 
 def test_an_unwritable_place_says_to_set_gateway_sidecar_dir(
