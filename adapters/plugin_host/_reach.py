@@ -39,6 +39,8 @@ import anyio
 from anyio.abc import SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from gateway.base import GatewayError
+
 __all__ = [
     "ConnectError",
     "ConnectTimeout",
@@ -58,16 +60,16 @@ _STATUS = re.compile(rb"^HTTP/1\.[01] ([0-9]{3})(?: ([^\r\n]*))?\r\n")
 _NAME = re.compile(r"^[a-z0-9.*-]+$")
 
 
-class ConnectError(Exception):
+class ConnectError(GatewayError):
     """The server (or the proxy) could not be connected: ``httpx2.ConnectError``'s name and
     text, which the start's failure shows (``describe_error``)."""
 
 
-class ConnectTimeout(Exception):
+class ConnectTimeout(GatewayError):
     """No connection within ``CONNECT_SECONDS``: ``httpx2.ConnectTimeout``."""
 
 
-class ProxyError(Exception):
+class ProxyError(GatewayError):
     """The proxy refused ``CONNECT`` (its status and reason): ``httpx2.ProxyError``."""
 
 
