@@ -8,7 +8,7 @@ import functools
 import shlex
 from pathlib import Path
 
-from gateway.base import GatewayConfig, terminal_progress
+from gateway.base import GatewayConfig, counted, terminal_progress
 from gateway.cli._output import print_diagnostics, print_json
 from gateway.cli._refusal import refuse
 from gateway.packages import (
@@ -45,7 +45,7 @@ def run_lock(args: argparse.Namespace, config: GatewayConfig) -> int:
     if args.json:
         print_json({"lockfile": str(path), "packages": ids})
     else:
-        print(f"wrote {path}: {len(ids)} package{'' if len(ids) == 1 else 's'}")
+        print(f"wrote {path}: {counted(len(ids), 'package')}")
         for package in sorted(lock.packages, key=lambda p: p.id):
             version = package.version or "(no version: pinned by content)"
             print(f"  {package.id} {version} ({package.source.kind})")
