@@ -21,21 +21,34 @@ from gateway.sandbox import (
     spawn_confined,
 )
 from gateway.store import STATE_FILE, StateStore
+from tests._cli import gateway_env, run_here
 
 
-def gateway(
-    home: Path, *args: str | bytes, cwd: Path | None = None, umask: int = 0o022
-) -> subprocess.CompletedProcess[str]:
+def gateway(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``gateway ARGS`` in this process (tests/_cli.py), under the umask a login shell gives
+    (0o022): what the verb refuses, prints and writes."""
     user = home.parent / "user"
     user.mkdir(exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
-    env.update(GATEWAY_HOME=str(home), HOME=str(user))
+    saved = os.umask(0o022)
+    try:
+        return run_here(args, env=gateway_env(home, user), cwd=cwd or user)
+    finally:
+        os.umask(saved)
+
+
+def gateway_process(
+    home: Path, *args: str | bytes, umask: int = 0o022
+) -> subprocess.CompletedProcess[str]:
+    """``python -m gateway ARGS``: where the process is the point — the umask it inherits,
+    an argument that reaches it as bytes that are not UTF-8."""
+    user = home.parent / "user"
+    user.mkdir(exist_ok=True)
     return subprocess.run(
         [sys.executable, "-m", "gateway", *args],
         capture_output=True,
         text=True,
-        env=env,
-        cwd=cwd or user,
+        env=gateway_env(home, user),
+        cwd=user,
         timeout=120,
         umask=umask,
     )
@@ -57,7 +70,7 @@ def mode(path: Path) -> int:
 def test_home_and_sessions_are_private_even_with_a_permissive_umask(tmp_path: Path) -> None:
     home, workspace = tmp_path / "home", tmp_path / "ws"
     workspace.mkdir()
-    done = gateway(home, "list", "--workspace", str(workspace), umask=0o022)
+    done = gateway_process(home, "list", "--workspace", str(workspace), umask=0o022)
     assert done.returncode == 0, done.stderr
     assert mode(home) == 0o700
     assert mode(home / "sessions") == 0o700
@@ -141,7 +154,7 @@ def test_an_empty_workspace_is_refused(tmp_path: Path) -> None:
 def test_a_workspace_path_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
     workspace = os.fsencode(tmp_path) + b"/caf\xe9"
     os.mkdir(workspace)
-    done = gateway(tmp_path / "home", "list", "--workspace", workspace)
+    done = gateway_process(tmp_path / "home", "list", "--workspace", workspace)
     assert done.returncode == 2
     assert_one_line_error(done, "cli.invalid_argument")
     assert "not valid UTF-8" in done.stderr
