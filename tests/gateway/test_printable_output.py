@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from gateway.base import json_text, printable
+from tests._cli import run_here
 
 HOSTILE = "ok\x1b]52;c;ZXZpbA==\x07\x1b]0;title\x07\x1b[2J\x9b31m\u202egnp.exe\u200b\U000e0041"
 SHOWN = (
@@ -56,7 +57,15 @@ def _hostile_nimlet_tool(root: Path) -> Path:
     return root
 
 
+def _here(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """What a verb prints, in this process (tests/_cli.py): the escaping is the CLI's."""
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "GATEWAY_HOME": str(tmp_path / "gw")}
+    return run_here(args, env=env, cwd=Path.cwd())
+
+
 def _gateway(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m gateway``: where what reaches the process's own UTF-8 streams is the point
+    (a lone surrogate a text buffer in this process would carry as it is)."""
     env = {**os.environ, "HOME": str(tmp_path / "home"), "GATEWAY_HOME": str(tmp_path / "gw")}
     return subprocess.run(
         [sys.executable, "-m", "gateway", *args],
@@ -73,7 +82,7 @@ def hostile_workspace(tmp_path: Path) -> Path:
 
 
 def test_list_shows_a_hostile_description_escaped(tmp_path: Path, hostile_workspace: Path):
-    done = _gateway(tmp_path, "list", "--workspace", str(hostile_workspace), "--trust")
+    done = _here(tmp_path, "list", "--workspace", str(hostile_workspace), "--trust")
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and "\x9b" not in done.stdout
     assert "\\x1b]52;c;" in done.stdout
@@ -83,10 +92,10 @@ def test_call_shows_a_hostile_result_escaped_and_json_keeps_it(
     tmp_path: Path, hostile_workspace: Path
 ):
     args = ("call", "evil", "{}", "--workspace", str(hostile_workspace), "--trust")
-    shown = _gateway(tmp_path, *args)
+    shown = _here(tmp_path, *args)
     assert "\x1b" not in shown.stdout + shown.stderr
     assert "\\x1b]0;title" in shown.stdout
-    exact = _gateway(tmp_path, *args, "--json")
+    exact = _here(tmp_path, *args, "--json")
     assert HOSTILE in json.loads(exact.stdout)["content"]
 
 
