@@ -4,10 +4,10 @@ where a Claude Code plugin's ``PreToolUse`` hook blocks a Pi tool and an OpenCla
 rewrites an Agent Plugin's MCP tool call. (The Python API drives the same workspace in
 ``examples/demo.py``, run by ``tests/test_examples.py``.)
 
-The home is set up with the command line run in this process (tests/_cli.py); what is
-tested runs as the user's processes: each ``list`` and ``call`` a ``python -m gateway`` that
-starts the packages' runtimes, sidecars and plugin hosts and ends with them, and the served
-gateway a child its MCP client speaks to over stdio."""
+The command line runs in this process (tests/_cli.py): the home's set-up, and each ``list``
+and ``call`` under test, which start the packages' runtimes, sidecars and plugin hosts as
+real child processes and end with them. The served gateway is a process of its own, the
+child its MCP client speaks to over stdio."""
 
 from __future__ import annotations
 
@@ -47,13 +47,8 @@ class Workspace:
     env: dict[str, str]
 
     def gateway(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [*GATEWAY, *args], env=self.env, capture_output=True, text=True, timeout=240
-        )
-
-    def setup(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """A verb that sets the home up (install, permissions, config, trust, enable): the same
-        command line in this process (tests/_cli.py), without a Python start of its own."""
+        """``gateway ARGS`` in this process (tests/_cli.py), without a Python start of its own:
+        the set-up verbs and the ``list`` and ``call`` under test."""
         return run_here(args, env=self.env, cwd=Path.cwd())
 
     def call(self, tool: str, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -78,7 +73,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         env["GATEWAY_NODE"] = os.environ["GATEWAY_NODE"]
     ws = Workspace(root, env)
     for folder in PACKAGES:
-        done = ws.setup("install", str(root / "packages" / folder))
+        done = ws.gateway("install", str(root / "packages" / folder))
         assert done.returncode == 0, done.stderr
     for args in (
         ("permissions", "acme.review", "workspace.read"),
@@ -90,7 +85,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         ("trust", *IDS),
         ("enable", *IDS),
     ):
-        done = ws.setup(*args)
+        done = ws.gateway(*args)
         assert done.returncode == 0, (args, done.stderr)
     yield ws
 
