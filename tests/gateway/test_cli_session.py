@@ -123,10 +123,12 @@ def test_commands_reuse_the_session_and_its_processes(home: Home):
 
 
 def test_what_other_commands_change_is_seen_at_once(home: Home):
-    assert home.gateway("disable", "echo").returncode == 0
+    # The other commands run in this process (one_shot): the session is another process
+    # either way, and sees what they wrote to the store.
+    assert home.one_shot("disable", "echo").returncode == 0
     gone = home.gateway("call", "echo_tool", "{}")
     assert gone.returncode == 1 and "unknown tool 'echo_tool'" in gone.stderr
-    assert home.gateway("enable", "echo").returncode == 0
+    assert home.one_shot("enable", "echo").returncode == 0
     assert home.gateway("call", "echo_tool", '{"do": "echo"}').returncode == 0
     before = home.starts()
     settings = home.home / "config" / "echo.json"

@@ -5,13 +5,13 @@ hook, and no help against the timeout."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gateway import open_gateway
+from tests._cli import gateway_env, run_here
 
 from .conftest import add_current, script, tool
 
@@ -71,14 +71,14 @@ async def test_updates_do_not_extend_the_timeout(workspace, current) -> None:
 def test_the_cli_shows_progress_and_call_json_carries_it(workspace) -> None:
     add_current(workspace, "ext", tools=[tool("t")])
     arguments = json.dumps(script(UPDATES, {"reply": {"content": "done"}}))
-    base = [sys.executable, "-m", "gateway", "call", "t", arguments, "--trust"]
-    base += ["--workspace", str(workspace.root)]
-    env = {"GATEWAY_HOME": str(workspace.home / ".gateway"), "HOME": str(workspace.home)}
-    text = subprocess.run(base, capture_output=True, text=True, env=env, timeout=60, check=True)
+    # What the verb prints, run in this process (tests/_cli.py).
+    base = ["call", "t", arguments, "--trust", "--workspace", str(workspace.root)]
+    env = gateway_env(workspace.home / ".gateway", workspace.home)
+    text = run_here(base, env=env, cwd=Path.cwd())
+    assert text.returncode == 0, text.stderr
     assert text.stdout.splitlines()[:4] == ["… step 0", "… step 1", "… step 2", "[ok] done"]
-    done = subprocess.run(
-        [*base, "--json"], capture_output=True, text=True, env=env, timeout=60, check=True
-    )
+    done = run_here([*base, "--json"], env=env, cwd=Path.cwd())
+    assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert [item["text"] for item in data["progress"]] == ["step 0", "step 1", "step 2"]
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
 
-from tests.serve._helpers import GATEWAY, IDS, Served, need_sidecar, served_home
+from tests._cli import run_here
+from tests.serve._helpers import IDS, Served, need_sidecar, served_home
 from tests.serve.test_mcp import all_packages, client, texts
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -86,21 +88,22 @@ async def test_call_tool_runs_the_tool_through_every_ecosystems_hooks(served) ->
 
 
 async def test_pins_from_the_command_line_and_from_the_packages_config(served) -> None:
-    config = subprocess.run(
-        [*GATEWAY, "config", IDS["nanobot"], "$gateway.pin", "true"],
-        env=served.env(), capture_output=True, text=True,
-    )  # fmt: skip
-    assert config.returncode == 0, config.stderr
+    # `gateway config` sets the package's pin: the command line in this process (tests/_cli.py),
+    # in a worker thread, as the CLI runs its own event loop.
+    def config(*args: str) -> subprocess.CompletedProcess[str]:
+        line = ("config", IDS["nanobot"], "$gateway.pin", *args)
+        return run_here(line, env=served.env(), cwd=Path.cwd())
+
+    pinned = await anyio.to_thread.run_sync(config, "true")
+    assert pinned.returncode == 0, pinned.stderr
     try:
         async with client(
             served, *all_packages(), "--tool-search", "--pin", "open_ticket"
         ) as connection:
             listed = names(await connection.list_tools())
     finally:
-        subprocess.run(
-            [*GATEWAY, "config", IDS["nanobot"], "$gateway.pin", "--unset"],
-            env=served.env(), capture_output=True, check=True,
-        )  # fmt: skip
+        unset = await anyio.to_thread.run_sync(config, "--unset")
+        assert unset.returncode == 0, unset.stderr
     # The meta-tools first, then the pinned tools by name.
     assert listed == ["search_tools", "call_tool", "open_ticket", "review_code"]
 
