@@ -17,7 +17,7 @@ def test_a_server_without_a_type_is_named_at_install_and_at_every_list(tmp_path:
     plugin = write_plugin(tmp_path / "src" / "memo", servers={"memo": {"command": "memo-server"}})
     done = cli(home, "install", str(plugin))
     installed = done.stdout + done.stderr
-    said = 'server \'memo\': no "type": the specification asks for one of stdio'
+    said = "server 'memo': no \"type\": the specification asks for one of stdio"
     assert said in installed
     cli_json(home, "trust", "memo")
     cli_json(home, "enable", "memo")
