@@ -35,13 +35,14 @@ Also the stored values of the secrets a package declares (Gemini's ``settings``,
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from adapters._host_reads import find_command, hook_programs, line_programs
+from adapters._host_reads import find_command, hook_programs, line_programs, missing_command_hint
 from adapters.plugin_host import (
     RemotePlan,
     config_path,
@@ -137,7 +138,9 @@ def plan_plugin_host(
         command = str(server["command"])
         executable = find_command(command, root)
         if executable is None:
-            found.append(not_found(name, command))
+            missing = not_found(name, command)
+            hint = missing.hint or missing_command_hint(command)
+            found.append(dataclasses.replace(missing, hint=hint))
         else:
             # A bare name is looked up on the user's PATH again there: the user's word, not
             # the package's (a path the package names is held to its own folder).

@@ -14,7 +14,7 @@ from typing import Final
 
 from gateway.runtime import shebang
 
-__all__ = ["find_command", "hook_programs", "line_programs"]
+__all__ = ["find_command", "hook_programs", "line_programs", "missing_command_hint"]
 
 _WRAPPERS: Final = frozenset({"env", "exec", "command", "sh", "bash", "zsh"})
 _ROOT_PLACEHOLDERS: Final = ("${CLAUDE_PLUGIN_ROOT}", "${PLUGIN_ROOT}")
@@ -33,6 +33,18 @@ def find_command(command: str, root: Path) -> Path | None:
         return None
     found = shutil.which(command)
     return Path(found) if found else None
+
+
+def missing_command_hint(command: str) -> str:
+    """What to do about a server command ``find_command`` did not find: the one hint of a
+    ``*.command_not_found`` diagnostic, which ``status`` prints and ``doctor`` repeats for a
+    package that failed to start."""
+    if command.startswith("./") or os.path.isabs(command) or "/" in command:
+        return f"{command} is not a file the plugin ships: fix the server's command, or reinstall"
+    return (
+        f"install {command} (or put the folder holding it on PATH), or ship the server inside "
+        "the plugin (./...)"
+    )
 
 
 def hook_programs(hooks: object, root: Path) -> list[str]:

@@ -21,7 +21,7 @@ and the medians are compared:
 5. ``gateway trust`` and ``gateway enable`` of 16 ids at once: target 2 s each.
 
 ``--root DIR`` keeps the homes in DIR (built once, reused by the next run). Nothing here is a
-test: the figures go to docs/performance.md.
+test: the figures go to docs/performance/home.md.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ baselines measured in the same run.
 
     python benchmarks/bench_plugin_host.py [--calls N] [--starts N] [--quick]
     python benchmarks/bench_plugin_host.py --host-starts N [--baseline-tree DIR]
+    python benchmarks/bench_plugin_host.py --unreachable-starts N [--baseline-tree DIR]
 
 1. cold start: ``gateway`` opened with the example Agent Plugin ``glossary`` until its MCP
    tool is registered (the plugin host started, confined, its server started and listed),
@@ -17,6 +18,13 @@ baselines measured in the same run.
    /proc at ``register``; and with its server's, from the reaped children's usage), beside
    ``python -P -c pass``. ``--baseline-tree DIR`` alternates each start with the plugin
    host of another checkout (``PYTHONPATH=DIR``: main's tree, for a same-run before/after).
+4. ``--unreachable-starts N``: the plugin host alone with one remote MCP server that cannot
+   be connected — its start fails, so a gateway starts it again at every load (issue 29) —
+   until ``register`` and its exit: a closed loopback port (straight), and
+   ``https://mcp.example.com/api`` (the benchmark home's ``example-plugin``) through an
+   egress proxy served by this process with the grant ``network:mcp.example.com:443`` (the
+   proxy variables a sandbox with network grants by destination sets); its CPU, and the
+   diagnostic it registered (which must read the same in both trees).
 
 The server is the example's standard-library one (``examples/packages/glossary``), so the
 figures are the hops, not a server framework. Machines here are small shared VMs: only
@@ -29,19 +37,24 @@ import argparse
 import json
 import os
 import resource
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import anyio
+from anyio.abc import SocketListener
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from gateway import GatewayConfig, open_gateway
 from gateway.packages import install, load_adapters
+from gateway.sandbox import Destination
+from gateway.sandbox.egress import Grant, handle_client, system_resolver, upstream_from_environment
 from gateway.store import StateStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -219,14 +232,112 @@ def host_starts(starts: int, baseline: Path | None) -> None:
     print(f"  load average at the end {os.getloadavg()}")
 
 
+def _egress_proxy(destination: Destination) -> str:
+    """An egress proxy granting ``destination``, served by a thread of this process."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+
+    async def serve() -> None:
+        listener = await SocketListener.from_socket(sock)
+        grant, upstream = Grant("bench", (destination,)), upstream_from_environment({})
+        async with anyio.create_task_group() as group:
+            while True:
+                client = await listener.accept()
+                group.start_soon(handle_client, client, grant, lambda _: None, upstream,
+                                 system_resolver)  # fmt: skip
+
+    threading.Thread(target=anyio.run, args=(serve,), daemon=True).start()
+    return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def _remote_config(base: Path, url: str) -> Path:
+    base.mkdir(parents=True, exist_ok=True)
+    remote = {"transport": "streamable-http", "url": url, "headers": {}, "grant": "network"}
+    document = {"package": "example-plugin", "root": str(base), "data_dir": str(base),
+                "servers": {}, "remote": {"example-server": remote}, "sign_ins": str(base),
+                "tool_names": "claude", "hooks": None}  # fmt: skip
+    path = base / "host.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def _failed_start(config: Path, tree: Path | None, proxy: str | None) -> tuple[float, str]:
+    """(the host's CPU, start to exit; the diagnostic it registered)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and "proxy" not in k.lower()}
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    if proxy is not None:  # as gateway.sandbox.egress.proxy_environment sets them
+        env |= {"HTTP_PROXY": proxy, "HTTPS_PROXY": proxy, "NO_PROXY": "localhost,127.0.0.1,::1"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    host = subprocess.Popen(
+        [sys.executable, "-P", "-m", "adapters.plugin_host", "--config", str(config)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    assert host.stdin is not None and host.stdout is not None
+    gateway = {"version": 1, "features": ["register.diagnostics"]}
+    initialize = {"type": "initialize", "version": 1, "workspace": str(config.parent),
+                  "session_id": "bench", "gateway": gateway}  # fmt: skip
+    host.stdin.write(json.dumps(initialize).encode() + b"\n")
+    host.stdin.flush()
+    register = json.loads(host.stdout.readline())
+    host.communicate(b'{"type": "shutdown"}\n', timeout=60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    [said] = register["gateway"]["diagnostics"]
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, f"{said['code']}: {said['message']}"
+
+
+def unreachable_starts(starts: int, baseline: Path | None) -> None:
+    print(f"4. the plugin host, one unreachable remote server, to exit (load {os.getloadavg()})")
+    trees: dict[str, Path | None] = {"this tree": None}
+    if baseline is not None:
+        trees = {f"baseline {baseline}": baseline, **trees}
+    with socket.socket() as probe:  # free a moment ago: nothing listens on it
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as base:
+        cases = {
+            "closed loopback port": (f"http://127.0.0.1:{closed}/mcp", None),
+            "example-plugin, egress proxy": (
+                "https://mcp.example.com/api",
+                _egress_proxy(Destination("mcp.example.com", 443)),
+            ),
+        }
+        configs = {case: _remote_config(Path(base) / str(n), url)
+                   for n, (case, (url, _)) in enumerate(cases.items())}  # fmt: skip
+        samples = {(case, name): [] for case in cases for name in trees}
+        said: dict[str, set[str]] = {case: set() for case in cases}
+        bare: list[float] = []
+        for turn in range(starts):
+            bare.append(_bare_python()[1])
+            order = list(trees.items()) if turn % 2 == 0 else list(reversed(trees.items()))
+            for case, (_, proxy) in cases.items():
+                for name, tree in order:
+                    cpu, diagnostic = _failed_start(configs[case], tree, proxy)
+                    samples[(case, name)].append(cpu)
+                    said[case].add(diagnostic.replace(str(closed), "PORT"))
+    print(f"  python -P -c pass: CPU p50 {statistics.median(bare) * 1e3:.0f} ms")
+    for (case, name), runs in samples.items():
+        shown = " ".join(f"{r * 1e3:.0f}" for r in runs)
+        print(f"  {case}, {name}: CPU p50 {statistics.median(runs) * 1e3:.0f} ms ({shown})")
+    for case, texts in said.items():
+        print(f"  {case}: {len(texts)} diagnostic text(s): {' | '.join(sorted(texts))}")
+    print(f"  load average at the end {os.getloadavg()}")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--starts", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="200 calls, 3 starts")
     parser.add_argument("--host-starts", type=int, default=0, help="section 3 only")
-    parser.add_argument("--baseline-tree", type=Path, help="section 3's other checkout")
+    parser.add_argument("--unreachable-starts", type=int, default=0, help="section 4 only")
+    parser.add_argument("--baseline-tree", type=Path, help="sections 3 and 4's other checkout")
     args = parser.parse_args()
+    if args.unreachable_starts:
+        unreachable_starts(args.unreachable_starts, args.baseline_tree)
+        sys.exit(0)
     if args.host_starts:
         host_starts(args.host_starts, args.baseline_tree)
         sys.exit(0)

@@ -32,8 +32,10 @@ pytestmark = pytest.mark.slow(2)  # measured long: scheduled first (tests/confte
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = sorted(
-    [ROOT / "README.md", ROOT / "examples" / "README.md", *(ROOT / "docs").glob("*.md")]
+    [ROOT / "README.md", ROOT / "examples" / "README.md", *(ROOT / "docs").rglob("*.md")]
 )
+# Read for their links only: their code blocks are a record, not a reader's steps.
+LINKED = sorted([*DOCUMENTS, ROOT / "CHANGELOG.md"])
 _FENCE = re.compile(r"^```(\w*)\s*$")
 _MARKER = re.compile(r"^<!--\s*docs-test:\s*(\w+)\s*(.*?)\s*-->\s*$")
 
@@ -135,6 +137,63 @@ def test_every_complete_program_and_cli_session_is_marked():
         if (block.is_program or block.is_session) and not block.marker
     ]
     assert unmarked == []
+
+
+_LINK = re.compile(r"\[[^\]]*\]\(<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\)|^\[[^\]]+\]:\s*(\S+)", re.M)
+_CODE_SPAN = re.compile(r"(`+).+?\1")
+_ANCHOR = re.compile(r"<a\s+(?:id|name)=\"([^\"]+)\"")
+
+
+def _prose(document: Path) -> list[str]:
+    """The document's lines outside fenced code, inline code spans blanked."""
+    kept: list[str] = []
+    fenced = False
+    for line in document.read_text(encoding="utf-8").splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            kept.append("")
+            continue
+        kept.append("" if fenced else line)
+    return kept
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: markup and punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # a link: its text
+    text = re.sub(r"<[^>]+>", "", text).strip().lower()
+    return "".join(c for c in text if c.isalnum() or c in "-_ ").replace(" ", "-")
+
+
+def _anchors(document: Path) -> set[str]:
+    found: set[str] = set()
+    seen: dict[str, int] = {}
+    for line in _prose(document):
+        found.update(_ANCHOR.findall(line))
+        heading = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if heading:
+            slug = _slug(heading.group(1))
+            found.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+            seen[slug] = seen.get(slug, 0) + 1
+    return found
+
+
+def test_every_relative_link_and_anchor_resolves():
+    broken: list[str] = []
+    for document in LINKED:
+        text = "\n".join(_CODE_SPAN.sub("``", line) for line in _prose(document))
+        for match in _LINK.finditer(text):  # a link's text may run over lines
+            target = match.group(1) or match.group(2)
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # https:, mailto:
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (document.parent / path).resolve() if path else document
+            number = text.count("\n", 0, match.end()) + 1
+            where = f"{document.relative_to(ROOT)}:{number}: {target}"
+            if not linked.exists():
+                broken.append(f"{where} (no such file)")
+            elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked):
+                broken.append(f"{where} (no such heading)")
+    assert not broken, "\n".join(broken)
 
 
 def test_a_skipped_block_says_why():

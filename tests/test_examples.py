@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_docs_stand_alone_in_a_clone() -> None:
     # ../shared (design notes, specs) is beside the team's checkout, not in a clone.
-    pages = [REPO / "README.md", REPO / "examples" / "README.md", *(REPO / "docs").glob("*.md")]
+    pages = [REPO / "README.md", REPO / "examples" / "README.md", *(REPO / "docs").rglob("*.md")]
     linked = [page.name for page in pages if "../shared" in page.read_text(encoding="utf-8")]
     assert linked == []
 

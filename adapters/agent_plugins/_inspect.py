@@ -26,7 +26,7 @@ from adapters.plugin_host import (
     remote_secrets,
     url_problem,
 )
-from gateway.base import Severity
+from gateway.base import Severity, counted
 from gateway.base.agent_plugins import (
     MCP_SCHEMA_ID,
     PLUGIN_SCHEMA_ID,
@@ -191,7 +191,9 @@ def _servers(inspection: Inspection, reading: PluginReading) -> None:
     servers = data.get("mcpServers")
     extra = sorted(set(data) - {"$schema", "mcpServers"})
     if not isinstance(servers, dict) or extra:
-        why = f"unknown field(s) {', '.join(extra)}" if extra else "mcpServers is not an object"
+        why = "mcpServers is not an object"
+        if extra:
+            why = f"{counted(len(extra), 'unknown field')}: {', '.join(extra)}"
         inspection.add(codes.AGENT_PLUGINS_MCP_INVALID(f"{MCP_FILE}: {why}; no server is read"))
         return
     for name, raw in servers.items():
@@ -258,6 +260,9 @@ def _plain(problems: list[str], raw: object) -> str:
         found = variant_problems("stdio" if raw["type"] == "stdio" else "remote", raw)
         if found:
             return "; ".join(found)
+    if isinstance(raw, dict) and "type" not in raw:
+        # Claude Code reads a server without one as stdio; the 1.0.0 schema refuses it.
+        return 'no "type": the specification asks for one of stdio, streamable-http, sse'
     return "; ".join(p.partition(": ")[2] or p for p in problems)
 
 

@@ -19,6 +19,7 @@ from typing import Any, Final
 from adapters._files import Inspection, type_name
 from adapters._semver import satisfies
 from adapters.claude_plugins import _codes as codes
+from gateway.base import counted
 from gateway.model import CatalogEntry, Dependency, PackageRequirement
 
 __all__ = [
@@ -83,7 +84,10 @@ def _entry(inspection: Inspection, item: Any, where: str) -> PluginDependency | 
     unknown = sorted(str(key)[:100] for key in item if key not in _FIELDS)
     if unknown:
         inspection.add(
-            codes.CLAUDE_MANIFEST_FIELD_UNKNOWN(f"{where}: unknown field(s) {unknown} ignored")
+            codes.CLAUDE_MANIFEST_FIELD_UNKNOWN(
+                f"{where}: {counted(len(unknown), 'unknown field')} ignored: "
+                + ", ".join(map(repr, unknown))
+            )
         )
     version, marketplace = item.get("version", ""), item.get("marketplace")
     if not isinstance(version, str):

@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from adapters._files import Inspection, type_name
 from adapters.claude_plugins import _codes as codes
-from gateway.base import Diagnostic
+from gateway.base import Diagnostic, counted
 from gateway.packages import PackageConfigError, package_settings, read_package_config
 from gateway.packages.secrets import SecretsError, read_secrets
 
@@ -81,7 +81,7 @@ def _problem(key: str, option: object) -> str | None:
         return f"{type_name(option)}, not an object"
     unknown = sorted(set(option) - _FIELDS)
     if unknown:
-        return f"unknown field(s) {', '.join(map(repr, unknown))}"
+        return f"{counted(len(unknown), 'unknown field')}: {', '.join(map(repr, unknown))}"
     if option.get("type") not in _TYPES:
         return f"`type` must be one of {', '.join(_TYPES)}"
     for name in ("title", "description"):

@@ -28,6 +28,7 @@ from adapters.agent_plugins import is_agent_plugin, read_plugin
 from adapters.codex import _codes as codes
 from adapters.codex._reading import PluginReading
 from adapters.codex._servers import read_apps, read_hooks, read_servers
+from gateway.base import counted
 from gateway.model import Contribution
 
 __all__ = ["MANIFEST", "MARKETPLACE", "PluginReading", "is_codex_plugin", "read_codex_plugin"]
@@ -234,7 +235,7 @@ def _marketplace(inspection: Inspection) -> None:
         )  # fmt: skip
         listed.append(f"{item.get('name')!s} ({where!s})")
     inspection.add(codes.CODEX_MARKETPLACE(
-        f"{MARKETPLACE}: a marketplace of {len(listed)} plugin(s), not one plugin: "
+        f"{MARKETPLACE}: a marketplace of {counted(len(listed), 'plugin')}, not one plugin: "
         + "; ".join(listed),
         hint="gateway install DIR#PLUGIN",
     ))  # fmt: skip

@@ -46,6 +46,7 @@ from gateway.audit import (
     Support,
     Target,
 )
+from gateway.base import counted
 from gateway.model import CatalogEntry
 
 __all__ = ["OpenClawAudit"]
@@ -338,7 +339,7 @@ class OpenClawAudit:
                 Target(
                     "openclaw plugin-sdk",
                     ", ".join(named[:12]) + (" …" if len(named) > 12 else ""),
-                    f"{len(named)} subpath(s)",
+                    counted(len(named), "subpath"),
                 )
             )
         if entry.metadata.get("kind"):

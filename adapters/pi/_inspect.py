@@ -87,10 +87,12 @@ def inspect_package(root: Path) -> CatalogEntry:
     )
     if entry.entries:
         entry.runtime = "node-sidecar"
+        count = len(entry.entries)
+        modules = "1 extension module registers" if count == 1 else (
+            f"{count} extension modules register")  # fmt: skip
         inspection.add(
             codes.PI_RUNTIME_ONLY(
-                f"{PACKAGE_JSON}: {len(entry.entries)} extension module(s) register tools, "
-                "commands and event handlers at runtime"
+                f"{PACKAGE_JSON}: {modules} tools, commands and event handlers at runtime"
             )
         )
     elif not entry.contributions:

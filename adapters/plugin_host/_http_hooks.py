@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import ssl
 from collections.abc import Mapping
 from urllib.parse import urlsplit
@@ -37,6 +36,7 @@ import httpx2
 from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._hook_config import HttpHook
 from adapters.plugin_host._hook_process import OUTPUT_LIMIT, HookRun
+from adapters.plugin_host._reach import network_denied
 from adapters.plugin_host._remote_spec import network_grant
 
 __all__ = ["fill_headers", "network_denied", "post_hook"]
@@ -45,17 +45,6 @@ _REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9
 _EGRESS_REFUSAL = b"gateway sandbox:"
 _OPTION_PREFIX = "CLAUDE_PLUGIN_OPTION_"
 _BAD_HEADER_TEXT = re.compile(r"[\x00\r\n]")
-
-
-def network_denied() -> bool:
-    """Whether this process's sandbox refuses it any network (no ``network`` grant)."""
-    try:
-        socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return False
 
 
 def fill_headers(hook: HttpHook, env: Mapping[str, str]) -> dict[str, str]:

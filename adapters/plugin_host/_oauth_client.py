@@ -21,7 +21,9 @@ finish. So here:
 
 Hosts of the same package in two gateways share the sign-in file: a refresh reads it under
 ``lock_sign_ins`` first and takes a token another host already refreshed. The access token
-is sent only to the origin of the URL it was signed in for.
+is sent only to the origin of the URL it was signed in for (``_remote_transport``'s
+``BearerAuth``). ``httpx2`` is imported by a refresh, not with this module: a host whose
+server cannot be connected never needs it.
 """
 
 from __future__ import annotations
@@ -29,14 +31,12 @@ from __future__ import annotations
 import base64
 import json
 import os
-import re
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import anyio
-import httpx2
 
 from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._channel import log
@@ -50,7 +50,11 @@ from gateway.packages.sign_ins import (
     write_sign_in,
 )
 
-__all__ = ["BearerAuth", "TokenKeeper", "refresh_lead"]
+__all__ = ["TokenKeeper", "origin", "refresh_lead"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import httpx2
 
 LEAD_MAX = 300.0
 LEAD_SHARE = 0.2
@@ -68,7 +72,7 @@ def refresh_lead(lifetime: float) -> float:
     return min(LEAD_MAX, max(0.0, lifetime) * LEAD_SHARE)
 
 
-def _origin(url: str) -> tuple[str, str]:
+def origin(url: str) -> tuple[str, str]:
     parts = urlsplit(url)
     return parts.scheme, parts.netloc.lower()
 
@@ -87,7 +91,7 @@ class TokenKeeper:
     ) -> None:
         self._folder, self._server, self._url = folder, server, url
         self._clock = clock
-        self._http = http or (lambda: httpx2.AsyncClient(timeout=REQUEST_SECONDS))
+        self._http = http or _client
         self._record: SignIn | None = None
         self._loaded = False
         self._lock = anyio.Lock()
@@ -222,8 +226,10 @@ class TokenKeeper:
             headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
         elif isinstance(secret, str) and secret and method == "client_secret_post":
             data["client_secret"] = secret
-        endpoint = record.token_endpoint or "{}://{}/token".format(*_origin(record.url))
+        endpoint = record.token_endpoint or "{}://{}/token".format(*origin(record.url))
         why = "after a 401" if rejected else "before it expires"
+        import httpx2  # here: a host whose server is never connected does not import it
+
         try:
             async with self._http() as http:
                 response = await http.post(endpoint, data=data, headers=headers)
@@ -306,6 +312,12 @@ class TokenKeeper:
                 await sleep(RETRY_SECONDS)
 
 
+def _client() -> httpx2.AsyncClient:
+    import httpx2
+
+    return httpx2.AsyncClient(timeout=REQUEST_SECONDS)
+
+
 def _json(body: bytes) -> dict[str, object]:
     try:
         value = json.loads(body)
@@ -316,39 +328,3 @@ def _json(body: bytes) -> dict[str, object]:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-class BearerAuth(httpx2.Auth):
-    """The ``Authorization`` header of every request to the server (never to another
-    origin), and one retry with a refreshed token after a 401."""
-
-    def __init__(self, keeper: TokenKeeper, url: str) -> None:
-        self.keeper = keeper
-        self._origin = _origin(url)
-
-    async def async_auth_flow(
-        self, request: httpx2.Request
-    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        if _origin(str(request.url)) != self._origin:
-            yield request
-            return
-        token = await self.keeper.bearer()
-        if token is not None:
-            request.headers["Authorization"] = f"Bearer {token}"
-        response = yield request
-        if response.status_code == 401:
-            retry = await self.keeper.rejected(token)
-            if retry is not None:
-                request.headers["Authorization"] = f"Bearer {retry}"
-                response = yield request
-        if response.status_code == 403:
-            challenge = response.headers.get("WWW-Authenticate", "")
-            if _param(challenge, "error") == "insufficient_scope":
-                said = _param(challenge, "scope") or _param(challenge, "error_description")
-                self.keeper.insufficient(said)
-
-
-def _param(challenge: str, name: str) -> str | None:
-    """A parameter of a ``Bearer`` challenge (RFC 6750 §3), quoted or not."""
-    found = re.search(rf'(?:^|[\s,]){name}=(?:"([^"]*)"|([^\s,]+))', challenge)
-    return (found.group(1) if found.group(1) is not None else found.group(2)) if found else None

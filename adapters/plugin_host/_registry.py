@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from adapters.plugin_host import _codes as codes
-from gateway.base import schema_problem
+from gateway.base import counted, schema_problem
 
 if TYPE_CHECKING:
     from adapters.plugin_host._servers import McpServer
@@ -96,8 +96,8 @@ class Registry:
         if server.templates:
             self.diagnose(
                 codes.AGENT_PLUGINS_RESOURCE_TEMPLATES.code,
-                f"MCP server {name!r} offers {server.templates} resource template(s); "
-                "they are not offered (static resources are)",
+                f"MCP server {name!r} offers {counted(server.templates, 'resource template')}; "
+                "templates are not offered (static resources are)",
                 name,
             )
 

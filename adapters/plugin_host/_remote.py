@@ -6,31 +6,24 @@ header already carries ``Authorization``, the OAuth client of ``_oauth_client``.
 Before connecting, what would fail less clearly later is said first: a header variable
 with no value (``remote_mcp.header_unset``), a sandbox without the network grant
 (``remote_mcp.not_granted``: the host tries to make a socket; the sandbox refuses one to a
-package that was not granted ``network:HOST:PORT``). The SDK's transports (~0.8 s of CPU to
-import) are imported when a server is connected, not for a server that cannot be.
+package that was not granted ``network:HOST:PORT``). The SDK's transports and ``httpx2``
+(``_remote_transport``, ~0.9 s of CPU to import) are imported when a server is connected
+(``_reach`` made a connection first), not for a server that cannot be.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import httpx2
-
 from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._config import RemoteSpec
-from adapters.plugin_host._http_hooks import network_denied
-from adapters.plugin_host._oauth_client import BearerAuth, TokenKeeper
+from adapters.plugin_host._oauth_client import TokenKeeper
+from adapters.plugin_host._reach import network_denied, reach
 from adapters.plugin_host._remote_spec import VARIABLE
 
-__all__ = ["RemoteLink", "expand_headers", "network_denied", "streamable"]
-
-_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
-"""The MCP SDK's transport defaults (its ``create_mcp_http_client``, a private module): 30 s
-to connect, write and wait for the pool; 300 s to read, as a server may hold a response
-stream open. Redirects stay off: the SDK's transport follows them within the origin."""
+__all__ = ["RemoteLink", "expand_headers", "network_denied"]
 
 
 def expand_headers(
@@ -104,24 +97,17 @@ class RemoteLink:
             f"MCP server {self.spec.name!r} ({self.spec.url}) could not be connected: {why}"
         )
 
+    async def reach(self) -> None:
+        """What the SDK's client does before its first connection — the bearer of the
+        sign-in read and, when its time has come, refreshed (``BearerAuth``, which runs
+        before the request is sent) — then a connection without the SDK (``_reach``),
+        raising what the SDK's client would when the server cannot be connected."""
+        if self.keeper is not None:
+            await self.keeper.bearer()
+        await reach(self.spec.url)
+
     def transport(self) -> Any:
         """The SDK transport (an async context of the two streams), SSE or streamable HTTP."""
-        auth = BearerAuth(self.keeper, self.spec.url) if self.keeper is not None else None
-        if self.spec.transport == "sse":
-            from mcp.client.sse import sse_client
+        from adapters.plugin_host._remote_transport import transport
 
-            return sse_client(self.spec.url, headers=self.headers, timeout=30.0, auth=auth)
-        return streamable(self.spec.url, self.headers, auth)
-
-
-@asynccontextmanager
-async def streamable(
-    url: str, headers: dict[str, str], auth: httpx2.Auth | None
-) -> AsyncIterator[Any]:
-    from mcp.client.streamable_http import streamable_http_client
-
-    async with (
-        httpx2.AsyncClient(headers=headers, auth=auth, timeout=_TIMEOUT) as http,
-        streamable_http_client(url, http_client=http) as streams,
-    ):
-        yield streams
+        return transport(self.spec, self.headers, self.keeper)

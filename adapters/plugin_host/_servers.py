@@ -1,7 +1,8 @@
 """One MCP server: a stdio one started as a child of this process and spoken to by the
 lean client (``_stdio_client``: no MCP SDK import), or — a remote one (``_remote``), or a
 stdio one that cannot do the classic handshake — through the MCP SDK's client
-(``_sdk_client``, which negotiates as the SDK's ``Client(mode="auto")`` does); listed
+(``_sdk_client``, which negotiates as the SDK's ``Client(mode="auto")`` does; a remote one
+only once a connection to it was made without the SDK, ``_reach``); listed
 (tools, prompts, resources, every page: ``_listing``), then held open until the host
 stops. Each server lives in a task of its own, because a transport must be entered and
 left in the same task; a server that fails, at start or later, fails alone."""
@@ -90,6 +91,7 @@ class McpServer:
         with anyio.CancelScope(deadline=anyio.current_time() + start_timeout) as start:
             try:
                 if self.link is not None:
+                    await self.link.reach()  # before the SDK's HTTP client is imported
                     await self._run_sdk(self.link.transport(), stop, start)
                 else:
                     await self._run_stdio(stop, start)

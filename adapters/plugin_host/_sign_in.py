@@ -37,8 +37,9 @@ from mcp.shared.auth import (
 from adapters.plugin_host import _codes as codes
 from adapters.plugin_host._config import RemoteSpec
 from adapters.plugin_host._loopback import LoopbackRedirect
-from adapters.plugin_host._remote import expand_headers, streamable
+from adapters.plugin_host._remote import expand_headers
 from adapters.plugin_host._remote_spec import network_grant
+from adapters.plugin_host._remote_transport import streamable
 from gateway.base import printable
 from gateway.model import CatalogEntry, SignedIn, SignInFailed, SignInPrompt
 from gateway.packages.secrets import SecretsError, read_secrets

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from gateway.audit._model import AuditReport
 from gateway.audit._support import GATEWAY, HOSTS, Status
+from gateway.base import counted
 
 __all__ = ["FAIL_ON", "FailOn", "failures", "parse_fail_on", "read_sources"]
 
@@ -65,9 +66,8 @@ def failures(report: AuditReport, gates: Iterable[FailOn]) -> list[str]:
             if gate.what == "risk":
                 risky = [r for r in package.risks if r.severity in ("warning", "error")]
                 if risky:
-                    found.append(
-                        f"{package.label}: {len(risky)} risk signal(s), e.g. {risky[0].message}"
-                    )
+                    signals = counted(len(risky), "risk signal")
+                    found.append(f"{package.label}: {signals}, e.g. {risky[0].message}")
                 continue
             bad = [
                 row for row in package.rows

@@ -9,6 +9,7 @@ from html import escape
 
 from gateway.audit._model import AuditReport, PackageAudit, Row
 from gateway.audit._support import HOSTS, Status
+from gateway.base import counted
 
 __all__ = ["render_html"]
 
@@ -81,7 +82,7 @@ _SCRIPT = """
 
 
 def render_html(report: AuditReport) -> str:
-    title = f"gateway audit — {len(report.packages)} package(s)"
+    title = f"gateway audit — {counted(len(report.packages), 'package')}"
     mode = (
         "static: metadata and a scan of the code; nothing ran"
         if report.mode == "static"

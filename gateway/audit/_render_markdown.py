@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from gateway.audit._model import AuditReport, PackageAudit
 from gateway.audit._support import GATEWAY, HOSTS, Status
+from gateway.base import counted
 
 __all__ = ["render_markdown"]
 
@@ -84,7 +85,11 @@ def _package(package: PackageAudit) -> list[str]:
         lines.append(f"| {row.kind} | `{_cell(row.name)}` | {marks} | {evidence} |")
     lines += ["", "</details>"]
     if package.risks:
-        lines += ["", f"<details><summary>{len(package.risks)} risk signal(s)</summary>", ""]
+        lines += [
+            "",
+            f"<details><summary>{counted(len(package.risks), 'risk signal')}</summary>",
+            "",
+        ]
         for risk in package.risks:
             where = (
                 f" `{risk.path}:{risk.line}`"

@@ -11,7 +11,7 @@ from typing import Any
 from gateway.audit._codes import CODE_HOSTS
 from gateway.audit._model import AuditReport, PackageAudit, Row
 from gateway.audit._support import GATEWAY, Status
-from gateway.base import find_code
+from gateway.base import counted, find_code
 
 __all__ = ["render_sarif"]
 
@@ -59,7 +59,7 @@ def render_sarif(report: AuditReport) -> dict[str, Any]:
             results.append(_result(rules, cell.code, level, message, package, path, line))
         if package.hosts:
             message = (
-                f"its code names {len(package.hosts)} host(s): {', '.join(package.hosts)} "
+                f"its code names {counted(len(package.hosts), 'host')}: {', '.join(package.hosts)} "
                 "(what a network:HOST grant would open)"
             )
             found = _result(rules, CODE_HOSTS.code, "note", message, package, None, None)

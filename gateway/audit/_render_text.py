@@ -7,6 +7,7 @@ from io import StringIO
 
 from gateway.audit._model import AuditReport, PackageAudit, Row
 from gateway.audit._support import GATEWAY, HOSTS, Evidence, Status
+from gateway.base import counted
 
 __all__ = ["LABELS", "render_text"]
 
@@ -30,7 +31,7 @@ def render_text(report: AuditReport) -> str:
     mode = "static (metadata and code scan; nothing ran)"
     if report.mode == "observed":
         mode = f"observed (loaded in a throwaway sandbox; confirmed by {report.confirmed_by})"
-    out.write(f"gateway audit — {len(report.packages)} package(s), {mode}\n")
+    out.write(f"gateway audit — {counted(len(report.packages), 'package')}, {mode}\n")
     for package in report.packages:
         out.write("\n")
         _package(out, package)

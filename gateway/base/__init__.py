@@ -11,6 +11,7 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 if TYPE_CHECKING:
     from gateway.base._atomic import write_json_atomically
     from gateway.base._collection import REPEAT_LIMIT, Diagnostics
+    from gateway.base._counted import counted
     from gateway.base._grouped import by_package, named_message
     from gateway.base._home import HomeUnusable, ensure_home, private_dir, private_file
     from gateway.base._identity import command_identity, file_identity
@@ -89,6 +90,7 @@ _WHERE: dict[str, str] = {
     "DiagnosticCode": "gateway.base.diagnostics",
     "Diagnostics": "gateway.base._collection",
     "by_package": "gateway.base._grouped",
+    "counted": "gateway.base._counted",
     "named_message": "gateway.base._grouped",
     "FileNames": "gateway.base._paths",
     "GatewayConfig": "gateway.base.config",
@@ -161,6 +163,7 @@ __all__ = [
     "by_package",
     "catalogue",
     "command_identity",
+    "counted",
     "define_code",
     "did_you_mean",
     "encode_name",

@@ -71,6 +71,9 @@ tree, kept true by ``tests/test_errors.py``::
     ├── InvalidRegistration ......................... adapters.nanobot
     ├── ConfigError ................................. adapters.plugin_host
     ├── MCPError .................................... adapters.plugin_host
+    ├── ConnectError ................................ adapters.plugin_host
+    ├── ConnectTimeout .............................. adapters.plugin_host
+    ├── ProxyError .................................. adapters.plugin_host
     └── InvalidResult (ValueError) .................. adapters.plugin_host
 
 Private classes that only carry control flow inside one module (``_Stop``, ``_Invalid``,

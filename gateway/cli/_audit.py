@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from gateway.audit import audit, failures, parse_fail_on, read_sources, render
-from gateway.base import GatewayConfig
+from gateway.base import GatewayConfig, counted
 from gateway.cli import _codes
 from gateway.cli._output import refuse
 
@@ -73,7 +73,7 @@ def _confirm(args: argparse.Namespace, count: int) -> str | None:
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         return None
     print(
-        f"--load runs the code of {count} package(s) once each, in a throwaway sandbox "
+        f"--load runs the code of {counted(count, 'package')} once, in a throwaway sandbox "
         "(private home, no network, nothing of yours writable). Go on? [y/N] ",
         end="",
         file=sys.stderr,

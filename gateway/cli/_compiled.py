@@ -1,4 +1,4 @@
-"""A dataclass's generated methods compiled once, not at every start (docs/performance.md,
+"""A dataclass's generated methods compiled once, not at every start (docs/performance/cli.md,
 "CLI start").
 
 ``dataclasses`` writes each method it generates (``__init__``, ``__repr__``, ``__eq__``,

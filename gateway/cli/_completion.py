@@ -1,6 +1,7 @@
 """``gateway completion bash|zsh|fish [--install]``: a completion script made from the
-parser (every verb and its options), completing installed package ids through the hidden
-``gateway __complete ids``, which reads the state store read-only and imports no host.
+parser (every verb and its options), completing what a person may type for a package (its id or
+a name it answers to) through the hidden ``gateway __complete ids|prefer``, which reads the
+state store read-only and imports no host.
 
 The scripts themselves are made in ``gateway.cli._completion_scripts``."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -19,8 +21,15 @@ from gateway.cli._parser_tools import SHELLS
 
 __all__ = ["VerbWords", "install_path", "run_complete", "run_completion", "verb_words"]
 
+_WORD = re.compile(r"[\w@.:/+-][\w@.:/+~=-]*")
+"""A name completion offers: one a shell's completion takes as it is (``compgen -W``
+expands ``$``, backquotes and globs in its words; a discovered extension is named by a
+folder)."""
 _FILES = ("DIR", "PATH", "SRC", "PKG", "FILE")
 """Metavars naming something on disk: completed as files too."""
+_NAMES = {"prefer": "prefer"}
+"""Verbs whose ``ID`` takes more than an installed package's names: the ``gateway
+__complete`` list completing it (``ids`` elsewhere)."""
 
 
 def verb_words() -> list[VerbWords]:
@@ -41,7 +50,8 @@ def verb_words() -> list[VerbWords]:
             if action.choices is not None:
                 verb.words += [str(choice) for choice in action.choices]
             metavar = str(action.metavar or action.dest).upper()
-            verb.ids = verb.ids or "ID" in metavar.split("|")
+            if "ID" in metavar.split("|"):
+                verb.names = _NAMES.get(name, "ids")
             verb.files = verb.files or any(kind in metavar for kind in _FILES)
         verbs.append(verb)
     return verbs
@@ -97,13 +107,22 @@ def run_completion(args: argparse.Namespace, config: GatewayConfig) -> int:
 
 
 def run_complete(args: argparse.Namespace, config: GatewayConfig) -> int:
-    """``gateway __complete ids``: the installed ids, one a line; nothing when there is no
-    usable store (completion offers nothing rather than an error)."""
-    from gateway.store import read_installed_ids
+    """``gateway __complete ids``: every name an installed package answers to, one a line —
+    its id and the names recorded at install (its npm name, its folder's), which every verb
+    taking an ``ID`` resolves (``gateway.cli._names``). ``__complete prefer``: those and the
+    discovered extensions already preferred (``pi:NAME``): ``prefer`` replaces its list, so
+    a line that keeps them names them again. Nothing when there is no usable store
+    (completion offers nothing rather than an error)."""
+    from gateway.store import read_package_names
 
-    del args
-    if config.home.is_dir():
-        for package_id in read_installed_ids(config.home):
-            if package_id.isprintable() and not any(c.isspace() for c in package_id):
-                print(package_id)
+    if not config.home.is_dir():
+        return 0
+    names, preferred = read_package_names(config.home)
+    if args.what == "prefer":
+        from gateway.host import discovered_owner
+
+        names += [name for name in preferred if discovered_owner(name) is not None]
+    for name in sorted(set(names)):
+        if _WORD.fullmatch(name):
+            print(name)
     return 0

@@ -1,6 +1,6 @@
 """The completion scripts of ``gateway completion``: bash, zsh and fish, from the verbs'
 words (``VerbWords``, from ``gateway.cli._completion.verb_words``). Every dynamic word comes from
-``gateway __complete ids``."""
+``gateway __complete ids|prefer``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 __all__ = ["VerbWords", "script"]
 
-_IDS = "command gateway __complete ids 2>/dev/null"
+_NAMES = "command gateway __complete {} 2>/dev/null"
+_NONE = "''"
 _Q, _Q_ZSH, _Q_FISH = "'", "'\\''", "\\'"
 
 
@@ -21,7 +22,9 @@ class VerbWords:
     options: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
     """Fixed positional values (``secret set|unset|list``, ``completion bash|zsh|fish``)."""
-    ids: bool = False
+    names: str = ""
+    """The ``gateway __complete`` list its positionals take (``ids``, ``prefer``); ``""``
+    none."""
     files: bool = False
 
 
@@ -32,7 +35,7 @@ def script(shell: str, verbs: list[VerbWords]) -> str:
 def _bash_case(verb: VerbWords) -> str:
     return (
         f'        {verb.name}) opts="{" ".join(verb.options)}"; words="{" ".join(verb.words)}"; '
-        f"ids={int(verb.ids)}; files={int(verb.files)} ;;"
+        f"names={verb.names or _NONE}; files={int(verb.files)} ;;"
     )
 
 
@@ -49,7 +52,7 @@ _gateway() {{
         COMPREPLY=($(compgen -W "{names} --help --version" -- "$cur"))
         return 0
     fi
-    local opts="" words="" ids=0 files=0
+    local opts="" words="" names="" files=0
     case "$verb" in
 {cases}
     esac
@@ -57,8 +60,8 @@ _gateway() {{
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         return 0
     fi
-    if ((ids)); then
-        words="$words $({_IDS})"
+    if [[ -n "$names" ]]; then
+        words="$words $({_NAMES.format('"$names"')})"
     fi
     COMPREPLY=($(compgen -W "$words" -- "$cur"))
     if ((files)); then
@@ -74,7 +77,7 @@ complete -F _gateway gateway
 def _zsh_case(verb: VerbWords) -> str:
     return (
         f"    {verb.name}) opts=({' '.join(verb.options)}); fixed=({' '.join(verb.words)}); "
-        f"ids={int(verb.ids)}; files={int(verb.files)} ;;"
+        f"names={verb.names or _NONE}; files={int(verb.files)} ;;"
     )
 
 
@@ -97,7 +100,7 @@ _gateway() {{
     return
   fi
   local -a opts fixed more
-  local ids=0 files=0
+  local names="" files=0
   case $verb in
 {cases}
   esac
@@ -105,8 +108,8 @@ _gateway() {{
     compadd -- $opts
     return
   fi
-  if (( ids )); then
-    more=(${{(f)"$({_IDS})"}})
+  if [[ -n $names ]]; then
+    more=(${{(f)"$({_NAMES.format("$names")})"}})
     fixed+=($more)
   fi
   (( ${{#fixed}} )) && compadd -- $fixed
@@ -140,8 +143,8 @@ def _fish(verbs: list[VerbWords]) -> str:
             lines.append(f"complete -c gateway {seen} {flag}")
         if verb.words:
             lines.append(f"complete -c gateway {seen} -a '{' '.join(verb.words)}'")
-        if verb.ids:
-            lines.append(f"complete -c gateway {seen} -a '({_IDS})'")
+        if verb.names:
+            lines.append(f"complete -c gateway {seen} -a '({_NAMES.format(verb.names)})'")
         if verb.files:
             lines.append(f"complete -c gateway {seen} -F")
     return "\n".join(lines) + "\n"

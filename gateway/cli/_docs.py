@@ -2,7 +2,8 @@
 
 ``gateway/_docs`` is a link to the checkout's ``docs/``; building the wheel copies the files
 it names (``[tool.setuptools.package-data]``), so a checkout and an installed wheel read the
-same folder and the docs exist once in git."""
+same folder and the docs exist once in git. A page in a subfolder is a topic by its path
+(``gateway docs performance/cli``)."""
 
 from __future__ import annotations
 
@@ -20,11 +21,13 @@ DOCS_DIR = Path(__file__).resolve().parent.parent / "_docs"
 
 
 def topics(folder: Path = DOCS_DIR) -> list[str]:
-    """Every topic: the shipped ``*.md`` files' names without ``.md``, sorted."""
+    """Every topic: the shipped ``*.md`` files' paths under the folder without ``.md``
+    (``cli``, ``performance/cli``), sorted."""
     try:
-        return sorted(path.stem for path in folder.glob("*.md") if path.is_file())
+        found = [path for path in folder.rglob("*.md") if path.is_file()]
     except OSError:
         return []
+    return sorted(path.relative_to(folder).with_suffix("").as_posix() for path in found)
 
 
 def _title(path: Path) -> str:

@@ -139,7 +139,12 @@ def package_checks(home: Path) -> list[Check]:
             continue
         hints = [d.hint for d in status.diagnostics if d.hint and d.package == status.id]
         if status.ready:  # every gate passed, but its code did not load when it last started
-            hint = f"gateway logs {status.id}; then `gateway list` starts it again"
+            # What status says of it, where its errors say what to do (a server command
+            # not on PATH); else its logs tell.
+            errors = [d for d in status.diagnostics if d.severity is Severity.ERROR]
+            said = [d.hint for d in errors if d.hint and d.package == status.id]
+            first = "; ".join(dict.fromkeys(said)) or f"gateway logs {status.id}"
+            hint = f"{first}; then `gateway list` starts it again"
             checks.append(Check(name, FAIL, f"{version}{status.state}", hint))
             continue
         failed = any(d.severity is Severity.ERROR for d in status.diagnostics)

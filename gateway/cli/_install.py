@@ -16,6 +16,7 @@ from gateway.packages import (
     InstallError,
     RequirementsReport,
     collect_garbage,
+    describe_installed,
     install,
     install_requirements,
     load_adapters,
@@ -41,6 +42,7 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
                 inspector=adapters.inspect,
                 progress=progress,
                 prepare=prepare,
+                other_source="replace" if args.replace else "refuse",
             )
             # MARKETPLACE#PLUGIN: the plugins it depends on, from the same marketplace.
             needed = install_requirements(
@@ -78,9 +80,12 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
     name = " ".join(part for part in (data["id"], data["version"]) if part)
     print(f"{verb} {name} ({data['ecosystem']}) from {data['source']}")
     print(f"  at {data['path']} ({data['files']} files)")
+    if report.replaced is not None:
+        print(f"  replaced {describe_installed(report.replaced)}; nothing of it was kept")
     if data["aliases"]:
         print(f"  also named {', '.join(data['aliases'])} (as its id, wherever an id is taken)")
-    if report.result.created or report.result.trust_revoked:
+    if report.result.created or report.result.hash_changed:
+        # Changed content that was not trusted: not "the same as before" either.
         print("  nothing of it runs until you pass each gate:")
         optional = {p.name for p in report.entry.permissions if getattr(p, "optional", False)}
         required = [p for p in data["requested_permissions"] if p not in optional]

@@ -8,7 +8,7 @@ import functools
 import shlex
 from pathlib import Path
 
-from gateway.base import GatewayConfig, terminal_progress
+from gateway.base import GatewayConfig, counted, terminal_progress
 from gateway.cli._output import print_diagnostics, print_json
 from gateway.cli._refusal import refuse
 from gateway.packages import (
@@ -45,7 +45,7 @@ def run_lock(args: argparse.Namespace, config: GatewayConfig) -> int:
     if args.json:
         print_json({"lockfile": str(path), "packages": ids})
     else:
-        print(f"wrote {path}: {len(ids)} package{'' if len(ids) == 1 else 's'}")
+        print(f"wrote {path}: {counted(len(ids), 'package')}")
         for package in sorted(lock.packages, key=lambda p: p.id):
             version = package.version or "(no version: pinned by content)"
             print(f"  {package.id} {version} ({package.source.kind})")
@@ -95,11 +95,33 @@ def run_sync(args: argparse.Namespace, config: GatewayConfig) -> int:
         print("applied the lockfile's decisions:" if args.accept else "not applied (trust,"
               " grants, enabled, groups are yours to accept):")  # fmt: skip
         for line in grouped_decisions(report.decisions):
-            print(f"  gateway {line}")
+            # Applied: said as done; pending: the command that applies it.
+            print(f"  {done_decision(line)}" if args.accept else f"  gateway {line}")
         if not args.accept:
             print(f"accept them all: {accept}")
     print_diagnostics([d for d in report.diagnostics if d.code != "lock.decisions_pending"])
     return 1 if failed else 0
+
+
+_DONE = {"trust": "trusted", "untrust": "untrusted", "enable": "enabled",
+         "disable": "disabled", "ungroup": "ungrouped"}  # fmt: skip
+
+
+def done_decision(line: str) -> str:
+    """A decision ``grouped_decisions`` gives as a command (``trust A B``, ``permissions A
+    GRANT [--revoke]``, ``group NAME A``), said as done: ``trusted A, B``, ``granted GRANT
+    to A``, ``revoked GRANT from A``, ``put A in group NAME``. Words keep their quoting."""
+    verb, _, rest = line.partition(" ")
+    words = [shlex.quote(word) for word in shlex.split(rest)]
+    if verb in _DONE:
+        return f"{_DONE[verb]} {', '.join(words)}"
+    if verb == "permissions" and len(words) == 3 and words[2] == "--revoke":
+        return f"revoked {words[1]} from {words[0]}"
+    if verb == "permissions" and len(words) == 2:
+        return f"granted {words[1]} to {words[0]}"
+    if verb == "group" and len(words) == 2:
+        return f"put {words[1]} in group {words[0]}"
+    return f"applied: gateway {line}"  # a decision this wording does not know yet
 
 
 _BY_ID = ("untrust", "trust", "disable", "enable")

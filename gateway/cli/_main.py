@@ -6,7 +6,7 @@ operation, 2 for bad usage.
 
 A verb's implementation is imported when it runs (``_VERBS``): ``gateway --version`` or a
 ``gateway trust`` does not pay for the host, the MCP SDK or the audit's renderers, which
-together took most of a short command's time (docs/performance.md, "CLI start").
+together took most of a short command's time (docs/performance/cli.md, "CLI start").
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import argparse
 import shlex
 from pathlib import Path
 
-from gateway.base import GatewayConfig, Severity
+from gateway.base import GatewayConfig, Severity, counted
 from gateway.cli._output import fail, print_diagnostics, print_json
 
 __all__ = ["run_migrate"]
@@ -49,6 +49,6 @@ def run_migrate(args: argparse.Namespace, config: GatewayConfig) -> int:
     for path in result.files:
         print(f"  {path}")
     carried = len(result.carried)
-    print(f"{carried} item(s) carried over; see {result.out / 'MIGRATION.md'}")
+    print(f"{counted(carried, 'item')} carried over; see {result.out / 'MIGRATION.md'}")
     print_diagnostics(result.notes, least=Severity.WARNING)
     return 0 if result.ok else 1

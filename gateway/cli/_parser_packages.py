@@ -23,6 +23,13 @@ __all__ = [
 def add_install(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("source", metavar="SRC", help="folder, git URL[#ref] or npm spec / tarball")
     sub.add_argument("--kind", choices=("local", "git", "npm"), help="force the source kind")
+    sub.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace the installed package of its id from another ecosystem or source (a "
+        "new package: nothing of the other carries over); without it, such an install is "
+        "refused",
+    )
     sub.add_argument("--json", action="store_true")
 
 

@@ -46,7 +46,7 @@ def _session(sub: argparse.ArgumentParser) -> None:
 
 
 def _complete(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("what", choices=("ids",))
+    sub.add_argument("what", choices=("ids", "prefer"))
 
 
 _DOCTOR = (

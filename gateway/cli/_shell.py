@@ -16,7 +16,7 @@ from collections import deque
 
 import anyio
 
-from gateway.base import GatewayConfig
+from gateway.base import GatewayConfig, counted
 from gateway.cli._output import summary
 from gateway.cli._shell_ui import (
     EffectView,
@@ -349,6 +349,6 @@ async def _model_request(gateway: Gateway, number: int, system: list[str]) -> No
     added = len(context.messages) - len(messages)
     extra = len(context.system) - len(system)
     print(
-        f"(model request {number}: {len(context.messages)} messages, {added} added by "
-        f"extensions; {extra} system block(s) added)"
+        f"(model request {number}: {counted(len(context.messages), 'message')}, {added} added by "
+        f"extensions; {counted(extra, 'system block')} added)"
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from gateway.base import Diagnostic, Severity
+from gateway.base import Diagnostic, Severity, counted
 from gateway.cli._terminal import Terminal
 from gateway.model import Approval, ApprovalRequest, SessionEffect
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
@@ -126,7 +126,6 @@ class StartupDiagnostics:
         if rest:
             packages = len({d.package for d in rest})
             print(
-                f"  ({len(rest)} warnings from {packages} "
-                f"{'package' if packages == 1 else 'packages'} at start: /diagnostics shows "
-                "them, gateway status too; -v prints them here)"
+                f"  ({counted(len(rest), 'warning')} from {counted(packages, 'package')} at start: "
+                "/diagnostics shows each, gateway status too; -v prints each here)"
             )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from gateway.base import counted
 from gateway.host._rewrites import RewriteGate
 from gateway.host._state import GatewayState
 from gateway.model import (
@@ -97,12 +98,8 @@ class Lifecycle:
     def _strings(self, items: list[Any]) -> list[str]:
         kept = [item for item in items if isinstance(item, str)]
         if len(kept) != len(items):
-            self._state.diagnostics.add(
-                HOOK_FAILED(
-                    f"context: {len(items) - len(kept)} system addition(s) that are not text "
-                    "were ignored"
-                )
-            )
+            ignored = counted(len(items) - len(kept), "non-text system addition")
+            self._state.diagnostics.add(HOOK_FAILED(f"context: ignored {ignored}"))
         return kept
 
     def _context_message(self, message: Any) -> bool:
@@ -125,8 +122,7 @@ class Lifecycle:
         if len(kept) != len(listed):
             self._state.diagnostics.add(
                 HOOK_FAILED(
-                    f"{event}: {len(listed) - len(kept)} message(s) that are not objects were "
-                    "dropped"
+                    f"{event}: dropped {counted(len(listed) - len(kept), 'non-object message')}"
                 )
             )
         return kept

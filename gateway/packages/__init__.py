@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from gateway.packages._outdated import Outdated, check_outdated
     from gateway.packages._package_trust import Trusted, trust_packages
     from gateway.packages._pins import PinnedTool, ToolPins, forget_pins, pin_digest
+    from gateway.packages._replacing import OtherSource, describe_installed
     from gateway.packages._requirements import RequirementsReport, install_requirements
     from gateway.packages._rewrites import (
         HOOK_PERMISSIONS,
@@ -151,6 +152,8 @@ _WHERE: dict[str, str] = {
     "fetch": "gateway.packages._sources",
     "install": "gateway.packages._installer",
     "install_requirements": "gateway.packages._requirements",
+    "OtherSource": "gateway.packages._replacing",
+    "describe_installed": "gateway.packages._replacing",
     "RequirementsReport": "gateway.packages._requirements",
     "decision_notices": "gateway.packages._instructions",
     "declared_instructions": "gateway.packages._instructions",
@@ -195,6 +198,7 @@ __all__ = [
     "LockfileError",
     "NoAdapters",
     "ObservedRegistration",
+    "OtherSource",
     "Outdated",
     "PackageConfigError",
     "PackageStatus",
@@ -213,6 +217,7 @@ __all__ = [
     "config_path",
     "decision_notices",
     "declared_instructions",
+    "describe_installed",
     "evaluate_packages",
     "extract_tarball",
     "fetch",

@@ -205,6 +205,17 @@ INSTALL_NATIVE_ADDON_UNBUILT = define_code(
     "Install a version of the package (or of that dependency) that ships a prebuilt binary "
     "for this platform; the gateway does not build native code for a package.",
 )
+INSTALL_ID_TAKEN = define_code(
+    "install.id_taken",
+    E,
+    "An install was refused: its package has the id of an installed package of another "
+    "ecosystem or from another source (another folder, git repository, npm name or "
+    "marketplace). One id names one package, so one would replace the other; nothing was "
+    "installed and the installed package is untouched. Reinstalling from the same source "
+    "(its ref or version aside) refreshes the package as before.",
+    "`gateway install SRC --replace` replaces it (a new package: the old one's trust, grants "
+    "and secrets do not carry over), or `gateway uninstall ID` first.",
+)
 ARCHIVE_DIGEST_MISMATCH = define_code(
     "install.archive_digest_mismatch",
     E,

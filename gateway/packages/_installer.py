@@ -45,21 +45,19 @@ from gateway.packages._locks import held, lock_path
 from gateway.packages._native import unbuilt_native_addons
 from gateway.packages._observed import forget_registrations
 from gateway.packages._offered import adapters_offered, offered_package
-from gateway.packages._rewrites import HOOKS_REWRITE
+from gateway.packages._replacing import OtherSource, id_taken, installed_under, record_install
 from gateway.packages._sources import FetchError, SourceError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
-from gateway.packages.environment import env_grant, env_grant_name
+from gateway.packages.environment import env_grant
 from gateway.packages.secrets import secrets_path
-from gateway.sandbox import SANDBOX_PERMISSIONS, grant_hints, is_sandbox_grant
+from gateway.sandbox import grant_hints
 from gateway.store import (
-    STATE_FILE,
     ContentHashError,
     InstalledPackage,
     InstallResult,
     PackageRecord,
     StateStore,
-    UnknownPackage,
     content_hash,
 )
 
@@ -98,6 +96,8 @@ class InstallReport:
     files: int
     size: int
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    replaced: PackageRecord | None = None
+    """The package of another ecosystem or source it replaced (``--replace``)."""
 
     def to_dict(self) -> dict[str, Any]:
         record = self.package.record
@@ -126,14 +126,13 @@ class InstallReport:
                 for d in self.entry.dependencies
                 if d.kind == "environment"
             },
+            "replaced": None if self.replaced is None else {
+                "id": self.replaced.id, "version": self.replaced.version,
+                "ecosystem": self.replaced.ecosystem, "source": self.replaced.source,
+                "source_kind": self.replaced.source_kind,
+            },
             "diagnostics": [d.to_dict() for d in self.diagnostics],
-        }
-
-
-def _granted_before(store: StateStore, package_id: str) -> frozenset[str]:
-    with contextlib.suppress(UnknownPackage):
-        return store.granted(package_id)
-    return frozenset()
+        }  # fmt: skip
 
 
 def packages_dir(home: Path) -> Path:
@@ -168,6 +167,7 @@ def install(
     stage: Stage | None = None,
     expect: Expect | None = None,
     follows: str | None = None,
+    other_source: OtherSource = "refuse",
 ) -> InstallReport:
     """Install a package; nothing it contains runs. Raises ``InstallError``. ``progress``
     is told each step as it begins (fetching, installing dependencies, verifying, …).
@@ -175,7 +175,8 @@ def install(
     entry rooted at its installed folder; what it reports joins the report's diagnostics.
     ``stage`` runs on the staged package before it is hashed (default: the installed
     adapters' ``stage_install``); ``expect`` may refuse it once hashed; ``follows``: the
-    git ref recorded (``Source.describe``) for a source that names its commit."""
+    git ref recorded (``Source.describe``) for a source that names its commit;
+    ``other_source``: what to do when its id is installed from another source."""
     if not source_text.strip():
         # Path("") is the current folder: an empty argument must not install it.
         raise InstallError("no source given: name a folder, a git URL or an npm spec")
@@ -191,7 +192,7 @@ def install(
         try:
             report = _install(
                 home, source, staging, inspector, limits, checkpoint, progress,
-                stage or _adapters_stage, expect, follows,
+                stage or _adapters_stage, expect, follows, other_source,
             )  # fmt: skip
         finally:
             remove_tree(staging)
@@ -215,6 +216,7 @@ def _install(
     stage: Stage,
     expect: Expect | None,
     follows: str | None,
+    other_source: OtherSource,
 ) -> InstallReport:
     limits = limits or InstallLimits()
     try:
@@ -258,11 +260,16 @@ def _install(
         "local", str(fetched.root))  # fmt: skip
     aliases = install_aliases(kind, origin, fetched.root, entry)
     with held(lock_path(packages_dir(home), folder.name)):
+        replaced, previous = installed_under(home, entry, source, fetched.root, other_source)
+        if replaced is not None and other_source == "refuse":
+            taken = id_taken(replaced, entry, source)
+            subject = f"cannot install {source.describe()}"
+            raise InstallError(f"{subject}: {taken.message}", [taken], subject)
         # A folder's content before the install step adds to it (Nu's bundles): what
         # `outdated` compares the folder with. Git and npm sources compare commits, versions.
         fetched_hash = _source_hash(source, fetched.root)
         # Under the package's lock: the version it replaces stays in place meanwhile.
-        staged = stage(entry, fetched.root, _installed_path(home, entry.id))
+        staged = stage(entry, fetched.root, None if replaced else previous)
         shown += _at_source(staged, fetched.root, source.describe())
         checkpoint("prepared")
         progress("recording the install")
@@ -288,7 +295,8 @@ def _install(
         )
         try:
             checkpoint("placed")
-            result, previous = _record(home, entry, record, aliases)
+            anew = replaced is not None
+            result, previous = record_install(home, entry, record, aliases, anew=anew)
         except BaseException:
             # Nothing is left behind of an install that was not recorded.
             remove_tree(version_dir)
@@ -297,6 +305,8 @@ def _install(
             raise
         forget_registrations(home, [entry.id])  # a reinstall or update starts it for real
         checkpoint("recorded")
+        if replaced is not None:  # as uninstall does: credentials do not outlive a package
+            secrets_path(home, entry.id).unlink(missing_ok=True)
         if previous is not None and previous != version_dir:
             remove_tree(previous)
     diagnostics = list(shown)
@@ -322,24 +332,8 @@ def _install(
     # What it gives the model to read, and native addons it cannot load, before it is trusted.
     diagnostics += decision_notices(entry, version_dir, result.package.granted)
     diagnostics += unbuilt_native_addons(version_dir, entry.id)
-    return InstallReport(result.package, result, entry, files, size, diagnostics)
-
-
-def _record(
-    home: Path, entry: CatalogEntry, record: PackageRecord, aliases: frozenset[str]
-) -> tuple[InstallResult, Path | None]:
-    """The placed install recorded in the store: (the result, the version it replaced)."""
-    with StateStore.open(home) as store:
-        previous = _previous_path(store, entry.id)
-        # A reinstall keeps the sandbox grants and hooks.rewrite too (any package may be
-        # granted them, requested or not).
-        keep = {p.name for p in entry.permissions} | set(SANDBOX_PERMISSIONS) | {HOOKS_REWRITE}
-        # And what the user granted by name — variables passed through (env:NAME), grants
-        # that carry one (network:HOST, workspace.write:PATH): consent given to the package.
-        named = _granted_before(store, entry.id)
-        keep |= {p for p in named if env_grant_name(p) or is_sandbox_grant(p)}
-        result = store.record_install(record, requested=keep, aliases=aliases)
-    return result, previous
+    replaced_record = None if replaced is None else replaced.record
+    return InstallReport(result.package, result, entry, files, size, diagnostics, replaced_record)
 
 
 def _source_hash(source: Any, root: Path) -> str | None:
@@ -359,13 +353,6 @@ def _adapters_stage(entry: CatalogEntry, root: Path, previous: Path | None) -> l
     return stage_install(adapters, entry, root, previous)
 
 
-def _installed_path(home: Path, package_id: str) -> Path | None:
-    if not (home / STATE_FILE).exists():
-        return None
-    with StateStore.open(home) as store:
-        return _previous_path(store, package_id)
-
-
 def _at_source(diagnostics: Any, staged: Path, source: str) -> list[Diagnostic]:
     """The diagnostics with the staging path replaced by the source the user gave."""
     shown: list[Diagnostic] = []
@@ -377,10 +364,6 @@ def _at_source(diagnostics: Any, staged: Path, source: str) -> list[Diagnostic]:
 
 def _describe(source: str, resolved: str) -> str:
     return source if resolved in ("", source) else f"{source} ({resolved})"
-
-
-def _previous_path(store: StateStore, package_id: str) -> Path | None:
-    return next((p.record.path for p in store.list_packages() if p.id == package_id), None)
 
 
 def uninstall(home: Path, package_id: str, checkpoint: Checkpoint = _noop) -> InstalledPackage:

@@ -342,7 +342,7 @@ def _apply(
         try:
             install(home, fetch.text, kind=fetch.kind, inspector=inspector, progress=progress,
                     prepare=prepare, expect=_expect(fetch.package),
-                    follows=fetch.follows)  # fmt: skip
+                    follows=fetch.follows, other_source="reinstall")  # fmt: skip
         except InstallError as error:
             code = _codes.LOCK_INTEGRITY_MISMATCH if isinstance(error, _Mismatch) else (
                 _codes.LOCK_FETCH_FAILED)  # fmt: skip

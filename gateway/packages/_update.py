@@ -60,6 +60,7 @@ def update_package(
     report = install(
         home, check.install_source, kind=package.record.source_kind, inspector=inspect,
         progress=progress, prepare=functools.partial(prepare_install, adapters, home),
+        other_source="reinstall",  # the package recorded under its id, from its source
     )  # fmt: skip
     grown = sorted({p.name for p in report.entry.permissions} - before)
     updated = Updated(check, report, grown=grown)

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import anyio
 
-from gateway.base import GatewayError
+from gateway.base import GatewayError, counted
 from gateway.host import Gateway
 from gateway.model import (
     AgentLink,
@@ -254,7 +254,10 @@ class NimletBridge:
             return
         messages = [*gateway.take_steering("all"), *gateway.take_follow_ups("all")]
         if self._generation == "older":
-            self._not_carried(f"{len(messages)} user_message(s): the older protocol has none")
+            self._not_carried(
+                f"{counted(len(messages), 'user message')} (user_message): the older protocol "
+                "has none"
+            )
             return
         for item in messages:
             await self._send(

@@ -18,7 +18,7 @@ import sys
 from collections import Counter
 from typing import TextIO
 
-from gateway.base import Diagnostic, Severity, by_package, named_message, printable
+from gateway.base import Diagnostic, Severity, by_package, counted, named_message, printable
 
 __all__ = ["ServeReport", "diagnostic_line", "stderr_reporter"]
 
@@ -43,8 +43,7 @@ def _package_line(package: str, warnings: list[Diagnostic]) -> str:
     """``gateway serve: ID: 3 warnings [2 code, other]``, the codes in the order said."""
     codes = Counter(d.code for d in warnings)
     shown = ", ".join(code if count == 1 else f"{count} {code}" for code, count in codes.items())
-    plural = "" if len(warnings) == 1 else "s"
-    return f"{PREFIX}{_text(package)}: {len(warnings)} warning{plural} [{shown}]"
+    return f"{PREFIX}{_text(package)}: {counted(len(warnings), 'warning')} [{shown}]"
 
 
 def _in_full(diagnostic: Diagnostic) -> bool:
@@ -98,10 +97,9 @@ class ServeReport:
             self._say(_package_line(package, warnings))
         if packages:
             count = sum(len(warnings) for warnings in packages.values())
-            many = "s" if len(packages) > 1 else ""
             self._say(
-                f"{PREFIX}{count} warning{'s' if count > 1 else ''} from {len(packages)} "
-                f"package{many} at start: `gateway list` says each in full (or serve -v)"
+                f"{PREFIX}{counted(count, 'warning')} from {counted(len(packages), 'package')} "
+                "at start: `gateway list` says each in full (or serve -v)"
             )
 
     def _say(self, line: str) -> None:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
         check_store,
         package_set_digest,
         package_set_fingerprint,
-        read_installed_ids,
+        read_package_names,
         read_state_digest,
     )
     from gateway.store._schema import (
@@ -85,7 +85,7 @@ _WHERE: dict[str, str] = {
     "content_hash": "gateway.store._hashing",
     "fingerprint_changed": "gateway.store._hashing",
     "process_token": "gateway.store._journal",
-    "read_installed_ids": "gateway.store._readonly",
+    "read_package_names": "gateway.store._readonly",
     "read_state_digest": "gateway.store._readonly",
 }
 
@@ -121,7 +121,7 @@ __all__ = [
     "package_set_digest",
     "package_set_fingerprint",
     "process_token",
-    "read_installed_ids",
+    "read_package_names",
     "read_state_digest",
 ]
 

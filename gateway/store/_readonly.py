@@ -1,5 +1,5 @@
 """Reading the state store without changing it: ``gateway doctor``'s integrity check, the
-installed ids that shell completion offers, a digest of every decision it holds (what
+names that shell completion offers, a digest of every decision it holds (what
 a warm session compares to know it must load again), and the fingerprint of the package
 set a running server follows. None creates, migrates nor switches the file to WAL: a
 read-only ``sqlite3`` connection (``mode=ro``) after the same header check."""
@@ -24,7 +24,7 @@ __all__ = [
     "check_store",
     "package_set_digest",
     "package_set_fingerprint",
-    "read_installed_ids",
+    "read_package_names",
     "read_state_digest",
 ]
 
@@ -72,23 +72,31 @@ def check_store(home: Path) -> tuple[int, int] | None:
     return version, int(count)
 
 
-def read_installed_ids(home: Path) -> list[str]:
-    """The installed packages' ids, sorted; empty when there is no usable store (shell
-    completion offers nothing rather than fail)."""
+def read_package_names(home: Path) -> tuple[list[str], list[str]]:
+    """Every name an installed package answers to — its id and the aliases recorded at
+    install (``StateStore.names``) —, sorted; and the clash preference, strongest first
+    (``StateStore.preferred``). Both empty when there is no usable store (shell completion
+    offers nothing rather than fail)."""
     path = Path(home) / STATE_FILE
     if not path.is_file():
-        return []
+        return [], []
     try:
         conn = _connect(path)
     except StoreError:
-        return []
+        return [], []
     try:
-        rows = conn.execute("SELECT id FROM packages ORDER BY id").fetchall()
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        names = {str(row[0]) for row in conn.execute("SELECT id FROM packages")}
+        if "package_aliases" in tables:  # an older store, not migrated by a read, has none
+            names.update(str(r[0]) for r in conn.execute("SELECT alias FROM package_aliases"))
+        preferred = []
+        if "clash_preference" in tables:
+            preferred = [str(row[0]) for row in conn.execute(_PREFERENCE)]
     except sqlite3.Error:
-        return []
+        return [], []
     finally:
         conn.close()
-    return [str(row[0]) for row in rows]
+    return sorted(names), preferred
 
 
 def read_state_digest(home: Path) -> str:

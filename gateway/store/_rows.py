@@ -18,6 +18,7 @@ __all__ = [
     "SOURCE_PINS",
     "aliases_of",
     "delete_grants",
+    "delete_package",
     "granted",
     "load_package",
     "now",
@@ -108,6 +109,15 @@ def delete_grants(conn: sqlite3.Connection, package_id: str, perms: frozenset[st
         "DELETE FROM grants WHERE package_id = ? AND permission = ?",
         [(package_id, perm) for perm in sorted(perms)],
     )
+
+
+def delete_package(conn: sqlite3.Connection, package_id: str) -> None:
+    """The package's row and everything kept of it in the store (none when it has none)."""
+    # Explicit, so grants go even on a connection without foreign_keys enabled.
+    conn.execute("DELETE FROM grants WHERE package_id = ?", (package_id,))
+    conn.execute("DELETE FROM policies WHERE package_id = ?", (package_id,))
+    conn.execute("DELETE FROM package_aliases WHERE package_id = ?", (package_id,))
+    conn.execute("DELETE FROM packages WHERE id = ?", (package_id,))
 
 
 def set_trust(conn: sqlite3.Connection, package_id: str, *, trusted: bool) -> None:

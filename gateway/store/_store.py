@@ -102,17 +102,26 @@ class StateStore:
     # -- packages --------------------------------------------------------------------
 
     def record_install(
-        self, record: PackageRecord, *, requested: Collection[str], aliases: Iterable[str] = ()
+        self,
+        record: PackageRecord,
+        *,
+        requested: Collection[str],
+        aliases: Iterable[str] = (),
+        anew: bool = False,
     ) -> InstallResult:
         """Insert or replace a package.
 
         Same content hash: trust, grants and enabled are kept. Different hash: trust is
         dropped. Either way only grants still in ``requested`` survive. ``aliases``: the
-        other names it answers to (``resolve``), replacing those it had.
+        other names it answers to (``resolve``), replacing those it had. ``anew``: the
+        package of that id is another one (``install --replace``), removed in the same
+        transaction as ``remove_package`` removes it: the new one keeps nothing of it.
         """
         requested = _permissions(requested)
         installed_at = record.installed_at or datetime.now(UTC)
         with self._transaction(write=True) as conn:
+            if anew:
+                _rows.delete_package(conn, record.id)
             old = _rows.load_package(conn, record.id)
             hash_changed = old is not None and old.record.content_hash != record.content_hash
             keep_trust = old is not None and old.trusted and not hash_changed
@@ -197,11 +206,7 @@ class StateStore:
     def remove_package(self, package_id: str) -> None:
         with self._transaction(write=True) as conn:
             _rows.require_package(conn, package_id)
-            # Explicit, so grants go even on a connection without foreign_keys enabled.
-            conn.execute("DELETE FROM grants WHERE package_id = ?", (package_id,))
-            conn.execute("DELETE FROM policies WHERE package_id = ?", (package_id,))
-            conn.execute("DELETE FROM package_aliases WHERE package_id = ?", (package_id,))
-            conn.execute("DELETE FROM packages WHERE id = ?", (package_id,))
+            _rows.delete_package(conn, package_id)
 
     # -- trust, grants, enabled ------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""`gateway completion bash|zsh|fish [--install]` and the hidden `gateway __complete ids`
+"""`gateway completion bash|zsh|fish [--install]` and the hidden `gateway __complete ids|prefer`
 (issue 22). The bash script is driven in a real bash with a private HOME and GATEWAY_HOME."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from gateway.packages import install, load_adapters
+from gateway.store import StateStore
 from tests._cli import run_here
 from tests.gateway.test_cli import gateway
 
@@ -52,8 +53,10 @@ def complete_bash(workspace: Any, *words: str) -> list[str]:
     return [word for word in done.stdout.splitlines() if word]
 
 
-def installed(workspace: Any, name: str) -> str:
-    source = workspace.root.parent / "sources" / name
+def installed(workspace: Any, name: str, folder: str | None = None) -> str:
+    """``name`` installed from a local folder (``folder``, by default ``name``: a folder
+    named otherwise is a name the package answers to besides its id)."""
+    source = workspace.root.parent / "sources" / (folder or name)
     source.mkdir(parents=True)
     (source / "extension.json").write_text(json.dumps({"name": name, "command": ["true"]}))
     report = install(
@@ -76,6 +79,32 @@ def test_completing_a_verb_prefix_offers_the_verbs_it_starts(workspace):
 def test_completing_after_trust_offers_the_installed_ids(workspace):
     package_id = installed(workspace, "alpha")
     assert package_id in complete_bash(workspace, "gateway", "trust", "")
+
+
+def test_completing_an_id_offers_the_names_recorded_at_install_too(workspace):
+    package_id = installed(workspace, "alpha", folder="alpha-src")
+    assert complete_bash(workspace, "gateway", "enable", "") == sorted([package_id, "alpha-src"])
+
+
+def test_completing_after_prefer_offers_each_name_prefer_takes(workspace):
+    """Installed ids, the names recorded at install and the discovered extensions already
+    preferred (``prefer`` replaces its list) — and ``prefer`` takes every word offered."""
+    package_id = installed(workspace, "alpha", folder="alpha-src")
+    with StateStore.open(workspace.config.home) as store:
+        store.set_preferred(["pi:helper"], ["pi:helper"])
+    offered = complete_bash(workspace, "gateway", "prefer", "")
+    assert offered == sorted([package_id, "alpha-src", "pi:helper"])
+    done = gateway(workspace, "prefer", *offered, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["preferred"] == sorted(["pi:helper", package_id])
+
+
+def test_completion_offers_no_name_a_shell_would_expand(workspace):
+    """A discovered extension is named by its folder: ``compgen -W`` would run ``$(…)``."""
+    package_id = installed(workspace, "alpha")
+    with StateStore.open(workspace.config.home) as store:
+        store.set_preferred(["pi:$(touch x)", "pi:a*"], ["pi:$(touch x)", "pi:a*"])
+    assert gateway(workspace, "__complete", "prefer").stdout.split() == [package_id]
 
 
 def test_completing_an_option_offers_the_verbs_options(workspace):

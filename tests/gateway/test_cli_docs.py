@@ -28,6 +28,13 @@ def test_a_topic_prints_its_markdown_whole(workspace):
     assert done.stdout == (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
 
 
+def test_a_page_in_a_folder_is_a_topic_by_its_path(workspace):
+    assert "performance/cli" in topics()
+    done = gateway(workspace, "docs", "performance/cli")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (REPO / "docs" / "performance" / "cli.md").read_text(encoding="utf-8")
+
+
 def test_an_unknown_topic_is_a_usage_error_naming_the_topics(workspace):
     done = gateway(workspace, "docs", "nope")
     assert done.returncode == 2

@@ -61,7 +61,7 @@ def test_the_shell_sums_up_start_up_warnings_in_one_line(noisy) -> None:
     done = gateway(noisy, "shell", "--workspace", ws(noisy), "--trust", stdin="/quit\n")
     assert done.returncode == 0, done.stderr
     summary = [line for line in done.stdout.splitlines() if "warnings from" in line]
-    assert len(summary) == 1 and "/diagnostics shows them" in summary[0]
+    assert len(summary) == 1 and "/diagnostics shows each" in summary[0]
     assert "(warning)" not in done.stdout
 
 
@@ -107,3 +107,20 @@ def test_an_unknown_command_says_what_was_probably_meant(crowded) -> None:
     assert done.stderr.splitlines() == [
         "gateway: error: unknown command /nte (did you mean /note?) (see `gateway list`)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("copies", "said"), [(1, "1 warning from 1 package"), (2, "2 warnings from 2 packages")]
+)
+def test_the_shells_summary_counts_in_words_that_agree(workspace, copies, said) -> None:
+    """One package beside ``copies`` whose tool name collides with it: a warning each."""
+    workspace.add_extension("ext", language="python", tools=["act"])
+    for number in range(1, copies + 1):
+        workspace.add_extension(f"copy{number}", language="python", tools=["act"])
+    done = gateway(workspace, "shell", "--workspace", ws(workspace), "--trust", stdin="/quit\n")
+    assert done.returncode == 0, done.stderr
+    summary = [line for line in done.stdout.splitlines() if " at start: " in line]
+    assert summary == [
+        f"  ({said} at start: /diagnostics shows each, gateway status too; -v prints each here)"
+    ], done.stdout
+    assert "(s)" not in done.stdout

@@ -1,7 +1,7 @@
 """A CLI that starts like git: each command loads what it uses, nothing more (issue 18).
 
 What a command imports is read from ``sys.modules`` of a fresh interpreter, never timed;
-the figures are in docs/performance.md ("CLI start", benchmarks/bench_cli.py)."""
+the figures are in docs/performance/cli.md ("CLI start", benchmarks/bench_cli.py)."""
 
 from __future__ import annotations
 

@@ -178,7 +178,8 @@ async def test_gateway_methods_fold_the_rules(workspace) -> None:
         start = await gateway.before_agent_start("p", "S0")
         assert (start.system_prompt, start.messages) == ("S1", [{"m": 1}])
         assert any(
-            d.code == "hook.failed" and "not objects" in d.message for d in gateway.diagnostics
+            d.code == "hook.failed" and "dropped 1 non-object message" in d.message
+            for d in gateway.diagnostics
         )
         messages = [{"n": 1}, {"n": 2}]
         assert await gateway.build_context(messages) == [{"n": 2}, {"n": 1}]

@@ -46,6 +46,9 @@ def run(verb: str, home: str, target: str, step: str) -> None:
             kind="local",
             inspector=load_adapters().inspect,
             checkpoint=checkpoint,
+            # The new version is in another folder: reinstalled under its id as ``update``
+            # and ``sync`` reinstall a package (the CLI's install would ask for --replace).
+            other_source="reinstall",
         )
     else:
         uninstall(Path(home), target, checkpoint=checkpoint)

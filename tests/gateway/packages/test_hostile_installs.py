@@ -367,7 +367,8 @@ def test_two_installs_of_one_package_take_turns(tmp_path: Path) -> None:
     def run(version: str, checkpoint: object) -> None:
         try:
             source = nanobot(tmp_path / version, "turns.pkg", version=version)
-            install_from(home, source, checkpoint=checkpoint)
+            # Each version in its own folder: reinstalled as update and sync reinstall.
+            install_from(home, source, checkpoint=checkpoint, other_source="reinstall")
         except BaseException as error:  # reported below
             errors.append(error)
 

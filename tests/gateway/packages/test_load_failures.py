@@ -88,7 +88,8 @@ def test_status_list_and_doctor_say_failed_to_load(broken: Any) -> None:
 def test_new_content_that_loads_is_active_again(broken: Any, tmp_path: Path) -> None:
     _started(broken)
     home = broken.config.home
-    install_from(home, _broken_pi(tmp_path / "fixed", throws=False))
+    # The fixed version from another folder, reinstalled as `update` would.
+    install_from(home, _broken_pi(tmp_path / "fixed", throws=False), other_source="reinstall")
     make_ready(home, "pi-broken")
     assert _status(broken)["pi-broken"]["load_failure"] is None  # another content
     statuses = {s.id: s for s in _started(broken)}

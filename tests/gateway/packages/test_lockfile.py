@@ -144,6 +144,47 @@ def test_sync_accept_reproduces_the_set_in_an_empty_home(
     assert _state(home) == _state(source_home)
 
 
+def test_sync_accept_says_the_decisions_it_applied_as_done_not_as_commands(
+    lockfile: Path, gw, tmp_path: Path
+) -> None:
+    home = tmp_path / "two"
+    done = gw(home, "sync", "--lockfile", str(lockfile), "--accept", code=0)
+    head = "applied the lockfile's decisions:"
+    lines = done.stdout.splitlines()
+    applied = lines[lines.index(head) + 1 :]
+    assert applied == [
+        "  trusted lock.demo",
+        "  granted workspace.read to lock.demo",
+        "  put lock.demo in group team",
+        "  granted env:LOCK_TEST_VAR to pi-aliases",
+        "  granted network to pi-aliases",
+        "  enabled lock.demo, pi-aliases",
+    ], done.stdout
+    assert "gateway " not in done.stdout  # nothing that reads as a command still to run
+    # --json keeps the decisions as the commands they are.
+    again = tmp_path / "three"
+    report = _json(gw, again, "sync", "--lockfile", str(lockfile), "--accept")
+    assert "trust lock.demo" in report["decisions"]
+    assert "permissions pi-aliases network" in report["decisions"]
+
+
+def test_sync_accept_says_revoked_untrusted_disabled_and_ungrouped(
+    lockfile: Path, source_home: Path, gw
+) -> None:
+    # The home made more than the lockfile says: accepting it takes each back.
+    with StateStore.open(source_home) as store:
+        store.grant("lock.demo", ["network"], ["network"])
+    _edit(lockfile, lambda data: [
+        p.update(trusted=False, enabled=False, process_group=None, grants=[])
+        for p in data["packages"] if p["id"] == "lock.demo"])  # fmt: skip
+    done = gw(source_home, "sync", "--lockfile", str(lockfile), "--accept", code=0)
+    for said in ("untrusted lock.demo", "revoked network from lock.demo",
+                 f"revoked {PERMISSION} from lock.demo", "ungrouped lock.demo",
+                 "disabled lock.demo"):  # fmt: skip
+        assert f"  {said}\n" in done.stdout, done.stdout
+    assert "gateway " not in done.stdout
+
+
 def test_sync_without_accept_installs_but_leaves_decisions_unset_and_says_so(
     lockfile: Path, gw, tmp_path: Path
 ) -> None:
