@@ -24,6 +24,16 @@ from tests._backends import asyncio_only  # noqa: F401  (the default: see tests/
 from tests._cli_runner import run_cli  # noqa: F401  (the CLI in this process: a fixture)
 from tests._memory import TRANSPORT
 
+# Where the environment asks Python not to write byte code (PYTHONDONTWRITEBYTECODE, as on
+# this project's machines), every xdist worker rewrote the asserts of all ~440 test modules
+# at every run: ~8 s of CPU per worker, 60 % of its collection. pytest keeps a rewritten
+# module unless byte code is not to be written; then the workers (and the next run) take
+# what one of them wrote (docs/performance/suite.md). Kept apart from the sources
+# (``sys.pycache_prefix``): a fixture or example imported here must not gain a
+# ``__pycache__`` that a test installing or hashing its folder would see.
+sys.pycache_prefix = str(Path(__file__).resolve().parent.parent / ".pytest-pycache")
+sys.dont_write_bytecode = False
+
 FIXTURES = Path(__file__).parent / "fixtures"
 LANGUAGES = ("python", "node")
 """The real scripted extensions: where a child's pipes matter."""

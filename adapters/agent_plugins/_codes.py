@@ -39,6 +39,7 @@ AGENT_PLUGINS_MCP_INVALID = define_code(
     "An Agent Plugin's mcp.json is not the closed 1.0.0 object ($schema and mcpServers); no "
     "server of it is read.",
     "Fix mcp.json as the message says.",
+    lasting=True,
 )
 AGENT_PLUGINS_SERVER_INVALID = define_code(
     "agent_plugins.server_invalid",
@@ -47,6 +48,7 @@ AGENT_PLUGINS_SERVER_INVALID = define_code(
     "PLUGIN_ROOT/PLUGIN_DATA in env, cwd outside the plugin or its data, a ./ command "
     "missing); that server is skipped, the others are read.",
     "Fix the named server's entry.",
+    lasting=True,
 )
 AGENT_PLUGINS_SERVER_NEEDS_NETWORK = define_code(
     "agent_plugins.server_needs_network",

@@ -260,6 +260,9 @@ def _plain(problems: list[str], raw: object) -> str:
         found = variant_problems("stdio" if raw["type"] == "stdio" else "remote", raw)
         if found:
             return "; ".join(found)
+    if isinstance(raw, dict) and "type" not in raw:
+        # Claude Code reads a server without one as stdio; the 1.0.0 schema refuses it.
+        return 'no "type": the specification asks for one of stdio, streamable-http, sse'
     return "; ".join(p.partition(": ")[2] or p for p in problems)
 
 

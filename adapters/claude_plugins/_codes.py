@@ -54,6 +54,7 @@ CLAUDE_MCP_INVALID = define_code(
     "server without `command` or `url`, `args` not a list of strings, `env` not an object "
     "of strings; that server is skipped.",
     "Fix the server entry named in the message.",
+    lasting=True,
 )
 CLAUDE_COMMAND_NOT_FOUND = define_code(
     "claude.command_not_found",

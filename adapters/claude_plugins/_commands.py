@@ -127,12 +127,20 @@ def command_issues(inspection: Inspection, rel: str, text: str) -> list[str]:
     """Say what the gateway will not apply when it expands this command (and return it)."""
     front = parse_front_matter(text)
     ignored: list[str] = [key for key in _IGNORED_FIELDS if key in front.data]
-    shell_line_issues(inspection, rel, front.data, front.body)
+    runs_lines = shell_line_issues(inspection, rel, front.data, front.body)
+    # `allowed-tools` decides which `!` lines run (said line by line just before); what it
+    # does not do here is limit the model's own tool calls.
+    reasons = {
+        "allowed-tools": "`allowed-tools` limits only its `!` lines here, not the model's "
+        "tool calls (the gateway's permission prompts apply)"
+        if runs_lines
+        else "`allowed-tools` is not applied (the gateway's permission prompts apply)",
+        "model": "`model` is not applied (the gateway's model runs)",
+        "disable-model-invocation": "`disable-model-invocation` is not applied",
+    }
     if ignored:
-        listed = ", ".join(f"`{key}`" for key in ignored)
-        inspection.add(
-            codes.CLAUDE_COMMAND_FIELD_IGNORED(f"{rel}: not applied (kept as text): {listed}")
-        )
+        said = "; ".join(reasons[key] for key in ignored)
+        inspection.add(codes.CLAUDE_COMMAND_FIELD_IGNORED(f"{rel}: {said}"))
     return ignored
 
 

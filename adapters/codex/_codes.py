@@ -30,6 +30,7 @@ CODEX_SERVER_INVALID = define_code(
     "a field of the wrong type, a command not on PATH nor inside the plugin); that server "
     "is skipped, the others are read.",
     "Fix the named server's entry.",
+    lasting=True,
 )
 CODEX_REMOTE_SERVER = define_code(
     "codex.remote_server",

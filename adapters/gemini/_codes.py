@@ -38,6 +38,7 @@ GEMINI_SERVER_INVALID = define_code(
     "`url`, `httpUrl` or `tcp`, a field of the wrong type, a command that is not on PATH nor "
     "inside the extension); that server is skipped, the others are read.",
     "Fix the named server's entry.",
+    lasting=True,
 )
 GEMINI_REMOTE_SERVER = define_code(
     "gemini.remote_server",

@@ -5,7 +5,8 @@ raw, its escape sequences would act on the user's terminal: OSC 52 writes the cl
 0 the window title, CSI clears the screen or hides text; C1 controls (``\\x9b`` is a CSI on
 its own) do the same on terminals that honour them, and bidi overrides or invisible
 characters make text read differently from what it is. ``printable`` shows every such
-character as a visible escape (``\\x1b``, ``\\u202e``), keeping newline and tab; lone
+character as a visible escape (``\\x1b``, ``\\u202e``), keeping newline and tab, and the
+zero-width joiner where it joins two symbols (an emoji sequence: ``🧜‍♀️``); lone
 surrogates (text a JSON manifest can hold but UTF-8 cannot) come out the same way.
 ``json_text`` keeps exact values: JSON escapes for what UTF-8 cannot carry.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import unicodedata
 from typing import Any, TextIO
 
 __all__ = ["PrintableStream", "json_text", "printable", "raw_stream"]
@@ -29,11 +31,24 @@ _UNSAFE = re.compile(
 
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group(0))
+    if code == 0x200D and _joins_symbols(match.string, match.start()):
+        return "\u200d"  # an emoji's own joiner (🧜‍♀️, 👩‍💻): it hides nothing there
     if code < 0x100:
         return f"\\x{code:02x}"
     if code < 0x10000:
         return f"\\u{code:04x}"
     return f"\\U{code:08x}"
+
+
+def _joins_symbols(text: str, at: int) -> bool:
+    """A zero-width joiner between two symbols (the previous one possibly with its emoji
+    presentation selector or skin tone): how emoji sequences are written, not hidden text."""
+    if at == 0 or at + 1 >= len(text):
+        return False
+    before, after = text[at - 1], text[at + 1]
+    if before == "\ufe0f" or unicodedata.category(before) == "Sk":  # VS16, a skin tone
+        before = text[at - 2] if at >= 2 else ""
+    return bool(before) and unicodedata.category(before) == "So" == unicodedata.category(after)
 
 
 def printable(text: str) -> str:

@@ -274,4 +274,30 @@ class ArgumentValidator:
         if not errors:
             return None
         where = "/".join(str(part) for part in errors[0].absolute_path) or "(root)"
-        return f"{errors[0].message} at {where}"
+        takes = _arguments_taken(self._schema) if where == "(root)" else ""
+        return f"{errors[0].message} at {where}" + (f"; it takes {takes}" if takes else "")
+
+
+_SHOWN_ARGUMENTS: Final = 12
+
+
+def _arguments_taken(schema: Mapping[str, Any]) -> str:
+    """The arguments an object schema names, required first, each with its type (``kind
+    (string, required), scope (string)``): what a caller who got the shape wrong needs, as
+    no plain listing shows a tool's schema."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping) or not properties:
+        return "no arguments" if schema.get("additionalProperties") is False else ""
+    required = schema.get("required")
+    needed = [name for name in properties if isinstance(required, list) and name in required]
+    names = [*needed, *(name for name in properties if name not in needed)]
+    said = []
+    for name in names[:_SHOWN_ARGUMENTS]:
+        spec = properties[name]
+        kind = spec.get("type") if isinstance(spec, Mapping) else None
+        kind = "/".join(map(str, kind)) if isinstance(kind, list) else kind
+        notes = [str(kind)] if isinstance(kind, str) else []
+        notes += ["required"] if name in needed else []
+        said.append(f"{name} ({', '.join(notes)})" if notes else str(name))
+    more = len(names) - _SHOWN_ARGUMENTS
+    return ", ".join(said) + (f" and {more} more" if more > 0 else "")

@@ -21,6 +21,7 @@ from gateway.packages import (
     load_adapters,
     observed_registration,
     recalled_denials,
+    recorded_source,
 )
 from gateway.packages.environment import describe_environment
 from gateway.store import StateStore, UnknownPackage
@@ -60,7 +61,12 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
     inspector = load_adapters().inspect
     if target in installed_ids(config):
         with StateStore.open(config.home) as store:
-            root = store.get_package(target).record.path
+            package = store.get_package(target)
+        root = package.record.path
+        if not root.is_dir():  # read as a folder, it would be an empty "unknown package"
+            again = f"gateway install {recorded_source(package)}"
+            return refuse(args, f"{target}: its installed files are missing at {root}; "
+                                f"install it again: {again}")  # fmt: skip
     elif Path(target).is_dir():
         root = Path(target).resolve()
     else:

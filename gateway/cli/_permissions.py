@@ -93,6 +93,10 @@ def run_permissions(args: argparse.Namespace, config: GatewayConfig) -> int:
         return 0
     for target, result in zip(targets, results, strict=True):
         _print(target, result, permissions if action == "grant" else [], len(targets) > 1)
+        if action not in ("grant", "revoke"):  # shown: the command that grants the rest
+            missing = [p for p in target.requested if p not in result["granted"]]
+            if missing and not target.discovered:
+                print(f"  grant: gateway permissions {target.id} {' '.join(missing)}")
     return 0
 
 

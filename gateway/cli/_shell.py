@@ -19,11 +19,11 @@ import anyio
 from gateway.base import GatewayConfig, counted
 from gateway.cli._output import summary
 from gateway.cli._shell_ui import (
+    EffectView,
     StartupDiagnostics,
     approver,
     asker,
     show_diagnostic,
-    show_effect,
     show_progress,
 )
 from gateway.cli._terminal import Terminal
@@ -110,7 +110,7 @@ async def run_shell(args: argparse.Namespace, config: GatewayConfig) -> int:
         config=config,
         ui=asker(terminal),
         session_id=args.session,
-        on_effect=show_effect,
+        on_effect=EffectView().show,
         on_diagnostic=startup.add,
         agent=link,
     ) as gateway:

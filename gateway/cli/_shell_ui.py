@@ -12,7 +12,7 @@ from gateway.cli._terminal import Terminal
 from gateway.model import Approval, ApprovalRequest, SessionEffect
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
-__all__ = ["approver", "asker", "show_diagnostic", "show_effect", "show_progress"]
+__all__ = ["EffectView", "approver", "asker", "show_diagnostic", "show_effect", "show_progress"]
 
 _APPROVALS = {
     "o": Approval.ONCE,
@@ -68,6 +68,24 @@ def show_progress(terminal: Terminal) -> Callable[[str, dict[str, Any]], None]:
                 terminal.say(f"  … {line}")
 
     return progress
+
+
+class EffectView:
+    """Shows each status and widget as it changes: a value the line already shows (an
+    extension setting the same status again) and the clearing of one never shown are not
+    printed again; notifications always are."""
+
+    def __init__(self) -> None:
+        self.shown: dict[tuple[str, str | None], Any] = {}
+
+    def show(self, effect: SessionEffect) -> None:
+        if effect.kind in ("status", "widget"):
+            key = (effect.kind, effect.key)
+            before = self.shown.get(key)
+            if (before or None) == (effect.value or None):
+                return  # unchanged, or cleared when nothing was shown
+            self.shown[key] = effect.value
+        show_effect(effect)
 
 
 def show_effect(effect: SessionEffect) -> None:

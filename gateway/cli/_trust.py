@@ -97,13 +97,13 @@ def _packages(
     accepted = {
         result.package.id: accept_held_text(config.home, result.package.id)
         for result in done
-        if accept_text and result.package.trusted
+        if accept_text and result.trusted
     }
     return {
         result.package.id: {
             "changed": "package",
             "id": result.package.id,
-            "trusted": result.package.trusted,
+            "trusted": result.trusted,
             "content_hash": result.package.record.content_hash,
             "sandbox": describe_sandbox(result.package.record, result.package.granted, config),
             "diagnostics": [d.to_dict() for d in result.diagnostics],

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         plan_launch,
         prepare_install,
     )
+    from gateway.packages._aliases import recorded_source
     from gateway.packages._codes import (
         GATE_BLOCKED,
         LOCK_HOME_DIFFERS,
@@ -124,6 +125,7 @@ _WHERE: dict[str, str] = {
     "forget_pins": "gateway.packages._pins",
     "pin_digest": "gateway.packages._pins",
     "trust_packages": "gateway.packages._package_trust",
+    "recorded_source": "gateway.packages._aliases",
     "observed_registration": "gateway.packages._observed",
     "forget_registrations": "gateway.packages._observed",
     "registration_file": "gateway.packages._observed",
@@ -238,6 +240,7 @@ __all__ = [
     "read_package_config",
     "recalled_denials",
     "recalled_load_failure",
+    "recorded_source",
     "registration_file",
     "remember_denials",
     "remember_start",

@@ -16,7 +16,11 @@ from typing import Any
 
 from gateway.model import CatalogEntry
 
-__all__ = ["install_aliases", "npm_manifest", "source_version"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gateway.store import InstalledPackage
+
+__all__ = ["install_aliases", "npm_manifest", "recorded_source", "source_version"]
 
 _NAME = re.compile(r"^(?:@[A-Za-z0-9][A-Za-z0-9._-]*/)?[A-Za-z0-9][A-Za-z0-9._~-]*\Z")
 _MAX_NAME = 214  # npm's limit for a package name
@@ -59,3 +63,12 @@ def install_aliases(kind: str, location: str, root: Path, entry: CatalogEntry) -
 
 def _is_name(text: str) -> bool:
     return 0 < len(text) <= _MAX_NAME and _NAME.match(text) is not None
+
+
+def recorded_source(package: InstalledPackage) -> str:
+    """The source as the user gave it (the record adds what was fetched: ``SRC (RESOLVED)``)."""
+    source = package.record.source
+    plain = package.record.source_kind == "local" and package.record.source_member is None
+    if not plain and source.endswith(")") and " (" in source:
+        return source.rsplit(" (", 1)[0]
+    return source

@@ -45,6 +45,7 @@ def extract_tarball(
     budget = Budget(limits or InstallLimits())
     destination.mkdir(mode=0o700, parents=True, exist_ok=True)
     root = destination.resolve()
+    checked: set[Path] = set()
     try:
         with tarfile.open(archive, "r:*") as tar:
             for member in tar:
@@ -55,15 +56,15 @@ def extract_tarball(
                 if target != root:
                     budget.entry(target.relative_to(root).as_posix())
                 if member.isdir():
-                    _make_dir(root, target)
+                    _make_dir(root, target, checked)
                 elif member.isreg():
                     budget.file(0)
                     budget.expect(member.size)
-                    _write_file(tar, member, root, target, budget)
+                    _write_file(tar, member, root, target, budget, checked)
                 elif member.issym():
-                    _make_symlink(member, root, target)
+                    _make_symlink(member, root, target, checked)
                 elif member.islnk():
-                    _make_hardlink(member, root, target, budget)
+                    _make_hardlink(member, root, target, budget, checked)
                 else:
                     raise ExtractError(f"{member.name}: special files are refused")
                 # Keep nothing per member: a huge archive stays small in memory.
@@ -96,27 +97,47 @@ def _parent_inside(root: Path, target: Path, name: str) -> None:
         raise ExtractError(f"{name}: would be written outside the package (through a link)")
 
 
-def _clear(target: Path) -> None:
+def _ready_parent(root: Path, target: Path, name: str, checked: set[Path]) -> None:
+    """``target``'s folder made and under ``root``. ``checked``: the folders known to be,
+    while no link in the tree was made or removed since (either can move where a path
+    leads): a package of thousands of files resolved each one's folder anew."""
+    parent = target.parent
+    if parent in checked:
+        return
+    parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _parent_inside(root, target, name)
+    checked.add(parent)
+
+
+def _clear(target: Path, checked: set[Path]) -> None:
     """A later member replaces an earlier one of the same name; never write through a link."""
-    if target.is_symlink() or target.is_file():
+    if target.is_symlink():
+        target.unlink()
+        checked.clear()
+    elif target.is_file():
         target.unlink()
 
 
-def _make_dir(root: Path, target: Path) -> None:
+def _make_dir(root: Path, target: Path, checked: set[Path]) -> None:
     if target == root:
         return
     _parent_inside(root, target, str(target))
     if target.is_symlink():
         target.unlink()
+        checked.clear()
     target.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 def _write_file(
-    tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, target: Path, budget: Budget
+    tar: tarfile.TarFile,
+    member: tarfile.TarInfo,
+    root: Path,
+    target: Path,
+    budget: Budget,
+    checked: set[Path],
 ) -> None:
-    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _parent_inside(root, target, member.name)
-    _clear(target)
+    _ready_parent(root, target, member.name, checked)
+    _clear(target, checked)
     source = tar.extractfile(member)
     if source is None:  # pragma: no cover - isreg() members always have data
         raise ExtractError(f"{member.name}: no data")
@@ -129,7 +150,7 @@ def _write_file(
     os.utime(target, (member.mtime, member.mtime))
 
 
-def _make_symlink(member: tarfile.TarInfo, root: Path, target: Path) -> None:
+def _make_symlink(member: tarfile.TarInfo, root: Path, target: Path, checked: set[Path]) -> None:
     link = member.linkname
     if os.path.isabs(link):
         raise ExtractError(f"{member.name}: a symlink to an absolute path ({link}) is refused")
@@ -140,11 +161,14 @@ def _make_symlink(member: tarfile.TarInfo, root: Path, target: Path) -> None:
         raise ExtractError(f"{member.name}: a symlink leaving the package ({link}) is refused")
     target.parent.mkdir(parents=True, exist_ok=True)
     _parent_inside(root, target, member.name)
-    _clear(target)
+    _clear(target, checked)
     os.symlink(link, target)
+    checked.clear()
 
 
-def _make_hardlink(member: tarfile.TarInfo, root: Path, target: Path, budget: Budget) -> None:
+def _make_hardlink(
+    member: tarfile.TarInfo, root: Path, target: Path, budget: Budget, checked: set[Path]
+) -> None:
     try:
         real = Path(os.path.realpath(_target(root, member.linkname)))
     except ExtractError:
@@ -154,9 +178,8 @@ def _make_hardlink(member: tarfile.TarInfo, root: Path, target: Path, budget: Bu
             f"{member.name}: a hard link to {member.linkname}, which is not a file unpacked "
             "before it, is refused"
         )
-    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _parent_inside(root, target, member.name)
-    _clear(target)
+    _ready_parent(root, target, member.name, checked)
+    _clear(target, checked)
     budget.file(real.stat().st_size)
     shutil.copyfile(real, target)  # a copy: the package's files stay independent
     os.chmod(target, file_mode(member.mode))

@@ -20,6 +20,7 @@ from gateway.base import Diagnostic, find_code
 from gateway.model import AdapterSet, CallPlan, CatalogEntry, Dependency, LaunchRefusal, LaunchSpec
 from gateway.packages import _codes
 from gateway.packages._adapters import plan_calls, plan_launch
+from gateway.packages._aliases import recorded_source
 from gateway.packages._last_start import recalled_load_failure
 from gateway.packages.environment import environment_status
 from gateway.packages.secrets import secret_status
@@ -58,6 +59,9 @@ class PackageStatus:
     load_failure: str | None = None
     """Why its code did not load when it last started (this content), or in this gateway
     once started here; None: it loaded, or has not started yet."""
+    files_missing: bool = False
+    """Its installed folder is gone: nothing of it can run (nor be trusted) until it is
+    installed again, whatever the user decided for it."""
 
     @property
     def id(self) -> str:
@@ -67,6 +71,7 @@ class PackageStatus:
     def gates_passed(self) -> bool:
         return (
             self.trusted
+            and not self.files_missing
             and not self.missing_permissions
             and not self.unmet_dependencies
             and self.enabled
@@ -91,7 +96,9 @@ class PackageStatus:
     def reasons(self) -> list[str]:
         """Why it is not active, one short phrase per failed gate."""
         reasons = []
-        if not self.trusted:
+        if self.files_missing:  # then trust is not a reason: it cannot be given anyway
+            reasons.append("its installed files are missing")
+        elif not self.trusted:
             reasons.append("not trusted")
         if self.missing_permissions:
             reasons.append("permissions not granted: " + ", ".join(self.missing_permissions))
@@ -129,7 +136,7 @@ class PackageStatus:
             "path": str(record.path),
             "source": record.source,
             "gates": {
-                "installed": True,
+                "installed": not self.files_missing,
                 "trusted": self.trusted,
                 "permissions": not self.missing_permissions,
                 "dependencies": not self.unmet_dependencies and not self.blocked_by,
@@ -154,8 +161,9 @@ def _refresh_hash(store: StateStore, package: InstalledPackage) -> tuple[bool, D
     record = package.record
     if not record.path.is_dir():
         return False, _codes.GATE_DEPENDENCY_MISSING(
-            f"{record.id}: installed files are missing at {record.path}; reinstall it",
+            f"{record.id}: installed files are missing at {record.path}; install it again",
             package=record.id,
+            hint=f"gateway install {recorded_source(package)}",
         )
     try:
         if not fingerprint_changed(record.path, record.hash_cache):
@@ -288,6 +296,7 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
                     )
                 ],
                 enabled=package.enabled,
+                files_missing=not package.record.path.is_dir(),
                 runtime=plan_launch(adapters, entry, home),
                 calls=plan_calls(adapters, entry, home),
                 load_failure=recalled_load_failure(home, package.id, current.record.content_hash),
@@ -334,7 +343,7 @@ def _lasting(diagnostic: Diagnostic) -> bool:
 
 def _gate_diagnostics(status: PackageStatus) -> Iterable[Diagnostic]:
     package = status.id
-    if not status.trusted:
+    if not status.trusted and not status.files_missing:  # missing files: said, with the fix
         yield _codes.GATE_UNTRUSTED(
             f"{package}: not trusted; nothing of it runs",
             package=package,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.base import no_progress
-from gateway.packages._aliases import source_version
+from gateway.packages._aliases import recorded_source, source_version
 from gateway.packages._npm import NpmSettings, _npm, _run
 from gateway.packages._offered import offered_package
 from gateway.packages._sources import _GIT_URL, _SCP_LIKE, SourceError, fetch, parse_source
@@ -50,15 +50,6 @@ class Outdated:
         return {"id": self.id, "kind": self.kind, "current": self.current,
                 "available": self.available, "outdated": self.outdated,
                 "note": self.note}  # fmt: skip
-
-
-def recorded_source(package: InstalledPackage) -> str:
-    """The source as the user gave it (the record adds what was fetched: ``SRC (RESOLVED)``)."""
-    source = package.record.source
-    plain = package.record.source_kind == "local" and package.record.source_member is None
-    if not plain and source.endswith(")") and " (" in source:
-        return source.rsplit(" (", 1)[0]
-    return source
 
 
 def check_outdated(home: Path, package: InstalledPackage, *, latest: bool = False) -> Outdated:

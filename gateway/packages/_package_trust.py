@@ -12,6 +12,7 @@ from pathlib import Path
 from gateway.base import Diagnostic
 from gateway.model import AdapterSet
 from gateway.packages import _codes
+from gateway.packages._aliases import recorded_source
 from gateway.packages._instructions import decision_notices
 from gateway.packages._pins import forget_pins
 from gateway.store import (
@@ -32,6 +33,13 @@ class Trusted:
     diagnostics: list[Diagnostic]
     """What it declares for the model that reads like instructions (when trusted), and why
     its content could not be hashed (then it stays untrusted)."""
+    refused: bool = False
+    """Trusting it was refused (its files are missing or cannot be hashed): nothing of it
+    runs, whatever its record says it was trusted before."""
+
+    @property
+    def trusted(self) -> bool:
+        return self.package.trusted and not self.refused
 
 
 def trust_packages(
@@ -53,7 +61,7 @@ def trust_packages(
             if trusted and problem is None:
                 entry = adapters.inspect(now.record.path)
                 said += decision_notices(entry, now.record.path, now.granted)
-            results.append(Trusted(now, said))
+            results.append(Trusted(now, said, refused=trusted and problem is not None))
     return results
 
 
@@ -65,7 +73,7 @@ def _rehash(store: StateStore, package: InstalledPackage) -> Diagnostic | None:
         return _codes.GATE_DEPENDENCY_MISSING(
             f"{record.id}: installed files are missing at {record.path}; not trusted",
             package=record.id,
-            hint=f"gateway install SRC again ({record.source})",
+            hint=f"gateway install {recorded_source(package)}",
         )
     try:
         if fingerprint_changed(record.path, record.hash_cache):

@@ -16,7 +16,9 @@ a timeout names what timed out and the variable that sets it.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -57,6 +59,14 @@ DEFAULT_NPM_TIMEOUT = 600.0
 _TIMEOUT_VARIABLE = "GATEWAY_NPM_TIMEOUT"
 _ERROR_PREFIXES = ("npm error", "npm ERR!", "error:", "fatal:", "Error:")
 _MAX_LINES = 20
+# What npm adds after its message when a fetch fails: the stack (`at …`), the error object
+# dumped field by field (`code: 'ECONNREFUSED',`, `{`, `}`), its `errno`/`syscall` lines
+# and empty `npm error` / `npm error 404` lines. None of it says more than the message.
+_NPM_NOISE = re.compile(
+    r"^(?:npm error|npm ERR!)(?:\s*| \d{3}| [{}]| (?:errno|syscall) \S+|\s{2,}(?:at\s.*|\w+: .*))$"
+)
+_UNREACHABLE = ("ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EAI_AGAIN", "EHOSTUNREACH")
+_PROXIES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 
 
 class NpmError(GatewayError):
@@ -105,6 +115,7 @@ def npm_error_lines(stderr: str, stdout: str = "") -> list[str]:
     chosen = marked or lines[-5:]
     # npm's pointer to its debug log is the one line that says nothing about the failure.
     chosen = [line for line in chosen if "complete log of this run" not in line]
+    chosen = [line for line in chosen if not _NPM_NOISE.match(line)] or chosen
     if len(chosen) > _MAX_LINES:
         chosen = [*chosen[: _MAX_LINES - 1], f"… ({len(chosen) - _MAX_LINES + 1} more lines)"]
     return chosen
@@ -158,9 +169,32 @@ def run_tool(
         raise
     stdout, stderr = _text(out), _text(err)
     if process.returncode != 0:
-        detail = "".join(f"\n  {line}" for line in npm_error_lines(stderr, stdout))
+        lines = npm_error_lines(stderr, stdout)
+        tool = "git" if Path(command[0]).name == "git" else "npm"
+        hint = _proxy_hint(tool, lines, environment)
+        detail = "".join(f"\n  {line}" for line in [*lines, *hint])
         raise NpmError(f"{what} failed (exit {process.returncode})" + detail)
     return stdout
+
+
+def _proxy_hint(tool: str, lines: list[str], environment: Mapping[str, str]) -> list[str]:
+    """When npm could not connect and a proxy variable is set, the line that names it (its
+    address only: a proxy URL may hold a password) and what to do."""
+    if not any(code in line for line in lines for code in _UNREACHABLE):
+        return []
+    for name in _PROXIES:
+        if environment.get(name):
+            parts = urllib.parse.urlsplit(environment[name])
+            try:
+                port = f":{parts.port}" if parts.port else ""
+            except ValueError:  # not a number
+                port = ""
+            address = f"{parts.scheme}://{parts.hostname}{port}" if parts.hostname else "(unparsed)"
+            return [
+                f"hint: {tool} went through the proxy {name}={address} (from your environment): "
+                f"check that it runs, or unset {name}"
+            ]
+    return []
 
 
 def _text(data: bytes) -> str:

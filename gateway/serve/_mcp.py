@@ -390,6 +390,10 @@ class McpBridge:
 async def run_mcp_stdio(
     bridge: McpBridge, stdin: AsyncFile[str] | None = None, stdout: AsyncFile[str] | None = None
 ) -> None:
-    """Serve on this process's stdin and stdout, or on the text streams given."""
-    async with stdio_server(stdin, stdout) as (read, write):
-        await bridge.run(read, write)
+    """Serve on this process's stdin and stdout, or on the text streams given, until the
+    client goes — closing our stdout too (a broken pipe: nothing is left to tell it)."""
+    try:
+        async with stdio_server(stdin, stdout) as (read, write):
+            await bridge.run(read, write)
+    except* BrokenPipeError:
+        pass

@@ -225,7 +225,7 @@ def test_an_unwritable_place_says_to_set_gateway_sidecar_dir(
 
 
 _NOT_SOURCES = (".git", ".venv", "node_modules", "__pycache__", "*.egg-info", "build", "dist",
-                ".pytest_cache", ".ruff_cache", ".mypy_cache", ".hypothesis")  # fmt: skip
+                ".pytest_cache", ".pytest-pycache", ".ruff_cache", ".mypy_cache", ".hypothesis")  # fmt: skip
 
 
 @pytest.fixture(scope="module")

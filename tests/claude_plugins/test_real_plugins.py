@@ -35,7 +35,9 @@ def test_commit_commands_expand_with_claudes_argument_rule() -> None:
     entry = _entry("commit-commands")
     assert _kinds(entry, "prompt") == ["clean_gone", "commit", "commit-push-pr"]
     ignored = [d.message for d in entry.diagnostics if d.code == "claude.command_field_ignored"]
-    assert all("not applied" in m for m in ignored) and len(ignored) == 2
+    # Both have `!` lines, which their allowed-tools decides: said so, never "not applied".
+    assert len(ignored) == 2 and all("not applied" not in m for m in ignored)
+    assert all("`allowed-tools` limits only its `!` lines here" in m for m in ignored)
     lines = [d for d in entry.diagnostics if d.code.startswith("claude.command_shell_line")]
     allowed = [d.message for d in lines if d.code == "claude.command_shell_line_runs"]
     assert len(lines) == 7 and len(allowed) == 2  # only `git status` is in allowed-tools
@@ -77,6 +79,15 @@ def test_ralph_loop_names_its_stop_hook_and_runs_its_setup_line() -> None:
     assert entry.metadata["hooks"] is None
     assert entry.runtime == "python-sidecar" and entry.metadata["shell_commands"] == ["ralph-loop"]
     assert _kinds(entry, "prompt") == ["cancel-ralph", "help", "ralph-loop"]
+    ignored = {
+        d.message for d in entry.diagnostics if d.code == codes.CLAUDE_COMMAND_FIELD_IGNORED.code
+    }
+    assert ignored == {  # cancel-ralph has no `!` line: its allowed-tools has nothing to limit
+        "commands/cancel-ralph.md: `allowed-tools` is not applied (the gateway's permission "
+        "prompts apply)",
+        "commands/ralph-loop.md: `allowed-tools` limits only its `!` lines here, not the "
+        "model's tool calls (the gateway's permission prompts apply)",
+    }
 
 
 @pytest.mark.anyio

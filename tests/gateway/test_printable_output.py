@@ -30,6 +30,14 @@ def test_printable_keeps_newline_tab_and_ordinary_text():
     assert printable(text) == text
 
 
+def test_printable_keeps_an_emojis_joiner_and_shows_any_other():
+    # pi-mermaid's description starts with 🧜‍♀️ (mermaid, joiner, female sign, VS16).
+    for emoji in ("🧜\u200d♀️", "👩🏽\u200d💻", "🏳️\u200d🌈"):
+        assert printable(f"{emoji} Pi extension") == f"{emoji} Pi extension"
+    for hidden in ("pay\u200dpal", "\u200d🙂", "🙂\u200d", "x\u200d🙂", "🙂\u200dx"):
+        assert "\\u200d" in printable(hidden), hidden
+
+
 def test_printable_shows_a_lone_surrogate():
     assert printable("a\ud800b") == "a\\ud800b"
 

@@ -130,3 +130,30 @@ def test_a_hostile_tarball_is_an_install_refusal(tmp_path: Path) -> None:
         install_from(tmp_path / "home", archive, kind="npm")
     assert recorded(tmp_path / "home") == []
     assert not os.path.exists(tmp_path / "home" / "x")
+
+
+def test_a_folder_checked_before_a_link_changed_is_checked_again(tmp_path: Path) -> None:
+    """The folders a file goes into are resolved once while no link changes: ``p`` first
+    leads to ``sub``; re-pointed through ``d/y -> ..`` (``d/y/..`` is inside when read as
+    text, its parent when resolved) it leads out, and the next file through it is refused."""
+    sub = tarfile.TarInfo("sub")
+    sub.type, sub.mode = tarfile.DIRTYPE, 0o755
+    folder = tarfile.TarInfo("d")
+    folder.type, folder.mode = tarfile.DIRTYPE, 0o755
+    archive = _tarball(
+        tmp_path / "relink.tgz",
+        [
+            (sub, None),
+            _link("p", "sub"),
+            _file("p/one"),
+            (folder, None),
+            _link("d/y", ".."),
+            _link("p", "d/y/.."),
+            _file("p/two"),
+        ],
+    )
+    out = tmp_path / "out" / "package"
+    with pytest.raises(ExtractError, match="outside the package"):
+        extract_tarball(archive, out)
+    assert (out / "sub" / "one").is_file()
+    assert not (tmp_path / "out" / "two").exists()

@@ -232,3 +232,25 @@ def test_npm_environment_has_the_network_settings_and_nothing_else() -> None:
         assert env[name] == source[name], name
     assert "AWS_SECRET_ACCESS_KEY" not in env
     assert "npm_config_prefix" not in env  # no private Node environment there
+
+
+def test_a_dead_proxy_is_named_without_its_password_and_npms_stack_is_left_out(
+    user: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (user / ".npmrc").write_text("registry=http://registry.test/\n")  # never resolved
+    monkeypatch.setenv("HTTP_PROXY", f"http://someone:s3cret@127.0.0.1:{port}")
+    message = _refusal(tmp_path / "gw", "behind-a-dead-proxy")
+    assert "ECONNREFUSED" in message and "FetchError" in message  # npm's own reason
+    assert f"hint: npm went through the proxy HTTP_PROXY=http://127.0.0.1:{port} " in message
+    assert "unset HTTP_PROXY" in message and "s3cret" not in message and "someone" not in message
+    # npm's stack and its error object dumped field by field say nothing more.
+    lines = message.splitlines()
+    assert not [
+        line
+        for line in lines
+        if line.strip().startswith("npm error")
+        and (line.split("npm error", 1)[1].strip().startswith(("at ", "code:", "{", "}", "errno")))
+    ], message

@@ -20,8 +20,10 @@ for line in sys.stdin:
     kind = message.get("type")
     if kind == "shutdown":
         break
+    if "id" not in message:  # `initialize` and other notices: nothing to answer
+        continue
 
-    reply = {"type": "response", "id": message.get("id", "")}
+    reply = {"type": "response", "id": message["id"]}
     if kind == "event" and message["event"] == "tool_call":
         arguments = message["payload"].get("arguments") or {}
         command = str(arguments.get("command", ""))
