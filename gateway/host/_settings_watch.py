@@ -149,6 +149,8 @@ class SettingsWatch:
             await self._changed(changed)
 
     async def _changed(self, paths: set[Path]) -> None:
+        if not paths:
+            return  # most catch-ups (one per warm command): no package's files to look up
         home = self._state.config.home
         for status in list(self._state.packages):
             if not status.ready or status.id not in self._fingerprints:
