@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -279,7 +279,10 @@ def evaluate_packages(home: Path, adapters: AdapterSet) -> list[PackageStatus]:
             # An optional permission holds back only what needs it, never the package.
             requested = [p.name for p in entry.permissions if not p.optional]
             secrets = secret_status(home, package.id, entry.secrets)
-            current = store.get_package(package.id)  # its hash refreshed
+            # Its hash refreshed, and the decisions its gates were evaluated on (enabled,
+            # trust, grants, group: ``package`` as listed): a write made meanwhile is not in
+            # it, so a gateway recording what it runs never records a later state.
+            current = replace(package, record=store.get_package(package.id).record)
             status = PackageStatus(
                 package=current,
                 entry=entry,

@@ -8,6 +8,7 @@ HTTP servers are processes."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -233,24 +234,50 @@ def test_an_http_client_is_told_of_a_package_installed_under_it(tmp_path: Path) 
         assert terminate(process, 30) == 0
 
 
+class _GetStreamOpened(logging.Handler):
+    """Sets ``opened`` when the SDK's client says its GET stream is up: the stream a server's
+    notifications outside a request travel on. A notification sent before it is up has
+    nowhere to go (the server keeps no event store), so a test that changes the package
+    set first waits for it — under load the stream opened after the change was told."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.opened = anyio.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage() == "GET SSE connection established":
+            self.opened.set()
+
+
 @asynccontextmanager
 async def _announced(url: str, token: str, changed: anyio.Event) -> AsyncIterator[ClientSession]:
-    """An initialized HTTP MCP client of the served gateway; ``changed`` is set when the
-    server says its tools changed (``notifications/tools/list_changed``)."""
+    """An initialized HTTP MCP client of the served gateway, its GET stream open;
+    ``changed`` is set when the server says its tools changed
+    (``notifications/tools/list_changed``)."""
 
     async def on_message(message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             changed.set()
 
-    async with (
-        httpx2.AsyncClient(
-            headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
-        ) as http,
-        streamable_http_client(url, http_client=http) as (read, write),
-        ClientSession(read, write, message_handler=on_message) as session,
-    ):
-        await session.initialize()
-        yield session
+    logger = logging.getLogger(streamable_http_client.__module__)
+    watch, level = _GetStreamOpened(), logger.level
+    logger.addHandler(watch)
+    logger.setLevel(logging.DEBUG)
+    try:
+        async with (
+            httpx2.AsyncClient(
+                headers={"Authorization": f"Bearer {token}"}, timeout=MCP_TIMEOUT
+            ) as http,
+            streamable_http_client(url, http_client=http) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
+            await session.initialize()
+            with anyio.fail_after(30):
+                await watch.opened.wait()
+            yield session
+    finally:
+        logger.removeHandler(watch)
+        logger.setLevel(level)
 
 
 async def _told_of_beta(tmp_path: Path, home: Path, url: str, token: str) -> None:
