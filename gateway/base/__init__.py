@@ -36,7 +36,13 @@ if TYPE_CHECKING:
         name_problem,
         safe_join,
     )
-    from gateway.base._printable import PrintableStream, json_text, printable, raw_stream
+    from gateway.base._printable import (
+        PrintableStream,
+        json_text,
+        printable,
+        printable_line,
+        raw_stream,
+    )
     from gateway.base._progress import Progress, no_progress, terminal_progress
     from gateway.base._suggest import did_you_mean, suggest
     from gateway.base._timeouts import environment_seconds
@@ -75,6 +81,7 @@ _WHERE: dict[str, str] = {
     "PrintableStream": "gateway.base._printable",
     "json_text": "gateway.base._printable",
     "printable": "gateway.base._printable",
+    "printable_line": "gateway.base._printable",
     "raw_stream": "gateway.base._printable",
     "ArgumentValidator": "gateway.base._validation",
     "ADAPTERS_ENTRY_POINT": "gateway.base.names",
@@ -184,6 +191,7 @@ __all__ = [
     "named_message",
     "no_progress",
     "printable",
+    "printable_line",
     "private_dir",
     "private_file",
     "raw_stream",

@@ -19,7 +19,7 @@ import re
 import unicodedata
 from typing import Any, TextIO
 
-__all__ = ["PrintableStream", "json_text", "printable", "raw_stream"]
+__all__ = ["PrintableStream", "json_text", "printable", "printable_line", "raw_stream"]
 
 # C0 but tab and newline; DEL and C1; the Arabic letter mark; soft hyphen; the
 # invisible and bidi format characters; the tag characters (hidden text); surrogates.
@@ -54,6 +54,12 @@ def _joins_symbols(text: str, at: int) -> bool:
 def printable(text: str) -> str:
     """``text`` with every character that could act on a terminal shown as an escape."""
     return _UNSAFE.sub(_escape, text)
+
+
+def printable_line(text: str) -> str:
+    """``printable`` on one line: each run of whitespace (newlines too) one space, so a
+    package's text cannot start a line of its own — a table cell, a diagnostic line."""
+    return printable(" ".join(text.split()))
 
 
 def json_text(data: Any, *, indent: int | None = 2) -> str:

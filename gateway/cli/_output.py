@@ -11,7 +11,15 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from gateway.base import Diagnostic, Severity, by_package, named_message, printable, raw_stream
+from gateway.base import (
+    Diagnostic,
+    Severity,
+    by_package,
+    named_message,
+    printable,
+    printable_line,
+    raw_stream,
+)
 
 _FALLBACK_WIDTH = 100
 """Width when the output is not a terminal and ``COLUMNS`` is unset (a pipe, a log)."""
@@ -60,7 +68,7 @@ def table(
     if not rows:
         print("  (none)", file=out)
         return
-    cells = [[printable(" ".join(str(cell).split())) for cell in row] for row in rows]
+    cells = [[printable_line(str(cell)) for cell in row] for row in rows]
     first = [
         max(width(headers[i]), *(width(row[i]) for row in cells)) for i in range(len(headers) - 1)
     ]

@@ -20,11 +20,28 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gateway.store import InstalledPackage
 
-__all__ = ["install_aliases", "npm_manifest", "recorded_source", "source_version"]
+__all__ = [
+    "install_aliases",
+    "npm_manifest",
+    "npm_spec_name",
+    "recorded_source",
+    "source_version",
+]
 
 _NAME = re.compile(r"^(?:@[A-Za-z0-9][A-Za-z0-9._-]*/)?[A-Za-z0-9][A-Za-z0-9._~-]*\Z")
 _MAX_NAME = 214  # npm's limit for a package name
 _GIT_SUFFIX = re.compile(r"\.git$")
+
+
+def npm_spec_name(spec: str) -> str | None:
+    """The package name an npm spec asks for (``@scope/name@range`` → ``@scope/name``); None
+    for an alias, a git or URL spec, or a path."""
+    if ":" in spec or spec.startswith((".", "/", "~")):
+        return None  # aliases, git and URL specs
+    if spec.startswith("@"):
+        scope, _, rest = spec.partition("/")
+        return f"{scope}/{rest.split('@', 1)[0]}" if rest else None
+    return spec.split("@", 1)[0] or None
 
 
 def npm_manifest(root: Path) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.base import no_progress
-from gateway.packages._aliases import recorded_source, source_version
+from gateway.packages._aliases import npm_spec_name, recorded_source, source_version
 from gateway.packages._npm import NpmSettings, _npm, _run
 from gateway.packages._offered import offered_package
 from gateway.packages._sources import _GIT_URL, _SCP_LIKE, SourceError, fetch, parse_source
@@ -142,7 +142,7 @@ def _npm_source(home: Path, package: InstalledPackage, latest: bool) -> Outdated
     if Path(spec).expanduser().is_file() or spec.endswith((".tgz", ".tar.gz")):
         return _unchecked(package, "a tarball: install a newer one to update")
     registry_spec = spec.removeprefix("npm:")  # `npm:NAME[@RANGE]`, as npm itself takes it
-    name = _npm_name(registry_spec)
+    name = npm_spec_name(registry_spec)
     if name is None:
         return _unchecked(package, "not a registry package")
     asked = name if latest else registry_spec
@@ -159,15 +159,6 @@ def npm_version(package: InstalledPackage) -> str | None:
     from its ``package.json`` when installed before that was recorded)."""
     record = package.record
     return record.source_version or source_version("npm", record.path)
-
-
-def _npm_name(spec: str) -> str | None:
-    if ":" in spec or spec.startswith((".", "/", "~")):
-        return None  # aliases, git and URL specs
-    if spec.startswith("@"):
-        scope, _, rest = spec.partition("/")
-        return f"{scope}/{rest.split('@', 1)[0]}" if rest else None
-    return spec.split("@", 1)[0] or None
 
 
 def _npm_view(home: Path, spec: str) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Literal
 from gateway.base import Diagnostic
 from gateway.model import CatalogEntry
 from gateway.packages import _codes
-from gateway.packages._aliases import npm_manifest
+from gateway.packages._aliases import npm_manifest, npm_spec_name
 from gateway.packages._rewrites import HOOKS_REWRITE
 from gateway.packages._sources import Source
 from gateway.packages.environment import env_grant_name
@@ -137,14 +137,13 @@ def _same_source(record: PackageRecord, entry: CatalogEntry, source: Source, roo
 
 
 def _npm_name(root: Path, spec: str) -> str:
-    """The npm package's name (its ``package.json``), else the name its spec gives."""
+    """The npm package's name (its ``package.json``), else the name its spec gives (the
+    spec itself, a tarball's path, when it names none)."""
     name = npm_manifest(root).get("name")
     if isinstance(name, str) and name:
         return name
-    spec = spec.split(" (", 1)[0]
-    scope, _, rest = spec.partition("/") if spec.startswith("@") else ("", "", spec)
-    rest = rest.split("@", 1)[0]
-    return f"{scope}/{rest}" if scope else rest
+    spec = spec.split(" (", 1)[0].removeprefix("npm:")
+    return npm_spec_name(spec) or spec
 
 
 def _git_location(described: str) -> str:

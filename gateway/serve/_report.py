@@ -18,24 +18,19 @@ import sys
 from collections import Counter
 from typing import TextIO
 
-from gateway.base import Diagnostic, Severity, by_package, counted, named_message, printable
+from gateway.base import Diagnostic, Severity, by_package, counted, named_message, printable_line
 
 __all__ = ["ServeReport", "diagnostic_line", "stderr_reporter"]
 
 PREFIX = "gateway serve: "
 
 
-def _text(text: str) -> str:
-    """A package's text on one line: whitespace runs as one space, controls escaped."""
-    return printable(" ".join(text.split()))
-
-
 def diagnostic_line(diagnostic: Diagnostic) -> str:
     """``gateway serve: SEVERITY [CODE] ID: message (hint: …)``."""
     line = f"{PREFIX}{diagnostic.severity.value} [{diagnostic.code}] "
-    line += _text(named_message(diagnostic))
+    line += printable_line(named_message(diagnostic))
     if diagnostic.hint:
-        line += f" (hint: {_text(diagnostic.hint)})"
+        line += f" (hint: {printable_line(diagnostic.hint)})"
     return line
 
 
@@ -43,7 +38,7 @@ def _package_line(package: str, warnings: list[Diagnostic]) -> str:
     """``gateway serve: ID: 3 warnings [2 code, other]``, the codes in the order said."""
     codes = Counter(d.code for d in warnings)
     shown = ", ".join(code if count == 1 else f"{count} {code}" for code, count in codes.items())
-    return f"{PREFIX}{_text(package)}: {counted(len(warnings), 'warning')} [{shown}]"
+    return f"{PREFIX}{printable_line(package)}: {counted(len(warnings), 'warning')} [{shown}]"
 
 
 def _in_full(diagnostic: Diagnostic) -> bool:
