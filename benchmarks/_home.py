@@ -202,6 +202,7 @@ def build_home(
     user.mkdir(parents=True)
     workspace.mkdir()
     base = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
+    base.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed gateway has its byte code
     # `python3` in an MCP server's command: this interpreter, which has the MCP SDK.
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     variables = {"HOME": str(user), "GATEWAY_HOME": str(user / ".gateway"), "PATH": path}

@@ -111,6 +111,7 @@ def _homes(root: Path) -> dict[str, Home]:
         if marker.is_file():
             made[name] = Home(**{**json.loads(marker.read_text()), "root": folder})
             made[name].workspace = Path(made[name].workspace)
+            made[name].env.pop("PYTHONDONTWRITEBYTECODE", None)  # as build_home: a home kept
             continue
         shutil.rmtree(folder, ignore_errors=True)
         print(f"building the {name} home …", flush=True)

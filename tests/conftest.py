@@ -19,7 +19,7 @@ from gateway import GatewayConfig
 from gateway.runtime import find_node
 from gateway.sandbox import package_dirs
 from gateway.wire import Transport
-from tests import _cpu
+from tests import _bytecode, _cpu
 from tests._backends import asyncio_only  # noqa: F401  (the default: see tests/_backends.py)
 from tests._cli_runner import run_cli  # noqa: F401  (the CLI in this process: a fixture)
 from tests._memory import TRANSPORT
@@ -67,6 +67,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     _cpu.register(config)
+    if not hasattr(config, "workerinput"):  # the run's first process, before its workers
+        _bytecode.compile_checkout(Path(__file__).resolve().parent.parent)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
