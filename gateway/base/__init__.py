@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         printable,
         printable_line,
         raw_stream,
+        without_colour,
     )
     from gateway.base._progress import Progress, no_progress, terminal_progress
     from gateway.base._suggest import did_you_mean, suggest
@@ -83,6 +84,7 @@ _WHERE: dict[str, str] = {
     "printable": "gateway.base._printable",
     "printable_line": "gateway.base._printable",
     "raw_stream": "gateway.base._printable",
+    "without_colour": "gateway.base._printable",
     "ArgumentValidator": "gateway.base._validation",
     "ADAPTERS_ENTRY_POINT": "gateway.base.names",
     "BUILTIN_TOOL_NAMES": "gateway.base.names",
@@ -202,6 +204,7 @@ __all__ = [
     "suggest",
     "terminal_progress",
     "withheld",
+    "without_colour",
     "write_json_atomically",
 ]
 

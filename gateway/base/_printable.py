@@ -9,6 +9,12 @@ character as a visible escape (``\\x1b``, ``\\u202e``), keeping newline and tab,
 zero-width joiner where it joins two symbols (an emoji sequence: ``🧜‍♀️``); lone
 surrogates (text a JSON manifest can hold but UTF-8 cannot) come out the same way.
 ``json_text`` keeps exact values: JSON escapes for what UTF-8 cannot carry.
+
+``without_colour`` drops the colour and style a package wrote into text the gateway shows as
+an agent host's interface would (a Pi package's status line styled by pi's theme, whose
+print and RPC modes carry ANSI styling): shown escaped, ``\\x1b[32mready\\x1b[0m`` is
+unreadable, and a headless host draws no colour. Only well-formed SGR sequences (``ESC [``
+digits and separators ``m``) go; anything else stays for ``printable`` to show.
 """
 
 from __future__ import annotations
@@ -19,7 +25,14 @@ import re
 import unicodedata
 from typing import Any, TextIO
 
-__all__ = ["PrintableStream", "json_text", "printable", "printable_line", "raw_stream"]
+__all__ = [
+    "PrintableStream",
+    "json_text",
+    "printable",
+    "printable_line",
+    "raw_stream",
+    "without_colour",
+]
 
 # C0 but tab and newline; DEL and C1; the Arabic letter mark; soft hyphen; the
 # invisible and bidi format characters; the tag characters (hidden text); surrogates.
@@ -54,6 +67,15 @@ def _joins_symbols(text: str, at: int) -> bool:
 def printable(text: str) -> str:
     """``text`` with every character that could act on a terminal shown as an escape."""
     return _UNSAFE.sub(_escape, text)
+
+
+_SGR = re.compile("\x1b\\[[0-9;:]*m")
+
+
+def without_colour(text: str) -> str:
+    """``text`` without its SGR sequences (colour, bold, underline, reset): what a package
+    styled for a terminal, as plain text; every other control stays."""
+    return _SGR.sub("", text) if "\x1b" in text else text
 
 
 def printable_line(text: str) -> str:

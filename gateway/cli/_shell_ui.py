@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from gateway.base import Diagnostic, Severity, counted
+from gateway.base import Diagnostic, Severity, counted, without_colour
 from gateway.cli._terminal import Terminal
 from gateway.model import Approval, ApprovalRequest, SessionEffect
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
@@ -89,14 +89,17 @@ class EffectView:
 
 
 def show_effect(effect: SessionEffect) -> None:
+    """A status, widget or notification as a line of text: without the colour a package
+    styled it with (``without_colour``; the stream escapes every other control)."""
     if effect.kind == "status":
-        print(f"  [status {effect.key}] {effect.value or '(cleared)'}")
+        print(f"  [status {effect.key}] {without_colour(effect.value or '') or '(cleared)'}")
     elif effect.kind == "widget":
         print(f"  [widget {effect.key}]" + ("" if effect.value else " (cleared)"))
         for line in effect.value:
-            print(f"    {line}")
+            print(f"    {without_colour(line)}")
     elif effect.kind == "notification":
-        print(f"  [{effect.value.level} from {effect.extension}] {effect.value.message}")
+        message = without_colour(effect.value.message)
+        print(f"  [{effect.value.level} from {effect.extension}] {message}")
 
 
 def show_diagnostic(diagnostic: Diagnostic) -> None:

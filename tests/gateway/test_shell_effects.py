@@ -53,3 +53,36 @@ def test_a_repeated_status_and_a_clear_of_what_was_never_shown_add_no_line(works
         "one",
         "[widget ticker:dock] (cleared)",
     ], done.stdout
+
+
+_STYLED = textwrap.dedent(
+    """
+    import json, sys
+
+    def send(message):
+        sys.stdout.write(json.dumps(message) + "\\n")
+        sys.stdout.flush()
+
+    send({"type": "register", "commands": []})
+    send({"type": "update", "status": {"key": "mode", "text": "\\x1b[1;32mready\\x1b[0m"}})
+    send({"type": "update", "widget": {"key": "dock", "lines": ["\\x1b[2mone\\x1b[0m\\x1b]0;t\\x07"]}})
+    for line in sys.stdin:
+        if json.loads(line).get("type") == "shutdown":
+            break
+    """
+)
+
+
+def test_a_status_styled_for_a_terminal_is_shown_without_its_colour(workspace) -> None:
+    """A Pi package's status carries pi's theme's ANSI styling: shown as plain text, while
+    any other control (here a window title) is still shown escaped."""
+    folder = workspace.root / ".nimlet/extensions/styled"
+    folder.mkdir(parents=True)
+    (folder / "styled.py").write_text(_STYLED)
+    command = [sys.executable, str(folder / "styled.py")]
+    (folder / "extension.json").write_text(json.dumps({"name": "styled", "command": command}))
+    done = gateway(workspace, "shell", "--workspace", ws(workspace), "--trust", stdin="/quit\n")
+    assert done.returncode == 0, done.stderr
+    lines = [line.lstrip("> ").strip() for line in done.stdout.splitlines()]
+    assert "[status styled:mode] ready" in lines, done.stdout
+    assert "one\\x1b]0;t\\x07" in lines, done.stdout
