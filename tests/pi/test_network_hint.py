@@ -6,6 +6,7 @@ A real package in a real confined sidecar, called through the CLI."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from gateway.store import StateStore
 from tests._cli_inprocess import run_gateway
 from tests.sandbox.conftest import needs_landlock
+from tests.serve._here import serve_here
 
 from .conftest import install_ready
 
@@ -124,3 +126,25 @@ def test_a_failure_unrelated_to_the_network_gets_no_hint(reacher):
     assert done.returncode == 1
     assert done.stdout.startswith("[error] bad input: no such file")
     assert CODE not in done.stderr
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])  # the MCP client's
+async def test_serve_says_it_in_its_log_and_keeps_the_result(reacher, anyio_backend):
+    env = {key: value for key, value in os.environ.items() if key in ("PATH", "LANG", "TMPDIR")}
+    env.update(GATEWAY_HOME=str(reacher.config.home), HOME=str(reacher.home))
+    errlog = reacher.home / "serve-stderr.log"
+    async with serve_here(
+        # -v: said in full even while the runtimes warm (else one line per package then).
+        ["--workspace", str(reacher.root), "--package", "reacher", "-v"],
+        env=env, cwd=reacher.root, errlog=errlog,
+    ) as connection:  # fmt: skip
+        result = await connection.call_tool("report", {"host": HOST})
+    (block,) = result.content
+    assert getattr(block, "text", None) == (
+        f"Error: Failed to resolve {HOST}: getaddrinfo EAI_AGAIN {HOST}"
+    )
+    said = [line for line in errlog.read_text().splitlines() if f"[{CODE}]" in line]
+    assert len(said) == 1, errlog.read_text()
+    assert said[0].startswith(f"gateway serve: warning [{CODE}] reacher: its tool report")
+    assert said[0].endswith("(hint: gateway permissions reacher network)")
