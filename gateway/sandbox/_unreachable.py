@@ -26,7 +26,7 @@ __all__ = ["explain_unreachable"]
 
 _SCANNED = 16 * 1024
 """Characters of a result read: an error says itself at its start."""
-_SAYS_ERROR = re.compile(r"^\W{0,3}(?:[A-Za-z]*Error|error|fail(?:ed|ure)?)\b", re.IGNORECASE)
+_SAYS_ERROR = re.compile(r"^\W{0,3}(?:[A-Za-z]*Error|(?i:error|fail(?:ed|ure)?))\b")
 """The first line of a result that is a failure in words: ``Error: …``, ``TypeError: …``,
 ``Failed to …`` (tools that return their failure as text, e.g. Pi's)."""
 

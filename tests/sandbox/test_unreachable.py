@@ -77,6 +77,8 @@ def test_a_failure_unrelated_to_the_network_says_nothing(tmp_path):
 def test_a_result_that_is_no_failure_says_nothing_whatever_it_quotes(tmp_path):
     log = f"line 1 of the log\n{NODE}\n"
     assert _hint(log, _policy(tmp_path), is_error=False) is None
+    assert _hint(f"Terrors of the deep\n{NODE}", _policy(tmp_path), is_error=False) is None
+    assert _hint(f"TypeError: x\n{NODE}", _policy(tmp_path), is_error=False) is not None
     assert _hint(NODE, _policy(tmp_path), is_error=False) == "gateway permissions p network"
 
 
