@@ -38,9 +38,10 @@ from gateway.host import _codes
 from gateway.host._call_result import read_call_result
 from gateway.host._confinement import Confinement
 from gateway.host._state import GatewayState
+from gateway.host._unreachable import say_unreachable
 from gateway.model import CallTool, ToolOutcome
 from gateway.runtime import ChildOutput, run_child
-from gateway.sandbox import SandboxUnavailable, package_dirs
+from gateway.sandbox import SandboxPolicy, SandboxUnavailable, package_dirs
 from gateway.store import STATE_FILE, CallJournal, JournalEntry, StateStore, StoreError
 from gateway.wire import calls_log
 
@@ -85,8 +86,10 @@ class CallRunner:
     async def call(self, package: str, tool: CallTool, arguments: dict[str, Any]) -> ToolOutcome:
         if tool.unavailable is not None:
             return ToolOutcome(f"{tool.name}: {tool.unavailable}", is_error=True)
+        policy = Confinement(self._state).call(package, tool.reads)
         if not tool.at_most_once:
-            return await self._run(package, tool, arguments)
+            done = await self._run(package, tool, arguments, policy)
+            return self._said(package, tool, policy, done)
         try:
             begun = await anyio.to_thread.run_sync(self._begin, package, tool.name, arguments)
         except StoreError as error:
@@ -101,13 +104,20 @@ class CallRunner:
             return self._refused(package, tool, begun)
         outcome: ToolOutcome | None = None
         try:
-            outcome = await self._run(package, tool, arguments)
+            outcome = await self._run(package, tool, arguments, policy)
         finally:
             with anyio.CancelScope(shield=True):
                 settled = outcome is not None and not outcome.extra.get("interrupted")
                 how = ("error" if outcome.is_error else "ok") if outcome and settled else None
                 await anyio.to_thread.run_sync(self._end, package, tool.name, begun, how)
         assert outcome is not None
+        return self._said(package, tool, policy, outcome)
+
+    def _said(
+        self, package: str, tool: CallTool, policy: SandboxPolicy | None, outcome: ToolOutcome
+    ) -> ToolOutcome:
+        """``outcome``, unchanged, once a host its sandbox could not reach is said."""
+        say_unreachable(self._state, package, tool.name, policy, outcome)
         return outcome
 
     # ------------------------------------------------------------------ the journal
@@ -159,10 +169,12 @@ class CallRunner:
 
     # ------------------------------------------------------------------ running
 
-    async def _run(self, package: str, tool: CallTool, arguments: dict[str, Any]) -> ToolOutcome:
+    async def _run(
+        self, package: str, tool: CallTool, arguments: dict[str, Any], policy: SandboxPolicy | None
+    ) -> ToolOutcome:
         attempts = 2 if tool.retry_on_crash else 1
         for attempt in range(1, attempts + 1):
-            done = await self._once(package, tool, arguments, attempt)
+            done = await self._once(package, tool, arguments, attempt, policy)
             if done.timed_out:
                 return ToolOutcome(
                     f"{tool.name} timed out after {tool.timeout:g}s", True, {"interrupted": True}
@@ -200,13 +212,13 @@ class CallRunner:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _once(
-        self, package: str, tool: CallTool, arguments: dict[str, Any], attempt: int
-    ) -> _Attempt:
+        self, package: str, tool: CallTool, arguments: dict[str, Any], attempt: int,
+        policy: SandboxPolicy | None,
+    ) -> _Attempt:  # fmt: skip
         config = self._state.config
         # In the package's own temp folder: private, and writable in its sandbox.
         temp = package_dirs(config.home, package)[1]
         scratch = Path(tempfile.mkdtemp(prefix="call-", dir=temp))
-        policy = Confinement(self._state).call(package, tool.reads)
         done: ChildOutput | None = None
         try:
             command = [part.replace("{scratch}", str(scratch)) for part in tool.command]

@@ -14,6 +14,7 @@ from gateway.host import _codes
 from gateway.host._command_replies import command_context, command_outcome
 from gateway.host._requests import RequestsInFlight
 from gateway.host._state import CALL_PROGRESS, GatewayState, ProgressListener
+from gateway.host._unreachable import say_unreachable
 from gateway.model import (
     CommandEntry,
     CommandOutcome,
@@ -83,7 +84,7 @@ class ProcessEntries:
         output_schema = self._output_schema(owner, spec) if output else None
         workspace = self._state.workspace
 
-        async def handler(arguments: dict[str, Any]) -> ToolOutcome:
+        async def request(arguments: dict[str, Any]) -> ToolOutcome:
             ids: list[str] = []
 
             def build(request_id: str, trace: dict[str, Any] | None) -> ToolRequest:
@@ -127,6 +128,12 @@ class ProcessEntries:
             if extras.has_structured and output_schema is not None:
                 extra["structured"] = extras.structured
             return ToolOutcome(content.text, bool(response.is_error), extra)
+
+        async def handler(arguments: dict[str, Any]) -> ToolOutcome:
+            outcome = await request(arguments)
+            # Its own outcome, before any hook: a host its sandbox could not reach is said.
+            say_unreachable(self._state, owner, spec.name, process.plan.sandbox, outcome)
+            return outcome
 
         return make_tool(
             spec.name,

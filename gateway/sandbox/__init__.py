@@ -10,7 +10,8 @@
   :func:`kill_descendants`, :func:`reap_adopted`; for one child, :func:`family` and
   :func:`kill_family`.
 - :func:`grant_hints` says at install what a package's code appears to need beyond the
-  defaults; :func:`explain_denial` turns a refusal in its stderr into a diagnostic.
+  defaults; :func:`explain_denial` turns a refusal in its stderr into a diagnostic, and
+  :func:`explain_unreachable` a tool's failure to reach a host its sandbox has no grant for.
 - :func:`safe_name` turns a name a package controls into a harmless file name.
 - :class:`ResourceLimits` (memory, processes, file size, CPU weight) ride on a policy;
   :func:`limits_from_settings` reads a package's ``$gateway.limits``, :func:`detect_cgroups`
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from gateway.sandbox._codes import (
         EGRESS_UPSTREAM,
         NETWORK_DENIED,
+        NO_NETWORK_GRANT,
         PROTECTED_NAME,
         SANDBOX_DENIED,
         SANDBOX_REFUSED,
@@ -98,11 +100,13 @@ if TYPE_CHECKING:
         missing_protections,
         support_diagnostics,
     )
+    from gateway.sandbox._unreachable import explain_unreachable
 
 _WHERE: dict[str, str] = {
     "SANDBOXED_VARIABLE": "gateway.sandbox._support",
     "EGRESS_UPSTREAM": "gateway.sandbox._codes",
     "NETWORK_DENIED": "gateway.sandbox._codes",
+    "NO_NETWORK_GRANT": "gateway.sandbox._codes",
     "NETWORK_GRANT_PREFIX": "gateway.sandbox._destinations",
     "Destination": "gateway.sandbox._destinations",
     "DestinationError": "gateway.sandbox._destinations",
@@ -143,6 +147,7 @@ _WHERE: dict[str, str] = {
     "descendants": "gateway.sandbox._descendants",
     "detect_support": "gateway.sandbox._support",
     "explain_denial": "gateway.sandbox._hints",
+    "explain_unreachable": "gateway.sandbox._unreachable",
     "exposed_paths": "gateway.sandbox._builder",
     "family": "gateway.sandbox._descendants",
     "grant_hints": "gateway.sandbox._hints",
@@ -178,6 +183,7 @@ __all__ = [
     "LIMIT_NAMES",
     "NETWORK_DENIED",
     "NETWORK_GRANT_PREFIX",
+    "NO_NETWORK_GRANT",
     "PROTECTED_NAME",
     "PROTECTED_NAMES",
     "SANDBOXED_VARIABLE",
@@ -209,6 +215,7 @@ __all__ = [
     "explain_exit",
     "explain_limit",
     "explain_output",
+    "explain_unreachable",
     "exposed_paths",
     "family",
     "format_size",

@@ -72,6 +72,21 @@ PROTECTED_NAME = define_code(
     "workspace.write:PATH` (the hint shows it); otherwise nothing to do — the sandbox did "
     "its job.",
 )
+NO_NETWORK_GRANT = define_code(
+    "sandbox.no_network_grant",
+    W,
+    "A tool of a confined package failed — an error result, a result whose first line says "
+    "an error (`Error: …`, as tools that return their failure as text do), or a failed call — "
+    "and its text shows a failure to resolve or reach a host that its sandbox causes "
+    "(`EAI_AGAIN`, `ENOTFOUND`, `getaddrinfo`, `Temporary failure in name resolution`, "
+    "`ENETUNREACH`, a connect refused by the sandbox or by the gateway's proxy), while the "
+    "package has no network grant, or none for the host the text names. The tool's result is "
+    "left as it was; this says why and names the grant. Not said when the package has the "
+    "network (the failure is then the network's own).",
+    "If the package should reach the network, grant it with the command in the hint "
+    "(`gateway permissions ID network`, or `network:HOST` for one host, through the "
+    "gateway's proxy); otherwise nothing to do — the sandbox did its job.",
+)
 SANDBOX_REFUSED = define_code(
     "sandbox.refused",
     E,

@@ -135,6 +135,20 @@ async def test_a_tool_reaches_the_network_only_once_its_package_is_granted_it(
     assert len(server.requests) == 1
 
 
+@needs_landlock
+async def test_a_tool_refused_the_network_names_the_grant_and_granted_it_says_nothing(
+    tmp_path: Path,
+) -> None:
+    code = "export default async (args) => (await fetch(args.url)).json();"
+    closed = {"url": "http://127.0.0.1:9/"}  # refused by the sandbox, or by no listener
+    refused, _, package = await call(tmp_path / "a", {"get": code}, "get", closed, network=False)
+    granted, _, _ = await call(tmp_path / "b", {"get": code}, "get", closed)
+    assert (refused.content, refused.is_error) == (granted.content, granted.is_error)
+    (said,) = [d for d in refused.diagnostics if d.code == "sandbox.no_network_grant"]
+    assert said.hint == f"gateway permissions {package} network"
+    assert "sandbox.no_network_grant" not in {d.code for d in granted.diagnostics}
+
+
 async def test_a_tool_cannot_write_outside_its_call_folder(tmp_path: Path) -> None:
     target = tmp_path / "written.txt"
     result, _, _ = await call(tmp_path, {"write": WRITE}, "write", {"path": str(target)})
