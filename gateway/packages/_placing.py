@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gateway.base import Diagnostic, Progress, private_dir
 from gateway.model import CatalogEntry
@@ -23,7 +24,7 @@ from gateway.packages._instructions import decision_notices
 from gateway.packages._native import unbuilt_native_addons
 from gateway.packages._observed import forget_registrations
 from gateway.packages._replacing import record_install
-from gateway.packages._sources import Fetched, Source
+from gateway.packages._sources import Fetched
 from gateway.packages._trees import remove_tree
 from gateway.packages.secrets import secrets_path
 from gateway.sandbox import grant_hints
@@ -39,7 +40,7 @@ class StagedInstall:
     home yet. ``place`` it at most once; unplaced, it is removed with its staging."""
 
     home: Path
-    source: Source
+    source: Any  # a Source of kind local, git or npm (``PackageRecord.source_kind``)
     fetched: Fetched
     entry: CatalogEntry
     folder: Path  # the package's folder (``package_folder``)
