@@ -1,0 +1,144 @@
+"""``gateway sync`` of a lived-in home's lockfile into an empty home (issue 29): wall time,
+and how many times each package's source was read, against another revision of the
+gateway in the same run.
+
+    python benchmarks/bench_sync.py --base REV [--rounds N] [--root DIR] [--registry]
+
+The home is ``benchmarks._home`` (31 packages of the seven formats: folders, packed real npm
+packages, Claude Code and Agent Plugins, generated ones), each trusted, granted and
+enabled, then ``gateway lock``-ed. ``--registry``: ``pi-aliases@1.0.7`` from the npm
+registry instead of its packed tarball (``npm pack`` then runs, and its download counts).
+``--base REV``: this repository at REV (``git archive``, with this checkout's ``sidecars``)
+run with ``PYTHONPATH`` pointing at it; the two trees alternate round by round, each round
+syncing into a fresh empty home (``gateway sync --accept``, a fresh process, as a user
+runs it). A source read is a folder copied, an npm tarball unpacked, a repository cloned or
+an ``npm pack`` — counted by wrapping the functions that do them in the process that syncs.
+
+Nothing here is a test: the figures go to docs/performance/home.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._home import HOME_PACKAGES, ROOT, Home, build_home
+
+# The sync, run with its source reads counted (written as JSON to $BENCH_SYNC_READS).
+DRIVER = """
+import collections, json, os, sys
+from gateway.packages import _npm, _sources
+reads = collections.Counter()
+def counting(module, name, kind, counts=lambda *a: True):
+    real = getattr(module, name)
+    def wrapper(*args, **kwargs):
+        if counts(*args):
+            reads[kind] += 1
+        return real(*args, **kwargs)
+    setattr(module, name, wrapper)
+counting(_sources, "copy_tree", "folder copied")
+counting(_npm, "extract_tarball", "tarball unpacked")
+counting(_sources, "run_tool", "repository cloned", lambda command, *a: "clone" in command)
+counting(_npm, "run_tool", "npm pack", lambda command, *a: "pack" in command)
+from gateway.cli import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    with open(os.environ["BENCH_SYNC_READS"], "w") as out:
+        json.dump(reads, out)
+sys.exit(code)
+"""
+
+
+def base_tree(revision: str, folder: Path) -> Path:
+    """This repository at ``revision``, importable, using this checkout's sidecars."""
+    tree = folder / f"base-{revision}"
+    if not tree.is_dir():
+        tree.mkdir(parents=True)
+        archive = subprocess.run(["git", "archive", revision], cwd=ROOT, check=True,
+                                 capture_output=True).stdout  # fmt: skip
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        shutil.rmtree(tree / "sidecars")
+        (tree / "sidecars").symlink_to(ROOT / "sidecars")
+    return tree
+
+
+def source_home(root: Path, registry: bool) -> tuple[Home, Path]:
+    lockfile = root / "gateway.lock"
+    keys = [p.key for p in HOME_PACKAGES if not (registry and p.key == "pi-aliases")]
+    home = build_home(root / "source", only=keys)
+    if registry:
+        installed = home.gateway("install", "pi-aliases@1.0.7", "--kind", "npm", "--json")
+        package_id = json.loads(installed.stdout)["id"]
+        home.gateway("trust", package_id)
+        home.gateway("enable", package_id)
+    home.gateway("lock", "--out", str(lockfile))
+    return home, lockfile
+
+
+def sync_once(home: Home, lockfile: Path, target: Path, tree: Path | None) -> tuple[float, dict]:
+    env = {**home.env, "GATEWAY_HOME": str(target / ".gateway")}
+    env["BENCH_SYNC_READS"] = str(target / "reads.json")
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    target.mkdir(parents=True)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, "sync", "--lockfile", str(lockfile), "--accept", "--json"],
+        env=env, cwd=home.workspace, capture_output=True, text=True, timeout=1800, check=False,
+    )  # fmt: skip
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"sync failed ({tree or 'this tree'}): {done.stdout}{done.stderr}")
+    report = json.loads(done.stdout)
+    reads = json.loads((target / "reads.json").read_text())
+    reads["packages installed"] = len(report["installed"])
+    return elapsed, reads
+
+
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", required=True, help="the revision to compare with")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--root", help="keep the homes here")
+    parser.add_argument("--registry", action="store_true", help="pi-aliases from npm's registry")
+    args = parser.parse_args()
+    root = Path(args.root) if args.root else Path(tempfile.mkdtemp(prefix="bench-sync-"))
+    print(f"load average {load()}: building the source home in {root}", flush=True)
+    home, lockfile = source_home(root, args.registry)
+    count = len(json.loads(lockfile.read_text())["packages"])
+    trees: dict[str, Path | None] = {args.base: base_tree(args.base, root), "this tree": None}
+    times: dict[str, list[float]] = {name: [] for name in trees}
+    for round_ in range(args.rounds):
+        order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
+        for name in order:
+            target = root / f"round{round_}-{'base' if trees[name] else 'this'}"
+            shutil.rmtree(target, ignore_errors=True)
+            elapsed, reads = sync_once(home, lockfile, target, trees[name])
+            times[name].append(elapsed)
+            print(f"round {round_ + 1} {name}: {elapsed:.1f} s, {reads}; load {load()}",
+                  flush=True)  # fmt: skip
+            shutil.rmtree(target, ignore_errors=True)
+    print(f"sync --accept of {count} packages into an empty home, medians of {args.rounds}:")
+    for name, values in times.items():
+        print(
+            f"  {name}: {statistics.median(values):.1f} s ({', '.join(f'{v:.1f}' for v in values)})"
+        )
+    print(f"load average {load()}")
+
+
+if __name__ == "__main__":
+    main()
