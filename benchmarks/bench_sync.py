@@ -2,12 +2,14 @@
 and how many times each package's source was read, against another revision of the
 gateway in the same run.
 
-    python benchmarks/bench_sync.py --base REV [--rounds N] [--root DIR] [--registry]
+    python benchmarks/bench_sync.py --base REV [--rounds N] [--root DIR] [--registry KEY…]
 
 The home is ``benchmarks._home`` (31 packages of the seven formats: folders, packed real npm
 packages, Claude Code and Agent Plugins, generated ones), each trusted, granted and
-enabled, then ``gateway lock``-ed. ``--registry``: ``pi-aliases@1.0.7`` from the npm
-registry instead of its packed tarball (``npm pack`` then runs, and its download counts).
+enabled, then ``gateway lock``-ed. ``--registry KEY…``: those of its packed npm packages
+(``pi-aliases``, ``pi-processes``, ``pi-prompts``, ``agentuity-pi``, ``ollama-search``,
+``context-compactor``, ``nostr``) fetched from the npm registry at the same version instead
+(``npm pack`` then runs, and npm installs the dependencies the fixtures carry bundled).
 ``--base REV``: this repository at REV (``git archive``, with this checkout's ``sidecars``)
 run with ``PYTHONPATH`` pointing at it; the two trees alternate round by round, each round
 syncing into a fresh empty home (``gateway sync --accept``, a fresh process, as a user
@@ -49,6 +51,7 @@ counting(_sources, "copy_tree", "folder copied")
 counting(_npm, "extract_tarball", "tarball unpacked")
 counting(_sources, "run_tool", "repository cloned", lambda command, *a: "clone" in command)
 counting(_npm, "run_tool", "npm pack", lambda command, *a: "pack" in command)
+counting(_npm, "run_tool", "npm install of dependencies", lambda c, *a: {"ci", "install"} & set(c))
 from gateway.cli import main
 try:
     code = main(sys.argv[1:])
@@ -72,15 +75,28 @@ def base_tree(revision: str, folder: Path) -> Path:
     return tree
 
 
-def source_home(root: Path, registry: bool) -> tuple[Home, Path]:
+REGISTRY = {
+    "pi-aliases": "pi-aliases@1.0.7",
+    "pi-processes": "@aliou/pi-processes@0.12.0",
+    "pi-prompts": "pi-prompt-template-model@0.12.2",
+    "agentuity-pi": "@agentuity/pi@2.0.21",
+    "ollama-search": "@ollama/openclaw-web-search@0.2.2",
+    "context-compactor": "jasper-context-compactor@0.4.1",
+    "nostr": "@openclaw/nostr@2026.9.5",
+}
+"""The packed npm packages of ``_home`` and the registry's spec of each."""
+
+
+def source_home(root: Path, registry: list[str]) -> tuple[Home, Path]:
     lockfile = root / "gateway.lock"
-    keys = [p.key for p in HOME_PACKAGES if not (registry and p.key == "pi-aliases")]
-    home = build_home(root / "source", only=keys)
-    if registry:
-        installed = home.gateway("install", "pi-aliases@1.0.7", "--kind", "npm", "--json")
-        package_id = json.loads(installed.stdout)["id"]
-        home.gateway("trust", package_id)
-        home.gateway("enable", package_id)
+    home = build_home(root / "source", only=[p.key for p in HOME_PACKAGES if p.key not in registry])
+    for key in registry:
+        installed = home.gateway("install", REGISTRY[key], "--kind", "npm", "--json")
+        report = json.loads(installed.stdout)
+        if report.get("requested_permissions"):
+            home.gateway("permissions", report["id"], *report["requested_permissions"])
+        home.gateway("trust", report["id"])
+        home.gateway("enable", report["id"])
     home.gateway("lock", "--out", str(lockfile))
     return home, lockfile
 
@@ -114,7 +130,10 @@ def main() -> None:
     parser.add_argument("--base", required=True, help="the revision to compare with")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--root", help="keep the homes here")
-    parser.add_argument("--registry", action="store_true", help="pi-aliases from npm's registry")
+    parser.add_argument(
+        "--registry", nargs="*", default=[], choices=sorted(REGISTRY), metavar="KEY",
+        help="these packed packages from npm's registry",
+    )  # fmt: skip
     args = parser.parse_args()
     root = Path(args.root) if args.root else Path(tempfile.mkdtemp(prefix="bench-sync-"))
     print(f"load average {load()}: building the source home in {root}", flush=True)
