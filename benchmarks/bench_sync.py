@@ -10,6 +10,7 @@ enabled, then ``gateway lock``-ed. ``--registry KEY…``: those of its packed np
 (``pi-aliases``, ``pi-processes``, ``pi-prompts``, ``agentuity-pi``, ``ollama-search``,
 ``context-compactor``, ``nostr``) fetched from the npm registry at the same version instead
 (``npm pack`` then runs, and npm installs the dependencies the fixtures carry bundled).
+``--root DIR`` keeps the homes in DIR; a later run with it syncs the same lockfile again.
 ``--base REV``: this repository at REV (``git archive``, with this checkout's ``sidecars``)
 run with ``PYTHONPATH`` pointing at it; the two trees alternate round by round, each round
 syncing into a fresh empty home (``gateway sync --accept``, a fresh process, as a user
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -89,6 +92,12 @@ REGISTRY = {
 
 def source_home(root: Path, registry: list[str]) -> tuple[Home, Path]:
     lockfile = root / "gateway.lock"
+    if lockfile.is_file():  # built by an earlier run with this --root
+        user = root / "source" / "user"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
+        path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+        env |= {"HOME": str(user), "GATEWAY_HOME": str(user / ".gateway"), "PATH": path}
+        return Home(root / "source", env, root / "source" / "workspace"), lockfile
     home = build_home(root / "source", only=[p.key for p in HOME_PACKAGES if p.key not in registry])
     for key in registry:
         installed = home.gateway("install", REGISTRY[key], "--kind", "npm", "--json")
@@ -101,24 +110,29 @@ def source_home(root: Path, registry: list[str]) -> tuple[Home, Path]:
     return home, lockfile
 
 
-def sync_once(home: Home, lockfile: Path, target: Path, tree: Path | None) -> tuple[float, dict]:
+def sync_once(
+    home: Home, lockfile: Path, target: Path, tree: Path | None
+) -> tuple[float, float, dict]:
     env = {**home.env, "GATEWAY_HOME": str(target / ".gateway")}
     env["BENCH_SYNC_READS"] = str(target / "reads.json")
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
     target.mkdir(parents=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", DRIVER, "sync", "--lockfile", str(lockfile), "--accept", "--json"],
         env=env, cwd=home.workspace, capture_output=True, text=True, timeout=1800, check=False,
     )  # fmt: skip
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if done.returncode != 0:
         raise RuntimeError(f"sync failed ({tree or 'this tree'}): {done.stdout}{done.stderr}")
     report = json.loads(done.stdout)
     reads = json.loads((target / "reads.json").read_text())
     reads["packages installed"] = len(report["installed"])
-    return elapsed, reads
+    return elapsed, cpu, reads
 
 
 def load() -> str:
@@ -141,21 +155,23 @@ def main() -> None:
     count = len(json.loads(lockfile.read_text())["packages"])
     trees: dict[str, Path | None] = {args.base: base_tree(args.base, root), "this tree": None}
     times: dict[str, list[float]] = {name: [] for name in trees}
+    cpus: dict[str, list[float]] = {name: [] for name in trees}
     for round_ in range(args.rounds):
         order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
         for name in order:
             target = root / f"round{round_}-{'base' if trees[name] else 'this'}"
             shutil.rmtree(target, ignore_errors=True)
-            elapsed, reads = sync_once(home, lockfile, target, trees[name])
+            elapsed, cpu, reads = sync_once(home, lockfile, target, trees[name])
             times[name].append(elapsed)
-            print(f"round {round_ + 1} {name}: {elapsed:.1f} s, {reads}; load {load()}",
-                  flush=True)  # fmt: skip
+            cpus[name].append(cpu)
+            print(f"round {round_ + 1} {name}: {elapsed:.1f} s (CPU {cpu:.1f} s), {reads}; "
+                  f"load {load()}", flush=True)  # fmt: skip
             shutil.rmtree(target, ignore_errors=True)
     print(f"sync --accept of {count} packages into an empty home, medians of {args.rounds}:")
-    for name, values in times.items():
-        print(
-            f"  {name}: {statistics.median(values):.1f} s ({', '.join(f'{v:.1f}' for v in values)})"
-        )
+    for name in trees:
+        for what, values in (("wall", times[name]), ("CPU", cpus[name])):
+            each = ", ".join(f"{v:.1f}" for v in values)
+            print(f"  {name}, {what}: {statistics.median(values):.1f} s ({each})")
     print(f"load average {load()}")
 
 
