@@ -20,15 +20,13 @@ import dataclasses
 import hashlib
 import re
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from gateway.base import (
     MAX_NAME_BYTES,
     Diagnostic,
-    GatewayError,
     Progress,
     Severity,
     lone_surrogate,
@@ -37,31 +35,29 @@ from gateway.base import (
     safe_join,
 )
 from gateway.model import CatalogEntry
-from gateway.packages import _codes
 from gateway.packages._adapters import NoAdapters, load_adapters, stage_install
-from gateway.packages._aliases import install_aliases, source_version
-from gateway.packages._instructions import decision_notices
+from gateway.packages._aliases import install_aliases
+from gateway.packages._install_report import InstallError, InstallReport
 from gateway.packages._locks import held, lock_path
-from gateway.packages._native import unbuilt_native_addons
-from gateway.packages._observed import forget_registrations
 from gateway.packages._offered import adapters_offered, offered_package
-from gateway.packages._replacing import OtherSource, id_taken, installed_under, record_install
+from gateway.packages._placing import StagedInstall
+from gateway.packages._replacing import OtherSource, id_taken, installed_under
 from gateway.packages._sources import FetchError, SourceError, fetch, parse_source
 from gateway.packages._trees import remove_tree
 from gateway.packages._verify import InstallLimits, VerifyError, verify_tree
-from gateway.packages.environment import env_grant
 from gateway.packages.secrets import secrets_path
-from gateway.sandbox import grant_hints
-from gateway.store import (
-    ContentHashError,
-    InstalledPackage,
-    InstallResult,
-    PackageRecord,
-    StateStore,
-    content_hash,
-)
+from gateway.store import ContentHashError, InstalledPackage, StateStore, content_hash
 
-__all__ = ["STAGING", "InstallError", "InstallReport", "install", "packages_dir", "uninstall"]
+__all__ = [
+    "STAGING",
+    "InstallError",
+    "InstallReport",
+    "StagedInstall",
+    "install",
+    "packages_dir",
+    "staged_install",
+    "uninstall",
+]
 
 STAGING = ".staging"
 Checkpoint = Callable[[str], None]
@@ -74,65 +70,9 @@ version it replaces (``stage_install``: Nu bundles its tools); runs no package c
 Expect = Callable[[CatalogEntry, str, str | None], None]
 """Told the staged package's entry, content hash and (npm) tarball integrity before it is
 placed; raising ``InstallError`` refuses it (``gateway sync``: the lockfile's integrity)."""
-
-
-class InstallError(GatewayError):
-    """``str()`` is the whole reason in one message; ``subject`` ("cannot install SRC") is
-    its head, for a display that lists the package's ``diagnostics`` under it instead."""
-
-    def __init__(
-        self, message: str, diagnostics: list[Diagnostic] | None = None, subject: str = ""
-    ) -> None:
-        super().__init__(message)
-        self.diagnostics = diagnostics or []
-        self.subject = subject or message
-
-
-@dataclass(slots=True)
-class InstallReport:
-    package: InstalledPackage
-    result: InstallResult
-    entry: CatalogEntry
-    files: int
-    size: int
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    replaced: PackageRecord | None = None
-    """The package of another ecosystem or source it replaced (``--replace``)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        record = self.package.record
-        return {
-            "id": record.id,
-            "name": record.name,
-            "version": record.version,
-            "ecosystem": record.ecosystem,
-            "source": record.source,
-            "source_kind": record.source_kind,
-            "aliases": sorted(self.package.aliases),
-            "path": str(record.path),
-            "content_hash": record.content_hash,
-            "files": self.files,
-            "bytes": self.size,
-            "created": self.result.created,
-            "content_changed": self.result.hash_changed,
-            "trust_revoked": self.result.trust_revoked,
-            "trusted": self.package.trusted,
-            "enabled": self.package.enabled,
-            "granted": sorted(self.package.granted),
-            "requested_permissions": [p.name for p in self.entry.permissions],
-            # Each variable it declares needing: the grant that passes it through.
-            "environment": {
-                d.name: f"gateway permissions {record.id} {env_grant(d.name)}"
-                for d in self.entry.dependencies
-                if d.kind == "environment"
-            },
-            "replaced": None if self.replaced is None else {
-                "id": self.replaced.id, "version": self.replaced.version,
-                "ecosystem": self.replaced.ecosystem, "source": self.replaced.source,
-                "source_kind": self.replaced.source_kind,
-            },
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-        }  # fmt: skip
+Claim = Callable[[CatalogEntry], None]
+"""Told the fetched package's entry before its package's lock is taken; raising
+``InstallError`` refuses it."""
 
 
 def packages_dir(home: Path) -> Path:
@@ -177,6 +117,41 @@ def install(
     adapters' ``stage_install``); ``expect`` may refuse it once hashed; ``follows``: the
     git ref recorded (``Source.describe``) for a source that names its commit;
     ``other_source``: what to do when its id is installed from another source."""
+    with staged_install(
+        home, source_text, kind=kind, inspector=inspector, limits=limits,
+        checkpoint=checkpoint, progress=progress, stage=stage, expect=expect,
+        follows=follows, other_source=other_source,
+    ) as staged:  # fmt: skip
+        report = staged.place()
+    if prepare is not None:
+        progress("preparing it to run (e.g. compiling its TypeScript; nothing of it runs)")
+        installed = dataclasses.replace(report.entry, root=str(report.package.record.path))
+        report.diagnostics.extend(prepare(installed))
+    return report
+
+
+@contextlib.contextmanager
+def staged_install(
+    home: Path,
+    source_text: str,
+    *,
+    kind: str | None,
+    inspector: Callable[[Path], CatalogEntry],
+    limits: InstallLimits | None = None,
+    checkpoint: Checkpoint = _noop,
+    progress: Progress = no_progress,
+    stage: Stage | None = None,
+    expect: Expect | None = None,
+    follows: str | None = None,
+    other_source: OtherSource = "refuse",
+    claim: Claim | None = None,
+) -> Iterator[StagedInstall]:
+    """``install`` up to the moment it places the package: fetched once, verified,
+    inspected, staged, hashed and accepted by ``expect``, holding its staging folder's lock
+    and its package's lock. Raises ``InstallError``. Inside the block, ``place()`` installs
+    it; on leaving, whatever was not placed is removed and the locks are let go. ``claim``
+    is told the package's id before its lock is taken (and may refuse it: a caller holding
+    several packages' locks must not wait for its own)."""
     if not source_text.strip():
         # Path("") is the current folder: an empty argument must not install it.
         raise InstallError("no source given: name a folder, a git URL or an npm spec")
@@ -190,35 +165,30 @@ def install(
     with held(lock_path(packages, f"staging-{name}")):
         private_dir(staging)
         try:
-            report = _install(
-                home, source, staging, inspector, limits, checkpoint, progress,
-                stage or _adapters_stage, expect, follows, other_source,
+            yield from _staged(
+                home, source, staging, inspector, limits or InstallLimits(), checkpoint,
+                progress, stage or _adapters_stage, expect, follows, other_source, claim,
             )  # fmt: skip
         finally:
             remove_tree(staging)
             with contextlib.suppress(OSError):
                 lock_path(packages, f"staging-{name}").unlink()
-    if prepare is not None:
-        progress("preparing it to run (e.g. compiling its TypeScript; nothing of it runs)")
-        installed = dataclasses.replace(report.entry, root=str(report.package.record.path))
-        report.diagnostics.extend(prepare(installed))
-    return report
 
 
-def _install(
+def _staged(
     home: Path,
     source: Any,
     staging: Path,
     inspector: Callable[[Path], CatalogEntry],
-    limits: InstallLimits | None,
+    limits: InstallLimits,
     checkpoint: Checkpoint,
     progress: Progress,
     stage: Stage,
     expect: Expect | None,
     follows: str | None,
     other_source: OtherSource,
-) -> InstallReport:
-    limits = limits or InstallLimits()
+    claim: Claim | None,
+) -> Iterator[StagedInstall]:
     try:
         fetched = fetch(source, staging, home=home, limits=limits, progress=progress)
         source = fetched.source  # git's URL#NAME may name a member, not a ref
@@ -259,6 +229,8 @@ def _install(
     kind, origin = (source.kind, source.location) if source.member is None else (
         "local", str(fetched.root))  # fmt: skip
     aliases = install_aliases(kind, origin, fetched.root, entry)
+    if claim is not None:
+        claim(entry)
     with held(lock_path(packages_dir(home), folder.name)):
         replaced, previous = installed_under(home, entry, source, fetched.root, other_source)
         if replaced is not None and other_source == "refuse":
@@ -276,64 +248,10 @@ def _install(
         digest, cache = content_hash(fetched.root)
         if expect is not None:
             expect(entry, digest, fetched.integrity)
-        version_dir = private_dir(folder) / uuid.uuid4().hex
-        fetched.root.rename(version_dir)
-        record = PackageRecord(
-            id=entry.id,
-            name=entry.name,
-            version=entry.version,
-            ecosystem=entry.ecosystem,
-            source=_describe(source.describe(follows), fetched.resolved),
-            source_kind=source.kind,
-            path=version_dir,
-            content_hash=digest,
-            hash_cache=cache,
-            source_integrity=fetched.integrity,
-            source_version=source_version(source.kind, version_dir),
-            source_hash=fetched_hash,
-            source_member=source.member,
-        )
-        try:
-            checkpoint("placed")
-            anew = replaced is not None
-            result, previous = record_install(home, entry, record, aliases, anew=anew)
-        except BaseException:
-            # Nothing is left behind of an install that was not recorded.
-            remove_tree(version_dir)
-            with contextlib.suppress(OSError):
-                folder.rmdir()  # only when no other version lives there
-            raise
-        forget_registrations(home, [entry.id])  # a reinstall or update starts it for real
-        checkpoint("recorded")
-        if replaced is not None:  # as uninstall does: credentials do not outlive a package
-            secrets_path(home, entry.id).unlink(missing_ok=True)
-        if previous is not None and previous != version_dir:
-            remove_tree(previous)
-    diagnostics = list(shown)
-    if result.trust_revoked:
-        diagnostics.append(
-            _codes.PACKAGE_CHANGED(
-                f"{entry.id}: the new content differs from what was trusted; trust revoked",
-                package=entry.id,
-                hint=f"gateway trust {entry.id}",
-            )
-        )
-    if entry.ecosystem != "nimlet":  # a nimlet package's trust accepts its capabilities
-        progress("reading what its code appears to need from its sandbox")
-        # What it asks for is granted at the permissions gate; what it does not ask for
-        # (a Pi or OpenClaw package asks for nothing) is said now, with the command.
-        known = result.package.granted | {p.name for p in entry.permissions}
-        # A package that declares its permissions (nanobot's manifest) is widened only
-        # explicitly; Pi, OpenClaw and Nu packages declare none.
-        declares = entry.ecosystem == "nanobot"
-        diagnostics += grant_hints(
-            version_dir, entry.id, frozenset(known), widen=declares, entries=entry.entries
-        )
-    # What it gives the model to read, and native addons it cannot load, before it is trusted.
-    diagnostics += decision_notices(entry, version_dir, result.package.granted)
-    diagnostics += unbuilt_native_addons(version_dir, entry.id)
-    replaced_record = None if replaced is None else replaced.record
-    return InstallReport(result.package, result, entry, files, size, diagnostics, replaced_record)
+        yield StagedInstall(
+            home, source, fetched, entry, folder, aliases, replaced, fetched_hash, digest,
+            cache, files, size, shown, follows, checkpoint, progress,
+        )  # fmt: skip
 
 
 def _source_hash(source: Any, root: Path) -> str | None:
@@ -360,10 +278,6 @@ def _at_source(diagnostics: Any, staged: Path, source: str) -> list[Diagnostic]:
         message = diagnostic.message.replace(str(staged), source)
         shown.append(dataclasses.replace(diagnostic, message=message))
     return shown
-
-
-def _describe(source: str, resolved: str) -> str:
-    return source if resolved in ("", source) else f"{source} ({resolved})"
 
 
 def uninstall(home: Path, package_id: str, checkpoint: Checkpoint = _noop) -> InstalledPackage:

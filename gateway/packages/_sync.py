@@ -1,19 +1,20 @@
 """``gateway sync``: make a home hold exactly the packages of a lockfile.
 
-All or nothing where it can be: every package to install or update is first fetched into a
-scratch home inside ``GATEWAY_HOME`` and checked against the lockfile (id, version, content
-hash); only when all of them match is the real home changed — each install checked again,
-so a source that changes in between is refused too. Then the packages the lockfile does not
-name are uninstalled. Trust, grants, enabled state and process groups are the user's
-decisions: they are applied only when ``accept`` says the user accepted them; otherwise the
-differences are reported with the command that accepts them.
+All or nothing where it can be: every package to install or update is fetched once into
+the home's staging (``staged_install``) and checked there against the lockfile (id,
+version, content hash, an npm tarball's integrity); only when all of them match is the
+real home changed — each staged copy, the one checked, moved into place and recorded.
+Then the packages the lockfile does not name are uninstalled. Trust, grants, enabled state
+and process groups are the user's decisions: they are applied only when ``accept`` says
+the user accepted them; otherwise the differences are reported with the command that
+accepts them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import re
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,15 @@ from typing import Any
 from gateway.base import Diagnostic, GatewayError, Progress, no_progress
 from gateway.model import CatalogEntry
 from gateway.packages import _codes
-from gateway.packages._installer import InstallError, Prepare, install, uninstall
+from gateway.packages._installer import (
+    Claim,
+    InstallError,
+    InstallReport,
+    Prepare,
+    StagedInstall,
+    staged_install,
+    uninstall,
+)
 from gateway.packages._lockfile import LockedPackage, Lockfile, config_digest
 from gateway.packages._rewrites import HOOKS_REWRITE
 from gateway.packages._sync_differences import (
@@ -34,7 +43,6 @@ from gateway.packages._sync_differences import (
     predicted,
     restore_held,
 )
-from gateway.packages._trees import remove_tree
 from gateway.packages.environment import env_grant_name
 from gateway.sandbox import SANDBOX_PERMISSIONS, is_sandbox_grant
 from gateway.store import StateStore
@@ -190,36 +198,51 @@ def _refused_grants(package: LockedPackage, entry: CatalogEntry) -> Diagnostic |
     )
 
 
-def _check_fetches(
-    home: Path, fetches: list[_Fetch], inspector: Inspector, accept: bool, progress: Progress
-) -> list[Diagnostic]:
-    """Fetch each into a scratch home and compare; the real home is not touched."""
+def _stage(
+    home: Path,
+    fetches: list[_Fetch],
+    inspector: Inspector,
+    accept: bool,
+    progress: Progress,
+    stack: contextlib.ExitStack,
+) -> tuple[list[StagedInstall], list[Diagnostic]]:
+    """Fetch each once into the home's staging and check it against the lockfile; nothing
+    is placed. What is staged stays (with its locks) until ``stack`` closes."""
+    staged: list[StagedInstall] = []
     problems: list[Diagnostic] = []
-    scratch = Path(tempfile.mkdtemp(prefix=".sync-", dir=home))
+    claimed: set[str] = set()
+    for fetch in fetches:
+        package = fetch.package
+        try:
+            ready = stack.enter_context(staged_install(
+                home, fetch.text, kind=fetch.kind, inspector=inspector, progress=progress,
+                expect=_expect(package), follows=fetch.follows, other_source="reinstall",
+                claim=_claim(package, claimed)))  # fmt: skip
+        except _Mismatch as error:
+            problems.append(_codes.LOCK_INTEGRITY_MISMATCH(str(error), package=package.id))
+            continue
+        except InstallError as error:
+            said = f"{package.id}: {error}"
+            problems.append(_codes.LOCK_FETCH_FAILED(said, package=package.id))
+            continue
+        staged.append(ready)
+        refused = _refused_grants(package, ready.entry) if accept else None
+        problems += [refused] if refused else []
+    return staged, problems
 
-    def checking(step: str) -> None:
-        progress(f"checking against the lockfile: {step}")
 
-    try:
-        if (home / "npmrc").is_file():
-            shutil.copyfile(home / "npmrc", scratch / "npmrc")
-        for fetch in fetches:
-            package = fetch.package
-            try:
-                report = install(scratch, fetch.text, kind=fetch.kind, inspector=inspector,
-                                 progress=checking, expect=_expect(package))  # fmt: skip
-            except _Mismatch as error:
-                problems.append(_codes.LOCK_INTEGRITY_MISMATCH(str(error), package=package.id))
-                continue
-            except InstallError as error:
-                said = f"{package.id}: {error}"
-                problems.append(_codes.LOCK_FETCH_FAILED(said, package=package.id))
-                continue
-            refused = _refused_grants(package, report.entry) if accept else None
-            problems += [refused] if refused else []
-    finally:
-        remove_tree(scratch)
-    return problems
+def _claim(package: LockedPackage, claimed: set[str]) -> Claim:
+    """Two fetches of one id would wait for each other's lock: the second is no package
+    the lockfile names under its id (ids are unique there), refused before its lock."""
+
+    def claim(entry: CatalogEntry) -> None:
+        if entry.id in claimed:
+            raise _Mismatch(
+                f"{package.id}: fetched package differs: id {entry.id!r} (locked {package.id!r})"
+            )
+        claimed.add(entry.id)
+
+    return claim
 
 
 def _apply_decisions(home: Path, package: LockedPackage, inspector: Inspector) -> None:
@@ -286,10 +309,15 @@ def sync(
                 problems += [refused] if refused else []
     if problems:
         raise SyncRefused(problems)
-    problems = _check_fetches(home, fetches, inspector, accept, progress)
-    if problems:
-        raise SyncRefused(problems)
-    _apply(home, fetches, removed, inspector, prepare, progress)
+    with contextlib.ExitStack() as stack:
+        staged, problems = _stage(home, fetches, inspector, accept, progress, stack)
+        if problems:
+            raise SyncRefused(problems)
+        reports = _place(staged, progress)
+    _prepare(reports, prepare, progress)
+    for package_id in removed:
+        progress(f"uninstalling {package_id}")
+        uninstall(home, package_id)
     report.removed = removed
     after = installed(home)
     for package in sorted(lock.packages, key=lambda p: p.id):
@@ -328,31 +356,27 @@ def _held(
     ]
 
 
-def _apply(
-    home: Path,
-    fetches: list[_Fetch],
-    removed: list[str],
-    inspector: Inspector,
-    prepare: Prepare | None,
-    progress: Progress,
-) -> None:
-    done = 0
-    for fetch in fetches:
-        package_id = fetch.package.id
+def _place(staged: list[StagedInstall], progress: Progress) -> list[InstallReport]:
+    """Each staged package into place, in turn: ``SyncRefused`` (``partial``) when one
+    cannot be, the ones before it installed, nothing of it or the rest left behind."""
+    reports: list[InstallReport] = []
+    for ready in staged:
+        package_id = ready.entry.id
+        progress(f"installing {package_id}")
         try:
-            install(home, fetch.text, kind=fetch.kind, inspector=inspector, progress=progress,
-                    prepare=prepare, expect=_expect(fetch.package),
-                    follows=fetch.follows, other_source="reinstall")  # fmt: skip
-        except InstallError as error:
-            code = _codes.LOCK_INTEGRITY_MISMATCH if isinstance(error, _Mismatch) else (
-                _codes.LOCK_FETCH_FAILED)  # fmt: skip
-            said = str(error) if str(error).startswith(f"{package_id}:") else (
-                f"{package_id}: {error}")  # fmt: skip
-            diagnostic = code(f"{said} (after {done} of the changes were made)",
-                              package=package_id)  # fmt: skip
+            reports.append(ready.place())
+        except (OSError, GatewayError) as error:
+            diagnostic = _codes.LOCK_FETCH_FAILED(
+                f"{package_id}: {error} (after {len(reports)} of the changes were made)",
+                package=package_id)  # fmt: skip
             raise SyncRefused([diagnostic], partial=True) from None
-        done += 1
-    for package_id in removed:
-        progress(f"uninstalling {package_id}")
-        uninstall(home, package_id)
-        done += 1
+    return reports
+
+
+def _prepare(reports: list[InstallReport], prepare: Prepare | None, progress: Progress) -> None:
+    """``install``'s last step, once the packages are placed and their locks let go."""
+    if prepare is None:
+        return
+    for report in reports:
+        progress(f"preparing {report.entry.id} to run (nothing of it runs)")
+        prepare(dataclasses.replace(report.entry, root=str(report.package.record.path)))
