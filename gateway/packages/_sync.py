@@ -8,6 +8,11 @@ Then the packages the lockfile does not name are uninstalled. Trust, grants, ena
 and process groups are the user's decisions: they are applied only when ``accept`` says
 the user accepted them; otherwise the differences are reported with the command that
 accepts them.
+
+Each staged package holds its package's lock until it is placed, so one sync holds several
+at once, taken in the order its fetches name the ids: two syncs of one home, each holding a
+lock the other waits for, would wait for ever. A home's syncs take its ``sync`` lock first,
+one after another; an install holds one package's lock at a time and cannot close a cycle.
 """
 
 from __future__ import annotations
@@ -29,10 +34,12 @@ from gateway.packages._installer import (
     InstallReport,
     Prepare,
     StagedInstall,
+    packages_dir,
     staged_install,
     uninstall,
 )
 from gateway.packages._lockfile import LockedPackage, Lockfile, config_digest
+from gateway.packages._locks import held, lock_path
 from gateway.packages._rewrites import HOOKS_REWRITE
 from gateway.packages._sync_differences import (
     decisions,
@@ -295,10 +302,10 @@ def sync(
     removed = sorted(set(have) - {p.id for p in lock.packages})
     if frozen and not accept:
         pending = [line for p in lock.packages for line in decisions(p, predicted(p, have))]
-        held = _held(home, lock, report.unchanged, have, accept_command)
-        pending += [f"{d.package}'s {_HELD[d.code]}" for d in held]
+        withheld = _held(home, lock, report.unchanged, have, accept_command)
+        pending += [f"{d.package}'s {_HELD[d.code]}" for d in withheld]
         if pending:
-            problems += [*held, _codes.LOCK_HOME_DIFFERS(
+            problems += [*withheld, _codes.LOCK_HOME_DIFFERS(
                 f"the lockfile's decisions would be left unapplied: {'; '.join(pending)}",
                 hint=accept_command)]  # fmt: skip
     if accept:
@@ -310,6 +317,7 @@ def sync(
     if problems:
         raise SyncRefused(problems)
     with contextlib.ExitStack() as stack:
+        stack.enter_context(held(lock_path(packages_dir(home), SYNC_LOCK)))
         staged, problems = _stage(home, fetches, inspector, accept, progress, stack)
         if problems:
             raise SyncRefused(problems)
@@ -337,6 +345,10 @@ def sync(
     report.differences = differences(home, lock, decisions_too=accept)
     return report
 
+
+SYNC_LOCK = "sync"
+"""The lock a sync holds while it stages and places (not a package's: their names are
+``packages_dir`` folder names, never this)."""
 
 _HELD = {"lock.pins_differ": "pinned tools", "lock.accepted_text_differs": "accepted text"}
 

@@ -16,6 +16,9 @@ from typing import Any
 import pytest
 
 from gateway.packages import _npm, _placing, _sources
+from gateway.packages._installer import packages_dir
+from gateway.packages._locks import lock_path, try_lock
+from gateway.packages._sync import SYNC_LOCK
 from gateway.store import StoreError
 from tests.gateway.packages._helpers import (
     REPO,
@@ -169,3 +172,24 @@ def test_two_locked_packages_fetching_one_id_are_refused_without_waiting(
     assert said["once.b"]["code"] == "lock.integrity_mismatch"
     assert "id 'once.a' (locked 'once.b')" in said["once.b"]["message"]
     assert recorded(tmp_path / "two") == []
+
+
+def test_a_sync_places_under_the_homes_sync_lock(
+    lockfile: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A sync holds several packages' locks at once: two syncs of one home would each wait
+    for the other's, so a home's syncs run one after another."""
+    home = tmp_path / "two"
+    record_install = _placing.record_install
+    free_while_placing: list[bool] = []
+
+    def placing(at: Path, *args: Any, **kwargs: Any) -> Any:
+        with try_lock(lock_path(packages_dir(at), SYNC_LOCK)) as free:
+            free_while_placing.append(free)
+        return record_install(at, *args, **kwargs)
+
+    monkeypatch.setattr(_placing, "record_install", placing)
+    cli_json(home, "sync", "--lockfile", str(lockfile), "--accept")
+    assert free_while_placing == [False] * 4
+    with try_lock(lock_path(packages_dir(home), SYNC_LOCK)) as free:
+        assert free  # let go once the sync is done
