@@ -4,7 +4,7 @@ compared — tools, commands, flags, event subscriptions, skills, prompt templat
 
     python benchmarks/fidelity/run.py [--corpus benchmarks/fidelity/corpus.toml] [--quick]
         [--json out.json] [--only pi[,openclaw…]] [--package NAME …] [--jobs 2]
-        [--timeout 60] [--cache DIR] [--git-mirrors DIR] [--record]
+        [--timeout 60] [--cache DIR] [--git-mirrors DIR] [--record] [--gateway-lists]
 
 Sources are fetched on demand into ``--cache`` (default ``~/.cache/extension-gateway-
 fidelity``): npm tarballs checked against the corpus's pinned integrity, git trees at their
@@ -70,6 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--record", action="store_true", help="write quick_expected.json")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    parser.add_argument(
+        "--gateway-lists",
+        action="store_true",
+        help="keep each package's `gateway list --json` in the JSON (gateway_list)",
+    )
     parser.add_argument("--markdown", metavar="FILE", help="write the results as Markdown")
     parser.add_argument("--from-json", metavar="FILE", help="render an earlier run's JSON")
     args = parser.parse_args(argv)
@@ -164,10 +169,14 @@ def run_all(packages: list[Package], ctx: Context) -> list[dict[str, Any]]:
         futures += [pool.submit(gateway_side, g) for g in gateway_groups]
         for future in futures:
             future.result()
-    return [
+    records = [
         judge(p, hosts.get(p.key, {"crashed": "not run"}), gateways.get(p.key, {}))
         for p in packages
     ]
+    if ctx.args.gateway_lists:  # what the gateway side listed, as it listed it
+        for pkg, record in zip(packages, records, strict=True):
+            record["gateway_list"] = gateways.get(pkg.key, {}).get("list")
+    return records
 
 
 if __name__ == "__main__":

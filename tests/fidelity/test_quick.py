@@ -9,19 +9,14 @@ package — better or worse — fails here until the record is renewed (``run.py
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from adapters._sidecar import sidecar_ready
 from adapters.pi import find_node
+from tests._fidelity_quick import HARNESS, quick_run
 
 pytestmark = pytest.mark.slow(3)  # measured long: scheduled first (tests/conftest.py)
-
-ROOT = Path(__file__).resolve().parents[2]
-HARNESS = ROOT / "benchmarks" / "fidelity"
 
 _problem = sidecar_ready("openclaw") or sidecar_ready() or (None if find_node() else "no Node")
 if _problem:
@@ -29,18 +24,10 @@ if _problem:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    out = tmp_path_factory.mktemp("fidelity") / "quick.json"
-    result = subprocess.run(
-        [sys.executable, str(HARNESS / "run.py"), "--quick", "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(out.read_text())
+def run(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> dict:
+    """The harness's quick run: made once per test run, by this module or by
+    tests/gateway/audit/test_truth.py, whichever asks first (tests/_fidelity_quick.py)."""
+    return quick_run(tmp_path_factory, request)
 
 
 def test_the_quick_subset_keeps_its_recorded_verdicts(run: dict) -> None:

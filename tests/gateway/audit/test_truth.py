@@ -8,7 +8,13 @@ packages are installed and loaded by a real gateway, and compared with the audit
   gateway — or the observed audit and the gateway agree it is not registered at load;
 - the knowledge tables of the adapters agree with the sidecar (a package listening to every
   Pi event; OpenClaw's hook catalogue read from the sidecar's own module).
-"""
+
+The gateway of a packed package the fidelity harness's quick subset installs is the
+harness's own (tests/_fidelity_quick.py): that package installed alone in a private home
+through the command line, granted what it requests, trusted, enabled and listed — one run
+per test run, shared with tests/fidelity/test_quick.py. The others (a packed package the
+quick subset leaves out, the examples' packages) are installed here and loaded by one
+gateway of this module."""
 
 from __future__ import annotations
 
@@ -36,6 +42,7 @@ from gateway.audit import GATEWAY, PackageAudit, Status, audit
 from gateway.packages import install, load_adapters
 from gateway.runtime import find_node
 from gateway.store import StateStore
+from tests._fidelity_quick import quick_gateway_lists, quick_run
 
 from ._npm_audit import NPM_TARBALLS, joined, npm_static_report
 
@@ -57,23 +64,9 @@ _RUNNING = (Status.RUNS,)
 def world(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> dict[str, Any]:
-    """The packages installed and gated in one gateway home; the audits of each (the static
-    audit of the real packages is made once per run, ``_npm_audit``)."""
+    """The audits of the packages (the static audit of the real packages is made once per
+    run, ``_npm_audit``)."""
     base = tmp_path_factory.mktemp("truth")
-    home = base / "user" / ".gateway"
-    ids = []
-    for source in PACKAGES:
-        kind = "npm" if source.suffix == ".tgz" else "local"
-        report = install(home, str(source), kind=kind, inspector=load_adapters().inspect)
-        package_id = report.package.record.id
-        with StateStore.open(home) as store:
-            requested = [p.name for p in report.entry.permissions if not p.optional]
-            if requested:
-                store.grant(package_id, requested, requested)
-            store.set_trusted(package_id, True)
-            store.set_enabled(package_id, True)
-        ids.append(package_id)
-    config = GatewayConfig(home=home, user_home=base / "user", shutdown_grace=0.3, term_grace=0.5)
     sources = [str(p) for p in PACKAGES]
     static = joined(
         npm_static_report(tmp_path_factory, request),
@@ -85,15 +78,29 @@ def world(
         confirmed_by="--yes",
         config=GatewayConfig(home=base / "audit", user_home=base),
     )
-    return {"config": config, "ids": ids, "base": base, "static": static, "observed": observed}
+    return {"base": base, "static": static, "observed": observed}
 
 
-async def _registered(world: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    workspace = world["base"] / "ws"
+def _listed(listing: dict[str, Any], package_id: str) -> dict[str, Any]:
+    """What ``gateway list --json`` shows of ``package_id`` (the only package of its home)."""
+    return {
+        "tool": {t["name"] for t in listing["tools"] if t["owner"] == package_id},
+        "command": {c["name"] for c in listing["commands"] if c["owner"] == package_id},
+        "hook": {h["event"] for h in listing["hooks"] if h["owner"] == package_id},
+        "codes": {d["code"] for d in listing["diagnostics"] if d.get("package") == package_id},
+    }
+
+
+async def _opened(base: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
+    config = GatewayConfig(
+        home=base / "user" / ".gateway", user_home=base / "user", shutdown_grace=0.3,
+        term_grace=0.5,
+    )  # fmt: skip
+    workspace = base / "ws"
     workspace.mkdir(exist_ok=True)
     found: dict[str, dict[str, Any]] = {}
-    async with open_gateway(workspace, trust=True, config=world["config"]) as gateway:
-        for package_id in world["ids"]:
+    async with open_gateway(workspace, trust=True, config=config) as gateway:
+        for package_id in ids:
             found[package_id] = {
                 "tool": {t.name for t in gateway.tools() if t.owner == package_id},
                 "command": {c.name for c in gateway.registry.commands() if c.owner == package_id},
@@ -103,12 +110,49 @@ async def _registered(world: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
+def _installed_and_opened(base: Path, sources: list[Path]) -> dict[str, dict[str, Any]]:
+    """``sources`` installed and gated in one gateway home (what each requires granted,
+    trusted, enabled) and what one real gateway opened on it registers for each."""
+    home = base / "user" / ".gateway"
+    ids = []
+    for source in sources:
+        kind = "npm" if source.suffix == ".tgz" else "local"
+        report = install(home, str(source), kind=kind, inspector=load_adapters().inspect)
+        package_id = report.package.record.id
+        with StateStore.open(home) as store:
+            requested = [p.name for p in report.entry.permissions if not p.optional]
+            if requested:
+                store.grant(package_id, requested, requested)
+            store.set_trusted(package_id, True)
+            store.set_enabled(package_id, True)
+        ids.append(package_id)
+    return anyio.run(_opened, base, ids, backend="asyncio")
+
+
 @pytest.fixture(scope="module")
-def registered(world: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """What one real gateway, opened on ``world``'s home, registers for each package. Opened
-    once for the module: the tests only read it, and what the audit says does not depend on
-    the event loop (the transport under it runs on both in tests/gateway and tests/sidecars)."""
-    return anyio.run(_registered, world, backend="asyncio")
+def registered(
+    world: dict[str, Any],
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
+) -> dict[str, dict[str, Any]]:
+    """What a real gateway registers for each package, by id: the fidelity harness's gateway
+    for the packed packages its quick subset installs, one gateway of this module opened on
+    the others. Made once: the tests only read it, and what the audit says does not depend
+    on the event loop (the transport under it runs on both in tests/gateway and
+    tests/sidecars)."""
+    lists = quick_gateway_lists(quick_run(tmp_path_factory, request))
+    found: dict[str, dict[str, Any]] = {}
+    here: list[Path] = []
+    for source, package in zip(PACKAGES, world["observed"].packages, strict=True):
+        if source not in lists:
+            here.append(source)
+            continue
+        listing = lists[source]
+        assert listing is not None, f"the fidelity harness listed nothing for {source.name}"
+        found[package.id] = _listed(listing, package.id)
+    found.update(_installed_and_opened(world["base"] / "here", here))
+    assert set(found) == {p.id for p in world["observed"].packages}
+    return found
 
 
 def _canonical(package: PackageAudit, name: str) -> set[str]:
