@@ -16,6 +16,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,12 +27,14 @@ from gateway.base import Progress, no_progress
 from gateway.packages._extract import ExtractError, extract_tarball
 from gateway.packages._npm_policy import npm_policy
 from gateway.packages._tools import FetchError, run_tool
+from gateway.packages._trees import staged_root
 from gateway.packages._verify import InstallLimits, VerifyError
 from gateway.runtime import MIN_SIDECAR_NODE, find_node, npm_command
 
 __all__ = ["NpmSettings", "fetch_npm_tarball", "tarball_integrity"]
 
 _LOCKFILES = ("npm-shrinkwrap.json", "package-lock.json")
+_VERSION_SUFFIX = re.compile(r"-\d[A-Za-z0-9.+!_]*\Z")
 _DEPENDENCY_TABLES = ("dependencies", "optionalDependencies", "peerDependencies")
 
 
@@ -113,10 +116,9 @@ def fetch_npm_tarball(
         if not names:
             raise FetchError(f"npm pack {spec} produced no tarball")
         archive = staging / names[-1]
-    target = staging / "package"
     integrity = tarball_integrity(archive)
     progress(f"unpacking {archive.name}")
-    _unpack(archive, target, limits)
+    target = _unpack(archive, staging, limits)
     _install_dependencies(_npm, target, staging / "npm-install", settings, progress)
     return target, archive.name, integrity
 
@@ -130,9 +132,11 @@ def tarball_integrity(archive: Path) -> str:
     return "sha512-" + base64.b64encode(digest.digest()).decode("ascii")
 
 
-def _unpack(archive: Path, target: Path, limits: InstallLimits) -> None:
-    """npm tarballs hold one top folder (``package/``)."""
-    with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
+def _unpack(archive: Path, staging: Path, limits: InstallLimits) -> Path:
+    """npm tarballs hold one top folder (``package/``), an sdist ``NAME-VERSION/``: the
+    package is staged by that name (an sdist's without its version; npm's by its
+    ``package.json`` name, unscoped), for a package named after its folder."""
+    with tempfile.TemporaryDirectory(dir=staging) as scratch:
         unpacked = Path(scratch) / "unpacked"
         try:
             extract_tarball(archive, unpacked, limits)
@@ -143,7 +147,16 @@ def _unpack(archive: Path, target: Path, limits: InstallLimits) -> None:
         tops = list(unpacked.iterdir())
         if len(tops) != 1 or not tops[0].is_dir():
             raise FetchError(f"{archive.name} is not an npm package tarball (one top folder)")
+        target = staged_root(staging, _top_name(tops[0]))
         os.replace(tops[0], target)
+    return target
+
+
+def _top_name(top: Path) -> str:
+    if top.name != "package":
+        return _VERSION_SUFFIX.sub("", top.name)  # an sdist's NAME-VERSION
+    name = (_read_manifest(top) or {}).get("name")
+    return name.rsplit("/", 1)[-1] if isinstance(name, str) else "package"
 
 
 def _read_manifest(root: Path) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from gateway.base import Diagnostic, GatewayError, Progress, no_progress
 from gateway.packages._npm import fetch_npm_tarball
 from gateway.packages._tools import FetchError, run_tool
-from gateway.packages._trees import copy_tree, remove_tree
+from gateway.packages._trees import copy_tree, remove_tree, staged_root
 from gateway.packages._verify import InstallLimits
 
 __all__ = ["FetchError", "Fetched", "Source", "SourceError", "fetch", "parse_source"]
@@ -174,7 +174,7 @@ def fetch(
     limits = limits or InstallLimits()
     progress(f"fetching {source.describe()} ({source.kind})")
     if source.kind == "local":
-        target = staging / "package"
+        target = staged_root(staging, Path(source.location).name)
         try:
             copy_tree(Path(source.location), target, limits)
         except OSError as error:
@@ -189,7 +189,7 @@ def fetch(
 
 
 def _fetch_git(source: Source, staging: Path) -> Fetched:
-    target = staging / "package"
+    target = staged_root(staging, _repository_name(source.location))
     hardening = ["-c", "core.hooksPath=/dev/null", "-c", "credential.helper=",
                  "-c", "protocol.ext.allow=never", "-c", "protocol.file.allow=user"]  # fmt: skip
     location = source.location
@@ -214,6 +214,12 @@ def _fetch_git(source: Source, staging: Path) -> Fetched:
     )
     remove_tree(target / ".git")
     return Fetched(source, target, commit, ref_as_member=as_member)
+
+
+def _repository_name(location: str) -> str:
+    """``https://host/owner/notes.git`` → ``notes``; a path's last folder."""
+    last = location.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    return last.removesuffix(".git")
 
 
 def _resolve_ref(repository: Path, ref: str, hardening: list[str]) -> str:
