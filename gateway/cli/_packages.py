@@ -5,7 +5,6 @@ summary, or JSON with ``--json``."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -74,9 +73,6 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
         what = "is neither an installed package id nor a folder"
         return refuse_unknown(args, [target], given=1, what=what)
     entry = inspector(root)
-    if target in installed_ids(config) and entry.id == root.name:
-        # Named after its folder, which installed is a version folder's random name.
-        entry = dataclasses.replace(entry, id=package.id, name=package.record.name)
     data = entry.to_dict()
     if target in installed_ids(config):
         with StateStore.open(config.home) as store:

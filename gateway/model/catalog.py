@@ -13,11 +13,15 @@ importing them: adding a runtime is adding an adapter. Everything here is plain 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gateway.base import Diagnostic, Severity
+
+_VERSION_FOLDER = re.compile(r"^[0-9a-f]{32}\Z")
+_INSTALLED_PARENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)-[0-9a-f]{8}\Z")
 
 __all__ = [
     "CONTRIBUTION_KINDS",
@@ -164,8 +168,13 @@ class CatalogEntry:
 
     @classmethod
     def named_after(cls, root: Path, ecosystem: str) -> CatalogEntry:
-        """An entry named after its folder, until the manifest says otherwise."""
+        """An entry named after its folder, until the manifest says otherwise. An installed
+        package's folder is a version folder, ``packages/<id>-<digest>/<uuid>``: such a
+        package is named after the folder it was installed from, which is its id there."""
         name = root.name or ecosystem
+        installed = _INSTALLED_PARENT.match(root.parent.name)
+        if installed is not None and _VERSION_FOLDER.match(name):
+            name = installed.group(1)
         return cls(id=name, name=name, version="", ecosystem=ecosystem, root=str(root))
 
     @property
