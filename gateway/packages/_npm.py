@@ -76,7 +76,13 @@ def _npm() -> list[str]:
 
 
 def _run(
-    npm: list[str], args: list[str], cwd: Path, settings: NpmSettings, what: str, staging: Path
+    npm: list[str],
+    args: list[str],
+    cwd: Path,
+    settings: NpmSettings,
+    what: str,
+    staging: Path,
+    progress: Progress = no_progress,
 ) -> str:
     settings.cache.mkdir(mode=0o700, parents=True, exist_ok=True)
     command = [*npm, *args, *settings.arguments()]
@@ -87,7 +93,7 @@ def _run(
     return run_tool(
         command, cwd, what, env=settings.environment(),
         policy=confined.policy if confined else None,
-        require=confined.required if confined else False,
+        require=confined.required if confined else False, waiting=progress,
     )  # fmt: skip
 
 
@@ -111,7 +117,7 @@ def fetch_npm_tarball(
         # --loglevel=error, not --silent: a failure must carry npm's own reason.
         pack = ["pack", spec, "--ignore-scripts", "--loglevel=error",
                 "--pack-destination", str(staging)]  # fmt: skip
-        output = _run(npm, pack, staging, settings, f"npm pack {spec}", staging)
+        output = _run(npm, pack, staging, settings, f"npm pack {spec}", staging, progress)
         names = [line.strip() for line in output.splitlines() if line.strip().endswith(".tgz")]
         if not names:
             raise FetchError(f"npm pack {spec} produced no tarball")
@@ -220,6 +226,6 @@ def _install_dependencies(
     verb = ["ci"] if locked else ["install", "--no-package-lock"]
     progress(f"installing the package's dependencies (npm {verb[0]})")
     _run(find_npm(), [*verb, *flags, "--loglevel=error"], work, settings,
-         "npm install of the package's dependencies", work.parent)  # fmt: skip
+         "npm install of the package's dependencies", work.parent, progress)  # fmt: skip
     if (work / "node_modules").is_dir():
         os.replace(work / "node_modules", bundled)
