@@ -26,6 +26,8 @@ def test_a_folder_of_skills_is_named_after_its_folder(tmp_path: Path, run_cli) -
     assert done.returncode == 0, done.stderr
     assert (json.loads(done.stdout)["id"], json.loads(done.stdout)["name"]) == (
         "my-skills", "my-skills")  # fmt: skip
+    shown = run_cli(home, "inspect", "my-skills").stdout
+    assert shown.startswith("my-skills — nimlet package, runtime declarative\n"), shown
 
 
 def test_a_git_repository_of_skills_is_named_after_the_repository(tmp_path: Path) -> None:
