@@ -48,3 +48,20 @@ def test_an_sdist_is_named_after_its_project_without_its_version(tmp_path: Path)
         tar.add(folder, arcname=folder.name)
     report = install_from(tmp_path / "home", archive, kind=None)
     assert (report.package.id, report.package.record.source_kind) == ("klodi_nanobot", "npm")
+
+
+def test_an_installed_package_json_without_a_name_is_named_after_its_source_folder(
+    tmp_path: Path, run_cli
+) -> None:
+    """Read again once installed, a Pi package.json without `name` fell back to the version
+    folder's name: "using the directory name 'cfe196c3…'"."""
+    manifest = {"pi": {"skills": ["./skills"]}}
+    folder = write_tree(tmp_path / "src" / "pi-unnamed", {"package.json": manifest, **SKILLS})
+    home = tmp_path / "home"
+    assert install_from(home, folder).package.id == "pi-unnamed"
+    inspected = json.loads(run_cli(home, "inspect", "pi-unnamed", "--json").stdout)
+    (missing,) = [
+        d["message"] for d in inspected["diagnostics"] if d["code"] == "package.name_missing"
+    ]
+    assert (inspected["id"], missing) == (
+        "pi-unnamed", "package.json: name is missing; using the directory name 'pi-unnamed'")  # fmt: skip
