@@ -104,10 +104,12 @@ def fetch_npm_tarball(
     limits: InstallLimits,
     home: Path,
     progress: Progress = no_progress,
+    is_package: Callable[[Path], bool] | None = None,
 ) -> tuple[Path, str, str]:
-    """The package folder (``staging/package``), the tarball's name and its digest in npm's
-    ``dist.integrity`` form. npm runs only when there is something to pack or install
-    (finding it starts a Node)."""
+    """The package folder (``staging/package/NAME``), the tarball's name and its digest in
+    npm's ``dist.integrity`` form. npm runs only when there is something to pack or install
+    (finding it starts a Node); not for the dependencies of what ``is_package`` says is no
+    package (oh-my-til, an Obsidian plugin: 8 s of npm install, then refused)."""
     settings = NpmSettings.for_home(home)
     tarball = Path(spec).expanduser()
     if tarball.is_file():
@@ -125,7 +127,8 @@ def fetch_npm_tarball(
     integrity = tarball_integrity(archive)
     progress(f"unpacking {archive.name}")
     target = _unpack(archive, staging, limits)
-    _install_dependencies(_npm, target, staging / "npm-install", settings, progress)
+    if is_package is None or is_package(target):
+        _install_dependencies(_npm, target, staging / "npm-install", settings, progress)
     return target, archive.name, integrity
 
 

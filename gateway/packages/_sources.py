@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -165,12 +166,14 @@ def fetch(
     home: Path,
     limits: InstallLimits | None = None,
     progress: Progress = no_progress,
+    is_package: Callable[[Path], bool] | None = None,
 ) -> Fetched:
     """Fill the empty folder ``staging`` with the package; returns where its root is.
 
     A local folder is copied and an npm tarball unpacked within ``limits`` (raising
     ``VerifyError`` at the first file over them); what git and npm write is checked by
-    ``verify_tree`` afterwards."""
+    ``verify_tree`` afterwards. An npm package that ``is_package`` says is none (of no
+    format: its install is refused) gets no dependencies installed."""
     limits = limits or InstallLimits()
     progress(f"fetching {source.describe()} ({source.kind})")
     if source.kind == "local":
@@ -183,8 +186,9 @@ def fetch(
     if source.kind == "git":
         return _fetch_git(source, staging)
     target, name, integrity = fetch_npm_tarball(
-        source.location, staging, limits=limits, home=home, progress=progress
-    )
+        source.location, staging, limits=limits, home=home, progress=progress,
+        is_package=is_package,
+    )  # fmt: skip
     return Fetched(source, target, name, integrity)
 
 
