@@ -18,7 +18,8 @@ NOT_DETECTED = define_code(
     "No adapter recognises the directory as a package root.",
     "Check the path; a package needs extension.json, tool.json, SKILL.md, "
     "nanobot.extension.json, openclaw.plugin.json, .claude-plugin/plugin.json, an Agent "
-    "Plugins plugin.json, or package.json with a pi/nu/openclaw key.",
+    "Plugins plugin.json, .codex-plugin/plugin.json, gemini-extension.json, or package.json "
+    "with a pi/nu/openclaw key.",
 )
 ROOT_INVALID = define_code(
     "package.root_invalid",

@@ -14,7 +14,7 @@ from typing import Any
 from adapters import _codes as codes
 from adapters._files import Inspection, safe_is_file
 from adapters._files import type_name as _type
-from gateway.model import Dependency
+from gateway.model import Dependency, folder_name
 
 __all__ = ["PACKAGE_JSON", "NpmPackage", "has_key", "npm_dependencies", "read_package"]
 
@@ -44,7 +44,7 @@ def read_package(inspection: Inspection, *, required: bool = True) -> NpmPackage
     raw = inspection.read_json_object(PACKAGE_JSON, required=required)
     if raw is None:
         return None
-    fallback = inspection.root.name or "package"
+    fallback = folder_name(inspection.root) or "package"
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         inspection.add(

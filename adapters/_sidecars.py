@@ -232,13 +232,16 @@ def setup_step(
     except SidecarSetupError as error:
         raise SidecarSetupError(f"Node sidecar: {error}") from None
     if hint:
-        progress(hint)
-    return f"Node sidecar: modules installed in {where}{_openclaw_note(reason is not None)}"
+        progress(hint)  # what `--openclaw` adds and its size: said here, not again below
+    note = _openclaw_note(reason is not None, said=bool(hint))
+    return f"Node sidecar: modules installed in {where}{note}"
 
 
-def _openclaw_note(installed: bool) -> str:
+def _openclaw_note(installed: bool, *, said: bool = False) -> str:
     if installed:
         return " (with the OpenClaw SDK)"
+    if said:
+        return " (without the OpenClaw SDK)"
     return " (the OpenClaw SDK is not: `gateway setup --openclaw` adds it)"
 
 

@@ -140,8 +140,8 @@ def inspect_package(root: Path | str, ecosystem: str | None = None) -> CatalogEn
                 root,
                 "unknown",
                 codes.NOT_DETECTED(
-                    f"{root}: no nimlet, Nu, nanobot, Pi, OpenClaw, Agent Plugin or Claude "
-                    "Code plugin metadata"
+                    f"{root}: no nimlet, Nu, nanobot, Pi, OpenClaw, Agent Plugin, Claude "
+                    "Code plugin, Codex plugin or Gemini CLI extension metadata"
                 ),
             )
         adapter = detected[0]

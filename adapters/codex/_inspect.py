@@ -29,7 +29,7 @@ from adapters.codex import _codes as codes
 from adapters.codex._reading import PluginReading
 from adapters.codex._servers import read_apps, read_hooks, read_servers
 from gateway.base import counted
-from gateway.model import Contribution
+from gateway.model import Contribution, folder_name
 
 __all__ = ["MANIFEST", "MARKETPLACE", "PluginReading", "is_codex_plugin", "read_codex_plugin"]
 
@@ -51,7 +51,7 @@ def is_codex_plugin(inspection: Inspection) -> bool:
 
 
 def read_codex_plugin(inspection: Inspection) -> PluginReading:
-    reading = PluginReading(name=inspection.root.name)
+    reading = PluginReading(name=folder_name(inspection.root))
     root = inspection.root
     if not safe_is_file(root / MANIFEST) and safe_is_file(root / MARKETPLACE):
         _marketplace(inspection)
@@ -73,7 +73,7 @@ def read_codex_plugin(inspection: Inspection) -> PluginReading:
     if problems:
         return reading
     reading.manifest = overlay
-    reading.name = overlay.get("name") or root.name
+    reading.name = overlay.get("name") or folder_name(root)
     reading.valid = True
     for key in overlay:
         if key not in _FIELDS:

@@ -31,9 +31,11 @@ PI_RUNTIME_ONLY = define_code(
 )
 PI_HOST_PACKAGE_BUNDLED = define_code(
     "pi.host_package_bundled",
-    WARNING,
-    "A Pi host package (pi-ai, pi-coding-agent, pi-tui, typebox, ...) is in dependencies.",
-    'List it in peerDependencies as "*"; the host supplies it.',
+    INFO,
+    "A Pi host package (pi-ai, pi-coding-agent, pi-tui, typebox, ...) is in dependencies: the "
+    "host's copy is loaded in its place, as Pi does, so nothing changes for its user.",
+    'Nothing for a user to do; its author lists it in peerDependencies as "*" (the host '
+    "supplies it).",
 )
 PI_API_REMOVED = define_code(
     "pi.api_removed",

@@ -73,8 +73,9 @@ def inspect_package(root: Path) -> CatalogEntry:
             if dep.name in PI_HOST_PACKAGES and not dep.provided_by_host:
                 inspection.add(
                     codes.PI_HOST_PACKAGE_BUNDLED(
-                        f"{PACKAGE_JSON}: {dep.name} is a Pi host package; "
-                        'list it in peerDependencies as "*"'
+                        f"{PACKAGE_JSON}: {dep.name}, a Pi host package, is among its "
+                        "dependencies: the host's copy is loaded in its place, as Pi does "
+                        "(for its author: peerDependencies)"
                     )
                 )
         check_host_ranges(inspection, raw)

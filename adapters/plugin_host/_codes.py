@@ -81,6 +81,7 @@ AGENT_PLUGINS_SERVER_FAILED = define_code(
     "A stdio MCP server did not start, did not complete the MCP handshake in time, or failed "
     "listing its tools; its tools are absent, the plugin's other servers keep working.",
     "Read the package's log (the server's stderr) and run the server by hand.",
+    logs=True,
 )
 AGENT_PLUGINS_SERVER_EXITED = define_code(
     "agent_plugins.server_exited",
@@ -88,6 +89,7 @@ AGENT_PLUGINS_SERVER_EXITED = define_code(
     "A running stdio MCP server exited or closed its pipes; calls to its tools fail until the "
     "plugin host restarts (a reload).",
     "Read the package's log (the server's stderr).",
+    logs=True,
 )
 AGENT_PLUGINS_TOOL_INVALID = define_code(
     "agent_plugins.tool_invalid",

@@ -76,6 +76,10 @@ class DiagnosticCode:
     package's code: the package loaded — it is not a failed start, its registration is
     cached like any other (what decides the refusal is its content and the gateway's
     version, both in the cache's key) and ``status`` calls it active."""
+    logs: bool = False
+    """Reported by a runtime, its reason is in the package's log (a server's stderr: an
+    MCP server that did not start says only ``Connection closed``): its hint is
+    ``gateway logs ID``."""
 
     def __call__(
         self,
@@ -108,12 +112,15 @@ def define_code(
     lasting: bool = False,
     incomplete: bool = False,
     refusal: bool = False,
+    logs: bool = False,
 ) -> DiagnosticCode:
     """Declare a code, in the ``_codes.py`` of the package that raises it. Declaring the
     same code twice with different text, or in two modules, is a bug."""
     # The declaring module, as collections.namedtuple finds its caller's.
     module = sys._getframe(1).f_globals.get("__name__", "")
-    entry = DiagnosticCode(code, severity, trigger, remedy, lasting, module, incomplete, refusal)
+    entry = DiagnosticCode(
+        code, severity, trigger, remedy, lasting, module, incomplete, refusal, logs
+    )
     existing = _DECLARED.setdefault(code, entry)
     if existing != entry or existing.module != module:
         raise ValueError(f"diagnostic code {code!r} declared twice with different text")

@@ -23,10 +23,13 @@ __all__ = ["flag_listing"]
 _KINDS = {"tools": "tool", "commands": "command", "skills": "skill", "prompts": "prompt"}
 
 
-def flag_listing(listing: dict[str, list[dict[str, Any]]], strict: bool) -> list[Diagnostic]:
+def flag_listing(
+    listing: dict[str, list[dict[str, Any]]], strict: bool, roots: dict[Path, str] | None = None
+) -> list[Diagnostic]:
     """Check every entry of ``listing`` (``tools``, ``commands``, ``skills``, ``prompts``:
     dicts with ``name``, ``description``, and ``owner`` or ``path``); with ``strict``, a
-    flagged entry's description is replaced and ``withheld`` set."""
+    flagged entry's description is replaced and ``withheld`` set. A skill or prompt is the
+    package's whose folder (``roots``: each installed package's, its id) holds its file."""
     found: list[Diagnostic] = []
     for key, kind in _KINDS.items():
         for item in listing.get(key, []):
@@ -38,8 +41,16 @@ def flag_listing(listing: dict[str, list[dict[str, Any]]], strict: bool) -> list
             flags = model_text_flags(text)
             if not flags:
                 continue
-            found.append(flagged_text(kind, str(item["name"]), item.get("owner"), flags))
+            owner = item.get("owner") or _owner(item.get("path"), roots or {})
+            found.append(flagged_text(kind, str(item["name"]), owner, flags))
             if strict:
                 item["description"] = withheld(flags)
                 item["withheld"] = True
     return found
+
+
+def _owner(path: str | None, roots: dict[Path, str]) -> str | None:
+    if not path:
+        return None
+    held = Path(path)
+    return next((owner for root, owner in roots.items() if held.is_relative_to(root)), None)

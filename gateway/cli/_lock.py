@@ -47,8 +47,10 @@ def run_lock(args: argparse.Namespace, config: GatewayConfig) -> int:
     else:
         print(f"wrote {path}: {counted(len(ids), 'package')}")
         for package in sorted(lock.packages, key=lambda p: p.id):
-            version = package.version or "(no version: pinned by content)"
-            print(f"  {package.id} {version} ({package.source.kind})")
+            if package.version:
+                print(f"  {package.id} {package.version} ({package.source.kind})")
+            else:
+                print(f"  {package.id} ({package.source.kind}; no version: pinned by content)")
     return 0
 
 

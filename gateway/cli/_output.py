@@ -177,9 +177,19 @@ def print_run_diagnostics(
     others &= {d.package for d in diagnostics if d.severity is not Severity.INFO}
     if others:
         many = len(others) > 1
+        # An error is said as one: "have warnings" of a package that failed hid it.
+        failed = sorted(
+            str(d.package) for d in diagnostics
+            if d.package in others and d.severity is Severity.ERROR
+        )  # fmt: skip
+        failed = list(dict.fromkeys(failed))
+        what = "warnings"
+        if failed:
+            named = ", ".join(printable_line(p) for p in failed[:3])
+            what = f"warnings or errors (errors: {named}{', …' if len(failed) > 3 else ''})"
         print(
             f"{len(others)} other package{'s' if many else ''} {'have' if many else 'has'} "
-            "warnings: -v shows them (or gateway list, gateway status)",
+            f"{what}: -v shows them (or gateway list, gateway status)",
             file=sys.stderr,
         )
 

@@ -83,9 +83,8 @@ def _inspect(args: argparse.Namespace, config: GatewayConfig) -> int:
     if args.json:
         print_json(data)
         return 0
-    print(
-        f"{data['id']} {data['version']} — {data['ecosystem']} package, runtime {data['runtime']}"
-    )
+    named = " ".join(part for part in (data["id"], data["version"]) if part)  # no version: none
+    print(f"{named} — {data['ecosystem']} package, runtime {data['runtime']}")
     if data.get("description"):
         print(f"  {data['description']}")
     print(f"  at {data['root']}")

@@ -222,12 +222,12 @@ def _print(target: _Target, result: dict[str, Any], granting: list[str], several
         for name in sorted(_reopening(granted)):
             print(f"  {'granted':12} {name}")
         return
+    if not target.requested:  # said first, as the list's heading; the list names each grant
+        widens = any(name in _ANY or is_sandbox_grant(name) for name in granted)
+        print(f"{target.id} requests no permissions"
+              + (": what is granted widens its sandbox" if widens else ""))  # fmt: skip
     listed = [*target.grantable, *(p for p in granted if env_grant_name(p) or is_sandbox_grant(p))]
     for name in dict.fromkeys(listed):
         if name in target.requested or name in granted:
             state = "granted" if name in granted else "not granted"
             print(f"  {state:12} {name}{' (optional)' if name in target.optional else ''}")
-    if not target.requested:
-        extra = [name for name in granted if name in _ANY or is_sandbox_grant(name)]
-        widened = f"; its sandbox is widened by: {', '.join(extra)}" if extra else ""
-        print(f"{target.id} requests no permissions{widened}")

@@ -62,8 +62,9 @@ def run_update(args: argparse.Namespace, config: GatewayConfig) -> int:
     for result in results:
         check = result.check
         if result.report is None:
-            note = f" ({check.note})" if check.note else ""
-            print(f"{check.id}: up to date{note}")
+            # What `outdated` shows as `?`: nothing said newer, nothing known either.
+            print(f"{check.id}: not checked ({check.note})" if check.note else
+                  f"{check.id}: up to date")  # fmt: skip
             continue
         print(f"{check.id}: updated {short(check.current)} → {short(check.available or '')}")
         if result.trust_kept:

@@ -160,7 +160,8 @@ def _list(gateway: Gateway, as_json: bool, strict: bool, said: Said) -> None:
     # Imported here: only `list` checks what the model will read (its patterns: ~3 ms).
     from gateway.cli._flagged import flag_listing
 
-    shown = by_package([*said(), *flag_listing(listing, strict)])
+    roots = {status.package.record.path: status.id for status in gateway.packages}
+    shown = by_package([*said(), *flag_listing(listing, strict, roots)])
     diagnostics = [d.to_dict() for d in shown]
     preferred = read_preference(gateway.config)
     installed = {status.id for status in gateway.packages}

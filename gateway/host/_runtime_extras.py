@@ -38,8 +38,14 @@ def report_runtime(
         package = owner
         if names is not None and item.package is not None:
             package = names.owner(item.package, fresh)
+        hint = f"gateway logs {package}" if known.logs else None
         state.diagnostics.add(
-            known(f"{package}: {item.message}", package=package, contribution=item.contribution)
+            known(
+                f"{package}: {item.message}",
+                package=package,
+                contribution=item.contribution,
+                hint=hint,
+            )
         )
 
 

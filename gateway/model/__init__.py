@@ -72,6 +72,7 @@ if TYPE_CHECKING:
         Contribution,
         Dependency,
         Permission,
+        folder_name,
     )
     from gateway.model.discovery import (
         DiscoveredExtension,
@@ -208,6 +209,7 @@ _WHERE: dict[str, str] = {
     "dispatch": "gateway.model.events",
     "expand_prompt": "gateway.model.discovery",
     "fill_placeholders": "gateway.model.display",
+    "folder_name": "gateway.model.catalog",
     "load_extension_manifest": "gateway.model.manifest",
     "load_tool_manifest": "gateway.model.manifest",
     "make_tool": "gateway.model.registry",
@@ -308,6 +310,7 @@ __all__ = [
     "dispatch",
     "expand_prompt",
     "fill_placeholders",
+    "folder_name",
     "load_extension_manifest",
     "load_ranking",
     "load_tool_manifest",

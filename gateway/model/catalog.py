@@ -13,11 +13,15 @@ importing them: adding a runtime is adding an adapter. Everything here is plain 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gateway.base import Diagnostic, Severity
+
+_VERSION_FOLDER = re.compile(r"^[0-9a-f]{32}\Z")
+_INSTALLED_PARENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)-[0-9a-f]{8}\Z")
 
 __all__ = [
     "CONTRIBUTION_KINDS",
@@ -27,7 +31,19 @@ __all__ = [
     "Contribution",
     "Dependency",
     "Permission",
+    "folder_name",
 ]
+
+
+def folder_name(root: Path) -> str:
+    """The name of the folder a package is in, by which one without a name of its own is
+    named. An installed package's folder is a version folder, ``packages/<id>-<digest>/
+    <uuid>``: its name is the folder's it was installed from, which is its id there."""
+    installed = _INSTALLED_PARENT.match(root.parent.name)
+    if installed is not None and _VERSION_FOLDER.match(root.name):
+        return installed.group(1)
+    return root.name
+
 
 # The eleven kinds of the nanobot manifest, in its order (the strictest vocabulary).
 NANOBOT_CONTRIBUTION_KINDS: tuple[str, ...] = (
@@ -164,8 +180,9 @@ class CatalogEntry:
 
     @classmethod
     def named_after(cls, root: Path, ecosystem: str) -> CatalogEntry:
-        """An entry named after its folder, until the manifest says otherwise."""
-        name = root.name or ecosystem
+        """An entry named after its folder (``folder_name``), until the manifest says
+        otherwise."""
+        name = folder_name(root) or ecosystem
         return cls(id=name, name=name, version="", ecosystem=ecosystem, root=str(root))
 
     @property

@@ -190,7 +190,8 @@ def _staged(
     claim: Claim | None,
 ) -> Iterator[StagedInstall]:
     try:
-        fetched = fetch(source, staging, home=home, limits=limits, progress=progress)
+        fetched = fetch(source, staging, home=home, limits=limits, progress=progress,
+                        is_package=lambda root: inspector(root).ecosystem != "unknown")  # fmt: skip
         source = fetched.source  # git's URL#NAME may name a member, not a ref
         checkpoint("fetched")
         progress("verifying the files (links, special files, limits)")

@@ -16,6 +16,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,12 +27,14 @@ from gateway.base import Progress, no_progress
 from gateway.packages._extract import ExtractError, extract_tarball
 from gateway.packages._npm_policy import npm_policy
 from gateway.packages._tools import FetchError, run_tool
+from gateway.packages._trees import staged_root
 from gateway.packages._verify import InstallLimits, VerifyError
 from gateway.runtime import MIN_SIDECAR_NODE, find_node, npm_command
 
 __all__ = ["NpmSettings", "fetch_npm_tarball", "tarball_integrity"]
 
 _LOCKFILES = ("npm-shrinkwrap.json", "package-lock.json")
+_VERSION_SUFFIX = re.compile(r"-\d[A-Za-z0-9.+!_]*\Z")
 _DEPENDENCY_TABLES = ("dependencies", "optionalDependencies", "peerDependencies")
 
 
@@ -73,7 +76,13 @@ def _npm() -> list[str]:
 
 
 def _run(
-    npm: list[str], args: list[str], cwd: Path, settings: NpmSettings, what: str, staging: Path
+    npm: list[str],
+    args: list[str],
+    cwd: Path,
+    settings: NpmSettings,
+    what: str,
+    staging: Path,
+    progress: Progress = no_progress,
 ) -> str:
     settings.cache.mkdir(mode=0o700, parents=True, exist_ok=True)
     command = [*npm, *args, *settings.arguments()]
@@ -84,7 +93,7 @@ def _run(
     return run_tool(
         command, cwd, what, env=settings.environment(),
         policy=confined.policy if confined else None,
-        require=confined.required if confined else False,
+        require=confined.required if confined else False, waiting=progress,
     )  # fmt: skip
 
 
@@ -95,10 +104,12 @@ def fetch_npm_tarball(
     limits: InstallLimits,
     home: Path,
     progress: Progress = no_progress,
+    is_package: Callable[[Path], bool] | None = None,
 ) -> tuple[Path, str, str]:
-    """The package folder (``staging/package``), the tarball's name and its digest in npm's
-    ``dist.integrity`` form. npm runs only when there is something to pack or install
-    (finding it starts a Node)."""
+    """The package folder (``staging/package/NAME``), the tarball's name and its digest in
+    npm's ``dist.integrity`` form. npm runs only when there is something to pack or install
+    (finding it starts a Node); not for the dependencies of what ``is_package`` says is no
+    package (oh-my-til, an Obsidian plugin: 8 s of npm install, then refused)."""
     settings = NpmSettings.for_home(home)
     tarball = Path(spec).expanduser()
     if tarball.is_file():
@@ -108,16 +119,16 @@ def fetch_npm_tarball(
         # --loglevel=error, not --silent: a failure must carry npm's own reason.
         pack = ["pack", spec, "--ignore-scripts", "--loglevel=error",
                 "--pack-destination", str(staging)]  # fmt: skip
-        output = _run(npm, pack, staging, settings, f"npm pack {spec}", staging)
+        output = _run(npm, pack, staging, settings, f"npm pack {spec}", staging, progress)
         names = [line.strip() for line in output.splitlines() if line.strip().endswith(".tgz")]
         if not names:
             raise FetchError(f"npm pack {spec} produced no tarball")
         archive = staging / names[-1]
-    target = staging / "package"
     integrity = tarball_integrity(archive)
     progress(f"unpacking {archive.name}")
-    _unpack(archive, target, limits)
-    _install_dependencies(_npm, target, staging / "npm-install", settings, progress)
+    target = _unpack(archive, staging, limits)
+    if is_package is None or is_package(target):
+        _install_dependencies(_npm, target, staging / "npm-install", settings, progress)
     return target, archive.name, integrity
 
 
@@ -130,9 +141,11 @@ def tarball_integrity(archive: Path) -> str:
     return "sha512-" + base64.b64encode(digest.digest()).decode("ascii")
 
 
-def _unpack(archive: Path, target: Path, limits: InstallLimits) -> None:
-    """npm tarballs hold one top folder (``package/``)."""
-    with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
+def _unpack(archive: Path, staging: Path, limits: InstallLimits) -> Path:
+    """npm tarballs hold one top folder (``package/``), an sdist ``NAME-VERSION/``: the
+    package is staged by that name (an sdist's without its version; npm's by its
+    ``package.json`` name, unscoped), for a package named after its folder."""
+    with tempfile.TemporaryDirectory(dir=staging) as scratch:
         unpacked = Path(scratch) / "unpacked"
         try:
             extract_tarball(archive, unpacked, limits)
@@ -143,7 +156,16 @@ def _unpack(archive: Path, target: Path, limits: InstallLimits) -> None:
         tops = list(unpacked.iterdir())
         if len(tops) != 1 or not tops[0].is_dir():
             raise FetchError(f"{archive.name} is not an npm package tarball (one top folder)")
+        target = staged_root(staging, _top_name(tops[0]))
         os.replace(tops[0], target)
+    return target
+
+
+def _top_name(top: Path) -> str:
+    if top.name != "package":
+        return _VERSION_SUFFIX.sub("", top.name)  # an sdist's NAME-VERSION
+    name = (_read_manifest(top) or {}).get("name")
+    return name.rsplit("/", 1)[-1] if isinstance(name, str) else "package"
 
 
 def _read_manifest(root: Path) -> dict[str, Any] | None:
@@ -207,6 +229,6 @@ def _install_dependencies(
     verb = ["ci"] if locked else ["install", "--no-package-lock"]
     progress(f"installing the package's dependencies (npm {verb[0]})")
     _run(find_npm(), [*verb, *flags, "--loglevel=error"], work, settings,
-         "npm install of the package's dependencies", work.parent)  # fmt: skip
+         "npm install of the package's dependencies", work.parent, progress)  # fmt: skip
     if (work / "node_modules").is_dir():
         os.replace(work / "node_modules", bundled)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -15,7 +16,7 @@ from urllib.parse import urlsplit
 from gateway.base import Diagnostic, GatewayError, Progress, no_progress
 from gateway.packages._npm import fetch_npm_tarball
 from gateway.packages._tools import FetchError, run_tool
-from gateway.packages._trees import copy_tree, remove_tree
+from gateway.packages._trees import copy_tree, remove_tree, staged_root
 from gateway.packages._verify import InstallLimits
 
 __all__ = ["FetchError", "Fetched", "Source", "SourceError", "fetch", "parse_source"]
@@ -165,16 +166,18 @@ def fetch(
     home: Path,
     limits: InstallLimits | None = None,
     progress: Progress = no_progress,
+    is_package: Callable[[Path], bool] | None = None,
 ) -> Fetched:
     """Fill the empty folder ``staging`` with the package; returns where its root is.
 
     A local folder is copied and an npm tarball unpacked within ``limits`` (raising
     ``VerifyError`` at the first file over them); what git and npm write is checked by
-    ``verify_tree`` afterwards."""
+    ``verify_tree`` afterwards. An npm package that ``is_package`` says is none (of no
+    format: its install is refused) gets no dependencies installed."""
     limits = limits or InstallLimits()
     progress(f"fetching {source.describe()} ({source.kind})")
     if source.kind == "local":
-        target = staging / "package"
+        target = staged_root(staging, Path(source.location).name)
         try:
             copy_tree(Path(source.location), target, limits)
         except OSError as error:
@@ -183,13 +186,14 @@ def fetch(
     if source.kind == "git":
         return _fetch_git(source, staging)
     target, name, integrity = fetch_npm_tarball(
-        source.location, staging, limits=limits, home=home, progress=progress
-    )
+        source.location, staging, limits=limits, home=home, progress=progress,
+        is_package=is_package,
+    )  # fmt: skip
     return Fetched(source, target, name, integrity)
 
 
 def _fetch_git(source: Source, staging: Path) -> Fetched:
-    target = staging / "package"
+    target = staged_root(staging, _repository_name(source.location))
     hardening = ["-c", "core.hooksPath=/dev/null", "-c", "credential.helper=",
                  "-c", "protocol.ext.allow=never", "-c", "protocol.file.allow=user"]  # fmt: skip
     location = source.location
@@ -214,6 +218,12 @@ def _fetch_git(source: Source, staging: Path) -> Fetched:
     )
     remove_tree(target / ".git")
     return Fetched(source, target, commit, ref_as_member=as_member)
+
+
+def _repository_name(location: str) -> str:
+    """``https://host/owner/notes.git`` → ``notes``; a path's last folder."""
+    last = location.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    return last.removesuffix(".git")
 
 
 def _resolve_ref(repository: Path, ref: str, hardening: list[str]) -> str:

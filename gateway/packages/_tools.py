@@ -5,7 +5,7 @@ fails."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from gateway.base import GatewayError
@@ -41,12 +41,14 @@ def run_tool(
     timeout: float | None = None,
     policy: SandboxPolicy | None = None,
     require: bool = False,
+    waiting: Callable[[str], None] | None = None,
 ) -> str:
-    """The tool's stdout; ``FetchError`` naming what failed, with its error lines."""
+    """The tool's stdout; ``FetchError`` naming what failed, with its error lines;
+    ``waiting`` is told when it runs long (``gateway.runtime.run_tool``)."""
     try:
         return _run(
             command, cwd, what, env=tool_environment(env), timeout=timeout, policy=policy,
-            require=require,
+            require=require, waiting=waiting,
         )  # fmt: skip
     except NpmError as error:
         raise FetchError(str(error)) from None

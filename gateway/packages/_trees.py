@@ -11,15 +11,30 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from gateway.packages._verify import InstallLimits, VerifyError
 
-__all__ = ["Budget", "copy_tree", "file_mode", "remove_tree"]
+__all__ = ["Budget", "copy_tree", "file_mode", "remove_tree", "staged_root"]
 
 _CHUNK = 1024 * 1024
+
+
+_FOLDER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
+
+
+def staged_root(staging: Path, name: str) -> Path:
+    """Where a fetched package is staged: ``staging/package/NAME``, named as its source
+    names it (the folder, the repository, a tarball's top folder), since a package without
+    a name of its own (a folder of skills, a Codex plugin without ``name``) is named after
+    its folder — never after the staging folder. The parent is made; a name that is not
+    one plain folder name is ``package``."""
+    parent = staging / "package"
+    parent.mkdir(mode=0o700, exist_ok=True)
+    return parent / (name if _FOLDER_NAME.match(name) and name not in (".", "..") else "package")
 
 
 def file_mode(mode: int) -> int:

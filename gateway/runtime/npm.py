@@ -19,7 +19,7 @@ import os
 import re
 import subprocess
 import urllib.parse
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from gateway.base import GatewayError
@@ -66,6 +66,8 @@ _NPM_NOISE = re.compile(
     r"^(?:npm error|npm ERR!)(?:\s*| \d{3}| [{}]| (?:errno|syscall) \S+|\s{2,}(?:at\s.*|\w+: .*))$"
 )
 _UNREACHABLE = ("ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EAI_AGAIN", "EHOSTUNREACH")
+WAIT_WORD = 10.0
+"""Seconds npm or git runs before the install says it is still waiting, and for what."""
 _PROXIES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 
 
@@ -130,10 +132,12 @@ def run_tool(
     timeout: float | None = None,
     policy: SandboxPolicy | None = None,
     require: bool = False,
+    waiting: Callable[[str], None] | None = None,
 ) -> str:
     """Run npm or git without a terminal in its own session (confined by ``policy`` when
     one is given; with ``require``, not at all where the kernel cannot enforce all of it);
-    its stdout, or ``NpmError``."""
+    its stdout, or ``NpmError``. ``waiting`` is told, once, when it has run ``WAIT_WORD``
+    seconds: a dead proxy costs npm a minute of retries, said nothing meanwhile."""
     timeout = npm_timeout() if timeout is None else timeout
     environment = dict(env) if env is not None else npm_environment()
     pipe, quiet = subprocess.PIPE, subprocess.DEVNULL
@@ -152,7 +156,7 @@ def run_tool(
     except (SandboxError, SandboxUnavailable) as error:
         raise NpmError(f"{what}: it could not be confined: {error}") from None
     try:
-        out, err = process.communicate(timeout=timeout)
+        out, err = _communicate(process, timeout, waiting, what, environment)
     except subprocess.TimeoutExpired:
         # npm's own children (git, a proxy agent) share its group and hold the pipes.
         kill_group(process.pid)
@@ -177,11 +181,29 @@ def run_tool(
     return stdout
 
 
-def _proxy_hint(tool: str, lines: list[str], environment: Mapping[str, str]) -> list[str]:
-    """When npm could not connect and a proxy variable is set, the line that names it (its
-    address only: a proxy URL may hold a password) and what to do."""
-    if not any(code in line for line in lines for code in _UNREACHABLE):
-        return []
+def _communicate(
+    process: subprocess.Popen[bytes],
+    timeout: float,
+    waiting: Callable[[str], None] | None,
+    what: str,
+    environment: Mapping[str, str],
+) -> tuple[bytes, bytes]:
+    if waiting is None or timeout <= WAIT_WORD:
+        return process.communicate(timeout=timeout)
+    try:
+        return process.communicate(timeout=WAIT_WORD)
+    except subprocess.TimeoutExpired:
+        proxy = _proxy(environment)
+        through = (
+            f", through the proxy {proxy[0]}={proxy[1]} from your environment" if proxy else ""
+        )
+        waiting(f"still waiting for {what} after {WAIT_WORD:g} s{through} (stopped after "
+                f"{timeout:g} s; {_TIMEOUT_VARIABLE} sets the limit)")  # fmt: skip
+        return process.communicate(timeout=timeout - WAIT_WORD)
+
+
+def _proxy(environment: Mapping[str, str]) -> tuple[str, str] | None:
+    """The proxy variable set and its address only (a proxy URL may hold a password)."""
     for name in _PROXIES:
         if environment.get(name):
             parts = urllib.parse.urlsplit(environment[name])
@@ -190,11 +212,23 @@ def _proxy_hint(tool: str, lines: list[str], environment: Mapping[str, str]) -> 
             except ValueError:  # not a number
                 port = ""
             address = f"{parts.scheme}://{parts.hostname}{port}" if parts.hostname else "(unparsed)"
-            return [
-                f"hint: {tool} went through the proxy {name}={address} (from your environment): "
-                f"check that it runs, or unset {name}"
-            ]
-    return []
+            return name, address
+    return None
+
+
+def _proxy_hint(tool: str, lines: list[str], environment: Mapping[str, str]) -> list[str]:
+    """When npm could not connect and a proxy variable is set, the line that names it and
+    what to do."""
+    if not any(code in line for line in lines for code in _UNREACHABLE):
+        return []
+    proxy = _proxy(environment)
+    if proxy is None:
+        return []
+    name, address = proxy
+    return [
+        f"hint: {tool} went through the proxy {name}={address} (from your environment): "
+        f"check that it runs, or unset {name}"
+    ]
 
 
 def _text(data: bytes) -> str:

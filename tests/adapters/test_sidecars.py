@@ -171,7 +171,12 @@ def test_setup_installs_the_openclaw_set_only_when_asked_for_and_keeps_it(
     summary = _sidecars.setup_step(progress.append, home)
     assert (where / "node_modules" / "local-dep").exists()
     assert not (where / "node_modules" / "openclaw").exists()
-    assert summary.endswith("(the OpenClaw SDK is not: `gateway setup --openclaw` adds it)")
+    # What `--openclaw` adds is said once: in the step, with its size, not again at the end.
+    assert summary.endswith(" (without the OpenClaw SDK)")
+    assert [line for line in [*progress, summary] if "gateway setup --openclaw" in line] == [
+        "the OpenClaw SDK, for OpenClaw plugins, is not installed: `gateway setup --openclaw` "
+        "adds it: size not measured for this lockfile"
+    ]
     assert "installing the Pi and Nu runtimes: size not measured for this lockfile" in progress
     summary = _sidecars.setup_step(progress.append, home, frozenset({"openclaw"}))
     assert summary == f"Node sidecar: modules installed in {where} (with the OpenClaw SDK)"

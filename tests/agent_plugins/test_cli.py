@@ -51,6 +51,8 @@ def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("42")
     assert "agent_plugins.server_failed" in done.stderr and "'broken'" in done.stderr
+    # Its reason is in the server's stderr ("Connection closed" says nothing): the log's command.
+    assert "  hint: gateway logs demo-plugin\n" in done.stderr, done.stderr
 
     error = cli(home, "call", "mcp_demo-plugin--calc_echo", '{"text": "x", "fail": true}',
                 *ws, env=env)  # fmt: skip

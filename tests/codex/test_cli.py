@@ -47,3 +47,21 @@ def test_a_codex_plugin_runs_its_mcp_tool_and_shows_its_skill(tmp_path: Path) ->
     done = cli(home, "call", "mcp__calc__add", '{"a": 20, "b": 22}', *ws, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("42")
+
+
+def test_a_codex_plugin_without_a_name_namespaces_its_skills_by_its_folder(
+    tmp_path: Path,
+) -> None:
+    """Codex names a plugin without `name` by its folder; installed, the folder read was the
+    version folder, and the skill was listed as `512cd104830e420aa427aa99b8b83888:tidy`."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    source = tmp_path / "src" / "notes-unnamed"
+    shutil.copytree(FIXTURE / "skills", source / "skills")
+    (source / ".codex-plugin").mkdir()
+    (source / ".codex-plugin" / "plugin.json").write_text('{"version": "1.0.0"}')
+    assert cli_json(home, "install", str(source))["id"] == "notes-unnamed"
+    cli_json(home, "trust", "notes-unnamed")
+    cli_json(home, "enable", "notes-unnamed")
+    skills = [s["name"] for s in cli_json(home, "list", "--workspace", str(project))["skills"]]
+    assert skills == ["notes-unnamed:tidy"], skills

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from gateway.base import Diagnostic, Severity
+from gateway.cli._output import print_run_diagnostics
 from tests.gateway.test_cli import gateway, ws
 
 
@@ -28,6 +30,20 @@ def test_other_packages_warnings_are_one_line(crowded, verb) -> None:
     assert "broken1" not in done.stderr and "broken2" not in done.stderr
     assert done.stderr.splitlines() == [
         "2 other packages have warnings: -v shows them (or gateway list, gateway status)"
+    ]
+
+
+def test_other_packages_errors_are_said_as_errors_and_named(capsys) -> None:
+    """Ten packages with warnings, three of them an MCP server that did not start: the line
+    said "10 other packages have warnings", the errors hidden among them."""
+    said = [Diagnostic("package.model_instructions", Severity.WARNING, "flagged", package=f"pi{i}")
+            for i in range(7)]  # fmt: skip
+    said += [Diagnostic("home.unusable", Severity.ERROR, "failed",
+                        package=name) for name in ("notes-ext", "demo-plugin", "notes")]  # fmt: skip
+    print_run_diagnostics(said, "glossary", quiet=False, verbose=False)
+    assert capsys.readouterr().err.splitlines() == [
+        "10 other packages have warnings or errors (errors: demo-plugin, notes, notes-ext): -v "
+        "shows them (or gateway list, gateway status)"
     ]
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from adapters import inspect_package
+from gateway.base import Severity
 from tests.adapters._helpers import assert_well_formed, codes, errors, messages, names, write_tree
 
 # Shaped like the real @aliou/pi-processes package.json (0.13.x), trimmed.
@@ -289,7 +290,10 @@ def test_pi_unknown_manifest_key_is_noted(tmp_path: Path) -> None:
     ]
 
 
-def test_pi_host_package_in_dependencies_is_flagged(tmp_path: Path) -> None:
+def test_pi_host_package_in_dependencies_is_a_note_not_a_warning(tmp_path: Path) -> None:
+    """pi-web-access lists typebox in dependencies: the host's copy is loaded all the same,
+    and the user who installs it can do nothing about its author's package.json (it was a
+    warning telling the user to edit peerDependencies)."""
     package = {
         "name": "p",
         "pi": {"extensions": ["index.ts"]},
@@ -297,8 +301,11 @@ def test_pi_host_package_in_dependencies_is_flagged(tmp_path: Path) -> None:
     }
     entry = inspect_package(write_tree(tmp_path, {"package.json": package, "index.ts": ""}))
     assert messages(entry, "pi.host_package_bundled") == [
-        'package.json: @mariozechner/pi-tui is a Pi host package; list it in peerDependencies as "*"'
+        "package.json: @mariozechner/pi-tui, a Pi host package, is among its dependencies: the "
+        "host's copy is loaded in its place, as Pi does (for its author: peerDependencies)"
     ]
+    (bundled,) = [d for d in entry.diagnostics if d.code == "pi.host_package_bundled"]
+    assert bundled.severity is Severity.INFO
 
 
 def test_pi_bad_dependency_table_is_a_warning(tmp_path: Path) -> None:

@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 
 from gateway.store import StateStore
-from tests.gateway.packages._helpers import REPO, git, install_from, make_ready, nanobot, recorded
+from tests.gateway.packages._helpers import (
+    REPO,
+    git,
+    install_from,
+    make_ready,
+    nanobot,
+    nimlet,
+    recorded,
+)
 
 PERMISSION = "workspace.read"
 TARBALL = REPO / "tests" / "fixtures" / "npm" / "pi-aliases-1.0.7.tgz"
@@ -112,6 +120,15 @@ def test_lock_is_written_to_the_current_folder_by_default(source_home: Path, gw)
     written = _json(gw, source_home, "lock")
     assert Path(written["lockfile"]) == source_home.parent / "user" / "gateway.lock"
     assert Path(written["lockfile"]).is_file()
+
+
+def test_lock_says_a_package_without_a_version_once_with_its_source(tmp_path: Path, gw) -> None:
+    """Each line is `ID VERSION (KIND)`; one without a version said `(no version: pinned by
+    content) (local)`, two parentheses one after the other."""
+    home = tmp_path / "home"
+    install_from(home, nimlet(tmp_path / "ext", "unversioned", tmp_path / "marker"))
+    shown = gw(home, "lock", "--out", str(tmp_path / "gateway.lock"), code=0).stdout
+    assert "  unversioned (local; no version: pinned by content)\n" in shown, shown
 
 
 def test_lock_records_the_config_digest_never_its_content(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gateway.packages import InstallError
-from gateway.runtime import npm_environment
+from gateway.runtime import npm, npm_environment
 from tests.gateway.packages._helpers import install_from
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is needed")
@@ -209,6 +209,25 @@ def test_a_timeout_says_what_timed_out(
     message = _refusal(tmp_path / "gw", "slow-pkg")
     assert "npm pack slow-pkg timed out after 3 s" in message
     assert "GATEWAY_NPM_TIMEOUT" in message
+
+
+def test_npm_that_runs_long_is_said_with_the_proxy_it_goes_through(
+    user: Path, silent_registry: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dead proxy costs npm a minute of retries (HTTPS_PROXY=http://127.0.0.1:9: ~70 s),
+    and the install said nothing after `fetching` meanwhile."""
+    (user / ".npmrc").write_text("registry=http://registry.test/\n")  # never resolved
+    monkeypatch.setenv("HTTP_PROXY", f"http://someone:s3cret@127.0.0.1:{silent_registry}")
+    monkeypatch.setenv("GATEWAY_NPM_TIMEOUT", "4")
+    monkeypatch.setattr(npm, "WAIT_WORD", 0.5, raising=False)
+    said: list[str] = []
+    with pytest.raises(InstallError):
+        install_from(tmp_path / "gw", "slow-pkg", kind="npm", progress=said.append)
+    assert said[1:] == [
+        "still waiting for npm pack slow-pkg after 0.5 s, through the proxy "
+        f"HTTP_PROXY=http://127.0.0.1:{silent_registry} from your environment (stopped after "
+        "4 s; GATEWAY_NPM_TIMEOUT sets the limit)"
+    ], said
 
 
 def test_npm_environment_has_the_network_settings_and_nothing_else() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.gateway.packages._helpers import nanobot
+from tests.gateway.packages._helpers import nanobot, pi
 
 
 def test_shown_permissions_end_with_the_command_that_grants_the_missing_ones(
@@ -26,3 +26,17 @@ def test_shown_permissions_end_with_the_command_that_grants_the_missing_ones(
     )
     assert run_cli(home, "permissions", "two", "workspace.read").returncode == 0
     assert "grant:" not in run_cli(home, "permissions", "two").stdout  # nothing left to grant
+
+
+def test_a_package_that_requests_nothing_is_said_so_first_and_its_grants_once(
+    tmp_path: Path, run_cli
+) -> None:
+    """pi-web-access granted network printed `granted network`, then `pi-web-access
+    requests no permissions; its sandbox is widened by: network` below it."""
+    home = tmp_path / "home"
+    assert run_cli(home, "install", str(pi(tmp_path / "web", "web"))).returncode == 0
+    assert run_cli(home, "permissions", "web", "network").returncode == 0
+    assert run_cli(home, "permissions", "web").stdout.splitlines() == [
+        "web requests no permissions: what is granted widens its sandbox",
+        "  granted      network",
+    ]

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import tarfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -447,3 +448,25 @@ def test_npm_does_not_start_unconfined_when_the_sandbox_is_required(
     assert "npm pack loose-pkg@1.0.0: it could not be confined: the sandbox is required" in str(
         raised.value
     )
+
+
+def test_an_npm_tarball_of_no_format_is_refused_before_its_dependencies_are_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """oh-my-til (an Obsidian plugin on npm) had its dependencies installed — 8 s of npm —
+    before it was refused as no package of any format."""
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # npm would fail there
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+    folder = write_tree(tmp_path / "src" / "package", {
+        "package.json": {"name": "obsidian-notes", "version": "1.0.0",
+                         "dependencies": {"left-pad": "1.3.0"}},
+        "main.js": "module.exports = {};\n", "manifest.json": {"id": "notes"},
+    })  # fmt: skip
+    archive = tmp_path / "obsidian-notes-1.0.0.tgz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(folder, arcname="package")
+    said: list[str] = []
+    with pytest.raises(InstallError) as refused:
+        install_from(tmp_path / "home", archive, kind="npm", progress=said.append)
+    assert [d.code for d in refused.value.diagnostics] == ["package.not_detected"], said
+    assert not [step for step in said if "dependencies" in step], said

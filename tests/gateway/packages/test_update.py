@@ -67,6 +67,15 @@ def test_plain_outdated_and_update_show_short_hashes(home: Path, source: Path, r
     )
 
 
+def test_a_package_whose_source_cannot_be_checked_is_not_said_to_be_up_to_date(
+    home: Path, source: Path, run_cli
+) -> None:
+    """``outdated`` shows `?` and the reason; ``update`` said `up to date (…)` of it."""
+    source.rename(source.with_name("moved"))
+    updated = run_cli(home, "update", PACKAGE).stdout
+    assert updated == f"{PACKAGE}: not checked ({source} is gone)\n", updated
+
+
 def test_an_update_whose_permissions_did_not_grow_keeps_trust(home: Path, source: Path, gw) -> None:
     (source / "notes.txt").write_text("new")
     (result,) = gw(home, "update", PACKAGE)["packages"]

@@ -104,7 +104,8 @@ def test_folder_without_package_metadata_is_refused(tmp_path: Path) -> None:
     source = write_tree(tmp_path / "src", {"README.txt": "just a folder", "main.py": "print(1)"})
     with pytest.raises(
         InstallError,
-        match="no nimlet, Nu, nanobot, Pi, OpenClaw, Agent Plugin or Claude Code plugin metadata",
+        match="no nimlet, Nu, nanobot, Pi, OpenClaw, Agent Plugin, Claude Code plugin, Codex "
+        "plugin or Gemini CLI extension metadata",
     ) as err:
         install_from(tmp_path / "home", source)
     assert [d.code for d in err.value.diagnostics] == ["package.not_detected"]
