@@ -115,11 +115,11 @@ def test_cli_the_openclaw_hook_rewrites_the_agent_plugins_mcp_call(workspace: Wo
 
 
 def test_cli_the_claude_code_hook_blocks_the_pi_tool(workspace: Workspace) -> None:
+    """The control — the same tool with another title goes through — is made in the served
+    session below (one one-shot ``call`` fewer: each starts the packages' runtimes)."""
     code, result = workspace.call("open_ticket", {"title": "prod database down"})
     assert code == 1 and result["blocked"] is True
     assert "production incidents go through the on-call runbook" in result["content"]
-    allowed, ticket = workspace.call("open_ticket", {"title": "cache bug"})
-    assert allowed == 0 and ticket["content"].startswith("ticket opened: cache bug")
 
 
 async def test_serve_mcp_carries_both_hooks_to_another_host(workspace: Workspace) -> None:
@@ -136,7 +136,11 @@ async def test_serve_mcp_carries_both_hooks_to_another_host(workspace: Workspace
             await session.initialize()
             defined = await session.call_tool("mcp_glossary_define", {"term": " HOOK"})
             blocked = await session.call_tool("open_ticket", {"title": "Prod outage"})
+            allowed = await session.call_tool("open_ticket", {"title": "cache bug"})
     assert not defined.is_error
     assert defined.content[0].text.startswith("hook: Code that runs")  # type: ignore[union-attr]
     assert blocked.is_error
     assert "on-call runbook" in blocked.content[0].text  # type: ignore[union-attr]
+    # The control of the blocking hook: only production incidents are refused.
+    assert not allowed.is_error
+    assert allowed.content[0].text.startswith("ticket opened: cache bug")  # type: ignore[union-attr]
