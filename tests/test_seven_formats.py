@@ -6,8 +6,12 @@ rewrites an Agent Plugin's MCP tool call. (The Python API drives the same worksp
 
 The command line runs in this process (tests/_cli.py): the home's set-up, and each ``list``
 and ``call`` under test, which start the packages' runtimes, sidecars and plugin hosts as
-real child processes and end with them. The served gateway is a process of its own, the
-child its MCP client speaks to over stdio."""
+real child processes and end with them. So does ``gateway serve --mcp``
+(tests/serve/_here.serve_here: the CLI's options, the product's ``serve_mcp``, each message
+framed as the JSON line a process writes on stdout): a ``python -m gateway serve`` process
+imported the MCP SDK's server again (~1.4 s of CPU) for what this test proves, the hooks
+carried to another host. The served process over real stdio pipes, against the examples'
+workspace, is tests/serve/test_mcp.py's ``test_the_example_workspace_as_one_mcp_server``."""
 
 from __future__ import annotations
 
@@ -15,21 +19,18 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from adapters.pi import find_node, sidecar_ready
 from tests._cli import run_here
+from tests.serve._here import serve_here
 
 REPO = Path(__file__).resolve().parents[1]
-GATEWAY = [sys.executable, "-m", "gateway"]
 PACKAGES = ("acme-review", "house-style", "nu-changelog", "glossary", "ticket-policy")
 IDS = ("acme.review", "house-style", "nu-changelog", "glossary", "ticket-policy")
 
@@ -115,28 +116,24 @@ def test_cli_the_openclaw_hook_rewrites_the_agent_plugins_mcp_call(workspace: Wo
 
 
 def test_cli_the_claude_code_hook_blocks_the_pi_tool(workspace: Workspace) -> None:
+    """The control — the same tool with another title goes through — is made in the served
+    session below (one one-shot ``call`` fewer: each starts the packages' runtimes)."""
     code, result = workspace.call("open_ticket", {"title": "prod database down"})
     assert code == 1 and result["blocked"] is True
     assert "production incidents go through the on-call runbook" in result["content"]
-    allowed, ticket = workspace.call("open_ticket", {"title": "cache bug"})
-    assert allowed == 0 and ticket["content"].startswith("ticket opened: cache bug")
 
 
 async def test_serve_mcp_carries_both_hooks_to_another_host(workspace: Workspace) -> None:
-    params = StdioServerParameters(
-        command=GATEWAY[0],
-        args=[*GATEWAY[1:], "serve", "--mcp", "--workspace", str(workspace.root), "--trust"],
-        env=workspace.env,
-    )
-    with open(os.devnull, "w") as errors:
-        async with (
-            stdio_client(params, errlog=errors) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            defined = await session.call_tool("mcp_glossary_define", {"term": " HOOK"})
-            blocked = await session.call_tool("open_ticket", {"title": "Prod outage"})
+    args = ["--workspace", str(workspace.root), "--trust"]
+    errors = Path(os.devnull)
+    async with serve_here(args, env=workspace.env, cwd=Path.cwd(), errlog=errors) as session:
+        defined = await session.call_tool("mcp_glossary_define", {"term": " HOOK"})
+        blocked = await session.call_tool("open_ticket", {"title": "Prod outage"})
+        allowed = await session.call_tool("open_ticket", {"title": "cache bug"})
     assert not defined.is_error
     assert defined.content[0].text.startswith("hook: Code that runs")  # type: ignore[union-attr]
     assert blocked.is_error
     assert "on-call runbook" in blocked.content[0].text  # type: ignore[union-attr]
+    # The control of the blocking hook: only production incidents are refused.
+    assert not allowed.is_error
+    assert allowed.content[0].text.startswith("ticket opened: cache bug")  # type: ignore[union-attr]

@@ -322,18 +322,20 @@ def policy_for_entry(
     )
 
 
-def _beneath(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+def _beneath(path: str, folder: str) -> bool:
+    """Both resolved (absolute, no ``..``, no trailing slash but ``/``): compared as text,
+    not as ``Path.parents``, which built a path per parent for each of ~50 rules."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def exposed_paths(policy: SandboxPolicy, protected: Iterable[Path]) -> list[Path]:
     """Protected paths some rule of ``policy`` reaches anyway: e.g. a workspace that
     contains ``GATEWAY_HOME``, or a package installed under the user's home with the home
     itself granted. Rules follow symlinks, so both sides are compared resolved."""
-    allowed = [Path(os.path.realpath(p)) for p in (*policy.read, *policy.execute, *policy.write)]
+    allowed = [os.path.realpath(p) for p in (*policy.read, *policy.execute, *policy.write)]
     exposed = []
     for path in protected:
-        real = Path(os.path.realpath(path))
+        real = os.path.realpath(path)
         if any(_beneath(real, folder) for folder in allowed):
             exposed.append(path)
     return exposed

@@ -73,6 +73,16 @@ class NamespacePlan:
         )
 
 
+def _beneath(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or inside it; both absolute and normalised (``abspath``)."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _inside(path: str, folder: str) -> bool:
+    """``path`` is strictly inside ``folder`` (``folder in Path(path).parents``)."""
+    return path != folder and _beneath(path, folder)
+
+
 def private_tmp_plan(
     private: Path | None, named: Iterable[Path], writable: Iterable[Path]
 ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
@@ -84,29 +94,29 @@ def private_tmp_plan(
     temp folder is therefore covered only when everything named beneath it may be written
     anyway (the package's own folders); a temp folder holding anything else the policy
     names — a workspace in ``/tmp``, a package installed there, ``/`` granted — stays as
-    it is, and writes there are refused as before."""
+    it is, and writes there are refused as before.
+
+    Run at every confined start, over the ~50 paths of a policy: compared as text (through
+    ``Path.parents`` it was ~4 ms of CPU per start, most of ``spawn_confined``'s own)."""
     if private is None:
         return (), ()
-    paths = {Path(os.path.abspath(p)) for p in named}
-    open_paths = [Path(os.path.abspath(p)) for p in writable]
-
-    def beneath(path: Path, folder: Path) -> bool:
-        return path == folder or folder in path.parents
-
-    covered = []
-    for folder in TMP_FOLDERS:
-        if not folder.is_dir() or folder.is_symlink():
+    paths = {os.path.abspath(p) for p in named}
+    open_paths = [os.path.abspath(p) for p in writable]
+    covered: list[str] = []
+    for candidate in TMP_FOLDERS:
+        if not candidate.is_dir() or candidate.is_symlink():
             continue
-        inside = [p for p in paths if beneath(folder, p) or folder in p.parents]
-        if all(folder in p.parents and any(beneath(p, w) for w in open_paths) for p in inside):
+        folder = str(candidate)
+        inside = [p for p in paths if _beneath(folder, p) or _inside(p, folder)]
+        if all(_inside(p, folder) and any(_beneath(p, w) for w in open_paths) for p in inside):
             covered.append(folder)
-    keep: list[Path] = []
-    for path in sorted(paths, key=lambda p: len(p.parts)):
-        if not any(folder in path.parents for folder in covered):
+    keep: list[str] = []
+    for path in sorted(paths, key=lambda p: (p.rstrip("/").count("/"), p)):  # shallowest first
+        if not any(_inside(path, folder) for folder in covered):
             continue
-        if not any(beneath(path, kept) for kept in keep):
+        if not any(_beneath(path, kept) for kept in keep):
             keep.append(path)
-    return tuple(covered), tuple(keep)
+    return tuple(Path(f) for f in covered), tuple(Path(p) for p in keep)
 
 
 def enter_namespaces(plan: NamespacePlan, *, user_namespace: bool = False) -> int | None:

@@ -4,13 +4,14 @@ time), installed through the gateway's npm source, gated, and run in the sidecar
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from adapters.pi import plan_pi
-from gateway import open_gateway
+from gateway import Gateway, open_gateway
 from gateway.model import LaunchSpec, ToolOutcome
 from gateway.wire import (
     ExtensionProcess,
@@ -36,8 +37,8 @@ REAL = [
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Installed once for the module (installs are the slow part; each test opens its own
-    gateway on a copy of the state so sessions do not mix)."""
+    """Installed once for the module (installs are the slow part): the module's gateway and
+    the test that needs a workspace of its own open gateways on it."""
     base = tmp_path_factory.mktemp("real")
     home = base / "home" / ".gateway"
     for name in REAL:
@@ -60,48 +61,68 @@ def gateway_args(installed: dict[str, Path], tmp_path: Path) -> dict[str, Any]:
     return {"workspace": root, "trust": True, "config": _config(installed, tmp_path)}
 
 
-async def test_all_real_packages_load_with_their_contributions(gateway_args: dict) -> None:
-    async with open_gateway(**gateway_args) as gateway:
-        owners = {t.name: t.owner for t in gateway.tools()}
-        assert owners["process"] == "@aliou/pi-processes"
-        commands = {c.name: c.owner for c in gateway.registry.commands()}
-        assert commands["clear"] == commands["exit"] == "pi-aliases"
-        assert {"ps", "ps:kill", "ps:logs"} <= set(commands)
-        assert commands["pi-mermaid"] == "pi-mermaid"
-        assert {"chain-prompts", "prompt-tool"} <= set(commands)
-        errors = [d for d in gateway.diagnostics if d.severity.value == "error"]
-        assert errors == []
-        by_package: dict[str, set[str]] = {}
-        for d in gateway.diagnostics:
-            if d.code in ("pi.unsupported_api", "pi.event_unmapped"):
-                by_package.setdefault(d.package or "", set()).add(d.message.split(": ", 1)[1])
-        # What they cannot do headless is reported, naming the API or event.
-        assert any("registerMessageRenderer" in m for m in by_package["pi-mermaid"])
-        assert any('"model_select"' in m for m in by_package["pi-prompt-template-model"])
-        # input / before_agent_start run now (events.extended): subscribed, not unmapped.
-        assert "pi-mermaid" in {h.owner for h in gateway.registry.hooks("input")}
-        assert "pi-prompt-template-model" in {
-            h.owner for h in gateway.registry.hooks("before_agent_start")
-        }
-        assert not any(
-            '"input"' in m or '"before_agent_start"' in m
-            for messages in by_package.values()
-            for m in messages
-        )
-        assert any("registerMessageRenderer" in m for m in by_package["@aliou/pi-processes"])
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
 
 
-async def test_pi_aliases_commands_map_to_host_actions(gateway_args: dict) -> None:
-    async with open_gateway(**gateway_args) as gateway:
-        clear = await gateway.run_command("clear")
-        assert clear.message == "[pi] new session requested"
-        leave = await gateway.run_command("exit")
-        assert leave.message == "[pi] shutdown requested"
-        # host.actions: the embedding agent sees what was asked for.
-        assert gateway.requested_actions == [
-            ("pi-aliases", "new_session"),
-            ("pi-aliases", "shutdown"),
-        ]
+@pytest.fixture(scope="module")
+async def gateway(
+    installed: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Gateway]:
+    """One gateway for the tests that read what loading registered and reported, run the
+    aliases' commands, and run a session's handlers: the four packages' first start (each
+    compiled then: ~7 s of CPU) and their sidecars are shared. Each test reads only what its
+    own calls added (the requested actions after its commands); a session's handlers
+    failing anywhere in the module fails the session test. The processes tool and the
+    background blocker open their own: their workspace has a settings file."""
+    root = tmp_path_factory.mktemp("ws")
+    config = _config(installed, root)
+    async with open_gateway(root, trust=True, config=config) as opened:
+        yield opened
+
+
+async def test_all_real_packages_load_with_their_contributions(gateway: Gateway) -> None:
+    owners = {t.name: t.owner for t in gateway.tools()}
+    assert owners["process"] == "@aliou/pi-processes"
+    commands = {c.name: c.owner for c in gateway.registry.commands()}
+    assert commands["clear"] == commands["exit"] == "pi-aliases"
+    assert {"ps", "ps:kill", "ps:logs"} <= set(commands)
+    assert commands["pi-mermaid"] == "pi-mermaid"
+    assert {"chain-prompts", "prompt-tool"} <= set(commands)
+    errors = [d for d in gateway.diagnostics if d.severity.value == "error"]
+    assert errors == []
+    by_package: dict[str, set[str]] = {}
+    for d in gateway.diagnostics:
+        if d.code in ("pi.unsupported_api", "pi.event_unmapped"):
+            by_package.setdefault(d.package or "", set()).add(d.message.split(": ", 1)[1])
+    # What they cannot do headless is reported, naming the API or event.
+    assert any("registerMessageRenderer" in m for m in by_package["pi-mermaid"])
+    assert any('"model_select"' in m for m in by_package["pi-prompt-template-model"])
+    # input / before_agent_start run now (events.extended): subscribed, not unmapped.
+    assert "pi-mermaid" in {h.owner for h in gateway.registry.hooks("input")}
+    assert "pi-prompt-template-model" in {
+        h.owner for h in gateway.registry.hooks("before_agent_start")
+    }
+    assert not any(
+        '"input"' in m or '"before_agent_start"' in m
+        for messages in by_package.values()
+        for m in messages
+    )
+    assert any("registerMessageRenderer" in m for m in by_package["@aliou/pi-processes"])
+
+
+async def test_pi_aliases_commands_map_to_host_actions(gateway: Gateway) -> None:
+    before = len(gateway.requested_actions)
+    clear = await gateway.run_command("clear")
+    assert clear.message == "[pi] new session requested"
+    leave = await gateway.run_command("exit")
+    assert leave.message == "[pi] shutdown requested"
+    # host.actions: the embedding agent sees what was asked for.
+    assert gateway.requested_actions[before:] == [
+        ("pi-aliases", "new_session"),
+        ("pi-aliases", "shutdown"),
+    ]
 
 
 async def test_pi_processes_tool_and_bash_background_hook(gateway_args: dict) -> None:
@@ -132,14 +153,26 @@ async def test_pi_processes_tool_and_bash_background_hook(gateway_args: dict) ->
         await gateway.end_session()
 
 
-async def test_agentuity_provider_only_package_loads_by_file_path(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def agentuity(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """@agentuity/pi installed through the gateway once, in a home of its own (its unpacking
+    is most of what either of its tests costs): the gateway test opens it, the sidecar test
+    loads the installed folder by file path. Neither writes to it."""
+    home = tmp_path_factory.mktemp("agentuity") / "home" / ".gateway"
+    package_id = install_ready(home, NPM_FIXTURES / "agentuity-pi-2.0.21.tgz", kind="npm")
+    assert package_id == "@agentuity/pi"
+    return home
+
+
+async def test_agentuity_provider_only_package_loads_by_file_path(
+    agentuity: Path, tmp_path: Path
+) -> None:
     """@agentuity/pi has no `pi` key (the adapter does not claim it), so it is loaded by file
     path: it registers its two commands and, with no API key, no provider."""
-    import tarfile
+    from gateway.store import StateStore
 
-    with tarfile.open(NPM_FIXTURES / "agentuity-pi-2.0.21.tgz") as archive:
-        archive.extractall(tmp_path, filter="data")
-    root = tmp_path / "package"
+    with StateStore.open(agentuity) as store:
+        root = Path(store.get_package("@agentuity/pi").record.path)
     main = json.loads((root / "package.json").read_text())["main"]
     spec = plan_pi("@agentuity/pi", root, [main])
     assert isinstance(spec, LaunchSpec)
@@ -174,17 +207,16 @@ async def test_agentuity_provider_only_package_loads_by_file_path(tmp_path: Path
         tasks.cancel_scope.cancel()
 
 
-async def test_provider_only_package_installs_through_the_gateway_and_runs_its_commands(tmp_path):
+async def test_provider_only_package_installs_through_the_gateway_and_runs_its_commands(
+    agentuity: Path, tmp_path: Path
+) -> None:
     # @agentuity/pi has no `pi` key: it is claimed by its peer dependency on
-    # pi-coding-agent and loaded by its `main`, as pi does.
+    # pi-coding-agent and loaded by its `main`, as pi does (installed: the `agentuity`
+    # fixture, which asserts the id the install gave it).
     from gateway import GatewayConfig
 
-    home = tmp_path / "home" / ".gateway"
-    package_id = install_ready(home, NPM_FIXTURES / "agentuity-pi-2.0.21.tgz", kind="npm")
-    assert package_id == "@agentuity/pi"
-    config = GatewayConfig(
-        home=home, user_home=tmp_path / "home", shutdown_grace=0.3, term_grace=0.5
-    )
+    home = agentuity
+    config = GatewayConfig(home=home, user_home=home.parent, shutdown_grace=0.3, term_grace=0.5)
     async with open_gateway(tmp_path, trust=True, config=config) as gateway:
         owners = {c.name: c.owner for c in gateway.registry.commands()}
         assert owners.get("organization") == owners.get("region") == "@agentuity/pi"
@@ -192,20 +224,19 @@ async def test_provider_only_package_installs_through_the_gateway_and_runs_its_c
 
 
 async def test_real_packages_run_one_sidecar_each_and_their_session_handlers_run_clean(
-    gateway_args: dict,
+    gateway: Gateway,
 ) -> None:
     """Each package in its own sidecar, keeping its owner and its own hooks; a session with
     two turns runs every handler without a failure."""
-    async with open_gateway(**gateway_args) as gateway:
-        await gateway.start_session()  # starts the sidecars that were dormant
-        hooked_owners = {h.owner for h in gateway.registry.hooks("session_start")}
-        assert {p.name for p in gateway.processes} >= hooked_owners
-        assert all(p.plan.members == () for p in gateway.processes)
-        for _ in range(2):
-            await gateway.start_turn()
-            await gateway.end_turn()
-        await gateway.end_session()
-        failed = [d.message for d in gateway.diagnostics if d.code == "pi.handler_failed"]
-        assert failed == []
-        hooked = {h.owner for h in gateway.registry.hooks("session_start")}
-        assert {"@aliou/pi-processes", "pi-prompt-template-model"} <= hooked
+    await gateway.start_session()  # starts the sidecars that were dormant
+    hooked_owners = {h.owner for h in gateway.registry.hooks("session_start")}
+    assert {p.name for p in gateway.processes} >= hooked_owners
+    assert all(p.plan.members == () for p in gateway.processes)
+    for _ in range(2):
+        await gateway.start_turn()
+        await gateway.end_turn()
+    await gateway.end_session()
+    failed = [d.message for d in gateway.diagnostics if d.code == "pi.handler_failed"]
+    assert failed == []
+    hooked = {h.owner for h in gateway.registry.hooks("session_start")}
+    assert {"@aliou/pi-processes", "pi-prompt-template-model"} <= hooked

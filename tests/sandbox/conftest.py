@@ -273,6 +273,21 @@ class Outcome:
         return f"exit {self.code}: {self.output.strip()}"
 
 
+def probe_arguments(args: dict[str, Any]) -> list[str]:
+    """The probe's arguments, ``NAME=TYPE:VALUE`` each (``_probe.py``: it parses them
+    without ``json``, whose import is most of a probe's start)."""
+    encoded = []
+    for name, value in args.items():
+        if isinstance(value, bool):
+            encoded.append(f"{name}=b:{int(value)}")
+        elif isinstance(value, int):
+            encoded.append(f"{name}=i:{value}")
+        else:
+            assert isinstance(value, str), (name, value)
+            encoded.append(f"{name}=s:{value}")
+    return encoded
+
+
 def run_probe(
     world: World,
     attack: str,
@@ -285,7 +300,7 @@ def run_probe(
 ) -> Outcome:
     spec = {
         "argv": [sys.executable, "-I", "-S", str(world.package / "_probe.py"), attack,
-                 json.dumps(args)],
+                 *probe_arguments(args)],
         "cwd": str(world.workspace),
         "env": world.environment,
         "policy": None if policy is None else _policy_data(policy),

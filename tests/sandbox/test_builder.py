@@ -140,6 +140,14 @@ def test_exposure_is_judged_on_resolved_paths(tmp_path: Path) -> None:
     assert exposed_paths(policy, [tmp_path / "real" / "secret"]) == [tmp_path / "real" / "secret"]
 
 
+def test_exposure_is_by_folder_not_by_a_shared_prefix(tmp_path: Path) -> None:
+    (tmp_path / "work").mkdir()
+    policy = SandboxPolicy(read=(tmp_path / "work",))
+    work, sibling = tmp_path / "work", tmp_path / "workspace" / "secret"
+    assert exposed_paths(policy, [sibling, work / "secret", work]) == [work / "secret", work]
+    assert exposed_paths(SandboxPolicy(read=(Path("/"),)), [sibling]) == [sibling]
+
+
 def test_the_python_runtime_is_its_prefixes_not_the_home() -> None:
     runtime = python_runtime_paths()
     assert runtime and Path.home() not in runtime

@@ -206,3 +206,22 @@ def test_a_link_left_in_its_temp_folder_is_never_followed_at_the_next_start(
         stdout=subprocess.PIPE, support=support,
     )  # fmt: skip
     assert child.communicate(timeout=60)[0] == b"ran\n"
+
+
+def test_a_temp_folder_is_covered_only_when_all_it_holds_of_the_policy_may_be_written() -> None:
+    """``private_tmp_plan``'s rules, on paths (compared as text: a name sharing a temp
+    folder's prefix is not inside it)."""
+    from gateway.sandbox._namespaces import private_tmp_plan
+
+    own = [Path("/tmp/gw/data/p"), Path("/tmp/gw/tmp/p"), Path("/tmp/gw/tmp/p/deeper")]
+    elsewhere = [Path("/usr"), Path("/tmpx/workspace"), Path("/var/tmpfiles")]
+    private = Path("/tmp/gw/tmp/p")
+    covered, keep = private_tmp_plan(private, [*own, *elsewhere], own)
+    assert covered == (Path("/tmp"), Path("/var/tmp"))
+    assert keep == (Path("/tmp/gw/data/p"), Path("/tmp/gw/tmp/p"))  # shallowest, each once
+    # A workspace in /tmp that may not be written: /tmp stays, /var/tmp is covered.
+    covered, keep = private_tmp_plan(private, [*own, Path("/tmp/ws")], own)
+    assert covered == (Path("/var/tmp"),) and keep == ()
+    # `/` named (read): it holds both folders, and may not be written.
+    assert private_tmp_plan(private, [*own, Path("/")], own) == ((), ())
+    assert private_tmp_plan(None, own, own) == ((), ())

@@ -3,7 +3,12 @@
 nanobot and a nimlet package in one server — over stdio (the Inspector starts the server)
 and over streamable HTTP (one served gateway for the module: the Inspector's CLI mode runs
 one method per start, and a stdio server per method cost a gateway and its sidecars
-each)."""
+each).
+
+The CLI mode's own program is run: ``build/index.js``, which ``cli.js --cli`` starts with
+``node`` and the same arguments (its ``-e`` variables put in the environment). The wrapper
+only parses and forwards them; skipping it is one Node start (commander, spawn-rx and
+rxjs loaded) fewer per method."""
 
 from __future__ import annotations
 
@@ -55,15 +60,13 @@ def inspect(served: Served, inspector: Path, *method: str, server: list[str] | N
     ``gateway serve --mcp`` over stdio it starts."""
     node = find_node()
     assert node is not None
-    env = served.env()
-    if server is None:
+    if server is None:  # it starts the server with its own environment: served.env()
         server = [*GATEWAY, "serve", "--mcp", "--workspace", str(served.workspace)]
         for package in IDS.values():
             server += ["--package", package]
-        server = [*(f"-e{k}={v}" for k, v in env.items()), *server]
     done = subprocess.run(
-        [node, "cli.js", "--cli", *server, *method],
-        cwd=inspector, env=env, capture_output=True, text=True, timeout=120,
+        [node, "index.js", *server, *method],
+        cwd=inspector, env=served.env(), capture_output=True, text=True, timeout=120,
         stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

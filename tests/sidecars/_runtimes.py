@@ -66,9 +66,10 @@ class Runtime:
     name: str
     plan: Callable[[Path], Launch]
     """How the gateway would launch it, given a scratch folder (the workspace is inside)."""
-    prepare: Callable[[Workspace], None]
+    prepare: Callable[[Workspace], None] | None
     """Make ``open_gateway`` on the workspace start it (install it, or write its
-    ``extension.json``)."""
+    ``extension.json``); None when the gateway would start it as another entry does (its
+    gateway case would repeat that entry's)."""
     call: Callable[[str, dict[str, Any]], Call]
     """A behaviour and its arguments → the tool name and arguments to send."""
     behaviours: frozenset[str]
@@ -84,12 +85,21 @@ class Runtime:
     """Contract rule → the bug that breaks it (``xfail(strict=True)``)."""
 
 
-def cases(rule: str, needs: str | None = None, variants: tuple[str, ...] = ()) -> list[Any]:
+def cases(
+    rule: str,
+    needs: str | None = None,
+    variants: tuple[str, ...] = (),
+    *,
+    gateway: bool = False,
+) -> list[Any]:
     """``pytest.param``s of every runtime offering ``needs``, or of every (runtime, variant)
-    pair; a known bug for ``rule`` (or ``rule:variant``) marks its case xfail."""
+    pair; with ``gateway``, only the runtimes the gateway starts their own way (``prepare``).
+    A known bug for ``rule`` (or ``rule:variant``) marks its case xfail."""
     params = []
     for runtime in RUNTIMES:
         if needs is not None and needs not in runtime.behaviours:
+            continue
+        if gateway and runtime.prepare is None:
             continue
         for variant in variants or (None,):
             key = rule if variant is None else f"{rule}:{variant}"
@@ -238,7 +248,7 @@ RUNTIMES: tuple[Runtime, ...] = (
     Runtime(
         name="pi-bare",
         plan=_plan_pi_bare,
-        prepare=_installer("pi-contract"),
+        prepare=None,  # installed, pi-contract is started by the gateway as `pi` is
         call=_package_call,
         behaviours=_SIDECAR_BEHAVIOURS,
         features=RUNTIME_FEATURES,

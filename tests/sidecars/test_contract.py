@@ -246,10 +246,11 @@ def test_messages_larger_than_a_pipe_buffer_arrive_whole(runtime: Runtime, start
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("runtime", cases("crash_seen", needs="crash"))
+@pytest.mark.parametrize("runtime", cases("crash_seen", needs="crash", gateway=True))
 async def test_the_gateway_sees_a_crash_as_an_exit_and_restarts_a_planned_runtime(
     runtime: Runtime, workspace: Workspace
 ) -> None:
+    assert runtime.prepare is not None
     runtime.prepare(workspace)
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
