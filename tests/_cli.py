@@ -20,7 +20,7 @@ import io
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 __all__ = ["gateway_env", "run_gateway", "run_here"]
@@ -54,15 +54,30 @@ def _stdin(text: str | None) -> Iterator[io.TextIOWrapper]:
         stream.close()
 
 
+class _Told(io.StringIO):
+    """Captured text, each write told to ``tell`` as well."""
+
+    def __init__(self, tell: Callable[[str], None]) -> None:
+        super().__init__()
+        self._tell = tell
+
+    def write(self, text: str) -> int:
+        self._tell(text)
+        return super().write(text)
+
+
 def run_here(
     args: Sequence[str],
     *,
     env: Mapping[str, str],
     cwd: Path | str,
     stdin: str | None = None,
+    on_stderr: Callable[[str], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``subprocess.run([python, "-m", "gateway", *args], env=env, cwd=cwd, input=stdin,
-    capture_output=True, text=True)``, in this process."""
+    capture_output=True, text=True)``, in this process. ``on_stderr`` is given each text
+    written to stderr as it is written (captured all the same): what a test reads while the
+    verb waits, the verb run in a thread of its own (``tests/plugin_host/test_auth_cli``)."""
     from gateway.cli import _output, main
 
     env = dict(env)  # a copy: it may be os.environ itself
@@ -70,7 +85,7 @@ def run_here(
     saved_cwd = os.getcwd()
     saved_streams = sys.stdin, sys.stdout, sys.stderr
     saved_defaults = _output.print_json.__defaults__, _output.print_diagnostics.__defaults__
-    out, err = io.StringIO(), io.StringIO()
+    out, err = io.StringIO(), (io.StringIO() if on_stderr is None else _Told(on_stderr))
     with _stdin(stdin) as given:
         try:
             os.environ.clear()

@@ -4,6 +4,7 @@ PATH — no cache file deleted by hand (gateway/host/_registrations.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from adapters.agent_plugins._launch import plan_plugin as plan_plugin_host
 from gateway.host import registration_key, start_inputs
 from gateway.packages import load_adapters
 from tests import _cli_runner as in_process
-from tests.nanobot._helpers import cli, cli_json
+from tests.nanobot._helpers import cli_process
 
 from ._helpers import lite_calc, write_plugin
 
@@ -46,9 +47,10 @@ def _install_server(folder: Path) -> None:
 
 
 def _load_failure(home: Path, env: dict[str, str]) -> str | None:
-    """Why the package failed to load, as ``status`` (which starts nothing) reads it; None
-    when it is active."""
-    package = next(p for p in cli_json(home, "status", env=env)["packages"] if p["id"] == "heal")
+    """Why the package failed to load, as ``status`` (which starts nothing, and is never a
+    session's) reads it; None when it is active."""
+    found = in_process.cli_json(home, "status", env=env)["packages"]
+    package = next(p for p in found if p["id"] == "heal")
     assert package["active"] is (package["load_failure"] is None)
     return package["load_failure"]
 
@@ -61,13 +63,28 @@ def test_a_plugin_whose_server_command_was_missing_heals_on_the_next_list(
     project.mkdir()
     env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
            "GATEWAY_SESSION": session}  # fmt: skip
-    # Set up in this process (tests/_cli_runner); what reads the cache runs as processes.
+    # The verbs a session serves (`list`, `call`) run one-shot in this process with the
+    # session off (tests/_cli_runner), and as processes with it on: a warm session, started
+    # by the first and kept running, serves them all. The rest runs in this process.
+    one_shot = session == "off"
+
+    def run(*args: str):
+        if one_shot:
+            return in_process.cli(home, *args, env=env)
+        return cli_process(home, *args, env=env)
+
+    def listed() -> dict:
+        done = run("list", "--workspace", str(project), "--json")
+        assert done.returncode == 0, done.stderr
+        assert "cli.session_unreachable" not in done.stderr, done.stderr  # never one-shot
+        return json.loads(done.stdout)
+
     in_process.cli_json(home, "install", str(_plugin(tmp_path / "src")), env=env)
     for verb in ("trust", "enable"):
         in_process.cli_json(home, verb, "heal", env=env)
     try:
         for _ in range(2):  # not healed by a cache either: the start failed, nothing is served
-            broken = cli_json(home, "list", "--workspace", str(project), env=env)
+            broken = listed()
             assert TOOL not in [t["name"] for t in broken["tools"]]
             codes = {d["code"] for d in broken["diagnostics"]}
             assert "agent_plugins.command_not_found" in codes
@@ -75,13 +92,14 @@ def test_a_plugin_whose_server_command_was_missing_heals_on_the_next_list(
             assert "calc-server" in (_load_failure(home, env) or "")
 
         _install_server(bin_dir)
-        healed = cli_json(home, "list", "--workspace", str(project), env=env)
+        healed = listed()
         assert TOOL in [t["name"] for t in healed["tools"]], healed["diagnostics"]
         assert _load_failure(home, env) is None
-        done = cli(home, "call", TOOL, '{"a": 2, "b": 40}', "--workspace", str(project), env=env)
+        done = run("call", TOOL, '{"a": 2, "b": 40}', "--workspace", str(project))
         assert done.returncode == 0 and done.stdout.strip().endswith("42"), done.stderr
     finally:
-        cli(home, "session", "stop", "--all", env=env)
+        if not one_shot:
+            cli_process(home, "session", "stop", "--all", env=env)
 
 
 def test_what_a_server_command_resolves_to_is_part_of_what_a_start_depends_on(

@@ -2,7 +2,8 @@
 GATEWAY_HOME (its ``main`` in this process, ``tests/_cli_runner``; the plugin host and the
 MCP servers real processes in the default sandbox): the demo plugin installs, is inspected,
 trusted and enabled; its skill is listed, a tool of its real MCP server (the SDK's) is
-called end to end, and the server that crashes at start is a diagnostic."""
+called end to end, and the server that crashes at start is a diagnostic; a tool's error and
+a prompt come back through ``call`` and ``command``."""
 
 from __future__ import annotations
 
@@ -53,6 +54,23 @@ def test_install_trust_enable_and_call_a_plugin_tool(tmp_path: Path) -> None:
     assert "agent_plugins.server_failed" in done.stderr and "'broken'" in done.stderr
     # Its reason is in the server's stderr ("Connection closed" says nothing): the log's command.
     assert "  hint: gateway logs demo-plugin\n" in done.stderr, done.stderr
+
+
+def test_a_plugin_tools_error_and_its_prompt_through_the_command_line(tmp_path: Path) -> None:
+    """The demo plugin with its calc as the standard-library twin (each one-shot verb starts
+    the plugin's servers; the SDK's ~1 s import is the story's above, and the SDK server's
+    error result and prompt are test_plugin_host's, over the host's stdio): ``call`` of a
+    tool that fails exits 1 with the server's message, ``command`` prints the prompt."""
+    from ._helpers import lite_calc
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    source = shutil.copytree(DEMO, tmp_path / "src" / "demo")
+    lite_calc(source / "servers")
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    ws = ("--workspace", str(project))
+    for verb in (("install", str(source)), ("trust", "demo-plugin"), ("enable", "demo-plugin")):
+        cli_json(home, *verb, env=env)
 
     error = cli(home, "call", "mcp_demo-plugin--calc_echo", '{"text": "x", "fail": true}',
                 *ws, env=env)  # fmt: skip

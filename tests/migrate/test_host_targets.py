@@ -1,6 +1,8 @@
 """``--to gemini-extension`` and ``--to codex-plugin``: the output is what each host's reader
 (the gateway's strict Gemini CLI and Codex readers) loads without a diagnostic, its one stdio
-server is ``gateway serve --mcp`` and starts with the package's tools, its skills are copied."""
+server is ``gateway serve --mcp`` and serves the package's tools (its arguments served in this
+process, ``tools_served_here``: the command is the one test_targets starts as a process),
+its skills are copied."""
 
 from __future__ import annotations
 
@@ -10,8 +12,7 @@ import pytest
 
 from adapters.codex import CodexAdapter
 from adapters.gemini import GeminiAdapter
-from tests.migrate._helpers import SOURCES, pass_gates, run
-from tests.migrate.test_targets import tools_of
+from tests.migrate._helpers import SOURCES, pass_gates, run, tools_served_here
 from tests.serve._helpers import need_sidecar
 
 pytestmark = pytest.mark.slow  # measured long: scheduled first (tests/conftest.py)
@@ -33,7 +34,7 @@ async def test_a_package_becomes_a_gemini_extension_gemini_cli_can_load(tmp_path
     assert [c.name for c in entry.contributions if c.kind == "skill"] == ["triage"]
     server = json.loads((out / "gemini-extension.json").read_text())["mcpServers"]["pi-tickets"]
     assert server["args"][-5:-3] == ["--mcp", "--package"]
-    assert "open_ticket" in await tools_of(server, tmp_path)
+    assert "open_ticket" in await tools_served_here(server, tmp_path)
     assert any("mcp_pi-tickets_open_ticket" in item.how for item in migration.carried)
 
 
@@ -47,5 +48,5 @@ async def test_a_package_becomes_a_codex_plugin_codex_can_load(tmp_path):
     assert entry.ok and entry.id == "pi-tickets" and entry.diagnostics == []
     assert [c.name for c in entry.contributions if c.kind == "skill"] == ["pi-tickets:triage"]
     server = json.loads((out / ".mcp.json").read_text())["mcpServers"]["pi-tickets"]
-    assert "open_ticket" in await tools_of(server, tmp_path)
+    assert "open_ticket" in await tools_served_here(server, tmp_path)
     assert any("mcp__pi-tickets__open_ticket" in item.how for item in migration.carried)

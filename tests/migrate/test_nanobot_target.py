@@ -12,10 +12,10 @@ import re
 import agent_plugins
 import pytest
 
+from gateway.migrate import Migration
 from gateway.migrate._schemas import MCP_SCHEMA_ID, PLUGIN_SCHEMA_ID
 from tests._cli import run_here
-from tests.migrate._helpers import SOURCES, pass_gates, run
-from tests.migrate.test_targets import this_gateway_first, tools_of
+from tests.migrate._helpers import SOURCES, pass_gates, run, tools_served_here
 from tests.serve._helpers import need_sidecar
 
 # Released nanobot's plugin-name rule (nanobot/agent/plugins.py, _PLUGIN_NAME, <= 64).
@@ -38,26 +38,35 @@ def _read_plugin(out):
     return plugin, manifest, mcp
 
 
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Migration:
+    """``pi-tickets`` migrated ``--to nanobot --load`` (the throwaway load, ~1 s of CPU),
+    once for the two tests that read it: one serves what was written, the other reads what
+    the migration says it carried."""
+    need_sidecar()
+    folder = tmp_path_factory.mktemp("nanobot-target")
+    return run(SOURCES["pi"], "nanobot", folder / "out", folder / "home", load=True)
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_pi_package_becomes_an_agent_plugin_whose_server_runs_its_tools(
-    tmp_path, anyio_backend
+    loaded, tmp_path, anyio_backend
 ):
-    need_sidecar()
-    home, out = tmp_path / "home", tmp_path / "out"
-    migration = run(SOURCES["pi"], "nanobot", out, home, load=True)
-    pass_gates(migration, home)
+    # The server's bare `gateway` is the Agent Plugin's (test_targets starts it as a
+    # process); its arguments are served here.
+    out = loaded.out
+    pass_gates(loaded, out.parent / "home")
     plugin, manifest, mcp = _read_plugin(out)
     assert manifest["name"] == "pi-tickets" and [s.name for s in plugin.skills] == ["triage"]
     assert not (out / "nanobot.extension.json").exists()
     server = mcp["mcpServers"]["pi-tickets"]
     assert server["command"] == "gateway" and server["args"][:2] == ["serve", "--mcp"]
-    assert await tools_of(server, tmp_path, this_gateway_first(tmp_path)) >= {"open_ticket"}
+    assert await tools_served_here(server, tmp_path) >= {"open_ticket"}
 
 
-def test_each_tool_and_command_is_listed_under_the_name_nanobot_gives_it(tmp_path):
-    migration = run(SOURCES["pi"], "nanobot", tmp_path / "out", tmp_path / "home", load=True)
-    how = {(c.kind, c.name): c.how for c in migration.carried}
+def test_each_tool_and_command_is_listed_under_the_name_nanobot_gives_it(loaded):
+    how = {(c.kind, c.name): c.how for c in loaded.carried}
     assert how["tool", "open_ticket"] == "a nanobot tool `mcp_pi-tickets_open_ticket`"
     assert how["command", "more-tools"].startswith(
         "a nanobot tool `mcp_pi-tickets_prompt_more-tools`"

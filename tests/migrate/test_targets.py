@@ -1,28 +1,37 @@
 """``gateway migrate`` to ``mcp``, ``agent-plugin``, ``nanobot`` and ``nanobot-manifest``:
 each output is read by what reads it for real (the MCP SDK's client through the written
 ``mcpServers`` entry, an independent Agent Plugins reader from PyPI, the gateway's strict
-nanobot reader and its nanobot path)."""
+nanobot reader and its nanobot path).
+
+The two forms of command a target writes — this gateway by path (``python -m gateway``
+here) and the bare ``gateway`` an Agent Plugin names — are each started as a process by the
+MCP SDK's client (``tools_of``: the nanobot package's ``mcp`` snippet, Pi's Agent Plugin);
+the other entries written with them have their arguments served in this process
+(``tools_served_here``), the packages behind them real processes either way."""
 
 from __future__ import annotations
 
 import json
 import os
-import shlex
-import sys
-from pathlib import Path
 
 import agent_plugins
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from gateway import open_gateway
 from gateway.migrate import MigrationError
 from gateway.migrate._schemas import schema_problems
 from gateway.packages import install, load_adapters
 from tests._cli import run_here
-from tests.migrate._helpers import SOURCES, config_for, pass_gates, run
-from tests.serve._helpers import need_sidecar
+from tests.migrate._helpers import (
+    SOURCES,
+    config_for,
+    pass_gates,
+    run,
+    this_gateway_first,
+    tools_of,
+    tools_served_here,
+)
+from tests.serve._helpers import GATEWAY, need_sidecar
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -30,16 +39,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"  # the MCP client's stdio transport
-
-
-async def tools_of(server: dict, cwd, path: str | None = None) -> set[str]:
-    params = StdioServerParameters(
-        command=server["command"], args=server["args"], cwd=str(cwd),
-        env={"PATH": path or os.environ["PATH"], "HOME": os.environ.get("HOME", "/")},
-    )  # fmt: skip
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        return {tool.name for tool in (await session.list_tools()).tools}
 
 
 async def test_the_mcp_snippet_starts_a_server_with_the_packages_tools(tmp_path):
@@ -51,6 +50,8 @@ async def test_the_mcp_snippet_starts_a_server_with_the_packages_tools(tmp_path)
     assert list(snippet) == ["mcpServers"] and list(snippet["mcpServers"]) == ["acme.review"]
     server = snippet["mcpServers"]["acme.review"]
     assert server["args"][-5:] == ["--mcp", "--package", "acme.review", "--home", str(home)]
+    # This gateway by path, as every entry but an Agent Plugin's names it: started here.
+    assert [server["command"], *server["args"]][: len(GATEWAY)] == GATEWAY
     assert await tools_of(server, tmp_path) == {"review_code"}
 
 
@@ -60,7 +61,7 @@ async def test_a_nu_package_migrates_to_an_mcp_server_with_its_per_call_tools(tm
     migration = run(SOURCES["nu"], "mcp", out, home)
     pass_gates(migration, home)
     server = json.loads((out / "mcp.json").read_text())["mcpServers"]["nu-changelog"]
-    assert await tools_of(server, tmp_path) == {"changelog__entry", "changelog__release"}
+    assert await tools_served_here(server, tmp_path) == {"changelog__entry", "changelog__release"}
 
 
 def test_a_nu_package_has_no_nanobot_manifest_form_and_says_which_targets_it_has(tmp_path):
@@ -86,18 +87,6 @@ async def test_an_agent_plugin_is_read_by_an_independent_reader_and_its_server_r
     # A bare program name (the spec's rule), run as written: `gateway serve --mcp ...`.
     assert server["command"] == "gateway" and server["args"][:2] == ["serve", "--mcp"]
     assert await tools_of(server, tmp_path, this_gateway_first(tmp_path)) >= {"open_ticket"}
-
-
-def this_gateway_first(folder: Path) -> str:
-    """A PATH on which `gateway` is this checkout's (a script running this Python's ``-m
-    gateway``), whatever `gateway` the machine's PATH has (another venv's, an installed
-    one) or lacks: the plugin's bare command then runs the gateway under test."""
-    bin_dir = folder / "this-gateway"
-    bin_dir.mkdir()
-    script = bin_dir / "gateway"
-    script.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m gateway "$@"\n')
-    script.chmod(0o755)
-    return f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
 
 
 async def test_a_nanobot_manifest_from_a_pi_package_runs_through_the_nanobot_path(tmp_path):
@@ -211,4 +200,4 @@ async def test_an_openclaw_plugin_as_an_mcp_server(tmp_path):
     assert [t["name"] for t in migration.observation.tools] == ["style_guide"]
     pass_gates(migration, home)
     (server,) = json.loads((out / "mcp.json").read_text())["mcpServers"].values()
-    assert await tools_of(server, tmp_path) == {"style_guide"}
+    assert await tools_served_here(server, tmp_path) == {"style_guide"}

@@ -1,5 +1,5 @@
 """The issue's remote-server story through the ``gateway`` command line (its ``main`` in this
-process, ``tests/_cli_runner``, but ``gateway auth``, a real process: the test is its
+process, ``tests/_cli_runner``; ``gateway auth`` in a thread of its own, the test its
 person's browser while it waits; the plugin host and the loopback OAuth MCP server real
 processes, the default sandbox, a private GATEWAY_HOME): a plugin naming a loopback MCP server with OAuth
 installs; its server waits for the network grant, then for a sign-in (each said with its
@@ -9,13 +9,14 @@ the tool runs; ``--status`` never shows a token; ``--sign-out`` forgets it."""
 from __future__ import annotations
 
 import json
-import os
+import queue
 import subprocess
-import sys
+import threading
 from pathlib import Path
 
 import pytest
 
+from tests._cli import gateway_env, run_here
 from tests._cli_runner import cli, cli_json
 from tests.agent_plugins._helpers import write_plugin
 
@@ -29,23 +30,37 @@ ADD = f"mcp_{PACKAGE}_add"
 
 
 def gateway_auth(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``gateway auth PACKAGE --no-browser``, with ``browse`` as the person's browser."""
+    """``gateway auth PACKAGE --no-browser``, with ``browse`` as the person's browser: its
+    ``main`` in a thread of this process (``run_here``), whose stderr this thread reads as
+    it is written until the URL to open, as a person reads a terminal."""
     user = home.parent / "user"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
-    env.update(GATEWAY_HOME=str(home), HOME=str(user))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gateway", "auth", PACKAGE, "--no-browser", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=user,
-    )  # fmt: skip
-    assert process.stderr is not None
-    said = []
-    for line in process.stderr:
-        said.append(line)
-        if line.startswith("  http://"):
-            browse(line.strip())
-            break
-    out, err = process.communicate(timeout=120)
-    return subprocess.CompletedProcess(process.args, process.returncode, out, "".join(said) + err)
+    env = gateway_env(home, user)
+    said: queue.Queue[str | None] = queue.Queue()
+    done: list[subprocess.CompletedProcess[str]] = []
+
+    def run() -> None:
+        try:
+            argv = ["auth", PACKAGE, "--no-browser", *args]
+            done.append(run_here(argv, env=env, cwd=user, on_stderr=said.put))
+        finally:
+            said.put(None)  # ended: no more lines
+
+    waiting = threading.Thread(target=run, name="gateway auth")
+    waiting.start()
+    try:
+        text = ""
+        while (written := said.get(timeout=120)) is not None:
+            text += written
+            *lines, text = text.split("\n")
+            url = next((line for line in lines if line.startswith("  http://")), None)
+            if url is not None:
+                browse(url.strip())
+                break
+    finally:
+        waiting.join(timeout=120)
+    assert not waiting.is_alive(), "gateway auth did not end"
+    [result] = done
+    return result
 
 
 def test_install_grant_sign_in_and_call_a_remote_tool(tmp_path: Path, server: OAuthServer) -> None:

@@ -3,13 +3,15 @@ served gateway: a Pi package, a nanobot package and a nimlet extension in one se
 
 The protocol tests serve it in this process (``tests/serve/_here.serve_here``: the CLI's
 options, the product's ``serve_mcp``, every message framed as its JSON line; the packages
-real child processes). A served process over stdio stays where the test is about the
+real child processes), one server per set of arguments for the tests that only read or make
+calls whose outcome is their own (``everything``, ``pi``, ``nimlet``, ``modern_nimlet``). A served process over stdio stays where the test is about the
 process or its pipes: the SDK's ``stdio_client`` against the example workspace (the stdio
 contract), an exit status, raw JSON lines on stdin."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -26,7 +28,7 @@ from tests.serve._here import serve_here
 pytestmark = [pytest.mark.anyio, pytest.mark.slow(2)]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"  # the MCP client's stdio transport; the server side is anyio throughout
 
@@ -56,13 +58,40 @@ def all_packages() -> list[str]:
     return args
 
 
+# One served gateway per set of arguments for the tests that only list, read or make calls
+# whose outcome depends on their own input alone (the fixture packages keep no state a call
+# changes): each test's assertions are about its own requests. A test that changes what the
+# server offers (a late tool), or needs a client of its own (elicitation), serves its own.
+@pytest.fixture(scope="module")
+async def everything(served: Served) -> AsyncIterator[ClientSession]:
+    async with client(served, *all_packages()) as connection:
+        yield connection
+
+
+@pytest.fixture(scope="module")
+async def pi(served: Served) -> AsyncIterator[ClientSession]:
+    async with client(served, "--package", IDS["pi"]) as connection:
+        yield connection
+
+
+@pytest.fixture(scope="module")
+async def nimlet(served: Served) -> AsyncIterator[ClientSession]:
+    async with client(served, "--package", IDS["nimlet"]) as connection:
+        yield connection
+
+
+@pytest.fixture(scope="module")
+async def modern_nimlet(served: Served) -> AsyncIterator[ClientSession]:
+    async with client(served, "--package", IDS["nimlet"], modern=True) as connection:
+        yield connection
+
+
 def texts(result: Any) -> list[str]:
     return [block.text for block in result.content if isinstance(block, types.TextContent)]
 
 
-async def test_one_server_lists_the_tools_of_a_pi_a_nanobot_and_a_nimlet_package(served):
-    async with client(served, *all_packages()) as connection:
-        tools = {tool.name: tool for tool in (await connection.list_tools()).tools}
+async def test_one_server_lists_the_tools_of_a_pi_a_nanobot_and_a_nimlet_package(everything):
+    tools = {tool.name: tool for tool in (await everything.list_tools()).tools}
     assert {"open_ticket", "wait_for_abort", "review_code", "save_note", "sleepy"} <= set(tools)
     assert tools["save_note"].input_schema["required"] == ["text"]
     assert tools["save_note"].annotations.read_only_hint is True
@@ -70,20 +99,19 @@ async def test_one_server_lists_the_tools_of_a_pi_a_nanobot_and_a_nimlet_package
     assert tools["open_ticket"].meta["extension-gateway/owner"] == "pi-tickets"
 
 
-async def test_a_stateless_2026_07_28_client_lists_and_calls_without_a_handshake(served):
-    async with client(served, "--package", IDS["nimlet"], modern=True) as connection:
-        assert connection.discover_result is not None
-        assert "2026-07-28" in connection.discover_result.supported_versions
-        tools = {tool.name for tool in (await connection.list_tools()).tools}
-        saved = await connection.call_tool("save_note", {"text": "stateless"})
+async def test_a_stateless_2026_07_28_client_lists_and_calls_without_a_handshake(modern_nimlet):
+    connection = modern_nimlet
+    assert connection.discover_result is not None
+    assert "2026-07-28" in connection.discover_result.supported_versions
+    tools = {tool.name for tool in (await connection.list_tools()).tools}
+    saved = await connection.call_tool("save_note", {"text": "stateless"})
     assert "save_note" in tools and texts(saved) == ["saved: stateless"]
 
 
-async def test_calls_reach_each_ecosystem_and_every_ecosystems_hooks_apply(served):
-    async with client(served, *all_packages()) as connection:
-        nimlet = await connection.call_tool("save_note", {"text": "key sk-live1234567"})
-        nanobot = await connection.call_tool("review_code", {"path": "src/app.py"})
-        pi = await connection.call_tool("open_ticket", {"title": "cache bug"})
+async def test_calls_reach_each_ecosystem_and_every_ecosystems_hooks_apply(everything):
+    nimlet = await everything.call_tool("save_note", {"text": "key sk-live1234567"})
+    nanobot = await everything.call_tool("review_code", {"path": "src/app.py"})
+    pi = await everything.call_tool("open_ticket", {"title": "cache bug"})
     # The Pi package's tool_call hook redacted the nimlet tool's argument.
     assert texts(nimlet) == ["saved: key [redacted]"]
     # The nimlet extension's tool_result hook rewrote the nanobot tool's output.
@@ -94,37 +122,34 @@ async def test_calls_reach_each_ecosystem_and_every_ecosystems_hooks_apply(serve
     assert not nimlet.is_error and not nanobot.is_error and not pi.is_error
 
 
-async def test_an_image_part_and_the_details_come_back_structured(served):
-    async with client(served, "--package", IDS["pi"]) as connection:
-        result = await connection.call_tool("open_ticket", {"title": "logo"})
+async def test_an_image_part_and_the_details_come_back_structured(pi):
+    result = await pi.call_tool("open_ticket", {"title": "logo"})
     images = [block for block in result.content if isinstance(block, types.ImageContent)]
     assert len(images) == 1 and images[0].mime_type == "image/png"
     assert result.meta["extension-gateway/details"] == {"title": "logo", "number": 7}
 
 
-async def test_an_output_schema_and_its_structured_result_reach_the_client(served):
-    async with client(served, "--package", IDS["pi"]) as connection:
-        tools = {tool.name: tool for tool in (await connection.list_tools()).tools}
-        result = await connection.call_tool("ticket_stats", {})
+async def test_an_output_schema_and_its_structured_result_reach_the_client(pi):
+    tools = {tool.name: tool for tool in (await pi.list_tools()).tools}
+    result = await pi.call_tool("ticket_stats", {})
     schema = tools["ticket_stats"].output_schema
     assert schema is not None and schema["properties"] == {"open": {"type": "number"}}
     assert tools["open_ticket"].output_schema is None
     assert result.structured_content == {"open": 3} and texts(result) == ["3 open"]
 
 
-async def test_progress_of_a_call_reaches_the_client_that_asked_for_it(served):
+async def test_progress_of_a_call_reaches_the_client_that_asked_for_it(pi):
     seen: list[tuple[float, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append((progress, message))
 
-    async with client(served, "--package", IDS["pi"]) as connection:
-        await connection.call_tool("open_ticket", {"title": "x"}, progress_callback=on_progress)
+    await pi.call_tool("open_ticket", {"title": "x"}, progress_callback=on_progress)
     assert [message for _, message in seen] == ["checking duplicates", "filing"]
     assert [progress for progress, _ in seen] == [1, 2]
 
 
-async def test_a_cancelled_request_sends_the_extension_its_cancel(served):
+async def test_a_cancelled_request_sends_the_extension_its_cancel(served, nimlet):
     def reached() -> bool:
         try:
             received = served.received()
@@ -132,31 +157,28 @@ async def test_a_cancelled_request_sends_the_extension_its_cancel(served):
             return False
         return any(m.get("type") == "tool" and m["name"] == "sleepy" for m in received)
 
-    async with client(served, "--package", IDS["nimlet"]) as connection:
-        async with anyio.create_task_group() as group:
-            group.start_soon(connection.call_tool, "sleepy", {})
-            with anyio.fail_after(60):  # caps a hang: cancelled once the extension has it
-                while not reached():
-                    await anyio.sleep(0.05)
-            group.cancel_scope.cancel()
-        # The server is still serving, and answers the next call.
-        after = await connection.call_tool("save_note", {"text": "still here"})
+    async with anyio.create_task_group() as group:
+        group.start_soon(nimlet.call_tool, "sleepy", {})
+        with anyio.fail_after(60):  # caps a hang: cancelled once the extension has it
+            while not reached():
+                await anyio.sleep(0.05)
+        group.cancel_scope.cancel()
+    # The server is still serving, and answers the next call.
+    after = await nimlet.call_tool("save_note", {"text": "still here"})
     assert texts(after) == ["saved: still here"]
     received = served.received()
     call = next(m for m in received if m.get("type") == "tool" and m["name"] == "sleepy")
     assert {"type": "cancel", "id": call["id"]} in received
 
 
-async def test_an_unknown_tool_is_a_protocol_error(served):
-    async with client(served, "--package", IDS["nimlet"]) as connection:
-        with pytest.raises(Exception, match="Unknown tool: nope"):
-            await connection.call_tool("nope", {})
+async def test_an_unknown_tool_is_a_protocol_error(nimlet):
+    with pytest.raises(Exception, match="Unknown tool: nope"):
+        await nimlet.call_tool("nope", {})
 
 
-async def test_commands_and_prompt_templates_are_prompts(served):
-    async with client(served, "--package", IDS["pi"]) as connection:
-        prompts = {p.name: p for p in (await connection.list_prompts()).prompts}
-        standup = await connection.get_prompt("standup", {"arguments": "the cache"})
+async def test_commands_and_prompt_templates_are_prompts(pi):
+    prompts = {p.name: p for p in (await pi.list_prompts()).prompts}
+    standup = await pi.get_prompt("standup", {"arguments": "the cache"})
     assert {"more-tools", "standup"} <= set(prompts)
     assert [a.name for a in prompts["standup"].arguments] == ["arguments"]
     assert [(m.role, m.content.text) for m in standup.messages] == [
@@ -164,11 +186,10 @@ async def test_commands_and_prompt_templates_are_prompts(served):
     ]
 
 
-async def test_skills_are_resources_the_client_can_read(served):
-    async with client(served, "--package", IDS["pi"]) as connection:
-        resources = (await connection.list_resources()).resources
-        triage = next(r for r in resources if r.name == "triage")
-        read = await connection.read_resource(triage.uri)
+async def test_skills_are_resources_the_client_can_read(pi):
+    resources = (await pi.list_resources()).resources
+    triage = next(r for r in resources if r.name == "triage")
+    read = await pi.read_resource(triage.uri)
     assert str(triage.uri) == "skill://triage/SKILL.md"
     assert triage.description == "Sort new tickets by severity before opening more."
     assert "label each `sev1`" in read.contents[0].text
@@ -207,9 +228,8 @@ async def test_a_question_becomes_an_elicitation_form(served):
     assert [m.content.text for m in reply.messages] == ["answer: yes"]
 
 
-async def test_without_elicitation_a_question_is_answered_cancelled(served):
-    async with client(served, "--package", IDS["nimlet"]) as connection:
-        reply = await connection.get_prompt("ask", {"arguments": "deploy"})
+async def test_without_elicitation_a_question_is_answered_cancelled(nimlet):
+    reply = await nimlet.get_prompt("ask", {"arguments": "deploy"})
     assert [m.content.text for m in reply.messages] == ["answer: no"]
 
 
@@ -320,8 +340,9 @@ async def test_a_2026_07_28_client_answers_a_question_through_input_required(ser
             )  # fmt: skip
 
 
-async def test_a_2026_07_28_client_without_elicitation_has_the_question_cancelled(served):
+async def test_a_2026_07_28_client_without_elicitation_has_the_question_cancelled(
+    modern_nimlet,
+):
     # Its requests declare no elicitation capability: the command runs on, answered cancelled.
-    async with client(served, "--package", IDS["nimlet"], modern=True) as connection:
-        reply = await connection.get_prompt("ask", {"arguments": "deploy"})
+    reply = await modern_nimlet.get_prompt("ask", {"arguments": "deploy"})
     assert [m.content.text for m in reply.messages] == ["answer: no"]
