@@ -75,11 +75,12 @@ class HostMethods:
         edit = self._state.agent.edit_text
         if edit is None:
             return HostResponse(id=rid, result={"cancelled": True, "error": UNAVAILABLE})
-        done = await edit(
-            EditRequest(
-                title if isinstance(title, str) else "", text if isinstance(text, str) else ""
+        async with self._state.dialog:
+            done = await edit(
+                EditRequest(
+                    title if isinstance(title, str) else "", text if isinstance(text, str) else ""
+                )
             )
-        )
         if done.text is None:
             return HostResponse(id=rid, result={"cancelled": True, "error": done.error})
         return HostResponse(id=rid, result={"text": done.text})

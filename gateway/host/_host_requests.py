@@ -55,7 +55,8 @@ class HostRequestHandler:
                 )
             )
             return UiAnswer(cancelled=True)
-        return await self._ui(process, request)
+        async with self._state.dialog:
+            return await self._ui(process, request)
 
     async def answer(self, process: ExtensionProcess, request: HostRequest) -> HostResponse:
         negotiated = HOST_REQUEST in process.plan.features
@@ -103,11 +104,12 @@ class HostRequestHandler:
                 _codes.UI_UNANSWERED(f"ui.editor {title!r}: {UNAVAILABLE}; answered cancelled")
             )
             return HostResponse(id=request.id, result={"value": None, "cancelled": True})
-        done = await edit(
-            EditRequest(
-                title if isinstance(title, str) else "", text if isinstance(text, str) else ""
+        async with self._state.dialog:
+            done = await edit(
+                EditRequest(
+                    title if isinstance(title, str) else "", text if isinstance(text, str) else ""
+                )
             )
-        )
         return HostResponse(
             id=request.id, result={"value": done.text, "cancelled": done.text is None}
         )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 from anyio.abc import TaskGroup
 
 from gateway.base import Diagnostics, GatewayConfig
@@ -76,6 +77,9 @@ class GatewayState:
     """How its processes are reached (None: child processes over their pipes)."""
     pause: DeadlinePause = field(default_factory=DeadlinePause)
     """Paused while any extension waits on the user or the host."""
+    dialog: anyio.Lock = field(default_factory=anyio.Lock)
+    """Held while the user is asked something (a question, the editor): one at a time, in
+    the order asked — the subscribers of an event sent to all at once may ask together."""
     turn_open: bool = False
     """Between ``start_turn`` and ``end_turn``."""
     running: int = 0

@@ -21,9 +21,19 @@ Every event is declared up front with the fields a reply may contribute:
 A chained value replaces the payload field only when it has the same JSON kind as the value
 it replaces (text for text, list for list, …); anything else is a failed contribution.
 
-Subscribers are asked one after another in startup order, and every one is asked even after
-a block, so all reasons are collected (only ``stop_when`` ends an event early). Failures are
-fail-open: a warning, and the event goes on without that contribution.
+Subscribers are asked in startup order, and every one is asked even after a block, so all
+reasons are collected (only ``stop_when`` ends an event early). An event whose replies can
+change what a later subscriber is sent or whether it is asked — one with ``chain``,
+``append`` or ``stop_when`` (``tool_call``, ``tool_result``, ``input``, …) — asks them one
+after another. Any other (the observing ones: ``turn_start``, ``turn_end``,
+``session_start``, ``session_end``, ``session_compact``, ``message_received``,
+``message_sent``; ``context``, whose subscribers all see the same payload) is delivered to
+all its subscribers at once, since none of them can see another's reply; the replies are
+then folded in startup order, so the outcome — ``gate`` reasons, ``collect``ed lists,
+``replace``d fields, diagnostics, ``asked``/``failed`` — is the one asking them in turn
+would give, whatever order they answer in. Failures are fail-open: a warning, and the event
+goes on without that contribution; a subscriber that fails or is slow does not stop the
+others being asked.
 """
 
 from __future__ import annotations
@@ -31,6 +41,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import anyio
 
 from gateway.base import HOOK_EVENTS, Diagnostic, Diagnostics
 from gateway.model import _codes
@@ -247,6 +259,46 @@ def _refused(
     return rewrite(hook, changed) if changed else None
 
 
+def _concurrent(spec: EventSpec) -> bool:
+    """No reply can change what a later subscriber is sent, nor whether it is asked."""
+    return not spec.chain and not spec.append and spec.stop_when is None
+
+
+@dataclass(frozen=True, slots=True)
+class _Raised:
+    """A subscriber's handler raised something other than ``ExtensionError`` (a bug): raised
+    again at that subscriber's place in the fold, as asking in turn would have."""
+
+    error: Exception
+
+
+async def _ask(spec: EventSpec, hook: HookEntry, payload: dict[str, Any]) -> Any:
+    """One subscriber's reply, or the ``ExtensionError`` it failed with."""
+    try:
+        return await hook.handler(spec.name, payload)
+    except ExtensionError as error:
+        return error
+
+
+async def _ask_all(
+    spec: EventSpec, payload: dict[str, Any], subscribers: list[HookEntry]
+) -> list[Any]:
+    """Every subscriber asked at once, each with its own copy of ``payload``; the replies in
+    subscriber order (a failure in its place: it cancels no one else)."""
+    replies: list[Any] = [None] * len(subscribers)
+
+    async def one(index: int, hook: HookEntry) -> None:
+        try:
+            replies[index] = await _ask(spec, hook, dict(payload))
+        except Exception as error:
+            replies[index] = _Raised(error)
+
+    async with anyio.create_task_group() as group:
+        for index, hook in enumerate(subscribers):
+            group.start_soon(one, index, hook)
+    return replies
+
+
 async def dispatch(
     spec: EventSpec,
     payload: dict[str, Any],
@@ -254,60 +306,82 @@ async def dispatch(
     diagnostics: Diagnostics,
     rewrite: RewriteCheck | None = None,
 ) -> EventOutcome:
-    """Ask each subscriber in order and fold the replies by the event's rule (``rewrite``:
-    whether a reply may change the fields that act on a tool)."""
+    """Ask the subscribers (in turn, or all at once when no reply can change what another
+    is sent: the module's rule) and fold the replies by the event's rule in subscriber
+    order (``rewrite``: whether a reply may change the fields that act on a tool)."""
     outcome = EventOutcome(spec.name, dict(payload))
+    if _concurrent(spec) and len(subscribers) > 1:
+        replies = await _ask_all(spec, outcome.payload, subscribers)
+        for hook, reply in zip(subscribers, replies, strict=True):
+            if isinstance(reply, _Raised):
+                raise reply.error
+            _fold(spec, outcome, hook, reply, diagnostics, rewrite)
+        return outcome
     for hook in subscribers:
-        outcome.asked += 1
-        try:
-            reply = await hook.handler(spec.name, dict(outcome.payload))
-        except ExtensionError as error:
-            outcome.failed += 1
+        reply = await _ask(spec, hook, dict(outcome.payload))
+        if _fold(spec, outcome, hook, reply, diagnostics, rewrite):
+            break
+    return outcome
+
+
+def _fold(
+    spec: EventSpec,
+    outcome: EventOutcome,
+    hook: HookEntry,
+    reply: Any,
+    diagnostics: Diagnostics,
+    rewrite: RewriteCheck | None,
+) -> bool:
+    """One subscriber's reply (or failure) folded into ``outcome``; True when it stops the
+    event."""
+    outcome.asked += 1
+    if isinstance(reply, ExtensionError):
+        outcome.failed += 1
+        diagnostics.add(
+            _codes.HOOK_FAILED(
+                f"{hook.owner}: {spec.name} hook failed: {reply}", package=hook.owner
+            )
+        )
+        return False
+    if spec.gate and _field(reply, "allow") is False:
+        outcome.allowed = False
+        outcome.reasons.append(_field(reply, "reason") or DEFAULT_BLOCK_REASON)
+    if spec.deny_discards and _field(reply, "allow") is False:
+        return False
+    refused = _refused(spec, reply, outcome.payload, hook, rewrite)
+    if refused is not None:
+        diagnostics.add(refused)
+    for name in spec.chain:
+        value = _field(reply, name)
+        if value is None or (refused is not None and name in spec.acts_on_tool):
+            continue
+        if _fits(value, outcome.payload.get(name)):
+            outcome.payload[name] = value
+        else:
             diagnostics.add(
                 _codes.HOOK_FAILED(
-                    f"{hook.owner}: {spec.name} hook failed: {error}", package=hook.owner
+                    f"{hook.owner}: {spec.name} reply field {name!r} has the wrong type "
+                    f"({type(value).__name__}); ignored",
+                    package=hook.owner,
                 )
             )
-            continue
-        if spec.gate and _field(reply, "allow") is False:
-            outcome.allowed = False
-            outcome.reasons.append(_field(reply, "reason") or DEFAULT_BLOCK_REASON)
-        if spec.deny_discards and _field(reply, "allow") is False:
-            continue
-        refused = _refused(spec, reply, outcome.payload, hook, rewrite)
-        if refused is not None:
-            diagnostics.add(refused)
-        for name in spec.chain:
-            value = _field(reply, name)
-            if value is None or (refused is not None and name in spec.acts_on_tool):
-                continue
-            if _fits(value, outcome.payload.get(name)):
-                outcome.payload[name] = value
-            else:
-                diagnostics.add(
-                    _codes.HOOK_FAILED(
-                        f"{hook.owner}: {spec.name} reply field {name!r} has the wrong type "
-                        f"({type(value).__name__}); ignored",
-                        package=hook.owner,
-                    )
-                )
-        for name in spec.append:
-            value = _field(reply, name)
-            if value:
-                existing = outcome.payload.get(name) or ""
-                outcome.payload[name] = f"{existing}\n{value}" if existing else value
-        for name in spec.replace:
-            value = _field(reply, name)
-            if value is not None:
-                outcome.replaced[name] = value
-        for name in spec.collect:
-            value = _field(reply, name)
-            if value is not None:
-                gathered = outcome.collected.setdefault(name, [])
-                gathered.extend(value if isinstance(value, list) else [value])
-        if spec.stop_when is not None:
-            name, value = spec.stop_when
-            if _field(reply, name) == value:
-                outcome.stopped_by = hook.owner
-                break
-    return outcome
+    for name in spec.append:
+        value = _field(reply, name)
+        if value:
+            existing = outcome.payload.get(name) or ""
+            outcome.payload[name] = f"{existing}\n{value}" if existing else value
+    for name in spec.replace:
+        value = _field(reply, name)
+        if value is not None:
+            outcome.replaced[name] = value
+    for name in spec.collect:
+        value = _field(reply, name)
+        if value is not None:
+            gathered = outcome.collected.setdefault(name, [])
+            gathered.extend(value if isinstance(value, list) else [value])
+    if spec.stop_when is not None:
+        name, value = spec.stop_when
+        if _field(reply, name) == value:
+            outcome.stopped_by = hook.owner
+            return True
+    return False

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 import pytest
 
 from gateway import UiAnswer, open_gateway
@@ -123,6 +124,34 @@ async def test_outside_a_turn_or_command_no_one_is_asked(workspace, current) -> 
     assert asked == ["in a turn"]
     responses = [m for m in workspace.received("ext") if m["type"] == "ui_response"]
     assert [r["cancelled"] for r in responses] == [True, False]
+
+
+async def test_questions_asked_together_reach_the_user_one_at_a_time(workspace, current) -> None:
+    # turn_start goes to both subscribers at once (protocol.md#events): both ask.
+    for name in ("first", "second"):
+        current(name, subscribe=["turn_start"],
+                events={"turn_start": [ask("input", name), ANSWERS]})  # fmt: skip
+    asked: list[str] = []
+    open_questions = 0
+    most = 0
+
+    async def ui(process: Any, request: Any) -> UiAnswer:
+        nonlocal open_questions, most
+        open_questions += 1
+        most = max(most, open_questions)
+        asked.append(request.prompt)
+        for _ in range(5):
+            await anyio.lowlevel.checkpoint()
+        open_questions -= 1
+        return UiAnswer(request.prompt)
+
+    async with open_gateway(
+        workspace.root, trust=True, config=workspace.config, transport=workspace.transport, ui=ui
+    ) as gateway:
+        await gateway.start_turn()
+        await gateway.end_turn()
+    assert sorted(asked) == ["first", "second"]
+    assert most == 1
 
 
 def test_the_shell_asks_each_method_and_hides_the_password(workspace) -> None:
