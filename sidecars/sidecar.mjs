@@ -6,10 +6,11 @@
 //
 // Usage: node sidecar.mjs [--protocol-fds=R,W] [--compile] '<json spec>'
 //   spec = {packages: [{id, root, entries: [absolute paths], host?: "pi" (default) | "openclaw"
-//           | "nu", cache?: jiti's compile cache folder of a Pi package,
+//           | "nu", cache?: jiti's compile cache folder of a Pi package or OpenClaw plugin,
 //           ...what the host needs: docs/openclaw.md and docs/nu.md list the fields}]}
-//   --compile: compile the Pi packages' TypeScript into their caches, run none of it, print
-//   one JSON line and exit (lib/pi/compile.mjs; run when a package is installed).
+//   --compile: compile what jiti would compile of the Pi packages and OpenClaw plugins into
+//   their caches, run none of it, print one JSON line and exit (lib/pi/compile.mjs,
+//   lib/openclaw/compile.mjs; run when a package is installed).
 //
 // The modules: lib/stdio.mjs (the protocol's private descriptors; imported first),
 // lib/state.mjs (the one state object), lib/wire.mjs (the protocol), lib/features.mjs (negotiated features),
@@ -35,8 +36,10 @@ try {
 	spec = { packages: [] };
 }
 if (args.includes("--compile")) {
-	const { compileAll } = await import("./lib/pi/compile.mjs");
-	send(compileAll(spec));
+	const hosts = new Set((spec.packages ?? []).map((pkg) => pkg.host ?? "pi"));
+	const pi = hosts.has("pi") ? (await import("./lib/pi/compile.mjs")).compileAll(spec) : {};
+	const openclaw = hosts.has("openclaw") ? await (await import("./lib/openclaw/compile.mjs")).compileAll(spec) : {};
+	send({ type: "compiled", packages: { ...pi, ...openclaw } });
 	process.exit(0);
 }
 const state = createState(spec, send);

@@ -327,3 +327,13 @@ OPENCLAW_HOST_LOADER = define_code(
     "OpenClaw's loader does (jiti's transform, or native require with a jiti fallback).",
     "Nothing to do; a plugin declaring 2026.8 or later (or nothing) is loaded natively.",
 )
+OPENCLAW_PRECOMPILE_FAILED = define_code(
+    "openclaw.precompile_failed",
+    WARNING,
+    "What jiti loads of an OpenClaw plugin (its TypeScript, or a bundle OpenClaw before 2026.5 "
+    "transforms) could not be compiled when it was installed (no Node sidecar or OpenClaw "
+    "SDK set up yet, a module that does not compile, a time limit); the install stands, and "
+    "its first start compiles it instead (slower).",
+    "Run `gateway setup --openclaw` if the SDK is not set up; a module that does not compile "
+    "fails to load at start with openclaw.load_failed.",
+)

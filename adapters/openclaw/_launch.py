@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
+from adapters._precompile import compile_cache
 from adapters._sidecar import plan_sidecar, request_timeout
 from adapters.openclaw import _codes as codes
 from adapters.openclaw._inspect import CONVERSATION_ACCESS
@@ -266,6 +267,7 @@ def plan_openclaw(entry: CatalogEntry, home: Path) -> LaunchSpec | LaunchRefusal
         **_stored_secrets(home, entry),
     }
     spec = openclaw_package_spec(entry, home, _granted(home, package))
+    spec["cache"] = str(compile_cache(home, package))  # jiti's, filled at install (_precompile)
     for folder in (private_home, state):
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # a sandbox rule needs it there
     return plan_sidecar(

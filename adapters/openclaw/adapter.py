@@ -9,7 +9,9 @@ from pathlib import Path
 from adapters._skills import package_skills
 from adapters.openclaw._inspect import ECOSYSTEM, inspect_plugin, is_plugin
 from adapters.openclaw._launch import plan_openclaw
+from adapters.openclaw._precompile import precompile
 from adapters.openclaw.discovery import discover
+from gateway.base import Diagnostic
 from gateway.model import (
     CatalogEntry,
     DiscoveredLaunch,
@@ -47,6 +49,10 @@ class OpenClawAdapter:
                 "nothing to run: the plugin declares no entry module (its metadata is listed)"
             )
         return plan_openclaw(entry, home)
+
+    def prepare_install(self, entry: CatalogEntry, home: Path) -> list[Diagnostic]:
+        """Compile what jiti loads of it into the cache its starts read (runs none of it)."""
+        return precompile(entry, home)
 
     def package_resources(self, entry: CatalogEntry) -> Discovery:
         """The skills its manifest names (``skills``), listed as the package's; the gateway

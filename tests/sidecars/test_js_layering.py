@@ -35,8 +35,9 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     # What the ecosystem hosts share: the routes and the register / registration.update
-    # messages they announce late registrations through, and the audit's record.
-    ("host machinery", ("lib/registration.mjs", "lib/audit/record.mjs")),
+    # messages they announce late registrations through, the audit's record, and the
+    # install-time compile of what jiti loads.
+    ("host machinery", ("lib/registration.mjs", "lib/audit/record.mjs", "lib/jiti-compile.mjs")),
     # One ecosystem each; the audit's recording stand-ins wrap a host's own modules.
     (
         "ecosystem hosts",

@@ -64,6 +64,7 @@ function pluginFor(pkg, entry, config, settings) {
 		legacyHooks: pkg.legacyHooks === "alias" ? "alias" : "ignore",
 		hookCatalog: hookCatalog(pkg.hookCatalog),
 		loader: Object.hasOwn(LOADERS, pkg.loader) ? pkg.loader : "native",
+		compileCache: typeof pkg.cache === "string" ? pkg.cache : undefined, // written at install
 		optionalTools: pkg.optionalTools ?? [],
 		gatewaySettings: settings,
 		hookSettings: settings.hooks ?? {},
@@ -80,7 +81,7 @@ async function loadPlugin(state, oc, plugin) {
 	takeResolved();
 	let module;
 	try {
-		const loaded = await importEntry(plugin.source, plugin.loader);
+		const loaded = await importEntry(plugin.source, plugin.loader, plugin.compileCache);
 		module = loaded.module;
 		if (loaded.nativeError) {
 			const first = String(loaded.nativeError?.message ?? loaded.nativeError).split("\n")[0];

@@ -26,29 +26,45 @@ const NATIVE = new Set([".js", ".mjs", ".cjs"]);
 const EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".mtsx", ".ctsx", ".js", ".mjs", ".cjs", ".json"];
 const jitis = new Map();
 
-async function jitiFor(tryNative) {
-	const key = tryNative ? "native" : "transform";
+/** The options of OpenClaw's plugin jiti; `cache`: the plugin's compile cache folder (written
+ * at install, ./compile.mjs; undefined: jiti's default, under TMPDIR). */
+export function jitiOptions(tryNative, cache) {
+	// `openclaw` stays native: the pinned SDK is one module graph for host and plugins.
+	return { interopDefault: true, tryNative, extensions: EXTENSIONS, nativeModules: ["openclaw"], ...(cache ? { fsCache: cache } : {}) };
+}
+
+async function jitiFor(tryNative, cache) {
+	const key = `${tryNative ? "native" : "transform"}\0${cache ?? ""}`;
 	if (!jitis.has(key)) {
 		const { createJiti } = await import("jiti");
-		// `openclaw` stays native: the pinned SDK is one module graph for host and plugins.
-		jitis.set(key, createJiti(import.meta.url, { interopDefault: true, tryNative, extensions: EXTENSIONS, nativeModules: ["openclaw"] }));
+		jitis.set(key, createJiti(import.meta.url, jitiOptions(tryNative, cache)));
 	}
 	return jitis.get(key);
 }
 
+/** The entries jiti compiles under `loader`, as [file, async] (how importEntry loads each):
+ * what ./compile.mjs compiles at install. None for "native-jiti": its jiti runs only after a
+ * native require fails. */
+export function compiledEntries(entries, loader = "native") {
+	if (loader === "jiti") return entries.map((file) => [file, false]);
+	if (loader === "native-jiti") return [];
+	return entries.filter((file) => !NATIVE.has(path.extname(file))).map((file) => [file, true]);
+}
+
 /** The entry's module under `loader`: {module, nativeError?} — nativeError when the native
- * attempt failed and jiti's fallback loaded it (native-jiti). Throws what the loader throws. */
-export async function importEntry(file, loader = "native") {
-	if (loader === "jiti") return { module: (await jitiFor(false))(file) };
+ * attempt failed and jiti's fallback loaded it (native-jiti). `cache`: the plugin's jiti
+ * compile cache. Throws what the loader throws. */
+export async function importEntry(file, loader = "native", cache = undefined) {
+	if (loader === "jiti") return { module: (await jitiFor(false, cache))(file) };
 	if (loader === "native-jiti") {
 		try {
 			return { module: createRequire(file)(file) };
 		} catch (nativeError) {
-			return { module: (await jitiFor(true))(file), nativeError };
+			return { module: (await jitiFor(true, cache))(file), nativeError };
 		}
 	}
 	if (NATIVE.has(path.extname(file))) return { module: createRequire(file)(file) };
-	return { module: await (await jitiFor(false)).import(file) };
+	return { module: await (await jitiFor(false, cache)).import(file) };
 }
 
 function unwrapDefault(value) {

@@ -13,6 +13,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOTS = ["openclaw/plugin-sdk", "@openclaw/plugin-sdk"];
 const ROOT_SHIM = new URL("./sdk-root.mjs", import.meta.url).href;
+/** The module the root barrel loads (./sdk-root.mjs), as a path. */
+export const ROOT_SHIM_FILE = fileURLToPath(ROOT_SHIM);
 
 /** The pinned SDK: its version and subpaths (name -> file URL); none when not installed. */
 function readSdk() {
