@@ -223,7 +223,8 @@ def setup_step(
                 bundle(node, where, env, progress)
                 warm_compile_cache(node, where, env, progress)
         return f"Node sidecar: modules up to date in {where}{_openclaw_note(had_openclaw)}"
-    if reason is not None and reason != "installed before":
+    if reason is not None and reason not in ("installed before", "asked for"):
+        # Why, when the user did not ask: the install's own line says what it adds.
         progress(f"the OpenClaw SDK is installed too ({reason})")
     try:
         _, hint = install_modules(

@@ -178,8 +178,14 @@ def test_setup_installs_the_openclaw_set_only_when_asked_for_and_keeps_it(
         "adds it: size not measured for this lockfile"
     ]
     assert "installing the Pi and Nu runtimes: size not measured for this lockfile" in progress
+    progress.clear()
     summary = _sidecars.setup_step(progress.append, home, frozenset({"openclaw"}))
     assert summary == f"Node sidecar: modules installed in {where} (with the OpenClaw SDK)"
+    # Asked for: said once, by what the step does ("adding the OpenClaw SDK: …").
+    assert [line for line in progress if "OpenClaw SDK" in line] == [
+        "adding the OpenClaw SDK: size not measured for this lockfile (npm ci reinstalls the "
+        "rest; what its cache holds is not downloaded again)"
+    ]
     assert _sidecars.openclaw_installed(where) and (where / "node_modules" / "local-dep").exists()
     # A plain setup later keeps it.
     assert _sidecars.setup_step(progress.append, home) == (
