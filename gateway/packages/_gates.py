@@ -369,11 +369,20 @@ def _gate_diagnostics(status: PackageStatus) -> Iterable[Diagnostic]:
         yield _codes.GATE_BLOCKED(
             f"{package}: blocked because {', '.join(named)} is not active", package=package
         )
-    if status.gates_passed and isinstance(status.runtime, LaunchRefusal):
-        yield _codes.RUNTIME_UNAVAILABLE(
-            f"{package}: {status.runtime.reason}", package=package, hint=status.runtime.hint
-        )
-    if isinstance(status.runtime, LaunchSpec | LaunchRefusal):
+    if isinstance(status.runtime, LaunchRefusal):
+        # A refusal whose own code says its reason (the OpenClaw SDK not installed) is said
+        # once, under that code and this package: not again as runtime.unavailable, nor
+        # once more for no package.
+        said = [
+            replace(d, package=package) if d.package is None else d
+            for d in status.runtime.diagnostics
+        ]
+        if status.gates_passed and not any(d.message == status.runtime.reason for d in said):
+            yield _codes.RUNTIME_UNAVAILABLE(
+                f"{package}: {status.runtime.reason}", package=package, hint=status.runtime.hint
+            )
+        yield from said
+    elif isinstance(status.runtime, LaunchSpec):
         yield from status.runtime.diagnostics
     if status.calls is not None:
         yield from status.calls.diagnostics

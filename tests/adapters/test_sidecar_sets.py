@@ -20,6 +20,7 @@ from adapters._sidecar_sets import (
 )
 from gateway.model import LaunchRefusal
 from gateway.packages import install, load_adapters
+from tests.gateway.packages._helpers import evaluate, make_ready
 
 SOURCES = _sidecars.SOURCE_DIR
 REPO = SOURCES.parent
@@ -171,3 +172,19 @@ def test_doctor_says_whether_the_openclaw_sdk_is_installed(
     (where / "node_modules" / "openclaw" / "package.json").write_text('{"version": "2026.9.6"}')
     [check] = [c for c in _sidecars.doctor_check(home) if c[0] == "openclaw sdk"]
     assert check[1:3] == ("ok", "installed (openclaw 2026.9.6)")
+
+
+def test_a_ready_openclaw_plugin_without_the_sdk_says_so_once_under_its_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its refusal's own code carries the reason: not said again as runtime.unavailable,
+    nor once more for no package (trial9's `list`: the gateway's line and each plugin's)."""
+    _base_only(tmp_path, monkeypatch)
+    home = tmp_path / "gw"
+    report = install(home, str(OPENCLAW_TARBALL), kind=None, inspector=load_adapters().inspect)
+    package_id = report.package.id
+    make_ready(home, package_id)
+    (status,) = evaluate(home)
+    said = [(d.code, d.package) for d in status.diagnostics if d.severity.value != "info"]
+    assert said == [("openclaw.sdk_not_installed", package_id)]
+    assert status.state.startswith("inactive: the OpenClaw SDK is not installed")
