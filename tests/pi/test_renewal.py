@@ -1,0 +1,88 @@
+"""A new session makes a Pi package's extensions again, as pi's /new does, when a session_end
+tore them down (docs/pi.md, "A new session"): the warm session's next command, or any host
+that starts a session after ending one on the same process."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from gateway import Gateway, open_gateway
+
+from .conftest import FIXTURES, install_ready
+
+pytestmark = pytest.mark.anyio
+
+STALE = "This extension ctx is stale after session replacement or reload."
+
+
+@pytest.fixture
+def ready(workspace: Any) -> Any:
+    for name in ("renewal", "renewal-kept", "renewal-shift"):
+        install_ready(workspace.config.home, FIXTURES / name)
+    return workspace
+
+
+async def _probe(gateway: Gateway, tool: str) -> dict[str, Any]:
+    result = await gateway.call_tool(tool, {})
+    assert not result.is_error, result.content
+    return dict(json.loads(result.content))
+
+
+async def _two_sessions(gateway: Gateway) -> list[dict[str, Any]]:
+    """As the warm session runs two commands: a session each, on the same processes."""
+    seen = []
+    for _ in range(2):
+        gateway.use_session()
+        await gateway.start_session()
+        seen.append(await _probe(gateway, "renewal_probe"))
+        await gateway.end_session()
+    return seen
+
+
+async def test_a_torn_down_package_runs_its_factory_again_at_the_next_session(ready: Any) -> None:
+    async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
+        first, second = await _two_sessions(gateway)
+        failed = [d.message for d in gateway.diagnostics if d.code == "pi.handler_failed"]
+    assert failed == []
+    assert first["generation"] == 1 and first["open"] and first["starts"] == ["1:startup"]
+    # The second session is served by a new instance, set up by its factory: as pi's /new,
+    # whose reason it gets; the module is the one pi's loader imported first.
+    assert second["generation"] == 2 and second["open"]
+    assert second["starts"] == ["1:startup", "2:new"]
+    assert second["shutdowns"] == 1
+    assert second["moduleRuns"] == second["factoryRuns"] == 2
+
+
+async def test_the_previous_instances_ctx_and_pi_are_stale_as_in_pi(ready: Any) -> None:
+    async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
+        _, second = await _two_sessions(gateway)
+    used = dict(entry.split(": ", 1) for entry in second["stale"])
+    assert list(used) == ["ctx.cwd", "pi.getActiveTools"]
+    assert all(message.startswith(STALE) for message in used.values())
+
+
+async def test_a_package_no_session_end_reached_keeps_its_instance(ready: Any) -> None:
+    async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
+        await _two_sessions(gateway)
+        kept = await _probe(gateway, "kept_probe")
+    assert kept == {"factoryRuns": 1, "starts": ["startup", "new"]}
+
+
+async def test_a_renewed_instance_with_other_tools_is_registered_again(ready: Any) -> None:
+    async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
+        await gateway.start_session()
+        assert (await gateway.call_tool("shift_one", {})).content == "shift_one"
+        await gateway.end_session()
+        gateway.use_session()
+        await gateway.start_session()
+        # It does not listen to session_start: the next request that reaches it makes it again.
+        gone = await gateway.call_tool("shift_one", {})
+        assert gone.is_error and gone.content == "Tool shift_one not found"
+        names = {tool.name for tool in gateway.tools()}
+        assert "shift_two" in names and "shift_one" not in names
+        assert (await gateway.call_tool("shift_two", {})).content == "shift_two"
+        changed = [d for d in gateway.diagnostics if d.code == "pi.renewal_events_changed"]
+    assert [(d.package, d.contribution) for d in changed] == [("pi-renewal-shift", "turn_start")]
