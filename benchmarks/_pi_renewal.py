@@ -2,9 +2,10 @@
 ``--renewal``): ``@aliou/pi-processes`` (packed in tests/fixtures/npm) installed and started,
 then sessions on the same sidecar as the warm session runs commands (``use_session``,
 ``start_session``, one ``process`` call, ``end_session``). A session_end tears its
-extensions down, so each next session makes them again. Measured: the sidecar's CPU (utime
-+ stime from /proc, 10 ms ticks) per such session, and the renewal's own figures from the
-sidecar's log (``renewed … ms of CPU``: process.cpuUsage around it)."""
+extensions down, so each next session makes them again. Measured: the sidecar's CPU per such
+session (utime + stime from /proc, 10 ms ticks: summed over the rounds, then divided), and
+the renewal's own figures from the sidecar's log (``renewed … ms of CPU``: process.cpuUsage
+around it)."""
 
 from __future__ import annotations
 
@@ -61,10 +62,10 @@ async def measure(rounds: int) -> dict[str, list[float]]:
             await _round(gateway)  # started; its first session
             (process,) = [p for p in gateway.processes if p.plan.name == PACKAGE]
             assert process.pid is not None
+            before = _cpu_ms(process.pid)  # in ticks: the rounds are summed, then divided
             for _ in range(rounds):
-                before = _cpu_ms(process.pid)
                 await _round(gateway)
-                found["session"].append(_cpu_ms(process.pid) - before)
+            found["session"].append((_cpu_ms(process.pid) - before) / rounds)
             log = process.plan.log_path.read_text(errors="replace")
     found["wall"] = [float(m[0]) for m in RENEWED.findall(log)]
     found["cpu"] = [float(m[1]) for m in RENEWED.findall(log)]
@@ -78,4 +79,4 @@ def report(found: dict[str, list[float]]) -> None:
 
     print("a new session of @aliou/pi-processes on the same sidecar:")
     print(f"  renewal alone (sidecar log, median): {median('wall')} wall, {median('cpu')} CPU")
-    print(f"  sidecar CPU per session (start, a call, end; renewing): {median('session')}")
+    print(f"  sidecar CPU per session (start, a call, end; renewing), mean: {median('session')}")
