@@ -5,11 +5,26 @@ that starts a session after ending one on the same process."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
+from adapters.pi import plan_pi
 from gateway import Gateway, open_gateway
+from gateway.model import LaunchSpec
+from gateway.packages import load_adapters
+from gateway.wire import (
+    EventRequest,
+    ExtensionProcess,
+    InitializeMessage,
+    LaunchPlan,
+    PipeTransport,
+    ToolRequest,
+    TransportConfig,
+)
+from tests._process_host import StandaloneHost
 
 from .conftest import FIXTURES, install_ready
 
@@ -86,3 +101,35 @@ async def test_a_renewed_instance_with_other_tools_is_registered_again(ready: An
         assert (await gateway.call_tool("shift_two", {})).content == "shift_two"
         changed = [d for d in gateway.diagnostics if d.code == "pi.renewal_events_changed"]
     assert [(d.package, d.contribution) for d in changed] == [("pi-renewal-shift", "turn_start")]
+
+
+async def test_a_host_that_addresses_no_package_gets_the_same_renewal(tmp_path: Path) -> None:
+    """A plain nimlet host (no `register.owners`): its events reach every package of the
+    process, and a session_end makes each of them again before its next request."""
+    root = FIXTURES / "renewal"
+    entry = load_adapters().inspect(root)
+    spec = plan_pi(entry.id, root, list(entry.entries))
+    assert isinstance(spec, LaunchSpec)
+    plan = LaunchPlan(
+        name=entry.id,
+        command=spec.command,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin"},
+        log_path=tmp_path / "renewal.log",
+        response_timeout=30,
+        origin=root,
+    )
+    process = ExtensionProcess(
+        plan, StandaloneHost(), PipeTransport(), TransportConfig(16 * 1024 * 1024, 0.3, 0.5)
+    )
+    async with anyio.create_task_group() as tasks:
+        await process.start(tasks, InitializeMessage(workspace=str(tmp_path), session_id="s"))
+        for event in ("session_start", "session_end", "session_start"):
+            await process.request(lambda id, e=event: EventRequest(id=id, event=e, payload={}))
+        reply = await process.request(
+            lambda id: ToolRequest(id=id, name="renewal_probe", arguments={})
+        )
+        await process.aclose()
+        tasks.cancel_scope.cancel()
+    seen = json.loads(reply.content if isinstance(reply.content, str) else "")
+    assert seen["generation"] == 2 and seen["starts"] == ["1:startup", "2:new"]
