@@ -1,6 +1,6 @@
 """Pi sidecar benchmark: figures against baselines measured in the same run.
 
-    python benchmarks/bench_pi.py [--calls N] [--rounds N] [--start-only]
+    python benchmarks/bench_pi.py [--calls N] [--rounds N] [--start-only] [--renewal N]
 
 1. cold start of one small package, step by step, against a bare ``node -e 0``
    (``_pi_steps.py``): as before, with TypeBox bundled, compiled at install, again;
@@ -11,6 +11,8 @@
    ``benchmarks/echo_extension.py`` (nimlet), same gateway, same run;
 4. 10 concurrent 50 ms calls (wall time);
 5. resident memory (VmRSS): one sidecar per package, and five packages sharing one.
+6. ``--renewal N`` alone: what a new session costs when it makes a package's extensions
+   again (``_pi_renewal.py``, @aliou/pi-processes, N rounds of each kind).
 Targets: cold start of one small package ≤ 150 ms including the first start after install
 (issue 8); p50 ≤ 2x nimlet; 10x50 ms ≤ 80 ms; ≤ 45 MB per package (issue 4).
 """
@@ -27,6 +29,7 @@ import time
 from pathlib import Path
 
 import anyio
+from _pi_renewal import measure, report  # beside this script
 from _pi_steps import VARIANTS, start_steps  # beside this script
 
 from gateway import GatewayConfig, open_gateway
@@ -193,5 +196,9 @@ if __name__ == "__main__":
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--start-only", action="store_true")
+    parser.add_argument("--renewal", type=int, default=0, metavar="N")
     args = parser.parse_args()
-    anyio.run(main, args.calls, args.rounds, args.start_only)
+    if args.renewal:
+        report(anyio.run(measure, args.renewal))
+    else:
+        anyio.run(main, args.calls, args.rounds, args.start_only)

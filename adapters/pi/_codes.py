@@ -129,6 +129,16 @@ PI_USER_MESSAGE_DROPPED = define_code(
     'call ("Agent is already processing"); the gateway drops the message and says so.',
     'Pass deliverAs: "steer" or "followUp" to queue it for the running turn.',
 )
+PI_RENEWAL_EVENTS_CHANGED = define_code(
+    "pi.renewal_events_changed",
+    WARNING,
+    "A Pi package's extensions, made again for a new session after a session_end tore them "
+    "down (as pi's /new does), subscribe to events the first start did not. Changed tools and "
+    "commands reach the host (registration.update); events cannot: the host keeps the hooks "
+    "of the first start, so the new handlers run only after the package starts again.",
+    "Nothing to do for a user (a reload starts it again); its author can subscribe to the "
+    "same events in every session.",
+)
 PI_LOAD_FAILED = define_code(
     "pi.load_failed",
     ERROR,

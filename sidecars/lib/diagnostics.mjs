@@ -17,6 +17,7 @@ export const CODES = Object.freeze([
 	"pi.load_failed",
 	"pi.handler_failed",
 	"pi.user_message_dropped",
+	"pi.renewal_events_changed",
 	"sidecar.name_conflict",
 	"openclaw.load_failed",
 	"openclaw.sdk_unavailable",

@@ -15,9 +15,10 @@ from .conftest import install_ready
 
 pytestmark = pytest.mark.anyio
 
-# Records what its handlers saw; /seen tells it.
-RECORDER = """export default function (pi) {
-  const seen = [];
+# Records what its handlers saw; /seen tells it. Kept in the module: a session_end tears the
+# instance down and the next request makes it again, as pi's /new does; pi keeps the module.
+RECORDER = """const seen = [];
+export default function (pi) {
   for (const name of @EVENTS@) pi.on(name, (event) => {
     seen.push(name + (event.turnIndex !== undefined ? event.turnIndex : "") + (event.reason ? ":" + event.reason : ""));
   });

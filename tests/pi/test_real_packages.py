@@ -240,3 +240,18 @@ async def test_real_packages_run_one_sidecar_each_and_their_session_handlers_run
     assert failed == []
     hooked = {h.owner for h in gateway.registry.hooks("session_start")}
     assert {"@aliou/pi-processes", "pi-prompt-template-model"} <= hooked
+
+
+async def test_pi_processes_serves_a_second_session_on_the_same_process(gateway: Gateway) -> None:
+    """As the warm session runs two commands: its core extension tears down at
+    session_shutdown and sets up only in its factory, so the second session needs its
+    extensions made again, as pi's /new does (its dock asked a torn-down core for its
+    config: "processes core extension did not reply to config request")."""
+    for _ in range(2):
+        gateway.use_session()
+        await gateway.start_session()
+        result = await gateway.call_tool("process", {"action": "list"})
+        assert result.content == "No matching background processes."
+        await gateway.end_session()
+    failed = [d.message for d in gateway.diagnostics if d.code == "pi.handler_failed"]
+    assert failed == []

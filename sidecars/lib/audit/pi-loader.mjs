@@ -1,5 +1,5 @@
 // Pi's loader as the Pi host sees it in recording mode (record.mjs): the real
-// `loadExtensions` and `createExtensionRuntime`, plus a record of every `pi.*` call (pi's API
+// `loadExtensions`, `loadExtensionsCached` and `createExtensionRuntime`, plus a record of every `pi.*` call (pi's API
 // asks `runtime.assertActive()` first in every method, so the recording runtime sees each
 // call and its caller) and of what each extension registered, attributed to its file.
 
@@ -12,7 +12,7 @@ const loaderFile = path.join(piDist, "core/extensions/loader.js");
 const real = await import(pathToFileURL(loaderFile).href);
 
 // The rest of the loader's exports, unchanged (the Pi host may use more of them).
-export const { clearExtensionCache, loadExtensionFromFactory, loadExtensionsCached, discoverAndLoadExtensions } = real;
+export const { clearExtensionCache, loadExtensionFromFactory, discoverAndLoadExtensions } = real;
 
 // Which package is loading now (the host loads its packages one after another).
 let loading = null;
@@ -107,11 +107,19 @@ function recordRuntime(pkg, runtime, seen) {
 
 const seenByRuntime = new WeakMap();
 
-export async function loadExtensions(paths, cwd, eventBus, runtime) {
+export function loadExtensions(paths, cwd, eventBus, runtime) {
+	return recorded(real.loadExtensions, paths, cwd, eventBus, runtime);
+}
+
+export function loadExtensionsCached(paths, cwd, eventBus, runtime) {
+	return recorded(real.loadExtensionsCached, paths, cwd, eventBus, runtime);
+}
+
+async function recorded(load, paths, cwd, eventBus, runtime) {
 	const root = commonRoot(paths);
 	loading = { id: packageOf(paths), root };
 	try {
-		const result = await real.loadExtensions(paths, cwd, recordingBus(eventBus), runtime);
+		const result = await load(paths, cwd, recordingBus(eventBus), runtime);
 		for (const ext of result.extensions) recordExtension(loading, ext);
 		if (!seenByRuntime.has(runtime)) seenByRuntime.set(runtime, {});
 		recordRuntime(loading, runtime, seenByRuntime.get(runtime));

@@ -164,3 +164,17 @@ export function makeContext(state, pi, signal, forCommand) {
 	};
 	return forCommand ? Object.assign(ctx, commandActions(state)) : ctx;
 }
+
+/** The `ctx` as one package's instance gets it: once a session_end has torn the instance down
+ * (its runtime invalidated, renew.mjs), every property throws pi's stale message, as pi's
+ * runner does for a ctx kept past `/new`, `/resume`, `/fork` or `/reload` (pi ≥ 0.69).
+ * Objects already taken from it (`ctx.ui`, `ctx.sessionManager`) stay usable, as in pi. */
+export function contextFor(ctx, runtime) {
+	if (!runtime) return ctx;
+	return new Proxy(ctx, {
+		get(target, key) {
+			runtime.assertActive();
+			return Reflect.get(target, key, target);
+		},
+	});
+}

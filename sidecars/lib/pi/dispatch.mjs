@@ -7,6 +7,7 @@ import { diagnostic } from "../diagnostics.mjs";
 import { FEATURE, offered } from "../features.mjs";
 import { log } from "../stdio.mjs";
 import { enterPiEvent } from "./busy.mjs";
+import { contextFor } from "./context.mjs";
 import { LEGACY_EVENTS } from "./legacy.mjs";
 import { extensionPath } from "./registry.mjs";
 
@@ -83,6 +84,13 @@ export function eventOwners(state, pi) {
 	return owners;
 }
 
+/** The canonical events the extensions `items` subscribe to (nothing reported). */
+export function packageEvents(state, items) {
+	const found = new Set();
+	for (const { ext } of items) for (const piEvent of ext.handlers.keys()) for (const canonical of canonicalsFor(state, piEvent)) found.add(canonical);
+	return found;
+}
+
 /** A package's own view of the agent loop (turn counter, agent running, session started);
  * `null`: every package at once (the event was not addressed to one). */
 export function loopState(pi, packageId) {
@@ -109,11 +117,13 @@ function handlerFailed(state, pi, item, piEvent, error) {
 export async function runHandlers(state, pi, target, piEvent, event, ctx, each) {
 	for (const item of pi.extensions) {
 		if (target !== undefined && item.packageId !== target) continue;
+		if (pi.packages.get(item.packageId)?.ended) continue; // torn down, not made again yet (renew.mjs)
+		const own = contextFor(ctx, item.runtime);
 		for (const handler of [...(item.ext.handlers.get(piEvent) ?? [])]) {
 			let result;
 			try {
 				enterPiEvent(state, pi, piEvent, item.packageId);
-				result = await handler(typeof event === "function" ? event(item.packageId) : event, ctx);
+				result = await handler(typeof event === "function" ? event(item.packageId) : event, own);
 			} catch (error) {
 				if (piEvent === "tool_call") throw error; // pi: tool_call errors block the tool
 				handlerFailed(state, pi, item, piEvent, error);

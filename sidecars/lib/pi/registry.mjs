@@ -44,8 +44,9 @@ function applyRegistrationState(pi, name, packageId, def) {
 }
 
 /** Take the extensions' tools (again, after a late registerTool); `late` tells the host when
- * a tool was added or registered again. Returns the names that changed. */
-export function collectTools(state, pi, late) {
+ * a tool was added or registered again; `quiet`: renderers already reported (a package's
+ * extensions made again, renew.mjs). Returns the names that changed. */
+export function collectTools(state, pi, late, quiet = false) {
 	const added = [];
 	for (const { ext, packageId } of pi.extensions) {
 		for (const [name, tool] of ext.tools) {
@@ -64,7 +65,7 @@ export function collectTools(state, pi, late) {
 				added.push(name);
 				applyRegistrationState(pi, name, packageId, tool.definition);
 			}
-			if ((tool.definition.renderCall || tool.definition.renderResult) && !late) {
+			if ((tool.definition.renderCall || tool.definition.renderResult) && !late && !quiet) {
 				unsupported(state, "tool renderCall/renderResult", `tool ${name}`, packageId);
 			}
 		}
@@ -92,7 +93,9 @@ export function collectCommands(state, pi) {
 		let suffix = occurrence;
 		while (taken.has(invocation)) invocation = `${name}:${++suffix}`;
 		taken.add(invocation);
-		if (invocation !== name) {
+		const key = `command\0${invocation}\0${item.packageId}`; // said once (renew.mjs collects again)
+		if (invocation !== name && !pi.conflicts.has(key)) {
+			pi.conflicts.add(key);
 			const message = `command /${name} is registered more than once; this one is /${invocation}`;
 			diagnostic(state, "pi.command_renamed", message, invocation, item.packageId);
 		}
@@ -148,7 +151,11 @@ export function reportRuntimeUnsupported(state, pi, runtime) {
 		report("registerVirtualModel", `${r.definition?.provider}/${r.definition?.id}`, r);
 	}
 	for (const server of runtime.mcpServers?.list?.() ?? []) report("registerMcpServer", `server ${server.name}`, server);
-	// Later provider registrations are logged (register has been sent).
+	quietRuntime(runtime);
+}
+
+/** Later provider registrations are logged (register has been sent). */
+export function quietRuntime(runtime) {
 	runtime.registerProvider = (name) => log(`registerProvider(${name}) ignored: providers are not supported headless`);
 	runtime.registerNativeProvider = (p) => log(`registerProvider(${p?.id}) ignored: providers are not supported headless`);
 }

@@ -10,7 +10,7 @@ import { currentRequest } from "../state.mjs";
 import { log } from "../stdio.mjs";
 import { update } from "../wire.mjs";
 import { currentPackage, isBusy } from "./busy.mjs";
-import { makeContext } from "./context.mjs";
+import { contextFor, makeContext } from "./context.mjs";
 import { runHandlers } from "./dispatch.mjs";
 import { canonicalMessage } from "./events.mjs";
 import { collectTools, isActive } from "./registry.mjs";
@@ -67,7 +67,7 @@ export function bindRuntime(state, pi, runtime) {
 	};
 	runtime.getThinkingLevel = () => "off";
 	runtime.setThinkingLevel = () => log("setThinkingLevel: thinking control is not available headless");
-	runtime.createContext = () => makeContext(state, pi, undefined, false);
+	runtime.createContext = () => contextFor(makeContext(state, pi, undefined, false), runtime);
 	runtime.reportError = (error) => log(`extension error ${JSON.stringify(error)}`);
 }
 
