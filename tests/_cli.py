@@ -78,13 +78,12 @@ def run_here(
     capture_output=True, text=True)``, in this process. ``on_stderr`` is given each text
     written to stderr as it is written (captured all the same): what a test reads while the
     verb waits, the verb run in a thread of its own (``tests/plugin_host/test_auth_cli``)."""
-    from gateway.cli import _output, main
+    from gateway.cli import main
 
     env = dict(env)  # a copy: it may be os.environ itself
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
     saved_streams = sys.stdin, sys.stdout, sys.stderr
-    saved_defaults = _output.print_json.__defaults__, _output.print_diagnostics.__defaults__
     out, err = io.StringIO(), (io.StringIO() if on_stderr is None else _Told(on_stderr))
     with _stdin(stdin) as given:
         try:
@@ -92,10 +91,6 @@ def run_here(
             os.environ.update(env)
             os.chdir(cwd)
             sys.stdin, sys.stdout, sys.stderr = given, out, err
-            # print_json / print_diagnostics bind sys.stdout / sys.stderr as default
-            # arguments when they are defined: point them at these streams.
-            _output.print_json.__defaults__ = (sys.stdout,)
-            _output.print_diagnostics.__defaults__ = (sys.stderr,)
             try:
                 code = main(list(args))
             except SystemExit as exit:  # argparse: usage errors and --help
@@ -104,7 +99,6 @@ def run_here(
                 code = exit.code if isinstance(exit.code, int) else int(exit.code is not None)
         finally:
             sys.stdin, sys.stdout, sys.stderr = saved_streams
-            _output.print_json.__defaults__, _output.print_diagnostics.__defaults__ = saved_defaults
             os.chdir(saved_cwd)
             os.environ.clear()
             os.environ.update(saved_env)

@@ -139,7 +139,7 @@ def diagnostics_table(diagnostics: Sequence[Diagnostic], out: TextIO) -> None:
 
 def print_diagnostics(
     diagnostics: Sequence[Diagnostic],
-    out: TextIO = sys.stderr,
+    out: TextIO | None = None,
     *,
     indent: str = "",
     least: Severity = Severity.INFO,
@@ -148,7 +148,10 @@ def print_diagnostics(
     """One line each (``severity: message [code]``), its hint under it; those below
     ``least`` are left to ``gateway list`` and ``--json``. ``named``: where the lines are
     of many packages, each names its package (``severity: ID: message``) unless its
-    message already begins with it."""
+    message already begins with it. ``out``: the ``sys.stderr`` of the moment by default —
+    a warm session gives each command its own (a default taken when this module loaded
+    wrote the command's warnings to the session's log)."""
+    out = sys.stderr if out is None else out
     order = [Severity.INFO, Severity.WARNING, Severity.ERROR]
     for diagnostic in dict.fromkeys(diagnostics):  # each problem once
         if order.index(diagnostic.severity) < order.index(least):

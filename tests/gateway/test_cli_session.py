@@ -8,6 +8,7 @@ the module."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -225,3 +226,20 @@ def test_package_text_reaches_the_terminal_escaped_and_json_keeps_it_exact(home:
     assert "\x1b" not in shown.stdout and "\\x1b]52;c;aGk=\\x07 \\x1b[31mred" in shown.stdout
     exact = json.loads(home.gateway("call", "echo_tool", hostile, "--json").stdout)
     assert exact["content"] == "\x1b]52;c;aGk=\x07 \x1b[31mred"
+
+
+def test_diagnostics_go_to_the_stderr_of_the_command_that_says_them() -> None:
+    """A warm session gives each command its own ``sys.stderr``: the diagnostics a call
+    prints after its result (its package's warnings, ``-v``'s of the others) reach that
+    command, not the session's log (the default was the stderr of the module's import)."""
+    from gateway.base import Diagnostic, Severity
+    from gateway.cli._output import print_diagnostics
+
+    said = Diagnostic("runtime.unavailable", Severity.WARNING, "a warning", package="p")
+    streams = sys.stderr
+    sys.stderr = command = io.StringIO()
+    try:
+        print_diagnostics([said])
+    finally:
+        sys.stderr = streams
+    assert command.getvalue() == "warning: a warning [runtime.unavailable]\n"
