@@ -13,6 +13,7 @@ from gateway.cli._errors import Usage
 from gateway.cli._refusal import print_each, refuse, refuse_unknown
 from gateway.cli._trust import installed_ids
 from gateway.host import discovered_owner
+from gateway.model import DECLARES_PERMISSIONS
 from gateway.packages import HOOK_PERMISSIONS, load_adapters
 from gateway.packages.environment import env_grant_name
 from gateway.sandbox import (
@@ -26,9 +27,6 @@ from gateway.store import StateStore
 
 __all__ = ["run_permissions"]
 
-# Ecosystems whose packages declare what they need: granting more than that is the user
-# widening the package's sandbox on purpose (``--widen``), never a side effect of a typo.
-_DECLARING = frozenset({"nanobot", "nimlet"})
 _OPENS = {
     "workspace.write": "the workspace becomes writable",
     "network": "TCP and UDP to anywhere",
@@ -108,7 +106,7 @@ def _check(config: GatewayConfig, package_id: str, discovered: bool) -> _Target:
     permissions = load_adapters().inspect(package.record.path).permissions
     requested = tuple(p.name for p in permissions)
     grantable = (*requested, *(name for name in _ANY if name not in requested))
-    declares = package.record.ecosystem in _DECLARING
+    declares = package.record.ecosystem in DECLARES_PERMISSIONS
     return _Target(
         package_id,
         discovered=False,

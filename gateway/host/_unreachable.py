@@ -5,14 +5,10 @@ not reach for want of a network grant, one diagnostic naming the grant
 from __future__ import annotations
 
 from gateway.host._state import GatewayState
-from gateway.model import ToolOutcome
+from gateway.model import DECLARES_PERMISSIONS, ToolOutcome
 from gateway.sandbox import SandboxPolicy, explain_unreachable
 
 __all__ = ["say_unreachable"]
-
-_DECLARING = frozenset({"nanobot", "nimlet"})
-"""Ecosystems whose packages declare their permissions: a sandbox permission they do not
-request is granted with ``--widen`` (as ``gateway permissions`` decides)."""
 
 
 def say_unreachable(
@@ -35,7 +31,7 @@ def say_unreachable(
     if status is not None:  # else a discovered extension: granted by its id, declares nothing
         names = [p.name for p in status.entry.permissions]
         requested = [name for name in names if name not in status.package.granted]
-        widen = status.entry.ecosystem in _DECLARING and "network" not in names
+        widen = status.entry.ecosystem in DECLARES_PERMISSIONS and "network" not in names
     found = explain_unreachable(
         outcome.content, outcome.is_error, policy, package, tool, requested=requested, widen=widen
     )

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     )
     from gateway.model.catalog import (
         CONTRIBUTION_KINDS,
+        DECLARES_PERMISSIONS,
         NANOBOT_CONTRIBUTION_KINDS,
         RUNTIMES,
         CatalogEntry,
@@ -130,6 +131,7 @@ _WHERE: dict[str, str] = {
     "BUILTIN_OWNER": "gateway.model.registry",
     "CANONICAL_EVENTS": "gateway.model.events",
     "CONTRIBUTION_KINDS": "gateway.model.catalog",
+    "DECLARES_PERMISSIONS": "gateway.model.catalog",
     "CallPlan": "gateway.model._launch",
     "CallPlanner": "gateway.model._adapter",
     "CallTool": "gateway.model._launch",
@@ -224,6 +226,7 @@ __all__ = [
     "BUILTIN_OWNER",
     "CANONICAL_EVENTS",
     "CONTRIBUTION_KINDS",
+    "DECLARES_PERMISSIONS",
     "EXTENDED_ALIASES",
     "EXTENDED_EVENTS",
     "HOOK_FAILED",

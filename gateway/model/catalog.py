@@ -25,6 +25,7 @@ _INSTALLED_PARENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)-[0-9a-f]{8}\Z")
 
 __all__ = [
     "CONTRIBUTION_KINDS",
+    "DECLARES_PERMISSIONS",
     "NANOBOT_CONTRIBUTION_KINDS",
     "RUNTIMES",
     "CatalogEntry",
@@ -85,6 +86,12 @@ RUNTIMES: frozenset[str] = frozenset(
         "declarative",  # metadata only: skills, prompts, themes, declared contracts
     }
 )
+
+
+DECLARES_PERMISSIONS: frozenset[str] = frozenset({"nanobot", "nimlet"})
+"""Ecosystems whose packages declare what they need (a nanobot manifest's and a nimlet
+extension's permissions): granting one more is the user widening the package's sandbox on
+purpose (``gateway permissions … --widen``). Pi, OpenClaw and Nu packages declare none."""
 
 
 @dataclass(slots=True)

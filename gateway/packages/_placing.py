@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.base import Diagnostic, Progress, private_dir
-from gateway.model import CatalogEntry
+from gateway.model import DECLARES_PERMISSIONS, CatalogEntry
 from gateway.packages import _codes
 from gateway.packages._aliases import source_version
 from gateway.packages._install_report import InstallReport
@@ -111,9 +111,8 @@ class StagedInstall:
             # What it asks for is granted at the permissions gate; what it does not ask for
             # (a Pi or OpenClaw package asks for nothing) is said now, with the command.
             known = result.package.granted | {p.name for p in entry.permissions}
-            # A package that declares its permissions (nanobot's manifest) is widened only
-            # explicitly; Pi, OpenClaw and Nu packages declare none.
-            declares = entry.ecosystem == "nanobot"
+            # A package that declares its permissions is widened only explicitly.
+            declares = entry.ecosystem in DECLARES_PERMISSIONS
             diagnostics += grant_hints(
                 version_dir, entry.id, frozenset(known), widen=declares, entries=entry.entries
             )
