@@ -271,7 +271,7 @@ def interpreter_paths(
     )
     for argument in command[1:]:
         candidate = Path(argument) if os.path.isabs(argument) else folder / argument
-        if not candidate.is_file():
+        if not os.path.isfile(candidate):  # False for any name that cannot be a file
             continue
         real = Path(os.path.realpath(candidate))
         if any(_beneath(g, real) for g in guarded):

@@ -158,7 +158,7 @@ class _Reads:
         """``program`` (a bare name, or a path ``trusted`` or not) and what it runs."""
         if "/" in program:
             plain = Path(program) if os.path.isabs(program) else (self.own or Path.cwd()) / program
-            if not plain.exists() or not (trusted or self.named_allowed(plain)):
+            if not os.path.exists(plain) or not (trusted or self.named_allowed(plain)):
                 return
         else:
             located = shutil.which(program, path=path_env)

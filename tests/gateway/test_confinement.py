@@ -63,3 +63,16 @@ def test_a_program_named_by_path_into_the_home_opens_nothing_there(tmp_path: Pat
     tool.write_text("#!/bin/sh\n")
     paths = interpreter_paths([str(tool)], folder, None, protected=(home,))
     assert not any(p.is_relative_to(home) or home.is_relative_to(p) for p in paths)
+
+
+def test_a_command_naming_no_possible_file_opens_nothing_and_raises_nothing(
+    tmp_path: Path,
+) -> None:
+    """A manifest's command is the package's text: a program or an argument longer than a
+    file name may be (a JSON argument), or holding a NUL byte, names no file — it is not a
+    reason to fail the whole start (it was an OSError out of the planning)."""
+    home, folder, _ = layout(tmp_path)
+    long = "x" * 300
+    for command in ([sys.executable, long], [sys.executable, "a\x00b"], [f"./{long}"]):
+        paths = interpreter_paths(command, folder, None, protected=(home,))
+        assert not any(long in str(p) for p in paths)
