@@ -5,7 +5,6 @@ running none of it; every start then reads it, and a changed source is compiled 
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import subprocess
@@ -18,9 +17,9 @@ from adapters._precompile import compile_cache
 from adapters._sidecars import sidecar_dir
 from adapters.openclaw import MIN_NODE
 from gateway import open_gateway
-from gateway.packages import install, load_adapters, prepare_install
+from gateway.packages import load_adapters
 from gateway.runtime import find_node
-from gateway.store import StateStore
+from tests._prepared import install_prepared, snapshot
 
 from .conftest import config_for
 
@@ -82,22 +81,6 @@ def write_plugin(root: Path, peer: str, *, entry: str = "index.ts", broken: bool
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     return root
-
-
-def install_prepared(home: Path, source: Path) -> Any:
-    adapters = load_adapters()
-    report = install(
-        home, str(source), kind="local", inspector=adapters.inspect,
-        prepare=functools.partial(prepare_install, adapters, home),
-    )  # fmt: skip
-    with StateStore.open(home) as store:
-        store.set_trusted(report.package.record.id, True)
-        store.set_enabled(report.package.record.id, True)
-    return report
-
-
-def snapshot(folder: Path) -> dict[str, int]:
-    return {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
 
 
 async def shout(home: Path) -> Any:

@@ -4,7 +4,6 @@ into its own TypeScript dependencies, and running none of it."""
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -13,8 +12,7 @@ import pytest
 
 from adapters.pi._precompile import compile_cache
 from gateway import open_gateway
-from gateway.packages import install, load_adapters, prepare_install
-from gateway.store import StateStore
+from tests._prepared import install_prepared, snapshot
 
 pytestmark = pytest.mark.anyio
 
@@ -60,22 +58,6 @@ def write_package(root: Path, broken: bool = False) -> Path:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text)
     return folder
-
-
-def install_prepared(home: Path, source: Path) -> Any:
-    adapters = load_adapters()
-    report = install(
-        home, str(source), kind="local", inspector=adapters.inspect,
-        prepare=functools.partial(prepare_install, adapters, home),
-    )  # fmt: skip
-    with StateStore.open(home) as store:
-        store.set_trusted(report.package.record.id, True)
-        store.set_enabled(report.package.record.id, True)
-    return report
-
-
-def snapshot(folder: Path) -> dict[str, float]:
-    return {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
 
 
 async def test_install_compiles_what_the_first_start_then_reads(workspace: Any) -> None:
