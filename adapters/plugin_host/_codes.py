@@ -79,8 +79,19 @@ AGENT_PLUGINS_SERVER_FAILED = define_code(
     "agent_plugins.server_failed",
     ERROR,
     "A stdio MCP server did not start, did not complete the MCP handshake in time, or failed "
-    "listing its tools; its tools are absent, the plugin's other servers keep working.",
+    "listing its tools; its tools are absent, the plugin's other servers keep working. The "
+    "start is incomplete: never cached, the next load starts the server again.",
     "Read the package's log (the server's stderr) and run the server by hand.",
+    incomplete=True,
+    logs=True,
+)
+AGENT_PLUGINS_NO_SERVER_STARTED = define_code(
+    "agent_plugins.no_server_started",
+    ERROR,
+    "None of the plugin's MCP servers started and it offers nothing else (no hook, no "
+    "command): its start failed, and `status`, `doctor` and `list --packages` say so until a "
+    "start of it works (each server's own `agent_plugins.server_failed` says why).",
+    "Read the package's log (the servers' stderr) and run the server by hand.",
     logs=True,
 )
 AGENT_PLUGINS_SERVER_EXITED = define_code(

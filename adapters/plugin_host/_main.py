@@ -163,6 +163,7 @@ async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -
         events: list[str] = list(hooks.events) if hooks is not None else []
         if hooks is not None:
             registry.diagnostics += list(hooks.new_diagnostics())  # all of them, the first time
+        registry.none_started(servers, hooked=bool(events))
         diagnostics = "register.diagnostics" in features
         # The hooks' `input` and `before_agent_start` are extended events (docs/protocol.md):
         # subscribed only where negotiated; a plain nimlet host gets its own nine.

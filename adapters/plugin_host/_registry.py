@@ -101,6 +101,21 @@ class Registry:
                 name,
             )
 
+    def none_started(self, servers: list[McpServer], hooked: bool) -> None:
+        """The plugin's start failed when no server of it started and it offers nothing
+        else (``hooked``: it subscribes to events); one server of several failing is that
+        server's ``server_failed`` alone (an incomplete start, not a failed one)."""
+        failed = [server for server in servers if server.failure is not None]
+        local = [server for server in failed if server.link is None]
+        if not local or len(failed) < len(servers) or hooked or self.local_commands:
+            return
+        first = local[0]
+        self.diagnose(
+            codes.AGENT_PLUGINS_NO_SERVER_STARTED.code,
+            f"no MCP server of the plugin started ({len(failed)} of {len(servers)} failed); "
+            f"{first.spec.name!r} ({first.label}): {first.failure}",
+        )
+
     def add_local_commands(self, specs: list[dict[str, Any]]) -> None:
         for spec in specs:
             if spec["name"] in self.commands:

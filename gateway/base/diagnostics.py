@@ -68,8 +68,9 @@ class DiagnosticCode:
     """The module that declared it (a package's ``_codes``): the catalogue's order."""
     incomplete: bool = False
     """Reported by a runtime as it registers, it says the start did not get everything it
-    needed (a remote server that could not be reached): like an error, the registration is
-    never cached and the next load starts the package again."""
+    needed (a remote server that could not be reached, one MCP server of a plugin's that did
+    not start): like an error, the registration is never cached and the next load starts the
+    package again; unlike one, the package loaded (``status`` does not call it failed)."""
     refusal: bool = False
     """An error about one contribution a runtime refused or skipped as it registered (a tool
     outside OpenClaw's ``contracts.tools``, a malformed registration), not about the

@@ -154,7 +154,8 @@ class Starter:
         """Whether each package the process hosts loaded: an error its runtime reported
         as it registered (a module that failed to import, a register that threw) means its
         code did not — but for an error that only refused one of its contributions
-        (``DiagnosticCode.refusal``); a later start that loads clears it."""
+        (``DiagnosticCode.refusal``) or left one part out (``incomplete``: one MCP server of
+        several); a later start that loads clears it."""
         plan, failures = process.plan, self._state.load_failures
         for name in (plan.name, *plan.members):
             failures.pop(name, None)
@@ -163,7 +164,11 @@ class Starter:
             return
         for item in RegisterExtras.parse(registration.gateway).runtime_diagnostics():
             known = find_code(item.code) if isinstance(item, RuntimeDiagnostic) else None
-            if known is not None and known.severity is Severity.ERROR and not known.refusal:
+            if (
+                known is not None
+                and known.severity is Severity.ERROR
+                and not (known.refusal or known.incomplete)
+            ):
                 package = item.package if item.package in plan.members else plan.name
                 failures.setdefault(package, item.message)
         self._settle((plan.name, *plan.members))
