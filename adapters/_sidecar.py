@@ -99,13 +99,21 @@ def sidecar_ready(host: str = "pi") -> str | None:
 OPENCLAW_SETUP_COMMAND: Final = f"{SETUP_COMMAND} --openclaw"
 
 
-def _openclaw_missing(where: Path) -> str:
-    size = (read_sizes(where) or {}).get(OPENCLAW)
-    download = f": {size.describe()}" if size else ""
+def _openclaw_absent(where: Path) -> str:
     return (
         f"the OpenClaw SDK is not installed in {where} (`{SETUP_COMMAND}` installs the Pi and "
-        f"Nu runtimes only); run `{OPENCLAW_SETUP_COMMAND}`{download}"
+        "Nu runtimes only)"
     )
+
+
+def _openclaw_remedy(where: Path) -> str:
+    size = (read_sizes(where) or {}).get(OPENCLAW)
+    return f"run `{OPENCLAW_SETUP_COMMAND}`" + (f": {size.describe()}" if size else "")
+
+
+def _openclaw_missing(where: Path) -> str:
+    """The whole reason, for a line that has no hint of its own (``status``'s state)."""
+    return f"{_openclaw_absent(where)}; {_openclaw_remedy(where)}"
 
 
 def request_timeout(variable: str) -> float | None:
@@ -134,7 +142,11 @@ def plan_sidecar(
     for host in dict.fromkeys(str(p.get("host", "pi")) for p in packages):
         problem = sidecar_ready(host)
         if problem and host == "openclaw" and sidecar_problem(SIDECAR_SCRIPT_NAME) is None:
-            found = OPENCLAW_SDK_NOT_INSTALLED(problem, hint=f"run `{OPENCLAW_SETUP_COMMAND}`")
+            # The diagnostic says the fact, its hint the command (each once).
+            where = sidecar_dir()
+            found = OPENCLAW_SDK_NOT_INSTALLED(
+                _openclaw_absent(where), hint=_openclaw_remedy(where)
+            )
             return LaunchRefusal(problem, hint=OPENCLAW_SETUP_COMMAND, diagnostics=[found])
         if problem:
             return LaunchRefusal(problem, hint=SETUP_COMMAND)

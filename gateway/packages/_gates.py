@@ -377,7 +377,10 @@ def _gate_diagnostics(status: PackageStatus) -> Iterable[Diagnostic]:
             replace(d, package=package) if d.package is None else d
             for d in status.runtime.diagnostics
         ]
-        if status.gates_passed and not any(d.message == status.runtime.reason for d in said):
+        # (its code's message may leave the remedy to its hint: the reason starts with it)
+        if status.gates_passed and not any(
+            status.runtime.reason.startswith(d.message) for d in said
+        ):
             yield _codes.RUNTIME_UNAVAILABLE(
                 f"{package}: {status.runtime.reason}", package=package, hint=status.runtime.hint
             )

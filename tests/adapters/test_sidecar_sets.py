@@ -148,6 +148,9 @@ def test_an_openclaw_plugin_without_the_sdk_is_refused_naming_setup_openclaw(
     sizes = read_sizes(where)
     assert sizes is not None and sizes["openclaw"].describe() in refusal.reason
     assert "installs the Pi and Nu runtimes only" in refusal.reason
+    # printed as message and hint: the command (with the size) once, in the hint
+    assert "--openclaw" not in found.message and "installs the Pi and Nu" in found.message
+    assert found.hint == f"run `gateway setup --openclaw`: {sizes['openclaw'].describe()}"
 
 
 def test_a_pi_package_runs_without_the_openclaw_sdk(
