@@ -8,7 +8,7 @@ import shutil
 import sys
 import textwrap
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, TextIO
 
 from gateway.base import (
@@ -163,20 +163,22 @@ def print_diagnostics(
 
 
 def print_run_diagnostics(
-    diagnostics: Sequence[Diagnostic], owner: str | None, *, quiet: bool, verbose: bool
+    diagnostics: Sequence[Diagnostic], called: Collection[str], *, quiet: bool, verbose: bool
 ) -> None:
-    """After ``call`` and ``command``: the called package's (``owner``'s) warnings and
-    errors, and the run's own (no package); the other packages' in one line, or each of
-    them with ``verbose``. ``quiet``: errors only, of the called package and the run."""
+    """After ``call`` and ``command``: the called package's warnings and errors (``called``:
+    the names it goes by — the owner of the tool, the package it stands for), and the run's
+    own (no package); the other packages' in one line, or each of them with ``verbose``.
+    ``quiet``: errors only, of the called package and the run."""
     least = Severity.ERROR if quiet else Severity.WARNING
     if verbose:
         print_diagnostics(diagnostics, least=least, named=True)
         return
-    ours = [d for d in diagnostics if d.package in (None, owner)]
+    mine = {None, *called}
+    ours = [d for d in diagnostics if d.package in mine]
     print_diagnostics(ours, least=least, named=True)
     if quiet:
         return
-    others = {d.package for d in diagnostics if d.package not in (None, owner)}
+    others = {d.package for d in diagnostics if d.package not in mine}
     others &= {d.package for d in diagnostics if d.severity is not Severity.INFO}
     if others:
         many = len(others) > 1

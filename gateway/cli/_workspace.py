@@ -23,7 +23,7 @@ from gateway.base import (
 from gateway.cli._errors import BadArgument, Usage, error
 from gateway.cli._output import diagnostics_table, print_json, print_run_diagnostics, summary, table
 from gateway.cli._preferred import preference_json, preference_line, read_preference
-from gateway.host import USER_MESSAGE_DROPPED, Gateway, UnknownCommand, open_gateway
+from gateway.host import USER_MESSAGE_DROPPED, Gateway, UnknownCommand, open_gateway, package_of
 from gateway.model import render_call
 from gateway.sandbox import (
     become_subreaper,
@@ -238,7 +238,7 @@ async def _call(
     if not args.quiet:
         _print_effects(gateway)
     # Info notes (the same ones on every run) stay in `gateway list` and --json.
-    print_run_diagnostics(said(), tool.owner, quiet=args.quiet, verbose=args.verbose)
+    print_run_diagnostics(said(), _called(tool.owner), quiet=args.quiet, verbose=args.verbose)
     return 1 if result.is_error else 0
 
 
@@ -282,8 +282,14 @@ async def _command(
         print(f"prompt: {outcome.prompt}")
     if not args.quiet:
         _print_effects(gateway)
-    print_run_diagnostics(said(), command.owner, quiet=args.quiet, verbose=args.verbose)
+    print_run_diagnostics(said(), _called(command.owner), quiet=args.quiet, verbose=args.verbose)
     return 1 if outcome.error else 0
+
+
+def _called(owner: str) -> tuple[str, str]:
+    """The names a called tool's or command's package goes by in diagnostics: its owner,
+    and the package it stands for (``ID:tools``, the gateway's per-call tools, are ID's)."""
+    return owner, package_of(owner)
 
 
 def _unknown(message: str, args: argparse.Namespace, said: Said) -> int:
@@ -294,7 +300,7 @@ def _unknown(message: str, args: argparse.Namespace, said: Said) -> int:
         error(args, message, said())
         return 1
     error(args, message)
-    print_run_diagnostics(said(), None, quiet=args.quiet, verbose=args.verbose)
+    print_run_diagnostics(said(), (), quiet=args.quiet, verbose=args.verbose)
     return 1
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from gateway.base import Diagnostic, Severity
 from gateway.cli._output import print_run_diagnostics
+from gateway.cli._workspace import _called
 from tests.gateway.test_cli import gateway, ws
 
 
@@ -40,7 +41,7 @@ def test_other_packages_errors_are_said_as_errors_and_named(capsys) -> None:
             for i in range(7)]  # fmt: skip
     said += [Diagnostic("home.unusable", Severity.ERROR, "failed",
                         package=name) for name in ("notes-ext", "demo-plugin", "notes")]  # fmt: skip
-    print_run_diagnostics(said, "glossary", quiet=False, verbose=False)
+    print_run_diagnostics(said, ("glossary",), quiet=False, verbose=False)
     assert capsys.readouterr().err.splitlines() == [
         "10 other packages have warnings or errors (errors: demo-plugin, notes, notes-ext): -v "
         "shows them (or gateway list, gateway status)"
@@ -140,3 +141,13 @@ def test_the_shells_summary_counts_in_words_that_agree(workspace, copies, said) 
         f"  ({said} at start: /diagnostics shows each, gateway status too; -v prints each here)"
     ], done.stdout
     assert "(s)" not in done.stdout
+
+
+def test_a_per_call_tools_package_warnings_are_the_called_packages(capsys) -> None:
+    """A Nu package's per-call tool is owned by ``ID:tools``; what ``ID`` warns of is the
+    called package's, said in full (it was "1 other package has warnings")."""
+    said = [Diagnostic("sandbox.no_network_grant", Severity.WARNING, "no grant", package="nu-x")]
+    print_run_diagnostics(said, _called("nu-x:tools"), quiet=False, verbose=False)
+    assert capsys.readouterr().err.splitlines() == [
+        "warning: nu-x: no grant [sandbox.no_network_grant]"
+    ]
