@@ -16,6 +16,7 @@ import pytest
 from adapters.openclaw._inspect import inspect_plugin
 from adapters.openclaw._lines import loader_for
 from gateway import open_gateway
+from tests._opened_alone import opened_alone
 
 from .conftest import NPM_FIXTURES, config_for, install_ready, messages
 
@@ -133,19 +134,20 @@ async def test_top_level_await_fails_under_2026_9s_require(tmp_path: Path) -> No
         assert "ERR_REQUIRE_ASYNC_MODULE" in said
 
 
-@pytest.mark.anyio
-async def test_devclaw_loads_as_the_openclaw_it_declares_loads_it(tmp_path: Path) -> None:
+def test_devclaw_loads_as_the_openclaw_it_declares_loads_it(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> None:
     """`@laurentenhoor/devclaw` declares openclaw ^2026.3.2 and imports the root SDK barrel;
     OpenClaw 2026.7.35 loads it through jiti (23 tools, refused there for want of
-    contracts.tools), so does the gateway (registered, leniently, with that warning)."""
-    home = tmp_path / "user" / ".gateway"
-    package = install_ready(home, NPM_FIXTURES / DEVCLAW, kind="npm")
-    async with open_gateway(home.parent, trust=True, config=config_for(home, home.parent)) as gw:
-        assert messages(gw, "openclaw.load_failed") == []
-        assert messages(gw, "openclaw.entry_failed_in_host") == []
-        owned = {t.name for t in gw.tools() if t.owner == package}
-        assert len(owned) == 23 and "task_create" in owned
-        assert len(messages(gw, "openclaw.tool_contract")) == 23
+    contracts.tools), so does the gateway (registered, leniently, with that warning). The
+    gateway's load is the run's one of devclaw installed alone (tests/_opened_alone.py,
+    shared with the audit's truth module)."""
+    gw = opened_alone(NPM_FIXTURES / DEVCLAW, tmp_path_factory, request)
+    assert gw.messages("openclaw.load_failed") == []
+    assert gw.messages("openclaw.entry_failed_in_host") == []
+    owned = gw.owned("tool")
+    assert len(owned) == 23 and "task_create" in owned
+    assert len(gw.messages("openclaw.tool_contract")) == 23
 
 
 ROOT_BARREL_ENTRY = """\

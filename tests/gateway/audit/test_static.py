@@ -1,5 +1,7 @@
 """Static audits (nothing runs): rows, cells, verdicts, targets, risks and batches, on real
-packages from tests/fixtures/npm, the examples and small fixtures."""
+packages from tests/fixtures/npm, the examples and small fixtures. The packed real packages'
+audits are the run's one static audit of them (``_npm_audit``, shared with test_truth,
+test_formats, test_html and test_malicious)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from gateway.audit import (
 )
 from gateway.base import GatewayConfig
 
+from ._npm_audit import npm_static_report
+
 ROOT = Path(__file__).resolve().parents[3]
 NPM = ROOT / "tests" / "fixtures" / "npm"
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -30,6 +34,23 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def config(tmp_path_factory: pytest.TempPathFactory) -> GatewayConfig:
     base = tmp_path_factory.mktemp("audit")
     return GatewayConfig(home=base / "gateway", user_home=base)
+
+
+@pytest.fixture(scope="module")
+def packed(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> dict[str, PackageAudit]:
+    """The static audit of each packed real package (tests/fixtures/npm), by file name: the
+    run's one static audit of them (``_npm_audit``), each package audited on its own as
+    ``audit([tarball])`` audits it."""
+    report = npm_static_report(tmp_path_factory, request)
+    return {Path(p.source).name: p for p in report.packages}
+
+
+def npm(name: str, packed: dict[str, PackageAudit]) -> PackageAudit:
+    package = packed[name]
+    assert package.ok, package.error
+    return package
 
 
 def one(source: Path | str, config: GatewayConfig) -> PackageAudit:
@@ -46,9 +67,9 @@ def row(package: PackageAudit, kind: str, name: str) -> Row:
     return found[0]
 
 
-def test_a_tool_without_contracts_tools_is_refused_by_the_gateway_as_by_openclaw(config):
+def test_a_tool_without_contracts_tools_is_refused_by_the_gateway_as_by_openclaw(packed):
     # The plugin declares no OpenClaw: loaded as 2026.9.6, which refuses it (since 2026.5.2).
-    package = one(NPM / "ollama-openclaw-web-search-0.2.2.tgz", config)
+    package = npm("ollama-openclaw-web-search-0.2.2.tgz", packed)
     tool = row(package, "tool", "ollama_web_search")
     assert tool.cells[GATEWAY].support.status is Status.UNSUPPORTED
     assert tool.cells[GATEWAY].support.code == "openclaw.tool_undeclared"
@@ -57,16 +78,16 @@ def test_a_tool_without_contracts_tools_is_refused_by_the_gateway_as_by_openclaw
     assert tool.source == "index.ts:125"  # found in the code, with its line
 
 
-def test_a_typescript_only_entry_is_partial_in_openclaw_2026_9(config):
-    package = one(NPM / "ollama-openclaw-web-search-0.2.2.tgz", config)
+def test_a_typescript_only_entry_is_partial_in_openclaw_2026_9(packed):
+    package = npm("ollama-openclaw-web-search-0.2.2.tgz", packed)
     entry = row(package, "extension", "index.ts")
     assert entry.cells["openclaw"].support.code == "openclaw.entry_typescript"
     assert entry.cells[GATEWAY].support.status is Status.RUNS
 
 
-def test_a_removed_openclaw_hook_is_ignored_by_the_gateway_as_by_current_openclaw(config):
+def test_a_removed_openclaw_hook_is_ignored_by_the_gateway_as_by_current_openclaw(packed):
     # jasper declares no OpenClaw: loaded as 2026.9.6, which has no before_agent_start.
-    package = one(NPM / "jasper-context-compactor-0.4.1.tgz", config)
+    package = npm("jasper-context-compactor-0.4.1.tgz", packed)
     hook = row(package, "hook", "before_agent_start")
     assert hook.cells["openclaw"].support.code == "openclaw.legacy_api"
     assert hook.cells["openclaw"].support.status is Status.UNSUPPORTED
@@ -75,30 +96,30 @@ def test_a_removed_openclaw_hook_is_ignored_by_the_gateway_as_by_current_opencla
     assert "before_prompt_build" in hook.cells[GATEWAY].support.reason
 
 
-def test_a_gateway_method_is_unsupported_with_the_sidecars_code(config):
-    package = one(NPM / "jasper-context-compactor-0.4.1.tgz", config)
+def test_a_gateway_method_is_unsupported_with_the_sidecars_code(packed):
+    package = npm("jasper-context-compactor-0.4.1.tgz", packed)
     method = row(package, "gateway_method", "context-compactor.stats")
     assert method.cells[GATEWAY].support.code == "openclaw.unsupported_api"
     assert method.cells["openclaw"].support.status is Status.RUNS
 
 
-def test_pi_loads_the_skills_folder_of_an_openclaw_plugin_by_its_conventions(config):
-    package = one(NPM / "mem0-openclaw-mem0-1.0.16.tgz", config)
+def test_pi_loads_the_skills_folder_of_an_openclaw_plugin_by_its_conventions(packed):
+    package = npm("mem0-openclaw-mem0-1.0.16.tgz", packed)
     skill = row(package, "skill", "memory-triage")
     assert skill.cells["pi"].support.status is Status.RUNS
     assert skill.cells[GATEWAY].support.status is Status.METADATA_ONLY
     assert skill.cells["nimlet"].support.code == "audit.foreign_package"
 
 
-def test_a_memory_plugin_says_it_needs_the_memory_slot(config):
-    package = one(NPM / "mem0-openclaw-mem0-1.0.16.tgz", config)
+def test_a_memory_plugin_says_it_needs_the_memory_slot(packed):
+    package = npm("mem0-openclaw-mem0-1.0.16.tgz", packed)
     slot = row(package, "memory", "memory slot")
     assert slot.cells["openclaw"].support.code == "openclaw.memory_slot"
     assert {t.api for t in package.targets} >= {"openclaw compat.pluginApi", "openclaw kind"}
 
 
-def test_the_legacy_pi_scope_is_reported_as_a_target(config):
-    package = one(NPM / "pi-mermaid-0.3.0.tgz", config)
+def test_the_legacy_pi_scope_is_reported_as_a_target(packed):
+    package = npm("pi-mermaid-0.3.0.tgz", packed)
     assert any("@mariozechner/pi-coding-agent" in t.value for t in package.targets)
     renderer = row(package, "api", "registerMessageRenderer")  # its name is a constant
     assert renderer.cells[GATEWAY].support.code == "pi.unsupported_api"
@@ -106,8 +127,8 @@ def test_the_legacy_pi_scope_is_reported_as_a_target(config):
     assert renderer.cells["nanobot"].support.code == "nanobot.host_unsupported"
 
 
-def test_an_unmapped_pi_event_is_unsupported_in_the_gateway_and_runs_in_pi(config):
-    package = one(NPM / "pi-prompt-template-model-0.12.2.tgz", config)
+def test_an_unmapped_pi_event_is_unsupported_in_the_gateway_and_runs_in_pi(packed):
+    package = npm("pi-prompt-template-model-0.12.2.tgz", packed)
     hook = row(package, "hook", "model_select")
     assert hook.cells[GATEWAY].support.code == "pi.event_unmapped"
     assert hook.cells["pi"].support.status is Status.RUNS
@@ -117,8 +138,8 @@ def test_an_unmapped_pi_event_is_unsupported_in_the_gateway_and_runs_in_pi(confi
     assert mapped.cells["nanobot"].support.code == "nanobot.host_observe_only"
 
 
-def test_nanobot_takes_no_pi_package_without_its_keyword_and_manifest(config):
-    package = one(NPM / "agentuity-pi-2.0.21.tgz", config)  # no `pi` key, no keyword
+def test_nanobot_takes_no_pi_package_without_its_keyword_and_manifest(packed):
+    package = npm("agentuity-pi-2.0.21.tgz", packed)  # no `pi` key, no keyword
     command = row(package, "command", "region")
     assert command.cells["nanobot"].support.code == "nanobot.host_not_discoverable"
     assert command.cells[GATEWAY].support.status is Status.RUNS

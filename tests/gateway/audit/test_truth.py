@@ -12,9 +12,11 @@ packages are installed and loaded by a real gateway, and compared with the audit
 The gateway of a packed package the fidelity harness's quick subset installs is the
 harness's own (tests/_fidelity_quick.py): that package installed alone in a private home
 through the command line, granted what it requests, trusted, enabled and listed — one run
-per test run, shared with tests/fidelity/test_quick.py. The others (a packed package the
-quick subset leaves out, the examples' packages) are installed here and loaded by one
-gateway of this module."""
+per test run, shared with tests/fidelity/test_quick.py. The others (devclaw, which the
+quick subset leaves out, and the examples' acme-review) are each installed alone (nothing
+compiled at install, what it requests granted, trusted, enabled) and loaded by one gateway,
+once per run (tests/_opened_alone.py; devclaw's load shared with
+tests/openclaw/test_host_loaders.py)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from adapters._sidecar import sidecar_ready
@@ -37,12 +38,11 @@ from adapters.pi._audit import (
     SIDECAR_EVENTS,
     TRANSLATED_EVENTS,
 )
-from gateway import GatewayConfig, open_gateway
+from gateway import GatewayConfig
 from gateway.audit import GATEWAY, PackageAudit, Status, audit
-from gateway.packages import install, load_adapters
 from gateway.runtime import find_node
-from gateway.store import StateStore
 from tests._fidelity_quick import quick_gateway_lists, quick_run
+from tests._opened_alone import opened_alone
 
 from ._npm_audit import NPM_TARBALLS, joined, npm_static_report
 
@@ -91,44 +91,6 @@ def _listed(listing: dict[str, Any], package_id: str) -> dict[str, Any]:
     }
 
 
-async def _opened(base: Path, ids: list[str]) -> dict[str, dict[str, Any]]:
-    config = GatewayConfig(
-        home=base / "user" / ".gateway", user_home=base / "user", shutdown_grace=0.3,
-        term_grace=0.5,
-    )  # fmt: skip
-    workspace = base / "ws"
-    workspace.mkdir(exist_ok=True)
-    found: dict[str, dict[str, Any]] = {}
-    async with open_gateway(workspace, trust=True, config=config) as gateway:
-        for package_id in ids:
-            found[package_id] = {
-                "tool": {t.name for t in gateway.tools() if t.owner == package_id},
-                "command": {c.name for c in gateway.registry.commands() if c.owner == package_id},
-                "hook": {h.event for h in gateway.registry.hooks() if h.owner == package_id},
-                "codes": {d.code for d in gateway.diagnostics if d.package == package_id},
-            }
-    return found
-
-
-def _installed_and_opened(base: Path, sources: list[Path]) -> dict[str, dict[str, Any]]:
-    """``sources`` installed and gated in one gateway home (what each requires granted,
-    trusted, enabled) and what one real gateway opened on it registers for each."""
-    home = base / "user" / ".gateway"
-    ids = []
-    for source in sources:
-        kind = "npm" if source.suffix == ".tgz" else "local"
-        report = install(home, str(source), kind=kind, inspector=load_adapters().inspect)
-        package_id = report.package.record.id
-        with StateStore.open(home) as store:
-            requested = [p.name for p in report.entry.permissions if not p.optional]
-            if requested:
-                store.grant(package_id, requested, requested)
-            store.set_trusted(package_id, True)
-            store.set_enabled(package_id, True)
-        ids.append(package_id)
-    return anyio.run(_opened, base, ids, backend="asyncio")
-
-
 @pytest.fixture(scope="module")
 def registered(
     world: dict[str, Any],
@@ -136,21 +98,24 @@ def registered(
     request: pytest.FixtureRequest,
 ) -> dict[str, dict[str, Any]]:
     """What a real gateway registers for each package, by id: the fidelity harness's gateway
-    for the packed packages its quick subset installs, one gateway of this module opened on
-    the others. Made once: the tests only read it, and what the audit says does not depend
-    on the event loop (the transport under it runs on both in tests/gateway and
+    for the packed packages its quick subset installs, the run's gateway of each other
+    package installed alone. Made once: the tests only read it, and what the audit says does
+    not depend on the event loop (the transport under it runs on both in tests/gateway and
     tests/sidecars)."""
     lists = quick_gateway_lists(quick_run(tmp_path_factory, request))
     found: dict[str, dict[str, Any]] = {}
-    here: list[Path] = []
     for source, package in zip(PACKAGES, world["observed"].packages, strict=True):
-        if source not in lists:
-            here.append(source)
+        if source in lists:
+            listing = lists[source]
+            assert listing is not None, f"the fidelity harness listed nothing for {source.name}"
+            found[package.id] = _listed(listing, package.id)
             continue
-        listing = lists[source]
-        assert listing is not None, f"the fidelity harness listed nothing for {source.name}"
-        found[package.id] = _listed(listing, package.id)
-    found.update(_installed_and_opened(world["base"] / "here", here))
+        alone = opened_alone(source, tmp_path_factory, request)
+        assert alone.id == package.id, (alone.id, package.id)
+        found[package.id] = {
+            **{kind: alone.owned(kind) for kind in ("tool", "command", "hook")},
+            "codes": alone.codes(),
+        }
     assert set(found) == {p.id for p in world["observed"].packages}
     return found
 

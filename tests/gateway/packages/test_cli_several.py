@@ -8,20 +8,31 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli_runner import cli
+from tests._prepared import restore, set_aside
 from tests.gateway.packages._helpers import nanobot, pi, recorded
 
 PERMISSION = "workspace.read"
 
 
-@pytest.fixture
-def home(tmp_path: Path, run_cli) -> Path:
-    """Two nanobot packages (``one``, ``two``, each requesting workspace.read) and a Pi one."""
-    home = tmp_path / "home"
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two nanobot packages (``one``, ``two``, each requesting workspace.read) and a Pi one
+    installed by the command line (the Pi one compiled at install), with their sources and
+    the user home beside: set aside once, made again for each test."""
+    world = tmp_path_factory.mktemp("several") / "world"
+    home = world / "home"
     for name in ("one", "two"):
-        source = nanobot(tmp_path / name, name, permissions=[PERMISSION])
-        assert run_cli(home, "install", str(source)).returncode == 0
-    assert run_cli(home, "install", str(pi(tmp_path / "pi", "pi-three"))).returncode == 0
-    return home
+        source = nanobot(world / name, name, permissions=[PERMISSION])
+        assert cli(home, "install", str(source)).returncode == 0
+    assert cli(home, "install", str(pi(world / "pi", "pi-three"))).returncode == 0
+    return set_aside(world)
+
+
+@pytest.fixture
+def home(prepared: Path) -> Path:
+    """The prepared home as it was right after the three installs, at the same path."""
+    return restore(prepared) / "home"
 
 
 def state(run_cli, home: Path) -> dict[str, dict[str, object]]:

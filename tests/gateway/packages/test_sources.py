@@ -3,6 +3,8 @@ spec — and the sources that are refused before anything is fetched."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import http.server
 import json
 import os
@@ -27,6 +29,7 @@ from tests.gateway.packages._helpers import (
     version_folders,
     write_tree,
 )
+from tests.gateway.packages._registry import tarball as registry_tarball
 from tests.sandbox.conftest import needs_landlock
 
 # --------------------------------------------------------------------------- local
@@ -253,10 +256,10 @@ def _scripts(markers: Path, who: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def npm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Npm]:
-    """A registry on 127.0.0.1 with `dep` 1.0.0 and 1.1.0 and `devonly` 1.0.0, and two Pi
-    packages packed with `npm pack`: `locked-pkg` (npm-shrinkwrap.json pins dep 1.0.0) and
-    `loose-pkg` (dep ^1.0.0, a dev and a peer dependency, no lockfile). Every script of every
-    package would leave a marker file."""
+    """A registry on 127.0.0.1 with `dep` 1.0.0 and 1.1.0 and `devonly` 1.0.0 (tarballs built
+    here), and two Pi packages packed with `npm pack`: `locked-pkg` (npm-shrinkwrap.json pins
+    dep 1.0.0) and `loose-pkg` (dep ^1.0.0, a dev and a peer dependency, no lockfile). Every
+    script of every package would leave a marker file."""
     if shutil.which("npm") is None:
         pytest.skip("npm is not installed")
     root = tmp_path_factory.mktemp("npm")
@@ -286,18 +289,23 @@ def npm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Npm]:
     (home / ".npmrc").write_text(f"registry=http://127.0.0.1:{port}/\ncache={root / 'cache'}\n")
     try:
         for name, version in (("dep", "1.0.0"), ("dep", "1.1.0"), ("devonly", "1.0.0")):
-            folder = write_tree(
-                root / f"src-{name}-{version}",
-                {
-                    "package.json": {
-                        "name": name,
-                        "version": version,
-                        "scripts": _scripts(markers, f"{name}-{version}"),
-                    },
-                    "index.js": f"module.exports = {version!r};\n",
+            # The dependencies as the registry serves them (the installer never packs them):
+            # built here, not by three more `npm pack` runs.
+            files = {
+                "package.json": {
+                    "name": name,
+                    "version": version,
+                    "scripts": _scripts(markers, f"{name}-{version}"),
                 },
+                "index.js": f"module.exports = {version!r};\n",
+            }
+            published = root / f"{name}-{version}.tgz"
+            published.write_bytes(registry_tarball(files))
+            integrity = (
+                "sha512-"
+                + base64.b64encode(hashlib.sha512(published.read_bytes()).digest()).decode()
             )
-            server.packages.setdefault(name, {})[version] = pack(folder)
+            server.packages.setdefault(name, {})[version] = (published, integrity)
         dep_1 = server.packages["dep"]["1.0.0"]
         locked = pi(
             root / "src-locked",

@@ -8,14 +8,19 @@ import base64
 import hashlib
 import io
 import json
+import subprocess
 import tarfile
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests._cli_runner import cli
+from tests._prepared import restore, set_aside
 
 NAME, PACKAGE = "gw-demo-pkg", "gw.demo"
 
@@ -62,8 +67,8 @@ class Registry:
         return {"name": NAME, "dist-tags": {"latest": latest}, "versions": versions}
 
 
-@pytest.fixture
-def registry() -> Iterator[Registry]:
+@contextmanager
+def _serving() -> Iterator[Registry]:
     served = Registry()
 
     class Handler(BaseHTTPRequestHandler):
@@ -86,32 +91,54 @@ def registry() -> Iterator[Registry]:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     served.url = f"http://127.0.0.1:{httpd.server_address[1]}"
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield served
-    httpd.shutdown()
-    httpd.server_close()
+    try:
+        yield served
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture
+def registry() -> Iterator[Registry]:
+    """A registry of its own, with nothing published yet."""
+    with _serving() as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A home that installed ``NAME@^1.0.0`` from the registry when 1.0.0 was its only version
+    (npm packing it) and trusts it; 1.1.0 and 2.0.0 published since. Set aside once, made
+    again for each test (its registry serves the module)."""
+    with _serving() as served:
+        home = tmp_path_factory.mktemp("update-npm") / "world" / "home"
+        home.mkdir(parents=True)
+        (home / "npmrc").write_text(f"registry={served.url}/\n")
+        served.publish("1.0.0")
+        _json(cli(home, "install", f"{NAME}@^1.0.0", "--json"))
+        _json(cli(home, "trust", PACKAGE, "--json"))
+        served.publish("1.1.0")
+        served.publish("2.0.0")
+        yield set_aside(home.parent) / "home"
+
+
+def _json(done: subprocess.CompletedProcess[str], code: int = 0) -> Any:
+    assert done.returncode == code, (done.stdout, done.stderr)
+    return json.loads(done.stdout)
 
 
 @pytest.fixture
 def gw(run_cli):
     def run(home: Path, *args: str, code: int = 0) -> Any:
-        done = run_cli(home, *args, "--json")
-        assert done.returncode == code, (done.stdout, done.stderr)
-        return json.loads(done.stdout)
+        return _json(run_cli(home, *args, "--json"), code)
 
     return run
 
 
 @pytest.fixture
-def home(tmp_path: Path, registry: Registry, gw) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "npmrc").write_text(f"registry={registry.url}/\n")
-    registry.publish("1.0.0")
-    gw(home, "install", f"{NAME}@^1.0.0")
-    gw(home, "trust", PACKAGE)
-    registry.publish("1.1.0")
-    registry.publish("2.0.0")
-    return home
+def home(prepared: Path) -> Path:
+    """The prepared home as it was right after its install and trust, at the same path."""
+    return restore(prepared.parent) / "home"
 
 
 def test_outdated_offers_the_newest_version_within_the_recorded_spec(home: Path, gw) -> None:
