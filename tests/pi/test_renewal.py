@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from adapters.pi import plan_pi
-from gateway import Gateway, GatewayConfig, open_gateway
+from gateway import Gateway, open_gateway
 from gateway.model import LaunchSpec
 from gateway.packages import load_adapters
 from gateway.wire import (
@@ -27,7 +27,7 @@ from gateway.wire import (
 )
 from tests._process_host import StandaloneHost
 
-from .conftest import FIXTURES, install_ready
+from .conftest import FIXTURES, install_ready, module_workspace
 
 pytestmark = pytest.mark.anyio
 
@@ -66,13 +66,7 @@ async def two_sessions(tmp_path_factory: pytest.TempPathFactory) -> TwoSessions:
     showed (each read a gateway of its own running the same steps: its three sidecars
     started again for the same run): the renewal probe after each session, then the kept
     package's probe, as the warm session runs two commands and a third."""
-    base = tmp_path_factory.mktemp("renewal")
-    root, home = base / "project", base / "home"
-    root.mkdir()
-    home.mkdir()
-    config = GatewayConfig(
-        home=home / ".gateway", user_home=home, shutdown_grace=0.3, term_grace=0.5
-    )
+    root, config = module_workspace(tmp_path_factory, "renewal")
     _install(config.home)
     async with open_gateway(root, trust=True, config=config) as gateway:
         first, second = await _two_sessions(gateway)
