@@ -138,9 +138,20 @@ def _load_shell_commands(config: HostConfig) -> ShellCommands | None:
 
 
 async def _run(channel: Channel, config: HostConfig, features: frozenset[str]) -> None:
+    send, inbox = anyio.create_memory_object_stream[Message](math.inf)
+    with inbox:  # closed however the host ends (the reader closes ``send``)
+        await _host(channel, config, features, send, inbox)
+
+
+async def _host(
+    channel: Channel,
+    config: HostConfig,
+    features: frozenset[str],
+    send: MemoryObjectSendStream[Message],
+    inbox: MemoryObjectReceiveStream[Message],
+) -> None:
     stop = anyio.Event()
     servers = mcp_servers(config)
-    send, inbox = anyio.create_memory_object_stream[Message](math.inf)
     async with anyio.create_task_group() as group:
         group.start_soon(_read, channel, send)
         for server in servers:

@@ -115,9 +115,9 @@ async def test_a_plugin_declaring_2026_11_cannot_import_a_subpath_2026_10_remove
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
-        assert "infra_probe" not in {t.name for t in gateway.tools()}
+        assert "sdk_probe" not in {t.name for t in gateway.tools()}
         (refused,) = messages(gateway, "openclaw.sdk_unavailable")
-        assert "openclaw/plugin-sdk/infra-runtime" in refused
+        assert "openclaw/plugin-sdk/channel-lifecycle" in refused
         assert "OpenClaw 2026.10 removed it" in refused
 
 
@@ -134,7 +134,7 @@ async def test_the_same_import_still_loads_for_a_plugin_built_for_2026_9(
     async with open_gateway(
         workspace.root, trust=True, config=workspace.config, transport=workspace.transport
     ) as gateway:
-        assert (await gateway.call_tool("infra_probe", {})).content == "true"
+        assert (await gateway.call_tool("sdk_probe", {})).content == "true"
         assert messages(gateway, "openclaw.sdk_unavailable") == []
 
 

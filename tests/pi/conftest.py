@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from adapters.pi import find_node, sidecar_ready
+from gateway import GatewayConfig
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 from tests._backends import asyncio_only  # noqa: F401  (see tests/_backends.py)
@@ -32,3 +33,16 @@ def install_ready(home: Path, source: Path, kind: str = "local") -> str:
         store.set_trusted(package_id, True)
         store.set_enabled(package_id, True)
     return package_id
+
+
+def module_workspace(factory: pytest.TempPathFactory, name: str) -> tuple[Path, GatewayConfig]:
+    """A project folder and a gateway configuration with a home of their own, as the
+    ``workspace`` fixture makes them, for a module-scoped gateway."""
+    base = factory.mktemp(name)
+    root, home = base / "project", base / "home"
+    root.mkdir()
+    home.mkdir()
+    config = GatewayConfig(
+        home=home / ".gateway", user_home=home, shutdown_grace=0.3, term_grace=0.5
+    )
+    return root, config

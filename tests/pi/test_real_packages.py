@@ -33,32 +33,29 @@ REAL = [
     "pi-mermaid-0.3.0.tgz",
     "pi-prompt-template-model-0.12.2.tgz",
 ]
+AGENTUITY = "agentuity-pi-2.0.21.tgz"
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Installed once for the module (installs are the slow part): the module's gateway and
-    the test that needs a workspace of its own open gateways on it."""
+    """Installed once for the module (installs are the slow part), for the module's
+    gateway: the four packages and @agentuity/pi, whose sidecar test loads its installed
+    folder by file path. No test writes to it."""
     base = tmp_path_factory.mktemp("real")
     home = base / "home" / ".gateway"
     for name in REAL:
         install_ready(home, NPM_FIXTURES / name, kind="npm")
+    package_id = install_ready(home, NPM_FIXTURES / AGENTUITY, kind="npm")
+    assert package_id == "@agentuity/pi"
     return {"home": home, "base": base}
 
 
-def _config(installed: dict[str, Path], tmp_path: Path) -> Any:
+def _config(installed: dict[str, Path]) -> Any:
     from gateway import GatewayConfig
 
     return GatewayConfig(
         home=installed["home"], user_home=installed["base"], shutdown_grace=0.3, term_grace=0.5
     )
-
-
-@pytest.fixture
-def gateway_args(installed: dict[str, Path], tmp_path: Path) -> dict[str, Any]:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return {"workspace": root, "trust": True, "config": _config(installed, tmp_path)}
 
 
 @pytest.fixture(scope="module")
@@ -71,13 +68,17 @@ async def gateway(
     installed: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Gateway]:
     """One gateway for the tests that read what loading registered and reported, run the
-    aliases' commands, and run a session's handlers: the four packages' first start (each
-    compiled then: ~7 s of CPU) and their sidecars are shared. Each test reads only what its
-    own calls added (the requested actions after its commands); a session's handlers
-    failing anywhere in the module fails the session test. The processes tool and the
-    background blocker open their own: their workspace has a settings file."""
+    aliases' commands, the processes tool and the background blocker, and run a session's
+    handlers: the four packages' first start (each compiled then: ~7 s of CPU) and their
+    sidecars are shared. Its workspace has pi-processes' project-local settings file, which
+    turns the blocker on (off by default). Each test reads only what its own calls added
+    (the requested actions after its commands); a session's handlers failing anywhere in
+    the module fails the session test."""
     root = tmp_path_factory.mktemp("ws")
-    config = _config(installed, root)
+    settings = root / ".pi" / "extensions" / "processes.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"interception": {"blockBackgroundCommands": True}}))
+    config = _config(installed)
     async with open_gateway(root, trust=True, config=config) as opened:
         yield opened
 
@@ -125,53 +126,39 @@ async def test_pi_aliases_commands_map_to_host_actions(gateway: Gateway) -> None
     ]
 
 
-async def test_pi_processes_tool_and_bash_background_hook(gateway_args: dict) -> None:
+async def test_pi_processes_tool_and_bash_background_hook(gateway: Gateway) -> None:
     ran: list[dict[str, Any]] = []
 
     async def bash(arguments: dict[str, Any]) -> ToolOutcome:
         ran.append(arguments)
         return ToolOutcome("ran", False)
 
-    # The blocker is off by default; its project-local settings file turns it on.
-    settings = gateway_args["workspace"] / ".pi" / "extensions" / "processes.json"
-    settings.parent.mkdir(parents=True)
-    settings.write_text(json.dumps({"interception": {"blockBackgroundCommands": True}}))
-    async with open_gateway(**gateway_args) as gateway:
-        await gateway.start_session()
-        result = await gateway.call_tool("process", {"action": "list"})
-        assert not result.is_error
-        assert result.content == "No matching background processes."
-        gateway.register_builtin_tool(
-            "bash", "shell", {"type": "object", "properties": {"command": {"type": "string"}}}, bash
-        )
-        blocked = await gateway.call_tool("bash", {"command": "npm run dev &"})
-        assert blocked.blocked and blocked.is_error
-        assert "process" in blocked.content.lower()
-        ok = await gateway.call_tool("bash", {"command": "echo hi"})
-        assert ok.content == "ran" and not ok.blocked
-        assert ran == [{"command": "echo hi"}]
-        await gateway.end_session()
-
-
-@pytest.fixture(scope="module")
-def agentuity(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """@agentuity/pi installed through the gateway once, in a home of its own (its unpacking
-    is most of what either of its tests costs): the gateway test opens it, the sidecar test
-    loads the installed folder by file path. Neither writes to it."""
-    home = tmp_path_factory.mktemp("agentuity") / "home" / ".gateway"
-    package_id = install_ready(home, NPM_FIXTURES / "agentuity-pi-2.0.21.tgz", kind="npm")
-    assert package_id == "@agentuity/pi"
-    return home
+    # The blocker is off by default; the workspace's settings file turns it on (`gateway`).
+    gateway.use_session()
+    await gateway.start_session()
+    result = await gateway.call_tool("process", {"action": "list"})
+    assert not result.is_error
+    assert result.content == "No matching background processes."
+    gateway.register_builtin_tool(
+        "bash", "shell", {"type": "object", "properties": {"command": {"type": "string"}}}, bash
+    )
+    blocked = await gateway.call_tool("bash", {"command": "npm run dev &"})
+    assert blocked.blocked and blocked.is_error
+    assert "process" in blocked.content.lower()
+    ok = await gateway.call_tool("bash", {"command": "echo hi"})
+    assert ok.content == "ran" and not ok.blocked
+    assert ran == [{"command": "echo hi"}]
+    await gateway.end_session()
 
 
 async def test_agentuity_provider_only_package_loads_by_file_path(
-    agentuity: Path, tmp_path: Path
+    installed: dict[str, Path], tmp_path: Path
 ) -> None:
     """@agentuity/pi has no `pi` key (the adapter does not claim it), so it is loaded by file
     path: it registers its two commands and, with no API key, no provider."""
     from gateway.store import StateStore
 
-    with StateStore.open(agentuity) as store:
+    with StateStore.open(installed["home"]) as store:
         root = Path(store.get_package("@agentuity/pi").record.path)
     main = json.loads((root / "package.json").read_text())["main"]
     spec = plan_pi("@agentuity/pi", root, [main])
@@ -208,19 +195,14 @@ async def test_agentuity_provider_only_package_loads_by_file_path(
 
 
 async def test_provider_only_package_installs_through_the_gateway_and_runs_its_commands(
-    agentuity: Path, tmp_path: Path
+    gateway: Gateway,
 ) -> None:
     # @agentuity/pi has no `pi` key: it is claimed by its peer dependency on
-    # pi-coding-agent and loaded by its `main`, as pi does (installed: the `agentuity`
+    # pi-coding-agent and loaded by its `main`, as pi does (installed: the `installed`
     # fixture, which asserts the id the install gave it).
-    from gateway import GatewayConfig
-
-    home = agentuity
-    config = GatewayConfig(home=home, user_home=home.parent, shutdown_grace=0.3, term_grace=0.5)
-    async with open_gateway(tmp_path, trust=True, config=config) as gateway:
-        owners = {c.name: c.owner for c in gateway.registry.commands()}
-        assert owners.get("organization") == owners.get("region") == "@agentuity/pi"
-        assert not [d for d in gateway.diagnostics if d.severity.value == "error"]
+    owners = {c.name: c.owner for c in gateway.registry.commands()}
+    assert owners.get("organization") == owners.get("region") == "@agentuity/pi"
+    assert not [d for d in gateway.diagnostics if d.severity.value == "error"]
 
 
 async def test_real_packages_run_one_sidecar_each_and_their_session_handlers_run_clean(

@@ -5,6 +5,7 @@ that starts a session after ending one on the same process."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,18 +27,52 @@ from gateway.wire import (
 )
 from tests._process_host import StandaloneHost
 
-from .conftest import FIXTURES, install_ready
+from .conftest import FIXTURES, install_ready, module_workspace
 
 pytestmark = pytest.mark.anyio
 
 STALE = "This extension ctx is stale after session replacement or reload."
 
 
+def _install(home: Path) -> None:
+    for name in ("renewal", "renewal-kept", "renewal-shift"):
+        install_ready(home, FIXTURES / name)
+
+
 @pytest.fixture
 def ready(workspace: Any) -> Any:
-    for name in ("renewal", "renewal-kept", "renewal-shift"):
-        install_ready(workspace.config.home, FIXTURES / name)
+    _install(workspace.config.home)
     return workspace
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclass
+class TwoSessions:
+    """What the three packages showed over two sessions on the same processes."""
+
+    first: dict[str, Any]
+    second: dict[str, Any]
+    kept: dict[str, Any]
+    failed: list[str]
+
+
+@pytest.fixture(scope="module")
+async def two_sessions(tmp_path_factory: pytest.TempPathFactory) -> TwoSessions:
+    """The three packages through two sessions once for the three tests that read what it
+    showed (each read a gateway of its own running the same steps: its three sidecars
+    started again for the same run): the renewal probe after each session, then the kept
+    package's probe, as the warm session runs two commands and a third."""
+    root, config = module_workspace(tmp_path_factory, "renewal")
+    _install(config.home)
+    async with open_gateway(root, trust=True, config=config) as gateway:
+        first, second = await _two_sessions(gateway)
+        kept = await _probe(gateway, "kept_probe")
+        failed = [d.message for d in gateway.diagnostics if d.code == "pi.handler_failed"]
+    return TwoSessions(first, second, kept, failed)
 
 
 async def _probe(gateway: Gateway, tool: str) -> dict[str, Any]:
@@ -57,11 +92,11 @@ async def _two_sessions(gateway: Gateway) -> list[dict[str, Any]]:
     return seen
 
 
-async def test_a_torn_down_package_runs_its_factory_again_at_the_next_session(ready: Any) -> None:
-    async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
-        first, second = await _two_sessions(gateway)
-        failed = [d.message for d in gateway.diagnostics if d.code == "pi.handler_failed"]
-    assert failed == []
+async def test_a_torn_down_package_runs_its_factory_again_at_the_next_session(
+    two_sessions: TwoSessions,
+) -> None:
+    first, second = two_sessions.first, two_sessions.second
+    assert two_sessions.failed == []
     assert first["generation"] == 1 and first["open"] and first["starts"] == ["1:startup"]
     # The second session is served by a new instance, set up by its factory: as pi's /new,
     # whose reason it gets; the module is the one pi's loader imported first.
@@ -71,19 +106,18 @@ async def test_a_torn_down_package_runs_its_factory_again_at_the_next_session(re
     assert second["moduleRuns"] == second["factoryRuns"] == 2
 
 
-async def test_the_previous_instances_ctx_and_pi_are_stale_as_in_pi(ready: Any) -> None:
-    async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
-        _, second = await _two_sessions(gateway)
-    used = dict(entry.split(": ", 1) for entry in second["stale"])
+async def test_the_previous_instances_ctx_and_pi_are_stale_as_in_pi(
+    two_sessions: TwoSessions,
+) -> None:
+    used = dict(entry.split(": ", 1) for entry in two_sessions.second["stale"])
     assert list(used) == ["ctx.cwd", "pi.getActiveTools"]
     assert all(message.startswith(STALE) for message in used.values())
 
 
-async def test_a_package_no_session_end_reached_keeps_its_instance(ready: Any) -> None:
-    async with open_gateway(ready.root, trust=True, config=ready.config) as gateway:
-        await _two_sessions(gateway)
-        kept = await _probe(gateway, "kept_probe")
-    assert kept == {"factoryRuns": 1, "starts": ["startup", "new"]}
+async def test_a_package_no_session_end_reached_keeps_its_instance(
+    two_sessions: TwoSessions,
+) -> None:
+    assert two_sessions.kept == {"factoryRuns": 1, "starts": ["startup", "new"]}
 
 
 async def test_a_renewed_instance_with_other_tools_is_registered_again(ready: Any) -> None:

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tests._lite_mcp import Server, serving
-from tests.agent_plugins._helpers import Host
 
+from ._here import HostHere
 from ._remote import PACKAGE, kept, remote_host_config, remote_plugin, sign_in
 from ._server import OAuthServer
 
@@ -48,7 +48,7 @@ def _calc() -> Server:
 def test_a_remote_server_without_auth_is_connected_and_called(
     tmp_path: Path, transport: str
 ) -> None:
-    with serving(_calc(), transport) as url, Host(remote_host_config(tmp_path, url)) as host:
+    with serving(_calc(), transport) as url, HostHere(remote_host_config(tmp_path, url)) as host:
         register = host.read()
         assert sorted(t["name"] for t in register["tools"]) == [ADD, f"mcp_{PACKAGE}_echo"]
         assert codes(register) == []
@@ -59,7 +59,7 @@ def test_a_server_nobody_listens_on_is_unreachable(tmp_path: Path) -> None:
     with socket.socket() as probe:  # a port that was free a moment ago: nothing listens
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    with Host(remote_host_config(tmp_path, f"http://127.0.0.1:{port}/mcp")) as host:
+    with HostHere(remote_host_config(tmp_path, f"http://127.0.0.1:{port}/mcp")) as host:
         register = host.read()
     assert register.get("tools", []) == []
     [diagnostic] = register["gateway"]["diagnostics"]
@@ -68,7 +68,7 @@ def test_a_server_nobody_listens_on_is_unreachable(tmp_path: Path) -> None:
 
 
 def test_a_401_without_a_sign_in_names_gateway_auth(tmp_path: Path, server: OAuthServer) -> None:
-    with Host(remote_host_config(tmp_path, server, home=tmp_path / "home")) as host:
+    with HostHere(remote_host_config(tmp_path, server, home=tmp_path / "home")) as host:
         register = host.read()
     assert register.get("tools", []) == []
     [diagnostic] = register["gateway"]["diagnostics"]  # said once, not once per attempt
@@ -80,7 +80,7 @@ def test_a_header_naming_an_unset_secret_is_said_before_connecting(
     tmp_path: Path, server: OAuthServer
 ) -> None:
     config = remote_host_config(tmp_path, server, headers={"X-Key": "${CALC_KEY}"})
-    with Host(config) as host:
+    with HostHere(config) as host:
         register = host.read()
     [diagnostic] = register["gateway"]["diagnostics"]
     assert diagnostic["code"] == "remote_mcp.header_unset"
@@ -95,7 +95,7 @@ def test_a_signed_in_server_refreshes_an_expired_token_mid_session(
     entry = remote_plugin(tmp_path, server)
     assert sign_in(entry, home).needed
     first = kept(home).tokens
-    with Host(remote_host_config(tmp_path, server, home=home)) as host:
+    with HostHere(remote_host_config(tmp_path, server, home=home)) as host:
         register = host.read()
         assert codes(register) == [] and ADD in [t["name"] for t in register["tools"]]
         assert host.tool("1", ADD, a=1, b=2)["content"] == "3"
@@ -117,7 +117,7 @@ def test_a_revoked_sign_in_holds_calls_back_with_a_diagnostic(
 ) -> None:
     home = tmp_path / "home"
     sign_in(remote_plugin(tmp_path, server), home)
-    with Host(remote_host_config(tmp_path, server, home=home)) as host:
+    with HostHere(remote_host_config(tmp_path, server, home=home)) as host:
         host.read()
         server.post("/test/revoke")
         refused = host.tool("1", ADD, a=1, b=2)
@@ -142,7 +142,7 @@ def kept_or_none(home: Path) -> Any:
 def test_a_narrowed_sign_in_is_insufficient_scope(tmp_path: Path, server: OAuthServer) -> None:
     home = tmp_path / "home"
     sign_in(remote_plugin(tmp_path, server), home)
-    with Host(remote_host_config(tmp_path, server, home=home)) as host:
+    with HostHere(remote_host_config(tmp_path, server, home=home)) as host:
         host.read()
         server.post("/test/scopes", issue="read")  # the next token lacks the scope `mcp`
         server.post("/test/expire")
@@ -159,7 +159,7 @@ def test_sse_with_a_sign_in(tmp_path: Path, server: OAuthServer) -> None:
     sse = server.sse()
     home = tmp_path / "home"
     assert sign_in(remote_plugin(tmp_path, sse), home).needed
-    with Host(remote_host_config(tmp_path, sse, home=home)) as host:
+    with HostHere(remote_host_config(tmp_path, sse, home=home)) as host:
         register = host.read()
         assert codes(register) == []
         assert host.tool("1", ADD, a=20, b=22)["content"] == "42"

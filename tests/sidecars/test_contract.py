@@ -73,19 +73,26 @@ def start_slow(runtime: Runtime, wire: Wire, request_id: str, marker: Path) -> N
 # ---------------------------------------------------------------------- stdout and load
 
 
-@pytest.mark.parametrize(
-    ("runtime", "how"), cases("stdout", needs="noisy", variants=("print", "stream", "fd", "child"))
-)
+NOISY_WAYS = ("print", "stream", "fd", "child")
+"""How package code writes to stdout (``noisy``): the language's print, the stdout stream
+object, file descriptor 1, a child process inheriting stdout."""
+
+
+@pytest.mark.parametrize("runtime", cases("stdout", needs="noisy"))
 def test_stdout_written_by_package_code_never_reaches_the_protocol(
-    runtime: Runtime, how: str, start: Start
+    runtime: Runtime, start: Start
 ) -> None:
+    """Each way in turn on one runtime, each call followed by an echo: a way that reached
+    the protocol fails its call, the echo after it, or the driver's check of every line."""
     wire = start(runtime)
-    reply = wire.call("1", *runtime.call("noisy", {"how": how}))
-    assert reply["content"] == f"quiet {how}"
-    echo(runtime, wire, "2", "after")
+    for n, how in enumerate(NOISY_WAYS):
+        reply = wire.call(f"{n}-noisy", *runtime.call("noisy", {"how": how}))
+        assert reply["content"] == f"quiet {how}"
+        echo(runtime, wire, f"{n}-after", "after")
     wire.shutdown()
     wire.finish()
-    assert f"noisy {how}" in wire.full_log()  # in the gateway's log, not lost
+    for how in NOISY_WAYS:
+        assert f"noisy {how}" in wire.full_log()  # in the gateway's log, not lost
 
 
 # ---------------------------------------------------------------------- concurrency, cancel
