@@ -42,7 +42,7 @@ from gateway.serve._elicit import (
     elicitation_schema,
     unanswered,
 )
-from gateway.serve._mcp_content import progress_message
+from gateway.serve._progress import progress_message
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 
 __all__ = ["ANSWER_KEY", "RETRY_WITHIN", "InputRequired", "Progress", "forward_progress"]

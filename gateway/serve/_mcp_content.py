@@ -11,7 +11,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote, unquote
 
 import anyio
@@ -42,7 +41,6 @@ __all__ = [
     "mcp_prompt",
     "mcp_result",
     "mcp_tool",
-    "progress_message",
     "prompt_messages",
     "read_skill",
     "read_skill_resource",
@@ -133,18 +131,6 @@ def mcp_result(result: ToolResult) -> types.CallToolResult:
         structured_content=result.structured,
         _meta=meta,
     )
-
-
-def progress_message(item: dict[str, Any]) -> str:
-    """The text of one progress item: ``tool_update`` text, or a runtime's snapshot."""
-    text = item.get("text")
-    if isinstance(text, str) and text:
-        return text
-    parts = item.get("content")
-    if isinstance(parts, list):
-        texts = [p.get("text") for p in parts if isinstance(p, dict)]
-        return "\n".join(t for t in texts if isinstance(t, str))
-    return ""
 
 
 # --------------------------------------------------------------------------- prompts

@@ -37,8 +37,8 @@ from gateway.model import (
     SessionEffect,
 )
 from gateway.serve._codes import SERVE_CLIENT_FAILED, SERVE_NOT_CARRIED
-from gateway.serve._mcp_content import progress_message
 from gateway.serve._nimlet_replies import event_reply, register_message, tool_reply
+from gateway.serve._progress import progress_message
 from gateway.serve._stdio import StdioLines
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 from gateway.wire.features import REGISTER_DIAGNOSTICS

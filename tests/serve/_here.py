@@ -104,12 +104,14 @@ async def serve_here(
     cwd: Path,
     errlog: Path | None = None,
     modern: bool = False,
+    written: list[str] | None = None,
     **session: Any,
 ) -> AsyncIterator[ClientSession]:
     """A connected client of ``gateway serve --mcp ARGS`` served here: after the initialize
     handshake, or with ``modern`` the stateless 2026-07-28 revision (``server/discover``).
-    Leaving closes the client's side (the server's end of input), then waits for the server
-    to stop and checks that it exited with 0."""
+    ``written``, when given, gets every line the server writes, as it wrote it. Leaving
+    closes the client's side (the server's end of input), then waits for the server to stop
+    and checks that it exited with 0."""
     from gateway.base import GatewayConfig
     from gateway.cli._parser import build_parser
     from gateway.cli._serve import serve_options
@@ -133,7 +135,7 @@ async def serve_here(
         ):
             group.start_soon(serve)
             group.start_soon(_to_lines, relay[0], to_server)
-            group.start_soon(_from_lines, from_server, relay[1])
+            group.start_soon(_from_lines, from_server, relay[1], written)
             async with ClientSession(*client, **session) as connection:
                 await (connection.discover() if modern else connection.initialize())
                 yield connection
@@ -153,11 +155,15 @@ async def _to_lines(
 
 
 async def _from_lines(
-    lines: ObjectReceiveStream[str], messages: ObjectSendStream[SessionMessage | Exception]
+    lines: ObjectReceiveStream[str],
+    messages: ObjectSendStream[SessionMessage | Exception],
+    written: list[str] | None,
 ) -> None:
     """What the server writes, parsed as ``stdio_client`` parses its server's lines."""
     async with lines, messages:
         async for line in lines:
+            if written is not None:
+                written.append(line)
             try:
                 parsed = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except Exception as problem:  # what the client is given for a bad line

@@ -43,8 +43,10 @@ def start_server(base: Path, address: str, tokens: tuple[str, ...]) -> tuple[Any
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    process, served = start_server(tmp_path_factory.mktemp("sessions"), "127.0.0.1:0",
-                                   ("greedy", "other"))  # fmt: skip
+    """One server for the module, on a loopback address other than 127.0.0.1 (the rebinding
+    check's point; sessions are per token, each test's its own)."""
+    process, served = start_server(tmp_path_factory.mktemp("sessions"), "127.0.0.2:0",
+                                   ("greedy", "other", "t"))  # fmt: skip
     yield served
     terminate(process)
 
@@ -99,17 +101,14 @@ def test_other_addresses_are_not(host: str) -> None:
     assert not security_for(host, 80).enable_dns_rebinding_protection
 
 
-def test_the_rebinding_check_holds_on_127_0_0_2(tmp_path: Path) -> None:
-    process, server = start_server(tmp_path, "127.0.0.2:0", ("t",))
-    try:
-        token = server.tokens["t"]
-        port = server.url.removesuffix("/mcp").rpartition(":")[2]
-        # A web page at attacker.example that resolved to 127.0.0.2 sends its own Host.
-        rebound = post(server.url, token, HELLO, Host=f"attacker.example:{port}")
-        assert rebound.status_code in (400, 403, 421), rebound.text
-        origin = post(server.url, token, HELLO, Origin="http://attacker.example")
-        assert origin.status_code in (400, 403), origin.text
-        # The control: the address it listens on, as a local client names it.
-        assert open_session(server, token).status_code == 200
-    finally:
-        terminate(process)
+def test_the_rebinding_check_holds_on_127_0_0_2(server) -> None:
+    assert server.url.startswith("http://127.0.0.2:")
+    token = server.tokens["t"]
+    port = server.url.removesuffix("/mcp").rpartition(":")[2]
+    # A web page at attacker.example that resolved to 127.0.0.2 sends its own Host.
+    rebound = post(server.url, token, HELLO, Host=f"attacker.example:{port}")
+    assert rebound.status_code in (400, 403, 421), rebound.text
+    origin = post(server.url, token, HELLO, Origin="http://attacker.example")
+    assert origin.status_code in (400, 403), origin.text
+    # The control: the address it listens on, as a local client names it.
+    assert open_session(server, token).status_code == 200

@@ -4,9 +4,12 @@ served gateway: a Pi package, a nanobot package and a nimlet extension in one se
 The protocol tests serve it in this process (``tests/serve/_here.serve_here``: the CLI's
 options, the product's ``serve_mcp``, every message framed as its JSON line; the packages
 real child processes), one server per set of arguments for the tests that only read or make
-calls whose outcome is their own (``everything``, ``pi``, ``nimlet``, ``modern_nimlet``). A served process over stdio stays where the test is about the
-process or its pipes: the SDK's ``stdio_client`` against the example workspace (the stdio
-contract), an exit status, raw JSON lines on stdin."""
+calls whose outcome is their own (``everything``, ``pi``, ``nimlet``, ``modern_nimlet``);
+a test that needs a home or a client of its own serves its own, here too (the gates' test
+reads the lines the server wrote). A served process over stdio stays where the test is about
+the process or its pipes: the SDK's ``stdio_client`` against the example workspace (the
+stdio contract), an exit status (the unknown package). Raw JSON lines on a real stdin:
+test_client_gone.py."""
 
 from __future__ import annotations
 
@@ -245,39 +248,26 @@ def test_an_uninstalled_package_stops_the_server_with_a_diagnostic(served, tmp_p
     assert "serve.package_unknown" in done.stderr and done.stdout == ""
 
 
-def test_a_package_that_has_not_passed_its_gates_offers_nothing(tmp_path):
-    import subprocess
-
+async def test_a_package_that_has_not_passed_its_gates_offers_nothing(tmp_path):
+    # Served in this process (tests/serve/_here), the server's lines read as it wrote them:
+    # the gate is the server's (raw JSON lines on a real stdin: test_client_gone.py).
     from gateway.store import StateStore
 
     need_sidecar()
     served = served_home(tmp_path, kinds=("nimlet",))
     with StateStore.open(served.home) as store:
         store.set_trusted(IDS["nimlet"], False)
-    request = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]  # fmt: skip
-    server = subprocess.Popen(
-        [*GATEWAY, "serve", "--mcp", "--package", IDS["nimlet"]],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=served.env(), cwd=served.workspace,
-    )  # fmt: skip
-    try:
-        for message in request:
-            server.stdin.write(json.dumps(message) + "\n")
-        server.stdin.flush()
-        replies = [json.loads(server.stdout.readline()) for _ in range(2)]
-    finally:
-        server.stdin.close()
-        stderr = server.stderr.read()
-        server.wait(timeout=30)
-        server.stdout.close()
-        server.stderr.close()
-    assert replies[1] == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    written: list[str] = []
+    errlog = tmp_path / "server-stderr.log"
+    async with serve_here(
+        ["--package", IDS["nimlet"]], env=served.env(), cwd=served.workspace, errlog=errlog,
+        written=written,
+    ) as connection:  # fmt: skip
+        listed = await connection.list_tools()
+    assert listed.tools == []
+    # The client's second request (initialize was id 1), answered as the line it was.
+    assert json.loads(written[-1]) == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}
+    stderr = errlog.read_text()
     assert "serve.package_inactive" in stderr and "not trusted" in stderr
 
 

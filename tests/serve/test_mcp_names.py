@@ -11,10 +11,9 @@ from pathlib import Path
 
 import mcp_types as types
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from gateway.serve._mcp_content import MCP_TOOL_NAME, mcp_name
+from tests.serve._here import serve_here
 
 pytestmark = pytest.mark.anyio
 
@@ -23,7 +22,7 @@ HOSTILE = ["has space", "esc\x1b[2J", "new\nline", "bidi\u202eevil", "x" * 300]
 
 @pytest.fixture
 def anyio_backend() -> str:
-    return "asyncio"  # the MCP client's stdio transport
+    return "asyncio"  # serve_here's client and server, as the served process runs
 
 
 def test_a_name_mcp_allows_is_kept_and_any_other_becomes_one_it_allows():
@@ -53,23 +52,17 @@ def _workspace(root: Path) -> Path:
 
 
 async def test_every_offered_name_fits_mcp_and_calls_reach_the_renamed_tool(tmp_path: Path):
+    # Served in this process (tests/serve/_here): the names are the server's, not the
+    # process's; each tool is still its own process.
     workspace = _workspace(tmp_path / "ws")
     env = {**os.environ, "HOME": str(tmp_path / "home"), "GATEWAY_HOME": str(tmp_path / "gw")}
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "gateway", "serve", "--mcp", "--workspace", str(workspace), "--trust"],
-        env=env,
-        cwd=str(workspace),
-    )
-    with open(tmp_path / "stderr.log", "w") as errors:
-        async with (
-            stdio_client(params, errlog=errors) as (read, write),
-            ClientSession(read, write) as connection,
-        ):
-            await connection.initialize()
-            names = [tool.name for tool in (await connection.list_tools()).tools]
-            assert all(MCP_TOOL_NAME.match(name) for name in names), names
-            assert "fine" in names and len(names) == 1 + len(HOSTILE)
-            result = await connection.call_tool(mcp_name("esc\x1b[2J"), {})
+    async with serve_here(
+        ["--workspace", str(workspace), "--trust"], env=env, cwd=workspace,
+        errlog=tmp_path / "stderr.log",
+    ) as connection:  # fmt: skip
+        names = [tool.name for tool in (await connection.list_tools()).tools]
+        assert all(MCP_TOOL_NAME.match(name) for name in names), names
+        assert "fine" in names and len(names) == 1 + len(HOSTILE)
+        result = await connection.call_tool(mcp_name("esc\x1b[2J"), {})
     text = [b.text for b in result.content if isinstance(b, types.TextContent)]
     assert len(text) == 1 and "ran 2" in text[0]  # the renamed tool's own process ran

@@ -13,12 +13,11 @@ from pathlib import Path
 import anyio
 import mcp_types as types
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from gateway import GatewayConfig, open_gateway
 from gateway.sandbox import package_dirs
-from tests.serve._helpers import GATEWAY, Served, install_ready
+from tests.serve._helpers import Served, install_ready
+from tests.serve._here import serve_here
 
 pytestmark = pytest.mark.anyio
 
@@ -60,7 +59,7 @@ GATED = textwrap.dedent(
 
 @pytest.fixture
 def anyio_backend() -> str:
-    return "asyncio"  # the MCP client's stdio transport; the Nu host runs on asyncio too
+    return "asyncio"  # serve_here's client and server; the Nu host runs on asyncio too
 
 
 @pytest.fixture
@@ -98,23 +97,14 @@ def steps(data: Path) -> list[str]:
 
 
 async def test_tools_are_listed_from_the_cache_before_the_runtime_registers(gated):
+    # Served in this process (tests/serve/_here): what is listed when is the server's; the
+    # held-back runtime is its child process as in a served one.
     served, data = gated
-    command, *rest = GATEWAY
-    params = StdioServerParameters(
-        command=command,
-        args=[*rest, "serve", "--mcp", "--workspace", str(served.workspace)],
-        env=served.env(),
-        cwd=str(served.workspace),
-    )
-    with (
-        anyio.fail_after(120),  # a guard against a hang, not a measure
-        open(served.home.parent / "server-stderr.log", "a") as errors,
-    ):
-        async with (
-            stdio_client(params, errlog=errors) as (read, write),
-            ClientSession(read, write) as connection,
-        ):
-            await connection.initialize()
+    with anyio.fail_after(120):  # a guard against a hang, not a measure
+        async with serve_here(
+            ["--workspace", str(served.workspace)], env=served.env(), cwd=served.workspace,
+            errlog=served.home.parent / "server-stderr.log",
+        ) as connection:  # fmt: skip
             listed = await connection.list_tools()
             # The runtime is held back: what was listed came from the cache.
             assert "registered" not in steps(data)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +19,16 @@ import pytest
 
 from gateway import GatewayConfig, ToolOutcome, UiAnswer, open_gateway
 from gateway.store import StateStore
-from tests._backends import asyncio_only  # noqa: F401  (see the module's docstring)
 from tests.serve._helpers import GATEWAY, IDS, Served, need_sidecar, served_home
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 ECHO_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"  # see the module's docstring; for the module's outer gateway too
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +63,16 @@ def outer_workspace(tmp_path: Path, served: Served, *extra: str) -> tuple[Path, 
     return workspace, config
 
 
-@pytest.fixture
-def inner_env(served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+def passed_to_the_served(served: Served, patch: pytest.MonkeyPatch) -> None:
+    """The variables the outer gateway passes through to ``gateway serve --nimlet``."""
     for key, value in served.env().items():
         if key in ("DESK_LOG", "GATEWAY_PASSTHROUGH_ENV"):
-            monkeypatch.setenv(key, value)
+            patch.setenv(key, value)
+
+
+@pytest.fixture
+def inner_env(served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    passed_to_the_served(served, monkeypatch)
 
 
 async def echo(arguments: dict[str, Any]) -> ToolOutcome:
@@ -122,28 +133,46 @@ async def test_served_packages_behave_as_if_they_were_local(served, tmp_path, in
     assert local_results[2][0].endswith("(reviewer: acme.review)")
 
 
-async def test_a_served_tool_call_runs_the_hooks_once(served, tmp_path, inner_env):
-    workspace, config = outer_workspace(tmp_path, served)
-    async with open_gateway(workspace, trust=True, config=config) as gateway:
-        result = await gateway.call_tool("review_code", {"path": "x.py"})
+@dataclass
+class Outer:
+    """The module's outer gateway with the default configuration, for the tests whose calls'
+    outcomes are their own (the served packages keep no state those calls change), and the
+    questions its user was asked."""
+
+    gateway: Any
+    asked: list[tuple[str, str]] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+async def outer(served: Served, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Outer]:
+    opened = Outer(None)
+
+    async def ui(process: Any, request: Any) -> UiAnswer:
+        opened.asked.append((request.method, request.prompt))
+        return UiAnswer(confirmed=True)
+
+    workspace, config = outer_workspace(tmp_path_factory.mktemp("outer"), served)
+    with pytest.MonkeyPatch.context() as patch:  # inner_env, for the module
+        passed_to_the_served(served, patch)
+        async with open_gateway(workspace, trust=True, config=config, ui=ui) as gateway:
+            opened.gateway = gateway
+            yield opened
+
+
+async def test_a_served_tool_call_runs_the_hooks_once(outer: Outer):
+    result = await outer.gateway.call_tool("review_code", {"path": "x.py"})
     # The nimlet desk's tool_result hook appended once: the outer host dispatched it, and
     # the served gateway did not dispatch it a second time.
     assert result.content == "Review requested for x.py [seen by desk]"
 
 
-async def test_questions_and_side_effects_pass_through(served, tmp_path, inner_env):
-    asked: list[tuple[str, str]] = []
-
-    async def ui(process: Any, request: Any) -> UiAnswer:
-        asked.append((request.method, request.prompt))
-        return UiAnswer(confirmed=True)
-
-    workspace, config = outer_workspace(tmp_path, served)
-    async with open_gateway(workspace, trust=True, config=config, ui=ui) as gateway:
-        outcome = await gateway.run_command("ask", "deploy")
-        await gateway.call_tool("save_note", {"text": "n"})
-        statuses = dict(gateway.session.statuses)
-    assert asked == [("confirm", "Really deploy?")]
+async def test_questions_and_side_effects_pass_through(outer: Outer):
+    gateway, before = outer.gateway, len(outer.asked)
+    assert "gw:desk:notes" not in gateway.session.statuses  # no test before saved a note
+    outcome = await gateway.run_command("ask", "deploy")
+    await gateway.call_tool("save_note", {"text": "n"})
+    statuses = dict(gateway.session.statuses)
+    assert outer.asked[before:] == [("confirm", "Really deploy?")]
     assert outcome.message == "answer: yes"
     assert statuses["gw:desk:notes"] == "1 note"
 

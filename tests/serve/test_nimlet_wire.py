@@ -99,3 +99,34 @@ def test_a_first_line_that_is_not_initialize_stops_the_server(tmp_path):
     )  # fmt: skip
     assert server.returncode == 1 and server.stdout == ""
     assert "expected initialize first" in server.stderr
+
+
+# `gateway serve --nimlet` as its console script runs it, then (on stderr, after the wire's
+# last line) the MCP SDK's modules it had imported by the end.
+SERVED_ALONE = """\
+import json, sys
+from gateway.cli import main
+status = main(sys.argv[1:])
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("mcp", "mcp_types"))
+print(json.dumps(loaded), file=sys.stderr)
+sys.exit(status)
+"""
+
+
+def test_a_served_nimlet_extension_imports_nothing_of_mcp(tmp_path):
+    # A nimlet host starts this server as one of its extensions; MCP's types (pydantic
+    # models of three protocol revisions, ~0.1 s of CPU) are the MCP server's alone.
+    workspace = echo_workspace(tmp_path / "ws")
+    lines = [
+        {"type": "initialize", "version": 1, "workspace": str(workspace), "session_id": "1"},
+        {"type": "shutdown"},
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", SERVED_ALONE, "serve", "--nimlet", "--trust"],
+        input="".join(json.dumps(line) + "\n" for line in lines), capture_output=True,
+        text=True, timeout=60, cwd=workspace,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GATEWAY_HOME": str(tmp_path / "h")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["type"] for line in done.stdout.splitlines()] == ["register"]
+    assert json.loads(done.stderr.splitlines()[-1]) == []

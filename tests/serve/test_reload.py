@@ -3,17 +3,18 @@ while a client is connected is announced (``notifications/tools/list_changed``) 
 callable; one uninstalled is announced, its tools refused as unknown, and a call to it that
 was in flight finishes; SIGHUP applies a change too. The CLI that changes its home is a
 real process; the stdio server is served in this process (``tests/serve/_here.serve_here``:
-the change reaches it through the store as it reaches a served process), the SIGHUP and
-HTTP servers are processes."""
+the change reaches it through the store as it reaches a served process); the SIGHUP and
+HTTP client tests share one served process (``over_http``), the ConfigMap test has its own."""
 
 from __future__ import annotations
 
 import logging
 import os
 import signal
+import subprocess
 import sys
 import textwrap
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,20 +197,43 @@ async def test_a_disabled_package_leaves_and_the_server_says_so(tmp_path: Path) 
     assert "gateway serve: packages changed: added alpha" in log
 
 
-def test_sighup_applies_the_store_as_it_is(tmp_path: Path) -> None:
-    home, workspace = tmp_path / "home", tmp_path / "ws"
+@dataclass
+class OverHttp:
+    """The module's ``gateway serve --mcp --http`` process over a home holding alpha."""
+
+    process: subprocess.Popen[bytes]
+    url: str
+    token: str
+    home: Path
+    errors: Path
+
+
+@pytest.fixture(scope="module")
+def over_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OverHttp]:
+    """One served process for the SIGHUP test and the HTTP client's: a SIGHUP that finds no
+    change changes nothing for a client, and a client is told of a change once it is applied
+    (its test waits for that), so SIGHUP finds none after it either. Its exit status after
+    both is asserted when the module ends."""
+    base = tmp_path_factory.mktemp("over-http")
+    home, workspace = base / "home", base / "ws"
     workspace.mkdir()
-    install_ready(home, package(tmp_path / "alpha", "alpha"))
+    install_ready(home, package(base / "alpha", "alpha"))
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
     env["GATEWAY_HOME"] = str(home)
-    errors = tmp_path / "stderr.log"
-    process, _ = _start(env, workspace, errors)
+    token = create_token(env, "t")  # in this process: a fixture outside any event loop
+    errors = base / "stderr.log"
+    process, url = _start(env, workspace, errors)
     try:
-        process.send_signal(signal.SIGHUP)
-        with anyio.from_thread.start_blocking_portal() as portal:
-            portal.call(_said, errors, "gateway serve: SIGHUP: no package changed")
+        yield OverHttp(process, url, token, home, errors)
     finally:
         assert terminate(process, 30) == 0
+
+
+def test_sighup_applies_the_store_as_it_is(over_http: OverHttp) -> None:
+    over_http.process.send_signal(signal.SIGHUP)
+    with anyio.from_thread.start_blocking_portal() as portal:
+        portal.call(_said, over_http.errors, "gateway serve: SIGHUP: no package changed")
+    assert over_http.process.poll() is None  # it goes on serving
 
 
 async def _said(errors: Path, line: str) -> None:
@@ -218,20 +242,13 @@ async def _said(errors: Path, line: str) -> None:
             await anyio.sleep(0.05)
 
 
-def test_an_http_client_is_told_of_a_package_installed_under_it(tmp_path: Path) -> None:
-    # Not an async test: its `gateway token create` runs in this process (tests/_cli needs
-    # a thread without an event loop); the client, in an event loop of its own.
-    home, workspace = tmp_path / "home", tmp_path / "ws"
-    workspace.mkdir()
-    install_ready(home, package(tmp_path / "alpha", "alpha"))
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "HOME")}
-    env["GATEWAY_HOME"] = str(home)
-    token = create_token(env, "t")
-    process, url = _start(env, workspace, tmp_path / "stderr.log")
-    try:
-        anyio.run(_told_of_beta, tmp_path, home, url, token, backend="asyncio")
-    finally:
-        assert terminate(process, 30) == 0
+def test_an_http_client_is_told_of_a_package_installed_under_it(
+    over_http: OverHttp, tmp_path: Path
+) -> None:
+    # Not an async test: the module's server is made outside an event loop; the client runs
+    # in an event loop of its own.
+    anyio.run(_told_of_beta, tmp_path, over_http.home, over_http.url, over_http.token,
+              backend="asyncio")  # fmt: skip
 
 
 class _GetStreamOpened(logging.Handler):
