@@ -7,6 +7,12 @@ fd 1 is pointed at stderr (the host drains stderr into the package's log) and fd
 /dev/null. A package's ``print``, ``os.write(1, …)`` or child output then lands in the log,
 and its ``input()`` sees end of file instead of stealing protocol lines. The duplicates are
 non-inheritable, so processes a sidecar starts never hold the protocol pipes open.
+
+Before its event loop runs a sidecar reads blocking (``read_message``: its ``initialize``);
+the plugin host then waits for each message in its loop (``receive``), as the nanobot
+sidecar's asyncio reader does: a blocking read in a worker thread cost every message a
+trip to that thread and back (the thread woken, then the loop), each event a Claude Code
+hook plugin answers included (docs/performance/home.md).
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ class Channel:
         self.read_fd, self.write_fd, self._log = read_fd, write_fd, log
         self._buffer = b""
         self._lock = threading.Lock()
+        self._in_loop = False
 
     @classmethod
     def take_stdio(cls, log: Callable[[str], None]) -> Channel:
@@ -61,37 +68,86 @@ class Channel:
         return cls(read_fd, write_fd, log)
 
     def read_message(self) -> dict[str, Any] | None:
-        """The next JSON object line; None at end of input. Bad lines are logged, skipped."""
+        """The next JSON object line; None at end of input. Bad lines are logged, skipped.
+        Blocking: not once ``receive`` has been used."""
         while True:
             line = self._read_line()
             if line is None:
                 return None
-            if not line.strip():
-                continue
-            try:
-                message = json.loads(line)
-            except ValueError as error:
-                self._log(f"ignored a line that is not JSON: {error}")
-                continue
-            if isinstance(message, dict):
+            message = self._message(line)
+            if message is not None:
                 return message
-            self._log("ignored a line that is not a JSON object")
+
+    async def receive(self) -> dict[str, Any] | None:
+        """``read_message``, waiting in the running (anyio) event loop for the input to be
+        readable rather than blocking a thread; the descriptor is non-blocking from then on."""
+        import anyio
+
+        if not self._in_loop:
+            os.set_blocking(self.read_fd, False)
+            self._in_loop = True
+        while True:
+            line = self._next_line()
+            if line is None:
+                try:
+                    more = self._fill()
+                except BlockingIOError:
+                    await anyio.wait_readable(self.read_fd)
+                    continue
+                if more:
+                    continue
+                line, self._buffer = self._buffer, b""
+                if not line:
+                    return None
+            message = self._message(line)
+            if message is not None:
+                return message
+
+    def _message(self, line: bytes) -> dict[str, Any] | None:
+        """The JSON object ``line`` holds, or None (a blank line; a bad one, logged)."""
+        if not line.strip():
+            return None
+        try:
+            message = json.loads(line)
+        except ValueError as error:
+            self._log(f"ignored a line that is not JSON: {error}")
+            return None
+        if isinstance(message, dict):
+            return message
+        self._log("ignored a line that is not a JSON object")
+        return None
 
     def _read_line(self) -> bytes | None:
-        while b"\n" not in self._buffer:
-            try:
-                chunk = os.read(self.read_fd, _READ_SIZE)
-            except OSError:
-                chunk = b""
-            if not chunk:
+        while (line := self._next_line()) is None:
+            if not self._fill():
                 rest, self._buffer = self._buffer, b""
                 return rest or None
-            self._buffer += chunk
-            if len(self._buffer) > _LINE_CAP and b"\n" not in self._buffer:
-                self._log("dropped an input line over the 16 MiB cap")
-                self._buffer = b""
-        line, _, self._buffer = self._buffer.partition(b"\n")
         return line
+
+    def _next_line(self) -> bytes | None:
+        """The next whole line already read, or None."""
+        line, newline, rest = self._buffer.partition(b"\n")
+        if not newline:
+            return None
+        self._buffer = rest
+        return line
+
+    def _fill(self) -> bool:
+        """Read what there is; False at end of input. Raises ``BlockingIOError`` when a
+        non-blocking descriptor has nothing yet."""
+        try:
+            chunk = os.read(self.read_fd, _READ_SIZE)
+        except BlockingIOError:
+            raise
+        except OSError:
+            chunk = b""
+        if not chunk:
+            return False
+        self._buffer += chunk
+        if len(self._buffer) > _LINE_CAP and b"\n" not in self._buffer:
+            self._log("dropped an input line over the 16 MiB cap")
+            self._buffer = b""
+        return True
 
     def take_buffer(self) -> bytes:
         """What was read past the last line returned (for an event-loop reader that takes

@@ -210,7 +210,7 @@ async def _read(channel: Channel, send: MemoryObjectSendStream[Message]) -> None
     are still starting — until ``shutdown`` or the end of input (``None``)."""
     async with send:
         while True:
-            message = await anyio.to_thread.run_sync(channel.read_message, abandon_on_cancel=True)
+            message = await channel.receive()
             await send.send(message)
             if _ends(message):
                 return

@@ -7,8 +7,10 @@ policies), the packages' settings and secrets, what discovery finds in the works
 the user's roots and in the adapters' discovery folders (and those extensions' own files),
 and where the programs that packages' configurations name resolve on PATH. ``LoadInputs``
 is a digest of all of it, taken after a load and compared before each use; cheap enough to
-take every time (one read-only query of the store, a stat of each discovered file, a PATH
-lookup per named program), so nothing is cached past a change and nothing polls.
+take every time (a stat and one pragma on a store no one has committed to since — the
+tables read again otherwise, ``StateDigestReader`` —, a stat of each discovered file, a
+PATH lookup per named program), so nothing is cached past a change and nothing polls. The
+comparison before a command is one trip to a worker thread.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from gateway.host._state import GatewayState
 from gateway.model import LaunchSpec, discover
 from gateway.packages import NoAdapters, load_adapters
 from gateway.packages.secrets import secrets_dir
-from gateway.store import read_state_digest
+from gateway.store import StateDigestReader, read_state_digest
 
 __all__ = ["InputsWatch", "load_inputs", "program_inputs"]
 
@@ -83,12 +85,14 @@ def _discovered(state: GatewayState) -> Iterable[Path | str]:
         yield launch.origin
 
 
-def load_inputs(state: GatewayState) -> str:
+def load_inputs(state: GatewayState, store: StateDigestReader | None = None) -> str:
     """A digest of what a load of ``state``'s gateway reads from files and the store (see
-    the module); taken before the load, so a change while it runs is a change."""
+    the module); taken before the load, so a change while it runs is a change. ``store``:
+    the store's digest kept open (else read afresh)."""
     home = state.config.home
     digest = hashlib.sha256()
-    digest.update(f"store {read_state_digest(home)}\n".encode())
+    stored = store.read() if store is not None else read_state_digest(home)
+    digest.update(f"store {stored}\n".encode())
     for folder in (home / "config", secrets_dir(home)):
         _tree(digest, folder)
     if state.config.packages is None:  # else nothing discovered is loaded
@@ -122,13 +126,18 @@ class InputsWatch:
         self._catch_up = catch_up
         """The settings watcher's: changes it applies by a restart are not news here."""
         self._seen: tuple[str, str] | None = None
+        self._store = StateDigestReader(state.config.home)
+
+    def close(self) -> None:
+        """Let go of the store (its connection); a later comparison opens it again."""
+        self._store.close()
 
     async def around(self, load: Callable[[], Awaitable[T]]) -> T:
         """Run ``load`` (a load, or one package restarted with its new settings), remembering
         what it read: a package the settings watcher restarted is not loaded again."""
         if not self._state.config.watch_inputs:
             return await load()
-        before = await anyio.to_thread.run_sync(load_inputs, self._state)
+        before = await anyio.to_thread.run_sync(load_inputs, self._state, self._store)
         done = await load()
         self._seen = (before, await anyio.to_thread.run_sync(program_inputs, self._state))
         return done
@@ -137,6 +146,9 @@ class InputsWatch:
         if self._seen is None:
             return False
         await self._catch_up()
-        if await anyio.to_thread.run_sync(load_inputs, self._state) != self._seen[0]:
+        return await anyio.to_thread.run_sync(self._differs, self._seen)
+
+    def _differs(self, seen: tuple[str, str]) -> bool:
+        if load_inputs(self._state, self._store) != seen[0]:
             return True
-        return await anyio.to_thread.run_sync(program_inputs, self._state) != self._seen[1]
+        return program_inputs(self._state) != seen[1]

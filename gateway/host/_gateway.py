@@ -359,9 +359,8 @@ class Gateway:
         await self._loader.start_for(events, tools)
 
     async def reload(self) -> None:
-        """Stop everything and start again with a fresh ``initialize`` (same session).
-        Session permission grants end, as when nimlet restarts its extensions; adopted
-        policies are read again."""
+        """Stop everything and start again with a fresh ``initialize`` (same session). Session
+        grants end, as when nimlet restarts its extensions; adopted policies are read again."""
         await self._loader.stop()
         self._state.renew_permissions()
         await self._inputs.around(self._loader.load)
@@ -397,4 +396,5 @@ class Gateway:
 
     async def aclose(self) -> None:
         await self._loader.stop()
+        self._inputs.close()
         self._state.session.close()

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
         package_set_digest,
         package_set_fingerprint,
         read_package_names,
-        read_state_digest,
     )
     from gateway.store._schema import (
         SCHEMA_VERSION,
@@ -51,6 +50,7 @@ if TYPE_CHECKING:
         UnknownPackage,
         WorkspaceTrust,
     )
+    from gateway.store._state_digest import StateDigestReader, read_state_digest
     from gateway.store._store import StateStore
 
 _WHERE: dict[str, str] = {
@@ -69,6 +69,7 @@ _WHERE: dict[str, str] = {
     "Resolution": "gateway.store._journal",
     "SCHEMA_VERSION": "gateway.store._schema",
     "STATE_FILE": "gateway.store._connection",
+    "StateDigestReader": "gateway.store._state_digest",
     "SourceKind": "gateway.store._schema",
     "StateStore": "gateway.store._store",
     "StoreBusy": "gateway.store._schema",
@@ -86,7 +87,7 @@ _WHERE: dict[str, str] = {
     "fingerprint_changed": "gateway.store._hashing",
     "process_token": "gateway.store._journal",
     "read_package_names": "gateway.store._readonly",
-    "read_state_digest": "gateway.store._readonly",
+    "read_state_digest": "gateway.store._state_digest",
 }
 
 __all__ = [
@@ -106,6 +107,7 @@ __all__ = [
     "PolicyRecords",
     "Resolution",
     "SourceKind",
+    "StateDigestReader",
     "StateStore",
     "StoreBusy",
     "StoreCorrupt",

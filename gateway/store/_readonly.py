@@ -1,8 +1,8 @@
 """Reading the state store without changing it: ``gateway doctor``'s integrity check, the
-names that shell completion offers, a digest of every decision it holds (what
-a warm session compares to know it must load again), and the fingerprint of the package
-set a running server follows. None creates, migrates nor switches the file to WAL: a
-read-only ``sqlite3`` connection (``mode=ro``) after the same header check."""
+names that shell completion offers, and the fingerprint of the package set a running
+server follows (the digest of every decision, which a warm session compares, is
+``_state_digest``'s). None creates, migrates nor switches the file to WAL: a read-only
+``sqlite3`` connection (``mode=ro``) after the same header check."""
 
 from __future__ import annotations
 
@@ -22,28 +22,26 @@ from gateway.store._schema import (
 
 __all__ = [
     "check_store",
+    "connect_readonly",
     "package_set_digest",
     "package_set_fingerprint",
     "read_package_names",
-    "read_state_digest",
 ]
 
-_NOT_DECISIONS = frozenset({"call_journal"})
-"""Tables a tool call writes (the at-most-once journal): not what a load reads."""
-_DERIVED = frozenset({"hash_cache"})
-"""Columns that only speed up reading others (each file's size and mtime behind a content
-hash: large, and the content hash beside it says what matters)."""
 
-
-def _quoted(name: object) -> str:
-    return '"' + str(name).replace('"', '""') + '"'
-
-
-def _connect(path: Path) -> sqlite3.Connection:
+def connect_readonly(path: Path, *, any_thread: bool = False) -> sqlite3.Connection:
+    """A read-only connection to the store at ``path`` after the header check (``any_thread``:
+    usable from any thread, one at a time)."""
     check_header(path)
     uri = f"{path.absolute().as_uri()}?mode=ro"
     try:
-        return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        return sqlite3.connect(
+            uri,
+            uri=True,
+            timeout=BUSY_TIMEOUT_S,
+            isolation_level=None,
+            check_same_thread=not any_thread,
+        )
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open state store {path}: {exc}") from exc
 
@@ -55,7 +53,7 @@ def check_store(home: Path) -> tuple[int, int] | None:
     path = Path(home) / STATE_FILE
     if not path.exists():
         return None
-    conn = _connect(path)
+    conn = connect_readonly(path)
     try:
         version = check_readable(conn, path)
         problems = [row[0] for row in conn.execute("PRAGMA integrity_check").fetchall()]
@@ -81,7 +79,7 @@ def read_package_names(home: Path) -> tuple[list[str], list[str]]:
     if not path.is_file():
         return [], []
     try:
-        conn = _connect(path)
+        conn = connect_readonly(path)
     except StoreError:
         return [], []
     try:
@@ -97,37 +95,6 @@ def read_package_names(home: Path) -> tuple[list[str], list[str]]:
     finally:
         conn.close()
     return sorted(names), preferred
-
-
-def read_state_digest(home: Path) -> str:
-    """A digest of every table a load reads — installed packages and their gates, grants,
-    groups, workspace trust, adopted policies — but not the call journal, which calls
-    write; ``""`` when there is no store, ``"unreadable"`` when it cannot be read."""
-    path = Path(home) / STATE_FILE
-    if not path.is_file():
-        return ""
-    digest = hashlib.sha256()
-    try:
-        conn = _connect(path)
-    except StoreError:
-        return "unreadable"
-    try:
-        names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-        digest.update(str(conn.execute("PRAGMA user_version").fetchone()).encode())
-        for (name,) in sorted(names):
-            if name in _NOT_DECISIONS or name.startswith("sqlite_"):
-                continue
-            digest.update(f"\0{name}\0".encode())
-            quoted = _quoted(name)
-            columns = [row[1] for row in conn.execute(f"PRAGMA table_info({quoted})")]
-            kept = ", ".join(_quoted(c) for c in columns if c not in _DERIVED) or "1"
-            for row in conn.execute(f"SELECT {kept} FROM {quoted} ORDER BY 1"):
-                digest.update(repr(row).encode())
-    except sqlite3.Error:
-        return "unreadable"
-    finally:
-        conn.close()
-    return digest.hexdigest()
 
 
 _PACKAGES = (
@@ -170,7 +137,7 @@ def package_set_fingerprint(home: Path) -> str | None:
     if not path.is_file():
         return None
     try:
-        conn = _connect(path)
+        conn = connect_readonly(path)
     except StoreError:
         return None
     try:

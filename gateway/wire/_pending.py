@@ -136,9 +136,10 @@ class PendingRequests:
 
     def thaw(self) -> None:
         """The last one was answered: every suspended request gets its full timeout again
-        (current nimlet measures from the moment the question completed)."""
+        (current nimlet measures from the moment the question completed). One with nothing
+        pending has nothing to do: a host request thaws every process of the gateway."""
         self._frozen -= 1
-        if self._frozen:
+        if self._frozen or not self._pending:
             return
         now = anyio.current_time()
         for pending in self._pending.values():

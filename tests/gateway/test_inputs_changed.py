@@ -41,6 +41,21 @@ async def test_a_gate_changed_by_another_command_is_a_change(workspace):
         assert gateway.registry.tool("alpha_tool") is None
 
 
+async def test_each_change_by_another_command_is_seen_by_the_next_comparison(workspace):
+    # The store's digest is kept open across comparisons (StateDigestReader): what it
+    # remembered after the first change and the reload must not hide the second.
+    package_id, _ = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
+    async with open_gateway(workspace.root, trust=True, config=_watching(workspace)) as gateway:
+        for enabled in (False, True, False):
+            assert not await gateway.inputs_changed()
+            with StateStore.open(workspace.config.home) as store:
+                store.set_enabled(package_id, enabled)
+            assert await gateway.inputs_changed()
+            assert await gateway.inputs_changed()  # until it loads again
+            await gateway.reload()
+            assert (gateway.registry.tool("alpha_tool") is None) is not enabled
+
+
 async def test_settings_written_by_gateway_config_are_a_change(workspace):
     package_id, _ = nimlet_package(workspace, "alpha", tools=["alpha_tool"])
     settings = workspace.config.home / "config" / f"{package_id}.json"
