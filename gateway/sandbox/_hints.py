@@ -49,29 +49,49 @@ _PY_NET = r"requests|httpx|aiohttp|urllib3|urllib\.request|socket|http\.client|w
 class _Pattern:
     permission: str | None
     what: str
-    regex: re.Pattern[str]
+    regexes: tuple[re.Pattern[str], ...]
+    """Alternatives of one pattern; the match is the leftmost of theirs (no two can start
+    at one place)."""
+
+    def search(self, text: str) -> re.Match[str] | None:
+        found = [m for m in (regex.search(text) for regex in self.regexes) if m is not None]
+        return min(found, key=lambda m: m.start(), default=None)
 
 
+# Each alternative starts with a literal character, so that ``re`` skips to the characters
+# that can start a match instead of trying every position: a word's leading ``\b`` is written
+# as a lookbehind after its first letter (``f(?<!\w.)etch`` is ``\bfetch``). 3.2 -> 0.5 s of
+# CPU for the file-writes pattern over the 26 MB of the repository's real npm packages'
+# code (tests/sandbox/test_hint_patterns.py holds the plain forms and compares them).
+_B = r"(?<!\w.)"
+_FS_CALL = r"(?:writeFile|appendFile|mkdir|rm|unlink|rename|copyFile|cp)(?:Sync)?\s*\("
 _PATTERNS = (
-    _Pattern("network", "network use", re.compile(
-        r"\bfetch\s*\(|new\s+WebSocket\s*\(|XMLHttpRequest"
-        rf"|require\(\s*['\"](?:{_NET_MODULES})['\"]\s*\)"
-        rf"|\bfrom\s+['\"](?:{_NET_MODULES})['\"]"
-        rf"|^\s*(?:import\s+(?:{_PY_NET})\b|from\s+(?:{_PY_NET})\b\S*\s+import)", re.MULTILINE)),
-    _Pattern("workspace.write", "file writes", re.compile(
-        r"\b(?:fs|fsp|promises)\.(?:writeFile|appendFile|mkdir|rm|unlink|rename|copyFile|cp)"
-        r"(?:Sync)?\s*\(|\b(?:writeFile|appendFile|createWriteStream)\s*\("
-        r"|\b(?:mkdir|rm|unlink|rename|copyFile)Sync\s*\("
-        r"|\.write_text\s*\(|\.write_bytes\s*\(|\bopen\([^)\n]*['\"][wax]b?\+?['\"]"
-        r"|\bos\.(?:remove|unlink|rename|makedirs|mkdir)\s*\(|\bshutil\.(?:copy|move|rmtree)")),
-    _Pattern(None, "reads of the user's home", re.compile(
-        r"os\.homedir\s*\(|process\.env\.HOME\b|['\"]~/|expanduser\s*\(|Path\.home\s*\(")),
+    _Pattern("network", "network use", (
+        re.compile(
+            rf"f{_B}etch\s*\(|new\s+WebSocket\s*\(|XMLHttpRequest"
+            rf"|require\(\s*['\"](?:{_NET_MODULES})['\"]\s*\)"
+            rf"|f{_B}rom\s+['\"](?:{_NET_MODULES})['\"]"),
+        re.compile(
+            rf"^\s*(?:import\s+(?:{_PY_NET})\b|from\s+(?:{_PY_NET})\b\S*\s+import)",
+            re.MULTILINE),
+    )),
+    _Pattern("workspace.write", "file writes", (re.compile(
+        rf"f{_B}sp?\.{_FS_CALL}|p{_B}romises\.{_FS_CALL}"
+        rf"|w{_B}riteFile\s*\(|a{_B}ppendFile\s*\(|c{_B}reateWriteStream\s*\("
+        rf"|m{_B}kdirSync\s*\(|r{_B}mSync\s*\(|u{_B}nlinkSync\s*\(|r{_B}enameSync\s*\("
+        rf"|c{_B}opyFileSync\s*\(|\.write_text\s*\(|\.write_bytes\s*\("
+        rf"|o{_B}pen\([^)\n]*['\"][wax]b?\+?['\"]"
+        rf"|o{_B}s\.(?:remove|unlink|rename|makedirs|mkdir)\s*\(|s{_B}hutil\.(?:copy|move|rmtree)"),
+    )),
+    _Pattern(None, "reads of the user's home", (re.compile(
+        r"os\.homedir\s*\(|process\.env\.HOME\b|['\"]~/|expanduser\s*\(|Path\.home\s*\("),
+    )),
 )  # fmt: skip
 
 
 _PROTECTED = re.compile(
-    r"\.git/(?:hooks|config)\b|\bpre-commit\b|\.envrc\b|\.vscode/|\.idea/|\.github/workflows"
-    r"|\bMakefile\b|\.(?:pi|agents|nimlet|claude|openclaw)/|\.(?:bash|zsh)rc\b|\.profile\b"
+    rf"\.git/(?:hooks|config)\b|p{_B}re-commit\b|\.envrc\b|\.vscode/|\.idea/|\.github/workflows"
+    rf"|M{_B}akefile\b|\.(?:pi|agents|nimlet|claude|openclaw)/|\.(?:bash|zsh)rc\b|\.profile\b"
 )
 """Files other programs run or trust: git's hooks and config, editor, CI and task configs,
 the agents' own folders, shell start files. A package that names one and writes files is
@@ -166,7 +186,7 @@ def grant_hints(
         for pattern in _PATTERNS:
             if pattern.what in evidence:
                 continue
-            match = pattern.regex.search(text)
+            match = pattern.search(text)
             if match:
                 line = text.count("\n", 0, match.start()) + 1
                 where = f"{_shown(path, root)}:{line}"

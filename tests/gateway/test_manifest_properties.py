@@ -91,11 +91,11 @@ def test_front_matter_is_a_mapping_or_a_problem_never_an_exception(text):
 
 @SETTINGS
 @given(skill=st.text(max_size=300), prompt=st.text(max_size=300))
-def test_discovery_of_arbitrary_skills_and_prompts_never_raises(tmp_path_factory, skill, prompt):
-    home = tmp_path_factory.mktemp("home")
-    (home / ".agents/skills/s").mkdir(parents=True)
+def test_discovery_of_arbitrary_skills_and_prompts_never_raises(folder, skill, prompt):
+    home = folder / "home"  # the same two files each example, written over
+    (home / ".agents/skills/s").mkdir(parents=True, exist_ok=True)
     (home / ".agents/skills/s/SKILL.md").write_text(skill)
-    (home / ".agents/prompts").mkdir(parents=True)
+    (home / ".agents/prompts").mkdir(parents=True, exist_ok=True)
     (home / ".agents/prompts/p.md").write_text(prompt)
     found = discover(home / "ws", home, trusted=False)
     assert len(found.skills) + sum(d.code == "skill.invalid" for d in found.diagnostics) == 1
@@ -125,8 +125,9 @@ def test_extension_messages_validate_or_raise_message_error(data):
 
 @SETTINGS
 @given(lines=st.lists(st.text(max_size=60) | json_values.map(json.dumps), max_size=6))
-def test_session_files_resume_or_say_why(tmp_path_factory, lines):
-    directory = tmp_path_factory.mktemp("sessions")
+def test_session_files_resume_or_say_why(folder, lines):
+    directory = folder / "sessions"  # the one session file, written over each example
+    directory.mkdir(exist_ok=True)
     header = json.dumps({"type": "session", "id": "s1", "workspace": "/w"})
     (directory / "s1.jsonl").write_text("\n".join([header, *lines]))
     diagnostics = Diagnostics()

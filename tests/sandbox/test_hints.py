@@ -7,7 +7,6 @@ import json
 import socket
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -35,8 +34,11 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "npm"
 def test_a_real_package_using_fetch_in_a_dependency_is_said_to_need_network(
     tmp_path: Path,
 ) -> None:
-    with tarfile.open(FIXTURES / "agentuity-pi-2.0.21.tgz") as archive:
-        archive.extractall(tmp_path, filter="data")
+    # The repository's own tarball (2,300 files), unpacked by GNU tar: a third of the CPU of
+    # ``tarfile``'s data filter; it strips a leading "/" and skips a member with "..".
+    tarball = FIXTURES / "agentuity-pi-2.0.21.tgz"
+    subprocess.run(["tar", "--no-same-owner", "-xzf", str(tarball), "-C", str(tmp_path)],
+                   check=True)  # fmt: skip
     hints = grant_hints(tmp_path / "package", "@agentuity/pi")
     network = [h for h in hints if "`network`" in h.message]
     assert network and network[0].code == "install.needs_grant"
