@@ -122,6 +122,16 @@ def host_config(
     return path
 
 
+def initialize_message(config: Path, features: list[str] | None) -> dict[str, Any]:
+    """The gateway's ``initialize`` to a host run on ``config`` (``features``: the negotiated
+    ones; None: a plain nimlet host's, none)."""
+    initialize: dict[str, Any] = {"type": "initialize", "version": 1,
+                                  "workspace": str(config.parent), "session_id": "s1"}  # fmt: skip
+    if features is not None:
+        initialize["gateway"] = {"version": 1, "features": features}
+    return initialize
+
+
 class Host:
     """The plugin host over its stdio, line by line."""
 
@@ -144,11 +154,7 @@ class Host:
         ]
         for thread in self._threads:
             thread.start()
-        initialize: dict[str, Any] = {"type": "initialize", "version": 1,
-                                      "workspace": str(config.parent), "session_id": "s1"}  # fmt: skip
-        if features is not None:
-            initialize["gateway"] = {"version": 1, "features": features}
-        self.send(initialize)
+        self.send(initialize_message(config, features))
 
     def _pump(self) -> None:
         assert self.process.stdout is not None

@@ -26,7 +26,7 @@ from unittest import mock
 
 from adapters.plugin_host import _main
 from adapters.plugin_host._channel import Channel, log
-from tests.agent_plugins._helpers import ALL_FEATURES, Host
+from tests.agent_plugins._helpers import ALL_FEATURES, Host, initialize_message
 
 __all__ = ["HostHere"]
 
@@ -72,11 +72,7 @@ class HostHere(Host):
         ]
         for thread in self._threads:
             thread.start()
-        initialize: dict[str, Any] = {"type": "initialize", "version": 1,
-                                      "workspace": str(config.parent), "session_id": "s1"}  # fmt: skip
-        if features is not None:
-            initialize["gateway"] = {"version": 1, "features": features}
-        self.send(initialize)
+        self.send(initialize_message(config, features))
 
     def _serve(self, config: Path) -> None:
         try:
