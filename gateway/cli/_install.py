@@ -31,10 +31,10 @@ def run_install(args: argparse.Namespace, config: GatewayConfig) -> int:
     # What installs that died left behind (their locks are free) goes first.
     collect_garbage(config.home)
     adapters = load_adapters()
-    prepare = functools.partial(prepare_install, adapters, config.home)
     named_before = known_names(config.home)
     try:
         with terminal_progress(quiet=args.json) as progress:
+            prepare = functools.partial(prepare_install, adapters, config.home, progress=progress)
             report = install(
                 config.home,
                 args.source,

@@ -73,7 +73,9 @@ def run_sync(args: argparse.Namespace, config: GatewayConfig) -> int:
                 inspector=adapters.inspect,
                 frozen=args.frozen,
                 accept=args.accept,
-                prepare=functools.partial(prepare_install, adapters, config.home),
+                prepare=functools.partial(
+                    prepare_install, adapters, config.home, progress=progress
+                ),
                 progress=progress,
                 accept_command=accept,
             )

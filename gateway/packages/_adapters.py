@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from gateway.base import ADAPTERS_ENTRY_POINT, Diagnostic, GatewayError
+from gateway.base import ADAPTERS_ENTRY_POINT, Diagnostic, GatewayError, Progress, no_progress
 from gateway.model import (
     AdapterSet,
     CallPlan,
@@ -72,11 +72,16 @@ def plan_launch(
     return adapter.plan_launch(entry, home)
 
 
-def prepare_install(adapters: AdapterSet, home: Path, entry: CatalogEntry) -> list[Diagnostic]:
-    """What the entry's adapter does once the package is installed (``PreparesInstalls``);
-    most have nothing to do."""
+def prepare_install(
+    adapters: AdapterSet, home: Path, entry: CatalogEntry, progress: Progress = no_progress
+) -> list[Diagnostic]:
+    """What the entry's adapter does once the package is installed (``PreparesInstalls``),
+    said to ``progress`` as it begins; most have nothing to do, and say nothing."""
     adapter = adapters.adapter(entry.ecosystem)
-    return adapter.prepare_install(entry, home) if isinstance(adapter, PreparesInstalls) else []
+    if not isinstance(adapter, PreparesInstalls):
+        return []
+    progress(f"preparing {entry.id} to run (compiling its modules; nothing of it runs)")
+    return adapter.prepare_install(entry, home)
 
 
 def plan_calls(adapters: AdapterSet, entry: CatalogEntry, home: Path) -> CallPlan | None:

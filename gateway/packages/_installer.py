@@ -123,8 +123,7 @@ def install(
         follows=follows, other_source=other_source,
     ) as staged:  # fmt: skip
         report = staged.place()
-    if prepare is not None:
-        progress("preparing it to run (e.g. compiling its TypeScript; nothing of it runs)")
+    if prepare is not None:  # it says what it does (most formats: nothing)
         installed = dataclasses.replace(report.entry, root=str(report.package.record.path))
         report.diagnostics.extend(prepare(installed))
     return report

@@ -322,7 +322,7 @@ def sync(
         if problems:
             raise SyncRefused(problems)
         reports = _place(staged, progress)
-    report.diagnostics += _prepare(reports, prepare, progress)
+    report.diagnostics += _prepare(reports, prepare)
     for package_id in removed:
         progress(f"uninstalling {package_id}")
         uninstall(home, package_id)
@@ -385,15 +385,12 @@ def _place(staged: list[StagedInstall], progress: Progress) -> list[InstallRepor
     return reports
 
 
-def _prepare(
-    reports: list[InstallReport], prepare: Prepare | None, progress: Progress
-) -> list[Diagnostic]:
+def _prepare(reports: list[InstallReport], prepare: Prepare | None) -> list[Diagnostic]:
     """``install``'s last step, once the packages are placed and their locks let go; what
     it said (a compile that failed: the package's first start compiles instead)."""
     said: list[Diagnostic] = []
     if prepare is None:
         return said
     for report in reports:
-        progress(f"preparing {report.entry.id} to run (nothing of it runs)")
         said += prepare(dataclasses.replace(report.entry, root=str(report.package.record.path)))
     return said

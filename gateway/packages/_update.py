@@ -57,9 +57,10 @@ def update_package(
     adapters = load_adapters()
     inspect = inspector or adapters.inspect
     before = {p.name for p in inspect(package.record.path).permissions}
+    prepare = functools.partial(prepare_install, adapters, home, progress=progress)
     report = install(
         home, check.install_source, kind=package.record.source_kind, inspector=inspect,
-        progress=progress, prepare=functools.partial(prepare_install, adapters, home),
+        progress=progress, prepare=prepare,
         other_source="reinstall",  # the package recorded under its id, from its source
     )  # fmt: skip
     grown = sorted({p.name for p in report.entry.permissions} - before)
