@@ -27,10 +27,9 @@ RENEWED = re.compile(r"renewed \S+ for a new session: ([\d.]+) ms, ([\d.]+) ms o
 
 
 def _install(home: Path) -> None:
-    install(home, str(PACKED), kind="npm", inspector=load_adapters().inspect)
+    report = install(home, str(PACKED), kind="npm", inspector=load_adapters().inspect)
+    wanted = [p.name for p in report.entry.permissions]  # as installed: inspected once
     with StateStore.open(home) as store:
-        package = store.get_package(PACKAGE)
-        wanted = [p.name for p in load_adapters().inspect(package.record.path).permissions]
         if wanted:
             store.grant(PACKAGE, wanted, wanted)
         store.set_trusted(PACKAGE, True)

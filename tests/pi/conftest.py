@@ -8,9 +8,12 @@ import pytest
 
 from adapters.pi import find_node, sidecar_ready
 from gateway import GatewayConfig
+from gateway.model import LaunchSpec
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
+from gateway.wire import ExtensionProcess, LaunchPlan, PipeTransport, TransportConfig
 from tests._backends import asyncio_only  # noqa: F401  (see tests/_backends.py)
+from tests._process_host import StandaloneHost
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"
@@ -25,9 +28,8 @@ def install_ready(home: Path, source: Path, kind: str = "local") -> str:
     """Install a package (nothing runs), then pass every gate; returns its id."""
     report = install(home, str(source), kind=kind, inspector=load_adapters().inspect)
     package_id = report.package.record.id
+    wanted = [p.name for p in report.entry.permissions]  # as installed: inspected once
     with StateStore.open(home) as store:
-        package = store.get_package(package_id)
-        wanted = [p.name for p in load_adapters().inspect(package.record.path).permissions]
         if wanted:
             store.grant(package_id, wanted, wanted)
         store.set_trusted(package_id, True)
@@ -46,3 +48,22 @@ def module_workspace(factory: pytest.TempPathFactory, name: str) -> tuple[Path, 
         home=home / ".gateway", user_home=home, shutdown_grace=0.3, term_grace=0.5
     )
     return root, config
+
+
+def sidecar_process(
+    name: str, spec: LaunchSpec, root: Path, log: Path, host: StandaloneHost
+) -> ExtensionProcess:
+    """The Pi sidecar of ``spec`` (the package at ``root``) as one process a test starts
+    without a gateway, for the plain nimlet ``host``; it runs in ``log``'s folder."""
+    plan = LaunchPlan(
+        name=name,
+        command=spec.command,
+        cwd=log.parent,
+        env={"PATH": "/usr/bin:/bin"},
+        log_path=log,
+        response_timeout=30,
+        origin=root,
+    )
+    return ExtensionProcess(
+        plan, host, PipeTransport(), TransportConfig(16 * 1024 * 1024, 0.3, 0.5)
+    )

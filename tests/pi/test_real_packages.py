@@ -14,16 +14,12 @@ from adapters.pi import plan_pi
 from gateway import Gateway, open_gateway
 from gateway.model import LaunchSpec, ToolOutcome
 from gateway.wire import (
-    ExtensionProcess,
     InitializeMessage,
-    LaunchPlan,
-    PipeTransport,
-    TransportConfig,
 )
 from gateway.wire.features import RUNTIME_FEATURES, announcement
 from tests._process_host import StandaloneHost
 
-from .conftest import NPM_FIXTURES, install_ready
+from .conftest import NPM_FIXTURES, install_ready, sidecar_process
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow(2)]
 
@@ -164,20 +160,7 @@ async def test_agentuity_provider_only_package_loads_by_file_path(
     spec = plan_pi("@agentuity/pi", root, [main])
     assert isinstance(spec, LaunchSpec)
     host = StandaloneHost()
-    process = ExtensionProcess(
-        LaunchPlan(
-            name="@agentuity/pi",
-            command=spec.command,
-            cwd=tmp_path,
-            env={"PATH": "/usr/bin:/bin"},
-            log_path=tmp_path / "agentuity.log",
-            response_timeout=30,
-            origin=root,
-        ),
-        host,
-        PipeTransport(),
-        TransportConfig(16 * 1024 * 1024, 0.3, 0.5),
-    )
+    process = sidecar_process("@agentuity/pi", spec, root, tmp_path / "agentuity.log", host)
     import anyio
 
     async with anyio.create_task_group() as tasks:

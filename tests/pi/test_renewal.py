@@ -18,16 +18,12 @@ from gateway.model import LaunchSpec
 from gateway.packages import load_adapters
 from gateway.wire import (
     EventRequest,
-    ExtensionProcess,
     InitializeMessage,
-    LaunchPlan,
-    PipeTransport,
     ToolRequest,
-    TransportConfig,
 )
 from tests._process_host import StandaloneHost
 
-from .conftest import FIXTURES, install_ready, module_workspace
+from .conftest import FIXTURES, install_ready, module_workspace, sidecar_process
 
 pytestmark = pytest.mark.anyio
 
@@ -144,18 +140,7 @@ async def test_a_host_that_addresses_no_package_gets_the_same_renewal(tmp_path: 
     entry = load_adapters().inspect(root)
     spec = plan_pi(entry.id, root, list(entry.entries))
     assert isinstance(spec, LaunchSpec)
-    plan = LaunchPlan(
-        name=entry.id,
-        command=spec.command,
-        cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin"},
-        log_path=tmp_path / "renewal.log",
-        response_timeout=30,
-        origin=root,
-    )
-    process = ExtensionProcess(
-        plan, StandaloneHost(), PipeTransport(), TransportConfig(16 * 1024 * 1024, 0.3, 0.5)
-    )
+    process = sidecar_process(entry.id, spec, root, tmp_path / "renewal.log", StandaloneHost())
     async with anyio.create_task_group() as tasks:
         await process.start(tasks, InitializeMessage(workspace=str(tmp_path), session_id="s"))
         for event in ("session_start", "session_end", "session_start"):
