@@ -28,7 +28,7 @@ from gateway.host._state import GatewayState
 from gateway.model import LaunchSpec, discover
 from gateway.packages import NoAdapters, load_adapters
 from gateway.packages.secrets import secrets_dir
-from gateway.store import StateDigestReader, read_state_digest
+from gateway.store import StateDigestReader
 
 __all__ = ["InputsWatch", "load_inputs", "program_inputs"]
 
@@ -85,14 +85,13 @@ def _discovered(state: GatewayState) -> Iterable[Path | str]:
         yield launch.origin
 
 
-def load_inputs(state: GatewayState, store: StateDigestReader | None = None) -> str:
+def load_inputs(state: GatewayState, store: StateDigestReader) -> str:
     """A digest of what a load of ``state``'s gateway reads from files and the store (see
-    the module); taken before the load, so a change while it runs is a change. ``store``:
-    the store's digest kept open (else read afresh)."""
+    the module; ``store``: its digest, kept open); taken before the load, so a change
+    while it runs is a change."""
     home = state.config.home
     digest = hashlib.sha256()
-    stored = store.read() if store is not None else read_state_digest(home)
-    digest.update(f"store {stored}\n".encode())
+    digest.update(f"store {store.read()}\n".encode())
     for folder in (home / "config", secrets_dir(home)):
         _tree(digest, folder)
     if state.config.packages is None:  # else nothing discovered is loaded
