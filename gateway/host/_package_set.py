@@ -25,7 +25,9 @@ fingerprint read before would have been taken, and the set evaluated in between 
 until the next change. The comparison and the evaluation take the same lock, so an apply
 on SIGHUP is never compared with an older fingerprint. A new ``gateway prefer`` order
 rearranges the registry's clashing names at once (its clients are told), restarting
-nothing.
+nothing. An evaluation that could not read the store (a writer holding it, a store being
+replaced) is tried again — after 0.25 s, then twice as long each time up to 8 s — until one
+reads it: the write that made the change has woken the watch already, and no other may come.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ __all__ = ["DRAIN", "PackageChanges", "apply_package_changes", "follow_packages"
 
 DRAIN = 30.0
 """Seconds the calls in flight to a package that leaves or restarts get before it stops."""
+_RETRY_FIRST, _RETRY_LAST = 0.25, 8.0
+"""Seconds before the watch reads a store it could not read again, doubled each time."""
 _STORE_FILES = frozenset({STATE_FILE, f"{STATE_FILE}-wal"})
 _STORE_WRITES = Inotify.MODIFY | Inotify.CREATE | Inotify.MOVED_TO
 """What a writer of the store does: data written to the database or its log, the database
@@ -134,6 +138,8 @@ class _Following:
     yet, one under way, or a reload that evaluated the store itself)."""
     running: tuple[PackageStatus, ...] = ()
     """The gateway's packages as that apply left them."""
+    unread: bool = False
+    """The last look at the store could not read it: what it holds may not run yet."""
 
     def ran(self, gateway: Gateway, fingerprint: str | None) -> None:
         self.applied, self.running = fingerprint, tuple(gateway.packages)
@@ -174,6 +180,7 @@ async def _apply_if_changed(
     async with following.lock:
         home = gateway.config.home
         current = await anyio.to_thread.run_sync(package_set_fingerprint, home)
+        following.unread = current is None and (home / STATE_FILE).is_file()
         if current is not None and current != following.runs(gateway):
             await _apply(gateway, following, told)
 
@@ -182,6 +189,7 @@ async def _apply(
     gateway: Gateway, following: _Following, told: Callable[[PackageChanges], None] | None
 ) -> PackageChanges:
     evaluated = await anyio.to_thread.run_sync(_evaluate, gateway)
+    following.unread = evaluated is None
     if evaluated is None:
         return PackageChanges()  # what runs is still what ``applied`` says
     statuses, home = evaluated.statuses, gateway.config.home
@@ -233,13 +241,27 @@ async def follow_packages(
         await apply_package_changes(gateway, told)
         if inotify is None:
             return  # no inotify here: SIGHUP (serve) or a reload applies a change
+        following, retry = _FOLLOWING.setdefault(gateway, _Following()), _RETRY_FIRST
         while True:
-            await anyio.wait_readable(inotify.fd)
-            if any(_written(name, mask) for _, name, mask in inotify.read()):
-                await _apply_if_changed(gateway, told)
+            if following.unread:
+                with anyio.move_on_after(retry):
+                    await _store_written(inotify)
+                retry = min(retry * 2, _RETRY_LAST)
+            else:
+                await _store_written(inotify)
+                retry = _RETRY_FIRST
+            await _apply_if_changed(gateway, told)
     finally:
         if inotify is not None:
             inotify.close()
+
+
+async def _store_written(inotify: Inotify) -> None:
+    """Until a writer of the store has written to it."""
+    while True:
+        await anyio.wait_readable(inotify.fd)
+        if any(_written(name, mask) for _, name, mask in inotify.read()):
+            return
 
 
 def _watch(home: Path) -> Inotify | None:

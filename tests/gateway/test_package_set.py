@@ -15,7 +15,7 @@ import pytest
 
 from gateway import GatewayConfig, open_gateway
 from gateway.host import Gateway, PackageChanges, apply_package_changes, follow_packages
-from gateway.store import StateStore
+from gateway.store import StateStore, StoreError
 from tests.serve._helpers import install_ready
 from tests.serve.test_reload import package
 
@@ -212,3 +212,47 @@ async def test_a_reload_of_its_own_between_a_change_and_its_undo_is_followed(
     monkeypatch.setattr(_package_set, "evaluate_packages", evaluated_then_woken)
     told = await _follow_until_caught_up(workspace, config, watched, monkeypatch)
     assert [(c.added, c.removed) for c in told] == [(("beta",), ())]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the watch is inotify")
+async def test_a_change_whose_evaluation_could_not_read_the_store_is_applied_without_another_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``gateway disable beta`` wakes the watch, and its evaluation finds the store
+    unreadable (a writer holding it): nothing else is written, yet beta stops — the watch
+    reads the store again until it can. The change is made as the first evaluation ends;
+    the second fails; the third reads it."""
+    from gateway.host import _package_set
+
+    workspace, config = _two_packages(tmp_path)
+    evaluate, calls = _package_set.evaluate_packages, []
+
+    def unreadable_once_after_a_change(home: Path, adapters: Any) -> Any:
+        calls.append(home)
+        if len(calls) == 2:
+            raise StoreError("the store is being written")
+        try:
+            return evaluate(home, adapters)
+        finally:
+            if len(calls) == 1:
+                _set_enabled(home, "beta", False)
+
+    monkeypatch.setattr(_package_set, "evaluate_packages", unreadable_once_after_a_change)
+    told: list[PackageChanges] = []
+    stopped = anyio.Event()
+    async with open_gateway(workspace, config=config) as gateway:
+        restart = gateway.restart_package
+
+        async def restarted(package_id: str, *args: Any) -> None:
+            await restart(package_id, *args)
+            if package_id == "beta":
+                stopped.set()
+
+        monkeypatch.setattr(gateway, "restart_package", restarted)
+        async with anyio.create_task_group() as group:
+            group.start_soon(follow_packages, gateway, told.append)
+            with anyio.fail_after(60):  # a hang fails here; nothing else is timed
+                await stopped.wait()
+            group.cancel_scope.cancel()
+        assert "beta_echo" not in _names(gateway) and "alpha_echo" in _names(gateway)
+    assert [c.removed for c in told] == [("beta",)] and len(calls) == 3
