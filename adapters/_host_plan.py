@@ -148,6 +148,7 @@ def plan_plugin_host(
         resolved[name] = {
             **server,
             "command": str(executable) if executable is not None else command,
+            **({"missing": True} if executable is None else {}),  # said here, not again there
             "env": {**server.get("env", {}), "PYTHONDONTWRITEBYTECODE": "1"},
             "cwd": _working_directory(server.get("cwd"), root, data, workspace_variable),
         }

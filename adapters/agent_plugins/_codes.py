@@ -61,6 +61,7 @@ AGENT_PLUGINS_COMMAND_NOT_FOUND = define_code(
     "agent_plugins.command_not_found",
     ERROR,
     "A stdio server's bare command is not on PATH when the gateway plans the plugin host's "
-    "launch; that server will fail to start.",
+    "launch; that server will fail to start (said once: the plugin host does not add its "
+    "``agent_plugins.server_failed``).",
     "Install the program (or put it on PATH), or ship the server inside the plugin (./...).",
 )

@@ -97,6 +97,9 @@ class ServerSpec:
     """Only these tools are offered (Gemini's ``includeTools``, Codex's ``enabled_tools``)."""
     exclude_tools: list[str] = field(default_factory=list)
     """These are not (``excludeTools``, ``disabled_tools``); it wins over ``include_tools``."""
+    missing: bool = False
+    """The gateway found its command on no PATH and said so (``*.command_not_found``): its
+    failure to start is not said a second time."""
 
     def offers(self, tool: str) -> bool:
         if tool in self.exclude_tools:
@@ -210,6 +213,7 @@ def load_config(path: str) -> HostConfig:
                 if raw.get("include_tools") is None
                 else _strings(raw["include_tools"], f"{where}include_tools"),
                 exclude_tools=_strings(raw.get("exclude_tools", []), f"{where}exclude_tools"),
+                missing=raw.get("missing") is True,
             )
         )
     scheme = data.get("tool_names", SCHEME)

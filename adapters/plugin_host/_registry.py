@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from adapters.plugin_host import _codes as codes
+from adapters.plugin_host._config import ServerSpec
 from gateway.base import counted, schema_problem
 
 if TYPE_CHECKING:
@@ -49,7 +50,9 @@ class Registry:
         name = server.spec.name
         self.diagnostics += server.problems  # a remote server's: why it is not connected
         if server.failure is not None:
-            if server.link is None:
+            # A command the gateway found on no PATH: its ``command_not_found`` said why.
+            said = isinstance(server.spec, ServerSpec) and server.spec.missing
+            if server.link is None and not said:
                 self.diagnose(
                     codes.AGENT_PLUGINS_SERVER_FAILED.code,
                     f"MCP server {name!r} ({server.label}) did not start: {server.failure}",

@@ -91,3 +91,21 @@ def test_a_plugin_whose_only_server_failed_failed_to_load(workspace: Any, tmp_pa
     assert not statuses["lone"].active
     failure = statuses["lone"].load_failure or ""
     assert failure.startswith("no MCP server of the plugin started (1 of 1 failed); 'only'")
+
+
+def test_a_server_whose_command_is_on_no_path_is_said_once(workspace: Any, tmp_path: Path) -> None:
+    """The gateway says the command is missing (with how to install it); the plugin host's
+    own failure to start that server would say it again, and does not."""
+    plugin = _plugin(tmp_path / "gone", {"calc": "calc.py"})
+    write_plugin(
+        plugin,
+        servers={
+            "calc": _server("calc.py"),
+            "absent": {"type": "stdio", "command": "no-such-command-on-any-path"},
+        },
+    )
+    _installed(workspace, plugin)
+    statuses, tools, codes = anyio.run(_open, workspace)
+    assert ("gone", "agent_plugins.command_not_found") in codes
+    assert ("gone", "agent_plugins.server_failed") not in codes
+    assert statuses["gone"].active and any(name.endswith("calc_add") for name in tools)
