@@ -29,6 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks._generated import nanobot_package, nimlet_package, pi_package
+
 __all__ = ["HOME_PACKAGES", "Home", "HomePackage", "build_home", "gateway_command"]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,32 +38,6 @@ EXAMPLES = ROOT / "examples" / "packages"
 NPM = ROOT / "tests" / "fixtures" / "npm"
 CLAUDE = ROOT / "tests" / "fixtures" / "claude_plugins"
 AGENT_PLUGINS = ROOT / "tests" / "fixtures" / "agent-plugins"
-ECHO = Path(__file__).resolve().parent / "echo_extension.py"
-
-NANOBOT_SOURCE = """
-class Echo:
-    name = "nb_echo_@N@"
-    description = "echo"
-    parameters = {"type": "object", "properties": {"text": {"type": "string"}}}
-
-    async def execute(self, text=""):
-        return text
-
-
-def register(api):
-    api.register_tool(Echo())
-"""
-PI_SOURCE = """
-import { Type } from "typebox";
-export default function (pi) {
-  pi.registerTool({
-    name: "pi_echo_@N@", label: "echo", description: "echo",
-    parameters: Type.Object({ text: Type.String() }),
-    async execute(_id, params) { return { content: [{ type: "text", text: params.text }] }; },
-  });
-  pi.on("tool_call", async () => undefined);
-}
-"""
 
 
 def gateway_command() -> list[str]:
@@ -69,40 +45,8 @@ def gateway_command() -> list[str]:
     return [sys.executable, "-m", "gateway"]
 
 
-def _nimlet(root: Path, index: int) -> Path:
-    folder = root / f"nim{index}"
-    folder.mkdir(parents=True)
-    script = folder / "echo.py"
-    source = ECHO.read_text().replace('"name": "echo"', f'"name": "nim_echo_{index}"')
-    script.write_text(f"#!{sys.executable}\n" + source)
-    script.chmod(0o755)
-    (folder / "extension.json").write_text(
-        json.dumps({"name": f"nim{index}", "command": ["./echo.py"]})
-    )
-    return folder
-
-
-def _nanobot(root: Path, index: int) -> Path:
-    folder = root / f"nb{index}"
-    (folder / f"nb{index}").mkdir(parents=True)
-    (folder / f"nb{index}" / "__init__.py").write_text(NANOBOT_SOURCE.replace("@N@", str(index)))
-    manifest = {
-        "id": f"bench.nb{index}", "name": f"nb{index}", "version": "1.0.0",
-        "runtime": "python", "entry": f"nb{index}:register",
-        "contributions": [{"kind": "tool", "name": f"nb_echo_{index}"}],
-    }  # fmt: skip
-    (folder / "nanobot.extension.json").write_text(json.dumps(manifest))
-    return folder
-
-
-def _pi(root: Path, index: int) -> Path:
-    folder = root / f"pi{index}"
-    (folder / "extensions").mkdir(parents=True)
-    package = {"name": f"bench-pi-{index}", "version": "1.0.0",
-               "pi": {"extensions": ["./extensions/index.ts"]}}  # fmt: skip
-    (folder / "package.json").write_text(json.dumps(package))
-    (folder / "extensions" / "index.ts").write_text(PI_SOURCE.replace("@N@", str(index)))
-    return folder
+def _hooked_pi(root: Path, index: int) -> Path:
+    return pi_package(root, index, hooked=True)
 
 
 def _copy(source: Path) -> Callable[[Path, int], Path]:
@@ -159,9 +103,9 @@ HOME_PACKAGES: tuple[HomePackage, ...] = (
     *(HomePackage(f"claude-{name}", "claude", _copy(CLAUDE / name)) for name in _CLAUDE_PLUGINS),
     HomePackage("notes-plugin", "agent-plugins", _copy(AGENT_PLUGINS / "notes")),
     # Small generated packages: the rest of a home built over months.
-    *_generated(4, "nimlet", _nimlet),
-    *_generated(4, "nanobot", _nanobot),
-    *_generated(4, "pi", _pi),
+    *_generated(4, "nimlet", nimlet_package),
+    *_generated(4, "nanobot", nanobot_package),
+    *_generated(4, "pi", _hooked_pi),
 )
 
 

@@ -44,7 +44,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._home import NANOBOT_SOURCE
+from benchmarks._generated import nanobot_package, nimlet_package, pi_package
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -52,54 +52,6 @@ EXAMPLES = REPO / "examples"
 NOTES = EXAMPLES / ".nimlet" / "extensions" / "notes"
 BARE_CALL = HERE / "_bare_call.py"
 GATEWAY = [sys.executable, "-m", "gateway"]
-
-PI_SOURCE = """
-import { Type } from "typebox";
-export default function (pi) {
-  pi.registerTool({
-    name: "pi_echo_@N@", label: "echo", description: "echo",
-    parameters: Type.Object({ text: Type.String() }),
-    async execute(_id, params) { return { content: [{ type: "text", text: params.text }] }; },
-  });
-}
-"""
-
-
-def nanobot_package(root: Path, index: int) -> Path:
-    folder = root / f"nb{index}"
-    (folder / f"nb{index}").mkdir(parents=True)
-    (folder / f"nb{index}" / "__init__.py").write_text(NANOBOT_SOURCE.replace("@N@", str(index)))
-    manifest = {
-        "id": f"bench.nb{index}", "name": f"nb{index}", "version": "1.0.0",
-        "runtime": "python", "entry": f"nb{index}:register",
-        "contributions": [{"kind": "tool", "name": f"nb_echo_{index}"}],
-    }  # fmt: skip
-    (folder / "nanobot.extension.json").write_text(json.dumps(manifest))
-    return folder
-
-
-def nimlet_package(root: Path, index: int) -> Path:
-    folder = root / f"nim{index}"
-    folder.mkdir(parents=True)
-    script = folder / "echo.py"
-    source = (HERE / "echo_extension.py").read_text()
-    script.write_text(
-        f"#!{sys.executable}\n" + source.replace('"name": "echo"', f'"name": "nim_echo_{index}"')
-    )
-    script.chmod(0o755)
-    manifest = {"name": f"nim{index}", "command": ["./echo.py"]}
-    (folder / "extension.json").write_text(json.dumps(manifest))
-    return folder
-
-
-def pi_package(root: Path, index: int) -> Path:
-    folder = root / f"pi{index}"
-    (folder / "extensions").mkdir(parents=True)
-    package = {"name": f"bench-pi-{index}", "version": "1.0.0",
-               "pi": {"extensions": ["./extensions/index.ts"]}}  # fmt: skip
-    (folder / "package.json").write_text(json.dumps(package))
-    (folder / "extensions" / "index.ts").write_text(PI_SOURCE.replace("@N@", str(index)))
-    return folder
 
 
 def example_package(root: Path, name: str) -> Path:

@@ -1,23 +1,21 @@
 """The home the tool search benchmark searches: 36 packages of the seven formats, installed
 and past their four gates, built from what this repository holds — no network.
 
-The same sources as issue 29's shared home builder (``benchmarks/_home.py`` on its branch):
-the examples' packages, the packed real npm packages (Pi, OpenClaw), Anthropic's Claude Code
-plugins, the Agent Plugins fixtures and twelve small generated packages (nimlet, nanobot,
-Pi: an echo tool each, the noise of a home built over months) — plus the four MCP
-reference servers of ``tests/fixtures/mcp-servers`` (50 real tools with real
-descriptions), without which the home holds a dozen tools worth searching. When the shared
-builder lands, ``build_home`` becomes: the shared home, then ``MCP_SERVERS`` installed into it.
+The same sources as the shared home builder (``benchmarks/_home.py``): the examples'
+packages, the packed real npm packages (Pi, OpenClaw), Anthropic's Claude Code plugins, the
+Agent Plugins fixtures and twelve small generated packages (``benchmarks/_generated.py``:
+nimlet, nanobot, Pi, an echo tool each, the noise of a home built over months) — plus the
+four MCP reference servers of ``tests/fixtures/mcp-servers`` (50 real tools with real
+descriptions), without which the home holds a dozen tools worth searching. It installs
+them in process (``gateway.packages.install``), not through the CLI as ``_home`` does.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks._home import NANOBOT_SOURCE  # one nanobot echo for every benchmark home
+from benchmarks._generated import nanobot_package, nimlet_package, pi_package
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 
@@ -27,7 +25,6 @@ NPM = REPO / "tests" / "fixtures" / "npm"
 CLAUDE = REPO / "tests" / "fixtures" / "claude_plugins"
 AGENT_PLUGINS = REPO / "tests" / "fixtures" / "agent-plugins"
 MCP_SERVERS = REPO / "tests" / "fixtures" / "mcp-servers"
-ECHO = REPO / "benchmarks" / "echo_extension.py"
 
 SOURCES: tuple[tuple[str, Path], ...] = (
     *(("local", EXAMPLES / name) for name in
@@ -50,17 +47,6 @@ SOURCES: tuple[tuple[str, Path], ...] = (
 GENERATED = 4
 """Generated packages of each of nimlet, nanobot and Pi."""
 
-PI_SOURCE = """
-import { Type } from "typebox";
-export default function (pi) {
-  pi.registerTool({
-    name: "pi_echo_@N@", label: "echo", description: "echo",
-    parameters: Type.Object({ text: Type.String() }),
-    async execute(_id, params) { return { content: [{ type: "text", text: params.text }] }; },
-  });
-}
-"""
-
 
 @dataclass(frozen=True, slots=True)
 class Home:
@@ -70,31 +56,11 @@ class Home:
 
 
 def _generated(root: Path) -> list[Path]:
-    made = []
-    for n in range(GENERATED):
-        nimlet = root / f"nim{n}"
-        nimlet.mkdir(parents=True)
-        source = ECHO.read_text().replace('"name": "echo"', f'"name": "nim_echo_{n}"')
-        (nimlet / "echo.py").write_text(f"#!{sys.executable}\n" + source)
-        (nimlet / "echo.py").chmod(0o755)
-        manifest = {"name": f"nim{n}", "command": ["./echo.py"]}
-        (nimlet / "extension.json").write_text(json.dumps(manifest))
-        nanobot = root / f"nb{n}"
-        (nanobot / f"nb{n}").mkdir(parents=True)
-        (nanobot / f"nb{n}" / "__init__.py").write_text(NANOBOT_SOURCE.replace("@N@", str(n)))
-        manifest = {
-            "id": f"bench.nb{n}", "name": f"nb{n}", "version": "1.0.0", "runtime": "python",
-            "entry": f"nb{n}:register", "contributions": [{"kind": "tool", "name": f"nb_echo_{n}"}],
-        }  # fmt: skip
-        (nanobot / "nanobot.extension.json").write_text(json.dumps(manifest))
-        pi = root / f"pi{n}"
-        (pi / "extensions").mkdir(parents=True)
-        package = {"name": f"bench-pi-{n}", "version": "1.0.0",
-                   "pi": {"extensions": ["./extensions/index.ts"]}}  # fmt: skip
-        (pi / "package.json").write_text(json.dumps(package))
-        (pi / "extensions" / "index.ts").write_text(PI_SOURCE.replace("@N@", str(n)))
-        made += [nimlet, nanobot, pi]
-    return made
+    return [
+        make(root, n)
+        for n in range(GENERATED)
+        for make in (nimlet_package, nanobot_package, pi_package)
+    ]
 
 
 def build_home(root: Path) -> Home:
