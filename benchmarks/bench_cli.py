@@ -45,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._generated import nanobot_package, nimlet_package, pi_package
+from benchmarks._stdio_rpc import reply, send
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -143,23 +144,6 @@ def timed(command: list[str], env: dict[str, str], cwd: Path | None = None) -> S
     return elapsed, _cpu() - cpu
 
 
-def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
-    assert process.stdin is not None
-    process.stdin.write(json.dumps(message).encode() + b"\n")
-    process.stdin.flush()
-
-
-def _reply(process: subprocess.Popen[bytes], wanted: int) -> dict[str, object]:
-    assert process.stdout is not None
-    while True:
-        line = process.stdout.readline()
-        if not line:
-            raise SystemExit("gateway serve --mcp closed its output")
-        message = json.loads(line)
-        if message.get("id") == wanted:
-            return dict(message)
-
-
 def serve_listing(env: dict[str, str], workspace: Path) -> tuple[float, int]:
     """Seconds from spawning ``gateway serve --mcp`` to its ``tools/list`` answer (after
     ``initialize``), and how many tools it listed."""
@@ -170,13 +154,13 @@ def serve_listing(env: dict[str, str], workspace: Path) -> tuple[float, int]:
         stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        _send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "bench_cli", "version": "1"}}})  # fmt: skip
-        _reply(process, 1)
-        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        _send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
-        listed = _reply(process, 2)
+        reply(process, 1)
+        send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+        listed = reply(process, 2)
         elapsed = time.perf_counter() - start
     finally:
         assert process.stdin is not None

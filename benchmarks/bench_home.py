@@ -40,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._home import Home, build_home, gateway_command
+from benchmarks._stdio_rpc import reply, send
 
 TOOL = "mcp_glossary_define"
 WARM_ROUNDS = 10
@@ -60,23 +61,6 @@ def _timed(home: Home, *args: str, session: str) -> float:
     return elapsed
 
 
-def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
-    assert process.stdin is not None
-    process.stdin.write(json.dumps(message).encode() + b"\n")
-    process.stdin.flush()
-
-
-def _reply(process: subprocess.Popen[bytes], wanted: int) -> dict[str, object]:
-    assert process.stdout is not None
-    while True:
-        line = process.stdout.readline()
-        if not line:
-            raise SystemExit("gateway serve --mcp closed its output")
-        message = json.loads(line)
-        if message.get("id") == wanted:
-            return dict(message)
-
-
 def serve_listing(home: Home) -> float:
     """Seconds from spawning ``gateway serve --mcp`` to its ``tools/list`` answer."""
     start = time.perf_counter()
@@ -86,13 +70,13 @@ def serve_listing(home: Home) -> float:
         stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        _send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "bench_home", "version": "1"}}})  # fmt: skip
-        _reply(process, 1)
-        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        _send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
-        _reply(process, 2)
+        reply(process, 1)
+        send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+        reply(process, 2)
         return time.perf_counter() - start
     finally:
         assert process.stdin is not None
