@@ -1,6 +1,7 @@
 """``gateway serve`` benchmark: each figure against a baseline measured in the same run.
 
     python benchmarks/bench_serve.py [--calls N]
+    python benchmarks/bench_serve.py --starts N [--baseline-tree DIR]
 
 1. MCP: one ``tools/call`` through ``gateway serve --mcp`` (the echo extension behind it)
    against the same call to the MCP Python SDK's own echo server (``mcp_echo_server.py``),
@@ -8,6 +9,8 @@
 2. nimlet: one tool call from a gateway to the echo extension directly, against the same
    call through ``gateway serve --nimlet`` hosting it (a gateway in front of a gateway): the
    time ``serve --nimlet`` adds per call. Target: ≤ 0.3 ms.
+3. ``--starts N``: the CPU of one ``serve --mcp`` and one ``serve --nimlet`` start to its
+   first reply (``_serve_starts.py``); ``--baseline-tree DIR`` alternates with another tree.
 
 Calls alternate between the two sides in rounds, so drift on a noisy machine hits both.
 """
@@ -146,7 +149,15 @@ def report(title: str, found: dict[str, list[float]]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--starts", type=int, default=0, help="only the start figures (3.)")
+    parser.add_argument("--baseline-tree", type=Path, help="with --starts: another checkout")
     args = parser.parse_args()
+    if args.starts:
+        sys.path.insert(0, str(HERE.parent))
+        from benchmarks._serve_starts import serve_starts
+
+        serve_starts(args.starts, args.baseline_tree)
+        return
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         baseline, gateway = report(
