@@ -19,9 +19,14 @@ __all__ = ["run_serve", "serve_options"]
 
 
 def run_serve(args: argparse.Namespace, config: GatewayConfig) -> int:
-    from gateway.serve import serve_mcp, serve_nimlet
+    from gateway.serve import defer_package_inits, serve_mcp, serve_nimlet
 
     options = serve_options(args, config)
+    if args.mcp:
+        # This process is the server and nothing else: the SDK's client and MCPServer are
+        # not imported (their packages' __init__ run only if something asks for them).
+        # Not in serve_mcp itself: a program embedding it keeps its imports as they are.
+        defer_package_inits()
     if args.http is not None:
         return _serve_http(args, options)
     if args.mcp:

@@ -5,7 +5,9 @@
   tokens (``TokenStore``, ``gateway token``) and, optionally, an OAuth 2.1 issuer's
   access tokens (``OAuthSettings``);
 - ``serve_nimlet``: one nimlet extension over stdio whose ``register`` lists every tool,
-  command and event of the packages behind it.
+  command and event of the packages behind it;
+- ``defer_package_inits``: for a process whose whole program is an MCP server (the CLI's
+  ``gateway serve --mcp``), the MCP SDK's server modules without its client.
 
 Both open the gateway the same way (``ServeOptions``): the gates apply as for the CLI,
 what installed packages offer is listed from the registration cache while every runtime
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from gateway.serve._open import ServeError, ServeOptions, open_served
     from gateway.serve._report import stderr_reporter
     from gateway.serve._run import serve_mcp, serve_nimlet
+    from gateway.serve._sdk_packages import defer_package_inits
     from gateway.serve._search_options import ToolSearchOptions
     from gateway.serve._tokens import TokenError, TokenRecord, TokenStore, parse_duration
     from gateway.serve._tool_search import listed_tools
@@ -46,6 +49,7 @@ _WHERE: dict[str, str] = {
     "ToolSearchOptions": "gateway.serve._search_options",
     "listed_tools": "gateway.serve._tool_search",
     "serve_nimlet": "gateway.serve._run",
+    "defer_package_inits": "gateway.serve._sdk_packages",
     "stderr_reporter": "gateway.serve._report",
 }
 
@@ -59,6 +63,7 @@ __all__ = [
     "TokenRecord",
     "TokenStore",
     "ToolSearchOptions",
+    "defer_package_inits",
     "listed_tools",
     "open_served",
     "parse_duration",

@@ -15,7 +15,6 @@ import anyio
 
 from gateway.serve._oauth import OAuthSettings, OAuthVerifier
 from gateway.serve._open import ServeError, ServeOptions, serve_bridge, stopped
-from gateway.serve._sdk_packages import defer_package_inits
 from gateway.serve._tokens import TokenError, TokenStore
 
 __all__ = ["serve_mcp_http"]
@@ -31,7 +30,6 @@ async def serve_mcp_http(
     """An MCP server on streamable HTTP at ``address`` (``[HOST:]PORT``) until SIGINT or
     SIGTERM; 0 then, 1 when it could not start (the reason is on stderr). ``oauth``: also
     accept that issuer's JWT access tokens (its ``resource`` empty: this server's URL)."""
-    defer_package_inits()  # the SDK's server modules, not its client nor its MCPServer
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
     from gateway.base import gateway_version

@@ -18,7 +18,6 @@ from gateway.serve._codes import SERVE_METRICS_ADDRESS
 from gateway.serve._nimlet import Generation, NimletBridge
 from gateway.serve._open import ServeError, ServeOptions, open_served, serve_bridge, stopped
 from gateway.serve._report import stderr_reporter
-from gateway.serve._sdk_packages import defer_package_inits
 from gateway.serve._stdio import StdioLines
 
 TYPE_CHECKING = False
@@ -47,7 +46,6 @@ async def serve_mcp(
     as the registry holds what the packages offer (from the registration cache), while the
     runtimes start in the background. ``stdin`` and ``stdout``: text streams to serve on
     instead (the MCP SDK's ``stdio_server`` takes them; a test's client in this process)."""
-    defer_package_inits()  # the SDK's server modules, not its client nor its MCPServer
     from gateway.serve._mcp import McpBridge
     from gateway.serve._observe import start_observing, stdio_gauges
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.serve._sdk_packages import defer_package_inits
+from gateway.serve import defer_package_inits
 
 PACKAGE = "sdk_packages_probe"
 
