@@ -3,12 +3,13 @@ default: tests of the host's logic) or as real processes in Python and JS."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,37 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_SUITE_ROOT, ignore_errors=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
+    """Collection out of the cyclic collector's way, and what it built frozen out of it.
+
+    Each process collects the whole suite (every xdist worker: ~300,000 objects, the test
+    modules and what they import, the items), and almost none of it is garbage; yet the
+    collector walked it five times as it grew (~0.6 s of CPU a worker), then at each full
+    collection of the run, then twice more as pytest ends (its unraisable-exception check)
+    and once at the interpreter's exit (~1.2 s a worker together). Paused while collecting,
+    then frozen (``gc.freeze``: a permanent generation the collector skips), as the CLI
+    freezes what a verb imported (``gateway.cli._main``); what the tests make is collected
+    as before. The ~60,000 objects collection leaves unreachable stay (a few MB a process).
+    A test that unfreezes the heap (tests/serve/test_heap.py) hands it back to the
+    collector; a gateway served in the test process leaves it alone (tests/serve/_here.py).
+
+    Hypothesis is imported first, even where no collected module uses it (its plugin
+    imports it as the run ends): its import registers trio's random generator, and
+    ``register_random`` runs a full collection (0.11-0.17 s once the suite is collected,
+    0.04-0.09 s on the heap of a process just started), then asks the collector for the
+    generator's referrers, which it does not see in a frozen module (a
+    ``HypothesisWarning``, an error here)."""
+    gc.disable()
+    try:
+        import hypothesis  # noqa: F401
+
+        return (yield)
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
