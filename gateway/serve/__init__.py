@@ -23,7 +23,7 @@ TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 if TYPE_CHECKING:
     from gateway.serve._audit import AUDIT_LOG
     from gateway.serve._http_run import serve_mcp_http
-    from gateway.serve._mcp_content import MCP_TOOL_NAME
+    from gateway.serve._mcp_names import MCP_TOOL_NAME
     from gateway.serve._oauth import OAuthSettings
     from gateway.serve._open import ServeError, ServeOptions, open_served
     from gateway.serve._report import stderr_reporter
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 _WHERE: dict[str, str] = {
     "AUDIT_LOG": "gateway.serve._audit",
     "parse_duration": "gateway.serve._tokens",
-    "MCP_TOOL_NAME": "gateway.serve._mcp_content",
+    "MCP_TOOL_NAME": "gateway.serve._mcp_names",
     "OAuthSettings": "gateway.serve._oauth",
     "ServeError": "gateway.serve._open",
     "ServeOptions": "gateway.serve._open",

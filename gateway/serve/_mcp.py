@@ -49,7 +49,6 @@ from gateway.serve._input_required import (
     progress_channel,
 )
 from gateway.serve._mcp_content import (
-    mcp_name,
     mcp_prompt,
     mcp_result,
     mcp_tool,
@@ -58,6 +57,7 @@ from gateway.serve._mcp_content import (
     skill_resources,
     template_prompt,
 )
+from gateway.serve._mcp_names import mcp_name
 from gateway.serve._prompts import prompt_result
 from gateway.serve._search_options import ToolSearchOptions
 from gateway.serve._strict import Withholder

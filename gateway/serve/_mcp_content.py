@@ -6,7 +6,6 @@ Pure conversions, no I/O but reading a skill's file; ``_mcp`` wires them to the 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,13 +30,11 @@ from gateway.packages import PackageStatus
 __all__ = [
     "ARGUMENTS",
     "DETAILS_META",
-    "MCP_TOOL_NAME",
     "RESOURCE_NOT_FOUND",
     "SKILL_BYTES",
     "ServedSkill",
     "ServedTemplate",
     "expand_template",
-    "mcp_name",
     "mcp_prompt",
     "mcp_result",
     "mcp_tool",
@@ -56,20 +53,6 @@ RESOURCE_NOT_FOUND = -32002
 """MCP's error code for an unknown resource URI."""
 DETAILS_META = "extension-gateway/details"
 """``_meta`` key of a tool result carrying the runtime's ``details`` (Pi's, a sidecar's)."""
-MCP_TOOL_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
-
-
-def mcp_name(name: str) -> str:
-    """``name`` when MCP allows it, else a name it allows, the same for the same ``name``:
-    forbidden characters as ``_``, cut to fit, and 8 hex digits of the original's digest so
-    two names that clean up alike stay apart."""
-    if MCP_TOOL_NAME.match(name):
-        return name
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", name)[: 128 - 9]
-    return f"{cleaned}-{digest}"
-
-
 """The MCP tool-name rule (SEP-986)."""
 SKILL_BYTES = 1024 * 1024
 """A skill file larger than this is cut (a resource is read whole into one message)."""

@@ -194,7 +194,8 @@ def listed_tools(
     """The ``tools/list`` a client of ``serve --mcp`` gets (as JSON objects): every tool, or
     with ``deferred`` the meta-tools and the pinned tools (the size ``list --tokens``
     reports). Names are those offered; descriptions as they are (``--strict`` aside)."""
-    from gateway.serve._mcp_content import mcp_name, mcp_tool
+    from gateway.serve._mcp_content import mcp_tool
+    from gateway.serve._mcp_names import mcp_name
 
     tools = gateway.tool_search.usable() if deferred else gateway.tools()
     offered = {mcp_name(tool.name): tool for tool in reversed(tools)}  # the first one wins

@@ -12,7 +12,7 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 
-from gateway.serve._mcp_content import MCP_TOOL_NAME, mcp_name
+from gateway.serve._mcp_names import MCP_TOOL_NAME, mcp_name
 from tests.serve._here import serve_here
 
 pytestmark = pytest.mark.anyio
