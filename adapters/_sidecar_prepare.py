@@ -6,6 +6,7 @@ the Pi SDK, OpenClaw's config validator) and Node's compile cache of the sidecar
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shutil
@@ -14,10 +15,17 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from adapters._node_flags import NODE_FLAGS
+from adapters._node_flags import TIER_UP_MODULE, node_flags
 from gateway.runtime import NpmError, run_tool
 
-__all__ = ["COMPILE_CACHE", "bundle", "prepared", "warm_compile_cache"]
+__all__ = [
+    "COMPILE_CACHE",
+    "bundle",
+    "bundler_digest",
+    "prepared",
+    "warm_compile_cache",
+    "warm_digest",
+]
 
 COMPILE_CACHE = Path("node_modules") / ".gateway" / "compile-cache"
 """Node's compile cache (``NODE_COMPILE_CACHE``) of the sidecar's own modules, its bundles
@@ -27,6 +35,10 @@ _OPENCLAW_BUNDLE = Path("node_modules") / ".gateway" / "openclaw" / "manifest.js
 _BUNDLED_BY = Path("node_modules") / ".gateway" / "bundler.sha256"
 """The digest of the ``bundle.mjs`` that made the bundles: in a checkout, where the
 sources are edited in place, a changed bundler means bundles to make again."""
+_WARMED_WITH = Path("node_modules") / ".gateway" / "compile-cache.sha256"
+"""The digest of what the compile cache was made with (``warm_digest``): V8 takes an entry
+only under the flags it was made with, so other flags (a checkout's edit, a new gateway)
+mean a cache no start uses, to make again."""
 _WARM_EXTENSION = """import { Type } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
@@ -86,7 +98,7 @@ def warm_compile_cache(
         init = {"type": "initialize", "version": 1, "session_id": "warm", "workspace": scratch}
         try:
             done = subprocess.run(
-                [node, *NODE_FLAGS, str(script), json.dumps({"packages": [package]})],
+                [node, *node_flags(where), str(script), json.dumps({"packages": [package]})],
                 input=json.dumps(init) + "\n", capture_output=True, text=True, cwd=scratch,
                 env={**env, "NODE_COMPILE_CACHE": str(cache)}, timeout=120,
             )  # fmt: skip
@@ -96,21 +108,33 @@ def warm_compile_cache(
         if done is not None and '"type":"register"' not in done.stdout:
             progress(f"compile cache not written: {done.stderr.strip()[-300:]}")
             shutil.rmtree(cache, ignore_errors=True)
+        elif done is not None:
+            (where / _WARMED_WITH).write_text(warm_digest(where), encoding="utf-8")
+
+
+def warm_digest(where: Path) -> str:
+    """What decides whether the compile cache in ``where`` serves a start: the sidecar's
+    Node flags (its folder aside) and the module that sets the rest (``TIER_UP_MODULE``)."""
+    digest = hashlib.sha256("\0".join(node_flags(Path("/"))).encode())
+    with contextlib.suppress(OSError):
+        digest.update((where / TIER_UP_MODULE).read_bytes())
+    return digest.hexdigest()
 
 
 def prepared(where: Path, *, openclaw: bool) -> bool:
     """Whether this version's bundles and compile cache are there (setup makes them), made
-    by this ``bundle.mjs``."""
+    by this ``bundle.mjs``, the cache with this version's Node flags."""
     return not (where / "bundle.mjs").is_file() or (
         (where / _PI_BUNDLE).is_file()
         and (where / COMPILE_CACHE).is_dir()
         and ((where / _OPENCLAW_BUNDLE).is_file() or not openclaw)
-        and _bundled_by(where) == bundler_digest(where)
+        and _read(where / _BUNDLED_BY) == bundler_digest(where)
+        and _read(where / _WARMED_WITH) == warm_digest(where)
     )
 
 
-def _bundled_by(where: Path) -> str | None:
+def _read(stamp: Path) -> str | None:
     try:
-        return (where / _BUNDLED_BY).read_text(encoding="utf-8").strip()
+        return stamp.read_text(encoding="utf-8").strip()
     except OSError:
         return None

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from adapters import _sidecars
-from adapters._sidecar_prepare import bundle, prepared
+from adapters._sidecar_prepare import bundle, bundler_digest, prepared, warm_digest
 from adapters.pi import plan_pi
 from gateway.model import LaunchRefusal
 from gateway.runtime import find_node, npm_command
@@ -218,10 +218,34 @@ def test_bundles_made_by_another_bundler_are_made_again(tmp_path: Path) -> None:
         "fs.mkdirSync('node_modules/.gateway/pi', { recursive: true });"
         "fs.writeFileSync('node_modules/.gateway/pi/manifest.json', '{}');"
     )
+    (gateway / "compile-cache.sha256").write_text(warm_digest(where))
     assert not prepared(where, openclaw=False)
     bundle(node, where, dict(os.environ), lambda _: None)
     assert prepared(where, openclaw=False)
     (where / "bundle.mjs").write_text((where / "bundle.mjs").read_text() + "\n// changed\n")
+    assert not prepared(where, openclaw=False)
+
+
+def test_a_compile_cache_made_with_other_node_flags_is_made_again(tmp_path: Path) -> None:
+    """V8 takes a compile cache entry only under the flags it was made with: a cache made
+    before the sidecar's flags (or the module that sets the tier-up ones) changed serves no
+    start, and setup makes it again."""
+    where = tmp_path / "sidecars"
+    gateway = where / "node_modules" / ".gateway"
+    (gateway / "compile-cache").mkdir(parents=True)
+    (gateway / "pi").mkdir()
+    (gateway / "pi" / "manifest.json").write_text("{}")
+    (where / "bundle.mjs").write_text("// a bundler\n")
+    (gateway / "bundler.sha256").write_text(bundler_digest(where))
+    (where / "lib").mkdir()
+    (where / "lib" / "tier-up.mjs").write_text("// the tier-up flags\n")
+    (gateway / "compile-cache.sha256").write_text(warm_digest(where))
+    assert prepared(where, openclaw=False)
+    (where / "lib" / "tier-up.mjs").write_text("// other tier-up flags\n")
+    assert not prepared(where, openclaw=False)
+    (gateway / "compile-cache.sha256").write_text(warm_digest(where))
+    assert prepared(where, openclaw=False)
+    (gateway / "compile-cache.sha256").unlink()  # a cache from before the digest was kept
     assert not prepared(where, openclaw=False)
 
 
