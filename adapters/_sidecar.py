@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from adapters._codes import OPENCLAW_SDK_NOT_INSTALLED
-from adapters._node_flags import NODE_FLAGS, TIER_UP_FLAGS
+from adapters._node_flags import NODE_FLAGS, TIER_UP_FLAGS, node_flags
 from adapters._sidecar_sets import OPENCLAW, read_sizes
 from adapters._sidecars import (
     SETUP_COMMAND,
@@ -171,7 +171,7 @@ def plan_sidecar(
             "-c",
             _MOVE_PROTOCOL,
             node,
-            *NODE_FLAGS,
+            *node_flags(sidecar_dir()),
             *flags,
             str(sidecar_script()),
             fds,

@@ -48,7 +48,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from adapters._sidecar import TIER_UP_FLAGS  # noqa: E402
+from adapters._node_flags import node_flags  # noqa: E402
 from adapters._sidecars import compile_cache_dir, sidecar_dir  # noqa: E402
 from gateway.model import LaunchSpec  # noqa: E402
 from gateway.packages import install, load_adapters, prepare_install  # noqa: E402
@@ -99,11 +99,12 @@ class Variant:
         return [part for part in planned if part not in self.without]
 
 
+_TIER_UP = (node_flags(sidecar_dir())[-1],)  # the --import of lib/tier-up.mjs
 _NO_CACHE = ("NODE_COMPILE_CACHE", None)
 _NO_PI_BUNDLE = ("GATEWAY_SIDECAR_UNBUNDLED", "pi")
 VARIANTS: dict[str, Variant] = {
     # Issue 19's starting point: no tier-up flags, pi's SDK as installed, no compile cache.
-    "before": Variant(TIER_UP_FLAGS, (_NO_PI_BUNDLE, _NO_CACHE)),
+    "before": Variant(_TIER_UP, (_NO_PI_BUNDLE, _NO_CACHE)),
     "+ tier-up flags": Variant((), (_NO_PI_BUNDLE, _NO_CACHE)),
     "+ Pi SDK bundle": Variant((), (_NO_CACHE,)),
     "+ compile cache": Variant(),  # = the launch as the adapter plans it today

@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 
 from adapters import _sidecars
-from adapters._sidecar_prepare import bundle, prepared
+from adapters._sidecar_prepare import (
+    bundle,
+    bundler_digest,
+    prepared,
+    warm_compile_cache,
+    warm_digest,
+)
 from adapters.pi import plan_pi
 from gateway.model import LaunchRefusal
 from gateway.runtime import find_node, npm_command
@@ -218,11 +224,78 @@ def test_bundles_made_by_another_bundler_are_made_again(tmp_path: Path) -> None:
         "fs.mkdirSync('node_modules/.gateway/pi', { recursive: true });"
         "fs.writeFileSync('node_modules/.gateway/pi/manifest.json', '{}');"
     )
+    (gateway / "compile-cache.sha256").write_text(warm_digest(where))
     assert not prepared(where, openclaw=False)
     bundle(node, where, dict(os.environ), lambda _: None)
     assert prepared(where, openclaw=False)
     (where / "bundle.mjs").write_text((where / "bundle.mjs").read_text() + "\n// changed\n")
     assert not prepared(where, openclaw=False)
+
+
+def test_a_compile_cache_made_with_other_node_flags_is_made_again(tmp_path: Path) -> None:
+    """V8 takes a compile cache entry only under the flags it was made with: a cache made
+    before the sidecar's flags (or the module that sets the tier-up ones) changed serves no
+    start, and setup makes it again."""
+    where = tmp_path / "sidecars"
+    gateway = where / "node_modules" / ".gateway"
+    (gateway / "compile-cache").mkdir(parents=True)
+    (gateway / "pi").mkdir()
+    (gateway / "pi" / "manifest.json").write_text("{}")
+    (where / "bundle.mjs").write_text("// a bundler\n")
+    (gateway / "bundler.sha256").write_text(bundler_digest(where))
+    (where / "lib").mkdir()
+    (where / "lib" / "tier-up.mjs").write_text("// the tier-up flags\n")
+    (gateway / "compile-cache.sha256").write_text(warm_digest(where))
+    assert prepared(where, openclaw=False)
+    (where / "lib" / "tier-up.mjs").write_text("// other tier-up flags\n")
+    assert not prepared(where, openclaw=False)
+    (gateway / "compile-cache.sha256").write_text(warm_digest(where))
+    assert prepared(where, openclaw=False)
+    (gateway / "compile-cache.sha256").unlink()  # a cache from before the digest was kept
+    assert not prepared(where, openclaw=False)
+
+
+_RECORDING_SIDECAR = """
+import fs from "node:fs";
+const spec = JSON.parse(process.argv.at(-1));
+const sources = spec.packages.map((p) => p.entries.map((e) => fs.readFileSync(e, "utf8")));
+fs.writeFileSync(new URL("seen.json", import.meta.url), JSON.stringify({ spec, sources }));
+console.log(JSON.stringify({ type: "register" }));
+"""
+
+
+@pytest.mark.parametrize("sdk", [True, False], ids=["with-the-openclaw-sdk", "pi-only"])
+def test_the_compile_cache_is_made_by_loading_every_openclaw_sdk_subpath(
+    tmp_path: Path, sdk: bool
+) -> None:
+    """Setup's warming start loads what Pi packages load and, with the OpenClaw SDK
+    installed, a plugin importing each subpath the SDK exports: a plugin's SDK modules then
+    come from the compile cache, whichever it imports."""
+    node = find_node()
+    if node is None:
+        pytest.skip("no Node")
+    where = tmp_path / "sidecars"
+    (where / "node_modules" / "@earendil-works").mkdir(parents=True)
+    (where / "lib").mkdir()
+    (where / "lib" / "tier-up.mjs").write_text("")
+    (where / "sidecar.mjs").write_text(_RECORDING_SIDECAR)
+    if sdk:
+        exports = {".": "./index.js", "./plugin-sdk/core": "./c.js", "./plugin-sdk/*": "./x.js",
+                   "./plugin-sdk/plugin-entry": "./p.js"}  # fmt: skip
+        (where / "node_modules" / "openclaw").mkdir()
+        manifest = {"name": "openclaw", "exports": exports}
+        (where / "node_modules" / "openclaw" / "package.json").write_text(json.dumps(manifest))
+    warm_compile_cache(node, where, dict(os.environ), lambda _: None)
+    seen = json.loads((where / "seen.json").read_text())
+    hosts = [package["host"] for package in seen["spec"]["packages"]]
+    assert hosts == (["pi", "openclaw"] if sdk else ["pi"])
+    if sdk:
+        assert seen["sources"][1][0].splitlines()[:2] == [
+            'import "openclaw/plugin-sdk/core";',
+            'import "openclaw/plugin-sdk/plugin-entry";',
+        ]
+    stamp = where / "node_modules" / ".gateway" / "compile-cache.sha256"
+    assert stamp.read_text() == warm_digest(where)
 
 
 def test_an_unwritable_place_says_to_set_gateway_sidecar_dir(

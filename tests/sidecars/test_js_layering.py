@@ -51,8 +51,11 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     # Loads the hosts a spec names and routes requests across them.
     ("dispatcher", ("lib/hosts.mjs",)),
-    # The programs node runs.
-    ("entries", ("sidecar.mjs", "bundle.mjs", "nu-bundle.mjs", "nu-tool.mjs")),
+    # The programs node runs, and the module it loads before the sidecar (`--import`).
+    (
+        "entries",
+        ("sidecar.mjs", "bundle.mjs", "nu-bundle.mjs", "nu-tool.mjs", "lib/tier-up.mjs"),
+    ),
 )
 
 ECOSYSTEMS = ("lib/pi/", "lib/openclaw/", "lib/nu/")

@@ -1,5 +1,6 @@
 """The Node sidecar and the Python side name the same things: the negotiated features, the
-diagnostic codes the sidecar emits, and the reply rule of each event it folds across hosts.
+diagnostic codes the sidecar emits, the reply rule of each event it folds across hosts, and
+the V8 flags its tier-up module sets.
 
 The JavaScript values are read by importing the sidecar's own modules in a real Node."""
 
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from adapters._node_flags import TIER_UP_FLAGS
 from adapters.pi import SIDECAR_DIR, find_node
 from gateway.base import catalogue
 from gateway.model import CANONICAL_EVENTS, EXTENDED_ALIASES
@@ -42,8 +44,9 @@ const lib = (name) => import(new URL(`lib/${name}`, process.argv[1]).href);
 const { FEATURES } = await lib("features.mjs");
 const { CODES } = await lib("diagnostics.mjs");
 const { FOLD } = await lib("hosts.mjs");
+const { TIER_UP_FLAGS } = await lib("tier-up.mjs");
 // Importing the sidecar's modules moves its stdout away (lib/stdio.mjs): a file it is.
-fs.writeFileSync(process.argv[2], JSON.stringify({ FEATURES, CODES, FOLD }));
+fs.writeFileSync(process.argv[2], JSON.stringify({ FEATURES, CODES, FOLD, TIER_UP_FLAGS }));
 process.exit(0);
 """
 
@@ -83,6 +86,10 @@ def test_every_code_literal_in_the_sources_is_in_the_sidecar_list(sidecar: dict)
         code for code in sidecar["CODES"] if set(used.get(code, [])) <= {"diagnostics.mjs"}
     }
     assert listed_only == set()
+
+
+def test_the_tier_up_module_sets_the_flags_the_python_side_documents(sidecar: dict) -> None:
+    assert tuple(sidecar["TIER_UP_FLAGS"]) == TIER_UP_FLAGS
 
 
 def test_cross_host_reply_rules_are_the_catalogue_rules(sidecar: dict) -> None:
