@@ -235,15 +235,20 @@ def test_a_variable_no_shell_can_carry_reaches_the_program_and_limits_still_hold
     tmp_path: Path,
 ) -> None:
     """npm reads its registry tokens from such names: the program starts without the gate,
-    its limits set right after."""
+    its limits set right after — before ``spawn_confined`` returns. The program reads its
+    limits only once it is told it has returned (a line on its stdin): not a race with the
+    gateway setting them."""
     sandbox = _sandbox(tmp_path, "npmlike", file_size=MIB)
     env = {"PATH": "/usr/bin:/bin", "npm_config_//registry.example/:_authToken": "tok"}
-    show = "import os; print(os.environ.get('npm_config_//registry.example/:_authToken'))"
+    show = (
+        "import os, sys; sys.stdin.readline();"
+        " print(os.environ.get('npm_config_//registry.example/:_authToken'))"
+    )
     child = spawn_confined(
         [sys.executable, "-c", f"{show}; print(open('/proc/self/limits').read())"],
-        policy=sandbox.policy, env=env, stdout=subprocess.PIPE,
+        policy=sandbox.policy, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
     )  # fmt: skip
-    out, _ = child.communicate(timeout=60)
+    out, _ = child.communicate(b"returned\n", timeout=60)
     token, limits = out.decode().split("\n", 1)
     assert token == "tok"
     assert any(
