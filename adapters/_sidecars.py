@@ -255,7 +255,10 @@ def doctor_check(home: Path) -> list[tuple[str, str, str, str]]:
     if problem is not None:
         return [("node sidecar", "fail", problem, SETUP_COMMAND)]
     if not prepared(where, openclaw=openclaw_installed(where)):
-        found = f"modules in {where}, but no bundles or compile cache: Pi packages start slower"
+        found = (
+            f"modules in {where}, but its bundles or compile cache are missing or were made "
+            "for another version: Node sidecars start slower"
+        )
         return [("node sidecar", "warn", found, SETUP_COMMAND), _openclaw_check(where, home)]
     return [("node sidecar", "ok", f"modules in {where}", ""), _openclaw_check(where, home)]
 
