@@ -13,7 +13,8 @@ program, the ruleset, the package's cgroup) is prepared in the caller's thread f
 nothing is started.
 
 Resource limits cannot be put on a thread: a child with limits starts behind a gate
-(``_gate``) that holds it until the caller's thread has set them.
+(``_gate``) that holds it until the caller's thread has set them — a shell, or the
+trampoline where the child's environment has names no shell carries.
 
 Protected paths (``_protected``), the private ``/tmp`` and network grants by destination
 need namespaces made before Landlock (``_namespaces``, ``_isolation``): with
@@ -47,7 +48,6 @@ from gateway.sandbox._gate import (
     gated,
     own_filesystem_context,
     release,
-    release_started,
 )
 from gateway.sandbox._isolation import (
     Trampoline,
@@ -144,15 +144,20 @@ def spawn_confined(
     plan = namespace_plan(policy, cwd) if confinement is not None else None
     guard = guard_for(policy, support) if confinement is not None else None
     gate = limiting is not None and can_gate(env)
+    # An environment no shell carries: the trampoline holds the child instead (``_gate``;
+    # limits exist only on Linux, where there is always a confinement to hand it).
+    hold = limiting is not None and not gate
     # With CAP_SYS_ADMIN the confining thread makes the namespaces; else the child does, as
     # the trampoline; else none (missing_protections says what that leaves out). A guarded
     # child always starts as the trampoline, which stays as its supervisor.
     in_thread = plan is not None and support.private_mounts and guard is None
     trampoline = None
     namespaces = plan is not None and not in_thread and support.user_namespaces
-    if confinement is not None and (namespaces or guard is not None):
-        hold = guard is not None and limiting is not None and not gate
-        trampoline = Trampoline.build(plan, confinement, support, guard, hold)
+    if confinement is not None and (namespaces or guard is not None or hold):
+        # Namespaces the confining thread makes are not made again by the trampoline.
+        trampoline = Trampoline.build(
+            None if in_thread else plan, confinement, support, guard, hold
+        )
     if plan is not None and plan.network:
         # Imported here: the proxy (HTTP, TLS names, upstream proxies) is for a child with
         # network grants by destination, not for every process that spawns one.
@@ -227,9 +232,8 @@ def spawn_confined(
         trampoline.watch(result.pid, label_of(policy), on_denied)
     if limiting is not None:
         # A supervisor forks the program: its limits must be set before (it holds).
-        held = gate or (trampoline is not None and trampoline.holds)
         try:
-            (release if held else release_started)(result, limiting.prepare)
+            release(result, limiting.prepare)
         except OSError as error:
             for fd in listener:
                 os.close(fd)

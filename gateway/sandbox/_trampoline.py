@@ -16,7 +16,7 @@ none), ``drop_capabilities``; with protected names guarded (``_guard``), ``guard
 ``GuardPlan``), ``guard_seccomp`` (the filter that hands name-changing calls over) and
 ``report_to`` (the socket refusals are reported on): the trampoline then stays, as the
 program's supervisor (``_supervisor``). ``hold``: stop before anything else, for the
-gateway to set the limits (a child started without the gate).
+gateway to set the limits (a child whose environment no shell gate can carry).
 """
 
 from __future__ import annotations

@@ -231,29 +231,50 @@ def test_the_gate_hands_the_program_its_environment_as_given(tmp_path: Path) -> 
         assert sorted(out.decode().splitlines()) == sorted(f"{k}={v}" for k, v in env.items())
 
 
-def test_a_variable_no_shell_can_carry_reaches_the_program_and_limits_still_hold(
-    tmp_path: Path,
+def test_a_variable_no_shell_can_carry_reaches_the_program_behind_its_limits(
+    tmp_path: Path, mode: str
 ) -> None:
-    """npm reads its registry tokens from such names: the program starts without the gate,
-    its limits set right after — before ``spawn_confined`` returns. The program reads its
-    limits only once it is told it has returned (a line on its stdin): not a race with the
-    gateway setting them."""
+    """npm reads its registry tokens from such names, which a shell gate would drop: the
+    trampoline holds the child instead, so the program's first instruction already runs
+    under its limits and in its package's cgroup — it reads them at once, with nothing to
+    wait for."""
     sandbox = _sandbox(tmp_path, "npmlike", file_size=MIB)
     env = {"PATH": "/usr/bin:/bin", "npm_config_//registry.example/:_authToken": "tok"}
     show = (
-        "import os, sys; sys.stdin.readline();"
-        " print(os.environ.get('npm_config_//registry.example/:_authToken'))"
+        "import os; print(os.environ.get('npm_config_//registry.example/:_authToken'));"
+        " print(' '.join(open('/proc/self/cgroup').read().split()));"
+        " print(open('/proc/self/limits').read())"
     )
     child = spawn_confined(
-        [sys.executable, "-c", f"{show}; print(open('/proc/self/limits').read())"],
-        policy=sandbox.policy, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-    )  # fmt: skip
-    out, _ = child.communicate(b"returned\n", timeout=60)
-    token, limits = out.decode().split("\n", 1)
+        [sys.executable, "-c", show], policy=sandbox.policy, env=env, stdout=subprocess.PIPE
+    )
+    out, _ = child.communicate(timeout=60)
+    token, cgroup, limits = out.decode().split("\n", 2)
     assert token == "tok"
     assert any(
         line.startswith("Max file size") and str(MIB) in line for line in limits.splitlines()
     )
+    assert ("npmlike" in cgroup) == (mode == "cgroup"), cgroup
+
+
+def test_a_child_no_shell_can_carry_is_stopped_before_its_program_while_limits_are_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[str, str]] = []
+    prepare = _spawn._Limiting.prepare
+
+    def observed(self: _spawn._Limiting, pid: int) -> None:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        seen.append((state, Path(f"/proc/{pid}/cmdline").read_bytes().decode()))
+        prepare(self, pid)
+
+    monkeypatch.setattr(_spawn._Limiting, "prepare", observed)
+    sandbox = _sandbox(tmp_path, "held", file_size=MIB)
+    env = {"PATH": "/usr/bin:/bin", "npm_config_//registry.example/:_authToken": "tok"}
+    child = spawn_confined(["/bin/true"], policy=sandbox.policy, env=env)
+    assert child.wait(timeout=60) == 0
+    [(state, cmdline)] = seen
+    assert state == "T" and "_trampoline.py" in cmdline, (state, cmdline)
 
 
 def test_nothing_runs_when_its_limits_cannot_be_set(
