@@ -163,14 +163,6 @@ def _verb(name: str, process: bool = False) -> Verb:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
-        # What argparse's own --version prints, without building the parser: its ~40
-        # subparsers, a help formatter each, and the shutil (bz2, lzma) the first one
-        # imports were two thirds of `gateway --version` beyond a bare Python start.
-        from gateway.base import gateway_version
-
-        sys.stdout.write(f"gateway {gateway_version()}\n")
-        return 0
     args = build_parser(argv).parse_args(argv)
     streams = sys.stdout, sys.stderr
     _printable_output(args)

@@ -85,10 +85,12 @@ def test_a_short_command_loads_nothing_heavy(workspace, argv):
     assert loaded(workspace, run) == []
 
 
-def test_version_builds_no_parser(workspace):
-    """argparse's help formatter imports shutil (bz2, lzma) as the parser is built."""
+def test_version_loads_no_command_line(workspace):
+    """``--version`` is answered before the parser's modules load: argparse (its help
+    formatter imports shutil, bz2, lzma as the parser is built), pathlib, contextlib."""
     run = "from gateway.cli import main; assert main(['--version']) == 0"
-    code = LOADED.format(setup="", run=run, heavy=("shutil",))
+    heavy = ("shutil", "argparse", "pathlib", "contextlib", "gateway.cli._main")
+    code = LOADED.format(setup="", run=run, heavy=heavy)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     version, modules = done.stdout.splitlines()
     assert version.startswith("gateway ") and modules == "[]", done.stderr
