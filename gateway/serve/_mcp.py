@@ -59,6 +59,7 @@ from gateway.serve._mcp_content import (
 )
 from gateway.serve._mcp_names import mcp_name
 from gateway.serve._prompts import prompt_result
+from gateway.serve._report import answering
 from gateway.serve._search_options import ToolSearchOptions
 from gateway.serve._strict import Withholder
 from gateway.serve._tool_search import DeferredTools
@@ -301,7 +302,9 @@ class McpBridge:
 
         async def run(progress: Progress | None) -> types.CallToolResult:
             try:
-                return mcp_result(await gateway.call_tool(name, arguments, progress=progress))
+                with answering():
+                    called = await gateway.call_tool(name, arguments, progress=progress)
+                return mcp_result(called)
             except UnknownTool:
                 raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}") from None
 
@@ -339,7 +342,8 @@ class McpBridge:
         command = gateway.registry.command(params.name)
 
         async def run(progress: Progress | None) -> types.GetPromptResult:
-            return await prompt_result(gateway, params)
+            with answering():
+                return await prompt_result(gateway, params)
 
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             owner = command.owner if command is not None else None

@@ -39,6 +39,7 @@ from gateway.model import (
 from gateway.serve._codes import SERVE_CLIENT_FAILED, SERVE_NOT_CARRIED
 from gateway.serve._nimlet_replies import event_reply, register_message, tool_reply
 from gateway.serve._progress import progress_message
+from gateway.serve._report import answering
 from gateway.serve._stdio import StdioLines
 from gateway.wire import ExtensionProcess, UiAnswer, UiRequest
 from gateway.wire.features import REGISTER_DIAGNOSTICS
@@ -149,7 +150,8 @@ class NimletBridge:
         with anyio.CancelScope() as scope:
             self._tasks[request_id] = scope
             try:
-                reply = await self._handle(message)
+                with answering():
+                    reply = await self._handle(message)
             except Exception as error:
                 # One request that fails unexpectedly never stops the server.
                 kind, name = message["type"], message.get("name")

@@ -8,21 +8,39 @@ is up (or the server stops first) each package that warned is one line — how m
 their codes — the gateway's and the server's own warnings are said in full, and one
 closing line says where each is said in full (``gateway list``; ``-v``). Errors are said
 in full at once, whenever they come; after the start, each diagnostic is one line as it
-comes. ``verbose``: the warnings held are said in full, grouped the same way; ``quiet``:
-errors only. Notes (infos) are left to ``gateway list`` and ``--json``, as everywhere.
-What a package wrote (its id, a message, a hint) is printable and kept on its one line."""
+comes. What is said while a client's call or prompt is answered (``answering``) is about
+that request, not the start — ``gateway list`` would not say it —: one line at once, even
+while the runtimes still warm. ``verbose``: the warnings held are said in full, grouped
+the same way; ``quiet``: errors only. Notes (infos) are left to ``gateway list`` and
+``--json``, as everywhere. What a package wrote (its id, a message, a hint) is printable
+and kept on its one line."""
 
 from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TextIO
 
 from gateway.base import Diagnostic, Severity, by_package, counted, named_message, printable_line
 
-__all__ = ["ServeReport", "diagnostic_line", "stderr_reporter"]
+__all__ = ["ServeReport", "answering", "diagnostic_line", "stderr_reporter"]
 
 PREFIX = "gateway serve: "
+_ANSWERING: ContextVar[bool] = ContextVar("gateway_serve_answering", default=False)
+
+
+@contextmanager
+def answering() -> Iterator[None]:
+    """While a client's request is answered (in this task and those it starts): what is
+    said is that request's, said at once, not held with the start's warnings."""
+    token = _ANSWERING.set(True)
+    try:
+        yield
+    finally:
+        _ANSWERING.reset(token)
 
 
 def diagnostic_line(diagnostic: Diagnostic) -> str:
@@ -66,7 +84,7 @@ class ServeReport:
         if diagnostic.severity is Severity.WARNING:
             if self.quiet:
                 return
-            if self._held is not None:
+            if self._held is not None and not _ANSWERING.get():
                 self._held.append(diagnostic)
                 return
         self._say(diagnostic_line(diagnostic))

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from gateway.base import Diagnostic, Severity
+from gateway.base import Diagnostic, Severity, catalogue
 from gateway.packages import install, load_adapters
 from gateway.store import StateStore
 from tests.serve._here import serve_here
@@ -141,6 +141,7 @@ async def test_the_start_says_each_package_once_with_its_codes(noisy: dict[str, 
 def _report(**options: bool) -> tuple[Any, io.StringIO]:
     from gateway.serve._report import ServeReport
 
+    catalogue()  # every code declared (the Pi adapter's too), when a test runs alone
     out = io.StringIO()
     return ServeReport(out, **options), out
 
@@ -177,4 +178,26 @@ def test_quiet_says_errors_only_before_and_after_the_start() -> None:
     report(_said(Severity.WARNING, "p", "two", "pi.unsupported_api"))
     assert out.getvalue().splitlines() == [
         "gateway serve: error [openclaw.tool_undeclared] the \\u202egateway's"
+    ]
+
+
+def test_what_a_request_says_while_the_runtimes_warm_is_said_at_once_not_held() -> None:
+    """A call answered during the start warns about that call, which `gateway list` would
+    not say: one line at once; the start's own warnings are still held and summed up."""
+    from gateway.serve._report import answering
+
+    report, out = _report()
+    report(_said(Severity.WARNING, "p", "at its start", "pi.unsupported_api"))
+    with answering():
+        report(_said(Severity.WARNING, "q", "during the call", "claude.hook_failed"))
+    report(_said(Severity.WARNING, "r", "also at start", "pi.event_unmapped"))
+    assert out.getvalue().splitlines() == [
+        "gateway serve: warning [claude.hook_failed] q: during the call"
+    ]
+    report.started()
+    assert out.getvalue().splitlines()[1:] == [
+        "gateway serve: p: 1 warning [pi.unsupported_api]",
+        "gateway serve: r: 1 warning [pi.event_unmapped]",
+        "gateway serve: 2 warnings from 2 packages at start: `gateway list` says each in full "
+        "(or serve -v)",
     ]
