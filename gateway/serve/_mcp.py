@@ -194,10 +194,8 @@ class McpBridge:
             self._changed = anyio.Event()
             self._gateway.registry.on_change = self._changed.set
             tools, prompts = self._tool_list(), self._prompt_list()
-            tools_changed, prompts_changed = (
-                tools != self._announced[0],
-                prompts != self._announced[1],
-            )
+            tools_changed = tools != self._announced[0]
+            prompts_changed = prompts != self._announced[1]
             self._announced = (tools, prompts)
             if tools_changed:
                 await self._bus.publish(ToolsListChanged())
@@ -303,8 +301,7 @@ class McpBridge:
         async def run(progress: Progress | None) -> types.CallToolResult:
             try:
                 with answering():
-                    called = await gateway.call_tool(name, arguments, progress=progress)
-                return mcp_result(called)
+                    return mcp_result(await gateway.call_tool(name, arguments, progress=progress))
             except UnknownTool:
                 raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}") from None
 
@@ -342,8 +339,7 @@ class McpBridge:
         command = gateway.registry.command(params.name)
 
         async def run(progress: Progress | None) -> types.GetPromptResult:
-            with answering():
-                return await prompt_result(gateway, params)
+            return await prompt_result(gateway, params)
 
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             owner = command.owner if command is not None else None

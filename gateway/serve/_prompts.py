@@ -15,6 +15,7 @@ from gateway.serve._mcp_content import (
     prompt_messages,
     served_templates,
 )
+from gateway.serve._report import answering
 
 __all__ = ["prompt_result"]
 
@@ -24,7 +25,8 @@ async def prompt_result(
 ) -> types.GetPromptResult:
     arguments = (params.arguments or {}).get(ARGUMENTS, "")
     try:
-        outcome = await gateway.run_command(params.name, arguments)
+        with answering():  # what the command causes is said at once, even during the start
+            outcome = await gateway.run_command(params.name, arguments)
     except UnknownCommand:
         template = next((t for t in served_templates(gateway) if t.name == params.name), None)
         if template is None:
