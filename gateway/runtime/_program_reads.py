@@ -62,6 +62,12 @@ _MAX_SPLIT: Final = 512
 
 
 def _beneath(path: Path, folder: Path) -> bool:
+    inside, outside = str(path), str(folder)
+    if inside[:1] == outside[:1] == "/" and "//" not in (inside[:2], outside[:2]):
+        # The same answer as ``folder in path.parents`` for absolute paths under ``/``
+        # (both normalised by Path), as text: a plugin host's plan asks it thousands of
+        # times. (POSIX keeps a leading ``//`` a root of its own: Path decides those.)
+        return inside == outside or inside.startswith(outside.rstrip("/") + "/")
     return path == folder or folder in path.parents
 
 
@@ -94,6 +100,7 @@ class _Reads:
         self.own = _real(own) if own is not None else None
         self.secrets = [self.home / name for name in CREDENTIAL_FILES]
         self.found: list[Path] = []
+        self._secrets_seen: list[Path] | None = None
 
     def in_guarded(self, path: Path) -> bool:
         return any(_beneath(path, g) for g in self.guarded)
@@ -139,7 +146,11 @@ class _Reads:
         self.found += _around(real, [s for s in inside if os.path.lexists(s)], self.home)
 
     def _secrets_real(self) -> list[Path]:
-        return [_real(s) for s in self.secrets if os.path.lexists(s)] + self.secrets
+        """The credential files, as they are and resolved: looked up once per computation."""
+        if self._secrets_seen is None:
+            found = [_real(s) for s in self.secrets if os.path.lexists(s)]
+            self._secrets_seen = found + self.secrets
+        return self._secrets_seen
 
     def installation(self, executable: Path) -> None:
         """The executable's installation: the folder above its ``bin`` — only the program's

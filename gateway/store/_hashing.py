@@ -20,7 +20,7 @@ import os
 import stat
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
@@ -70,14 +70,31 @@ class FileEntry:
         )
 
 
-@dataclass(frozen=True, slots=True)
 class HashCache:
-    """Read-only map of relative path → :class:`FileEntry`; serialisable to JSON."""
+    """Read-only map of relative path → :class:`FileEntry`; serialisable to JSON. One read
+    from the store (``from_json``) is parsed when first used: listing a home's packages —
+    a ``node_modules`` each for some, thousands of entries — parses none of them, and a
+    check of one package parses only its own."""
 
-    entries: Mapping[str, FileEntry] = field(default_factory=dict)
+    __slots__ = ("_entries", "_stored")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "entries", MappingProxyType(dict(self.entries)))
+    def __init__(self, entries: Mapping[str, FileEntry] | None = None) -> None:
+        self._entries: Mapping[str, FileEntry] | None = MappingProxyType(dict(entries or {}))
+        self._stored: str | None = None
+
+    @property
+    def entries(self) -> Mapping[str, FileEntry]:
+        if self._entries is None:
+            self._entries = MappingProxyType(_parsed(self._stored or ""))
+            self._stored = None
+        return self._entries
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HashCache):
+            return NotImplemented
+        return dict(self.entries) == dict(other.entries)
+
+    __hash__ = None  # type: ignore[assignment]  # a mutable-looking map: as a dict
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -94,26 +111,32 @@ class HashCache:
 
     @classmethod
     def from_json(cls, text: str) -> HashCache:
-        """Parse a stored cache; anything unreadable is an empty cache (just a rehash)."""
-        try:
-            data = json.loads(text)
-            if data.get("format") != _CACHE_FORMAT:
-                return cls()
-            entries = {
-                rel: FileEntry(
-                    kind=str(kind),
-                    executable=bool(x),
-                    size=int(size),
-                    mtime_ns=int(mtime),
-                    ctime_ns=int(ctime),
-                    inode=int(ino),
-                    digest=None if digest is None else str(digest),
-                )
-                for rel, (kind, x, size, mtime, ctime, ino, digest) in data["entries"].items()
-            }
-        except (ValueError, TypeError, KeyError, AttributeError):
-            return cls()
-        return cls(entries)
+        """A stored cache, parsed when first used; anything unreadable is an empty cache
+        (just a rehash)."""
+        cache = cls()
+        cache._entries, cache._stored = None, text
+        return cache
+
+
+def _parsed(text: str) -> dict[str, FileEntry]:
+    try:
+        data = json.loads(text)
+        if data.get("format") != _CACHE_FORMAT:
+            return {}
+        return {
+            rel: FileEntry(
+                kind=str(kind),
+                executable=bool(x),
+                size=int(size),
+                mtime_ns=int(mtime),
+                ctime_ns=int(ctime),
+                inode=int(ino),
+                digest=None if digest is None else str(digest),
+            )
+            for rel, (kind, x, size, mtime, ctime, ino, digest) in data["entries"].items()
+        }
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return {}
 
 
 def _is_executable(st: os.stat_result) -> bool:
@@ -158,11 +181,13 @@ def _kind(st: os.stat_result) -> str:
     return "l" if stat.S_ISLNK(st.st_mode) else "f"
 
 
-def _scan(root: Path) -> list[tuple[str, os.stat_result]]:
+def _scan(root: Path, ordered: bool = True) -> list[tuple[str, os.stat_result]]:
+    """The tree's entries, sorted by path when ``ordered`` (the hash's order)."""
     if not root.is_dir():
         raise ContentHashError(f"{root} is not a directory")
     try:
-        return sorted(_walk(root), key=lambda item: item[0])
+        found = list(_walk(root))
+        return sorted(found, key=lambda item: item[0]) if ordered else found
     except OSError as exc:
         raise ContentHashError(f"cannot scan {root}: {exc}") from exc
 
@@ -218,13 +243,14 @@ def fingerprint_changed(root: Path, cache: HashCache) -> bool:
     means "rehash to be sure": it is also the answer for racy entries and scan errors.
     """
     try:
-        seen = _scan(root)
+        seen = _scan(root, ordered=False)  # compared by name: no order needed
     except ContentHashError:
         return True
-    if len(seen) != len(cache.entries):
+    previous = cache.entries
+    if len(seen) != len(previous):
         return True
     for rel, st in seen:
-        old = cache.entries.get(rel)
+        old = previous.get(rel)
         if old is None or old.kind != _kind(st):
             return True
         if old.kind == "f" and (old.digest is None or not old.same_stat(st)):

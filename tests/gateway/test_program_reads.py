@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gateway.runtime import program_reads
 from gateway.sandbox import (
@@ -165,3 +167,17 @@ def test_confined_python_from_a_venv_runs(home: Path, tmp_path: Path, venv: Path
     reads = program_reads(["python"], path_env=str(venv / "bin"), home=home)
     said = _run_confined(home, tmp_path, reads, [python, "-c", "import sys; print(sys.prefix)"])
     assert said.strip() == str(venv), said
+
+
+_PART = st.sampled_from(["a", "ab", "b", "a.b", "..x", " ", "é", "a/", ""])
+
+
+@given(st.lists(_PART, max_size=5), st.lists(_PART, max_size=5), st.booleans())
+def test_beneath_answers_as_path_parents_does(path: list[str], folder: list[str], slashes: bool):
+    """The plan's containment check is text on absolute paths: the same answer as
+    ``Path.parents`` for any of them (a shared prefix that is not a folder is not inside)."""
+    from gateway.runtime._program_reads import _beneath
+
+    lead = "//" if slashes else "/"
+    inside, outside = Path(lead + "/".join(path)), Path(lead + "/".join(folder))
+    assert _beneath(inside, outside) == (inside == outside or outside in inside.parents)
