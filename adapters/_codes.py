@@ -7,7 +7,7 @@ Each adapter declares the codes only it raises in its own ``_codes.py``.
 
 from __future__ import annotations
 
-from gateway.base import Severity, define_code
+from gateway.base import DiagnosticCode, Severity, define_code, find_code
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -170,3 +170,13 @@ LISTED_ONLY = define_code(
     "The host reads and lists the contribution; nothing of it executes.",
     "Nothing to do if metadata is all you need.",
 )
+
+
+def declared(code: str) -> DiagnosticCode:
+    """A code another package declares, by name (the plugin host's, say, which an adapter
+    may not import): found without loading every code's module — ``catalogue()`` imported
+    all of them, the migrate floor too, at each inspection of a Claude Code plugin."""
+    found = find_code(code)
+    if found is None:  # pragma: no cover - the code comes from a module that declared it
+        raise LookupError(f"diagnostic code {code!r} is not declared")
+    return found

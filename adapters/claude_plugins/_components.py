@@ -28,7 +28,6 @@ from adapters.plugin_host import (
     own_server,
     read_hooks,
 )
-from gateway.base import catalogue
 from gateway.model import Permission
 
 __all__ = ["HOOKS_FILE", "MCP_FILE", "hook_needs", "read_hook_sources", "read_mcp_servers"]
@@ -68,7 +67,7 @@ def read_hook_sources(
         _, problems = read_hooks(data, HOOK_KINDS)
         for problem in problems:
             message = problem.message.replace("hooks.json", label, 1)
-            inspection.add(catalogue()[problem.code](message))
+            inspection.add(adapters_codes.declared(problem.code)(message))
         events = data.get("hooks", data)
         if not isinstance(events, Mapping):
             continue
@@ -103,7 +102,7 @@ def hook_needs(
                     if name in hook.allowed_env and name not in secrets:
                         secrets.append(name)
         elif isinstance(hook, McpToolHook) and own_server(hook.server, plugin, servers) is None:
-            inspection.add(catalogue()["claude.hook_mcp_server_unknown"](
+            inspection.add(adapters_codes.declared("claude.hook_mcp_server_unknown")(
                 f"hooks: {hook.where} calls a tool of MCP server {hook.server!r}, which is not "
                 f"one of the plugin's own ({', '.join(servers) or 'it has none'}); it never runs"
             ))  # fmt: skip

@@ -25,7 +25,7 @@ from adapters._markdown import skill_contribution
 from adapters.gemini import _codes as codes
 from adapters.gemini._commands import read_commands
 from adapters.plugin_host import GEMINI_EVENT_OF, GEMINI_UNSUPPORTED_EVENTS, read_gemini_hooks
-from gateway.base import Severity, catalogue
+from gateway.base import Severity
 from gateway.model import Contribution
 
 __all__ = ["MANIFEST", "ExtensionReading", "hydrate", "is_gemini_extension", "read_extension"]
@@ -341,7 +341,7 @@ def _hooks(inspection: Inspection, reading: ExtensionReading) -> list[Contributi
         return []
     runnable, problems = read_gemini_hooks(data)
     for problem in problems:
-        inspection.add(catalogue()[problem.code](problem.message, contribution="hooks"))
+        inspection.add(adapters_codes.declared(problem.code)(problem.message, contribution="hooks"))
     if runnable:
         reading.hooks = data
     declared = data.get("hooks")
