@@ -14,6 +14,11 @@ process started from here, timed from spawn to its answer (the checkout's CLI:
    most 3x. The same call in the whole ``examples`` workspace, where the hooks of three
    other extensions (one of them a Pi extension in the Node sidecar) apply to it, is
    reported beside it.
+   Beside them, the **stack floor** (``_stack_floor.py``): a Python importing what every
+   one-shot call must use by the house's rules (pydantic at the wire boundary, anyio on
+   asyncio, sqlite3, argparse) and doing the least of each. What 3x leaves the gateway's
+   own code and the confinement of its child is printed: 3x the bare call, less the floor
+   and less the extension's part of the bare call.
 3. ``gateway serve --mcp`` until it has answered ``initialize`` and ``tools/list``, with
    8 installed packages of every ecosystem (2 Pi, 2 nanobot, 2 nimlet, OpenClaw, Nu)
    against none installed: at most 1.5x.
@@ -52,6 +57,7 @@ REPO = HERE.parent
 EXAMPLES = REPO / "examples"
 NOTES = EXAMPLES / ".nimlet" / "extensions" / "notes"
 BARE_CALL = HERE / "_bare_call.py"
+STACK_FLOOR = HERE / "_stack_floor.py"
 GATEWAY = [sys.executable, "-m", "gateway"]
 
 
@@ -204,6 +210,7 @@ def main() -> None:
                 empty,
                 cwd=notes,
             ),
+            "stack floor": lambda: timed([sys.executable, str(STACK_FLOOR)], empty),
         }
         checkouts = {"": REPO, **({" [baseline]": args.baseline} if args.baseline else {})}
         for suffix, repo in checkouts.items():
@@ -245,6 +252,10 @@ def gateway_variants(
     return variants
 
 
+_SHARED = ("bare call", "python -I -c pass", "stack floor")
+"""The variants every checkout is compared with: run once a round, not once per checkout."""
+
+
 def _no_notes(folder: str, names: list[str]) -> list[str]:
     return [name for name in names if name == "NOTES.md"]
 
@@ -269,12 +280,15 @@ def report(
         ("gateway --version / python -I -c pass", "gateway --version", "python -I -c pass", 2.0),
         ("gateway call / bare call", "gateway call", "bare call", 3.0),
         ("gateway call (examples) / bare call", "gateway call (examples)", "bare call", None),
+        ("stack floor / bare call", "stack floor", "bare call", None),
         ("serve --mcp 8 packages / none", "serve, 8 packages", "serve, no packages", 1.5),
     )
     for suffix in ("", " [baseline]") if baseline else ("",):
         for label, top, bottom, target in rows:
             top += suffix
-            bottom += "" if bottom in ("bare call", "python -I -c pass") else suffix
+            bottom += "" if bottom in _SHARED else suffix
+            if top.startswith("stack floor") and suffix:
+                continue
             ratio = wall[top] / wall[bottom]
             on_cpu = (
                 f" (CPU {cpu[top] / cpu[bottom]:5.2f}x)" if top in cpu and bottom in cpu else ""
@@ -285,6 +299,13 @@ def report(
                 else f"  target <= {target:g}x: " + ("met" if ratio <= target else "MISSED")
             )
             print(f"{label + suffix:52} {ratio:5.2f}x{on_cpu}{verdict}")
+    extension = wall["bare call"] - wall["python -I -c pass"]
+    own = wall["gateway call"] - wall["stack floor"] - extension
+    left = 3 * wall["bare call"] - wall["stack floor"] - extension
+    print(
+        f"\nthe gateway's own part of a call: {own:.1f} ms (gateway call - stack floor - the "
+        f"extension's part of the bare call); 3x the bare call leaves it {left:.1f} ms"
+    )
     if baseline:
         print()
         for name in wall:
