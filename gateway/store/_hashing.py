@@ -94,7 +94,7 @@ class HashCache:
             return NotImplemented
         return dict(self.entries) == dict(other.entries)
 
-    __hash__ = None  # type: ignore[assignment]  # a mutable-looking map: as a dict
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as its map is
 
     def __len__(self) -> int:
         return len(self.entries)
