@@ -90,7 +90,8 @@ AGENT_PLUGINS_NO_SERVER_STARTED = define_code(
     ERROR,
     "None of the plugin's MCP servers started and it offers nothing else (no hook, no "
     "command): its start failed, and `status`, `doctor` and `list --packages` say so until a "
-    "start of it works (each server's own `agent_plugins.server_failed` says why).",
+    "start of it works. It names the first server and why it failed; each other server's "
+    "own `agent_plugins.server_failed` says why.",
     "Read the package's log (the servers' stderr) and run the server by hand.",
     logs=True,
 )

@@ -113,6 +113,16 @@ class Registry:
         if not local or len(failed) < len(servers) or hooked or self.local_commands:
             return
         first = local[0]
+        # It says why the first server failed: that server's own ``server_failed`` would
+        # say it again (a plugin of one server showed the same failure twice).
+        self.diagnostics = [
+            item
+            for item in self.diagnostics
+            if not (
+                item["code"] == codes.AGENT_PLUGINS_SERVER_FAILED.code
+                and item.get("contribution") == first.spec.name
+            )
+        ]
         self.diagnose(
             codes.AGENT_PLUGINS_NO_SERVER_STARTED.code,
             f"no MCP server of the plugin started ({len(failed)} of {len(servers)} failed); "

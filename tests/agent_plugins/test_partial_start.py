@@ -88,9 +88,25 @@ def test_a_plugin_whose_only_server_failed_failed_to_load(workspace: Any, tmp_pa
     _installed(workspace, _plugin(tmp_path / "lone", {"only": "broken.py"}))
     statuses, _, codes = anyio.run(_open, workspace)
     assert ("lone", "agent_plugins.no_server_started") in codes
+    assert ("lone", "agent_plugins.server_failed") not in codes  # said once, with its reason
     assert not statuses["lone"].active
     failure = statuses["lone"].load_failure or ""
     assert failure.startswith("no MCP server of the plugin started (1 of 1 failed); 'only'")
+
+
+def test_when_every_server_failed_each_failure_is_said_once(workspace: Any, tmp_path: Path) -> None:
+    """The plugin's failed start names its first server and why; the others' own
+    ``server_failed`` say theirs."""
+    _installed(workspace, _plugin(tmp_path / "all", {"one": "broken.py", "two": "broken.py"}))
+
+    async def said() -> list[tuple[str, str | None]]:
+        async with open_gateway(workspace.root, trust=True, config=workspace.config) as gateway:
+            return [(d.code, d.contribution) for d in gateway.diagnostics if d.package == "all"]
+
+    assert sorted(anyio.run(said), key=str) == [
+        ("agent_plugins.no_server_started", None),  # names 'one' and why
+        ("agent_plugins.server_failed", "two"),
+    ]
 
 
 def test_a_server_whose_command_is_on_no_path_is_said_once(workspace: Any, tmp_path: Path) -> None:
