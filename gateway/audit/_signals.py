@@ -126,6 +126,42 @@ _PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"\b(?:curl|wget)\b[^|\n;]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
         r"|\bexec\(\s*(?:urlopen|requests\.get)|eval\(\s*await\s+\(?\s*await\s+fetch")),
 }  # fmt: skip
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "child_process": ("child_process", "execSync", "execFileSync", "spawnSync", "subprocess",
+                      "os.", "pi.exec", "runCommandWithTimeout"),
+    "network": ("fetch", "WebSocket", "XMLHttpRequest", "require", "from", "import", "urlopen",
+                "requests", "httpx"),
+    "upload": (".post", ".put", "urlopen", "request", "method"),
+    "write": ("fs.", "fsp.", "promises.", "writeFileSync", "appendFileSync", "createWriteStream",
+              ".write_text", ".write_bytes", "open(", "shutil."),
+    "home": ("os.homedir", "process.env.HOME", "~/", "expanduser", "Path.home"),
+    "dynamic_code": ("eval", "Function", "vm.run", "exec"),
+    "env_dump": ("process.env", "os.environ"),
+    "credential_files": (".ssh", "id_", ".aws", ".git-credentials", ".netrc", ".docker", ".kube",
+                         ".npmrc", ".pypirc", ".cargo", ".yarnrc"),
+    "collector": ("discord", "webhook.site", "requestbin", "pipedream", "ngrok",
+                  "burpcollaborator", "interact.sh", "canarytokens", "oast."),
+    "reverse_shell": ("/dev/tcp/", "-e", "os.dup2", "pty.spawn"),
+    "spawned_shell": ("spawn", "cmd.exe"),
+    "socket": ("net.", "Socket"),
+    "piped": (".pipe",),
+    "persistence_target": (".bashrc", ".zshrc", ".bash_profile", ".zprofile", ".profile",
+                           "crontab", "/etc/cron", "LaunchAgents",
+                           ".config/autostart", "systemd/user", "authorized_keys", "config.fish",
+                           ".git/hooks/", "core.", ".envrc"),
+    "date_check": ("Date", "date", "time.time()"),
+    "long_timer": ("setTimeout", "setInterval", "sleep", "threading.Timer"),
+    "encoded_eval": ("eval", "Function", "exec", "vm.run"),
+    "char_codes": ("fromCharCode", "bytes("),
+    "data_url_import": ("data:",),
+    "encoded_literal": ("\"", "'"),
+    "decode": ("atob", "base64", "b64decode"),
+    "remote_code": ("curl", "wget", "exec(", "eval("),
+}  # fmt: skip
+"""For each behaviour, literals of which any match of its pattern holds one (case-folded for
+a pattern that ignores case): a file holding none of them is not searched — most files
+hold few of them, and the 24 searches over every file of a package were most of a scan.
+``tests/gateway/audit/test_signals.py`` holds each list to its pattern."""
 _CHILD_ENV = re.compile(r"\benv\s*[:=]\s*(?:\{|dict\(|\w+\.copy\(|\w+\()?\s*$")
 """A copy of the environment handed to a program it starts (``env: {...process.env}``,
 ``env=dict(os.environ)``): what child processes commonly get, not a read of secrets."""
@@ -146,10 +182,24 @@ def _excerpt(text: str, start: int) -> str:
     return " ".join(text[start : end if end >= 0 else len(text)].split())[:100]
 
 
+def _folded(text: str) -> str:
+    """``text`` as a pattern that ignores case sees it, for the literals in ``_NEEDS``: case
+    folded, and the two letters ``re`` also takes for an ``i`` (U+0130, U+0131) made one."""
+    return text.casefold().replace("\u0131", "i").replace("\u0307", "")
+
+
 def _find(source: SourceFile) -> dict[str, _Finding]:
     """The first finding of each behaviour in one file."""
     text, found = source.text, {}
+    folded: str | None = None
     for behaviour, (what, pattern) in _PATTERNS.items():
+        if pattern.flags & re.IGNORECASE:
+            folded = _folded(text) if folded is None else folded
+            haystack = folded
+        else:
+            haystack = text
+        if not any(literal in haystack for literal in _NEEDS[behaviour]):
+            continue
         for match in pattern.finditer(text):
             if behaviour == "env_dump":
                 prefix = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
