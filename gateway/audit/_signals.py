@@ -160,7 +160,7 @@ _NEEDS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 """For each behaviour, literals of which any match of its pattern holds one (case-folded for
 a pattern that ignores case): a file holding none of them is not searched — most files
-hold few of them, and the 24 searches over every file of a package were most of a scan.
+hold few of them, and the 22 searches over every file of a package were most of a scan.
 ``tests/gateway/audit/test_signals.py`` holds each list to its pattern."""
 _CHILD_ENV = re.compile(r"\benv\s*[:=]\s*(?:\{|dict\(|\w+\.copy\(|\w+\()?\s*$")
 """A copy of the environment handed to a program it starts (``env: {...process.env}``,

@@ -84,6 +84,11 @@ def test_prompt_injection_is_found_in_descriptions_and_skills():
     assert [r.path for r in text_risks([skill, plain])] == ["SKILL.md"]
 
 
+def test_every_behaviour_lists_its_literals() -> None:
+    assert set(_NEEDS) == set(_PATTERNS)
+    assert all(_NEEDS[name] for name in _NEEDS)
+
+
 @settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.sampled_from(sorted(_PATTERNS)).flatmap(
