@@ -53,7 +53,6 @@ RESOURCE_NOT_FOUND = -32002
 """MCP's error code for an unknown resource URI."""
 DETAILS_META = "extension-gateway/details"
 """``_meta`` key of a tool result carrying the runtime's ``details`` (Pi's, a sidecar's)."""
-"""The MCP tool-name rule (SEP-986)."""
 SKILL_BYTES = 1024 * 1024
 """A skill file larger than this is cut (a resource is read whole into one message)."""
 ARGUMENTS = "arguments"

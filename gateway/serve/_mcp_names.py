@@ -10,6 +10,7 @@ import re
 __all__ = ["MCP_TOOL_NAME", "mcp_name"]
 
 MCP_TOOL_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+"""The MCP tool-name rule (SEP-986)."""
 
 
 def mcp_name(name: str) -> str:
