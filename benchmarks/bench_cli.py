@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -50,7 +49,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._generated import nanobot_package, nimlet_package, pi_package
-from benchmarks._stdio_rpc import reply, send
+from benchmarks._stdio_rpc import children_cpu, first_listing
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -135,50 +134,21 @@ Sample = tuple[float, float | None]
 """Wall seconds, and CPU seconds of the process and its children (None: not measured)."""
 
 
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def timed(command: list[str], env: dict[str, str], cwd: Path | None = None) -> Sample:
-    cpu, start = _cpu(), time.perf_counter()
+    cpu, start = children_cpu(), time.perf_counter()
     cwd = cwd or Path(env["HOME"])  # python -m puts the current folder first on sys.path
     done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, check=False)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{command} failed: {done.stdout!r} {done.stderr!r}")
-    return elapsed, _cpu() - cpu
+    return elapsed, children_cpu() - cpu
 
 
 def serve_listing(env: dict[str, str], workspace: Path) -> tuple[float, int]:
     """Seconds from spawning ``gateway serve --mcp`` to its ``tools/list`` answer (after
     ``initialize``), and how many tools it listed."""
     command = [*GATEWAY, "serve", "--mcp", "--workspace", str(workspace)]
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        command, env=env, cwd=env["HOME"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "bench_cli", "version": "1"}}})  # fmt: skip
-        reply(process, 1)
-        send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
-        listed = reply(process, 2)
-        elapsed = time.perf_counter() - start
-    finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        try:
-            process.wait(timeout=120)  # its packages stop first: slow on a loaded machine
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    result = listed.get("result")
-    tools = result.get("tools", []) if isinstance(result, dict) else []
-    return elapsed, len(tools)
+    return first_listing(command, env, Path(env["HOME"]), "bench_cli")
 
 
 def median_ms(samples: list[float]) -> float:

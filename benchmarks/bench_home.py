@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -44,7 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._home import Home, build_home, gateway_command
-from benchmarks._stdio_rpc import reply, send
+from benchmarks._stdio_rpc import children_cpu, first_listing
 
 TOOL = "mcp_glossary_define"
 WARM_ROUNDS = 10
@@ -57,14 +56,9 @@ CPU: dict[str, list[float]] = {}
 the reaped children), by variant."""
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def _timed(home: Home, *args: str, session: str, cpu: str | None = None) -> float:
     env = {**home.env, "GATEWAY_SESSION": session}
-    used, start = _children_cpu(), time.perf_counter()
+    used, start = children_cpu(), time.perf_counter()
     done = subprocess.run(
         [*gateway_command(), *args], env=env, cwd=home.workspace, capture_output=True,
         text=True, timeout=900, check=False,
@@ -73,35 +67,14 @@ def _timed(home: Home, *args: str, session: str, cpu: str | None = None) -> floa
     if done.returncode != 0:
         raise SystemExit(f"gateway {' '.join(args)} failed: {done.stdout}{done.stderr}")
     if cpu is not None:
-        CPU.setdefault(cpu, []).append(_children_cpu() - used)
+        CPU.setdefault(cpu, []).append(children_cpu() - used)
     return elapsed
 
 
 def serve_listing(home: Home) -> float:
     """Seconds from spawning ``gateway serve --mcp`` to its ``tools/list`` answer."""
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        [*gateway_command(), "serve", "--mcp", "--workspace", str(home.workspace)],
-        env=home.env, cwd=home.workspace, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "bench_home", "version": "1"}}})  # fmt: skip
-        reply(process, 1)
-        send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
-        reply(process, 2)
-        return time.perf_counter() - start
-    finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        try:
-            process.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    command = [*gateway_command(), "serve", "--mcp", "--workspace", str(home.workspace)]
+    return first_listing(command, home.env, home.workspace, "bench_home")[0]
 
 
 def _homes(root: Path) -> dict[str, Home]:
