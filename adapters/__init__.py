@@ -6,28 +6,16 @@ Nothing is imported until it is used, so a runtime started as a module of this p
 
 from __future__ import annotations
 
-from gateway.base import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from adapters.registry import ADAPTERS, BUILTIN, detect_ecosystem, get_adapter, inspect_package
-
-_WHERE = {
-    "ADAPTERS": "adapters.registry",
-    "BUILTIN": "adapters.registry",
-    "detect_ecosystem": "adapters.registry",
-    "get_adapter": "adapters.registry",
-    "inspect_package": "adapters.registry",
-}
-
-__all__ = [
-    "ADAPTERS",
-    "BUILTIN",
-    "detect_ecosystem",
-    "get_adapter",
-    "inspect_package",
-]
+    from adapters.registry import ADAPTERS as ADAPTERS
+    from adapters.registry import BUILTIN as BUILTIN
+    from adapters.registry import detect_ecosystem as detect_ecosystem
+    from adapters.registry import get_adapter as get_adapter
+    from adapters.registry import inspect_package as inspect_package
 
 
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

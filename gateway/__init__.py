@@ -12,146 +12,53 @@ The names below load on first use: a runtime that needs only ``gateway.base.name
 
 from __future__ import annotations
 
-from gateway.base import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from gateway.base import (
-        Diagnostic,
-        DiagnosticCode,
-        Diagnostics,
-        GatewayConfig,
-        GatewayError,
-        HomeUnusable,
-        Severity,
-        catalogue,
-    )
-    from gateway.host import (
-        AgentStartResult,
-        CompactionResult,
-        Gateway,
-        InputResult,
-        ToolResult,
-        UnknownCommand,
-        UnknownTool,
-        open_gateway,
-        terminal_editor,
-    )
-    from gateway.model import (
-        AgentLink,
-        Approval,
-        ApprovalRequest,
-        CommandOutcome,
-        Completion,
-        CompletionRequest,
-        EditRequest,
-        EditResult,
-        EventCatalogue,
-        EventOutcome,
-        EventSpec,
-        ModelContext,
-        Registry,
-        Session,
-        SessionAction,
-        SessionActionError,
-        SessionEffect,
-        SessionNotFound,
-        ToolEntry,
-        ToolOutcome,
-        UserMessage,
-    )
-    from gateway.wire import ExtensionError, ExtensionProcess, UiAnswer, UiRequest
-
-_WHERE: dict[str, str] = {
-    "SessionAction": "gateway.model._commands",
-    "SessionActionError": "gateway.model._commands",
-    "HomeUnusable": "gateway.base._home",
-    "AgentLink": "gateway.model.agent",
-    "Approval": "gateway.model.agent",
-    "ApprovalRequest": "gateway.model.agent",
-    "Completion": "gateway.model.agent",
-    "CompletionRequest": "gateway.model.agent",
-    "EditRequest": "gateway.model.agent",
-    "EditResult": "gateway.model.agent",
-    "ModelContext": "gateway.model.agent",
-    "UserMessage": "gateway.model.agent",
-    "terminal_editor": "gateway.host.editor",
-    "GatewayConfig": "gateway.base.config",
-    "GatewayError": "gateway.base.errors",
-    "Diagnostic": "gateway.base.diagnostics",
-    "DiagnosticCode": "gateway.base.diagnostics",
-    "Diagnostics": "gateway.base._collection",
-    "Severity": "gateway.base.diagnostics",
-    "catalogue": "gateway.base.codes",
-    "EventCatalogue": "gateway.model.events",
-    "EventOutcome": "gateway.model.events",
-    "EventSpec": "gateway.model.events",
-    "AgentStartResult": "gateway.host._gateway",
-    "CompactionResult": "gateway.host._gateway",
-    "Gateway": "gateway.host._gateway",
-    "InputResult": "gateway.host._gateway",
-    "ToolResult": "gateway.host._gateway",
-    "UnknownCommand": "gateway.host._gateway",
-    "UnknownTool": "gateway.host._gateway",
-    "open_gateway": "gateway.host._open",
-    "ExtensionError": "gateway.wire.process",
-    "ExtensionProcess": "gateway.wire.process",
-    "UiAnswer": "gateway.wire.process",
-    "UiRequest": "gateway.wire.protocol",
-    "CommandOutcome": "gateway.model.registry",
-    "Registry": "gateway.model.registry",
-    "ToolEntry": "gateway.model.registry",
-    "ToolOutcome": "gateway.model.registry",
-    "Session": "gateway.model.session",
-    "SessionEffect": "gateway.model.session",
-    "SessionNotFound": "gateway.model.session",
-}
-
-__all__ = [
-    "AgentLink",
-    "AgentStartResult",
-    "Approval",
-    "ApprovalRequest",
-    "CommandOutcome",
-    "CompactionResult",
-    "Completion",
-    "CompletionRequest",
-    "Diagnostic",
-    "DiagnosticCode",
-    "Diagnostics",
-    "EditRequest",
-    "EditResult",
-    "EventCatalogue",
-    "EventOutcome",
-    "EventSpec",
-    "ExtensionError",
-    "ExtensionProcess",
-    "Gateway",
-    "GatewayConfig",
-    "GatewayError",
-    "HomeUnusable",
-    "InputResult",
-    "ModelContext",
-    "Registry",
-    "Session",
-    "SessionAction",
-    "SessionActionError",
-    "SessionEffect",
-    "SessionNotFound",
-    "Severity",
-    "ToolEntry",
-    "ToolOutcome",
-    "ToolResult",
-    "UiAnswer",
-    "UiRequest",
-    "UnknownCommand",
-    "UnknownTool",
-    "UserMessage",
-    "catalogue",
-    "open_gateway",
-    "terminal_editor",
-]
+    from gateway.base._collection import Diagnostics as Diagnostics
+    from gateway.base._home import HomeUnusable as HomeUnusable
+    from gateway.base.codes import catalogue as catalogue
+    from gateway.base.config import GatewayConfig as GatewayConfig
+    from gateway.base.diagnostics import Diagnostic as Diagnostic
+    from gateway.base.diagnostics import DiagnosticCode as DiagnosticCode
+    from gateway.base.diagnostics import Severity as Severity
+    from gateway.base.errors import GatewayError as GatewayError
+    from gateway.host._gateway import AgentStartResult as AgentStartResult
+    from gateway.host._gateway import CompactionResult as CompactionResult
+    from gateway.host._gateway import Gateway as Gateway
+    from gateway.host._gateway import InputResult as InputResult
+    from gateway.host._gateway import ToolResult as ToolResult
+    from gateway.host._gateway import UnknownCommand as UnknownCommand
+    from gateway.host._gateway import UnknownTool as UnknownTool
+    from gateway.host._open import open_gateway as open_gateway
+    from gateway.host.editor import terminal_editor as terminal_editor
+    from gateway.model._commands import SessionAction as SessionAction
+    from gateway.model._commands import SessionActionError as SessionActionError
+    from gateway.model.agent import AgentLink as AgentLink
+    from gateway.model.agent import Approval as Approval
+    from gateway.model.agent import ApprovalRequest as ApprovalRequest
+    from gateway.model.agent import Completion as Completion
+    from gateway.model.agent import CompletionRequest as CompletionRequest
+    from gateway.model.agent import EditRequest as EditRequest
+    from gateway.model.agent import EditResult as EditResult
+    from gateway.model.agent import ModelContext as ModelContext
+    from gateway.model.agent import UserMessage as UserMessage
+    from gateway.model.events import EventCatalogue as EventCatalogue
+    from gateway.model.events import EventOutcome as EventOutcome
+    from gateway.model.events import EventSpec as EventSpec
+    from gateway.model.registry import CommandOutcome as CommandOutcome
+    from gateway.model.registry import Registry as Registry
+    from gateway.model.registry import ToolEntry as ToolEntry
+    from gateway.model.registry import ToolOutcome as ToolOutcome
+    from gateway.model.session import Session as Session
+    from gateway.model.session import SessionEffect as SessionEffect
+    from gateway.model.session import SessionNotFound as SessionNotFound
+    from gateway.wire.process import ExtensionError as ExtensionError
+    from gateway.wire.process import ExtensionProcess as ExtensionProcess
+    from gateway.wire.process import UiAnswer as UiAnswer
+    from gateway.wire.protocol import UiRequest as UiRequest
 
 
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -7,45 +7,20 @@ host loads only the renderer."""
 
 from __future__ import annotations
 
-from gateway.base.lazy import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from adapters.claude_plugins._shell_render import (
-        DEFAULT_TIMEOUT,
-        OUTPUT_LIMIT,
-        TIMEOUT_VARIABLE,
-        LineRun,
-        Rendered,
-        ShellCommand,
-        render_command,
-    )
-    from adapters.claude_plugins.adapter import ECOSYSTEM, ClaudePluginsAdapter
+    from adapters.claude_plugins._shell_render import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+    from adapters.claude_plugins._shell_render import OUTPUT_LIMIT as OUTPUT_LIMIT
+    from adapters.claude_plugins._shell_render import TIMEOUT_VARIABLE as TIMEOUT_VARIABLE
+    from adapters.claude_plugins._shell_render import LineRun as LineRun
+    from adapters.claude_plugins._shell_render import Rendered as Rendered
+    from adapters.claude_plugins._shell_render import ShellCommand as ShellCommand
+    from adapters.claude_plugins._shell_render import render_command as render_command
+    from adapters.claude_plugins.adapter import ECOSYSTEM as ECOSYSTEM
+    from adapters.claude_plugins.adapter import ClaudePluginsAdapter as ClaudePluginsAdapter
 
-_RENDER = "adapters.claude_plugins._shell_render"
-_WHERE: dict[str, str] = {
-    "DEFAULT_TIMEOUT": _RENDER,
-    "ECOSYSTEM": "adapters.claude_plugins.adapter",
-    "ClaudePluginsAdapter": "adapters.claude_plugins.adapter",
-    "LineRun": _RENDER,
-    "OUTPUT_LIMIT": _RENDER,
-    "Rendered": _RENDER,
-    "ShellCommand": _RENDER,
-    "TIMEOUT_VARIABLE": _RENDER,
-    "render_command": _RENDER,
-}
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "ECOSYSTEM",
-    "OUTPUT_LIMIT",
-    "TIMEOUT_VARIABLE",
-    "ClaudePluginsAdapter",
-    "LineRun",
-    "Rendered",
-    "ShellCommand",
-    "render_command",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

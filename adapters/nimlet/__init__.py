@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
-from adapters.nimlet.adapter import ECOSYSTEM, NimletAdapter
+from gateway.base.lazy import lazy_exports
 
-__all__ = ["ECOSYSTEM", "NimletAdapter"]
+TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
+
+if TYPE_CHECKING:
+    from adapters.nimlet.adapter import ECOSYSTEM as ECOSYSTEM
+    from adapters.nimlet.adapter import NimletAdapter as NimletAdapter
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

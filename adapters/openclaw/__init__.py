@@ -7,38 +7,18 @@ can hold anything for OpenClaw's discovery before it loads the adapter.
 
 from __future__ import annotations
 
-from gateway.base import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from adapters.openclaw._launch import (
-        MIN_NODE,
-        openclaw_package_spec,
-        plan_openclaw,
-        plugin_dirs,
-    )
-    from adapters.openclaw._roots import discovery_roots
-    from adapters.openclaw.adapter import ECOSYSTEM, OpenClawAdapter
+    from adapters.openclaw._launch import MIN_NODE as MIN_NODE
+    from adapters.openclaw._launch import openclaw_package_spec as openclaw_package_spec
+    from adapters.openclaw._launch import plan_openclaw as plan_openclaw
+    from adapters.openclaw._launch import plugin_dirs as plugin_dirs
+    from adapters.openclaw._roots import discovery_roots as discovery_roots
+    from adapters.openclaw.adapter import ECOSYSTEM as ECOSYSTEM
+    from adapters.openclaw.adapter import OpenClawAdapter as OpenClawAdapter
 
-_WHERE = {
-    "ECOSYSTEM": "adapters.openclaw.adapter",
-    "OpenClawAdapter": "adapters.openclaw.adapter",
-    "MIN_NODE": "adapters.openclaw._launch",
-    "openclaw_package_spec": "adapters.openclaw._launch",
-    "plan_openclaw": "adapters.openclaw._launch",
-    "plugin_dirs": "adapters.openclaw._launch",
-    "discovery_roots": "adapters.openclaw._roots",
-}
 
-__all__ = [
-    "ECOSYSTEM",
-    "MIN_NODE",
-    "OpenClawAdapter",
-    "discovery_roots",
-    "openclaw_package_spec",
-    "plan_openclaw",
-    "plugin_dirs",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

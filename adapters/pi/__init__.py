@@ -6,50 +6,22 @@ Everything loads on first use, so ``python -m adapters.pi.runtime`` (the clone's
 
 from __future__ import annotations
 
-from gateway.base import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from adapters.pi._launch import (
-        MIN_NODE,
-        NODE_FLAGS,
-        PI_TOOL_RULES,
-        SIDECAR_DIR,
-        find_node,
-        pi_package_spec,
-        plan_pi,
-        sidecar_ready,
-    )
-    from adapters.pi._roots import discovery_roots
-    from adapters.pi.adapter import ECOSYSTEM, PiAdapter
+    from adapters.pi._launch import MIN_NODE as MIN_NODE
+    from adapters.pi._launch import NODE_FLAGS as NODE_FLAGS
+    from adapters.pi._launch import PI_TOOL_RULES as PI_TOOL_RULES
+    from adapters.pi._launch import SIDECAR_DIR as SIDECAR_DIR
+    from adapters.pi._launch import find_node as find_node
+    from adapters.pi._launch import pi_package_spec as pi_package_spec
+    from adapters.pi._launch import plan_pi as plan_pi
+    from adapters.pi._launch import sidecar_ready as sidecar_ready
+    from adapters.pi._roots import discovery_roots as discovery_roots
+    from adapters.pi.adapter import ECOSYSTEM as ECOSYSTEM
+    from adapters.pi.adapter import PiAdapter as PiAdapter
 
-_WHERE = {
-    "ECOSYSTEM": "adapters.pi.adapter",
-    "PiAdapter": "adapters.pi.adapter",
-    "MIN_NODE": "adapters.pi._launch",
-    "NODE_FLAGS": "adapters.pi._launch",
-    "PI_TOOL_RULES": "adapters.pi._launch",
-    "SIDECAR_DIR": "adapters.pi._launch",
-    "find_node": "adapters.pi._launch",
-    "pi_package_spec": "adapters.pi._launch",
-    "plan_pi": "adapters.pi._launch",
-    "sidecar_ready": "adapters.pi._launch",
-    "discovery_roots": "adapters.pi._roots",
-}
 
-__all__ = [
-    "ECOSYSTEM",
-    "MIN_NODE",
-    "NODE_FLAGS",
-    "PI_TOOL_RULES",
-    "SIDECAR_DIR",
-    "PiAdapter",
-    "discovery_roots",
-    "find_node",
-    "pi_package_spec",
-    "plan_pi",
-    "sidecar_ready",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -15,89 +15,35 @@ uses.
 
 from __future__ import annotations
 
-from gateway.base.lazy import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from adapters.plugin_host._config import (
-        config_path,
-        response_timeout,
-        start_timeout,
-        write_config,
-    )
+    from adapters.plugin_host._config import config_path as config_path
+    from adapters.plugin_host._config import response_timeout as response_timeout
+    from adapters.plugin_host._config import start_timeout as start_timeout
+    from adapters.plugin_host._config import write_config as write_config
+    from adapters.plugin_host._gemini_hook_config import GEMINI_EVENT_OF as GEMINI_EVENT_OF
     from adapters.plugin_host._gemini_hook_config import (
-        GEMINI_EVENT_OF,
-        GEMINI_UNSUPPORTED_EVENTS,
-        read_gemini_hooks,
+        GEMINI_UNSUPPORTED_EVENTS as GEMINI_UNSUPPORTED_EVENTS,
     )
-    from adapters.plugin_host._hook_config import (
-        EVENT_OF,
-        HOOK_KINDS,
-        UNSUPPORTED_EVENTS,
-        HttpHook,
-        McpToolHook,
-        read_hooks,
-    )
-    from adapters.plugin_host._mcp_tool_hooks import own_server
-    from adapters.plugin_host._naming import SCHEME
-    from adapters.plugin_host._remote_plan import RemotePlan, plan_remote
-    from adapters.plugin_host._remote_spec import (
-        network_grant,
-        remote_contribution,
-        remote_permissions,
-        remote_secrets,
-        url_problem,
-    )
+    from adapters.plugin_host._gemini_hook_config import read_gemini_hooks as read_gemini_hooks
+    from adapters.plugin_host._hook_config import EVENT_OF as EVENT_OF
+    from adapters.plugin_host._hook_config import HOOK_KINDS as HOOK_KINDS
+    from adapters.plugin_host._hook_config import UNSUPPORTED_EVENTS as UNSUPPORTED_EVENTS
+    from adapters.plugin_host._hook_config import HttpHook as HttpHook
+    from adapters.plugin_host._hook_config import McpToolHook as McpToolHook
+    from adapters.plugin_host._hook_config import read_hooks as read_hooks
+    from adapters.plugin_host._mcp_tool_hooks import own_server as own_server
+    from adapters.plugin_host._naming import SCHEME as SCHEME
+    from adapters.plugin_host._remote_plan import RemotePlan as RemotePlan
+    from adapters.plugin_host._remote_plan import plan_remote as plan_remote
+    from adapters.plugin_host._remote_spec import network_grant as network_grant
+    from adapters.plugin_host._remote_spec import remote_contribution as remote_contribution
+    from adapters.plugin_host._remote_spec import remote_permissions as remote_permissions
+    from adapters.plugin_host._remote_spec import remote_secrets as remote_secrets
+    from adapters.plugin_host._remote_spec import url_problem as url_problem
 
-_WHERE: dict[str, str] = {
-    "EVENT_OF": "adapters.plugin_host._hook_config",
-    "GEMINI_EVENT_OF": "adapters.plugin_host._gemini_hook_config",
-    "GEMINI_UNSUPPORTED_EVENTS": "adapters.plugin_host._gemini_hook_config",
-    "HOOK_KINDS": "adapters.plugin_host._hook_config",
-    "HttpHook": "adapters.plugin_host._hook_config",
-    "McpToolHook": "adapters.plugin_host._hook_config",
-    "network_grant": "adapters.plugin_host._remote_spec",
-    "own_server": "adapters.plugin_host._mcp_tool_hooks",
-    "RemotePlan": "adapters.plugin_host._remote_plan",
-    "SCHEME": "adapters.plugin_host._naming",
-    "UNSUPPORTED_EVENTS": "adapters.plugin_host._hook_config",
-    "config_path": "adapters.plugin_host._config",
-    "plan_remote": "adapters.plugin_host._remote_plan",
-    "read_gemini_hooks": "adapters.plugin_host._gemini_hook_config",
-    "read_hooks": "adapters.plugin_host._hook_config",
-    "remote_contribution": "adapters.plugin_host._remote_spec",
-    "remote_permissions": "adapters.plugin_host._remote_spec",
-    "remote_secrets": "adapters.plugin_host._remote_spec",
-    "response_timeout": "adapters.plugin_host._config",
-    "start_timeout": "adapters.plugin_host._config",
-    "url_problem": "adapters.plugin_host._remote_spec",
-    "write_config": "adapters.plugin_host._config",
-}
 
-__all__ = [
-    "EVENT_OF",
-    "GEMINI_EVENT_OF",
-    "GEMINI_UNSUPPORTED_EVENTS",
-    "HOOK_KINDS",
-    "SCHEME",
-    "UNSUPPORTED_EVENTS",
-    "HttpHook",
-    "McpToolHook",
-    "RemotePlan",
-    "config_path",
-    "network_grant",
-    "own_server",
-    "plan_remote",
-    "read_gemini_hooks",
-    "read_hooks",
-    "remote_contribution",
-    "remote_permissions",
-    "remote_secrets",
-    "response_timeout",
-    "start_timeout",
-    "url_problem",
-    "write_config",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -15,105 +15,42 @@ as text, JSON, Markdown, self-contained HTML and SARIF 2.1.0.
 
 from __future__ import annotations
 
-from gateway.base.lazy import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from gateway.audit._batch import FAIL_ON, FailOn, failures, parse_fail_on, read_sources
-    from gateway.audit._codes import AUDIT_FOREIGN_PACKAGE, AUDIT_RUNS
-    from gateway.audit._model import (
-        SCHEMA_ID,
-        SCHEMA_VERSION,
-        AuditReport,
-        Observation,
-        PackageAudit,
-        Risk,
-        Row,
-        Verdict,
-    )
-    from gateway.audit._render import FORMATS, render
-    from gateway.audit._run import Progress, audit, audit_packages
-    from gateway.audit._support import (
-        GATEWAY,
-        HOSTS,
-        Evidence,
-        Found,
-        HostKnowledge,
-        HostLine,
-        Item,
-        SourceFile,
-        Status,
-        Support,
-        Target,
-    )
+    from gateway.audit._batch import FAIL_ON as FAIL_ON
+    from gateway.audit._batch import FailOn as FailOn
+    from gateway.audit._batch import failures as failures
+    from gateway.audit._batch import parse_fail_on as parse_fail_on
+    from gateway.audit._batch import read_sources as read_sources
+    from gateway.audit._codes import AUDIT_FOREIGN_PACKAGE as AUDIT_FOREIGN_PACKAGE
+    from gateway.audit._codes import AUDIT_RUNS as AUDIT_RUNS
+    from gateway.audit._model import SCHEMA_ID as SCHEMA_ID
+    from gateway.audit._model import SCHEMA_VERSION as SCHEMA_VERSION
+    from gateway.audit._model import AuditReport as AuditReport
+    from gateway.audit._model import Observation as Observation
+    from gateway.audit._model import PackageAudit as PackageAudit
+    from gateway.audit._model import Risk as Risk
+    from gateway.audit._model import Row as Row
+    from gateway.audit._model import Verdict as Verdict
+    from gateway.audit._render import FORMATS as FORMATS
+    from gateway.audit._render import render as render
+    from gateway.audit._run import Progress as Progress
+    from gateway.audit._run import audit as audit
+    from gateway.audit._run import audit_packages as audit_packages
+    from gateway.audit._support import GATEWAY as GATEWAY
+    from gateway.audit._support import HOSTS as HOSTS
+    from gateway.audit._support import Evidence as Evidence
+    from gateway.audit._support import Found as Found
+    from gateway.audit._support import HostKnowledge as HostKnowledge
+    from gateway.audit._support import HostLine as HostLine
+    from gateway.audit._support import Item as Item
+    from gateway.audit._support import SourceFile as SourceFile
+    from gateway.audit._support import Status as Status
+    from gateway.audit._support import Support as Support
+    from gateway.audit._support import Target as Target
 
-_WHERE: dict[str, str] = {
-    "AUDIT_FOREIGN_PACKAGE": "gateway.audit._codes",
-    "AUDIT_RUNS": "gateway.audit._codes",
-    "AuditReport": "gateway.audit._model",
-    "Evidence": "gateway.audit._support",
-    "FAIL_ON": "gateway.audit._batch",
-    "FORMATS": "gateway.audit._render",
-    "FailOn": "gateway.audit._batch",
-    "Found": "gateway.audit._support",
-    "GATEWAY": "gateway.audit._support",
-    "HOSTS": "gateway.audit._support",
-    "HostKnowledge": "gateway.audit._support",
-    "HostLine": "gateway.audit._support",
-    "Item": "gateway.audit._support",
-    "Observation": "gateway.audit._model",
-    "PackageAudit": "gateway.audit._model",
-    "Progress": "gateway.audit._run",
-    "Risk": "gateway.audit._model",
-    "Row": "gateway.audit._model",
-    "SCHEMA_ID": "gateway.audit._model",
-    "SCHEMA_VERSION": "gateway.audit._model",
-    "SourceFile": "gateway.audit._support",
-    "Status": "gateway.audit._support",
-    "Support": "gateway.audit._support",
-    "Target": "gateway.audit._support",
-    "Verdict": "gateway.audit._model",
-    "audit": "gateway.audit._run",
-    "audit_packages": "gateway.audit._run",
-    "failures": "gateway.audit._batch",
-    "parse_fail_on": "gateway.audit._batch",
-    "read_sources": "gateway.audit._batch",
-    "render": "gateway.audit._render",
-}
 
-__all__ = [
-    "AUDIT_FOREIGN_PACKAGE",
-    "AUDIT_RUNS",
-    "FAIL_ON",
-    "FORMATS",
-    "GATEWAY",
-    "HOSTS",
-    "SCHEMA_ID",
-    "SCHEMA_VERSION",
-    "AuditReport",
-    "Evidence",
-    "FailOn",
-    "Found",
-    "HostKnowledge",
-    "HostLine",
-    "Item",
-    "Observation",
-    "PackageAudit",
-    "Progress",
-    "Risk",
-    "Row",
-    "SourceFile",
-    "Status",
-    "Support",
-    "Target",
-    "Verdict",
-    "audit",
-    "audit_packages",
-    "failures",
-    "parse_fail_on",
-    "read_sources",
-    "render",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

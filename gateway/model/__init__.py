@@ -4,324 +4,110 @@ the registry, the event catalogue, the session and what the embedding agent prov
 
 from __future__ import annotations
 
-from gateway.base.lazy import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from gateway.model._adapter import (
-        Adapter,
-        AdapterSet,
-        CallPlanner,
-        OfferedSource,
-        OffersPackages,
-        PackageRequirement,
-        PreparesInstalls,
-        RequiresPackages,
-        ServesConfiguredResources,
-        ServesResources,
-        SharesProcesses,
-        SignsIn,
-        StagesInstalls,
-    )
-    from gateway.model._codes import HOOK_FAILED
-    from gateway.model._commands import (
-        SESSION_ID,
-        SessionAction,
-        SessionActionError,
-        session_action,
-    )
-    from gateway.model._launch import (
-        CallPlan,
-        CallTool,
-        DiscoveredLaunch,
-        LaunchRefusal,
-        LaunchSpec,
-        PromptCommand,
-        SkillFile,
-    )
-    from gateway.model._results import (
-        AgentStartResult,
-        CompactionReason,
-        CompactionResult,
-        InputResult,
-        Summarizer,
-        ToolResult,
-        UnknownCommand,
-        UnknownTool,
-    )
-    from gateway.model._sign_in import RemoteServer, SignedIn, SignInFailed, SignInPrompt
-    from gateway.model._tool_index import IndexHit, SearchDocument, ToolIndex, load_ranking
-    from gateway.model._tool_words import name_words
-    from gateway.model.agent import (
-        AgentLink,
-        Approval,
-        ApprovalRequest,
-        Completion,
-        CompletionRequest,
-        EditRequest,
-        EditResult,
-        ModelContext,
-        UserMessage,
-    )
-    from gateway.model.catalog import (
-        CONTRIBUTION_KINDS,
-        DECLARES_PERMISSIONS,
-        NANOBOT_CONTRIBUTION_KINDS,
-        RUNTIMES,
-        CatalogEntry,
-        Contribution,
-        Dependency,
-        Permission,
-        folder_name,
-    )
-    from gateway.model.discovery import (
-        DiscoveredExtension,
-        DiscoveredTool,
-        Discovery,
-        PromptTemplate,
-        Skill,
-        discover,
-        discover_package,
-        expand_prompt,
-    )
-    from gateway.model.display import fill_placeholders, render_call
-    from gateway.model.events import (
-        CANONICAL_EVENTS,
-        EXTENDED_ALIASES,
-        EXTENDED_EVENTS,
-        NIMLET_EVENTS,
-        PLAN_EVENTS,
-        EventCatalogue,
-        EventOutcome,
-        EventSpec,
-        RewriteCheck,
-        dispatch,
-    )
-    from gateway.model.frontmatter import SKILL_SCAN_LINES, parse_front_matter
-    from gateway.model.manifest import load_extension_manifest, load_tool_manifest
-    from gateway.model.registry import (
-        BUILTIN_OWNER,
-        CommandEntry,
-        CommandOutcome,
-        FlagEntry,
-        HookEntry,
-        HookHandler,
-        Registry,
-        ToolEntry,
-        ToolOutcome,
-        make_tool,
-    )
-    from gateway.model.session import (
-        MAX_ENTRY_BYTES,
-        MAX_NOTIFICATIONS,
-        Session,
-        SessionEffect,
-        SessionNotFound,
-    )
+    from gateway.model._adapter import Adapter as Adapter
+    from gateway.model._adapter import AdapterSet as AdapterSet
+    from gateway.model._adapter import CallPlanner as CallPlanner
+    from gateway.model._adapter import OfferedSource as OfferedSource
+    from gateway.model._adapter import OffersPackages as OffersPackages
+    from gateway.model._adapter import PackageRequirement as PackageRequirement
+    from gateway.model._adapter import PreparesInstalls as PreparesInstalls
+    from gateway.model._adapter import RequiresPackages as RequiresPackages
+    from gateway.model._adapter import ServesConfiguredResources as ServesConfiguredResources
+    from gateway.model._adapter import ServesResources as ServesResources
+    from gateway.model._adapter import SharesProcesses as SharesProcesses
+    from gateway.model._adapter import SignsIn as SignsIn
+    from gateway.model._adapter import StagesInstalls as StagesInstalls
+    from gateway.model._codes import HOOK_FAILED as HOOK_FAILED
+    from gateway.model._commands import SESSION_ID as SESSION_ID
+    from gateway.model._commands import SessionAction as SessionAction
+    from gateway.model._commands import SessionActionError as SessionActionError
+    from gateway.model._commands import session_action as session_action
+    from gateway.model._launch import CallPlan as CallPlan
+    from gateway.model._launch import CallTool as CallTool
+    from gateway.model._launch import DiscoveredLaunch as DiscoveredLaunch
+    from gateway.model._launch import LaunchRefusal as LaunchRefusal
+    from gateway.model._launch import LaunchSpec as LaunchSpec
+    from gateway.model._launch import PromptCommand as PromptCommand
+    from gateway.model._launch import SkillFile as SkillFile
+    from gateway.model._results import AgentStartResult as AgentStartResult
+    from gateway.model._results import CompactionReason as CompactionReason
+    from gateway.model._results import CompactionResult as CompactionResult
+    from gateway.model._results import InputResult as InputResult
+    from gateway.model._results import Summarizer as Summarizer
+    from gateway.model._results import ToolResult as ToolResult
+    from gateway.model._results import UnknownCommand as UnknownCommand
+    from gateway.model._results import UnknownTool as UnknownTool
+    from gateway.model._sign_in import RemoteServer as RemoteServer
+    from gateway.model._sign_in import SignedIn as SignedIn
+    from gateway.model._sign_in import SignInFailed as SignInFailed
+    from gateway.model._sign_in import SignInPrompt as SignInPrompt
+    from gateway.model._tool_index import IndexHit as IndexHit
+    from gateway.model._tool_index import SearchDocument as SearchDocument
+    from gateway.model._tool_index import ToolIndex as ToolIndex
+    from gateway.model._tool_index import load_ranking as load_ranking
+    from gateway.model._tool_words import name_words as name_words
+    from gateway.model.agent import AgentLink as AgentLink
+    from gateway.model.agent import Approval as Approval
+    from gateway.model.agent import ApprovalRequest as ApprovalRequest
+    from gateway.model.agent import Completion as Completion
+    from gateway.model.agent import CompletionRequest as CompletionRequest
+    from gateway.model.agent import EditRequest as EditRequest
+    from gateway.model.agent import EditResult as EditResult
+    from gateway.model.agent import ModelContext as ModelContext
+    from gateway.model.agent import UserMessage as UserMessage
+    from gateway.model.catalog import CONTRIBUTION_KINDS as CONTRIBUTION_KINDS
+    from gateway.model.catalog import DECLARES_PERMISSIONS as DECLARES_PERMISSIONS
+    from gateway.model.catalog import NANOBOT_CONTRIBUTION_KINDS as NANOBOT_CONTRIBUTION_KINDS
+    from gateway.model.catalog import RUNTIMES as RUNTIMES
+    from gateway.model.catalog import CatalogEntry as CatalogEntry
+    from gateway.model.catalog import Contribution as Contribution
+    from gateway.model.catalog import Dependency as Dependency
+    from gateway.model.catalog import Permission as Permission
+    from gateway.model.catalog import folder_name as folder_name
+    from gateway.model.discovery import DiscoveredExtension as DiscoveredExtension
+    from gateway.model.discovery import DiscoveredTool as DiscoveredTool
+    from gateway.model.discovery import Discovery as Discovery
+    from gateway.model.discovery import PromptTemplate as PromptTemplate
+    from gateway.model.discovery import Skill as Skill
+    from gateway.model.discovery import discover as discover
+    from gateway.model.discovery import discover_package as discover_package
+    from gateway.model.discovery import expand_prompt as expand_prompt
+    from gateway.model.display import fill_placeholders as fill_placeholders
+    from gateway.model.display import render_call as render_call
+    from gateway.model.events import CANONICAL_EVENTS as CANONICAL_EVENTS
+    from gateway.model.events import EXTENDED_ALIASES as EXTENDED_ALIASES
+    from gateway.model.events import EXTENDED_EVENTS as EXTENDED_EVENTS
+    from gateway.model.events import NIMLET_EVENTS as NIMLET_EVENTS
+    from gateway.model.events import PLAN_EVENTS as PLAN_EVENTS
+    from gateway.model.events import EventCatalogue as EventCatalogue
+    from gateway.model.events import EventOutcome as EventOutcome
+    from gateway.model.events import EventSpec as EventSpec
+    from gateway.model.events import RewriteCheck as RewriteCheck
+    from gateway.model.events import dispatch as dispatch
+    from gateway.model.frontmatter import SKILL_SCAN_LINES as SKILL_SCAN_LINES
+    from gateway.model.frontmatter import parse_front_matter as parse_front_matter
+    from gateway.model.manifest import load_extension_manifest as load_extension_manifest
+    from gateway.model.manifest import load_tool_manifest as load_tool_manifest
+    from gateway.model.registry import BUILTIN_OWNER as BUILTIN_OWNER
+    from gateway.model.registry import CommandEntry as CommandEntry
+    from gateway.model.registry import CommandOutcome as CommandOutcome
+    from gateway.model.registry import FlagEntry as FlagEntry
+    from gateway.model.registry import HookEntry as HookEntry
+    from gateway.model.registry import HookHandler as HookHandler
+    from gateway.model.registry import Registry as Registry
+    from gateway.model.registry import ToolEntry as ToolEntry
+    from gateway.model.registry import ToolOutcome as ToolOutcome
+    from gateway.model.registry import make_tool as make_tool
+    from gateway.model.session import MAX_ENTRY_BYTES as MAX_ENTRY_BYTES
+    from gateway.model.session import MAX_NOTIFICATIONS as MAX_NOTIFICATIONS
+    from gateway.model.session import Session as Session
+    from gateway.model.session import SessionEffect as SessionEffect
+    from gateway.model.session import SessionNotFound as SessionNotFound
 
-_WHERE: dict[str, str] = {
-    "HOOK_FAILED": "gateway.model._codes",
-    "Adapter": "gateway.model._adapter",
-    "AdapterSet": "gateway.model._adapter",
-    "AgentLink": "gateway.model.agent",
-    "AgentStartResult": "gateway.model._results",
-    "Approval": "gateway.model.agent",
-    "ApprovalRequest": "gateway.model.agent",
-    "BUILTIN_OWNER": "gateway.model.registry",
-    "CANONICAL_EVENTS": "gateway.model.events",
-    "CONTRIBUTION_KINDS": "gateway.model.catalog",
-    "DECLARES_PERMISSIONS": "gateway.model.catalog",
-    "CallPlan": "gateway.model._launch",
-    "CallPlanner": "gateway.model._adapter",
-    "CallTool": "gateway.model._launch",
-    "CatalogEntry": "gateway.model.catalog",
-    "CommandEntry": "gateway.model.registry",
-    "CommandOutcome": "gateway.model.registry",
-    "CompactionReason": "gateway.model._results",
-    "CompactionResult": "gateway.model._results",
-    "Completion": "gateway.model.agent",
-    "CompletionRequest": "gateway.model.agent",
-    "Contribution": "gateway.model.catalog",
-    "Dependency": "gateway.model.catalog",
-    "DiscoveredExtension": "gateway.model.discovery",
-    "DiscoveredLaunch": "gateway.model._launch",
-    "DiscoveredTool": "gateway.model.discovery",
-    "Discovery": "gateway.model.discovery",
-    "EXTENDED_ALIASES": "gateway.model.events",
-    "EXTENDED_EVENTS": "gateway.model.events",
-    "EditRequest": "gateway.model.agent",
-    "EditResult": "gateway.model.agent",
-    "EventCatalogue": "gateway.model.events",
-    "EventOutcome": "gateway.model.events",
-    "EventSpec": "gateway.model.events",
-    "RewriteCheck": "gateway.model.events",
-    "FlagEntry": "gateway.model.registry",
-    "HookEntry": "gateway.model.registry",
-    "HookHandler": "gateway.model.registry",
-    "IndexHit": "gateway.model._tool_index",
-    "InputResult": "gateway.model._results",
-    "LaunchRefusal": "gateway.model._launch",
-    "LaunchSpec": "gateway.model._launch",
-    "MAX_ENTRY_BYTES": "gateway.model.session",
-    "MAX_NOTIFICATIONS": "gateway.model.session",
-    "ModelContext": "gateway.model.agent",
-    "NANOBOT_CONTRIBUTION_KINDS": "gateway.model.catalog",
-    "NIMLET_EVENTS": "gateway.model.events",
-    "PLAN_EVENTS": "gateway.model.events",
-    "Permission": "gateway.model.catalog",
-    "PreparesInstalls": "gateway.model._adapter",
-    "PromptCommand": "gateway.model._launch",
-    "PromptTemplate": "gateway.model.discovery",
-    "RUNTIMES": "gateway.model.catalog",
-    "Registry": "gateway.model.registry",
-    "RemoteServer": "gateway.model._sign_in",
-    "SESSION_ID": "gateway.model._commands",
-    "SKILL_SCAN_LINES": "gateway.model.frontmatter",
-    "SearchDocument": "gateway.model._tool_index",
-    "ServesConfiguredResources": "gateway.model._adapter",
-    "ServesResources": "gateway.model._adapter",
-    "Session": "gateway.model.session",
-    "SessionAction": "gateway.model._commands",
-    "SessionActionError": "gateway.model._commands",
-    "SessionEffect": "gateway.model.session",
-    "SessionNotFound": "gateway.model.session",
-    "SharesProcesses": "gateway.model._adapter",
-    "SignInFailed": "gateway.model._sign_in",
-    "SignInPrompt": "gateway.model._sign_in",
-    "SignedIn": "gateway.model._sign_in",
-    "SignsIn": "gateway.model._adapter",
-    "Skill": "gateway.model.discovery",
-    "SkillFile": "gateway.model._launch",
-    "OfferedSource": "gateway.model._adapter",
-    "OffersPackages": "gateway.model._adapter",
-    "PackageRequirement": "gateway.model._adapter",
-    "RequiresPackages": "gateway.model._adapter",
-    "StagesInstalls": "gateway.model._adapter",
-    "Summarizer": "gateway.model._results",
-    "ToolEntry": "gateway.model.registry",
-    "ToolIndex": "gateway.model._tool_index",
-    "ToolOutcome": "gateway.model.registry",
-    "ToolResult": "gateway.model._results",
-    "UnknownCommand": "gateway.model._results",
-    "UnknownTool": "gateway.model._results",
-    "UserMessage": "gateway.model.agent",
-    "discover": "gateway.model.discovery",
-    "discover_package": "gateway.model.discovery",
-    "dispatch": "gateway.model.events",
-    "expand_prompt": "gateway.model.discovery",
-    "fill_placeholders": "gateway.model.display",
-    "folder_name": "gateway.model.catalog",
-    "load_extension_manifest": "gateway.model.manifest",
-    "load_tool_manifest": "gateway.model.manifest",
-    "make_tool": "gateway.model.registry",
-    "load_ranking": "gateway.model._tool_index",
-    "name_words": "gateway.model._tool_words",
-    "parse_front_matter": "gateway.model.frontmatter",
-    "render_call": "gateway.model.display",
-    "session_action": "gateway.model._commands",
-}
 
-__all__ = [
-    "BUILTIN_OWNER",
-    "CANONICAL_EVENTS",
-    "CONTRIBUTION_KINDS",
-    "DECLARES_PERMISSIONS",
-    "EXTENDED_ALIASES",
-    "EXTENDED_EVENTS",
-    "HOOK_FAILED",
-    "MAX_ENTRY_BYTES",
-    "MAX_NOTIFICATIONS",
-    "NANOBOT_CONTRIBUTION_KINDS",
-    "NIMLET_EVENTS",
-    "PLAN_EVENTS",
-    "RUNTIMES",
-    "SESSION_ID",
-    "SKILL_SCAN_LINES",
-    "Adapter",
-    "AdapterSet",
-    "AgentLink",
-    "AgentStartResult",
-    "Approval",
-    "ApprovalRequest",
-    "CallPlan",
-    "CallPlanner",
-    "CallTool",
-    "CatalogEntry",
-    "CommandEntry",
-    "CommandOutcome",
-    "CompactionReason",
-    "CompactionResult",
-    "Completion",
-    "CompletionRequest",
-    "Contribution",
-    "Dependency",
-    "DiscoveredExtension",
-    "DiscoveredLaunch",
-    "DiscoveredTool",
-    "Discovery",
-    "EditRequest",
-    "EditResult",
-    "EventCatalogue",
-    "EventOutcome",
-    "EventSpec",
-    "FlagEntry",
-    "HookEntry",
-    "HookHandler",
-    "IndexHit",
-    "InputResult",
-    "LaunchRefusal",
-    "LaunchSpec",
-    "ModelContext",
-    "OfferedSource",
-    "OffersPackages",
-    "PackageRequirement",
-    "Permission",
-    "PreparesInstalls",
-    "PromptCommand",
-    "PromptTemplate",
-    "Registry",
-    "RemoteServer",
-    "RequiresPackages",
-    "RewriteCheck",
-    "SearchDocument",
-    "ServesConfiguredResources",
-    "ServesResources",
-    "Session",
-    "SessionAction",
-    "SessionActionError",
-    "SessionEffect",
-    "SessionNotFound",
-    "SharesProcesses",
-    "SignInFailed",
-    "SignInPrompt",
-    "SignedIn",
-    "SignsIn",
-    "Skill",
-    "SkillFile",
-    "StagesInstalls",
-    "Summarizer",
-    "ToolEntry",
-    "ToolIndex",
-    "ToolOutcome",
-    "ToolResult",
-    "UnknownCommand",
-    "UnknownTool",
-    "UserMessage",
-    "discover",
-    "discover_package",
-    "dispatch",
-    "expand_prompt",
-    "fill_placeholders",
-    "folder_name",
-    "load_extension_manifest",
-    "load_ranking",
-    "load_tool_manifest",
-    "make_tool",
-    "name_words",
-    "parse_front_matter",
-    "render_call",
-    "session_action",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -8,34 +8,19 @@ that decides each call (allow, deny, or require the user's approval), naming the
 
 from __future__ import annotations
 
-from gateway.base.lazy import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from gateway.policy._engine import ALLOWED, Decision, PolicyEngine
-    from gateway.policy._grammar import DECISIONS, Bundle, Rule, parse_bundle, parse_duration
+    from gateway.policy._engine import ALLOWED as ALLOWED
+    from gateway.policy._engine import Decision as Decision
+    from gateway.policy._engine import PolicyEngine as PolicyEngine
+    from gateway.policy._grammar import DECISIONS as DECISIONS
+    from gateway.policy._grammar import Bundle as Bundle
+    from gateway.policy._grammar import Rule as Rule
+    from gateway.policy._grammar import parse_bundle as parse_bundle
+    from gateway.policy._grammar import parse_duration as parse_duration
 
-_WHERE: dict[str, str] = {
-    "ALLOWED": "gateway.policy._engine",
-    "Bundle": "gateway.policy._grammar",
-    "DECISIONS": "gateway.policy._grammar",
-    "Decision": "gateway.policy._engine",
-    "PolicyEngine": "gateway.policy._engine",
-    "Rule": "gateway.policy._grammar",
-    "parse_bundle": "gateway.policy._grammar",
-    "parse_duration": "gateway.policy._grammar",
-}
 
-__all__ = [
-    "ALLOWED",
-    "DECISIONS",
-    "Bundle",
-    "Decision",
-    "PolicyEngine",
-    "Rule",
-    "parse_bundle",
-    "parse_duration",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -23,229 +23,81 @@ See docs/security.md for the threat model and what each platform promises.
 
 from __future__ import annotations
 
-from gateway.base.lazy import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from gateway.sandbox._builder import (
-        SANDBOX_PERMISSIONS,
-        PackageGrants,
-        PackageSandbox,
-        exposed_paths,
-        grants_from,
-        is_sandbox_grant,
-        node_runtime_paths,
-        package_dirs,
-        package_sandbox,
-        policy_for_entry,
-        python_runtime_paths,
-        system_policy,
-    )
-    from gateway.sandbox._cgroups import Cgroups, cleanup_cgroups, detect_cgroups
-    from gateway.sandbox._codes import (
-        EGRESS_UPSTREAM,
-        NETWORK_DENIED,
-        NO_NETWORK_GRANT,
-        PROTECTED_NAME,
-        SANDBOX_DENIED,
-        SANDBOX_REFUSED,
-    )
-    from gateway.sandbox._descendants import (
-        descendants,
-        family,
-        kill_descendants,
-        kill_family,
-        reap_adopted,
-    )
-    from gateway.sandbox._destinations import (
-        NETWORK_GRANT_PREFIX,
-        Destination,
-        DestinationError,
-        destination_grant,
-        destinations_from,
-        is_wide_network,
-        normal_host,
-        parse_destination,
-    )
-    from gateway.sandbox._exceeded import explain_exit, explain_limit, explain_output
-    from gateway.sandbox._hints import code_hosts, explain_denial, grant_hints
-    from gateway.sandbox._landlock import abi_version
-    from gateway.sandbox._limits import (
-        LIMIT_NAMES,
-        ResourceLimits,
-        format_size,
-        limits_from_settings,
-        parse_size,
-    )
-    from gateway.sandbox._names import safe_name
-    from gateway.sandbox._netns import EGRESS_HOST, EGRESS_PORT
-    from gateway.sandbox._policy import NetworkAccess, Ports, SandboxPolicy
-    from gateway.sandbox._privileges import (
-        become_subreaper,
-        is_dumpable,
-        is_subreaper,
-        make_undumpable,
-    )
-    from gateway.sandbox._protected import PROTECTED_NAMES, reopened_names
-    from gateway.sandbox._refusals import settle_refusals
-    from gateway.sandbox._spawn import spawn_confined, wait_for_exit
-    from gateway.sandbox._support import (
-        FULL_ABI,
-        SANDBOXED_VARIABLE,
-        KernelSupport,
-        SandboxError,
-        SandboxUnavailable,
-        detect_support,
-        missing_protections,
-        support_diagnostics,
-    )
-    from gateway.sandbox._unreachable import explain_unreachable
+    from gateway.sandbox._builder import SANDBOX_PERMISSIONS as SANDBOX_PERMISSIONS
+    from gateway.sandbox._builder import PackageGrants as PackageGrants
+    from gateway.sandbox._builder import PackageSandbox as PackageSandbox
+    from gateway.sandbox._builder import exposed_paths as exposed_paths
+    from gateway.sandbox._builder import grants_from as grants_from
+    from gateway.sandbox._builder import is_sandbox_grant as is_sandbox_grant
+    from gateway.sandbox._builder import node_runtime_paths as node_runtime_paths
+    from gateway.sandbox._builder import package_dirs as package_dirs
+    from gateway.sandbox._builder import package_sandbox as package_sandbox
+    from gateway.sandbox._builder import policy_for_entry as policy_for_entry
+    from gateway.sandbox._builder import python_runtime_paths as python_runtime_paths
+    from gateway.sandbox._builder import system_policy as system_policy
+    from gateway.sandbox._cgroups import Cgroups as Cgroups
+    from gateway.sandbox._cgroups import cleanup_cgroups as cleanup_cgroups
+    from gateway.sandbox._cgroups import detect_cgroups as detect_cgroups
+    from gateway.sandbox._codes import EGRESS_UPSTREAM as EGRESS_UPSTREAM
+    from gateway.sandbox._codes import NETWORK_DENIED as NETWORK_DENIED
+    from gateway.sandbox._codes import NO_NETWORK_GRANT as NO_NETWORK_GRANT
+    from gateway.sandbox._codes import PROTECTED_NAME as PROTECTED_NAME
+    from gateway.sandbox._codes import SANDBOX_DENIED as SANDBOX_DENIED
+    from gateway.sandbox._codes import SANDBOX_REFUSED as SANDBOX_REFUSED
+    from gateway.sandbox._descendants import descendants as descendants
+    from gateway.sandbox._descendants import family as family
+    from gateway.sandbox._descendants import kill_descendants as kill_descendants
+    from gateway.sandbox._descendants import kill_family as kill_family
+    from gateway.sandbox._descendants import reap_adopted as reap_adopted
+    from gateway.sandbox._destinations import NETWORK_GRANT_PREFIX as NETWORK_GRANT_PREFIX
+    from gateway.sandbox._destinations import Destination as Destination
+    from gateway.sandbox._destinations import DestinationError as DestinationError
+    from gateway.sandbox._destinations import destination_grant as destination_grant
+    from gateway.sandbox._destinations import destinations_from as destinations_from
+    from gateway.sandbox._destinations import is_wide_network as is_wide_network
+    from gateway.sandbox._destinations import normal_host as normal_host
+    from gateway.sandbox._destinations import parse_destination as parse_destination
+    from gateway.sandbox._exceeded import explain_exit as explain_exit
+    from gateway.sandbox._exceeded import explain_limit as explain_limit
+    from gateway.sandbox._exceeded import explain_output as explain_output
+    from gateway.sandbox._hints import code_hosts as code_hosts
+    from gateway.sandbox._hints import explain_denial as explain_denial
+    from gateway.sandbox._hints import grant_hints as grant_hints
+    from gateway.sandbox._landlock import abi_version as abi_version
+    from gateway.sandbox._limits import LIMIT_NAMES as LIMIT_NAMES
+    from gateway.sandbox._limits import ResourceLimits as ResourceLimits
+    from gateway.sandbox._limits import format_size as format_size
+    from gateway.sandbox._limits import limits_from_settings as limits_from_settings
+    from gateway.sandbox._limits import parse_size as parse_size
+    from gateway.sandbox._names import safe_name as safe_name
+    from gateway.sandbox._netns import EGRESS_HOST as EGRESS_HOST
+    from gateway.sandbox._netns import EGRESS_PORT as EGRESS_PORT
+    from gateway.sandbox._policy import NetworkAccess as NetworkAccess
+    from gateway.sandbox._policy import Ports as Ports
+    from gateway.sandbox._policy import SandboxPolicy as SandboxPolicy
+    from gateway.sandbox._privileges import become_subreaper as become_subreaper
+    from gateway.sandbox._privileges import is_dumpable as is_dumpable
+    from gateway.sandbox._privileges import is_subreaper as is_subreaper
+    from gateway.sandbox._privileges import make_undumpable as make_undumpable
+    from gateway.sandbox._protected import PROTECTED_NAMES as PROTECTED_NAMES
+    from gateway.sandbox._protected import reopened_names as reopened_names
+    from gateway.sandbox._refusals import settle_refusals as settle_refusals
+    from gateway.sandbox._spawn import spawn_confined as spawn_confined
+    from gateway.sandbox._spawn import wait_for_exit as wait_for_exit
+    from gateway.sandbox._support import FULL_ABI as FULL_ABI
+    from gateway.sandbox._support import SANDBOXED_VARIABLE as SANDBOXED_VARIABLE
+    from gateway.sandbox._support import KernelSupport as KernelSupport
+    from gateway.sandbox._support import SandboxError as SandboxError
+    from gateway.sandbox._support import SandboxUnavailable as SandboxUnavailable
+    from gateway.sandbox._support import detect_support as detect_support
+    from gateway.sandbox._support import missing_protections as missing_protections
+    from gateway.sandbox._support import support_diagnostics as support_diagnostics
+    from gateway.sandbox._unreachable import explain_unreachable as explain_unreachable
 
-_WHERE: dict[str, str] = {
-    "SANDBOXED_VARIABLE": "gateway.sandbox._support",
-    "EGRESS_UPSTREAM": "gateway.sandbox._codes",
-    "NETWORK_DENIED": "gateway.sandbox._codes",
-    "NO_NETWORK_GRANT": "gateway.sandbox._codes",
-    "NETWORK_GRANT_PREFIX": "gateway.sandbox._destinations",
-    "Destination": "gateway.sandbox._destinations",
-    "DestinationError": "gateway.sandbox._destinations",
-    "destination_grant": "gateway.sandbox._destinations",
-    "destinations_from": "gateway.sandbox._destinations",
-    "is_wide_network": "gateway.sandbox._destinations",
-    "normal_host": "gateway.sandbox._destinations",
-    "parse_destination": "gateway.sandbox._destinations",
-    "EGRESS_HOST": "gateway.sandbox._netns",
-    "EGRESS_PORT": "gateway.sandbox._netns",
-    "SANDBOX_DENIED": "gateway.sandbox._codes",
-    "settle_refusals": "gateway.sandbox._refusals",
-    "PROTECTED_NAME": "gateway.sandbox._codes",
-    "SANDBOX_REFUSED": "gateway.sandbox._codes",
-    "Cgroups": "gateway.sandbox._cgroups",
-    "cleanup_cgroups": "gateway.sandbox._cgroups",
-    "FULL_ABI": "gateway.sandbox._support",
-    "LIMIT_NAMES": "gateway.sandbox._limits",
-    "ResourceLimits": "gateway.sandbox._limits",
-    "detect_cgroups": "gateway.sandbox._cgroups",
-    "explain_exit": "gateway.sandbox._exceeded",
-    "explain_limit": "gateway.sandbox._exceeded",
-    "explain_output": "gateway.sandbox._exceeded",
-    "format_size": "gateway.sandbox._limits",
-    "limits_from_settings": "gateway.sandbox._limits",
-    "parse_size": "gateway.sandbox._limits",
-    "KernelSupport": "gateway.sandbox._support",
-    "NetworkAccess": "gateway.sandbox._policy",
-    "PackageGrants": "gateway.sandbox._builder",
-    "PackageSandbox": "gateway.sandbox._builder",
-    "Ports": "gateway.sandbox._policy",
-    "SANDBOX_PERMISSIONS": "gateway.sandbox._builder",
-    "SandboxError": "gateway.sandbox._support",
-    "SandboxPolicy": "gateway.sandbox._policy",
-    "SandboxUnavailable": "gateway.sandbox._support",
-    "abi_version": "gateway.sandbox._landlock",
-    "become_subreaper": "gateway.sandbox._privileges",
-    "descendants": "gateway.sandbox._descendants",
-    "detect_support": "gateway.sandbox._support",
-    "explain_denial": "gateway.sandbox._hints",
-    "explain_unreachable": "gateway.sandbox._unreachable",
-    "exposed_paths": "gateway.sandbox._builder",
-    "family": "gateway.sandbox._descendants",
-    "grant_hints": "gateway.sandbox._hints",
-    "code_hosts": "gateway.sandbox._hints",
-    "grants_from": "gateway.sandbox._builder",
-    "is_sandbox_grant": "gateway.sandbox._builder",
-    "PROTECTED_NAMES": "gateway.sandbox._protected",
-    "reopened_names": "gateway.sandbox._protected",
-    "is_dumpable": "gateway.sandbox._privileges",
-    "is_subreaper": "gateway.sandbox._privileges",
-    "kill_descendants": "gateway.sandbox._descendants",
-    "kill_family": "gateway.sandbox._descendants",
-    "make_undumpable": "gateway.sandbox._privileges",
-    "missing_protections": "gateway.sandbox._support",
-    "node_runtime_paths": "gateway.sandbox._builder",
-    "package_dirs": "gateway.sandbox._builder",
-    "package_sandbox": "gateway.sandbox._builder",
-    "policy_for_entry": "gateway.sandbox._builder",
-    "python_runtime_paths": "gateway.sandbox._builder",
-    "reap_adopted": "gateway.sandbox._descendants",
-    "safe_name": "gateway.sandbox._names",
-    "spawn_confined": "gateway.sandbox._spawn",
-    "support_diagnostics": "gateway.sandbox._support",
-    "system_policy": "gateway.sandbox._builder",
-    "wait_for_exit": "gateway.sandbox._spawn",
-}
 
-__all__ = [
-    "EGRESS_HOST",
-    "EGRESS_PORT",
-    "EGRESS_UPSTREAM",
-    "FULL_ABI",
-    "LIMIT_NAMES",
-    "NETWORK_DENIED",
-    "NETWORK_GRANT_PREFIX",
-    "NO_NETWORK_GRANT",
-    "PROTECTED_NAME",
-    "PROTECTED_NAMES",
-    "SANDBOXED_VARIABLE",
-    "SANDBOX_DENIED",
-    "SANDBOX_PERMISSIONS",
-    "SANDBOX_REFUSED",
-    "Cgroups",
-    "Destination",
-    "DestinationError",
-    "KernelSupport",
-    "NetworkAccess",
-    "PackageGrants",
-    "PackageSandbox",
-    "Ports",
-    "ResourceLimits",
-    "SandboxError",
-    "SandboxPolicy",
-    "SandboxUnavailable",
-    "abi_version",
-    "become_subreaper",
-    "cleanup_cgroups",
-    "code_hosts",
-    "descendants",
-    "destination_grant",
-    "destinations_from",
-    "detect_cgroups",
-    "detect_support",
-    "explain_denial",
-    "explain_exit",
-    "explain_limit",
-    "explain_output",
-    "explain_unreachable",
-    "exposed_paths",
-    "family",
-    "format_size",
-    "grant_hints",
-    "grants_from",
-    "is_dumpable",
-    "is_sandbox_grant",
-    "is_subreaper",
-    "is_wide_network",
-    "kill_descendants",
-    "kill_family",
-    "limits_from_settings",
-    "make_undumpable",
-    "missing_protections",
-    "node_runtime_paths",
-    "normal_host",
-    "package_dirs",
-    "package_sandbox",
-    "parse_destination",
-    "parse_size",
-    "policy_for_entry",
-    "python_runtime_paths",
-    "reap_adopted",
-    "reopened_names",
-    "safe_name",
-    "settle_refusals",
-    "spawn_confined",
-    "support_diagnostics",
-    "system_policy",
-    "wait_for_exit",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -8,123 +8,45 @@ Everything here is synchronous; async callers run it in a worker thread.
 
 from __future__ import annotations
 
-from gateway.base.lazy import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from gateway.store._connection import STATE_FILE
-    from gateway.store._hashing import (
-        ContentHashError,
-        FileEntry,
-        HashCache,
-        content_hash,
-        fingerprint_changed,
-    )
-    from gateway.store._journal import (
-        ARGUMENTS_CAP,
-        CallJournal,
-        JournalEntry,
-        Resolution,
-        arguments_digest,
-        process_token,
-    )
-    from gateway.store._policies import AdoptedPolicy, PolicyRecords, bundle_digest
-    from gateway.store._readonly import (
-        check_store,
-        package_set_digest,
-        package_set_fingerprint,
-        read_package_names,
-    )
-    from gateway.store._schema import (
-        SCHEMA_VERSION,
-        InstalledPackage,
-        InstallResult,
-        PackageRecord,
-        PermissionNotRequested,
-        SourceKind,
-        StoreBusy,
-        StoreCorrupt,
-        StoreError,
-        StoreTooNew,
-        UnknownPackage,
-        WorkspaceTrust,
-    )
-    from gateway.store._state_digest import StateDigestReader, read_state_digest
-    from gateway.store._store import StateStore
+    from gateway.store._connection import STATE_FILE as STATE_FILE
+    from gateway.store._hashing import ContentHashError as ContentHashError
+    from gateway.store._hashing import FileEntry as FileEntry
+    from gateway.store._hashing import HashCache as HashCache
+    from gateway.store._hashing import content_hash as content_hash
+    from gateway.store._hashing import fingerprint_changed as fingerprint_changed
+    from gateway.store._journal import ARGUMENTS_CAP as ARGUMENTS_CAP
+    from gateway.store._journal import CallJournal as CallJournal
+    from gateway.store._journal import JournalEntry as JournalEntry
+    from gateway.store._journal import Resolution as Resolution
+    from gateway.store._journal import arguments_digest as arguments_digest
+    from gateway.store._journal import process_token as process_token
+    from gateway.store._policies import AdoptedPolicy as AdoptedPolicy
+    from gateway.store._policies import PolicyRecords as PolicyRecords
+    from gateway.store._policies import bundle_digest as bundle_digest
+    from gateway.store._readonly import check_store as check_store
+    from gateway.store._readonly import package_set_digest as package_set_digest
+    from gateway.store._readonly import package_set_fingerprint as package_set_fingerprint
+    from gateway.store._readonly import read_package_names as read_package_names
+    from gateway.store._schema import SCHEMA_VERSION as SCHEMA_VERSION
+    from gateway.store._schema import InstalledPackage as InstalledPackage
+    from gateway.store._schema import InstallResult as InstallResult
+    from gateway.store._schema import PackageRecord as PackageRecord
+    from gateway.store._schema import PermissionNotRequested as PermissionNotRequested
+    from gateway.store._schema import SourceKind as SourceKind
+    from gateway.store._schema import StoreBusy as StoreBusy
+    from gateway.store._schema import StoreCorrupt as StoreCorrupt
+    from gateway.store._schema import StoreError as StoreError
+    from gateway.store._schema import StoreTooNew as StoreTooNew
+    from gateway.store._schema import UnknownPackage as UnknownPackage
+    from gateway.store._schema import WorkspaceTrust as WorkspaceTrust
+    from gateway.store._state_digest import StateDigestReader as StateDigestReader
+    from gateway.store._state_digest import read_state_digest as read_state_digest
+    from gateway.store._store import StateStore as StateStore
 
-_WHERE: dict[str, str] = {
-    "ARGUMENTS_CAP": "gateway.store._journal",
-    "AdoptedPolicy": "gateway.store._policies",
-    "CallJournal": "gateway.store._journal",
-    "ContentHashError": "gateway.store._hashing",
-    "FileEntry": "gateway.store._hashing",
-    "HashCache": "gateway.store._hashing",
-    "InstallResult": "gateway.store._schema",
-    "InstalledPackage": "gateway.store._schema",
-    "JournalEntry": "gateway.store._journal",
-    "PackageRecord": "gateway.store._schema",
-    "PermissionNotRequested": "gateway.store._schema",
-    "PolicyRecords": "gateway.store._policies",
-    "Resolution": "gateway.store._journal",
-    "SCHEMA_VERSION": "gateway.store._schema",
-    "STATE_FILE": "gateway.store._connection",
-    "StateDigestReader": "gateway.store._state_digest",
-    "SourceKind": "gateway.store._schema",
-    "StateStore": "gateway.store._store",
-    "StoreBusy": "gateway.store._schema",
-    "StoreCorrupt": "gateway.store._schema",
-    "StoreError": "gateway.store._schema",
-    "StoreTooNew": "gateway.store._schema",
-    "UnknownPackage": "gateway.store._schema",
-    "WorkspaceTrust": "gateway.store._schema",
-    "arguments_digest": "gateway.store._journal",
-    "bundle_digest": "gateway.store._policies",
-    "check_store": "gateway.store._readonly",
-    "package_set_digest": "gateway.store._readonly",
-    "package_set_fingerprint": "gateway.store._readonly",
-    "content_hash": "gateway.store._hashing",
-    "fingerprint_changed": "gateway.store._hashing",
-    "process_token": "gateway.store._journal",
-    "read_package_names": "gateway.store._readonly",
-    "read_state_digest": "gateway.store._state_digest",
-}
 
-__all__ = [
-    "ARGUMENTS_CAP",
-    "SCHEMA_VERSION",
-    "STATE_FILE",
-    "AdoptedPolicy",
-    "CallJournal",
-    "ContentHashError",
-    "FileEntry",
-    "HashCache",
-    "InstallResult",
-    "InstalledPackage",
-    "JournalEntry",
-    "PackageRecord",
-    "PermissionNotRequested",
-    "PolicyRecords",
-    "Resolution",
-    "SourceKind",
-    "StateDigestReader",
-    "StateStore",
-    "StoreBusy",
-    "StoreCorrupt",
-    "StoreError",
-    "StoreTooNew",
-    "UnknownPackage",
-    "WorkspaceTrust",
-    "arguments_digest",
-    "bundle_digest",
-    "check_store",
-    "content_hash",
-    "fingerprint_changed",
-    "package_set_digest",
-    "package_set_fingerprint",
-    "process_token",
-    "read_package_names",
-    "read_state_digest",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

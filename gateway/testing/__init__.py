@@ -10,6 +10,15 @@ should not need a Collector. Only the standard library is imported until a recei
 keeps what it gets is opened (then ``opentelemetry-proto``, of the ``[otel]`` extra).
 """
 
-from gateway.testing._otlp import OtlpReceiver, otlp_receiver, span_attributes
+from __future__ import annotations
 
-__all__ = ["OtlpReceiver", "otlp_receiver", "span_attributes"]
+from gateway.base.lazy import lazy_exports
+
+TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
+
+if TYPE_CHECKING:
+    from gateway.testing._otlp import OtlpReceiver as OtlpReceiver
+    from gateway.testing._otlp import otlp_receiver as otlp_receiver
+    from gateway.testing._otlp import span_attributes as span_attributes
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -5,212 +5,79 @@ negotiated gateway features.
 
 from __future__ import annotations
 
-from gateway.base.lazy import lazy_attributes
+from gateway.base.lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
 if TYPE_CHECKING:
-    from gateway.wire._channel import Channel, ChannelClosed, LineSink, PeerEnd, Transport
-    from gateway.wire._codes import (
-        EXTENSION_EXITED,
-        EXTENSION_REGISTER_INVALID,
-        PROTOCOL_UNKNOWN_ID,
-    )
-    from gateway.wire._errors import (
-        ExtensionError,
-        ExtensionTimeout,
-        MessageError,
-        RegisterInvalid,
-        SandboxRefused,
-        UiAnswer,
-    )
-    from gateway.wire._framing import DEFAULT_LINE_CAP, LineFramer, OversizedLine, read_lines
-    from gateway.wire._logfiles import (
-        LogLimits,
-        RotatingLog,
-        calls_log,
-        log_path,
-        open_log,
-        runtime_log,
-    )
-    from gateway.wire._memory import MemoryChannel, MemoryPeer, MemoryTransport, Program
-    from gateway.wire._owners import Member, MemberNames, split_registration, split_specs
-    from gateway.wire._pause import DeadlinePause
-    from gateway.wire._pipe_channel import PipeChannel, PipeTransport
-    from gateway.wire._pipes import ChildPipes, PipeClosed
-    from gateway.wire._plan import LaunchPlan, TransportConfig
-    from gateway.wire._tool_content import (
-        INVALID_RESULT,
-        after_rewrite,
-        read_tool_content,
-        read_update_text,
-    )
-    from gateway.wire.process import ExtensionProcess, ProcessHost, UiHandler
-    from gateway.wire.protocol import (
-        CancelMessage,
-        CommandRequest,
-        CommandSpec,
-        Compaction,
-        EventRequest,
-        HostMessage,
-        HostRequest,
-        HostResponse,
-        InitializeMessage,
-        Notification,
-        RegisterMessage,
-        ResponseMessage,
-        ShutdownMessage,
-        ToolRequest,
-        ToolSpec,
-        ToolUpdate,
-        UiRequest,
-        UiResponse,
-        UpdateMessage,
-        describe_validation_error,
-        encode,
-        parse_extension_message,
-    )
+    from gateway.wire._channel import Channel as Channel
+    from gateway.wire._channel import ChannelClosed as ChannelClosed
+    from gateway.wire._channel import LineSink as LineSink
+    from gateway.wire._channel import PeerEnd as PeerEnd
+    from gateway.wire._channel import Transport as Transport
+    from gateway.wire._codes import EXTENSION_EXITED as EXTENSION_EXITED
+    from gateway.wire._codes import EXTENSION_REGISTER_INVALID as EXTENSION_REGISTER_INVALID
+    from gateway.wire._codes import PROTOCOL_UNKNOWN_ID as PROTOCOL_UNKNOWN_ID
+    from gateway.wire._errors import ExtensionError as ExtensionError
+    from gateway.wire._errors import ExtensionTimeout as ExtensionTimeout
+    from gateway.wire._errors import MessageError as MessageError
+    from gateway.wire._errors import RegisterInvalid as RegisterInvalid
+    from gateway.wire._errors import SandboxRefused as SandboxRefused
+    from gateway.wire._errors import UiAnswer as UiAnswer
+    from gateway.wire._framing import DEFAULT_LINE_CAP as DEFAULT_LINE_CAP
+    from gateway.wire._framing import LineFramer as LineFramer
+    from gateway.wire._framing import OversizedLine as OversizedLine
+    from gateway.wire._framing import read_lines as read_lines
+    from gateway.wire._logfiles import LogLimits as LogLimits
+    from gateway.wire._logfiles import RotatingLog as RotatingLog
+    from gateway.wire._logfiles import calls_log as calls_log
+    from gateway.wire._logfiles import log_path as log_path
+    from gateway.wire._logfiles import open_log as open_log
+    from gateway.wire._logfiles import runtime_log as runtime_log
+    from gateway.wire._memory import MemoryChannel as MemoryChannel
+    from gateway.wire._memory import MemoryPeer as MemoryPeer
+    from gateway.wire._memory import MemoryTransport as MemoryTransport
+    from gateway.wire._memory import Program as Program
+    from gateway.wire._owners import Member as Member
+    from gateway.wire._owners import MemberNames as MemberNames
+    from gateway.wire._owners import split_registration as split_registration
+    from gateway.wire._owners import split_specs as split_specs
+    from gateway.wire._pause import DeadlinePause as DeadlinePause
+    from gateway.wire._pipe_channel import PipeChannel as PipeChannel
+    from gateway.wire._pipe_channel import PipeTransport as PipeTransport
+    from gateway.wire._pipes import ChildPipes as ChildPipes
+    from gateway.wire._pipes import PipeClosed as PipeClosed
+    from gateway.wire._plan import LaunchPlan as LaunchPlan
+    from gateway.wire._plan import TransportConfig as TransportConfig
+    from gateway.wire._tool_content import INVALID_RESULT as INVALID_RESULT
+    from gateway.wire._tool_content import after_rewrite as after_rewrite
+    from gateway.wire._tool_content import read_tool_content as read_tool_content
+    from gateway.wire._tool_content import read_update_text as read_update_text
+    from gateway.wire.process import ExtensionProcess as ExtensionProcess
+    from gateway.wire.process import ProcessHost as ProcessHost
+    from gateway.wire.process import UiHandler as UiHandler
+    from gateway.wire.protocol import CancelMessage as CancelMessage
+    from gateway.wire.protocol import CommandRequest as CommandRequest
+    from gateway.wire.protocol import CommandSpec as CommandSpec
+    from gateway.wire.protocol import Compaction as Compaction
+    from gateway.wire.protocol import EventRequest as EventRequest
+    from gateway.wire.protocol import HostMessage as HostMessage
+    from gateway.wire.protocol import HostRequest as HostRequest
+    from gateway.wire.protocol import HostResponse as HostResponse
+    from gateway.wire.protocol import InitializeMessage as InitializeMessage
+    from gateway.wire.protocol import Notification as Notification
+    from gateway.wire.protocol import RegisterMessage as RegisterMessage
+    from gateway.wire.protocol import ResponseMessage as ResponseMessage
+    from gateway.wire.protocol import ShutdownMessage as ShutdownMessage
+    from gateway.wire.protocol import ToolRequest as ToolRequest
+    from gateway.wire.protocol import ToolSpec as ToolSpec
+    from gateway.wire.protocol import ToolUpdate as ToolUpdate
+    from gateway.wire.protocol import UiRequest as UiRequest
+    from gateway.wire.protocol import UiResponse as UiResponse
+    from gateway.wire.protocol import UpdateMessage as UpdateMessage
+    from gateway.wire.protocol import describe_validation_error as describe_validation_error
+    from gateway.wire.protocol import encode as encode
+    from gateway.wire.protocol import parse_extension_message as parse_extension_message
 
-_WHERE: dict[str, str] = {
-    "EXTENSION_EXITED": "gateway.wire._codes",
-    "EXTENSION_REGISTER_INVALID": "gateway.wire._codes",
-    "PROTOCOL_UNKNOWN_ID": "gateway.wire._codes",
-    "CancelMessage": "gateway.wire.protocol",
-    "Channel": "gateway.wire._channel",
-    "ChannelClosed": "gateway.wire._channel",
-    "ChildPipes": "gateway.wire._pipes",
-    "CommandRequest": "gateway.wire.protocol",
-    "CommandSpec": "gateway.wire.protocol",
-    "Compaction": "gateway.wire.protocol",
-    "DEFAULT_LINE_CAP": "gateway.wire._framing",
-    "DeadlinePause": "gateway.wire._pause",
-    "EventRequest": "gateway.wire.protocol",
-    "ExtensionError": "gateway.wire._errors",
-    "ExtensionProcess": "gateway.wire.process",
-    "ExtensionTimeout": "gateway.wire._errors",
-    "HostMessage": "gateway.wire.protocol",
-    "HostRequest": "gateway.wire.protocol",
-    "HostResponse": "gateway.wire.protocol",
-    "INVALID_RESULT": "gateway.wire._tool_content",
-    "InitializeMessage": "gateway.wire.protocol",
-    "LaunchPlan": "gateway.wire._plan",
-    "LineFramer": "gateway.wire._framing",
-    "LineSink": "gateway.wire._channel",
-    "LogLimits": "gateway.wire._logfiles",
-    "Member": "gateway.wire._owners",
-    "MemberNames": "gateway.wire._owners",
-    "MemoryChannel": "gateway.wire._memory",
-    "MemoryPeer": "gateway.wire._memory",
-    "MemoryTransport": "gateway.wire._memory",
-    "MessageError": "gateway.wire._errors",
-    "Notification": "gateway.wire.protocol",
-    "OversizedLine": "gateway.wire._framing",
-    "PeerEnd": "gateway.wire._channel",
-    "PipeChannel": "gateway.wire._pipe_channel",
-    "PipeClosed": "gateway.wire._pipes",
-    "PipeTransport": "gateway.wire._pipe_channel",
-    "ProcessHost": "gateway.wire.process",
-    "Program": "gateway.wire._memory",
-    "RegisterInvalid": "gateway.wire._errors",
-    "RegisterMessage": "gateway.wire.protocol",
-    "ResponseMessage": "gateway.wire.protocol",
-    "RotatingLog": "gateway.wire._logfiles",
-    "SandboxRefused": "gateway.wire._errors",
-    "ShutdownMessage": "gateway.wire.protocol",
-    "ToolRequest": "gateway.wire.protocol",
-    "ToolSpec": "gateway.wire.protocol",
-    "ToolUpdate": "gateway.wire.protocol",
-    "Transport": "gateway.wire._channel",
-    "TransportConfig": "gateway.wire._plan",
-    "UiAnswer": "gateway.wire._errors",
-    "UiHandler": "gateway.wire.process",
-    "UiRequest": "gateway.wire.protocol",
-    "UiResponse": "gateway.wire.protocol",
-    "UpdateMessage": "gateway.wire.protocol",
-    "after_rewrite": "gateway.wire._tool_content",
-    "calls_log": "gateway.wire._logfiles",
-    "describe_validation_error": "gateway.wire.protocol",
-    "encode": "gateway.wire.protocol",
-    "log_path": "gateway.wire._logfiles",
-    "open_log": "gateway.wire._logfiles",
-    "parse_extension_message": "gateway.wire.protocol",
-    "read_lines": "gateway.wire._framing",
-    "read_tool_content": "gateway.wire._tool_content",
-    "read_update_text": "gateway.wire._tool_content",
-    "runtime_log": "gateway.wire._logfiles",
-    "split_registration": "gateway.wire._owners",
-    "split_specs": "gateway.wire._owners",
-}
 
-__all__ = [
-    "DEFAULT_LINE_CAP",
-    "EXTENSION_EXITED",
-    "EXTENSION_REGISTER_INVALID",
-    "INVALID_RESULT",
-    "PROTOCOL_UNKNOWN_ID",
-    "CancelMessage",
-    "Channel",
-    "ChannelClosed",
-    "ChildPipes",
-    "CommandRequest",
-    "CommandSpec",
-    "Compaction",
-    "DeadlinePause",
-    "EventRequest",
-    "ExtensionError",
-    "ExtensionProcess",
-    "ExtensionTimeout",
-    "HostMessage",
-    "HostRequest",
-    "HostResponse",
-    "InitializeMessage",
-    "LaunchPlan",
-    "LineFramer",
-    "LineSink",
-    "LogLimits",
-    "Member",
-    "MemberNames",
-    "MemoryChannel",
-    "MemoryPeer",
-    "MemoryTransport",
-    "MessageError",
-    "Notification",
-    "OversizedLine",
-    "PeerEnd",
-    "PipeChannel",
-    "PipeClosed",
-    "PipeTransport",
-    "ProcessHost",
-    "Program",
-    "RegisterInvalid",
-    "RegisterMessage",
-    "ResponseMessage",
-    "RotatingLog",
-    "SandboxRefused",
-    "ShutdownMessage",
-    "ToolRequest",
-    "ToolSpec",
-    "ToolUpdate",
-    "Transport",
-    "TransportConfig",
-    "UiAnswer",
-    "UiHandler",
-    "UiRequest",
-    "UiResponse",
-    "UpdateMessage",
-    "after_rewrite",
-    "calls_log",
-    "describe_validation_error",
-    "encode",
-    "log_path",
-    "open_log",
-    "parse_extension_message",
-    "read_lines",
-    "read_tool_content",
-    "read_update_text",
-    "runtime_log",
-    "split_registration",
-    "split_specs",
-]
-
-__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -127,7 +127,7 @@ def test_tool_and_command_names_never_become_paths(tmp_path, monkeypatch, target
     names = _hostile.skill_names(tmp_path)
     seen = Observation("recorded", tools=[{"name": n, "description": "d"} for n in names],
                        commands=[{"name": n, "description": "d"} for n in names])  # fmt: skip
-    monkeypatch.setattr("gateway.migrate.recorded", lambda package, config: seen)
+    monkeypatch.setattr("gateway.migrate._migrate.recorded", lambda package, config: seen)
     package = {"name": "tools-only", "version": "1.0.0", "keywords": ["pi-package"], "pi": {}}
     _hostile.write_tree(src, {"package.json": package})
     migrate(str(src), target, out, config=config_for(home), gateway_command=GATEWAY)

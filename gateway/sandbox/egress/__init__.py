@@ -17,63 +17,28 @@ Node ≥ 24 (with ``NODE_USE_ENV_PROXY=1``) honour.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from gateway.base.lazy import lazy_exports
 
-from gateway.sandbox import EGRESS_HOST, EGRESS_PORT, Destination, normal_host
-from gateway.sandbox.egress._connect import Resolver, system_resolver
-from gateway.sandbox.egress._proxy import Denial, Grant, handle_client
-from gateway.sandbox.egress._service import (
-    EgressService,
-    Report,
-    denial_diagnostic,
-    egress_service,
-)
-from gateway.sandbox.egress._upstream import (
-    UpstreamConfig,
-    UpstreamProxy,
-    upstream_from_environment,
-)
+TYPE_CHECKING = False  # typing itself costs a runtime several ms at start
 
-__all__ = [
-    "EGRESS_HOST",
-    "EGRESS_PORT",
-    "PROXY_VARIABLES",
-    "Denial",
-    "EgressService",
-    "Grant",
-    "Report",
-    "Resolver",
-    "UpstreamConfig",
-    "UpstreamProxy",
-    "denial_diagnostic",
-    "egress_service",
-    "handle_client",
-    "proxy_environment",
-    "system_resolver",
-    "upstream_from_environment",
-]
+if TYPE_CHECKING:
+    from gateway.sandbox import EGRESS_HOST as EGRESS_HOST
+    from gateway.sandbox import EGRESS_PORT as EGRESS_PORT
+    from gateway.sandbox.egress._connect import Resolver as Resolver
+    from gateway.sandbox.egress._connect import system_resolver as system_resolver
+    from gateway.sandbox.egress._environment import PROXY_VARIABLES as PROXY_VARIABLES
+    from gateway.sandbox.egress._environment import proxy_environment as proxy_environment
+    from gateway.sandbox.egress._proxy import Denial as Denial
+    from gateway.sandbox.egress._proxy import Grant as Grant
+    from gateway.sandbox.egress._proxy import handle_client as handle_client
+    from gateway.sandbox.egress._service import EgressService as EgressService
+    from gateway.sandbox.egress._service import Report as Report
+    from gateway.sandbox.egress._service import denial_diagnostic as denial_diagnostic
+    from gateway.sandbox.egress._service import egress_service as egress_service
+    from gateway.sandbox.egress._upstream import UpstreamConfig as UpstreamConfig
+    from gateway.sandbox.egress._upstream import UpstreamProxy as UpstreamProxy
+    from gateway.sandbox.egress._upstream import (
+        upstream_from_environment as upstream_from_environment,
+    )
 
-PROXY_VARIABLES = (
-    "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-    "NO_PROXY", "no_proxy", "NODE_USE_ENV_PROXY", "npm_config_proxy", "npm_config_https_proxy",
-)  # fmt: skip
-"""What ``proxy_environment`` sets (every proxy variable of the user's is replaced)."""
-
-
-def proxy_environment(destinations: Iterable[Destination] = ()) -> dict[str, str]:
-    """The variables that point a child at the egress proxy on its own loopback.
-
-    The child's loopback is its own namespace's, so its local names stay direct
-    (``NO_PROXY``) — except those granted as destinations (``network:127.0.0.1:PORT``, a
-    remote MCP server on the user's machine): they mean the machine's loopback, which only
-    the proxy reaches."""
-    url = f"http://{EGRESS_HOST}:{EGRESS_PORT}"
-    granted = {normal_host(d.host) for d in destinations}
-    local = ",".join(name for name in ("localhost", "127.0.0.1", "::1") if name not in granted)
-    return {
-        "HTTP_PROXY": url, "HTTPS_PROXY": url, "ALL_PROXY": url,
-        "http_proxy": url, "https_proxy": url, "all_proxy": url,
-        "NO_PROXY": local, "no_proxy": local,
-        "NODE_USE_ENV_PROXY": "1",
-        "npm_config_proxy": url, "npm_config_https_proxy": url,
-    }  # fmt: skip
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)
