@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from gateway.audit import audit, failures, parse_fail_on, read_sources, render
-from gateway.base import GatewayConfig, counted
+from gateway.base import GatewayConfig, counted, printable, raw_stream
 from gateway.cli import _codes
 from gateway.cli._output import refuse
 
@@ -97,8 +97,6 @@ def _progress(stream: TextIO) -> Iterator[Callable[[int, int, str], None]]:
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from gateway.base import printable, raw_stream
 
     columns = (
         TextColumn("auditing"),

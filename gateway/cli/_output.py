@@ -15,6 +15,7 @@ from gateway.base import (
     Diagnostic,
     Severity,
     by_package,
+    json_text,
     named_message,
     printable,
     printable_line,
@@ -201,8 +202,6 @@ def print_run_diagnostics(
 
 def print_json(data: Any, out: TextIO | None = None) -> None:
     """Exact values, as JSON any UTF-8 stream carries (lone surrogates escaped)."""
-    from gateway.base import json_text
-
     out = raw_stream(out or sys.stdout)
     out.write(json_text(data) + "\n")
 

@@ -31,8 +31,16 @@ import anyio
 from anyio.abc import SocketAttribute, SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from gateway.base import GatewayConfig
 from gateway.cli._session_paths import SessionPlace, address, idle_seconds, peer_uid, run_folder
 from gateway.cli._session_run import Holder, run_command
+from gateway.sandbox import (
+    become_subreaper,
+    cleanup_cgroups,
+    kill_descendants,
+    make_undumpable,
+    reap_adopted,
+)
 
 __all__ = ["main"]
 
@@ -168,14 +176,6 @@ def _listen(place: SessionPlace) -> socket.socket:
 
 def main(argv: list[str]) -> int:
     key, workspace, ready, trust, plan = argv
-    from gateway.base import GatewayConfig
-    from gateway.sandbox import (
-        become_subreaper,
-        cleanup_cgroups,
-        kill_descendants,
-        make_undumpable,
-        reap_adopted,
-    )
 
     make_undumpable()
     config = GatewayConfig(watch_inputs=True)

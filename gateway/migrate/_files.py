@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.base import FileNames, PathRefused, encode_name, name_problem, safe_join
-from gateway.migrate._codes import MIGRATE_NAME_REFUSED, MIGRATE_NAME_RENAMED
+from gateway.migrate._codes import MIGRATE_NAME_REFUSED, MIGRATE_NAME_RENAMED, MIGRATE_NOT_CARRIED
 from gateway.migrate._copy import Skipped, copy_file, copy_tree
 from gateway.migrate._model import Migration
 
@@ -58,8 +58,6 @@ def _package_file(migration: Migration, relative: object) -> Path | None:
 
 
 def _note_skipped(migration: Migration, where: str, skipped: list[Skipped]) -> None:
-    from gateway.migrate._codes import MIGRATE_NOT_CARRIED
-
     for item in skipped:
         code = MIGRATE_NAME_REFUSED if item.clash else MIGRATE_NOT_CARRIED
         migration.note(code, f"{where}: {item.relative!r} not copied: {item.reason}")
@@ -118,8 +116,6 @@ def copy_skills(
     """Each skill of the package as ``<into>/<name>/SKILL.md`` with the files beside it; with
     ``strict_names`` a skill whose name breaks the Agent Skills rule is left out (returned),
     else a name that is no harmless folder name is encoded."""
-    from gateway.migrate._codes import MIGRATE_NOT_CARRIED
-
     placing = _Placing(migration, "skill", into)
     refused = []
     root = migration.package.root.resolve()

@@ -8,7 +8,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from gateway.base import Diagnostic, GatewayConfig, GatewayError, PathRefused, Severity
+from gateway.base import (
+    Diagnostic,
+    GatewayConfig,
+    GatewayError,
+    PathRefused,
+    Severity,
+    gateway_version,
+)
 from gateway.migrate._codes import (
     MIGRATE_GATES_PENDING,
     MIGRATE_INSTALLED,
@@ -125,7 +132,6 @@ def _write(migration: Migration, plan: _Plan, package: Package) -> None:
             f"{package.id} has not passed its gates; the output offers nothing until "
             f"it has: {'; '.join(package.pending_gates)}",
         )
-    from gateway.base import gateway_version
 
     write_text(migration, "MIGRATION.md", render(migration, gateway_version()))
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import anyio
 
+from gateway.base import gateway_version
 from gateway.serve._oauth import OAuthSettings, OAuthVerifier
 from gateway.serve._open import ServeError, ServeOptions, serve_bridge, stopped
 from gateway.serve._tokens import TokenError, TokenStore
@@ -32,7 +33,6 @@ async def serve_mcp_http(
     accept that issuer's JWT access tokens (its ``resource`` empty: this server's URL)."""
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-    from gateway.base import gateway_version
     from gateway.serve._audit import AUDIT_LOG, AuditLog
     from gateway.serve._http import (
         MAX_SESSIONS,

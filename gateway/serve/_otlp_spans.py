@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any, NamedTuple
 
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as sdk_encode
@@ -258,8 +259,6 @@ unchanged (a member that kept its name but changed its meaning would lose spans)
 
 
 def _exporter_release() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         found = version("opentelemetry-exporter-otlp-proto-http")
     except PackageNotFoundError:

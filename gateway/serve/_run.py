@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 
+from gateway.base import gateway_version
 from gateway.model import AgentLink
 from gateway.serve._codes import SERVE_METRICS_ADDRESS
 from gateway.serve._nimlet import Generation, NimletBridge
@@ -31,12 +32,6 @@ if TYPE_CHECKING:
 __all__ = ["serve_mcp", "serve_nimlet"]
 
 
-def _version() -> str:
-    from gateway.base import gateway_version
-
-    return gateway_version()
-
-
 async def serve_mcp(
     options: ServeOptions, stdin: AsyncFile[str] | None = None, stdout: AsyncFile[str] | None = None
 ) -> int:
@@ -49,7 +44,9 @@ async def serve_mcp(
     from gateway.serve._mcp import McpBridge
     from gateway.serve._observe import start_observing, stdio_gauges
 
-    bridge = McpBridge(version=_version(), strict=options.strict, tool_search=options.tool_search)
+    bridge = McpBridge(
+        version=gateway_version(), strict=options.strict, tool_search=options.tool_search
+    )
     metrics_sock = None
     if options.metrics is not None:
         from gateway.serve._http import metrics_listener
