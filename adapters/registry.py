@@ -199,8 +199,8 @@ class BuiltinAdapters:
     def adapters(self) -> Sequence[Adapter]:
         return _every()
 
-    def inspect(self, root: Path) -> CatalogEntry:
-        return inspect_package(root)
+    def inspect(self, root: Path, ecosystem: str | None = None) -> CatalogEntry:
+        return inspect_package(root, ecosystem)
 
     def adapter(self, ecosystem: str) -> Adapter | None:
         return get_adapter(ecosystem)

@@ -212,8 +212,9 @@ class AdapterSet(Protocol):
     @property
     def adapters(self) -> Sequence[Adapter]: ...
 
-    def inspect(self, root: Path) -> CatalogEntry:
-        """The entry for the package at ``root`` (the first adapter that detects it)."""
+    def inspect(self, root: Path, ecosystem: str | None = None) -> CatalogEntry:
+        """The entry for the package at ``root``: read by ``ecosystem``'s adapter (an
+        installed package's recorded one), else by the first adapter that detects it."""
         ...
 
     def adapter(self, ecosystem: str) -> Adapter | None: ...

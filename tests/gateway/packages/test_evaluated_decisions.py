@@ -27,12 +27,12 @@ class _EnabledWhileInspected:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._adapters, name)
 
-    def inspect(self, path: Path) -> CatalogEntry:
+    def inspect(self, path: Path, ecosystem: str | None = None) -> CatalogEntry:
         if not self.done:
             self.done = True
             with StateStore.open(self._home) as store:
                 store.set_enabled("late", True)
-        return self._adapters.inspect(path)
+        return self._adapters.inspect(path, ecosystem)
 
 
 def test_a_status_is_of_the_decisions_its_gates_read(tmp_path: Path) -> None:
