@@ -106,6 +106,35 @@ def test_each_name_of_the_block_is_exported_and_is_its_modules_object(path: Path
         assert getattr(package, name) == getattr(importlib.import_module(module), name)
 
 
+def _private_elsewhere(package: str, module: str) -> bool:
+    """``module`` is another package's private module: a package re-exports its own
+    modules' names, and another package's only through that package's public names."""
+    if module == package:
+        return False
+    if not module.startswith(package + "."):
+        return any(part.startswith("_") for part in module.split("."))
+    rest = module[len(package) + 1 :].split(".")
+    return any(part.startswith("_") for part in rest[:-1]) or (
+        len(rest) > 1 and rest[-1].startswith("_")
+    )
+
+
+@pytest.mark.parametrize("path", LAZY, ids=lambda path: _package(path))
+def test_no_block_reaches_into_another_packages_private_module(path: Path) -> None:
+    package = _package(path)
+    where = exported_names(path.read_text(), str(path))
+    assert {n: m for n, m in where.items() if _private_elsewhere(package, m)} == {}
+
+
+def test_the_private_module_rule_tells_own_modules_from_others() -> None:
+    assert not _private_elsewhere("gateway.base", "gateway.base._home")
+    assert not _private_elsewhere("gateway", "gateway.model")
+    assert not _private_elsewhere("gateway.sandbox", "gateway.sandbox.egress")
+    assert _private_elsewhere("gateway", "gateway.host._gateway")
+    assert _private_elsewhere("gateway.sandbox", "gateway.sandbox.egress._proxy")
+    assert _private_elsewhere("adapters", "gateway.base._home")
+
+
 @pytest.mark.parametrize(
     ("block", "problem"),
     [
