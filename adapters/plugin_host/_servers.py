@@ -22,6 +22,7 @@ from adapters.plugin_host._config import RemoteSpec, ServerSpec
 from adapters.plugin_host._listing import Listing
 from adapters.plugin_host._naming import Namer
 from adapters.plugin_host._shapes import Prompt, Resource, Session, Tool
+from adapters.plugin_host._stderr_tail import StderrTail
 from adapters.plugin_host._stdio_client import StdioSession
 from adapters.plugin_host._stdio_link import open_link
 
@@ -56,6 +57,8 @@ class McpServer:
         self.templates = 0
         self.problems: list[dict[str, Any]] = []
         """Diagnostics found before it was registered (the registry reports them)."""
+        self.stderr: StderrTail | None = None
+        """A stdio server's stderr, passed on to the log: its last line says why it ended."""
         self.report: Callable[[dict[str, Any]], None] = self.problems.append
         """Where a diagnostic found while running goes (the host's ``update``, once
         registered)."""
@@ -99,9 +102,14 @@ class McpServer:
                 raise
             except BaseException as error:
                 command = getattr(self.spec, "command", None)  # a stdio server's
-                self._failed(describe_error(error, command))
+                self._failed(self._with_stderr(describe_error(error, command)))
         if start.cancelled_caught and not self.listed:
-            self._failed(f"no MCP handshake within {start_timeout:g} s")
+            self._failed(self._with_stderr(f"no MCP handshake within {start_timeout:g} s"))
+
+    def _with_stderr(self, why: str) -> str:
+        """``why``, and the last line a stdio server wrote on its stderr, if any."""
+        said = self.stderr.last_line() if self.stderr is not None else None
+        return why if said is None else f"{why}; it said: {said}"
 
     async def _run_stdio(self, stop: anyio.Event, start: anyio.CancelScope) -> None:
         spec = self.spec
@@ -110,6 +118,7 @@ class McpServer:
         # server's declared variables and PLUGIN_ROOT / PLUGIN_DATA go on top.
         env = {**os.environ, **spec.env}
         async with open_link(spec.name, spec.command, spec.args, env, spec.cwd) as link:
+            self.stderr = link.stderr
             session = StdioSession(link)
             refused = await session.handshake()
             if refused is None:
@@ -119,6 +128,7 @@ class McpServer:
             "connecting again with the MCP SDK's client")  # fmt: skip
         from adapters.plugin_host._sdk_client import stdio_transport
 
+        self.stderr = None  # the SDK's client starts it again, its stderr to ours
         await self._run_sdk(stdio_transport(spec), stop, start)
 
     async def _run_sdk(self, transport: Any, stop: anyio.Event, start: anyio.CancelScope) -> None:

@@ -3,9 +3,10 @@ message a line), with the standard library and anyio: the plugin host's lean cli
 (``_stdio_client``) speaks MCP over it without importing the MCP SDK (~0.8 s of CPU).
 
 Started as the SDK's ``stdio_client`` starts a server: the command with its arguments,
-environment and working directory, its stderr to ours (the package's log), in a session
-of its own. Closed as the SDK closes it: stdin closed, up to 2 s to exit; then SIGTERM to
-its process group, up to 2 s; then SIGKILL, up to 2 s to be reaped.
+environment and working directory, its stderr to ours (the package's log: passed on by
+``_stderr_tail``, which keeps its last line for a failed start), in a session of its own.
+Closed as the SDK closes it: stdin closed, up to 2 s to exit; then SIGTERM to its process
+group, up to 2 s; then SIGKILL, up to 2 s to be reaped.
 
 What the server writes is hostile: a line that is not a JSON-RPC message is logged and
 skipped (as the SDK skips it); a line over the wire's cap (``gateway.wire``'s framing,
@@ -29,6 +30,7 @@ from anyio.abc import Process, TaskGroup
 
 from adapters.plugin_host._channel import log
 from adapters.plugin_host._shapes import CONNECTION_CLOSED, MCPError, Progress
+from adapters.plugin_host._stderr_tail import StderrTail
 from gateway.wire import DEFAULT_LINE_CAP, LineFramer, OversizedLine
 
 __all__ = ["Link", "open_link"]
@@ -42,6 +44,8 @@ GROUP_POLL_SECONDS = 0.01
 """How often the group is probed after SIGTERM (the SDK's): no event says that the last
 member of a process group has died."""
 CANCEL_SECONDS = 1.0
+STDERR_SECONDS = 1.0
+"""After the server exited, for the rest of its stderr (a grandchild may hold the pipe)."""
 
 INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR = -32600, -32601, -32603
 REFUSED = {
@@ -75,6 +79,7 @@ class Link:
         self.process, self.name, self.group = process, name, group
         self.closed = anyio.Event()
         self.why = "Connection closed"
+        self.stderr = StderrTail(_stderr())
         self._pending: dict[int, _Pending] = {}
         self._next_id = 0
         self._write = anyio.Lock()
@@ -303,29 +308,32 @@ async def _terminate_group(process: Process) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def _stderr() -> Any:
-    """Where the server's stderr goes: ours, when it is a real file (not a test's capture)."""
+def _stderr() -> int:
+    """Where the server's stderr goes: ours (the package's log), by its descriptor; fd 2
+    when ``sys.stderr`` is not a real file (a test's capture), as an inherited stderr."""
     try:
-        sys.stderr.fileno()
+        return sys.stderr.fileno()
     except (AttributeError, OSError, ValueError):
-        return None
-    return sys.stderr
+        return 2
 
 
 @asynccontextmanager
 async def open_link(
     name: str, command: str, args: list[str], env: dict[str, str], cwd: str | None
 ) -> AsyncIterator[Link]:
-    """Start the server and connect to it; on leaving, stop it (bounded, shielded)."""
-    process = await anyio.open_process(
-        [command, *args], env=env, cwd=cwd, stderr=_stderr(), start_new_session=True
-    )
+    """Start the server and connect to it; on leaving, stop it (bounded, shielded) and
+    read what is left of its stderr (``Link.stderr``)."""
+    process = await anyio.open_process([command, *args], env=env, cwd=cwd, start_new_session=True)
+    assert process.stderr is not None
     async with anyio.create_task_group() as group:
         link = Link(process, name, group)
         group.start_soon(link.read)
+        group.start_soon(link.stderr.forward, process.stderr)
         try:
             yield link
         finally:
             with anyio.CancelScope(shield=True):
                 await link.close()
+                with anyio.move_on_after(STDERR_SECONDS):
+                    await link.stderr.done.wait()  # the pipe ends with its last writer
             group.cancel_scope.cancel()

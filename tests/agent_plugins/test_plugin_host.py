@@ -102,6 +102,8 @@ def test_a_server_that_fails_at_start_is_a_diagnostic_and_the_others_work(host) 
     [failed] = [d for d in register["gateway"]["diagnostics"] if d.get("contribution") == "broken"]
     assert failed["code"] == "agent_plugins.server_failed"
     assert "'broken'" in failed["message"]
+    # Why it ended, in its own last words on stderr, not only the closed connection:
+    assert failed["message"].endswith("; it said: broken server: giving up at start")
     assert running.tool("ok-1", ADD, a=2, b=40)["content"] == "42"
     assert "broken server: giving up at start" in running.log  # its stderr: the log
 
