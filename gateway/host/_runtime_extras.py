@@ -38,7 +38,9 @@ def report_runtime(
         package = owner
         if names is not None and item.package is not None:
             package = names.owner(item.package, fresh)
-        hint = f"gateway logs {package}" if known.logs else None
+        # The logs are the package's, by its id: an owner renamed for a clash (``notes#2``)
+        # is no name ``gateway logs`` knows.
+        hint = f"gateway logs {state.package_of(package)}" if known.logs else None
         state.diagnostics.add(
             known(
                 f"{package}: {item.message}",
