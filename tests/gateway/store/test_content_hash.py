@@ -168,6 +168,44 @@ def test_fingerprint_sees_content_change_and_missing_root(tree: Path) -> None:
     assert fingerprint_changed(tree / "gone", cache)
 
 
+def _changes() -> list[tuple[str, Callable[[Path], object]]]:
+    def touch(root: Path) -> None:
+        stamp = (root / "index.js").stat().st_mtime_ns + 10**9
+        os.utime(root / "index.js", ns=(stamp, stamp))
+
+    def retarget(root: Path) -> None:
+        (root / "link").unlink()
+        (root / "link").symlink_to("package.json")
+
+    return [
+        ("nothing", lambda root: None),
+        ("content", lambda root: (root / "package.json").write_bytes(b'{"name": "evil"}')),
+        ("mtime", touch),
+        ("mode", lambda root: (root / "index.js").chmod(0o755)),
+        ("new file", lambda root: (root / "extra.js").write_bytes(b"1")),
+        ("removed", lambda root: (root / "node_modules/dep/big.bin").unlink()),
+        ("link target", retarget),
+        ("file for dir", lambda root: (root / "node_modules/dep/index.js").rename(root / "x")),
+    ]
+
+
+@pytest.mark.usefixtures("settled")
+@pytest.mark.parametrize(("what", "change"), _changes(), ids=[n for n, _ in _changes()])
+def test_a_stored_cache_is_checked_as_the_cache_it_was_made_from(
+    tmp_path: Path, what: str, change: Callable[[Path], object]
+) -> None:
+    """The check of a cache read back from the store compares its stored rows as they are
+    (no entry objects made): the same answer as the cache in memory, for every change."""
+    root = make_tree(tmp_path / "pkg", TREE)
+    (root / "link").symlink_to("index.js")
+    _, cache = content_hash(root)
+    stored = cache.to_json()
+    change(root)
+    expected = what != "nothing"
+    assert fingerprint_changed(root, cache) is expected
+    assert fingerprint_changed(root, HashCache.from_json(stored)) is expected
+
+
 def test_cache_json_round_trip(tree: Path) -> None:
     (tree / "link").symlink_to("index.js")
     _, cache = content_hash(tree)
