@@ -37,6 +37,17 @@ def reply(process: subprocess.Popen[bytes], wanted: int) -> dict[str, object]:
             return dict(message)
 
 
+def stop(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """End of input for ``process``, then ``timeout`` seconds to exit before it is killed."""
+    if process.stdin is not None:
+        process.stdin.close()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def first_listing(
     command: list[str], env: dict[str, str], cwd: Path, client: str
 ) -> tuple[float, int]:
@@ -58,13 +69,7 @@ def first_listing(
         listed = reply(process, 2)
         elapsed = time.perf_counter() - start
     finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        try:
-            process.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, 120)
     result = listed.get("result")
     tools = result.get("tools", []) if isinstance(result, dict) else []
     return elapsed, len(tools)

@@ -50,6 +50,7 @@ sys.path.insert(0, str(REPO))
 
 from adapters._node_flags import node_flags  # noqa: E402
 from adapters._sidecars import compile_cache_dir, sidecar_dir  # noqa: E402
+from benchmarks._stdio_rpc import stop  # noqa: E402
 from gateway.model import LaunchSpec  # noqa: E402
 from gateway.packages import install, load_adapters, prepare_install  # noqa: E402
 from gateway.runtime import child_environment  # noqa: E402
@@ -197,16 +198,6 @@ def _registered(process: subprocess.Popen[bytes]) -> dict:
     return json.loads(line)
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.stdin:
-        process.stdin.close()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 def memory(pid: int) -> dict[str, float]:
     """MB from ``/proc/PID/smaps_rollup``: Rss, and Uss (private clean + dirty)."""
     fields: dict[str, int] = {}
@@ -238,7 +229,7 @@ def one_package(lab: Lab, package: Package, variant: Variant, calls: bool) -> di
     tools = [t["name"] for t in registered.get("tools", []) if t["name"].startswith("echo")]
     if calls and tools:
         found["call"] = _round_trip(process, tools[0])
-    _stop(process)
+    stop(process, 10)
     return found
 
 
@@ -260,7 +251,7 @@ def _round_trip(process: subprocess.Popen[bytes], tool: str) -> float:
 def bare(lab: Lab, node: str) -> dict[str, float]:
     start = time.perf_counter()
     process = lab.spawn(lab.packages[0], [node, "-e", "0"])
-    _stop(process)
+    stop(process, 10)
     found = {"start": time.perf_counter() - start}
     process = lab.spawn(lab.packages[0], [node, "-e", "setInterval(()=>{},1e6)"])
     time.sleep(SETTLE)
@@ -279,7 +270,7 @@ def many(lab: Lab, packages: Sequence[Package], variant: Variant) -> float:
         _registered(process)
     elapsed = time.perf_counter() - start
     for process in processes:
-        _stop(process)
+        stop(process, 10)
     return elapsed
 
 
@@ -287,7 +278,7 @@ def many_bare(lab: Lab, node: str, count: int) -> float:
     start = time.perf_counter()
     processes = [lab.spawn(lab.packages[0], [node, "-e", "0"]) for _ in range(count)]
     for process in processes:
-        _stop(process)
+        stop(process, 10)
     return time.perf_counter() - start
 
 
