@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from gateway.base import GatewayError
 
@@ -61,12 +62,8 @@ class FileEntry:
     digest: str | None
 
     def same_stat(self, st: os.stat_result) -> bool:
-        return (
-            self.size == st.st_size
-            and self.mtime_ns == st.st_mtime_ns
-            and self.ctime_ns == st.st_ctime_ns
-            and self.inode == st.st_ino
-            and self.executable == _is_executable(st)
+        return (self.size, self.mtime_ns, self.ctime_ns, self.inode, self.executable) == (
+            _stat_key(st)
         )
 
 
@@ -109,7 +106,7 @@ class HashCache:
         }
         return json.dumps({"format": _CACHE_FORMAT, "entries": rows}, separators=(",", ":"))
 
-    def stat_rows(self) -> Mapping[str, list[object]]:
+    def stat_rows(self) -> Mapping[str, list[Any]]:
         """Each path's ``[kind, executable, size, mtime_ns, ctime_ns, inode, digest]``, as
         stored: what ``fingerprint_changed`` compares. A stored cache not parsed yet gives
         its JSON rows as they are — no ``FileEntry`` made for each of thousands of files at
@@ -130,7 +127,7 @@ class HashCache:
         return cache
 
 
-def _rows(text: str) -> dict[str, list[object]]:
+def _rows(text: str) -> dict[str, list[Any]]:
     """The stored rows by path; anything unreadable or of another format: none."""
     try:
         data = json.loads(text)
@@ -146,9 +143,6 @@ def _rows(text: str) -> dict[str, list[object]]:
 
 def _parsed(text: str) -> dict[str, FileEntry]:
     try:
-        data = json.loads(text)
-        if data.get("format") != _CACHE_FORMAT:
-            return {}
         return {
             rel: FileEntry(
                 kind=str(kind),
@@ -159,14 +153,19 @@ def _parsed(text: str) -> dict[str, FileEntry]:
                 inode=int(ino),
                 digest=None if digest is None else str(digest),
             )
-            for rel, (kind, x, size, mtime, ctime, ino, digest) in data["entries"].items()
+            for rel, (kind, x, size, mtime, ctime, ino, digest) in _rows(text).items()
         }
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError):
         return {}
 
 
 def _is_executable(st: os.stat_result) -> bool:
     return stat.S_ISREG(st.st_mode) and bool(st.st_mode & 0o111)
+
+
+def _stat_key(st: os.stat_result) -> tuple[int, int, int, int, bool]:
+    """What a cached file's digest is vouched for by: size, mtime, ctime, inode, the x bit."""
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, _is_executable(st)
 
 
 def _now_ns() -> int:
@@ -283,12 +282,7 @@ def fingerprint_changed(root: Path, cache: HashCache) -> bool:
         if kind != _kind(st):
             return True
         if kind == "f" and (
-            digest is None
-            or size != st.st_size
-            or mtime_ns != st.st_mtime_ns
-            or ctime_ns != st.st_ctime_ns
-            or inode != st.st_ino
-            or bool(executable) != _is_executable(st)
+            digest is None or (size, mtime_ns, ctime_ns, inode, bool(executable)) != _stat_key(st)
         ):
             return True
         if kind == "l":
