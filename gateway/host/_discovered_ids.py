@@ -5,7 +5,7 @@ clash preference, the logs and the telemetry labels."""
 
 from __future__ import annotations
 
-__all__ = ["DISCOVERED_PREFIXES", "NIMLET_PREFIX", "discovered_owner"]
+__all__ = ["DISCOVERED_PREFIXES", "NIMLET_PREFIX", "discovered_owner", "extension_identity"]
 
 NIMLET_PREFIX = "nimlet:"
 DISCOVERED_PREFIXES = ("pi:", "openclaw:", NIMLET_PREFIX)
@@ -19,3 +19,10 @@ def discovered_owner(extension_id: str) -> str | None:
     if extension_id.startswith(DISCOVERED_PREFIXES) and extension_id.partition(":")[2]:
         return extension_id
     return None
+
+
+def extension_identity(name: str, package: str | None = None) -> str:
+    """What an ``extension.json`` extension is kept under (its grants, its cached
+    registration, its last start): the installed ``package`` that holds it, else
+    ``nimlet:NAME`` — never its bare name, which an installed package may also bear."""
+    return package or f"{NIMLET_PREFIX}{name}"

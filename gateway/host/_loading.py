@@ -200,9 +200,8 @@ class Loader:
                 try:
                     plans.append(self._planner.extension(found, status.id, status.package.granted))
                 except LaunchError as error:
-                    self._starter.failed(
-                        found.manifest.name, found.folder / "extension.json", error
-                    )
+                    origin = found.folder / "extension.json"
+                    self._starter.failed(found.manifest.name, origin, error, identity=status.id)
         return [plan for plan in plans if not self._held_dormant((status,), plan)]
 
     def _held_dormant(self, statuses: Sequence[PackageStatus], plan: LaunchPlan) -> bool:
@@ -217,7 +216,7 @@ class Loader:
         ]
         key = keys[0] if len(keys) == 1 else hashlib.sha256("".join(keys).encode()).hexdigest()
         members = [status.id for status in statuses] if len(statuses) > 1 else []
-        cached = self._memory.lookup(plan.name, key, members)
+        cached = self._memory.lookup(plan.identity, key, members)
         eager = any(isinstance(s.runtime, LaunchSpec) and s.runtime.eager for s in statuses)
         if cached is None or not state.config.lazy_start or (eager and not state.config.hold_eager):
             return False
@@ -291,19 +290,19 @@ class Loader:
         depth = depths(state.packages)
         waves: dict[int, list[DiscoveredExtension | LaunchPlan]] = {}
         for item in launches:
-            level = depth.get(item.name, 0) if isinstance(item, LaunchPlan) else 0
+            level = depth.get(item.identity, 0) if isinstance(item, LaunchPlan) else 0
             waves.setdefault(level, []).append(item)
         await self._starter.start_all(waves.pop(0, []))
         for level in sorted(waves):
             ready: list[DiscoveredExtension | LaunchPlan] = []
             for plan in waves[level]:
                 assert isinstance(plan, LaunchPlan)
-                for package in needs.get(plan.name, set()):
+                for package in needs.get(plan.identity, set()):
                     if self._activator.is_dormant(package):
                         await self._activator.activate_package(package)
                 running = {state.owner_of(process) for process in state.processes}
                 running.update(m for process in state.processes for m in process.plan.members)
-                missing = sorted(needs.get(plan.name, set()) - running)
+                missing = sorted(needs.get(plan.identity, set()) - running)
                 if missing:
                     state.diagnostics.add(
                         GATE_BLOCKED(
@@ -353,7 +352,7 @@ class Loader:
         def inside(path: Path | None) -> bool:
             return root is not None and path is not None and path.is_relative_to(root)
 
-        old = [p for p in state.processes if p.plan.name == package_id or inside(p.plan.origin)]
+        old = [p for p in state.processes if p.plan.identity == package_id or inside(p.plan.origin)]
         for process in old:
             state.processes.remove(process)
             state.registry.unregister(state.owners.pop(process, package_id))

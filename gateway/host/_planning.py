@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gateway.base import DEFAULT_CAPABILITIES
 from gateway.host._confinement import Confinement
-from gateway.host._discovered_ids import NIMLET_PREFIX
+from gateway.host._discovered_ids import extension_identity
 from gateway.host._sharing import SharedLaunch
 from gateway.host._state import GatewayState
 from gateway.model import DiscoveredExtension, DiscoveredLaunch, LaunchRefusal, LaunchSpec
@@ -66,7 +66,7 @@ class Planner:
             # Its tools declare their capabilities only in `register`: until then, nimlet's
             # default for a tool that declares none (write, shell, network).
             sandbox=confinement.command(manifest.name, found.folder, command, DEFAULT_CAPABILITIES),
-            grants_id=package or f"{NIMLET_PREFIX}{manifest.name}",
+            grants_id=extension_identity(manifest.name, package),
         )
 
     def discovered(self) -> list[LaunchPlan]:

@@ -140,7 +140,7 @@ class Projector:
                 self._project(name, member.registration, None, binding, report=False)
         self._state.processes.append(process)
         self._state.owners[process] = owner
-        self._memory.started(process.plan.name, registration)
+        self._memory.started(process.plan.identity, registration)
 
     def start_failed(self, name: str) -> None:
         """A process did not start: its cached registration is not served again."""
@@ -277,7 +277,7 @@ class Projector:
 
     def _belongs(self, owner: str, plan: LaunchPlan) -> None:
         """``owner`` is the process of ``plan``: its grants and pins are its package's."""
-        self._state.owner_packages[owner] = plan.grants_id or plan.name
+        self._state.owner_packages[owner] = plan.identity
 
     def _member(self, names: MemberNames, package: str) -> str:
         """The owner name of one package of a shared process (its grants are its own)."""
@@ -375,7 +375,7 @@ class Projector:
                 self._replace(process, member, tools_of.get(package, []), listed)
         add_runtime_skills(state, owner, update)
         owners = update.owners.tools if update.owners is not None else None
-        self._memory.tools_replaced(process.plan.name, specs, owners)
+        self._memory.tools_replaced(process.plan.identity, specs, owners)
 
     def _replace(
         self,

@@ -12,6 +12,7 @@ import anyio
 
 from gateway.base import Diagnostics, Severity, find_code
 from gateway.host import _codes
+from gateway.host._discovered_ids import extension_identity
 from gateway.host._host_requests import HostRequestHandler
 from gateway.host._observe import observe_start
 from gateway.host._planning import Planner
@@ -95,7 +96,8 @@ class Starter:
                 try:
                     plan = self._planner.extension(item)
                 except LaunchError as error:
-                    self.failed(item.manifest.name, item.folder / "extension.json", error)
+                    name, origin = item.manifest.name, item.folder / "extension.json"
+                    self.failed(name, origin, error, identity=extension_identity(name))
                     return
             process = await self._start(plan)
             if process is not None:
@@ -128,17 +130,24 @@ class Starter:
                 async with self._starting:
                     await process.start(self._state.tasks, self._planner.initialize(plan))
             except ExtensionError as error:
-                self.failed(plan.name, plan.origin, error, plan.members)
+                self.failed(plan.name, plan.origin, error, plan.members, plan.identity)
                 return None
             ok.append(True)
             return process
 
     def failed(
-        self, name: str, origin: Path | None, error: Exception, members: Sequence[str] = ()
+        self,
+        name: str,
+        origin: Path | None,
+        error: Exception,
+        members: Sequence[str] = (),
+        identity: str | None = None,
     ) -> None:
         """Report an extension that did not start (its cached registration goes); so did
-        none of the packages of a shared process (``members``)."""
-        self._projector.start_failed(name)
+        none of the packages of a shared process (``members``). ``identity``: what it is
+        kept under (``LaunchPlan.identity``), when not ``name``."""
+        kept = identity or name
+        self._projector.start_failed(kept)
         code = _codes.EXTENSION_START_FAILED
         if isinstance(error, RegisterInvalid):
             code = EXTENSION_REGISTER_INVALID
@@ -146,9 +155,9 @@ class Starter:
             code = SANDBOX_REFUSED
         said = code(f"extension '{name}' failed to start ({origin}): {error}", package=name)
         self._state.diagnostics.add(said)
-        for package in (name, *members):
+        for package in (kept, *members):
             self._state.load_failures[package] = said.message
-        self._settle((name, *members))
+        self._settle((kept, *members))
 
     def _loaded(self, process: ExtensionProcess) -> None:
         """Whether each package the process hosts loaded: an error its runtime reported
@@ -157,7 +166,7 @@ class Starter:
         (``DiagnosticCode.refusal``) or left one part out (``incomplete``: one MCP server of
         several); a later start that loads clears it."""
         plan, failures = process.plan, self._state.load_failures
-        for name in (plan.name, *plan.members):
+        for name in (plan.identity, *plan.members):
             failures.pop(name, None)
         registration = process.registration
         if registration is None or registration.gateway is None:
@@ -169,9 +178,9 @@ class Starter:
                 and known.severity is Severity.ERROR
                 and not (known.refusal or known.incomplete)
             ):
-                package = item.package if item.package in plan.members else plan.name
+                package = item.package if item.package in plan.members else plan.identity
                 failures.setdefault(package, item.message)
-        self._settle((plan.name, *plan.members))
+        self._settle((plan.identity, *plan.members))
 
     def _settle(self, names: Iterable[str]) -> None:
         """What a start of these packages just showed, said at once: on their status, and
@@ -187,7 +196,7 @@ class Starter:
 
     def _new_process(self, plan: LaunchPlan) -> ExtensionProcess:
         state = self._state
-        state.started.update((plan.name, *plan.members))
+        state.started.update((plan.identity, *plan.members))
         return ExtensionProcess(plan, self._host, self._transport, self._transport_config)
 
     # ------------------------------------------------------------------ crash restarts

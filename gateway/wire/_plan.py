@@ -55,3 +55,10 @@ class LaunchPlan:
     grants_id: str | None = None
     """The id the user's grants to it are kept under (``gateway permissions ID``), when
     not its name: ``nimlet:NAME`` for a discovered ``extension.json`` extension."""
+
+    @property
+    def identity(self) -> str:
+        """What it is kept under — its grants, its cached registration, the package of its
+        registry owners: ``grants_id``, else its name. Unique where names are not: a
+        workspace extension ``notes`` and an installed package ``notes`` both run."""
+        return self.grants_id or self.name
