@@ -54,7 +54,10 @@ __all__ = [
     "start_inputs",
 ]
 
-_FORMAT = 2
+_FORMAT = 3
+"""Part of every key. 3: a cache written before registrations were kept by
+``LaunchPlan.identity`` may hold a same-named workspace extension's registration: none of
+those is served."""
 
 
 @dataclass(frozen=True, slots=True)
